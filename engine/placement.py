@@ -1,0 +1,141 @@
+"""Rows, racks and rack units.
+
+Floor plan (one SU per row unless `racks_per_row` says otherwise):
+
+    row A..  services/core rows: core switches, storage and in-band switches, UFM, appliances
+    per pod: a spine row, then one row per SU:  [srv][srv]...[srv][net]   (end-of-row)
+                                                 [srv]..[net]..[srv]       (middle-of-row)
+
+Devices stack from U1 upwards; the top units of a rack stay free for the OOB switch (and the
+patch panels of structured cabling) when those are in the design.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import ceil, floor
+
+from .catalog import ServerModel
+from .errors import SpecError
+from .model import Device, Place, Rack
+from .spec import LayoutSpec
+
+U_M = 0.04445  # one rack unit in metres (EIA-310)
+
+
+def row_name(i: int) -> str:
+    """0 -> A, 25 -> Z, 26 -> AA: spreadsheet-style row letters, as floor grids use."""
+    name = ""
+    i += 1
+    while i:
+        i, r = divmod(i - 1, 26)
+        name = chr(65 + r) + name
+    return name
+
+
+def servers_per_rack(layout: LayoutSpec, server: ServerModel, reserved_u: int) -> int:
+    if server.rack_scale:
+        return 1
+    by_space = (layout.rack_units - reserved_u) // server.rack_units
+    if layout.servers_per_rack is not None:
+        if layout.servers_per_rack > by_space:
+            raise SpecError.at("layout.servers_per_rack",
+                               f"{layout.servers_per_rack} x {server.rack_units}U {server.key} do not fit in "
+                               f"{layout.rack_units - reserved_u} usable rack units")
+        return layout.servers_per_rack
+    n = min(server.default_per_rack, by_space)
+    if layout.rack_power_kw is not None and server.power_kw:
+        n = min(n, floor(layout.rack_power_kw / server.power_kw))
+    if n < 1:
+        raise SpecError.at("layout.rack_power_kw" if layout.rack_power_kw else "layout.rack_units",
+                           f"not even one {server.key} fits a rack with these limits")
+    return n
+
+
+@dataclass
+class FloorPlan:
+    racks: list[Rack]
+    places: list[Place | None]  # parallel to devices
+    servers_per_rack: int
+
+
+class _Floor:
+    def __init__(self, layout: LayoutSpec, n_devices: int, reserved_u: int, max_mgmt: int | None):
+        self.layout = layout
+        self.racks: list[Rack] = []
+        self.places: list[Place | None] = [None] * n_devices
+        self.row = -1
+        self.pos = 0
+        self.reserved_u = reserved_u
+        self.max_mgmt = max_mgmt  # devices per rack the OOB switch can serve, when OOB is built
+        self.pitch = (layout.rack_depth_mm + layout.aisle_mm) / 1000.0
+        self.width = layout.rack_width_mm / 1000.0
+
+    def new_row(self) -> None:
+        self.row += 1
+        self.pos = 0
+
+    def new_rack(self, kind: str) -> int:
+        lay = self.layout
+        if lay.racks_per_row is not None and self.pos >= lay.racks_per_row:
+            self.new_row()
+        self.pos += 1
+        idx = len(self.racks)
+        rn = row_name(self.row)
+        self.racks.append(Rack(idx, f"{lay.site}.{rn}{self.pos:02d}", self.row, rn, self.pos, kind,
+                               round((self.pos - 0.5) * self.width, 4), round(self.row * self.pitch, 4)))
+        return idx
+
+    def stack(self, devices: list[Device], kind: str) -> None:
+        """Fill racks of `kind` bottom-up with devices, opening racks as they fill."""
+        usable = self.layout.rack_units - self.reserved_u
+        rack, u, count = None, 1, 0
+        for d in devices:
+            if d.rack_units > usable:
+                raise SpecError.at("layout.rack_units", f"a {d.rack_units}U {d.model} does not fit in {usable} usable units")
+            full = rack is None or u + d.rack_units - 1 > usable or (self.max_mgmt is not None and count >= self.max_mgmt)
+            if full:
+                rack, u, count = self.new_rack(kind), 1, 0
+            self.places[d.idx] = Place(rack, u)
+            u += d.rack_units
+            count += 1
+
+
+def plan_floor(*, layout: LayoutSpec, devices: list[Device], server: ServerModel, su_size: int,
+               servers: list[int], leaves_by_su: list[list[int]], spines_by_pod: list[list[int]], su_per_pod: int,
+               core_and_services: list[int], reserved_u: int, mgmt_ports_per_rack: int | None) -> FloorPlan:
+    """Place every device. `leaves_by_su[s]` and `spines_by_pod[p]` are device indexes of all planes."""
+    spr = servers_per_rack(layout, server, reserved_u)
+    floor_ = _Floor(layout, len(devices), reserved_u, mgmt_ports_per_rack)
+    dev = devices
+
+    floor_.new_row()
+    if core_and_services:
+        floor_.stack([dev[i] for i in core_and_services], "core")
+
+    for s in range(len(leaves_by_su)):
+        pod = s // su_per_pod
+        if spines_by_pod and s % su_per_pod == 0 and spines_by_pod[pod]:
+            floor_.new_row()
+            floor_.stack([dev[i] for i in spines_by_pod[pod]], "spine")
+        floor_.new_row()
+        su_servers = servers[s * su_size:(s + 1) * su_size]
+        n_server_racks = ceil(len(su_servers) / spr) if su_servers else 0
+        leaves = [dev[i] for i in leaves_by_su[s]]
+        middle = layout.network_racks == "middle-of-row"
+        first_half = n_server_racks // 2 if middle else n_server_racks
+        for r in range(n_server_racks):
+            if r == first_half:
+                floor_.stack(leaves, "network")
+                leaves = []
+            _stack_servers(floor_, [dev[i] for i in su_servers[r * spr:(r + 1) * spr]], server)
+        if leaves:
+            floor_.stack(leaves, "network")
+    return FloorPlan(floor_.racks, floor_.places, spr)
+
+
+def _stack_servers(floor_: _Floor, group: list[Device], server: ServerModel) -> None:
+    rack = floor_.new_rack("server")
+    u = 1
+    for d in group:
+        floor_.places[d.idx] = Place(rack, u)
+        u += 0 if server.rack_scale else server.rack_units

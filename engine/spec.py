@@ -1,0 +1,272 @@
+"""The design spec: the one schema behind the web form, the REST API and the CLI.
+
+`parse_spec(data)` takes a plain dict (from YAML, JSON or a form) and returns a frozen
+`DesignSpec`, or raises `SpecError` listing every bad field with its dotted path.
+Whether the spec can actually be *built* (radix, ratios, tiers) is checked later by the
+topology code, which raises `SpecError` with the same kind of field path.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from .errors import FieldError, SpecError
+from .schema import Field, json_schema, normalize, parse_ratio
+
+SCHEMA_VERSION = 1
+
+_RATIO_HELP = 'Downlink : uplink bandwidth, e.g. "1:1" (non-blocking) or "3:1".'
+
+OVERSUBSCRIPTION = Field(
+    "object",
+    shorthand="leaf",
+    default={},
+    help="Oversubscription per tier. A single ratio applies to the leaf tier; the spine tier defaults to 1:1.",
+    fields={
+        "leaf": Field("ratio", default="1:1", help="At the leaf: node-facing : spine-facing bandwidth. " + _RATIO_HELP),
+        "spine": Field("ratio", default="1:1", help="At the spine of a 3-tier fabric: leaf-facing : core-facing bandwidth. " + _RATIO_HELP),
+    },
+)
+
+COMPUTE_FABRIC = {
+    "technology": Field("enum", choices=("infiniband", "ethernet"), help="Fabric technology."),
+    "switch": Field("str", help="Leaf switch model (catalog key, e.g. qm9700)."),
+    "spine_switch": Field("str", default=None, nullable=True, help="Spine switch model; defaults to the leaf switch."),
+    "core_switch": Field("str", default=None, nullable=True, help="Core switch model; defaults to the spine switch."),
+    "scalable_unit": Field("int", default="auto", allow_auto=True, minimum=1,
+                           help="Servers per scalable unit (SU), or auto to fill the leaf's downlinks at the chosen ratio."),
+    "oversubscription": OVERSUBSCRIPTION,
+    "tiers": Field("int", default="auto", allow_auto=True, minimum=2, maximum=3,
+                   help="Switch tiers: 2 (leaf-spine), 3 (leaf-spine-core), or auto (the fewest that fit)."),
+    "planes": Field("int", default=1, minimum=1, maximum=2,
+                    help="Independent fabric planes; with 2, each NIC is split into two ports, one per plane."),
+    "port_speed_gbps": Field("int", default="auto", allow_auto=True, minimum=1,
+                             help="Link speed per fabric port; auto = the server NIC speed divided by the planes."),
+    "reserved_node_slots": Field("int", default=0, minimum=0,
+                                 help="Node slots held back on the last SU's leaves for fabric-manager appliances or gateways "
+                                      "(NVIDIA's tables hold one: 31 nodes in a 32-node SU)."),
+    "fabric_managers": Field("int", default=0, minimum=0,
+                             help="Fabric-manager (UFM) appliance links placed on the reserved leaf ports."),
+}
+
+STORAGE_FABRIC = {
+    "enabled": Field("bool", default=False, help="Build a separate storage fabric."),
+    "technology": Field("enum", default="infiniband", choices=("infiniband", "ethernet")),
+    "switch": Field("str", default="qm9700", help="Storage leaf and spine switch model."),
+    "oversubscription": Field("ratio", default="4:3",
+                              help="Server-facing leaf ratio; the H100 RA runs DGX storage links about 4:3."),
+    "appliances": Field("int", default=0, minimum=0, help="Storage appliances (or storage-node controllers)."),
+    "ports_per_appliance": Field("int", default=2, minimum=1, help="Fabric ports per storage appliance."),
+}
+
+INBAND = {
+    "enabled": Field("bool", default=False, help="Build the in-band management Ethernet network."),
+    "switch": Field("str", default="sn4600c", help="In-band leaf and spine switch model."),
+    "oversubscription": Field("ratio", default="1:1"),
+    "management_servers": Field("int", default=0, minimum=0, help="Head and management nodes on the in-band network."),
+}
+
+OOB = {
+    "enabled": Field("bool", default=False, help="Build the out-of-band (1G copper) management network."),
+    "switch": Field("str", default="sn2201", help="OOB switch model, one or more per rack as ports require."),
+    "pdus_per_rack": Field("int", default=2, minimum=0,
+                           help="PDU management ports per rack (user default; no reference figure)."),
+}
+
+LAYOUT = {
+    "servers_per_rack": Field("int", default="auto", allow_auto=True, minimum=1,
+                              help="Servers per rack; auto = the server model's reference default, limited by space and power."),
+    "rack_units": Field("int", default=48, minimum=10, maximum=60, help="Usable rack units per rack."),
+    "rack_power_kw": Field("float", default=None, nullable=True, minimum=1,
+                           help="Power budget per server rack in kW; limits servers per rack when set."),
+    "rack_width_mm": Field("int", default=600, minimum=400, maximum=1200),
+    "rack_depth_mm": Field("int", default=1200, minimum=600, maximum=1600),
+    "aisle_mm": Field("int", default=1200, minimum=600, maximum=3000, help="Aisle width between rows."),
+    "racks_per_row": Field("int", default="auto", allow_auto=True, minimum=2,
+                           help="Racks per row; auto = one SU's server racks plus its network racks."),
+    "network_racks": Field("enum", default="end-of-row", choices=("end-of-row", "middle-of-row"),
+                           help="Where each SU's leaf switches stand."),
+    "tray_drop_m": Field("float", default=0.5, minimum=0, maximum=3,
+                         help="Vertical run from the rack top to the overhead tray (heuristic 0.3-0.6 m)."),
+    "slack_per_end_m": Field("float", default=0.5, minimum=0, maximum=5,
+                             help="Service slack per cable end (heuristic 0.3-0.5 m)."),
+    "in_rack_allowance_m": Field("float", default=0.5, minimum=0, maximum=5,
+                                 help="Extra length for routing inside one rack (cable managers)."),
+    "site": Field("str", default="DC1", help="Site/room prefix used in rack ids and labels."),
+}
+
+SPEC_FIELDS = {
+    "name": Field("str", help="Design name."),
+    "description": Field("str", default=None, nullable=True),
+    "servers": Field("object", fields={
+        "model": Field("str", help="Server model (catalog key, e.g. dgx-h100)."),
+        "count": Field("int", minimum=1, maximum=1_000_000, help="Number of servers (for rack-scale systems: racks)."),
+    }),
+    "compute_fabric": Field("object", fields=COMPUTE_FABRIC),
+    "storage_fabric": Field("object", default={}, fields=STORAGE_FABRIC),
+    "inband": Field("object", default={}, fields=INBAND),
+    "oob": Field("object", default={}, fields=OOB),
+    "layout": Field("object", default={}, fields=LAYOUT),
+    "physical": Field("any", default=None, nullable=True,
+                      help="Physical-layer policy (media per tier, structured cabling, loss thresholds, labels)."),
+}
+
+
+@dataclass(frozen=True)
+class Ratio:
+    down: float
+    up: float
+
+    @classmethod
+    def parse(cls, text: str) -> "Ratio":
+        a, b = parse_ratio(text)
+        return cls(a, b)
+
+    @property
+    def value(self) -> float:
+        return self.down / self.up
+
+    def __str__(self) -> str:
+        f = lambda x: str(int(x)) if float(x).is_integer() else str(x)  # noqa: E731
+        return f"{f(self.down)}:{f(self.up)}"
+
+
+@dataclass(frozen=True)
+class ServersSpec:
+    model: str
+    count: int
+
+
+@dataclass(frozen=True)
+class ComputeFabricSpec:
+    technology: str
+    switch: str
+    spine_switch: str | None
+    core_switch: str | None
+    scalable_unit: int | None  # None = auto
+    leaf_ratio: Ratio
+    spine_ratio: Ratio
+    tiers: int | None  # None = auto
+    planes: int
+    port_speed_gbps: int | None  # None = auto
+    reserved_node_slots: int
+    fabric_managers: int
+
+
+@dataclass(frozen=True)
+class StorageFabricSpec:
+    enabled: bool
+    technology: str
+    switch: str
+    ratio: Ratio
+    appliances: int
+    ports_per_appliance: int
+
+
+@dataclass(frozen=True)
+class InbandSpec:
+    enabled: bool
+    switch: str
+    ratio: Ratio
+    management_servers: int
+
+
+@dataclass(frozen=True)
+class OobSpec:
+    enabled: bool
+    switch: str
+    pdus_per_rack: int
+
+
+@dataclass(frozen=True)
+class LayoutSpec:
+    servers_per_rack: int | None
+    rack_units: int
+    rack_power_kw: float | None
+    rack_width_mm: int
+    rack_depth_mm: int
+    aisle_mm: int
+    racks_per_row: int | None
+    network_racks: str
+    tray_drop_m: float
+    slack_per_end_m: float
+    in_rack_allowance_m: float
+    site: str
+
+
+@dataclass(frozen=True)
+class DesignSpec:
+    name: str
+    description: str | None
+    servers: ServersSpec
+    compute: ComputeFabricSpec
+    storage: StorageFabricSpec
+    inband: InbandSpec
+    oob: OobSpec
+    layout: LayoutSpec
+    physical: Mapping[str, Any] | None
+    normalized: str  # canonical JSON of the normalized spec, for hashing and storage
+
+    def to_dict(self) -> dict:
+        return json.loads(self.normalized)
+
+
+def _auto(v):
+    return None if v == "auto" else v
+
+
+def parse_spec(data: Any) -> DesignSpec:
+    """Validate and normalize a spec dict. Raises SpecError naming every bad field."""
+    if isinstance(data, Mapping) and "schema_version" in data:
+        data = {k: v for k, v in data.items() if k != "schema_version"}
+    norm, errors = normalize(SPEC_FIELDS, data)
+    if errors:
+        raise SpecError(errors)
+    if norm["physical"] is not None and not isinstance(norm["physical"], Mapping):
+        raise SpecError.at("physical", "must be a mapping")
+    cf = norm["compute_fabric"]
+    ov = cf["oversubscription"]
+    st, ib, oob, lay = norm["storage_fabric"], norm["inband"], norm["oob"], norm["layout"]
+    return DesignSpec(
+        name=norm["name"],
+        description=norm["description"],
+        servers=ServersSpec(**norm["servers"]),
+        compute=ComputeFabricSpec(
+            technology=cf["technology"], switch=cf["switch"], spine_switch=cf["spine_switch"],
+            core_switch=cf["core_switch"], scalable_unit=_auto(cf["scalable_unit"]),
+            leaf_ratio=Ratio.parse(ov["leaf"]), spine_ratio=Ratio.parse(ov["spine"]),
+            tiers=_auto(cf["tiers"]), planes=cf["planes"], port_speed_gbps=_auto(cf["port_speed_gbps"]),
+            reserved_node_slots=cf["reserved_node_slots"], fabric_managers=cf["fabric_managers"],
+        ),
+        storage=StorageFabricSpec(
+            enabled=st["enabled"], technology=st["technology"], switch=st["switch"],
+            ratio=Ratio.parse(st["oversubscription"]), appliances=st["appliances"],
+            ports_per_appliance=st["ports_per_appliance"],
+        ),
+        inband=InbandSpec(enabled=ib["enabled"], switch=ib["switch"], ratio=Ratio.parse(ib["oversubscription"]),
+                          management_servers=ib["management_servers"]),
+        oob=OobSpec(**oob),
+        layout=LayoutSpec(**{k: _auto(v) if k in ("servers_per_rack", "racks_per_row") else v for k, v in lay.items()}),
+        physical=norm["physical"],
+        normalized=json.dumps({"schema_version": SCHEMA_VERSION, **norm}, sort_keys=True, separators=(",", ":")),
+    )
+
+
+def load_spec_text(text: str) -> DesignSpec:
+    """Parse YAML or JSON text (JSON is YAML) into a DesignSpec."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise SpecError([FieldError("", f"not valid YAML or JSON{where}: {getattr(exc, 'problem', exc)}")]) from None
+    return parse_spec(data)
+
+
+def spec_json_schema() -> dict:
+    schema = json_schema(SPEC_FIELDS, title="fabricdesign design spec")
+    schema["properties"]["schema_version"] = {"const": SCHEMA_VERSION}
+    return schema

@@ -1,0 +1,105 @@
+"""Storage and in-band networks: two-tier leaf-spine fabrics that are not rail-optimized.
+
+Each server's ports of the network are dual-homed: its port *j* goes to a leaf of side *j*, so a
+leaf failure never cuts a server off (H100-RA: in-band and storage ports come in pairs for two
+parallel paths). Servers attach at the network's ratio; appliances (storage controllers,
+management servers) attach to their own leaves at 1:1 (H100-RA p.12: storage devices 1:1).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import ceil
+
+from ..catalog import Catalog, SwitchModel
+from ..errors import SpecError
+from ..spec import Ratio
+from . import sizing
+from .builder import Builder, switch_port_names
+
+
+@dataclass(frozen=True)
+class AccessPlan:
+    network: str
+    path: str  # spec section, for error messages
+    switch: SwitchModel
+    speed_gbps: int
+    server_down: int
+    server_up: int
+    appliance_down: int
+    appliance_up: int
+    server_ports: int  # ports per server on this network
+    server_leaves: int
+    appliance_ports_total: int
+    appliance_leaves: int
+    spines: int
+
+
+def plan_access(*, network: str, path: str, switch_key: str, technology: str, ratio: Ratio,
+                speed_gbps: int, servers: int, server_ports: int, appliance_ports_total: int,
+                catalog: Catalog) -> AccessPlan:
+    sw = catalog.switch(switch_key, f"{path}.switch")
+    if technology not in sw.technology:
+        raise SpecError.at(f"{path}.switch", f"{sw.key} is a {'/'.join(sw.technology)} switch, not {technology}")
+    radix = sw.radix(speed_gbps)
+    if radix is None:
+        offered = ", ".join(str(s) for s in sorted(sw.speeds, reverse=True))
+        raise SpecError.at(f"{path}.switch", f"{sw.key} has no {speed_gbps} Gb/s ports for the servers' "
+                                             f"{network} ports (it offers {offered} Gb/s)")
+    split = sizing.split_auto(radix, ratio)
+    if split is None:
+        raise SpecError.at(f"{path}.oversubscription", f"no split of a {radix}-port {sw.key} gives exactly {ratio}")
+    down, up = split
+    a_down, a_up = sizing.split_auto(radix, Ratio(1, 1))
+    server_leaves = server_ports * ceil(servers / down) if server_ports else 0
+    appliance_leaves = ceil(appliance_ports_total / a_down) if appliance_ports_total else 0
+    # Spines: every leaf stripes its uplinks evenly; use the common divisor of both leaf kinds.
+    leaves = server_leaves + appliance_leaves
+    spines = 0
+    if leaves > 1:
+        for count in sizing.divisors(up):
+            per_spine = server_leaves * (up // count) + appliance_leaves * (a_up // count)
+            if a_up % count == 0 and per_spine <= radix:
+                spines = count
+                break
+        if not spines:
+            raise SpecError.at(path, f"{leaves} {network} leaves do not fit under {sw.key} spines in two tiers")
+    return AccessPlan(network, path, sw, speed_gbps, down, up, a_down, a_up, server_ports, server_leaves,
+                      appliance_ports_total, appliance_leaves, spines)
+
+
+def build_access(plan: AccessPlan, b: Builder, prefix: str, servers: list[int], server_port_names: tuple[str, ...],
+                 appliances: list[tuple[int, tuple[str, ...]]], appliance_tier: str) -> dict:
+    ports, cages = switch_port_names(plan.switch, plan.speed_gbps)
+    sw, speed, net = plan.switch, plan.speed_gbps, plan.network
+    mk = lambda name: b.device(name, "leaf", sw.key, network=net, rack_units=sw.rack_units, power_kw=sw.power_kw)  # noqa: E731
+    per_side = plan.server_leaves // plan.server_ports if plan.server_ports else 0
+    leaves = []
+    for side in range(plan.server_ports):
+        side_leaves = [mk(f"{prefix}-L{side * per_side + i + 1:02d}") for i in range(per_side)]
+        leaves += side_leaves
+        for n, dev in enumerate(servers):
+            leaf_i, lp = divmod(n, plan.server_down)
+            b.link(net, 0, "node-leaf", dev, server_port_names[side], server_port_names[side],
+                   side_leaves[leaf_i], ports[lp], cages[lp], speed)
+    app_leaves = [mk(f"{prefix}-AL{i + 1:02d}") for i in range(plan.appliance_leaves)]
+    k = 0
+    for dev, names in appliances:
+        for name in names:
+            leaf_i, lp = divmod(k, plan.appliance_down)
+            b.link(net, 0, appliance_tier, dev, name, name, app_leaves[leaf_i], ports[lp], cages[lp], speed)
+            k += 1
+    spines = [b.device(f"{prefix}-S{j + 1:02d}", "spine", sw.key, network=net, rack_units=sw.rack_units,
+                       power_kw=sw.power_kw) for j in range(plan.spines)]
+    sp_next = [0] * len(spines)
+    for leaf, (down, up) in [(x, (plan.server_down, plan.server_up)) for x in leaves] + \
+                            [(x, (plan.appliance_down, plan.appliance_up)) for x in app_leaves]:
+        if not spines:
+            break
+        m = up // len(spines)
+        for j, spine in enumerate(spines):
+            for t in range(m):
+                lp = down + j * m + t
+                sp = sp_next[j]
+                sp_next[j] += 1
+                b.link(net, 0, "leaf-spine", leaf, ports[lp], cages[lp], spine, ports[sp], cages[sp], speed)
+    return {"leaf": leaves + app_leaves, "spine": spines}

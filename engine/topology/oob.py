@@ -1,0 +1,74 @@
+"""Out-of-band management: 1G copper from every managed device to an OOB switch in its own rack.
+
+H100-RA p.14: the OOB network carries every BMC, switch management port, PDU and storage
+management port on SN2201 switches; it links into the in-band network. Here each rack gets OOB
+switches at its top units, and every OOB switch sends one uplink to each of a pair of OOB
+aggregation switches (a user-settable model; the reference gives no figure for that layer).
+"""
+from __future__ import annotations
+
+from math import ceil
+
+from ..catalog import SwitchModel
+from ..model import Device, Place, Rack
+from .builder import Builder
+
+AGG_UPLINKS = 2  # one to each aggregation switch of a pair, so one failure keeps OOB reachable
+
+
+def mgmt_ports(d: Device, switches: dict[str, SwitchModel], server_oob_ports: tuple[str, ...]) -> tuple[str, ...]:
+    if d.role == "server":
+        return server_oob_ports
+    if d.role in ("leaf", "spine", "core", "oob-agg"):
+        sw = switches.get(d.model)
+        n = sw.mgmt_ports if sw else 1
+        return ("mgmt0",) if n == 1 else tuple(f"mgmt{i}" for i in range(n))
+    if d.role in ("ufm", "storage-appliance", "mgmt-server"):
+        return ("bmc",)
+    if d.role == "pdu":
+        return ("net",)
+    return ()
+
+
+def build_oob(*, b: Builder, racks: list[Rack], places: list[Place | None], oob: SwitchModel, agg: SwitchModel,
+              switches: dict[str, SwitchModel], server_oob_ports: tuple[str, ...], pdus_per_rack: int,
+              rack_units: int) -> dict:
+    """Adds PDUs, OOB switches (top of each rack) and aggregation switches; returns their indexes."""
+    by_rack: dict[int, list[int]] = {}
+    for idx, p in enumerate(places):
+        if p is not None:
+            by_rack.setdefault(p.rack, []).append(idx)
+    ports_per_oob = oob.radix(1) or oob.cages
+    oob_switches: list[int] = []
+    pdus: list[int] = []
+    new_places: dict[int, Place] = {}
+    for rack in racks:
+        members = by_rack.get(rack.idx, [])
+        rack_pdus = []
+        for i in range(pdus_per_rack):
+            d = b.device(f"PDU-{rack.id.split('.', 1)[-1]}-{i + 1}", "pdu", "pdu", network="oob", rack_units=0)
+            rack_pdus.append(d)
+            new_places[d] = Place(rack.idx, 0)  # zero-U, mounted at the rack's rear
+        pdus += rack_pdus
+        endpoints = [(m, port) for m in members + rack_pdus
+                     for port in mgmt_ports(b.devices[m], switches, server_oob_ports)]
+        n_switch = max(1, ceil(len(endpoints) / ports_per_oob))
+        for s in range(n_switch):
+            sw = b.device(f"OOB-{rack.id.split('.', 1)[-1]}" + (f"-{s + 1}" if n_switch > 1 else ""), "oob",
+                          oob.key, network="oob", rack_units=oob.rack_units, power_kw=oob.power_kw)
+            new_places[sw] = Place(rack.idx, rack_units - s * oob.rack_units - oob.rack_units + 1)
+            oob_switches.append(sw)
+            for port_i, (m, port) in enumerate(endpoints[s * ports_per_oob:(s + 1) * ports_per_oob]):
+                b.link("oob", 0, "device-oob", m, port, port, sw, str(port_i + 1), str(port_i + 1), 1)
+    up = oob.uplinks or {}
+    up_speed = int(up.get("speed_gbps", 100))
+    agg_radix = agg.radix(up_speed) or agg.cages
+    pairs = ceil(len(oob_switches) / agg_radix)
+    aggs = [b.device(f"OOB-AGG{i + 1:02d}", "oob-agg", agg.key, network="oob", rack_units=agg.rack_units,
+                     power_kw=agg.power_kw) for i in range(2 * pairs)]
+    for n, sw in enumerate(oob_switches):
+        pair, port = divmod(n, agg_radix)
+        for side in range(AGG_UPLINKS):
+            b.link("oob", 0, "oob-uplink", sw, f"up{side + 1}", f"up{side + 1}", aggs[2 * pair + side],
+                   str(port + 1), str(port + 1), up_speed)
+    return {"oob": oob_switches, "oob-agg": aggs, "pdu": pdus, "places": new_places}
