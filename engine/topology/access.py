@@ -52,17 +52,22 @@ def plan_access(*, network: str, path: str, switch_key: str, technology: str, ra
     a_down, a_up = sizing.split_auto(radix, Ratio(1, 1))
     server_leaves = server_ports * ceil(servers / down) if server_ports else 0
     appliance_leaves = ceil(appliance_ports_total / a_down) if appliance_ports_total else 0
-    # Spines: every leaf stripes its uplinks evenly; use the common divisor of both leaf kinds.
+    # Spines: every server leaf stripes its uplinks evenly, so the spine count divides them.
+    # Appliance leaves send as many whole links per spine as their 1:1 uplinks allow.
     leaves = server_leaves + appliance_leaves
     spines = 0
     if leaves > 1:
-        for count in sizing.divisors(up):
+        for count in sizing.divisors(up if server_leaves else a_up):
+            if count > a_up and appliance_leaves:
+                break
             per_spine = server_leaves * (up // count) + appliance_leaves * (a_up // count)
-            if a_up % count == 0 and per_spine <= radix:
+            if per_spine <= radix:
                 spines = count
                 break
         if not spines:
             raise SpecError.at(path, f"{leaves} {network} leaves do not fit under {sw.key} spines in two tiers")
+        if appliance_leaves:
+            a_up = (a_up // spines) * spines
     return AccessPlan(network, path, sw, speed_gbps, down, up, a_down, a_up, server_ports, server_leaves,
                       appliance_ports_total, appliance_leaves, spines)
 

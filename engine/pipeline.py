@@ -1,0 +1,154 @@
+"""compute_design(spec) -> DesignResult: the whole engine, stage by stage."""
+from __future__ import annotations
+
+from .catalog import Catalog, load_catalog
+from .model import Place
+from .placement import _Floor, plan_floor
+from .result import ENGINE_VERSION, DesignResult, ProgressFn, no_progress
+from .runlength import device_geometry, run_lengths
+from .spec import DesignSpec
+from .summary import summarize
+from .topology.access import build_access, plan_access
+from .topology.builder import Builder
+from .topology.compute import build_compute, plan_compute
+from .topology.oob import build_oob
+from .verify import verify
+
+STAGES = ("topology", "placement", "run-lengths", "physical", "verification", "summary")
+
+
+def _server_prefix(model_key: str) -> str:
+    return model_key.split("-")[0].upper()
+
+
+def compute_design(spec: DesignSpec, catalog: Catalog | None = None, progress: ProgressFn = no_progress) -> DesignResult:
+    catalog = catalog or load_catalog()
+    total = len(STAGES)
+    step = iter(range(total))
+
+    def stage(name: str) -> None:
+        progress(name, next(step), total)
+
+    stage("topology")
+    plan = plan_compute(spec, catalog)
+    server = catalog.server(spec.servers.model)
+    b = Builder()
+    prefix = _server_prefix(server.key)
+    su = plan.su_size
+    servers = [b.device(f"{prefix}-SU{n // su + 1:02d}-N{n % su + 1:02d}", "server", server.key,
+                        su=n // su + 1, pod=(n // su) // plan.su_per_pod + 1 if plan.tiers == 3 else 0,
+                        rack_units=server.rack_units, power_kw=server.power_kw)
+               for n in range(spec.servers.count)]
+    ufm_model = catalog.appliances.get("ufm")
+    ufms = [b.device(f"UFM-{i + 1:02d}", "ufm", "ufm", network="compute", plane=i // max(1, plan.fabric_managers),
+                     rack_units=ufm_model.rack_units if ufm_model else 1)
+            for i in range(plan.fabric_managers * plan.planes)]
+    compute_devs = build_compute(plan, servers, server, b, ufms)
+    other_switches: list[int] = []
+    appliances: list[int] = []
+
+    storage_plan = inband_plan = None
+    if spec.storage.enabled:
+        st = spec.storage
+        app_model = catalog.appliances.get("storage")
+        apps = [b.device(f"STOR-{i + 1:02d}", "storage-appliance", "storage", network="storage",
+                         rack_units=app_model.rack_units if app_model else 2) for i in range(st.appliances)]
+        appliances += apps
+        storage_plan = plan_access(network="storage", path="storage_fabric", switch_key=st.switch,
+                                   technology=st.technology, ratio=st.ratio, speed_gbps=server.storage.speed_gbps,
+                                   servers=len(servers), server_ports=len(server.storage.ports),
+                                   appliance_ports_total=st.appliances * st.ports_per_appliance, catalog=catalog)
+        names = tuple(f"p{j + 1}" for j in range(st.ports_per_appliance))
+        devs = build_access(storage_plan, b, "SF", servers, server.storage.ports, [(a, names) for a in apps],
+                            "appliance-leaf")
+        other_switches += devs["leaf"] + devs["spine"]
+    if spec.inband.enabled:
+        ib = spec.inband
+        mgmt_model = catalog.appliances.get("management-server")
+        mgmts = [b.device(f"MGMT-{i + 1:02d}", "mgmt-server", "management-server", network="inband",
+                          rack_units=mgmt_model.rack_units if mgmt_model else 1) for i in range(ib.management_servers)]
+        appliances += mgmts
+        inband_plan = plan_access(network="inband", path="inband", switch_key=ib.switch, technology="ethernet",
+                                  ratio=ib.ratio, speed_gbps=server.inband.speed_gbps, servers=len(servers),
+                                  server_ports=len(server.inband.ports),
+                                  appliance_ports_total=2 * ib.management_servers, catalog=catalog)
+        devs = build_access(inband_plan, b, "IB", servers, server.inband.ports,
+                            [(m, ("p1", "p2")) for m in mgmts], "mgmt-leaf")
+        other_switches += devs["leaf"] + devs["spine"]
+
+    stage("placement")
+    devices = b.devices
+    leaves_by_su: list[list[int]] = [[] for _ in range(plan.n_su)]
+    for plane_leaves in compute_devs["leaf"]:
+        for leaf in plane_leaves:
+            leaves_by_su[devices[leaf].su - 1].append(leaf)
+    spines = [s for plane in compute_devs["spine"] for s in plane]
+    cores = [c for plane in compute_devs["core"] for c in plane]
+    spines_by_pod: list[list[int]] = []
+    services = cores + other_switches + ufms + appliances
+    if plan.tiers == 3:
+        spines_by_pod = [[] for _ in range(plan.n_pods)]
+        for s in spines:
+            spines_by_pod[devices[s].pod - 1].append(s)
+    else:
+        services = spines + services
+    reserved_u = 1 if spec.oob.enabled else 0
+    oob_model = catalog.switch(spec.oob.switch, "oob.switch") if spec.oob.enabled else None
+    max_mgmt = None
+    if oob_model is not None:
+        max_mgmt = (oob_model.radix(1) or oob_model.cages) - spec.oob.pdus_per_rack
+    floor = plan_floor(layout=spec.layout, devices=devices, server=server, su_size=su, servers=servers,
+                       leaves_by_su=leaves_by_su, spines_by_pod=spines_by_pod, su_per_pod=plan.su_per_pod,
+                       core_and_services=services, reserved_u=reserved_u, mgmt_ports_per_rack=max_mgmt)
+    racks, places = floor.racks, floor.places
+
+    if oob_model is not None:
+        agg_model = catalog.switch(spec.inband.switch, "inband.switch")
+        out = build_oob(b=b, racks=racks, places=places, oob=oob_model, agg=agg_model,
+                        switches=catalog.switches, server_oob_ports=server.oob.ports,
+                        pdus_per_rack=spec.oob.pdus_per_rack, rack_units=spec.layout.rack_units)
+        places = places + [None] * (len(b.devices) - len(places))
+        for dev, place in out["places"].items():
+            places[dev] = place
+        # The aggregation pair stands in its own services rack(s) on a new row at the end of the floor.
+        extra = _Floor(spec.layout, len(b.devices), reserved_u, None)
+        extra.racks, extra.row = racks, racks[-1].row
+        extra.new_row()
+        extra.places = places
+        extra.stack([b.devices[i] for i in out["oob-agg"]], "services")
+        racks, places = extra.racks, extra.places
+    devices = b.devices
+    links = b.links
+
+    stage("run-lengths")
+    geometry = device_geometry(devices, places, racks)
+    lengths = run_lengths(links, geometry, spec.layout)
+
+    stage("physical")
+    physical = None
+    warnings: list[str] = []
+    if catalog.media is not None:
+        from .physical_stage import run_physical
+
+        physical, phys_warnings = run_physical(spec=spec, catalog=catalog, devices=devices, links=links,
+                                               lengths=lengths, places=places, racks=racks, progress=progress)
+        warnings += phys_warnings
+
+    stage("verification")
+    checks = verify(devices=devices, links=links, switches=catalog.switches, compute_plan=plan,
+                    server_model=server, n_servers=len(servers), gpus=len(servers) * server.gpus)
+
+    stage("summary")
+    summary = summarize(spec=spec, catalog=catalog, plan=plan, storage_plan=storage_plan, inband_plan=inband_plan,
+                        devices=devices, links=links, lengths=lengths, racks=racks, server=server,
+                        physical=physical, warnings=warnings)
+    summary["engine_version"] = ENGINE_VERSION
+    summary["catalog_version"] = catalog.version
+    progress("done", total, total)
+    return DesignResult(spec=spec, engine_version=ENGINE_VERSION, catalog_version=catalog.version,
+                        devices=tuple(devices), racks=tuple(racks), places=tuple(places), links=tuple(links),
+                        lengths_m=tuple(lengths), summary=summary, warnings=tuple(warnings), checks=tuple(checks),
+                        physical=physical)
+
+
+__all__ = ["compute_design", "STAGES", "Place"]

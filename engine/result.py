@@ -1,0 +1,56 @@
+"""The engine's output: plain records plus a JSON-ready summary."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Protocol
+
+from .model import Device, Link, Place, Rack
+from .spec import DesignSpec
+
+ENGINE_VERSION = "0.2.0"
+
+
+class Progress(Protocol):
+    """Called by long runs: `progress(stage, done, total)`; may raise to cancel the run."""
+
+    def __call__(self, stage: str, done: int, total: int) -> None: ...
+
+
+def no_progress(stage: str, done: int, total: int) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class DesignResult:
+    spec: DesignSpec
+    engine_version: str
+    catalog_version: str
+    devices: tuple[Device, ...]
+    racks: tuple[Rack, ...]
+    places: tuple[Place | None, ...]
+    links: tuple[Link, ...]
+    lengths_m: tuple[float, ...]  # parallel to links
+    summary: dict[str, Any]
+    warnings: tuple[str, ...]
+    checks: tuple[str, ...]
+    physical: Any = field(default=None, compare=False)  # engine.physical result, when computed
+
+    def device_location(self, idx: int) -> tuple[str, int | None]:
+        p = self.places[idx]
+        return ("", None) if p is None else (self.racks[p.rack].id, p.u)
+
+    def link_rows(self) -> Iterator[tuple]:
+        """links.csv rows (see LINK_COLUMNS), streamed."""
+        devs, places, racks = self.devices, self.places, self.racks
+        loc = [("", "") if p is None else (racks[p.rack].id, p.u) for p in places]
+        for link, length in zip(self.links, self.lengths_m):
+            ra, ua = loc[link.a]
+            rb, ub = loc[link.b]
+            yield (f"L{link.id:06d}", link.network, link.plane, link.tier, link.speed_gbps,
+                   devs[link.a].name, link.a_port, ra, ua, devs[link.b].name, link.b_port, rb, ub, length)
+
+
+LINK_COLUMNS = ("id", "network", "plane", "tier", "speed_gbps",
+                "a_device", "a_port", "a_rack", "a_u", "b_device", "b_port", "b_rack", "b_u", "run_length_m")
+
+ProgressFn = Callable[[str, int, int], None]
