@@ -1,0 +1,60 @@
+"""File outputs that need nothing but the result: summary.json and links.csv (streamed)."""
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import IO
+
+from .result import LINK_COLUMNS, DesignResult
+
+
+def write_summary(result: DesignResult, fh: IO[str]) -> None:
+    json.dump(result.summary, fh, indent=2, sort_keys=False)
+    fh.write("\n")
+
+
+def write_links_csv(result: DesignResult, fh: IO[str]) -> int:
+    """One row per link; returns the row count. Rows are generated as they are written (flat memory)."""
+    w = csv.writer(fh, lineterminator="\n")
+    cols, rows = _link_table(result)
+    w.writerow(cols)
+    n = 0
+    for chunk in _chunks(rows, 5000):
+        w.writerows(chunk)
+        n += len(chunk)
+    return n
+
+
+def _link_table(result: DesignResult):
+    physical = result.physical
+    if physical is not None and hasattr(physical, "link_columns"):
+        return LINK_COLUMNS + physical.link_columns(), physical.link_rows(result)
+    return LINK_COLUMNS, result.link_rows()
+
+
+def _chunks(it, size):
+    buf = []
+    for row in it:
+        buf.append(row)
+        if len(buf) == size:
+            yield buf
+            buf = []
+    if buf:
+        yield buf
+
+
+def write_plan(result: DesignResult, out_dir: Path) -> list[Path]:
+    """Write every file the engine alone can produce into out_dir; returns the paths written."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    with open(out_dir / "summary.json", "w", encoding="utf-8") as fh:
+        write_summary(result, fh)
+    written.append(out_dir / "summary.json")
+    with open(out_dir / "links.csv", "w", encoding="utf-8", newline="") as fh:
+        write_links_csv(result, fh)
+    written.append(out_dir / "links.csv")
+    physical = result.physical
+    if physical is not None and hasattr(physical, "write_files"):
+        written += physical.write_files(result, out_dir)
+    return written
