@@ -1,0 +1,82 @@
+"""`manage.py plan SPEC --out DIR`: compute a design from a YAML/JSON spec and write its files."""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import yaml
+from django.core.management.base import BaseCommand, CommandError
+
+from engine.catalog import load_catalog
+from engine.errors import CatalogError, SpecError
+from engine.outputs import write_plan
+from engine.pipeline import compute_design
+from engine.presets import list_presets, load_preset
+from engine.spec import load_spec_text, parse_spec
+
+
+class Command(BaseCommand):
+    help = "Compute a fabric design from a spec file (YAML or JSON, or preset:KEY) and write its outputs to --out."
+
+    def add_arguments(self, parser):
+        parser.add_argument("spec", help="spec file path, '-' for standard input, or preset:KEY "
+                                         f"(presets: {', '.join(list_presets())})")
+        parser.add_argument("--out", required=True, help="output directory (created if missing)")
+        parser.add_argument("--catalog", help="YAML file with extra catalog entries (servers, switches, media)")
+
+    def handle(self, *args, spec: str, out: str, catalog: str | None, verbosity: int = 1, **opts):
+        design = self._load_spec(spec)
+        cat = self._load_catalog(catalog)
+        t0 = time.perf_counter()
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if verbosity > 1:
+                self.stderr.write(f"[{done}/{total}] {stage}")
+
+        try:
+            result = compute_design(design, cat, progress)
+        except SpecError as exc:
+            raise CommandError(_spec_message(exc)) from None
+        paths = write_plan(result, Path(out))
+        s = result.summary
+        net = s["networks"]["compute"]
+        self.stdout.write(
+            f"{s['name']}: {s['servers']:,} servers, {s['gpus']:,} GPUs, {net['tiers']} tiers, "
+            f"switches {net['switches']}, links {s['links_total']:,} in {time.perf_counter() - t0:.2f} s")
+        for w in result.warnings:
+            self.stdout.write(self.style.WARNING(f"warning: {w}"))
+        for p in paths:
+            self.stdout.write(f"wrote {p}")
+
+    def _load_spec(self, arg: str):
+        try:
+            if arg.startswith("preset:"):
+                try:
+                    return parse_spec(load_preset(arg.split(":", 1)[1]))
+                except KeyError:
+                    raise CommandError(f"unknown preset {arg!r}; presets: {', '.join(list_presets())}") from None
+            text = sys.stdin.read() if arg == "-" else _read(arg)
+            return load_spec_text(text)
+        except SpecError as exc:
+            raise CommandError(_spec_message(exc)) from None
+
+    def _load_catalog(self, path: str | None):
+        if not path:
+            return load_catalog()
+        try:
+            return load_catalog(yaml.safe_load(_read(path)) or {})
+        except (CatalogError, yaml.YAMLError) as exc:
+            raise CommandError(f"catalog {path}: {exc}") from None
+
+
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CommandError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def _spec_message(exc: SpecError) -> str:
+    lines = [f"  {e}" for e in exc.errors]
+    return "the spec is not valid:\n" + "\n".join(lines)
