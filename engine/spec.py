@@ -110,6 +110,10 @@ SPEC_FIELDS = {
     "layout": Field("object", default={}, fields=LAYOUT),
     "physical": Field("any", default=None, nullable=True,
                       help="Physical-layer policy (media per tier, structured cabling, loss thresholds, labels)."),
+    "qos": Field("any", default=None, nullable=True,
+                 help="Congestion-control and QoS policy (traffic classes, DSCP, PFC, ECN, DCQCN); defaults per technology."),
+    "workloads": Field("any", default=None, nullable=True,
+                       help="Training workloads to check against the fabric (list of profiles or preset names)."),
 }
 
 
@@ -206,6 +210,8 @@ class DesignSpec:
     oob: OobSpec
     layout: LayoutSpec
     physical: Mapping[str, Any] | None
+    qos: Mapping[str, Any] | None
+    workloads: Any
     normalized: str  # canonical JSON of the normalized spec, for hashing and storage
 
     def to_dict(self) -> dict:
@@ -249,6 +255,8 @@ def parse_spec(data: Any) -> DesignSpec:
         oob=OobSpec(**oob),
         layout=LayoutSpec(**{k: _auto(v) if k in ("servers_per_rack", "racks_per_row") else v for k, v in lay.items()}),
         physical=norm["physical"],
+        qos=norm["qos"],
+        workloads=norm["workloads"],
         normalized=json.dumps({"schema_version": SCHEMA_VERSION, **norm}, sort_keys=True, separators=(",", ":")),
     )
 
