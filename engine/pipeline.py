@@ -21,6 +21,14 @@ def _server_prefix(model_key: str) -> str:
     return model_key.split("-")[0].upper()
 
 
+def _physical_stage():
+    try:
+        from .physical_stage import run_physical
+    except ImportError:  # the physical layer is not part of this build
+        return None
+    return run_physical
+
+
 def compute_design(spec: DesignSpec, catalog: Catalog | None = None, progress: ProgressFn = no_progress) -> DesignResult:
     catalog = catalog or load_catalog()
     total = len(STAGES)
@@ -127,9 +135,8 @@ def compute_design(spec: DesignSpec, catalog: Catalog | None = None, progress: P
     stage("physical")
     physical = None
     warnings: list[str] = []
-    if catalog.media is not None:
-        from .physical_stage import run_physical
-
+    run_physical = _physical_stage() if catalog.media is not None else None
+    if run_physical is not None:
         physical, phys_warnings = run_physical(spec=spec, catalog=catalog, devices=devices, links=links,
                                                lengths=lengths, places=places, racks=racks, progress=progress)
         warnings += phys_warnings
@@ -142,6 +149,10 @@ def compute_design(spec: DesignSpec, catalog: Catalog | None = None, progress: P
     summary = summarize(spec=spec, catalog=catalog, plan=plan, storage_plan=storage_plan, inband_plan=inband_plan,
                         devices=devices, links=links, lengths=lengths, racks=racks, server=server,
                         physical=physical, warnings=warnings)
+    if spec.workloads:
+        from .traffic import analyze_design_workloads
+
+        summary["workloads"] = analyze_design_workloads(spec.workloads, summary, server, su_per_pod=plan.su_per_pod)
     summary["engine_version"] = ENGINE_VERSION
     summary["catalog_version"] = catalog.version
     progress("done", total, total)
