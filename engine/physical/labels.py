@@ -1,0 +1,139 @@
+"""Cable, panel-port and trunk labels in the TIA-606 style.
+
+Grammar (fabrics-qos-traffic.md section E, M/L): ``<site><room>.<grid>-<RU>:<port>``
+names one end (space, cabinet grid location, rack unit, port); a cable label is
+``<near>/<far>`` and each end's label names its own end first (the order is a template
+choice, ``own_end_first``, because secondary sources disagree).
+
+Templates use ``<placeholder>`` or ``<placeholder:NN>`` (zero-pad to NN characters).
+They are compiled once into ``str.format`` strings, cheap enough to run for every cable
+of a 400k-link design.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+
+class LabelEnd(NamedTuple):
+    """What a label can say about one cable end. Unused fields stay empty."""
+
+    site: str = ""
+    room: str = ""
+    grid: str = ""
+    ru: int | str = ""
+    port: int | str = ""
+    device: str = ""
+    rack: str = ""
+    row: str = ""
+    panel: str = ""
+    plane: str = ""
+    rail: str = ""
+    tier: str = ""
+
+
+END_PLACEHOLDERS = LabelEnd._fields
+CABLE_PLACEHOLDERS = ("near", "far", "cable", "tier")
+
+DEFAULT_END = "<site><room>.<grid>-<ru:02>:<port:02>"
+DEFAULT_CABLE = "<near>/<far>"
+DEFAULT_PANEL = "<site><room>.<grid>-<ru:02>"
+DEFAULT_TRUNK = "<cable> <near>/<far>"
+
+_TOKEN = re.compile(r"<([a-z_]+)(?::(\d{1,2}))?>")
+
+def compile_template(template: str, allowed: tuple[str, ...], *, name: str = "template") -> str:
+    """Compile ``template`` against ``allowed`` placeholder names into a positional
+    ``str.format`` string (``<ru:02>`` -> ``{3:0>2}``), so rendering is one C call.
+
+    Raises ``ValueError`` naming the unknown placeholder or the stray bracket.
+    """
+    if not isinstance(template, str) or not template:
+        raise ValueError(f"label template '{name}': must be a non-empty string")
+    out: list[str] = []
+    pos = 0
+    for m in _TOKEN.finditer(template):
+        literal = template[pos : m.start()]
+        _check_literal(literal, template, name)
+        key = m.group(1)
+        if key not in allowed:
+            raise ValueError(
+                f"label template '{name}': unknown placeholder <{key}> in {template!r}; "
+                f"allowed: {', '.join('<' + a + '>' for a in allowed)}"
+            )
+        out.append(_escape(literal))
+        width = int(m.group(2) or 0)
+        idx = allowed.index(key)
+        out.append(f"{{{idx}:0>{width}}}" if width else f"{{{idx}}}")
+        pos = m.end()
+    tail = template[pos:]
+    _check_literal(tail, template, name)
+    out.append(_escape(tail))
+    return "".join(out)
+
+
+def _escape(literal: str) -> str:
+    return literal.replace("{", "{{").replace("}", "}}")
+
+
+def _check_literal(literal: str, template: str, name: str) -> None:
+    if "<" in literal or ">" in literal:
+        raise ValueError(
+            f"label template '{name}': malformed placeholder near {literal!r} in {template!r}; "
+            "write placeholders as <name> or <name:NN>"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class LabelTemplate:
+    """User-editable label templates. Validated (and compiled) on construction."""
+
+    end: str = DEFAULT_END
+    cable: str = DEFAULT_CABLE
+    panel: str = DEFAULT_PANEL
+    trunk: str = DEFAULT_TRUNK
+    own_end_first: bool = True
+    _end: str = field(init=False, repr=False, compare=False)
+    _cable: str = field(init=False, repr=False, compare=False)
+    _panel: str = field(init=False, repr=False, compare=False)
+    _trunk: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_end", compile_template(self.end, END_PLACEHOLDERS, name="end"))
+        object.__setattr__(self, "_cable", compile_template(self.cable, CABLE_PLACEHOLDERS, name="cable"))
+        object.__setattr__(self, "_panel", compile_template(self.panel, END_PLACEHOLDERS, name="panel"))
+        object.__setattr__(self, "_trunk", compile_template(self.trunk, CABLE_PLACEHOLDERS, name="trunk"))
+
+    def end_label(self, end: LabelEnd) -> str:
+        """Label of one location, e.g. a patch-panel port: ``DC1.AJ05-42:17``."""
+        return self._end.format(*end)
+
+    def panel_label(self, end: LabelEnd) -> str:
+        """Label of a patch panel (no port): ``DC1.AJ05-42``."""
+        return self._panel.format(*end)
+
+
+def cable_labels(template: LabelTemplate, end_a: LabelEnd, end_b: LabelEnd, *, cable_id: str = "") -> tuple[str, str]:
+    """Labels for both ends of one cable: (label at A, label at B).
+
+    With ``own_end_first`` (default) each label names its own end first:
+    ``A/B`` at A and ``B/A`` at B. Otherwise both read ``A/B``.
+    """
+    near_a = template._end.format(*end_a)
+    near_b = template._end.format(*end_b)
+    at_a = template._cable.format(near_a, near_b, cable_id, end_a.tier)
+    if template.own_end_first:
+        return at_a, template._cable.format(near_b, near_a, cable_id, end_b.tier)
+    return at_a, at_a
+
+
+def trunk_labels(template: LabelTemplate, trunk_id: str, panel_a: LabelEnd, panel_b: LabelEnd) -> tuple[str, str]:
+    """Labels for both ends of a trunk, naming the panels it joins (own end first)."""
+    near_a = template._panel.format(*panel_a)
+    near_b = template._panel.format(*panel_b)
+    at_a = template._trunk.format(near_a, near_b, trunk_id, panel_a.tier)
+    if template.own_end_first:
+        return at_a, template._trunk.format(near_b, near_a, trunk_id, panel_b.tier)
+    return at_a, at_a

@@ -1,0 +1,91 @@
+"""Trunks, panels and ports for panel-mode tiers."""
+
+import time
+
+from engine.physical import TrunkDemand, plan_panels, plan_trunks, select_media
+from engine.physical.structured import trunk_sizes
+from tests.engine.physical.builders import CX7_OSFP_200, QM9700_CAGE, policy, req
+
+
+def choice_for(catalog, pol, run=100, b=QM9700_CAGE):
+    return select_media(req(QM9700_CAGE, b, run), pol, catalog)
+
+
+def test_base8_and_base12_trunk_sizes():
+    assert trunk_sizes(12, 144) == (12, 24, 48, 72, 96, 144)
+    assert trunk_sizes(8, 48) == (8, 16, 24, 32, 40, 48)
+    assert trunk_sizes(16, 64) == (16, 32, 48, 64)
+
+
+def test_base8_trunks_fill_dr4_links_with_no_dark_fibers(catalog):
+    """
+    rack R01 |panel|=144F=|panel| rack R10   18 links per 144-fiber Base-8 trunk
+    """
+    pol = policy(leaf_spine={"cabling": "panels", "trunk_base": 8})
+    plan = plan_trunks("leaf-spine", [TrunkDemand("R01", "R10", 20, 62.3, choice_for(catalog, pol))], pol)
+    assert [t.fibers for t in plan.trunks] == [144, 16]
+    assert [t.links for t in plan.trunks] == [18, 2]
+    assert all(t.dark_fibers == 0 and t.spare_fibers == 0 for t in plan.trunks)
+    assert plan.trunks[0].length_m == 63 and plan.trunks[0].sku.endswith("-MM-144F-63M")
+    slot = plan.slots[0][18]
+    assert (slot.trunk_id, slot.leg, slot.fiber_first, slot.fiber_last) == ("T-leaf-spine-R01-R10-2", 1, 1, 8)
+
+
+def test_base12_legs_leave_four_dark_fibers_per_dr4_link(catalog):
+    pol = policy(leaf_spine={"cabling": "panels", "trunk_base": 12})
+    plan = plan_trunks("leaf-spine", [TrunkDemand("R01", "R10", 4, 40, choice_for(catalog, pol))], pol)
+    (t,) = plan.trunks
+    assert (t.fibers, t.active_fibers, t.dark_fibers, t.spare_fibers) == (48, 32, 16, 0)
+
+
+def test_spare_capacity_is_user_set(catalog):
+    pol = policy(leaf_spine={"cabling": "panels"})
+    pol = type(pol).from_dict({**pol.to_dict(), "trunk_spare_fraction": 0.5})
+    plan = plan_trunks("leaf-spine", [TrunkDemand("R01", "R10", 4, 40, choice_for(catalog, pol))], pol)
+    (t,) = plan.trunks
+    assert (t.fibers, t.links, t.link_capacity, t.spare_fibers) == (48, 4, 6, 16)
+
+
+def test_ports_are_assigned_per_rack_and_panels_counted(catalog):
+    pol = policy(leaf_spine={"cabling": "panels"})
+    ch = choice_for(catalog, pol)
+    plan = plan_trunks("leaf-spine", [TrunkDemand("L1", "S1", 30, 50, ch), TrunkDemand("L2", "S1", 30, 50, ch)], pol)
+    s1_ports = [(s.panel_b, s.port_b) for slots in plan.slots for s in slots]
+    assert len(set(s1_ports)) == 60  # no port used twice in the spine rack
+    assert s1_ports[0] == (0, 1) and s1_ports[30] == (1, 7)
+    panels = {(r.rack, r.panel_kind): r for r in plan_panels(plan)}
+    assert panels[("S1", "mpo")].panels == 3 and panels[("S1", "mpo")].rack_units == 3
+    assert panels[("S1", "mpo")].inserts == (("GEN-ADP-MPO12-A", 60),)
+    assert panels[("L1", "mpo")].panels == 2
+
+
+def test_splitter_pairs_share_one_trunk_leg(catalog):
+    pol = policy(leaf_spine={"cabling": "panels"})
+    ch = choice_for(catalog, pol, run=20, b=CX7_OSFP_200)
+    plan = plan_trunks("leaf-spine", [TrunkDemand("L1", "R1", 4, 20, ch)], pol)
+    legs = [(s.leg, s.sub) for s in plan.slots[0]]
+    assert legs == [(1, 1), (1, 2), (2, 1), (2, 2)]
+    assert plan.trunks[0].fibers == 16 and plan.trunks[0].active_fibers == 16
+
+
+def test_duplex_links_take_mirrored_cassette_ports(catalog):
+    pol = policy(leaf_spine={"cabling": "panels", "trunk_base": 12})
+    ch = choice_for(catalog, pol, run=900)
+    assert ch.structured.cassette is not None
+    plan = plan_trunks("leaf-spine", [TrunkDemand("R1", "R2", 7, 900, ch)], pol)
+    ports = [(s.port_a, s.port_b) for s in plan.slots[0]]
+    assert ports[:6] == [(1, 6), (2, 5), (3, 4), (4, 3), (5, 2), (6, 1)]
+    assert ports[6] == (7, 12)
+    assert plan.trunks[0].sku.split("-")[-2] == "24F" and "-FF-" in plan.trunks[0].sku
+    (r1,) = [r for r in plan_panels(plan) if r.rack == "R1"]
+    assert r1.inserts == (("GEN-CAS-MPO12-6LC-SM-U1", 2),) and r1.panels == 1
+
+
+def test_trunk_planning_is_linear_in_links(catalog):
+    pol = policy(leaf_spine={"cabling": "panels"})
+    ch = choice_for(catalog, pol)
+    demands = [TrunkDemand(f"L{i}", f"S{i % 16}", 400, 60, ch) for i in range(250)]  # 100k links
+    start = time.perf_counter()
+    plan = plan_trunks("leaf-spine", demands, pol)
+    assert sum(len(s) for s in plan.slots) == 100_000
+    assert time.perf_counter() - start < 1.5
