@@ -1,0 +1,64 @@
+"""Builds the QoS stage's inputs from a computed design and runs it (on demand: configs are a deliverable)."""
+from __future__ import annotations
+
+from .catalog import Catalog
+from .qos import plan_qos
+from .qos.inputs import HostInfo, PortInfo, SwitchPorts, os_for_model
+from .qos.policy import QosPolicy
+from .result import DesignResult
+
+SWITCH_ROLES = ("leaf", "spine", "core")
+# Only fabrics that carry RDMA get a lossless class; in-band and OOB management stay best-effort.
+QOS_NETWORKS = ("compute", "storage")
+
+
+def nos_port_name(port: str, os_name: str) -> str:
+    """Our "cage/sub" port names as each NOS spells them (Cumulus swp17s1, SONiC Ethernet136, EOS Ethernet17/2)."""
+    cage, _, sub = port.partition("/")
+    c = int(cage)
+    s = int(sub) if sub else 1
+    if os_name == "nvue":
+        return f"swp{c}s{s - 1}" if sub else f"swp{c}"
+    if os_name == "sonic":
+        # SONiC numbers lanes: 8 per OSFP cage, a split port starts at its first lane.
+        return f"Ethernet{(c - 1) * 8 + (s - 1) * 4 if sub else (c - 1) * 8}"
+    if os_name == "eos":
+        return f"Ethernet{c}/{s}"
+    return port
+
+
+def build_qos(result: DesignResult, catalog: Catalog):
+    spec = result.spec
+    policy = QosPolicy.from_dict(spec.qos or {}, spec.compute.technology)
+    devices, lengths = result.devices, result.lengths_m
+    ports: dict[int, list[PortInfo]] = {}
+    os_of: dict[int, str] = {}
+    longest_host = 0.0
+    for link, length in zip(result.links, lengths):
+        if link.network not in QOS_NETWORKS:
+            continue
+        for me, my_port, other, other_port in ((link.a, link.a_port, link.b, link.b_port),
+                                               (link.b, link.b_port, link.a, link.a_port)):
+            d = devices[me]
+            if d.role not in SWITCH_ROLES:
+                if d.role == "server" and link.network == "compute":
+                    longest_host = max(longest_host, length)
+                continue
+            tech = spec.compute.technology if d.network == "compute" else spec.storage.technology
+            os_name = os_of.get(me)
+            if os_name is None:
+                os_name = os_of[me] = os_for_model(d.model, tech, policy.ethernet_os)
+            ports.setdefault(me, []).append(
+                PortInfo(nos_port_name(my_port, os_name), link.speed_gbps, length, f"{devices[other].name}:{other_port}"))
+    switches = []
+    for idx in sorted(ports):
+        d = devices[idx]
+        sw = catalog.switches[d.model]
+        switches.append(SwitchPorts(name=d.name, model=d.model, os=os_of[idx], buffer_mb=sw.buffer_mb, sharp=sw.sharp,
+                                    ports=tuple(ports[idx]), role=d.role, network=d.network, plane=d.plane,
+                                    subnet_manager=sw.subnet_manager))
+    server = catalog.servers[spec.servers.model]
+    host = HostInfo(nic="connectx-8" if server.nic_speed_gbps >= 800 else "connectx-7",
+                    ports=tuple(f"rdma{i}" for i in range(len(server.compute_ports))),
+                    speed_gbps=server.nic_speed_gbps // spec.compute.planes, cable_m=longest_host or None)
+    return plan_qos(policy, switches, host, spec.compute.technology)
