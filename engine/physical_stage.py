@@ -1,0 +1,528 @@
+"""The physical stage of compute_design: media per cage, cables, channels, loss budgets, fibers, BOM.
+
+Work is done once per distinct key and shared by every link with that key, so the cost per link
+is a few dictionary look-ups (a 128K-GPU design has ~400,000 links but a few hundred distinct
+media decisions):
+- media: one decision per cage pair kind (tier, both cages, alignment, run rounded UP to a whole
+  metre: every reach limit in the catalog is a whole number of metres, so rounding up never
+  changes which media fit);
+- channel + polarity checks: one per (choice, structured);
+- loss budget: one per (channel, fiber length ordered).
+Labels are rendered when rows are written (cables.csv, the database), not held in memory.
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from math import ceil
+from typing import Any
+
+from .catalog import Catalog
+from .errors import SpecError
+from .model import Device, Link, Place, Rack
+from .physical import (
+    CageEnd,
+    LabelEnd,
+    MediaPolicy,
+    MediaRequest,
+    MediaSelectionError,
+    TrunkDemand,
+    build_channel,
+    cable_for_run,
+    cable_labels,
+    check_channel,
+    fiber_totals,
+    link_fibers,
+    loss_budget,
+    plan_panels,
+    plan_trunks,
+    select_media,
+    trunk_labels,
+)
+from .physical.constants import FORM_FACTORS
+
+APPLIANCE_ROLES = ("server", "ufm", "storage-appliance", "mgmt-server", "pdu")
+# Appliance NICs are not in the reference; a single-port QSFP112 flat-top cage is the default (data gap).
+APPLIANCE_CAGE = ("qsfp112", "flat")
+
+CABLE_COLUMNS = ("id", "network", "tier", "type", "part", "ordered_length_m",
+                 "a_device", "a_port", "a_rack", "a_u", "b_device", "b_port", "b_rack", "b_u",
+                 "label_a", "label_b", "links")
+LINK_PHYSICAL_COLUMNS = ("medium", "a_part", "b_part", "channel", "fibers", "polarity", "loss_db", "margin_db",
+                         "status")
+
+
+@dataclass
+class PhysicalResult:
+    """Per-link physical facts (parallel lists) and per-cable rows, plus roll-ups for the summary."""
+
+    policy: MediaPolicy
+    choices: list  # per link: MediaChoice or None (no medium / not modelled)
+    cords: list  # per link: (sku, ordered length m) of the link's own cable, or None
+    cables: list  # per link: tuple of cable ids (ints) in channel order
+    budgets: list  # per link: LossBudget or None
+    statuses: list  # per link: pass | marginal | fail | n/a | no-medium
+    cable_rows: list  # (id, link index of the first link, kind, part, length, a_end, b_end, link ids)
+    trunks: list  # (network, TrunkRun)
+    panels: tuple
+    fibers: Any
+    bom: list
+    loss_counts: dict
+    issues: list = field(default_factory=list)  # (link id, message) for broken channels
+    racks_by_id: dict = field(default_factory=dict)
+
+    # ----- rows for outputs -----------------------------------------------------------------
+    def link_columns(self) -> tuple[str, ...]:
+        return LINK_PHYSICAL_COLUMNS
+
+    def link_fields(self, i: int) -> tuple:
+        c = self.choices[i]
+        b = self.budgets[i]
+        cables = " ".join(f"C{x:06d}" for x in self.cables[i])
+        if c is None:
+            return ("", "", "", cables, 0, "", "", "", self.statuses[i])
+        a_part = c.a_module or (self.cords[i][0] if self.cords[i] else c.cable_sku)
+        b_part = c.b_module or (self.cords[i][0] if self.cords[i] else c.cable_sku)
+        polarity = "type-b" if c.optical else ""
+        loss = "" if b is None or b.status == "n/a" else round(b.loss_db, 2)
+        margin = "" if b is None or b.margin_db is None else round(b.margin_db, 2)
+        return (c.medium, a_part, b_part, cables, c.fibers_per_link, polarity, loss, margin, self.statuses[i])
+
+    def link_db_fields(self, i: int) -> tuple:
+        medium, a_part, b_part, cables, fibers, _pol, loss, margin, status = self.link_fields(i)
+        return (medium, a_part, b_part, cables[:128], fibers, None if loss == "" else loss,
+                None if margin == "" else margin, status)
+
+    def link_rows(self, result):
+        for i, row in enumerate(result.link_rows()):
+            yield row + self.link_fields(i)
+
+    def cable_rows_out(self, result):
+        """cables.csv rows, labels rendered on the fly (own end first, TIA-606 style)."""
+        devs, places, racks = result.devices, result.places, result.racks
+        template = self.policy.labels
+        site = result.spec.layout.site
+        for cid, kind, part, length, a, b, link_ids, tier, network in self.cable_rows:
+            a_end, a_row = _end(a, devs, places, racks, site)
+            b_end, b_row = _end(b, devs, places, racks, site)
+            if kind == "trunk":
+                la, lb = trunk_labels(template, f"T{cid:06d}", a_end, b_end)
+            else:
+                la, lb = cable_labels(template, a_end, b_end, cable_id=f"C{cid:06d}")
+            yield (f"C{cid:06d}", network, tier, kind, part, length) + a_row + b_row + (
+                la, lb, " ".join(f"L{x:06d}" for x in link_ids))
+
+    def cable_db_rows(self, result):
+        for row in self.cable_rows_out(result):
+            (cid, network, tier, kind, part, length, a_dev, a_port, a_rack, _au, b_dev, b_port, b_rack, _bu,
+             la, lb, links) = row
+            yield (int(cid[1:]), network, tier, kind, part, length, a_dev, a_port, a_rack, b_dev, b_port, b_rack,
+                   la[:128], lb[:128], links[:256])
+
+    def write_files(self, result, out_dir) -> list:
+        import csv
+
+        path = out_dir / "cables.csv"
+        with open(path, "w", encoding="utf-8", newline="") as fh:
+            w = csv.writer(fh, lineterminator="\n")
+            w.writerow(CABLE_COLUMNS)
+            w.writerows(self.cable_rows_out(result))
+        return [path]
+
+    def summary_sections(self) -> dict:
+        f = self.fibers
+        fc = lambda x: {"active": x.active, "installed": x.installed, "dark": x.dark, "spare": x.spare}  # noqa: E731
+        return {
+            "fibers": {"total": fc(f.total), "per_network": {k: fc(v) for k, v in f.per_network},
+                       "per_tier": {k: fc(v) for k, v in f.per_tier}},
+            "bom": self.bom,
+            "loss_budget": self.loss_counts,
+            "cables_total": len(self.cable_rows),
+            "trunks_total": len(self.trunks),
+            "worst_links": self.worst,
+        }
+
+    worst: list = field(default_factory=list)
+
+
+def _end(end, devs, places, racks, site):
+    """end = (device index, port) or ("panel", rack index, u, port label)."""
+    if end[0] == "panel":
+        _, rack_i, u, port = end
+        r = racks[rack_i]
+        return (LabelEnd(site=r.id.split(".", 1)[0], grid=r.id.split(".", 1)[-1], ru=u, port=port,
+                         device="PANEL", rack=r.id, row=r.row_name),
+                (f"PP-{r.id.split('.', 1)[-1]}-U{u:02d}", str(port), r.id, u))
+    dev, port = end
+    p = places[dev]
+    if p is None:
+        return LabelEnd(device=devs[dev].name, port=port), (devs[dev].name, port, "", "")
+    r = racks[p.rack]
+    grid = r.id.split(".", 1)[-1]
+    return (LabelEnd(site=r.id.split(".", 1)[0], grid=grid, ru=p.u, port=_port_label(port), device=devs[dev].name,
+                     rack=r.id, row=r.row_name),
+            (devs[dev].name, port, r.id, p.u))
+
+
+def _port_label(port: str) -> str:
+    # Labels keep ports short: "17/2" stays as is; "OSFP1P2" stays as is.
+    return port
+
+
+def _cage_end(d: Device, cage: str, speed: int, catalog: Catalog, server_cages: dict) -> CageEnd | None:
+    if speed == 1:
+        # 1G OOB: every managed end (BMC, switch management port, PDU) and the OOB switch ports are RJ45.
+        return CageEnd("switch" if d.role in ("oob", "leaf", "spine", "core", "oob-agg") else "server",
+                       "rj45", "flat", False, 1, 1)
+    if d.role in APPLIANCE_ROLES:
+        if d.role == "server":
+            info = server_cages.get(cage)
+            if info is None:
+                return None
+            ff, top, twin, lanes = info
+            return CageEnd("server", ff, top, twin, speed, lanes)
+        ff, top = APPLIANCE_CAGE
+        return CageEnd("server", ff, top, False, speed, 200 if speed >= 800 else 100)
+    sw = catalog.switches.get(d.model)
+    if sw is None or sw.form_factor not in FORM_FACTORS:
+        return None
+    per = sw.ports_per_cage(speed)
+    if per is None:  # e.g. an OOB switch's uplink ports, which are not the cages of its radix
+        return None
+    return CageEnd("switch", sw.form_factor, sw.top, per > 1, speed, sw.lanes_gbps)
+
+
+def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[Link], lengths: list[float],
+                 places: list[Place | None], racks: list[Rack], progress) -> tuple[PhysicalResult, list[str]]:
+    try:
+        policy = MediaPolicy.from_dict(spec.physical or {})
+    except ValueError as exc:
+        path, _, msg = str(exc).partition(": ")
+        raise SpecError.at(path if path.startswith("physical") else "physical", msg or str(exc)) from None
+    media = catalog.media
+    server = catalog.servers[spec.servers.model]
+    planes = spec.compute.planes
+    lanes = 200 if server.nic_speed_gbps >= 800 else 100
+    # Server cage facts by cage name: compute cages (twin when they carry 2 ports, or 1 port split
+    # over 2 planes), plus the storage / in-band ports, one per cage.
+    server_cages = {c.name: (c.form_factor, c.top, len(c.ports) * planes > 1, lanes) for c in server.cages}
+    if planes > 1:
+        # A NIC split over two planes runs each port at half speed on 100G lanes (the Spectrum-4
+        # switches it meets have 100G SerDes); 200G lanes are XDR's, at 800G per port.
+        server_cages = {k: (ff, top, twin, 100 if server.nic_speed_gbps // planes < 800 else lanes)
+                        for k, (ff, top, twin, lanes) in server_cages.items()}
+    for group in (server.storage, server.inband):
+        for port in group.ports:
+            server_cages[port] = (group.form_factor if group.form_factor in FORM_FACTORS else "qsfp112", "flat",
+                                  False, 100)
+    for port in server.oob.ports:
+        server_cages[port] = ("rj45", "flat", False, 1)
+
+    n = len(links)
+    # Which far cage each cage reaches (MULTI when more than one), and the longest run through it.
+    MULTI = ("*",)
+    far: dict[tuple, tuple] = {}
+    cage_max: dict[tuple, float] = {}
+    far_get, max_get = far.get, cage_max.get
+    for link, length in zip(links, lengths):
+        ka, kb = (link.a, link.a_cage), (link.b, link.b_cage)
+        fa = far_get(ka)
+        if fa is None:
+            far[ka] = kb
+        elif fa != kb:
+            far[ka] = MULTI
+        fb = far_get(kb)
+        if fb is None:
+            far[kb] = ka
+        elif fb != ka:
+            far[kb] = MULTI
+        if max_get(ka, 0.0) < length:
+            cage_max[ka] = length
+        if max_get(kb, 0.0) < length:
+            cage_max[kb] = length
+
+    # Cage ends are memoized per switch device (one speed per network) and per server cage name;
+    # memo keys use id() of the memoized objects: hashing a frozen dataclass walks all its fields.
+    choice_memo: dict = {}
+    dev_end: dict = {}
+    intern: dict = {}  # equal CageEnds -> one object, so id() keys hit
+    failures: dict[str, str] = {}
+    choices: list = [None] * n
+    structured_tiers = {t: policy.tier(t).cabling == "panels" for t in {lk.tier for lk in links}}
+    compute_tech, storage_tech = spec.compute.technology, spec.storage.technology
+    for i, (link, length) in enumerate(zip(links, lengths)):
+        ea = dev_end.get((link.a, link.speed_gbps)) if devices[link.a].role not in APPLIANCE_ROLES else \
+            dev_end.get((link.a_cage, link.speed_gbps, devices[link.a].role))
+        if ea is None:
+            da = devices[link.a]
+            ea = _cage_end(da, link.a_cage, link.speed_gbps, catalog, server_cages) or False
+            ea = intern.setdefault(ea, ea) if ea else False
+            dev_end[(link.a, link.speed_gbps) if da.role not in APPLIANCE_ROLES
+                    else (link.a_cage, link.speed_gbps, da.role)] = ea
+        db = devices[link.b]
+        eb = dev_end.get((link.b, link.speed_gbps))
+        if eb is None:
+            eb = _cage_end(db, link.b_cage, link.speed_gbps, catalog, server_cages) or False
+            eb = dev_end[(link.b, link.speed_gbps)] = intern.setdefault(eb, eb) if eb else False
+        if not ea or not eb:
+            dev = devices[link.a] if not ea else db
+            failures.setdefault(f"{link.network}/{link.tier}",
+                                f"no cage model for {dev.model} at {link.speed_gbps} Gb/s in the media catalog "
+                                "(add parts for this form factor; see docs/data-gaps.md)")
+            continue
+        ca, cb = (link.a, link.a_cage), (link.b, link.b_cage)
+        aligned = far[ca] is not MULTI and far[cb] is not MULTI
+        ma, mb = cage_max[ca], cage_max[cb]
+        run = ceil((ma if ma > mb else mb) - 1e-9)
+        technology = compute_tech if link.network == "compute" else (
+            storage_tech if link.network == "storage" else "ethernet")
+        structured = structured_tiers[link.tier] and ca[0] != cb[0]
+        key = (link.tier, technology, id(ea), id(eb), aligned, run, structured)
+        choice = choice_memo.get(key)
+        if choice is None:
+            try:
+                choice = select_media(MediaRequest(link.tier, technology, ea, eb, aligned, float(run)), policy, media)
+            except MediaSelectionError as exc:
+                choice = False
+                failures.setdefault(f"{link.network}/{link.tier}", str(exc))
+            choice_memo[key] = choice
+        if choice:
+            choices[i] = choice
+        if i % 50000 == 0:
+            progress("physical", i, n)
+
+    # ----- cables and channels -------------------------------------------------------------
+    cords: list = [None] * n
+    cables: list = [()] * n
+    budgets: list = [None] * n
+    statuses: list = ["no-medium"] * n
+    cable_rows: list = []
+    next_id = 1
+    shared_cable: dict[tuple, int] = {}  # cage pair -> cable id, for twin-port copper
+    channel_memo: dict = {}
+    budget_memo: dict = {}
+    issues: list = []
+    run_memo: dict = {}
+    demands: dict[tuple, list[int]] = defaultdict(list)  # panel-mode links by (tier, network, rack pair, choice)
+    for i, (link, length, choice) in enumerate(zip(links, lengths, choices)):
+        if not choice:
+            continue
+        pa, pb = places[link.a], places[link.b]
+        structured = structured_tiers[link.tier] and pa is not None and pb is not None and pa.rack != pb.rack
+        if structured and choice.optical:
+            demands[(link.tier, link.network, pa.rack, pb.rack, choice)].append(i)
+            continue
+        if choice.cable_carries_links > 1:
+            ck = (link.a, link.a_cage, link.b, link.b_cage)
+            cid = shared_cable.get(ck)
+            if cid is None:
+                cid = shared_cable[ck] = next_id
+                next_id += 1
+                cords[i] = (choice.cable_sku, choice.ordered_length_m)
+                cable_rows.append([cid, choice.cable_kind, choice.cable_sku, choice.ordered_length_m,
+                                   (link.a, link.a_port), (link.b, link.b_port), [link.id], link.tier, link.network])
+            else:
+                cable_rows[cid - 1][6].append(link.id)
+                cords[i] = (choice.cable_sku, choice.ordered_length_m)
+        else:
+            rk = (id(choice), length)
+            cord = run_memo.get(rk)
+            if cord is None:
+                cord = run_memo[rk] = cable_for_run(choice, length, policy)
+            sku, metres = cords[i] = cord
+            cid = next_id
+            next_id += 1
+            cable_rows.append([cid, choice.cable_kind, sku, metres, (link.a, link.a_port), (link.b, link.b_port),
+                               [link.id], link.tier, link.network])
+        cables[i] = (cid,)
+        statuses[i] = _budget(i, link, choice, False, cords[i][1], policy, channel_memo, budget_memo, budgets, issues)
+
+    # Panel mode: cord A + panel + trunk + panel + cord B, trunks sized per rack pair.
+    trunks_out: list = []
+    plans = []
+    by_tier: dict[str, list] = defaultdict(list)
+    for key, idxs in demands.items():
+        by_tier[key[0]].append((key, idxs))
+    panel_u: dict[int, int] = {}
+    for tier, groups in sorted(by_tier.items()):
+        dem = [TrunkDemand(racks[k[2]].id, racks[k[3]].id, len(idxs), max(lengths[j] for j in idxs), k[4])
+               for k, idxs in groups]
+        plan = plan_trunks(tier, dem, policy)
+        plans.append(plan)
+        trunk_ids: dict[str, int] = {}
+        for run in plan.trunks:
+            trunk_ids[run.id] = next_id
+            next_id += 1
+        network_of_trunk: dict[str, str] = {}
+        for (key, idxs), slots in zip(groups, plan.slots):
+            choice = key[4]
+            sp = choice.structured
+            for j, slot in zip(idxs, slots):
+                link = links[j]
+                ra, rb = places[link.a].rack, places[link.b].rack
+                ua = _panel_unit(ra, slot.panel_a, spec, panel_u)
+                ub = _panel_unit(rb, slot.panel_b, spec, panel_u)
+                cid_a, cid_b = next_id, next_id + 1
+                next_id += 2
+                tid = trunk_ids[slot.trunk_id]
+                network_of_trunk[slot.trunk_id] = link.network
+                cable_rows.append([cid_a, "cord", sp.cord_a_sku, sp.cord_a_length_m, (link.a, link.a_port),
+                                   ("panel", ra, ua, slot.port_a), [link.id], tier, link.network])
+                cable_rows.append([cid_b, "cord", sp.cord_b_sku, sp.cord_b_length_m, ("panel", rb, ub, slot.port_b),
+                                   (link.b, link.b_port), [link.id], tier, link.network])
+                cords[j] = (sp.cord_a_sku, sp.cord_a_length_m)
+                cables[j] = (cid_a, tid, cid_b)
+                fiber_m = sp.cord_a_length_m + sp.cord_b_length_m + _trunk_length(plan, slot.trunk_id)
+                statuses[j] = _budget(j, link, choice, True, fiber_m, policy, channel_memo, budget_memo, budgets,
+                                      issues, leg=slot.leg, port=slot.sub or 1)
+        rack_index = {r.id: r.idx for r in racks}
+        first_slot: dict[str, tuple] = {}
+        for (key, idxs), slots in zip(groups, plan.slots):
+            for j, slot in zip(idxs, slots):
+                first_slot.setdefault(slot.trunk_id, (j, slot))
+        for run in plan.trunks:
+            j, slot = first_slot[run.id]
+            ra, rb = rack_index[run.rack_a], rack_index[run.rack_b]
+            ua = _panel_unit(ra, slot.panel_a, spec, panel_u)
+            ub = _panel_unit(rb, slot.panel_b, spec, panel_u)
+            carried = [links[x].id for (key, idxs), slots in zip(groups, plan.slots)
+                       for x, s in zip(idxs, slots) if s.trunk_id == run.id]
+            cable_rows.append([trunk_ids[run.id], "trunk", run.sku, run.length_m, ("panel", ra, ua, "T"),
+                               ("panel", rb, ub, "T"), carried, tier, network_of_trunk.get(run.id, "")])
+            trunks_out.append((network_of_trunk.get(run.id, ""), run))
+    cable_rows.sort(key=lambda r: r[0])
+    panels = plan_panels(plans) if plans else ()
+
+    # ----- roll-ups ----------------------------------------------------------------------------
+    direct = Counter()
+    by_id = {}
+    for i, (link, choice) in enumerate(zip(links, choices)):
+        if choice and choice.optical and len(cables[i]) == 1:
+            pa, pb = places[link.a], places[link.b]
+            by_id[id(choice)] = choice
+            direct[(link.network, link.tier, pa.rack if pa else -1, pb.rack if pb else -1, id(choice))] += 1
+    per_choice = {k: link_fibers(c, False) for k, c in by_id.items()}
+    rid = lambda r: racks[r].id if r >= 0 else ""  # noqa: E731
+    fibers = fiber_totals([(k[0], k[1], rid(k[2]), rid(k[3]), per_choice[k[4]], v) for k, v in direct.items()],
+                          trunks_out)
+    bom = _bom(devices, links, choices, cable_rows, trunks_out, panels, catalog)
+    loss_counts = Counter(s for s in statuses)
+    worst = _worst_links(links, budgets, 20)
+    warnings = [f"no medium for {k}: {msg}" for k, msg in sorted(failures.items())]
+    if issues:
+        warnings.append(f"{len(issues)} link(s) have a broken channel, e.g. L{issues[0][0]:06d}: {issues[0][1]}")
+    fails = loss_counts.get("fail", 0)
+    if fails:
+        warnings.append(f"{fails} optical link(s) fail their loss budget or component checks")
+    result = PhysicalResult(
+        policy=policy, choices=choices, cords=cords, cables=cables, budgets=budgets, statuses=statuses,
+        cable_rows=cable_rows, trunks=trunks_out, panels=panels, fibers=fibers, bom=bom,
+        loss_counts={"pass": loss_counts.get("pass", 0), "marginal": loss_counts.get("marginal", 0),
+                     "fail": fails, "copper": loss_counts.get("n/a", 0),
+                     "no_medium": loss_counts.get("no-medium", 0)},
+        issues=issues)
+    result.worst = [{"link": f"L{lid:06d}", "margin_db": round(m, 2)} for m, lid in worst]
+    progress("physical", n, n)
+    return result, warnings
+
+
+def _worst_links(links, budgets, k: int) -> list[tuple[float, int]]:
+    """The k links with the smallest margin: rank the few distinct budgets, then find their links."""
+    distinct = {id(b): b for b in budgets if b is not None and b.margin_db is not None}
+    ranked = sorted(distinct.values(), key=lambda b: b.margin_db)
+    out: list[tuple[float, int]] = []
+    for b in ranked:
+        for link, lb in zip(links, budgets):
+            if lb is b:
+                out.append((b.margin_db, link.id))
+                if len(out) >= k:
+                    return out
+    return out
+
+
+def _trunk_length(plan, trunk_id: str) -> float:
+    for run in plan.trunks:
+        if run.id == trunk_id:
+            return run.length_m
+    return 0.0
+
+
+def _panel_unit(rack: int, ordinal: int, spec, memo: dict) -> int:
+    """Panels stack downwards from the top of the rack, below the OOB switch when there is one."""
+    top = spec.layout.rack_units - (1 if spec.oob.enabled else 0)
+    return max(1, top - ordinal)
+
+
+def _budget(i, link, choice, structured, fiber_m, policy, channel_memo, budget_memo, budgets, issues,
+            leg: int = 1, port: int = 1) -> str:
+    ck = (id(choice), structured, leg, port)
+    entry = channel_memo.get(ck)
+    if entry is None:
+        channel = build_channel(choice, structured, policy, leg=leg, port=port)
+        entry = channel_memo[ck] = (channel, tuple(check_channel(channel)))
+    channel, problems = entry
+    if problems:
+        issues.append((link.id, str(problems[0])))
+    bk = (id(channel), round(fiber_m, 2))
+    b = budget_memo.get(bk)
+    if b is None:
+        b = budget_memo[bk] = loss_budget(channel, fiber_m, choice.pmd_spec, policy)
+    budgets[i] = b
+    if problems:
+        return "fail"
+    if b.status == "pass" and b.component_issues:
+        return "fail"
+    return b.status
+
+
+def _bom(devices, links, choices, cable_rows, trunks, panels, catalog) -> list[dict]:
+    """BOM lines: switches, appliances, transceivers (one per cage end), cables by part, trunks, panels."""
+    lines: dict[tuple, dict] = {}
+
+    def add(category, sku, description, qty=1, watts=None, network=""):
+        key = (category, sku)
+        line = lines.get(key)
+        if line is None:
+            line = lines[key] = {"sku": sku, "description": description, "category": category, "quantity": 0,
+                                 "watts": 0.0 if watts is not None else None, "unit_watts": watts}
+        line["quantity"] += qty
+        if watts is not None:
+            line["watts"] = round((line["watts"] or 0) + watts * qty, 2)
+
+    for d in devices:
+        if d.role in ("leaf", "spine", "core", "oob", "oob-agg"):
+            sw = catalog.switches.get(d.model)
+            add("switch", d.model.upper(), sw.name if sw else d.model, 1, (sw.power_kw * 1000) if sw and sw.power_kw else None)
+        elif d.role == "ufm":
+            add("appliance", "UFM", "UFM Enterprise appliance")
+    media = catalog.media
+    # One module per cage end that carries optics: collect the cages per module SKU, then count.
+    cages_by_module: dict[str, set] = defaultdict(set)
+    watts_of: dict[str, float | None] = {}
+    for link, choice in zip(links, choices):
+        if not choice or not (choice.a_module or choice.b_module):
+            continue
+        if choice.a_module:
+            cages_by_module[choice.a_module].add((link.a, link.a_cage))
+            watts_of[choice.a_module] = choice.a_power_w
+        if choice.b_module:
+            cages_by_module[choice.b_module].add((link.b, link.b_cage))
+            watts_of[choice.b_module] = choice.b_power_w
+    for module, cages in cages_by_module.items():
+        t = media.transceivers.get(module) if hasattr(media.transceivers, "get") else None
+        add("transceiver", module, getattr(t, "description", "") or module, len(cages), watts_of[module])
+    for row in cable_rows:
+        cid, kind, part, length = row[0], row[1], row[2], row[3]
+        category = {"trunk": "trunk", "cord": "fiber", "dac": "copper", "acc": "copper", "aoc": "aoc",
+                    "splitter": "fiber", "rj45": "copper"}.get(kind, "cable")
+        add(category, part, f"{kind} {length:g} m", 1)
+    for p in panels:
+        add("panel", p.panel_sku, f"patch panel ({p.panel_kind})", p.panels)
+        for insert, count in p.inserts:
+            add("panel-insert", insert, "panel adapter / cassette", count)
+    order = {"switch": 0, "appliance": 1, "transceiver": 2, "copper": 3, "aoc": 4, "fiber": 5, "trunk": 6,
+             "panel": 7, "panel-insert": 8}
+    out = sorted(lines.values(), key=lambda x: (order.get(x["category"], 9), x["sku"]))
+    for line in out:
+        line.pop("unit_watts", None)
+    return out
