@@ -6,12 +6,13 @@ from .model import Place
 from .placement import _Floor, plan_floor
 from .result import ENGINE_VERSION, DesignResult, ProgressFn, no_progress
 from .runlength import device_geometry, run_lengths
+from .errors import SpecError
 from .spec import DesignSpec
 from .summary import summarize
 from .topology.access import build_access, plan_access
 from .topology.builder import Builder
 from .topology.compute import build_compute, plan_compute
-from .topology.oob import build_oob
+from .topology.oob import agg_pairs_needed, build_oob
 from .verify import verify
 
 STAGES = ("topology", "placement", "run-lengths", "physical", "verification", "summary")
@@ -27,6 +28,42 @@ def _physical_stage():
     except ImportError:  # the physical layer is not part of this build
         return None
     return run_physical
+
+
+def _build_oob(spec, catalog, b, racks, places, oob_model, server, reserved_u):
+    """OOB after placement: aggregation switches get their own services rack first, so they, like every
+    other rack, get PDUs and an OOB switch of their own."""
+    agg_model = catalog.switch(spec.inband.switch, "inband.switch")
+    # Rack-scale systems fill their rack; their BMCs use the OOB switch of a network rack in their row.
+    host_rack: dict[int, int] = {}
+    if server.rack_scale:
+        by_row: dict[int, list[int]] = {}
+        for r in racks:
+            if r.kind != "server":
+                by_row.setdefault(r.row, []).append(r.idx)
+        others = [r.idx for r in racks if r.kind != "server"]
+        for r in racks:
+            if r.kind == "server":
+                candidates = by_row.get(r.row) or others
+                if not candidates:
+                    raise SpecError.at("oob.enabled", "a rack-scale design needs a network rack for its OOB switches")
+                host_rack[r.idx] = min(candidates, key=lambda c: abs(racks[c].position - r.position))
+    pairs = agg_pairs_needed(len(racks) + 1 - len(host_rack), oob_model, agg_model)
+    aggs = [b.device(f"OOB-AGG{i + 1:02d}", "oob-agg", agg_model.key, network="oob", rack_units=agg_model.rack_units,
+                     power_kw=agg_model.power_kw) for i in range(2 * pairs)]
+    places = places + [None] * (len(b.devices) - len(places))
+    floor = _Floor(spec.layout, len(b.devices), reserved_u, None)
+    floor.racks, floor.row, floor.places = racks, racks[-1].row, places
+    floor.new_row()
+    floor.stack([b.devices[i] for i in aggs], "services")
+    racks, places = floor.racks, floor.places
+    out = build_oob(b=b, racks=racks, places=places, oob=oob_model, agg=agg_model, aggs=aggs,
+                    switches=catalog.switches, server_oob_ports=server.oob.ports,
+                    pdus_per_rack=spec.oob.pdus_per_rack, rack_units=spec.layout.rack_units, host_rack=host_rack)
+    places = places + [None] * (len(b.devices) - len(places))
+    for dev, place in out["places"].items():
+        places[dev] = place
+    return racks, places
 
 
 def compute_design(spec: DesignSpec, catalog: Catalog | None = None, progress: ProgressFn = no_progress) -> DesignResult:
@@ -111,20 +148,7 @@ def compute_design(spec: DesignSpec, catalog: Catalog | None = None, progress: P
     racks, places = floor.racks, floor.places
 
     if oob_model is not None:
-        agg_model = catalog.switch(spec.inband.switch, "inband.switch")
-        out = build_oob(b=b, racks=racks, places=places, oob=oob_model, agg=agg_model,
-                        switches=catalog.switches, server_oob_ports=server.oob.ports,
-                        pdus_per_rack=spec.oob.pdus_per_rack, rack_units=spec.layout.rack_units)
-        places = places + [None] * (len(b.devices) - len(places))
-        for dev, place in out["places"].items():
-            places[dev] = place
-        # The aggregation pair stands in its own services rack(s) on a new row at the end of the floor.
-        extra = _Floor(spec.layout, len(b.devices), reserved_u, None)
-        extra.racks, extra.row = racks, racks[-1].row
-        extra.new_row()
-        extra.places = places
-        extra.stack([b.devices[i] for i in out["oob-agg"]], "services")
-        racks, places = extra.racks, extra.places
+        racks, places = _build_oob(spec, catalog, b, racks, places, oob_model, server, reserved_u)
     devices = b.devices
     links = b.links
 

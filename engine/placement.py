@@ -34,6 +34,9 @@ def row_name(i: int) -> str:
 
 def servers_per_rack(layout: LayoutSpec, server: ServerModel, reserved_u: int) -> int:
     if server.rack_scale:
+        if server.rack_units > layout.rack_units:
+            raise SpecError.at("layout.rack_units", f"a {server.key} is a {server.rack_units}U rack-scale system; "
+                                                    f"racks of {layout.rack_units}U cannot hold it")
         return 1
     by_space = (layout.rack_units - reserved_u) // server.rack_units
     if layout.servers_per_rack is not None:
@@ -44,7 +47,8 @@ def servers_per_rack(layout: LayoutSpec, server: ServerModel, reserved_u: int) -
         return layout.servers_per_rack
     n = min(server.default_per_rack, by_space)
     if layout.rack_power_kw is not None and server.power_kw:
-        n = min(n, floor(layout.rack_power_kw / server.power_kw))
+        # The epsilon keeps 42.9 / 14.3 (= 2.9999999999999996 in floats) at 3.
+        n = min(n, floor(layout.rack_power_kw / server.power_kw + 1e-9))
     if n < 1:
         raise SpecError.at("layout.rack_power_kw" if layout.rack_power_kw else "layout.rack_units",
                            f"not even one {server.key} fits a rack with these limits")

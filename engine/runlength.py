@@ -23,7 +23,7 @@ def device_geometry(devices: list[Device], places: list[Place | None], racks: li
             continue
         r = racks[p.rack]
         # Ports sit at the device's mid-height; a zero-U device (PDU) counts from the floor.
-        h = (p.u - 1 + d.rack_units / 2) * U_M
+        h = 0.0 if d.rack_units == 0 else (p.u - 1 + d.rack_units / 2) * U_M
         out.append((p.rack, r.x_m, r.y_m, h))
     return out
 

@@ -6,6 +6,7 @@ never disagree about what a field accepts.
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -13,7 +14,9 @@ from typing import Any, Mapping
 from .errors import FieldError
 
 REQUIRED = object()
-_RATIO = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)\s*$")
+# Each term a positive number: at least one non-zero digit (so "0:1" and "1:0.0" never match).
+_TERM = r"(?=[\d.]*[1-9])\d+(?:\.\d+)?"
+_RATIO = re.compile(rf"^\s*({_TERM})\s*:\s*({_TERM})\s*$")
 
 
 @dataclass(frozen=True)
@@ -106,17 +109,23 @@ def _check(spec: Field, value: Any, path: str) -> tuple[Any, list[FieldError]]:
             return value, []
         return value, [FieldError(path, "must be true or false")]
     if kind in ("int", "float"):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            if isinstance(value, str):
-                try:
-                    value = int(value) if kind == "int" else float(value)
-                except ValueError:
-                    return value, [FieldError(path, _expected(spec))]
-            else:
+        if isinstance(value, str):
+            try:
+                value = int(value) if kind == "int" else float(value)
+            except ValueError:
                 return value, [FieldError(path, _expected(spec))]
-        if kind == "int" and float(value) != int(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
             return value, [FieldError(path, _expected(spec))]
-        value = int(value) if kind == "int" else float(value)
+        if isinstance(value, float) and not math.isfinite(value):
+            return value, [FieldError(path, _expected(spec) if kind == "int" else "must be a finite number")]
+        if kind == "int":
+            if isinstance(value, float):
+                if not value.is_integer():
+                    return value, [FieldError(path, _expected(spec))]
+                value = int(value)
+        else:
+            value = float(value)
+        # Compare before any float conversion: a huge int must report the bound, not lose precision.
         if spec.minimum is not None and value < spec.minimum:
             return value, [FieldError(path, f"must be at least {_num(spec.minimum)}")]
         if spec.maximum is not None and value > spec.maximum:

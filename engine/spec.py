@@ -70,7 +70,7 @@ INBAND = {
 OOB = {
     "enabled": Field("bool", default=False, help="Build the out-of-band (1G copper) management network."),
     "switch": Field("str", default="sn2201", help="OOB switch model, one or more per rack as ports require."),
-    "pdus_per_rack": Field("int", default=2, minimum=0,
+    "pdus_per_rack": Field("int", default=2, minimum=0, maximum=8,
                            help="PDU management ports per rack (user default; no reference figure)."),
 }
 
@@ -225,6 +225,9 @@ def _auto(v):
 def parse_spec(data: Any) -> DesignSpec:
     """Validate and normalize a spec dict. Raises SpecError naming every bad field."""
     if isinstance(data, Mapping) and "schema_version" in data:
+        if data["schema_version"] != SCHEMA_VERSION:
+            raise SpecError.at("schema_version", f"this fabricdesign reads schema version {SCHEMA_VERSION}, "
+                                                 f"not {data['schema_version']!r}")
         data = {k: v for k, v in data.items() if k != "schema_version"}
     norm, errors = normalize(SPEC_FIELDS, data)
     if errors:

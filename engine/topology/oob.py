@@ -30,10 +30,22 @@ def mgmt_ports(d: Device, switches: dict[str, SwitchModel], server_oob_ports: tu
     return ()
 
 
+def agg_pairs_needed(n_oob_switches: int, oob: SwitchModel, agg: SwitchModel) -> int:
+    up_speed = int((oob.uplinks or {}).get("speed_gbps", 100))
+    radix = agg.radix(up_speed) or agg.cages
+    return max(1, ceil(n_oob_switches / radix))
+
+
 def build_oob(*, b: Builder, racks: list[Rack], places: list[Place | None], oob: SwitchModel, agg: SwitchModel,
-              switches: dict[str, SwitchModel], server_oob_ports: tuple[str, ...], pdus_per_rack: int,
-              rack_units: int) -> dict:
-    """Adds PDUs, OOB switches (top of each rack) and aggregation switches; returns their indexes."""
+              aggs: list[int], switches: dict[str, SwitchModel], server_oob_ports: tuple[str, ...],
+              pdus_per_rack: int, rack_units: int, host_rack: dict[int, int] | None = None) -> dict:
+    """Adds PDUs and OOB switches (top of each rack) and wires them to the given aggregation switches.
+
+    `host_rack` sends a rack's management ports to another rack's OOB switch: a rack-scale system
+    (GB200 NVL72) fills its rack and carries its own management ToRs, so its BMC runs to the OOB
+    switch of the network rack in its row.
+    """
+    host_rack = host_rack or {}
     by_rack: dict[int, list[int]] = {}
     for idx, p in enumerate(places):
         if p is not None:
@@ -42,6 +54,7 @@ def build_oob(*, b: Builder, racks: list[Rack], places: list[Place | None], oob:
     oob_switches: list[int] = []
     pdus: list[int] = []
     new_places: dict[int, Place] = {}
+    endpoints_by_rack: dict[int, list[tuple[int, str]]] = {}
     for rack in racks:
         members = by_rack.get(rack.idx, [])
         rack_pdus = []
@@ -50,8 +63,13 @@ def build_oob(*, b: Builder, racks: list[Rack], places: list[Place | None], oob:
             rack_pdus.append(d)
             new_places[d] = Place(rack.idx, 0)  # zero-U, mounted at the rack's rear
         pdus += rack_pdus
-        endpoints = [(m, port) for m in members + rack_pdus
-                     for port in mgmt_ports(b.devices[m], switches, server_oob_ports)]
+        target = host_rack.get(rack.idx, rack.idx)
+        endpoints_by_rack.setdefault(target, []).extend(
+            (m, port) for m in members + rack_pdus for port in mgmt_ports(b.devices[m], switches, server_oob_ports))
+    for rack in racks:
+        if rack.idx in host_rack:
+            continue
+        endpoints = endpoints_by_rack.get(rack.idx, [])
         n_switch = max(1, ceil(len(endpoints) / ports_per_oob))
         for s in range(n_switch):
             sw = b.device(f"OOB-{rack.id.split('.', 1)[-1]}" + (f"-{s + 1}" if n_switch > 1 else ""), "oob",
@@ -63,12 +81,11 @@ def build_oob(*, b: Builder, racks: list[Rack], places: list[Place | None], oob:
     up = oob.uplinks or {}
     up_speed = int(up.get("speed_gbps", 100))
     agg_radix = agg.radix(up_speed) or agg.cages
-    pairs = ceil(len(oob_switches) / agg_radix)
-    aggs = [b.device(f"OOB-AGG{i + 1:02d}", "oob-agg", agg.key, network="oob", rack_units=agg.rack_units,
-                     power_kw=agg.power_kw) for i in range(2 * pairs)]
+    if len(oob_switches) > agg_radix * (len(aggs) // AGG_UPLINKS):
+        raise AssertionError("too few OOB aggregation switches were placed")
     for n, sw in enumerate(oob_switches):
         pair, port = divmod(n, agg_radix)
         for side in range(AGG_UPLINKS):
             b.link("oob", 0, "oob-uplink", sw, f"up{side + 1}", f"up{side + 1}", aggs[2 * pair + side],
                    str(port + 1), str(port + 1), up_speed)
-    return {"oob": oob_switches, "oob-agg": aggs, "pdu": pdus, "places": new_places}
+    return {"oob": oob_switches, "pdu": pdus, "places": new_places}

@@ -176,10 +176,6 @@ def test_each_rack_with_servers_or_switches_has_its_pdus(pod):
             assert pdus[rack.idx] == 2, rack.id
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG engine/pipeline.py: the OOB aggregation switches (role oob-agg) are placed in a new services "
-    "rack after build_oob() has run, so their mgmt ports get no device-oob link although "
-    "topology/oob.py mgmt_ports() lists oob-agg as managed"))
 def test_the_oob_aggregation_switches_are_managed_too(pod):
     per_device = Counter(pod.devices[link.a].name for link in pod.links if link.tier == "device-oob")
     aggs = [d.name for d in pod.devices if d.role == "oob-agg"]
@@ -187,9 +183,6 @@ def test_the_oob_aggregation_switches_are_managed_too(pod):
     assert [a for a in aggs if per_device[a] != 1] == []
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG engine/pipeline.py: the services rack that holds the OOB aggregation pair gets no PDUs and no "
-    "OOB switch (pdus_per_rack is applied only to racks that exist when build_oob() runs)"))
 def test_every_rack_gets_its_pdus_and_an_oob_switch(pod):
     pdus = Counter(pod.places[d.idx].rack for d in pod.devices if d.role == "pdu")
     oobs = Counter(pod.places[d.idx].rack for d in pod.devices if d.role == "oob")

@@ -73,9 +73,6 @@ def test_a_rack_scale_system_is_one_per_rack():
     assert per_rack(model="gb200-nvl72", rack_power_kw=10) == 1
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG engine/placement.py servers_per_rack(): floor(rack_power_kw / power_kw) in binary floating point; "
-    "42.9 / 14.3 = 2.9999999999999996, so a rack budgeted for exactly 3 DGX B200 (3 x 14.3 kW) gets 2"))
 def test_a_power_budget_of_exactly_n_servers_fits_n():
     assert per_rack(model="dgx-b200", rack_power_kw=42.9) == 3
 
@@ -177,9 +174,6 @@ def test_servers_higher_in_the_rack_have_shorter_runs_to_the_tray(tiny):
     assert lengths[0] - lengths[1] == pytest.approx(8 * U, abs=0.011)  # one 8U server higher
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG engine/runlength.py device_geometry(): a 0U PDU placed at u=0 gets port height (0 - 1 + 0/2) x U = "
-    "-0.044 m, below the floor, although the comment says it counts from the floor; PDU runs come out 4.4 cm long"))
 def test_a_zero_u_pdu_port_sits_at_floor_level(tiny):
     _, rows = tiny
     row = _row(rows, "PDU-B01-1", "net", "device-oob")
@@ -244,18 +238,12 @@ def test_every_device_fits_its_rack_without_overlap(overrides):
     assert _collisions(result, result.spec.layout.rack_units) == []
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG engine/placement.py + topology/oob.py: a rack-scale system (GB200 NVL72, 48U) fills its rack from U1, "
-    "and with OOB enabled the rack's OOB switch is placed at U48 on top of it (the gb200-nvl72-1su preset does this)"))
 def test_a_rack_scale_system_leaves_room_for_the_oob_switch():
     result = build(servers={"model": "gb200-nvl72", "count": 8}, compute_fabric={"scalable_unit": "auto"},
                    oob={"enabled": True})
     assert _collisions(result, 48) == []
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG engine/placement.py servers_per_rack(): returns 1 for a rack-scale model without checking its height, "
-    "so a 48U NVL72 is placed in a 42U rack (no SpecError at layout.rack_units)"))
 def test_a_rack_scale_system_taller_than_the_rack_is_rejected():
     with pytest.raises(SpecError) as exc:
         build(servers={"model": "gb200-nvl72", "count": 8}, compute_fabric={"scalable_unit": "auto"},
@@ -263,11 +251,15 @@ def test_a_rack_scale_system_taller_than_the_rack_is_rejected():
     assert [e.path for e in exc.value.errors] == ["layout.rack_units"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG engine/pipeline.py + topology/oob.py: placement reserves 1U for OOB (reserved_u = 1) and does not cap "
-    "server racks by OOB ports, but build_oob() adds a second OOB switch one unit lower when a rack's "
-    "endpoints exceed the SN2201's 48 ports, on top of a server (5 servers + 44 PDUs = 49 endpoints)"))
-def test_a_second_oob_switch_in_a_rack_does_not_land_on_a_server():
+def test_it_caps_pdus_per_rack_so_one_oob_switch_serves_a_full_server_rack():
+    """44 PDUs would need a second OOB switch where servers stand; the spec caps PDUs at 8."""
+    with pytest.raises(SpecError) as exc:
+        build(servers={"count": 10}, compute_fabric={"scalable_unit": "auto"},
+              layout={"rack_units": 41, "servers_per_rack": 5}, oob={"enabled": True, "pdus_per_rack": 44})
+    assert [e.path for e in exc.value.errors] == ["oob.pdus_per_rack"]
+
+
+def test_eight_pdus_and_five_servers_share_one_oob_switch_without_collisions():
     result = build(servers={"count": 10}, compute_fabric={"scalable_unit": "auto"},
-                   layout={"rack_units": 41, "servers_per_rack": 5}, oob={"enabled": True, "pdus_per_rack": 44})
+                   layout={"rack_units": 41, "servers_per_rack": 5}, oob={"enabled": True, "pdus_per_rack": 8})
     assert _collisions(result, 41) == []

@@ -301,42 +301,28 @@ def test_the_published_schema_file_matches_the_code():
     assert json.loads(PUBLISHED_SCHEMA.read_text()) == spec_json_schema()
 
 
-# --- engine bugs (xfail strict: they flip to failures when fixed, so the mark gets removed) -----------
+# --- edge cases that were engine bugs once (non-finite numbers, schema version, zero ratio terms) ---
 
-@pytest.mark.xfail(strict=True, raises=(OverflowError, ValueError), reason=(
-    "BUG engine/schema.py _check(): an int field given a non-finite float (YAML .inf / .nan) reaches "
-    "int(value) unguarded and raises OverflowError/ValueError instead of SpecError"))
 @pytest.mark.parametrize("value", [math.inf, -math.inf, math.nan])
 def test_it_rejects_a_non_finite_number_for_an_int_field_at_its_path(value):
     assert errors_of(spec(compute_fabric={"scalable_unit": value})) == [
         ("compute_fabric.scalable_unit", 'must be a whole number or "auto"')]
 
 
-@pytest.mark.xfail(strict=True, raises=(OverflowError, ValueError), reason=(
-    "BUG engine/schema.py _check(): same as above via YAML text: `count: .inf` crashes load_spec_text"))
 def test_it_rejects_yaml_infinity_for_the_server_count():
     with pytest.raises(SpecError):
         load_spec_text(MINIMAL_YAML.replace("count: 128", "count: .inf"))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG engine/schema.py _check(): float fields accept NaN and inf (NaN < minimum is False); "
-    "layout.rack_power_kw = .nan passes parse_spec and later crashes placement (floor(nan))"))
 @pytest.mark.parametrize("value", [math.nan, math.inf])
 def test_it_rejects_a_non_finite_rack_power_at_its_path(value):
     assert paths_of(spec(layout={"rack_power_kw": value})) == ["layout.rack_power_kw"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG engine/spec.py parse_spec(): schema_version is dropped without checking it, so a spec written "
-    "for another schema version is accepted silently (the JSON Schema says const 1)"))
 def test_it_rejects_a_spec_for_another_schema_version():
     assert paths_of(spec(schema_version=99)) == ["schema_version"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG engine/schema.py _field_schema(): the JSON Schema ratio pattern allows a zero term, so the "
-    "published schema accepts '0:1' (and '1:0') that parse_spec rejects; schema.py promises they never disagree"))
 @pytest.mark.parametrize("ratio", ["0:1", "1:0"])
 def test_the_json_schema_rejects_a_ratio_with_a_zero_term(ratio):
     data = spec(compute_fabric={"oversubscription": ratio})
@@ -345,8 +331,5 @@ def test_the_json_schema_rejects_a_ratio_with_a_zero_term(ratio):
     assert list(_validator().iter_errors(data))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG engine/schema.py _check(): an int too large for a float to hold exactly (10**30) fails the "
-    "whole-number test (float(v) != int(v)) and reports 'must be a whole number' instead of the maximum"))
 def test_it_reports_the_maximum_for_a_huge_server_count():
     assert errors_of(spec(servers={"count": 10**30})) == [("servers.count", "must be at most 1000000")]
