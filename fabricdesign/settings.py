@@ -1,0 +1,212 @@
+"""Settings for fabricdesign: the only settings module.
+
+Every knob is read from the environment through fabricdesign.env and listed in
+README.md. Nothing here is production-only: dev, CI and production differ only
+in their environment. Defaults suit a single machine with no services (SQLite
+and a filesystem message broker under var/).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
+
+from fabricdesign.env import (
+    env_bool,
+    env_int,
+    env_list,
+    env_secret,
+    env_str,
+    parse_database_url,
+)
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+# Runtime state (SQLite file, filesystem broker, uploads) lives in VAR_DIR so a
+# smoke test or a container can move it without touching the code tree.
+VAR_DIR = Path(env_str("FABRICDESIGN_VAR_DIR", str(BASE_DIR / "var"))).resolve()
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+# --- Core -------------------------------------------------------------------
+
+DEBUG = env_bool("DJANGO_DEBUG", False)
+
+SECRET_KEY = env_secret("DJANGO_SECRET_KEY")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "DJANGO_SECRET_KEY (or DJANGO_SECRET_KEY_FILE) must be set when "
+            "DJANGO_DEBUG is false. For local work use ./scripts/run or ./scripts/test."
+        )
+    SECRET_KEY = "django-insecure-dev-only-never-use-in-production"
+
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+
+# Behind a proxy that terminates TLS, Django sees plain HTTP; trusting the
+# proxy's X-Forwarded-Proto is what makes request.is_secure() and secure
+# cookies work. Never enable it without such a proxy: clients could spoof it.
+if env_bool("DJANGO_BEHIND_TLS_PROXY", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "apps.common",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    # Right after SecurityMiddleware, so static files skip the rest of the stack.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "fabricdesign.urls"
+WSGI_APPLICATION = "fabricdesign.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database ---------------------------------------------------------------
+
+DATABASES = {
+    "default": {
+        **parse_database_url(
+            env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
+            base_dir=BASE_DIR,
+        ),
+        "CONN_MAX_AGE": env_int("DATABASE_CONN_MAX_AGE", 0),
+        "CONN_HEALTH_CHECKS": True,
+    }
+}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Auth -------------------------------------------------------------------
+
+AUTH_PASSWORD_VALIDATORS = [
+    {
+        "NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"
+    },
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+# The admin's login page serves until the app has its own.
+LOGIN_URL = "admin:login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "home"
+
+# --- Internationalisation ---------------------------------------------------
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+# --- Static and uploaded files ----------------------------------------------
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+# A build artefact (collectstatic in the Dockerfile), so it stays in the code
+# tree rather than VAR_DIR, which a container may mount as a volume.
+STATIC_ROOT = BASE_DIR / "var" / "static"
+# WhiteNoise warns on every start while it is missing (before collectstatic).
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+MEDIA_ROOT = VAR_DIR / "media"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Hashed file names let WhiteNoise send far-future cache headers.
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    },
+}
+
+# --- Cache ------------------------------------------------------------------
+
+REDIS_URL = env_str("REDIS_URL", "")
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# --- Celery (read by fabricdesign/celery.py through the CELERY_ namespace) --
+
+# The default is kombu's filesystem transport: a real broker that needs no
+# server, so ./scripts/run works on a bare machine. Tasks are never run eagerly.
+# "localhost" only keeps kombu from warning about a missing hostname.
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://localhost//")
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    _broker_dir = VAR_DIR / "broker"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        # Producers and workers share one folder: a message is written to
+        # data_folder_out and picked up from data_folder_in.
+        "data_folder_in": str(_broker_dir / "queue"),
+        "data_folder_out": str(_broker_dir / "queue"),
+        # A worker claims a message by renaming it into processed_folder. On the
+        # same filesystem that rename is atomic, so two workers cannot both
+        # take it (without store_processed kombu renames into /tmp instead).
+        "store_processed": True,
+        "processed_folder": str(_broker_dir / "processed"),
+        "control_folder": str(_broker_dir / "control"),
+    }
+    for _folder in ("queue", "processed", "control"):
+        (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
+# Job state lives in our own database rows, never in a Celery result backend.
+CELERY_RESULT_BACKEND = None
+
+# --- REST framework ---------------------------------------------------------
+
+REST_FRAMEWORK = {
+    # Token authentication joins when the API gets non-browser clients.
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+}
+
+# --- Logging ----------------------------------------------------------------
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
+    },
+    "root": {"handlers": ["console"], "level": env_str("DJANGO_LOG_LEVEL", "INFO")},
+}

@@ -1,0 +1,50 @@
+"""Fixtures shared by every Django test.
+
+This module is also loaded for tests/engine, which must run without Django
+(`pytest -p no:django tests/engine`): import Django lazily inside fixtures,
+and add nothing autouse that touches the database or settings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+
+@dataclass(frozen=True)
+class Users:
+    """The shared cast for permission tests:
+
+    alice   owns the designs under test
+    bob     collaborates on alice's designs
+    charlie is an outsider with no access to them
+    """
+
+    alice: Any
+    bob: Any
+    charlie: Any
+
+
+@pytest.fixture
+def users(db) -> Users:
+    from django.contrib.auth import get_user_model
+
+    user_model = get_user_model()
+    return Users(
+        **{
+            # No password: hashing costs ~0.1 s each. Log in with client.force_login().
+            name: user_model.objects.create_user(
+                username=name, email=f"{name}@example.com"
+            )
+            for name in ("alice", "bob", "charlie")
+        }
+    )
+
+
+@pytest.fixture
+def api_client():
+    from rest_framework.test import APIClient
+
+    return APIClient()
