@@ -61,6 +61,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "apps.common",
+    "apps.designs",
+    "apps.jobs",
 ]
 
 MIDDLEWARE = [
@@ -184,6 +186,19 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
 # Job state lives in our own database rows, never in a Celery result backend.
 CELERY_RESULT_BACKEND = None
+
+# --- Background jobs ----------------------------------------------------------
+
+# A running job refreshes its heartbeat this often; the reaper requeues (or fails, after
+# JOB_MAX_ATTEMPTS) a job whose heartbeat is older than the timeout. A broker's own
+# redelivery of a lost task can take an hour (Redis visibility timeout), so this is what
+# notices a dead worker within about a minute.
+JOB_HEARTBEAT_INTERVAL_S = env_int("JOB_HEARTBEAT_INTERVAL_S", 10)
+JOB_HEARTBEAT_TIMEOUT_S = env_int("JOB_HEARTBEAT_TIMEOUT_S", 60)
+JOB_REAP_EVERY_S = env_int("JOB_REAP_EVERY_S", 20)
+CELERY_BEAT_SCHEDULE = {
+    "reap-stale-jobs": {"task": "jobs.reap_stale_jobs", "schedule": float(JOB_REAP_EVERY_S)},
+}
 
 # --- REST framework ---------------------------------------------------------
 

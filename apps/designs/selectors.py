@@ -1,0 +1,41 @@
+"""Reads that respect access: a user sees their own designs and those shared with them; others get 404."""
+from __future__ import annotations
+
+from django.db.models import Q, QuerySet
+from django.http import Http404
+
+from .models import Access, Design, Revision
+
+
+def design_list(*, user) -> QuerySet[Design]:
+    return (Design.objects.filter(Q(owner=user) | Q(shares__user=user)).distinct()
+            .select_related("owner").order_by("-updated_at"))
+
+
+def design_get(*, user, design_id: int, write: bool = False) -> Design:
+    """The design if the user may see it (write=True: may change it); otherwise Http404, never 403."""
+    qs = Design.objects.select_related("owner")
+    if write:
+        qs = qs.filter(Q(owner=user) | Q(shares__user=user, shares__access=Access.WRITE))
+    else:
+        qs = qs.filter(Q(owner=user) | Q(shares__user=user))
+    design = qs.filter(pk=design_id).distinct().first()
+    if design is None:
+        raise Http404("No such design.")
+    return design
+
+
+def design_can_write(*, user, design: Design) -> bool:
+    return design.owner_id == user.id or design.shares.filter(user=user, access=Access.WRITE).exists()
+
+
+def revision_get(*, user, design_id: int, number: int) -> Revision:
+    design = design_get(user=user, design_id=design_id)
+    rev = design.revisions.filter(number=number).first()
+    if rev is None:
+        raise Http404("No such revision.")
+    return rev
+
+
+def revision_latest(*, design: Design) -> Revision | None:
+    return design.revisions.order_by("-number").first()
