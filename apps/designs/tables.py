@@ -1,0 +1,169 @@
+"""Link and cable tables of a revision: filters and keyset (cursor) pagination.
+
+Keyset pagination on (sort value, row id) answers the first and the last page of 400,000 rows
+equally fast: no COUNT and no OFFSET (performance-notes.md: OFFSET at the end of the set costs
+55-65 ms against 3-5 ms for keyset). Shared by the HTML table and the REST API.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import F, Q, QuerySet, Value
+from django.db.models.functions import Coalesce
+
+from .models import CableRecord, LinkRecord, Revision
+
+MAX_LIMIT = 1000
+
+LINK_FIELDS = ("link_id", "network", "plane", "tier", "speed_gbps", "a_device", "a_port", "a_rack", "a_u",
+               "b_device", "b_port", "b_rack", "b_u", "length_m", "medium", "a_part", "b_part", "cables",
+               "fibers", "loss_db", "margin_db", "status")
+CABLE_FIELDS = ("cable_id", "network", "tier", "kind", "part", "length_m", "a_device", "a_port", "a_rack",
+                "b_device", "b_port", "b_rack", "label_a", "label_b", "links")
+
+LINK_SORTS = ("link_id", "length_m", "loss_db", "margin_db")
+CABLE_SORTS = ("cable_id", "length_m", "part")
+
+
+class TableError(ValueError):
+    """A bad filter, sort or cursor; `field` names the query parameter."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Page:
+    rows: list[dict[str, Any]]
+    next_cursor: str | None
+    prev_cursor: str | None
+    order: str
+
+
+def _encode(payload: dict) -> str:
+    return base64.urlsafe_b64encode(json.dumps(payload, separators=(",", ":")).encode()).decode().rstrip("=")
+
+
+def _decode(cursor: str) -> dict:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        data = json.loads(raw)
+        if not isinstance(data, dict) or "id" not in data or not isinstance(data["id"], int):
+            raise ValueError
+        return data
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise TableError("cursor", "is not a cursor this table gave out") from None
+
+
+def _filters(qs: QuerySet, filters: dict, *, is_link: bool) -> QuerySet:
+    for key, value in filters.items():
+        if value in (None, ""):
+            continue
+        if key == "network":
+            qs = qs.filter(network=value)
+        elif key == "tier":
+            qs = qs.filter(tier=value)
+        elif key == "rack":
+            qs = qs.filter(Q(a_rack=value) | Q(b_rack=value))
+        elif key == "device":
+            qs = qs.filter(Q(a_device=value) | Q(b_device=value))
+        elif key == "part":
+            qs = qs.filter(Q(a_part=value) | Q(b_part=value)) if is_link else qs.filter(part=value)
+        elif key == "medium" and is_link:
+            qs = qs.filter(medium=value)
+        elif key == "status" and is_link:
+            qs = qs.filter(status=value)
+        elif key == "kind" and not is_link:
+            qs = qs.filter(kind=value)
+        elif key == "plane" and is_link:
+            try:
+                qs = qs.filter(plane=int(value))
+            except (TypeError, ValueError):
+                raise TableError("plane", "must be a whole number") from None
+        elif key == "q":
+            # Search: device-name prefix at either end, or an exact link/cable/rack id.
+            text = str(value).strip()
+            cond = Q(a_device__startswith=text) | Q(b_device__startswith=text) | Q(a_rack=text) | Q(b_rack=text)
+            ident = text[1:] if text[:1] in ("L", "C", "l", "c") else text
+            if ident.isdigit():
+                cond |= Q(**{"link_id" if is_link else "cable_id": int(ident)})
+            qs = qs.filter(cond)
+        else:
+            raise TableError(key, "is not a filter of this table")
+    return qs
+
+
+# Nullable sort keys (a copper link has no loss) sort as this value: after every real figure.
+_NULL_SORTS_AS = 1e9
+
+
+def _page(qs: QuerySet, *, id_field: str, fields: tuple, sorts: tuple, order: str, cursor: str | None,
+          limit: int) -> Page:
+    if not 1 <= limit <= MAX_LIMIT:
+        raise TableError("limit", f"must be between 1 and {MAX_LIMIT}")
+    desc = order.startswith("-")
+    key = order.lstrip("-")
+    if key not in sorts:
+        raise TableError("order", f"must be one of {', '.join(sorts)} (prefix - for descending)")
+    by_id = key == id_field
+    if not by_id:
+        field = qs.model._meta.get_field(key)
+        default = Value(_NULL_SORTS_AS) if field.null else None
+        qs = qs.annotate(_k=Coalesce(F(key), default) if default is not None else F(key))
+    backwards = False
+    if cursor:
+        c = _decode(cursor)
+        backwards = bool(c.get("back"))
+        op = "lt" if desc != backwards else "gt"
+        if by_id:
+            qs = qs.filter(**{f"{id_field}__{op}": c["id"]})
+        else:
+            qs = qs.filter(Q(**{f"_k__{op}": c.get("v")}) | Q(_k=c.get("v"), **{f"{id_field}__{op}": c["id"]}))
+    step_desc = desc != backwards
+    sort = [] if by_id else ["-_k" if step_desc else "_k"]
+    sort.append(f"-{id_field}" if step_desc else id_field)
+    values = fields if by_id else fields + ("_k",)
+    rows = list(qs.order_by(*sort).values(*values)[: limit + 1])
+    more = len(rows) > limit
+    rows = rows[:limit]
+    if backwards:
+        rows.reverse()
+    next_cursor = prev_cursor = None
+    if rows:
+        first, last = rows[0], rows[-1]
+        if more or backwards:
+            next_cursor = _encode({"v": last.get("_k"), "id": last[id_field]})
+        if cursor and (more or not backwards):
+            prev_cursor = _encode({"v": first.get("_k"), "id": first[id_field], "back": 1})
+    for row in rows:
+        row.pop("_k", None)
+    return Page(rows=rows, next_cursor=next_cursor, prev_cursor=prev_cursor, order=order)
+
+
+def link_page(*, revision: Revision, filters: dict | None = None, cursor: str | None = None, limit: int = 100,
+              order: str = "link_id") -> Page:
+    qs = _filters(LinkRecord.objects.filter(revision=revision), filters or {}, is_link=True)
+    return _page(qs, id_field="link_id", fields=LINK_FIELDS, sorts=LINK_SORTS, order=order, cursor=cursor,
+                 limit=limit)
+
+
+def cable_page(*, revision: Revision, filters: dict | None = None, cursor: str | None = None, limit: int = 100,
+               order: str = "cable_id") -> Page:
+    qs = _filters(CableRecord.objects.filter(revision=revision), filters or {}, is_link=False)
+    return _page(qs, id_field="cable_id", fields=CABLE_FIELDS, sorts=CABLE_SORTS, order=order, cursor=cursor,
+                 limit=limit)
+
+
+def link_facets(revision: Revision) -> dict[str, list]:
+    """Filter choices from the revision's summary (no scan of the rows)."""
+    s = revision.summary or {}
+    nets = list((s.get("networks") or {}).keys())
+    tiers = sorted({t for n in (s.get("networks") or {}).values() for t in (n.get("links") or {})})
+    return {"network": nets, "tier": tiers, "status": ["pass", "marginal", "fail", "n/a", "no-medium"],
+            "medium": ["fiber-sm", "fiber-mm", "dac", "acc", "aoc", "copper-rj45"]}
