@@ -165,8 +165,9 @@ def _end(end, devs, places, racks, site):
 
 
 def _port_label(port: str) -> str:
-    # Labels keep ports short: "17/2" stays as is; "OSFP1P2" stays as is.
-    return port
+    # "/" joins the two ends of a cable label (TIA-606 / ISO 14763-2-1 grammar), so a split port
+    # "17/2" is printed "17.2" on labels; "OSFP1P2" stays as is.
+    return port.replace("/", ".")
 
 
 def _cage_end(d: Device, cage: str, speed: int, catalog: Catalog, server_cages: dict) -> CageEnd | None:
