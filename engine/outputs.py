@@ -44,7 +44,21 @@ def _chunks(it, size):
         yield buf
 
 
-def write_plan(result: DesignResult, out_dir: Path) -> list[Path]:
+def write_configs(result: DesignResult, catalog, out_dir: Path) -> list[Path]:
+    """QoS / congestion-control configuration: one file per switch, hosts, subnet manager, under configs/."""
+    from .qos_stage import build_qos
+
+    plan = build_qos(result, catalog)
+    written = []
+    for rel, text in plan.files:
+        path = out_dir / "configs" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def write_plan(result: DesignResult, out_dir: Path, catalog=None) -> list[Path]:
     """Write every file the engine alone can produce into out_dir; returns the paths written."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
@@ -57,4 +71,6 @@ def write_plan(result: DesignResult, out_dir: Path) -> list[Path]:
     physical = result.physical
     if physical is not None and hasattr(physical, "write_files"):
         written += physical.write_files(result, out_dir)
+    if catalog is not None:
+        written += write_configs(result, catalog, out_dir)
     return written

@@ -100,3 +100,14 @@ def test_invalid_yaml_points_at_the_line(tmp_path):
     spec.write_text("name: x\nservers: {model: dgx-h100, count: 4\n")
     with pytest.raises(CommandError, match="line"):
         call_command("plan", str(spec), "--out", str(tmp_path))
+
+
+def test_it_writes_one_qos_file_per_roce_switch_and_subnet_manager_settings_for_infiniband(tmp_path):
+    call_command("plan", "preset:hgx-roce-2su", "--out", str(tmp_path / "roce"))
+    switches = sorted((tmp_path / "roce" / "configs" / "qos" / "switches").glob("*.nvue.txt"))
+    summary = json.loads((tmp_path / "roce" / "summary.json").read_text())
+    compute = summary["networks"]["compute"]["switches"]
+    assert len(switches) == compute["leaf"] + compute["spine"]
+    assert "nv set qos roce" in switches[0].read_text() or "dscp 26" in switches[0].read_text()
+    call_command("plan", "preset:dgx-h100-superpod-4su", "--out", str(tmp_path / "ib"))
+    assert list((tmp_path / "ib" / "configs" / "qos" / "subnet-manager").glob("*.opensm.conf"))

@@ -38,7 +38,7 @@ class Command(BaseCommand):
             result = compute_design(design, cat, progress)
         except SpecError as exc:
             raise CommandError(_spec_message(exc)) from None
-        paths = write_plan(result, Path(out))
+        paths = write_plan(result, Path(out), catalog=cat)
         s = result.summary
         net = s["networks"]["compute"]
         self.stdout.write(
@@ -46,8 +46,12 @@ class Command(BaseCommand):
             f"switches {net['switches']}, links {s['links_total']:,} in {time.perf_counter() - t0:.2f} s")
         for w in result.warnings:
             self.stdout.write(self.style.WARNING(f"warning: {w}"))
+        configs = [p for p in paths if "configs" in p.parts]
         for p in paths:
-            self.stdout.write(f"wrote {p}")
+            if p not in configs:
+                self.stdout.write(f"wrote {p}")
+        if configs:
+            self.stdout.write(f"wrote {len(configs)} configuration files under {Path(out) / 'configs'}")
 
     def _load_spec(self, arg: str):
         try:
