@@ -1,6 +1,8 @@
 """compute_design(spec) -> DesignResult: the whole engine, stage by stage."""
 from __future__ import annotations
 
+import gc
+
 from .catalog import Catalog, load_catalog
 from .model import Place
 from .placement import _Floor, plan_floor
@@ -67,6 +69,19 @@ def _build_oob(spec, catalog, b, racks, places, oob_model, server, reserved_u):
 
 
 def compute_design(spec: DesignSpec, catalog: Catalog | None = None, progress: ProgressFn = no_progress) -> DesignResult:
+    """Compute a design. The cyclic garbage collector is paused meanwhile: the run allocates
+    millions of small acyclic records, and full collections over them cost time that grows with
+    the design's size (the records are freed by reference counting all the same)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _compute(spec, catalog, progress)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _compute(spec: DesignSpec, catalog: Catalog | None, progress: ProgressFn) -> DesignResult:
     catalog = catalog or load_catalog()
     total = len(STAGES)
     step = iter(range(total))
