@@ -1,7 +1,7 @@
 """User policy for the physical layer: media pins, reach limits, cabling, loss, labels.
 
 Every default is a figure from shared/reference/optics-and-cabling.md (source tag in the
-comment) or a documented gap default (docs/data-gaps-physical.md). ``MediaPolicy`` is
+comment) or a documented gap default (docs/data-gaps.md). ``MediaPolicy`` is
 frozen and hashable (mappings are stored as sorted tuples of pairs), so it can key memo
 caches. ``MediaPolicy.from_dict`` validates a plain dict and raises ``ValueError`` whose
 message starts with the offending key path, e.g.
