@@ -406,10 +406,11 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
     rid = lambda r: racks[r].id if r >= 0 else ""  # noqa: E731
     fibers = fiber_totals([(k[0], k[1], rid(k[2]), rid(k[3]), per_choice[k[4]], v) for k, v in direct.items()],
                           trunks_out)
-    bom = _bom(devices, links, choices, cable_rows, trunks_out, panels, catalog)
+    bom_warnings: list[str] = []
+    bom = _bom(devices, links, choices, cable_rows, trunks_out, panels, catalog, bom_warnings)
     loss_counts = Counter(s for s in statuses)
     worst = _worst_links(links, budgets, 20)
-    warnings = [f"no medium for {k}: {msg}" for k, msg in sorted(failures.items())]
+    warnings = [f"no medium for {k}: {msg}" for k, msg in sorted(failures.items())] + bom_warnings
     if issues:
         warnings.append(f"{len(issues)} link(s) have a broken channel, e.g. L{issues[0][0]:06d}: {issues[0][1]}")
     fails = loss_counts.get("fail", 0)
@@ -476,7 +477,7 @@ def _budget(i, link, choice, structured, fiber_m, policy, channel_memo, budget_m
     return b.status
 
 
-def _bom(devices, links, choices, cable_rows, trunks, panels, catalog) -> list[dict]:
+def _bom(devices, links, choices, cable_rows, trunks, panels, catalog, warnings: list[str]) -> list[dict]:
     """BOM lines: switches, appliances, transceivers (one per cage end), cables by part, trunks, panels."""
     lines: dict[tuple, dict] = {}
 
@@ -512,6 +513,17 @@ def _bom(devices, links, choices, cable_rows, trunks, panels, catalog) -> list[d
     for module, cages in cages_by_module.items():
         t = media.transceivers.get(module) if hasattr(media.transceivers, "get") else None
         add("transceiver", module, getattr(t, "description", "") or module, len(cages), watts_of[module])
+    # Both ports of a twin-port module must take the same module [S12][S16]; two links of one cage
+    # whose far ends sit at different distances could straddle a reach threshold.
+    seen: dict = {}
+    mixed = 0
+    for module, cages in cages_by_module.items():
+        for cage in cages:
+            if seen.setdefault(cage, module) != module:
+                mixed += 1
+    if mixed:
+        warnings.append(f"{mixed} cage(s) would need two different modules for their two ports; "
+                        "pin the tier's medium (physical.tiers.<tier>.medium) to make them agree")
     for row in cable_rows:
         cid, kind, part, length = row[0], row[1], row[2], row[3]
         category = {"trunk": "trunk", "cord": "fiber", "dac": "copper", "acc": "copper", "aoc": "aoc",
