@@ -1,0 +1,128 @@
+"""Deliverables of a computed design: files that leave the building.
+
+Django-free: imports only the engine, reportlab and the standard library. Every document has a
+function that writes to a file object (PDF: binary; CSV/text: text) or yields text lines, so the
+web layer can stream it; ``write_deliverables`` writes them all into a folder.
+
+    from apps.exports.renderers import write_deliverables
+    paths = write_deliverables(result, Path("out"), revision_label="r3",
+                               options={"prices": {"QM9700": 30000}, "currency": "USD",
+                                        "spares_percent": {"transceiver": 2, "fiber": 5}})
+
+See docs/deliverables.md for every file, column and option.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ._view import CABLE_CSV_COLUMNS, DesignView
+from .bom import BOM_CSV_COLUMNS, compute_bom, iter_bom_csv, iter_bom_rows, render_bom_pdf, write_bom_csv
+from .cabling import iter_cable_rows, iter_cables_csv, render_cabling_plan_pdf, write_cables_csv
+from .labels import count_labels, iter_labels, render_labels_pdf
+from .lossbudget import LOSS_COLUMNS, iter_loss_budget_csv, iter_loss_rows
+from .options import ExportOptions, LabelStock
+from .testsheet import (
+    TEST_SHEET_COLUMNS,
+    Comparison,
+    MeasuredFiber,
+    ParseError,
+    compare,
+    iter_results_csv,
+    iter_test_rows,
+    iter_test_sheet_csv,
+    parse_test_results,
+    render_test_sheet_pdf,
+)
+from .topology import (
+    iter_ibnetdiscover,
+    iter_netbox_cables,
+    iter_netbox_devices,
+    iter_netbox_front_ports,
+    iter_netbox_interfaces,
+    iter_netbox_rear_ports,
+    iter_topology_dot,
+)
+
+__all__ = [
+    "BOM_CSV_COLUMNS", "CABLE_CSV_COLUMNS", "Comparison", "DesignView", "ExportOptions", "LOSS_COLUMNS",
+    "LabelStock", "MeasuredFiber", "ParseError", "TEST_SHEET_COLUMNS", "compare", "compute_bom", "count_labels",
+    "iter_bom_csv", "iter_bom_rows", "iter_cable_rows", "iter_cables_csv", "iter_ibnetdiscover", "iter_labels",
+    "iter_loss_budget_csv", "iter_loss_rows", "iter_netbox_cables", "iter_netbox_devices",
+    "iter_netbox_front_ports", "iter_netbox_interfaces", "iter_netbox_rear_ports", "iter_results_csv",
+    "iter_test_rows", "iter_test_sheet_csv", "iter_topology_dot", "parse_test_results", "render_bom_pdf",
+    "render_cabling_plan_pdf", "render_labels_pdf", "render_test_sheet_pdf", "write_bom_csv",
+    "write_cables_csv", "write_deliverables", "write_lines", "DOCUMENTS",
+]
+
+
+def write_lines(path: Path, lines, chunk: int = 4000) -> Path:
+    """Write an iterator of text lines to path (UTF-8, '\\n' line ends), in chunks."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        buf: list[str] = []
+        for line in lines:
+            buf.append(line)
+            if len(buf) >= chunk:
+                fh.write("".join(buf))
+                buf.clear()
+        fh.write("".join(buf))
+    return path
+
+
+def _pdf(path: Path, render, result, opts, revision_label) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as fh:
+        render(result, fh, opts, revision_label=revision_label)
+    return path
+
+
+# name -> writer(view, out_dir, options, revision_label) -> Path | None. Order = write order.
+def _netbox_ports(v, out, o, r):
+    if not any(e[0] == "panel" for row in v.ph.cable_rows for e in (row[4], row[5])):
+        return None
+    write_lines(out / "netbox" / "front-ports.csv", iter_netbox_front_ports(v))
+    return write_lines(out / "netbox" / "rear-ports.csv", iter_netbox_rear_ports(v))
+
+
+DOCUMENTS = {
+    "bom.pdf": lambda v, out, o, r: _pdf(out / "bom.pdf", render_bom_pdf, v.result, o, r),
+    "bom.csv": lambda v, out, o, r: write_lines(out / "bom.csv", iter_bom_csv(v.result, o)),
+    "cabling-plan.pdf": lambda v, out, o, r: _pdf(out / "cabling-plan.pdf", render_cabling_plan_pdf, v, o, r),
+    "cables.csv": lambda v, out, o, r: write_lines(out / "cables.csv", iter_cables_csv(v, row=o.row, rack=o.rack)),
+    "labels.pdf": lambda v, out, o, r: _pdf(out / "labels.pdf", render_labels_pdf, v, o, r),
+    "test-sheet.pdf": lambda v, out, o, r: _pdf(out / "test-sheet.pdf", render_test_sheet_pdf, v, o, r),
+    "test-sheet.csv": lambda v, out, o, r: write_lines(
+        out / "test-sheet.csv", iter_test_sheet_csv(v, row=o.row, rack=o.rack, test_limit=o.test_limit)),
+    "loss-budget.csv": lambda v, out, o, r: write_lines(out / "loss-budget.csv", iter_loss_budget_csv(v)),
+    "topology.dot": lambda v, out, o, r: write_lines(out / "topology.dot", iter_topology_dot(v)),
+    "topology.ibnetdiscover": lambda v, out, o, r: write_lines(out / "topology.ibnetdiscover", iter_ibnetdiscover(v)),
+    "netbox/devices.csv": lambda v, out, o, r: write_lines(out / "netbox" / "devices.csv", iter_netbox_devices(v)),
+    "netbox/interfaces.csv": lambda v, out, o, r: write_lines(out / "netbox" / "interfaces.csv",
+                                                              iter_netbox_interfaces(v)),
+    "netbox/cables.csv": lambda v, out, o, r: write_lines(out / "netbox" / "cables.csv", iter_netbox_cables(v)),
+    "netbox/ports": _netbox_ports,
+}
+
+
+def write_deliverables(result, out_dir, *, revision_label: str = "r1", options=None,
+                       only: list[str] | None = None) -> list[Path]:
+    """Write every deliverable of ``result`` into ``out_dir``; returns the paths written.
+
+    links.csv and summary.json are the engine's (engine.outputs.write_plan). cables.csv here is
+    the engine's cable table plus the installer's columns (same first columns, same order).
+    ``only`` limits the run to some DOCUMENTS keys.
+    """
+    opts = ExportOptions.from_any(options)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    v = DesignView(result)
+    written: list[Path] = []
+    for name, fn in DOCUMENTS.items():
+        if only is not None and name not in only:
+            continue
+        p = fn(v, out, opts, revision_label)
+        if p is not None:
+            written.append(p)
+            if name == "netbox/ports":
+                written.insert(len(written) - 1, out / "netbox" / "front-ports.csv")
+    return written

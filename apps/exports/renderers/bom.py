@@ -1,0 +1,451 @@
+"""Bill of materials: bom.csv and bom.pdf.
+
+Quantities come from the result: per network and category, per SU (the parts of each SU's
+servers and leaves), and the order summary per part (which equals summary["bom"] line by line:
+tests check it). Spares are a percentage per category, rounded up per part; prices are optional.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
+from typing import IO, Iterator
+
+from ._csv import csv_lines
+from ._pdf import SANS, Column, DocInfo, FlowDoc, Heading, Lines, PageBreak, Table, fmt_int, page_size
+from .options import ExportOptions
+
+CATEGORY_ORDER = ("switch", "appliance", "transceiver", "copper", "aoc", "fiber", "trunk", "panel", "panel-insert")
+CATEGORY_TITLE = {"switch": "Switches", "appliance": "Appliances", "transceiver": "Transceivers",
+                  "copper": "Copper cables", "aoc": "Active optical cables", "fiber": "Fiber cords",
+                  "trunk": "Fiber trunks", "panel": "Patch panels", "panel-insert": "Panel adapters and cassettes"}
+NETWORK_ORDER = ("compute", "storage", "inband", "oob")
+
+BOM_CSV_COLUMNS = ("section", "network", "su", "category", "sku", "description", "form_factor", "length_m",
+                   "quantity", "spares_percent", "spares", "order_quantity", "unit_watts", "watts", "currency",
+                   "unit_price", "extended_price")
+
+_FF = re.compile(r"\b(OSFP|QSFP112|QSFP-DD|QSFP56|QSFP28|SFP28|SFP\+|RJ45)\b", re.I)
+
+
+@dataclass
+class Part:
+    category: str
+    sku: str
+    description: str
+    form_factor: str = ""
+    length_m: float | None = None
+    unit_watts: float | None = None
+
+
+@dataclass
+class Bom:
+    parts: dict  # (category, sku) -> Part
+    order: list  # (category, sku, qty, spares, order_qty, watts, unit_price, extended)
+    by_network: dict  # network -> Counter((category, sku) -> qty)
+    by_su: dict  # su -> Counter((category, sku) -> qty)
+    su_servers: Counter
+    fibers: dict
+    currency: str
+    spares_percent: dict  # category -> Decimal
+    totals: dict = field(default_factory=dict)
+
+
+def _category_key(cat: str) -> int:
+    return CATEGORY_ORDER.index(cat) if cat in CATEGORY_ORDER else len(CATEGORY_ORDER)
+
+
+def _network_key(n: str):
+    return (NETWORK_ORDER.index(n) if n in NETWORK_ORDER else len(NETWORK_ORDER), n)
+
+
+def _form_factors(opts: ExportOptions) -> dict:
+    cat = opts.catalog
+    if cat is None:
+        try:
+            from engine.catalog import load_catalog
+
+            cat = load_catalog()
+        except Exception:  # pragma: no cover - catalog not loadable: fall back to descriptions
+            return {}
+    media = getattr(cat, "media", cat)
+    tr = getattr(media, "transceivers", None) or {}
+    try:
+        return {sku: t.form_factor for sku, t in tr.items()}
+    except AttributeError:  # pragma: no cover
+        return {}
+
+
+def compute_bom(result, options=None) -> Bom:
+    opts = ExportOptions.from_any(options)
+    ph = result.physical
+    summary_bom = result.summary.get("bom") or (ph.bom if ph is not None else [])
+    parts: dict = {}
+    for line in summary_bom:
+        q = line["quantity"]
+        uw = None if line.get("watts") is None or not q else line["watts"] / q
+        parts[(line["category"], line["sku"])] = Part(line["category"], line["sku"], line.get("description", ""),
+                                                      unit_watts=uw)
+    sku_cat = {sku: cat for cat, sku in parts}
+    ffs = _form_factors(opts)
+    for (cat, sku), p in parts.items():
+        if cat == "transceiver":
+            ff = ffs.get(sku)
+            if not ff:
+                m = _FF.search(p.description or "")
+                ff = m.group(1) if m else ""
+            p.form_factor = ff.upper()
+    devices = result.devices
+    su_of = [d.su for d in devices]
+    by_network: dict = defaultdict(Counter)
+    by_su: dict = defaultdict(Counter)
+    # switches and appliances
+    for d in devices:
+        if d.role in ("leaf", "spine", "core", "oob", "oob-agg"):
+            key = ("switch", d.model.upper())
+        elif d.role == "ufm":
+            key = ("appliance", "UFM")
+        else:
+            continue
+        if key in parts:
+            by_network[d.network or "compute"][key] += 1
+            if d.su:
+                by_su[d.su][key] += 1
+    # transceivers: one per cage end that carries a module (as the engine counts them)
+    if ph is not None:
+        cages: set = set()
+        add = cages.add
+        for lk, ch in zip(result.links, ph.choices):
+            if ch:
+                am, bm = ch.a_module, ch.b_module
+                if am:
+                    add((am, lk.a, lk.a_cage, lk.network))
+                if bm:
+                    add((bm, lk.b, lk.b_cage, lk.network))
+        per = Counter((m, dev, net) for m, dev, _cage, net in cages)
+        for (m, dev, net), n in per.items():
+            key = ("transceiver", m)
+            by_network[net][key] += n
+            s = su_of[dev]
+            if s:
+                by_su[s][key] += n
+        # cables: by part (ordered length is in the part number); per SU by the A-end device
+        cab = Counter()
+        lengths: dict = {}
+        for row in ph.cable_rows:
+            part = row[2]
+            a = row[4]
+            cab[(row[8], part, su_of[a[0]] if a[0] != "panel" else 0)] += 1
+            if part not in lengths:
+                lengths[part] = row[3]
+        for (net, part, s), n in cab.items():
+            key = (sku_cat.get(part, "cable"), part)
+            by_network[net][key] += n
+            if s:
+                by_su[s][key] += n
+        for (cat, sku), p in parts.items():
+            if sku in lengths and cat not in ("switch", "appliance", "transceiver"):
+                p.length_m = lengths[sku]
+        # panels and their inserts, assigned to the network of the trunks that end in them
+        net_of = {}
+        for net, t in ph.trunks:
+            net_of[(t.rack_a, t.tier)] = net
+            net_of[(t.rack_b, t.tier)] = net
+        for rp in ph.panels:
+            net = net_of.get((rp.rack, rp.tier), "")
+            by_network[net][("panel", rp.panel_sku)] += rp.panels
+            for insert, count in rp.inserts:
+                by_network[net][("panel-insert", insert)] += count
+    # reconcile with the engine's summary: the order quantities are the summary's, any
+    # difference in the split is shown as network "unassigned" (never silently lost)
+    want_q = {(ln["category"], ln["sku"]): ln["quantity"] for ln in summary_bom}
+    split = Counter()
+    for c in by_network.values():
+        split.update(c)
+    for key, p in parts.items():
+        want = want_q[key]
+        diff = want - split.get(key, 0)
+        if diff:
+            by_network["unassigned"][key] += diff
+    # order summary with spares and prices
+    prices = opts.prices
+    order = []
+    tot_qty = tot_sp = 0
+    tot_w = Decimal(0)
+    tot_price = Decimal(0)
+    priced_all = True
+    spares_pct = {}
+    for line in sorted(summary_bom, key=lambda ln: (_category_key(ln["category"]), ln["sku"])):
+        cat, sku, qty = line["category"], line["sku"], line["quantity"]
+        pct = opts.spares_for(cat)
+        spares_pct[cat] = pct
+        spares = int((Decimal(qty) * pct / 100).to_integral_value(rounding=ROUND_CEILING))
+        oq = qty + spares
+        watts = line.get("watts")
+        unit = prices.get(sku)
+        ext = None if unit is None else (unit * oq).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+        if unit is None:
+            priced_all = False
+        else:
+            tot_price += ext
+        order.append((cat, sku, qty, spares, oq, watts, unit, ext))
+        tot_qty += qty
+        tot_sp += spares
+        if watts is not None:
+            tot_w += Decimal(str(watts))
+    fib = result.summary.get("fibers") or {}
+    su_servers = Counter(d.su for d in devices if d.su and d.role == "server")
+    bom = Bom(parts, order, dict(by_network), dict(by_su), su_servers, fib, opts.currency, spares_pct)
+    bom.totals = {"quantity": tot_qty, "spares": tot_sp, "order_quantity": tot_qty + tot_sp,
+                  "watts": float(tot_w), "price": tot_price if prices else None, "priced_all": priced_all,
+                  "lines_without_watts": sum(1 for o in order if o[5] is None),
+                  "lines_without_price": sum(1 for o in order if o[6] is None)}
+    return bom
+
+
+def _w(x) -> str:
+    return "" if x is None else f"{x:.2f}"
+
+
+def _money(x) -> str:
+    return "" if x is None else f"{x:.2f}"
+
+
+def iter_bom_rows(result, options=None, bom: Bom | None = None) -> Iterator[tuple]:
+    """bom.csv rows (BOM_CSV_COLUMNS). Sections: order (one per part, with spares and prices),
+    category-total, total, network (per network and part), su (per SU and part), fibers."""
+    opts = ExportOptions.from_any(options)
+    b = bom or compute_bom(result, opts)
+    cur = b.currency
+    parts = b.parts
+
+    def pinfo(cat, sku):
+        p = parts.get((cat, sku)) or Part(cat, sku, "")
+        return (p.description, p.form_factor, "" if p.length_m is None else p.length_m)
+
+    by_cat: dict = defaultdict(list)
+    for o in b.order:
+        by_cat[o[0]].append(o)
+    for cat in sorted(by_cat, key=_category_key):
+        cq = cs = co = 0
+        cw = Decimal(0)
+        cp = Decimal(0)
+        cw_any = cp_any = False
+        for cat_, sku, qty, spares, oq, watts, unit, ext in by_cat[cat]:
+            desc, ff, length = pinfo(cat, sku)
+            uw = parts[(cat, sku)].unit_watts if (cat, sku) in parts else None
+            yield ("order", "", "", cat, sku, desc, ff, length, qty, str(b.spares_percent.get(cat, 0)), spares, oq,
+                   _w(uw), _w(watts), cur if unit is not None else "", _money(unit), _money(ext))
+            cq += qty
+            cs += spares
+            co += oq
+            if watts is not None:
+                cw += Decimal(str(watts))
+                cw_any = True
+            if ext is not None:
+                cp += ext
+                cp_any = True
+        yield ("category-total", "", "", cat, "", CATEGORY_TITLE.get(cat, cat), "", "", cq,
+               str(b.spares_percent.get(cat, 0)), cs, co, "", _w(cw) if cw_any else "", cur if cp_any else "", "",
+               _money(cp) if cp_any else "")
+    t = b.totals
+    yield ("total", "", "", "", "", "All parts", "", "", t["quantity"], "", t["spares"], t["order_quantity"], "",
+           _w(t["watts"]), cur if t["price"] is not None else "", "", _money(t["price"]))
+    for net in sorted(b.by_network, key=_network_key):
+        c = b.by_network[net]
+        for (cat, sku) in sorted(c, key=lambda k: (_category_key(k[0]), k[1])):
+            q = c[(cat, sku)]
+            if not q:
+                continue
+            desc, ff, length = pinfo(cat, sku)
+            uw = parts[(cat, sku)].unit_watts if (cat, sku) in parts else None
+            yield ("network", net, "", cat, sku, desc, ff, length, q, "", "", "", _w(uw),
+                   _w(None if uw is None else round(uw * q, 2)), "", "", "")
+    for su in sorted(b.by_su):
+        c = b.by_su[su]
+        yield ("su", "", su, "server", "", "servers", "", "", b.su_servers.get(su, 0), "", "", "", "", "", "", "", "")
+        for (cat, sku) in sorted(c, key=lambda k: (_category_key(k[0]), k[1])):
+            desc, ff, length = pinfo(cat, sku)
+            yield ("su", "", su, cat, sku, desc, ff, length, c[(cat, sku)], "", "", "", "", "", "", "", "")
+    fib = b.fibers
+    for scope, data in [("total", fib.get("total"))] + sorted((fib.get("per_network") or {}).items()):
+        if not data:
+            continue
+        for kind in ("active", "installed", "dark", "spare"):
+            yield ("fibers", scope, "", "fiber-count", "", kind, "", "", data.get(kind, 0), "", "", "", "", "", "", "",
+                   "")
+
+
+def iter_bom_csv(result, options=None) -> Iterator[str]:
+    yield from csv_lines(BOM_CSV_COLUMNS, iter_bom_rows(result, options))
+
+
+def write_bom_csv(result, fh: IO[str], options=None) -> int:
+    n = -1
+    for line in iter_bom_csv(result, options):
+        fh.write(line)
+        n += 1
+    return n
+
+
+# ----- PDF ----------------------------------------------------------------------------------------
+
+_B = "\x01"  # bold-row marker for subtotal rows
+
+
+def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> int:
+    opts = ExportOptions.from_any(options)
+    b = compute_bom(result, opts)
+    s = result.summary
+    info = DocInfo("Bill of materials", result.spec.name, revision_label, opts.date)
+    doc = FlowDoc(info, page_size(opts.page_size, "landscape"), margin=28.0)
+    w = doc.width
+    t = b.totals
+    cur = b.currency
+    nets = s.get("networks", {})
+    switches = sum(q for (c, _), q in _flat(b.by_network).items() if c == "switch")
+    transceivers = sum(o[2] for o in b.order if o[0] == "transceiver")
+    cables = sum(o[2] for o in b.order if o[0] in ("copper", "aoc", "fiber", "trunk"))
+    fib_total = (s.get("fibers") or {}).get("total") or {}
+    cover = [
+        f"Design: {result.spec.name}",
+        f"Revision: {revision_label}",
+        f"Date: {opts.date}",
+        f"Engine {result.engine_version} \u00b7 catalog {result.catalog_version}",
+        "",
+        f"GPUs: {fmt_int(s.get('gpus', 0))} \u00b7 servers: {fmt_int(s.get('servers', 0))} ({s.get('server_model', '')})",
+        f"Networks: {', '.join(n for n in NETWORK_ORDER if n in nets) or '-'}",
+        f"Switches: {fmt_int(switches)} \u00b7 transceivers: {fmt_int(transceivers)} \u00b7 cables and trunks: "
+        f"{fmt_int(cables)}",
+        f"Links: {fmt_int(s.get('links_total', 0))} \u00b7 cables in the plan: {fmt_int(s.get('cables_total', 0))}",
+        f"Fibers (active): {fmt_int(fib_total.get('active', 0))} \u00b7 installed: {fmt_int(fib_total.get('installed', 0))}",
+        f"Parts to order: {fmt_int(t['quantity'])} + spares {fmt_int(t['spares'])} = {fmt_int(t['order_quantity'])}",
+        f"Network power (BOM lines with a figure): {t['watts']:,.2f} W"
+        + (f"; {t['lines_without_watts']} line(s) have no power figure" if t["lines_without_watts"] else ""),
+    ]
+    if t["price"] is not None:
+        cover.append(f"Total price: {t['price']:,.2f} {cur}"
+                     + (f" ({t['lines_without_price']} line(s) without a price are not included)"
+                        if t["lines_without_price"] else ""))
+    sp = ", ".join(f"{CATEGORY_TITLE.get(c, c).lower()} {p} %" for c, p in sorted(b.spares_percent.items(),
+                                                                                  key=lambda kv: _category_key(kv[0]))
+                   if p) or "none"
+    cover.append(f"Spares: {sp} (per part, rounded up)")
+    doc.add(Heading(f"Bill of materials: {result.spec.name}", 1, section="Cover"))
+    doc.add(Lines(cover, font=SANS, size=10, leading=14))
+    doc.add(Lines(["Part numbers are the vendor's orderable part numbers (OPN) as the catalog lists them; "
+                   "cable part numbers carry the ordered length. Quantities equal summary.json's bom; bom.csv "
+                   "holds every table of this document."], font=SANS, size=8, leading=11))
+    # order summary
+    doc.add(PageBreak(section="Order summary"))
+    doc.add(Heading("Order summary (all networks)", 1))
+    cols = [Column("Part number", 150), Column("Description", w - 150 - 40 - 38 - 38 - 40 - 50 - 52 - 62),
+            Column("Form f.", 40), Column("Qty", 38, "right"), Column("Spares", 38, "right"),
+            Column("Order", 40, "right"), Column("W", 50, "right"), Column("Unit " + cur, 52, "right"),
+            Column("Total " + cur, 62, "right")]
+    rows = []
+    by_cat: dict = defaultdict(list)
+    for o in b.order:
+        by_cat[o[0]].append(o)
+    for cat in sorted(by_cat, key=_category_key):
+        cq = cs = co = 0
+        cw = Decimal(0)
+        cp = Decimal(0)
+        cw_any = cp_any = False
+        for cat_, sku, qty, spares, oq, watts, unit, ext in by_cat[cat]:
+            p = b.parts.get((cat, sku))
+            desc = p.description if p else ""
+            if p and p.length_m is not None and cat in ("copper", "aoc", "fiber", "trunk"):
+                desc = f"{desc} ({p.length_m:g} m)" if f"{p.length_m:g} m" not in desc else desc
+            rows.append((sku, desc, p.form_factor if p else "", fmt_int(qty), fmt_int(spares), fmt_int(oq),
+                         "" if watts is None else f"{watts:,.2f}", "" if unit is None else f"{unit:,.2f}",
+                         "" if ext is None else f"{ext:,.2f}"))
+            cq += qty
+            cs += spares
+            co += oq
+            if watts is not None:
+                cw += Decimal(str(watts))
+                cw_any = True
+            if ext is not None:
+                cp += ext
+                cp_any = True
+        rows.append((_B + f"{CATEGORY_TITLE.get(cat, cat)} subtotal", f"spares {b.spares_percent.get(cat, 0)} %", "",
+                     fmt_int(cq), fmt_int(cs), fmt_int(co), f"{cw:,.2f}" if cw_any else "", "",
+                     f"{cp:,.2f}" if cp_any else ""))
+    rows.append((_B + "All parts", "", "", fmt_int(t["quantity"]), fmt_int(t["spares"]), fmt_int(t["order_quantity"]),
+                 f"{t['watts']:,.2f}", "", "" if t["price"] is None else f"{t['price']:,.2f}"))
+    doc.add(Table(cols, len(rows), rows, bold_marker=_B))
+    # per network
+    doc.add(PageBreak(section="By network"))
+    doc.add(Heading("By network and category", 1))
+    ncols = [Column("Part number", 150), Column("Description", w - 150 - 44 - 44 - 60), Column("Form f.", 44),
+             Column("Qty", 44, "right"), Column("W", 60, "right")]
+    for net in sorted(b.by_network, key=_network_key):
+        c = b.by_network[net]
+        rows = []
+        for cat in sorted({k[0] for k in c}, key=_category_key):
+            keys = sorted(k for k in c if k[0] == cat and c[k])
+            if not keys:
+                continue
+            cw = 0.0
+            cq = 0
+            anyw = False
+            for key in keys:
+                p = b.parts.get(key)
+                q = c[key]
+                wv = None if p is None or p.unit_watts is None else round(p.unit_watts * q, 2)
+                rows.append((key[1], p.description if p else "", p.form_factor if p else "", fmt_int(q),
+                             "" if wv is None else f"{wv:,.2f}"))
+                cq += q
+                if wv is not None:
+                    cw += wv
+                    anyw = True
+            rows.append((_B + f"{CATEGORY_TITLE.get(cat, cat)}", "", "", fmt_int(cq), f"{cw:,.2f}" if anyw else ""))
+        doc.add(Table(ncols, len(rows), rows, title=f"{net} network", bold_marker=_B))
+    # per SU, identical SUs grouped
+    if b.by_su:
+        doc.add(PageBreak(section="Per SU"))
+        doc.add(Heading("Per scalable unit (the parts of each SU's servers and leaves)", 1))
+        doc.add(Lines(["Cables count in the SU of their A end (servers' cables and the SU leaves' uplinks); "
+                       "transceivers in the SU of the device that holds them. SUs with identical parts share a "
+                       "table; quantities are per SU."], font=SANS, size=8, leading=11))
+        groups: dict = defaultdict(list)
+        for su in sorted(b.by_su):
+            sig = (b.su_servers.get(su, 0),) + tuple(sorted(b.by_su[su].items()))
+            groups[sig].append(su)
+        scols = [Column("Part number", 160), Column("Description", w - 160 - 60), Column("Qty per SU", 60, "right")]
+        from .diagrams import _ranges
+
+        for sig, sus in sorted(groups.items(), key=lambda kv: kv[1][0]):
+            rows = [("servers", "servers in the SU", fmt_int(sig[0]))]
+            for (cat, sku), q in sorted(sig[1:], key=lambda kv: (_category_key(kv[0][0]), kv[0][1])):
+                p = b.parts.get((cat, sku))
+                rows.append((sku, p.description if p else cat, fmt_int(q)))
+            title = f"{_ranges('SU ', sus)} ({len(sus)} SU{'s' if len(sus) > 1 else ''}, quantities per SU)"
+            doc.add(Table(scols, len(rows), rows, title=title))
+    # fibers
+    fib = b.fibers
+    if fib:
+        doc.add(PageBreak(section="Fibers"))
+        doc.add(Heading("Fibers", 1))
+        fcols = [Column("Scope", 160), Column("Active", 80, "right"), Column("Installed", 80, "right"),
+                 Column("Dark", 80, "right"), Column("Spare", 80, "right")]
+        rows = []
+        for scope, data in [("total", fib.get("total"))] + sorted((fib.get("per_network") or {}).items()) + \
+                sorted((f"tier {k}", v) for k, v in (fib.get("per_tier") or {}).items()):
+            if data:
+                rows.append((scope, fmt_int(data.get("active", 0)), fmt_int(data.get("installed", 0)),
+                             fmt_int(data.get("dark", 0)), fmt_int(data.get("spare", 0))))
+        doc.add(Table(fcols, len(rows), rows))
+        doc.add(Lines(["Active: 2 fibers per optical lane; installed = active + dark + spare (docs/physical-layer.md "
+                       "3.6). Patch cords at panels count as cables, not again as fibers."], font=SANS, size=8,
+                      leading=11))
+    return doc.render(fh)
+
+
+def _flat(by_network: dict) -> Counter:
+    out = Counter()
+    for c in by_network.values():
+        out.update(c)
+    return out

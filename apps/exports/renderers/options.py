@@ -1,0 +1,140 @@
+"""Export options: prices, spares, filters, page and label stock. Plain data, validated."""
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field, fields, replace
+from decimal import Decimal, InvalidOperation
+from typing import Any, Mapping
+
+MM = 72.0 / 25.4
+INCH = 72.0
+
+
+@dataclass(frozen=True)
+class LabelStock:
+    """A sheet of wrap-around (self-laminating) cable labels.
+
+    USER DEFAULT (change it to your stock): US Letter sheets of 4 x 7 labels, each 2.0 in wide
+    x 1.5 in tall, printed in the top 0.75 in (the clear lower part wraps over the print),
+    0.25 in page margins, no gaps. This geometry is generic, not one vendor's part number:
+    measure your stock and set the fields.
+    """
+
+    name: str = "generic wrap-around 2.0 x 1.5 in, 4 x 7 on Letter (user default)"
+    page_size: str = "letter"
+    columns: int = 4
+    rows: int = 7
+    label_width: float = 2.0 * INCH
+    label_height: float = 1.5 * INCH
+    print_height: float = 0.75 * INCH
+    margin_left: float = 0.25 * INCH
+    margin_top: float = 0.25 * INCH
+    gap_x: float = 0.0
+    gap_y: float = 0.0
+    font_size: float = 8.0
+    padding: float = 3.0
+
+    @classmethod
+    def from_dict(cls, d: Mapping | None) -> "LabelStock":
+        if d is None:
+            return cls()
+        if isinstance(d, LabelStock):
+            return d
+        known = {f.name for f in fields(cls)}
+        bad = sorted(set(d) - known)
+        if bad:
+            raise ValueError(f"label_stock: unknown field(s) {', '.join(bad)}; known: {', '.join(sorted(known))}")
+        stock = replace(cls(), **dict(d))
+        stock.validate()
+        return stock
+
+    def validate(self) -> None:
+        from ._pdf import MIN_FONT_SIZE, page_size
+
+        w, h = page_size(self.page_size, "portrait")
+        if self.columns < 1 or self.rows < 1:
+            raise ValueError("label_stock: columns and rows must be >= 1")
+        if self.font_size < MIN_FONT_SIZE:
+            raise ValueError(f"label_stock.font_size: must be >= {MIN_FONT_SIZE:g} pt")
+        if self.print_height > self.label_height or self.print_height < 3 * self.font_size:
+            raise ValueError("label_stock.print_height: must hold 3 lines of text and fit in the label")
+        if self.margin_left + self.columns * self.label_width + (self.columns - 1) * self.gap_x > w + 0.01:
+            raise ValueError("label_stock: the labels do not fit the page width")
+        if self.margin_top + self.rows * self.label_height + (self.rows - 1) * self.gap_y > h + 0.01:
+            raise ValueError("label_stock: the labels do not fit the page height")
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    prices: Mapping[str, Decimal] = field(default_factory=dict)  # sku -> unit price
+    currency: str = "USD"
+    spares_percent: Mapping[str, Decimal] = field(default_factory=dict)  # category -> %, "*" for all
+    row: str | None = None  # cabling plan / labels / test sheet: one row
+    rack: str | None = None  # ... or one rack
+    page_size: str = "a4"  # a4 | letter (the label stock has its own)
+    label_stock: LabelStock = field(default_factory=LabelStock)
+    date: str = ""  # ISO date on every document; default: today
+    test_limit: str = "pmd"  # pmd: the PMD's max channel IL | budget: the design's worst-case loss
+    catalog: Any = None  # engine Catalog or MediaCatalog, for transceiver form factors
+
+    @classmethod
+    def from_any(cls, options) -> "ExportOptions":
+        if options is None:
+            return cls(date=_dt.date.today().isoformat())
+        if isinstance(options, ExportOptions):
+            return options if options.date else replace(options, date=_dt.date.today().isoformat())
+        if not isinstance(options, Mapping):
+            raise ValueError("options: must be a mapping or ExportOptions")
+        known = {f.name for f in fields(cls)}
+        bad = sorted(set(options) - known)
+        if bad:
+            raise ValueError(f"options: unknown key(s) {', '.join(bad)}; known: {', '.join(sorted(known))}")
+        kw = dict(options)
+        if "prices" in kw:
+            kw["prices"] = _prices(kw["prices"])
+        if "spares_percent" in kw:
+            kw["spares_percent"] = _spares(kw["spares_percent"])
+        if "label_stock" in kw:
+            kw["label_stock"] = LabelStock.from_dict(kw["label_stock"])
+        if kw.get("test_limit", "pmd") not in ("pmd", "budget"):
+            raise ValueError("options.test_limit: must be 'pmd' or 'budget'")
+        if str(kw.get("page_size", "a4")).lower() not in ("a4", "letter"):
+            raise ValueError("options.page_size: must be 'a4' or 'letter'")
+        cur = kw.get("currency", "USD")
+        if not isinstance(cur, str) or not cur.strip() or len(cur) > 8:
+            raise ValueError("options.currency: a short code such as 'USD' or 'EUR'")
+        kw.setdefault("date", _dt.date.today().isoformat())
+        return cls(**kw)
+
+    def spares_for(self, category: str) -> Decimal:
+        sp = self.spares_percent
+        return sp.get(category, sp.get("*", Decimal(0)))
+
+
+def _dec(v, what: str) -> Decimal:
+    try:
+        d = Decimal(str(v).strip())
+    except (InvalidOperation, ValueError):
+        raise ValueError(f"{what}: {v!r} is not a number") from None
+    if not d.is_finite() or d < 0:
+        raise ValueError(f"{what}: {v!r} must be a finite number >= 0")
+    return d
+
+
+def _prices(p) -> dict[str, Decimal]:
+    if not isinstance(p, Mapping):
+        raise ValueError("options.prices: must map part numbers to unit prices")
+    return {str(k): _dec(v, f"options.prices[{k!r}]") for k, v in p.items()}
+
+
+def _spares(s) -> dict[str, Decimal]:
+    if isinstance(s, (int, float, str, Decimal)) and not isinstance(s, bool):
+        d = _dec(s, "options.spares_percent")
+        return {"*": d}
+    if not isinstance(s, Mapping):
+        raise ValueError("options.spares_percent: a percentage, or {category: percentage}")
+    out = {str(k): _dec(v, f"options.spares_percent[{k!r}]") for k, v in s.items()}
+    for k, v in out.items():
+        if v > 1000:
+            raise ValueError(f"options.spares_percent[{k!r}]: {v} % is not plausible (max 1000)")
+    return out

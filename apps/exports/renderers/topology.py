@@ -1,0 +1,276 @@
+"""Topology files of the intended cabling:
+
+* topology.dot: Graphviz, one edge per link, ``"dev":"port" -- "dev":"port";`` as Cumulus PTM
+  checks it (the ports are the design's port names; map them to the NOS's interface names, e.g.
+  swp, if they differ).
+* topology.ibnetdiscover: the InfiniBand networks in ibnetdiscover's text format (Switch and Ca
+  blocks with ``[port] "peer"[port]`` lines). Simplifications: no GUIDs exist before install, so
+  every GUID is a deterministic placeholder derived from the device name (and HCA index); LIDs
+  are 0; a server's compute port is one single-port CA (HCA-n, n = its port order on the server);
+  switch port numbers are logical (cage c, port p of a twin-port cage -> 2(c-1)+p).
+* NetBox CSV imports: devices.csv, interfaces.csv, cables.csv (NetBox's import column names).
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import defaultdict
+from typing import Iterator
+
+from ._csv import csv_lines
+from ._view import DesignView
+
+
+def _view(result) -> DesignView:
+    return result if isinstance(result, DesignView) else DesignView(result)
+
+
+def _q(s: str) -> str:
+    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def iter_topology_dot(result) -> Iterator[str]:
+    v = _view(result)
+    devs = v.devices
+    yield f"graph {_q(v.result.spec.name)} {{\n"
+    for lk in v.links:
+        yield f"{_q(devs[lk.a].name)}:{_q(lk.a_port)} -- {_q(devs[lk.b].name)}:{_q(lk.b_port)};\n"
+    yield "}\n"
+
+
+# ----- ibnetdiscover --------------------------------------------------------------------------------
+
+IB_WIDTH = {100: "4xEDR", 200: "2xNDR", 400: "4xNDR", 800: "4xXDR", 1600: "8xXDR"}
+# PCI device ids of NVIDIA switch ASICs that are certain; others print 0x0 (a placeholder).
+IB_DEVID = {"qm9700": "0xd2f0", "qm9790": "0xd2f0"}
+_PORT = re.compile(r"^(\d+)(?:/(\d+))?$")
+
+
+def guid(*parts) -> str:
+    """Deterministic 64-bit placeholder GUID: NVIDIA's OUI 00:02:c9 + 40 bits of BLAKE2b(name)."""
+    h = hashlib.blake2b("|".join(str(p) for p in parts).encode(), digest_size=5).hexdigest()
+    return "0x0002c9" + h
+
+
+def _ib_networks(v: DesignView) -> set:
+    spec = v.result.spec
+    out = set()
+    if spec.compute.technology == "infiniband":
+        out.add("compute")
+    if spec.storage.enabled and spec.storage.technology == "infiniband":
+        out.add("storage")
+    return out
+
+
+def _switch_port(port: str) -> int | None:
+    m = _PORT.match(str(port))
+    if not m:
+        return None
+    c, p = int(m.group(1)), m.group(2)
+    return c if p is None else 2 * (c - 1) + int(p)
+
+
+def iter_ibnetdiscover(result) -> Iterator[str]:
+    v = _view(result)
+    nets = _ib_networks(v)
+    devs = v.devices
+    yield "#\n# Topology file: intended cabling of " + v.result.spec.name + " (fabricdesign)\n"
+    yield "# Placeholder GUIDs (derived from device names) and LIDs (0): nothing is installed yet.\n#\n"
+    if not nets:
+        yield "# No InfiniBand network in this design.\n"
+        return
+    switch_roles = {"leaf", "spine", "core"}
+    # endpoints: (device, port) -> (node kind, node key, port number)
+    hca_of: dict = {}
+    ports_by_dev: dict = defaultdict(list)
+    for i, lk in enumerate(v.links):
+        if lk.network not in nets:
+            continue
+        ports_by_dev[lk.a].append((lk.a_port, i, "a"))
+        ports_by_dev[lk.b].append((lk.b_port, i, "b"))
+    for d, plist in ports_by_dev.items():
+        if devs[d].role not in switch_roles:
+            names = sorted({p for p, _, _ in plist}, key=lambda s: [int(x) if x.isdigit() else x
+                                                                      for x in re.split(r"(\d+)", str(s))])
+            for k, p in enumerate(names):
+                hca_of[(d, p)] = k + 1
+
+    def node(d, port):
+        if devs[d].role in switch_roles:
+            n = _switch_port(port)
+            return ("S", f"S-{guid(devs[d].name)[2:]}", n if n is not None else 0, devs[d].name)
+        k = hca_of[(d, port)]
+        g = guid(devs[d].name, k)
+        return ("H", f"H-{g[2:]}", 1, f"{devs[d].name} HCA-{k}")
+
+    links = v.links
+    for d in sorted(ports_by_dev, key=lambda x: (devs[x].role not in switch_roles, devs[x].name)):
+        dev = devs[d]
+        plist = ports_by_dev[d]
+        if dev.role in switch_roles:
+            g = guid(dev.name)
+            nports = max([_switch_port(p) or 0 for p, _, _ in plist] + [1])
+            yield f"\nvendid=0x2c9\ndevid={IB_DEVID.get(dev.model, '0x0')}\nsysimgguid={g}\nswitchguid={g}({g})\n"
+            yield f'Switch\t{nports} "S-{g[2:]}"\t\t# "{dev.model.upper()} {dev.name}" base port 0 lid 0 lmc 0\n'
+            rows = []
+            for port, i, side in plist:
+                lk = links[i]
+                od, op = (lk.b, lk.b_port) if side == "a" else (lk.a, lk.a_port)
+                kind, key, pn, desc = node(od, op)
+                mine = _switch_port(port) or 0
+                peer = "" if kind == "S" else f"({guid(devs[od].name, hca_of[(od, op)])[2:]})"
+                rows.append((mine, f'[{mine}]\t"{key}"[{pn}]{peer}\t\t# "{desc}" lid 0 '
+                                   f'{IB_WIDTH.get(lk.speed_gbps, "4xNDR")}\n'))
+            for _, line in sorted(rows):
+                yield line
+        else:
+            for port, i, side in sorted(plist, key=lambda t: hca_of[(d, t[0])]):
+                lk = links[i]
+                k = hca_of[(d, port)]
+                g = guid(dev.name, k)
+                od, op = (lk.b, lk.b_port) if side == "a" else (lk.a, lk.a_port)
+                kind, key, pn, desc = node(od, op)
+                yield f"\nvendid=0x2c9\ndevid=0x0\nsysimgguid={guid(dev.name)}\ncaguid={g}\n"
+                yield f'Ca\t1 "H-{g[2:]}"\t\t# "{dev.name} HCA-{k}" ({port})\n'
+                yield (f'[1]({g[2:]})\t"{key}"[{pn}]\t\t# lid 0 lmc 0 "{desc}" lid 0 '
+                       f'{IB_WIDTH.get(lk.speed_gbps, "4xNDR")}\n')
+
+
+# ----- NetBox --------------------------------------------------------------------------------------
+
+NETBOX_DEVICE_COLUMNS = ("name", "role", "manufacturer", "device_type", "status", "site", "rack", "position", "face",
+                         "description")
+NETBOX_INTERFACE_COLUMNS = ("device", "name", "type", "speed", "enabled", "description")
+NETBOX_CABLE_COLUMNS = ("side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type", "side_b_name",
+                        "type", "status", "label", "length", "length_unit", "description")
+NETBOX_PORT_COLUMNS = ("device", "name", "type", "rear_port", "rear_port_position")
+NETBOX_REAR_PORT_COLUMNS = ("device", "name", "type", "positions")
+ROLE_SLUG = {"server": "server", "leaf": "leaf-switch", "spine": "spine-switch", "core": "core-switch",
+             "oob": "oob-switch", "oob-agg": "oob-aggregation-switch", "ufm": "fabric-manager",
+             "storage-appliance": "storage", "mgmt-server": "management-server", "pdu": "pdu"}
+
+
+def _manufacturer(model: str) -> str:
+    m = model.lower()
+    if m.startswith(("qm", "q3", "sn", "dgx", "ufm", "gb")):
+        return "NVIDIA"
+    return "Generic"
+
+
+def iter_netbox_devices(result) -> Iterator[str]:
+    v = _view(result)
+    racks = v.racks
+
+    def rows():
+        for d, ri, u in zip(v.devices, v.dev_rack, v.dev_u):
+            placed = ri >= 0 and u >= 1
+            yield (d.name, ROLE_SLUG.get(d.role, d.role), _manufacturer(d.model), d.model.upper(), "planned",
+                   v.rack_site[ri] if ri >= 0 else v.result.spec.layout.site, racks[ri].id if ri >= 0 else "",
+                   u if placed else "", "front" if placed else "", d.network)
+        panels = sorted({(e[1], e[2]) for row in v.ph.cable_rows for e in (row[4], row[5]) if e[0] == "panel"})
+        for ri, u in panels:
+            yield (f"PP-{v.rack_grid[ri]}-U{u:02d}", "patch-panel", "Generic", "PATCH-PANEL", "planned",
+                   v.rack_site[ri], racks[ri].id, u, "front", "patch panel")
+    yield from csv_lines(NETBOX_DEVICE_COLUMNS, rows())
+
+
+def _if_type(network: str, technology: str, speed: int, medium: str) -> str:
+    if speed <= 1 or medium == "copper-rj45":
+        return "1000base-t"
+    if technology == "infiniband":
+        return {100: "infiniband-edr", 200: "infiniband-hdr", 400: "infiniband-ndr",
+                800: "infiniband-xdr"}.get(speed, "other")
+    return {10: "10gbase-x-sfpp", 25: "25gbase-x-sfp28", 100: "100gbase-x-qsfp28", 200: "200gbase-x-qsfp56",
+            400: "400gbase-x-osfp", 800: "800gbase-x-osfp"}.get(speed, "other")
+
+
+def _technology(v: DesignView, network: str) -> str:
+    spec = v.result.spec
+    if network == "compute":
+        return spec.compute.technology
+    if network == "storage":
+        return spec.storage.technology
+    return "ethernet"
+
+
+def iter_netbox_interfaces(result) -> Iterator[str]:
+    v = _view(result)
+    devs = v.devices
+    ph = v.ph
+
+    def rows():
+        seen = set()
+        for i, lk in enumerate(v.links):
+            ch = ph.choices[i]
+            t = _if_type(lk.network, _technology(v, lk.network), lk.speed_gbps, ch.medium if ch else "")
+            for d, p in ((lk.a, lk.a_port), (lk.b, lk.b_port)):
+                key = (d, p)
+                if key in seen:
+                    continue
+                seen.add(key)
+                yield (devs[d].name, p, t, lk.speed_gbps * 1000 * 1000 if lk.speed_gbps else "", "true",
+                       f"{lk.network} {lk.tier}")
+    yield from csv_lines(NETBOX_INTERFACE_COLUMNS, rows())
+
+
+def _cable_type(medium: str, fiber_type: str) -> str:
+    if medium == "fiber-sm":
+        return "smf-os2"
+    if medium == "fiber-mm":
+        return {"om3": "mmf-om3", "om4": "mmf-om4", "om5": "mmf-om5"}.get(fiber_type or "", "mmf")
+    return {"dac": "dac-passive", "acc": "dac-active", "aoc": "aoc", "copper-rj45": "cat6a"}.get(medium, "")
+
+
+def iter_netbox_cables(result) -> Iterator[str]:
+    """One row per cable. Device ends are dcim.interface; patch-panel ends are the panel's
+    dcim.frontport (cords) or dcim.rearport (trunks). label = the cable id."""
+    v = _view(result)
+    devs = v.devices
+    ph = v.ph
+
+    def end(e, kind):
+        if e[0] == "panel":
+            return (f"PP-{v.rack_grid[e[1]]}-U{e[2]:02d}", "dcim.rearport" if kind == "trunk" else "dcim.frontport",
+                    "T1" if kind == "trunk" else str(e[3]))
+        return (devs[e[0]].name, "dcim.interface", e[1])
+
+    def rows():
+        for cid, kind, part, length, a, b, lids, tier, network in ph.cable_rows:
+            i = v.link_index(lids[0])
+            ch = ph.choices[i]
+            fiber_type = getattr(ch, "fiber_type", "") if ch else ""
+            yield end(a, kind) + end(b, kind) + (_cable_type(ch.medium if ch else "", fiber_type), "planned",
+                                                  f"C{cid:06d}", length, "m", f"{part} {network} {tier}")
+    yield from csv_lines(NETBOX_CABLE_COLUMNS, rows())
+
+
+def iter_netbox_front_ports(result) -> Iterator[str]:
+    """Patch-panel front ports (only for designs with panels): each maps to rear port T1."""
+    v = _view(result)
+    ports = sorted({(e[1], e[2], str(e[3])) for row in v.ph.cable_rows if row[1] != "trunk"
+                    for e in (row[4], row[5]) if e[0] == "panel"},
+                   key=lambda t: (t[0], t[1], len(t[2]), t[2]))
+    counts: dict = defaultdict(int)
+    for ri, u, _p in ports:
+        counts[(ri, u)] += 1
+    pos: dict = defaultdict(int)
+
+    def rows():
+        for ri, u, p in ports:
+            pos[(ri, u)] += 1
+            yield (f"PP-{v.rack_grid[ri]}-U{u:02d}", p, "mpo", "T1", pos[(ri, u)])
+    yield from csv_lines(NETBOX_PORT_COLUMNS, rows())
+
+
+def iter_netbox_rear_ports(result) -> Iterator[str]:
+    v = _view(result)
+    panels: dict = defaultdict(set)
+    for row in v.ph.cable_rows:
+        for e in (row[4], row[5]):
+            if e[0] == "panel":
+                panels[(e[1], e[2])].add(str(e[3]))
+
+    def rows():
+        for (ri, u), ports in sorted(panels.items()):
+            yield (f"PP-{v.rack_grid[ri]}-U{u:02d}", "T1", "mpo", max(1, len(ports - {"T"})))
+    yield from csv_lines(NETBOX_REAR_PORT_COLUMNS, rows())

@@ -1,0 +1,128 @@
+"""Export benchmark: time and peak memory of every deliverable for the 16K and 128K-GPU designs.
+
+    python bench/bench_exports.py [--sizes 16k,128k] [--only bom.pdf,cables.csv] [--out /tmp/fd-bench]
+
+One subprocess per design size: it computes the design once (not timed), then runs each export
+in turn. Before each export the process's peak-RSS counter is reset (writing 5 to
+/proc/self/clear_refs), so "peak MB" is VmHWM during that export (the design itself included:
+the result stays in memory) and "+MB" is that peak minus the RSS just before the export.
+
+Targets (issue "deliverables"): BOM PDF < 0.5 s; cables CSV >= 200,000 rows/s with flat memory;
+full cabling plan PDF for 128K (~400,000 cables) < 60 s and < 1 GB; label sheets < 90 s.
+The machine has 2 vCPUs shared with other work: expect 15-40 % run-to-run spread.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SIZES = {
+    # 16,384 GPUs: 2,048 DGX H100 on QM9700, SU 32 (3 tiers)
+    "16k": {"name": "bench 16K", "servers": {"model": "dgx-h100", "count": 2048},
+            "compute_fabric": {"technology": "infiniband", "switch": "qm9700", "scalable_unit": 32}},
+    # 131,072 GPUs: 16,384 DGX B300 on Q3400 XDR (3 tiers)
+    "128k": {"name": "bench 128K", "servers": {"model": "dgx-b300", "count": 16384},
+             "compute_fabric": {"technology": "infiniband", "switch": "q3400"}},
+}
+
+CHILD = r"""
+import gc, json, os, sys, time
+sys.path.insert(0, {root!r})
+from pathlib import Path
+from engine.catalog import load_catalog
+from engine.spec import parse_spec
+from engine.pipeline import compute_design
+from apps.exports.renderers import DOCUMENTS, DesignView, ExportOptions
+
+def status(key):
+    for line in open("/proc/self/status"):
+        if line.startswith(key):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+spec = parse_spec(json.loads({spec!r}))
+t = time.perf_counter()
+result = compute_design(spec, load_catalog(with_media=True))
+compute_s = time.perf_counter() - t
+out = Path({out!r})
+opts = ExportOptions.from_any({{"prices": {{"QM9700": 30000, "Q3400": 60000}}, "spares_percent": {{"*": 2}}}})
+only = {only!r}
+print(json.dumps({{"event": "design", "compute_s": compute_s, "cables": len(result.physical.cable_rows),
+                  "links": len(result.links), "rss_mb": status("VmRSS")}}), flush=True)
+for name, fn in DOCUMENTS.items():
+    if only and name not in only:
+        continue
+    gc.collect()
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        reset = True
+    except OSError:
+        reset = False
+    before = status("VmRSS")
+    t = time.perf_counter()
+    view = DesignView(result)
+    path = fn(view, out, opts, "bench")
+    dt = time.perf_counter() - t
+    peak = status("VmHWM")
+    size = path.stat().st_size if path is not None and path.exists() else 0
+    pages = None
+    if path is not None and path.suffix == ".pdf":
+        with open(path, "rb") as fh:
+            data = fh.read()
+        pages = data.count(b"/Type /Page\n") or data.count(b"/Type /Page ") or None
+    del view
+    print(json.dumps({{"event": "export", "name": name, "seconds": dt, "rss_before_mb": before, "peak_mb": peak,
+                      "hwm_reset": reset, "bytes": size, "pages": pages}}), flush=True)
+"""
+
+
+def run(size: str, out: Path, only: list[str]) -> list[dict]:
+    code = CHILD.format(root=str(ROOT), spec=json.dumps(SIZES[size]), out=str(out / size), only=only)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if proc.returncode:
+        sys.stderr.write(proc.stderr)
+        raise SystemExit(f"{size}: child failed")
+    return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+
+
+TARGETS = {"bom.pdf": ("s", 0.5), "cabling-plan.pdf": ("s", 60.0), "labels.pdf": ("s", 90.0)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="16k,128k")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--out", default="/tmp/fabricdesign-bench-exports")
+    args = ap.parse_args()
+    only = [x for x in args.only.split(",") if x]
+    out = Path(args.out)
+    for size in args.sizes.split(","):
+        events = run(size, out, only)
+        design = events[0]
+        cables = design["cables"]
+        print(f"\n{size}: {design['links']:,} links, {cables:,} cables; design computed in {design['compute_s']:.1f} s, "
+              f"RSS {design['rss_mb']:.0f} MB")
+        print(f"{'export':<24} {'seconds':>8} {'peak MB':>8} {'+MB':>7} {'size MB':>8} {'pages':>7}  note")
+        for e in events[1:]:
+            note = ""
+            if e["name"] == "cables.csv":
+                note = f"{cables / e['seconds']:,.0f} rows/s (target >= 200,000)"
+            elif e["name"] in TARGETS:
+                _, lim = TARGETS[e["name"]]
+                note = f"target < {lim:g} s: {'ok' if e['seconds'] < lim else 'MISSED'}"
+                if e["name"] == "cabling-plan.pdf":
+                    note += f"; < 1 GB: {'ok' if e['peak_mb'] < 1024 else 'MISSED'}"
+            if not e["hwm_reset"]:
+                note += " (peak not reset: includes the design)"
+            print(f"{e['name']:<24} {e['seconds']:>8.2f} {e['peak_mb']:>8.0f} {e['peak_mb'] - e['rss_before_mb']:>7.0f} "
+                  f"{e['bytes'] / 1e6:>8.1f} {e['pages'] or '':>7}  {note}")
+
+
+if __name__ == "__main__":
+    main()
