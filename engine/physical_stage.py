@@ -336,7 +336,10 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
             cable_rows.append([cid, choice.cable_kind, sku, metres, (link.a, link.a_port), (link.b, link.b_port),
                                [link.id], link.tier, link.network])
         cables[i] = (cid,)
-        statuses[i] = _budget(i, link, choice, False, cords[i][1], policy, channel_memo, budget_memo, budgets, issues)
+        # The two links of a 1:2 splitter cable use its legs 1 and 2.
+        leg = len(cable_rows[cid - 1][6]) if choice.breakout == "split-1:2" else 1
+        statuses[i] = _budget(i, link, choice, False, cords[i][1], policy, channel_memo, budget_memo, budgets, issues,
+                              leg=min(leg, 2))
 
     # Panel mode: cord A + panel + trunk + panel + cord B, trunks sized per rack pair.
     trunks_out: list = []
@@ -374,8 +377,11 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
                 cords[j] = (sp.cord_a_sku, sp.cord_a_length_m)
                 cables[j] = (cid_a, tid, cid_b)
                 fiber_m = sp.cord_a_length_m + sp.cord_b_length_m + _trunk_length(plan, slot.trunk_id)
+                # build_channel's leg is a 1:2 splitter's leg (slot.sub), not the trunk leg (slot.leg).
+                split = choice.breakout == "split-1:2"
                 statuses[j] = _budget(j, link, choice, True, fiber_m, policy, channel_memo, budget_memo, budgets,
-                                      issues, leg=slot.leg, port=slot.sub or 1)
+                                      issues, leg=(slot.sub or 1) if split else 1,
+                                      port=1 if split else (slot.sub or 1))
         rack_index = {r.id: r.idx for r in racks}
         first_slot: dict[str, tuple] = {}
         for (key, idxs), slots in zip(groups, plan.slots):
@@ -393,6 +399,7 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
             trunks_out.append((network_of_trunk.get(run.id, ""), run))
     cable_rows.sort(key=lambda r: r[0])
     panels = plan_panels(plans) if plans else ()
+    over = {racks[r].id: n for r, n in panel_u.items()}
 
     # ----- roll-ups ----------------------------------------------------------------------------
     direct = Counter()
@@ -411,6 +418,10 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
     loss_counts = Counter(s for s in statuses)
     worst = _worst_links(links, budgets, 20)
     warnings = [f"no medium for {k}: {msg}" for k, msg in sorted(failures.items())] + bom_warnings
+    if over:
+        rack_id, needed = max(over.items(), key=lambda kv: kv[1])
+        warnings.append(f"{len(over)} rack(s) need more panel units than layout.panel_units "
+                        f"({spec.layout.panel_units}); e.g. {rack_id} needs {needed}: raise layout.panel_units")
     if issues:
         warnings.append(f"{len(issues)} link(s) have a broken channel, e.g. L{issues[0][0]:06d}: {issues[0][1]}")
     fails = loss_counts.get("fail", 0)
@@ -450,8 +461,11 @@ def _trunk_length(plan, trunk_id: str) -> float:
 
 
 def _panel_unit(rack: int, ordinal: int, spec, memo: dict) -> int:
-    """Panels stack downwards from the top of the rack, below the OOB switch when there is one."""
+    """Panels stack downwards from the top of the rack, below the OOB switch, in the `layout.panel_units`
+    units placement kept free. A rack that needs more panels than that is remembered in `memo`."""
     top = spec.layout.rack_units - (1 if spec.oob.enabled else 0)
+    if ordinal >= spec.layout.panel_units:
+        memo[rack] = max(memo.get(rack, 0), ordinal + 1)
     return max(1, top - ordinal)
 
 

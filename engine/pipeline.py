@@ -32,6 +32,13 @@ def _physical_stage():
     return run_physical
 
 
+def _uses_panels(spec: DesignSpec) -> bool:
+    """Whether any tier of the physical policy asks for patch panels (then racks keep units free for them)."""
+    phys = spec.physical or {}
+    tiers = [phys.get("default_tier") or {}] + list((phys.get("tiers") or {}).values())
+    return any(isinstance(t, dict) and t.get("cabling") == "panels" for t in tiers)
+
+
 def _build_oob(spec, catalog, b, racks, places, oob_model, server, reserved_u):
     """OOB after placement: aggregation switches get their own services rack first, so they, like every
     other rack, get PDUs and an OOB switch of their own."""
@@ -152,7 +159,7 @@ def _compute(spec: DesignSpec, catalog: Catalog | None, progress: ProgressFn) ->
             spines_by_pod[devices[s].pod - 1].append(s)
     else:
         services = spines + services
-    reserved_u = 1 if spec.oob.enabled else 0
+    reserved_u = (1 if spec.oob.enabled else 0) + (spec.layout.panel_units if _uses_panels(spec) else 0)
     oob_model = catalog.switch(spec.oob.switch, "oob.switch") if spec.oob.enabled else None
     max_mgmt = None
     if oob_model is not None:

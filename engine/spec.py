@@ -94,6 +94,9 @@ LAYOUT = {
     "in_rack_allowance_m": Field("float", default=0.5, minimum=0, maximum=5,
                                  help="Extra length for routing inside one rack (cable managers)."),
     "site": Field("str", default="DC1", help="Site/room prefix used in rack ids and labels."),
+    "panel_units": Field("int", default=2, minimum=0, maximum=20,
+                         help="Rack units kept free at the top of every rack for patch panels when a tier uses "
+                              "structured cabling (user default; no reference figure)."),
 }
 
 SPEC_FIELDS = {
@@ -197,6 +200,7 @@ class LayoutSpec:
     slack_per_end_m: float
     in_rack_allowance_m: float
     site: str
+    panel_units: int
 
 
 @dataclass(frozen=True)
