@@ -51,7 +51,7 @@ __all__ = [
     "iter_netbox_front_ports", "iter_netbox_interfaces", "iter_netbox_rear_ports", "iter_results_csv",
     "iter_test_rows", "iter_test_sheet_csv", "iter_topology_dot", "parse_test_results", "render_bom_pdf",
     "render_cabling_plan_pdf", "render_labels_pdf", "render_test_sheet_pdf", "write_bom_csv",
-    "write_cables_csv", "write_deliverables", "write_lines", "DOCUMENTS",
+    "write_cables_csv", "write_deliverables", "write_lines", "DOCUMENTS", "chart_svgs", "render_workloads_pdf",
 ]
 
 
@@ -84,6 +84,8 @@ def _netbox_ports(v, out, o, r):
     return write_lines(out / "netbox" / "rear-ports.csv", iter_netbox_rear_ports(v))
 
 
+from .workloads import chart_svgs, render_workloads_pdf  # noqa: E402
+
 DOCUMENTS = {
     "bom.pdf": lambda v, out, o, r: _pdf(out / "bom.pdf", render_bom_pdf, v.result, o, r),
     "bom.csv": lambda v, out, o, r: write_lines(out / "bom.csv", iter_bom_csv(v.result, o)),
@@ -101,6 +103,8 @@ DOCUMENTS = {
                                                               iter_netbox_interfaces(v)),
     "netbox/cables.csv": lambda v, out, o, r: write_lines(out / "netbox" / "cables.csv", iter_netbox_cables(v)),
     "netbox/ports": _netbox_ports,
+    "workloads.pdf": lambda v, out, o, r: _pdf(out / "workloads.pdf", render_workloads_pdf, v.result, o, r)
+    if v.result.summary.get("workloads") else None,
 }
 
 

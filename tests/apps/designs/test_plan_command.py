@@ -111,3 +111,17 @@ def test_it_writes_one_qos_file_per_roce_switch_and_subnet_manager_settings_for_
     assert "nv set qos roce" in switches[0].read_text() or "dscp 26" in switches[0].read_text()
     call_command("plan", "preset:dgx-h100-superpod-4su", "--out", str(tmp_path / "ib"))
     assert list((tmp_path / "ib" / "configs" / "qos" / "subnet-manager").glob("*.opensm.conf"))
+
+
+def test_it_writes_every_deliverable_the_issue_lists(tmp_path):
+    call_command("plan", "preset:dgx-h100-superpod-4su", "--out", str(tmp_path))
+    for name in ("bom.pdf", "bom.csv", "cabling-plan.pdf", "cables.csv", "links.csv", "labels.pdf", "test-sheet.pdf",
+                 "test-sheet.csv", "loss-budget.csv", "topology.dot", "topology.ibnetdiscover",
+                 "netbox/devices.csv", "netbox/interfaces.csv", "netbox/cables.csv", "summary.json"):
+        assert (tmp_path / name).stat().st_size > 0, name
+
+
+def test_an_unknown_deliverable_is_refused_before_any_work(tmp_path):
+    with pytest.raises(CommandError, match="--deliverables: unknown"):
+        call_command("plan", "preset:dgx-h100-superpod-4su", "--out", str(tmp_path / "x"), "--deliverables", "bom.doc")
+    assert not (tmp_path / "x").exists()

@@ -24,8 +24,14 @@ class Command(BaseCommand):
                                          f"(presets: {', '.join(list_presets())})")
         parser.add_argument("--out", required=True, help="output directory (created if missing)")
         parser.add_argument("--catalog", help="YAML file with extra catalog entries (servers, switches, media)")
+        parser.add_argument("--deliverables", default="all",
+                            help="which deliverables to write: all (default), none, or a comma list of names "
+                                 "such as bom.pdf,cables.csv (see docs/deliverables.md)")
+        parser.add_argument("--revision-label", default="r1", help="revision printed on every PDF page")
 
-    def handle(self, *args, spec: str, out: str, catalog: str | None, verbosity: int = 1, **opts):
+    def handle(self, *args, spec: str, out: str, catalog: str | None, deliverables: str = "all",
+               revision_label: str = "r1", verbosity: int = 1, **opts):
+        only = self._deliverables(deliverables)
         design = self._load_spec(spec)
         cat = self._load_catalog(catalog)
         t0 = time.perf_counter()
@@ -39,6 +45,11 @@ class Command(BaseCommand):
         except SpecError as exc:
             raise CommandError(_spec_message(exc)) from None
         paths = write_plan(result, Path(out), catalog=cat)
+        if only != []:
+            from apps.exports.renderers import write_deliverables
+
+            paths += [p for p in write_deliverables(result, Path(out), revision_label=revision_label, only=only)
+                      if p not in paths]
         s = result.summary
         net = s["networks"]["compute"]
         self.stdout.write(
@@ -52,6 +63,20 @@ class Command(BaseCommand):
                 self.stdout.write(f"wrote {p}")
         if configs:
             self.stdout.write(f"wrote {len(configs)} configuration files under {Path(out) / 'configs'}")
+
+    def _deliverables(self, arg: str) -> list[str] | None:
+        """None = all, [] = none, else the named documents (checked before any work is done)."""
+        from apps.exports.renderers import DOCUMENTS
+
+        if arg == "all":
+            return None
+        if arg == "none":
+            return []
+        names = [n.strip() for n in arg.split(",") if n.strip()]
+        unknown = [n for n in names if n not in DOCUMENTS]
+        if unknown:
+            raise CommandError(f"--deliverables: unknown {', '.join(unknown)}; known: {', '.join(DOCUMENTS)}")
+        return names
 
     def _load_spec(self, arg: str):
         try:
