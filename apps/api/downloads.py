@@ -1,0 +1,137 @@
+"""Files of a revision: CSV straight from the stored rows, renderer deliverables, measured results.
+
+links.csv and cables.csv stream from LinkRecord / CableRecord rows. On PostgreSQL the server
+writes the CSV itself (COPY (SELECT ...) TO STDOUT WITH CSV, about 6x the ORM path in
+performance-notes.md); elsewhere an ORM iterator feeds csv.writer. Either way the rows go out in
+~64 KB chunks and are never all in memory.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+from typing import Iterator
+
+from django.db import connection
+from django.utils.text import slugify
+
+from apps.designs.models import CableRecord, LinkRecord, Revision
+from apps.designs.tables import CABLE_FIELDS, LINK_FIELDS
+
+from .errors import ApiError
+from .models import MeasurementUpload
+
+CHUNK = 64 * 1024
+
+# kind -> (content type, produced from) for the files that come from the database.
+DB_FILES = {
+    "links.csv": "text/csv; charset=utf-8",
+    "cables.csv": "text/csv; charset=utf-8",
+    "summary.json": "application/json",
+    "spec.json": "application/json",
+}
+
+
+def download_filename(revision: Revision, kind: str) -> str:
+    name = slugify(revision.design.name)[:60] or f"design-{revision.design_id}"
+    return f"{name}-r{revision.number}-{kind}"
+
+
+def _table(kind: str):
+    return (LinkRecord, LINK_FIELDS, "link_id") if kind == "links.csv" else (CableRecord, CABLE_FIELDS, "cable_id")
+
+
+def iter_table_csv(revision: Revision, kind: str) -> Iterator[bytes]:
+    """The rows of links.csv / cables.csv (header first), as byte chunks."""
+    model, fields, order = _table(kind)
+    if connection.vendor == "postgresql":
+        yield from _copy_csv(model, fields, order, revision.pk)
+        return
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(fields)
+    rows = model.objects.filter(revision_id=revision.pk).order_by(order).values_list(*fields)
+    for row in rows.iterator(chunk_size=5000):
+        w.writerow(row)
+        if buf.tell() >= CHUNK:
+            yield buf.getvalue().encode()
+            buf.seek(0)
+            buf.truncate()
+    yield buf.getvalue().encode()
+
+
+def _copy_csv(model, fields, order: str, revision_id: int) -> Iterator[bytes]:
+    qn = connection.ops.quote_name
+    cols = ", ".join(qn(f) for f in fields)
+    sql = (f"COPY (SELECT {cols} FROM {qn(model._meta.db_table)} WHERE revision_id = {int(revision_id)} "
+           f"ORDER BY {qn(order)}) TO STDOUT WITH (FORMAT CSV, HEADER)")
+    parts: list[bytes] = []
+    size = 0
+    with connection.cursor() as cur:
+        with cur.cursor.copy(sql) as copy:
+            for data in copy:
+                parts.append(bytes(data))
+                size += len(data)
+                if size >= CHUNK:
+                    yield b"".join(parts)
+                    parts, size = [], 0
+    yield b"".join(parts)
+
+
+# --- measured test results -----------------------------------------------------------------------
+
+MAX_ROWS = 2_000_000
+
+
+def _basic_check(text: str) -> int:
+    """Rows of a CSV with a header, every row as wide as the header; ApiError(400) otherwise."""
+    reader = csv.reader(io.StringIO(text))
+    try:
+        header = next(reader, None)
+        if not header or not any(h.strip() for h in header):
+            raise ApiError(400, "invalid_upload", "The CSV has no header row.",
+                           [{"path": "line 1", "message": "a header row is required"}])
+        rows = 0
+        for row in reader:
+            if not row:
+                continue
+            rows += 1
+            if len(row) != len(header):
+                line = reader.line_num
+                raise ApiError(400, "invalid_upload", f"Line {line} has {len(row)} columns; the header has "
+                               f"{len(header)}.", [{"path": f"line {line}", "message": "column count differs"}])
+            if rows > MAX_ROWS:
+                raise ApiError(413, "payload_too_large", f"More than {MAX_ROWS} rows.")
+    except csv.Error as exc:
+        raise ApiError(400, "invalid_upload", f"Not a valid CSV file: {exc}") from None
+    if rows == 0:
+        raise ApiError(400, "invalid_upload", "The CSV has a header but no rows.")
+    return rows
+
+
+def measurement_upload(*, revision: Revision, user, text: str, filename: str, check=None) -> MeasurementUpload:
+    """Validate and store a measured test-results CSV.
+
+    `check(text)` is the renderers' validation against the revision's test sheet: it returns
+    {"rows", "errors": [(line, column, message)], "counts"}, or None when this build has none, in
+    which case the CSV is only checked for shape.
+    """
+    if not text.strip():
+        raise ApiError(400, "invalid_upload", "The upload is empty; send the CSV as a text/csv body.")
+    if "\x00" in text:
+        raise ApiError(400, "invalid_upload", "The upload contains NUL characters; it is not a CSV text file.")
+    checked = check(text) if check is not None else None
+    if checked is None:
+        rows, counts = _basic_check(text), {}
+    elif checked["errors"]:
+        errors = checked["errors"]
+        fields = [{"path": f"line {line}" + (f".{column}" if column else ""), "message": message}
+                  for line, column, message in errors[:100]]
+        raise ApiError(400, "invalid_upload", f"{len(errors)} problem(s) in the test results; first: "
+                       f"{fields[0]['path']}: {fields[0]['message']}", fields)
+    else:
+        rows, counts = checked["rows"], checked["counts"]
+    raw = text.encode()
+    return MeasurementUpload.objects.create(revision=revision, uploaded_by=user, filename=filename[:200],
+                                            size=len(raw), rows=rows, counts=counts,
+                                            sha256=hashlib.sha256(raw).hexdigest(), content=text)

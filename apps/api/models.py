@@ -1,0 +1,97 @@
+"""Rows the API keeps: personal tokens, custom parts, price lists, idempotency keys, test results."""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class ApiToken(models.Model):
+    """A personal API token. The key is shown once; only its SHA-256 digest is stored."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100)
+    digest = models.CharField(max_length=64, unique=True)
+    prefix = models.CharField(max_length=12)  # the key's first characters, to tell tokens apart
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+
+class PartSection(models.TextChoices):
+    """Catalog sections a user may add parts to: the hardware catalog's and the media catalog's."""
+
+    SERVERS = "servers"
+    SWITCHES = "switches"
+    TRANSCEIVERS = "transceivers"
+    CABLES = "cables"
+    CORDS = "cords"
+    TRUNKS = "trunks"
+    ADAPTERS = "adapters"
+    PANELS = "panels"
+    CASSETTES = "cassettes"
+    COPPER_CORDS = "copper_cords"
+    PMDS = "pmds"
+
+
+HARDWARE_SECTIONS = (PartSection.SERVERS, PartSection.SWITCHES)
+
+
+class CustomPart(models.Model):
+    """A user's own catalog entry (same shape as the YAML catalog), used when that user's designs compute."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="custom_parts")
+    section = models.CharField(max_length=24, choices=PartSection.choices)
+    key = models.CharField(max_length=64)  # servers/switches: the catalog key; media: sku, id or family
+    body = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [models.UniqueConstraint(fields=["owner", "section", "key"], name="custom_part_unique")]
+
+
+class PriceList(models.Model):
+    """A user's unit prices per part number, applied to the BOMs of the designs they own."""
+
+    owner = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="price_list")
+    currency = models.CharField(max_length=8, default="USD")
+    prices = models.JSONField(default=dict)  # part number -> unit price as a decimal string
+    updated_at = models.DateTimeField(auto_now=True)
+
+
+class IdempotencyRecord(models.Model):
+    """The first answer to a request sent with an Idempotency-Key, replayed for its retries."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=255)
+    fingerprint = models.CharField(max_length=64)  # SHA-256 of method, path and body
+    status_code = models.PositiveSmallIntegerField()
+    body = models.JSONField()
+    location = models.CharField(max_length=500, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "key"], name="idempotency_key_per_user")]
+
+
+class MeasurementUpload(models.Model):
+    """Measured fiber test results uploaded for a revision (the CSV as sent, validated)."""
+
+    revision = models.ForeignKey("designs.Revision", on_delete=models.CASCADE, related_name="measurements")
+    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    filename = models.CharField(max_length=200)
+    size = models.PositiveIntegerField()
+    rows = models.PositiveIntegerField()
+    counts = models.JSONField(default=dict)  # pass/fail per fiber and per link, against the test sheet
+    sha256 = models.CharField(max_length=64)
+    content = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]

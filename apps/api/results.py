@@ -1,0 +1,106 @@
+"""Reads of a stored revision's result: BOM lines with spares and prices, BOM difference, loss budgets."""
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+
+from apps.designs.models import LinkRecord, Revision
+
+from .models import PriceList
+
+
+def _bom_by_part(summary: dict) -> dict[str, dict]:
+    """Summary BOM lines keyed by part number (a part listed under two categories is summed)."""
+    out: dict[str, dict] = {}
+    for line in (summary or {}).get("bom") or []:
+        part = line["sku"]
+        cur = out.get(part)
+        if cur is None:
+            out[part] = {"part": part, "description": line.get("description", ""),
+                         "category": line.get("category", ""), "quantity": int(line.get("quantity") or 0),
+                         "watts": line.get("watts")}
+        else:
+            cur["quantity"] += int(line.get("quantity") or 0)
+            if line.get("watts") is not None:
+                cur["watts"] = round((cur["watts"] or 0) + line["watts"], 2)
+    return out
+
+
+def _money(d: Decimal) -> str:
+    return format(d.quantize(Decimal("0.01")), "f")
+
+
+def revision_bom(*, revision: Revision, owner, spares_percent: Decimal = Decimal(0),
+                 category: str | None = None) -> dict:
+    """BOM lines of a revision: quantity, spares (rounded up), unit price and total from the owner's price list."""
+    price_list = PriceList.objects.filter(owner=owner).first()
+    prices = price_list.prices if price_list else {}
+    lines = []
+    total_price = Decimal(0)
+    priced_all = True
+    total_watts = 0.0
+    for line in (revision.summary or {}).get("bom") or []:
+        if category and line.get("category") != category:
+            continue
+        qty = int(line.get("quantity") or 0)
+        # Spares are whole parts, rounded up: 5 % of 3 switches is one spare, not 0.15.
+        spares = math.ceil(Decimal(qty) * spares_percent / 100) if spares_percent else 0
+        unit = prices.get(line["sku"])
+        total = None
+        if unit is not None:
+            total = Decimal(unit) * (qty + spares)
+            total_price += total
+        else:
+            priced_all = False
+        if line.get("watts") is not None:
+            total_watts += line["watts"]
+        lines.append({"part": line["sku"], "description": line.get("description", ""),
+                      "category": line.get("category", ""), "quantity": qty, "spares": spares,
+                      "order_quantity": qty + spares, "unit_price": unit,
+                      "total": _money(total) if total is not None else None, "watts": line.get("watts")})
+    return {
+        "revision": revision.number,
+        "currency": price_list.currency if price_list else None,
+        "spares_percent": format(spares_percent.normalize(), "f") if spares_percent else "0",
+        "lines": lines,
+        "totals": {"lines": len(lines), "quantity": sum(x["quantity"] for x in lines),
+                   "spares": sum(x["spares"] for x in lines),
+                   "price": _money(total_price) if lines and priced_all else None,
+                   "priced_lines": sum(1 for x in lines if x["unit_price"] is not None),
+                   "watts": round(total_watts, 2)},
+    }
+
+
+def bom_diff(*, old: Revision, new: Revision) -> dict:
+    """Parts added, removed and changed in quantity from `old` to `new`."""
+    a, b = _bom_by_part(old.summary), _bom_by_part(new.summary)
+    added = [dict(b[p]) for p in sorted(set(b) - set(a))]
+    removed = [dict(a[p]) for p in sorted(set(a) - set(b))]
+    changed = [{"part": p, "description": b[p]["description"], "category": b[p]["category"],
+                "old_quantity": a[p]["quantity"], "new_quantity": b[p]["quantity"],
+                "delta": b[p]["quantity"] - a[p]["quantity"]}
+               for p in sorted(set(a) & set(b)) if a[p]["quantity"] != b[p]["quantity"]]
+    for rows in (added, removed):
+        for r in rows:
+            r.pop("watts", None)
+    return {"old": old.number, "new": new.number, "added": added, "removed": removed, "changed": changed,
+            "unchanged": sum(1 for p in set(a) & set(b) if a[p]["quantity"] == b[p]["quantity"])}
+
+
+WORST_FIELDS = ("link_id", "network", "tier", "a_device", "a_port", "b_device", "b_port", "length_m", "medium",
+                "a_part", "b_part", "loss_db", "margin_db", "status")
+
+
+def revision_loss_budget(*, revision: Revision) -> dict:
+    """Loss-budget counts from the summary, and the worst links (smallest margin) with their rows."""
+    s = revision.summary or {}
+    worst = s.get("worst_links") or []
+    ids = []
+    for w in worst:
+        text = str(w.get("link", ""))
+        if text[:1] == "L" and text[1:].isdigit():
+            ids.append(int(text[1:]))
+    found = LinkRecord.objects.filter(revision=revision, link_id__in=ids).values(*WORST_FIELDS)
+    rows = {r["link_id"]: r for r in found}
+    return {"revision": revision.number, "counts": s.get("loss_budget") or {},
+            "worst_links": [rows[i] for i in ids if i in rows]}

@@ -1,0 +1,111 @@
+"""OpenAPI details drf-spectacular cannot infer: the token scheme and the error responses.
+
+Every operation gets the error answers it can give, all in the one Error shape, so clients and
+the fuzzer (tests/apps/api/test_fuzz.py) know every status code the API may answer with.
+"""
+from __future__ import annotations
+
+import re
+
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.openapi import AutoSchema
+
+ERROR_SCHEMA = {
+    "type": "object",
+    "required": ["error"],
+    "properties": {
+        "error": {
+            "type": "object",
+            "required": ["code", "message", "fields"],
+            "properties": {
+                "code": {"type": "string", "description": "Stable machine-readable code, e.g. invalid_spec."},
+                "message": {"type": "string", "description": "What went wrong, for a person."},
+                "fields": {
+                    "type": "array",
+                    "description": "One entry per bad field; `path` is dotted (compute_fabric.switch) "
+                                   "or names a query parameter or header.",
+                    "items": {
+                        "type": "object",
+                        "required": ["path", "message"],
+                        "properties": {"path": {"type": "string"}, "message": {"type": "string"}},
+                    },
+                },
+            },
+        }
+    },
+}
+
+ERRORS = {
+    "400": "Malformed or invalid request (see error.fields).",
+    "401": "No valid credentials: send 'Authorization: Token <key>'.",
+    "403": "Not allowed (for a session: a missing CSRF token).",
+    "404": "No such object, or not visible to you.",
+    "405": "Method not allowed on this path.",
+    "409": "Conflicts with the current state.",
+    "413": "Request body too large.",
+    "415": "Unsupported Content-Type.",
+    "422": "Idempotency-Key reused with a different request.",
+    "429": "Rate limit reached; retry after the Retry-After header's seconds.",
+    "501": "Not available in this build.",
+}
+
+
+class ApiAutoSchema(AutoSchema):
+    """Names nested serializers after their view: RevisionBomApi.OutputSerializer -> RevisionBomOutput.
+
+    One Input/Output pair per view (house style) would otherwise give dozens of "Output" components.
+    """
+
+    def get_serializer_name(self, serializer, direction):
+        qualname = type(serializer).__qualname__
+        if "." not in qualname:
+            return super().get_serializer_name(serializer, direction)
+        name = "".join(re.sub(r"(Api|Serializer)$", "", part) for part in qualname.split("."))
+        return name
+
+
+class TokenAuthenticationScheme(OpenApiAuthenticationExtension):
+    target_class = "apps.api.auth.TokenAuthentication"
+    name = "tokenAuth"
+
+    def get_security_definition(self, auto_schema):
+        return {"type": "apiKey", "in": "header", "name": "Authorization",
+                "description": "Personal API token: `Authorization: Token <key>` (create one at POST /api/v1/tokens/)."}
+
+
+def _codes(path: str, method: str, op: dict) -> list[str]:
+    codes = ["401", "403", "405", "429"]
+    if "{" in path:
+        codes.append("404")
+    if op.get("parameters") or op.get("requestBody") or method in ("post", "put", "patch"):
+        codes.append("400")
+    if method in ("post", "put", "patch"):
+        codes += ["413", "415"]
+    return codes
+
+
+def add_error_responses(result, generator, request, public):
+    """POSTPROCESSING_HOOK: the Error component, and the error answers of every operation."""
+    result.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA
+    ref = {"$ref": "#/components/schemas/Error"}
+    for path, item in result.get("paths", {}).items():
+        for method, op in item.items():
+            responses = op.setdefault("responses", {})
+            for code in ("201", "202"):
+                if code in responses and method == "post":
+                    responses[code]["headers"] = {"Location": {
+                        "schema": {"type": "string", "format": "uri"},
+                        "description": "URL of the created object (201) or of the job to poll (202)."}}
+            if path.endswith("/downloads/{kind}") and "200" in responses:
+                responses["200"]["headers"] = {"Content-Disposition": {
+                    "schema": {"type": "string"}, "description": 'attachment; filename="<design>-r<n>-<kind>"'}}
+            for code in _codes(path, method, op):
+                responses.setdefault(code, {"description": ERRORS[code]})
+            responses["429"]["headers"] = {"Retry-After": {
+                "schema": {"type": "integer"}, "description": "Seconds until the rate limit lets the token in again."}}
+            for code, resp in responses.items():
+                if re.fullmatch(r"[45]\d\d", code):
+                    resp.setdefault("description", ERRORS.get(code, "Error."))
+                    resp["content"] = {"application/json": {"schema": ref}}
+            op["responses"] = dict(sorted(responses.items()))
+    return result

@@ -1,0 +1,84 @@
+"""Routes of /api/v1/ (mounted by fabricdesign/urls.py). Every unmatched /api/v1/ path is a JSON 404."""
+from __future__ import annotations
+
+from django.urls import path, re_path, register_converter
+
+from .errors import ApiError
+from .views import catalog, designs, downloads, revisions, tokens
+from .views.base import ApiView
+
+
+class IdConverter:
+    """A database id: 1-18 digits, so it always fits a 64-bit column (a longer one is a 404, not a 500)."""
+
+    regex = "[0-9]{1,18}"
+
+    def to_python(self, value: str) -> int:
+        return int(value)
+
+    def to_url(self, value) -> str:
+        return str(value)
+
+
+class NumberConverter(IdConverter):
+    """A revision number: 1-9 digits (the column is a 32-bit integer)."""
+
+    regex = "[0-9]{1,9}"
+
+
+register_converter(IdConverter, "fdid")
+register_converter(NumberConverter, "revno")
+
+
+class NotFoundApi(ApiView):
+    """Any other path under /api/v1/: the API's 404, in the API's error shape."""
+
+    permission_classes = []
+    schema = None
+
+    def _missing(self, request, *args, **kwargs):
+        raise ApiError(404, "not_found", "No such API endpoint; see /api/docs/.")
+
+    get = post = put = patch = delete = head = options = _missing
+
+
+app_name = "api"
+
+D = "designs/<fdid:design_id>"
+R = f"{D}/revisions/<revno:number>"
+
+urlpatterns = [
+    path("me/", tokens.MeApi.as_view(), name="me"),
+    path("tokens/", tokens.TokenListApi.as_view(), name="token-list"),
+    path("tokens/<fdid:token_id>/", tokens.TokenDetailApi.as_view(), name="token-detail"),
+    path("catalog/<str:section>/", catalog.CatalogListApi.as_view(), name="catalog-list"),
+    path("parts/", catalog.PartListApi.as_view(), name="part-list"),
+    path("parts/<fdid:part_id>/", catalog.PartDetailApi.as_view(), name="part-detail"),
+    path("price-list/", catalog.PriceListApi.as_view(), name="price-list"),
+    path("presets/", catalog.PresetListApi.as_view(), name="preset-list"),
+    path("presets/<str:key>/", catalog.PresetDetailApi.as_view(), name="preset-detail"),
+    path("spec-schema/", catalog.SpecSchemaApi.as_view(), name="spec-schema"),
+    path("designs/", designs.DesignListApi.as_view(), name="design-list"),
+    path(f"{D}/", designs.DesignDetailApi.as_view(), name="design-detail"),
+    path(f"{D}/shares/", designs.DesignShareListApi.as_view(), name="design-share-list"),
+    path(f"{D}/shares/<str:username>/", designs.DesignShareApi.as_view(), name="design-share"),
+    path(f"{D}/compute/", designs.DesignComputeApi.as_view(), name="design-compute"),
+    path(f"{D}/bom-diff/", revisions.BomDiffApi.as_view(), name="design-bom-diff"),
+    path("jobs/<uuid:job_id>/", designs.JobDetailApi.as_view(), name="job-detail"),
+    path("jobs/<uuid:job_id>/cancel/", designs.JobCancelApi.as_view(), name="job-cancel"),
+    path("jobs/<uuid:job_id>/file", downloads.JobFileApi.as_view(), name="job-file"),
+    path(f"{D}/revisions/", revisions.RevisionListApi.as_view(), name="revision-list"),
+    path(f"{R}/", revisions.RevisionDetailApi.as_view(), name="revision-detail"),
+    path(f"{R}/summary/", revisions.RevisionSummaryApi.as_view(), name="revision-summary"),
+    path(f"{R}/bom/", revisions.RevisionBomApi.as_view(), name="revision-bom"),
+    path(f"{R}/links/", revisions.RevisionLinksApi.as_view(), name="revision-links"),
+    path(f"{R}/cables/", revisions.RevisionCablesApi.as_view(), name="revision-cables"),
+    path(f"{R}/loss-budget/", revisions.RevisionLossBudgetApi.as_view(), name="revision-loss-budget"),
+    path(f"{R}/fibers/", revisions.RevisionFibersApi.as_view(), name="revision-fibers"),
+    path(f"{R}/warnings/", revisions.RevisionWarningsApi.as_view(), name="revision-warnings"),
+    path(f"{R}/downloads/", downloads.DownloadListApi.as_view(), name="revision-download-list"),
+    path(f"{R}/downloads/<str:kind>", downloads.DownloadApi.as_view(), name="revision-download"),
+    path(f"{R}/measurements/", downloads.MeasurementListApi.as_view(), name="revision-measurements"),
+    path(f"{R}/exports/", downloads.ExportCreateApi.as_view(), name="revision-exports"),
+    re_path(r"^[\s\S]*$", NotFoundApi.as_view()),
+]

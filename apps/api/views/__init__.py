@@ -1,0 +1,1 @@
+"""API views, one module per entity; one APIView class per URL, one method per operation."""

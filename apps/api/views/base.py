@@ -1,0 +1,70 @@
+"""What every API view shares: authentication, throttling, parsers, error shape, access helpers."""
+from __future__ import annotations
+
+from django.http import Http404
+from rest_framework.authentication import SessionAuthentication
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.renderers import JSONRenderer
+from rest_framework.views import APIView
+
+from apps.designs.models import Design, Revision
+from apps.designs.selectors import design_get, design_list
+
+from ..auth import TokenAuthentication
+from ..errors import api_exception_handler
+from ..parsers import LimitedJSONParser
+from ..schema import ApiAutoSchema
+from ..throttling import TokenRateThrottle
+
+
+class JSONOnlyNegotiation(BaseContentNegotiation):
+    """Answers JSON (or the file a download view streams) whatever Accept says: no 406s for machines."""
+
+    def select_parser(self, request, parsers):
+        for parser in parsers:
+            if request.content_type.split(";")[0].strip().lower() == parser.media_type:
+                return parser
+        return None
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
+class ApiView(APIView):
+    # Token first: its authenticate_header makes an anonymous request a 401, not a 403.
+    authentication_classes = [TokenAuthentication, SessionAuthentication]
+    permission_classes = [IsAuthenticated]
+    throttle_classes = [TokenRateThrottle]
+    parser_classes = [LimitedJSONParser]
+    renderer_classes = [JSONRenderer]
+    content_negotiation_class = JSONOnlyNegotiation
+    schema = ApiAutoSchema()
+
+    def get_exception_handler(self):
+        return api_exception_handler
+
+
+def design_for(request, design_id: int, *, write: bool = False, owner: bool = False) -> Design:
+    """The design if the caller may see it (write: change it; owner: delete or share it); else 404.
+
+    Same rule as the HTML views (apps.designs.selectors): never 403, so ids reveal nothing.
+    """
+    design = design_get(user=request.user, design_id=design_id, write=write or owner)
+    if owner and design.owner_id != request.user.pk:
+        raise Http404("No such design.")
+    return design
+
+
+def revision_for(request, design_id: int, number: int, *, defer: tuple[str, ...] = ()) -> Revision:
+    """A revision of a design the caller may see, with its design and owner, in one query; else 404.
+
+    The access rule is the selectors' own (design_list), used as a subquery, so a result read costs
+    one query instead of two (design_get, then the revision).
+    """
+    visible = design_list(user=request.user).filter(pk=design_id).values("pk")
+    rev = (Revision.objects.select_related("design__owner", "created_by").defer(*defer)
+           .filter(design_id=design_id, design__in=visible, number=number).first())
+    if rev is None:
+        raise Http404("No such revision.")
+    return rev

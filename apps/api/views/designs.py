@@ -1,0 +1,229 @@
+"""Designs: list, create (from a spec or a preset), read, update, delete, share; compute; jobs."""
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.db.models import OuterRef, Subquery
+from django.http import Http404
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+
+from apps.designs.models import Access, Design, DesignShare, Revision
+from apps.designs.selectors import design_list
+from apps.designs.services import (
+    design_compute_enqueue,
+    design_create,
+    design_delete,
+    design_share,
+    design_unshare,
+    design_update,
+)
+from apps.jobs.models import Job
+from apps.jobs.services import job_request_cancel
+from engine.presets import list_presets
+
+from ..errors import ApiError
+from ..idempotency import HEADER, idempotent
+from ..output import design_out, job_out, url
+from ..pagination import id_page, page_body
+from ..serializers import DesignDetailOut, DesignPageOut, JobOut, StrictSerializer, query
+from .base import ApiView, design_for
+from .tokens import PageQuery
+
+IDEMPOTENCY = OpenApiParameter(HEADER, str, OpenApiParameter.HEADER, required=False, description=(
+    "Makes a retry safe: the same key (per user) with the same request gets the first answer again "
+    "and creates nothing new; with a different request it is a 422. Keys live 24 hours."))
+IDEMPOTENCY_ERRORS = {
+    409: OpenApiResponse(description="A request with this Idempotency-Key is still being processed."),
+    422: OpenApiResponse(description="This Idempotency-Key was used with a different request."),
+}
+
+_latest = Subquery(Revision.objects.filter(design=OuterRef("pk")).order_by("-number").values("number")[:1])
+
+
+def _access(user, design: Design, shares: dict[int, str] | None = None) -> str:
+    if design.owner_id == user.pk:
+        return "owner"
+    if shares is None:
+        shares = dict(DesignShare.objects.filter(user=user, design=design).values_list("design_id", "access"))
+    return "write" if shares.get(design.pk) == Access.WRITE else "read"
+
+
+def _detail(request, design: Design) -> dict:
+    latest = design.revisions.order_by("-number").values_list("number", flat=True).first()
+    return design_out(request, design, access=_access(request.user, design), latest_revision=latest, spec=True)
+
+
+class DesignListApi(ApiView):
+    class InputSerializer(StrictSerializer):
+        name = serializers.CharField(max_length=200, required=False,
+                                     help_text="Design name; overrides the spec's or the preset's.")
+        spec = serializers.DictField(required=False, help_text="A spec (JSON Schema: GET /api/v1/spec-schema/).")
+        preset = serializers.ChoiceField(choices=sorted(list_presets()), required=False,
+                                         help_text="Start from a preset instead of a spec.")
+
+        def validate(self, data):
+            if ("spec" in data) == ("preset" in data):
+                raise serializers.ValidationError({"spec": ["give either spec or preset, not both or neither"]})
+            return data
+
+    @extend_schema(operation_id="designs_list", parameters=[PageQuery], responses={200: DesignPageOut},
+                   tags=["designs"], summary="List the designs you own or that are shared with you (newest first)")
+    def get(self, request):
+        q = query(PageQuery, request)
+        qs = design_list(user=request.user).annotate(latest_revision=_latest)
+        rows, nxt = id_page(qs, cursor=q.get("cursor"), limit=q["limit"])
+        shares = dict(DesignShare.objects.filter(user=request.user, design__in=[d.pk for d in rows])
+                      .values_list("design_id", "access"))
+        results = [design_out(request, d, access=_access(request.user, d, shares), latest_revision=d.latest_revision)
+                   for d in rows]
+        return Response(page_body(request, results, nxt, None))
+
+    @extend_schema(operation_id="designs_create", request=InputSerializer, parameters=[IDEMPOTENCY],
+                   responses={201: DesignDetailOut, **IDEMPOTENCY_ERRORS}, tags=["designs"],
+                   summary="Create a design from a spec or a preset")
+    def post(self, request):
+        return idempotent(request, lambda: self._create(request))
+
+    def _create(self, request):
+        s = self.InputSerializer(data=request.data)
+        s.is_valid(raise_exception=True)
+        data = s.validated_data
+        spec = data.get("spec")
+        if spec is not None and data.get("name"):
+            spec = {**spec, "name": data["name"]}
+        design = design_create(user=request.user, spec=spec, preset=data.get("preset"), name=data.get("name"))
+        return Response(_detail(request, design), status=201,
+                        headers={"Location": url(request, "design-detail", design.pk)})
+
+
+class DesignDetailApi(ApiView):
+    class InputSerializer(StrictSerializer):
+        name = serializers.CharField(max_length=200, required=False, help_text="Rename (sets the spec's name).")
+        spec = serializers.DictField(required=False, help_text="Replace the spec (validated as a whole).")
+
+        def validate(self, data):
+            if not data:
+                raise serializers.ValidationError("give name, spec or both")
+            return data
+
+    @extend_schema(operation_id="designs_retrieve", responses={200: DesignDetailOut}, tags=["designs"],
+                   summary="Show a design with its spec")
+    def get(self, request, design_id: int):
+        return Response(_detail(request, design_for(request, design_id)))
+
+    @extend_schema(operation_id="designs_update", request=InputSerializer, responses={200: DesignDetailOut},
+                   tags=["designs"], summary="Change a design's spec or name (needs write access)")
+    def patch(self, request, design_id: int):
+        design = design_for(request, design_id, write=True)
+        s = self.InputSerializer(data=request.data)
+        s.is_valid(raise_exception=True)
+        spec = s.validated_data.get("spec", design.spec)
+        if "name" in s.validated_data:
+            spec = {**spec, "name": s.validated_data["name"]}
+        design = design_update(design=design, spec=spec)
+        return Response(_detail(request, design))
+
+    @extend_schema(operation_id="designs_delete", responses={204: None}, tags=["designs"],
+                   summary="Delete a design with its revisions (owner only)")
+    def delete(self, request, design_id: int):
+        design_delete(design=design_for(request, design_id, owner=True))
+        return Response(status=204)
+
+
+class ShareOut(serializers.Serializer):
+    username = serializers.CharField()
+    access = serializers.ChoiceField(choices=Access.choices)
+    url = serializers.URLField()
+
+
+def _share_out(request, share: DesignShare) -> dict:
+    return {"username": share.user.get_username(), "access": share.access,
+            "url": url(request, "design-share", share.design_id, share.user.get_username())}
+
+
+class DesignShareListApi(ApiView):
+    class OutputSerializer(serializers.Serializer):
+        results = ShareOut(many=True)
+
+    @extend_schema(operation_id="designs_shares_list", responses={200: OutputSerializer}, tags=["designs"],
+                   summary="Who a design is shared with (owner only)")
+    def get(self, request, design_id: int):
+        design = design_for(request, design_id, owner=True)
+        shares = design.shares.select_related("user").order_by("user__username")
+        return Response({"results": [_share_out(request, s) for s in shares]})
+
+
+class DesignShareApi(ApiView):
+    class InputSerializer(StrictSerializer):
+        access = serializers.ChoiceField(choices=Access.choices, default=Access.READ)
+
+    def _user(self, username: str):
+        user = get_user_model().objects.filter(username=username, is_active=True).first()
+        if user is None:
+            raise ApiError(404, "not_found", "No such user.")
+        return user
+
+    @extend_schema(operation_id="designs_shares_put", request=InputSerializer, responses={200: ShareOut},
+                   tags=["designs"], summary="Share a design with a user, or change their access (owner only)")
+    def put(self, request, design_id: int, username: str):
+        design = design_for(request, design_id, owner=True)
+        s = self.InputSerializer(data=request.data)
+        s.is_valid(raise_exception=True)
+        user = self._user(username)
+        if user.pk == design.owner_id:
+            raise ApiError(400, "invalid", "The owner already has full access.",
+                           [{"path": "username", "message": "is the design's owner"}])
+        share = design_share(design=design, user=user, access=s.validated_data["access"])
+        return Response(_share_out(request, share))
+
+    @extend_schema(operation_id="designs_shares_delete", responses={204: None}, tags=["designs"],
+                   summary="Stop sharing a design with a user (owner only)")
+    def delete(self, request, design_id: int, username: str):
+        design = design_for(request, design_id, owner=True)
+        design_unshare(design=design, user=self._user(username))
+        return Response(status=204)
+
+
+class DesignComputeApi(ApiView):
+    @extend_schema(operation_id="designs_compute", request=None, parameters=[IDEMPOTENCY],
+                   responses={202: JobOut, **IDEMPOTENCY_ERRORS}, tags=["designs"],
+                   summary="Start computing the design's current spec; answers 202 with the job (Location)")
+    def post(self, request, design_id: int):
+        return idempotent(request, lambda: self._compute(request, design_id))
+
+    def _compute(self, request, design_id: int):
+        design = design_for(request, design_id, write=True)
+        job = design_compute_enqueue(design=design, user=request.user,
+                                     idempotency_key=request.headers.get(HEADER))
+        if job.design_id != design.pk:
+            raise ApiError(422, "idempotency_key_reused", f"This {HEADER} was used for another design.")
+        body = job_out(request, job)
+        return Response(body, status=202, headers={"Location": body["url"]})
+
+
+def job_for(request, job_id, *, write: bool = False) -> Job:
+    """A job the caller may see: one of a design they can see (write: change), or their own."""
+    job = Job.objects.filter(pk=job_id).first()
+    if job is None:
+        raise Http404("No such job.")
+    if job.design_id is not None:
+        design_for(request, job.design_id, write=write)
+    elif job.created_by_id != request.user.pk:
+        raise Http404("No such job.")
+    return job
+
+
+class JobDetailApi(ApiView):
+    @extend_schema(operation_id="jobs_retrieve", responses={200: JobOut}, tags=["jobs"],
+                   summary="A job's status, stage, percent and error (poll until status is terminal)")
+    def get(self, request, job_id):
+        return Response(job_out(request, job_for(request, job_id)))
+
+
+class JobCancelApi(ApiView):
+    @extend_schema(operation_id="jobs_cancel", request=None, responses={200: JobOut}, tags=["jobs"],
+                   summary="Ask a job to stop: a queued job is cancelled at once, a running one soon")
+    def post(self, request, job_id):
+        job = job_request_cancel(job=job_for(request, job_id, write=True))
+        return Response(job_out(request, job))

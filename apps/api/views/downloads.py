@@ -1,0 +1,255 @@
+"""Downloads of every deliverable of a revision, and uploads of measured test results."""
+from __future__ import annotations
+
+import itertools
+import json
+from decimal import Decimal
+
+from django.http import Http404, HttpResponse, StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+
+from apps.designs.selectors import design_get
+from apps.exports.services import (
+    ARCHIVES,
+    DELIVERABLES,
+    DeliverableUnavailable,
+    deliverable_available,
+    deliverable_lines,
+    deliverable_pdf,
+    export_content_type,
+    export_enqueue,
+    export_path,
+    measurements_check,
+    revision_result,
+)
+from engine.errors import SpecError
+
+from ..catalog import custom_catalog_for
+from ..downloads import DB_FILES, download_filename, iter_table_csv, measurement_upload
+from ..errors import ApiError
+from ..models import MeasurementUpload, PriceList
+from ..output import iso, url
+from ..parsers import CSVUploadParser
+from ..serializers import StrictSerializer, query
+from ..serializers import JobOut
+from ..output import job_out
+from .base import ApiView, revision_for
+from .designs import job_for
+
+KINDS = list(DB_FILES) + list(DELIVERABLES)
+CONTENT_TYPES = {**DB_FILES, **{k: d.content_type for k, d in DELIVERABLES.items()}}
+
+
+def _attachment(response, revision, kind: str):
+    response["Content-Disposition"] = f'attachment; filename="{download_filename(revision, kind)}"'
+    return response
+
+
+class DownloadListApi(ApiView):
+    class OutputSerializer(serializers.Serializer):
+        class Item(serializers.Serializer):
+            kind = serializers.CharField()
+            content_type = serializers.CharField()
+            filename = serializers.CharField()
+            url = serializers.URLField()
+            available = serializers.BooleanField(help_text="False: this build has no renderer for it (501).")
+
+        revision = serializers.IntegerField()
+        results = Item(many=True)
+
+    @extend_schema(operation_id="revisions_downloads_list", responses={200: OutputSerializer}, tags=["downloads"],
+                   summary="Every file of a revision, with its URL and content type")
+    def get(self, request, design_id: int, number: int):
+        rev = revision_for(request, design_id, number)
+        items = [{"kind": k, "content_type": CONTENT_TYPES[k], "filename": download_filename(rev, k),
+                  "url": url(request, "revision-download", design_id, number, k),
+                  "available": k in DB_FILES or deliverable_available(k)} for k in KINDS]
+        return Response({"revision": rev.number, "results": items})
+
+
+class DownloadApi(ApiView):
+    class QuerySerializer(StrictSerializer):
+        spares_percent = serializers.DecimalField(max_digits=7, decimal_places=3, min_value=Decimal(0),
+                                                  max_value=Decimal(1000), required=False,
+                                                  help_text="BOM files: spares per line in percent (rounded up).")
+        page_size = serializers.ChoiceField(choices=["a4", "letter"], required=False, help_text="PDF page size.")
+        row = serializers.CharField(max_length=32, required=False, help_text="Cabling plan / labels: one row.")
+        rack = serializers.CharField(max_length=32, required=False, help_text="Cabling plan / labels: one rack.")
+        test_limit = serializers.ChoiceField(choices=["pmd", "budget"], required=False, help_text=(
+            "Test sheet: pass limit from the PMD's maximum channel loss, or the design's worst case."))
+
+    @extend_schema(
+        operation_id="revisions_download", tags=["downloads"],
+        parameters=[OpenApiParameter("kind", OpenApiTypes.STR, OpenApiParameter.PATH, enum=KINDS), QuerySerializer],
+        responses={
+            (200, "text/csv"): OpenApiTypes.BINARY,
+            (200, "application/pdf"): OpenApiTypes.BINARY,
+            (200, "application/json"): OpenApiTypes.OBJECT,
+            (200, "text/vnd.graphviz"): OpenApiTypes.BINARY,
+            (200, "text/plain"): OpenApiTypes.BINARY,
+            409: OpenApiResponse(description="The revision no longer recomputes (its custom parts changed)."),
+            501: OpenApiResponse(description="This build has no renderer for this kind of file."),
+        },
+        summary="Download one file of a revision (Content-Disposition names it)")
+    def get(self, request, design_id: int, number: int, kind: str):
+        if kind not in CONTENT_TYPES:
+            raise Http404(f"No such file; known: {', '.join(KINDS)}.")
+        q = query(self.QuerySerializer, request)
+        rev = revision_for(request, design_id, number)
+        if kind in ("links.csv", "cables.csv"):
+            response = StreamingHttpResponse(iter_table_csv(rev, kind), content_type=CONTENT_TYPES[kind])
+        elif kind in ("summary.json", "spec.json"):
+            data = rev.summary if kind == "summary.json" else rev.spec
+            response = HttpResponse(json.dumps(data, indent=2) + "\n", content_type=CONTENT_TYPES[kind])
+        else:
+            response = self._render(rev, kind, q)
+        return _attachment(response, rev, kind)
+
+    def _render(self, rev, kind: str, q: dict):
+        if not deliverable_available(kind):
+            raise ApiError(501, "not_implemented",
+                           f"{kind} is not available in this build: its renderer is not installed yet.")
+        owner = rev.design.owner
+        options: dict = {k: q[k] for k in ("page_size", "row", "rack", "test_limit", "spares_percent") if k in q}
+        price_list = PriceList.objects.filter(owner=owner).first()
+        if price_list is not None:
+            options["prices"], options["currency"] = price_list.prices, price_list.currency
+        result = _result(rev)
+        try:
+            if DELIVERABLES[kind].pdf:
+                data = deliverable_pdf(kind=kind, result=result, options=options, revision_label=f"r{rev.number}")
+                return HttpResponse(data, content_type=CONTENT_TYPES[kind])
+            lines = deliverable_lines(kind=kind, result=result, options=options)
+            # The first chunk is made here, so an option the renderer refuses is still a clean 400.
+            chunks = _encoded_chunks(lines)
+            first = next(chunks, b"")
+        except ValueError as exc:
+            # The renderers' contract: a ValueError means options they cannot use ("rack 'X' is not in
+            # this design"); its first word names the option.
+            word = str(exc).split(" ", 1)[0].split(":")[0].rsplit(".", 1)[-1]
+            raise ApiError(400, "invalid", str(exc),
+                           [{"path": word if word in q else "options", "message": str(exc)}]) from None
+        return StreamingHttpResponse(itertools.chain([first], chunks), content_type=CONTENT_TYPES[kind])
+
+
+def _result(rev):
+    """The revision's engine result, recomputed with the owner's custom parts."""
+    try:
+        return revision_result(revision=rev, extra_catalog=custom_catalog_for(rev.design.owner))
+    except SpecError as exc:
+        raise ApiError(409, "revision_not_reproducible",
+                       f"The revision no longer computes with the current catalog: {exc}") from None
+
+
+def _encoded_chunks(lines, size: int = 64 * 1024):
+    buf, n = [], 0
+    for line in lines:
+        buf.append(line)
+        n += len(line)
+        if n >= size:
+            yield "".join(buf).encode()
+            buf, n = [], 0
+    if buf:
+        yield "".join(buf).encode()
+
+
+class MeasurementOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    revision = serializers.IntegerField()
+    filename = serializers.CharField()
+    size = serializers.IntegerField()
+    rows = serializers.IntegerField()
+    counts = serializers.DictField(child=serializers.DictField(child=serializers.IntegerField()), help_text=(
+        "Against the test sheet: fibers {pass, fail, not-measured} and links {pass, fail, incomplete}."))
+    sha256 = serializers.CharField()
+    uploaded_by = serializers.CharField(allow_null=True)
+    created_at = serializers.DateTimeField()
+
+
+def _measurement_out(m: MeasurementUpload, number: int) -> dict:
+    return {"id": m.pk, "revision": number, "filename": m.filename, "size": m.size, "rows": m.rows,
+            "counts": m.counts, "sha256": m.sha256,
+            "uploaded_by": m.uploaded_by.get_username() if m.uploaded_by_id else None, "created_at": iso(m.created_at)}
+
+
+class MeasurementListApi(ApiView):
+    parser_classes = [CSVUploadParser]
+
+    class QuerySerializer(StrictSerializer):
+        filename = serializers.RegexField(r"^[\w.\- ]{1,200}$", required=False, default="test-results.csv",
+                                          help_text="Name to keep with the upload.")
+        test_limit = serializers.ChoiceField(choices=["pmd", "budget"], required=False, default="pmd",
+                                             help_text="Pass limit per fiber, as on the test sheet.")
+
+    class OutputSerializer(serializers.Serializer):
+        results = MeasurementOut(many=True)
+
+    @extend_schema(operation_id="revisions_measurements_list", responses={200: OutputSerializer},
+                   tags=["downloads"], summary="Measured test results uploaded for a revision")
+    def get(self, request, design_id: int, number: int):
+        rev = revision_for(request, design_id, number)
+        rows = rev.measurements.select_related("uploaded_by").defer("content")[:1000]
+        return Response({"results": [_measurement_out(m, rev.number) for m in rows]})
+
+    @extend_schema(operation_id="revisions_measurements_upload", parameters=[QuerySerializer],
+                   request={"text/csv": OpenApiTypes.STR}, responses={201: MeasurementOut}, tags=["downloads"],
+                   summary="Upload measured fiber test results (a text/csv body; needs write access)")
+    def post(self, request, design_id: int, number: int):
+        q = query(self.QuerySerializer, request)
+        design_get(user=request.user, design_id=design_id, write=True)
+        rev = revision_for(request, design_id, number)
+        text = request.data if isinstance(request.data, str) else ""
+        def check(text: str):
+            try:
+                return measurements_check(text=text, result=_result(rev), test_limit=q["test_limit"])
+            except DeliverableUnavailable:
+                return None
+
+        m = measurement_upload(revision=rev, user=request.user, text=text, filename=q["filename"], check=check)
+        return Response(_measurement_out(m, rev.number), status=201)
+
+
+class ExportCreateApi(ApiView):
+    """Big deliverables (a 400,000-cable plan renders for tens of seconds) and archives are built by a worker."""
+
+    class InputSerializer(StrictSerializer):
+        kind = serializers.ChoiceField(choices=sorted(list(DELIVERABLES) + list(ARCHIVES)))
+        options = serializers.DictField(required=False, help_text="Renderer options, as for downloads.")
+
+    @extend_schema(operation_id="revisions_exports_create", request=InputSerializer, responses={202: JobOut},
+                   tags=["downloads"], summary="Build one deliverable (or configs.zip) in the background; "
+                                               "answers 202 with the job, whose file_url serves it when done")
+    def post(self, request, design_id: int, number: int):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        rev = revision_for(request, design_id, number)
+        try:
+            job = export_enqueue(revision=rev, kind=data.validated_data["kind"], user=request.user,
+                                 options=data.validated_data.get("options"))
+        except ValueError as exc:
+            field, _, message = str(exc).partition(": ")
+            raise ApiError(400, "invalid_option", str(exc),
+                           [{"path": f"options.{field}" if field != "kind" else "kind", "message": message or str(exc)}])
+        body = job_out(request, job)
+        return Response(body, status=202, headers={"Location": body["url"]})
+
+
+class JobFileApi(ApiView):
+    @extend_schema(operation_id="jobs_file", responses={(200, "application/octet-stream"): OpenApiTypes.BINARY,
+                                                         409: OpenApiResponse(description="Not built (yet).")},
+                   tags=["jobs"], summary="The file an export job built (409 until it has succeeded)")
+    def get(self, request, job_id):
+        from django.http import FileResponse
+
+        job = job_for(request, job_id)
+        if job.kind != "export":
+            raise Http404("This job builds no file.")
+        path = export_path(job)
+        if job.status != "succeeded" or not path.exists():
+            raise ApiError(409, "not_ready", f"The export job is {job.status}; poll the job until it has succeeded.")
+        rev = job.design.revisions.filter(pk=job.params["revision_id"]).first()
+        response = FileResponse(open(path, "rb"), content_type=export_content_type(job.params["kind"]))
+        return _attachment(response, rev, job.params["kind"]) if rev else response

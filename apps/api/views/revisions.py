@@ -1,0 +1,304 @@
+"""Revisions and their results: summary, BOM, links, cables, loss budgets, fibers, warnings, BOM difference."""
+from __future__ import annotations
+
+from decimal import Decimal
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+
+from apps.designs.models import Revision
+from apps.designs.tables import CABLE_SORTS, LINK_SORTS, MAX_LIMIT, cable_page, link_page
+
+from ..output import revision_out
+from ..pagination import id_page, page_body
+from ..results import bom_diff, revision_bom, revision_loss_budget
+from ..serializers import PageOut, RevisionOut, RevisionPageOut, StrictSerializer, query
+from .base import ApiView, design_for, revision_for
+from .tokens import PageQuery
+
+
+def _revision(request, design_id: int, number: int, *, rows_only: bool = False) -> Revision:
+    # Link and cable pages need only the revision's id: skip loading its spec and summary.
+    return revision_for(request, design_id, number, defer=("spec", "summary") if rows_only else ())
+
+
+class RevisionListApi(ApiView):
+    @extend_schema(operation_id="revisions_list", parameters=[PageQuery], responses={200: RevisionPageOut},
+                   tags=["revisions"], summary="A design's computed revisions, newest first")
+    def get(self, request, design_id: int):
+        design = design_for(request, design_id)
+        q = query(PageQuery, request)
+        qs = Revision.objects.filter(design=design).select_related("created_by").defer("spec")
+        rows, nxt = id_page(qs, cursor=q.get("cursor"), limit=q["limit"], key="number")
+        return Response(page_body(request, [revision_out(request, r) for r in rows], nxt, None))
+
+
+class RevisionDetailApi(ApiView):
+    class OutputSerializer(RevisionOut):
+        spec = serializers.DictField(help_text="The spec this revision was computed from.")
+
+    @extend_schema(operation_id="revisions_retrieve", responses={200: OutputSerializer}, tags=["revisions"],
+                   summary="A revision: versions, counts and the spec it was computed from")
+    def get(self, request, design_id: int, number: int):
+        rev = _revision(request, design_id, number)
+        return Response({**revision_out(request, rev), "spec": rev.spec})
+
+
+class RevisionSummaryApi(ApiView):
+    @extend_schema(operation_id="revisions_summary", responses={200: OpenApiTypes.OBJECT}, tags=["revisions"],
+                   summary="The revision's summary.json (layout: docs/summary.md)")
+    def get(self, request, design_id: int, number: int):
+        return Response(_revision(request, design_id, number).summary)
+
+
+class RevisionWarningsApi(ApiView):
+    class OutputSerializer(serializers.Serializer):
+        revision = serializers.IntegerField()
+        warnings = serializers.ListField(child=serializers.CharField())
+
+    @extend_schema(operation_id="revisions_warnings", responses={200: OutputSerializer}, tags=["revisions"],
+                   summary="Design warnings of the revision")
+    def get(self, request, design_id: int, number: int):
+        rev = _revision(request, design_id, number)
+        return Response({"revision": rev.number, "warnings": list((rev.summary or {}).get("warnings") or [])})
+
+
+class FiberCountOut(serializers.Serializer):
+    active = serializers.IntegerField()
+    installed = serializers.IntegerField()
+    dark = serializers.IntegerField()
+    spare = serializers.IntegerField()
+
+
+class RevisionFibersApi(ApiView):
+    class OutputSerializer(serializers.Serializer):
+        revision = serializers.IntegerField()
+        total = FiberCountOut(allow_null=True)
+        per_network = serializers.DictField(child=FiberCountOut())
+        per_tier = serializers.DictField(child=FiberCountOut())
+
+    @extend_schema(operation_id="revisions_fibers", responses={200: OutputSerializer}, tags=["revisions"],
+                   summary="Fiber totals: active, installed, dark and spare strands")
+    def get(self, request, design_id: int, number: int):
+        rev = _revision(request, design_id, number)
+        f = (rev.summary or {}).get("fibers") or {}
+        return Response({"revision": rev.number, "total": f.get("total"), "per_network": f.get("per_network") or {},
+                         "per_tier": f.get("per_tier") or {}})
+
+
+class BomQuery(StrictSerializer):
+    spares_percent = serializers.DecimalField(max_digits=7, decimal_places=3, min_value=Decimal(0),
+                                              max_value=Decimal(1000), required=False, default=Decimal(0),
+                                              help_text="Spares in percent of each line, rounded up to whole parts.")
+    category = serializers.CharField(max_length=32, required=False, help_text="Only lines of this category.")
+
+
+class BomLineOut(serializers.Serializer):
+    part = serializers.CharField()
+    description = serializers.CharField(allow_blank=True)
+    category = serializers.CharField()
+    quantity = serializers.IntegerField()
+    spares = serializers.IntegerField()
+    order_quantity = serializers.IntegerField(help_text="quantity + spares")
+    unit_price = serializers.CharField(allow_null=True, help_text="From your price list (decimal string), or null.")
+    total = serializers.CharField(allow_null=True, help_text="unit_price x order_quantity, or null.")
+    watts = serializers.FloatField(allow_null=True, help_text="Maximum power of the line (all units), or null.")
+
+
+class RevisionBomApi(ApiView):
+    class OutputSerializer(serializers.Serializer):
+        class Totals(serializers.Serializer):
+            lines = serializers.IntegerField()
+            quantity = serializers.IntegerField()
+            spares = serializers.IntegerField()
+            price = serializers.CharField(allow_null=True, help_text="Null unless every line has a price.")
+            priced_lines = serializers.IntegerField()
+            watts = serializers.FloatField()
+
+        revision = serializers.IntegerField()
+        currency = serializers.CharField(allow_null=True, help_text="Your price list's currency; null without one.")
+        spares_percent = serializers.CharField()
+        lines = BomLineOut(many=True)
+        totals = Totals()
+
+    @extend_schema(operation_id="revisions_bom", parameters=[BomQuery], responses={200: OutputSerializer},
+                   tags=["revisions"], summary="Bill of materials with spares and prices (design owner's price list)")
+    def get(self, request, design_id: int, number: int):
+        q = query(BomQuery, request)
+        rev = _revision(request, design_id, number)
+        return Response(revision_bom(revision=rev, owner=rev.design.owner, spares_percent=q["spares_percent"],
+                                     category=q.get("category")))
+
+
+class BomDiffApi(ApiView):
+    class QuerySerializer(StrictSerializer):
+        old = serializers.IntegerField(min_value=1, max_value=2_000_000_000, help_text="Older revision number.")
+        new = serializers.IntegerField(min_value=1, max_value=2_000_000_000, help_text="Newer revision number.")
+
+    class OutputSerializer(serializers.Serializer):
+        class Part(serializers.Serializer):
+            part = serializers.CharField()
+            description = serializers.CharField(allow_blank=True)
+            category = serializers.CharField()
+            quantity = serializers.IntegerField()
+
+        class Changed(serializers.Serializer):
+            part = serializers.CharField()
+            description = serializers.CharField(allow_blank=True)
+            category = serializers.CharField()
+            old_quantity = serializers.IntegerField()
+            new_quantity = serializers.IntegerField()
+            delta = serializers.IntegerField()
+
+        old = serializers.IntegerField()
+        new = serializers.IntegerField()
+        added = Part(many=True)
+        removed = Part(many=True)
+        changed = Changed(many=True)
+        unchanged = serializers.IntegerField(help_text="Parts with the same quantity in both.")
+
+    @extend_schema(operation_id="designs_bom_diff", parameters=[QuerySerializer], responses={200: OutputSerializer},
+                   tags=["revisions"], summary="BOM difference between two revisions: parts added, removed, changed")
+    def get(self, request, design_id: int):
+        q = query(self.QuerySerializer, request)
+        old = _revision(request, design_id, q["old"])
+        new = _revision(request, design_id, q["new"])
+        return Response(bom_diff(old=old, new=new))
+
+
+class RevisionLossBudgetApi(ApiView):
+    class OutputSerializer(serializers.Serializer):
+        class Worst(serializers.Serializer):
+            link_id = serializers.IntegerField()
+            network = serializers.CharField()
+            tier = serializers.CharField()
+            a_device = serializers.CharField()
+            a_port = serializers.CharField()
+            b_device = serializers.CharField()
+            b_port = serializers.CharField()
+            length_m = serializers.FloatField()
+            medium = serializers.CharField(allow_blank=True)
+            a_part = serializers.CharField(allow_blank=True)
+            b_part = serializers.CharField(allow_blank=True)
+            loss_db = serializers.FloatField(allow_null=True)
+            margin_db = serializers.FloatField(allow_null=True)
+            status = serializers.CharField(allow_blank=True)
+
+        revision = serializers.IntegerField()
+        counts = serializers.DictField(child=serializers.IntegerField(),
+                                       help_text="Links per verdict: pass, marginal, fail, copper, no_medium.")
+        worst_links = Worst(many=True)
+
+    @extend_schema(operation_id="revisions_loss_budget", responses={200: OutputSerializer}, tags=["revisions"],
+                   summary="Loss-budget verdict counts and the links with the least margin")
+    def get(self, request, design_id: int, number: int):
+        return Response(revision_loss_budget(revision=_revision(request, design_id, number)))
+
+
+def _sort_choices(sorts: tuple) -> list[str]:
+    return [s for key in sorts for s in (key, f"-{key}")]
+
+
+class TableQuery(StrictSerializer):
+    cursor = serializers.CharField(required=False)
+    limit = serializers.IntegerField(required=False, min_value=1, max_value=MAX_LIMIT, default=100)
+    network = serializers.CharField(required=False, max_length=16)
+    tier = serializers.CharField(required=False, max_length=24)
+    rack = serializers.CharField(required=False, max_length=32, help_text="Either end in this rack.")
+    device = serializers.CharField(required=False, max_length=64, help_text="Either end on this device.")
+    part = serializers.CharField(required=False, max_length=64)
+    q = serializers.CharField(required=False, max_length=64,
+                              help_text="Device-name prefix at either end, a rack, or a link/cable id (L12, C7).")
+
+
+class LinkQuery(TableQuery):
+    order = serializers.ChoiceField(choices=_sort_choices(LINK_SORTS), required=False, default="link_id")
+    medium = serializers.CharField(required=False, max_length=24)
+    status = serializers.CharField(required=False, max_length=16, help_text="Loss-budget verdict.")
+    plane = serializers.IntegerField(required=False, min_value=0, max_value=32)
+
+
+class CableQuery(TableQuery):
+    order = serializers.ChoiceField(choices=_sort_choices(CABLE_SORTS), required=False, default="cable_id")
+    kind = serializers.CharField(required=False, max_length=24)
+
+
+class LinkRowOut(serializers.Serializer):
+    link_id = serializers.IntegerField()
+    network = serializers.CharField()
+    plane = serializers.IntegerField()
+    tier = serializers.CharField()
+    speed_gbps = serializers.IntegerField()
+    a_device = serializers.CharField()
+    a_port = serializers.CharField()
+    a_rack = serializers.CharField(allow_blank=True)
+    a_u = serializers.IntegerField(allow_null=True)
+    b_device = serializers.CharField()
+    b_port = serializers.CharField()
+    b_rack = serializers.CharField(allow_blank=True)
+    b_u = serializers.IntegerField(allow_null=True)
+    length_m = serializers.FloatField()
+    medium = serializers.CharField(allow_blank=True)
+    a_part = serializers.CharField(allow_blank=True)
+    b_part = serializers.CharField(allow_blank=True)
+    cables = serializers.CharField(allow_blank=True)
+    fibers = serializers.IntegerField()
+    loss_db = serializers.FloatField(allow_null=True)
+    margin_db = serializers.FloatField(allow_null=True)
+    status = serializers.CharField(allow_blank=True)
+
+
+class CableRowOut(serializers.Serializer):
+    cable_id = serializers.IntegerField()
+    network = serializers.CharField()
+    tier = serializers.CharField()
+    kind = serializers.CharField()
+    part = serializers.CharField()
+    length_m = serializers.FloatField()
+    a_device = serializers.CharField()
+    a_port = serializers.CharField()
+    a_rack = serializers.CharField(allow_blank=True)
+    b_device = serializers.CharField()
+    b_port = serializers.CharField()
+    b_rack = serializers.CharField(allow_blank=True)
+    label_a = serializers.CharField(allow_blank=True)
+    label_b = serializers.CharField(allow_blank=True)
+    links = serializers.CharField(allow_blank=True)
+
+
+_PAGING = ("cursor", "limit", "order")
+
+
+class RevisionLinksApi(ApiView):
+    class OutputSerializer(PageOut):
+        results = LinkRowOut(many=True)
+
+    @extend_schema(operation_id="revisions_links", parameters=[LinkQuery], responses={200: OutputSerializer},
+                   tags=["revisions"], summary="Links of a revision: filter, sort, page by cursor")
+    def get(self, request, design_id: int, number: int):
+        q = query(LinkQuery, request)
+        rev = _revision(request, design_id, number, rows_only=True)
+        page = link_page(revision=rev, filters={k: v for k, v in q.items() if k not in _PAGING},
+                         cursor=q.get("cursor"), limit=q["limit"], order=q["order"])
+        return Response(page_body(request, page.rows, page.next_cursor, page.prev_cursor))
+
+
+class RevisionCablesApi(ApiView):
+    class OutputSerializer(PageOut):
+        results = CableRowOut(many=True)
+
+    @extend_schema(operation_id="revisions_cables", parameters=[CableQuery], responses={200: OutputSerializer},
+                   tags=["revisions"], summary="Cables of a revision: filter, sort, page by cursor")
+    def get(self, request, design_id: int, number: int):
+        q = query(CableQuery, request)
+        rev = _revision(request, design_id, number, rows_only=True)
+        page = cable_page(revision=rev, filters={k: v for k, v in q.items() if k not in _PAGING},
+                          cursor=q.get("cursor"), limit=q["limit"], order=q["order"])
+        return Response(page_body(request, page.rows, page.next_cursor, page.prev_cursor))
+
+
+__all__ = ["RevisionListApi", "RevisionDetailApi", "RevisionSummaryApi", "RevisionWarningsApi", "RevisionFibersApi",
+           "RevisionBomApi", "BomDiffApi", "RevisionLossBudgetApi", "RevisionLinksApi", "RevisionCablesApi",
+           "PageOut"]

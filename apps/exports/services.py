@@ -1,0 +1,206 @@
+"""Deliverables of a stored revision, for the REST API and the HTML views.
+
+Written by the API side as the meeting point with the (Django-free) renderers in
+`apps.exports.renderers`; their owner may grow it. The renderers need the engine's
+DesignResult, which is not stored: the engine is deterministic, so it is recomputed from the
+revision's spec (with the design owner's custom parts, as at compute time).
+
+A deliverable whose renderer is not in this build raises DeliverableUnavailable; callers
+answer 501 for it.
+"""
+from __future__ import annotations
+
+import importlib
+import io
+from pathlib import Path
+from dataclasses import dataclass
+from typing import Iterator
+
+from engine.catalog import load_catalog
+from engine.pipeline import compute_design
+from engine.result import DesignResult
+from engine.spec import parse_spec
+
+
+class DeliverableUnavailable(Exception):
+    """The renderer for a deliverable is not part of this build."""
+
+
+@dataclass(frozen=True)
+class Deliverable:
+    kind: str  # the file name's tail, e.g. "bom.pdf"
+    content_type: str
+    renderer: str  # function name in apps.exports.renderers
+    pdf: bool  # render(view, fh, options, revision_label=...) into bytes; else an iterator of text lines
+    args: tuple[str, ...] = ()  # ExportOptions fields a line renderer takes as keyword arguments ("options": all)
+    description: str = ""
+
+
+_CSV = "text/csv; charset=utf-8"
+_TEXT = "text/plain; charset=utf-8"
+
+# kind -> renderer. links.csv, cables.csv, summary.json and spec.json come from the database instead.
+DELIVERABLES: dict[str, Deliverable] = {d.kind: d for d in (
+    Deliverable("bom.pdf", "application/pdf", "render_bom_pdf", True,
+                description="Bill of materials: order summary with spares and prices, by network, per SU."),
+    Deliverable("bom.csv", _CSV, "iter_bom_csv", False, ("options",), description="The BOM as CSV."),
+    Deliverable("cabling-plan.pdf", "application/pdf", "render_cabling_plan_pdf", True,
+                description="Fabric diagram, rack elevations and every cable, rack by rack."),
+    Deliverable("cable-schedule.csv", _CSV, "iter_cables_csv", False, ("row", "rack"),
+                description="The installer's cable schedule (cables.csv plus rooms, rows, modules, polarity)."),
+    Deliverable("labels.pdf", "application/pdf", "render_labels_pdf", True,
+                description="Both-end labels of every cable and trunk, panels and panel ports."),
+    Deliverable("test-sheet.pdf", "application/pdf", "render_test_sheet_pdf", True,
+                description="One row per fiber of every optical link, with expected loss and pass limit."),
+    Deliverable("test-sheet.csv", _CSV, "iter_test_sheet_csv", False, ("row", "rack", "test_limit"),
+                description="The test sheet as CSV: fill in measured_loss_db and upload it as measurements."),
+    Deliverable("loss-budget.csv", _CSV, "iter_loss_budget_csv", False,
+                description="Per optical link: the loss-budget terms, worst links first."),
+    Deliverable("topology.dot", "text/vnd.graphviz; charset=utf-8", "iter_topology_dot", False,
+                description="Graphviz / Cumulus PTM topology of the intended cabling."),
+    Deliverable("topology.ibnetdiscover", _TEXT, "iter_ibnetdiscover", False,
+                description="The InfiniBand networks in ibnetdiscover's format."),
+    Deliverable("netbox-devices.csv", _CSV, "iter_netbox_devices", False, description="NetBox bulk import."),
+    Deliverable("netbox-interfaces.csv", _CSV, "iter_netbox_interfaces", False, description="NetBox bulk import."),
+    Deliverable("netbox-cables.csv", _CSV, "iter_netbox_cables", False, description="NetBox bulk import."),
+    Deliverable("workloads.pdf", "application/pdf", "render_workloads_pdf", True,
+                description="Training-traffic analysis of the design's workloads, with charts."),
+)}
+
+# Built only as background jobs (archives of many files): kind -> (content type, description).
+ARCHIVES = {
+    "configs.zip": ("application/zip", "QoS / congestion-control configuration: one file per switch, hosts, "
+                                       "subnet manager."),
+}
+
+
+def _renderers():
+    try:
+        return importlib.import_module("apps.exports.renderers")
+    except ImportError:
+        return None
+
+
+def deliverable_renderer(kind: str):
+    fn = getattr(_renderers(), DELIVERABLES[kind].renderer, None)
+    if fn is None:
+        raise DeliverableUnavailable(kind)
+    return fn
+
+
+def deliverable_available(kind: str) -> bool:
+    return getattr(_renderers(), DELIVERABLES[kind].renderer, None) is not None
+
+
+def revision_result(*, revision, extra_catalog: dict | None = None) -> DesignResult:
+    """Recompute the engine result of a revision from its stored spec (the engine is deterministic)."""
+    return compute_design(parse_spec(revision.spec), load_catalog(extra_catalog))
+
+
+def export_options(options: dict | None):
+    """Validated ExportOptions (ValueError naming the option)."""
+    return _renderers().ExportOptions.from_any(dict(options or {}))
+
+
+def deliverable_pdf(*, kind: str, result: DesignResult, options: dict | None, revision_label: str) -> bytes:
+    fn = deliverable_renderer(kind)
+    fh = io.BytesIO()
+    fn(result, fh, export_options(options), revision_label=revision_label)
+    return fh.getvalue()
+
+
+def deliverable_lines(*, kind: str, result: DesignResult, options: dict | None) -> Iterator[str]:
+    d = DELIVERABLES[kind]
+    fn = deliverable_renderer(kind)
+    opts = export_options(options)
+    if d.args == ("options",):
+        return fn(result, opts)
+    return fn(result, **{name: getattr(opts, name) for name in d.args})
+
+
+def measurements_check(*, text: str, result: DesignResult, test_limit: str = "pmd") -> dict:
+    """Validate uploaded measurements against the revision's test sheet (the renderers' parser).
+
+    Returns {"rows", "errors": [(line, column, message)], "counts"}; DeliverableUnavailable when this
+    build has no parser.
+    """
+    r = _renderers()
+    parse = getattr(r, "parse_test_results", None)
+    if parse is None:
+        raise DeliverableUnavailable("measurements")
+    expected = list(r.iter_test_rows(result, test_limit=test_limit))
+    rows, errors = parse(text, expected)
+    counts = r.compare(rows, expected).counts if not errors else {}
+    return {"rows": len(rows), "errors": [(e.line, e.column, e.message) for e in errors], "counts": counts}
+
+
+# --- background exports ------------------------------------------------------------------------
+# A 400,000-cable plan takes tens of seconds to render, so big deliverables are built by a worker into
+# a file (MEDIA_ROOT/exports/<job id>/<name>) that the job's download serves afterwards.
+
+
+def export_enqueue(*, revision, kind: str, user, options: dict | None = None):
+    """Queue the build of one deliverable (or archive) of a revision; returns the Job."""
+    from apps.jobs.services import job_create
+
+    if kind not in DELIVERABLES and kind not in ARCHIVES:
+        raise ValueError(f"kind: unknown deliverable {kind!r}")
+    if kind in DELIVERABLES:
+        export_options(options)  # reject bad options now, not in the worker
+    return job_create(kind="export", user=user, design=revision.design,
+                      params={"revision_id": revision.pk, "kind": kind, "options": options or {}})
+
+
+def export_path(job) -> Path:
+    from django.conf import settings
+
+    return Path(settings.MEDIA_ROOT) / "exports" / str(job.pk) / job.params["kind"]
+
+
+def export_content_type(kind: str) -> str:
+    return DELIVERABLES[kind].content_type if kind in DELIVERABLES else ARCHIVES[kind][0]
+
+
+def export_build_job(*, job, progress) -> dict:
+    """Worker side of export_enqueue: recompute the revision's result, render the file, record its size."""
+    from apps.designs.models import Revision
+    from apps.jobs.services import job_progress
+
+    revision = Revision.objects.select_related("design__owner").get(pk=job.params["revision_id"])
+    kind = job.params["kind"]
+    progress.span = 50.0
+    result = compute_design(parse_spec(revision.spec), load_catalog(custom_catalog_for_revision(revision)),
+                            progress)
+    job_progress(job_id=job.pk, stage=f"rendering {kind}", percent=50)
+    path = export_path(job)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".part")
+    if kind in ARCHIVES:
+        _write_configs_zip(result, revision, tmp)
+    elif DELIVERABLES[kind].pdf:
+        with open(tmp, "wb") as fh:
+            deliverable_renderer(kind)(result, fh, export_options(job.params.get("options")),
+                                       revision_label=f"r{revision.number}")
+    else:
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            for line in deliverable_lines(kind=kind, result=result, options=job.params.get("options")):
+                fh.write(line)
+    tmp.replace(path)  # the file appears whole or not at all
+    return {"file": kind, "size": path.stat().st_size, "content_type": export_content_type(kind)}
+
+
+def _write_configs_zip(result, revision, path: Path) -> None:
+    import zipfile
+
+    from engine.qos_stage import build_qos
+
+    plan = build_qos(result, load_catalog(custom_catalog_for_revision(revision)))
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for rel, text in plan.files:
+            zf.writestr(f"configs/{rel}", text)
+
+
+def custom_catalog_for_revision(revision):
+    from apps.api.catalog import custom_catalog_for
+
+    return custom_catalog_for(revision.design.owner)

@@ -1,0 +1,62 @@
+"""Background exports: big deliverables and the QoS configs archive are built by a worker into a file.
+
+GIVEN alice's computed design
+WHEN she asks for an export, a worker runs the job (here: the same runner, synchronously)
+THEN the job's file_url serves the whole file, and nobody else can reach it.
+"""
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pytest
+
+from tests.apps.api.conftest import rev_url
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _media(settings, tmp_path):
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+
+
+def _run(job_id: str) -> str:
+    from apps.jobs.runner import run_job
+
+    return run_job(job_id)
+
+
+def test_it_builds_a_cabling_plan_in_the_background_and_serves_it(alice, computed):
+    r = alice.post(rev_url(computed, tail="exports/"), {"kind": "cabling-plan.pdf"}, format="json")
+    assert r.status_code == 202 and r["Location"] == r.json()["url"]
+    job_id = r.json()["id"]
+    assert alice.get(f"/api/v1/jobs/{job_id}/file").status_code == 409  # not built yet
+    assert _run(job_id) == "succeeded"
+    job = alice.get(f"/api/v1/jobs/{job_id}/").json()
+    assert job["status"] == "succeeded" and job["file_url"].endswith(f"/jobs/{job_id}/file")
+    f = alice.get(f"/api/v1/jobs/{job_id}/file")
+    body = b"".join(f.streaming_content)
+    assert f.status_code == 200 and f["Content-Type"] == "application/pdf" and body.startswith(b"%PDF")
+    assert "cabling-plan.pdf" in f["Content-Disposition"]
+
+
+def test_the_configs_archive_holds_the_qos_files(alice, computed):
+    job_id = alice.post(rev_url(computed, tail="exports/"), {"kind": "configs.zip"}, format="json").json()["id"]
+    assert _run(job_id) == "succeeded"
+    f = alice.get(f"/api/v1/jobs/{job_id}/file")
+    names = zipfile.ZipFile(io.BytesIO(b"".join(f.streaming_content))).namelist()
+    assert "configs/qos/policy.json" in names
+    assert any(n.startswith("configs/qos/subnet-manager/") for n in names)  # InfiniBand design
+
+
+def test_an_unknown_kind_is_a_400_naming_the_field(alice, computed):
+    r = alice.post(rev_url(computed, tail="exports/"), {"kind": "bom.docx"}, format="json")
+    assert r.status_code == 400 and r.json()["error"]["fields"][0]["path"] == "kind"
+
+
+def test_another_user_cannot_start_or_fetch_an_export(alice, bob, computed):
+    assert bob.post(rev_url(computed, tail="exports/"), {"kind": "bom.pdf"}, format="json").status_code == 404
+    job_id = alice.post(rev_url(computed, tail="exports/"), {"kind": "bom.pdf"}, format="json").json()["id"]
+    _run(job_id)
+    assert bob.get(f"/api/v1/jobs/{job_id}/file").status_code == 404
