@@ -1,0 +1,375 @@
+"""HTML views of designs, their jobs and revisions: parse, call one service or selector, respond.
+
+Access is the selectors': a design a user may not see is a 404 (never a 403), and so is a write
+(edit, compute, cancel) by a user who may only read. Sharing and deleting are the owner's.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+from collections.abc import Iterator
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
+from django.db.models import Count, Max
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+
+from apps.jobs.models import Job
+from apps.jobs.services import job_request_cancel
+from engine.errors import SpecError
+from engine.model import TIERS
+
+from . import diagrams
+from .forms import (
+    CompareForm,
+    ElevationForm,
+    NewDesignForm,
+    ShareForm,
+    SpecForm,
+    SpecYamlForm,
+    TableFilterForm,
+    spec_yaml,
+)
+from .models import CableRecord, Design, Revision
+from .selectors import design_can_write, design_get, design_list, revision_get
+from .services import (
+    design_compute_enqueue,
+    design_create,
+    design_delete,
+    design_share,
+    design_unshare,
+    design_update,
+    revision_compare,
+)
+from .tables import CABLE_FIELDS, LINK_FIELDS, TableError, cable_page, link_facets, link_page
+
+# The app has its own sign-in page; settings.LOGIN_URL still names the admin's (see the UI issue notes).
+signin_required = login_required(login_url="login")
+
+
+# --- Designs ------------------------------------------------------------------
+
+
+@signin_required
+@require_safe
+def design_list_view(request: HttpRequest) -> HttpResponse:
+    designs = design_list(user=request.user).annotate(latest=Max("revisions__number"))
+    return render(request, "designs/list.html", {"designs": designs})
+
+
+@signin_required
+@require_http_methods(["GET", "POST"])
+def design_new(request: HttpRequest) -> HttpResponse:
+    form = NewDesignForm(request.POST if request.method == "POST" else None)
+    if form.is_valid():
+        try:
+            design = design_create(user=request.user, preset=form.cleaned_data["preset"],
+                                   name=form.cleaned_data["name"] or None)
+        except SpecError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"Created “{design.name}” from a preset. Review the spec, then compute.")
+            return redirect("designs:edit", pk=design.pk)
+    return render(request, "designs/new.html", {"form": form}, status=400 if form.errors else 200)
+
+
+@signin_required
+@require_http_methods(["GET", "POST"])
+def design_new_blank(request: HttpRequest) -> HttpResponse:
+    form = SpecForm(request.POST if request.method == "POST" else None)
+    if form.is_valid():
+        design = design_create(user=request.user, spec=form.cleaned_spec)
+        messages.success(request, f"Created “{design.name}”.")
+        return _after_save(request, design)
+    return render(request, "designs/form.html", {"form": form, "design": None},
+                  status=400 if form.errors else 200)
+
+
+@signin_required
+@require_safe
+def design_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    design = design_get(user=request.user, design_id=pk)
+    revisions = list(design.revisions.select_related("created_by").defer("summary", "spec"))
+    return render(request, "designs/detail.html", {
+        "design": design, "revisions": revisions, "can_write": design_can_write(user=request.user, design=design),
+        "jobs": design.jobs.select_related("created_by")[:5], "share_form": ShareForm(),
+        "shares": design.shares.select_related("user").order_by("user__username"),
+        "compare_form": CompareForm(numbers=[r.number for r in revisions]),
+    })
+
+
+@signin_required
+@require_http_methods(["GET", "POST"])
+def design_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    design = design_get(user=request.user, design_id=pk, write=True)
+    post = request.POST if request.method == "POST" else None
+    yaml_mode = post is not None and "spec_yaml" in post
+    form = SpecForm(None if yaml_mode else post, spec=design.spec)
+    yaml_form = SpecYamlForm(post if yaml_mode else None, spec=design.spec)
+    bound = yaml_form if yaml_mode else form
+    if post is not None and bound.is_valid():
+        design_update(design=design, spec=bound.cleaned_spec)
+        messages.success(request, "Saved.")
+        return _after_save(request, design)
+    return render(request, "designs/form.html", {"form": form, "yaml_form": yaml_form, "design": design},
+                  status=400 if bound.errors else 200)
+
+
+@signin_required
+@require_POST
+def design_compute(request: HttpRequest, pk: int) -> HttpResponse:
+    design = design_get(user=request.user, design_id=pk, write=True)
+    job = design_compute_enqueue(design=design, user=request.user)
+    return redirect("designs:job", pk=design.pk, job_id=job.pk)
+
+
+@signin_required
+@require_POST
+def design_delete_view(request: HttpRequest, pk: int) -> HttpResponse:
+    design = _owned_design(request, pk)
+    design_delete(design=design)
+    messages.success(request, f"Deleted “{design.name}”.")
+    return redirect("designs:list")
+
+
+@signin_required
+@require_safe
+def design_spec_download(request: HttpRequest, pk: int) -> HttpResponse:
+    design = design_get(user=request.user, design_id=pk)
+    response = HttpResponse(spec_yaml(design.spec), content_type="application/yaml; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="design-{design.pk}.yaml"'
+    return response
+
+
+# --- Sharing --------------------------------------------------------------------
+
+
+@signin_required
+@require_POST
+def design_share_view(request: HttpRequest, pk: int) -> HttpResponse:
+    design = _owned_design(request, pk)
+    form = ShareForm(request.POST)
+    if form.is_valid():
+        try:
+            design_share(design=design, user=form.cleaned_data["user"], access=form.cleaned_data["access"])
+        except SpecError as exc:
+            messages.error(request, "; ".join(e.message for e in exc.errors))
+        else:
+            messages.success(request, f"Shared with {form.cleaned_data['username']} "
+                                      f"({form.cleaned_data['access']}).")
+    else:
+        messages.error(request, " ".join(e for errs in form.errors.values() for e in errs))
+    return redirect("designs:detail", pk=design.pk)
+
+
+@signin_required
+@require_POST
+def design_unshare_view(request: HttpRequest, pk: int, user_id: int) -> HttpResponse:
+    design = _owned_design(request, pk)
+    share = get_object_or_404(design.shares.select_related("user"), user_id=user_id)
+    design_unshare(design=design, user=share.user)
+    messages.success(request, f"{share.user.get_username()} no longer has access.")
+    return redirect("designs:detail", pk=design.pk)
+
+
+# --- Jobs -------------------------------------------------------------------------
+
+
+@signin_required
+@require_safe
+def job_detail(request: HttpRequest, pk: int, job_id) -> HttpResponse:
+    design = design_get(user=request.user, design_id=pk)
+    job = get_object_or_404(design.jobs, pk=job_id)
+    return render(request, "jobs/detail.html", {
+        "design": design, "job": job, "status": _job_status(job),
+        "can_write": design_can_write(user=request.user, design=design)})
+
+
+@signin_required
+@require_safe
+@never_cache
+def job_status(request: HttpRequest, pk: int, job_id) -> JsonResponse:
+    design = design_get(user=request.user, design_id=pk)
+    return JsonResponse(_job_status(get_object_or_404(design.jobs, pk=job_id)))
+
+
+@signin_required
+@require_POST
+def job_cancel(request: HttpRequest, pk: int, job_id) -> HttpResponse:
+    design = design_get(user=request.user, design_id=pk, write=True)
+    job = job_request_cancel(job=get_object_or_404(design.jobs, pk=job_id))
+    messages.info(request, "Cancelled." if job.is_terminal else "Cancel requested; the job stops at its next step.")
+    return redirect("designs:job", pk=design.pk, job_id=job.pk)
+
+
+# --- Revisions ---------------------------------------------------------------------
+
+
+@signin_required
+@require_safe
+def revision_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    revision = revision_get(user=request.user, design_id=pk, number=number)
+    form = ElevationForm(request.GET, rows=diagrams.row_names(revision))
+    row, start = form.selection(default_row=lambda: diagrams.first_server_row(revision))
+    elevation = diagrams.rack_row(revision, row, start=start) if row else None
+    networks = _network_rows(revision)
+    return render(request, "designs/revision.html", {
+        "design": revision.design, "revision": revision, "s": revision.summary, "networks": networks,
+        "switches_total": sum(sum(n["switches"].values()) for n in networks),
+        "bom_categories": _bom_categories(revision.summary),
+        "fabric_svg": diagrams.fabric_svg(revision.summary), "elevation": elevation, "elevation_form": form,
+        "elevation_svg": diagrams.elevation_svg(elevation) if elevation else None,
+        "other_svgs": [diagrams.network_svg(k, n) for k, n in diagrams.networks_in_order(revision.summary)
+                       if k != "compute"],
+    })
+
+
+@signin_required
+@require_safe
+def revision_links(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    return _table(request, pk, number, "links")
+
+
+@signin_required
+@require_safe
+def revision_cables(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    return _table(request, pk, number, "cables")
+
+
+@signin_required
+@require_safe
+def revision_table_csv(request: HttpRequest, pk: int, number: int, table: str) -> HttpResponse:
+    revision = revision_get(user=request.user, design_id=pk, number=number)
+    form = TableFilterForm(request.GET, table=table, facets=link_facets(revision))
+    if not form.is_valid():
+        return HttpResponse("Bad filter: " + form.errors.as_text(), status=400, content_type="text/plain")
+    response = StreamingHttpResponse(_csv_lines(revision, table, form.query()), content_type="text/csv")
+    response["Content-Disposition"] = f'attachment; filename="design-{pk}-r{number}-{table}.csv"'
+    return response
+
+
+@signin_required
+@require_safe
+def revision_compare_view(request: HttpRequest, pk: int) -> HttpResponse:
+    design = design_get(user=request.user, design_id=pk)
+    numbers = list(design.revisions.values_list("number", flat=True))
+    form = CompareForm(request.GET, numbers=numbers)
+    if not form.is_valid():
+        return render(request, "designs/compare.html", {"design": design, "form": form}, status=400)
+    old, new = (design.revisions.get(number=form.cleaned_data[k]) for k in ("old", "new"))
+    diff = _with_deltas(revision_compare(old=old, new=new))
+    return render(request, "designs/compare.html", {"design": design, "form": form, "diff": diff, "old": old, "new": new})
+
+
+# --- Helpers ---------------------------------------------------------------------------
+
+
+def _owned_design(request: HttpRequest, pk: int) -> Design:
+    """Sharing and deleting are the owner's; anyone else gets the same 404 as for a hidden design."""
+    design = design_get(user=request.user, design_id=pk)
+    if design.owner_id != request.user.pk:
+        raise Http404("No such design.")
+    return design
+
+
+def _after_save(request: HttpRequest, design: Design) -> HttpResponse:
+    """"Save and compute" queues a computation; plain "Save" returns to the design."""
+    if "compute" in request.POST:
+        job = design_compute_enqueue(design=design, user=request.user)
+        return redirect("designs:job", pk=design.pk, job_id=job.pk)
+    return redirect("designs:detail", pk=design.pk)
+
+
+def _with_deltas(diff: dict) -> dict:
+    for row in diff["counts"]:
+        numbers = all(isinstance(row[k], (int, float)) for k in ("old", "new"))
+        row["delta"] = row["new"] - row["old"] if numbers else None
+    return diff
+
+
+def _job_status(job: Job) -> dict:
+    revision = (job.result or {}).get("revision")
+    return {
+        "id": str(job.pk), "status": job.status, "status_label": job.get_status_display(), "stage": job.stage,
+        "percent": job.percent, "terminal": job.is_terminal, "error": job.error,
+        "revision_url": reverse("designs:revision", args=[job.design_id, revision]) if revision else None,
+    }
+
+
+def _network_rows(revision: Revision) -> list[dict]:
+    """Per network and tier: switches, links (summary), cables (stored rows) and run length."""
+    summary = revision.summary or {}
+    cables = _cable_counts(revision)
+    runs = summary.get("run_length_m") or {}
+    out = []
+    for key, net in diagrams.networks_in_order(summary):
+        tiers = [{"tier": tier, "links": n, "cables": cables.get((key, tier), 0),
+                  "run_m": (runs.get(f"{key}/{tier}") or {}).get("total")}
+                 for tier, n in diagrams.in_order(net.get("links"), TIERS.get(key, ())) if n]
+        out.append({"key": key, "title": diagrams.NETWORK_TITLES.get(key, key), "net": net, "tiers": tiers,
+                    "switches": {r: n for r, n in diagrams.in_order(net.get("switches"), diagrams.ROLES) if n},
+                    "links": sum(t["links"] for t in tiers), "cables": sum(t["cables"] for t in tiers)})
+    return out
+
+
+def _cable_counts(revision: Revision) -> dict[tuple[str, str], int]:
+    """Cables per (network, tier): one grouped query, cached for good (a revision never changes)."""
+    def count() -> dict:
+        rows = (CableRecord.objects.filter(revision=revision).values_list("network", "tier")
+                .annotate(n=Count("id")).order_by())
+        return {(net, tier): n for net, tier, n in rows}
+    # Keyed by what determines the result, so equal computations share it and a reused id never misleads.
+    key = hashlib.sha256(f"{revision.spec_hash}|{revision.engine_version}|{revision.catalog_version}".encode())
+    return cache.get_or_set(f"designs:cable-counts:{key.hexdigest()}", count, timeout=None)
+
+
+def _bom_categories(summary: dict) -> list[dict]:
+    """BOM lines and quantities per category: a 128K-GPU design has hundreds of cord lengths."""
+    out: dict[str, dict] = {}
+    for line in summary.get("bom") or []:
+        row = out.setdefault(line.get("category") or "other", {"category": line.get("category") or "other",
+                                                                "lines": 0, "quantity": 0})
+        row["lines"] += 1
+        row["quantity"] += line.get("quantity") or 0
+    return list(out.values())
+
+
+def _table(request: HttpRequest, pk: int, number: int, table: str) -> HttpResponse:
+    revision = revision_get(user=request.user, design_id=pk, number=number)
+    form = TableFilterForm(request.GET, table=table, facets=link_facets(revision))
+    page = None
+    if form.is_valid():
+        fetch = link_page if table == "links" else cable_page
+        try:
+            page = fetch(revision=revision, **form.query())
+        except TableError as exc:
+            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+    return render(request, "designs/table.html", {
+        "design": revision.design, "revision": revision, "table": table, "form": form, "page": page,
+        "columns": LINK_FIELDS if table == "links" else CABLE_FIELDS,
+    }, status=200 if page is not None else 400)
+
+
+def _csv_lines(revision: Revision, table: str, query: dict) -> Iterator[str]:
+    """The filtered table as CSV, fetched page by page along the keyset cursor (never OFFSET)."""
+    columns = LINK_FIELDS if table == "links" else CABLE_FIELDS
+    fetch = link_page if table == "links" else cable_page
+
+    class _Line:
+        def write(self, text: str) -> str:
+            return text
+
+    writer = csv.writer(_Line())
+    yield writer.writerow(columns)
+    cursor = None
+    while True:
+        page = fetch(revision=revision, filters=query["filters"], order=query["order"], cursor=cursor, limit=1000)
+        yield "".join(writer.writerow([row[c] for c in columns]) for row in page.rows)
+        cursor = page.next_cursor
+        if not cursor:
+            return
