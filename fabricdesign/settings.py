@@ -8,6 +8,7 @@ and a filesystem message broker under var/).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -60,9 +61,12 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "apps.common",
     "apps.designs",
     "apps.jobs",
+    "apps.api",
 ]
 
 MIDDLEWARE = [
@@ -119,8 +123,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-# The admin's login page serves until the app has its own.
-LOGIN_URL = "admin:login"
+# The app's own sign-in page (django.contrib.auth views, templates/registration).
+LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
 
@@ -196,6 +200,9 @@ CELERY_RESULT_BACKEND = None
 JOB_HEARTBEAT_INTERVAL_S = env_int("JOB_HEARTBEAT_INTERVAL_S", 10)
 JOB_HEARTBEAT_TIMEOUT_S = env_int("JOB_HEARTBEAT_TIMEOUT_S", 60)
 JOB_REAP_EVERY_S = env_int("JOB_REAP_EVERY_S", 20)
+# Test hook only, never set in production: "<engine stage>:<seconds>" holds every computation at that
+# stage, so integration tests can kill or cancel a worker mid-run (apps.designs.services._stall_for_tests).
+JOB_TEST_STALL = env_str("JOB_TEST_STALL", "")
 CELERY_BEAT_SCHEDULE = {
     "reap-stale-jobs": {"task": "jobs.reap_stale_jobs", "schedule": float(JOB_REAP_EVERY_S)},
 }
@@ -210,6 +217,41 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+
+# --- REST API (apps.api, docs/api.md) -----------------------------------------
+
+# Requests per token (or per session user) and minute/hour/day, e.g. "1200/min"; over it: 429.
+API_THROTTLE_RATE = env_str("API_THROTTLE_RATE", "1200/min")
+if not re.fullmatch(r"[1-9]\d*/(s|sec|m|min|h|hour|d|day)", API_THROTTLE_RATE):
+    raise ImproperlyConfigured(f"API_THROTTLE_RATE={API_THROTTLE_RATE!r} is not like 1200/min.")
+# Largest JSON body (Django's own form/body limit too) and largest uploaded test-result CSV: 413 over it.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("API_MAX_JSON_BYTES", 2 * 1024 * 1024)
+API_MAX_UPLOAD_BYTES = env_int("API_MAX_UPLOAD_BYTES", 32 * 1024 * 1024)
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "fabricdesign API",
+    "DESCRIPTION": "Design GPU-cluster network fabrics: specs, computations, bills of materials, cabling. "
+                   "See docs/api.md.",
+    "VERSION": "1.0.0",
+    "SCHEMA_PATH_PREFIX": r"/api/v1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_GENERATE_CHOICE_DESCRIPTION": False,
+    # Swagger UI and Redoc from drf-spectacular-sidecar's local copies: no CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "PATH_CONVERTER_OVERRIDES": {
+        "fdid": {"type": "integer", "minimum": 0, "maximum": 999999999999999999},
+        "revno": {"type": "integer", "minimum": 0, "maximum": 999999999},
+    },
+    "ENUM_NAME_OVERRIDES": {
+        "ShareAccessEnum": "apps.designs.models.Access",
+        "DesignAccessEnum": ["owner", "write", "read"],
+    },
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "apps.api.schema.add_error_responses"],
 }
 
 # --- Logging ----------------------------------------------------------------
