@@ -226,7 +226,26 @@ def revision_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
         "elevation_svg": diagrams.elevation_svg(elevation) if elevation else None,
         "other_svgs": [diagrams.network_svg(k, n) for k, n in diagrams.networks_in_order(revision.summary)
                        if k != "compute"],
+        "downloads": _downloads(revision),
+        "workload_charts": _workload_charts(revision.summary),
     })
+
+
+def _downloads(revision) -> list[dict]:
+    """Every deliverable, served by the API's download endpoint (it accepts the browser's session)."""
+    from apps.exports.services import DELIVERABLES
+
+    base = f"/api/v1/designs/{revision.design_id}/revisions/{revision.number}/downloads/"
+    kinds = ["links.csv", "cables.csv", "summary.json"] + [
+        k for k in DELIVERABLES if k != "workloads.pdf" or (revision.summary or {}).get("workloads")]
+    return [{"kind": k, "url": base + k} for k in kinds]
+
+
+def _workload_charts(summary: dict) -> dict[str, dict[str, str]]:
+    from apps.exports.renderers.workloads import chart_svgs
+
+    return {name: chart_svgs(analysis) for name, analysis in (summary.get("workloads") or {}).items()
+            if analysis.get("charts")}
 
 
 @signin_required

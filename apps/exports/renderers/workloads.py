@@ -13,7 +13,7 @@ from reportlab.graphics.charts.lineplots import LinePlot
 from reportlab.graphics.shapes import Drawing, Line, String
 from reportlab.lib import colors
 
-from ._pdf import SANS, Column, DocInfo, FlowDoc, Graphic, Heading, Lines, PageBreak, Table, page_size
+from ._pdf import SANS, Column, DocInfo, FlowDoc, Graphic, Heading, Lines, PageBreak, Table, page_size, register_fonts
 from .options import ExportOptions
 
 SCOPE_COLOURS = {"gpu": colors.HexColor("#9aa5b1"), "nvlink": colors.HexColor("#3e7cb1"),
@@ -30,6 +30,7 @@ def _pct(x: float | None) -> str:
 
 def step_time_chart(analysis: dict, width: float = 420, height: float = 150) -> Drawing:
     """Horizontal bars: seconds per part of the optimizer step (compute, then each collective)."""
+    register_fonts()  # charts may be drawn (as SVG) before any PDF registered the embedded fonts
     chart = analysis["charts"]["step_time_breakdown"]
     bars = chart["bars"]
     d = Drawing(width, height)
@@ -55,6 +56,7 @@ def step_time_chart(analysis: dict, width: float = 420, height: float = 150) -> 
 
 def network_share_chart(analysis: dict, width: float = 420, height: float = 170) -> Drawing:
     """Network share of the step against the data-parallel size, with the heuristic limit as a line."""
+    register_fonts()
     chart = analysis["charts"]["network_share_vs_data_parallel"]
     xs = chart["x"]
     d = Drawing(width, height)

@@ -564,3 +564,27 @@ def test_staff_see_designs_revisions_and_jobs_in_the_admin(client, users, revisi
     for model in ("designs/design", "designs/revision", "jobs/job"):
         assert client.get(f"/admin/{model}/").status_code == 200, model
     assert client.get(f"/admin/designs/revision/{revision.pk}/change/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_the_revision_page_links_every_deliverable_and_draws_workload_charts(client, users):
+    from apps.designs.services import design_compute_job, design_create
+    from apps.jobs.models import Job
+    from apps.jobs.progress import DbProgress
+    from apps.jobs.services import job_claim
+
+    spec = {"name": "w", "servers": {"model": "dgx-h100", "count": 64},  # 512 GPUs: TP 8 x PP 4 x DP 16
+            "compute_fabric": {"technology": "infiniband", "switch": "qm9700"},
+            "workloads": ["llama-70b-tp8-pp4-dp16"]}
+    design = design_create(user=users.alice, spec=spec)
+    job = Job.objects.create(kind="compute", created_by=users.alice, design=design, params={"spec": design.spec})
+    assert job_claim(job_id=job.pk)
+    design_compute_job(job=Job.objects.get(pk=job.pk), progress=DbProgress(job.pk))
+    client.force_login(users.alice)
+    page = client.get(f"/designs/{design.pk}/revisions/1/").content.decode()
+    for kind in ("bom.pdf", "cabling-plan.pdf", "labels.pdf", "test-sheet.csv", "topology.dot", "workloads.pdf"):
+        url = f"/api/v1/designs/{design.pk}/revisions/1/downloads/{kind}"
+        assert url in page
+    assert page.count("<svg") >= 4  # fabric diagram, elevations, and the workload's two charts
+    pdf = client.get(f"/api/v1/designs/{design.pk}/revisions/1/downloads/bom.pdf")
+    assert pdf.status_code == 200 and b"".join(pdf.streaming_content if pdf.streaming else [pdf.content]).startswith(b"%PDF")
