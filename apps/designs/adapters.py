@@ -21,14 +21,29 @@ def spec_hash(normalized: str) -> str:
 
 
 def link_db_rows(result: DesignResult, revision_id: int) -> Iterator[tuple]:
+    """LINK_DB_COLUMNS rows, streamed: the links.csv row (DesignResult.link_rows) typed for the database
+    (integer link id, NULL for a device without a rack unit) plus the physical stage's fields.
+
+    Built here from the links directly rather than by re-parsing link_rows(), which formats ids as text:
+    this runs 400,000 times for a 128K-GPU design, inside the COPY that stores it.
+    """
     physical = result.physical
-    extra = physical.link_db_fields if physical is not None and hasattr(physical, "link_db_fields") else None
-    for i, row in enumerate(result.link_rows()):
-        link_id = int(row[0][1:])
-        a_u = row[8] if row[8] != "" else None
-        b_u = row[12] if row[12] != "" else None
-        yield (revision_id, link_id, row[1], row[2], row[3], row[4], row[5], row[6], row[7], a_u,
-               row[9], row[10], row[11], b_u, row[13]) + (extra(i) if extra else _NO_PHYSICAL)
+    extra = getattr(physical, "link_db_fields", None) if physical is not None else None
+    names = [d.name for d in result.devices]
+    racks = result.racks
+    loc = [("", None) if p is None else (racks[p.rack].id, p.u) for p in result.places]
+    for i, (link, length) in enumerate(zip(result.links, result.lengths_m, strict=True)):
+        ra, ua = loc[link.a]
+        rb, ub = loc[link.b]
+        yield (revision_id, link.id, link.network, link.plane, link.tier, link.speed_gbps,
+               names[link.a], link.a_port, ra, ua, names[link.b], link.b_port, rb, ub, length) + \
+            (extra(i) if extra is not None else _NO_PHYSICAL)
+
+
+def cable_count(result: DesignResult) -> int:
+    """How many rows cable_db_rows yields, without rendering them."""
+    physical = result.physical
+    return len(physical.cable_rows) if physical is not None and hasattr(physical, "cable_db_rows") else 0
 
 
 def cable_db_rows(result: DesignResult, revision_id: int) -> Iterator[tuple]:

@@ -69,9 +69,15 @@ class Revision(models.Model):
 
 
 class LinkRecord(models.Model):
-    """One link of a revision (links.csv row)."""
+    """One link of a revision (links.csv row).
 
-    revision = models.ForeignKey(Revision, on_delete=models.CASCADE, related_name="links", db_index=False)
+    The revision foreign key has no database constraint: PostgreSQL checks one at commit with a query per
+    row, which costs as much as storing 400,000 links (bench/bench_store.py). Rows are written only
+    with their revision, in its transaction, and Django deletes them with it (on_delete=CASCADE).
+    """
+
+    revision = models.ForeignKey(Revision, on_delete=models.CASCADE, related_name="links", db_index=False,
+                                 db_constraint=False)
     link_id = models.PositiveIntegerField()
     network = models.CharField(max_length=16)
     plane = models.PositiveSmallIntegerField(default=0)
@@ -97,21 +103,28 @@ class LinkRecord(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["revision", "link_id"], name="link_per_revision")]
+        # Every index costs time at each insert (bench/bench_store.py). Filters matching many rows (network,
+        # tier) page in link_id order straight from their index. Filters matching few rows (a rack, a device,
+        # a rare medium or status) come from an index on (revision, value) and are sorted: both ends of an
+        # OR read two indexes anyway, so link_id in their key would only make them bigger and slower to fill.
         indexes = [
             models.Index(fields=["revision", "network", "tier", "link_id"], name="link_net_tier"),
-            models.Index(fields=["revision", "a_rack", "link_id"], name="link_a_rack"),
-            models.Index(fields=["revision", "b_rack", "link_id"], name="link_b_rack"),
-            models.Index(fields=["revision", "a_device", "link_id"], name="link_a_device"),
-            models.Index(fields=["revision", "b_device", "link_id"], name="link_b_device"),
-            models.Index(fields=["revision", "medium", "link_id"], name="link_medium"),
-            models.Index(fields=["revision", "status", "link_id"], name="link_status"),
+            models.Index(fields=["revision", "tier", "link_id"], name="link_tier"),
+            models.Index(fields=["revision", "a_rack"], name="link_a_rack"),
+            models.Index(fields=["revision", "b_rack"], name="link_b_rack"),
+            models.Index(fields=["revision", "a_device"], name="link_a_device"),
+            models.Index(fields=["revision", "b_device"], name="link_b_device"),
+            models.Index(fields=["revision", "medium"], name="link_medium"),
+            models.Index(fields=["revision", "status"], name="link_status"),
         ]
 
 
 class CableRecord(models.Model):
     """One physical cable of a revision (cables.csv row): its part, ordered length and both labels."""
 
-    revision = models.ForeignKey(Revision, on_delete=models.CASCADE, related_name="cables", db_index=False)
+    # No database constraint, as on LinkRecord.revision.
+    revision = models.ForeignKey(Revision, on_delete=models.CASCADE, related_name="cables", db_index=False,
+                                 db_constraint=False)
     cable_id = models.PositiveIntegerField()
     network = models.CharField(max_length=16)
     tier = models.CharField(max_length=24)
@@ -130,8 +143,12 @@ class CableRecord(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["revision", "cable_id"], name="cable_per_revision")]
+        # As on LinkRecord.
         indexes = [
             models.Index(fields=["revision", "network", "tier", "cable_id"], name="cable_net_tier"),
-            models.Index(fields=["revision", "a_rack", "cable_id"], name="cable_a_rack"),
-            models.Index(fields=["revision", "part", "cable_id"], name="cable_part"),
+            models.Index(fields=["revision", "a_rack"], name="cable_a_rack"),
+            models.Index(fields=["revision", "b_rack"], name="cable_b_rack"),
+            models.Index(fields=["revision", "a_device"], name="cable_a_device"),
+            models.Index(fields=["revision", "b_device"], name="cable_b_device"),
+            models.Index(fields=["revision", "part"], name="cable_part"),
         ]

@@ -1,9 +1,12 @@
 """Design actions: create, update, share, delete, compute (enqueue and run), compare revisions."""
 from __future__ import annotations
 
+import logging
 import time
 
-from django.db import transaction
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import Max
 
 from apps.jobs.models import Job, JobStatus
@@ -18,6 +21,8 @@ from engine.spec import SCHEMA_VERSION, parse_spec
 from . import adapters
 from .models import Access, CableRecord, Design, DesignShare, LinkRecord, Revision
 from .storage import bulk_insert
+
+log = logging.getLogger(__name__)
 
 
 def design_validate_spec(data) -> dict:
@@ -65,47 +70,141 @@ def design_unshare(*, design: Design, user) -> None:
 
 
 def design_compute_enqueue(*, design: Design, user, idempotency_key: str | None = None) -> Job:
-    """Queue a computation of the design's current spec (snapshotted now, so later edits don't change it)."""
+    """Queue a computation of the design's current spec (snapshotted now, so later edits don't change it).
+
+    A key the user already used returns that job (whatever design it was for: callers compare), so a
+    retried request never computes twice, even when both copies arrive at once.
+    """
     if idempotency_key:
         existing = Job.objects.filter(created_by=user, idempotency_key=idempotency_key).first()
         if existing is not None:
             return existing
-    return job_create(kind="compute", user=user, design=design, params={"spec": design.spec},
-                      idempotency_key=idempotency_key)
+    try:
+        return job_create(kind="compute", user=user, design=design, params={"spec": design.spec},
+                          idempotency_key=idempotency_key)
+    except IntegrityError:
+        # A concurrent request with the same key committed first (job_idempotency_per_user).
+        existing = Job.objects.filter(created_by=user, idempotency_key=idempotency_key).first() \
+            if idempotency_key else None
+        if existing is None:
+            raise
+        return existing
 
 
 def design_compute_job(*, job: Job, progress: DbProgress) -> dict:
-    """Compute a job's design and store it as the next revision; nothing is visible until it all commits."""
+    """Compute a job's design and store it as the next revision; nothing is visible until it all commits.
+
+    The revision, all its link and cable rows and the job's "succeeded" commit in one transaction, so a
+    failure, a cancel or a killed worker leaves no revision behind.
+    """
     t0 = time.perf_counter()
+    attempt = job.attempts
     spec = parse_spec(job.params["spec"])
     catalog = load_catalog()
     progress.span = 70.0
-    result = compute_design(spec, catalog, progress)
+    result = compute_design(spec, catalog, _engine_progress(progress))
     compute_s = time.perf_counter() - t0
-    total = len(result.links)
+    links = len(result.links)
+    cables = adapters.cable_count(result)
+    if not job_progress(job_id=job.pk, stage="storing", percent=70, attempt=attempt):
+        raise JobCancelled("the job was cancelled, or another worker took it over")
 
-    def stored(n: int) -> None:
-        job_progress(job_id=job.pk, stage="storing links", percent=70 + 25 * n / max(1, total))
-
+    # Progress written inside this transaction would stay invisible until the commit and would lock the
+    # job row against heartbeats and cancel requests meanwhile, so the job row is touched only at the end.
     with transaction.atomic():
-        design = Design.objects.select_for_update().get(pk=job.design_id)
-        number = (design.revisions.aggregate(m=Max("number"))["m"] or 0) + 1
+        _lock_revision_numbers(job.design_id)
+        number = (Revision.objects.filter(design_id=job.design_id).aggregate(m=Max("number"))["m"] or 0) + 1
         rev = Revision.objects.create(
-            design=design, number=number, spec=spec.to_dict(), spec_hash=adapters.spec_hash(spec.normalized),
-            engine_version=result.engine_version, catalog_version=result.catalog_version,
-            summary=result.summary, link_count=total, compute_seconds=round(compute_s, 3),
-            created_by=job.created_by)
-        bulk_insert(LinkRecord._meta.db_table, adapters.LINK_DB_COLUMNS, adapters.link_db_rows(result, rev.pk),
-                    on_batch=stored)
-        cables = bulk_insert(CableRecord._meta.db_table, adapters.CABLE_DB_COLUMNS,
-                             adapters.cable_db_rows(result, rev.pk))
-        Revision.objects.filter(pk=rev.pk).update(cable_count=cables)
-        outcome = {"revision": number, "revision_id": rev.pk, "links": total, "cables": cables,
+            design_id=job.design_id, number=number, spec=spec.to_dict(),
+            spec_hash=adapters.spec_hash(spec.normalized), engine_version=result.engine_version,
+            catalog_version=result.catalog_version, summary=result.summary, link_count=links, cable_count=cables,
+            compute_seconds=round(compute_s, 3), created_by=job.created_by)
+        t1 = time.perf_counter()
+        stored_links = bulk_insert(LinkRecord._meta.db_table, adapters.LINK_DB_COLUMNS,
+                                   adapters.link_db_rows(result, rev.pk))
+        if settings.JOB_TEST_STALL:
+            _test_stall("storing")
+        stored_cables = bulk_insert(CableRecord._meta.db_table, adapters.CABLE_DB_COLUMNS,
+                                    adapters.cable_db_rows(result, rev.pk))
+        if (stored_links, stored_cables) != (links, cables):
+            raise RuntimeError(f"stored {stored_links} links and {stored_cables} cables, expected {links} and {cables}")
+        outcome = {"revision": number, "revision_id": rev.pk, "links": links, "cables": cables,
+                   "compute_seconds": round(compute_s, 3), "store_seconds": round(time.perf_counter() - t1, 3),
                    "seconds": round(time.perf_counter() - t0, 3)}
         # The job flips to succeeded in the same transaction as the revision: both or neither.
-        if not job_succeed(job_id=job.pk, result=outcome):
-            raise JobCancelled("the job stopped running before its result was stored")
+        if not job_succeed(job_id=job.pk, result=outcome, attempt=attempt):
+            raise JobCancelled("the job was cancelled, or another worker took it over, before its result was stored")
+    if links + cables >= ANALYZE_AFTER_ROWS:
+        _analyze_rows()
     return outcome
+
+
+# PostgreSQL plans a page query with statistics that know nothing of rows loaded since the last ANALYZE:
+# a new revision's rows are estimated as an average one's, and a big revision's pages may then sort the
+# whole revision instead of walking an index. Its docs advise ANALYZE after a bulk load; it samples a fixed
+# number of rows (a few hundred ms), so only big stores pay for it and autovacuum covers the rest.
+ANALYZE_AFTER_ROWS = 50_000
+
+
+def _analyze_rows() -> None:
+    if connection.vendor != "postgresql":
+        return
+    try:
+        with transaction.atomic(), connection.cursor() as cur:
+            cur.execute(f"ANALYZE {LinkRecord._meta.db_table}, {CableRecord._meta.db_table}")
+    except DatabaseError:  # the revision is stored; better statistics can wait for autovacuum
+        log.warning("ANALYZE after storing a revision failed", exc_info=True)
+
+
+# The advisory lock space (first key) of revision numbering; the second key is the design id.
+_REVISION_LOCK = 0x6664  # "fd"
+
+
+def _lock_revision_numbers(design_id: int) -> None:
+    """Serialize the stores of one design's revisions until the transaction ends, so each takes the next number.
+
+    PostgreSQL: a transaction-level advisory lock, which (unlike locking the design row) leaves the design
+    free to be edited during a long store. SQLite: every write transaction already holds the database's
+    write lock (BEGIN IMMEDIATE).
+    """
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_REVISION_LOCK, design_id % 2**31])
+    elif connection.vendor != "sqlite":
+        Design.objects.select_for_update().filter(pk=design_id).first()
+
+
+def _test_stall(stage: str, keep_reporting=None) -> None:
+    """Test hook: with JOB_TEST_STALL="<stage>:<seconds>" (unset in production) a computation waits that
+    long at `stage`, so integration tests can kill or cancel a worker mid-run deterministically.
+
+    `stage` is an engine stage (the wait then calls `keep_reporting` every 0.2 s, so a cancel is noticed) or
+    "storing" (inside the store's transaction, after the links are written and before the cables).
+    """
+    wanted, _, seconds = settings.JOB_TEST_STALL.partition(":")
+    if wanted != stage:
+        return
+    try:
+        until = time.monotonic() + float(seconds)
+    except ValueError:
+        raise ImproperlyConfigured(f"JOB_TEST_STALL={settings.JOB_TEST_STALL!r}: write <stage>:<seconds>") from None
+    log.warning("JOB_TEST_STALL: holding the computation at %r for %s s", stage, seconds)
+    while time.monotonic() < until:
+        time.sleep(0.2)
+        if keep_reporting is not None:
+            keep_reporting()
+
+
+def _engine_progress(progress):
+    """The engine's progress callback: `progress` itself, or with the test hook around it when it is set."""
+    if not settings.JOB_TEST_STALL:
+        return progress
+
+    def reporting(stage: str, done: int, total: int) -> None:
+        progress(stage, done, total)
+        _test_stall(stage, lambda: progress(stage, done, total))
+
+    return reporting
 
 
 def revision_compare(*, old: Revision, new: Revision) -> dict:

@@ -54,11 +54,20 @@ def _decode(cursor: str) -> dict:
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         data = json.loads(raw)
-        if not isinstance(data, dict) or "id" not in data or not isinstance(data["id"], int):
+        if not isinstance(data, dict) or not isinstance(data.get("id"), int) or isinstance(data["id"], bool):
             raise ValueError
         return data
-    except (ValueError, binascii.Error, UnicodeDecodeError):
+    except (ValueError, binascii.Error, UnicodeDecodeError, RecursionError):
         raise TableError("cursor", "is not a cursor this table gave out") from None
+
+
+def _cursor_value(v: Any, field) -> Any:
+    """The sort value a cursor carries, checked against the sort field: a forged or stale one is a TableError,
+    never a database error."""
+    text = field.get_internal_type() in ("CharField", "TextField")
+    if (isinstance(v, str) if text else isinstance(v, (int, float)) and not isinstance(v, bool)):
+        return v
+    raise TableError("cursor", "is not a cursor this table gave out")
 
 
 def _filters(qs: QuerySet, filters: dict, *, is_link: bool) -> QuerySet:
@@ -89,6 +98,8 @@ def _filters(qs: QuerySet, filters: dict, *, is_link: bool) -> QuerySet:
         elif key == "q":
             # Search: device-name prefix at either end, or an exact link/cable/rack id.
             text = str(value).strip()
+            if not text:
+                continue
             cond = Q(a_device__startswith=text) | Q(b_device__startswith=text) | Q(a_rack=text) | Q(b_rack=text)
             ident = text[1:] if text[:1] in ("L", "C", "l", "c") else text
             if ident.isdigit():
@@ -105,26 +116,34 @@ _NULL_SORTS_AS = 1e9
 
 def _page(qs: QuerySet, *, id_field: str, fields: tuple, sorts: tuple, order: str, cursor: str | None,
           limit: int) -> Page:
+    try:
+        limit = int(limit)
+    except (TypeError, ValueError):
+        raise TableError("limit", "must be a whole number") from None
     if not 1 <= limit <= MAX_LIMIT:
         raise TableError("limit", f"must be between 1 and {MAX_LIMIT}")
+    order = order or id_field
     desc = order.startswith("-")
-    key = order.lstrip("-")
+    key = order[1:] if desc else order
     if key not in sorts:
         raise TableError("order", f"must be one of {', '.join(sorts)} (prefix - for descending)")
     by_id = key == id_field
+    field = qs.model._meta.get_field(key)
     if not by_id:
-        field = qs.model._meta.get_field(key)
         default = Value(_NULL_SORTS_AS) if field.null else None
         qs = qs.annotate(_k=Coalesce(F(key), default) if default is not None else F(key))
     backwards = False
     if cursor:
         c = _decode(cursor)
+        if c.get("o", order) != order:
+            raise TableError("cursor", "belongs to another sort order; start again from the first page")
         backwards = bool(c.get("back"))
         op = "lt" if desc != backwards else "gt"
         if by_id:
             qs = qs.filter(**{f"{id_field}__{op}": c["id"]})
         else:
-            qs = qs.filter(Q(**{f"_k__{op}": c.get("v")}) | Q(_k=c.get("v"), **{f"{id_field}__{op}": c["id"]}))
+            v = _cursor_value(c.get("v"), field)
+            qs = qs.filter(Q(**{f"_k__{op}": v}) | Q(_k=v, **{f"{id_field}__{op}": c["id"]}))
     step_desc = desc != backwards
     sort = [] if by_id else ["-_k" if step_desc else "_k"]
     sort.append(f"-{id_field}" if step_desc else id_field)
@@ -138,9 +157,9 @@ def _page(qs: QuerySet, *, id_field: str, fields: tuple, sorts: tuple, order: st
     if rows:
         first, last = rows[0], rows[-1]
         if more or backwards:
-            next_cursor = _encode({"v": last.get("_k"), "id": last[id_field]})
+            next_cursor = _encode({"o": order, "v": last.get("_k"), "id": last[id_field]})
         if cursor and (more or not backwards):
-            prev_cursor = _encode({"v": first.get("_k"), "id": first[id_field], "back": 1})
+            prev_cursor = _encode({"o": order, "v": first.get("_k"), "id": first[id_field], "back": 1})
     for row in rows:
         row.pop("_k", None)
     return Page(rows=rows, next_cursor=next_cursor, prev_cursor=prev_cursor, order=order)
@@ -160,10 +179,14 @@ def cable_page(*, revision: Revision, filters: dict | None = None, cursor: str |
                  limit=limit)
 
 
+_NETWORK_ORDER = {name: i for i, name in enumerate(("compute", "storage", "inband", "oob"))}
+
+
 def link_facets(revision: Revision) -> dict[str, list]:
     """Filter choices from the revision's summary (no scan of the rows)."""
     s = revision.summary or {}
-    nets = list((s.get("networks") or {}).keys())
+    # PostgreSQL's jsonb keeps no key order, so the engine's order of networks is restored here.
+    nets = sorted((s.get("networks") or {}).keys(), key=lambda n: (_NETWORK_ORDER.get(n, len(_NETWORK_ORDER)), n))
     tiers = sorted({t for n in (s.get("networks") or {}).values() for t in (n.get("links") or {})})
     return {"network": nets, "tier": tiers, "status": ["pass", "marginal", "fail", "n/a", "no-medium"],
             "medium": ["fiber-sm", "fiber-mm", "dac", "acc", "aoc", "copper-rj45"]}

@@ -1,48 +1,59 @@
 """The engine's progress callback, persisted: throttled writes, cancellation, heartbeats."""
 from __future__ import annotations
 
+import logging
 import threading
 import time
 
-from .models import Job
 from .services import job_heartbeat, job_progress
+
+log = logging.getLogger(__name__)
 
 
 class JobCancelled(Exception):
-    """Raised inside the engine's run when the user asked the job to stop."""
+    """Raised inside the engine's run when the job must stop: the user cancelled it, or it is no
+    longer this worker's to run (the reaper requeued or failed it)."""
 
 
 class DbProgress:
-    """Engine Progress that writes at most every `interval` seconds and checks for cancellation.
+    """Engine Progress that writes at most every `interval` seconds and stops a cancelled job.
 
-    `weights` maps engine stages to their share of the bar so the percent moves evenly.
+    The engine's `done / total` maps onto `start .. start + span` percent, so a service can give
+    the engine part of the bar and keep the rest for storing the result. `attempt` is the worker's
+    claim (see apps.jobs.services): a write that finds the job in other hands stops the run.
     """
 
-    def __init__(self, job_id, *, interval: float = 0.5, start: float = 0.0, span: float = 100.0):
+    def __init__(self, job_id, *, interval: float = 0.5, start: float = 0.0, span: float = 100.0,
+                 attempt: int | None = None):
         self.job_id = job_id
         self.interval = interval
         self.start = start
         self.span = span
-        self._last = 0.0
+        self.attempt = attempt
+        self._last: float | None = None
 
     def __call__(self, stage: str, done: int, total: int) -> None:
         now = time.monotonic()
-        if now - self._last < self.interval and done < total:
+        if self._last is not None and now - self._last < self.interval and done < total:
             return
         self._last = now
         percent = self.start + self.span * (done / total if total else 1.0)
-        if not job_progress(job_id=self.job_id, stage=stage, percent=percent):
-            raise JobCancelled("the job is no longer running")
-        if Job.objects.filter(pk=self.job_id, cancel_requested=True).exists():
-            raise JobCancelled("cancelled by the user")
+        # One UPDATE both records progress and checks for a cancel request (it matches no row then).
+        if not job_progress(job_id=self.job_id, stage=stage, percent=percent, attempt=self.attempt):
+            raise JobCancelled("the job was cancelled, or another worker took it over")
 
 
 class Heartbeat:
-    """A daemon thread that refreshes the job's heartbeat while long work runs without progress calls."""
+    """A daemon thread that refreshes the job's heartbeat while long work runs without progress calls.
 
-    def __init__(self, job_id, interval: float):
+    A failed beat (the database briefly unreachable, or SQLite busy with another writer) is logged and
+    retried at the next interval: the thread must outlive it, or the reaper would take a live job for dead.
+    """
+
+    def __init__(self, job_id, interval: float, *, attempt: int | None = None):
         self.job_id = job_id
         self.interval = interval
+        self.attempt = attempt
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"heartbeat-{job_id}", daemon=True)
 
@@ -51,7 +62,12 @@ class Heartbeat:
 
         try:
             while not self._stop.wait(self.interval):
-                job_heartbeat(job_id=self.job_id)
+                try:
+                    job_heartbeat(job_id=self.job_id, attempt=self.attempt)
+                except Exception:  # noqa: BLE001 - see the class docstring
+                    log.warning("heartbeat of job %s failed; retrying in %s s", self.job_id, self.interval,
+                                exc_info=True)
+                    connection.close()
         finally:
             connection.close()
 

@@ -2,14 +2,15 @@ from celery import shared_task
 
 
 @shared_task(name="jobs.run_job", ignore_result=True)
-def run_job(job_id: str) -> None:
+def run_job(job_id: str) -> str:
+    """Run one job by id. The outcome ("succeeded", "duplicate", ...) is not stored, only logged by the worker."""
     from .runner import run_job as run
 
-    run(job_id)
+    return run(job_id)
 
 
 @shared_task(name="jobs.reap_stale_jobs", ignore_result=True)
-def reap_stale_jobs() -> None:
+def reap_stale_jobs() -> dict:
     from .services import job_reap_stale
 
-    job_reap_stale()
+    return job_reap_stale()

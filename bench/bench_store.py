@@ -1,0 +1,237 @@
+"""Store benchmark: compute-plus-store of a design through the job runner on PostgreSQL, then table pages.
+
+    python bench/bench_store.py [--repeat 3] [--sizes 16k,128k] [--keep-db]
+
+It creates (and at the end drops) its own database, `bench_fabricdesign` on 127.0.0.1:5432 as user
+postgres (set BENCH_DATABASE_URL to use another server), migrates it, then:
+
+1. for each size, `--repeat` times in a fresh subprocess: creates a design and a compute job and runs
+   the job exactly as a worker does (apps.jobs.runner.run_job: claim, heartbeat, engine, COPY of
+   links and cables, job marked succeeded in the same transaction, ANALYZE). It prints the median
+   wall time: "compute s" is the engine, "store s" the rest, "copy s" the part of that spent in the
+   two COPYs (rows are generated while they are sent); and the peak RSS of the subprocess (VmHWM).
+   Each store loads into emptied row tables;
+2. for the last 128K revision (or the largest size run): filtered link-table pages through
+   tables.link_page, the first page and the last page of each filter, median of 20 calls in ms.
+
+Targets (issue "jobs and persistence"): the 131,072-GPU design computes and stores in < 15 s and
+< 1.5 GB; a filtered page, first or last, in < 100 ms. The machine has 2 vCPUs shared with other
+work: expect 15-40 % run-to-run spread, and compare with the calibration line.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_engine import SIZES, calibrate  # noqa: E402  (same designs and yardstick as the engine bench)
+
+DB_NAME = "bench_fabricdesign"
+SERVER_URL = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+PAGE_CALLS = 20
+
+
+def _db_url(name: str) -> str:
+    base, _, _ = SERVER_URL.rpartition("/")
+    return f"{base}/{name}"
+
+
+def _env() -> dict:
+    return {**os.environ, "DATABASE_URL": _db_url(DB_NAME), "DJANGO_SECRET_KEY": "bench-only",
+            "DJANGO_SETTINGS_MODULE": "fabricdesign.settings", "DJANGO_LOG_LEVEL": "WARNING",
+            "PYTHONPATH": str(ROOT)}
+
+
+def _admin(sql: str) -> None:
+    import psycopg
+
+    with psycopg.connect(SERVER_URL, autocommit=True) as conn:
+        conn.execute(sql)
+
+
+def _child(args: list[str]) -> dict:
+    out = subprocess.run([sys.executable, __file__, *args], env=_env(), check=True, capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _vm(key: str) -> float:
+    with open("/proc/self/status") as fh:
+        return next(int(line.split()[1]) for line in fh if line.startswith(key)) / 1024
+
+
+# ----- children (run with DATABASE_URL pointing at the bench database) -------------------------------------------
+
+def child_store(size: str, keep: bool) -> dict:
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+
+    from apps.designs.models import Revision
+    from apps.designs.services import design_create, design_delete
+    from apps.jobs.models import Job
+    from apps.jobs.runner import run_job
+
+    user, _ = get_user_model().objects.get_or_create(username="bench")
+    design = design_create(user=user, spec=SIZES[size])
+    job = Job.objects.create(kind="compute", created_by=user, design=design, params={"spec": design.spec})
+    rss_before = _vm("VmRSS")
+    t = time.perf_counter()
+    outcome = run_job(str(job.pk))
+    seconds = time.perf_counter() - t
+    peak = _vm("VmHWM")
+    job.refresh_from_db()
+    if outcome != "succeeded":
+        raise SystemExit(f"job {outcome}: {job.error}")
+    rev = Revision.objects.get(pk=job.result["revision_id"])
+    out = {"seconds": seconds, "compute_s": rev.compute_seconds, "copy_s": job.result["store_seconds"],
+           "links": rev.link_count, "cables": rev.cable_count,
+           "peak_rss_mb": peak, "rss_before_mb": rss_before, "revision_id": rev.pk}
+    if not keep:
+        # Empty the row tables rather than delete 760,000 rows: every run then loads into the same state, with
+        # no dead rows for autovacuum to work on during the next one.
+        with connection.cursor() as cur:
+            cur.execute("TRUNCATE designs_linkrecord, designs_cablerecord")
+        design_delete(design=design)
+    return out
+
+
+def child_pages(revision_id: int) -> dict:
+    import django
+
+    django.setup()
+    from django.db import connection
+
+    from apps.designs import tables
+    from apps.designs.models import LinkRecord, Revision
+
+    rev = Revision.objects.get(pk=revision_id)
+    links = LinkRecord.objects.filter(revision=rev)
+    busiest_rack = (links.values_list("a_rack", flat=True).order_by("a_rack").distinct()[:1]).get()
+    cases = {
+        "none": {},
+        "network=compute tier=leaf-spine": {"network": "compute", "tier": "leaf-spine"},
+        "network=compute tier=spine-core": {"network": "compute", "tier": "spine-core"},
+        "tier=node-leaf": {"tier": "node-leaf"},
+        f"rack={busiest_rack}": {"rack": busiest_rack},
+    }
+    results = {}
+    for label, filters in cases.items():
+        for order in ("link_id", "length_m", "-loss_db"):
+            if order != "link_id" and label not in ("none", "network=compute tier=leaf-spine"):
+                continue
+            first = tables.link_page(revision=rev, filters=filters, order=order)
+            # The last page: a cursor just before the final 100 rows of the same filter and order, as the
+            # previous page's next_cursor would be.
+            qs = tables._filters(links, filters, is_link=True)
+            end = _last_cursor(qs, order)
+            timings = {}
+            for which, cursor in (("first", None), ("last", end)):
+                ms = []
+                for _ in range(PAGE_CALLS):
+                    t = time.perf_counter()
+                    page = tables.link_page(revision=rev, filters=filters, order=order, cursor=cursor)
+                    ms.append((time.perf_counter() - t) * 1000)
+                timings[which] = statistics.median(ms)
+                timings[f"{which}_rows"] = len(page.rows)
+            if end is not None:
+                assert page.next_cursor is None, "the last page has no next page"
+            results[f"{label} | order={order}"] = timings
+            del first
+    with connection.cursor() as cur:
+        cur.execute("SELECT pg_total_relation_size('designs_linkrecord'), pg_total_relation_size('designs_cablerecord')")
+        link_bytes, cable_bytes = cur.fetchone()
+    return {"pages": results, "link_table_mb": link_bytes / 2**20, "cable_table_mb": cable_bytes / 2**20,
+            "rows": links.count()}
+
+
+def _last_cursor(qs, order: str) -> str | None:
+    from django.db.models import F, Value
+    from django.db.models.functions import Coalesce
+
+    from apps.designs import tables
+
+    desc = order.startswith("-")
+    key = order.lstrip("-")
+    n = qs.count()
+    if n <= 100:
+        return None
+    if key == "link_id":
+        ident = qs.order_by("-link_id" if not desc else "link_id").values_list("link_id", flat=True)[100]
+        return tables._encode({"v": None, "id": ident})
+    field = qs.model._meta.get_field(key)
+    expr = Coalesce(F(key), Value(tables._NULL_SORTS_AS)) if field.null else F(key)
+    rows = qs.annotate(_k=expr).order_by(*(["_k", "link_id"] if desc else ["-_k", "-link_id"]))
+    v, ident = rows.values_list("_k", "link_id")[100]
+    return tables._encode({"v": v, "id": ident})
+
+
+# ----- parent -----------------------------------------------------------------------------------------------------
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--sizes", default="16k,128k")
+    ap.add_argument("--keep-db", action="store_true", help=f"leave the {DB_NAME} database in place")
+    ap.add_argument("--child", choices=("store", "pages"), help=argparse.SUPPRESS)
+    ap.add_argument("--size", help=argparse.SUPPRESS)
+    ap.add_argument("--keep", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--revision", type=int, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child == "store":
+        print(json.dumps(child_store(args.size, args.keep)))
+        return
+    if args.child == "pages":
+        print(json.dumps(child_pages(args.revision)))
+        return
+
+    cal = statistics.median(calibrate() for _ in range(3))
+    print(f"calibration: 400,000 plain-Python rows in {cal:.3f} s (median of 3)")
+    _admin(f"DROP DATABASE IF EXISTS {DB_NAME}")
+    _admin(f"CREATE DATABASE {DB_NAME}")
+    try:
+        subprocess.run([sys.executable, str(ROOT / "manage.py"), "migrate", "-v", "0"], env=_env(), check=True)
+        print(f"\ncompute + store through the job runner on PostgreSQL ({DB_NAME}), {args.repeat} run(s) each")
+        print(f"{'size':>6} {'links':>8} {'cables':>8} {'median s':>9} {'min s':>7} {'compute s':>9} "
+              f"{'store s':>8} {'copy s':>7} {'peak MB':>8} {'store k rows/s':>14}")
+        kept = None
+        for size in args.sizes.split(","):
+            runs = []
+            for i in range(args.repeat):
+                last = i == args.repeat - 1
+                runs.append(_child(["--child", "store", "--size", size] + (["--keep"] if last else [])))
+            kept = runs[-1]["revision_id"]
+            secs = [r["seconds"] for r in runs]
+            med = statistics.median(secs)
+            comp = statistics.median(r["compute_s"] for r in runs)
+            store = statistics.median(r["seconds"] - r["compute_s"] for r in runs)
+            copy = statistics.median(r["copy_s"] for r in runs)
+            rows = runs[0]["links"] + runs[0]["cables"]
+            print(f"{size:>6} {runs[0]['links']:>8,} {runs[0]['cables']:>8,} {med:>9.2f} {min(secs):>7.2f} "
+                  f"{comp:>9.2f} {store:>8.2f} {copy:>7.2f} {max(r['peak_rss_mb'] for r in runs):>8.0f} "
+                  f"{rows / store / 1000:>14.0f}")
+        if kept is not None:
+            pages = _child(["--child", "pages", "--revision", str(kept)])
+            print(f"\nlink table pages of the last revision ({pages['rows']:,} links; link table "
+                  f"{pages['link_table_mb']:.0f} MB, cable table {pages['cable_table_mb']:.0f} MB with indexes), "
+                  f"100 rows, median of {PAGE_CALLS} calls")
+            print(f"{'filter | order':<52} {'first ms':>9} {'last ms':>8} {'rows':>5}")
+            for label, t in pages["pages"].items():
+                print(f"{label:<52} {t['first']:>9.1f} {t['last']:>8.1f} {t['first_rows']:>5}")
+    finally:
+        if not args.keep_db:
+            _admin(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""bulk_insert: COPY on PostgreSQL and executemany elsewhere store exactly the rows they are given."""
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+
+from apps.designs import storage
+from apps.designs.adapters import CABLE_DB_COLUMNS, LINK_DB_COLUMNS
+from apps.designs.models import CableRecord, LinkRecord, Revision
+from apps.designs.storage import bulk_insert
+from tests.factories import DesignFactory
+
+pytestmark = pytest.mark.django_db
+
+LINKS = LinkRecord._meta.db_table
+CABLES = CableRecord._meta.db_table
+# Text COPY escapes tabs, newlines and backslashes; NULL and "" must stay apart; floats must round-trip.
+AWKWARD = ["tab\there", "new\nline", "back\\slash", "\\N", "quote'\"", "µ-ünïcødé ✓", "", " padded "]
+
+
+@pytest.fixture
+def revisions():
+    design = DesignFactory()
+    return [Revision.objects.create(design=design, number=n, spec={}, spec_hash="", engine_version="",
+                                    catalog_version="", summary={}) for n in (1, 2)]
+
+
+def link_rows(revision_id: int, n: int = 23) -> list[tuple]:
+    rows = []
+    for i in range(n):
+        text = AWKWARD[i % len(AWKWARD)]
+        rows.append((revision_id, i + 1, "compute", i % 3, "leaf-spine", 400, f"DEV-{text}", "1/1", text,
+                     None if i % 4 == 0 else i, "SPINE", text[:32], "DC1.A01", -1 if i % 5 == 0 else None,
+                     0.1 + i / 3, "fiber-sm" if i % 2 else "", text, "", f"C{i:06d}", 8,
+                     None if i % 3 == 0 else 1e-9 * i, -2.5 + i, "pass"))
+    return rows
+
+
+def cable_rows(revision_id: int, n: int = 9) -> list[tuple]:
+    return [(revision_id, i + 1, "oob", "device-oob", "rj45", AWKWARD[i % len(AWKWARD)] or "x", 3.5 + i,
+             "A", "p1", "R1", "B", "p2", "R2", f"lab\tel {i}", "L/R", " ".join(f"L{j:06d}" for j in range(i)))
+            for i in range(n)]
+
+
+def stored(model, revision, columns) -> list[tuple]:
+    key = "link_id" if model is LinkRecord else "cable_id"
+    return list(model.objects.filter(revision=revision).order_by(key).values_list(*columns))
+
+
+def test_it_stores_exactly_the_rows_it_is_given(revisions):
+    rev = revisions[0]
+    links, cables = link_rows(rev.pk), cable_rows(rev.pk)
+    assert bulk_insert(LINKS, LINK_DB_COLUMNS, iter(links)) == len(links)
+    assert bulk_insert(CABLES, CABLE_DB_COLUMNS, (r for r in cables)) == len(cables)
+    assert stored(LinkRecord, rev, LINK_DB_COLUMNS) == links
+    assert stored(CableRecord, rev, CABLE_DB_COLUMNS) == cables
+
+
+def test_copy_and_executemany_store_identical_rows(revisions):
+    if connection.vendor != "postgresql":
+        pytest.skip("COPY is PostgreSQL's; elsewhere bulk_insert is executemany, checked above")
+    by_copy, by_insert = revisions
+    storage._copy(LINKS, LINK_DB_COLUMNS, iter(link_rows(by_copy.pk)), 5000, None)
+    storage._executemany(LINKS, LINK_DB_COLUMNS, iter(link_rows(by_insert.pk)), 5000, None)
+    copied = [row[1:] for row in stored(LinkRecord, by_copy, LINK_DB_COLUMNS)]
+    inserted = [row[1:] for row in stored(LinkRecord, by_insert, LINK_DB_COLUMNS)]
+    assert copied == inserted == [row[1:] for row in link_rows(0)]
+
+
+def test_it_reports_each_batch_and_lets_the_callback_use_the_database(revisions):
+    rev = revisions[0]
+    seen = []
+
+    def on_batch(n):
+        # On PostgreSQL this query runs between two COPYs: inside one it would wait for itself forever.
+        seen.append((n, LinkRecord.objects.filter(revision=rev).count()))
+
+    assert bulk_insert(LINKS, LINK_DB_COLUMNS, link_rows(rev.pk, 12), batch=5, on_batch=on_batch) == 12
+    assert seen == [(5, 5), (10, 10), (12, 12)]
+    assert stored(LinkRecord, rev, LINK_DB_COLUMNS) == link_rows(rev.pk, 12)
+
+
+def test_it_stores_nothing_from_no_rows(revisions):
+    calls = []
+    assert bulk_insert(LINKS, LINK_DB_COLUMNS, iter(()), on_batch=calls.append) == 0
+    assert calls == [] and not LinkRecord.objects.exists()
+
+
+def test_it_takes_rows_from_a_generator_as_it_goes(revisions):
+    """Rows are consumed while earlier ones are stored, never gathered first (400,000 rows stay out of memory)."""
+    rev = revisions[0]
+    consumed = []
+
+    def generate():
+        for row in link_rows(rev.pk, 7):
+            consumed.append(row[1])
+            yield row
+
+    progress = []
+    assert bulk_insert(LINKS, LINK_DB_COLUMNS, generate(), batch=3,
+                       on_batch=lambda n: progress.append((n, len(consumed)))) == 7
+    assert progress == [(3, 3), (6, 6), (7, 7)]
