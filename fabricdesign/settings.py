@@ -200,6 +200,8 @@ CELERY_RESULT_BACKEND = None
 JOB_HEARTBEAT_INTERVAL_S = env_int("JOB_HEARTBEAT_INTERVAL_S", 10)
 JOB_HEARTBEAT_TIMEOUT_S = env_int("JOB_HEARTBEAT_TIMEOUT_S", 60)
 JOB_REAP_EVERY_S = env_int("JOB_REAP_EVERY_S", 20)
+# A job still queued this long after its task was sent gets the task sent again (a lost message).
+JOB_QUEUED_RESEND_S = env_int("JOB_QUEUED_RESEND_S", 600)
 # Test hook only, never set in production: "<engine stage>:<seconds>" holds every computation at that
 # stage, so integration tests can kill or cancel a worker mid-run (apps.designs.services._stall_for_tests).
 JOB_TEST_STALL = env_str("JOB_TEST_STALL", "")

@@ -14,7 +14,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from .models import TERMINAL, Job, JobStatus
@@ -134,8 +134,9 @@ def job_reap_stale(*, timeout_s: float | None = None) -> dict:
             if stale.update(status=JobStatus.CANCELLED, finished_at=timezone.now(), stage="cancelled") == 1:
                 cancelled.append(str(job.pk))
         elif job.attempts < job.max_attempts:
+            # heartbeat_at doubles as "last sent" while queued (see job_resend_unclaimed).
             if stale.update(status=JobStatus.QUEUED, stage="requeued after the worker stopped responding",
-                            percent=0) == 1:
+                            percent=0, heartbeat_at=timezone.now()) == 1:
                 requeued.append(str(job.pk))
                 transaction.on_commit(lambda jid=str(job.pk): _enqueue(jid))
         elif stale.update(status=JobStatus.FAILED, finished_at=timezone.now(),
@@ -145,6 +146,29 @@ def job_reap_stale(*, timeout_s: float | None = None) -> dict:
     if requeued or failed or cancelled:
         log.warning("reaped stale jobs: requeued %s, failed %s, cancelled %s", requeued, failed, cancelled)
     return {"requeued": requeued, "failed": failed, "cancelled": cancelled}
+
+
+def job_resend_unclaimed(*, after_s: float | None = None) -> list[str]:
+    """Send again the task of jobs still queued long after their task was sent; returns their ids.
+
+    A worker killed after taking a message but before claiming the job loses that message until the
+    broker redelivers it (on Redis: after the visibility timeout, an hour by default). Sending it again
+    is harmless: the conditional claim lets exactly one delivery run the job. While a job is queued,
+    heartbeat_at records when its task was last sent (None: when it was created).
+    """
+    after_s = after_s if after_s is not None else settings.JOB_QUEUED_RESEND_S
+    now = timezone.now()
+    cutoff = now - timedelta(seconds=after_s)
+    waiting = Job.objects.filter(status=JobStatus.QUEUED).filter(
+        Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, created_at__lt=cutoff))
+    resent = []
+    for job_id in waiting.values_list("pk", flat=True):
+        if waiting.filter(pk=job_id).update(heartbeat_at=now) == 1:
+            resent.append(str(job_id))
+            transaction.on_commit(lambda jid=str(job_id): _enqueue(jid))
+    if resent:
+        log.warning("re-sent the tasks of jobs queued for over %.0f s: %s", after_s, resent)
+    return resent
 
 
 def job_is_terminal(job: Job) -> bool:

@@ -11,6 +11,6 @@ def run_job(job_id: str) -> str:
 
 @shared_task(name="jobs.reap_stale_jobs", ignore_result=True)
 def reap_stale_jobs() -> dict:
-    from .services import job_reap_stale
+    from .services import job_reap_stale, job_resend_unclaimed
 
-    return job_reap_stale()
+    return {**job_reap_stale(), "resent": job_resend_unclaimed()}

@@ -18,7 +18,7 @@ def test_the_run_task_returns_what_the_runner_did():
 
 @pytest.mark.django_db
 def test_the_reaper_task_reports_what_it_reaped():
-    assert reap_stale_jobs() == {"requeued": [], "failed": [], "cancelled": []}
+    assert reap_stale_jobs() == {"requeued": [], "failed": [], "cancelled": [], "resent": []}
 
 
 def test_beat_runs_the_registered_reaper_task_on_its_schedule():
