@@ -348,16 +348,22 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
     for key, idxs in demands.items():
         by_tier[key[0]].append((key, idxs))
     panel_u: dict[int, int] = {}
+    rack_index = {r.id: r.idx for r in racks}
     for tier, groups in sorted(by_tier.items()):
         dem = [TrunkDemand(racks[k[2]].id, racks[k[3]].id, len(idxs), max(lengths[j] for j in idxs), k[4])
                for k, idxs in groups]
         plan = plan_trunks(tier, dem, policy)
         plans.append(plan)
         trunk_ids: dict[str, int] = {}
+        trunk_length: dict[str, float] = {}
         for run in plan.trunks:
             trunk_ids[run.id] = next_id
+            trunk_length[run.id] = run.length_m
             next_id += 1
         network_of_trunk: dict[str, str] = {}
+        # Per trunk, in one pass over the links: the first link's slot (its panel units) and the links it carries.
+        first_slot: dict[str, object] = {}
+        carried: dict[str, list[int]] = defaultdict(list)
         for (key, idxs), slots in zip(groups, plan.slots):
             choice = key[4]
             sp = choice.structured
@@ -370,32 +376,27 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
                 next_id += 2
                 tid = trunk_ids[slot.trunk_id]
                 network_of_trunk[slot.trunk_id] = link.network
+                first_slot.setdefault(slot.trunk_id, slot)
+                carried[slot.trunk_id].append(link.id)
                 cable_rows.append([cid_a, "cord", sp.cord_a_sku, sp.cord_a_length_m, (link.a, link.a_port),
                                    ("panel", ra, ua, slot.port_a), [link.id], tier, link.network])
                 cable_rows.append([cid_b, "cord", sp.cord_b_sku, sp.cord_b_length_m, ("panel", rb, ub, slot.port_b),
                                    (link.b, link.b_port), [link.id], tier, link.network])
                 cords[j] = (sp.cord_a_sku, sp.cord_a_length_m)
                 cables[j] = (cid_a, tid, cid_b)
-                fiber_m = sp.cord_a_length_m + sp.cord_b_length_m + _trunk_length(plan, slot.trunk_id)
+                fiber_m = sp.cord_a_length_m + sp.cord_b_length_m + trunk_length[slot.trunk_id]
                 # build_channel's leg is a 1:2 splitter's leg (slot.sub), not the trunk leg (slot.leg).
                 split = choice.breakout == "split-1:2"
                 statuses[j] = _budget(j, link, choice, True, fiber_m, policy, channel_memo, budget_memo, budgets,
                                       issues, leg=(slot.sub or 1) if split else 1,
                                       port=1 if split else (slot.sub or 1))
-        rack_index = {r.id: r.idx for r in racks}
-        first_slot: dict[str, tuple] = {}
-        for (key, idxs), slots in zip(groups, plan.slots):
-            for j, slot in zip(idxs, slots):
-                first_slot.setdefault(slot.trunk_id, (j, slot))
         for run in plan.trunks:
-            j, slot = first_slot[run.id]
+            slot = first_slot[run.id]
             ra, rb = rack_index[run.rack_a], rack_index[run.rack_b]
             ua = _panel_unit(ra, slot.panel_a, spec, panel_u)
             ub = _panel_unit(rb, slot.panel_b, spec, panel_u)
-            carried = [links[x].id for (key, idxs), slots in zip(groups, plan.slots)
-                       for x, s in zip(idxs, slots) if s.trunk_id == run.id]
             cable_rows.append([trunk_ids[run.id], "trunk", run.sku, run.length_m, ("panel", ra, ua, "T"),
-                               ("panel", rb, ub, "T"), carried, tier, network_of_trunk.get(run.id, "")])
+                               ("panel", rb, ub, "T"), carried[run.id], tier, network_of_trunk.get(run.id, "")])
             trunks_out.append((network_of_trunk.get(run.id, ""), run))
     cable_rows.sort(key=lambda r: r[0])
     panels = plan_panels(plans) if plans else ()
@@ -451,13 +452,6 @@ def _worst_links(links, budgets, k: int) -> list[tuple[float, int]]:
                 if len(out) >= k:
                     return out
     return out
-
-
-def _trunk_length(plan, trunk_id: str) -> float:
-    for run in plan.trunks:
-        if run.id == trunk_id:
-            return run.length_m
-    return 0.0
 
 
 def _panel_unit(rack: int, ordinal: int, spec, memo: dict) -> int:
