@@ -21,14 +21,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-SIZES = {
-    # 16,384 GPUs: 2,048 DGX H100 on QM9700, SU 32 (3 tiers)
-    "16k": {"name": "bench 16K", "servers": {"model": "dgx-h100", "count": 2048},
-            "compute_fabric": {"technology": "infiniband", "switch": "qm9700", "scalable_unit": 32}},
-    # 131,072 GPUs: 16,384 DGX B300 on Q3400 XDR (3 tiers)
-    "128k": {"name": "bench 128K", "servers": {"model": "dgx-b300", "count": 16384},
-             "compute_fabric": {"technology": "infiniband", "switch": "q3400"}},
-}
+sys.path.insert(0, str(ROOT / "bench"))
+from bench_engine import SIZES  # noqa: E402  (the same 16K and 128K designs as the engine bench)
 
 CHILD = r"""
 import gc, json, os, sys, time
