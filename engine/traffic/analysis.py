@@ -33,6 +33,14 @@ Per-step traffic of one GPU:
 * Expert parallel: per MoE layer per micro-batch, dispatch + combine all-to-all forward and the same
   backward (4; 6 with full recomputation) of the tokens' top-k copies: b·(s/c)/t · top_k · h · bytes(act).
 
+Published per-operation figures (reference B.2, HPN Table 3 for GPT-3 175B, TP 8 / PP 8 / DP 512; D.3):
+they are the buffer of ONE operation per GPU, i.e. `message_bytes` (NCCL's S), in decimal units, not the
+bytes on the wire and not a per-layer or per-step sum. DP all-reduce 5.5 GB = P·2 B/(t·p) = 5.47e9 B
+(GiB would print 5.1); PP send/recv 6 MB = b·s·h·2 B/t = 6.29e6 B (b = 1, s = 2048, scatter/gather).
+HPN's TP figure (560 MB) is NOT reproduced: the same convention gives one TP all-reduce = b·s·h·2 B =
+50.3 MB; no count of operations, ring factor, precision or unit tried reaches 560 MB (docs/traffic.md,
+"HPN's 560 MB", lists each convention and what it gives).
+
 Time of one collective = max(NIC time, NVLink time): NCCL pipelines the intra-node and inter-node phases
 chunk by chunk, so the slower one sets the pace. NIC time = NIC bytes / (line rate · efficiency) ·
 oversubscription stretch (collectives.slowdown). NVLink time = NVLink bytes / NVLink bus bandwidth.
@@ -71,6 +79,19 @@ class AnalysisSettings:
                               for the CUDA context, NCCL buffers and fragmentation). Default 0.90; no source.
     algorithm                 "hierarchical" (rail-aligned, default) or "flat-ring": which figures drive the
                               totals, shares and verdict. Both are always reported.
+    activation_bytes_per_sbh  NOT FROM THE REFERENCE. Activation bytes stored per layer per b·s·h element
+                              (16-bit) for the memory check. Default 34: Korthikanti et al. 2022, "Reducing
+                              Activation Recomputation in Large Transformer Models" (MLSys 2023, arXiv
+                              2205.05198), section 4: attention block 11 + MLP 19 + two layer norms 4 (see
+                              `memory`). Set your own figure (e.g. from a memory profile) for SwiGLU, GQA or
+                              dropout-free models, which store less or more.
+    activation_replicated_sbh NOT FROM THE REFERENCE. The part of activation_bytes_per_sbh that tensor
+                              parallelism does not split when sequence parallelism is off. Default 10
+                              (Korthikanti: layer-norm inputs 4, dropout masks 2, attention and MLP inputs 4).
+    attention_score_bytes     NOT FROM THE REFERENCE. Bytes per layer per a·s²·b element for the softmax
+                              output, its dropout mask and the dropout output, counted only with
+                              activation_checkpointing "none". Default 0: fused (flash) attention never
+                              stores them. Korthikanti's figure for unfused attention is 5.
     """
 
     nic_efficiency: float = 0.96
@@ -79,6 +100,9 @@ class AnalysisSettings:
     link_load_threshold: float = 0.80
     memory_tight_fraction: float = 0.90
     algorithm: str = "hierarchical"
+    activation_bytes_per_sbh: float = 34.0
+    activation_replicated_sbh: float = 10.0
+    attention_score_bytes: float = 0.0
 
     def __post_init__(self) -> None:
         if not 0 < self.nic_efficiency <= 1:
@@ -90,6 +114,12 @@ class AnalysisSettings:
                 raise SpecError.at(f"settings.{f}", "must be in (0, 1]")
         if self.algorithm not in ("hierarchical", "flat-ring"):
             raise SpecError.at("settings.algorithm", "must be hierarchical or flat-ring")
+        for f in ("activation_bytes_per_sbh", "activation_replicated_sbh", "attention_score_bytes"):
+            if getattr(self, f) < 0:
+                raise SpecError.at(f"settings.{f}", "must be >= 0")
+        if self.activation_replicated_sbh > self.activation_bytes_per_sbh:
+            raise SpecError.at("settings.activation_replicated_sbh",
+                               "cannot exceed activation_bytes_per_sbh (it is the unsplit part of it)")
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any] | None, path: str = "settings") -> AnalysisSettings:
@@ -116,6 +146,8 @@ class AnalysisSettings:
 
 
 _HEURISTICS = ("network_share_threshold", "link_load_threshold", "memory_tight_fraction")
+# Defaults taken from outside the reference (docs/data-gaps.md, "Training-traffic analysis").
+_OUTSIDE_REFERENCE = ("activation_bytes_per_sbh", "activation_replicated_sbh", "attention_score_bytes")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -273,14 +305,33 @@ def memory(wl: Workload, facts: FabricFacts, s: AnalysisSettings) -> dict:
 
     weights/gradients/optimizer: (P_dense/(t·p) + P_expert/(t·p·e)) parameters per GPU times bytes each,
     divided by the sharding group (d·c, or d·c/e for experts) for what dp_sharding shards:
-    optimizer -> optimizer state; full -> weights, gradients and optimizer state.
+    optimizer -> optimizer state; full -> weights, gradients and optimizer state. The bytes per parameter
+    are reference D.2 (16 B for bf16 weights + bf16 gradients + mixed-precision Adam).
 
-    activations (Korthikanti et al. 2022, not in the reference: see data gaps): per layer per micro-batch,
-    16-bit, with sequence parallelism 34·b·s·h/t bytes (without it 10·b·s·h + 24·b·s·h/t); the 5·a·s²·b
-    attention-score term is left out because fused (flash) attention does not store it, which is also what
-    selective recomputation removes. Full recomputation keeps only each layer's input, 2·b·s·h/t, plus one
-    layer's working set. s is the context rank's share s/c; bytes scale with the activation precision / 2.
-    With 1F1B the first stage holds min(m, p) micro-batches of its L/p layers.
+    activations: the reference gives no activation-memory formula or figure (docs/data-gaps.md). The
+    estimate is from OUTSIDE the reference: Korthikanti et al. 2022, "Reducing Activation Recomputation in
+    Large Transformer Models" (arXiv 2205.05198, MLSys 2023), sections 4 and 5, for a GPT-style layer in
+    16-bit with dropout. Per layer per micro-batch (b micro-batch, s sequence, h hidden, a heads):
+
+        no parallelism             s·b·h·(34 + 5·a·s/h)
+          34·s·b·h = attention block 11 (QKV input 2, Q and K 4, V 2, output-projection input 2, dropout
+                     mask 1) + MLP 19 (first linear input 2, GeLU input 8, second linear input 8, dropout
+                     mask 1) + two layer-norm inputs 4;
+          5·a·s²·b = softmax output 2, its dropout mask 1, dropout output 2.
+        tensor parallel t          s·b·h·(10 + 24/t + 5·a·s/(h·t))   (10: layer-norm inputs, dropout masks
+                                                                      and block inputs are not split)
+        + sequence parallelism     s·b·h/t·(34 + 5·a·s/h)
+        + selective recomputation  the 5·a·s/h term is recomputed, not stored: 34·s·b·h/t
+        full recomputation         only each layer's input, 2·s·b·h (/t with SP), plus one layer's working
+                                   set while it is recomputed.
+
+    The engine uses: settings.activation_bytes_per_sbh (default 34) for the s·b·h terms, of which
+    settings.activation_replicated_sbh (default 10) is not split by t without SP; the score term
+    settings.attention_score_bytes (default 0, Korthikanti's figure is 5) · a·s²·b/t only when
+    activation_checkpointing is "none", because fused (flash) attention does not store the scores. s is the
+    context rank's share s/c (scores: (s/c)·s), and bytes scale with the activation precision / 2. With
+    1F1B the first stage holds min(m, p) micro-batches of its L/p layers. A measured figure in the
+    workload's activation_memory_gb replaces the estimate.
     """
     par = wl.parallelism
     t, p, d, c, e = par.tensor, par.pipeline, par.data, par.context, par.expert
@@ -298,25 +349,37 @@ def memory(wl: Workload, facts: FabricFacts, s: AnalysisSettings) -> dict:
     weights = per(prm, full)
     gradients = per(grad, full)
     optimizer = per(opt, sharded_opt)
-    sbh = wl.micro_batch_size * (wl.sequence_length / c) * wl.hidden_size
+    seq = wl.sequence_length / c
+    sbh = wl.micro_batch_size * seq * wl.hidden_size
     scale = PRECISION_BYTES[wl.precision.activations] / 2
-    layer_full = (34 * sbh / t if par.sequence_parallel else 10 * sbh + 24 * sbh / t) * scale
+    coef, rep = s.activation_bytes_per_sbh, s.activation_replicated_sbh
+    layer_full = coef * sbh / t if par.sequence_parallel else rep * sbh + (coef - rep) * sbh / t
+    if wl.activation_checkpointing == "none" and s.attention_score_bytes and wl.attention_heads:
+        layer_full += s.attention_score_bytes * wl.attention_heads * seq * wl.sequence_length \
+            * wl.micro_batch_size / t
+    layer_full *= scale
     in_flight = min(wl.micro_batches, p)
     layers_per_stage = wl.layers / p
-    if wl.activation_checkpointing == "full":
+    if wl.activation_memory_gb is not None:
+        activations = wl.activation_memory_gb * GB
+        act_source = "measured: workload activation_memory_gb"
+    elif wl.activation_checkpointing == "full":
         stored = 2 * sbh / (t if par.sequence_parallel else 1) * scale
         activations = layers_per_stage * in_flight * stored + layer_full
+        act_source = "estimate: Korthikanti et al. 2022 (not from the reference)"
     else:
         activations = layers_per_stage * in_flight * layer_full
+        act_source = "estimate: Korthikanti et al. 2022 (not from the reference)"
     total = weights + gradients + optimizer + activations
     capacity = facts.gpu_memory_gb * GB
     ratio = total / capacity
     static = (weights + gradients + optimizer) / capacity
     # Weights, gradients and optimizer state follow from the layout exactly; the activation figure is an
     # estimate (formula above, no allowance for dropout-free models, GQA or schedule tricks). So only the
-    # exact part, or the total once full recomputation is already on, can make the verdict "does-not-fit";
+    # exact part, or the total once full recomputation is already on (or the activations are a measured
+    # figure), can make the verdict "does-not-fit";
     # a total pushed over by the activation estimate alone is "tight" (needs recomputation or offload).
-    if static > 1 or (ratio > 1 and wl.activation_checkpointing == "full"):
+    if static > 1 or (ratio > 1 and (wl.activation_checkpointing == "full" or wl.activation_memory_gb is not None)):
         status = "does-not-fit"
     elif ratio > s.memory_tight_fraction:
         status = "tight"
@@ -328,6 +391,7 @@ def memory(wl: Workload, facts: FabricFacts, s: AnalysisSettings) -> dict:
         "gradients_bytes": gradients,
         "optimizer_bytes": optimizer,
         "activations_bytes": activations,
+        "activations_source": act_source,
         "total_bytes": total,
         "gpu_memory_bytes": capacity,
         "fraction_of_gpu_memory": ratio,
@@ -470,7 +534,8 @@ def _verdict(core: dict, wl: Workload, s: AnalysisSettings) -> dict:
     add("memory", mem["status"],
         f"{mem['total_bytes'] / GB:,.1f} GB per GPU of {mem['gpu_memory_bytes'] / GB:,.0f} GB ({frac:.0%}): weights "
         f"{mem['weights_bytes'] / GB:,.1f}, gradients {mem['gradients_bytes'] / GB:,.1f}, optimizer "
-        f"{mem['optimizer_bytes'] / GB:,.1f}, activations {mem['activations_bytes'] / GB:,.1f} GB (estimate)"
+        f"{mem['optimizer_bytes'] / GB:,.1f}, activations {mem['activations_bytes'] / GB:,.1f} GB "
+        f"({'measured' if mem['activations_source'].startswith('measured') else 'estimate, not from the reference'})"
         + (f"; without activations {mem['static_fraction_of_gpu_memory']:.0%}, so activation recomputation or "
            "offload decides whether it fits" if frac > 1 and mem["status"] == "tight" else ""),
         frac, s.memory_tight_fraction)
@@ -545,8 +610,9 @@ def _layouts(wl: Workload, facts: FabricFacts) -> list[Workload]:
             for sh in shardings:
                 if (t, p, d, sh) == (par.tensor, par.pipeline, par.data, wl.dp_sharding):
                     continue
+                # A measured activation figure belongs to the user's layout: other layouts use the estimate.
                 out.append(replace(wl, parallelism=replace(par, tensor=t, pipeline=p, data=d), micro_batches=m,
-                                   dp_sharding=sh))
+                                   dp_sharding=sh, activation_memory_gb=None))
     return out
 
 
@@ -601,10 +667,13 @@ def fixes(wl: Workload, facts: FabricFacts, s: AnalysisSettings, core: dict, ver
                         "effect": _effect(best[2], best[3])})
     mem = core["memory"]
     if mem_problem and wl.activation_checkpointing != "full" and mem["static_fraction_of_gpu_memory"] <= 1:
-        c2, v2 = _evaluate(replace(wl, activation_checkpointing="full"), facts, s)
+        c2, v2 = _evaluate(replace(wl, activation_checkpointing="full", activation_memory_gb=None), facts, s)
         out.append({"change": "full activation recomputation (keeps only each layer's input; costs about one "
                               "extra forward pass of compute, not modelled in the step time, and 50 % more "
-                              "tensor-parallel all-reduces)", "kind": "activation-recomputation",
+                              "tensor-parallel all-reduces"
+                              + ("; activations from the estimate, not your measured figure"
+                                 if wl.activation_memory_gb is not None else "") + ")",
+                    "kind": "activation-recomputation",
                     "effect": _effect(c2, v2)})
     crossed = [c for c in core["collectives"] if c["placement"]["stretch"] > 1.0]
     if crossed and (net_problem or load_problem):
@@ -707,11 +776,13 @@ def analyze(workload: Workload, facts: FabricFacts, settings: AnalysisSettings |
             "precision": {"parameters": workload.precision.parameters, "gradients": workload.precision.gradients,
                           "activations": workload.precision.activations},
             "dp_sharding": workload.dp_sharding, "activation_checkpointing": workload.activation_checkpointing,
+            "activation_memory_gb": workload.activation_memory_gb,
             "gradient_compression": workload.gradient_compression, "overlap": workload.overlap,
         },
         "fabric": facts.to_dict(),
         "settings": s.to_dict(),
         "heuristics": list(_HEURISTICS),
+        "outside_reference": list(_OUTSIDE_REFERENCE),
         "collectives": core["collectives"],
         "totals": core["totals"],
         "placement": core["placement"],

@@ -95,6 +95,7 @@ class Workload:
     dp_sharding: str = "none"         # none = all-reduce; optimizer = ZeRO-1 / distributed optimizer / FSDP
                                       # without re-sharding (RS grads + AG params once per step); full = ZeRO-3
     activation_checkpointing: str = "selective"
+    activation_memory_gb: float | None = None  # measured activations per GPU (GB); None = the estimate
     gradient_compression: float = 1.0  # DP gradient bytes are divided by this (1 = none)
     overlap: float = 0.0               # fraction of network time hidden behind compute (user setting)
     target_step_time_s: float | None = None
@@ -258,8 +259,8 @@ class _Reader:
 
 _TOP = {"name", "preset", "description", "source", "parameters", "layers", "hidden_size", "sequence_length",
         "micro_batch_size", "micro_batches", "attention_heads", "kv_heads", "ffn_hidden_size", "parallelism",
-        "moe", "precision", "optimizer", "dp_sharding", "activation_checkpointing", "gradient_compression",
-        "overlap", "target_step_time_s", "achieved_tflops_per_gpu", "gpus"}
+        "moe", "precision", "optimizer", "dp_sharding", "activation_checkpointing", "activation_memory_gb",
+        "gradient_compression", "overlap", "target_step_time_s", "achieved_tflops_per_gpu", "gpus"}
 _PAR = {"tensor", "pipeline", "data", "context", "expert", "virtual_stages", "sequence_parallel", "rank_order"}
 _MOE = {"experts", "top_k", "moe_layers", "expert_parameters"}
 _PREC = {"parameters", "gradients", "activations"}
@@ -344,6 +345,7 @@ def _parse_one(item: Any, path: str, design_gpus: int | None, errors: list[Field
         opt = "adam"
     sharding = r.choice("dp_sharding", "none", DP_SHARDING)
     ckpt = r.choice("activation_checkpointing", "selective", CHECKPOINTING)
+    act_mem = r.number("activation_memory_gb", None, minimum=0)
     comp = r.number("gradient_compression", 1.0, minimum=1)
     overlap = r.number("overlap", 0.0, minimum=0, maximum=1)
     step = r.number("target_step_time_s", None)
@@ -394,6 +396,7 @@ def _parse_one(item: Any, path: str, design_gpus: int | None, errors: list[Field
                                 sequence_parallel=sp, rank_order=tuple(order)),
         moe=MoE(experts=experts, top_k=top_k, moe_layers=moe_layers, expert_parameters=expert_params),
         precision=prec, optimizer=opt, dp_sharding=sharding, activation_checkpointing=ckpt,
+        activation_memory_gb=None if act_mem is None else float(act_mem),
         gradient_compression=float(comp), overlap=float(overlap), target_step_time_s=step,
         achieved_tflops_per_gpu=tflops, gpus=product, preset=preset, source=source,
     )

@@ -79,7 +79,68 @@ class TestOversubscription:
         assert loads["leaf_uplinks"] == pytest.approx(PER_NIC / 100e9 * 32 / 63 * 4, rel=1e-5)
 
 
+    @pytest.mark.parametrize("ratio", [1.0, 1.5, 63 / 32, 2.0, 3.0, 4.0, 8.0])
+    def test_exposed_time_and_share_follow_max_1_f_times_r(self, ratio):
+        """Done-when: oversubscription moves the exposed network time as the formula says. With overlap 0.5:
+        exposed = PER_NIC/48 GB/s · max(1, f·R) · (1 - 0.5), f = 32/63; share = exposed / 2 s. Up to
+        R = 63/32 the uplinks keep up (no change), beyond it time grows linearly with R."""
+        r = analyze(_wl(overlap=0.5), h100(512, leaf=ratio))
+        stretch = max(1.0, 32 / 63 * ratio)
+        t = r["totals"]
+        assert t["network_time_s"] == pytest.approx(PER_NIC / 48e9 * stretch, rel=1e-5)
+        assert t["exposed_network_time_s"] == pytest.approx(PER_NIC / 48e9 * stretch * 0.5, rel=1e-5)
+        assert t["network_share_with_overlap"] == pytest.approx(PER_NIC / 48e9 * stretch * 0.5 / 2, rel=1e-5)
+        assert t["network_share_no_overlap"] == pytest.approx(PER_NIC / 48e9 * stretch / 2, rel=1e-5)
+
+    def test_enough_oversubscription_turns_a_tight_share_into_does_not_fit(self):
+        """1:1 -> 35.9 % (tight); 8:1 -> 35.9 % · 256/63 = 145.8 %: the exposed time exceeds the 2 s step."""
+        def share_check(ratio):
+            r = analyze(_wl(), h100(512, leaf=ratio))
+            return next(x for x in r["verdict"]["reasons"] if x["check"] == "network-share")
+        assert share_check(1.0)["status"] == "tight"
+        worst = share_check(8.0)
+        assert worst["value"] == pytest.approx(PER_NIC / 48e9 / 2 * 256 / 63, rel=1e-5)
+        assert worst["status"] == "does-not-fit"
+
+    @pytest.mark.parametrize("spine", [1.0, 1.5, 2.0, 3.0, 7.0])
+    def test_spine_ratio_stretches_a_pod_crossing_group_by_f_pod_times_r(self, spine):
+        """1024-GPU DP group over 2 pods of 512: f_pod = 64/127; stretch = max(1, f_pod · R_spine)."""
+        r = analyze(_wl(parallelism={"data": 1024}), h100(1024, pod_sus=2, spine=spine))
+        per_nic = 2 * 127 / 128 * 140e9 / 8
+        stretch = max(1.0, 64 / 127 * spine)
+        assert _coll(r, "dp-gradient-all-reduce")["placement"]["stretch"] == pytest.approx(stretch, rel=1e-5)
+        assert r["totals"]["network_time_s"] == pytest.approx(per_nic / 48e9 * stretch, rel=1e-5)
+
+
 class TestGradientAccumulation:
+    @pytest.mark.parametrize("m", [1, 2, 8, 32, 64])
+    def test_dp_bytes_per_step_stay_so_dp_bytes_per_token_fall_as_1_over_m(self, fabric_512, m):
+        """Done-when: the DP sync runs once per optimizer step (D.3), so accumulating m micro-batches divides the
+        DP bytes per token (and per sample) by m. TP 8 x PP 4 x DP 16, distributed optimizer: RS + AG of the
+        4.375e9 B shard, DP peers one per node (k = 1, N = 16): 2 · 15/16 · 4.375e9 B per NIC whatever m is."""
+        r = analyze(_wl("llama-70b-tp8-pp4-dp16", micro_batches=m), fabric_512)
+        dp = sum(c["per_nic_bytes"] for c in r["collectives"] if c["dimension"] == "data")
+        tokens = r["totals"]["tokens_per_step"]
+        assert dp == pytest.approx(2 * 15 / 16 * 4.375e9, rel=1e-5)
+        assert tokens == m * 4096 * 16
+        assert dp / tokens == pytest.approx(2 * 15 / 16 * 4.375e9 / (m * 4096 * 16), rel=1e-5)
+
+    def test_accumulating_8_micro_batches_cuts_dp_traffic_by_87_5_percent(self, fabric_512):
+        """The seed articles' claim, as the formula gives it: the same 8 micro-batches as one step of m = 8
+        instead of 8 steps of m = 1 send 1/8 of the DP bytes, 87.5 % less."""
+        def dp_bytes(m):
+            r = analyze(_wl("llama-70b-tp8-pp4-dp16", micro_batches=m), fabric_512)
+            return sum(c["wire_bytes_per_gpu"] for c in r["collectives"] if c["dimension"] == "data")
+        assert 1 - dp_bytes(8) / (8 * dp_bytes(1)) == pytest.approx(0.875, rel=1e-6)
+
+    @pytest.mark.parametrize("m", [1, 2, 4, 8])
+    def test_dp_share_of_the_step_falls_as_1_over_m(self, m):
+        """Pure DP 70B: the step grows with m (2 s per micro-batch), the DP time stays 0.718 s, so the share is
+        35.9 % / m."""
+        r = analyze(_wl(micro_batches=m, target_step_time_s=2.0 * m), h100(512))
+        assert r["totals"]["network_time_s"] == pytest.approx(PER_NIC / 48e9, rel=1e-5)
+        assert r["totals"]["network_share_no_overlap"] == pytest.approx(PER_NIC / 48e9 / 2 / m, rel=1e-5)
+
     def test_dp_bytes_stay_while_tp_and_pp_bytes_grow_with_micro_batches(self, fabric_512):
         base = analyze(_wl("llama-70b-tp8-pp4-dp16"), fabric_512)
         more = analyze(_wl("llama-70b-tp8-pp4-dp16", micro_batches=64), fabric_512)
@@ -98,6 +159,41 @@ class TestGradientAccumulation:
 
 
 class TestLayout:
+    @pytest.mark.parametrize("t, p, d", [(1, 1, 512), (2, 1, 256), (4, 2, 64), (8, 1, 64), (1, 8, 64), (8, 4, 16)])
+    def test_bytes_follow_the_layout(self, fabric_512, t, p, d):
+        """Done-when: the parallel layout moves the figures as D.1/D.3 say (70B, b = 1, s = 4096, h = 8192, m = 1,
+        rank order tp-cp-dp-pp, 8 GPUs per node):
+        DP shard S = 70e9·2/(t·p); DP peers per node k = 8/t, N = d/k nodes; per NIC 2(N-1)/N·S/k.
+        TP: 4·(80/p) all-reduces of b·s·h·2 B. PP: 2 messages of b·s·h·2/t B per micro-batch."""
+        r = analyze(_wl(parallelism={"tensor": t, "pipeline": p, "data": d}), fabric_512)
+        S = 70e9 * 2 / (t * p)
+        k = 8 // t
+        N = d // k
+        dp = _coll(r, "dp-gradient-all-reduce")
+        assert dp["message_bytes"] == pytest.approx(S, rel=1e-5)
+        assert (dp["placement"]["members_per_nvlink_domain"], dp["placement"]["nvlink_domains"]) == (k, N)
+        assert dp["per_nic_bytes"] == pytest.approx(2 * (N - 1) / N * S / k, rel=1e-5)
+        names = {c["name"] for c in r["collectives"]}
+        assert ("tp-all-reduce" in names) == (t > 1) and ("pp-send-recv" in names) == (p > 1)
+        if t > 1:
+            tp = _coll(r, "tp-all-reduce")
+            assert tp["ops_per_step"] == pytest.approx(4 * 80 / p, rel=1e-9)
+            assert tp["message_bytes"] == pytest.approx(4096 * 8192 * 2, rel=1e-5)
+        if p > 1:
+            pp = _coll(r, "pp-send-recv")
+            assert pp["ops_per_step"] == 2
+            assert pp["message_bytes"] == pytest.approx(4096 * 8192 * 2 / t, rel=1e-5)
+
+    def test_deeper_pipeline_halves_the_per_nic_dp_bytes(self, fabric_512):
+        """Per NIC 2(N-1)/N·P·2/(8·p) does not depend on t while TP stays in the node, and halves (up to the
+        (N-1)/N factor) with every doubling of p."""
+        per_nic = {p: analyze(_wl(parallelism={"tensor": 8, "pipeline": p, "data": 64 // p}), fabric_512)
+                   ["totals"]["per_nic_bytes_hierarchical"] for p in (1, 2, 4)}
+        dp = {p: 2 * (64 // p - 1) / (64 // p) * 70e9 * 2 / (8 * p) for p in (1, 2, 4)}
+        for p in (1, 2, 4):
+            pp_bytes = 0 if p == 1 else 2 * 4096 * 8192 * 2 / 8
+            assert per_nic[p] == pytest.approx(dp[p] + pp_bytes, rel=1e-5)
+
     def test_tensor_parallel_inside_the_node_cuts_the_dp_shard_by_t(self, fabric_512):
         """TP 8 shrinks S by 8, and the DP peers (8 ranks apart) get one per node: per NIC
         2·63/64·(140e9/8) = 34.45e9 B — the same per-NIC bytes as pure DP, but 1/8 of the memory."""
