@@ -81,6 +81,7 @@ def _copy_csv(model, fields, order: str, revision_id: int) -> Iterator[bytes]:
 # --- measured test results -----------------------------------------------------------------------
 
 MAX_ROWS = 2_000_000
+MAX_STORED_ERRORS = 1000  # rows that did not fit, kept with an upload stored with keep_valid
 
 
 def _basic_check(text: str) -> int:
@@ -109,12 +110,15 @@ def _basic_check(text: str) -> int:
     return rows
 
 
-def measurement_upload(*, revision: Revision, user, text: str, filename: str, check=None) -> MeasurementUpload:
+def measurement_upload(*, revision: Revision, user, text: str, filename: str, check=None, test_limit: str = "pmd",
+                       keep_valid: bool = False) -> MeasurementUpload:
     """Validate and store a measured test-results CSV.
 
     `check(text)` is the renderers' validation against the revision's test sheet: it returns
     {"rows", "errors": [(line, column, message)], "counts"}, or None when this build has none, in
-    which case the CSV is only checked for shape.
+    which case the CSV is only checked for shape. Any error refuses the whole sheet, unless
+    `keep_valid` (the browser form's choice) and some rows are valid: then those rows are judged and
+    stored, and the others are kept in `errors`. `test_limit` (pmd | budget) is recorded with it.
     """
     if not text.strip():
         raise ApiError(400, "invalid_upload", "The upload is empty; send the CSV as a text/csv body.")
@@ -123,7 +127,7 @@ def measurement_upload(*, revision: Revision, user, text: str, filename: str, ch
     checked = check(text) if check is not None else None
     if checked is None:
         rows, counts = _basic_check(text), {}
-    elif checked["errors"]:
+    elif checked["errors"] and not (keep_valid and checked["rows"]):
         errors = checked["errors"]
         fields = [{"path": f"line {line}" + (f".{column}" if column else ""), "message": message}
                   for line, column, message in errors[:100]]
@@ -131,7 +135,9 @@ def measurement_upload(*, revision: Revision, user, text: str, filename: str, ch
                        f"{fields[0]['path']}: {fields[0]['message']}", fields)
     else:
         rows, counts = checked["rows"], checked["counts"]
+    errors = [list(e) for e in (checked or {}).get("errors") or []]
     raw = text.encode()
     return MeasurementUpload.objects.create(revision=revision, uploaded_by=user, filename=filename[:200],
-                                            size=len(raw), rows=rows, counts=counts,
+                                            size=len(raw), rows=rows, counts=counts, test_limit=test_limit,
+                                            errors=errors[:MAX_STORED_ERRORS], error_count=len(errors),
                                             sha256=hashlib.sha256(raw).hexdigest(), content=text)

@@ -89,6 +89,11 @@ class MeasurementUpload(models.Model):
     size = models.PositiveIntegerField()
     rows = models.PositiveIntegerField()
     counts = models.JSONField(default=dict)  # pass/fail per fiber and per link, against the test sheet
+    test_limit = models.CharField(max_length=8, default="pmd")  # the pass limit judged against: pmd | budget
+    # Rows that did not fit the test sheet, kept only when the valid rows were stored anyway (the
+    # browser's choice): [[line, column, message], ...], the first MAX_STORED_ERRORS of error_count.
+    errors = models.JSONField(default=list, blank=True)
+    error_count = models.PositiveIntegerField(default=0)
     sha256 = models.CharField(max_length=64)
     content = models.TextField()
     created_at = models.DateTimeField(auto_now_add=True)

@@ -5,6 +5,7 @@ from django.urls import path, re_path, register_converter
 
 from .errors import ApiError
 from .views import catalog, designs, downloads, revisions, tokens
+from .views import qos
 from .views.base import ApiView
 
 
@@ -80,5 +81,8 @@ urlpatterns = [
     path(f"{R}/downloads/<str:kind>", downloads.DownloadApi.as_view(), name="revision-download"),
     path(f"{R}/measurements/", downloads.MeasurementListApi.as_view(), name="revision-measurements"),
     path(f"{R}/exports/", downloads.ExportCreateApi.as_view(), name="revision-exports"),
+    path(f"{D}/qos/", qos.DesignQosApi.as_view(), name="design-qos"),
+    path(f"{R}/configs/", qos.RevisionConfigListApi.as_view(), name="revision-config-list"),
+    path(f"{R}/configs/<str:name>", qos.RevisionConfigApi.as_view(), name="revision-config"),
     re_path(r"^[\s\S]*$", NotFoundApi.as_view()),
 ]

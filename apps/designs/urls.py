@@ -1,6 +1,7 @@
 from django.urls import path
 
-from . import views
+from . import measurement_views, views
+from . import qos_views
 
 app_name = "designs"
 
@@ -25,4 +26,16 @@ urlpatterns = [
     path("<int:pk>/revisions/<int:number>/links.csv", views.revision_table_csv, {"table": "links"}, name="links_csv"),
     path("<int:pk>/revisions/<int:number>/cables.csv", views.revision_table_csv, {"table": "cables"},
          name="cables_csv"),
+    path("<int:pk>/revisions/<int:number>/measurements/", measurement_views.measurement_list_view,
+         name="measurements"),
+    path("<int:pk>/revisions/<int:number>/measurements/<int:upload_id>/", measurement_views.measurement_detail,
+         name="measurement"),
+    path("<int:pk>/revisions/<int:number>/measurements/<int:upload_id>/results.csv",
+         measurement_views.measurement_results_csv, name="measurement_results_csv"),
+    path("<int:pk>/revisions/<int:number>/measurements/<int:upload_id>/uploaded.csv",
+         measurement_views.measurement_uploaded_csv, name="measurement_uploaded_csv"),
+    path("<int:pk>/qos/", qos_views.design_qos_view, name="qos"),
+    path("<int:pk>/qos/reset/", qos_views.design_qos_reset, name="qos_reset"),
+    path("<int:pk>/revisions/<int:number>/qos/", qos_views.revision_qos_view, name="revision_qos"),
+    path("<int:pk>/revisions/<int:number>/configs/<str:name>", qos_views.revision_config_file, name="config_file"),
 ]

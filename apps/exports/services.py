@@ -121,8 +121,8 @@ def deliverable_lines(*, kind: str, result: DesignResult, options: dict | None) 
 def measurements_check(*, text: str, result: DesignResult, test_limit: str = "pmd") -> dict:
     """Validate uploaded measurements against the revision's test sheet (the renderers' parser).
 
-    Returns {"rows", "errors": [(line, column, message)], "counts"}; DeliverableUnavailable when this
-    build has no parser.
+    Returns {"rows", "errors": [(line, column, message)], "counts"} (counts of the valid rows, even when
+    other rows have errors); DeliverableUnavailable when this build has no parser.
     """
     r = _renderers()
     parse = getattr(r, "parse_test_results", None)
@@ -130,7 +130,7 @@ def measurements_check(*, text: str, result: DesignResult, test_limit: str = "pm
         raise DeliverableUnavailable("measurements")
     expected = list(r.iter_test_rows(result, test_limit=test_limit))
     rows, errors = parse(text, expected)
-    counts = r.compare(rows, expected).counts if not errors else {}
+    counts = r.compare(rows, expected).counts if rows or not errors else {}
     return {"rows": len(rows), "errors": [(e.line, e.column, e.message) for e in errors], "counts": counts}
 
 

@@ -208,7 +208,8 @@ class MeasurementListApi(ApiView):
             except DeliverableUnavailable:
                 return None
 
-        m = measurement_upload(revision=rev, user=request.user, text=text, filename=q["filename"], check=check)
+        m = measurement_upload(revision=rev, user=request.user, text=text, filename=q["filename"], check=check,
+                               test_limit=q["test_limit"])
         return Response(_measurement_out(m, rev.number), status=201)
 
 

@@ -1,0 +1,134 @@
+"""A design's QoS policy (read, replace) and a revision's configuration files (list, one by name)."""
+from __future__ import annotations
+
+from django.http import Http404, HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+
+from apps.designs.qos_selectors import (
+    ARCHIVE,
+    QosPlanError,
+    design_qos,
+    revision_config_download,
+    revision_qos_report,
+)
+from apps.designs.qos_services import design_qos_update
+from engine.errors import SpecError
+
+from ..errors import ApiError, spec_error_fields
+from ..output import url
+from ..serializers import FieldErrorOut, StrictSerializer
+from .base import ApiView, design_for, revision_for
+
+NOT_BUILDABLE = OpenApiResponse(description="The revision's configuration cannot be built: it no longer recomputes "
+                                            "with the current catalog, or its stored QoS policy is not valid.")
+
+
+class QosOut(serializers.Serializer):
+    design = serializers.IntegerField()
+    url = serializers.URLField()
+    technology = serializers.ChoiceField(choices=["ethernet", "infiniband"],
+                                         help_text="The compute fabric's; the defaults are this technology's.")
+    policy = serializers.DictField(allow_null=True, help_text=(
+        "The effective policy, every default filled in (docs/qos.md); null when the stored one is not valid."))
+    stored = serializers.DictField(allow_null=True, help_text=(
+        "The spec's `qos` value: only what differs from the defaults (null: all defaults)."))
+    errors = FieldErrorOut(many=True, help_text="Why the stored policy is not valid (empty when it is).")
+
+
+def _qos_out(request, design) -> dict:
+    state = design_qos(design=design)
+    return {"design": design.pk, "url": url(request, "design-qos", design.pk), "technology": state.technology,
+            "policy": state.policy.to_dict() if state.policy else None, "stored": state.stored,
+            "errors": [{"path": e.path, "message": e.message} for e in state.errors]}
+
+
+class DesignQosApi(ApiView):
+    class InputSerializer(StrictSerializer):
+        policy = serializers.DictField(allow_null=True, help_text=(
+            "The new policy, in the shape GET answers (or any part of it: what is left out takes the default; "
+            "leave out pfc.priorities and host.* to let them follow the classes). null resets to the defaults."))
+
+    @extend_schema(operation_id="designs_qos_retrieve", responses={200: QosOut}, tags=["designs"],
+                   summary="A design's QoS policy: the effective one (defaults filled) and what the spec stores")
+    def get(self, request, design_id: int):
+        return Response(_qos_out(request, design_for(request, design_id)))
+
+    @extend_schema(operation_id="designs_qos_update", request=InputSerializer, responses={200: QosOut},
+                   tags=["designs"], summary="Replace a design's QoS policy (needs write access); a bad field is a "
+                                             "400 naming it (qos.roce.dscp)")
+    def put(self, request, design_id: int):
+        design = design_for(request, design_id, write=True)
+        s = self.InputSerializer(data=request.data)
+        s.is_valid(raise_exception=True)
+        try:
+            design = design_qos_update(design=design, policy=s.validated_data["policy"])
+        except SpecError as exc:
+            fields = spec_error_fields(exc)
+            message = "; ".join(f"{f['path']}: {f['message']}" for f in fields[:5])
+            raise ApiError(400, "invalid_qos", f"The QoS policy is not valid: {message}", fields) from None
+        return Response(_qos_out(request, design))
+
+
+def _plan_error(exc: QosPlanError) -> ApiError:
+    return ApiError(409, exc.code, exc.message, [{"path": e.path, "message": e.message} for e in exc.errors])
+
+
+class RevisionConfigListApi(ApiView):
+    class OutputSerializer(serializers.Serializer):
+        class Item(serializers.Serializer):
+            name = serializers.CharField(help_text="The file's name: GET configs/{name} answers it.")
+            path = serializers.CharField(help_text="Where it goes under configs/ (configs.zip, manage.py plan).")
+            kind = serializers.CharField(help_text="switch, hosts, subnet-manager, policy, headroom or summary.")
+            switch = serializers.CharField(allow_null=True, help_text="The switch a switch file configures.")
+            format = serializers.CharField(help_text="nvue, sonic (config_db.json), eos, opensm, shell, json or csv.")
+            content_type = serializers.CharField()
+            size = serializers.IntegerField(help_text="Bytes.")
+            url = serializers.URLField()
+
+        revision = serializers.IntegerField()
+        mode = serializers.CharField(help_text="The policy's congestion-control mode.")
+        warnings = serializers.IntegerField(help_text="Consistency warnings (the summary file lists them).")
+        archive_url = serializers.URLField(help_text="configs.zip: every file under configs/.")
+        results = Item(many=True)
+
+    @extend_schema(operation_id="revisions_configs_list", responses={200: OutputSerializer, 409: NOT_BUILDABLE},
+                   tags=["downloads"], summary="The revision's QoS configuration files: one per switch, hosts, "
+                                               "subnet manager, policy, headroom and summary")
+    def get(self, request, design_id: int, number: int):
+        rev = revision_for(request, design_id, number)
+        try:
+            report = revision_qos_report(revision=rev)
+        except QosPlanError as exc:
+            raise _plan_error(exc) from None
+        items = [{**f, "url": url(request, "revision-config", design_id, number, f["name"])} for f in report["files"]]
+        return Response({"revision": rev.number, "mode": report["mode"], "warnings": len(report["warnings"]),
+                         "archive_url": url(request, "revision-config", design_id, number, ARCHIVE),
+                         "results": items})
+
+
+class RevisionConfigApi(ApiView):
+    @extend_schema(
+        operation_id="revisions_config_file", tags=["downloads"],
+        responses={
+            (200, "text/plain"): OpenApiTypes.BINARY,
+            (200, "application/json"): OpenApiTypes.OBJECT,
+            (200, "text/csv"): OpenApiTypes.BINARY,
+            (200, "application/zip"): OpenApiTypes.BINARY,
+            409: NOT_BUILDABLE,
+        },
+        summary="One QoS configuration file of a revision by name (configs.zip: all of them)")
+    def get(self, request, design_id: int, number: int, name: str):
+        rev = revision_for(request, design_id, number)
+        try:
+            found = revision_config_download(revision=rev, name=name)
+        except QosPlanError as exc:
+            raise _plan_error(exc) from None
+        if found is None:
+            raise Http404("No such configuration file; GET configs/ lists them.")
+        content, content_type, filename = found
+        response = HttpResponse(content, content_type=content_type)
+        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return response

@@ -1,0 +1,114 @@
+"""HTML views of measured fiber test results: upload a filled test sheet, list a revision's uploads,
+read one upload's verdicts, download them as CSV.
+
+Access is the selectors', as for every design page: a design the user may not see is a 404, and so
+is an upload by a user who may only read it (they still see every result).
+"""
+from __future__ import annotations
+
+from django import forms
+from django.conf import settings
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_safe
+
+from .measurements import (
+    TEST_LIMITS,
+    MeasurementRejected,
+    MeasurementUnavailable,
+    measurement_create,
+    measurement_get,
+    measurement_list,
+    measurement_report,
+    measurement_results_lines,
+)
+from .selectors import design_can_write, design_get, revision_get
+from .views import signin_required
+
+LIST_LIMIT = 200
+
+
+class MeasurementUploadForm(forms.Form):
+    file = forms.FileField(
+        label="Filled test sheet (CSV)",
+        help_text="This revision's test-sheet.csv with measured_loss_db filled in (0.42 or 0.42 dB; empty = not "
+                  "measured). Only fiber_id and measured_loss_db are required; other columns are kept.",
+        widget=forms.FileInput(attrs={"accept": ".csv,text/csv"}))
+    test_limit = forms.ChoiceField(label="Pass limit", choices=list(TEST_LIMITS.items()), initial="pmd")
+    keep_valid = forms.BooleanField(
+        label="Keep the valid rows when some rows have errors", required=False, initial=True,
+        help_text="The rows with errors are listed with the upload. Untick to refuse the whole file instead.")
+
+    def clean_file(self):
+        f = self.cleaned_data["file"]
+        if f.size > settings.API_MAX_UPLOAD_BYTES:
+            raise forms.ValidationError(f"The file is {f.size:,} bytes; the limit is "
+                                        f"{settings.API_MAX_UPLOAD_BYTES:,} bytes.")
+        return f
+
+
+@signin_required
+@require_http_methods(["GET", "POST"])
+def measurement_list_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    revision = revision_get(user=request.user, design_id=pk, number=number)
+    can_write = design_can_write(user=request.user, design=revision.design)
+    form, rejected = (MeasurementUploadForm() if can_write else None), None
+    if request.method == "POST":
+        design_get(user=request.user, design_id=pk, write=True)  # 404 for a read-only sharer
+        form = MeasurementUploadForm(request.POST, request.FILES)
+        if form.is_valid():
+            f = form.cleaned_data["file"]
+            try:
+                upload = measurement_create(revision=revision, user=request.user, data=f.read(), filename=f.name,
+                                            test_limit=form.cleaned_data["test_limit"],
+                                            keep_valid=form.cleaned_data["keep_valid"])
+            except MeasurementRejected as exc:
+                listed = " They are listed below." if exc.errors else ""
+                form.add_error("file", f"Nothing was stored. {exc.message}{listed}")
+                rejected = exc
+            else:
+                note = f", {upload.error_count:,} row(s) with errors left out" if upload.error_count else ""
+                messages.success(request, f"Stored {upload.filename}: {upload.rows:,} row(s){note}.")
+                return redirect("designs:measurement", pk=pk, number=number, upload_id=upload.pk)
+    uploads = list(measurement_list(revision=revision)[:LIST_LIMIT + 1])
+    return render(request, "designs/measurements.html", {
+        "design": revision.design, "revision": revision, "can_write": can_write, "form": form,
+        "rejected": rejected, "uploads": uploads[:LIST_LIMIT], "more": len(uploads) > LIST_LIMIT,
+    }, status=400 if form is not None and form.errors else 200)
+
+
+@signin_required
+@require_safe
+def measurement_detail(request: HttpRequest, pk: int, number: int, upload_id: int) -> HttpResponse:
+    revision = revision_get(user=request.user, design_id=pk, number=number)
+    upload = measurement_get(revision=revision, upload_id=upload_id)
+    return render(request, "designs/measurement.html", {
+        "design": revision.design, "revision": revision, "upload": upload,
+        "report": measurement_report(upload=upload), "test_limit": TEST_LIMITS.get(upload.test_limit, upload.test_limit),
+    })
+
+
+@signin_required
+@require_safe
+def measurement_results_csv(request: HttpRequest, pk: int, number: int, upload_id: int) -> HttpResponse:
+    revision = revision_get(user=request.user, design_id=pk, number=number)
+    upload = measurement_get(revision=revision, upload_id=upload_id)
+    try:
+        lines = measurement_results_lines(upload=upload)
+    except MeasurementUnavailable as exc:
+        return HttpResponse(str(exc), status=409, content_type="text/plain; charset=utf-8")
+    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="design-{pk}-r{number}-measurements-{upload.pk}-results.csv"'
+    return response
+
+
+@signin_required
+@require_safe
+def measurement_uploaded_csv(request: HttpRequest, pk: int, number: int, upload_id: int) -> HttpResponse:
+    """The file exactly as it was uploaded."""
+    revision = revision_get(user=request.user, design_id=pk, number=number)
+    upload = measurement_get(revision=revision, upload_id=upload_id)
+    response = HttpResponse(upload.content, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="design-{pk}-r{number}-measurements-{upload.pk}.csv"'
+    return response

@@ -1,0 +1,206 @@
+"""Measured fiber test results in the browser: store an upload, list a revision's uploads, judge one.
+
+Storing is the API's service (`apps.api.downloads.measurement_upload`), shared with the REST API and
+`manage.py import-results`. This module adds what the browser needs around it: the file's size and
+encoding, the choice to keep the valid rows of a sheet that has some bad rows, structured row errors
+when nothing is stored, and the full verdicts of one upload (per fiber and per link, worst first).
+
+Only the counts are stored with an upload; the verdicts are worked out again from the stored CSV
+and the revision's test sheet (the engine is deterministic), as the API's downloads are.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Iterator
+
+from django.conf import settings
+from django.db.models import QuerySet
+from django.http import Http404
+
+from apps.api.downloads import MAX_STORED_ERRORS, measurement_upload
+from apps.api.errors import ApiError
+from apps.api.models import MeasurementUpload
+from apps.exports.services import (
+    DeliverableUnavailable,
+    custom_catalog_for_revision,
+    measurements_check,
+    revision_result,
+)
+from engine.errors import SpecError
+
+from .models import Revision
+
+TEST_LIMITS = {
+    "pmd": "The PMD's maximum channel loss (the test sheet's limit_db)",
+    "budget": "The design's worst-case loss (stricter)",
+}
+
+
+class MeasurementRejected(Exception):
+    """The file was refused and nothing was stored: a message, and the rows that do not fit."""
+
+    def __init__(self, message: str, errors=()):
+        super().__init__(message)
+        self.message = message
+        self.errors: list[tuple[int | None, str, str]] = list(errors)  # (line, column, message)
+
+
+class MeasurementUnavailable(Exception):
+    """The verdicts of an upload cannot be worked out (no parser in this build, or the revision no
+    longer computes with its owner's current custom parts)."""
+
+
+# --- services --------------------------------------------------------------------------------------
+
+
+def measurement_create(*, revision: Revision, user, data: bytes, filename: str, test_limit: str = "pmd",
+                       keep_valid: bool = True) -> MeasurementUpload:
+    """Validate a filled test sheet against the revision and store it.
+
+    Refused (MeasurementRejected, nothing stored): a file over API_MAX_UPLOAD_BYTES, not UTF-8 text,
+    empty, with NUL characters, without the fiber_id / measured_loss_db header, with no valid row, or
+    with any bad row unless `keep_valid`; then the valid rows are stored and the bad ones listed.
+    """
+    if test_limit not in TEST_LIMITS:
+        raise MeasurementRejected(f"Unknown pass limit {test_limit!r}.")
+    limit = settings.API_MAX_UPLOAD_BYTES
+    if len(data) > limit:
+        raise MeasurementRejected(f"The file is {len(data):,} bytes; the limit is {limit:,} bytes.")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise MeasurementRejected("The file is not UTF-8 text. Upload the test sheet saved as CSV (UTF-8).") from None
+
+    def check(text: str) -> dict | None:
+        try:
+            result = revision_result(revision=revision, extra_catalog=custom_catalog_for_revision(revision))
+            checked = measurements_check(text=text, result=result, test_limit=test_limit)
+        except DeliverableUnavailable:
+            return None  # this build has no test-sheet parser: the service checks the CSV's shape only
+        except SpecError as exc:
+            raise MeasurementRejected(f"This revision no longer computes with the current catalog: {exc}") from None
+        errors = checked["errors"]
+        header = [e for e in errors if e[0] == 1]
+        if header:
+            raise MeasurementRejected(f"Wrong header: {header[0][2]}.", errors)
+        if not checked["rows"]:
+            raise MeasurementRejected(f"None of the rows fits this revision's test sheet ({len(errors):,} with errors)."
+                                      if errors else "The CSV has a header but no rows.", errors)
+        if errors and not keep_valid:
+            raise MeasurementRejected(f"{len(errors):,} row(s) do not fit this revision's test sheet.", errors)
+        return checked
+
+    try:
+        return measurement_upload(revision=revision, user=user, text=text, filename=filename, check=check,
+                                  test_limit=test_limit, keep_valid=keep_valid)
+    except ApiError as exc:
+        raise MeasurementRejected(exc.message, _errors_of(exc.fields)) from None
+
+
+def _errors_of(fields) -> list[tuple[int | None, str, str]]:
+    """The API error's fields ("line 3.fiber_id") as (line, column, message)."""
+    out = []
+    for f in fields or []:
+        m = re.fullmatch(r"line (\d+)(?:\.(.+))?", str(f.get("path", "")))
+        out.append((int(m.group(1)), m.group(2) or "", f["message"]) if m else (None, "", f["message"]))
+    return out
+
+
+# --- selectors -------------------------------------------------------------------------------------
+
+
+def measurement_list(*, revision: Revision) -> QuerySet[MeasurementUpload]:
+    """A revision's uploads, newest first, without their CSV text."""
+    return revision.measurements.select_related("uploaded_by").defer("content", "errors").order_by("-id")
+
+
+def measurement_latest(*, revision: Revision) -> MeasurementUpload | None:
+    return measurement_list(revision=revision).first()
+
+
+def measurement_get(*, revision: Revision, upload_id: int) -> MeasurementUpload:
+    upload = revision.measurements.select_related("uploaded_by").filter(pk=upload_id).first()
+    if upload is None:
+        raise Http404("No such upload.")
+    return upload
+
+
+def _comparison(upload: MeasurementUpload):
+    """(renderers, expected test-sheet rows, parsed rows, parse errors, Comparison) of an upload."""
+    try:
+        from apps.exports import renderers as r
+    except ImportError:
+        r = None
+    if r is None or not hasattr(r, "parse_test_results"):
+        raise MeasurementUnavailable("This build cannot read test sheets back.")
+    revision = upload.revision
+    try:
+        result = revision_result(revision=revision, extra_catalog=custom_catalog_for_revision(revision))
+    except SpecError as exc:
+        raise MeasurementUnavailable(f"The revision no longer computes with the current catalog: {exc}") from None
+    expected = list(r.iter_test_rows(result, test_limit=upload.test_limit))
+    rows, errors = r.parse_test_results(upload.content, expected)
+    return r, expected, rows, errors, r.compare(rows, expected)
+
+
+def measurement_report(*, upload: MeasurementUpload, limit: int = 200) -> dict:
+    """Everything about one upload: counts of fibers and links by verdict, the rows with errors, the
+    failing links worst first (smallest margin) with their ends, the failing fibers and the fibers that
+    pass above the design's worst case; at most `limit` of each list.
+
+    {"unavailable": message, "errors", "error_count"} (the stored ones) when the verdicts cannot be
+    worked out.
+    """
+    try:
+        r, expected, _rows, errors, comparison = _comparison(upload)
+    except MeasurementUnavailable as exc:
+        return {"unavailable": str(exc), "errors": upload.errors, "error_count": upload.error_count}
+    link_margin: dict[str, float] = {}
+    link_limit: dict[str, float | None] = {}
+    for f in comparison.fibers:
+        link_limit.setdefault(f.link_id, f.limit_db)
+        if f.margin_db is not None and (f.link_id not in link_margin or f.margin_db < link_margin[f.link_id]):
+            link_margin[f.link_id] = f.margin_db
+    failing = sorted((lk for lk in comparison.links if lk.status == "fail"),
+                     key=lambda lk: (link_margin.get(lk.link_id, 0.0), lk.link_id))
+    col = {c: i for i, c in enumerate(r.TEST_SHEET_COLUMNS)}
+    shown = {lk.link_id for lk in failing[:limit]}
+    ends: dict[str, dict] = {}  # the shown links' ends, from their first test-sheet row
+    for row in expected:
+        lid = row[col["link_id"]]
+        if lid in shown and lid not in ends:
+            ends[lid] = {k: row[col[k]] for k in ("network", "tier", "a_device", "a_port", "b_device", "b_port",
+                                                   "medium", "cable_ids")}
+    failing_fibers = sorted((f for f in comparison.fibers if f.status == "fail"),
+                            key=lambda f: (f.margin_db if f.margin_db is not None else 0.0, f.fiber_id))
+    above = [f for f in comparison.fibers if f.above_expected]
+    fibers = Counter(f.status for f in comparison.fibers)
+    links = Counter("pass" if lk.status == "pass" else "fail" if lk.status == "fail"
+                    else "incomplete" if lk.measured else "not-measured" for lk in comparison.links)
+    return {
+        # Read again from the stored CSV (the same rows as stored, all of them counted).
+        "errors": [(e.line, e.column, e.message) for e in errors[:MAX_STORED_ERRORS]],
+        "error_count": len(errors),
+        "fibers": {"pass": fibers["pass"], "fail": fibers["fail"], "not_measured": fibers["not-measured"],
+                   "total": len(comparison.fibers), "above_expected": len(above)},
+        "links": {"pass": links["pass"], "fail": links["fail"], "incomplete": links["incomplete"],
+                  "not_measured": links["not-measured"], "total": len(comparison.links)},
+        "failing_links": [{"link_id": lk.link_id, "fibers": lk.fibers, "measured": lk.measured, "failed": lk.failed,
+                           "worst_db": lk.worst_db, "limit_db": link_limit.get(lk.link_id),
+                           "margin_db": link_margin.get(lk.link_id), **ends.get(lk.link_id, {})}
+                          for lk in failing[:limit]],
+        "failing_fibers": failing_fibers[:limit],
+        "above_expected": above[:limit],
+        # The stored counts were taken at upload time; different ones now mean the revision computes
+        # differently (its owner's custom parts changed), and the verdicts below are today's.
+        "changed": bool(upload.counts) and comparison.counts != upload.counts,
+    }
+
+
+def measurement_results_lines(*, upload: MeasurementUpload) -> Iterator[str]:
+    """The per-fiber verdicts as CSV lines (fiber_id, link_id, expected, limit, measured, margin,
+    status, above_expected), every fiber of the test sheet; MeasurementUnavailable if they cannot be
+    worked out."""
+    r, _expected, _rows, _errors, comparison = _comparison(upload)
+    return r.iter_results_csv(comparison)

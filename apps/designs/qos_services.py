@@ -1,0 +1,64 @@
+"""Writing a design's QoS policy: validated by the engine's parser, stored in the spec's `qos` section.
+
+Only what differs from the defaults is stored, so the spec stays readable and the settings that follow the
+traffic classes (PFC priorities, the hosts' DSCPs and PFC vector) keep following them unless they were set
+to something else.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engine.errors import SpecError
+from engine.qos.policy import CLASS_NAMES, QosPolicy
+
+from .models import Design
+from .qos_selectors import design_technology
+from .services import design_update
+
+_SECTIONS = ("ecn", "pfc", "mtu", "host", "dcqcn", "headroom", "sonic", "infiniband")
+
+
+def qos_parse(data: Any, technology: str) -> QosPolicy:
+    """The engine's policy for `data` (a spec `qos` value; None for the defaults). SpecError names each bad
+    field (qos.roce.dscp). A `technology` key, as GET answers it, is accepted when it is the design's."""
+    if isinstance(data, Mapping) and "technology" in data:
+        if data["technology"] != technology:
+            raise SpecError.at("qos.technology", f"is {technology} for this design (its compute fabric's "
+                                                 "technology); change it in the spec")
+        data = {k: v for k, v in data.items() if k != "technology"}
+    return QosPolicy.from_dict(data, technology)
+
+
+def qos_sparse(policy: QosPolicy) -> dict | None:
+    """The smallest `qos` value that parses back to `policy`: None for the defaults.
+
+    Mode and classes are compared with the technology's defaults; every other section with what follows
+    from them (PFC on the RoCE priority, hosts marking the classes' DSCPs), so a setting equal to the
+    derived value is left out and keeps following the classes.
+    """
+    tech = policy.technology
+    full = policy.to_dict()
+    base = QosPolicy.defaults(tech).to_dict()
+    out: dict = {k: full[k] for k in ("mode", "ethernet_os") if full[k] != base[k]}
+    for name in CLASS_NAMES:
+        diff = {k: v for k, v in full[name].items() if v != base[name][k]}
+        if diff:
+            out[name] = diff
+    derived = QosPolicy.from_dict(out or None, tech).to_dict()
+    for section in _SECTIONS:
+        diff = {k: v for k, v in full[section].items() if v != derived[section][k]}
+        if diff:
+            out[section] = diff
+    if QosPolicy.from_dict(out or None, tech) != policy:  # a safety net: never store something else
+        out = {k: v for k, v in full.items() if k != "technology"}
+    return out or None
+
+
+def design_qos_update(*, design: Design, policy: Any) -> Design:
+    """Replace the design's QoS policy (None: back to the defaults of its technology)."""
+    parsed = qos_parse(policy, design_technology(design))
+    return design_update(design=design, spec={**design.spec, "qos": qos_sparse(parsed)})
+
+
+__all__ = ["design_qos_update", "qos_parse", "qos_sparse"]

@@ -1,0 +1,125 @@
+"""HTML views of a design's QoS policy and of a revision's QoS configuration: parse, call, respond.
+
+Access is the selectors' (as in apps.designs.views): a design a user may not see is a 404, and so is a
+save by a user who may only read; readers see the form disabled.
+"""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+
+from engine.errors import SpecError
+
+from .models import Design
+from .qos_forms import MODE_HELP, QosPolicyForm
+from .qos_selectors import (
+    QosPlanError,
+    design_port_speeds,
+    design_qos,
+    ecn_microseconds,
+    headroom_term_bits,
+    revision_config_download,
+    revision_qos_report,
+)
+from .qos_services import design_qos_update
+from .selectors import design_can_write, design_get, revision_get
+from .services import design_compute_enqueue
+from .views import signin_required
+
+
+def _technologies(design: Design) -> tuple[str, ...]:
+    spec = design.spec
+    techs = [(spec.get("compute_fabric") or {}).get("technology")]
+    storage = spec.get("storage_fabric") or {}
+    if storage.get("enabled"):
+        techs.append(storage.get("technology"))
+    return tuple(t for t in techs if t)
+
+
+@signin_required
+@require_http_methods(["GET", "POST"])
+def design_qos_view(request: HttpRequest, pk: int) -> HttpResponse:
+    post = request.POST if request.method == "POST" else None
+    design = design_get(user=request.user, design_id=pk, write=post is not None)
+    can_write = post is not None or design_can_write(user=request.user, design=design)
+    state = design_qos(design=design)
+    common = {"technology": state.technology, "technologies": _technologies(design), "disabled": not can_write}
+    if post is not None:
+        form = QosPolicyForm(post, stored=state.stored, policy=state.policy, **common)
+        if form.is_valid():
+            try:
+                design_qos_update(design=design, policy=form.cleaned_qos)
+            except SpecError as exc:  # the rest of the spec no longer validates (e.g. a catalog change)
+                form.add_spec_errors(exc)
+            else:
+                messages.success(request, "Saved the QoS policy.")
+                if "compute" in post:
+                    job = design_compute_enqueue(design=design, user=request.user)
+                    return redirect("designs:job", pk=design.pk, job_id=job.pk)
+                return redirect("designs:qos", pk=design.pk)
+    elif state.policy is None:
+        form = QosPolicyForm.from_stored(state.stored, **common)
+    else:
+        form = QosPolicyForm(stored=state.stored, policy=state.policy, **common)
+    return render(request, "designs/qos.html", {
+        "design": design, "form": form, "can_write": can_write, "state": state, "mode_help": MODE_HELP,
+        "technologies": common["technologies"],
+        "facts": _facts(design, form, state), "stored_invalid": state.policy is None,
+    }, status=400 if post is not None and form.errors else 200)
+
+
+def _facts(design: Design, form: QosPolicyForm, state) -> dict:
+    """Figures shown beside the fields: ECN thresholds in µs and the per-speed headroom terms."""
+    policy = form.cleaned_policy or state.policy
+    if policy is None:
+        return {}
+    speeds = design_port_speeds(design=design)
+    return {
+        "speeds": speeds,
+        "ecn_min_us": ecn_microseconds(policy.ecn.min_bytes, speeds),
+        "ecn_max_us": ecn_microseconds(policy.ecn.max_bytes, speeds),
+        "terms": headroom_term_bits(policy, speeds),
+    }
+
+
+@signin_required
+@require_POST
+def design_qos_reset(request: HttpRequest, pk: int) -> HttpResponse:
+    design = design_get(user=request.user, design_id=pk, write=True)
+    design_qos_update(design=design, policy=None)
+    messages.success(request, f"Reset the QoS policy to the {design.spec['compute_fabric']['technology']} defaults.")
+    return redirect("designs:qos", pk=design.pk)
+
+
+@signin_required
+@require_safe
+def revision_qos_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    """The revision's QoS report: a page of its own, or (?fragment=1) the section the revision page loads."""
+    revision = revision_get(user=request.user, design_id=pk, number=number)
+    try:
+        report, error = revision_qos_report(revision=revision), None
+    except QosPlanError as exc:
+        report, error = None, exc
+    fragment = request.GET.get("fragment") == "1"
+    return render(request, "designs/_qos_report.html" if fragment else "designs/revision_qos.html", {
+        "design": revision.design, "revision": revision, "report": report, "error": error,
+    }, status=409 if error else 200)
+
+
+@signin_required
+@require_safe
+def revision_config_file(request: HttpRequest, pk: int, number: int, name: str) -> HttpResponse:
+    """One file of the revision's configuration set by name (configs.zip: all of them)."""
+    revision = revision_get(user=request.user, design_id=pk, number=number)
+    try:
+        found = revision_config_download(revision=revision, name=name)
+    except QosPlanError as exc:
+        return HttpResponse(exc.message + "\n", status=409, content_type="text/plain; charset=utf-8")
+    if found is None:
+        raise Http404("No such configuration file.")
+    content, content_type, filename = found
+    response = HttpResponse(content, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response

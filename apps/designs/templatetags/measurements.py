@@ -1,0 +1,33 @@
+"""The measured-results parts of the revision page, so that page's view needs no change:
+
+    {% load measurements %}
+    {% measured_results revision %}   the "Measured results" section: latest counts, uploads, the form
+    {% measured_links revision %}     one line for the loss budget: the latest upload's links pass / fail
+"""
+from __future__ import annotations
+
+from django import template
+
+from ..measurement_views import MeasurementUploadForm
+from ..measurements import measurement_latest, measurement_list
+from ..selectors import design_can_write
+
+register = template.Library()
+
+RECENT = 10
+
+
+@register.inclusion_tag("designs/_measurements.html", takes_context=True)
+def measured_results(context, revision) -> dict:
+    user = context["request"].user
+    design = revision.design
+    can_write = design_can_write(user=user, design=design)
+    uploads = list(measurement_list(revision=revision)[:RECENT + 1])
+    return {"design": design, "revision": revision, "uploads": uploads[:RECENT], "more": len(uploads) > RECENT,
+            "latest": uploads[0] if uploads else None, "can_write": can_write,
+            "form": MeasurementUploadForm() if can_write else None, "csrf_token": context.get("csrf_token")}
+
+
+@register.inclusion_tag("designs/_measured_links.html")
+def measured_links(revision) -> dict:
+    return {"design": revision.design, "revision": revision, "latest": measurement_latest(revision=revision)}
