@@ -149,9 +149,11 @@ def child_pages(revision_id: int) -> dict:
             results[f"{label} | order={order}"] = timings
             del first
     with connection.cursor() as cur:
-        cur.execute("SELECT pg_total_relation_size('designs_linkrecord'), pg_total_relation_size('designs_cablerecord')")
+        # Partitioned tables (migration 0003) hold nothing themselves: sum the whole partition tree.
+        cur.execute("SELECT (SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('designs_linkrecord')),"
+                    " (SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('designs_cablerecord'))")
         link_bytes, cable_bytes = cur.fetchone()
-    return {"pages": results, "link_table_mb": link_bytes / 2**20, "cable_table_mb": cable_bytes / 2**20,
+    return {"pages": results, "link_table_mb": float(link_bytes) / 2**20, "cable_table_mb": float(cable_bytes) / 2**20,
             "rows": links.count()}
 
 

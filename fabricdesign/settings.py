@@ -207,6 +207,8 @@ JOB_QUEUED_RESEND_S = env_int("JOB_QUEUED_RESEND_S", 600)
 JOB_TEST_STALL = env_str("JOB_TEST_STALL", "")
 CELERY_BEAT_SCHEDULE = {
     "reap-stale-jobs": {"task": "jobs.reap_stale_jobs", "schedule": float(JOB_REAP_EVERY_S)},
+    # Row partitions of deleted revisions whose drop timed out behind a store (apps/designs/partitions.py).
+    "drop-orphan-partitions": {"task": "designs.drop_orphan_partitions", "schedule": 3600.0},
 }
 
 # --- REST framework ---------------------------------------------------------

@@ -20,7 +20,8 @@ from engine.spec import SCHEMA_VERSION, parse_spec
 
 from . import adapters
 from .models import Access, CableRecord, Design, DesignShare, LinkRecord, Revision
-from .storage import bulk_insert
+from .partitions import analyze_partitions, partitioned
+from .storage import RowLoad, store_revision_rows
 
 log = logging.getLogger(__name__)
 
@@ -120,12 +121,10 @@ def design_compute_job(*, job: Job, progress: DbProgress) -> dict:
             catalog_version=result.catalog_version, summary=result.summary, link_count=links, cable_count=cables,
             compute_seconds=round(compute_s, 3), created_by=job.created_by)
         t1 = time.perf_counter()
-        stored_links = bulk_insert(LinkRecord._meta.db_table, adapters.LINK_DB_COLUMNS,
-                                   adapters.link_db_rows(result, rev.pk))
-        if settings.JOB_TEST_STALL:
-            _test_stall("storing")
-        stored_cables = bulk_insert(CableRecord._meta.db_table, adapters.CABLE_DB_COLUMNS,
-                                    adapters.cable_db_rows(result, rev.pk))
+        stored_links, stored_cables = store_revision_rows(rev.pk, [
+            RowLoad(LinkRecord._meta.db_table, adapters.LINK_DB_COLUMNS, adapters.link_db_rows(result, rev.pk)),
+            RowLoad(CableRecord._meta.db_table, adapters.CABLE_DB_COLUMNS, adapters.cable_db_rows(result, rev.pk)),
+        ], between=(lambda: _test_stall("storing")) if settings.JOB_TEST_STALL else None)
         if (stored_links, stored_cables) != (links, cables):
             raise RuntimeError(f"stored {stored_links} links and {stored_cables} cables, expected {links} and {cables}")
         outcome = {"revision": number, "revision_id": rev.pk, "links": links, "cables": cables,
@@ -135,7 +134,7 @@ def design_compute_job(*, job: Job, progress: DbProgress) -> dict:
         if not job_succeed(job_id=job.pk, result=outcome, attempt=attempt):
             raise JobCancelled("the job was cancelled, or another worker took it over, before its result was stored")
     if links + cables >= ANALYZE_AFTER_ROWS:
-        _analyze_rows()
+        _analyze_rows(rev.pk)
     return outcome
 
 
@@ -146,12 +145,15 @@ def design_compute_job(*, job: Job, progress: DbProgress) -> dict:
 ANALYZE_AFTER_ROWS = 50_000
 
 
-def _analyze_rows() -> None:
+def _analyze_rows(revision_id: int) -> None:
     if connection.vendor != "postgresql":
         return
     try:
         with transaction.atomic(), connection.cursor() as cur:
-            cur.execute(f"ANALYZE {LinkRecord._meta.db_table}, {CableRecord._meta.db_table}")
+            if partitioned(LinkRecord._meta.db_table):  # the revision's own partitions: what its queries read
+                analyze_partitions(revision_id)
+            else:
+                cur.execute(f"ANALYZE {LinkRecord._meta.db_table}, {CableRecord._meta.db_table}")
     except DatabaseError:  # the revision is stored; better statistics can wait for autovacuum
         log.warning("ANALYZE after storing a revision failed", exc_info=True)
 

@@ -106,7 +106,7 @@ def _operations():
     from tests.apps.api.test_schema import PUBLISHED
 
     values = {"design_id": "1", "number": "1", "token_id": "1", "part_id": "1", "section": "servers",
-              "key": "hgx-roce-2su", "username": "bob", "kind": "links.csv",
+              "key": "hgx-roce-2su", "username": "bob", "kind": "links.csv", "name": "configs.zip",
               "job_id": "00000000-0000-0000-0000-000000000001"}
     for path, item in yaml.safe_load(PUBLISHED.read_text())["paths"].items():
         for method in item:
