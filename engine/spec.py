@@ -2,6 +2,10 @@
 
 `parse_spec(data)` takes a plain dict (from YAML, JSON or a form) and returns a frozen
 `DesignSpec`, or raises `SpecError` listing every bad field with its dotted path.
+The `qos` and `physical` sections are free-form in the schema but are checked here by their
+own parsers (`QosPolicy.from_dict` for the compute fabric's technology, `MediaPolicy.from_dict`),
+so a bad policy is refused with its path (`qos.roce.dscp[0]`) wherever a spec comes in; the
+sections are kept exactly as written (sparse), only validated.
 Whether the spec can actually be *built* (radix, ratios, tiers) is checked later by the
 topology code, which raises `SpecError` with the same kind of field path.
 """
@@ -12,6 +16,9 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from .errors import FieldError, SpecError
+from .physical.policy import MediaPolicy
+from .qos.policy import TECHNOLOGIES as QOS_TECHNOLOGIES
+from .qos.policy import QosPolicy
 from .schema import Field, json_schema, normalize, parse_ratio
 
 SCHEMA_VERSION = 1
@@ -234,10 +241,10 @@ def parse_spec(data: Any) -> DesignSpec:
                                                  f"not {data['schema_version']!r}")
         data = {k: v for k, v in data.items() if k != "schema_version"}
     norm, errors = normalize(SPEC_FIELDS, data)
+    if norm:
+        errors += _policy_errors(norm)
     if errors:
         raise SpecError(errors)
-    if norm["physical"] is not None and not isinstance(norm["physical"], Mapping):
-        raise SpecError.at("physical", "must be a mapping")
     cf = norm["compute_fabric"]
     ov = cf["oversubscription"]
     st, ib, oob, lay = norm["storage_fabric"], norm["inband"], norm["oob"], norm["layout"]
@@ -266,6 +273,37 @@ def parse_spec(data: Any) -> DesignSpec:
         workloads=norm["workloads"],
         normalized=json.dumps({"schema_version": SCHEMA_VERSION, **norm}, sort_keys=True, separators=(",", ":")),
     )
+
+
+def _policy_errors(norm: dict) -> list[FieldError]:
+    """The `physical` and `qos` sections checked by the parsers that read them at compute time.
+
+    Only validated: the spec keeps what the user wrote. The QoS policy is read for the compute fabric's
+    technology; when that technology is itself wrong (reported by normalize), the policy waits for it.
+    """
+    errors: list[FieldError] = []
+    physical = norm.get("physical")
+    if physical is not None:
+        if not isinstance(physical, Mapping):
+            errors.append(FieldError("physical", "must be a mapping"))
+        else:
+            try:
+                MediaPolicy.from_dict(physical)
+            except ValueError as exc:  # "physical.tiers.leaf-spine.medium: must be one of ..."
+                path, sep, message = str(exc).partition(": ")
+                if sep and (path == "physical" or path.startswith(("physical.", "physical["))):
+                    errors.append(FieldError(path, message))
+                else:
+                    errors.append(FieldError("physical", str(exc)))
+    qos = norm.get("qos")
+    cf = norm.get("compute_fabric")
+    technology = cf.get("technology") if isinstance(cf, Mapping) else None
+    if qos is not None and technology in QOS_TECHNOLOGIES:
+        try:
+            QosPolicy.from_dict(qos, technology)
+        except SpecError as exc:
+            errors += exc.errors
+    return errors
 
 
 def load_spec_text(text: str) -> DesignSpec:

@@ -81,7 +81,23 @@ def _copy_csv(model, fields, order: str, revision_id: int) -> Iterator[bytes]:
 # --- measured test results -----------------------------------------------------------------------
 
 MAX_ROWS = 2_000_000
-MAX_STORED_ERRORS = 1000  # rows that did not fit, kept with an upload stored with keep_valid
+MAX_STORED_ERRORS = 1000  # rows with errors kept with an upload (the first of error_count)
+MAX_ERROR_FIELDS = 100  # rows with errors named in a refusal's `fields`
+
+
+class UploadRejected(ApiError):
+    """A 400 `invalid_upload`: nothing was stored. `errors` lists every row that does not fit as
+    (line, column, message); the error's `fields` name the first MAX_ERROR_FIELDS of them."""
+
+    def __init__(self, message: str, errors=()):
+        self.errors = [tuple(e) for e in errors]
+        super().__init__(400, "invalid_upload", message, error_fields(self.errors[:MAX_ERROR_FIELDS]))
+
+
+def error_fields(errors) -> list[dict]:
+    """(line, column, message) rows as the API's error fields: `line 3.measured_loss_db`."""
+    return [{"path": f"line {line}" + (f".{column}" if column else ""), "message": message}
+            for line, column, message in errors]
 
 
 def _basic_check(text: str) -> int:
@@ -111,14 +127,19 @@ def _basic_check(text: str) -> int:
 
 
 def measurement_upload(*, revision: Revision, user, text: str, filename: str, check=None, test_limit: str = "pmd",
-                       keep_valid: bool = False) -> MeasurementUpload:
-    """Validate and store a measured test-results CSV.
+                       keep_valid: bool = True) -> MeasurementUpload:
+    """Validate and store a measured test-results CSV: one policy for the API, `manage.py import-results`
+    and the browser.
 
     `check(text)` is the renderers' validation against the revision's test sheet: it returns
     {"rows", "errors": [(line, column, message)], "counts"}, or None when this build has none, in
-    which case the CSV is only checked for shape. Any error refuses the whole sheet, unless
-    `keep_valid` (the browser form's choice) and some rows are valid: then those rows are judged and
-    stored, and the others are kept in `errors`. `test_limit` (pmd | budget) is recorded with it.
+    which case the CSV is only checked for shape (any bad row refuses it).
+
+    Refused (UploadRejected / ApiError, nothing stored) when nothing usable is in the file: empty, NUL
+    characters, a wrong header (no fiber_id / measured_loss_db), no valid row; and, when `keep_valid` is
+    False (all-or-nothing), when any row has an error. Otherwise (the default) the valid rows are judged
+    and stored, and the rows with errors are kept with the upload (`errors`, the first MAX_STORED_ERRORS
+    of `error_count`). `test_limit` (pmd | budget) is recorded with it.
     """
     if not text.strip():
         raise ApiError(400, "invalid_upload", "The upload is empty; send the CSV as a text/csv body.")
@@ -126,18 +147,20 @@ def measurement_upload(*, revision: Revision, user, text: str, filename: str, ch
         raise ApiError(400, "invalid_upload", "The upload contains NUL characters; it is not a CSV text file.")
     checked = check(text) if check is not None else None
     if checked is None:
-        rows, counts = _basic_check(text), {}
-    elif checked["errors"] and not (keep_valid and checked["rows"]):
-        errors = checked["errors"]
-        fields = [{"path": f"line {line}" + (f".{column}" if column else ""), "message": message}
-                  for line, column, message in errors[:100]]
-        raise ApiError(400, "invalid_upload", f"{len(errors)} problem(s) in the test results; first: "
-                       f"{fields[0]['path']}: {fields[0]['message']}", fields)
+        rows, counts, errors = _basic_check(text), {}, []
     else:
-        rows, counts = checked["rows"], checked["counts"]
-    errors = [list(e) for e in (checked or {}).get("errors") or []]
+        rows, counts, errors = checked["rows"], checked["counts"], [tuple(e) for e in checked["errors"]]
+        header = [e for e in errors if e[0] == 1]
+        if header:
+            raise UploadRejected(f"Wrong header: {header[0][2]}.", errors)
+        if not rows:
+            raise UploadRejected(f"None of the rows fits this revision's test sheet ({len(errors):,} with errors)."
+                                 if errors else "The CSV has a header but no rows.", errors)
+        if errors and not keep_valid:
+            raise UploadRejected(f"{len(errors):,} row(s) do not fit this revision's test sheet.", errors)
     raw = text.encode()
     return MeasurementUpload.objects.create(revision=revision, uploaded_by=user, filename=filename[:200],
                                             size=len(raw), rows=rows, counts=counts, test_limit=test_limit,
-                                            errors=errors[:MAX_STORED_ERRORS], error_count=len(errors),
+                                            errors=[list(e) for e in errors[:MAX_STORED_ERRORS]],
+                                            error_count=len(errors),
                                             sha256=hashlib.sha256(raw).hexdigest(), content=text)

@@ -90,8 +90,9 @@ class MeasurementUpload(models.Model):
     rows = models.PositiveIntegerField()
     counts = models.JSONField(default=dict)  # pass/fail per fiber and per link, against the test sheet
     test_limit = models.CharField(max_length=8, default="pmd")  # the pass limit judged against: pmd | budget
-    # Rows that did not fit the test sheet, kept only when the valid rows were stored anyway (the
-    # browser's choice): [[line, column, message], ...], the first MAX_STORED_ERRORS of error_count.
+    # Rows that did not fit the test sheet and were left out while the valid rows were stored (the
+    # default of the API, the CLI and the browser): [[line, column, message], ...], the first
+    # MAX_STORED_ERRORS of error_count.
     errors = models.JSONField(default=list, blank=True)
     error_count = models.PositiveIntegerField(default=0)
     sha256 = models.CharField(max_length=64)

@@ -1,9 +1,10 @@
 """Measured fiber test results in the browser: store an upload, list a revision's uploads, judge one.
 
 Storing is the API's service (`apps.api.downloads.measurement_upload`), shared with the REST API and
-`manage.py import-results`. This module adds what the browser needs around it: the file's size and
-encoding, the choice to keep the valid rows of a sheet that has some bad rows, structured row errors
-when nothing is stored, and the full verdicts of one upload (per fiber and per link, worst first).
+`manage.py import-results`: it decides what is refused and what is kept (by default the valid rows of a
+sheet that has some bad rows). This module adds what the browser needs around it: the file's size and
+encoding, structured row errors when nothing is stored, and the full verdicts of one upload (per fiber
+and per link, worst first).
 
 Only the counts are stored with an upload; the verdicts are worked out again from the stored CSV
 and the revision's test sheet (the engine is deterministic), as the API's downloads are.
@@ -18,7 +19,7 @@ from django.conf import settings
 from django.db.models import QuerySet
 from django.http import Http404
 
-from apps.api.downloads import MAX_STORED_ERRORS, measurement_upload
+from apps.api.downloads import MAX_STORED_ERRORS, UploadRejected, measurement_upload
 from apps.api.errors import ApiError
 from apps.api.models import MeasurementUpload
 from apps.exports.services import (
@@ -75,25 +76,18 @@ def measurement_create(*, revision: Revision, user, data: bytes, filename: str, 
     def check(text: str) -> dict | None:
         try:
             result = revision_result(revision=revision, extra_catalog=custom_catalog_for_revision(revision))
-            checked = measurements_check(text=text, result=result, test_limit=test_limit)
+            return measurements_check(text=text, result=result, test_limit=test_limit)
         except DeliverableUnavailable:
             return None  # this build has no test-sheet parser: the service checks the CSV's shape only
         except SpecError as exc:
             raise MeasurementRejected(f"This revision no longer computes with the current catalog: {exc}") from None
-        errors = checked["errors"]
-        header = [e for e in errors if e[0] == 1]
-        if header:
-            raise MeasurementRejected(f"Wrong header: {header[0][2]}.", errors)
-        if not checked["rows"]:
-            raise MeasurementRejected(f"None of the rows fits this revision's test sheet ({len(errors):,} with errors)."
-                                      if errors else "The CSV has a header but no rows.", errors)
-        if errors and not keep_valid:
-            raise MeasurementRejected(f"{len(errors):,} row(s) do not fit this revision's test sheet.", errors)
-        return checked
 
+    # What is refused and what is kept is the service's rule, the same for the API and import-results.
     try:
         return measurement_upload(revision=revision, user=user, text=text, filename=filename, check=check,
                                   test_limit=test_limit, keep_valid=keep_valid)
+    except UploadRejected as exc:
+        raise MeasurementRejected(exc.message, exc.errors) from None
     except ApiError as exc:
         raise MeasurementRejected(exc.message, _errors_of(exc.fields)) from None
 

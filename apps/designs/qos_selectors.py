@@ -121,14 +121,21 @@ def revision_qos_plan(*, revision: Revision) -> QosPlan:
     try:
         result = revision_result(revision=revision, extra_catalog=custom)
         catalog = load_catalog(custom)
-    except (SpecError, CatalogError, MediaCatalogError) as exc:
-        raise QosPlanError("revision_not_reproducible",
-                           f"The revision no longer computes with the current catalog: {exc}") from None
-    try:
         return build_qos(result, catalog)
     except SpecError as exc:
-        raise QosPlanError("invalid_qos_policy", "The QoS policy stored with this revision is not valid: "
-                           + "; ".join(str(e) for e in exc.errors), exc.errors) from None
+        # parse_spec checks the policy, so only a revision stored before it did can hold one that does not parse.
+        if exc.errors and all(_is_qos_path(e.path) for e in exc.errors):
+            raise QosPlanError("invalid_qos_policy", "The QoS policy stored with this revision is not valid: "
+                               + "; ".join(str(e) for e in exc.errors), exc.errors) from None
+        raise QosPlanError("revision_not_reproducible",
+                           f"The revision no longer computes with the current catalog: {exc}") from None
+    except (CatalogError, MediaCatalogError) as exc:
+        raise QosPlanError("revision_not_reproducible",
+                           f"The revision no longer computes with the current catalog: {exc}") from None
+
+
+def _is_qos_path(path: str) -> bool:
+    return path == "qos" or path.startswith(("qos.", "qos["))
 
 
 def config_files(plan: QosPlan) -> list[ConfigFile]:

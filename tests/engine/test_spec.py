@@ -333,3 +333,69 @@ def test_the_json_schema_rejects_a_ratio_with_a_zero_term(ratio):
 
 def test_it_reports_the_maximum_for_a_huge_server_count():
     assert errors_of(spec(servers={"count": 10**30})) == [("servers.count", "must be at most 1000000")]
+
+
+# --- qos and physical: free-form in the schema, checked by their own parsers when the spec is parsed ---
+
+@pytest.mark.parametrize("technology, switch", [("infiniband", "qm9700"), ("ethernet", "sn5600")])
+def test_a_bad_dscp_in_the_qos_policy_is_a_spec_error_at_its_path(technology, switch):
+    data = spec(compute_fabric={"technology": technology, "switch": switch}, qos={"roce": {"dscp": [26, 99]}})
+    assert errors_of(data) == [("qos.roce.dscp[1]", "must be an integer from 0 to 63")]
+
+
+@pytest.mark.parametrize("qos, path", [
+    ({"rocee": {"dscp": 26}}, "qos.rocee"),
+    ({"ecn": {"min_bytes": 150000, "minimum": 1}}, "qos.ecn.minimum"),
+    ({"technology": "infiniband"}, "qos.technology"),  # what GET …/qos/ answers is not a spec value
+])
+def test_an_unknown_qos_key_is_a_spec_error_at_its_path(qos, path):
+    (err,) = errors_of(spec(qos=qos))
+    assert err[0] == path and err[1].startswith("unknown field")
+
+
+@pytest.mark.parametrize("qos, path, message", [
+    ({"ecn": {"min_bytes": "lots"}}, "qos.ecn.min_bytes", "must be an integer from 1 to 1000000000"),
+    ({"pfc": {"watchdog": "yes"}}, "qos.pfc.watchdog", "must be true or false"),
+    ({"mode": "lossless"}, "qos.mode", "must be one of dcqcn, pfc-only, lossy"),
+    ({"mtu": [9216]}, "qos.mtu", "must be a mapping"),
+    ([{"mode": "lossy"}], "qos", "must be a mapping"),
+    ("dcqcn", "qos", "must be a mapping"),
+])
+def test_a_wrong_type_in_the_qos_policy_is_a_spec_error_at_its_path(qos, path, message):
+    assert errors_of(spec(qos=qos)) == [(path, message)]
+
+
+def test_qos_errors_come_with_every_other_error_at_once():
+    data = spec(servers={"count": 0}, qos={"roce": {"dscp": [99]}, "ecn": {"min_bytes": "lots"}},
+                physical={"mm_fiber": "om9"})
+    assert sorted(paths_of(data)) == ["physical.mm_fiber", "qos.ecn.min_bytes", "qos.roce.dscp[0]", "servers.count"]
+
+
+def test_the_qos_policy_waits_for_a_valid_technology():
+    assert paths_of(spec(compute_fabric={"technology": "ib"}, qos={"roce": {"dscp": [99]}})) == [
+        "compute_fabric.technology"]
+
+
+def test_a_valid_qos_policy_is_kept_exactly_as_written():
+    written = {"mode": "pfc-only", "roce": {"dscp": 24}, "headroom": {"d_intf_bits": {"400": 500000}}}
+    s = parse_spec(spec(qos=written))
+    assert s.qos == written
+    assert s.to_dict()["qos"] == written
+    assert parse_spec(spec(qos={})).qos == {}
+    assert parse_spec(spec(qos=None)).qos is None
+
+
+@pytest.mark.parametrize("physical, path", [
+    ({"tiers": {"leaf-spine": {"medium": "carrier-pigeon"}}}, "physical.tiers.leaf-spine.medium"),
+    ({"colour": "blue"}, "physical.colour"),
+    ({"loss": {"splices_per_channel": "two"}}, "physical.loss.splices_per_channel"),
+    ({"labels": {"own_end_first": "yes"}}, "physical.labels.own_end_first"),
+])
+def test_a_bad_physical_policy_is_a_spec_error_at_its_path(physical, path):
+    (err,) = errors_of(spec(physical=physical))
+    assert err[0] == path and err[1]
+
+
+def test_a_valid_physical_policy_is_kept_exactly_as_written():
+    written = {"default_tier": {"cabling": "panels"}, "loss": {"connector_grade": {"mpo": "standard"}}}
+    assert parse_spec(spec(physical=written)).physical == written

@@ -28,7 +28,7 @@ from apps.exports.services import (
 from engine.errors import SpecError
 
 from ..catalog import custom_catalog_for
-from ..downloads import DB_FILES, download_filename, iter_table_csv, measurement_upload
+from ..downloads import DB_FILES, MAX_STORED_ERRORS, download_filename, iter_table_csv, measurement_upload
 from ..errors import ApiError
 from ..models import MeasurementUpload, PriceList
 from ..output import iso, url
@@ -156,23 +156,40 @@ def _encoded_chunks(lines, size: int = 64 * 1024):
         yield "".join(buf).encode()
 
 
+class MeasurementRowError(serializers.Serializer):
+    line = serializers.IntegerField(help_text="Line of the CSV (the header is line 1).")
+    column = serializers.CharField(allow_blank=True, help_text="The column at fault; empty when the whole row is.")
+    message = serializers.CharField()
+
+
 class MeasurementOut(serializers.Serializer):
     id = serializers.IntegerField()
     revision = serializers.IntegerField()
     filename = serializers.CharField()
     size = serializers.IntegerField()
-    rows = serializers.IntegerField()
+    rows = serializers.IntegerField(help_text="Valid rows stored and judged.")
     counts = serializers.DictField(child=serializers.DictField(child=serializers.IntegerField()), help_text=(
         "Against the test sheet: fibers {pass, fail, not-measured} and links {pass, fail, incomplete}."))
+    error_count = serializers.IntegerField(help_text="Rows left out because they do not fit the test sheet.")
     sha256 = serializers.CharField()
     uploaded_by = serializers.CharField(allow_null=True)
     created_at = serializers.DateTimeField()
 
 
-def _measurement_out(m: MeasurementUpload, number: int) -> dict:
-    return {"id": m.pk, "revision": number, "filename": m.filename, "size": m.size, "rows": m.rows,
-            "counts": m.counts, "sha256": m.sha256,
-            "uploaded_by": m.uploaded_by.get_username() if m.uploaded_by_id else None, "created_at": iso(m.created_at)}
+class MeasurementUploadOut(MeasurementOut):
+    errors = MeasurementRowError(many=True, help_text=(
+        f"The rows left out (unknown fiber ids, values that are not a loss in dB, mismatched link ids, "
+        f"duplicates), the first {MAX_STORED_ERRORS} of error_count."))
+
+
+def _measurement_out(m: MeasurementUpload, number: int, errors: bool = False) -> dict:
+    out = {"id": m.pk, "revision": number, "filename": m.filename, "size": m.size, "rows": m.rows,
+           "counts": m.counts, "error_count": m.error_count, "sha256": m.sha256,
+           "uploaded_by": m.uploaded_by.get_username() if m.uploaded_by_id else None, "created_at": iso(m.created_at)}
+    if errors:
+        out["errors"] = [{"line": line, "column": column or "", "message": message}
+                         for line, column, message in m.errors]
+    return out
 
 
 class MeasurementListApi(ApiView):
@@ -183,6 +200,9 @@ class MeasurementListApi(ApiView):
                                           help_text="Name to keep with the upload.")
         test_limit = serializers.ChoiceField(choices=["pmd", "budget"], required=False, default="pmd",
                                              help_text="Pass limit per fiber, as on the test sheet.")
+        reject_on_error = serializers.BooleanField(required=False, default=False, help_text=(
+            "All or nothing: refuse the whole sheet (400, nothing stored) when any row has an error. By default "
+            "the valid rows are stored and judged and the rows with errors are listed in the answer."))
 
     class OutputSerializer(serializers.Serializer):
         results = MeasurementOut(many=True)
@@ -191,12 +211,18 @@ class MeasurementListApi(ApiView):
                    tags=["downloads"], summary="Measured test results uploaded for a revision")
     def get(self, request, design_id: int, number: int):
         rev = revision_for(request, design_id, number)
-        rows = rev.measurements.select_related("uploaded_by").defer("content")[:1000]
+        rows = rev.measurements.select_related("uploaded_by").defer("content", "errors")[:1000]
         return Response({"results": [_measurement_out(m, rev.number) for m in rows]})
 
     @extend_schema(operation_id="revisions_measurements_upload", parameters=[QuerySerializer],
-                   request={"text/csv": OpenApiTypes.STR}, responses={201: MeasurementOut}, tags=["downloads"],
-                   summary="Upload measured fiber test results (a text/csv body; needs write access)")
+                   request={"text/csv": OpenApiTypes.STR}, responses={
+                       201: MeasurementUploadOut,
+                       400: OpenApiResponse(description=(
+                           "Nothing stored: empty, not UTF-8, a wrong header, no valid row, or (reject_on_error) "
+                           "any bad row; `fields` name the rows (`line 3.measured_loss_db`).")),
+                   }, tags=["downloads"],
+                   summary="Upload measured fiber test results (a text/csv body; needs write access); the valid "
+                           "rows are kept and the bad ones listed")
     def post(self, request, design_id: int, number: int):
         q = query(self.QuerySerializer, request)
         design_get(user=request.user, design_id=design_id, write=True)
@@ -209,8 +235,8 @@ class MeasurementListApi(ApiView):
                 return None
 
         m = measurement_upload(revision=rev, user=request.user, text=text, filename=q["filename"], check=check,
-                               test_limit=q["test_limit"])
-        return Response(_measurement_out(m, rev.number), status=201)
+                               test_limit=q["test_limit"], keep_valid=not q["reject_on_error"])
+        return Response(_measurement_out(m, rev.number, errors=True), status=201)
 
 
 class ExportCreateApi(ApiView):

@@ -59,6 +59,32 @@ def test_spec_errors_come_back_with_their_dotted_field_paths(alice):
     assert {"servers", "compute_fabric.oversubscription.leaf", "compute_fabric.tiers"} <= paths, paths
 
 
+@pytest.mark.parametrize("qos, physical, path", [
+    ({"roce": {"dscp": [26, 99]}}, None, "qos.roce.dscp[1]"),
+    ({"rocee": {"dscp": 26}}, None, "qos.rocee"),
+    ({"ecn": {"min_bytes": "lots"}}, None, "qos.ecn.min_bytes"),
+    (None, {"tiers": {"leaf-spine": {"medium": "carrier-pigeon"}}}, "physical.tiers.leaf-spine.medium"),
+])
+def test_a_bad_qos_or_physical_policy_is_refused_at_create_and_update_naming_the_field(alice, design, qos,
+                                                                                      physical, path):
+    spec = {**SMALL_SPEC, "qos": qos, "physical": physical}
+
+    created = alice.post("/api/v1/designs/", {"spec": spec}, format="json")
+    updated = alice.patch(f"/api/v1/designs/{design.pk}/", {"spec": spec}, format="json")
+
+    for response in (created, updated):
+        assert response.status_code == 400
+        error = error_of(response)
+        assert error["code"] == "invalid_spec" and [f["path"] for f in error["fields"]] == [path], error
+    assert Design.objects.count() == 1 and Design.objects.get(pk=design.pk).spec["qos"] is None
+
+
+def test_a_valid_qos_policy_is_stored_as_written(alice):
+    qos = {"mode": "pfc-only", "roce": {"dscp": 24}}
+    response = alice.post("/api/v1/designs/", {"spec": {**SMALL_SPEC, "qos": qos}}, format="json")
+    assert response.status_code == 201 and response.json()["spec"]["qos"] == qos
+
+
 def test_alice_lists_her_designs_and_those_shared_with_her_newest_first(alice, bob, users, design):
     bobs = bob.post("/api/v1/designs/", {"spec": {**SMALL_SPEC, "name": "Bob's"}}, format="json").json()
     assert [d["name"] for d in alice.get("/api/v1/designs/").json()["results"]] == ["Small H100 fabric"]

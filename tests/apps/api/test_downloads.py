@@ -157,9 +157,76 @@ def test_results_that_do_not_fit_the_test_sheet_are_a_400_naming_the_line(alice,
     assert _upload(alice, computed, MEASURED).status_code == 400  # no fiber_id / measured_loss_db columns
 
 
+def _with_bad_rows(text: str) -> str:
+    """The filled sheet with three bad rows: a unit that is not dB (line 2), an unknown fiber id (line 3),
+    and a duplicate of line 4 added at the end."""
+    lines = text.splitlines()
+    first = lines[1].split(",")
+    lines[1] = ",".join(first[:2] + ["0.5 mW"])
+    lines[2] = ",".join(["L999999:A1-B1"] + lines[2].split(",")[1:])
+    lines.append(lines[3])
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.skipif(not exports.deliverable_available("test-sheet.csv"), reason="no test-sheet renderer")
+def test_bad_rows_are_listed_and_the_valid_ones_kept_by_default(alice, computed):
+    clean = _filled_test_sheet(alice, computed)
+    text, fibers = _with_bad_rows(clean), clean.count("\n") - 1
+
+    response = _upload(alice, computed, text)
+
+    assert response.status_code == 201, response.content[:500]
+    body = response.json()
+    assert body["rows"] == fibers - 2 and body["error_count"] == 3
+    assert [(e["line"], e["column"]) for e in body["errors"]] == [
+        (2, "measured_loss_db"), (3, "fiber_id"), (fibers + 2, "fiber_id")]
+    assert "not an insertion loss in dB" in body["errors"][0]["message"]
+    assert "duplicate of line 4" in body["errors"][2]["message"]
+    assert body["counts"]["fibers"] == {"pass": fibers - 2, "not-measured": 2}
+    stored = MeasurementUpload.objects.get(pk=body["id"])
+    assert (stored.rows, stored.error_count, stored.content) == (fibers - 2, 3, text)
+    listed = alice.get(rev_url(computed, 1, "measurements/")).json()["results"]
+    assert [(m["id"], m["error_count"]) for m in listed] == [(body["id"], 3)] and "errors" not in listed[0]
+
+
+@pytest.mark.skipif(not exports.deliverable_available("test-sheet.csv"), reason="no test-sheet renderer")
+def test_reject_on_error_refuses_the_whole_sheet_naming_every_bad_row(alice, computed):
+    clean = _filled_test_sheet(alice, computed)
+    text, fibers = _with_bad_rows(clean), clean.count("\n") - 1
+
+    response = _upload(alice, computed, text, reject_on_error="true")
+
+    assert response.status_code == 400
+    error = error_of(response)
+    assert error["code"] == "invalid_upload" and error["message"] == "3 row(s) do not fit this revision's test sheet."
+    assert [f["path"] for f in error["fields"]] == ["line 2.measured_loss_db", "line 3.fiber_id",
+                                                    f"line {fibers + 2}.fiber_id"]
+    assert not MeasurementUpload.objects.exists()
+    good = _upload(alice, computed, clean, reject_on_error="true")
+    assert good.status_code == 201 and good.json()["error_count"] == 0 and good.json()["errors"] == []
+
+
+@pytest.mark.skipif(not exports.deliverable_available("test-sheet.csv"), reason="no test-sheet renderer")
+@pytest.mark.parametrize("text, message", [
+    ("link_id,fiber,loss_db\n1,1,0.41\n", "Wrong header: missing column(s) fiber_id, measured_loss_db"),
+    ("fiber_id,measured_loss_db\n", "The CSV has a header but no rows."),
+    ("fiber_id,measured_loss_db\nNOPE-1,0.4\nNOPE-2,0.5\n", "None of the rows fits this revision's test sheet"),
+])
+def test_a_sheet_with_nothing_usable_is_a_400_even_when_valid_rows_are_kept(alice, computed, text, message):
+    response = _upload(alice, computed, text)
+    assert response.status_code == 400 and message in error_of(response)["message"]
+    assert not MeasurementUpload.objects.exists()
+
+
+def test_reject_on_error_must_be_a_boolean(alice, computed, basic_check_only):
+    response = _upload(alice, computed, MEASURED, reject_on_error="maybe")
+    assert response.status_code == 400 and error_of(response)["fields"][0]["path"] == "reject_on_error"
+
+
 def test_without_the_parser_any_well_formed_csv_is_kept(alice, computed, basic_check_only):
     response = _upload(alice, computed, MEASURED)
     assert response.status_code == 201 and response.json()["rows"] == 3 and response.json()["counts"] == {}
+    assert response.json()["error_count"] == 0 and response.json()["errors"] == []
 
 
 @pytest.mark.parametrize("text, message", [

@@ -14,7 +14,8 @@ import zipfile
 
 import pytest
 
-from apps.designs.models import Design
+from apps.designs.adapters import spec_hash
+from apps.designs.models import Design, Revision
 from apps.designs.services import design_create, design_share
 from engine.qos.policy import QosPolicy
 from tests.apps.api.conftest import compute_now, error_of, rev_url, token_client
@@ -188,9 +189,12 @@ def test_files_of_an_infiniband_design_are_the_subnet_manager_settings(alice, co
 
 
 def test_a_revision_whose_policy_does_not_parse_is_a_409_naming_the_field(alice, users, roce):
-    Design.objects.filter(pk=roce.pk).update(spec={**roce.spec, "qos": {"roce": {"dscp": [99]}}})
-    roce.refresh_from_db()
+    """Only a revision stored before parse_spec checked the policy can hold one that does not parse."""
     compute_now(roce, users.alice)
+    rev = roce.revisions.get(number=1)
+    legacy = {**rev.spec, "qos": {"roce": {"dscp": [99]}}}
+    Revision.objects.filter(pk=rev.pk).update(
+        spec=legacy, spec_hash=spec_hash(json.dumps(legacy, sort_keys=True, separators=(",", ":"))))
     for tail in ("configs/", "configs/policy.json"):
         r = alice.get(rev_url(roce, tail=tail))
         err = error_of(r)

@@ -3,10 +3,14 @@ every field is there with its help text, every preset survives a round trip thro
 form and through the YAML editor, and each engine error lands on the field its path names."""
 from __future__ import annotations
 
+import re
+
 import pytest
 import yaml
+from django.urls import reverse
 
 from apps.designs.forms import LEAVES, SpecForm, SpecYamlForm, TableFilterForm, spec_leaves
+from apps.designs.services import design_create
 from engine.presets import list_presets, load_preset
 from engine.schema import Field
 from engine.spec import SPEC_FIELDS, parse_spec
@@ -131,6 +135,63 @@ def test_engine_errors_land_on_the_field_their_path_names(changes, field, messag
 
     assert not form.is_valid()
     assert any(message in e for e in form.errors[field]), form.errors
+
+
+@pytest.mark.parametrize("qos, message", [
+    ("roce: {dscp: [26, 99]}\n", "roce.dscp[1]: must be an integer from 0 to 63"),
+    ("rocee: {dscp: 26}\n", "rocee: unknown field"),
+    ("ecn: {min_bytes: lots}\n", "ecn.min_bytes: must be an integer from 1 to 1000000000"),
+    ("- mode: lossy\n", "must be a mapping"),
+])
+def test_a_bad_qos_policy_in_its_yaml_box_is_an_error_at_the_qos_field(qos, message):
+    spec = parse_spec(load_preset("hgx-roce-2su")).to_dict()
+
+    form = SpecForm(posted(SpecForm(spec=spec), qos=qos))
+
+    assert not form.is_valid()
+    assert any(message in e for e in form.errors["qos"]), form.errors
+    assert {s["key"]: s["open"] for s in form.sections()}["qos"]
+
+
+def test_a_bad_physical_policy_in_its_yaml_box_is_an_error_at_the_physical_field():
+    spec = parse_spec(load_preset("hgx-roce-2su")).to_dict()
+
+    form = SpecForm(posted(SpecForm(spec=spec), physical="tiers: {leaf-spine: {medium: carrier-pigeon}}\n"))
+
+    assert not form.is_valid()
+    assert any(e.startswith("tiers.leaf-spine.medium: must be one of") for e in form.errors["physical"]), form.errors
+
+
+def test_a_valid_qos_policy_is_stored_as_written():
+    spec = parse_spec(load_preset("hgx-roce-2su")).to_dict()
+
+    form = SpecForm(posted(SpecForm(spec=spec), qos="mode: pfc-only\nroce: {dscp: 24}\n"))
+
+    assert form.is_valid(), form.errors
+    assert form.cleaned_spec["qos"] == {"mode": "pfc-only", "roce": {"dscp": 24}}
+
+
+def test_the_yaml_editor_reports_a_bad_qos_policy_with_its_path():
+    spec = {**parse_spec(load_preset("hgx-roce-2su")).to_dict(), "qos": {"roce": {"dscp": [99]}}}
+
+    form = SpecYamlForm({"spec_yaml": yaml.safe_dump(spec)})
+
+    assert not form.is_valid()
+    assert form.errors["spec_yaml"] == ["qos.roce.dscp[0]: must be an integer from 0 to 63"]
+
+
+def test_the_edit_page_shows_a_bad_qos_policy_next_to_the_qos_field_and_saves_nothing(client, users):
+    design = design_create(user=users.alice, spec=load_preset("hgx-roce-2su"))
+    client.force_login(users.alice)
+
+    r = client.post(reverse("designs:edit", args=[design.pk]),
+                    posted(SpecForm(spec=design.spec), qos="roce: {dscp: [99]}\n", save="1"))
+
+    assert r.status_code == 400
+    errors = re.search(r'<ul class="errorlist" id="id_qos_errors"[^>]*>(.*?)</ul>', r.content.decode(), re.DOTALL)
+    assert errors and "roce.dscp[0]: must be an integer from 0 to 63" in errors.group(1)
+    design.refresh_from_db()
+    assert design.spec["qos"] is None
 
 
 def test_an_error_deep_inside_a_yaml_section_names_the_rest_of_its_path():

@@ -82,6 +82,27 @@ def test_a_bad_spec_names_the_field_and_exits_non_zero(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_a_bad_qos_policy_names_each_field_and_exits_non_zero_before_any_work(tmp_path):
+    spec = tmp_path / "bad-qos.yaml"
+    spec.write_text(MINIMAL + "qos:\n  roce: {dscp: [26, 99]}\n  rocee: {}\n  ecn: {min_bytes: lots}\n")
+    proc = _run_cli(str(spec), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 1
+    assert "the spec is not valid" in proc.stderr
+    for line in ("qos.roce.dscp[1]: must be an integer from 0 to 63", "qos.rocee: unknown field",
+                 "qos.ecn.min_bytes: must be an integer from 1 to 1000000000"):
+        assert line in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_bad_physical_policy_names_the_field(tmp_path):
+    spec = tmp_path / "bad-physical.yaml"
+    spec.write_text(MINIMAL + "physical: {mm_fiber: om9}\n")
+    with pytest.raises(CommandError, match=r"physical\.mm_fiber: must be one of"):
+        call_command("plan", str(spec), "--out", str(tmp_path / "out"))
+    assert not (tmp_path / "out").exists()
+
+
 def test_an_unbuildable_spec_says_why(tmp_path):
     spec = tmp_path / "big.yaml"
     spec.write_text(MINIMAL.replace("count: 128", "count: 16384"))

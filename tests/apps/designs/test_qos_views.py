@@ -14,7 +14,8 @@ import zipfile
 
 import pytest
 
-from apps.designs.models import Access, Design, DesignShare
+from apps.designs.adapters import spec_hash
+from apps.designs.models import Access, Design, DesignShare, Revision
 from apps.designs.qos_forms import FIELDS, QosPolicyForm
 from apps.designs.qos_selectors import design_qos
 from apps.designs.services import design_create
@@ -326,9 +327,12 @@ def test_an_infiniband_revision_has_a_subnet_manager_file_and_no_headroom(alice,
 
 
 def test_a_revision_whose_policy_does_not_parse_explains_why(alice, users, roce):
-    Design.objects.filter(pk=roce.pk).update(spec={**roce.spec, "qos": {"roce": {"dscp": [99]}}})
-    roce.refresh_from_db()
-    compute_now(roce, users.alice)  # the spec's qos is only read when configs are built
+    """Only a revision stored before parse_spec checked the policy can hold one that does not parse."""
+    compute_now(roce, users.alice)
+    rev = roce.revisions.get(number=1)
+    legacy = {**rev.spec, "qos": {"roce": {"dscp": [99]}}}
+    Revision.objects.filter(pk=rev.pk).update(
+        spec=legacy, spec_hash=spec_hash(json.dumps(legacy, sort_keys=True, separators=(",", ":"))))
     r = alice.get(url("revision_qos", roce.pk, 1) + "?fragment=1")
 
     assert r.status_code == 409 and "qos.roce.dscp[0]" in _html(r)
