@@ -165,6 +165,9 @@ if REDIS_URL:
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Results recomputed from a revision (QoS configuration set, test-sheet limits) are cached as one blob each
+# (apps/designs/revision_cache.py); a blob larger than this is served but not kept.
+REVISION_CACHE_MAX_BYTES = env_int("REVISION_CACHE_MAX_BYTES", 64 * 1024 * 1024)
 
 # --- Celery (read by fabricdesign/celery.py through the CELERY_ namespace) --
 

@@ -7,15 +7,22 @@ encoding, structured row errors when nothing is stored, and the full verdicts of
 and per link, worst first).
 
 Only the counts are stored with an upload; the verdicts are worked out again from the stored CSV
-and the revision's test sheet (the engine is deterministic), as the API's downloads are.
+and the revision's test sheet (the engine is deterministic), as the API's downloads are. What an upload
+is judged against (per fiber its link, expected loss and limit; per link its ends) is a per-revision
+limits table, recomputed once and kept in the cache under the revision's fingerprint
+(apps.designs.revision_cache), so an upload's page recomputes no design.
 """
 from __future__ import annotations
 
+import pickle
 import re
+import zlib
 from collections import Counter
-from typing import Iterator
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db.models import QuerySet
 from django.http import Http404
 
@@ -31,6 +38,13 @@ from apps.exports.services import (
 from engine.errors import SpecError
 
 from .models import Revision
+from .revision_cache import (
+    compute_once,
+    revision_custom_catalog,
+    revision_fingerprint,
+    revision_key,
+    store_blob,
+)
 
 TEST_LIMITS = {
     "pmd": "The PMD's maximum channel loss (the test sheet's limit_db)",
@@ -120,22 +134,99 @@ def measurement_get(*, revision: Revision, upload_id: int) -> MeasurementUpload:
     return upload
 
 
+# The test-sheet columns of a link's ends that an upload's page shows (from the link's first row).
+END_COLUMNS = ("network", "tier", "a_device", "a_port", "b_device", "b_port", "medium", "cable_ids")
+_LIMITS_VERSION = 1  # bump when the cached table's shape changes
+
+
+@dataclass(frozen=True)
+class LimitsTable:
+    """A revision's test sheet as an upload is judged against it.
+
+    index: fiber_id -> (link_id, expected dB, limit dB), in test-sheet order (the mapping form the renderers'
+    parse_test_results and compare accept); ends: link_id -> END_COLUMNS values of the link's first row.
+    """
+
+    index: dict
+    ends: dict
+
+
+def _num(x):
+    return None if x is None or x == "" else float(x)
+
+
+def _encode_limits(rows, columns) -> bytes:
+    """Test-sheet rows as a compact blob: runs of rows of one link with the same values share one entry and
+    the tuple of their fiber ids' suffixes after "<link_id>:" (a few distinct ones per design)."""
+    c = {name: i for i, name in enumerate(columns)}
+    i_f, i_l, i_e, i_m = c["fiber_id"], c["link_id"], c["expected_loss_db"], c["limit_db"]
+    i_ends = [c[k] for k in END_COLUMNS]
+    runs: list[list] = []  # [link_id, ends, expected, limit, joined, [fiber id suffixes]]
+    run = None
+    for row in rows:
+        lid, fid = row[i_l], row[i_f]
+        joined = fid.startswith(f"{lid}:")
+        suffix = fid[len(lid) + 1:] if joined else fid
+        ends = tuple(row[i] for i in i_ends)
+        if run is None or run[0] != lid or run[2] != row[i_e] or run[3] != row[i_m] or run[4] != joined \
+                or run[1] != ends:
+            run = [lid, ends, row[i_e], row[i_m], joined, []]
+            runs.append(run)
+        run[5].append(suffix)
+    patterns: dict[tuple, int] = {}
+    out = [(lid, ends, e, m, joined, patterns.setdefault(tuple(sfx), len(patterns)))
+           for lid, ends, e, m, joined, sfx in runs]
+    return zlib.compress(pickle.dumps((list(patterns), out), protocol=pickle.HIGHEST_PROTOCOL), 6)
+
+
+def _decode_limits(blob: bytes) -> LimitsTable:
+    patterns, runs = pickle.loads(zlib.decompress(blob))
+    index: dict = {}
+    ends: dict = {}
+    for lid, link_ends, e, m, joined, p in runs:
+        value = (lid, _num(e), _num(m))
+        prefix = f"{lid}:" if joined else ""
+        for suffix in patterns[p]:
+            index[prefix + suffix] = value
+        ends.setdefault(lid, link_ends)
+    return LimitsTable(index, ends)
+
+
+def _limits_table(r, revision: Revision, test_limit: str) -> LimitsTable:
+    """The revision's limits table for `test_limit` from the cache; on a miss the design is recomputed once
+    (concurrent misses wait) and the table kept unless larger than REVISION_CACHE_MAX_BYTES."""
+    custom = revision_custom_catalog(revision)
+    key = revision_key("test-limits", _LIMITS_VERSION, revision_fingerprint(revision, custom), test_limit)
+
+    def ready() -> LimitsTable | None:
+        blob = cache.get(key)
+        return None if blob is None else _decode_limits(blob)
+
+    def compute() -> LimitsTable:
+        try:
+            result = revision_result(revision=revision, extra_catalog=custom)
+        except SpecError as exc:
+            raise MeasurementUnavailable(
+                f"The revision no longer computes with the current catalog: {exc}") from None
+        blob = _encode_limits(r.iter_test_rows(result, test_limit=test_limit), r.TEST_SHEET_COLUMNS)
+        del result
+        store_blob(key, blob)
+        return _decode_limits(blob)
+
+    return compute_once(f"{key}:lock", ready, compute)
+
+
 def _comparison(upload: MeasurementUpload):
-    """(renderers, expected test-sheet rows, parsed rows, parse errors, Comparison) of an upload."""
+    """(renderers, limits table, parsed rows, parse errors, Comparison) of an upload."""
     try:
         from apps.exports import renderers as r
     except ImportError:
         r = None
     if r is None or not hasattr(r, "parse_test_results"):
         raise MeasurementUnavailable("This build cannot read test sheets back.")
-    revision = upload.revision
-    try:
-        result = revision_result(revision=revision, extra_catalog=custom_catalog_for_revision(revision))
-    except SpecError as exc:
-        raise MeasurementUnavailable(f"The revision no longer computes with the current catalog: {exc}") from None
-    expected = list(r.iter_test_rows(result, test_limit=upload.test_limit))
-    rows, errors = r.parse_test_results(upload.content, expected)
-    return r, expected, rows, errors, r.compare(rows, expected)
+    table = _limits_table(r, upload.revision, upload.test_limit)
+    rows, errors = r.parse_test_results(upload.content, table.index)
+    return r, table, rows, errors, r.compare(rows, table.index)
 
 
 def measurement_report(*, upload: MeasurementUpload, limit: int = 200) -> dict:
@@ -147,7 +238,7 @@ def measurement_report(*, upload: MeasurementUpload, limit: int = 200) -> dict:
     worked out.
     """
     try:
-        r, expected, _rows, errors, comparison = _comparison(upload)
+        _r, table, _rows, errors, comparison = _comparison(upload)
     except MeasurementUnavailable as exc:
         return {"unavailable": str(exc), "errors": upload.errors, "error_count": upload.error_count}
     link_margin: dict[str, float] = {}
@@ -158,14 +249,8 @@ def measurement_report(*, upload: MeasurementUpload, limit: int = 200) -> dict:
             link_margin[f.link_id] = f.margin_db
     failing = sorted((lk for lk in comparison.links if lk.status == "fail"),
                      key=lambda lk: (link_margin.get(lk.link_id, 0.0), lk.link_id))
-    col = {c: i for i, c in enumerate(r.TEST_SHEET_COLUMNS)}
-    shown = {lk.link_id for lk in failing[:limit]}
-    ends: dict[str, dict] = {}  # the shown links' ends, from their first test-sheet row
-    for row in expected:
-        lid = row[col["link_id"]]
-        if lid in shown and lid not in ends:
-            ends[lid] = {k: row[col[k]] for k in ("network", "tier", "a_device", "a_port", "b_device", "b_port",
-                                                   "medium", "cable_ids")}
+    ends = {lk.link_id: dict(zip(END_COLUMNS, table.ends[lk.link_id]))  # the shown links' ends (first row)
+            for lk in failing[:limit] if lk.link_id in table.ends}
     failing_fibers = sorted((f for f in comparison.fibers if f.status == "fail"),
                             key=lambda f: (f.margin_db if f.margin_db is not None else 0.0, f.fiber_id))
     above = [f for f in comparison.fibers if f.above_expected]
@@ -196,5 +281,5 @@ def measurement_results_lines(*, upload: MeasurementUpload) -> Iterator[str]:
     """The per-fiber verdicts as CSV lines (fiber_id, link_id, expected, limit, measured, margin,
     status, above_expected), every fiber of the test sheet; MeasurementUnavailable if they cannot be
     worked out."""
-    r, _expected, _rows, _errors, comparison = _comparison(upload)
+    r, _table, _rows, _errors, comparison = _comparison(upload)
     return r.iter_results_csv(comparison)

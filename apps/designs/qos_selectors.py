@@ -4,17 +4,18 @@ The policy lives in the spec's `qos` section; `design_qos` resolves it with the 
 (defaults for the design's technology filled in). A revision's configuration files, headroom table and
 consistency warnings come from `engine.qos_stage.build_qos` on the revision's result, recomputed from its
 stored spec with the owner's custom parts, exactly as the configs.zip export builds them
-(apps.exports.services). The small report the pages show is cached by what determines it, so a revision
-is recomputed once, not on every page view.
+(apps.exports.services). One recomputation fills two cache entries keyed by what determines them
+(apps.designs.revision_cache): the small report the pages show and the configuration set as configs.zip
+bytes, which every file download and the archive are served from. So a revision is recomputed once, not on
+every page view or download; concurrent misses wait for one computation.
 """
 from __future__ import annotations
 
-import hashlib
 import heapq
 import io
-import json
 import zipfile
 from dataclasses import asdict, dataclass
+from functools import cached_property
 
 from django.core.cache import cache
 from django.utils.text import slugify
@@ -28,6 +29,14 @@ from engine.qos.render import SUFFIX
 from engine.qos_stage import QOS_NETWORKS, build_qos
 
 from .models import Design, Revision
+from .revision_cache import (
+    CACHE_TIMEOUT_S,
+    compute_once,
+    revision_custom_catalog,
+    revision_fingerprint,
+    revision_key,
+    store_blob,
+)
 
 # The speeds C.4 tabulates thresholds at, shown while a design has no revision to take its own from.
 C4_SPEEDS = (100, 400, 800)
@@ -38,8 +47,9 @@ _FORMATS = {  # format -> content type
     "nvue": _TEXT, "eos": _TEXT, "sonic": "application/json", "opensm": _TEXT, "shell": _TEXT,
     "json": "application/json", "csv": "text/csv; charset=utf-8",
 }
-# Bump when the cached report's shape changes.
+# Bump when the cached report's shape changes (_CONFIGS_VERSION: the cached configuration set's).
 _REPORT_VERSION = 2
+_CONFIGS_VERSION = 1
 
 
 class QosPlanError(Exception):
@@ -107,17 +117,21 @@ def headroom_term_bits(policy: QosPolicy, speeds: tuple[int, ...]) -> dict[str, 
 # --- a revision's configuration set ------------------------------------------------------------------
 
 
+_FETCH = object()  # "read the owner's custom parts now"
+
+
 def _custom_catalog(revision: Revision):
-    from apps.exports.services import custom_catalog_for_revision
-
-    return custom_catalog_for_revision(revision)
+    return revision_custom_catalog(revision)
 
 
-def revision_qos_plan(*, revision: Revision) -> QosPlan:
-    """The revision's QoS plan (files, headroom table, warnings); QosPlanError when it cannot be built."""
+def revision_qos_plan(*, revision: Revision, custom=_FETCH) -> QosPlan:
+    """The revision's QoS plan (files, headroom table, warnings); QosPlanError when it cannot be built.
+    Always a recomputation (revision_qos_report and revision_config_set are the cached reads); `custom` is the
+    owner's custom catalog when the caller has read it already."""
     from apps.exports.services import revision_result
 
-    custom = _custom_catalog(revision)
+    if custom is _FETCH:
+        custom = _custom_catalog(revision)
     try:
         result = revision_result(revision=revision, extra_catalog=custom)
         catalog = load_catalog(custom)
@@ -140,11 +154,16 @@ def _is_qos_path(path: str) -> bool:
 
 def config_files(plan: QosPlan) -> list[ConfigFile]:
     """Every file of the plan, named by its file name (made unique with its folder if two ever clash)."""
+    return _config_files((path, len(text.encode())) for path, text in plan.files)
+
+
+def _config_files(entries) -> list[ConfigFile]:
+    """config_files from (path, size in bytes) pairs, in the plan's order."""
     out = []
-    for path, text in plan.files:
+    for path, size in entries:
         folder, _, filename = path.rpartition("/")
         kind, switch, fmt = _describe(folder, filename)
-        out.append(ConfigFile(filename, path, kind, switch, fmt, _FORMATS[fmt], len(text.encode())))
+        out.append(ConfigFile(filename, path, kind, switch, fmt, _FORMATS[fmt], size))
     seen: dict[str, int] = {}
     for f in out:
         seen[f.name] = seen.get(f.name, 0) + 1
@@ -187,44 +206,105 @@ def archive_filename(revision: Revision) -> str:
     return f"{name}-r{revision.number}-{ARCHIVE}"
 
 
+_IN_ARCHIVE = "configs/"  # every file's folder in configs.zip
+
+
+@dataclass(frozen=True)
+class ConfigSet:
+    """A revision's configuration set as configs.zip bytes (what the cache keeps), its files listed from them."""
+
+    archive: bytes
+
+    @cached_property
+    def _entries(self) -> tuple[zipfile.ZipFile, list[zipfile.ZipInfo]]:
+        zf = zipfile.ZipFile(io.BytesIO(self.archive))
+        return zf, [i for i in zf.infolist() if i.filename.startswith(_IN_ARCHIVE)]
+
+    @cached_property
+    def files(self) -> list[ConfigFile]:
+        """As config_files(plan): sizes are the files' uncompressed sizes (their UTF-8 bytes)."""
+        return _config_files((i.filename[len(_IN_ARCHIVE):], i.file_size) for i in self._entries[1])
+
+    def file(self, name: str) -> tuple[ConfigFile, bytes] | None:
+        """One file by its name (as config_file_text), or None."""
+        zf, infos = self._entries
+        for f, info in zip(self.files, infos):
+            if f.name == name:
+                return f, zf.read(info)
+        return None
+
+
+@dataclass(frozen=True)
+class _QosKeys:
+    custom: dict | None  # the owner's custom catalog the keys were made from (and the plan is computed with)
+    report: str
+    configs: str
+    lock: str
+
+
+def _qos_keys(revision: Revision) -> _QosKeys:
+    """The cache keys of the revision's report and configuration set: by revision, spec hash, engine and catalog
+    versions and the owner's custom parts (one query for those)."""
+    custom = _custom_catalog(revision)
+    fp = revision_fingerprint(revision, custom)
+    configs = revision_key("qos-configs", _CONFIGS_VERSION, fp)
+    return _QosKeys(custom, revision_key("qos-report", _REPORT_VERSION, fp), configs, f"{configs}:lock")
+
+
+def _compute_and_store(revision: Revision, keys: _QosKeys) -> tuple[dict, bytes]:
+    """One recomputation: the report and the configs.zip bytes, both stored (the archive unless too big)."""
+    plan = revision_qos_plan(revision=revision, custom=keys.custom)
+    report, archive = _report(plan), configs_zip(plan)
+    cache.set(keys.report, report, timeout=CACHE_TIMEOUT_S)
+    store_blob(keys.configs, archive)
+    return report, archive
+
+
+def revision_config_set(*, revision: Revision, keys: _QosKeys | None = None) -> ConfigSet:
+    """The revision's configuration set from the cache; on a miss recomputed once (concurrent misses wait for
+    it) and kept unless larger than REVISION_CACHE_MAX_BYTES. QosPlanError when it cannot be built."""
+    keys = keys or _qos_keys(revision)
+
+    def ready() -> ConfigSet | None:
+        archive = cache.get(keys.configs)
+        return None if archive is None else ConfigSet(archive)
+
+    return compute_once(keys.lock, ready, lambda: ConfigSet(_compute_and_store(revision, keys)[1]))
+
+
 def revision_config_download(*, revision: Revision, name: str) -> tuple[bytes, str, str] | None:
     """(content, content type, file name) of one file of the revision's set, or of configs.zip; None when
     the set has no file of that name. QosPlanError when the set cannot be built."""
-    # The cached report knows the names, so an unknown one costs no recomputation of the design; when it is
-    # not cached yet, the plan built for it serves the file too.
-    key = _report_key(revision)
-    report, plan = cache.get(key), None
-    if report is None:
-        plan = revision_qos_plan(revision=revision)
-        report = revision_qos_report(revision=revision, plan=plan)
-    if name != ARCHIVE and name not in {f["name"] for f in report["files"]}:
-        return None
-    plan = plan or revision_qos_plan(revision=revision)
+    keys = _qos_keys(revision)
+    if name != ARCHIVE:
+        # The cached report knows the names, so an unknown one costs no recomputation even when the set is
+        # too big to be kept.
+        report = cache.get(keys.report)
+        if report is not None and name not in {f["name"] for f in report["files"]}:
+            return None
+    config_set = revision_config_set(revision=revision, keys=keys)
     if name == ARCHIVE:
-        return configs_zip(plan), "application/zip", archive_filename(revision)
-    found = config_file_text(plan, name)
+        return config_set.archive, "application/zip", archive_filename(revision)
+    found = config_set.file(name)
     if found is None:
         return None
-    f, text = found
-    return text.encode(), f.content_type, f.name
+    f, content = found
+    return content, f.content_type, f.name
 
 
 def revision_qos_report(*, revision: Revision, plan: QosPlan | None = None) -> dict:
     """What the revision page shows: policy summary, warnings, headroom per speed, the switches needing the
-    most headroom with their worst port's delay terms, and the file list. Cached for good by what
-    determines it (spec, versions, custom parts); `plan`, when the caller has built it, saves a rebuild."""
-    key = _report_key(revision)
-    report = cache.get(key)
-    if report is None:
-        report = _report(plan or revision_qos_plan(revision=revision))
-        cache.set(key, report, timeout=None)
-    return report
-
-
-def _report_key(revision: Revision) -> str:
-    state = json.dumps([_REPORT_VERSION, revision.spec_hash, revision.engine_version, revision.catalog_version,
-                        _custom_catalog(revision)], sort_keys=True, default=str)
-    return f"designs:qos-report:{hashlib.sha256(state.encode()).hexdigest()}"
+    most headroom with their worst port's delay terms, and the file list. Cached by what determines it (spec,
+    versions, custom parts), filled with the configuration set by one recomputation; `plan`, when the caller
+    has built it, saves that."""
+    keys = _qos_keys(revision)
+    if plan is not None:
+        report = cache.get(keys.report)
+        if report is None:
+            report = _report(plan)
+            cache.set(keys.report, report, timeout=CACHE_TIMEOUT_S)
+        return report
+    return compute_once(keys.lock, lambda: cache.get(keys.report), lambda: _compute_and_store(revision, keys)[0])
 
 
 def _report(plan: QosPlan) -> dict:

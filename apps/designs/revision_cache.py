@@ -1,0 +1,108 @@
+"""What is worked out again from a revision, kept in Django's cache (settings.CACHES: Redis when REDIS_URL
+is set, else each process's own LocMemCache).
+
+A revision is immutable and the engine deterministic, so what the pages recompute from it (the QoS
+configuration set, the test sheet's limits) depends only on the revision, its stored spec, the engine and
+catalog versions and its owner's custom parts (custom_catalog_for_revision: they can change after the
+revision was stored, and the recomputation uses today's). `revision_fingerprint` hashes all of them, and
+every key is built from it, so a change of any of them reaches a new key and nothing is ever invalidated.
+
+`compute_once` runs a computation once for concurrent misses: the first caller takes a short-lived lock
+(cache.add) and computes; the others poll the cache until the result appears, and compute themselves only
+when the lock is gone without one (the holder failed, its result was too big to keep, or it died and the
+lock expired). `store_blob` keeps a result unless it is larger than settings.REVISION_CACHE_MAX_BYTES.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from typing import TypeVar
+
+from django.conf import settings
+from django.core.cache import cache
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+CACHE_TIMEOUT_S = 30 * 24 * 3600  # revisions never change: kept until unused for a month (or evicted)
+LOCK_TIMEOUT_S = 120  # longer than a 128K-GPU recomputation (5-8 s) with room to spare
+POLL_S = 0.1
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+
+_UNSET = object()
+
+
+def revision_custom_catalog(revision) -> dict | None:
+    """The owner's custom parts as the recomputation loads them (None when they have none)."""
+    from apps.exports.services import custom_catalog_for_revision
+
+    return custom_catalog_for_revision(revision)
+
+
+def revision_fingerprint(revision, custom=_UNSET) -> str:
+    """Hash of everything a recomputation of the revision depends on. Pass `custom` (the owner's custom
+    catalog) when the caller already has it, and compute with that same value, so a key never holds a result
+    computed from other parts."""
+    if custom is _UNSET:
+        custom = revision_custom_catalog(revision)
+    state = json.dumps([revision.pk, revision.spec_hash, revision.engine_version, revision.catalog_version, custom],
+                       sort_keys=True, default=str)
+    return hashlib.sha256(state.encode()).hexdigest()
+
+
+def revision_key(kind: str, version: int, fingerprint: str, *parts: str) -> str:
+    """Cache key of one kind of result (bump `version` when its stored shape changes)."""
+    tail = "".join(f":{p}" for p in parts)
+    return f"designs:{kind}:v{version}:{fingerprint}{tail}"
+
+
+def max_bytes() -> int:
+    return int(getattr(settings, "REVISION_CACHE_MAX_BYTES", DEFAULT_MAX_BYTES))
+
+
+def store_blob(key: str, blob: bytes, *, timeout: int | None = CACHE_TIMEOUT_S) -> bool:
+    """Keep `blob` under `key` unless it exceeds REVISION_CACHE_MAX_BYTES; True when kept."""
+    limit = max_bytes()
+    if len(blob) > limit:
+        log.info("not caching %s: %d bytes > REVISION_CACHE_MAX_BYTES (%d)", key, len(blob), limit)
+        return False
+    cache.set(key, blob, timeout=timeout)
+    return True
+
+
+def compute_once(lock_key: str, ready: Callable[[], T | None], compute: Callable[[], T], *,
+                 lock_timeout: float = LOCK_TIMEOUT_S, poll: float = POLL_S) -> T:
+    """`ready()` (the cached result, or None) when it has one; else `compute()` (which stores the result)
+    run by one caller at a time per `lock_key`: the others wait for its result.
+
+    A waiter computes itself when the lock disappears without a result (the holder raised, its result was
+    too big to keep, or it died and the lock expired after `lock_timeout`) or after waiting `lock_timeout`.
+    So concurrent misses compute once; twice or more only when the result is not kept or when a computation
+    outlives its lock (the lock is released by a get-then-delete that is not atomic, which at worst lets one
+    more caller compute).
+    """
+    value = ready()
+    if value is not None:
+        return value
+    token = uuid.uuid4().hex
+    if cache.add(lock_key, token, timeout=int(lock_timeout)):
+        try:
+            return compute()
+        finally:
+            if cache.get(lock_key) == token:
+                cache.delete(lock_key)
+    deadline = time.monotonic() + lock_timeout
+    while time.monotonic() < deadline:
+        time.sleep(poll)
+        value = ready()
+        if value is not None:
+            return value
+        if cache.get(lock_key) is None:
+            break
+    value = ready()  # the holder may have stored it just before letting go of the lock
+    return value if value is not None else compute()

@@ -1,0 +1,272 @@
+"""What is recomputed from a revision is kept in the cache (apps/designs/revision_cache.py).
+
+GIVEN alice's computed RoCE design (12 NVUE switches) or IB design with an upload of measured results
+WHEN switch files, the file list, configs.zip or an upload's page are asked for again
+THEN the design is not recomputed; a change of the owner's custom parts moves to a new key; a result over
+     REVISION_CACHE_MAX_BYTES is served but not kept; concurrent misses compute once.
+"""
+from __future__ import annotations
+
+import io
+import threading
+import time
+import uuid
+import zipfile
+from unittest import mock
+
+import pytest
+from django.core.cache import cache
+
+import apps.exports.services as export_services
+from apps.api.catalog import custom_part_save
+from apps.designs import measurements, qos_selectors
+from apps.designs.measurements import (
+    END_COLUMNS,
+    measurement_create,
+    measurement_report,
+)
+from apps.designs.qos_selectors import (
+    _qos_keys,
+    config_files,
+    revision_config_download,
+    revision_config_set,
+    revision_qos_plan,
+    revision_qos_report,
+)
+from apps.designs.revision_cache import compute_once, revision_fingerprint
+from apps.exports import renderers
+
+from .test_measurement_views import as_csv, sheet
+from .test_qos_views import computed, roce  # noqa: F401 - fixtures
+from .test_views import alice, design, revision, url  # noqa: F401 - fixtures
+
+SWITCH = {"name": "Acme X64", "vendor": "Acme", "technology": ["ethernet"], "cages": 32, "form_factor": "osfp",
+          "speeds": {"400": 2, "200": 4}, "rack_units": 1, "power_kw": 1.5}
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(settings):
+    # CI points the default cache at Redis, shared by every test: each test here starts with an empty one.
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+                                   "LOCATION": f"revision-cache-tests-{uuid.uuid4().hex}"}}
+
+
+@pytest.fixture
+def engine_calls():
+    """Counts recomputations of a revision's design (the engine's compute, through revision_result)."""
+    with mock.patch.object(export_services, "revision_result", wraps=export_services.revision_result) as qos, \
+            mock.patch.object(measurements, "revision_result", wraps=measurements.revision_result) as meas:
+        yield lambda: qos.call_count + meas.call_count
+
+
+def _rev(computed_design):
+    return computed_design.revisions.get(number=1)
+
+
+# --- the QoS configuration set -----------------------------------------------------------------------
+
+
+def test_a_second_download_of_a_switch_file_does_not_recompute(alice, computed, engine_calls):
+    first = alice.get(url("config_file", computed.pk, 1, "CF-SU01-L01.nvue.txt"))
+    assert first.status_code == 200 and engine_calls() == 1
+
+    again = alice.get(url("config_file", computed.pk, 1, "CF-SU01-L01.nvue.txt"))
+    other = alice.get(url("config_file", computed.pk, 1, "CF-S01.nvue.txt"))
+    archive = alice.get(url("config_file", computed.pk, 1, "configs.zip"))
+    report = alice.get(url("revision_qos", computed.pk, 1) + "?fragment=1")
+    missing = alice.get(url("config_file", computed.pk, 1, "CF-NOPE.nvue.txt"))
+
+    assert engine_calls() == 1  # one recomputation filled the report and the files
+    assert again.content == first.content and again["Content-Disposition"] == first["Content-Disposition"]
+    assert other.status_code == 200 and report.status_code == 200 and missing.status_code == 404
+    zf = zipfile.ZipFile(io.BytesIO(archive.content))
+    assert zf.read("configs/qos/switches/CF-SU01-L01.nvue.txt") == first.content
+
+
+def test_the_api_list_and_files_come_from_the_cache_too(computed, users, engine_calls):
+    from tests.apps.api.conftest import rev_url, token_client
+
+    client = token_client(users.alice)
+    listing = client.get(rev_url(computed, tail="configs/")).json()
+    files = [client.get(f["url"]) for f in listing["results"][:3]]
+
+    assert engine_calls() == 1
+    assert all(r.status_code == 200 for r in files)
+    assert [len(r.content) for r in files] == [f["size"] for f in listing["results"][:3]]
+
+
+def test_the_cached_set_is_the_plans_files_byte_for_byte(computed):
+    rev = _rev(computed)
+    plan = revision_qos_plan(revision=rev)
+    config_set = revision_config_set(revision=rev)
+
+    assert config_set.files == config_files(plan)
+    for f, (_, text) in zip(config_files(plan), plan.files):
+        assert revision_config_download(revision=rev, name=f.name) == (text.encode(), f.content_type, f.name)
+
+
+def test_a_change_of_the_owners_custom_parts_changes_the_key(computed, users, engine_calls):
+    rev = _rev(computed)
+    before = _qos_keys(rev)
+    revision_config_download(revision=rev, name="policy.json")
+    assert engine_calls() == 1
+
+    custom_part_save(user=users.alice, section="switches", key="acme-x64", body=SWITCH)
+    after = _qos_keys(rev)
+
+    assert after.custom == {"switches": {"acme-x64": SWITCH}}
+    assert {after.configs, after.report, after.lock}.isdisjoint({before.configs, before.report, before.lock})
+    assert revision_fingerprint(rev, None) != revision_fingerprint(rev, after.custom)
+    revision_config_download(revision=rev, name="policy.json")
+    assert engine_calls() == 2  # recomputed with the new parts, under the new key
+    revision_config_download(revision=rev, name="policy.json")
+    assert engine_calls() == 2
+
+
+def test_a_set_over_the_size_limit_is_served_but_not_kept(alice, computed, settings, engine_calls):
+    settings.REVISION_CACHE_MAX_BYTES = 100
+    keys = _qos_keys(_rev(computed))
+
+    first = alice.get(url("config_file", computed.pk, 1, "CF-SU01-L01.nvue.txt"))
+    second = alice.get(url("config_file", computed.pk, 1, "CF-SU01-L01.nvue.txt"))
+
+    assert first.status_code == second.status_code == 200 and first.content == second.content
+    assert cache.get(keys.configs) is None and engine_calls() == 2
+    assert cache.get(keys.report) is not None  # the small report is kept: an unknown name costs nothing
+    assert alice.get(url("config_file", computed.pk, 1, "CF-NOPE.nvue.txt")).status_code == 404
+    assert engine_calls() == 2
+
+
+def test_two_concurrent_misses_compute_the_set_once(computed):
+    rev = _rev(computed)
+    plan = revision_qos_plan(revision=rev)
+    keys = _qos_keys(rev)  # read in this thread: the test database is not visible to other threads
+    calls = []
+
+    def slow_plan(**kwargs):
+        calls.append(kwargs)
+        time.sleep(0.3)
+        return plan
+
+    results: list = []
+    with mock.patch.object(qos_selectors, "revision_qos_plan", side_effect=slow_plan):
+        threads = [threading.Thread(target=lambda: results.append(revision_config_set(revision=rev, keys=keys)))
+                   for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(10)
+
+    assert len(calls) == 1 and len(results) == 2
+    assert results[0].archive == results[1].archive
+    assert revision_qos_report(revision=rev) == cache.get(keys.report)
+
+
+# --- compute_once ---------------------------------------------------------------------------------------
+
+
+def test_compute_once_waits_for_the_holder_then_takes_its_result():
+    calls = []
+
+    def compute():
+        calls.append(1)
+        time.sleep(0.3)
+        cache.set("k", "value")
+        return "value"
+
+    out: list = []
+    threads = [threading.Thread(target=lambda: out.append(compute_once("k:lock", lambda: cache.get("k"), compute,
+                                                                       poll=0.02)))
+               for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+
+    assert calls == [1] and out == ["value"] * 4 and cache.get("k:lock") is None
+
+
+def test_a_waiter_computes_itself_when_the_holder_fails():
+    started, calls = threading.Event(), []
+
+    def failing():
+        calls.append("holder")
+        started.set()
+        time.sleep(0.2)
+        raise RuntimeError("no catalog")
+
+    errors: list = []
+
+    def holder():
+        try:
+            compute_once("k:lock", lambda: cache.get("k"), failing)
+        except RuntimeError as exc:
+            errors.append(exc)
+
+    t = threading.Thread(target=holder)
+    t.start()
+    started.wait(5)
+    value = compute_once("k:lock", lambda: cache.get("k"), lambda: calls.append("waiter") or "mine", poll=0.02)
+    t.join(5)
+
+    assert value == "mine" and calls == ["holder", "waiter"] and len(errors) == 1
+
+
+def test_a_waiter_computes_itself_when_the_holder_died():
+    cache.add("k:lock", "dead holder", timeout=1)  # a holder that never finishes: its lock expires
+    t0 = time.monotonic()
+
+    assert compute_once("k:lock", lambda: cache.get("k"), lambda: "mine", poll=0.05) == "mine"
+    assert 0.5 < time.monotonic() - t0 < 5
+
+
+# --- measured results -------------------------------------------------------------------------------------
+
+
+def _uploaded(rev, user):
+    header, rows = sheet(rev)
+    col = {c: i for i, c in enumerate(header)}
+    for r in rows:
+        r[col["measured_loss_db"]] = "0.30"
+    rows[0][col["measured_loss_db"]] = f"{float(rows[0][col['limit_db']]) + 0.5:.2f}"
+    return measurement_create(revision=rev, user=user, data=as_csv(header, rows), filename="f.csv")
+
+
+def test_an_uploads_page_is_judged_from_the_cached_limits_table(alice, revision, users, engine_calls):
+    upload = _uploaded(revision, users.alice)
+    at_upload = engine_calls()
+
+    first = alice.get(url("measurement", revision.design_id, revision.number, upload.pk))
+    assert engine_calls() == at_upload + 1
+    again = alice.get(url("measurement", revision.design_id, revision.number, upload.pk))
+    results = alice.get(url("measurement_results_csv", revision.design_id, revision.number, upload.pk))
+    b"".join(results.streaming_content)
+
+    assert engine_calls() == at_upload + 1
+    assert first.status_code == again.status_code == 200 and first.context["report"] == again.context["report"]
+
+
+def test_the_report_from_the_cache_is_the_report_recomputed(revision, users, settings):
+    upload = _uploaded(revision, users.alice)
+    settings.REVISION_CACHE_MAX_BYTES = 0  # nothing kept: every report recomputed
+    fresh = measurement_report(upload=upload)
+    settings.REVISION_CACHE_MAX_BYTES = 64 * 1024 * 1024
+    measurement_report(upload=upload)  # fills the cache
+    cached = measurement_report(upload=upload)
+
+    assert cached == fresh and fresh["failing_links"] and fresh["failing_links"][0]["a_device"]
+
+
+@pytest.mark.parametrize("test_limit", ["pmd", "budget"])
+def test_the_limits_table_holds_every_fiber_of_the_test_sheet_in_order(revision, test_limit):
+    from apps.exports.services import revision_result
+
+    rows = list(renderers.iter_test_rows(revision_result(revision=revision), test_limit=test_limit))
+    table = measurements._limits_table(renderers, revision, test_limit)
+    col = {c: i for i, c in enumerate(renderers.TEST_SHEET_COLUMNS)}
+    ends: dict = {}
+    for row in rows:
+        ends.setdefault(row[col["link_id"]], tuple(row[col[k]] for k in END_COLUMNS))
+
+    assert renderers.compare([], table.index) == renderers.compare([], rows)
+    assert table.ends == ends
