@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from math import ceil
-from typing import Any
+from operator import itemgetter
+from typing import Any, NamedTuple
 
 from .catalog import Catalog
 from .errors import SpecError
@@ -52,6 +53,16 @@ LINK_PHYSICAL_COLUMNS = ("medium", "a_part", "b_part", "channel", "fibers", "pol
                          "status")
 
 
+class BomSplit(NamedTuple):
+    """The BOM's transceivers and cables split by network and scalable unit, counted by ``_bom`` in the
+    passes that count them for the BOM lines (so a renderer never walks 400,000 links again). Keys are
+    sorted; an SU of 0 means no SU. The quantities per part add up to the BOM lines' quantities."""
+
+    transceivers: dict  # (module sku, network of the link, SU of the device holding the cage) -> modules
+    cables: dict  # (part, network, SU of the A-end device; 0 for a panel end) -> cables
+    cable_lengths: dict  # part -> ordered length (m) of its first cable row
+
+
 @dataclass
 class PhysicalResult:
     """Per-link physical facts (parallel lists) and per-cable rows, plus roll-ups for the summary."""
@@ -70,6 +81,7 @@ class PhysicalResult:
     loss_counts: dict
     issues: list = field(default_factory=list)  # (link id, message) for broken channels
     racks_by_id: dict = field(default_factory=dict)
+    bom_split: BomSplit | None = None  # transceivers and cables of the BOM by network and SU
 
     # ----- rows for outputs -----------------------------------------------------------------
     def link_columns(self) -> tuple[str, ...]:
@@ -453,7 +465,7 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
     fibers = fiber_totals([(k[0], k[1], rid(k[2]), rid(k[3]), per_choice[k[4]], v) for k, v in direct.items()],
                           trunks_out)
     bom_warnings: list[str] = []
-    bom = _bom(devices, links, choices, cable_rows, trunks_out, panels, catalog, bom_warnings)
+    bom, bom_split = _bom(devices, links, choices, cable_rows, trunks_out, panels, catalog, bom_warnings)
     loss_counts = Counter(s for s in statuses)
     worst = _worst_links(links, budgets, 20)
     warnings = [f"no medium for {k}: {msg}" for k, msg in sorted(failures.items())] + bom_warnings
@@ -468,7 +480,7 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
         warnings.append(f"{fails} optical link(s) fail their loss budget or component checks")
     result = PhysicalResult(
         policy=policy, choices=choices, cords=cords, cables=cables, budgets=budgets, statuses=statuses,
-        cable_rows=cable_rows, trunks=trunks_out, panels=panels, fibers=fibers, bom=bom,
+        cable_rows=cable_rows, trunks=trunks_out, panels=panels, fibers=fibers, bom=bom, bom_split=bom_split,
         loss_counts={"pass": loss_counts.get("pass", 0), "marginal": loss_counts.get("marginal", 0),
                      "fail": fails, "copper": loss_counts.get("n/a", 0),
                      "no_medium": loss_counts.get("no-medium", 0)},
@@ -523,8 +535,18 @@ def _budget(i, link, choice, structured, fiber_m, policy, channel_memo, budget_m
     return b.status
 
 
-def _bom(devices, links, choices, cable_rows, trunks, panels, catalog, warnings: list[str]) -> list[dict]:
-    """BOM lines: switches, appliances, transceivers (one per cage end), cables by part, trunks, panels."""
+_CABLE_CATEGORY = {"trunk": "trunk", "cord": "fiber", "dac": "copper", "acc": "copper", "aoc": "aoc",
+                   "splitter": "fiber", "rj45": "copper"}
+# columns of cable_rows: id, kind, part, ordered length, a end, b end, link ids, tier, network
+_ROW_KIND, _ROW_PART, _ROW_LENGTH, _ROW_A, _ROW_NETWORK = (itemgetter(1), itemgetter(2), itemgetter(3), itemgetter(4),
+                                                          itemgetter(8))
+_FIRST = itemgetter(0)
+
+
+def _bom(devices, links, choices, cable_rows, trunks, panels, catalog,
+         warnings: list[str]) -> tuple[list[dict], BomSplit]:
+    """BOM lines: switches, appliances, transceivers (one per cage end), cables by part, trunks, panels;
+    and the transceivers and cables split by network and SU (BomSplit), from the same counts."""
     lines: dict[tuple, dict] = {}
 
     def add(category, sku, description, qty=1, watts=None, network=""):
@@ -544,37 +566,60 @@ def _bom(devices, links, choices, cable_rows, trunks, panels, catalog, warnings:
         elif d.role == "ufm":
             add("appliance", "UFM", "UFM Enterprise appliance")
     media = catalog.media
-    # One module per cage end that carries optics: collect the cages per module SKU, then count.
-    cages_by_module: dict[str, set] = defaultdict(set)
+    su_of = [d.su for d in devices]
+    # One module per cage end that carries optics: collect the cages (device, cage) per network and
+    # module SKU, then count. A module's count is its distinct cages over all networks.
+    cages_by_net: dict[str, dict[str, set]] = {}
     watts_of: dict[str, float | None] = {}
     for link, choice in zip(links, choices):
-        if not choice or not (choice.a_module or choice.b_module):
+        if not choice:
             continue
-        if choice.a_module:
-            cages_by_module[choice.a_module].add((link.a, link.a_cage))
-            watts_of[choice.a_module] = choice.a_power_w
-        if choice.b_module:
-            cages_by_module[choice.b_module].add((link.b, link.b_cage))
-            watts_of[choice.b_module] = choice.b_power_w
+        am, bm = choice.a_module, choice.b_module
+        if not (am or bm):
+            continue
+        by_module = cages_by_net.get(link.network)
+        if by_module is None:
+            by_module = cages_by_net[link.network] = defaultdict(set)
+        if am:
+            by_module[am].add((link.a, link.a_cage))
+            watts_of[am] = choice.a_power_w
+        if bm:
+            by_module[bm].add((link.b, link.b_cage))
+            watts_of[bm] = choice.b_power_w
+    cages_by_module: dict[str, set] = {}
+    for module in watts_of:  # first-use order, as the cages were first added
+        sets = [by_module[module] for by_module in cages_by_net.values() if module in by_module]
+        cages_by_module[module] = sets[0] if len(sets) == 1 else set().union(*sets)
     for module, cages in cages_by_module.items():
         t = media.transceivers.get(module) if hasattr(media.transceivers, "get") else None
         add("transceiver", module, getattr(t, "description", "") or module, len(cages), watts_of[module])
+    # per network and SU: a cage counts in the network of its links (one module per network it serves)
+    modules_split: Counter = Counter()
+    for net, by_module in cages_by_net.items():
+        for module, cages in by_module.items():
+            for dev, n in Counter(map(_FIRST, cages)).items():
+                modules_split[(module, net, su_of[dev])] += n
     # Both ports of a twin-port module must take the same module [S12][S16]; two links of one cage
     # whose far ends sit at different distances could straddle a reach threshold.
-    seen: dict = {}
+    # Cages counted under more than one module: each module beyond a cage's first adds one.
     mixed = 0
-    for module, cages in cages_by_module.items():
-        for cage in cages:
-            if seen.setdefault(cage, module) != module:
-                mixed += 1
+    if len(cages_by_module) > 1:
+        mixed = sum(map(len, cages_by_module.values())) - len(set().union(*cages_by_module.values()))
     if mixed:
         warnings.append(f"{mixed} cage(s) would need two different modules for their two ports; "
                         "pin the tier's medium (physical.tiers.<tier>.medium) to make them agree")
-    for row in cable_rows:
-        cid, kind, part, length = row[0], row[1], row[2], row[3]
-        category = {"trunk": "trunk", "cord": "fiber", "dac": "copper", "acc": "copper", "aoc": "aoc",
-                    "splitter": "fiber", "rj45": "copper"}.get(kind, "cable")
-        add(category, part, f"{kind} {length:g} m", 1)
+    # Cables by part: counted per (kind, part, length, network, A-end device) in one C-level pass; lines
+    # are added in first-row order, so each line's description is its first row's, as row by row.
+    rows = cable_rows
+    per_key = Counter(zip(map(_ROW_KIND, rows), map(_ROW_PART, rows), map(_ROW_LENGTH, rows),
+                          map(_ROW_NETWORK, rows), map(_FIRST, map(_ROW_A, rows))))
+    cables_split: Counter = Counter()
+    cable_lengths: dict = {}
+    for (kind, part, length, net, a_dev), n in per_key.items():
+        add(_CABLE_CATEGORY.get(kind, "cable"), part, f"{kind} {length:g} m", n)
+        cables_split[(part, net, 0 if a_dev == "panel" else su_of[a_dev])] += n
+        if part not in cable_lengths:
+            cable_lengths[part] = length
     for p in panels:
         add("panel", p.panel_sku, f"patch panel ({p.panel_kind})", p.panels)
         for insert, count in p.inserts:
@@ -584,4 +629,9 @@ def _bom(devices, links, choices, cable_rows, trunks, panels, catalog, warnings:
     out = sorted(lines.values(), key=lambda x: (order.get(x["category"], 9), x["sku"]))
     for line in out:
         line.pop("unit_watts", None)
-    return out
+    return out, BomSplit(_sorted(modules_split), _sorted(cables_split), cable_lengths)
+
+
+def _sorted(counts: dict) -> dict:
+    """(sku, network, su) -> n in key order (deterministic whatever the set order it was counted in)."""
+    return dict(sorted(counts.items(), key=lambda kv: (str(kv[0][0]), str(kv[0][1]), kv[0][2])))

@@ -6,6 +6,8 @@ the fly by generators (a 128K-GPU design has ~400,000 cables; nothing holds them
 from __future__ import annotations
 
 import re
+from itertools import chain
+from operator import itemgetter
 from typing import Iterator
 
 from engine.physical.labels import CABLE_PLACEHOLDERS, END_PLACEHOLDERS, compile_template
@@ -23,6 +25,10 @@ CI = {name: i for i, name in enumerate(CABLE_CSV_COLUMNS)}
 
 # LabelEnd fields with the port moved first, so one end renders as fmt.format(port, *device_args)
 _END_ORDER = ("port",) + tuple(f for f in END_PLACEHOLDERS if f != "port")
+
+# columns of physical.cable_rows: id, kind, part, ordered length, a end, b end, link ids, tier, network
+_ROW_ID, _ROW_LINKS, _ROW_SHARED = itemgetter(0), itemgetter(6), itemgetter(1, 2, 3, 7, 8)
+_FIRST = itemgetter(0)
 
 _FIELD = re.compile(r"\{(\d+)(?::([^{}]*))?\}")
 _UNSAFE = re.compile(r'[,"\r\n]')
@@ -52,6 +58,31 @@ def fast_format(compiled: str, nargs: int):
         return fn
     except Exception:  # pragma: no cover - any template the f-string path cannot express
         return compiled.format
+
+
+def label_pair(compiled: str, own_end_first: bool):
+    """``(near, far, cable) -> "<label at A>,<label at B>"``: both labels of a cable, comma-joined
+    as they stand in cables.csv, from one f-string (``compiled`` as for fast_format; the tier
+    placeholder is empty, as in cable_rows). The B label swaps near and far when each end's label
+    names its own end first, else it repeats the A label."""
+
+    def body(names):
+        return _FIELD.sub(lambda m: "{" + names[int(m.group(1))] + (":" + m.group(2) if m.group(2) else "") + "}",
+                          compiled)
+
+    def slow(near, far, cable):
+        la = compiled.format(near, far, cable, "")
+        return f"{la},{compiled.format(far, near, cable, '') if own_end_first else la}"
+
+    try:
+        a = body(("_n", "_f", "_c", "_t"))
+        b = body(("_f", "_n", "_c", "_t")) if own_end_first else a
+        fn = eval(f"lambda _n, _f, _c, _t='': f{a + ',' + b!r}", {"__builtins__": {}})  # noqa: S307
+        if fn("x0", "x1", "x2") != slow("x0", "x1", "x2"):
+            raise ValueError("mismatch")
+        return fn
+    except Exception:  # pragma: no cover - any template the f-string path cannot express
+        return slow
 
 
 POLARITY_NAMES = {"A": "Type-A", "B": "Type-B", "C": "Type-C", "A-B": "A-to-B", "A-A": "A-to-A"}
@@ -96,6 +127,7 @@ class DesignView:
         self._dev_args = None
         self._dev_cols = None
         self._dev_fmt = None
+        self._end_parts = None
         self._media_memo: dict = {}
 
     # ----- small lookups -------------------------------------------------------------------
@@ -223,12 +255,37 @@ class DesignView:
             else:
                 yield slow(cid, kind, part, length, a, b, lids, tier, network)
 
+    def _end_split(self):
+        """(heads, tails, spec) such that a device end's label is heads[d] + format(port_label(port),
+        spec) + tails[d] -- the end template with everything but the port filled in per device, as
+        two plain strings -- or None when the template cannot be split so (the port named more or
+        less than once, or escaped braces that make field positions ambiguous)."""
+        if self._end_parts is None:
+            self._end_parts = False
+            compiled = self._end_compiled
+            ports = [m for m in _FIELD.finditer(compiled) if m.group(1) == "0"]
+            if len(ports) == 1 and "{{" not in compiled and "}}" not in compiled:
+                m = ports[0]
+                before, after, spec = compiled[:m.start()], compiled[m.end():], m.group(2) or ""
+                args, _ = self._device_tables()
+                heads = [before.format("", *a) for a in args]
+                tails = [after.format("", *a) for a in args]
+                probe = "x/1"
+                if not args or heads[0] + format(port_label(probe), spec) + tails[0] == compiled.format(
+                        port_label(probe), *args[0]):
+                    self._end_parts = (heads, tails, spec)
+        return self._end_parts or None
+
     def cable_csv_lines(self, indexes=None) -> Iterator[str]:
         """cables.csv data lines (no header), byte-identical to csv_lines(CABLE_CSV_COLUMNS,
         cable_rows(indexes)) but built with one f-string per cable (the 200k rows/s path).
         Rows that would need quoting, and panel/trunk rows, go through the tuple path + csv."""
         from ._csv import csv_line
 
+        fast = self._fast_csv_setup()
+        if fast is not None:
+            yield from self._fast_cable_csv_lines(fast, indexes)
+            return
         _, cols = self._device_tables()
         dev_fmt = self._device_formats()
         pre = [(c[0], f"{c[1]},{c[2]}", f"{c[3]},{c[4]}") for c in cols]
@@ -285,6 +342,97 @@ class DesignView:
                        f"{la},{lb},{links},{aroom},{broom},{m}\n")
             else:
                 yield csv_line(slow(cid, kind, part, length, a, b, lids, tier, network))
+
+    def _fast_csv_setup(self):
+        """What the fast cables.csv loop needs, or None when something shared by many rows (a device's
+        facts, a template literal, a kind, tier or network) would need quoting or is not a string:
+        then every row is checked on its own (the loop above)."""
+        split = self._end_split()
+        if split is None:
+            return None
+        heads, tails, spec = split
+        _, cols = self._device_tables()
+        unsafe = _UNSAFE.search
+        if (unsafe("".join(heads)) or unsafe("".join(tails)) or None in chain.from_iterable(cols)
+                or unsafe("\x00".join(map(str, chain.from_iterable(cols))))):
+            return None
+        if unsafe(_FIELD.sub("", self._cable_compiled)):
+            return None
+        src = self.ph.cable_rows
+        combos = set(map(_ROW_SHARED, src))  # (kind, part, length, tier, network): a few hundred
+        shared = {x for c in combos for x in (c[0], c[3], c[4])}
+        if (not all(isinstance(x, str) for x in shared) or unsafe("\x00".join(shared))
+                or not all(type(c[2]) in (int, float) for c in combos)):
+            return None
+        if not set(map(type, map(_ROW_ID, src))) <= {int} or not set(
+                map(type, map(_FIRST, map(_ROW_LINKS, src)))) <= {int}:
+            return None  # cable and link ids are plain ints (not bool or other int subclasses)
+        parts = {c[1] for c in combos if isinstance(c[1], str) and not unsafe(c[1])}
+        return heads, tails, spec, parts
+
+    def _fast_cable_csv_lines(self, fast, indexes=None) -> Iterator[str]:
+        from ._csv import csv_line
+
+        heads, tails, spec, safe_parts = fast
+        _, cols = self._device_tables()
+        pre = [(c[0], f"{c[1]},{c[2]}", f"{c[3]},{c[4]}") for c in cols]
+        unsafe = _UNSAFE.search
+        pl = port_label
+
+        class PortText(dict):
+            """port -> its text in a label (port_label, padded as the template says); None for a port
+            that is not a string or would need quoting (its row goes through csv)."""
+
+            def __missing__(self, port):
+                text = self[port] = (format(pl(port), spec) if isinstance(port, str) and not unsafe(port)
+                                     else None)
+                return text
+
+        ptext = PortText()
+        no_tails = not any(tails)
+        labels = label_pair(self._cable_compiled, self.own_end_first)
+        media = self.cable_media
+        mjoin: dict = {}
+        choices = self.ph.choices
+        ident = self._link_index is None
+        li = self.link_index
+        src = self.ph.cable_rows
+        it = src if indexes is None else (src[i] for i in indexes)
+        slow = self._slow_row
+        for cid, kind, part, length, a, b, lids, tier, network in it:
+            a0, b0 = a[0], b[0]
+            if a0 == "panel" or b0 == "panel" or kind == "trunk" or part not in safe_parts:
+                yield csv_line(slow(cid, kind, part, length, a, b, lids, tier, network))
+                continue
+            pa, pb = a[1], b[1]
+            ta, tb = ptext[pa], ptext[pb]
+            if ta is None or tb is None:
+                yield csv_line(slow(cid, kind, part, length, a, b, lids, tier, network))
+                continue
+            if no_tails:
+                na = heads[a0] + ta
+                nb = heads[b0] + tb
+            else:
+                na = heads[a0] + ta + tails[a0]
+                nb = heads[b0] + tb + tails[b0]
+            first = lids[0]
+            ch = choices[first - 1] if ident else choices[li(first)]
+            mk = (id(ch), kind)
+            m = mjoin.get(mk)
+            if m is None:
+                mt = media(kind, first, False, False)
+                m = mjoin[mk] = ",".join(mt) if not any(unsafe(x) for x in mt) else False
+            if m is False:
+                yield csv_line(slow(cid, kind, part, length, a, b, lids, tier, network))
+                continue
+            # str(n).zfill(6) == f"{n:06d}" for an int (checked in _fast_csv_setup), at half the cost
+            cs = f"C{str(cid).zfill(6)}"
+            an, apost, aroom = pre[a0]
+            bn, bpost, broom = pre[b0]
+            links = f"L{str(first).zfill(6)}" if len(lids) == 1 else " ".join([f"L{x:06d}" for x in lids])
+            # two f-strings: one of more than 30 parts compiles to a list and str.join (slower)
+            yield (f"{cs},{network},{tier},{kind},{part},{length},{an},{pa},{apost},{bn},{pb},{bpost},"
+                   + f"{labels(na, nb, cs)},{links},{aroom},{broom},{m}\n")
 
     def _slow_row(self, cid, kind, part, length, a, b, lids, tier, network) -> tuple:
         args, cols = self._device_tables()

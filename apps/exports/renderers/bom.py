@@ -97,7 +97,6 @@ def compute_bom(result, options=None) -> Bom:
                 ff = m.group(1) if m else ""
             p.form_factor = ff.upper()
     devices = result.devices
-    su_of = [d.su for d in devices]
     by_network: dict = defaultdict(Counter)
     by_su: dict = defaultdict(Counter)
     # switches and appliances
@@ -112,38 +111,22 @@ def compute_bom(result, options=None) -> Bom:
             by_network[d.network or "compute"][key] += 1
             if d.su:
                 by_su[d.su][key] += 1
-    # transceivers: one per cage end that carries a module (as the engine counts them)
+    # transceivers (one per cage end that carries a module) and cables (by part; per SU by the A-end
+    # device) come split by network and SU from the engine's BOM pass (physical.bom_split): no walk
+    # over the ~400,000 links and cables here.
     if ph is not None:
-        cages: set = set()
-        add = cages.add
-        for lk, ch in zip(result.links, ph.choices):
-            if ch:
-                am, bm = ch.a_module, ch.b_module
-                if am:
-                    add((am, lk.a, lk.a_cage, lk.network))
-                if bm:
-                    add((bm, lk.b, lk.b_cage, lk.network))
-        per = Counter((m, dev, net) for m, dev, _cage, net in cages)
-        for (m, dev, net), n in per.items():
+        split = ph.bom_split
+        for (m, net, s), n in split.transceivers.items():
             key = ("transceiver", m)
             by_network[net][key] += n
-            s = su_of[dev]
             if s:
                 by_su[s][key] += n
-        # cables: by part (ordered length is in the part number); per SU by the A-end device
-        cab = Counter()
-        lengths: dict = {}
-        for row in ph.cable_rows:
-            part = row[2]
-            a = row[4]
-            cab[(row[8], part, su_of[a[0]] if a[0] != "panel" else 0)] += 1
-            if part not in lengths:
-                lengths[part] = row[3]
-        for (net, part, s), n in cab.items():
+        for (part, net, s), n in split.cables.items():
             key = (sku_cat.get(part, "cable"), part)
             by_network[net][key] += n
             if s:
                 by_su[s][key] += n
+        lengths = split.cable_lengths
         for (cat, sku), p in parts.items():
             if sku in lengths and cat not in ("switch", "appliance", "transceiver"):
                 p.length_m = lengths[sku]

@@ -133,3 +133,107 @@ def test_a_bad_physical_policy_is_a_spec_error_at_its_path(catalog):
     with pytest.raises(SpecError) as exc:
         _design(catalog, physical={"tiers": {"leaf-spine": {"medium": "carrier-pigeon"}}})
     assert exc.value.errors[0].path.startswith("physical.tiers.leaf-spine")
+
+
+# ----- BOM: lines and their split by network and SU ----------------------------------------------------
+
+def _recount_split(r):
+    """physical.bom_split counted the plain way: every link and every cable row, one by one."""
+    su_of = [d.su for d in r.devices]
+    cages = set()
+    for link, choice in zip(r.links, r.physical.choices):
+        if choice is None:
+            continue
+        if choice.a_module:
+            cages.add((choice.a_module, link.a, link.a_cage, link.network))
+        if choice.b_module:
+            cages.add((choice.b_module, link.b, link.b_cage, link.network))
+    modules = Counter((m, net, su_of[dev]) for m, dev, _cage, net in cages)
+    cables, lengths = Counter(), {}
+    for _cid, _kind, part, length, a, _b, _lids, _tier, net in r.physical.cable_rows:
+        cables[(part, net, 0 if a[0] == "panel" else su_of[a[0]])] += 1
+        lengths.setdefault(part, length)
+    return modules, cables, lengths
+
+
+@pytest.mark.parametrize("which", ["small", "panels", "medium"])
+def test_bom_split_equals_a_recount_from_links_and_cables(which, catalog, four_su_optical):
+    if which == "small":
+        r = four_su_optical
+    elif which == "panels":
+        r = _design(catalog, servers=64, physical={"tiers": {"leaf-spine": {"medium": "single-mode",
+                                                                              "cabling": "panels"}}})
+    else:  # 2,048 DGX H100 (16K GPUs, three tiers, ~49,000 links)
+        r = _design(catalog, servers=2048)
+    split = r.physical.bom_split
+    modules, cables, lengths = _recount_split(r)
+    assert split.transceivers == dict(modules)
+    assert split.cables == dict(cables)
+    assert split.cable_lengths == lengths
+    # keys are sorted (deterministic), and the split adds up to the BOM lines
+    assert list(split.transceivers) == sorted(split.transceivers)
+    assert list(split.cables) == sorted(split.cables)
+    per_sku = Counter()
+    for (sku, _net, _su), n in list(split.transceivers.items()) + list(split.cables.items()):
+        per_sku[sku] += n
+    bom = {line["sku"]: line["quantity"] for line in r.summary["bom"]
+           if line["category"] not in ("switch", "appliance", "panel", "panel-insert")}
+    assert per_sku == Counter(bom)
+    if which == "panels":
+        assert any(s == 0 and n for (_p, _net, s), n in split.cables.items())  # panel A ends: no SU
+    sus = {d.su for d in r.devices if d.su}
+    assert {s for _m, _net, s in split.transceivers if s} == sus
+
+
+def test_bom_counts_shared_cages_once_and_warns_about_two_modules_in_one_cage(catalog):
+    """A cage end is one module: two links through one cage count once. Two modules for one cage are
+    both counted and reported; a cage serving two networks counts once in the BOM and once per
+    network in the split."""
+    from types import SimpleNamespace
+
+    from engine.model import Device, Link
+    from engine.physical_stage import _bom
+
+    devices = [Device(0, "srv-a", "server", "dgx-h100", su=1), Device(1, "srv-b", "server", "dgx-h100", su=2),
+               Device(2, "sw", "server", "dgx-h100")]
+    m1 = SimpleNamespace(a_module="M1", b_module="M1", a_power_w=10.0, b_power_w=10.0)
+    m2 = SimpleNamespace(a_module="M2", b_module=None, a_power_w=12.0, b_power_w=None)
+    links = [
+        Link(1, "compute", 1, "t", 0, "1/1", "c1", 2, "1", "x1", 400),  # srv-a c1 + sw x1: M1
+        Link(2, "compute", 1, "t", 0, "1/2", "c1", 2, "2", "x1", 400),  # same two cages: no new module
+        Link(3, "storage", 1, "t", 0, "2/1", "c1", 2, "3", "x2", 400),  # srv-a c1 again, other network
+        Link(4, "compute", 1, "t", 1, "1/1", "c1", 2, "4", "x3", 400),  # srv-b c1: M2 at A, nothing at B
+        Link(5, "compute", 1, "t", 1, "1/2", "c1", 2, "5", "x4", 400),  # srv-b c1 with M1 too: mixed
+        Link(6, "compute", 1, "t", 1, "1/3", "c2", 2, "6", "x5", 400),  # no medium
+    ]
+    choices = [m1, m1, m1, m2, m1, None]
+    warnings: list[str] = []
+    lines, split = _bom(devices, links, choices, [], [], (), catalog, warnings)
+    qty = {line["sku"]: line["quantity"] for line in lines}
+    # M1: srv-a c1, sw x1, sw x2, srv-b c1, sw x4 = 5 cages; M2: srv-b c1
+    assert qty == {"M1": 5, "M2": 1}
+    assert next(line["watts"] for line in lines if line["sku"] == "M1") == 50.0
+    assert len(warnings) == 1 and warnings[0].startswith("1 cage(s) would need two different modules")
+    assert split.transceivers == {("M1", "compute", 0): 2, ("M1", "compute", 1): 1, ("M1", "compute", 2): 1,
+                                  ("M1", "storage", 0): 1, ("M1", "storage", 1): 1, ("M2", "compute", 2): 1}
+    assert split.cables == {} and split.cable_lengths == {}
+
+
+def test_bom_cable_lines_keep_the_first_rows_description():
+    from engine.catalog import load_catalog
+    from engine.model import Device
+    from engine.physical_stage import _bom
+
+    devices = [Device(0, "a", "server", "dgx-h100", su=3), Device(1, "b", "server", "dgx-h100")]
+    rows = [[1, "cord", "P-3M", 3.0, (0, "1"), (1, "1"), [1], "t", "compute"],
+            [2, "splitter", "P-3M", 3, (1, "2"), (0, "2"), [2], "t", "storage"],
+            [3, "dac", "D-1M", 1.5, ("panel", 0, 40, "1"), (1, "3"), [3], "t", "compute"],
+            [4, "cord", "P-3M", 3.0, (0, "3"), (1, "4"), [4], "t", "compute"]]
+    lines, split = _bom(devices, [], [], rows, [], (), load_catalog(), [])
+    by_sku = {line["sku"]: line for line in lines}
+    assert by_sku["P-3M"]["quantity"] == 3 and by_sku["P-3M"]["description"] == "cord 3 m"
+    assert by_sku["P-3M"]["category"] == "fiber"
+    assert by_sku["D-1M"] == {"sku": "D-1M", "description": "dac 1.5 m", "category": "copper", "quantity": 1,
+                              "watts": None}
+    assert split.cables == {("D-1M", "compute", 0): 1, ("P-3M", "compute", 3): 2, ("P-3M", "storage", 0): 1}
+    assert split.cable_lengths == {"P-3M": 3.0, "D-1M": 1.5}
