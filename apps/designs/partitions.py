@@ -48,6 +48,9 @@ def create_partition_table(table: str, revision_id: int) -> str:
     child = partition_name(table, revision_id)
     with connection.cursor() as cur:
         cur.execute(f"CREATE TABLE {_q(child)} (LIKE {_q(table)} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)")
+        # Checked per row as it is loaded; it proves the partition bound, so attaching skips a scan of the rows.
+        cur.execute(f"ALTER TABLE {_q(child)} ADD CONSTRAINT {_q(child + '_revision')} "
+                    f"CHECK (revision_id IS NOT NULL AND revision_id = {int(revision_id)})")
     return child
 
 
@@ -57,13 +60,20 @@ def attach_partition(table: str, child: str, revision_id: int) -> None:
         cur.execute(f"ALTER TABLE {_q(table)} ATTACH PARTITION {_q(child)} FOR VALUES IN ({int(revision_id)})")
 
 
+# A page query filters one revision's partition on a few low-cardinality columns (network, tier, status,
+# medium) or on a rack or device, and sorts by an indexed key: row counts and the common values are all its
+# plan needs, and a 3,000-row sample (10 x 300) gives them in about a fifth of the default 30,000's time.
+ANALYZE_STATISTICS_TARGET = 10
+
+
 def analyze_partitions(revision_id: int) -> None:
-    """Fresh statistics for one revision's partitions (a sample of fixed size: a few hundred ms at most)."""
+    """Fresh statistics for one revision's partitions, from a small fixed-size sample."""
     names = [partition_name(t, revision_id) for t in ROW_TABLES]
     with connection.cursor() as cur:
         cur.execute("SELECT relname FROM pg_class WHERE relname = ANY(%s)", [names])
         present = [r[0] for r in cur.fetchall()]
         if present:
+            cur.execute(f"SET LOCAL default_statistics_target = {ANALYZE_STATISTICS_TARGET}")
             cur.execute("ANALYZE " + ", ".join(_q(n) for n in present))
 
 
