@@ -151,7 +151,8 @@ def _to_text(spec: Field, value: Any) -> Any:
     return value if isinstance(value, str) else _num(value) if isinstance(value, float) else str(value)
 
 
-def _lookup(data: Mapping | None, path: str) -> Any:
+def dotted_get(data: Mapping | None, path: str) -> Any:
+    """data["a"]["b"] for path "a.b"; None where a key is missing (shared with the QoS form)."""
     for key in path.split("."):
         if not isinstance(data, Mapping) or key not in data:
             return None
@@ -159,7 +160,8 @@ def _lookup(data: Mapping | None, path: str) -> Any:
     return data
 
 
-def _place(out: dict, path: str, value: Any) -> None:
+def dotted_set(out: dict, path: str, value: Any) -> None:
+    """out["a"]["b"] = value for path "a.b", making the parents as needed."""
     *parents, last = path.split(".")
     for key in parents:
         out = out.setdefault(key, {})
@@ -187,7 +189,7 @@ class SpecForm(forms.Form):
 
     def __init__(self, *args, spec: Mapping | None = None, **kwargs):
         if spec is not None:
-            kwargs.setdefault("initial", {leaf.name: _to_text(leaf.spec, _lookup(spec, leaf.path)) for leaf in LEAVES})
+            kwargs.setdefault("initial", {leaf.name: _to_text(leaf.spec, dotted_get(spec, leaf.path)) for leaf in LEAVES})
         else:
             kwargs.setdefault("initial", {leaf.name: _to_text(leaf.spec, leaf.spec.default) for leaf in LEAVES
                                           if leaf.spec.default is not REQUIRED})
@@ -212,7 +214,7 @@ class SpecForm(forms.Form):
                 value = value.strip()
             # An empty field takes the engine's default (or is reported as required by it).
             if value not in (None, "") or leaf.spec.kind == "bool":
-                _place(spec, leaf.path, value)
+                dotted_set(spec, leaf.path, value)
         if self.errors:
             return data
         try:

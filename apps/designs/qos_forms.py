@@ -29,6 +29,8 @@ from engine.qos.policy import (
     QosPolicy,
 )
 
+from .forms import dotted_get, dotted_set
+
 SEP = "__"  # form field names are policy paths with "." replaced (ids stay valid CSS selectors)
 
 MODE_CHOICES = {
@@ -283,21 +285,6 @@ def _from_text(f: QosField, value: Any) -> Any:
     return _number(text, f.kind)
 
 
-def _lookup(data: Any, path: str) -> Any:
-    for key in path.split("."):
-        if not isinstance(data, Mapping) or key not in data:
-            return None
-        data = data[key]
-    return data
-
-
-def _place(out: dict, path: str, value: Any) -> None:
-    *parents, last = path.split(".")
-    for key in parents:
-        out = out.setdefault(key, {})
-    out[last] = value
-
-
 class _EngineChoiceField(forms.ChoiceField):
     """A select whose value the engine judges (its message then names the choices), not Django."""
 
@@ -338,7 +325,7 @@ class QosPolicyForm(forms.Form):
         if policy is not None:
             current = policy.to_dict()
             kwargs.setdefault("initial", {
-                f.name: "" if f.follow and _lookup(stored, f.path) is None else _to_text(f, _lookup(current, f.path))
+                f.name: "" if f.follow and dotted_get(stored, f.path) is None else _to_text(f, dotted_get(current, f.path))
                 for f in FIELDS})
         super().__init__(*args, **kwargs)
         derived = policy or QosPolicy.defaults(technology)
@@ -346,7 +333,7 @@ class QosPolicyForm(forms.Form):
             field = self.fields[f.name] = _form_field(f)
             field.disabled = disabled
             if f.follow:
-                shown = _to_text(f, _lookup(derived.to_dict(), f.path))
+                shown = _to_text(f, dotted_get(derived.to_dict(), f.path))
                 field.widget.attrs["placeholder"] = f"follows the classes: {shown or 'none'}"
         self.cleaned_qos: dict | None = None
         self.cleaned_policy: QosPolicy | None = None
@@ -358,10 +345,10 @@ class QosPolicyForm(forms.Form):
         base = QosPolicy.defaults(technology).to_dict()
         data: dict[str, list] = {}
         for f in FIELDS:
-            raw = _lookup(stored, f.path)
+            raw = dotted_get(stored, f.path)
             if f.follow and raw is None:
                 continue
-            value = _to_text(f, raw if raw is not None else _lookup(base, f.path))
+            value = _to_text(f, raw if raw is not None else dotted_get(base, f.path))
             if f.kind == "names":
                 data[f.name] = value
             elif f.kind != "bool" or value:
@@ -391,7 +378,7 @@ class QosPolicyForm(forms.Form):
                 continue
             if f.kind in ("int", "float", "word") and value in ("", None):
                 continue  # empty: the default
-            _place(qos, f.path, _from_text(f, value))
+            dotted_set(qos, f.path, _from_text(f, value))
         if self.errors:
             return data
         try:

@@ -13,6 +13,16 @@ def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+def _definitions(cur, table: str) -> tuple[list, list]:
+    """(index name, CREATE INDEX statement) of every index and (name, definition) of every unique constraint."""
+    cur.execute("SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() "
+                "AND tablename = %s", [table])
+    indexes = cur.fetchall()
+    cur.execute("SELECT conname, pg_get_constraintdef(c.oid) FROM pg_constraint c "
+                "WHERE conrelid = %s::regclass AND contype = 'u'", [table])
+    return indexes, cur.fetchall()
+
+
 def partition(apps, schema_editor):
     conn = schema_editor.connection
     if conn.vendor != "postgresql":
@@ -20,12 +30,7 @@ def partition(apps, schema_editor):
     with conn.cursor() as cur:
         for table in TABLES:
             heap = f"{table}_default"
-            cur.execute("SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() "
-                        "AND tablename = %s", [table])
-            indexes = cur.fetchall()
-            cur.execute("SELECT conname, pg_get_constraintdef(c.oid) FROM pg_constraint c "
-                        "WHERE conrelid = %s::regclass AND contype = 'u'", [table])
-            uniques = cur.fetchall()
+            indexes, uniques = _definitions(cur, table)
             unique_names = {name for name, _ in uniques}
             cur.execute(f"ALTER TABLE {_q(table)} RENAME TO {_q(heap)}")
             # The heap's own index names are needed on the parent; its indexes become the default partition's.
@@ -59,12 +64,7 @@ def unpartition(apps, schema_editor):
     with conn.cursor() as cur:
         for table in TABLES:
             plain = f"{table}_plain"
-            cur.execute("SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() "
-                        "AND tablename = %s", [table])
-            indexes = cur.fetchall()
-            cur.execute("SELECT conname, pg_get_constraintdef(c.oid) FROM pg_constraint c "
-                        "WHERE conrelid = %s::regclass AND contype = 'u'", [table])
-            uniques = cur.fetchall()
+            indexes, uniques = _definitions(cur, table)
             unique_names = {name for name, _ in uniques}
             cur.execute(f"CREATE TABLE {_q(plain)} (LIKE {_q(table)} INCLUDING CONSTRAINTS)")
             cur.execute(f"INSERT INTO {_q(plain)} SELECT * FROM {_q(table)}")
