@@ -20,6 +20,7 @@ from functools import cached_property
 from django.core.cache import cache
 from django.utils.text import slugify
 
+from apps.exports.services import configs_zip
 from engine.catalog import load_catalog
 from engine.errors import CatalogError, FieldError, SpecError
 from engine.physical.catalog import CatalogError as MediaCatalogError
@@ -190,15 +191,6 @@ def config_file_text(plan: QosPlan, name: str) -> tuple[ConfigFile, str] | None:
         if f.name == name:
             return f, text
     return None
-
-
-def configs_zip(plan: QosPlan) -> bytes:
-    """configs.zip: every file under configs/, as the background export and the CLI lay them out."""
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        for path, text in plan.files:
-            zf.writestr(f"configs/{path}", text)
-    return buf.getvalue()
 
 
 def archive_filename(revision: Revision) -> str:

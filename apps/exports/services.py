@@ -190,14 +190,20 @@ def export_build_job(*, job, progress) -> dict:
 
 
 def _write_configs_zip(result, revision, path: Path) -> None:
-    import zipfile
-
     from engine.qos_stage import build_qos
 
-    plan = build_qos(result, load_catalog(custom_catalog_for_revision(revision)))
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+    path.write_bytes(configs_zip(build_qos(result, load_catalog(custom_catalog_for_revision(revision)))))
+
+
+def configs_zip(plan) -> bytes:
+    """configs.zip of a QoS plan: every file under configs/, as the CLI lays them out in its output folder."""
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for rel, text in plan.files:
             zf.writestr(f"configs/{rel}", text)
+    return buf.getvalue()
 
 
 def custom_catalog_for_revision(revision):

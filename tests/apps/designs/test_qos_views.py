@@ -10,7 +10,9 @@ from __future__ import annotations
 import io
 import json
 import re
+import tempfile
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -241,9 +243,10 @@ def _zip_from_the_export(design) -> zipfile.ZipFile:
 
     rev = design.revisions.get(number=1)
     result = revision_result(revision=rev, extra_catalog=custom_catalog_for_revision(rev))
-    buf = io.BytesIO()
-    _write_configs_zip(result, rev, buf)
-    return zipfile.ZipFile(io.BytesIO(buf.getvalue()))
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "configs.zip"
+        _write_configs_zip(result, rev, path)
+        return zipfile.ZipFile(io.BytesIO(path.read_bytes()))
 
 
 def test_the_revision_page_loads_its_qos_report(alice, computed):
