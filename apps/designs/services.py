@@ -101,7 +101,7 @@ def design_compute_job(*, job: Job, progress: DbProgress) -> dict:
     t0 = time.perf_counter()
     attempt = job.attempts
     spec = parse_spec(job.params["spec"])
-    catalog = load_catalog()
+    catalog = load_catalog(_owners_parts(job))
     progress.span = 70.0
     result = compute_design(spec, catalog, _engine_progress(progress))
     compute_s = time.perf_counter() - t0
@@ -136,6 +136,14 @@ def design_compute_job(*, job: Job, progress: DbProgress) -> dict:
     if links + cables >= ANALYZE_AFTER_ROWS:
         _analyze_rows(rev.pk)
     return outcome
+
+
+def _owners_parts(job: Job) -> dict | None:
+    """The design owner's custom parts as a catalog extension: a design computes with them, as every later
+    recomputation of its revisions does (apps.exports.services.custom_catalog_for_revision)."""
+    from apps.api.catalog import custom_catalog_for  # the API app owns custom parts
+
+    return custom_catalog_for(job.design.owner) if job.design_id else None
 
 
 # PostgreSQL plans a page query with statistics that know nothing of rows loaded since the last ANALYZE:

@@ -207,6 +207,23 @@ def test_it_stores_the_revision_with_every_link_and_cable_and_succeeds_the_job()
     assert job.status == JobStatus.SUCCEEDED and job.result == outcome
 
 
+def test_a_design_computes_with_its_owners_custom_parts():
+    """GIVEN alice's own 64-port InfiniBand switch "acme-x64" (an API custom part)
+    WHEN her design that names it computes
+    THEN the stored revision's leaves are that switch (the same parts every later recomputation uses)."""
+    from apps.api.models import CustomPart
+
+    design = DesignFactory()
+    CustomPart.objects.create(owner=design.owner, section="switches", key="acme-x64", body={
+        "name": "Acme X64", "vendor": "Acme", "technology": ["infiniband"], "cages": 32, "form_factor": "osfp",
+        "speeds": {"400": 2, "200": 4}, "rack_units": 1, "power_kw": 1.5})
+    spec = {"name": "c", "servers": {"model": "dgx-h100", "count": 8},
+            "compute_fabric": {"technology": "infiniband", "switch": "acme-x64"}}
+    job = claimed(design=design, params={"spec": spec})
+    rev = Revision.objects.get(pk=compute(job)["revision_id"])
+    assert rev.summary["networks"]["compute"]["switch_models"]["leaf"] == "acme-x64"
+
+
 def test_a_big_store_refreshes_the_planner_statistics(monkeypatch):
     if connection.vendor != "postgresql":
         pytest.skip("ANALYZE is PostgreSQL's")
