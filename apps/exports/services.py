@@ -147,6 +147,8 @@ def export_enqueue(*, revision, kind: str, user, options: dict | None = None):
         raise ValueError(f"kind: unknown deliverable {kind!r}")
     if kind in DELIVERABLES:
         export_options(options)  # reject bad options now, not in the worker
+    elif options:
+        raise ValueError(f"options: {kind} takes no options")
     return job_create(kind="export", user=user, design=revision.design,
                       params={"revision_id": revision.pk, "kind": kind, "options": options or {}})
 

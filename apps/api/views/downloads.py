@@ -257,9 +257,10 @@ class ExportCreateApi(ApiView):
             job = export_enqueue(revision=rev, kind=data.validated_data["kind"], user=request.user,
                                  options=data.validated_data.get("options"))
         except ValueError as exc:
+            # "kind: …", "options: …" or the renderers' "options.page_size: …" / "page_size: …"
             field, _, message = str(exc).partition(": ")
-            raise ApiError(400, "invalid_option", str(exc),
-                           [{"path": f"options.{field}" if field != "kind" else "kind", "message": message or str(exc)}])
+            path = field if field == "kind" or field.split(".", 1)[0] == "options" else f"options.{field}"
+            raise ApiError(400, "invalid_option", str(exc), [{"path": path, "message": message or str(exc)}])
         body = job_out(request, job)
         return Response(body, status=202, headers={"Location": body["url"]})
 

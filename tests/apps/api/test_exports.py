@@ -55,6 +55,18 @@ def test_an_unknown_kind_is_a_400_naming_the_field(alice, computed):
     assert r.status_code == 400 and r.json()["error"]["fields"][0]["path"] == "kind"
 
 
+def test_a_bad_option_is_a_400_naming_it_once(alice, computed):
+    r = alice.post(rev_url(computed, tail="exports/"), {"kind": "cabling-plan.pdf", "options": {"page_size": "A9"}},
+                   format="json")
+    assert r.status_code == 400 and r.json()["error"]["fields"][0]["path"] == "options.page_size"
+
+
+def test_options_for_the_configs_archive_are_a_400(alice, computed):
+    r = alice.post(rev_url(computed, tail="exports/"), {"kind": "configs.zip", "options": {"unknown": 1}},
+                   format="json")
+    assert r.status_code == 400 and r.json()["error"]["fields"][0]["path"] == "options"
+
+
 def test_another_user_cannot_start_or_fetch_an_export(alice, bob, computed):
     assert bob.post(rev_url(computed, tail="exports/"), {"kind": "bom.pdf"}, format="json").status_code == 404
     job_id = alice.post(rev_url(computed, tail="exports/"), {"kind": "bom.pdf"}, format="json").json()["id"]
