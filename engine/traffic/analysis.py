@@ -105,6 +105,10 @@ class AnalysisSettings:
     attention_score_bytes: float = 0.0
 
     def __post_init__(self) -> None:
+        for f in fields(self):
+            # float("nan") passes every comparison below as False, and "inf" passes "> 0": refuse both first.
+            if f.name != "algorithm" and not isfinite(getattr(self, f.name)):
+                raise SpecError.at(f"settings.{f.name}", "must be a finite number")
         if not 0 < self.nic_efficiency <= 1:
             raise SpecError.at("settings.nic_efficiency", "must be in (0, 1]")
         if self.nvlink_busbw_gbytes_per_s <= 0:

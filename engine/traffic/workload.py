@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from math import isfinite
 from pathlib import Path
 from typing import Any
 
@@ -216,6 +217,9 @@ class _Reader:
             v = float(m.group(1)) * _SUFFIX[m.group(2).lower()]
         if not isinstance(v, (int, float)):
             self.err(key, "must be a number")
+            return default
+        if not isfinite(v):  # YAML's .nan / .inf, or "nan": no figure can be worked out from it
+            self.err(key, "must be a finite number")
             return default
         if integer:
             if float(v) != int(v):

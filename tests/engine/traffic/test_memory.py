@@ -82,6 +82,12 @@ class TestActivationSettings:
         s = AnalysisSettings.from_mapping({"activation_bytes_per_sbh": 20, "attention_score_bytes": 5})
         assert (s.activation_bytes_per_sbh, s.attention_score_bytes) == (20.0, 5.0)
 
+    @pytest.mark.parametrize("value", ["nan", "inf", float("nan"), float("-inf")])
+    def test_a_setting_that_is_not_a_finite_number_is_a_field_error(self, value):
+        with pytest.raises(SpecError) as e:
+            AnalysisSettings.from_mapping({"activation_bytes_per_sbh": value})
+        assert e.value.errors[0].path == "settings.activation_bytes_per_sbh"
+
     def test_output_names_the_defaults_that_are_not_from_the_reference(self):
         r = analyze(_wl(), h100(512))
         assert set(r["outside_reference"]) == {"activation_bytes_per_sbh", "activation_replicated_sbh",
@@ -110,6 +116,12 @@ class TestMeasuredActivations:
     def test_negative_measured_figure_is_a_field_error(self):
         with pytest.raises(SpecError) as e:
             _wl(activation_memory_gb=-1)
+        assert e.value.errors[0].path == "workloads[0].activation_memory_gb"
+
+    @pytest.mark.parametrize("value", [float("nan"), float("inf"), "nan"])
+    def test_a_measured_figure_that_is_not_finite_is_a_field_error(self, value):
+        with pytest.raises(SpecError) as e:
+            _wl(activation_memory_gb=value)
         assert e.value.errors[0].path == "workloads[0].activation_memory_gb"
 
 
