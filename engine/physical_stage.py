@@ -90,7 +90,7 @@ class PhysicalResult:
     def link_fields(self, i: int) -> tuple:
         c = self.choices[i]
         b = self.budgets[i]
-        cables = " ".join(f"C{x:06d}" for x in self.cables[i])
+        cables = " ".join([f"C{x:06d}" for x in self.cables[i]])
         if c is None:
             return ("", "", "", cables, 0, "", "", "", self.statuses[i])
         a_part = c.a_module or (self.cords[i][0] if self.cords[i] else c.cable_sku)
@@ -101,19 +101,9 @@ class PhysicalResult:
         return (c.medium, a_part, b_part, cables, c.fibers_per_link, polarity, loss, margin, self.statuses[i])
 
     def link_db_fields(self, i: int) -> tuple:
-        """link_fields(i) as database columns (no polarity, NULL for no figure). Written out rather than
-        derived from link_fields: it runs for every link inside the COPY that stores a revision."""
-        c = self.choices[i]
-        cables = " ".join([f"C{x:06d}" for x in self.cables[i]])[:128]
-        if c is None:
-            return ("", "", "", cables, 0, None, None, self.statuses[i])
-        cord = self.cords[i]
-        a_part = c.a_module or (cord[0] if cord else c.cable_sku)
-        b_part = c.b_module or (cord[0] if cord else c.cable_sku)
-        b = self.budgets[i]
-        loss = None if b is None or b.status == "n/a" else round(b.loss_db, 2)
-        margin = None if b is None or b.margin_db is None else round(b.margin_db, 2)
-        return (c.medium, a_part, b_part, cables, c.fibers_per_link, loss, margin, self.statuses[i])
+        medium, a_part, b_part, cables, fibers, _pol, loss, margin, status = self.link_fields(i)
+        return (medium, a_part, b_part, cables[:128], fibers, None if loss == "" else loss,
+                None if margin == "" else margin, status)
 
     def link_rows(self, result):
         for i, row in enumerate(result.link_rows()):
