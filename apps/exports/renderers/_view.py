@@ -34,17 +34,6 @@ _FIELD = re.compile(r"\{(\d+)(?::([^{}]*))?\}")
 _UNSAFE = re.compile(r'[,"\r\n]')
 
 
-def _all_safe(safe: set, values) -> bool:
-    """True when no value needs CSV quoting; safe values are remembered."""
-    for v in values:
-        if v not in safe:
-            if not isinstance(v, str) or _UNSAFE.search(v):
-                return False
-            safe.add(v)
-    return True
-
-
-
 def fast_format(compiled: str, nargs: int):
     """``compiled.format`` as an f-string function (about twice as fast per call). ``compiled``
     comes from engine.physical.labels.compile_template: positional fields, escaped braces."""
@@ -283,70 +272,15 @@ class DesignView:
         from ._csv import csv_line
 
         fast = self._fast_csv_setup()
-        if fast is not None:
-            yield from self._fast_cable_csv_lines(fast, indexes)
+        if fast is None:  # a template or value the one-f-string path cannot express: the plain tuple path
+            yield from map(csv_line, self.cable_rows(indexes))
             return
-        _, cols = self._device_tables()
-        dev_fmt = self._device_formats()
-        pre = [(c[0], f"{c[1]},{c[2]}", f"{c[3]},{c[4]}") for c in cols]
-        # Quoting is needed only for a field holding a comma, quote or line break. Device facts,
-        # baked end templates and the cable template's literals are checked once; per row only the
-        # ports and the few categorical strings are looked up in a set of known-safe values.
-        unsafe = _UNSAFE.search
-        dev_ok = [not (any(unsafe(str(x)) for x in c) or unsafe(_FIELD.sub("", f.__self__)))
-                  for c, f in zip(cols, dev_fmt)]
-        tmpl_ok = not unsafe(_FIELD.sub("", self._cable_compiled))
-        src = self.ph.cable_rows
-        cats = {(r[1], r[7], r[8]) for r in src}
-        # one flag for everything checked once: template literals, every device, tiers/networks/kinds
-        global_ok = tmpl_ok and all(dev_ok) and all(not unsafe(str(x)) for c in cats for x in c)
-        safe: set = set()
-        cable_fmt = self.cable_fmt
-        own_first = self.own_end_first
-        media = self.cable_media
-        mjoin: dict = {}
-        choices = self.ph.choices
-        ident = self._link_index is None
-        li = self.link_index
-        it = src if indexes is None else (src[i] for i in indexes)
-        pl = port_label
-        slow = self._slow_row
-        for cid, kind, part, length, a, b, lids, tier, network in it:
-            a0, b0 = a[0], b[0]
-            if a0 != "panel" and b0 != "panel" and kind != "trunk":
-                pa, pb = a[1], b[1]
-                if not (global_ok and pa in safe and pb in safe and part in safe):
-                    if not (_all_safe(safe, (pa, pb, part, tier, network, kind)) and dev_ok[a0] and dev_ok[b0]
-                            and tmpl_ok):
-                        yield csv_line(slow(cid, kind, part, length, a, b, lids, tier, network))
-                        continue
-                na = dev_fmt[a0](pl(pa))
-                nb = dev_fmt[b0](pl(pb))
-                cs = f"C{cid:06d}"
-                la = cable_fmt(na, nb, cs, "")
-                lb = cable_fmt(nb, na, cs, "") if own_first else la
-                an, apost, aroom = pre[a0]
-                bn, bpost, broom = pre[b0]
-                first = lids[0]
-                ch = choices[first - 1] if ident else choices[li(first)]
-                mk = (id(ch), kind)
-                m = mjoin.get(mk)
-                if m is None:
-                    mt = media(kind, first, False, False)
-                    m = mjoin[mk] = ",".join(mt) if not any(unsafe(x) for x in mt) else None
-                if m is None:
-                    yield csv_line(slow(cid, kind, part, length, a, b, lids, tier, network))
-                    continue
-                links = f"L{first:06d}" if len(lids) == 1 else " ".join([f"L{x:06d}" for x in lids])
-                yield (f"{cs},{network},{tier},{kind},{part},{length},{an},{pa},{apost},{bn},{pb},{bpost},"
-                       f"{la},{lb},{links},{aroom},{broom},{m}\n")
-            else:
-                yield csv_line(slow(cid, kind, part, length, a, b, lids, tier, network))
+        yield from self._fast_cable_csv_lines(fast, indexes)
 
     def _fast_csv_setup(self):
         """What the fast cables.csv loop needs, or None when something shared by many rows (a device's
         facts, a template literal, a kind, tier or network) would need quoting or is not a string:
-        then every row is checked on its own (the loop above)."""
+        then cable_csv_lines takes the plain tuple path."""
         split = self._end_split()
         if split is None:
             return None
