@@ -1,7 +1,6 @@
 """Reads of a stored revision's result: BOM lines with spares and prices, BOM difference, loss budgets."""
 from __future__ import annotations
 
-import math
 from decimal import Decimal
 
 from apps.designs.models import LinkRecord, Revision
@@ -32,42 +31,30 @@ def _money(d: Decimal) -> str:
 
 def revision_bom(*, revision: Revision, owner, spares_percent: Decimal = Decimal(0),
                  category: str | None = None) -> dict:
-    """BOM lines of a revision: quantity, spares (rounded up), unit price and total from the owner's price list."""
+    """BOM lines of a revision: quantity, spares (rounded up), unit price and total from the owner's price list,
+    priced by the same function as bom.csv and bom.pdf (apps.exports.renderers.bom.order_lines)."""
+    from apps.exports.renderers.bom import order_lines
+    from apps.exports.renderers.options import ExportOptions
+
     price_list = PriceList.objects.filter(owner=owner).first()
     prices = price_list.prices if price_list else {}
-    lines = []
-    total_price = Decimal(0)
-    priced_all = True
-    total_watts = 0.0
-    for line in (revision.summary or {}).get("bom") or []:
-        if category and line.get("category") != category:
-            continue
-        qty = int(line.get("quantity") or 0)
-        # Spares are whole parts, rounded up: 5 % of 3 switches is one spare, not 0.15.
-        spares = math.ceil(Decimal(qty) * spares_percent / 100) if spares_percent else 0
-        unit = prices.get(line["sku"])
-        total = None
-        if unit is not None:
-            total = Decimal(unit) * (qty + spares)
-            total_price += total
-        else:
-            priced_all = False
-        if line.get("watts") is not None:
-            total_watts += line["watts"]
-        lines.append({"part": line["sku"], "description": line.get("description", ""),
-                      "category": line.get("category", ""), "quantity": qty, "spares": spares,
-                      "order_quantity": qty + spares, "unit_price": unit,
-                      "total": _money(total) if total is not None else None, "watts": line.get("watts")})
+    summary_lines = [line for line in (revision.summary or {}).get("bom") or []
+                     if not category or line.get("category") == category]
+    opts = ExportOptions.from_any({"prices": prices, "spares_percent": {"*": spares_percent}})
+    order, totals, _ = order_lines(summary_lines, opts)
+    lines = [{"part": sku, "description": line.get("description", ""), "category": cat, "quantity": qty,
+              "spares": spares, "order_quantity": oq, "unit_price": prices.get(sku),
+              "total": _money(ext) if ext is not None else None, "watts": watts}
+             for line, (cat, sku, qty, spares, oq, watts, _unit, ext) in zip(summary_lines, order)]
     return {
         "revision": revision.number,
         "currency": price_list.currency if price_list else None,
         "spares_percent": format(spares_percent.normalize(), "f") if spares_percent else "0",
         "lines": lines,
-        "totals": {"lines": len(lines), "quantity": sum(x["quantity"] for x in lines),
-                   "spares": sum(x["spares"] for x in lines),
-                   "price": _money(total_price) if lines and priced_all else None,
-                   "priced_lines": sum(1 for x in lines if x["unit_price"] is not None),
-                   "watts": round(total_watts, 2)},
+        "totals": {"lines": len(lines), "quantity": totals["quantity"], "spares": totals["spares"],
+                   "price": _money(totals["price"]) if lines and totals["priced_all"] else None,
+                   "priced_lines": len(lines) - totals["lines_without_price"],
+                   "watts": round(totals["watts"], 2)},
     }
 
 

@@ -151,7 +151,22 @@ def compute_bom(result, options=None) -> Bom:
         diff = want - split.get(key, 0)
         if diff:
             by_network["unassigned"][key] += diff
-    # order summary with spares and prices
+    order, totals, spares_pct = order_lines(
+        sorted(summary_bom, key=lambda ln: (_category_key(ln["category"]), ln["sku"])), opts)
+    fib = result.summary.get("fibers") or {}
+    su_servers = Counter(d.su for d in devices if d.su and d.role == "server")
+    bom = Bom(parts, order, dict(by_network), dict(by_su), su_servers, fib, opts.currency, spares_pct)
+    bom.totals = totals
+    return bom
+
+
+def order_lines(summary_lines, opts: ExportOptions) -> tuple[list[tuple], dict, dict]:
+    """The order, one (category, sku, quantity, spares, order quantity, watts, unit price, extended price)
+    per summary BOM line in the given order, with its totals and the spares % used per category.
+
+    The one place that prices a BOM (bom.pdf, bom.csv and the API's /bom/): spares are whole parts rounded
+    up per line; each extended price is rounded half-up to the cent, and the total is the sum of those.
+    """
     prices = opts.prices
     order = []
     tot_qty = tot_sp = 0
@@ -159,7 +174,7 @@ def compute_bom(result, options=None) -> Bom:
     tot_price = Decimal(0)
     priced_all = True
     spares_pct = {}
-    for line in sorted(summary_bom, key=lambda ln: (_category_key(ln["category"]), ln["sku"])):
+    for line in summary_lines:
         cat, sku, qty = line["category"], line["sku"], line["quantity"]
         pct = opts.spares_for(cat)
         spares_pct[cat] = pct
@@ -177,14 +192,11 @@ def compute_bom(result, options=None) -> Bom:
         tot_sp += spares
         if watts is not None:
             tot_w += Decimal(str(watts))
-    fib = result.summary.get("fibers") or {}
-    su_servers = Counter(d.su for d in devices if d.su and d.role == "server")
-    bom = Bom(parts, order, dict(by_network), dict(by_su), su_servers, fib, opts.currency, spares_pct)
-    bom.totals = {"quantity": tot_qty, "spares": tot_sp, "order_quantity": tot_qty + tot_sp,
-                  "watts": float(tot_w), "price": tot_price if prices else None, "priced_all": priced_all,
-                  "lines_without_watts": sum(1 for o in order if o[5] is None),
-                  "lines_without_price": sum(1 for o in order if o[6] is None)}
-    return bom
+    totals = {"quantity": tot_qty, "spares": tot_sp, "order_quantity": tot_qty + tot_sp,
+              "watts": float(tot_w), "price": tot_price if prices else None, "priced_all": priced_all,
+              "lines_without_watts": sum(1 for o in order if o[5] is None),
+              "lines_without_price": sum(1 for o in order if o[6] is None)}
+    return order, totals, spares_pct
 
 
 def _w(x) -> str:

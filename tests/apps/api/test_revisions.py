@@ -71,6 +71,21 @@ def test_the_bom_adds_spares_rounded_up_and_prices_from_the_owners_list(alice, b
     assert bob.get(rev_url(computed, 1, "bom/")).json()["currency"] == "EUR"
 
 
+def test_the_bom_is_priced_as_bom_csv_prices_it(alice, computed):
+    """13 QM9700 (12 + 5 % spares) at 0.125 is 1.625: rounded half-up to 1.63 in the API and in bom.csv."""
+    import csv
+    import io
+
+    alice.put("/api/v1/price-list/", {"currency": "EUR", "prices": {"QM9700": "0.125"}}, format="json")
+    api = alice.get(rev_url(computed, 1, "bom/?spares_percent=5")).json()
+    qm = next(x for x in api["lines"] if x["part"] == "QM9700")
+    response = alice.get(rev_url(computed, 1, "downloads/bom.csv?spares_percent=5"))
+    text = (b"".join(response.streaming_content) if response.streaming else response.content).decode()
+    row = next(r for r in csv.DictReader(io.StringIO(text)) if r["section"] == "order" and r["sku"] == "QM9700")
+    assert qm["total"] == row["extended_price"] == "1.63"
+    assert qm["order_quantity"] == int(row["order_quantity"]) == 13
+
+
 def test_the_bom_filters_by_category_and_refuses_bad_spares(alice, computed):
     switches = alice.get(rev_url(computed, 1, "bom/?category=switch")).json()["lines"]
     assert {line["category"] for line in switches} == {"switch"}
