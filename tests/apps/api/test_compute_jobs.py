@@ -84,6 +84,18 @@ def test_a_key_reused_for_another_request_is_a_422(alice, design):
     assert Job.objects.count() == 1
 
 
+def test_a_compute_key_is_forgotten_after_a_day(alice, design):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    url = f"/api/v1/designs/{design.pk}/compute/"
+    first = alice.post(url, HTTP_IDEMPOTENCY_KEY="nightly").json()
+    IdempotencyRecord.objects.filter(key="nightly").update(created_at=timezone.now() - timedelta(hours=25))
+    later = alice.post(url, HTTP_IDEMPOTENCY_KEY="nightly")
+    assert later.status_code == 202 and later.json()["id"] != first["id"] and "Idempotent-Replayed" not in later
+
+
 def test_keys_belong_to_one_user(alice, bob, users, design):
     design_share(design=design, user=users.bob, access="write")
     url = f"/api/v1/designs/{design.pk}/compute/"
