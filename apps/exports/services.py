@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from engine.catalog import load_catalog
+from engine.errors import CatalogError, SpecError
+from engine.physical.catalog import CatalogError as MediaCatalogError
 from engine.pipeline import compute_design
 from engine.result import DesignResult
 from engine.spec import parse_spec
@@ -93,8 +95,17 @@ def deliverable_available(kind: str) -> bool:
 
 
 def revision_result(*, revision, extra_catalog: dict | None = None) -> DesignResult:
-    """Recompute the engine result of a revision from its stored spec (the engine is deterministic)."""
-    return compute_design(parse_spec(revision.spec), load_catalog(extra_catalog))
+    """Recompute the engine result of a revision from its stored spec (the engine is deterministic).
+
+    SpecError when it no longer computes: its spec no longer validates, or the owner's custom parts no
+    longer load beside the shipped catalog (every caller answers both as "not reproducible").
+    """
+    spec = parse_spec(revision.spec)
+    try:
+        catalog = load_catalog(extra_catalog)
+    except (CatalogError, MediaCatalogError) as exc:
+        raise SpecError.at("catalog", f"the custom parts no longer load: {exc}") from None
+    return compute_design(spec, catalog)
 
 
 def export_options(options: dict | None):

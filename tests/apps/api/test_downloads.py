@@ -157,6 +157,20 @@ def test_results_that_do_not_fit_the_test_sheet_are_a_400_naming_the_line(alice,
     assert _upload(alice, computed, MEASURED).status_code == 400  # no fiber_id / measured_loss_db columns
 
 
+@pytest.mark.skipif(not exports.deliverable_available("test-sheet.csv"), reason="no test-sheet renderer")
+def test_a_revision_whose_custom_parts_no_longer_load_is_a_409_not_a_500(alice, users, computed):
+    """Parts valid when saved can clash with a newer shipped catalog (here: a switch with no cages at all)."""
+    from apps.api.models import CustomPart
+
+    text = _filled_test_sheet(alice, computed)
+    CustomPart.objects.create(owner=users.alice, section="switches", key="broken", body={"name": "Broken"})
+    for response in (_upload(alice, computed, text), alice.get(rev_url(computed, 1, "downloads/test-sheet.csv"))):
+        assert response.status_code == 409, response.content[:300]
+        assert error_of(response)["code"] == "revision_not_reproducible"
+        assert "custom parts no longer load" in error_of(response)["message"]
+    assert not MeasurementUpload.objects.exists()
+
+
 def _with_bad_rows(text: str) -> str:
     """The filled sheet with three bad rows: a unit that is not dB (line 2), an unknown fiber id (line 3),
     and a duplicate of line 4 added at the end."""
