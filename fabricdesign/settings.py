@@ -206,7 +206,7 @@ JOB_REAP_EVERY_S = env_int("JOB_REAP_EVERY_S", 20)
 # A job still queued this long after its task was sent gets the task sent again (a lost message).
 JOB_QUEUED_RESEND_S = env_int("JOB_QUEUED_RESEND_S", 600)
 # Test hook only, never set in production: "<engine stage>:<seconds>" holds every computation at that
-# stage, so integration tests can kill or cancel a worker mid-run (apps.designs.services._stall_for_tests).
+# stage, so integration tests can kill or cancel a worker mid-run (apps.designs.services._test_stall).
 JOB_TEST_STALL = env_str("JOB_TEST_STALL", "")
 CELERY_BEAT_SCHEDULE = {
     "reap-stale-jobs": {"task": "jobs.reap_stale_jobs", "schedule": float(JOB_REAP_EVERY_S)},

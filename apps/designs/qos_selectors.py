@@ -121,10 +121,6 @@ def headroom_term_bits(policy: QosPolicy, speeds: tuple[int, ...]) -> dict[str, 
 _FETCH = object()  # "read the owner's custom parts now"
 
 
-def _custom_catalog(revision: Revision):
-    return revision_custom_catalog(revision)
-
-
 def revision_qos_plan(*, revision: Revision, custom=_FETCH) -> QosPlan:
     """The revision's QoS plan (files, headroom table, warnings); QosPlanError when it cannot be built.
     Always a recomputation (revision_qos_report and revision_config_set are the cached reads); `custom` is the
@@ -132,7 +128,7 @@ def revision_qos_plan(*, revision: Revision, custom=_FETCH) -> QosPlan:
     from apps.exports.services import revision_result
 
     if custom is _FETCH:
-        custom = _custom_catalog(revision)
+        custom = revision_custom_catalog(revision)
     try:
         result = revision_result(revision=revision, extra_catalog=custom)
         catalog = load_catalog(custom)
@@ -185,14 +181,6 @@ def _describe(folder: str, filename: str) -> tuple[str, str | None, str]:
     return filename.rsplit(".", 1)[0], None, "json"
 
 
-def config_file_text(plan: QosPlan, name: str) -> tuple[ConfigFile, str] | None:
-    """One file of the plan by its name, or None."""
-    for f, (_, text) in zip(config_files(plan), plan.files):
-        if f.name == name:
-            return f, text
-    return None
-
-
 def archive_filename(revision: Revision) -> str:
     name = slugify(revision.design.name)[:60] or f"design-{revision.design_id}"
     return f"{name}-r{revision.number}-{ARCHIVE}"
@@ -218,7 +206,7 @@ class ConfigSet:
         return _config_files((i.filename[len(_IN_ARCHIVE):], i.file_size) for i in self._entries[1])
 
     def file(self, name: str) -> tuple[ConfigFile, bytes] | None:
-        """One file by its name (as config_file_text), or None."""
+        """One file by its name, or None."""
         zf, infos = self._entries
         for f, info in zip(self.files, infos):
             if f.name == name:
@@ -237,7 +225,7 @@ class _QosKeys:
 def _qos_keys(revision: Revision) -> _QosKeys:
     """The cache keys of the revision's report and configuration set: by revision, spec hash, engine and catalog
     versions and the owner's custom parts (one query for those)."""
-    custom = _custom_catalog(revision)
+    custom = revision_custom_catalog(revision)
     fp = revision_fingerprint(revision, custom)
     configs = revision_key("qos-configs", _CONFIGS_VERSION, fp)
     return _QosKeys(custom, revision_key("qos-report", _REPORT_VERSION, fp), configs, f"{configs}:lock")
@@ -284,18 +272,11 @@ def revision_config_download(*, revision: Revision, name: str) -> tuple[bytes, s
     return content, f.content_type, f.name
 
 
-def revision_qos_report(*, revision: Revision, plan: QosPlan | None = None) -> dict:
+def revision_qos_report(*, revision: Revision) -> dict:
     """What the revision page shows: policy summary, warnings, headroom per speed, the switches needing the
     most headroom with their worst port's delay terms, and the file list. Cached by what determines it (spec,
-    versions, custom parts), filled with the configuration set by one recomputation; `plan`, when the caller
-    has built it, saves that."""
+    versions, custom parts), filled with the configuration set by one recomputation."""
     keys = _qos_keys(revision)
-    if plan is not None:
-        report = cache.get(keys.report)
-        if report is None:
-            report = _report(plan)
-            cache.set(keys.report, report, timeout=CACHE_TIMEOUT_S)
-        return report
     return compute_once(keys.lock, lambda: cache.get(keys.report), lambda: _compute_and_store(revision, keys)[0])
 
 
