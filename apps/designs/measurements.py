@@ -29,12 +29,7 @@ from django.http import Http404
 from apps.api.downloads import MAX_STORED_ERRORS, UploadRejected, measurement_upload
 from apps.api.errors import ApiError
 from apps.api.models import MeasurementUpload
-from apps.exports.services import (
-    DeliverableUnavailable,
-    custom_catalog_for_revision,
-    measurements_check,
-    revision_result,
-)
+from apps.exports.services import DeliverableUnavailable, revision_result
 from engine.errors import SpecError
 
 from .models import Revision
@@ -89,12 +84,11 @@ def measurement_create(*, revision: Revision, user, data: bytes, filename: str, 
 
     def check(text: str) -> dict | None:
         try:
-            result = revision_result(revision=revision, extra_catalog=custom_catalog_for_revision(revision))
-            return measurements_check(text=text, result=result, test_limit=test_limit)
+            return measurements_check_revision(revision=revision, text=text, test_limit=test_limit)
         except DeliverableUnavailable:
             return None  # this build has no test-sheet parser: the service checks the CSV's shape only
-        except SpecError as exc:
-            raise MeasurementRejected(f"This revision no longer computes with the current catalog: {exc}") from None
+        except MeasurementUnavailable as exc:
+            raise MeasurementRejected(str(exc)) from None
 
     # What is refused and what is kept is the service's rule, the same for the API and import-results.
     try:
@@ -104,6 +98,32 @@ def measurement_create(*, revision: Revision, user, data: bytes, filename: str, 
         raise MeasurementRejected(exc.message, exc.errors) from None
     except ApiError as exc:
         raise MeasurementRejected(exc.message, _errors_of(exc.fields)) from None
+
+
+def measurements_check_revision(*, revision: Revision, text: str, test_limit: str = "pmd") -> dict:
+    """Check a filled test sheet against the revision's limits table, as an upload is stored: {"rows",
+    "errors": [(line, column, message)], "counts"} (counts of the valid rows). The table comes from the cache,
+    and a miss recomputes the design once and fills it, so the upload's own page then recomputes nothing.
+
+    DeliverableUnavailable when this build cannot read test sheets; MeasurementUnavailable when the revision
+    no longer computes.
+    """
+    r = _test_sheet_renderers()
+    if r is None:
+        raise DeliverableUnavailable("measurements")
+    index = _limits_table(r, revision, test_limit).index
+    rows, errors = r.parse_test_results(text, index)
+    counts = r.compare(rows, index).counts if rows or not errors else {}
+    return {"rows": len(rows), "errors": [(e.line, e.column, e.message) for e in errors], "counts": counts}
+
+
+def _test_sheet_renderers():
+    """The renderers module when it can read test sheets back, else None."""
+    try:
+        from apps.exports import renderers as r
+    except ImportError:
+        return None
+    return r if hasattr(r, "parse_test_results") else None
 
 
 def _errors_of(fields) -> list[tuple[int | None, str, str]]:
@@ -218,11 +238,8 @@ def _limits_table(r, revision: Revision, test_limit: str) -> LimitsTable:
 
 def _comparison(upload: MeasurementUpload):
     """(renderers, limits table, parsed rows, parse errors, Comparison) of an upload."""
-    try:
-        from apps.exports import renderers as r
-    except ImportError:
-        r = None
-    if r is None or not hasattr(r, "parse_test_results"):
+    r = _test_sheet_renderers()
+    if r is None:
         raise MeasurementUnavailable("This build cannot read test sheets back.")
     table = _limits_table(r, upload.revision, upload.test_limit)
     rows, errors = r.parse_test_results(upload.content, table.index)

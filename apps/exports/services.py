@@ -129,22 +129,6 @@ def deliverable_lines(*, kind: str, result: DesignResult, options: dict | None) 
     return fn(result, **{name: getattr(opts, name) for name in d.args})
 
 
-def measurements_check(*, text: str, result: DesignResult, test_limit: str = "pmd") -> dict:
-    """Validate uploaded measurements against the revision's test sheet (the renderers' parser).
-
-    Returns {"rows", "errors": [(line, column, message)], "counts"} (counts of the valid rows, even when
-    other rows have errors); DeliverableUnavailable when this build has no parser.
-    """
-    r = _renderers()
-    parse = getattr(r, "parse_test_results", None)
-    if parse is None:
-        raise DeliverableUnavailable("measurements")
-    expected = list(r.iter_test_rows(result, test_limit=test_limit))
-    rows, errors = parse(text, expected)
-    counts = r.compare(rows, expected).counts if rows or not errors else {}
-    return {"rows": len(rows), "errors": [(e.line, e.column, e.message) for e in errors], "counts": counts}
-
-
 # --- background exports ------------------------------------------------------------------------
 # A 400,000-cable plan takes tens of seconds to render, so big deliverables are built by a worker into
 # a file (MEDIA_ROOT/exports/<job id>/<name>) that the job's download serves afterwards.

@@ -11,6 +11,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from apps.designs.measurements import MeasurementUnavailable, measurements_check_revision
 from apps.designs.selectors import design_get
 from apps.exports.services import (
     ARCHIVES,
@@ -22,7 +23,6 @@ from apps.exports.services import (
     export_content_type,
     export_enqueue,
     export_path,
-    measurements_check,
     revision_result,
 )
 from engine.errors import SpecError
@@ -230,9 +230,11 @@ class MeasurementListApi(ApiView):
         text = request.data if isinstance(request.data, str) else ""
         def check(text: str):
             try:
-                return measurements_check(text=text, result=_result(rev), test_limit=q["test_limit"])
+                return measurements_check_revision(revision=rev, text=text, test_limit=q["test_limit"])
             except DeliverableUnavailable:
                 return None
+            except MeasurementUnavailable as exc:
+                raise ApiError(409, "revision_not_reproducible", str(exc)) from None
 
         m = measurement_upload(revision=rev, user=request.user, text=text, filename=q["filename"], check=check,
                                test_limit=q["test_limit"], keep_valid=not q["reject_on_error"])

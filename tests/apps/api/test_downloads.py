@@ -128,7 +128,7 @@ def basic_check_only(monkeypatch):
     def unavailable(**kwargs):
         raise exports.DeliverableUnavailable("measurements")
 
-    monkeypatch.setattr("apps.api.views.downloads.measurements_check", unavailable)
+    monkeypatch.setattr("apps.api.views.downloads.measurements_check_revision", unavailable)
 
 
 @pytest.mark.skipif(not exports.deliverable_available("test-sheet.csv"), reason="no test-sheet renderer")

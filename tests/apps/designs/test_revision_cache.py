@@ -237,12 +237,12 @@ def test_an_uploads_page_is_judged_from_the_cached_limits_table(alice, revision,
     at_upload = engine_calls()
 
     first = alice.get(url("measurement", revision.design_id, revision.number, upload.pk))
-    assert engine_calls() == at_upload + 1
+    assert engine_calls() == at_upload  # the upload's check filled the limits table its page reads
     again = alice.get(url("measurement", revision.design_id, revision.number, upload.pk))
     results = alice.get(url("measurement_results_csv", revision.design_id, revision.number, upload.pk))
     b"".join(results.streaming_content)
 
-    assert engine_calls() == at_upload + 1
+    assert engine_calls() == at_upload
     assert first.status_code == again.status_code == 200 and first.context["report"] == again.context["report"]
 
 

@@ -10,12 +10,11 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from apps.api.catalog import custom_catalog_for
 from apps.api.downloads import MAX_STORED_ERRORS, UploadRejected, error_fields, measurement_upload
 from apps.api.errors import ApiError
+from apps.designs.measurements import MeasurementUnavailable, measurements_check_revision
 from apps.designs.models import Design
-from apps.exports.services import DeliverableUnavailable, measurements_check, revision_result
-from engine.errors import SpecError
+from apps.exports.services import DeliverableUnavailable
 
 EXIT_ROWS_LEFT_OUT = 3
 
@@ -48,16 +47,13 @@ class Command(BaseCommand):
             text = Path(csv).read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError) as exc:
             raise CommandError(f"cannot read {csv}: {exc}") from None
-        try:
-            result = revision_result(revision=rev, extra_catalog=custom_catalog_for(d.owner))
-        except SpecError as exc:
-            raise CommandError(f"{d.name} r{rev.number} no longer computes with the current catalog: {exc}") from None
-
         def check(t: str):
             try:
-                return measurements_check(text=t, result=result)
+                return measurements_check_revision(revision=rev, text=t)
             except DeliverableUnavailable:
                 return None  # no test-sheet parser in this build: the CSV's shape is checked only
+            except MeasurementUnavailable as exc:
+                raise CommandError(f"{d.name} r{rev.number}: {exc}") from None
 
         try:
             upload = measurement_upload(revision=rev, user=d.owner, text=text, filename=Path(csv).name,
