@@ -15,6 +15,8 @@ from typing import Any
 from django.db.models import F, Q, QuerySet, Value
 from django.db.models.functions import Coalesce
 
+from engine.model import NETWORKS
+
 from .models import CableRecord, LinkRecord, Revision
 
 MAX_LIMIT = 1000
@@ -179,7 +181,7 @@ def cable_page(*, revision: Revision, filters: dict | None = None, cursor: str |
                  limit=limit)
 
 
-_NETWORK_ORDER = {name: i for i, name in enumerate(("compute", "storage", "inband", "oob"))}
+_NETWORK_ORDER = {name: i for i, name in enumerate(NETWORKS)}
 
 
 def link_facets(revision: Revision) -> dict[str, list]:

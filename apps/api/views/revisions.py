@@ -20,8 +20,8 @@ from .tokens import PageQuery
 
 
 def _revision(request, design_id: int, number: int, *, rows_only: bool = False) -> Revision:
-    # Link and cable pages need only the revision's id: skip loading its spec and summary.
-    return revision_for(request, design_id, number, defer=("spec", "summary") if rows_only else ())
+    # Link and cable pages need only the revision's id: skip loading its JSON and its design's.
+    return revision_for(request, design_id, number, bare=rows_only)
 
 
 class RevisionListApi(ApiView):
