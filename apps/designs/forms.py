@@ -184,7 +184,32 @@ def spec_yaml(spec: Mapping) -> str:
     return yaml.safe_dump(ordered_spec(spec), sort_keys=False, allow_unicode=True)
 
 
-class SpecForm(forms.Form):
+def field_for_path(path: str, names: Mapping[str, str]) -> tuple[str | None, str]:
+    """The form field a SpecError path belongs to (`names`: dotted path -> field name), and what of the path
+    is left below it: "workloads[0].parallelism.tensor" -> ("workloads", "[0].parallelism.tensor")."""
+    probe = path
+    while probe:
+        if probe in names:
+            return names[probe], path[len(probe):].lstrip(".")
+        cut = max(probe.rfind("."), probe.rfind("["))
+        probe = probe[:cut] if cut > 0 else ""
+    return None, path
+
+
+class SpecErrorsMixin:
+    """add_spec_errors for a form whose field_for_path(path) names the field of an engine error path."""
+
+    def add_spec_errors(self, exc: SpecError) -> None:
+        """Each engine message next to the field its path names (above the form when none does)."""
+        for err in exc.errors:
+            name, rest = self.field_for_path(err.path)
+            self.add_error(name, f"{rest}: {err.message}" if rest else err.message)
+
+
+_FIELD_NAMES = {path: leaf.name for path, leaf in _BY_PATH.items()}
+
+
+class SpecForm(SpecErrorsMixin, forms.Form):
     """Every spec field as a form field; `cleaned_spec` is the engine-normalized spec dict."""
 
     def __init__(self, *args, spec: Mapping | None = None, **kwargs):
@@ -223,21 +248,8 @@ class SpecForm(forms.Form):
             self.add_spec_errors(exc)
         return data
 
-    def add_spec_errors(self, exc: SpecError) -> None:
-        """Each engine message next to the field its path names (above the form when none does)."""
-        for err in exc.errors:
-            name, rest = self.field_for_path(err.path)
-            self.add_error(name, f"{rest}: {err.message}" if rest else err.message)
-
     def field_for_path(self, path: str) -> tuple[str | None, str]:
-        """The form field a SpecError path belongs to, and what of the path is left below it."""
-        probe = path
-        while probe:
-            if probe in _BY_PATH:
-                return _BY_PATH[probe].name, path[len(probe):].lstrip(".")
-            cut = max(probe.rfind("."), probe.rfind("["))
-            probe = probe[:cut] if cut > 0 else ""
-        return None, path
+        return field_for_path(path, _FIELD_NAMES)
 
     def sections(self) -> list[dict]:
         """Fields grouped by spec section, with whether the section starts folded."""

@@ -29,7 +29,7 @@ from engine.qos.policy import (
     QosPolicy,
 )
 
-from .forms import dotted_get, dotted_set
+from .forms import SpecErrorsMixin, dotted_get, dotted_set, field_for_path
 
 SEP = "__"  # form field names are policy paths with "." replaced (ids stay valid CSS selectors)
 
@@ -212,6 +212,7 @@ FIELDS: tuple[QosField, ...] = (
     QosField("infiniband.lmc", "int", "LMC", "LID mask control: 2^LMC LIDs per port. Default 0."),
 )
 BY_PATH = {f.path: f for f in FIELDS}
+_FIELD_NAMES = {path: f.name for path, f in BY_PATH.items()}
 
 SECTIONS = {
     "general": "Congestion control",
@@ -310,7 +311,7 @@ def _form_field(f: QosField) -> forms.Field:
     return forms.CharField(**common)
 
 
-class QosPolicyForm(forms.Form):
+class QosPolicyForm(SpecErrorsMixin, forms.Form):
     """The policy as a form; `cleaned_qos` is the `qos` value it describes, already validated by the engine.
 
     `stored` is the spec's current `qos` value (it decides which follow-the-classes fields start empty);
@@ -360,7 +361,7 @@ class QosPolicyForm(forms.Form):
             QosPolicy.from_dict(stored, technology)
         except SpecError as exc:
             for err in exc.errors:
-                name, rest = field_for_path(err.path)
+                name, rest = qos_field_for_path(err.path)
                 message = f"{rest}: {err.message}" if rest else err.message
                 shown = form.errors.get(name or "__all__", [])
                 if message not in shown:
@@ -389,11 +390,8 @@ class QosPolicyForm(forms.Form):
             self.cleaned_qos = qos
         return data
 
-    def add_spec_errors(self, exc: SpecError) -> None:
-        """Each engine message next to the field its path names (above the form when none does)."""
-        for err in exc.errors:
-            name, rest = field_for_path(err.path)
-            self.add_error(name, f"{rest}: {err.message}" if rest else err.message)
+    def field_for_path(self, path: str) -> tuple[str | None, str]:
+        return qos_field_for_path(path)
 
     def sections(self) -> list[dict]:
         """Fields grouped by section; sections the design's technology does not use start folded."""
@@ -422,14 +420,8 @@ class QosPolicyForm(forms.Form):
         return rows
 
 
-def field_for_path(path: str) -> tuple[str | None, str]:
+def qos_field_for_path(path: str) -> tuple[str | None, str]:
     """The form field a SpecError path (qos.roce.dscp[1]) belongs to, and what of the path is left below it."""
-    probe = path.removeprefix("qos.")
-    full = probe
-    while probe:
-        if probe in BY_PATH:
-            return BY_PATH[probe].name, full[len(probe):].lstrip(".")
-        cut = max(probe.rfind("."), probe.rfind("["))
-        probe = probe[:cut] if cut > 0 else ""
-    return None, path
+    name, rest = field_for_path(path.removeprefix("qos."), _FIELD_NAMES)
+    return (name, rest) if name is not None else (None, path)
 
