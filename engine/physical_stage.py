@@ -19,7 +19,6 @@ from operator import itemgetter
 from typing import Any, NamedTuple
 
 from .catalog import Catalog
-from .errors import SpecError
 from .model import Device, Link, Place, Rack
 from .physical import (
     CageEnd,
@@ -235,11 +234,7 @@ def _cage_end(d: Device, cage: str, speed: int, catalog: Catalog, server_cages: 
 
 def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[Link], lengths: list[float],
                  places: list[Place | None], racks: list[Rack], progress) -> tuple[PhysicalResult, list[str]]:
-    try:
-        policy = MediaPolicy.from_dict(spec.physical or {})
-    except ValueError as exc:
-        path, _, msg = str(exc).partition(": ")
-        raise SpecError.at(path if path.startswith("physical") else "physical", msg or str(exc)) from None
+    policy = MediaPolicy.from_dict(spec.physical or {})  # SpecError at its path
     media = catalog.media
     server = catalog.servers[spec.servers.model]
     planes = spec.compute.planes

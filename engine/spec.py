@@ -289,12 +289,8 @@ def _policy_errors(norm: dict) -> list[FieldError]:
         else:
             try:
                 MediaPolicy.from_dict(physical)
-            except ValueError as exc:  # "physical.tiers.leaf-spine.medium: must be one of ..."
-                path, sep, message = str(exc).partition(": ")
-                if sep and (path == "physical" or path.startswith(("physical.", "physical["))):
-                    errors.append(FieldError(path, message))
-                else:
-                    errors.append(FieldError("physical", str(exc)))
+            except SpecError as exc:
+                errors += exc.errors
     qos = norm.get("qos")
     cf = norm.get("compute_fabric")
     technology = cf.get("technology") if isinstance(cf, Mapping) else None

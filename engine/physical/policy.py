@@ -3,8 +3,8 @@
 Every default is a figure from shared/reference/optics-and-cabling.md (source tag in the
 comment) or a documented gap default (docs/data-gaps.md). ``MediaPolicy`` is
 frozen and hashable (mappings are stored as sorted tuples of pairs), so it can key memo
-caches. ``MediaPolicy.from_dict`` validates a plain dict and raises ``ValueError`` whose
-message starts with the offending key path, e.g.
+caches. ``MediaPolicy.from_dict`` validates a plain dict and raises ``SpecError`` (a ``ValueError``)
+at the offending key path, e.g.
 ``physical.tiers.leaf-spine.medium: must be one of [...]``.
 """
 
@@ -23,6 +23,7 @@ from engine.physical.constants import (
     MEDIUM_PINS,
     TRUNK_BASES,
 )
+from engine.errors import SpecError
 from engine.physical.labels import DEFAULT_CABLE, DEFAULT_END, DEFAULT_PANEL, DEFAULT_TRUNK, LabelTemplate
 
 
@@ -133,7 +134,20 @@ class MediaPolicy:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None, *, path: str = "physical") -> MediaPolicy:
-        """Build a policy from a plain dict; missing keys keep their defaults."""
+        """Build a policy from a plain dict; missing keys keep their defaults. A bad value is a SpecError at
+        its path (the checks below say "path: message"; this is the one place that turns that into a path)."""
+        try:
+            return cls._from_dict(d, path)
+        except SpecError:
+            raise
+        except ValueError as exc:
+            where, sep, message = str(exc).partition(": ")
+            if sep and (where == path or where.startswith((f"{path}.", f"{path}["))):
+                raise SpecError.at(where, message) from None
+            raise SpecError.at(path, str(exc)) from None
+
+    @classmethod
+    def _from_dict(cls, d: Mapping[str, Any] | None, path: str) -> MediaPolicy:
         if d is None:
             return cls()
         _mapping(d, path)
