@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import IO, Iterator
 
-from ._csv import csv_lines, write_csv
-from ._pdf import COND, SANS, Column, DocInfo, FlowDoc, Graphic, Heading, Lines, PageBreak, Table, page_size
+from ._csv import csv_lines
+from ._pdf import SANS, Column, DocInfo, FlowDoc, Graphic, Heading, Lines, PageBreak, Table, page_size
 from ._view import CABLE_CSV_COLUMNS, CI, DesignView
 from .diagrams import elevation_racks, elevations, fabric_diagram, rack_summary_lines, su_detail
 from .options import ExportOptions

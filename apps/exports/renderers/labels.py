@@ -110,7 +110,7 @@ def render_labels_pdf(result, fh, options=None, *, revision_label: str = "r1") -
     foot_y = max(2.0, (bottom_free - small) / 2) if bottom_free >= stock.margin_top else ph - stock.margin_top / 2 - 3
     scope = f" \u00b7 rack {opts.rack}" if opts.rack else (f" \u00b7 row {opts.row}" if opts.row else "")
     labels = iter_labels(v, row=opts.row, rack=opts.rack)
-    fit_reg, fit_bold, fit_small = f_reg.fit, f_bold.fit, f_small.fit
+    fit_bold, fit_small = f_bold.fit, f_small.fit
     width_reg = f_reg.width
     xs = [stock.margin_left + k * (stock.label_width + stock.gap_x) + pad for k in range(stock.columns)]
     ys = [ph - stock.margin_top - k * (stock.label_height + stock.gap_y) - pad - size for k in range(stock.rows)]

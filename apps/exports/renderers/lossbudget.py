@@ -18,7 +18,7 @@ def _view(result) -> DesignView:
 
 
 def _budget_fields(b) -> tuple:
-    fiber = pairs = 0
+    pairs = 0
     fdb = cdb = odb = 0.0
     for label, db in b.terms:
         if label.startswith("fiber "):

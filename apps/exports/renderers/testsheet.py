@@ -16,7 +16,7 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import IO, Iterable, Iterator, Mapping
+from typing import Iterable, Iterator, Mapping
 
 from engine.physical.channel import build_channel, lane_map
 
