@@ -201,6 +201,8 @@ class _EndRenderer:
 
 _NO_MORE = ("", "", "", "")  # LabelEnd's panel, plane, rail and tier: not known for a cable end
 _label_end = tuple.__new__  # builds a LabelEnd from a full tuple without NamedTuple's keyword machinery
+# _EndRenderer's tuples are head (site, room, grid, ru) + (port,) + tail (device, rack, row) + _NO_MORE.
+assert LabelEnd._fields[:5] == ("site", "room", "grid", "ru", "port") and len(LabelEnd._fields) == 12
 
 
 def _port_label(port: str) -> str:

@@ -367,13 +367,13 @@ def memory(wl: Workload, facts: FabricFacts, s: AnalysisSettings) -> dict:
     if wl.activation_memory_gb is not None:
         activations = wl.activation_memory_gb * GB
         act_source = "measured: workload activation_memory_gb"
-    elif wl.activation_checkpointing == "full":
-        stored = 2 * sbh / (t if par.sequence_parallel else 1) * scale
-        activations = layers_per_stage * in_flight * stored + layer_full
-        act_source = "estimate: Korthikanti et al. 2022 (not from the reference)"
     else:
-        activations = layers_per_stage * in_flight * layer_full
         act_source = "estimate: Korthikanti et al. 2022 (not from the reference)"
+        if wl.activation_checkpointing == "full":
+            stored = 2 * sbh / (t if par.sequence_parallel else 1) * scale
+            activations = layers_per_stage * in_flight * stored + layer_full
+        else:
+            activations = layers_per_stage * in_flight * layer_full
     total = weights + gradients + optimizer + activations
     capacity = facts.gpu_memory_gb * GB
     ratio = total / capacity
