@@ -29,9 +29,13 @@ def design_can_write(*, user, design: Design) -> bool:
     return design.owner_id == user.id or design.shares.filter(user=user, access=Access.WRITE).exists()
 
 
-def revision_get(*, user, design_id: int, number: int) -> Revision:
-    design = design_get(user=user, design_id=design_id)
-    rev = design.revisions.filter(number=number).first()
+def revision_get(*, user, design_id: int, number: int, defer: tuple[str, ...] = (), bare: bool = False) -> Revision:
+    """A revision of a design the user may see, with its design and owner, in one query (design_list's rule
+    as a subquery); otherwise Http404. `defer`: fields not to load; `bare`: only its id and number."""
+    visible = design_list(user=user).filter(pk=design_id).values("pk")
+    revisions = (Revision.objects.only("id", "number", "design_id") if bare else
+                 Revision.objects.select_related("design__owner", "created_by").defer(*defer))
+    rev = revisions.filter(design_id=design_id, design__in=visible, number=number).first()
     if rev is None:
         raise Http404("No such revision.")
     return rev

@@ -9,7 +9,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
 from apps.designs.models import Design, Revision
-from apps.designs.selectors import design_get, design_list
+from apps.designs.selectors import design_get, revision_get
 
 from ..auth import TokenAuthentication
 from ..errors import api_exception_handler
@@ -58,16 +58,6 @@ def design_for(request, design_id: int, *, write: bool = False, owner: bool = Fa
 
 def revision_for(request, design_id: int, number: int, *, defer: tuple[str, ...] = (),
                  bare: bool = False) -> Revision:
-    """A revision of a design the caller may see, with its design and owner, in one query; else 404.
-    `bare`: only its id and number (what a link or cable page needs), none of its JSON or its design's.
-
-    The access rule is the selectors' own (design_list), used as a subquery, so a result read costs
-    one query instead of two (design_get, then the revision).
-    """
-    visible = design_list(user=request.user).filter(pk=design_id).values("pk")
-    revisions = (Revision.objects.only("id", "number", "design_id") if bare else
-                 Revision.objects.select_related("design__owner", "created_by").defer(*defer))
-    rev = revisions.filter(design_id=design_id, design__in=visible, number=number).first()
-    if rev is None:
-        raise Http404("No such revision.")
-    return rev
+    """A revision of a design the caller may see, in one query; else 404 (apps.designs.selectors.revision_get).
+    `bare`: only its id and number (what a link or cable page needs), none of its JSON or its design's."""
+    return revision_get(user=request.user, design_id=design_id, number=number, defer=defer, bare=bare)
