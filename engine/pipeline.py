@@ -1,14 +1,18 @@
-"""compute_design(spec) -> DesignResult: the whole engine, stage by stage."""
-from __future__ import annotations
+"""compute_design(spec) -> DesignResult: the whole engine, stage by stage.
 
-import gc
+It runs in two halves, start_design (topology to physical layer) and finish_design (invariant checks and
+summary), so that a caller storing the rows can do the second half while its database builds indexes
+(apps/designs/services.py); compute_design runs both.
+"""
+from __future__ import annotations
 
 from .catalog import Catalog, load_catalog
 from .model import Place
 from .placement import _Floor, plan_floor
-from .result import ENGINE_VERSION, DesignResult, ProgressFn, no_progress
+from .result import ENGINE_VERSION, DesignDraft, DesignResult, ProgressFn, no_progress
 from .runlength import device_geometry, run_lengths
 from .errors import SpecError
+from .gcpause import cyclic_gc_paused
 from .spec import DesignSpec
 from .summary import summarize
 from .topology.access import build_access, plan_access
@@ -76,25 +80,21 @@ def _build_oob(spec, catalog, b, racks, places, oob_model, server, reserved_u):
 
 
 def compute_design(spec: DesignSpec, catalog: Catalog | None = None, progress: ProgressFn = no_progress) -> DesignResult:
-    """Compute a design. The cyclic garbage collector is paused meanwhile: the run allocates
-    millions of small acyclic records, and full collections over them cost time that grows with
-    the design's size (the records are freed by reference counting all the same)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return _compute(spec, catalog, progress)
-    finally:
-        if enabled:
-            gc.enable()
+    """Compute a design, with the cyclic garbage collector paused (engine/gcpause.py says why)."""
+    with cyclic_gc_paused():
+        return finish_design(start_design(spec, catalog, progress), progress)
 
 
-def _compute(spec: DesignSpec, catalog: Catalog | None, progress: ProgressFn) -> DesignResult:
+def _stage(progress: ProgressFn, name: str) -> None:
+    progress(name, STAGES.index(name), len(STAGES))
+
+
+def start_design(spec: DesignSpec, catalog: Catalog | None = None, progress: ProgressFn = no_progress) -> DesignDraft:
+    """Topology, placement, run lengths and the physical layer: all a design's link and cable rows need."""
     catalog = catalog or load_catalog()
-    total = len(STAGES)
-    step = iter(range(total))
 
     def stage(name: str) -> None:
-        progress(name, next(step), total)
+        _stage(progress, name)
 
     stage("topology")
     plan = plan_compute(spec, catalog)
@@ -187,25 +187,37 @@ def _compute(spec: DesignSpec, catalog: Catalog | None, progress: ProgressFn) ->
                                                lengths=lengths, places=places, racks=racks, progress=progress)
         warnings += phys_warnings
 
-    stage("verification")
-    checks = verify(devices=devices, links=links, switches=catalog.switches, compute_plan=plan,
-                    server_model=server, n_servers=len(servers), gpus=len(servers) * server.gpus)
+    return DesignDraft(spec=spec, engine_version=ENGINE_VERSION, catalog_version=catalog.version,
+                       devices=tuple(devices), racks=tuple(racks), places=tuple(places), links=tuple(links),
+                       lengths_m=tuple(lengths), warnings=tuple(warnings), physical=physical, catalog=catalog,
+                       plan=plan, storage_plan=storage_plan, inband_plan=inband_plan, server=server,
+                       n_servers=len(servers))
 
-    stage("summary")
-    summary = summarize(spec=spec, catalog=catalog, plan=plan, storage_plan=storage_plan, inband_plan=inband_plan,
-                        devices=devices, links=links, lengths=lengths, racks=racks, server=server,
-                        physical=physical, warnings=warnings)
+
+def finish_design(draft: DesignDraft, progress: ProgressFn = no_progress) -> DesignResult:
+    """Check the draft's invariants (EngineInvariantError on a broken one) and summarize it."""
+    spec, catalog, plan, server = draft.spec, draft.catalog, draft.plan, draft.server
+    _stage(progress, "verification")
+    checks = verify(devices=draft.devices, links=draft.links, switches=catalog.switches, compute_plan=plan,
+                    server_model=server, n_servers=draft.n_servers, gpus=draft.n_servers * server.gpus)
+
+    _stage(progress, "summary")
+    warnings = list(draft.warnings)
+    summary = summarize(spec=spec, catalog=catalog, plan=plan, storage_plan=draft.storage_plan,
+                        inband_plan=draft.inband_plan, devices=draft.devices, links=draft.links,
+                        lengths=draft.lengths_m, racks=draft.racks, server=server, physical=draft.physical,
+                        warnings=warnings)
     if spec.workloads:
         from .traffic import analyze_design_workloads
 
         summary["workloads"] = analyze_design_workloads(spec.workloads, summary, server, su_per_pod=plan.su_per_pod)
-    summary["engine_version"] = ENGINE_VERSION
-    summary["catalog_version"] = catalog.version
-    progress("done", total, total)
-    return DesignResult(spec=spec, engine_version=ENGINE_VERSION, catalog_version=catalog.version,
-                        devices=tuple(devices), racks=tuple(racks), places=tuple(places), links=tuple(links),
-                        lengths_m=tuple(lengths), summary=summary, warnings=tuple(warnings), checks=tuple(checks),
-                        physical=physical)
+    summary["engine_version"] = draft.engine_version
+    summary["catalog_version"] = draft.catalog_version
+    progress("done", len(STAGES), len(STAGES))
+    return DesignResult(spec=spec, engine_version=draft.engine_version, catalog_version=draft.catalog_version,
+                        devices=draft.devices, racks=draft.racks, places=draft.places, links=draft.links,
+                        lengths_m=draft.lengths_m, summary=summary, warnings=tuple(warnings), checks=tuple(checks),
+                        physical=draft.physical)
 
 
-__all__ = ["compute_design", "STAGES", "Place"]
+__all__ = ["compute_design", "start_design", "finish_design", "STAGES", "Place"]

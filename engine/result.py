@@ -21,6 +21,33 @@ def no_progress(stage: str, done: int, total: int) -> None:
 
 
 @dataclass(frozen=True)
+class DesignDraft:
+    """A design up to its physical layer, before its invariant checks and summary (engine.pipeline.start_design).
+
+    It holds everything a design's link and cable rows are made of, under DesignResult's names, so a caller
+    can store the rows while finish_design() checks and summarizes. The plans and models are what the
+    checks and the summary need; nobody else should read them.
+    """
+
+    spec: DesignSpec
+    engine_version: str
+    catalog_version: str
+    devices: tuple[Device, ...]
+    racks: tuple[Rack, ...]
+    places: tuple[Place | None, ...]
+    links: tuple[Link, ...]
+    lengths_m: tuple[float, ...]  # parallel to links
+    warnings: tuple[str, ...]
+    physical: Any = field(default=None, compare=False)
+    catalog: Any = field(default=None, compare=False, repr=False)
+    plan: Any = field(default=None, compare=False, repr=False)  # the compute fabric's plan
+    storage_plan: Any = field(default=None, compare=False, repr=False)
+    inband_plan: Any = field(default=None, compare=False, repr=False)
+    server: Any = field(default=None, compare=False, repr=False)  # the server model
+    n_servers: int = 0
+
+
+@dataclass(frozen=True)
 class DesignResult:
     spec: DesignSpec
     engine_version: str
