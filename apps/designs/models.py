@@ -107,6 +107,8 @@ class LinkRecord(models.Model):
         # tier) page in link_id order straight from their index. Filters matching few rows (a rack, a device,
         # a rare medium or status) come from an index on (revision, value) and are sorted: both ends of an
         # OR read two indexes anyway, so link_id in their key would only make them bigger and slower to fill.
+        # On PostgreSQL migration 0004 drops "revision" from these keys (each partition holds one revision)
+        # and makes the text columns COLLATE "C"; the model keeps them for SQLite, whose table holds them all.
         indexes = [
             models.Index(fields=["revision", "network", "tier", "link_id"], name="link_net_tier"),
             models.Index(fields=["revision", "tier", "link_id"], name="link_tier"),

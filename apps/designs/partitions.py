@@ -7,6 +7,12 @@ row while 400,000 rows stream in (bench/bench_store.py). All of it runs in the c
 failed or cancelled store leaves no table behind. Page queries name one revision, so the planner reads
 only that revision's partition and its own statistics.
 
+Since migration 0004 the indexes leave revision_id out of their keys (a partition holds one revision: the
+column would only add eight equal bytes to every key) and the text columns collate "C", so keys compare
+byte by byte (a third faster to build) and a btree can serve the table search's device-name prefix.
+A partition made here copies both from its parent (CREATE TABLE ... LIKE copies column collations). The
+sort orders' indexes are the partition's own, built once the store has committed (build_sort_indexes).
+
 Locks, for whoever changes this: attaching takes SHARE UPDATE EXCLUSIVE on the parent (readers and writers
 go on; a second attach waits for the first commit) and ACCESS EXCLUSIVE on the DEFAULT partition, which
 holds only rows written without a partition (tests, ad-hoc ORM inserts), scanned once per attach. Dropping
@@ -75,6 +81,72 @@ def analyze_partitions(revision_id: int) -> None:
         if present:
             cur.execute(f"SET LOCAL default_statistics_target = {ANALYZE_STATISTICS_TARGET}")
             cur.execute("ANALYZE " + ", ".join(_q(n) for n in present))
+
+
+def sort_index_keys() -> dict[str, dict[str, str]]:
+    """{row table: {index suffix: key}} for each sort order of the tables (apps/designs/tables.py) but the
+    id and the cable part, whose indexes are the parent's. A key is written as the page query's ORDER BY
+    writes it, a nullable column as COALESCE(column, _NULL_SORTS_AS), or PostgreSQL would not match it."""
+    from .models import CableRecord, LinkRecord
+    from .tables import _NULL_SORTS_AS, CABLE_SORTS, LINK_SORTS
+
+    keys: dict[str, dict[str, str]] = {}
+    for model, sorts, id_field in ((LinkRecord, LINK_SORTS, "link_id"), (CableRecord, CABLE_SORTS, "cable_id")):
+        table_keys = keys[model._meta.db_table] = {}
+        for name in sorts:
+            if name in (id_field, "part"):
+                continue
+            column = _q(model._meta.get_field(name).column)
+            expr = f"(COALESCE({column}, {float(_NULL_SORTS_AS)!r}))" if model._meta.get_field(name).null else column
+            table_keys[f"by_{name}"] = f"{expr}, {_q(id_field)}"
+    return keys
+
+
+def build_sort_indexes(revision_id: int) -> int:
+    """Give one revision's partitions an index per sort order, those it lacks; returns how many were built.
+
+    Run after the store commits, not at attach: each index is ~0.2 s for 400,000 rows, which the job's
+    transaction would otherwise hold the revision back for. Until they exist a sorted page sorts the
+    revision (55-200 ms at 400,000 links) instead of reading 100 index entries (2-3 ms). The build locks
+    the partition against writes only; its rows are never written again anyway.
+    """
+    if connection.vendor != "postgresql":
+        return 0
+    built = 0
+    with transaction.atomic(), connection.cursor() as cur:
+        for table, keys in sort_index_keys().items():
+            child = partition_name(table, revision_id)
+            cur.execute("SELECT 1 FROM pg_class WHERE relname = %s AND relkind = 'r'", [child])
+            if cur.fetchone() is None:
+                continue
+            cur.execute("SELECT indexname FROM pg_indexes WHERE tablename = %s", [child])
+            present = {r[0] for r in cur.fetchall()}
+            for suffix, key in keys.items():
+                name = f"{child}_{suffix}"
+                if name not in present:
+                    cur.execute(f"CREATE INDEX {_q(name)} ON {_q(child)} ({key})")
+                    built += 1
+    return built
+
+
+def build_missing_sort_indexes() -> int:
+    """build_sort_indexes for every stored revision whose partitions lack some (a worker stopped between
+    the commit and the build, or the revision was stored before these indexes existed); returns the count."""
+    if connection.vendor != "postgresql":
+        return 0
+    wanted = sort_index_keys()
+    with connection.cursor() as cur:
+        cur.execute("SELECT c.relname, p.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
+                    "JOIN pg_class p ON p.oid = i.inhparent WHERE p.relname = ANY(%s)", [list(ROW_TABLES)])
+        children = cur.fetchall()
+        cur.execute("SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()")
+        indexes = {r[0] for r in cur.fetchall()}
+    revisions = set()
+    for child, table in children:
+        m = _CHILD.match(child)
+        if m and any(f"{child}_{suffix}" not in indexes for suffix in wanted.get(table, {})):
+            revisions.add(int(m.group(2)))
+    return sum(build_sort_indexes(r) for r in sorted(revisions))
 
 
 def drop_partitions(revision_ids: Iterable[int]) -> int:

@@ -8,14 +8,18 @@ rows go into partitions of their own (store_revision_rows, apps/designs/partitio
 from __future__ import annotations
 
 import threading
+import time
+from contextlib import contextmanager
+from functools import partial
 from itertools import islice
-from typing import Callable, Iterable, Iterator, NamedTuple, Sequence
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence, TypeVar
 
 from django.db import connection
 
 from .partitions import attach_partition, create_partition_table, partitioned
 
 OnBatch = Callable[[int], None]
+T = TypeVar("T")
 
 
 def bulk_insert(table: str, columns: Sequence[str], rows: Iterable[tuple], *, batch: int = 5000,
@@ -39,57 +43,100 @@ class RowLoad(NamedTuple):
 
 
 def store_revision_rows(revision_id: int, loads: Sequence[RowLoad], *,
-                        between: Callable[[], None] | None = None) -> list[int]:
-    """Store one revision's rows, table after table, in the current transaction; returns the counts.
+                        between: Callable[[], None] | None = None,
+                        meanwhile: Callable[[], T] | None = None,
+                        timings: dict[str, float] | None = None) -> tuple[list[int], T | None]:
+    """Store one revision's rows, table after table, in the current transaction.
+
+    Returns the row counts per table and what `meanwhile()` returned (None without it).
 
     On partitioned PostgreSQL tables each table's rows go into a new partition of their own, loaded with no
     index and attached afterwards (apps/designs/partitions.py). While PostgreSQL builds one partition's
-    indexes (seconds, on its own core) the next table's rows are generated here in a thread: the wait on
-    the server releases the GIL. Elsewhere rows are bulk-inserted. `between()` runs after each table but
-    the last (a test hook).
+    indexes (seconds, on its own core) a thread here does the next Python work: it generates the next
+    table's rows, or, after the last table, runs `meanwhile()`; the wait on the server releases the GIL.
+    `meanwhile` must not use the database (the thread has no connection of its own to use) and must not
+    touch what the rows are made of. Elsewhere rows are bulk-inserted, and `meanwhile()` runs after them.
+    `between()` runs after each table but the last (a test hook). `timings`, when given, receives the
+    seconds spent per table and phase ("<table>.load", "<table>.index", "<table>.rows wait" for rows still
+    being generated when the previous table's indexes were done, and "meanwhile.wait" for `meanwhile()`
+    still running when the last table's were), as the job's record of where a store's time went.
     """
+    clock = _clock(timings)
     if not partitioned(loads[0].table):
         counts = []
         for i, load in enumerate(loads):
-            counts.append(bulk_insert(load.table, load.columns, load.rows))
+            with clock(load.table, "load"):
+                counts.append(bulk_insert(load.table, load.columns, load.rows))
             if between is not None and i < len(loads) - 1:
                 between()
-        return counts
+        return counts, (meanwhile() if meanwhile is not None else None)
     counts = []
+    extra = None
     rows: Iterable[tuple] = loads[0].rows
     for i, load in enumerate(loads):
-        child = create_partition_table(load.table, revision_id)
-        counts.append(_copy(child, load.columns, iter(rows), 0, None))
-        ahead = _Prefetch(loads[i + 1].rows) if i < len(loads) - 1 else None
+        last = i == len(loads) - 1
+        with clock(load.table, "load"):
+            child = create_partition_table(load.table, revision_id)
+            counts.append(_copy(child, load.columns, iter(rows), 0, None))
+        if not last:
+            ahead = _Background(partial(list, loads[i + 1].rows))
+        else:
+            ahead = _Background(meanwhile) if meanwhile is not None else None
         try:
-            attach_partition(load.table, child, revision_id)
+            with clock(load.table, "index"):
+                attach_partition(load.table, child, revision_id)
         finally:
-            rows = ahead.result() if ahead is not None else ()
-        if between is not None and ahead is not None:
+            if ahead is not None:
+                with clock(*(("meanwhile", "wait") if last else (loads[i + 1].table, "rows wait"))):
+                    done = ahead.result()
+                if last:
+                    extra = done
+                else:
+                    rows = done
+        if between is not None and not last:
             between()
-    return counts
+    return counts, extra
 
 
-class _Prefetch:
-    """Materialize an iterable of rows in a background thread (a list: about 450 bytes per cable row)."""
+def _clock(timings: dict[str, float] | None):
+    """`with clock(table, phase):` adds the block's wall time to timings["<table>.<phase>"]."""
 
-    def __init__(self, rows: Iterable[tuple]) -> None:
-        self._rows: list[tuple] = []
+    @contextmanager
+    def clock(table: str, phase: str) -> Iterator[None]:
+        t = time.perf_counter()
+        try:
+            yield
+        finally:
+            if timings is not None:
+                key = f"{table}.{phase}"
+                timings[key] = timings.get(key, 0.0) + time.perf_counter() - t
+
+    return clock
+
+
+class _Background:
+    """Run fn() in a thread; result() waits for it and returns its value, or raises its exception.
+
+    Used for rows materialized as a list while the server is busy: about 450 bytes per cable row.
+    """
+
+    def __init__(self, fn: Callable[[], Any]) -> None:
+        self._value: Any = None
         self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, args=(rows,), name="prefetch-rows", daemon=True)
+        self._thread = threading.Thread(target=self._run, args=(fn,), name="store-background", daemon=True)
         self._thread.start()
 
-    def _run(self, rows: Iterable[tuple]) -> None:
+    def _run(self, fn: Callable[[], Any]) -> None:
         try:
-            self._rows.extend(rows)
+            self._value = fn()
         except BaseException as exc:  # handed to the caller's thread by result()
             self._error = exc
 
-    def result(self) -> list[tuple]:
+    def result(self) -> Any:
         self._thread.join()
         if self._error is not None:
             raise self._error
-        return self._rows
+        return self._value
 
 
 def _copy(table: str, columns: Sequence[str], rows: Iterator[tuple], batch: int, on_batch: OnBatch | None) -> int:

@@ -20,15 +20,15 @@ pytestmark = pytest.mark.django_db
 
 
 def after_compute(action):
-    """Patch the engine call of design_compute_job: compute for real, then do `action(job_id)`."""
-    real = design_services.compute_design
+    """Patch the engine call of design_compute_job that precedes the store: run it for real, then `action()`."""
+    real = design_services.start_design
 
     def compute(spec, catalog, progress):
-        result = real(spec, catalog, progress)
+        draft = real(spec, catalog, progress)
         action()
-        return result
+        return draft
 
-    return mock.patch.object(design_services, "compute_design", compute)
+    return mock.patch.object(design_services, "start_design", compute)
 
 
 def test_it_computes_a_job_and_a_second_delivery_does_nothing():
@@ -62,7 +62,7 @@ def test_an_unknown_kind_fails_the_job():
 
 def test_an_unexpected_error_fails_the_job_and_logs_the_traceback():
     job = JobFactory()
-    with mock.patch.object(design_services, "compute_design", side_effect=RuntimeError("boom")):
+    with mock.patch.object(design_services, "start_design", side_effect=RuntimeError("boom")):
         assert run_job(str(job.pk)) == "failed"
     job.refresh_from_db()
     assert job.error == "RuntimeError: boom"
