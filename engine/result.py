@@ -21,13 +21,8 @@ def no_progress(stage: str, done: int, total: int) -> None:
 
 
 @dataclass(frozen=True)
-class DesignDraft:
-    """A design up to its physical layer, before its invariant checks and summary (engine.pipeline.start_design).
-
-    It holds everything a design's link and cable rows are made of, under DesignResult's names, so a caller
-    can store the rows while finish_design() checks and summarizes. The plans and models are what the
-    checks and the summary need; nobody else should read them.
-    """
+class DesignRows:
+    """What a design's link and cable rows are made of, from its draft on (the fields both records share)."""
 
     spec: DesignSpec
     engine_version: str
@@ -37,7 +32,18 @@ class DesignDraft:
     places: tuple[Place | None, ...]
     links: tuple[Link, ...]
     lengths_m: tuple[float, ...]  # parallel to links
-    warnings: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DesignDraft(DesignRows):
+    """A design up to its physical layer, before its invariant checks and summary (engine.pipeline.start_design).
+
+    It holds everything a design's link and cable rows are made of, under DesignResult's names, so a caller
+    can store the rows while finish_design() checks and summarizes. The plans and models are what the
+    checks and the summary need; nobody else should read them.
+    """
+
+    warnings: tuple[str, ...] = ()
     physical: Any = field(default=None, compare=False)
     catalog: Any = field(default=None, compare=False, repr=False)
     plan: Any = field(default=None, compare=False, repr=False)  # the compute fabric's plan
@@ -48,15 +54,9 @@ class DesignDraft:
 
 
 @dataclass(frozen=True)
-class DesignResult:
-    spec: DesignSpec
-    engine_version: str
-    catalog_version: str
-    devices: tuple[Device, ...]
-    racks: tuple[Rack, ...]
-    places: tuple[Place | None, ...]
-    links: tuple[Link, ...]
-    lengths_m: tuple[float, ...]  # parallel to links
+class DesignResult(DesignRows):
+    """A computed design: its records, summary, warnings and the invariant checks it passed."""
+
     summary: dict[str, Any]
     warnings: tuple[str, ...]
     checks: tuple[str, ...]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import hashlib
 from typing import Iterator
 
-from engine.result import DesignDraft, DesignResult
+from engine.result import DesignRows
 
 LINK_DB_COLUMNS = ("revision_id", "link_id", "network", "plane", "tier", "speed_gbps",
                    "a_device", "a_port", "a_rack", "a_u", "b_device", "b_port", "b_rack", "b_u", "length_m",
@@ -20,7 +20,7 @@ def spec_hash(normalized: str) -> str:
     return hashlib.sha256(normalized.encode()).hexdigest()
 
 
-def link_db_rows(result: DesignResult | DesignDraft, revision_id: int) -> Iterator[tuple]:
+def link_db_rows(result: DesignRows, revision_id: int) -> Iterator[tuple]:
     """LINK_DB_COLUMNS rows, streamed: the links.csv row (DesignResult.link_rows) typed for the database
     (integer link id, NULL for a device without a rack unit) plus the physical stage's fields.
 
@@ -40,13 +40,13 @@ def link_db_rows(result: DesignResult | DesignDraft, revision_id: int) -> Iterat
             (extra(i) if extra is not None else _NO_PHYSICAL)
 
 
-def cable_count(result: DesignResult | DesignDraft) -> int:
+def cable_count(result: DesignRows) -> int:
     """How many rows cable_db_rows yields, without rendering them."""
     physical = result.physical
     return len(physical.cable_rows) if physical is not None and hasattr(physical, "cable_db_rows") else 0
 
 
-def cable_db_rows(result: DesignResult | DesignDraft, revision_id: int) -> Iterator[tuple]:
+def cable_db_rows(result: DesignRows, revision_id: int) -> Iterator[tuple]:
     physical = result.physical
     if physical is None or not hasattr(physical, "cable_db_rows"):
         return iter(())
