@@ -89,7 +89,8 @@ def _stage(progress: ProgressFn, name: str) -> None:
     progress(name, STAGES.index(name), len(STAGES))
 
 
-def start_design(spec: DesignSpec, catalog: Catalog | None = None, progress: ProgressFn = no_progress) -> DesignDraft:
+def start_design(spec: DesignSpec, catalog: Catalog | None = None,
+                 progress: ProgressFn = no_progress) -> DesignDraft:
     """Topology, placement, run lengths and the physical layer: all a design's link and cable rows need."""
     catalog = catalog or load_catalog()
 

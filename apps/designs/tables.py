@@ -113,7 +113,7 @@ def _filters(qs: QuerySet, filters: dict, *, is_link: bool) -> QuerySet:
 
 
 # Nullable sort keys (a copper link has no loss) sort as this value: after every real figure. PostgreSQL's
-# sort indexes repeat it (designs migration 0004: COALESCE(loss_db, 1000000000.0)); change both or neither.
+# sort indexes are built on the same expression (partitions.sort_index_keys reads it from here).
 _NULL_SORTS_AS = 1e9
 
 
@@ -176,7 +176,8 @@ def _page(qs: QuerySet, *, id_field: str, fields: tuple, sorts: tuple, order: st
             qs = qs.filter(**{f"{id_field}__{op}": c["id"]})
         else:
             v = _cursor_value(c.get("v"), field)
-            qs = qs.filter(_RowCompare((F("_k"), F(id_field)), ">" if op == "gt" else "<", (Value(v), Value(c["id"]))))
+            after = ">" if op == "gt" else "<"
+            qs = qs.filter(_RowCompare((F("_k"), F(id_field)), after, (Value(v), Value(c["id"]))))
     step_desc = desc != backwards
     sort = [] if by_id else ["-_k" if step_desc else "_k"]
     sort.append(f"-{id_field}" if step_desc else id_field)
