@@ -23,19 +23,21 @@ from .model import Device, Link, Place, Rack
 from .physical import (
     CageEnd,
     LabelEnd,
+    LabelTemplate,
     MediaPolicy,
     MediaRequest,
     MediaSelectionError,
     TrunkDemand,
     build_channel,
     cable_for_run,
-    cable_labels,
+    cable_labels_of,
     check_channel,
     fiber_totals,
     link_fibers,
     loss_budget,
     plan_panels,
     plan_trunks,
+    port_template,
     select_media,
     trunk_labels,
 )
@@ -111,14 +113,15 @@ class PhysicalResult:
     def cable_rows_out(self, result):
         """cables.csv rows, labels rendered on the fly (own end first, TIA-606 style)."""
         template = self.policy.labels
-        end = _EndRenderer(result)
+        end = _EndRenderer(result, template)
         for cid, kind, part, length, a, b, link_ids, tier, network in self.cable_rows:
-            a_end, a_row = end(a)
-            b_end, b_row = end(b)
             if kind == "trunk":
-                la, lb = trunk_labels(template, f"T{cid:06d}", a_end, b_end)
+                la, lb = trunk_labels(template, f"T{cid:06d}", end.label_end(a), end.label_end(b))
+                a_row, b_row = end(a)[1], end(b)[1]
             else:
-                la, lb = cable_labels(template, a_end, b_end, cable_id=f"C{cid:06d}")
+                near_a, a_row = end(a)
+                near_b, b_row = end(b)
+                la, lb = cable_labels_of(template, near_a, near_b, f"C{cid:06d}")
             yield (f"C{cid:06d}", network, tier, kind, part, length) + a_row + b_row + (
                 la, lb, " ".join(f"L{x:06d}" for x in link_ids))
 
@@ -156,53 +159,70 @@ class PhysicalResult:
 
 
 class _EndRenderer:
-    """One cable end as (LabelEnd, its four cables.csv columns: device, port, rack, rack unit).
+    """One cable end as (its end label, its four cables.csv columns: device, port, rack, rack unit).
 
     An end is (device index, port) or ("panel", rack index, u, port label). What a label says about the
-    device (site, grid, rack unit, name, rack, row) is worked out once per device or panel and shared by
-    all its ports: a 400,000-cable design has about 20,000 devices, and this runs for 800,000 ends.
+    device (site, grid, rack unit, name, rack, row) is worked out once per device or panel, as a template
+    with only the port left to fill (labels.port_template), shared by all its ports: a 400,000-cable
+    design has about 20,000 devices, and this runs for 800,000 ends. A cable end's label says no tier.
     """
 
-    def __init__(self, result) -> None:
+    def __init__(self, result, template: LabelTemplate) -> None:
         self.devs, self.places, self.racks = result.devices, result.places, result.racks
+        self.end_template = template._end
         self.by_device: dict = {}
         self.by_panel: dict = {}
 
     def __call__(self, end):
         if end[0] == "panel":
             _, rack_i, u, port = end
-            key = (rack_i, u)
-            known = self.by_panel.get(key)
+            known = self.by_panel.get((rack_i, u))
             if known is None:
-                r = self.racks[rack_i]
-                site, _, grid = r.id.partition(".")
-                # LabelEnd field order: site room grid ru | port | device rack row panel plane rail tier
-                known = self.by_panel[key] = ((site, "", grid or site, u), ("PANEL", r.id, r.row_name) + _NO_MORE,
-                                              f"PP-{grid or site}-U{u:02d}", r.id)
-            head, tail, name, rack_id = known
-            return _label_end(LabelEnd, head + (port,) + tail), (name, str(port), rack_id, u)
+                known = self._panel(rack_i, u)
+            fmt, name, rack_id = known
+            return fmt.format(port), (name, str(port), rack_id, u)
         dev, port = end
         known = self.by_device.get(dev)
         if known is None:
-            known = self.by_device[dev] = self._device(dev)
-        head, tail, name, rack_id, u = known
-        if head is None:
-            return LabelEnd(device=name, port=port), (name, port, "", "")
-        return _label_end(LabelEnd, head + (_port_label(port),) + tail), (name, port, rack_id, u)
+            known = self._device(dev)
+        fmt, name, rack_id, u = known
+        if fmt is None:  # not placed: the label names the device and port only
+            return self.end_template.format(*LabelEnd(device=name, port=port)), (name, port, "", "")
+        return fmt.format(_port_label(port)), (name, port, rack_id, u)
+
+    def label_end(self, end) -> LabelEnd:
+        """The LabelEnd of a panel end (trunk labels name panels, not ports)."""
+        _, rack_i, u, port = end
+        fields = self._panel_fields(rack_i, u)
+        return LabelEnd(*fields[:4], port, *fields[4:])
+
+    def _panel_fields(self, rack_i: int, u: int) -> tuple:
+        r = self.racks[rack_i]
+        site, _, grid = r.id.partition(".")
+        # LabelEnd field order: site room grid ru | port | device rack row panel plane rail tier
+        return (site, "", grid or site, u, "PANEL", r.id, r.row_name) + _NO_MORE
+
+    def _panel(self, rack_i: int, u: int) -> tuple:
+        fields = self._panel_fields(rack_i, u)
+        grid = fields[2]
+        fmt = port_template(self.end_template, LabelEnd(*fields[:4], "", *fields[4:]))
+        known = self.by_panel[(rack_i, u)] = (fmt, f"PP-{grid}-U{u:02d}", self.racks[rack_i].id)
+        return known
 
     def _device(self, dev: int) -> tuple:
         name, p = self.devs[dev].name, self.places[dev]
         if p is None:
-            return None, None, name, "", ""
-        r = self.racks[p.rack]
-        site, _, grid = r.id.partition(".")
-        return (site, "", grid or site, p.u), (name, r.id, r.row_name) + _NO_MORE, name, r.id, p.u
+            known = (None, name, "", "")
+        else:
+            r = self.racks[p.rack]
+            site, _, grid = r.id.partition(".")
+            end = LabelEnd(site, "", grid or site, p.u, "", name, r.id, r.row_name, *_NO_MORE)
+            known = (port_template(self.end_template, end), name, r.id, p.u)
+        self.by_device[dev] = known
+        return known
 
 
 _NO_MORE = ("", "", "", "")  # LabelEnd's panel, plane, rail and tier: not known for a cable end
-_label_end = tuple.__new__  # builds a LabelEnd from a full tuple without NamedTuple's keyword machinery
-# _EndRenderer's tuples are head (site, room, grid, ru) + (port,) + tail (device, rack, row) + _NO_MORE.
-assert LabelEnd._fields[:5] == ("site", "room", "grid", "ru", "port") and len(LabelEnd._fields) == 12
 
 
 def _port_label(port: str) -> str:

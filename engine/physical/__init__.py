@@ -17,7 +17,7 @@ from engine.physical.channel import (
     mated_pairs,
 )
 from engine.physical.fibers import FiberCount, FiberTotals, fiber_totals, link_fibers, rollup, trunk_fibers
-from engine.physical.labels import LabelEnd, LabelTemplate, cable_labels, trunk_labels
+from engine.physical.labels import LabelEnd, LabelTemplate, cable_labels, cable_labels_of, port_template, trunk_labels
 from engine.physical.loss import ComponentIssue, LossBudget, loss_budget
 from engine.physical.policy import LossPolicy, MediaPolicy, TierPolicy
 from engine.physical.select import (
@@ -37,8 +37,8 @@ __all__ = [
     "FiberCount", "FiberTotals", "LabelEnd", "LabelTemplate", "LanePath", "LinkSlot", "LossBudget",
     "LossPolicy", "MediaCatalog", "MediaChoice", "MediaPolicy", "MediaRequest", "MediaSelectionError",
     "RackPanels", "TierPolicy", "TrunkDemand", "TrunkPlan", "TrunkRun", "build_channel",
-    "cable_for_run", "cable_labels", "check_cage_consistency", "check_channel", "default_top",
+    "cable_for_run", "cable_labels", "cable_labels_of", "check_cage_consistency", "check_channel", "default_top",
     "fiber_totals", "lane_map", "link_fibers", "load_media_catalog", "loss_budget", "mated_pairs",
-    "plan_panels", "plan_trunks", "rollup", "select_media", "sku_for_length", "trunk_fibers",
+    "plan_panels", "plan_trunks", "port_template", "rollup", "select_media", "sku_for_length", "trunk_fibers",
     "trunk_labels",
 ]

