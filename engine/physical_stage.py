@@ -16,7 +16,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from math import ceil
 from operator import itemgetter
-from typing import Any, NamedTuple
+from typing import Any, Iterator, NamedTuple
 
 from .catalog import Catalog
 from .model import Device, Link, Place, Rack
@@ -88,27 +88,31 @@ class PhysicalResult:
     def link_columns(self) -> tuple[str, ...]:
         return LINK_PHYSICAL_COLUMNS
 
-    def link_fields(self, i: int) -> tuple:
-        c = self.choices[i]
-        b = self.budgets[i]
-        cables = " ".join([f"C{x:06d}" for x in self.cables[i]])
-        if c is None:
-            return ("", "", "", cables, 0, "", "", "", self.statuses[i])
-        a_part = c.a_module or (self.cords[i][0] if self.cords[i] else c.cable_sku)
-        b_part = c.b_module or (self.cords[i][0] if self.cords[i] else c.cable_sku)
-        polarity = "type-b" if c.optical else ""
-        loss = "" if b is None or b.status == "n/a" else round(b.loss_db, 2)
-        margin = "" if b is None or b.margin_db is None else round(b.margin_db, 2)
-        return (c.medium, a_part, b_part, cables, c.fibers_per_link, polarity, loss, margin, self.statuses[i])
+    def link_fields_all(self) -> Iterator[tuple]:
+        """The LINK_PHYSICAL_COLUMNS of every link, in link order."""
+        return self._per_link(db=False)
 
-    def link_db_fields(self, i: int) -> tuple:
-        medium, a_part, b_part, cables, fibers, _pol, loss, margin, status = self.link_fields(i)
-        return (medium, a_part, b_part, cables[:128], fibers, None if loss == "" else loss,
-                None if margin == "" else margin, status)
+    def link_db_fields_all(self) -> Iterator[tuple]:
+        """Every link's physical fields as the database stores them, in link order: medium, parts, cable ids
+        (128 characters at most), fibers, loss and margin (NULL where there is no figure), status."""
+        return self._per_link(db=True)
 
     def link_rows(self, result):
-        for i, row in enumerate(result.link_rows()):
-            yield row + self.link_fields(i)
+        for row, fields in zip(result.link_rows(), self.link_fields_all()):
+            yield row + fields
+
+    def _per_link(self, *, db: bool) -> Iterator[tuple]:
+        # A 400,000-link design has a few hundred distinct (medium choice, budget, cord) triples, so their
+        # fields are worked out once each; only the cable ids and the status differ from link to link.
+        memo: dict = {}
+        for c, b, cord, cable_ids, status in zip(self.choices, self.budgets, self.cords, self.cables,
+                                                 self.statuses):
+            cables = " ".join([f"C{x:06d}" for x in cable_ids])
+            key = (id(c), id(b), cord[0] if cord else None)
+            parts = memo.get(key)
+            if parts is None:
+                parts = memo[key] = _link_parts(c, b, cord, db)
+            yield parts[0] + ((cables[:128] if db else cables),) + parts[1] + (status,)
 
     def cable_rows_out(self, result):
         """cables.csv rows, labels rendered on the fly (own end first, TIA-606 style)."""
@@ -156,6 +160,21 @@ class PhysicalResult:
         }
 
     worst: list = field(default_factory=list)
+
+
+def _link_parts(c, b, cord, db: bool) -> tuple[tuple, tuple]:
+    """((medium, a part, b part), (fibers, [polarity,] loss, margin)) of a link with medium choice `c`, loss
+    budget `b` and own cable `cord`; loss and margin are "" without a figure, None for the database."""
+    none = None if db else ""
+    if c is None:
+        return ("", "", ""), ((0, none, none) if db else (0, "", "", ""))
+    a_part = c.a_module or (cord[0] if cord else c.cable_sku)
+    b_part = c.b_module or (cord[0] if cord else c.cable_sku)
+    loss = none if b is None or b.status == "n/a" else round(b.loss_db, 2)
+    margin = none if b is None or b.margin_db is None else round(b.margin_db, 2)
+    if db:
+        return (c.medium, a_part, b_part), (c.fibers_per_link, loss, margin)
+    return (c.medium, a_part, b_part), (c.fibers_per_link, "type-b" if c.optical else "", loss, margin)
 
 
 class _EndRenderer:

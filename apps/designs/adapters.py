@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+from itertools import repeat
 from typing import Iterator
 
 from engine.result import DesignRows
@@ -27,17 +28,18 @@ def link_db_rows(result: DesignRows, revision_id: int) -> Iterator[tuple]:
     Built here from the links directly rather than by re-parsing link_rows(), which formats ids as text:
     this runs 400,000 times for a 128K-GPU design, inside the COPY that stores it.
     """
+    if len(result.links) != len(result.lengths_m):
+        raise ValueError(f"{len(result.links)} links but {len(result.lengths_m)} run lengths")
     physical = result.physical
-    extra = getattr(physical, "link_db_fields", None) if physical is not None else None
+    extra = physical.link_db_fields_all() if physical is not None else repeat(_NO_PHYSICAL)
     names = [d.name for d in result.devices]
     racks = result.racks
     loc = [("", None) if p is None else (racks[p.rack].id, p.u) for p in result.places]
-    for i, (link, length) in enumerate(zip(result.links, result.lengths_m, strict=True)):
+    for link, length, fields in zip(result.links, result.lengths_m, extra):
         ra, ua = loc[link.a]
         rb, ub = loc[link.b]
         yield (revision_id, link.id, link.network, link.plane, link.tier, link.speed_gbps,
-               names[link.a], link.a_port, ra, ua, names[link.b], link.b_port, rb, ub, length) + \
-            (extra(i) if extra is not None else _NO_PHYSICAL)
+               names[link.a], link.a_port, ra, ua, names[link.b], link.b_port, rb, ub, length) + fields
 
 
 def cable_count(result: DesignRows) -> int:
