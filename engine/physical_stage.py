@@ -13,6 +13,7 @@ Labels are rendered when rows are written (cables.csv, the database), not held i
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from functools import partial
 from dataclasses import dataclass, field
 from math import ceil
 from operator import itemgetter
@@ -83,6 +84,17 @@ class PhysicalResult:
     issues: list = field(default_factory=list)  # (link id, message) for broken channels
     racks_by_id: dict = field(default_factory=dict)
     bom_split: BomSplit | None = None  # transceivers and cables of the BOM by network and SU
+
+    _roll_up: Any = field(default=None, repr=False, compare=False)  # set by run_physical, run by roll_up()
+
+    def roll_up(self) -> list[str]:
+        """Work out the fiber totals, the BOM and the worst links, and return the physical layer's warnings.
+
+        Only the summary and the BOM need these, not the link and cable rows: engine.pipeline.finish_design
+        calls it, while a job's rows are being stored. It runs once; a second call returns no warnings.
+        """
+        step, self._roll_up = self._roll_up, None
+        return step() if step is not None else []
 
     # ----- rows for outputs -----------------------------------------------------------------
     def link_columns(self) -> tuple[str, ...]:
@@ -478,7 +490,25 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
     panels = plan_panels(plans) if plans else ()
     over = {racks[r].id: n for r, n in panel_u.items()}
 
-    # ----- roll-ups ----------------------------------------------------------------------------
+    loss_counts = Counter(statuses)
+    fails = loss_counts.get("fail", 0)
+    result = PhysicalResult(
+        policy=policy, choices=choices, cords=cords, cables=cables, budgets=budgets, statuses=statuses,
+        cable_rows=cable_rows, trunks=trunks_out, panels=panels, fibers=None, bom=[], bom_split=None,
+        loss_counts={"pass": loss_counts.get("pass", 0), "marginal": loss_counts.get("marginal", 0),
+                     "fail": fails, "copper": loss_counts.get("n/a", 0),
+                     "no_medium": loss_counts.get("no-medium", 0)},
+        issues=issues)
+    result._roll_up = partial(_roll_up, result, spec=spec, catalog=catalog, devices=devices, links=links,
+                              places=places, racks=racks, failures=failures, over=over)
+    progress("physical", n, n)
+    return result, []
+
+
+def _roll_up(result: PhysicalResult, *, spec, catalog: Catalog, devices, links, places, racks, failures: dict,
+             over: dict) -> list[str]:
+    """Fill in `result`'s fiber totals, BOM and worst links, and return the physical layer's warnings."""
+    choices, cables, trunks_out = result.choices, result.cables, result.trunks
     direct = Counter()
     by_id = {}
     for i, (link, choice) in enumerate(zip(links, choices)):
@@ -488,32 +518,25 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
             direct[(link.network, link.tier, pa.rack if pa else -1, pb.rack if pb else -1, id(choice))] += 1
     per_choice = {k: link_fibers(c, False) for k, c in by_id.items()}
     rid = lambda r: racks[r].id if r >= 0 else ""  # noqa: E731
-    fibers = fiber_totals([(k[0], k[1], rid(k[2]), rid(k[3]), per_choice[k[4]], v) for k, v in direct.items()],
-                          trunks_out)
+    result.fibers = fiber_totals([(k[0], k[1], rid(k[2]), rid(k[3]), per_choice[k[4]], v)
+                                  for k, v in direct.items()], trunks_out)
     bom_warnings: list[str] = []
-    bom, bom_split = _bom(devices, links, choices, cable_rows, trunks_out, panels, catalog, bom_warnings)
-    loss_counts = Counter(s for s in statuses)
-    worst = _worst_links(links, budgets, 20)
+    result.bom, result.bom_split = _bom(devices, links, choices, result.cable_rows, trunks_out, result.panels,
+                                        catalog, bom_warnings)
+    worst = _worst_links(links, result.budgets, 20)
+    result.worst = [{"link": f"L{lid:06d}", "margin_db": round(m, 2)} for m, lid in worst]
     warnings = [f"no medium for {k}: {msg}" for k, msg in sorted(failures.items())] + bom_warnings
     if over:
         rack_id, needed = max(over.items(), key=lambda kv: kv[1])
         warnings.append(f"{len(over)} rack(s) need more panel units than layout.panel_units "
                         f"({spec.layout.panel_units}); e.g. {rack_id} needs {needed}: raise layout.panel_units")
+    issues = result.issues
     if issues:
         warnings.append(f"{len(issues)} link(s) have a broken channel, e.g. L{issues[0][0]:06d}: {issues[0][1]}")
-    fails = loss_counts.get("fail", 0)
+    fails = result.loss_counts["fail"]
     if fails:
         warnings.append(f"{fails} optical link(s) fail their loss budget or component checks")
-    result = PhysicalResult(
-        policy=policy, choices=choices, cords=cords, cables=cables, budgets=budgets, statuses=statuses,
-        cable_rows=cable_rows, trunks=trunks_out, panels=panels, fibers=fibers, bom=bom, bom_split=bom_split,
-        loss_counts={"pass": loss_counts.get("pass", 0), "marginal": loss_counts.get("marginal", 0),
-                     "fail": fails, "copper": loss_counts.get("n/a", 0),
-                     "no_medium": loss_counts.get("no-medium", 0)},
-        issues=issues)
-    result.worst = [{"link": f"L{lid:06d}", "margin_db": round(m, 2)} for m, lid in worst]
-    progress("physical", n, n)
-    return result, warnings
+    return warnings
 
 
 def _worst_links(links, budgets, k: int) -> list[tuple[float, int]]:

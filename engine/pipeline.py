@@ -1,7 +1,7 @@
 """compute_design(spec) -> DesignResult: the whole engine, stage by stage.
 
-It runs in two halves, start_design (topology to physical layer) and finish_design (invariant checks and
-summary), so that a caller storing the rows can do the second half while its database builds indexes
+It runs in two halves, start_design (topology to physical layer: all the link and cable rows need) and
+finish_design (invariant checks, the physical layer's BOM and fiber totals, summary), so that a caller storing the rows can do the second half while its database builds indexes
 (apps/designs/services.py); compute_design runs both.
 """
 from __future__ import annotations
@@ -196,7 +196,8 @@ def start_design(spec: DesignSpec, catalog: Catalog | None = None,
 
 
 def finish_design(draft: DesignDraft, progress: ProgressFn = no_progress) -> DesignResult:
-    """Check the draft's invariants (EngineInvariantError on a broken one) and summarize it."""
+    """Check the draft's invariants (EngineInvariantError on a broken one), roll up its physical layer (BOM,
+    fiber totals, worst links, warnings) and summarize it."""
     spec, catalog, plan, server = draft.spec, draft.catalog, draft.plan, draft.server
     _stage(progress, "verification")
     checks = verify(devices=draft.devices, links=draft.links, switches=catalog.switches, compute_plan=plan,
@@ -204,6 +205,8 @@ def finish_design(draft: DesignDraft, progress: ProgressFn = no_progress) -> Des
 
     _stage(progress, "summary")
     warnings = list(draft.warnings)
+    if draft.physical is not None:
+        warnings += draft.physical.roll_up()
     summary = summarize(spec=spec, catalog=catalog, plan=plan, storage_plan=draft.storage_plan,
                         inband_plan=draft.inband_plan, devices=draft.devices, links=draft.links,
                         lengths=draft.lengths_m, racks=draft.racks, server=server, physical=draft.physical,

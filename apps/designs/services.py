@@ -99,7 +99,7 @@ def design_compute_job(*, job: Job, progress: DbProgress) -> dict:
 
     The revision, all its link and cable rows and the job's "succeeded" commit in one transaction, so a
     failure, a cancel or a killed worker leaves no revision behind. The engine's second half (invariant
-    checks, summary) runs while PostgreSQL builds the cable partition's indexes (store_revision_rows'
+    checks, BOM, fiber totals, summary) runs while PostgreSQL builds the cable partition's indexes (store_revision_rows'
     `meanwhile`): on two cores that took about 1 s off a 128K-GPU design's 14 s (bench/bench_store.py). A
     broken invariant still fails the job, and the transaction with it. The cyclic garbage collector stays
     paused from the engine's run to the last stored row (engine/gcpause.py): the rows are millions of

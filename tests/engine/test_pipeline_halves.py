@@ -48,3 +48,12 @@ def test_a_broken_invariant_is_found_by_the_second_half(catalog, monkeypatch):
     monkeypatch.setattr("engine.pipeline.verify", broken)
     with pytest.raises(EngineInvariantError):
         finish_design(draft)
+
+
+def test_the_bom_and_fiber_totals_are_the_second_halfs_work(catalog):
+    """Only the summary and the BOM need them; the rows, stored between the halves, do not."""
+    draft = start_design(parse_spec(MINIMAL), catalog)
+    assert draft.physical.bom == [] and draft.physical.fibers is None and draft.physical.bom_split is None
+    result = finish_design(draft)
+    assert result.physical.bom and result.physical.fibers is not None and result.summary["bom"] == result.physical.bom
+    assert result.physical.roll_up() == []  # once only: a second call adds no warnings twice
