@@ -511,11 +511,11 @@ def _roll_up(result: PhysicalResult, *, spec, catalog: Catalog, devices, links, 
     choices, cables, trunks_out = result.choices, result.cables, result.trunks
     direct = Counter()
     by_id = {}
-    for i, (link, choice) in enumerate(zip(links, choices)):
-        if choice and choice.optical and len(cables[i]) == 1:
-            pa, pb = places[link.a], places[link.b]
+    rack_of = [p.rack if p else -1 for p in places]
+    for link, choice, link_cables in zip(links, choices, cables):
+        if choice and choice.optical and len(link_cables) == 1:
             by_id[id(choice)] = choice
-            direct[(link.network, link.tier, pa.rack if pa else -1, pb.rack if pb else -1, id(choice))] += 1
+            direct[(link.network, link.tier, rack_of[link.a], rack_of[link.b], id(choice))] += 1
     per_choice = {k: link_fibers(c, False) for k, c in by_id.items()}
     rid = lambda r: racks[r].id if r >= 0 else ""  # noqa: E731
     result.fibers = fiber_totals([(k[0], k[1], rid(k[2]), rid(k[3]), per_choice[k[4]], v)

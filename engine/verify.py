@@ -11,6 +11,32 @@ def _fail(msg: str) -> None:
     raise EngineInvariantError(msg)
 
 
+_NOT_SWITCHES = ("server", "ufm", "storage-appliance", "mgmt-server", "pdu")
+
+
+def _first_port_beyond_radix(devices, links, switches) -> None:
+    """Fail on the first link end, in link order, on a port its switch does not have at the link's speed."""
+    valid: dict[tuple[str, int], frozenset] = {}
+    for link in links:
+        if link.network == "oob":
+            ends = ((link.b, link.b_port),) if link.tier == "device-oob" else ()
+        else:
+            ends = ((link.a, link.a_port), (link.b, link.b_port))
+        for dev, port in ends:
+            d = devices[dev]
+            sw = switches.get(d.model)
+            if sw is None or d.role in _NOT_SWITCHES:
+                continue
+            key = (d.model, link.speed_gbps)
+            names = valid.get(key)
+            if names is None:
+                if sw.ports_per_cage(link.speed_gbps) is None:
+                    _fail(f"{d.name} ({d.model}) has no {link.speed_gbps} Gb/s ports")
+                names = valid[key] = frozenset(switch_port_names(sw, link.speed_gbps)[0])
+            if port not in names:
+                _fail(f"{d.name} port {port} does not exist on a {d.model} at {link.speed_gbps} Gb/s")
+
+
 def verify(*, devices, links, switches, compute_plan, server_model, n_servers: int, gpus: int) -> list[str]:
     """Raise EngineInvariantError on the first broken invariant; return the names of the checks run."""
     checks = []
@@ -27,28 +53,28 @@ def verify(*, devices, links, switches, compute_plan, server_model, n_servers: i
         _fail(f"port {devices[dev].name} {port} is used by {n} links")
     checks.append("no-port-used-twice")
 
-    # 2. No switch port beyond the device's radix at the link's speed.
-    valid: dict[tuple[str, int], frozenset] = {}
+    # 2. No switch port beyond the device's radix at the link's speed. The switch ends in use are gathered
+    #    per (model, speed) and compared with that model's port names as sets; only a design that breaks
+    #    the rule walks its links again, to name the first bad port.
+    model_of = [d.model if d.model in switches and d.role not in _NOT_SWITCHES else None for d in devices]
+    used: dict[tuple[str, int], set] = defaultdict(set)
     for link in links:
+        speed = link.speed_gbps
         # OOB links land on management ports (not data ports) at the managed end; only the OOB
         # switch's copper ports are numbered against its radix. Uplink ports are named up1/up2.
         if link.network == "oob":
-            ends = ((link.b, link.b_port),) if link.tier == "device-oob" else ()
-        else:
-            ends = ((link.a, link.a_port), (link.b, link.b_port))
-        for dev, port in ends:
-            d = devices[dev]
-            sw = switches.get(d.model)
-            if sw is None or d.role in ("server", "ufm", "storage-appliance", "mgmt-server", "pdu"):
-                continue
-            key = (d.model, link.speed_gbps)
-            names = valid.get(key)
-            if names is None:
-                if sw.ports_per_cage(link.speed_gbps) is None:
-                    _fail(f"{d.name} ({d.model}) has no {link.speed_gbps} Gb/s ports")
-                names = valid[key] = frozenset(switch_port_names(sw, link.speed_gbps)[0])
-            if port not in names:
-                _fail(f"{d.name} port {port} does not exist on a {d.model} at {link.speed_gbps} Gb/s")
+            if link.tier == "device-oob" and model_of[link.b] is not None:
+                used[(model_of[link.b], speed)].add(link.b_port)
+            continue
+        if model_of[link.a] is not None:
+            used[(model_of[link.a], speed)].add(link.a_port)
+        if model_of[link.b] is not None:
+            used[(model_of[link.b], speed)].add(link.b_port)
+    for (model, speed), ports in used.items():
+        sw = switches[model]
+        if sw.ports_per_cage(speed) is None or not ports <= frozenset(switch_port_names(sw, speed)[0]):
+            _first_port_beyond_radix(devices, links, switches)
+            _fail(f"a {model} port in use at {speed} Gb/s is not one of its ports")  # not reached
     checks.append("ports-within-radix")
 
     compute = [link for link in links if link.network == "compute"]

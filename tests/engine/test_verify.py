@@ -1,0 +1,60 @@
+"""verify(): a broken invariant is an EngineInvariantError that names what broke, never a silent result.
+
+Each test takes a correct 4-SU SuperPOD draft and breaks one link by hand:
+
+    node N01 ──OSFP1──► leaf L01 port 1/1      becomes      leaf L01 port 99/1   (no such port)
+"""
+from __future__ import annotations
+
+import pytest
+
+from engine.catalog import load_catalog
+from engine.errors import EngineInvariantError
+from engine.pipeline import start_design
+from engine.spec import parse_spec
+from engine.verify import verify
+from tests.engine.conftest import MINIMAL
+
+
+@pytest.fixture(scope="module")
+def draft():
+    return start_design(parse_spec(MINIMAL), load_catalog())
+
+
+def check(draft, links):
+    return verify(devices=draft.devices, links=links, switches=draft.catalog.switches, compute_plan=draft.plan,
+                  server_model=draft.server, n_servers=draft.n_servers, gpus=draft.n_servers * draft.server.gpus)
+
+
+def first(draft, tier: str) -> int:
+    return next(i for i, lk in enumerate(draft.links) if lk.tier == tier)
+
+
+def test_a_correct_design_passes_every_check(draft):
+    assert "ports-within-radix" in check(draft, draft.links)
+
+
+def test_a_switch_port_the_switch_does_not_have_is_named(draft):
+    links = list(draft.links)
+    i = first(draft, "node-leaf")
+    links[i] = links[i]._replace(b_port="99/1")
+    leaf = draft.devices[links[i].b]
+    with pytest.raises(EngineInvariantError, match=rf"^{leaf.name} port 99/1 does not exist on a {leaf.model} at "):
+        check(draft, links)
+
+
+def test_the_first_bad_port_in_link_order_is_the_one_named(draft):
+    links = list(draft.links)
+    i, j = first(draft, "node-leaf"), first(draft, "leaf-spine")
+    links[j] = links[j]._replace(b_port="98/1")
+    links[i] = links[i]._replace(b_port="97/1")
+    with pytest.raises(EngineInvariantError, match=r" port 97/1 does not exist"):
+        check(draft, links)
+
+
+def test_a_speed_the_switch_has_no_ports_for_is_named(draft):
+    links = list(draft.links)
+    i = first(draft, "leaf-spine")
+    links[i] = links[i]._replace(speed_gbps=7)
+    with pytest.raises(EngineInvariantError, match=r"has no 7 Gb/s ports"):
+        check(draft, links)
