@@ -99,9 +99,10 @@ def design_compute_job(*, job: Job, progress: DbProgress) -> dict:
 
     The revision, all its link and cable rows and the job's "succeeded" commit in one transaction, so a
     failure, a cancel or a killed worker leaves no revision behind. The engine's second half (invariant
-    checks, BOM, fiber totals, summary) runs while PostgreSQL builds the cable partition's indexes (store_revision_rows'
-    `meanwhile`): on two cores that took about 1 s off a 128K-GPU design's 14 s (bench/bench_store.py). A
-    broken invariant still fails the job, and the transaction with it. The cyclic garbage collector stays
+    checks, BOM, fiber totals, summary) runs while PostgreSQL builds the cable partition's indexes
+    (store_revision_rows' `meanwhile`): at 128K GPUs that leaves about 3.3 s of engine before the store
+    instead of all 5.2 s, though the index build and that thread then share the two cores (bench_store.py).
+    A broken invariant still fails the job, and the transaction with it. The cyclic garbage collector stays
     paused from the engine's run to the last stored row (engine/gcpause.py): the rows are millions of
     acyclic tuples, and collections over them cost more the bigger the design.
     """
