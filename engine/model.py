@@ -21,6 +21,10 @@ TIERS = {
 }
 
 
+# Device roles that are not switches: their ports are NICs or management ports, not a switch's radix.
+APPLIANCE_ROLES = ("server", "ufm", "storage-appliance", "mgmt-server", "pdu")
+
+
 @dataclass(frozen=True, slots=True)
 class Device:
     """A server, switch or appliance. `network` is empty for devices that sit on several networks (servers)."""

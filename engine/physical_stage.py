@@ -20,7 +20,7 @@ from operator import itemgetter
 from typing import Any, Iterator, NamedTuple
 
 from .catalog import Catalog
-from .model import Device, Link, Place, Rack
+from .model import APPLIANCE_ROLES, Device, Link, Place, Rack
 from .physical import (
     CageEnd,
     LabelEnd,
@@ -44,7 +44,6 @@ from .physical import (
 )
 from .physical.constants import FORM_FACTORS
 
-APPLIANCE_ROLES = ("server", "ufm", "storage-appliance", "mgmt-server", "pdu")
 # Appliance NICs are not in the reference; a single-port QSFP112 flat-top cage is the default (data gap).
 APPLIANCE_CAGE = ("qsfp112", "flat")
 
@@ -224,20 +223,17 @@ class _EndRenderer:
     def label_end(self, end) -> LabelEnd:
         """The LabelEnd of a panel end (trunk labels name panels, not ports)."""
         _, rack_i, u, port = end
-        fields = self._panel_fields(rack_i, u)
-        return LabelEnd(*fields[:4], port, *fields[4:])
+        return self._panel_end(rack_i, u, port)
 
-    def _panel_fields(self, rack_i: int, u: int) -> tuple:
+    def _panel_end(self, rack_i: int, u: int, port) -> LabelEnd:
         r = self.racks[rack_i]
         site, _, grid = r.id.partition(".")
-        # LabelEnd field order: site room grid ru | port | device rack row panel plane rail tier
-        return (site, "", grid or site, u, "PANEL", r.id, r.row_name) + _NO_MORE
+        return LabelEnd(site=site, grid=grid or site, ru=u, port=port, device="PANEL", rack=r.id, row=r.row_name)
 
     def _panel(self, rack_i: int, u: int) -> tuple:
-        fields = self._panel_fields(rack_i, u)
-        grid = fields[2]
-        fmt = port_template(self.end_template, LabelEnd(*fields[:4], "", *fields[4:]))
-        known = self.by_panel[(rack_i, u)] = (fmt, f"PP-{grid}-U{u:02d}", self.racks[rack_i].id)
+        end = self._panel_end(rack_i, u, "")
+        known = self.by_panel[(rack_i, u)] = (port_template(self.end_template, end), f"PP-{end.grid}-U{u:02d}",
+                                              end.rack)
         return known
 
     def _device(self, dev: int) -> tuple:
@@ -247,13 +243,10 @@ class _EndRenderer:
         else:
             r = self.racks[p.rack]
             site, _, grid = r.id.partition(".")
-            end = LabelEnd(site, "", grid or site, p.u, "", name, r.id, r.row_name, *_NO_MORE)
+            end = LabelEnd(site=site, grid=grid or site, ru=p.u, device=name, rack=r.id, row=r.row_name)
             known = (port_template(self.end_template, end), name, r.id, p.u)
         self.by_device[dev] = known
         return known
-
-
-_NO_MORE = ("", "", "", "")  # LabelEnd's panel, plane, rail and tier: not known for a cable end
 
 
 def _port_label(port: str) -> str:

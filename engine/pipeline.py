@@ -1,8 +1,9 @@
 """compute_design(spec) -> DesignResult: the whole engine, stage by stage.
 
 It runs in two halves, start_design (topology to physical layer: all the link and cable rows need) and
-finish_design (invariant checks, the physical layer's BOM and fiber totals, summary), so that a caller storing the rows can do the second half while its database builds indexes
-(apps/designs/services.py); compute_design runs both.
+finish_design (invariant checks, the physical layer's BOM and fiber totals, summary), so that a caller
+storing the rows can do the second half while its database builds indexes (apps/designs/services.py);
+compute_design runs both.
 """
 from __future__ import annotations
 

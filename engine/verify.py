@@ -4,14 +4,12 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from .errors import EngineInvariantError
+from .model import APPLIANCE_ROLES
 from .topology.builder import switch_port_names
 
 
 def _fail(msg: str) -> None:
     raise EngineInvariantError(msg)
-
-
-_NOT_SWITCHES = ("server", "ufm", "storage-appliance", "mgmt-server", "pdu")
 
 
 def _first_port_beyond_radix(devices, links, switches) -> None:
@@ -25,7 +23,7 @@ def _first_port_beyond_radix(devices, links, switches) -> None:
         for dev, port in ends:
             d = devices[dev]
             sw = switches.get(d.model)
-            if sw is None or d.role in _NOT_SWITCHES:
+            if sw is None or d.role in APPLIANCE_ROLES:
                 continue
             key = (d.model, link.speed_gbps)
             names = valid.get(key)
@@ -56,7 +54,7 @@ def verify(*, devices, links, switches, compute_plan, server_model, n_servers: i
     # 2. No switch port beyond the device's radix at the link's speed. The switch ends in use are gathered
     #    per (model, speed) and compared with that model's port names as sets; only a design that breaks
     #    the rule walks its links again, to name the first bad port.
-    model_of = [d.model if d.model in switches and d.role not in _NOT_SWITCHES else None for d in devices]
+    model_of = [d.model if d.model in switches and d.role not in APPLIANCE_ROLES else None for d in devices]
     used: dict[tuple[str, int], set] = defaultdict(set)
     for link in links:
         speed = link.speed_gbps

@@ -146,7 +146,13 @@ def build_missing_sort_indexes() -> int:
         m = _CHILD.match(child)
         if m and any(f"{child}_{suffix}" not in indexes for suffix in wanted.get(table, {})):
             revisions.add(int(m.group(2)))
-    return sum(build_sort_indexes(r) for r in sorted(revisions))
+    built = 0
+    for revision_id in sorted(revisions):
+        try:
+            built += build_sort_indexes(revision_id)
+        except DatabaseError:  # one busy or vanished partition must not stop the others' indexes
+            log.info("sort indexes of revision %s not built; the next sweep retries", revision_id, exc_info=True)
+    return built
 
 
 def drop_partitions(revision_ids: Iterable[int]) -> int:

@@ -87,7 +87,8 @@ def store_revision_rows(revision_id: int, loads: Sequence[RowLoad], *,
                 attach_partition(load.table, child, revision_id)
         finally:
             if ahead is not None:
-                with clock(*(("meanwhile", "wait") if last else (loads[i + 1].table, "rows wait"))):
+                waiting_for = ("meanwhile", "wait") if last else (loads[i + 1].table, "rows wait")
+                with clock(*waiting_for):
                     done = ahead.result()
                 if last:
                     extra = done
