@@ -118,7 +118,7 @@ class PhysicalResult:
         memo: dict = {}
         for c, b, cord, cable_ids, status in zip(self.choices, self.budgets, self.cords, self.cables,
                                                  self.statuses):
-            cables = " ".join([f"C{x:06d}" for x in cable_ids])
+            cables = f"C{cable_ids[0]:06d}" if len(cable_ids) == 1 else " ".join([f"C{x:06d}" for x in cable_ids])
             key = (id(c), id(b), cord[0] if cord else None)
             parts = memo.get(key)
             if parts is None:
@@ -126,7 +126,16 @@ class PhysicalResult:
             yield parts[0] + ((cables[:128] if db else cables),) + parts[1] + (status,)
 
     def cable_rows_out(self, result):
-        """cables.csv rows, labels rendered on the fly (own end first, TIA-606 style)."""
+        """cables.csv rows (CABLE_COLUMNS), labels rendered on the fly (own end first, TIA-606 style)."""
+        return self._cable_rows(result, None)
+
+    def cable_db_rows(self, result, revision_id: int):
+        """Every cable as the database stores it, led by `revision_id`: integer id, no rack units, labels cut to
+        128 characters and the link ids to 256."""
+        return self._cable_rows(result, revision_id)
+
+    def _cable_rows(self, result, db_prefix):
+        # One loop for both shapes, each tuple built once: this runs for every cable of a 400,000-cable design.
         template = self.policy.labels
         end = _EndRenderer(result, template)
         for cid, kind, part, length, a, b, link_ids, tier, network in self.cable_rows:
@@ -137,15 +146,12 @@ class PhysicalResult:
                 near_a, a_row = end(a)
                 near_b, b_row = end(b)
                 la, lb = cable_labels_of(template, near_a, near_b, f"C{cid:06d}")
-            yield (f"C{cid:06d}", network, tier, kind, part, length) + a_row + b_row + (
-                la, lb, " ".join(f"L{x:06d}" for x in link_ids))
-
-    def cable_db_rows(self, result):
-        for row in self.cable_rows_out(result):
-            (cid, network, tier, kind, part, length, a_dev, a_port, a_rack, _au, b_dev, b_port, b_rack, _bu,
-             la, lb, links) = row
-            yield (int(cid[1:]), network, tier, kind, part, length, a_dev, a_port, a_rack, b_dev, b_port, b_rack,
-                   la[:128], lb[:128], links[:256])
+            links = f"L{link_ids[0]:06d}" if len(link_ids) == 1 else " ".join([f"L{x:06d}" for x in link_ids])
+            if db_prefix is None:
+                yield (f"C{cid:06d}", network, tier, kind, part, length) + a_row + b_row + (la, lb, links)
+            else:
+                yield (db_prefix, cid, network, tier, kind, part, length, a_row[0], a_row[1], a_row[2], b_row[0],
+                       b_row[1], b_row[2], la[:128], lb[:128], links[:256])
 
     def write_files(self, result, out_dir) -> list:
         import csv
@@ -301,79 +307,17 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
         server_cages[port] = ("rj45", "flat", False, 1)
 
     n = len(links)
-    # Which far cage each cage reaches (MULTI when more than one), and the longest run through it.
-    MULTI = ("*",)
-    far: dict[tuple, tuple] = {}
-    cage_max: dict[tuple, float] = {}
-    far_get, max_get = far.get, cage_max.get
-    for link, length in zip(links, lengths):
-        ka, kb = (link.a, link.a_cage), (link.b, link.b_cage)
-        fa = far_get(ka)
-        if fa is None:
-            far[ka] = kb
-        elif fa != kb:
-            far[ka] = MULTI
-        fb = far_get(kb)
-        if fb is None:
-            far[kb] = ka
-        elif fb != ka:
-            far[kb] = MULTI
-        if max_get(ka, 0.0) < length:
-            cage_max[ka] = length
-        if max_get(kb, 0.0) < length:
-            cage_max[kb] = length
-
-    # Cage ends are memoized per switch device (one speed per network) and per server cage name;
-    # memo keys use id() of the memoized objects: hashing a frozen dataclass walks all its fields.
-    choice_memo: dict = {}
+    cage_run = _cage_runs(links, lengths)
+    structured_tiers = {t: policy.tier(t).cabling == "panels" for t in {lk.tier for lk in links}}
+    technology_of = {"compute": spec.compute.technology, "storage": spec.storage.technology}
+    # Cage ends are memoized per switch device (one speed per network) and per appliance cage name and
+    # role; memo keys use id() of the memoized objects: hashing a frozen dataclass walks all its fields.
+    appliance = [d.role in APPLIANCE_ROLES for d in devices]
     dev_end: dict = {}
     intern: dict = {}  # equal CageEnds -> one object, so id() keys hit
+    choice_memo: dict = {}
     failures: dict[str, str] = {}
     choices: list = [None] * n
-    structured_tiers = {t: policy.tier(t).cabling == "panels" for t in {lk.tier for lk in links}}
-    compute_tech, storage_tech = spec.compute.technology, spec.storage.technology
-    for i, (link, length) in enumerate(zip(links, lengths)):
-        ea = dev_end.get((link.a, link.speed_gbps)) if devices[link.a].role not in APPLIANCE_ROLES else \
-            dev_end.get((link.a_cage, link.speed_gbps, devices[link.a].role))
-        if ea is None:
-            da = devices[link.a]
-            ea = _cage_end(da, link.a_cage, link.speed_gbps, catalog, server_cages) or False
-            ea = intern.setdefault(ea, ea) if ea else False
-            dev_end[(link.a, link.speed_gbps) if da.role not in APPLIANCE_ROLES
-                    else (link.a_cage, link.speed_gbps, da.role)] = ea
-        db = devices[link.b]
-        eb = dev_end.get((link.b, link.speed_gbps))
-        if eb is None:
-            eb = _cage_end(db, link.b_cage, link.speed_gbps, catalog, server_cages) or False
-            eb = dev_end[(link.b, link.speed_gbps)] = intern.setdefault(eb, eb) if eb else False
-        if not ea or not eb:
-            dev = devices[link.a] if not ea else db
-            failures.setdefault(f"{link.network}/{link.tier}",
-                                f"no cage model for {dev.model} at {link.speed_gbps} Gb/s in the media catalog "
-                                "(add parts for this form factor; see docs/data-gaps.md)")
-            continue
-        ca, cb = (link.a, link.a_cage), (link.b, link.b_cage)
-        aligned = far[ca] is not MULTI and far[cb] is not MULTI
-        ma, mb = cage_max[ca], cage_max[cb]
-        run = ceil((ma if ma > mb else mb) - 1e-9)
-        technology = compute_tech if link.network == "compute" else (
-            storage_tech if link.network == "storage" else "ethernet")
-        structured = structured_tiers[link.tier] and ca[0] != cb[0]
-        key = (link.tier, technology, id(ea), id(eb), aligned, run, structured)
-        choice = choice_memo.get(key)
-        if choice is None:
-            try:
-                choice = select_media(MediaRequest(link.tier, technology, ea, eb, aligned, float(run)), policy, media)
-            except MediaSelectionError as exc:
-                choice = False
-                failures.setdefault(f"{link.network}/{link.tier}", str(exc))
-            choice_memo[key] = choice
-        if choice:
-            choices[i] = choice
-        if i % 50000 == 0:
-            progress("physical", i, n)
-
-    # ----- cables and channels -------------------------------------------------------------
     cords: list = [None] * n
     cables: list = [()] * n
     budgets: list = [None] * n
@@ -381,46 +325,86 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
     cable_rows: list = []
     next_id = 1
     shared_cable: dict[tuple, int] = {}  # cage pair -> cable id, for twin-port copper
-    channel_memo: dict = {}
-    budget_memo: dict = {}
-    issues: list = []
+    budget_of = _Budgets(policy)
+    direct_memo: dict = {}  # (id(choice), ordered length, leg) -> (budget, status, problem)
     run_memo: dict = {}
+    issues: list = []
+    issues_append = issues.append
     demands: dict[tuple, list[int]] = defaultdict(list)  # panel-mode links by (tier, network, rack pair, choice)
-    for i, (link, length, choice) in enumerate(zip(links, lengths, choices)):
-        if not choice:
+
+    def cage_end(dev: int, cage: str, speed: int):
+        end = _cage_end(devices[dev], cage, speed, catalog, server_cages) or False
+        return intern.setdefault(end, end) if end else False
+
+    # One pass in link order: the medium of each link (one decision per distinct cage-pair kind), then its
+    # own cable, numbered in link order, and its loss budget. Links of a patch-panel tier wait for the trunk
+    # plan below.
+    for i, (link, length) in enumerate(zip(links, lengths)):
+        lid, network, _plane, tier, a, a_port, a_cage, b, b_port, b_cage, speed = link
+        ka = (a_cage, speed, devices[a].role) if appliance[a] else (a, speed)
+        ea = dev_end.get(ka)
+        if ea is None:
+            ea = dev_end[ka] = cage_end(a, a_cage, speed)
+        kb = (b, speed)
+        eb = dev_end.get(kb)
+        if eb is None:
+            eb = dev_end[kb] = cage_end(b, b_cage, speed)
+        if not ea or not eb:
+            dev = devices[a] if not ea else devices[b]
+            failures.setdefault(f"{network}/{tier}",
+                                f"no cage model for {dev.model} at {speed} Gb/s in the media catalog "
+                                "(add parts for this form factor; see docs/data-gaps.md)")
             continue
-        pa, pb = places[link.a], places[link.b]
-        structured = structured_tiers[link.tier] and pa is not None and pb is not None and pa.rack != pb.rack
-        if structured and choice.optical:
-            demands[(link.tier, link.network, pa.rack, pb.rack, choice)].append(i)
+        aligned_a, run_a = cage_run[(a, a_cage)]
+        aligned_b, run_b = cage_run[(b, b_cage)]
+        structured = structured_tiers[tier]
+        key = (tier, technology_of.get(network, "ethernet"), id(ea), id(eb), aligned_a and aligned_b,
+               run_a if run_a > run_b else run_b, structured and a != b)
+        memo = choice_memo.get(key)
+        if memo is None:
+            memo = choice_memo[key] = _choose(key, ea, eb, policy, media, failures, f"{network}/{tier}")
+        choice, optical, shared, split = memo
+        if i % 50000 == 0:
+            progress("physical", i, n)
+        if choice is None:
             continue
-        if choice.cable_carries_links > 1:
-            ck = (link.a, link.a_cage, link.b, link.b_cage)
+        choices[i] = choice
+        if structured and optical:
+            pa, pb = places[a], places[b]
+            if pa is not None and pb is not None and pa.rack != pb.rack:
+                demands[(tier, network, pa.rack, pb.rack, choice)].append(i)
+                continue
+        if shared:
+            ck = (a, a_cage, b, b_cage)
             cid = shared_cable.get(ck)
+            cords[i] = (choice.cable_sku, choice.ordered_length_m)
             if cid is None:
                 cid = shared_cable[ck] = next_id
                 next_id += 1
-                cords[i] = (choice.cable_sku, choice.ordered_length_m)
                 cable_rows.append([cid, choice.cable_kind, choice.cable_sku, choice.ordered_length_m,
-                                   (link.a, link.a_port), (link.b, link.b_port), [link.id], link.tier, link.network])
+                                   (a, a_port), (b, b_port), [lid], tier, network])
             else:
-                cable_rows[cid - 1][6].append(link.id)
-                cords[i] = (choice.cable_sku, choice.ordered_length_m)
+                cable_rows[cid - 1][6].append(lid)
         else:
             rk = (id(choice), length)
             cord = run_memo.get(rk)
             if cord is None:
                 cord = run_memo[rk] = cable_for_run(choice, length, policy)
-            sku, metres = cords[i] = cord
+            cords[i] = cord
             cid = next_id
             next_id += 1
-            cable_rows.append([cid, choice.cable_kind, sku, metres, (link.a, link.a_port), (link.b, link.b_port),
-                               [link.id], link.tier, link.network])
+            cable_rows.append([cid, choice.cable_kind, cord[0], cord[1], (a, a_port), (b, b_port), [lid], tier,
+                               network])
         cables[i] = (cid,)
         # The two links of a 1:2 splitter cable use its legs 1 and 2.
-        leg = len(cable_rows[cid - 1][6]) if choice.breakout == "split-1:2" else 1
-        statuses[i] = _budget(i, link, choice, False, cords[i][1], policy, channel_memo, budget_memo, budgets, issues,
-                              leg=min(leg, 2))
+        leg = min(len(cable_rows[cid - 1][6]), 2) if split else 1
+        bk = (id(choice), cords[i][1], leg)
+        entry = direct_memo.get(bk)
+        if entry is None:
+            entry = direct_memo[bk] = budget_of(choice, False, cords[i][1], leg=leg)
+        budgets[i], statuses[i], problem = entry
+        if problem is not None:
+            issues_append((lid, problem))
 
     # Panel mode: cord A + panel + trunk + panel + cord B, trunks sized per rack pair.
     trunks_out: list = []
@@ -468,9 +452,10 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
                 fiber_m = sp.cord_a_length_m + sp.cord_b_length_m + trunk_length[slot.trunk_id]
                 # build_channel's leg is a 1:2 splitter's leg (slot.sub), not the trunk leg (slot.leg).
                 split = choice.breakout == "split-1:2"
-                statuses[j] = _budget(j, link, choice, True, fiber_m, policy, channel_memo, budget_memo, budgets,
-                                      issues, leg=(slot.sub or 1) if split else 1,
-                                      port=1 if split else (slot.sub or 1))
+                budgets[j], statuses[j], problem = budget_of(choice, True, fiber_m, leg=(slot.sub or 1) if split else 1,
+                                                             port=1 if split else (slot.sub or 1))
+                if problem is not None:
+                    issues_append((link.id, problem))
         for run in plan.trunks:
             slot = first_slot[run.id]
             ra, rb = rack_index[run.rack_a], rack_index[run.rack_b]
@@ -555,26 +540,71 @@ def _panel_unit(rack: int, ordinal: int, spec, memo: dict) -> int:
     return max(1, top - ordinal)
 
 
-def _budget(i, link, choice, structured, fiber_m, policy, channel_memo, budget_memo, budgets, issues,
-            leg: int = 1, port: int = 1) -> str:
-    ck = (id(choice), structured, leg, port)
-    entry = channel_memo.get(ck)
-    if entry is None:
-        channel = build_channel(choice, structured, policy, leg=leg, port=port)
-        entry = channel_memo[ck] = (channel, tuple(check_channel(channel)))
-    channel, problems = entry
-    if problems:
-        issues.append((link.id, str(problems[0])))
-    bk = (id(channel), round(fiber_m, 2))
-    b = budget_memo.get(bk)
-    if b is None:
-        b = budget_memo[bk] = loss_budget(channel, fiber_m, choice.pmd_spec, policy)
-    budgets[i] = b
-    if problems:
-        return "fail"
-    if b.status == "pass" and b.component_issues:
-        return "fail"
-    return b.status
+class _Budgets:
+    """budget_of(choice, structured, fiber metres, leg, port) -> (LossBudget, status, first channel problem or None).
+
+    One channel (and its polarity and component checks) per (choice, structured, leg, port) and one budget per
+    channel and fiber length to the centimetre: the same objects for every link that shares them.
+    """
+
+    def __init__(self, policy: MediaPolicy) -> None:
+        self.policy = policy
+        self.channels: dict = {}
+        self.budgets: dict = {}
+
+    def __call__(self, choice, structured: bool, fiber_m: float, *, leg: int = 1, port: int = 1):
+        ck = (id(choice), structured, leg, port)
+        entry = self.channels.get(ck)
+        if entry is None:
+            channel = build_channel(choice, structured, self.policy, leg=leg, port=port)
+            entry = self.channels[ck] = (channel, tuple(check_channel(channel)))
+        channel, problems = entry
+        bk = (id(channel), round(fiber_m, 2))
+        b = self.budgets.get(bk)
+        if b is None:
+            b = self.budgets[bk] = loss_budget(channel, fiber_m, choice.pmd_spec, self.policy)
+        # a channel that breaks a polarity or component rule fails whatever its loss
+        status = "fail" if problems or (b.status == "pass" and b.component_issues) else b.status
+        return b, status, (str(problems[0]) if problems else None)
+
+
+def _cage_runs(links, lengths) -> dict[tuple, tuple[bool, int]]:
+    """{(device, cage): (aligned, run)}: aligned when every link of the cage reaches the same far cage, run
+    the cage's longest run rounded UP to a whole metre (ceil of the longest = the longest of the ceilings)."""
+    multi = ("*",)
+    far: dict[tuple, tuple] = {}
+    longest: dict[tuple, float] = {}
+    far_get, max_get = far.get, longest.get
+    for (_id, _net, _plane, _tier, a, _ap, a_cage, b, _bp, b_cage, _speed), length in zip(links, lengths):
+        ka, kb = (a, a_cage), (b, b_cage)
+        fa = far_get(ka)
+        if fa is None:
+            far[ka] = kb
+        elif fa != kb:
+            far[ka] = multi
+        fb = far_get(kb)
+        if fb is None:
+            far[kb] = ka
+        elif fb != ka:
+            far[kb] = multi
+        if max_get(ka, 0.0) < length:
+            longest[ka] = length
+        if max_get(kb, 0.0) < length:
+            longest[kb] = length
+    # every reach limit in the catalog is a whole number of metres, so rounding up never changes which media fit
+    return {k: (far[k] is not multi, ceil(longest.get(k, 0.0) - 1e-9)) for k in far}
+
+
+def _choose(key: tuple, ea: CageEnd, eb: CageEnd, policy: MediaPolicy, media, failures: dict, where: str) -> tuple:
+    """(choice or None, optical, cable shared by links, 1:2 splitter) for one choice_memo key; a cage pair no
+    medium fits is recorded in `failures` under `where` (network/tier), once."""
+    tier, technology, _a, _b, aligned, run, _structured = key
+    try:
+        c = select_media(MediaRequest(tier, technology, ea, eb, aligned, float(run)), policy, media)
+    except MediaSelectionError as exc:
+        failures.setdefault(where, str(exc))
+        return None, False, False, False
+    return c, c.optical, c.cable_carries_links > 1, c.breakout == "split-1:2"
 
 
 _CABLE_CATEGORY = {"trunk": "trunk", "cord": "fiber", "dac": "copper", "acc": "copper", "aoc": "aoc",

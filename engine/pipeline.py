@@ -3,7 +3,7 @@
 It runs in two halves, start_design (topology to physical layer: all the link and cable rows need) and
 finish_design (invariant checks, the physical layer's BOM and fiber totals, summary), so that a caller
 storing the rows can do the second half while its database builds indexes (apps/designs/services.py);
-compute_design runs both.
+compute_design runs both. The checks can also run on their own first (check_design).
 """
 from __future__ import annotations
 
@@ -196,13 +196,21 @@ def start_design(spec: DesignSpec, catalog: Catalog | None = None,
                        n_servers=len(servers))
 
 
-def finish_design(draft: DesignDraft, progress: ProgressFn = no_progress) -> DesignResult:
-    """Check the draft's invariants (EngineInvariantError on a broken one), roll up its physical layer (BOM,
-    fiber totals, worst links, warnings) and summarize it."""
+def check_design(draft: DesignDraft) -> tuple[str, ...]:
+    """The draft's invariant checks (EngineInvariantError on a broken one): the names of the checks run."""
+    catalog, plan, server = draft.catalog, draft.plan, draft.server
+    return tuple(verify(devices=draft.devices, links=draft.links, switches=catalog.switches, compute_plan=plan,
+                        server_model=server, n_servers=draft.n_servers, gpus=draft.n_servers * server.gpus))
+
+
+def finish_design(draft: DesignDraft, progress: ProgressFn = no_progress,
+                  checks: tuple[str, ...] | None = None) -> DesignResult:
+    """Check the draft's invariants (unless `checks`, what check_design returned for it, are given), roll up
+    its physical layer (BOM, fiber totals, worst links, warnings) and summarize it."""
     spec, catalog, plan, server = draft.spec, draft.catalog, draft.plan, draft.server
     _stage(progress, "verification")
-    checks = verify(devices=draft.devices, links=draft.links, switches=catalog.switches, compute_plan=plan,
-                    server_model=server, n_servers=draft.n_servers, gpus=draft.n_servers * server.gpus)
+    if checks is None:
+        checks = check_design(draft)
 
     _stage(progress, "summary")
     warnings = list(draft.warnings)
@@ -221,8 +229,8 @@ def finish_design(draft: DesignDraft, progress: ProgressFn = no_progress) -> Des
     progress("done", len(STAGES), len(STAGES))
     return DesignResult(spec=spec, engine_version=draft.engine_version, catalog_version=draft.catalog_version,
                         devices=draft.devices, racks=draft.racks, places=draft.places, links=draft.links,
-                        lengths_m=draft.lengths_m, summary=summary, warnings=tuple(warnings), checks=tuple(checks),
+                        lengths_m=draft.lengths_m, summary=summary, warnings=tuple(warnings), checks=checks,
                         physical=draft.physical)
 
 
-__all__ = ["compute_design", "start_design", "finish_design", "STAGES", "Place"]
+__all__ = ["compute_design", "start_design", "check_design", "finish_design", "STAGES", "Place"]

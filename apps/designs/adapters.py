@@ -52,4 +52,4 @@ def cable_db_rows(result: DesignRows, revision_id: int) -> Iterator[tuple]:
     physical = result.physical
     if physical is None or not hasattr(physical, "cable_db_rows"):
         return iter(())
-    return ((revision_id,) + row for row in physical.cable_db_rows(result))
+    return physical.cable_db_rows(result, revision_id)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import replace
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
@@ -15,7 +16,7 @@ from apps.jobs.services import job_create, job_progress, job_succeed
 from engine.catalog import load_catalog
 from engine.errors import SpecError
 from engine.gcpause import cyclic_gc_paused
-from engine.pipeline import finish_design, start_design
+from engine.pipeline import check_design, finish_design, start_design
 from engine.presets import load_preset
 from engine.result import DesignResult
 from engine.spec import SCHEMA_VERSION, parse_spec
@@ -98,11 +99,12 @@ def design_compute_job(*, job: Job, progress: DbProgress) -> dict:
     """Compute a job's design and store it as the next revision; nothing is visible until it all commits.
 
     The revision, all its link and cable rows and the job's "succeeded" commit in one transaction, so a
-    failure, a cancel or a killed worker leaves no revision behind. The engine's second half (invariant
-    checks, BOM, fiber totals, summary) runs while PostgreSQL builds the cable partition's indexes
-    (store_revision_rows' `meanwhile`): at 128K GPUs that leaves about 3.3 s of engine before the store
-    instead of all 5.2 s, though the index build and that thread then share the two cores (bench_store.py).
-    A broken invariant still fails the job, and the transaction with it. The cyclic garbage collector stays
+    failure, a cancel or a killed worker leaves no revision behind. The engine's second half runs while
+    PostgreSQL builds the partitions' indexes (store_revision_rows): the invariant checks once the cable rows
+    are made, during the link indexes (`early`), the BOM, fiber totals and summary during the cable indexes
+    (`meanwhile`), so that neither takes turns with the thread sending a COPY. At 128K GPUs that leaves about
+    3 s of engine before the store instead of 5 (bench_store.py). A broken invariant still fails the job,
+    and the transaction with it. The cyclic garbage collector stays
     paused from the engine's run to the last stored row (engine/gcpause.py): the rows are millions of
     acyclic tuples, and collections over them cost more the bigger the design.
     """
@@ -123,12 +125,20 @@ def _compute_and_store(job: Job, progress: DbProgress) -> dict:
     if not job_progress(job_id=job.pk, stage="storing", percent=70, attempt=attempt):
         raise JobCancelled("the job was cancelled, or another worker took it over")
     finish_s = 0.0
+    checks: tuple[str, ...] | None = None
 
-    def finish() -> DesignResult:  # in a thread: no database, no progress (DbProgress writes rows)
+    # Both in threads while the rows are stored: no database, no progress (DbProgress writes rows).
+    def check() -> None:
+        nonlocal checks, finish_s
+        t = time.perf_counter()
+        checks = check_design(draft)
+        finish_s += time.perf_counter() - t
+
+    def finish() -> DesignResult:  # starts once the rows are sent; check() may still be running
         nonlocal finish_s
         t = time.perf_counter()
-        result = finish_design(draft)
-        finish_s = time.perf_counter() - t
+        result = finish_design(draft, checks=())
+        finish_s += time.perf_counter() - t
         return result
 
     # Progress written inside this transaction would stay invisible until the commit and would lock the
@@ -147,11 +157,12 @@ def _compute_and_store(job: Job, progress: DbProgress) -> dict:
         (stored_links, stored_cables), result = store_revision_rows(rev.pk, [
             RowLoad(LinkRecord._meta.db_table, adapters.LINK_DB_COLUMNS, adapters.link_db_rows(draft, rev.pk)),
             RowLoad(CableRecord._meta.db_table, adapters.CABLE_DB_COLUMNS, adapters.cable_db_rows(draft, rev.pk)),
-        ], between=(lambda: _test_stall("storing")) if settings.JOB_TEST_STALL else None, meanwhile=finish,
-            timings=timings)
+        ], between=(lambda: _test_stall("storing")) if settings.JOB_TEST_STALL else None, early=check,
+            meanwhile=finish, timings=timings)
         if (stored_links, stored_cables) != (links, cables):
             raise RuntimeError(f"stored {stored_links} links and {stored_cables} cables, expected {links} and {cables}")
         compute_s = round(start_s + finish_s, 3)
+        result = replace(result, checks=checks)  # check() has finished: store_revision_rows waited for it
         Revision.objects.filter(pk=rev.pk).update(summary=result.summary, compute_seconds=compute_s)
         # compute_seconds is the engine's time, both halves; the second overlaps store_seconds.
         outcome = {"revision": number, "revision_id": rev.pk, "links": links, "cables": cables,

@@ -44,6 +44,7 @@ class RowLoad(NamedTuple):
 
 def store_revision_rows(revision_id: int, loads: Sequence[RowLoad], *,
                         between: Callable[[], None] | None = None,
+                        early: Callable[[], Any] | None = None,
                         meanwhile: Callable[[], T] | None = None,
                         timings: dict[str, float] | None = None) -> tuple[list[int], T | None]:
     """Store one revision's rows, table after table, in the current transaction.
@@ -51,15 +52,18 @@ def store_revision_rows(revision_id: int, loads: Sequence[RowLoad], *,
     Returns the row counts per table and what `meanwhile()` returned (None without it).
 
     On partitioned PostgreSQL tables each table's rows go into a new partition of their own, loaded with no
-    index and attached afterwards (apps/designs/partitions.py). While PostgreSQL builds one partition's
-    indexes (seconds, on its own core) a thread here does the next Python work: it generates the next
-    table's rows, or, after the last table, runs `meanwhile()`; the wait on the server releases the GIL.
-    `meanwhile` must not use the database (the thread has no connection of its own to use) and must not
-    touch what the rows are made of. Elsewhere rows are bulk-inserted, and `meanwhile()` runs after them.
+    index and attached afterwards (apps/designs/partitions.py). The Python work left runs in threads while
+    the server builds those indexes (seconds each; a wait on the server releases the GIL): one thread,
+    started once the first table is loaded, makes each later table's rows and then runs `early()`; a second
+    runs `meanwhile()` once the last table is loaded. So the server rarely waits for Python, and Python's
+    work is not split between two threads while a COPY, which the server is waiting for, is being sent.
+    Neither may use the database (the threads have no connection of their own to use) nor touch what the rows
+    are made of; `early()` must be done with anything `meanwhile()` reads before it starts: the two may
+    overlap. Elsewhere rows are bulk-inserted, then `early()` and `meanwhile()` run.
     `between()` runs after each table but the last (a test hook). `timings`, when given, receives the
     seconds spent per table and phase ("<table>.load", "<table>.index", "<table>.rows wait" for rows still
-    being generated when the previous table's indexes were done, and "meanwhile.wait" for `meanwhile()`
-    still running when the last table's were), as the job's record of where a store's time went.
+    being generated when the previous table's indexes were done, "early.wait" and "meanwhile.wait" for
+    those still running when the last table's were), as the job's record of where a store's time went.
     """
     clock = _clock(timings)
     if not partitioned(loads[0].table):
@@ -69,34 +73,43 @@ def store_revision_rows(revision_id: int, loads: Sequence[RowLoad], *,
                 counts.append(bulk_insert(load.table, load.columns, load.rows))
             if between is not None and i < len(loads) - 1:
                 between()
+        if early is not None:
+            early()
         return counts, (meanwhile() if meanwhile is not None else None)
     counts = []
-    extra = None
     rows: Iterable[tuple] = loads[0].rows
-    for i, load in enumerate(loads):
-        last = i == len(loads) - 1
-        with clock(load.table, "load"):
-            child = create_partition_table(load.table, revision_id)
-            counts.append(_copy(child, load.columns, iter(rows), 0, None))
-        if not last:
-            ahead = _Background(partial(list, loads[i + 1].rows))
-        else:
-            ahead = _Background(meanwhile) if meanwhile is not None else None
-        try:
+    first: list[Callable[[], Any]] = [partial(list, load.rows) for load in loads[1:]]
+    if early is not None:
+        first.append(early)
+    ahead = tail = None
+    try:
+        for i, load in enumerate(loads):
+            last = i == len(loads) - 1
+            with clock(load.table, "load"):
+                child = create_partition_table(load.table, revision_id)
+                counts.append(_copy(child, load.columns, iter(rows), 0, None))
+            if ahead is None and first:
+                ahead = _Steps(first)
+            if last and meanwhile is not None:
+                tail = _Steps([meanwhile])
             with clock(load.table, "index"):
                 attach_partition(load.table, child, revision_id)
-        finally:
-            if ahead is not None:
-                waiting_for = ("meanwhile", "wait") if last else (loads[i + 1].table, "rows wait")
-                with clock(*waiting_for):
-                    done = ahead.result()
-                if last:
-                    extra = done
-                else:
-                    rows = done
-        if between is not None and not last:
-            between()
-    return counts, extra
+            if not last:
+                with clock(loads[i + 1].table, "rows wait"):
+                    rows = ahead.result(i)
+                if between is not None:
+                    between()
+        if early is not None:
+            with clock("early", "wait"):
+                ahead.result(len(first) - 1)
+        if tail is None:
+            return counts, None
+        with clock("meanwhile", "wait"):
+            return counts, tail.result(0)
+    finally:
+        for thread in (ahead, tail):  # nothing of this store runs on after it, even when it failed
+            if thread is not None:
+                thread.join()
 
 
 def _clock(timings: dict[str, float] | None):
@@ -115,29 +128,39 @@ def _clock(timings: dict[str, float] | None):
     return clock
 
 
-class _Background:
-    """Run fn() in a thread; result() waits for it and returns its value, or raises its exception.
+class _Steps:
+    """Run each of `steps` in turn in one thread; result(k) waits for step k and returns its value, or raises
+    its exception (the steps after a failed one do not run).
 
-    Used for rows materialized as a list while the server is busy: about 450 bytes per cable row.
+    Rows are materialized as a list while the server is busy: about 450 bytes per cable row.
     """
 
-    def __init__(self, fn: Callable[[], Any]) -> None:
-        self._value: Any = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, args=(fn,), name="store-background", daemon=True)
+    def __init__(self, steps: Sequence[Callable[[], Any]]) -> None:
+        self._values: list[Any] = [None] * len(steps)
+        self._errors: list[BaseException | None] = [None] * len(steps)
+        self._done = [threading.Event() for _ in steps]
+        self._thread = threading.Thread(target=self._run, args=(steps,), name="store-background", daemon=True)
         self._thread.start()
 
-    def _run(self, fn: Callable[[], Any]) -> None:
-        try:
-            self._value = fn()
-        except BaseException as exc:  # handed to the caller's thread by result()
-            self._error = exc
+    def _run(self, steps: Sequence[Callable[[], Any]]) -> None:
+        failed: BaseException | None = None
+        for k, step in enumerate(steps):
+            if failed is None:
+                try:
+                    self._values[k] = step()
+                except BaseException as exc:  # handed to the caller's thread by result()
+                    failed = exc
+            self._errors[k] = failed
+            self._done[k].set()
 
-    def result(self) -> Any:
+    def result(self, k: int) -> Any:
+        self._done[k].wait()
+        if self._errors[k] is not None:
+            raise self._errors[k]
+        return self._values[k]
+
+    def join(self) -> None:
         self._thread.join()
-        if self._error is not None:
-            raise self._error
-        return self._value
 
 
 def _copy(table: str, columns: Sequence[str], rows: Iterator[tuple], batch: int, on_batch: OnBatch | None) -> int:

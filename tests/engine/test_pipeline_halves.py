@@ -25,7 +25,7 @@ def test_the_two_halves_give_what_the_whole_gives(catalog):
     draft = start_design(spec, catalog)
     assert (draft.devices, draft.racks, draft.places, draft.links, draft.lengths_m) == \
            (whole.devices, whole.racks, whole.places, whole.links, whole.lengths_m)
-    assert list(draft.physical.cable_db_rows(draft)) == list(whole.physical.cable_db_rows(whole))
+    assert list(draft.physical.cable_db_rows(draft, 7)) == list(whole.physical.cable_db_rows(whole, 7))
     halves = finish_design(draft)
     assert halves.summary == whole.summary and halves.checks == whole.checks and halves.warnings == whole.warnings
 

@@ -1,6 +1,9 @@
 """bulk_insert: COPY on PostgreSQL and executemany elsewhere store exactly the rows they are given."""
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 from django.db import connection
 
@@ -100,3 +103,93 @@ def test_it_takes_rows_from_a_generator_as_it_goes(revisions):
     assert bulk_insert(LINKS, LINK_DB_COLUMNS, generate(), batch=3,
                        on_batch=lambda n: progress.append((n, len(consumed)))) == 7
     assert progress == [(3, 3), (6, 6), (7, 7)]
+
+
+class TestStoringARevisionsRows:
+    """store_revision_rows: links, then cables, into partitions of their own on PostgreSQL, with the Python
+    work left over done in threads while the server builds each partition's indexes:
+
+        main thread   COPY links ── attach links (index build) ── COPY cables ── attach cables ── return
+        thread 1                  └ make cable rows, then early() ┘
+        thread 2                                                  └ meanwhile() ──────────────────┘
+    """
+
+    @pytest.fixture
+    def events(self, monkeypatch):
+        seen: list[str] = []
+        copy, insert = storage._copy, storage.bulk_insert
+
+        def recording(load):
+            def sent(table, *args, **kwargs):
+                n = load(table, *args, **kwargs)
+                seen.append(f"sent {table.split('_')[1]}")
+                return n
+            return sent
+
+        monkeypatch.setattr(storage, "_copy", recording(copy))  # partitions (PostgreSQL)
+        monkeypatch.setattr(storage, "bulk_insert", recording(insert))  # one table (SQLite)
+        return seen
+
+    @staticmethod
+    def loads(rev, seen):
+        def cables():
+            yield from cable_rows(rev.pk)
+            seen.append("cable rows made")
+
+        return [storage.RowLoad(LINKS, LINK_DB_COLUMNS, iter(link_rows(rev.pk))),
+                storage.RowLoad(CABLES, CABLE_DB_COLUMNS, cables())]
+
+    def test_it_stores_every_row_and_runs_early_then_meanwhile_around_the_last_copy(self, revisions, events):
+        rev = revisions[0]
+
+        def early():
+            events.append("early")
+
+        def meanwhile():
+            events.append("meanwhile")
+            return "summary"
+
+        timings: dict[str, float] = {}
+        counts, extra = storage.store_revision_rows(rev.pk, self.loads(rev, events), early=early,
+                                                    meanwhile=meanwhile, timings=timings)
+        assert counts == [23, 9] and extra == "summary"
+        assert stored(LinkRecord, rev, LINK_DB_COLUMNS) == link_rows(rev.pk)
+        assert stored(CableRecord, rev, CABLE_DB_COLUMNS) == cable_rows(rev.pk)
+        assert events.index("sent linkrecord") < events.index("cable rows made") < events.index("early")
+        if connection.vendor == "postgresql":  # rows and early() in one thread, meanwhile() after the last COPY
+            assert events.index("sent cablerecord") < events.index("meanwhile")
+            assert {"designs_linkrecord.index", "designs_cablerecord.index", "early.wait",
+                    "meanwhile.wait"} <= set(timings)
+        else:
+            assert events[-2:] == ["early", "meanwhile"]
+
+    def test_an_error_in_early_fails_the_store_and_no_thread_outlives_it(self, revisions, events):
+        rev = revisions[0]
+        finished = []
+
+        def early():
+            raise RuntimeError("invariant broken")
+
+        def meanwhile():
+            time.sleep(0.2)
+            finished.append("meanwhile")
+
+        with pytest.raises(RuntimeError, match="invariant broken"):
+            storage.store_revision_rows(rev.pk, self.loads(rev, events), early=early, meanwhile=meanwhile)
+        # On PostgreSQL meanwhile() had started with the last COPY, and the store waited for it to end.
+        assert finished == (["meanwhile"] if connection.vendor == "postgresql" else [])
+        assert not any(t.name == "store-background" for t in threading.enumerate())
+
+    def test_an_error_making_the_next_tables_rows_fails_the_store(self, revisions, events):
+        rev = revisions[0]
+
+        def broken():
+            yield from cable_rows(rev.pk, 2)
+            raise RuntimeError("label template broke")
+
+        loads = [storage.RowLoad(LINKS, LINK_DB_COLUMNS, iter(link_rows(rev.pk))),
+                 storage.RowLoad(CABLES, CABLE_DB_COLUMNS, broken())]
+        ran = []
+        with pytest.raises(RuntimeError, match="label template broke"):
+            storage.store_revision_rows(rev.pk, loads, early=lambda: ran.append("early"))
+        assert ran == []  # the steps after a failed one do not run
