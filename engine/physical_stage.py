@@ -355,11 +355,14 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
                                 f"no cage model for {dev.model} at {speed} Gb/s in the media catalog "
                                 "(add parts for this form factor; see docs/data-gaps.md)")
             continue
-        aligned_a, run_a = cage_run[(a, a_cage)]
-        aligned_b, run_b = cage_run[(b, b_cage)]
+        far_a, run_a = cage_run[(a, a_cage)]
+        far_b, run_b = cage_run[(b, b_cage)]
         structured = structured_tiers[tier]
-        key = (tier, technology_of.get(network, "ethernet"), id(ea), id(eb), aligned_a and aligned_b,
-               run_a if run_a > run_b else run_b, structured and a != b)
+        # The run rounded UP to a whole metre: every reach limit in the catalog is a whole number of metres,
+        # so rounding up never changes which media fit, and one decision serves many lengths.
+        key = (tier, technology_of.get(network, "ethernet"), id(ea), id(eb),
+               far_a is not MULTI and far_b is not MULTI, ceil((run_a if run_a > run_b else run_b) - 1e-9),
+               structured and a != b)
         memo = choice_memo.get(key)
         if memo is None:
             memo = choice_memo[key] = _choose(key, ea, eb, policy, media, failures, f"{network}/{tier}")
@@ -568,31 +571,33 @@ class _Budgets:
         return b, status, (str(problems[0]) if problems else None)
 
 
-def _cage_runs(links, lengths) -> dict[tuple, tuple[bool, int]]:
-    """{(device, cage): (aligned, run)}: aligned when every link of the cage reaches the same far cage, run
-    the cage's longest run rounded UP to a whole metre (ceil of the longest = the longest of the ceilings)."""
-    multi = ("*",)
-    far: dict[tuple, tuple] = {}
-    longest: dict[tuple, float] = {}
-    far_get, max_get = far.get, longest.get
+def _cage_runs(links, lengths) -> dict[tuple, list]:
+    """{(device, cage): [far cage, longest run]}: the far cage every link of the cage reaches (MULTI when they
+    reach more than one) and the longest of their runs in metres."""
+    state: dict[tuple, list] = {}
+    get = state.get
     for (_id, _net, _plane, _tier, a, _ap, a_cage, b, _bp, b_cage, _speed), length in zip(links, lengths):
         ka, kb = (a, a_cage), (b, b_cage)
-        fa = far_get(ka)
-        if fa is None:
-            far[ka] = kb
-        elif fa != kb:
-            far[ka] = multi
-        fb = far_get(kb)
-        if fb is None:
-            far[kb] = ka
-        elif fb != ka:
-            far[kb] = multi
-        if max_get(ka, 0.0) < length:
-            longest[ka] = length
-        if max_get(kb, 0.0) < length:
-            longest[kb] = length
-    # every reach limit in the catalog is a whole number of metres, so rounding up never changes which media fit
-    return {k: (far[k] is not multi, ceil(longest.get(k, 0.0) - 1e-9)) for k in far}
+        sa = get(ka)
+        if sa is None:
+            state[ka] = [kb, length]
+        else:
+            if sa[0] != kb:
+                sa[0] = MULTI
+            if sa[1] < length:
+                sa[1] = length
+        sb = get(kb)
+        if sb is None:
+            state[kb] = [ka, length]
+        else:
+            if sb[0] != ka:
+                sb[0] = MULTI
+            if sb[1] < length:
+                sb[1] = length
+    return state
+
+
+MULTI = ("*",)  # a cage whose links reach more than one far cage
 
 
 def _choose(key: tuple, ea: CageEnd, eb: CageEnd, policy: MediaPolicy, media, failures: dict, where: str) -> tuple:

@@ -164,14 +164,16 @@ class _Steps:
 
 
 def _copy(table: str, columns: Sequence[str], rows: Iterator[tuple], batch: int, on_batch: OnBatch | None) -> int:
-    sql = f"COPY {_quote(table)} ({_column_list(columns)}) FROM STDIN"
+    # Binary COPY, told each column's type: psycopg packs every value with that column's dumper (no lookup per
+    # value, no text formatting) and the server parses no text. Per link row sent, about a third of the Python
+    # instructions of text COPY (callgrind) and a little less server time. Binary integers are not range-checked
+    # the way text is: the smallint columns (a plane, at most 2 by the spec schema; fibers per link) stay small.
+    sql = f"COPY {_quote(table)} ({_column_list(columns)}) FROM STDIN (FORMAT BINARY)"
     n = 0
     with connection.cursor() as cur:
         types = _column_types(cur, table, columns)
         for chunk in (_chunks(rows, batch) if on_batch else (rows,)):
             with cur.cursor.copy(sql) as copy:
-                # Told the column types, psycopg formats each value with that column's dumper instead of
-                # looking one up per value: about 40 % fewer instructions per row (callgrind, link rows).
                 copy.set_types(types)
                 for row in chunk:
                     copy.write_row(row)
