@@ -16,8 +16,8 @@ postgres (set BENCH_DATABASE_URL to use another server), migrates it, then:
    subprocess (VmHWM). Each store loads into emptied row tables. A second line splits the store by
    phase, from the job's result ("store_phases"): each table's COPY ("load"), its index build at
    attach ("index"), the wait for cable rows still being generated when the link indexes were done
-   ("rows wait"), the wait for the engine's second half ("meanwhile.wait"), and the rest (revision
-   row, summary update);
+   ("rows wait"), the waits for the engine's checks ("early.wait") and for its roll-ups and summary
+   ("meanwhile.wait"), and the rest (revision row, summary update);
 2. for the last 128K revision (or the largest size run): filtered link-table pages through
    tables.link_page, the first page and the last page of each filter, median of 20 calls in ms.
 
