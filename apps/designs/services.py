@@ -134,7 +134,9 @@ def _compute_and_store(job: Job, progress: DbProgress) -> dict:
         checks = check_design(draft)
         finish_s += time.perf_counter() - t
 
-    def finish() -> DesignResult:  # starts once the rows are sent; check() may still be running
+    def finish() -> DesignResult:
+        # Starts once the rows are sent, maybe before check() is done: the checks are check()'s to run
+        # (checks=() skips them here); their names go into the result once the store has waited for both.
         nonlocal finish_s
         t = time.perf_counter()
         result = finish_design(draft, checks=())

@@ -78,9 +78,9 @@ def store_revision_rows(revision_id: int, loads: Sequence[RowLoad], *,
         return counts, (meanwhile() if meanwhile is not None else None)
     counts = []
     rows: Iterable[tuple] = loads[0].rows
-    first: list[Callable[[], Any]] = [partial(list, load.rows) for load in loads[1:]]
+    ahead_steps: list[Callable[[], Any]] = [partial(list, load.rows) for load in loads[1:]]
     if early is not None:
-        first.append(early)
+        ahead_steps.append(early)
     ahead = tail = None
     try:
         for i, load in enumerate(loads):
@@ -88,8 +88,8 @@ def store_revision_rows(revision_id: int, loads: Sequence[RowLoad], *,
             with clock(load.table, "load"):
                 child = create_partition_table(load.table, revision_id)
                 counts.append(_copy(child, load.columns, iter(rows), 0, None))
-            if ahead is None and first:
-                ahead = _Steps(first)
+            if ahead is None and ahead_steps:
+                ahead = _Steps(ahead_steps)
             if last and meanwhile is not None:
                 tail = _Steps([meanwhile])
             with clock(load.table, "index"):
@@ -101,7 +101,7 @@ def store_revision_rows(revision_id: int, loads: Sequence[RowLoad], *,
                     between()
         if early is not None:
             with clock("early", "wait"):
-                ahead.result(len(first) - 1)
+                ahead.result(len(ahead_steps) - 1)
         if tail is None:
             return counts, None
         with clock("meanwhile", "wait"):
