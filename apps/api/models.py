@@ -98,6 +98,24 @@ class MeasurementUpload(models.Model):
     sha256 = models.CharField(max_length=64)
     content = models.TextField()
     created_at = models.DateTimeField(auto_now_add=True)
+    # A withdrawn upload (measured on the wrong port, a meter out of calibration) is kept and listed, but its
+    # rows no longer count towards the revision's standing results.
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+    withdrawn_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                     related_name="+")
 
     class Meta:
         ordering = ["-id"]
+
+
+class MeasurementStanding(models.Model):
+    """A revision's measured results across its uploads: per fiber the latest measured value of any upload not
+    withdrawn, judged against the test sheet. Refreshed whenever an upload is stored or withdrawn, so the
+    revision page reads one row instead of re-reading every upload."""
+
+    revision = models.OneToOneField("designs.Revision", on_delete=models.CASCADE, related_name="measured_standing")
+    test_limit = models.CharField(max_length=8, default="pmd")  # judged against: that of the newest upload counted
+    counts = models.JSONField(default=dict)  # as MeasurementUpload.counts, for the uploads counted together
+    uploads = models.PositiveIntegerField(default=0)  # uploads counted (not withdrawn)
+    measured_fibers = models.PositiveIntegerField(default=0)  # fibers with a measured value in any of them
+    updated_at = models.DateTimeField(auto_now=True)

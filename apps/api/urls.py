@@ -80,6 +80,8 @@ urlpatterns = [
     path(f"{R}/downloads/", downloads.DownloadListApi.as_view(), name="revision-download-list"),
     path(f"{R}/downloads/<str:kind>", downloads.DownloadApi.as_view(), name="revision-download"),
     path(f"{R}/measurements/", downloads.MeasurementListApi.as_view(), name="revision-measurements"),
+    path(f"{R}/measurements/<int:upload_id>/withdraw/", downloads.MeasurementWithdrawApi.as_view(),
+         name="revision-measurement-withdraw"),
     path(f"{R}/exports/", downloads.ExportCreateApi.as_view(), name="revision-exports"),
     path(f"{D}/qos/", qos.DesignQosApi.as_view(), name="design-qos"),
     path(f"{R}/configs/", qos.RevisionConfigListApi.as_view(), name="revision-config-list"),

@@ -11,17 +11,20 @@ from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods, require_safe
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from .measurements import (
     TEST_LIMITS,
     MeasurementRejected,
     MeasurementUnavailable,
     measurement_create,
+    measurement_fiber_history,
     measurement_get,
     measurement_list,
     measurement_report,
     measurement_results_lines,
+    measurement_standing_report,
+    measurement_withdraw,
 )
 from .selectors import design_can_write, revision_get
 from .views import signin_required
@@ -73,10 +76,54 @@ def measurement_list_view(request: HttpRequest, pk: int, number: int) -> HttpRes
                 messages.success(request, f"Stored {upload.filename}: {upload.rows:,} row(s){note}.")
                 return redirect("designs:measurement", pk=pk, number=number, upload_id=upload.pk)
     uploads = list(measurement_list(revision=revision)[:LIST_LIMIT + 1])
+    test_limit = request.GET.get("test_limit")
+    standing = measurement_standing_report(revision=revision, test_limit=test_limit if test_limit in TEST_LIMITS
+                                           else None) if uploads else None
+    if standing and "uploads" in standing:
+        supplied = {u["upload"].pk: u["fibers"] for u in standing["uploads"]}
+        for m in uploads:
+            m.fibers_counted = supplied.get(m.pk, 0)
     return render(request, "designs/measurements.html", {
         "design": revision.design, "revision": revision, "can_write": can_write, "form": form,
         "rejected": rejected, "uploads": uploads[:LIST_LIMIT], "more": len(uploads) > LIST_LIMIT,
+        "standing": standing, "test_limits": TEST_LIMITS,
+        "standing_limit": TEST_LIMITS.get((standing or {}).get("test_limit", ""), ""),
     }, status=400 if form is not None and form.errors else 200)
+
+
+@signin_required
+@require_POST
+def measurement_withdraw_view(request: HttpRequest, pk: int, number: int, upload_id: int) -> HttpResponse:
+    """Withdraw an upload (its rows stop counting; it stays listed), or count it again (restore=1)."""
+    revision = revision_get(user=request.user, design_id=pk, number=number)
+    if not design_can_write(user=request.user, design=revision.design):
+        raise Http404("No such design.")
+    upload = measurement_get(revision=revision, upload_id=upload_id)
+    restore = request.POST.get("restore") == "1"
+    measurement_withdraw(upload=upload, user=request.user, withdraw=not restore)
+    messages.success(request, f"{upload.filename} counts again." if restore else
+                     f"Withdrew {upload.filename}: its rows no longer count; it stays listed.")
+    return redirect("designs:measurements", pk=pk, number=number)
+
+
+@signin_required
+@require_safe
+def measurement_fiber_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    """Every measurement of one fiber (?fiber=<fiber id>) across the uploads, and which one counts."""
+    revision = revision_get(user=request.user, design_id=pk, number=number)
+    fiber_id = request.GET.get("fiber", "").strip()
+    history, problem = None, None
+    if fiber_id:
+        try:
+            history = measurement_fiber_history(revision=revision, fiber_id=fiber_id)
+        except MeasurementUnavailable as exc:
+            problem = str(exc)
+        except Http404:
+            problem = f"No fiber {fiber_id!r} on this revision's test sheet (fiber ids look like L000123:1)."
+    return render(request, "designs/measurement_fiber.html", {
+        "design": revision.design, "revision": revision, "fiber_id": fiber_id, "history": history,
+        "problem": problem, "test_limit": TEST_LIMITS.get(history["test_limit"], "") if history else "",
+    }, status=404 if problem and not history else 200)
 
 
 @signin_required

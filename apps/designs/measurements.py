@@ -23,12 +23,14 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db import transaction
 from django.db.models import QuerySet
 from django.http import Http404
+from django.utils import timezone
 
 from apps.api.downloads import MAX_STORED_ERRORS, UploadRejected, measurement_upload
 from apps.api.errors import ApiError
-from apps.api.models import MeasurementUpload
+from apps.api.models import MeasurementStanding, MeasurementUpload
 from apps.exports.services import DeliverableUnavailable, revision_result
 from engine.errors import SpecError
 
@@ -92,12 +94,14 @@ def measurement_create(*, revision: Revision, user, data: bytes, filename: str, 
 
     # What is refused and what is kept is the service's rule, the same for the API and import-results.
     try:
-        return measurement_upload(revision=revision, user=user, text=text, filename=filename, check=check,
-                                  test_limit=test_limit, keep_valid=keep_valid)
+        upload = measurement_upload(revision=revision, user=user, text=text, filename=filename, check=check,
+                                    test_limit=test_limit, keep_valid=keep_valid)
     except UploadRejected as exc:
         raise MeasurementRejected(exc.message, exc.errors) from None
     except ApiError as exc:
         raise MeasurementRejected(exc.message, _errors_of(exc.fields)) from None
+    measurement_standing_refresh(revision=revision)
+    return upload
 
 
 def measurements_check_revision(*, revision: Revision, text: str, test_limit: str = "pmd") -> dict:
@@ -140,7 +144,8 @@ def _errors_of(fields) -> list[tuple[int | None, str, str]]:
 
 def measurement_list(*, revision: Revision) -> QuerySet[MeasurementUpload]:
     """A revision's uploads, newest first, without their CSV text."""
-    return revision.measurements.select_related("uploaded_by").defer("content", "errors").order_by("-id")
+    return (revision.measurements.select_related("uploaded_by", "withdrawn_by").defer("content", "errors")
+            .order_by("-id"))
 
 
 def measurement_latest(*, revision: Revision) -> MeasurementUpload | None:
@@ -258,6 +263,19 @@ def measurement_report(*, upload: MeasurementUpload, limit: int = 200) -> dict:
         _r, table, _rows, errors, comparison = _comparison(upload)
     except MeasurementUnavailable as exc:
         return {"unavailable": str(exc), "errors": upload.errors, "error_count": upload.error_count}
+    report = _verdicts(table, comparison, limit)
+    # Read again from the stored CSV (the same rows as stored, all of them counted).
+    report["errors"] = [(e.line, e.column, e.message) for e in errors[:MAX_STORED_ERRORS]]
+    report["error_count"] = len(errors)
+    # The stored counts were taken at upload time; different ones now mean the revision computes
+    # differently (its owner's custom parts changed), and the verdicts are today's.
+    report["changed"] = bool(upload.counts) and comparison.counts != upload.counts
+    return report
+
+
+def _verdicts(table: LimitsTable, comparison, limit: int) -> dict:
+    """Counts by verdict, the failing links worst first with their ends, the failing fibers and the fibers
+    passing above the design's worst case (at most `limit` of each list)."""
     link_margin: dict[str, float] = {}
     link_limit: dict[str, float | None] = {}
     for f in comparison.fibers:
@@ -275,9 +293,6 @@ def measurement_report(*, upload: MeasurementUpload, limit: int = 200) -> dict:
     links = Counter("pass" if lk.status == "pass" else "fail" if lk.status == "fail"
                     else "incomplete" if lk.measured else "not-measured" for lk in comparison.links)
     return {
-        # Read again from the stored CSV (the same rows as stored, all of them counted).
-        "errors": [(e.line, e.column, e.message) for e in errors[:MAX_STORED_ERRORS]],
-        "error_count": len(errors),
         "fibers": {"pass": fibers["pass"], "fail": fibers["fail"], "not_measured": fibers["not-measured"],
                    "total": len(comparison.fibers), "above_expected": len(above)},
         "links": {"pass": links["pass"], "fail": links["fail"], "incomplete": links["incomplete"],
@@ -288,10 +303,124 @@ def measurement_report(*, upload: MeasurementUpload, limit: int = 200) -> dict:
                           for lk in failing[:limit]],
         "failing_fibers": failing_fibers[:limit],
         "above_expected": above[:limit],
-        # The stored counts were taken at upload time; different ones now mean the revision computes
-        # differently (its owner's custom parts changed), and the verdicts below are today's.
-        "changed": bool(upload.counts) and comparison.counts != upload.counts,
     }
+
+
+# --- standing results: every upload of a revision together ------------------------------------------
+#
+# A test campaign uploads per rack or per day, and re-tests a fiber after cleaning it. What counts for a fiber
+# is its latest measured value in any upload not withdrawn (a later upload with the cell empty does not erase
+# it). The standing results are judged against the pass limit of the newest upload counted, unless asked for
+# another; MeasurementStanding keeps their counts for the revision page.
+
+
+def _counted_uploads(revision: Revision) -> list[MeasurementUpload]:
+    return list(revision.measurements.filter(withdrawn_at__isnull=True).order_by("id"))
+
+
+@dataclass(frozen=True)
+class Standing:
+    test_limit: str
+    table: LimitsTable
+    comparison: object  # the renderers' Comparison of the latest measurement of every fiber
+    source: dict  # fiber_id -> id of the upload its counted value comes from
+    uploads: list  # the uploads counted, oldest first
+
+
+def _standing(revision: Revision, test_limit: str | None = None) -> Standing:
+    """The standing results; MeasurementUnavailable when they cannot be worked out."""
+    r = _test_sheet_renderers()
+    if r is None:
+        raise MeasurementUnavailable("This build cannot read test sheets back.")
+    uploads = _counted_uploads(revision)
+    limit = test_limit or (uploads[-1].test_limit if uploads else "pmd")
+    table = _limits_table(r, revision, limit)
+    latest: dict = {}
+    source: dict = {}
+    for upload in uploads:
+        rows, _errors = r.parse_test_results(upload.content, table.index)
+        for row in rows:
+            if row.measured_db is not None:
+                latest[row.fiber_id] = row
+                source[row.fiber_id] = upload.pk
+    return Standing(limit, table, r.compare(latest.values(), table.index), source, uploads)
+
+
+def measurement_standing_report(*, revision: Revision, test_limit: str | None = None, limit: int = 200) -> dict:
+    """The revision's standing results (see above) as measurement_report gives one upload's, plus the uploads
+    counted with the number of fibers whose counted value each supplies, and the pass limit judged against.
+    {"unavailable": message} when they cannot be worked out."""
+    try:
+        st = _standing(revision, test_limit)
+    except MeasurementUnavailable as exc:
+        return {"unavailable": str(exc)}
+    report = _verdicts(st.table, st.comparison, limit)
+    supplied = Counter(st.source.values())
+    report["test_limit"] = st.test_limit
+    report["uploads"] = [{"upload": u, "fibers": supplied[u.pk]} for u in reversed(st.uploads)]
+    return report
+
+
+def measurement_standing_refresh(*, revision: Revision):
+    """Work out the revision's standing counts again and store them (after an upload is stored or withdrawn).
+
+    Refreshes of one revision run one at a time (the row is locked), each reading the uploads after taking
+    the lock, so the last one to finish has counted every upload committed before it."""
+    with transaction.atomic():
+        row, _ = MeasurementStanding.objects.select_for_update().get_or_create(revision=revision)
+        try:
+            st = _standing(revision)
+        except MeasurementUnavailable:
+            return row  # kept as it was: the pages say why the verdicts cannot be worked out
+        row.test_limit = st.test_limit
+        row.counts = st.comparison.counts if st.uploads else {}
+        row.uploads = len(st.uploads)
+        row.measured_fibers = len(st.source)
+        row.save()
+    return row
+
+
+def measurement_standing(*, revision: Revision):
+    """The stored standing counts of a revision (MeasurementStanding), or None before its first upload."""
+    return MeasurementStanding.objects.filter(revision=revision).first()
+
+
+def measurement_withdraw(*, upload: MeasurementUpload, user, withdraw: bool = True) -> MeasurementUpload:
+    """Withdraw an upload (its rows stop counting; it stays listed) or, with withdraw=False, count it again."""
+    if withdraw and upload.withdrawn_at is None:
+        upload.withdrawn_at, upload.withdrawn_by = timezone.now(), user
+    elif not withdraw and upload.withdrawn_at is not None:
+        upload.withdrawn_at, upload.withdrawn_by = None, None
+    else:
+        return upload
+    upload.save(update_fields=["withdrawn_at", "withdrawn_by"])
+    measurement_standing_refresh(revision=upload.revision)
+    return upload
+
+
+def measurement_fiber_history(*, revision: Revision, fiber_id: str) -> dict:
+    """Every measurement of one fiber across the revision's uploads, newest first, and which one counts:
+    {"fiber_id", "link_id", "expected_db", "limit_db", "rows": [{"upload", "line", "measured_db", "counted",
+    "status"}]}. MeasurementUnavailable when the test sheet cannot be read; Http404 for a fiber not on it."""
+    st = _standing(revision)
+    entry = st.table.index.get(fiber_id)
+    if entry is None:
+        raise Http404("No such fiber in this revision's test sheet.")
+    link_id, expected, limit_db = entry
+    r = _test_sheet_renderers()
+    rows = []
+    uploads = revision.measurements.select_related("uploaded_by", "withdrawn_by").order_by("-id")
+    for upload in uploads:
+        if fiber_id not in upload.content:  # cheap filter before parsing the whole file
+            continue
+        parsed, _errors = r.parse_test_results(upload.content, st.table.index)
+        for row in (p for p in parsed if p.fiber_id == fiber_id):
+            status = ("not-measured" if row.measured_db is None else
+                      "pass" if limit_db is None or row.measured_db <= limit_db else "fail")
+            rows.append({"upload": upload, "line": row.line, "measured_db": row.measured_db, "status": status,
+                         "counted": st.source.get(fiber_id) == upload.pk and row.measured_db is not None})
+    return {"fiber_id": fiber_id, "link_id": link_id, "expected_db": expected, "limit_db": limit_db,
+            "test_limit": st.test_limit, "rows": rows}
 
 
 def measurement_results_lines(*, upload: MeasurementUpload) -> Iterator[str]:

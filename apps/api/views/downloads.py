@@ -11,7 +11,14 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from apps.designs.measurements import MeasurementUnavailable, measurements_check_revision
+from apps.designs.measurements import (
+    MeasurementUnavailable,
+    measurement_get,
+    measurement_standing,
+    measurement_standing_refresh,
+    measurement_withdraw,
+    measurements_check_revision,
+)
 from apps.designs.selectors import design_get
 from apps.exports.services import (
     ARCHIVES,
@@ -174,6 +181,18 @@ class MeasurementOut(serializers.Serializer):
     sha256 = serializers.CharField()
     uploaded_by = serializers.CharField(allow_null=True)
     created_at = serializers.DateTimeField()
+    withdrawn_at = serializers.DateTimeField(allow_null=True, help_text=(
+        "When the upload was withdrawn (its rows no longer count towards `standing`); null while it counts."))
+    withdrawn_by = serializers.CharField(allow_null=True)
+
+
+class MeasurementStandingOut(serializers.Serializer):
+    test_limit = serializers.CharField(help_text="The pass limit judged against: that of the newest upload counted.")
+    uploads = serializers.IntegerField(help_text="Uploads counted (not withdrawn).")
+    measured_fibers = serializers.IntegerField(help_text="Fibers with a measured value in any counted upload.")
+    counts = serializers.DictField(child=serializers.DictField(child=serializers.IntegerField()), help_text=(
+        "Per fiber its latest measured value across the counted uploads, judged against the test sheet: fibers "
+        "{pass, fail, not-measured} and links {pass, fail, incomplete}."))
 
 
 class MeasurementUploadOut(MeasurementOut):
@@ -185,7 +204,9 @@ class MeasurementUploadOut(MeasurementOut):
 def _measurement_out(m: MeasurementUpload, number: int, errors: bool = False) -> dict:
     out = {"id": m.pk, "revision": number, "filename": m.filename, "size": m.size, "rows": m.rows,
            "counts": m.counts, "error_count": m.error_count, "sha256": m.sha256,
-           "uploaded_by": m.uploaded_by.get_username() if m.uploaded_by_id else None, "created_at": iso(m.created_at)}
+           "uploaded_by": m.uploaded_by.get_username() if m.uploaded_by_id else None, "created_at": iso(m.created_at),
+           "withdrawn_at": iso(m.withdrawn_at) if m.withdrawn_at else None,
+           "withdrawn_by": m.withdrawn_by.get_username() if m.withdrawn_by_id else None}
     if errors:
         out["errors"] = [{"line": line, "column": column or "", "message": message}
                          for line, column, message in m.errors]
@@ -205,14 +226,17 @@ class MeasurementListApi(ApiView):
             "the valid rows are stored and judged and the rows with errors are listed in the answer."))
 
     class OutputSerializer(serializers.Serializer):
+        standing = MeasurementStandingOut(allow_null=True, help_text=(
+            "Every counted upload together (null before the first upload)."))
         results = MeasurementOut(many=True)
 
     @extend_schema(operation_id="revisions_measurements_list", responses={200: OutputSerializer},
                    tags=["downloads"], summary="Measured test results uploaded for a revision")
     def get(self, request, design_id: int, number: int):
         rev = revision_for(request, design_id, number)
-        rows = rev.measurements.select_related("uploaded_by").defer("content", "errors")[:1000]
-        return Response({"results": [_measurement_out(m, rev.number) for m in rows]})
+        rows = rev.measurements.select_related("uploaded_by", "withdrawn_by").defer("content", "errors")[:1000]
+        return Response({"standing": _standing_out(measurement_standing(revision=rev)),
+                         "results": [_measurement_out(m, rev.number) for m in rows]})
 
     @extend_schema(operation_id="revisions_measurements_upload", parameters=[QuerySerializer],
                    request={"text/csv": OpenApiTypes.STR}, responses={
@@ -238,7 +262,33 @@ class MeasurementListApi(ApiView):
 
         m = measurement_upload(revision=rev, user=request.user, text=text, filename=q["filename"], check=check,
                                test_limit=q["test_limit"], keep_valid=not q["reject_on_error"])
+        measurement_standing_refresh(revision=rev)
         return Response(_measurement_out(m, rev.number, errors=True), status=201)
+
+
+def _standing_out(st) -> dict | None:
+    if st is None:
+        return None
+    return {"test_limit": st.test_limit, "uploads": st.uploads, "measured_fibers": st.measured_fibers,
+            "counts": st.counts}
+
+
+class MeasurementWithdrawApi(ApiView):
+    class InputSerializer(StrictSerializer):
+        withdrawn = serializers.BooleanField(help_text="true withdraws the upload; false counts it again.")
+
+    @extend_schema(operation_id="revisions_measurements_withdraw", request=InputSerializer,
+                   responses={200: MeasurementOut}, tags=["downloads"],
+                   summary="Withdraw a measured-results upload (its rows stop counting; it stays listed) or "
+                           "count it again; needs write access")
+    def post(self, request, design_id: int, number: int, upload_id: int):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        design_get(user=request.user, design_id=design_id, write=True)
+        rev = revision_for(request, design_id, number)
+        upload = measurement_withdraw(upload=measurement_get(revision=rev, upload_id=upload_id), user=request.user,
+                                      withdraw=data.validated_data["withdrawn"])
+        return Response(_measurement_out(upload, rev.number))
 
 
 class ExportCreateApi(ApiView):

@@ -1,15 +1,15 @@
 """The measured-results parts of the revision page, so that page's view needs no change:
 
     {% load measurements %}
-    {% measured_results revision %}   the "Measured results" section: latest counts, uploads, the form
-    {% measured_links revision %}     one line for the loss budget: the latest upload's links pass / fail
+    {% measured_results revision %}   the "Measured results" section: standing counts, uploads, the form
+    {% measured_links revision %}     one line for the loss budget: the standing links pass / fail
 """
 from __future__ import annotations
 
 from django import template
 
 from ..measurement_views import MeasurementUploadForm
-from ..measurements import measurement_latest, measurement_list
+from ..measurements import measurement_list, measurement_standing
 from ..selectors import design_can_write
 
 register = template.Library()
@@ -24,10 +24,11 @@ def measured_results(context, revision) -> dict:
     can_write = design_can_write(user=user, design=design)
     uploads = list(measurement_list(revision=revision)[:RECENT + 1])
     return {"design": design, "revision": revision, "uploads": uploads[:RECENT], "more": len(uploads) > RECENT,
-            "latest": uploads[0] if uploads else None, "can_write": can_write,
+            "latest": uploads[0] if uploads else None, "standing": measurement_standing(revision=revision),
+            "can_write": can_write,
             "form": MeasurementUploadForm() if can_write else None, "csrf_token": context.get("csrf_token")}
 
 
 @register.inclusion_tag("designs/_measured_links.html")
 def measured_links(revision) -> dict:
-    return {"design": revision.design, "revision": revision, "latest": measurement_latest(revision=revision)}
+    return {"design": revision.design, "revision": revision, "standing": measurement_standing(revision=revision)}

@@ -88,7 +88,7 @@ def test_alice_uploads_a_filled_sheet_and_sees_pass_fail_and_every_bad_row(alice
     assert rows[0][col["link_id"]] in failing and rows[0][col["a_device"]] in failing
 
 
-def test_the_revision_page_shows_the_latest_results_next_to_the_loss_budget(alice, revision, filled):
+def test_the_revision_page_shows_the_standing_results_next_to_the_loss_budget(alice, revision, filled):
     header, rows, _ = filled
     assert "No measured results yet" in alice.get(url("revision", revision.design_id, 1)).content.decode()
     upload(alice, revision, as_csv(header, rows), name="row-A.csv")
@@ -102,7 +102,7 @@ def test_the_revision_page_shows_the_latest_results_next_to_the_loss_budget(alic
     assert 'name="csrfmiddlewaretoken"' in section
     assert '<label for="id_file">Filled test sheet (CSV)</label>' in section
     links = html.split('id="measured-links"')[1].split("</p>")[0]
-    assert "1 fail" in links and "row-A.csv" in links
+    assert "1 fail" in links and "1 upload together" in links
 
 
 def test_failing_links_are_listed_worst_first(alice, revision):

@@ -12,7 +12,11 @@ from django.core.management.base import BaseCommand, CommandError
 
 from apps.api.downloads import MAX_STORED_ERRORS, UploadRejected, error_fields, measurement_upload
 from apps.api.errors import ApiError
-from apps.designs.measurements import MeasurementUnavailable, measurements_check_revision
+from apps.designs.measurements import (
+    MeasurementUnavailable,
+    measurement_standing_refresh,
+    measurements_check_revision,
+)
 from apps.designs.models import Design
 from apps.exports.services import DeliverableUnavailable
 
@@ -66,13 +70,16 @@ class Command(BaseCommand):
         except ApiError as exc:
             lines = [f"  {f['path']}: {f['message']}" for f in exc.fields] if exc.fields else []
             raise CommandError("\n".join([f"nothing stored: {exc.message}"] + lines)) from None
+        standing = measurement_standing_refresh(revision=rev)
         for f in error_fields(upload.errors):
             self.stderr.write(f"{f['path']}: {f['message']}")
         if upload.error_count > len(upload.errors):
             self.stderr.write(f"... and {upload.error_count - len(upload.errors):,} more row(s) with errors")
         self.stdout.write(f"imported {upload.rows} row(s) for {d.name} r{rev.number} as upload {upload.pk}"
                           + (f"; {upload.error_count} row(s) with errors left out" if upload.error_count else ""))
-        self.stdout.write(_counts(upload.counts))
+        self.stdout.write("this upload: " + _counts(upload.counts))
+        self.stdout.write(f"standing, {standing.uploads} upload(s) together (latest value per fiber): "
+                          + _counts(standing.counts))
         if upload.error_count:
             raise CommandError(f"{upload.error_count} row(s) had errors and were left out (listed above); "
                                f"the {upload.rows} valid row(s) were stored", returncode=EXIT_ROWS_LEFT_OUT)
