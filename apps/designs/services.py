@@ -271,28 +271,13 @@ def _engine_progress(progress):
 
 
 def revision_compare(*, old: Revision, new: Revision) -> dict:
-    """What changed between two revisions: counts per network and tier, links added/removed, BOM deltas."""
-    def flat(summary: dict) -> dict:
-        out = {"gpus": summary.get("gpus"), "servers": summary.get("servers"), "links_total": summary.get("links_total")}
-        for net, data in (summary.get("networks") or {}).items():
-            for role, n in (data.get("switches") or {}).items():
-                out[f"{net} {role} switches"] = n
-            for tier, n in (data.get("links") or {}).items():
-                out[f"{net} {tier} links"] = n
-        for line in summary.get("bom") or []:
-            out[f"part {line['sku']}"] = line.get("quantity")
-        return out
+    """What changed between two revisions: the counts that differ (labelled, in page order, signed deltas) and
+    how many links and cables were added, removed or changed (apps.designs.compare)."""
+    from .compare import revision_counts_diff, revision_row_diff
 
-    a, b = flat(old.summary), flat(new.summary)
-    counts = [{"item": k, "old": a.get(k), "new": b.get(k)} for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
-    key = ("a_device", "a_port", "b_device", "b_port")
-    old_links = LinkRecord.objects.filter(revision=old).values_list(*key)
-    new_links = LinkRecord.objects.filter(revision=new).values_list(*key)
-    return {
-        "old": old.number, "new": new.number, "counts": counts,
-        "links_added": new_links.difference(old_links).count(),
-        "links_removed": old_links.difference(new_links).count(),
-    }
+    rows = revision_row_diff(old=old, new=new).counts()
+    return {"old": old.number, "new": new.number, "counts": revision_counts_diff(old=old, new=new), "rows": rows,
+            "links_added": rows["links"]["added"], "links_removed": rows["links"]["removed"]}
 
 
 __all__ = ["design_create", "design_update", "design_delete", "design_share", "design_unshare",

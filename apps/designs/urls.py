@@ -20,6 +20,7 @@ urlpatterns = [
     path("<int:pk>/jobs/<uuid:job_id>/status/", views.job_status, name="job_status"),
     path("<int:pk>/jobs/<uuid:job_id>/cancel/", views.job_cancel, name="job_cancel"),
     path("<int:pk>/compare/", views.revision_compare_view, name="compare"),
+    path("<int:pk>/compare/<str:table>/<str:change>/", views.revision_compare_rows_view, name="compare_rows"),
     path("<int:pk>/revisions/<int:number>/", views.revision_detail, name="revision"),
     path("<int:pk>/revisions/<int:number>/links/", views.revision_links, name="links"),
     path("<int:pk>/revisions/<int:number>/cables/", views.revision_cables, name="cables"),

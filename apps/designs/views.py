@@ -25,6 +25,7 @@ from engine.errors import SpecError
 from engine.model import TIERS
 
 from . import diagrams
+from .compare import CHANGES, TABLES, previous_revision_number, revision_diff_page
 from .forms import (
     CompareForm,
     ElevationForm,
@@ -228,6 +229,7 @@ def revision_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
                        if k != "compute"],
         "downloads": _downloads(revision),
         "workload_charts": _workload_charts(revision.summary),
+        "previous_number": previous_revision_number(revision),
     })
 
 
@@ -281,8 +283,36 @@ def revision_compare_view(request: HttpRequest, pk: int) -> HttpResponse:
     if not form.is_valid():
         return render(request, "designs/compare.html", {"design": design, "form": form}, status=400)
     old, new = (design.revisions.get(number=form.cleaned_data[k]) for k in ("old", "new"))
-    diff = _with_deltas(revision_compare(old=old, new=new))
-    return render(request, "designs/compare.html", {"design": design, "form": form, "diff": diff, "old": old, "new": new})
+    diff = revision_compare(old=old, new=new)
+    return render(request, "designs/compare.html", {"design": design, "form": form, "diff": diff, "old": old, "new": new,
+                                                    "tables": TABLES, "changes": CHANGES})
+
+
+@signin_required
+@require_safe
+def revision_compare_rows_view(request: HttpRequest, pk: int, table: str, change: str) -> HttpResponse:
+    """One page of the links or cables added, removed or changed between two revisions."""
+    if table not in TABLES or change not in CHANGES:
+        raise Http404("No such comparison.")
+    design = design_get(user=request.user, design_id=pk)
+    numbers = list(design.revisions.values_list("number", flat=True))
+    form = CompareForm(request.GET, numbers=numbers)
+    if not form.is_valid():
+        return render(request, "designs/compare.html", {"design": design, "form": form}, status=400)
+    old, new = (design.revisions.get(number=form.cleaned_data[k]) for k in ("old", "new"))
+    try:
+        page_number = int(request.GET.get("page", "1"))
+    except ValueError:
+        page_number = 1
+    page = revision_diff_page(old=old, new=new, table=table, change=change, page=page_number)
+    prefix = "L" if table == "links" else "C"
+    for row in page["rows"]:  # each side's id, linking to its row in that revision's table
+        row["ids"] = [(f"r{rev.number} {prefix}{row[side][page['id_col']]:06d}",
+                       reverse(f"designs:{table}", args=[pk, rev.number]) + f"?q={prefix}{row[side][page['id_col']]:06d}")
+                      for side, rev in (("old", old), ("new", new)) if side in row]
+    return render(request, "designs/compare_rows.html", {
+        "design": design, "old": old, "new": new, "table": table, "change": change, "page": page,
+        "counts": revision_compare(old=old, new=new)["rows"], "tables": TABLES, "changes": CHANGES})
 
 
 # --- Helpers ---------------------------------------------------------------------------
@@ -302,13 +332,6 @@ def _after_save(request: HttpRequest, design: Design) -> HttpResponse:
         job = design_compute_enqueue(design=design, user=request.user)
         return redirect("designs:job", pk=design.pk, job_id=job.pk)
     return redirect("designs:detail", pk=design.pk)
-
-
-def _with_deltas(diff: dict) -> dict:
-    for row in diff["counts"]:
-        numbers = all(isinstance(row[k], (int, float)) for k in ("old", "new"))
-        row["delta"] = row["new"] - row["old"] if numbers else None
-    return diff
 
 
 def _job_status(job: Job) -> dict:

@@ -106,7 +106,7 @@ def test_a_new_user_designs_computes_filters_and_compares(live_server, celery_wo
     page.get_by_label("Older revision").select_option("1")
     page.get_by_label("Newer revision").select_option("2")
     page.get_by_role("button", name="Compare").click()
-    servers = page.locator("#compare-table tr", has=page.get_by_role("rowheader", name="servers", exact=True))
+    servers = page.locator("#compare-table tr", has=page.get_by_role("rowheader", name="Servers", exact=True))
     expect(servers).to_contain_text("127")
     expect(servers).to_contain_text("95")
     expect(servers).to_contain_text("-32")

@@ -388,8 +388,8 @@ def test_it_compares_two_revisions():
     diff = revision_compare(old=old, new=new)
     assert (diff["old"], diff["new"]) == (1, 2)
     counts = {row["item"]: (row["old"], row["new"]) for row in diff["counts"]}
-    assert counts["gpus"] == (128, 256) and counts["servers"] == (16, 32)
-    assert counts["links_total"] == (old.link_count, new.link_count)
+    assert counts["GPUs"] == (128, 256) and counts["Servers"] == (16, 32)
+    assert counts["Links, all networks"] == (old.link_count, new.link_count)
     assert diff["links_added"] > 0
     assert diff["links_added"] - diff["links_removed"] == new.link_count - old.link_count
 

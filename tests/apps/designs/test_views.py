@@ -501,7 +501,7 @@ def test_comparing_two_revisions_shows_what_changed(alice, design, users):
     response = alice.get(url("compare", design.pk, old=1, new=2))
 
     diff = response.context["diff"]
-    servers = next(c for c in diff["counts"] if c["item"] == "servers")
+    servers = next(c for c in diff["counts"] if c["item"] == "Servers")
     assert (servers["old"], servers["new"], servers["delta"]) == (8, 4, -4)
     assert diff["links_removed"] > 0
     assert 'id="compare-table"' in response.content.decode()
@@ -588,3 +588,83 @@ def test_the_revision_page_links_every_deliverable_and_draws_workload_charts(cli
     assert page.count("<svg") >= 4  # fabric diagram, elevations, and the workload's two charts
     pdf = client.get(f"/api/v1/designs/{design.pk}/revisions/1/downloads/bom.pdf")
     assert pdf.status_code == 200 and b"".join(pdf.streaming_content if pdf.streaming else [pdf.content]).startswith(b"%PDF")
+
+
+# --- Compare: labels, order, row diff -------------------------------------------------------------------------
+
+
+def test_compare_labels_counts_in_page_order_and_signs_a_part_that_disappeared(alice, design, users):
+    """8 DGX H100 -> 4: the cluster figures come first, then the compute fabric's switches and links, then parts;
+    every change is signed, and a part only the old revision had reads as its negative quantity."""
+    compute_now(design, users.alice)
+    design.spec = {**design.spec, "servers": {"model": "dgx-h100", "count": 4}}
+    design.save()
+    compute_now(design, users.alice)
+
+    diff = alice.get(url("compare", design.pk, old=1, new=2)).context["diff"]
+
+    sections = [c["section"] for c in diff["counts"]]
+    assert sections[0] == "Cluster" and sections[-1] == "Parts"
+    assert sections.index("Compute fabric") < sections.index("Parts")
+    assert [c["item"] for c in diff["counts"][:2]] == ["GPUs", "Servers"]
+    assert all(c["delta"] == c["new"] - c["old"] for c in diff["counts"] if c["delta"] is not None)
+    from apps.designs.compare import revision_counts_diff
+
+    old, new = design.revisions.order_by("number")
+    new.summary = {**new.summary, "bom": [b for b in new.summary["bom"] if b["sku"] != old.summary["bom"][0]["sku"]]}
+    gone = next(c for c in revision_counts_diff(old=old, new=new) if c["item"].startswith(old.summary["bom"][0]["sku"]))
+    assert gone["new"] == 0 and gone["delta"] == -old.summary["bom"][0]["quantity"]
+
+
+def test_compare_lists_the_links_added_removed_and_changed_page_by_page(alice, design, users):
+    compute_now(design, users.alice)
+    design.spec = {**design.spec, "servers": {"model": "dgx-h100", "count": 4}}
+    design.save()
+    compute_now(design, users.alice)
+    diff = alice.get(url("compare", design.pk, old=1, new=2)).context["diff"]
+    removed = diff["rows"]["links"]["removed"]
+
+    page = alice.get(url("compare_rows", design.pk, "links", "removed", old=1, new=2))
+
+    html = page.content.decode()
+    assert page.status_code == 200 and removed > 0
+    assert f"{removed:,} links removed" in html
+    rows = html.split('id="row-diff-table"')[1].split("</table>")[0]
+    assert rows.count("<tr>") == min(removed, 100) + 1  # the header row too
+    assert "r1 L" in rows and "r2 L" not in rows
+    if removed > 100:
+        second = alice.get(url("compare_rows", design.pk, "links", "removed", old=1, new=2, page=2)).content.decode()
+        assert 'id="page-prev"' in second
+    assert alice.get(url("compare_rows", design.pk, "links", "renamed", old=1, new=2)).status_code == 404
+
+
+def test_the_row_diff_matches_links_by_their_ports_and_sees_a_longer_cable(design, users):
+    """Same topology, longer runs (more slack at each end): every link is matched, and the ones whose length changed
+    are "changed" with their length named."""
+    from apps.designs.compare import revision_diff_page, revision_row_diff
+
+    compute_now(design, users.alice)
+    layout = dict(design.spec.get("layout") or {})
+    layout["slack_per_end_m"] = 3.0
+    design.spec = {**design.spec, "layout": layout}
+    design.save()
+    compute_now(design, users.alice)
+    old, new = design.revisions.order_by("number")
+
+    diff = revision_row_diff(old=old, new=new)
+    page = revision_diff_page(old=old, new=new, table="links", change="changed", page=1)
+
+    assert diff.links["added"] == [] and diff.links["removed"] == []
+    assert len(diff.links["changed"]) > 0
+    assert all("length" in row["what"] for row in page["rows"])
+
+
+def test_every_revision_after_the_first_links_to_the_previous_one(alice, design, users):
+    compute_now(design, users.alice)
+    compute_now(design, users.alice)
+
+    first = alice.get(url("revision", design.pk, 1)).content.decode()
+    second = alice.get(url("revision", design.pk, 2)).content.decode()
+
+    assert 'id="compare-previous"' not in first
+    assert "?old=1&amp;new=2" in second.split('id="compare-previous"')[1].split(">")[0]
