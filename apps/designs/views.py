@@ -204,8 +204,18 @@ def job_status(request: HttpRequest, pk: int, job_id) -> JsonResponse:
 def job_cancel(request: HttpRequest, pk: int, job_id) -> HttpResponse:
     design = design_get(user=request.user, design_id=pk, write=True)
     job = job_request_cancel(job=get_object_or_404(design.jobs, pk=job_id))
-    messages.info(request, "Cancelled." if job.is_terminal else "Cancel requested; the job stops at its next step.")
+    messages.info(request, _cancel_message(job))
     return redirect("designs:job", pk=design.pk, job_id=job.pk)
+
+
+def _cancel_message(job: Job) -> str:
+    """What a cancel did: the job may have finished (or failed) before the request reached it."""
+    if job.status == "cancelled":
+        return "Cancelled."
+    if job.is_terminal:
+        outcome = {"succeeded": "finished", "failed": "failed"}.get(job.status, job.get_status_display().lower())
+        return f"Too late to cancel: the job had already {outcome}."
+    return "Cancel requested; the job stops at its next step."
 
 
 # --- Revisions ---------------------------------------------------------------------

@@ -330,6 +330,18 @@ def test_cancel_stops_a_queued_job(alice, design, users):
     assert job.status == JobStatus.CANCELLED
 
 
+def test_a_cancel_that_loses_the_race_says_the_job_finished(alice, design, users):
+    job = design_compute_enqueue(design=design, user=users.alice)
+    run_job(str(job.pk))
+
+    page = alice.post(url("job_cancel", design.pk, job.pk), follow=True).content.decode()
+
+    job.refresh_from_db()
+    assert job.status == JobStatus.SUCCEEDED
+    assert "Too late to cancel: the job had already finished." in page
+    assert "Cancelled." not in page
+
+
 def test_the_design_page_shows_a_running_job(alice, design, users):
     design_compute_enqueue(design=design, user=users.alice)
 
