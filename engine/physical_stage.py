@@ -614,6 +614,7 @@ def _choose(key: tuple, ea: CageEnd, eb: CageEnd, policy: MediaPolicy, media, fa
 
 _CABLE_CATEGORY = {"trunk": "trunk", "cord": "fiber", "dac": "copper", "acc": "copper", "aoc": "aoc",
                    "splitter": "fiber", "rj45": "copper"}
+CABLE_KINDS = tuple(_CABLE_CATEGORY)  # every kind a cable row can have (the cable table's filter offers them)
 # columns of cable_rows: id, kind, part, ordered length, a end, b end, link ids, tier, network
 _ROW_KIND, _ROW_PART, _ROW_LENGTH, _ROW_A, _ROW_NETWORK = (itemgetter(1), itemgetter(2), itemgetter(3), itemgetter(4),
                                                           itemgetter(8))

@@ -363,8 +363,13 @@ class ElevationForm(forms.Form):
         return data.get("row") or default_row(), data.get("start") or 1
 
 
+DEFAULT_LIMIT = 100  # rows per table page when the query names none (the select shows it as chosen)
+
+
 class TableFilterForm(forms.Form):
-    """Filters of the link or cable table; `query()` gives link_page/cable_page arguments."""
+    """Filters of the link or cable table; `query()` gives link_page/cable_page arguments.
+
+    Bind it with `table_query(request.GET)`, so a page opened without `limit` shows the rows per page it has."""
 
     q = forms.CharField(label="Search", required=False, max_length=100,
                         help_text="Device name prefix, a rack id, or a link/cable id (L42, C7).")
@@ -374,7 +379,7 @@ class TableFilterForm(forms.Form):
     device = forms.CharField(label="Device", required=False, max_length=64)
     part = forms.CharField(label="Part", required=False, max_length=64)
     order = forms.ChoiceField(label="Sort by", required=False)
-    limit = forms.TypedChoiceField(label="Rows per page", required=False, coerce=int, empty_value=100,
+    limit = forms.TypedChoiceField(label="Rows per page", required=False, coerce=int, empty_value=DEFAULT_LIMIT,
                                    choices=[(n, n) for n in (25, 50, 100, 250, 500)])
     cursor = forms.CharField(required=False, widget=forms.HiddenInput, max_length=500)
 
@@ -389,8 +394,8 @@ class TableFilterForm(forms.Form):
             self.fields["status"] = forms.ChoiceField(label="Loss budget", required=False)
             self.fields["medium"] = forms.ChoiceField(label="Medium", required=False)
         else:
-            self.fields["kind"] = forms.CharField(label="Cable type", required=False, max_length=24)
-        for name in ("network", "tier", "status", "medium"):
+            self.fields["kind"] = forms.ChoiceField(label="Cable type", required=False)
+        for name in ("network", "tier", "status", "medium", "kind"):
             if name in self.fields:
                 values = facets.get(name, [])
                 if name == "network":  # the engine's order, whatever order the stored summary kept
@@ -401,9 +406,18 @@ class TableFilterForm(forms.Form):
                                        [(f"-{s}", f"{s.replace('_', ' ')}, descending") for s in sorts]
         self.fields["limit"].choices = [(n, n) for n in (25, 50, 100, 250, 500) if n <= MAX_LIMIT]
 
+    @staticmethod
+    def table_query(params):
+        """The query string with the default rows per page filled in when it names none."""
+        if params.get("limit"):
+            return params
+        data = params.copy()
+        data["limit"] = str(DEFAULT_LIMIT)
+        return data
+
     def query(self) -> dict:
         data = self.cleaned_data
         skip = {"order", "limit", "cursor"}
         filters = {k: v for k, v in data.items() if k not in skip and v not in (None, "")}
-        return {"filters": filters, "cursor": data.get("cursor") or None, "limit": data.get("limit") or 100,
+        return {"filters": filters, "cursor": data.get("cursor") or None, "limit": data.get("limit") or DEFAULT_LIMIT,
                 "order": data.get("order") or ("link_id" if self.table == "links" else "cable_id")}

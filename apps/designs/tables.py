@@ -16,6 +16,7 @@ from django.db.models import BooleanField, Expression, F, Q, QuerySet, Value
 from django.db.models.functions import Coalesce
 
 from engine.model import NETWORKS
+from engine.physical_stage import CABLE_KINDS
 
 from .models import CableRecord, LinkRecord, Revision
 
@@ -223,4 +224,13 @@ def link_facets(revision: Revision) -> dict[str, list]:
     nets = sorted((s.get("networks") or {}).keys(), key=lambda n: (_NETWORK_ORDER.get(n, len(_NETWORK_ORDER)), n))
     tiers = sorted({t for n in (s.get("networks") or {}).values() for t in (n.get("links") or {})})
     return {"network": nets, "tier": tiers, "status": ["pass", "marginal", "fail", "n/a", "no-medium"],
-            "medium": ["fiber-sm", "fiber-mm", "dac", "acc", "aoc", "copper-rj45"]}
+            "medium": ["fiber-sm", "fiber-mm", "dac", "acc", "aoc", "copper-rj45"], "kind": list(CABLE_KINDS)}
+
+
+def table_count(*, revision: Revision, table: str, filters: dict | None = None) -> int:
+    """How many rows of the revision's links or cables match the filters (the stored total when there are none:
+    counting 400,000 rows to say what the revision row already knows would cost a scan)."""
+    if not filters:
+        return revision.link_count if table == "links" else revision.cable_count
+    model = LinkRecord if table == "links" else CableRecord
+    return _filters(model.objects.filter(revision=revision), filters, is_link=table == "links").count()

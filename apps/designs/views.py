@@ -47,7 +47,7 @@ from .services import (
     design_update,
     revision_compare,
 )
-from .tables import CABLE_FIELDS, LINK_FIELDS, TableError, cable_page, link_facets, link_page
+from .tables import CABLE_FIELDS, LINK_FIELDS, TableError, cable_page, link_facets, link_page, table_count
 
 # The app has its own sign-in page; settings.LOGIN_URL still names the admin's (see the UI issue notes).
 signin_required = login_required(login_url="login")
@@ -393,17 +393,22 @@ def _bom_categories(summary: dict) -> list[dict]:
 
 def _table(request: HttpRequest, pk: int, number: int, table: str) -> HttpResponse:
     revision = revision_get(user=request.user, design_id=pk, number=number)
-    form = TableFilterForm(request.GET, table=table, facets=link_facets(revision))
-    page = None
+    form = TableFilterForm(TableFilterForm.table_query(request.GET), table=table, facets=link_facets(revision))
+    page = matched = None
     if form.is_valid():
         fetch = link_page if table == "links" else cable_page
+        query = form.query()
         try:
-            page = fetch(revision=revision, **form.query())
+            page = fetch(revision=revision, **query)
+            matched = table_count(revision=revision, table=table, filters=query["filters"])
         except TableError as exc:
             form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+            page = None
     return render(request, "designs/table.html", {
         "design": revision.design, "revision": revision, "table": table, "form": form, "page": page,
-        "columns": LINK_FIELDS if table == "links" else CABLE_FIELDS,
+        "columns": LINK_FIELDS if table == "links" else CABLE_FIELDS, "matched": matched,
+        "total": revision.link_count if table == "links" else revision.cable_count,
+        "filtered": bool(page is not None and query["filters"]),
     }, status=200 if page is not None else 400)
 
 

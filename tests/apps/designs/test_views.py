@@ -14,7 +14,7 @@ import pytest
 from django.urls import reverse
 
 from apps.designs.forms import SpecForm
-from apps.designs.models import Design, DesignShare, Revision
+from apps.designs.models import Design, DesignShare, LinkRecord, Revision
 from apps.designs.services import design_compute_enqueue, design_create
 from apps.jobs.models import Job, JobStatus
 from apps.jobs.runner import run_job
@@ -680,3 +680,41 @@ def test_every_revision_after_the_first_links_to_the_previous_one(alice, design,
 
     assert 'id="compare-previous"' not in first
     assert "?old=1&amp;new=2" in second.split('id="compare-previous"')[1].split(">")[0]
+
+
+# --- Tables: rows per page, matched counts, closed sets as selects --------------------------------------------
+
+
+def test_a_table_opened_without_a_page_size_shows_the_size_it_uses(alice, revision):
+    response = alice.get(url("links", revision.design_id, revision.number))
+
+    html = response.content.decode()
+    assert len(response.context["page"].rows) == 100
+    assert '<option value="100" selected>100</option>' in html
+
+
+def test_a_filtered_table_says_how_many_rows_matched(alice, revision):
+    expected = LinkRecord.objects.filter(revision=revision, tier="leaf-spine").count()
+
+    response = alice.get(url("links", revision.design_id, revision.number, tier="leaf-spine", limit=25))
+
+    html = response.content.decode()
+    assert response.context["matched"] == expected
+    assert f'<strong data-metric="matched">{expected:,}</strong> of {revision.link_count:,} links match' in html
+    unfiltered = alice.get(url("links", revision.design_id, revision.number)).content.decode()
+    assert f'<span data-metric="matched">{revision.link_count:,}</span> links in this revision' in unfiltered
+
+
+def test_the_cable_type_is_a_choice_and_pages_go_back_and_forth(alice, revision):
+    first = alice.get(url("cables", revision.design_id, revision.number, limit=25))
+    html = first.content.decode()
+    assert '<select name="kind"' in html and '<option value="cord">cord</option>' in html
+    nxt = first.context["page"].next_cursor
+
+    second = alice.get(url("cables", revision.design_id, revision.number, limit=25, cursor=nxt))
+    back = alice.get(url("cables", revision.design_id, revision.number, limit=25,
+                         cursor=second.context["page"].prev_cursor))
+
+    assert 'rel="prev"' in second.content.decode()
+    assert [r["cable_id"] for r in back.context["page"].rows] == [r["cable_id"] for r in first.context["page"].rows]
+    assert alice.get(url("cables", revision.design_id, revision.number, kind="cordz")).status_code == 400
