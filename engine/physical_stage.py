@@ -105,7 +105,7 @@ class PhysicalResult:
 
     def link_db_fields_all(self) -> Iterator[tuple]:
         """Every link's physical fields as the database stores them, in link order: medium, parts, cable ids
-        (128 characters at most), fibers, loss and margin (NULL where there is no figure), status."""
+        (128 characters at most), fibers, polarity, loss and margin (NULL where there is no figure), status."""
         return self._per_link(db=True)
 
     def link_rows(self, result):
@@ -130,8 +130,8 @@ class PhysicalResult:
         return self._cable_rows(result, None)
 
     def cable_db_rows(self, result, revision_id: int):
-        """Every cable as the database stores it, led by `revision_id`: integer id, no rack units, labels cut to
-        128 characters and the link ids to 256."""
+        """Every cable as the database stores it, led by `revision_id`: integer id, labels cut to 128 characters
+        and the link ids to 256."""
         return self._cable_rows(result, revision_id)
 
     def _cable_rows(self, result, db_prefix):
@@ -150,8 +150,11 @@ class PhysicalResult:
             if db_prefix is None:
                 yield (f"C{cid:06d}", network, tier, kind, part, length) + a_row + b_row + (la, lb, links)
             else:
-                yield (db_prefix, cid, network, tier, kind, part, length, a_row[0], a_row[1], a_row[2], b_row[0],
-                       b_row[1], b_row[2], la[:128], lb[:128], links[:256])
+                # an unplaced end has no rack unit: "" in cables.csv, NULL in the database (a 0U PDU has 0)
+                ua, ub = a_row[3], b_row[3]
+                yield (db_prefix, cid, network, tier, kind, part, length, a_row[0], a_row[1], a_row[2],
+                       None if ua == "" else ua, b_row[0], b_row[1], b_row[2], None if ub == "" else ub,
+                       la[:128], lb[:128], links[:256])
 
     def write_files(self, result, out_dir) -> list:
         import csv
@@ -180,17 +183,15 @@ class PhysicalResult:
 
 
 def _link_parts(c, b, cord, db: bool) -> tuple[tuple, tuple]:
-    """((medium, a part, b part), (fibers, [polarity,] loss, margin)) of a link with medium choice `c`, loss
+    """((medium, a part, b part), (fibers, polarity, loss, margin)) of a link with medium choice `c`, loss
     budget `b` and own cable `cord`; loss and margin are "" without a figure, None for the database."""
     none = None if db else ""
     if c is None:
-        return ("", "", ""), ((0, none, none) if db else (0, "", "", ""))
+        return ("", "", ""), (0, "", none, none)
     a_part = c.a_module or (cord[0] if cord else c.cable_sku)
     b_part = c.b_module or (cord[0] if cord else c.cable_sku)
     loss = none if b is None or b.status == "n/a" else round(b.loss_db, 2)
     margin = none if b is None or b.margin_db is None else round(b.margin_db, 2)
-    if db:
-        return (c.medium, a_part, b_part), (c.fibers_per_link, loss, margin)
     return (c.medium, a_part, b_part), (c.fibers_per_link, "type-b" if c.optical else "", loss, margin)
 
 

@@ -1,9 +1,9 @@
 """Files of a revision: CSV straight from the stored rows, renderer deliverables, measured results.
 
-links.csv and cables.csv stream from LinkRecord / CableRecord rows. On PostgreSQL the server
-writes the CSV itself (COPY (SELECT ...) TO STDOUT WITH CSV, about 6x the ORM path in
-performance-notes.md); elsewhere an ORM iterator feeds csv.writer. Either way the rows go out in
-~64 KB chunks and are never all in memory.
+links.csv and cables.csv stream from LinkRecord / CableRecord rows in the CLI's format
+(apps.designs.table_csv). On PostgreSQL the server writes the CSV itself (COPY (SELECT ...) TO STDOUT
+WITH CSV, about 6x the ORM path in performance-notes.md); elsewhere an ORM iterator feeds csv.writer.
+Either way the rows go out in ~64 KB chunks and are never all in memory.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from django.db import connection
 from django.utils.text import slugify
 
 from apps.designs.models import CableRecord, LinkRecord, Revision
-from apps.designs.tables import CABLE_FIELDS, LINK_FIELDS
+from apps.designs.table_csv import csv_lines, sql_select_list, stored_columns
 
 from .errors import ApiError
 from .models import MeasurementUpload
@@ -37,34 +37,30 @@ def download_filename(revision: Revision, kind: str) -> str:
     return f"{name}-r{revision.number}-{kind}"
 
 
-def _table(kind: str):
-    return (LinkRecord, LINK_FIELDS, "link_id") if kind == "links.csv" else (CableRecord, CABLE_FIELDS, "cable_id")
-
-
 def iter_table_csv(revision: Revision, kind: str) -> Iterator[bytes]:
-    """The rows of links.csv / cables.csv (header first), as byte chunks."""
-    model, fields, order = _table(kind)
+    """links.csv / cables.csv of a revision as the CLI writes them (apps.designs.table_csv), as byte chunks."""
+    table = "links" if kind == "links.csv" else "cables"
+    model, order = (LinkRecord, "link_id") if table == "links" else (CableRecord, "cable_id")
     if connection.vendor == "postgresql":
-        yield from _copy_csv(model, fields, order, revision.pk)
+        yield from _copy_csv(model, table, order, revision.pk)
         return
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(fields)
-    rows = model.objects.filter(revision_id=revision.pk).order_by(order).values_list(*fields)
-    for row in rows.iterator(chunk_size=5000):
-        w.writerow(row)
-        if buf.tell() >= CHUNK:
-            yield buf.getvalue().encode()
-            buf.seek(0)
-            buf.truncate()
-    yield buf.getvalue().encode()
+    rows = model.objects.filter(revision_id=revision.pk).order_by(order).values_list(*stored_columns(table))
+    parts: list[str] = []
+    size = 0
+    for line in csv_lines(table, rows.iterator(chunk_size=5000)):
+        parts.append(line)
+        size += len(line)
+        if size >= CHUNK:
+            yield "".join(parts).encode()
+            parts, size = [], 0
+    yield "".join(parts).encode()
 
 
-def _copy_csv(model, fields, order: str, revision_id: int) -> Iterator[bytes]:
+def _copy_csv(model, table: str, order: str, revision_id: int) -> Iterator[bytes]:
     qn = connection.ops.quote_name
-    cols = ", ".join(qn(f) for f in fields)
-    sql = (f"COPY (SELECT {cols} FROM {qn(model._meta.db_table)} WHERE revision_id = {int(revision_id)} "
-           f"ORDER BY {qn(order)}) TO STDOUT WITH (FORMAT CSV, HEADER)")
+    text = {f.column for f in model._meta.fields if f.get_internal_type() == "CharField"}
+    sql = (f"COPY (SELECT {sql_select_list(table, qn, text)} FROM {qn(model._meta.db_table)} "
+           f"WHERE revision_id = {int(revision_id)} ORDER BY {qn(order)}) TO STDOUT WITH (FORMAT CSV, HEADER)")
     parts: list[bytes] = []
     size = 0
     with connection.cursor() as cur:

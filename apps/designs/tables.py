@@ -10,6 +10,7 @@ import base64
 import binascii
 import json
 from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import Any
 
 from django.db.models import BooleanField, Expression, F, Q, QuerySet, Value
@@ -234,3 +235,20 @@ def table_count(*, revision: Revision, table: str, filters: dict | None = None) 
         return revision.link_count if table == "links" else revision.cable_count
     model = LinkRecord if table == "links" else CableRecord
     return _filters(model.objects.filter(revision=revision), filters, is_link=table == "links").count()
+
+
+def table_rows(*, revision: Revision, table: str, filters: dict | None, order: str, columns: tuple) -> Iterator[tuple]:
+    """Every row of the filtered table in the page order (null sort keys last, then id), as values_list tuples of
+    `columns`, streamed (a server-side cursor on PostgreSQL): what the table's CSV download writes."""
+    is_link = table == "links"
+    model, id_field = (LinkRecord, "link_id") if is_link else (CableRecord, "cable_id")
+    sorts = LINK_SORTS if is_link else CABLE_SORTS
+    desc = order.startswith("-")
+    key = order[1:] if desc else order
+    if key not in sorts:
+        raise TableError("order", f"must be one of {', '.join(sorts)} (prefix - for descending)")
+    qs = _filters(model.objects.filter(revision=revision), filters or {}, is_link=is_link)
+    sort = [F(key).desc(nulls_last=True) if desc else F(key).asc(nulls_last=True)]
+    if key != id_field:
+        sort.append(F(id_field).desc() if desc else F(id_field).asc())
+    return qs.order_by(*sort).values_list(*columns).iterator(chunk_size=5000)

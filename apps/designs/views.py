@@ -5,7 +5,6 @@ Access is the selectors': a design a user may not see is a 404 (never a 403), an
 """
 from __future__ import annotations
 
-import csv
 import hashlib
 from collections.abc import Iterator
 
@@ -47,7 +46,17 @@ from .services import (
     design_update,
     revision_compare,
 )
-from .tables import CABLE_FIELDS, LINK_FIELDS, TableError, cable_page, link_facets, link_page, table_count
+from .table_csv import csv_lines, stored_columns
+from .tables import (
+    CABLE_FIELDS,
+    LINK_FIELDS,
+    TableError,
+    cable_page,
+    link_facets,
+    link_page,
+    table_count,
+    table_rows,
+)
 
 # The app has its own sign-in page; settings.LOGIN_URL still names the admin's (see the UI issue notes).
 signin_required = login_required(login_url="login")
@@ -413,20 +422,7 @@ def _table(request: HttpRequest, pk: int, number: int, table: str) -> HttpRespon
 
 
 def _csv_lines(revision: Revision, table: str, query: dict) -> Iterator[str]:
-    """The filtered table as CSV, fetched page by page along the keyset cursor (never OFFSET)."""
-    columns = LINK_FIELDS if table == "links" else CABLE_FIELDS
-    fetch = link_page if table == "links" else cable_page
-
-    class _Line:
-        def write(self, text: str) -> str:
-            return text
-
-    writer = csv.writer(_Line())
-    yield writer.writerow(columns)
-    cursor = None
-    while True:
-        page = fetch(revision=revision, filters=query["filters"], order=query["order"], cursor=cursor, limit=1000)
-        yield "".join(writer.writerow([row[c] for c in columns]) for row in page.rows)
-        cursor = page.next_cursor
-        if not cursor:
-            return
+    """The filtered table as CSV, in the format of the whole file (links.csv / cables.csv, as the CLI writes)."""
+    rows = table_rows(revision=revision, table=table, filters=query["filters"], order=query["order"],
+                      columns=stored_columns(table))
+    return csv_lines(table, rows)

@@ -26,17 +26,17 @@ def test_table_csvs_stream_every_row_with_a_file_name(alice, computed, kind, cou
     rows = list(csv.reader(io.StringIO(_body(response).decode())))
     rev = Revision.objects.get(design=computed, number=1)
     assert len(rows) == getattr(rev, count_field) + 1
-    first_id = "link_id" if kind == "links.csv" else "cable_id"
-    assert rows[0][0] == first_id
-    ids = [int(r[0]) for r in rows[1:]]
-    assert ids == sorted(ids)
+    prefix = "L" if kind == "links.csv" else "C"
+    assert rows[0][0] == "id"  # the CLI's header: public ids, as the UI, labels and test sheet print them
+    ids = [int(r[0].removeprefix(prefix)) for r in rows[1:]]
+    assert all(r[0].startswith(prefix) for r in rows[1:]) and ids == sorted(ids)
 
 
 def test_links_csv_values_match_the_api_rows(alice, computed):
     api_row = alice.get(rev_url(computed, 1, "links/?limit=1")).json()["results"][0]
     rows = list(csv.DictReader(io.StringIO(_body(alice.get(rev_url(computed, 1, "downloads/links.csv"))).decode())))
     first = rows[0]
-    assert first["a_device"] == api_row["a_device"] and float(first["length_m"]) == api_row["length_m"]
+    assert first["a_device"] == api_row["a_device"] and float(first["run_length_m"]) == api_row["length_m"]
     assert first["status"] == api_row["status"]
 
 

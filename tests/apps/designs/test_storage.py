@@ -35,13 +35,14 @@ def link_rows(revision_id: int, n: int = 23) -> list[tuple]:
         rows.append((revision_id, i + 1, "compute", i % 3, "leaf-spine", 400, f"DEV-{text}", "1/1", text,
                      None if i % 4 == 0 else i, "SPINE", text[:32], "DC1.A01", -1 if i % 5 == 0 else None,
                      0.1 + i / 3, "fiber-sm" if i % 2 else "", text, "", f"C{i:06d}", 8,
-                     None if i % 3 == 0 else 1e-9 * i, -2.5 + i, "pass"))
+                     "type-b" if i % 2 else "", None if i % 3 == 0 else 1e-9 * i, -2.5 + i, "pass"))
     return rows
 
 
 def cable_rows(revision_id: int, n: int = 9) -> list[tuple]:
     return [(revision_id, i + 1, "oob", "device-oob", "rj45", AWKWARD[i % len(AWKWARD)] or "x", 3.5 + i,
-             "A", "p1", "R1", "B", "p2", "R2", f"lab\tel {i}", "L/R", " ".join(f"L{j:06d}" for j in range(i)))
+             "A", "p1", "R1", None if i % 2 else i + 1, "B", "p2", "R2", 40 - i, f"lab\tel {i}", "L/R",
+             " ".join(f"L{j:06d}" for j in range(i)))
             for i in range(n)]
 
 
