@@ -9,8 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.errors import SpecError
+from engine.errors import FieldError, SpecError
+from engine.qos.checks import policy_save_errors
+from engine.qos.inputs import os_for_model
 from engine.qos.policy import CLASS_NAMES, QosPolicy
+from engine.spec import parse_spec
 
 from .models import Design
 from .qos_selectors import design_technology
@@ -55,10 +58,32 @@ def qos_sparse(policy: QosPolicy) -> dict | None:
     return out or None
 
 
+def design_switch_oses(design: Design, policy: QosPolicy) -> tuple[str, ...]:
+    """The OSes of the design's compute and storage switches under `policy` (nvue, sonic, eos, ib)."""
+    try:
+        spec = parse_spec({**design.spec, "qos": None})
+    except SpecError:
+        return (policy.ethernet_os,)  # the rest of the spec does not parse: judge by the policy's own OS
+    c, st = spec.compute, spec.storage
+    models = [(m, c.technology) for m in (c.switch, c.spine_switch, c.core_switch) if m]
+    if st.enabled:
+        models.append((st.switch, st.technology))
+    return tuple(sorted({os_for_model(m, tech, policy.ethernet_os) for m, tech in models}))
+
+
+def qos_save_errors(design: Design, policy: QosPolicy) -> list[tuple[str, str]]:
+    """(path, message) for each setting the design's switches cannot be configured with (refused at save)."""
+    return policy_save_errors(policy, design_switch_oses(design, policy))
+
+
 def design_qos_update(*, design: Design, policy: Any) -> Design:
-    """Replace the design's QoS policy (None: back to the defaults of its technology)."""
+    """Replace the design's QoS policy (None: back to the defaults of its technology). SpecError at each bad
+    field, the engine's cross-field rules for the design's switches included."""
     parsed = qos_parse(policy, design_technology(design))
+    errors = qos_save_errors(design, parsed)
+    if errors:
+        raise SpecError([FieldError(path, message) for path, message in errors])
     return design_update(design=design, spec={**design.spec, "qos": qos_sparse(parsed)})
 
 
-__all__ = ["design_qos_update", "qos_parse", "qos_sparse"]
+__all__ = ["design_qos_update", "design_switch_oses", "qos_parse", "qos_save_errors", "qos_sparse"]

@@ -23,7 +23,7 @@ from .qos_selectors import (
     revision_config_download,
     revision_qos_report,
 )
-from .qos_services import design_qos_update
+from .qos_services import design_qos_update, qos_save_errors
 from .selectors import design_can_write, design_get, revision_get
 from .services import design_compute_enqueue
 from .views import signin_required
@@ -63,9 +63,11 @@ def design_qos_view(request: HttpRequest, pk: int) -> HttpResponse:
         form = QosPolicyForm.from_stored(state.stored, **common)
     else:
         form = QosPolicyForm(stored=state.stored, policy=state.policy, **common)
+    # a policy stored before a rule existed still opens; what it breaks is listed until a save fixes it
+    stored_problems = qos_save_errors(design, state.policy) if post is None and state.policy is not None else []
     return render(request, "designs/qos.html", {
         "design": design, "form": form, "can_write": can_write, "state": state, "mode_help": MODE_HELP,
-        "technologies": common["technologies"],
+        "technologies": common["technologies"], "stored_problems": stored_problems,
         "facts": _facts(design, form, state), "stored_invalid": state.policy is None,
     }, status=400 if post is not None and form.errors else 200)
 

@@ -27,6 +27,35 @@ class QosWarning:
         return {"code": self.code, "message": self.message, "where": self.where}
 
 
+# Switch OSes that read a DWRR weight as a percent of the port (NVUE's ETS bandwidth-percent, EOS's bandwidth
+# percent): their weights must add up to 100. SONiC's DWRR weights are relative to each other, any sum works.
+PERCENT_WEIGHT_OSES = ("nvue", "eos")
+
+
+def policy_save_errors(policy: QosPolicy, oses: Iterable[str]) -> list[tuple[str, str]]:
+    """(path, message) for settings that no switch can be configured with, so a save is refused with each at its
+    field: an ECN min threshold not below the max, and DWRR weights that do not add up to 100 % on a platform
+    that reads them as percentages. `oses` are the design's switch OSes (engine.qos.inputs.os_for_model).
+
+    These are only checked when a policy is saved: a spec stored before a rule existed still parses (its stored
+    revisions stay reproducible) and its QoS form shows the errors."""
+    errors: list[tuple[str, str]] = []
+    e = policy.ecn
+    if policy.technology == "ethernet" and e.min_bytes >= e.max_bytes:
+        errors.append(("qos.ecn.min_bytes", f"must be below the max threshold ({e.min_bytes:,} B is not below "
+                                            f"{e.max_bytes:,} B): switches mark between min and max"))
+    percent = sorted(set(oses) & set(PERCENT_WEIGHT_OSES))
+    dwrr = [c for c in policy.classes if c.scheduling == "dwrr"]
+    total = sum(c.weight for c in dwrr)
+    if policy.technology == "ethernet" and percent and dwrr and total != 100:
+        shares = ", ".join(f"{c.name} {c.weight}" for c in dwrr)
+        where = " and ".join(o.upper() for o in percent)
+        for c in dwrr:
+            errors.append((f"qos.{c.name}.weight", f"DWRR weights are percentages on {where} and must add up to "
+                                                   f"100; these add up to {total} ({shares})"))
+    return errors
+
+
 def switch_headroom_bytes(policy: QosPolicy, switch: SwitchPorts) -> int:
     """Headroom a switch reserves: per port, per lossless priority (C.3: multiply by priorities and ports)."""
     n = len(policy.pfc_priorities)
@@ -119,7 +148,7 @@ def _roce_checks(policy: QosPolicy, eth: list[SwitchPorts], hosts: list[HostInfo
         add("cnp-not-strict", "congestion notifications are not in a strict-priority queue: they wait behind "
                               "data, so senders slow down late (NVIDIA and Cisco both run CNP strict).", "qos.cnp.scheduling")
     dwrr = {c.priority: c.weight for c in policy.classes if c.scheduling == "dwrr"}
-    if dwrr and sum(dwrr.values()) != 100:
+    if dwrr and sum(dwrr.values()) != 100 and set(oses) & set(PERCENT_WEIGHT_OSES):
         add("ets-weights", f"DWRR weights add up to {sum(dwrr.values())}%, not 100% "
                            f"({', '.join(f'TC{p} {wt}%' for p, wt in sorted(dwrr.items()))}).", "qos.*.weight")
 

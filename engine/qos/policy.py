@@ -209,7 +209,12 @@ class QosPolicy:
         for n in ("roce", "cnp", "control"):
             for d in (classes[n].dscp if classes[n] else ()):
                 if d in seen:
-                    p.err(f"qos.{n}.dscp", f"DSCP {d} is already in the {seen[d]} class")
+                    # name the class whose DSCPs were changed (the one the user edited), not the first listed
+                    other = seen[d]
+                    edited_other = classes[other].dscp != getattr(getattr(base, other), "dscp", ())
+                    edited_this = classes[n].dscp != getattr(getattr(base, n), "dscp", ())
+                    at, clash = (other, n) if edited_other and not edited_this else (n, other)
+                    p.err(f"qos.{at}.dscp", f"DSCP {d} is already in the {clash} class")
                 seen[d] = n
         roce = classes["roce"] or base.roce
         cnp = classes["cnp"] or base.cnp

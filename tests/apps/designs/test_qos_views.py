@@ -341,3 +341,50 @@ def test_a_revision_whose_policy_does_not_parse_explains_why(alice, users, roce)
     assert r.status_code == 409 and "qos.roce.dscp[0]" in _html(r)
     assert f'href="{url("qos", roce.pk)}"' in _html(r)
     assert alice.get(url("config_file", roce.pk, 1, "policy.json")).status_code == 409
+
+
+# --- cross-field rules checked at save, for the design's switches ----------------------------------------------
+
+
+def test_an_ecn_min_above_the_max_is_refused_at_its_field(alice, roce):
+    r = alice.post(url("qos", roce.pk), posted(roce, ecn__min_bytes="2000000", ecn__max_bytes="1500000"))
+
+    assert r.status_code == 400
+    assert "must be below the max threshold (2,000,000 B is not below 1,500,000 B)" in _errors_of(
+        _html(r), "ecn__min_bytes")
+    roce.refresh_from_db()
+    assert roce.spec.get("qos") is None
+
+
+def test_dwrr_weights_are_percentages_on_nvue_and_relative_on_sonic(alice, roce):
+    refused = alice.post(url("qos", roce.pk), posted(roce, roce__weight="80"))  # 80 + 50 on NVUE (Cumulus)
+
+    html = _html(refused)
+    assert refused.status_code == 400
+    for field in ("roce__weight", "default__weight"):
+        assert "DWRR weights are percentages on NVUE and must add up to 100; these add up to 130" in _errors_of(
+            html, field)
+    saved = alice.post(url("qos", roce.pk), posted(roce, ethernet_os="sonic", roce__weight="80"))
+    assert saved.status_code == 302
+    roce.refresh_from_db()
+    assert roce.spec["qos"] == {"ethernet_os": "sonic", "roce": {"weight": 80}}
+
+
+def test_a_dscp_clash_is_shown_at_the_class_that_was_edited(alice, roce):
+    r = alice.post(url("qos", roce.pk), posted(roce, roce__dscp="26, 48"))  # 48 is the CNP class's DSCP
+
+    html = _html(r)
+    assert r.status_code == 400
+    assert "DSCP 48 is already in the cnp class" in _errors_of(html, "roce__dscp")
+    assert not _errors_of(html, "cnp__dscp")
+
+
+def test_a_policy_stored_before_a_rule_existed_still_opens_with_what_it_breaks(alice, roce):
+    Design.objects.filter(pk=roce.pk).update(spec={**roce.spec, "qos": {"ecn": {"min_bytes": 2000000}}})
+
+    r = alice.get(url("qos", roce.pk))
+
+    html = _html(r)
+    assert r.status_code == 200
+    problems = html.split('id="stored-problems"')[1].split("</div>")[0]
+    assert "qos.ecn.min_bytes" in problems and "must be below the max threshold" in problems

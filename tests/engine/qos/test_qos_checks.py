@@ -103,3 +103,41 @@ def test_infiniband_checks():
 def test_aggregated_per_model():
     many = [replace(leaf("nvue"), name=f"CF-L{i:03d}") for i in range(50)]
     assert codes(policy(), many).count("buffer-unknown") == 1
+
+
+# --- rules a save refuses (engine.qos.checks.policy_save_errors) ----------------------------------------------
+
+
+def test_dwrr_weights_warn_only_where_they_are_percentages():
+    """NVUE and EOS read a DWRR weight as a percent of the port; SONiC's weights are relative, so 60 + 50 is a
+    valid SONiC schedule (60:50) and no warning."""
+    p = policy(roce={"weight": 60})
+    assert "ets-weights" in codes(p, [leaf("eos")])
+    assert "ets-weights" not in codes(p, [leaf("sonic")])
+
+
+def test_a_save_refuses_ecn_min_not_below_max_and_percent_weights_not_adding_up():
+    from engine.qos.checks import policy_save_errors
+
+    assert policy_save_errors(policy(), ["nvue"]) == []
+    errors = dict(policy_save_errors(policy(ecn={"min_bytes": 2_000_000}), ["sonic"]))
+    assert list(errors) == ["qos.ecn.min_bytes"] and "2,000,000 B is not below 1,500,000 B" in errors[
+        "qos.ecn.min_bytes"]
+    weights = dict(policy_save_errors(policy(roce={"weight": 80}), ["nvue", "eos"]))
+    assert set(weights) == {"qos.roce.weight", "qos.default.weight"}
+    assert "percentages on EOS and NVUE and must add up to 100; these add up to 130 (roce 80, default 50)" in \
+        weights["qos.roce.weight"]
+    assert policy_save_errors(policy(roce={"weight": 80}), ["sonic"]) == []
+
+
+def test_a_dscp_clash_names_the_class_whose_dscps_changed():
+    from engine.errors import SpecError
+
+    with pytest.raises(SpecError) as roce_edited:
+        QosPolicy.from_dict({"roce": {"dscp": [26, 48]}}, "ethernet")
+    with pytest.raises(SpecError) as cnp_edited:
+        QosPolicy.from_dict({"cnp": {"dscp": [26]}}, "ethernet")
+    assert [(e.path, e.message) for e in roce_edited.value.errors] == [
+        ("qos.roce.dscp", "DSCP 48 is already in the cnp class")]
+    assert [(e.path, e.message) for e in cnp_edited.value.errors] == [
+        ("qos.cnp.dscp", "DSCP 26 is already in the roce class")]
