@@ -79,6 +79,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A view's 404 renders templates/404.html with DEBUG on too (no URL pattern list): apps/common/middleware.py
+    "apps.common.middleware.NotFoundPageMiddleware",
 ]
 
 ROOT_URLCONF = "fabricdesign.urls"

@@ -1,4 +1,6 @@
 from django.contrib import admin
+from django.shortcuts import redirect
+from django.templatetags.static import static
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
@@ -8,6 +10,8 @@ from apps.common import views as common_views
 urlpatterns = [
     path("", common_views.home, name="home"),
     path("healthz", common_views.healthz, name="healthz"),
+    # browsers ask for /favicon.ico on their own; the icon is a hashed static file, named when asked
+    path("favicon.ico", lambda request: redirect(static("favicon.svg"), permanent=True)),
     path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True, next_page="designs:list"),
          name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(next_page="login"), name="logout"),

@@ -718,3 +718,35 @@ def test_the_cable_type_is_a_choice_and_pages_go_back_and_forth(alice, revision)
     assert 'rel="prev"' in second.content.decode()
     assert [r["cable_id"] for r in back.context["page"].rows] == [r["cable_id"] for r in first.context["page"].rows]
     assert alice.get(url("cables", revision.design_id, revision.number, kind="cordz")).status_code == 400
+
+
+# --- Errors in view, the not-found page, the icon -------------------------------------------------------------
+
+
+def test_a_broken_yaml_is_announced_at_the_top_of_the_page(alice, design):
+    response = alice.post(url("edit", design.pk), {"spec_yaml": "servers: [unclosed"})
+
+    html = response.content.decode()
+    assert response.status_code == 400
+    banner = html.split('id="yaml-errors-banner"')[1].split("</div>")[0]
+    assert "The YAML was not saved:" in banner and "line" in banner
+    assert html.index('id="yaml-errors-banner"') < html.index('<form method="post" class="spec-form"')
+    assert "servers: [unclosed" in html  # the text is kept in the editor
+    assert "js/errors_in_view.js" in html
+
+
+def test_a_hidden_design_is_the_plain_not_found_page_even_in_debug(client, users, design, settings):
+    settings.DEBUG = True
+    client.force_login(users.charlie)
+
+    response = client.get(url("detail", design.pk))
+
+    html = response.content.decode()
+    assert response.status_code == 404
+    assert "<h1>Not found</h1>" in html
+    assert "URLconf" not in html and "designs/&lt;int:pk&gt;" not in html
+
+
+def test_the_site_has_an_icon(client, db):
+    assert client.get("/favicon.ico").url.endswith("favicon.svg")
+    assert "favicon.svg" in client.get("/accounts/login/").content.decode()
