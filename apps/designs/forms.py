@@ -18,7 +18,7 @@ from django.contrib.auth import get_user_model
 from engine.catalog import load_catalog
 from engine.errors import SpecError
 from engine.model import NETWORKS
-from engine.presets import list_presets
+from engine.presets import DEFAULT_PRESET, list_presets, preset_descriptions
 from engine.schema import REQUIRED, Field
 from engine.spec import SCHEMA_VERSION, SPEC_FIELDS
 
@@ -314,6 +314,8 @@ class NewDesignForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["preset"].choices = list(list_presets().items())
+        self.fields["preset"].initial = DEFAULT_PRESET
+        self.descriptions = preset_descriptions()
 
 
 class ShareForm(forms.Form):

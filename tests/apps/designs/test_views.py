@@ -750,3 +750,15 @@ def test_a_hidden_design_is_the_plain_not_found_page_even_in_debug(client, users
 def test_the_site_has_an_icon(client, db):
     assert client.get("/favicon.ico").url.endswith("favicon.svg")
     assert "favicon.svg" in client.get("/accounts/login/").content.decode()
+
+
+def test_the_new_design_page_describes_each_preset_and_preselects_one(alice):
+    from engine.presets import DEFAULT_PRESET, preset_descriptions
+
+    html = alice.get(url("new")).content.decode()
+
+    for key, text in preset_descriptions().items():
+        assert text and text.replace("'", "&#x27;") in html, key
+    assert f'value="{DEFAULT_PRESET}"' in html
+    checked = html.split(f'value="{DEFAULT_PRESET}"')[1].split(">")[0]
+    assert "checked" in checked
