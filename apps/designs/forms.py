@@ -374,7 +374,8 @@ class TableFilterForm(forms.Form):
     Bind it with `table_query(request.GET)`, so a page opened without `limit` shows the rows per page it has."""
 
     q = forms.CharField(label="Search", required=False, max_length=100,
-                        help_text="Device name prefix, a rack id, or a link/cable id (L42, C7).")
+                        help_text="Device name prefix, a device and port (SPINE-01 1/1), a rack id, or a link/cable id "
+                                  "(L42, C7).")
     network = forms.ChoiceField(label="Network", required=False)
     tier = forms.ChoiceField(label="Tier", required=False)
     rack = forms.CharField(label="Rack", required=False, max_length=32)

@@ -108,6 +108,9 @@ def _filters(qs: QuerySet, filters: dict, *, is_link: bool) -> QuerySet:
             ident = text[1:] if text[:1] in ("L", "C", "l", "c") else text
             if ident.isdigit():
                 cond |= Q(**{"link_id" if is_link else "cable_id": int(ident)})
+            device, sep, port = text.replace(" ", ":", 1).partition(":")
+            if sep and device and port:  # "DEVICE PORT" or "DEVICE:PORT": the row at that port, either end
+                cond |= Q(a_device=device, a_port=port.strip()) | Q(b_device=device, b_port=port.strip())
             qs = qs.filter(cond)
         else:
             raise TableError(key, "is not a filter of this table")

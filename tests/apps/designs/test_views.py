@@ -762,3 +762,15 @@ def test_the_new_design_page_describes_each_preset_and_preselects_one(alice):
     assert f'value="{DEFAULT_PRESET}"' in html
     checked = html.split(f'value="{DEFAULT_PRESET}"')[1].split(">")[0]
     assert "checked" in checked
+
+
+def test_a_device_and_port_finds_the_link_at_that_port(alice, revision):
+    link = LinkRecord.objects.filter(revision=revision, tier="leaf-spine").order_by("link_id").first()
+
+    by_space = alice.get(url("links", revision.design_id, revision.number, q=f"{link.b_device} {link.b_port}"))
+    by_colon = alice.get(url("links", revision.design_id, revision.number, q=f"{link.a_device}:{link.a_port}"))
+
+    assert [r["link_id"] for r in by_space.context["page"].rows] == [link.link_id]
+    assert link.link_id in [r["link_id"] for r in by_colon.context["page"].rows]
+    page = alice.get(url("revision", revision.design_id, revision.number)).content.decode()
+    assert 'id="device-search"' in page
