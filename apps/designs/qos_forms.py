@@ -30,6 +30,7 @@ from engine.qos.policy import (
 )
 
 from .forms import SpecErrorsMixin, dotted_get, dotted_set, field_for_path
+from .sources import cite
 
 SEP = "__"  # form field names are policy paths with "." replaced (ids stay valid CSS selectors)
 
@@ -43,7 +44,7 @@ MODE_HELP = {
     "dcqcn": "Switches mark ECN at 150 KB / 1.5 MB on the RoCE and default queues and NICs run DCQCN, so senders "
              "slow down before queues reach the PFC point: PFC stays a rare backstop and pause spreading "
              "(head-of-line blocking, congestion trees, PFC storms) stays small. The cost: DCQCN has many "
-             "parameters and collective traffic is hard to tune (Meta, B.1). At 400G/800G the 150 KB minimum is "
+             "parameters and collective traffic is hard to tune (B.1). At 400G/800G the 150 KB minimum is "
              "only 3 / 1.5 µs of line rate (C.4), so marking starts early.",
     "pfc-only": "One lossless queue and no DCQCN, as in Meta's 400G production: congestion is left to the "
                 "collective library (NCCL receiver-driven admission) and deep-buffer spine switches. Simpler, and "
@@ -294,7 +295,7 @@ class _EngineChoiceField(forms.ChoiceField):
 
 
 def _form_field(f: QosField) -> forms.Field:
-    common = {"label": f.label, "help_text": f.help, "required": False}
+    common = {"label": f.label, "help_text": cite(f.help), "required": False}
     if f.kind == "bool":
         return forms.BooleanField(**common)
     if f.kind == "choice":
@@ -416,7 +417,7 @@ class QosPolicyForm(SpecErrorsMixin, forms.Form):
         for n in CLASS_NAMES:
             cols = {c: self[f"{n}{SEP}{c}"] if f"{n}{SEP}{c}" in self.fields else None
                     for c in ("dscp", "priority", "scheduling", "weight")}
-            rows.append({"name": n, "title": CLASS_TITLES[n][0], "note": CLASS_TITLES[n][1], **cols})
+            rows.append({"name": n, "title": CLASS_TITLES[n][0], "note": cite(CLASS_TITLES[n][1]), **cols})
         return rows
 
 

@@ -24,18 +24,20 @@ from .qos_selectors import (
     revision_qos_report,
 )
 from .qos_services import design_qos_update, qos_save_errors
+from .sources import cite
 from .selectors import design_can_write, design_get, revision_get
 from .services import design_compute_enqueue
 from .views import signin_required
 
 
 def _technologies(design: Design) -> tuple[str, ...]:
+    """The technologies of the design's RDMA fabrics, each once (compute, then storage when it differs)."""
     spec = design.spec
     techs = [(spec.get("compute_fabric") or {}).get("technology")]
     storage = spec.get("storage_fabric") or {}
     if storage.get("enabled"):
         techs.append(storage.get("technology"))
-    return tuple(t for t in techs if t)
+    return tuple(dict.fromkeys(t for t in techs if t))
 
 
 @signin_required
@@ -66,7 +68,8 @@ def design_qos_view(request: HttpRequest, pk: int) -> HttpResponse:
     # a policy stored before a rule existed still opens; what it breaks is listed until a save fixes it
     stored_problems = qos_save_errors(design, state.policy) if post is None and state.policy is not None else []
     return render(request, "designs/qos.html", {
-        "design": design, "form": form, "can_write": can_write, "state": state, "mode_help": MODE_HELP,
+        "design": design, "form": form, "can_write": can_write, "state": state,
+        "mode_help": {mode: cite(text) for mode, text in MODE_HELP.items()},
         "technologies": common["technologies"], "stored_problems": stored_problems,
         "facts": _facts(design, form, state), "stored_invalid": state.policy is None,
     }, status=400 if post is not None and form.errors else 200)

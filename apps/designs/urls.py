@@ -8,6 +8,7 @@ app_name = "designs"
 urlpatterns = [
     path("", views.design_list_view, name="list"),
     path("new/", views.design_new, name="new"),
+    path("sources/", views.sources_view, name="sources"),
     path("new/blank/", views.design_new_blank, name="new_blank"),
     path("<int:pk>/", views.design_detail, name="detail"),
     path("<int:pk>/edit/", views.design_edit, name="edit"),

@@ -67,6 +67,14 @@ signin_required = login_required(login_url="login")
 
 @signin_required
 @require_safe
+def sources_view(request: HttpRequest) -> HttpResponse:
+    from .sources import source_list
+
+    return render(request, "designs/sources.html", {"sources": source_list()})
+
+
+@signin_required
+@require_safe
 def design_list_view(request: HttpRequest) -> HttpResponse:
     designs = design_list(user=request.user).annotate(latest=Max("revisions__number"))
     return render(request, "designs/list.html", {"designs": designs})

@@ -325,6 +325,8 @@ def test_an_infiniband_revision_has_a_subnet_manager_file_and_no_headroom(alice,
     html = _html(alice.get(url("revision_qos", design.pk, 1) + "?fragment=1"))
 
     assert "compute.opensm.conf" in html and "lossless by credit flow control" in html
+    line = html.split('id="qos-line"')[1].split("</p>")[0]
+    assert "PFC, ECN marking and DCQCN do not apply" in line and "PFC on priority" not in line
     body = alice.get(url("config_file", design.pk, 1, "compute.opensm.conf")).content.decode()
     assert "routing_engine" in body
 
@@ -388,3 +390,25 @@ def test_a_policy_stored_before_a_rule_existed_still_opens_with_what_it_breaks(a
     assert r.status_code == 200
     problems = html.split('id="stored-problems"')[1].split("</div>")[0]
     assert "qos.ecn.min_bytes" in problems and "must be below the max threshold" in problems
+
+
+# --- plain words and sources -----------------------------------------------------------------------------------
+
+
+def test_help_texts_name_their_sources_in_words_that_link_to_the_sources_page(alice, roce):
+    html = _html(alice.get(url("qos", roce.pk)))
+
+    assert "[CL-RoCE]" not in html and "(C.3)" not in html
+    assert "NVIDIA&#x27;s Cumulus Linux RoCE guide</a>" in html
+    assert f'href="{url("sources")}#CL-RoCE"' in html
+    sources = _html(alice.get(url("sources")))
+    assert 'id="CL-RoCE"' in sources and "RDMA over Converged Ethernet – RoCE" in sources
+
+
+def test_a_design_whose_fabrics_share_a_technology_names_it_once(alice, users):
+    spec = {**ROCE, "storage_fabric": {"enabled": True, "technology": "ethernet", "switch": "sn5600", "appliances": 4}}
+    design = design_create(user=users.alice, spec=spec)
+
+    html = _html(alice.get(url("qos", design.pk)))
+
+    assert "ethernet and ethernet" not in html
