@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "apps.common",
+    "apps.catalog",
     "apps.designs",
     "apps.jobs",
     "apps.api",

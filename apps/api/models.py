@@ -1,4 +1,4 @@
-"""Rows the API keeps: personal tokens, custom parts, price lists, idempotency keys, test results."""
+"""Rows the API keeps: personal tokens, custom parts, idempotency keys, test results (price lists: apps.catalog)."""
 from __future__ import annotations
 
 from django.conf import settings
@@ -54,15 +54,6 @@ class CustomPart(models.Model):
     class Meta:
         ordering = ["-id"]
         constraints = [models.UniqueConstraint(fields=["owner", "section", "key"], name="custom_part_unique")]
-
-
-class PriceList(models.Model):
-    """A user's unit prices per part number, applied to the BOMs of the designs they own."""
-
-    owner = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="price_list")
-    currency = models.CharField(max_length=8, default="USD")
-    prices = models.JSONField(default=dict)  # part number -> unit price as a decimal string
-    updated_at = models.DateTimeField(auto_now=True)
 
 
 class IdempotencyRecord(models.Model):

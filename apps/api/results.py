@@ -4,8 +4,8 @@ from __future__ import annotations
 from decimal import Decimal
 
 from apps.designs.models import LinkRecord, Revision
+from apps.designs.pricing import revision_pricing
 
-from .models import PriceList
 
 
 def _bom_by_part(summary: dict) -> dict[str, dict]:
@@ -29,15 +29,15 @@ def _money(d: Decimal) -> str:
     return format(d.quantize(Decimal("0.01")), "f")
 
 
-def revision_bom(*, revision: Revision, owner, spares_percent: Decimal = Decimal(0),
-                 category: str | None = None) -> dict:
-    """BOM lines of a revision: quantity, spares (rounded up), unit price and total from the owner's price list,
-    priced by the same function as bom.csv and bom.pdf (apps.exports.renderers.bom.order_lines)."""
+def revision_bom(*, revision: Revision, spares_percent: Decimal = Decimal(0), category: str | None = None) -> dict:
+    """BOM lines of a revision: quantity, spares (rounded up), unit price and total from the revision's price-list
+    version (apps.api.pricing: the one in force when it was computed, unless explicitly repriced), priced by the
+    same function as bom.csv and bom.pdf (apps.exports.renderers.bom.order_lines)."""
     from apps.exports.renderers.bom import order_lines
     from apps.exports.renderers.options import ExportOptions
 
-    price_list = PriceList.objects.filter(owner=owner).first()
-    prices = price_list.prices if price_list else {}
+    pricing = revision_pricing(revision=revision)
+    prices = pricing.prices
     summary_lines = [line for line in (revision.summary or {}).get("bom") or []
                      if not category or line.get("category") == category]
     opts = ExportOptions.from_any({"prices": prices, "spares_percent": {"*": spares_percent}})
@@ -48,7 +48,8 @@ def revision_bom(*, revision: Revision, owner, spares_percent: Decimal = Decimal
              for line, (cat, sku, qty, spares, oq, watts, _unit, ext) in zip(summary_lines, order)]
     return {
         "revision": revision.number,
-        "currency": price_list.currency if price_list else None,
+        "currency": pricing.currency,
+        **pricing.to_dict(),
         "spares_percent": format(spares_percent.normalize(), "f") if spares_percent else "0",
         "lines": lines,
         "totals": {"lines": len(lines), "quantity": totals["quantity"], "spares": totals["spares"],

@@ -72,6 +72,7 @@ urlpatterns = [
     path(f"{R}/", revisions.RevisionDetailApi.as_view(), name="revision-detail"),
     path(f"{R}/summary/", revisions.RevisionSummaryApi.as_view(), name="revision-summary"),
     path(f"{R}/bom/", revisions.RevisionBomApi.as_view(), name="revision-bom"),
+    path(f"{R}/reprice/", revisions.RevisionRepriceApi.as_view(), name="revision-reprice"),
     path(f"{R}/links/", revisions.RevisionLinksApi.as_view(), name="revision-links"),
     path(f"{R}/cables/", revisions.RevisionCablesApi.as_view(), name="revision-cables"),
     path(f"{R}/loss-budget/", revisions.RevisionLossBudgetApi.as_view(), name="revision-loss-budget"),

@@ -157,3 +157,18 @@ class CableRecord(models.Model):
             models.Index(fields=["revision", "b_device"], name="cable_b_device"),
             models.Index(fields=["revision", "part"], name="cable_part"),
         ]
+
+
+class RevisionRepricing(models.Model):
+    """An explicit "price this revision with that price-list version from now on" (the visible reprice action).
+
+    Without one, a revision is priced with its owner's version in force when it was computed (apps.designs.pricing).
+    The newest repricing of a revision is in force; the older ones are its pricing history."""
+
+    revision = models.ForeignKey(Revision, on_delete=models.CASCADE, related_name="repricings")
+    version = models.ForeignKey("catalog.PriceListVersion", on_delete=models.PROTECT, related_name="+")
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]

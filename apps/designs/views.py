@@ -36,6 +36,7 @@ from .forms import (
     spec_yaml,
 )
 from .models import CableRecord, Design, Revision
+from .pricing import PriceListMissing, revision_pricing, revision_reprice
 from .selectors import design_can_write, design_get, design_list, revision_get
 from .services import (
     design_compute_enqueue,
@@ -257,7 +258,24 @@ def revision_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
         "downloads": _downloads(revision),
         "workload_charts": _workload_charts(revision.summary),
         "previous_number": previous_revision_number(revision),
+        "pricing": revision_pricing(revision=revision),
+        "can_write": design_can_write(user=request.user, design=revision.design),
     })
+
+
+@signin_required
+@require_POST
+def revision_reprice_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    """Price the revision with the owner's newest price-list version (the visible, recorded reprice action)."""
+    design = design_get(user=request.user, design_id=pk, write=True)
+    revision = revision_get(user=request.user, design_id=design.pk, number=number)
+    try:
+        pricing = revision_reprice(revision=revision, user=request.user)
+    except PriceListMissing as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"r{revision.number} is now priced with price list v{pricing.version.number}.")
+    return redirect(reverse("designs:revision", args=[pk, number]) + "#bom-title")
 
 
 def _downloads(revision) -> list[dict]:

@@ -169,6 +169,7 @@ def export_build_job(*, job, progress) -> dict:
     result = compute_design(parse_spec(revision.spec), load_catalog(custom_catalog_for_revision(revision)),
                             progress)
     job_progress(job_id=job.pk, stage=f"rendering {kind}", percent=50)
+    options = _priced(revision, job.params.get("options"))
     path = export_path(job)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".part")
@@ -176,14 +177,25 @@ def export_build_job(*, job, progress) -> dict:
         _write_configs_zip(result, revision, tmp)
     elif DELIVERABLES[kind].pdf:
         with open(tmp, "wb") as fh:
-            deliverable_renderer(kind)(result, fh, export_options(job.params.get("options")),
-                                       revision_label=f"r{revision.number}")
+            deliverable_renderer(kind)(result, fh, export_options(options), revision_label=f"r{revision.number}")
     else:
         with open(tmp, "w", encoding="utf-8", newline="") as fh:
-            for line in deliverable_lines(kind=kind, result=result, options=job.params.get("options")):
+            for line in deliverable_lines(kind=kind, result=result, options=options):
                 fh.write(line)
     tmp.replace(path)  # the file appears whole or not at all
     return {"file": kind, "size": path.stat().st_size, "content_type": export_content_type(kind)}
+
+
+def _priced(revision, options: dict | None) -> dict:
+    """The job's options with the revision's prices (its price-list version), as the download in the request
+    gets them, unless the job names prices of its own."""
+    from apps.designs.pricing import revision_pricing
+
+    out = dict(options or {})
+    pricing = revision_pricing(revision=revision)
+    if pricing.version is not None and "prices" not in out:
+        out.update(prices=pricing.prices, currency=pricing.currency, price_source=pricing.source)
+    return out
 
 
 def _write_configs_zip(result, revision, path: Path) -> None:

@@ -9,11 +9,13 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from apps.catalog.models import PriceList
+from apps.catalog.services import price_list_save, price_version_latest
 from engine.presets import list_presets, load_preset
 from engine.spec import spec_json_schema
 
 from ..catalog import catalog_entries, custom_part_delete, custom_part_save
-from ..models import CustomPart, PartSection, PriceList
+from ..models import CustomPart, PartSection
 from ..output import iso, url
 from ..pagination import id_page, page_body
 from ..serializers import PageOut, StrictSerializer, query
@@ -124,6 +126,9 @@ class PriceListOut(serializers.Serializer):
     prices = serializers.DictField(child=serializers.DecimalField(max_digits=14, decimal_places=4),
                                    help_text="Part number -> unit price.")
     updated_at = serializers.DateTimeField(allow_null=True)
+    version = serializers.IntegerField(allow_null=True, help_text=(
+        "The list's version: each change adds one. New revisions are priced with the newest; existing revisions "
+        "keep theirs until repriced."))
 
 
 def decimal_text(d: Decimal) -> str:
@@ -150,8 +155,10 @@ class PriceListApi(ApiView):
     @staticmethod
     def _out(pl: PriceList | None) -> dict:
         if pl is None:
-            return {"currency": "USD", "prices": {}, "updated_at": None}
-        return {"currency": pl.currency, "prices": pl.prices, "updated_at": iso(pl.updated_at)}
+            return {"currency": "USD", "prices": {}, "updated_at": None, "version": None}
+        latest = price_version_latest(owner=pl.owner)
+        return {"currency": pl.currency, "prices": pl.prices, "updated_at": iso(pl.updated_at),
+                "version": latest.number if latest else None}
 
     @extend_schema(operation_id="price_list_retrieve", responses={200: PriceListOut}, tags=["catalog"],
                    summary="Your price list (unit prices used in your designs' BOMs)")
@@ -164,9 +171,8 @@ class PriceListApi(ApiView):
         s = self.InputSerializer(data=request.data)
         s.is_valid(raise_exception=True)
         prices = {k: decimal_text(v) for k, v in s.validated_data["prices"].items()}
-        pl, _ = PriceList.objects.update_or_create(owner=request.user, defaults={
-            "currency": s.validated_data["currency"], "prices": prices})
-        return Response(self._out(pl))
+        price_list_save(owner=request.user, currency=s.validated_data["currency"], prices=prices)
+        return Response(self._out(PriceList.objects.get(owner=request.user)))
 
 
 # --- presets and the spec schema -----------------------------------------------------------------

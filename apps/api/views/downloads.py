@@ -19,6 +19,7 @@ from apps.designs.measurements import (
     measurement_withdraw,
     measurements_check_revision,
 )
+from apps.designs.pricing import revision_pricing
 from apps.designs.selectors import design_get
 from apps.exports.services import (
     ARCHIVES,
@@ -37,7 +38,7 @@ from engine.errors import SpecError
 from ..catalog import custom_catalog_for
 from ..downloads import DB_FILES, MAX_STORED_ERRORS, download_filename, iter_table_csv, measurement_upload
 from ..errors import ApiError
-from ..models import MeasurementUpload, PriceList
+from ..models import MeasurementUpload
 from ..output import iso, url
 from ..parsers import CSVUploadParser
 from ..serializers import StrictSerializer, query
@@ -119,11 +120,11 @@ class DownloadApi(ApiView):
         if not deliverable_available(kind):
             raise ApiError(501, "not_implemented",
                            f"{kind} is not available in this build: its renderer is not installed yet.")
-        owner = rev.design.owner
         options: dict = {k: q[k] for k in ("page_size", "row", "rack", "test_limit", "spares_percent") if k in q}
-        price_list = PriceList.objects.filter(owner=owner).first()
-        if price_list is not None:
-            options["prices"], options["currency"] = price_list.prices, price_list.currency
+        pricing = revision_pricing(revision=rev)  # the version in force when computed, unless repriced
+        if pricing.version is not None:
+            options["prices"], options["currency"] = pricing.prices, pricing.currency
+            options["price_source"] = pricing.source
         result = _result(rev)
         try:
             if DELIVERABLES[kind].pdf:

@@ -4,13 +4,16 @@ from __future__ import annotations
 from decimal import Decimal
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
 from apps.designs.models import Revision
+from apps.designs.pricing import PriceListMissing, revision_reprice
+from apps.designs.selectors import design_get
 from apps.designs.tables import CABLE_SORTS, LINK_SORTS, MAX_LIMIT, cable_page, link_page
 
+from ..errors import ApiError
 from ..output import revision_out
 from ..pagination import id_page, page_body
 from ..results import bom_diff, revision_bom, revision_loss_budget
@@ -118,18 +121,47 @@ class RevisionBomApi(ApiView):
             watts = serializers.FloatField()
 
         revision = serializers.IntegerField()
-        currency = serializers.CharField(allow_null=True, help_text="Your price list's currency; null without one.")
+        currency = serializers.CharField(allow_null=True, help_text=(
+            "The price-list version's currency; null when the owner had no price list when it was computed."))
+        price_version = serializers.IntegerField(allow_null=True, help_text=(
+            "The owner's price-list version these prices come from: the one in force when the revision was "
+            "computed, unless it was repriced (POST .../reprice/). A later price change never alters it silently."))
+        price_version_created_at = serializers.DateTimeField(allow_null=True)
+        repriced_at = serializers.DateTimeField(allow_null=True, help_text="When it was last repriced; null if never.")
+        repriced_by = serializers.CharField(allow_null=True)
         spares_percent = serializers.CharField()
         lines = BomLineOut(many=True)
         totals = Totals()
 
     @extend_schema(operation_id="revisions_bom", parameters=[BomQuery], responses={200: OutputSerializer},
-                   tags=["revisions"], summary="Bill of materials with spares and prices (design owner's price list)")
+                   tags=["revisions"], summary="Bill of materials with spares and prices (the revision's price-list "
+                                               "version)")
     def get(self, request, design_id: int, number: int):
         q = query(BomQuery, request)
         rev = _revision(request, design_id, number)
-        return Response(revision_bom(revision=rev, owner=rev.design.owner, spares_percent=q["spares_percent"],
-                                     category=q.get("category")))
+        return Response(revision_bom(revision=rev, spares_percent=q["spares_percent"], category=q.get("category")))
+
+
+class RevisionRepriceApi(ApiView):
+    class OutputSerializer(serializers.Serializer):
+        revision = serializers.IntegerField()
+        price_version = serializers.IntegerField()
+        price_version_created_at = serializers.DateTimeField()
+        repriced_at = serializers.DateTimeField(allow_null=True, help_text="Null when it already used that version.")
+        repriced_by = serializers.CharField(allow_null=True)
+
+    @extend_schema(operation_id="revisions_reprice", request=None, responses={
+        200: OutputSerializer, 409: OpenApiResponse(description="The design's owner has no price list.")},
+        tags=["revisions"], summary="Price this revision with its owner's newest price-list version from now on "
+                                    "(recorded; needs write access)")
+    def post(self, request, design_id: int, number: int):
+        design_get(user=request.user, design_id=design_id, write=True)
+        rev = _revision(request, design_id, number)
+        try:
+            pricing = revision_reprice(revision=rev, user=request.user)
+        except PriceListMissing as exc:
+            raise ApiError(409, "no_price_list", str(exc)) from None
+        return Response({"revision": rev.number, **pricing.to_dict()})
 
 
 class BomDiffApi(ApiView):

@@ -270,6 +270,8 @@ def iter_bom_rows(result, options=None, bom: Bom | None = None) -> Iterator[tupl
         for kind in ("active", "installed", "dark", "spare"):
             yield ("fibers", scope, "", "fiber-count", "", kind, "", "", data.get(kind, 0), "", "", "", "", "", "", "",
                    "")
+    if opts.price_source:  # every priced BOM names the prices it used (a price list version)
+        yield ("pricing", "", "", "", "", opts.price_source, "", "", "", "", "", "", "", "", cur, "", "")
 
 
 def iter_bom_csv(result, options=None) -> Iterator[str]:
@@ -308,6 +310,7 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
         f"Revision: {revision_label}",
         f"Date: {opts.date}",
         f"Engine {result.engine_version} \u00b7 catalog {result.catalog_version}",
+        f"Prices: {opts.price_source or 'none given'}",
         "",
         f"GPUs: {fmt_int(s.get('gpus', 0))} \u00b7 servers: {fmt_int(s.get('servers', 0))} ({s.get('server_model', '')})",
         f"Networks: {', '.join(n for n in NETWORK_ORDER if n in nets) or '-'}",

@@ -76,6 +76,7 @@ class ExportOptions:
     date: str = ""  # ISO date on every document; default: today
     test_limit: str = "pmd"  # pmd: the PMD's max channel IL | budget: the design's worst-case loss
     catalog: Any = None  # engine Catalog or MediaCatalog, for transceiver form factors
+    price_source: str = ""  # which prices these are, e.g. "price list v3 of 2026-12-01" (named on the BOM)
 
     @classmethod
     def from_any(cls, options) -> "ExportOptions":
@@ -100,6 +101,8 @@ class ExportOptions:
             raise ValueError("options.test_limit: must be 'pmd' or 'budget'")
         if str(kw.get("page_size", "a4")).lower() not in ("a4", "letter"):
             raise ValueError("options.page_size: must be 'a4' or 'letter'")
+        if not isinstance(kw.get("price_source", ""), str) or len(kw.get("price_source", "")) > 200:
+            raise ValueError("options.price_source: a short text naming the prices (200 characters at most)")
         cur = kw.get("currency", "USD")
         if not isinstance(cur, str) or not cur.strip() or len(cur) > 8:
             raise ValueError("options.currency: a short code such as 'USD' or 'EUR'")

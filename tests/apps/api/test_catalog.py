@@ -108,11 +108,13 @@ def test_a_design_computes_with_its_owners_custom_switch(alice, users):
 
 
 def test_the_price_list_is_personal_and_validated(alice, bob):
-    assert alice.get("/api/v1/price-list/").json() == {"currency": "USD", "prices": {}, "updated_at": None}
+    assert alice.get("/api/v1/price-list/").json() == {"currency": "USD", "prices": {}, "updated_at": None,
+                                                       "version": None}
     response = alice.put("/api/v1/price-list/", {"currency": "EUR", "prices": {"QM9700": "31000", "X": "0.125"}},
                          format="json")
     assert response.status_code == 200
     assert response.json()["prices"] == {"QM9700": "31000", "X": "0.125"} and response.json()["currency"] == "EUR"
+    assert response.json()["version"] == 1
     assert bob.get("/api/v1/price-list/").json()["prices"] == {}
     for bad in ({"prices": {"X": "-1"}}, {"prices": {"X": 12}}, {"prices": {"X": "abc"}},
                 {"currency": "euro", "prices": {}}, {"prices": {"": "1"}}, {"prices": {}, "discount": 5}):

@@ -59,6 +59,8 @@ def test_the_bom_adds_spares_rounded_up_and_prices_from_the_owners_list(alice, b
 
     parts = [line["part"] for line in plain["lines"]]
     alice.put("/api/v1/price-list/", {"currency": "EUR", "prices": {p: "10.50" for p in parts}}, format="json")
+    assert alice.get(rev_url(computed, 1, "bom/")).json()["currency"] is None  # a new list reaches no old revision
+    assert alice.post(rev_url(computed, 1, "reprice/")).status_code == 200  # ... unless it is repriced
     priced = alice.get(rev_url(computed, 1, "bom/?spares_percent=5")).json()
     assert priced["currency"] == "EUR"
     qm = next(x for x in priced["lines"] if x["part"] == "QM9700")
@@ -77,6 +79,7 @@ def test_the_bom_is_priced_as_bom_csv_prices_it(alice, computed):
     import io
 
     alice.put("/api/v1/price-list/", {"currency": "EUR", "prices": {"QM9700": "0.125"}}, format="json")
+    alice.post(rev_url(computed, 1, "reprice/"))
     api = alice.get(rev_url(computed, 1, "bom/?spares_percent=5")).json()
     qm = next(x for x in api["lines"] if x["part"] == "QM9700")
     response = alice.get(rev_url(computed, 1, "downloads/bom.csv?spares_percent=5"))

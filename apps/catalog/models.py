@@ -1,0 +1,41 @@
+"""Price lists: the one a user edits, and the immutable versions every change leaves behind."""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class PriceList(models.Model):
+    """A user's unit prices per part number as they edit them now; each change also adds a PriceListVersion.
+
+    Moved from the api app (migration catalog.0001; the table keeps its name)."""
+
+    owner = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="price_list")
+    currency = models.CharField(max_length=8, default="USD")
+    prices = models.JSONField(default=dict)  # part number -> unit price as a decimal string
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "api_pricelist"
+
+
+class PriceListVersion(models.Model):
+    """One state of a user's price list, never changed or deleted.
+
+    A revision is priced with the version in force when it was computed (the newest created before it), unless
+    someone reprices it explicitly (designs.RevisionRepricing), so a priced BOM never changes silently."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="price_versions")
+    number = models.PositiveIntegerField()
+    currency = models.CharField(max_length=8)
+    prices = models.JSONField(default=dict)  # part number -> unit price as a decimal string
+    created_at = models.DateTimeField()
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        ordering = ["-number"]
+        constraints = [models.UniqueConstraint(fields=["owner", "number"], name="price_version_per_owner")]
+        indexes = [models.Index(fields=["owner", "created_at"], name="price_version_owner_time")]
+
+    def __str__(self) -> str:
+        return f"price list v{self.number} of {self.owner}"

@@ -1,0 +1,86 @@
+"""Which prices a revision's BOM uses.
+
+A revision is priced with its owner's price-list version in force when it was computed (the newest created
+before it), unless it was explicitly repriced (RevisionRepricing, newest first). So a purchase order placed
+against a revision can be fetched again as it was, and a price change reaches an old revision only by a visible
+action that records who did it, when, and with which version.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from apps.catalog.models import PriceListVersion
+from apps.catalog.services import price_version_at, price_version_latest
+
+from .models import Revision, RevisionRepricing
+
+
+class PriceListMissing(Exception):
+    """A reprice was asked for while the design's owner has no price list."""
+
+
+@dataclass(frozen=True)
+class RevisionPricing:
+    """How a revision is priced: the version (None: its owner had no price list then), and the explicit reprice
+    that chose it (None: the version in force when the revision was computed). `latest` is the owner's newest
+    version, so a page can offer to reprice when it differs."""
+
+    version: PriceListVersion | None
+    repricing: RevisionRepricing | None
+    latest: PriceListVersion | None
+
+    @property
+    def prices(self) -> dict:
+        return self.version.prices if self.version is not None else {}
+
+    @property
+    def currency(self) -> str | None:
+        return self.version.currency if self.version is not None else None
+
+    @property
+    def source(self) -> str:
+        """The prices named in words, as the BOM files print them."""
+        v = self.version
+        if v is None:
+            return ""
+        how = (f"repriced by {self.repricing.by.get_username() if self.repricing.by_id else '-'} on "
+               f"{self.repricing.at:%Y-%m-%d}" if self.repricing else "in force when the revision was computed")
+        return f"price list v{v.number} of {v.created_at:%Y-%m-%d} ({v.currency}), {how}"
+
+    @property
+    def stale(self) -> bool:
+        """A newer version exists than the one in use (the page offers to reprice)."""
+        return self.latest is not None and (self.version is None or self.latest.pk != self.version.pk)
+
+    def to_dict(self) -> dict:
+        v, r = self.version, self.repricing
+        return {"price_version": v.number if v else None,
+                "price_version_created_at": _iso(v.created_at) if v else None,
+                "repriced_at": _iso(r.at) if r else None,
+                "repriced_by": r.by.get_username() if r and r.by_id else None}
+
+
+def _iso(dt) -> str:
+    return dt.isoformat().replace("+00:00", "Z")
+
+
+def revision_pricing(*, revision: Revision) -> RevisionPricing:
+    owner_id = revision.design.owner_id
+    latest = PriceListVersion.objects.filter(owner_id=owner_id).order_by("-number").first()
+    repricing = (RevisionRepricing.objects.filter(revision=revision).select_related("version", "by")
+                 .order_by("-id").first())
+    if repricing is not None:
+        return RevisionPricing(repricing.version, repricing, latest)
+    return RevisionPricing(price_version_at(owner_id=owner_id, when=revision.created_at), None, latest)
+
+
+def revision_reprice(*, revision: Revision, user) -> RevisionPricing:
+    """Price the revision with its owner's newest version from now on (recorded). PriceListMissing without one."""
+    latest = price_version_latest(owner=revision.design.owner)
+    if latest is None:
+        raise PriceListMissing("The design's owner has no price list yet: there is nothing to reprice with.")
+    current = revision_pricing(revision=revision)
+    if current.version is not None and current.version.pk == latest.pk:
+        return current
+    repricing = RevisionRepricing.objects.create(revision=revision, version=latest, by=user)
+    return RevisionPricing(latest, repricing, latest)
