@@ -93,21 +93,28 @@ def render(policy: QosPolicy, fabric: IbFabric) -> str:
     return "\n".join(out) + "\n"
 
 
+# Prints "<GUID> # <name>" for the ibswitches line whose node description holds <name> as a whole word
+# (a Quantum switch describes itself as e.g. "MF0;<hostname>:MQM9700/U1"; ibswitches: `Switch : 0x... ports
+# N "<description>" ...`).
+_AWK = ("'{d=$2; gsub(/[;:\\/ ]/, \" \", d); if (index(\" \" d \" \", \" \" n \" \")) "
+        "{split($1, a, \" \"); print a[3] \" # \" n}}'")
+
+
 def render_root_nodes(fabric: IbFabric, guids: Mapping[str, str] | None = None) -> str:
     """OpenSM root_guid_file: one GUID per line (`#` starts a comment). `guids` maps a root switch's name to
     its discovered node GUID (as-built); switches without one are written as `#node <name>` lines to resolve."""
     guids = guids or {}
     known = [(n, guids[n]) for n in fabric.root_switches if n in guids]
     todo = [n for n in fabric.root_switches if n not in guids]
+    name = root_file_name(fabric)
     out = [f"# OpenSM root_guid_file for InfiniBand fabric {fabric.name}: its {len(fabric.root_switches)} "
            "top-tier (root) switches."]
     if todo:
         out += [
             "# A switch's GUID is known only once it is installed: each `#node` line names a root switch by its",
             "# node description (the switch's hostname). Resolve them on the SM host after cabling, e.g.:",
-            f"#   for n in $(sed -n 's/^#node //p' {root_file_name(fabric)}); do ibswitches | awk -F'\"' -v n=\"$n\" \\",
-            f"#     '{{d=$2; gsub(/[;:\\/ ]/, \" \", d); if (index(\" \" d \" \", \" \" n \" \")) {split($1, a, \" \"); "
-            "print a[3] \" # \" n}}'; done >> {root_file_name(fabric)}",
+            f"#   for n in $(sed -n 's/^#node //p' {name}); do ibswitches | awk -F'\"' -v n=\"$n\" \\",
+            "#     " + _AWK + f"; done >> {name}",
             "# (it appends one GUID line per root switch; OpenSM reads only the GUID lines).",
         ]
     out += [f"{g} # {n}" for n, g in known]
