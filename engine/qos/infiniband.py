@@ -61,6 +61,10 @@ def render(policy: QosPolicy, fabric: IbFabric) -> str:
                                 if fabric.sm_on_switch else "the switches are externally managed: run OpenSM/UFM on a host"),
         f"# Root switches ({len(fabric.root_switches)} top-tier): {root_file_name(fabric)}, installed in {INSTALL_DIR}",
     ]
+    if fabric.root_switches:
+        names = list(fabric.root_switches)
+        shown = names[:16]
+        out.append("#   " + " ".join(shown) + (f" ... (+{len(names) - len(shown)})" if len(names) > 16 else ""))
     out += [f"routing_engine {engine}", f"root_guid_file {INSTALL_DIR}/{root_file_name(fabric)}", f"lmc {ib.lmc}"]
     if "ar_" in engine:
         out.append("# adaptive routing: the ar_* engines program AR groups on the switches (verify with ibdiagnet --routing)")
