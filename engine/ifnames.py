@@ -24,8 +24,8 @@ several ports); a cage has `lanes` electrical lanes (catalog: the fastest cage m
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 SWITCH_ROLES = frozenset(("leaf", "spine", "core", "oob", "oob-agg"))
 PLATFORMS = ("nvue", "sonic", "eos", "ib", "host", "other")

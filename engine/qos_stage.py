@@ -1,8 +1,9 @@
-"""Builds the QoS stage's inputs from a computed design and runs it (on demand: configs are a deliverable)."""
+"""Builds the QoS stage's inputs from a computed design and runs it (on demand: configs are a deliverable).
+Port names come from the interface-name map (engine/ifnames.py), the same one the topology files use."""
 from __future__ import annotations
 
 from .catalog import Catalog
-from .ifnames import build_interface_map, switch_port_name
+from .ifnames import build_interface_map
 from .qos import plan_qos
 from .qos.inputs import HostInfo, PortInfo, SwitchPorts, os_for_model
 from .qos.policy import QosPolicy
@@ -11,12 +12,6 @@ from .result import DesignResult
 SWITCH_ROLES = ("leaf", "spine", "core")
 # Only fabrics that carry RDMA get a lossless class; in-band and OOB management stay best-effort.
 QOS_NETWORKS = ("compute", "storage")
-
-
-def nos_port_name(port: str, os_name: str, lanes: int = 8, split: int = 2) -> str:
-    """Our "cage/sub" port names as each NOS spells them (Cumulus swp17s1, SONiC Ethernet132, EOS Ethernet17/5);
-    engine.ifnames holds the rules (the one interface-name map)."""
-    return switch_port_name(port, os_name, lanes=lanes, split=split if "/" in str(port) else 1)
 
 
 def build_qos(result: DesignResult, catalog: Catalog):

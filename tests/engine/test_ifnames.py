@@ -6,7 +6,12 @@ import re
 import pytest
 
 from engine.catalog import load_catalog
-from engine.ifnames import build_interface_map, ib_port_number, lanes_per_cage, switch_port_name
+from engine.ifnames import (
+    build_interface_map,
+    ib_port_number,
+    lanes_per_cage,
+    switch_port_name,
+)
 from engine.pipeline import compute_design
 from engine.presets import load_preset
 from engine.qos_stage import build_qos
@@ -55,7 +60,7 @@ def test_sonic_and_eos_names_follow_the_lane_map():
     spec["qos"] = {"ethernet_os": "sonic"}
     result = compute_design(parse_spec(spec), load_catalog())
     m = build_interface_map(result, load_catalog())
-    i, lk = next((i, lk) for i, lk in enumerate(result.links) if lk.network == "compute" and lk.a_port.endswith("/2"))
+    lk = next(lk for lk in result.links if lk.network == "compute" and lk.a_port.endswith("/2"))
     cage = int(lk.a_port.split("/")[0])
     assert m.platform(lk.a) == "sonic" and m.name(lk.a, lk.a_port, lk.speed_gbps) == f"Ethernet{(cage - 1) * 8 + 4}"
 
@@ -66,8 +71,7 @@ def test_host_netdevs_are_a_setting_per_server_model():
     cat = load_catalog(extra)
     result = compute_design(parse_spec(load_preset("dgx-h100-superpod-4su")), cat)
     m = build_interface_map(result, cat)
-    i, lk = next((i, lk) for i, lk in enumerate(result.links)
-                 if result.devices[lk.a].role == "server" and lk.a_port == "slot1-p2")
+    lk = next(lk for lk in result.links if result.devices[lk.a].role == "server" and lk.a_port == "slot1-p2")
     assert m.name(lk.a, lk.a_port) == "enp170s0f1np1"
     assert m.name(lk.a, "OSFP2P1") == "OSFP2P1"  # no setting: the design's name
     with pytest.raises(Exception, match="netdevs"):

@@ -57,7 +57,7 @@ def h100(tmp_path_factory):
 def sim(h100, tmp_path_factory):
     """ibsim serving the planned IB fabrics on a private socket; stopped (by its pid) afterwards."""
     _need(*IB_TOOLS)
-    result, out = h100
+    _, out = h100
     work = tmp_path_factory.mktemp("ibsim")
     env = dict(os.environ, IBSIM_SOCKNAME=f"fabricdesign-{os.getpid()}", OSM_TMP_DIR=str(work),
                OSM_CACHE_DIR=str(work))
@@ -191,7 +191,7 @@ def test_root_node_file_resolves_with_ibswitches(h100, sim):
 
 def test_dot_draws_the_ptm_file_without_a_warning(h100, tmp_path):
     _need("dot")
-    result, out = h100
+    _, out = h100
     p = subprocess.run(["dot", "-Tsvg", str(out / "topology.dot"), "-o", str(tmp_path / "t.svg")],
                        capture_output=True, text=True, timeout=TIMEOUT)
     assert p.returncode == 0 and p.stderr == "", p.stderr[:2000]
