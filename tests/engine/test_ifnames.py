@@ -83,3 +83,14 @@ def _raw_server(key):
 
     from engine.catalog import DATA_DIR
     return yaml.safe_load((DATA_DIR / "servers.yaml").read_text())["servers"][key]
+
+
+def test_arista_configs_name_split_ports_by_their_first_lane():
+    spec = load_preset("hgx-roce-2su")
+    spec["compute_fabric"]["switch"] = "arista-7060x6-64pe"
+    result = compute_design(parse_spec(spec), load_catalog())
+    files = dict(build_qos(result, load_catalog()).files)
+    eos = "".join(t for n, t in files.items() if n.endswith(".eos.cfg"))
+    interfaces = set(re.findall(r"^interface (\S+)$", eos, re.M))
+    assert interfaces and all(re.fullmatch(r"Ethernet\d+/[15]", i) for i in interfaces)  # 2 x 400G per OSFP
+    assert any(i.endswith("/5") for i in interfaces) and not any(i.endswith("/2") for i in interfaces)
