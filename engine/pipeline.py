@@ -230,7 +230,7 @@ def finish_design(draft: DesignDraft, progress: ProgressFn = no_progress,
     return DesignResult(spec=spec, engine_version=draft.engine_version, catalog_version=draft.catalog_version,
                         devices=draft.devices, racks=draft.racks, places=draft.places, links=draft.links,
                         lengths_m=draft.lengths_m, summary=summary, warnings=tuple(warnings), checks=checks,
-                        physical=draft.physical)
+                        physical=draft.physical, catalog=draft.catalog)
 
 
 __all__ = ["compute_design", "start_design", "check_design", "finish_design", "STAGES", "Place"]

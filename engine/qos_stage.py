@@ -1,7 +1,9 @@
-"""Builds the QoS stage's inputs from a computed design and runs it (on demand: configs are a deliverable)."""
+"""Builds the QoS stage's inputs from a computed design and runs it (on demand: configs are a deliverable).
+Port names come from the interface-name map (engine/ifnames.py), the same one the topology files use."""
 from __future__ import annotations
 
 from .catalog import Catalog
+from .ifnames import build_interface_map
 from .qos import plan_qos
 from .qos.inputs import HostInfo, PortInfo, SwitchPorts, os_for_model
 from .qos.policy import QosPolicy
@@ -12,26 +14,13 @@ SWITCH_ROLES = ("leaf", "spine", "core")
 QOS_NETWORKS = ("compute", "storage")
 
 
-def nos_port_name(port: str, os_name: str) -> str:
-    """Our "cage/sub" port names as each NOS spells them (Cumulus swp17s1, SONiC Ethernet136, EOS Ethernet17/2)."""
-    cage, _, sub = port.partition("/")
-    c = int(cage)
-    s = int(sub) if sub else 1
-    if os_name == "nvue":
-        return f"swp{c}s{s - 1}" if sub else f"swp{c}"
-    if os_name == "sonic":
-        # SONiC numbers lanes: 8 per OSFP cage, a split port starts at its first lane.
-        return f"Ethernet{(c - 1) * 8 + (s - 1) * 4 if sub else (c - 1) * 8}"
-    if os_name == "eos":
-        return f"Ethernet{c}/{s}"
-    return port
-
-
 def build_qos(result: DesignResult, catalog: Catalog):
     spec = result.spec
     policy = QosPolicy.from_dict(spec.qos or {}, spec.compute.technology)
     devices, lengths = result.devices, result.lengths_m
+    names = build_interface_map(result, catalog, policy.ethernet_os)
     ports: dict[int, list[PortInfo]] = {}
+    breakouts: dict[int, dict[str, str]] = {}
     os_of: dict[int, str] = {}
     longest_host = 0.0
     for link, length in zip(result.links, lengths):
@@ -49,16 +38,24 @@ def build_qos(result: DesignResult, catalog: Catalog):
             if os_name is None:
                 os_name = os_of[me] = os_for_model(d.model, tech, policy.ethernet_os)
             ports.setdefault(me, []).append(
-                PortInfo(nos_port_name(my_port, os_name), link.speed_gbps, length, f"{devices[other].name}:{other_port}"))
+                PortInfo(names.name(me, my_port, link.speed_gbps), link.speed_gbps, length,
+                         f"{devices[other].name}:{other_port}"))
+            if os_name == "nvue":
+                b = names.breakout(me, my_port, link.speed_gbps)
+                if b is not None:
+                    breakouts.setdefault(me, {})[b[0]] = b[1]
     switches = []
     for idx in sorted(ports):
         d = devices[idx]
         sw = catalog.switches[d.model]
         switches.append(SwitchPorts(name=d.name, model=d.model, os=os_of[idx], buffer_mb=sw.buffer_mb, sharp=sw.sharp,
                                     ports=tuple(ports[idx]), role=d.role, network=d.network, plane=d.plane,
-                                    subnet_manager=sw.subnet_manager))
+                                    subnet_manager=sw.subnet_manager,
+                                    breakouts=tuple(sorted(breakouts.get(idx, {}).items(),
+                                                           key=lambda kv: int(kv[0][3:])))))
     server = catalog.servers[spec.servers.model]
     host = HostInfo(nic="connectx-8" if server.nic_speed_gbps >= 800 else "connectx-7",
-                    ports=tuple(f"rdma{i}" for i in range(len(server.compute_ports))),
+                    # Host netdev names: the server model's `netdevs` setting, else the design's port names.
+                    ports=tuple(server.netdevs.get(p.name, p.name) for p in server.compute_ports),
                     speed_gbps=server.nic_speed_gbps // spec.compute.planes, cable_m=longest_host or None)
     return plan_qos(policy, switches, host, spec.compute.technology)

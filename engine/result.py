@@ -61,6 +61,9 @@ class DesignResult(DesignRows):
     warnings: tuple[str, ...]
     checks: tuple[str, ...]
     physical: Any = field(default=None, compare=False)  # engine.physical result, when computed
+    # The catalog the design was computed with (custom parts included): the interface-name map and the
+    # ibnetdiscover port counts read switch models from it.
+    catalog: Any = field(default=None, compare=False, repr=False)
 
     def device_location(self, idx: int) -> tuple[str, int | None]:
         p = self.places[idx]

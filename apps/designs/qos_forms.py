@@ -25,6 +25,7 @@ from engine.qos.policy import (
     MODES,
     ROUTING_ENGINES,
     SCHEDULING,
+    SUBNET_MANAGERS,
     DcqcnSettings,
     QosPolicy,
 )
@@ -196,8 +197,11 @@ FIELDS: tuple[QosField, ...] = (
     QosField("sonic.xon_bytes", "int", "SONiC xon (bytes)", "Lossless profile xon: 18,432 B = 2 × 9216 "
              "(data gap)."),
     QosField("sonic.dynamic_th", "word", "SONiC dynamic_th", "Lossless PG alpha: \"0\" (data gap)."),
+    QosField("infiniband.subnet_manager", "choice", "Subnet manager", "ufm: NVIDIA UFM / MLNX OpenSM (adaptive "
+             "routing engines, SHARP options); opensm: upstream OpenSM (ftree/updn, no SHARP options).",
+             SUBNET_MANAGERS),
     QosField("infiniband.routing_engine", "choice", "Routing engine", "auto: ar_ftree,ar_updn with adaptive "
-             "routing, ftree,updn without (OpenSM tries the list in order).", ROUTING_ENGINES),
+             "routing on UFM, ftree,updn otherwise (OpenSM tries the list in order).", ROUTING_ENGINES),
     QosField("infiniband.adaptive_routing", "bool", "Adaptive routing", ""),
     QosField("infiniband.qos", "bool", "Subnet-manager QoS", "Write SL2VL and VL arbitration (qos TRUE)."),
     QosField("infiniband.max_operational_vls", "choice", "Operational VLs", "Default 2 (data gap).",

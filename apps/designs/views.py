@@ -280,11 +280,12 @@ def revision_reprice_view(request: HttpRequest, pk: int, number: int) -> HttpRes
 
 def _downloads(revision) -> list[dict]:
     """Every deliverable, served by the API's download endpoint (it accepts the browser's session)."""
-    from apps.exports.services import DELIVERABLES
+    from apps.exports.services import DELIVERABLES, deliverable_applies
 
     base = f"/api/v1/designs/{revision.design_id}/revisions/{revision.number}/downloads/"
     kinds = ["links.csv", "cables.csv", "summary.json"] + [
-        k for k in DELIVERABLES if k != "workloads.pdf" or (revision.summary or {}).get("workloads")]
+        k for k in DELIVERABLES if (k != "workloads.pdf" or (revision.summary or {}).get("workloads"))
+        and deliverable_applies(k, revision.spec)]
     return [{"kind": k, "url": base + k} for k in kinds]
 
 

@@ -94,6 +94,17 @@ def deliverable_available(kind: str) -> bool:
     return getattr(_renderers(), DELIVERABLES[kind].renderer, None) is not None
 
 
+def deliverable_applies(kind: str, spec: dict | None) -> bool:
+    """False for a file the design cannot have: topology.ibnetdiscover without an InfiniBand network."""
+    if kind != "topology.ibnetdiscover":
+        return True
+    try:
+        s = parse_spec(spec or {})
+    except SpecError:
+        return True  # let the download report why it cannot be built
+    return s.compute.technology == "infiniband" or (s.storage.enabled and s.storage.technology == "infiniband")
+
+
 def revision_result(*, revision, extra_catalog: dict | None = None) -> DesignResult:
     """Recompute the engine result of a revision from its stored spec (the engine is deterministic).
 
@@ -141,6 +152,8 @@ def export_enqueue(*, revision, kind: str, user, options: dict | None = None):
     if kind not in DELIVERABLES and kind not in ARCHIVES:
         raise ValueError(f"kind: unknown deliverable {kind!r}")
     if kind in DELIVERABLES:
+        if not deliverable_applies(kind, revision.spec):
+            raise ValueError(f"kind: this design has no {kind} (it has no InfiniBand network)")
         export_options(options)  # reject bad options now, not in the worker
     elif options:
         raise ValueError(f"options: {kind} takes no options")

@@ -65,6 +65,9 @@ class ServerModel:
     inband: PortGroup
     oob: PortGroup
     sources: tuple[str, ...]
+    # Design port -> host netdev name (e.g. {"OSFP1P1": "ibp24s0"}): a setting per server model, used by the
+    # interface-name map (engine/ifnames.py). Empty = the design's port names (docs/data-gaps.md).
+    netdevs: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def compute_ports(self) -> tuple[ServerPort, ...]:
@@ -100,6 +103,9 @@ class SwitchModel:
     mgmt_ports: int
     uplinks: Mapping[str, Any] | None
     sources: tuple[str, ...]
+    # InfiniBand only: the port count the switch reports (NodeInfo NumPorts, the number after `Switch` in
+    # ibnetdiscover). None = the logical front-panel ports (cages x ports per cage at the native speed).
+    ib_reported_ports: int | None = None
 
     def ports_per_cage(self, speed_gbps: int) -> int | None:
         return self.speeds.get(speed_gbps)
@@ -197,7 +203,17 @@ def _server(key: str, raw: Mapping, all_raw: Mapping, path: str) -> ServerModel:
         inband=_port_group(ports_from.get("inband"), path + ".inband"),
         oob=_port_group(ports_from.get("oob"), path + ".oob"),
         sources=tuple(raw.get("sources") or ()),
+        netdevs=_netdevs(raw.get("netdevs", ports_from.get("netdevs")), path),
     )
+
+
+def _netdevs(raw, path: str) -> dict[str, str]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping) or not all(isinstance(k, str) and isinstance(v, str) and v
+                                               for k, v in raw.items()):
+        raise CatalogError(f"{path}.netdevs: must map design port names to netdev names")
+    return dict(raw)
 
 
 def _switch(key: str, raw: Mapping, path: str) -> SwitchModel:
@@ -215,7 +231,16 @@ def _switch(key: str, raw: Mapping, path: str) -> SwitchModel:
         buffer_mb=raw.get("buffer_mb"), subnet_manager=bool(raw.get("subnet_manager", False)),
         sharp=bool(raw.get("sharp", False)), mgmt_ports=int(raw.get("mgmt_ports", 1)),
         uplinks=raw.get("uplinks"), sources=tuple(raw.get("sources") or ()),
+        ib_reported_ports=_optional_int(raw.get("ib_reported_ports"), f"{path}.ib_reported_ports"),
     )
+
+
+def _optional_int(value, path: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 255:
+        raise CatalogError(f"{path}: must be a port count from 1 to 255")
+    return value
 
 
 def _read(name: str) -> tuple[dict, bytes]:

@@ -20,7 +20,7 @@ from .checks import QosWarning, check_consistency
 from .headroom import Headroom, HeadroomTerms, bytes_to_us, headroom_bytes, per_speed_bits
 from .inputs import HostInfo, IbFabric, PortInfo, SwitchPorts, ib_fabric_facts, os_for_model
 from .policy import QosPolicy
-from .render import render_hosts, render_subnet_manager, render_switch
+from .render import render_hosts, render_root_nodes, render_subnet_manager, render_switch
 
 
 class HeadroomRow(NamedTuple):
@@ -107,6 +107,7 @@ def plan_qos(policy: QosPolicy | None, switches: list[SwitchPorts], host: HostIn
         fabric = ib_fabric_facts(group, f"{network}-plane{plane}" if plane else network)
         fabrics.append(fabric)
         files.append(render_subnet_manager(policy, fabric))
+        files.append(render_root_nodes(fabric))
     roce_hosts = host is not None and (policy.technology == "ethernet" or bool(eth))
     if roce_hosts:
         files.append(render_hosts(policy, host))
@@ -147,6 +148,7 @@ __all__ = [
     "per_speed_bits",
     "plan_qos",
     "render_hosts",
+    "render_root_nodes",
     "render_subnet_manager",
     "render_switch",
 ]

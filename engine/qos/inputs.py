@@ -30,6 +30,8 @@ class SwitchPorts:
     network: str = "compute"
     plane: int = 0
     subnet_manager: bool = False  # catalog `subnet_manager`: an on-board SM is available
+    # Split cages: (cage interface, breakout mode), e.g. ("swp17", "2x400G"); NVUE writes them (engine.ifnames).
+    breakouts: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,11 @@ def global_lines(policy: QosPolicy) -> list[str]:
 
 
 def render(policy: QosPolicy, switch: SwitchPorts, global_part: list[str] | None = None) -> str:
-    out = list(global_part if global_part is not None else global_lines(policy))
+    # Split cages first: the swpNsM interfaces below exist only once their cage is broken out. Explicit
+    # `<ports>x<speed>G` form (Cumulus Linux 5.x "Switch Port Attributes", breakout: `nv set interface swp1
+    # link breakout 4x25G`), so the lane speed never depends on a platform default.
+    out = [f"nv set interface {cage} link breakout {mode}" for cage, mode in switch.breakouts]
+    out += global_part if global_part is not None else global_lines(policy)
     pfc = policy.pfc_priorities
     if pfc:
         for length in sorted({cable_length(p.cable_m) for p in switch.ports}):
@@ -67,6 +71,8 @@ def render(policy: QosPolicy, switch: SwitchPorts, global_part: list[str] | None
         if pfc:
             out.append(f"nv set interface {p.port} qos pfc profile roce-pfc-{cable_length(p.cable_m)}m")
             if watchdog:
-                out.append(f"nv set interface {p.port} qos pfc-watchdog")
+                # Documented form: `nv set interface <id> qos pfc-watchdog state enable` (NVUE reference, QoS
+                # set commands; Cumulus Linux 5.x "Data Center Bridging", PFC watchdog).
+                out.append(f"nv set interface {p.port} qos pfc-watchdog state enable")
     out.append("nv config apply -y")
     return "\n".join(out) + "\n"

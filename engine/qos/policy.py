@@ -24,6 +24,11 @@ ETHERNET_OSES = ("nvue", "sonic")  # for NVIDIA Spectrum switches; Arista is alw
 SCHEDULING = ("strict", "dwrr")
 CLASS_NAMES = ("roce", "cnp", "control", "default")
 ROUTING_ENGINES = ("auto", "ftree", "updn", "ar_ftree", "ar_updn", "minhop")
+# Subnet-manager flavours (engine/qos/infiniband.py): upstream OpenSM (e.g. Debian's opensm 3.3.23) or NVIDIA's
+# UFM / MLNX OpenSM. Upstream has no adaptive-routing engines (its `opensm -c` lists minhop, updn, dnup, file,
+# ftree, lash, dor, torus-2QoS, nue, dfsssp, sssp) and no SHARP options.
+SUBNET_MANAGERS = ("ufm", "opensm")
+AR_ENGINES = ("ar_ftree", "ar_updn")
 TECHNOLOGIES = ("ethernet", "infiniband")
 
 
@@ -108,7 +113,8 @@ class SonicSettings:
 
 @dataclass(frozen=True)
 class InfinibandSettings:
-    routing_engine: str = "auto"  # auto: ar_updn with adaptive routing, else ftree falling back to updn
+    subnet_manager: str = "ufm"  # ufm (NVIDIA UFM / MLNX OpenSM, as DGX SuperPODs run) | opensm (upstream)
+    routing_engine: str = "auto"  # auto: ar_ftree,ar_updn with adaptive routing on UFM, else ftree,updn
     adaptive_routing: bool = True
     qos: bool = True
     max_operational_vls: int = 2
@@ -241,9 +247,13 @@ class QosPolicy:
             "map_name": p.str_(), "replace_stock_map": p.bool_(), "xon_bytes": p.int_(0, 10**8),
             "dynamic_th": p.str_()})
         ib = p.section(data.get("infiniband"), "qos.infiniband", InfinibandSettings(), {
-            "routing_engine": p.choice(ROUTING_ENGINES), "adaptive_routing": p.bool_(), "qos": p.bool_(),
+            "subnet_manager": p.choice(SUBNET_MANAGERS), "routing_engine": p.choice(ROUTING_ENGINES), "adaptive_routing": p.bool_(), "qos": p.bool_(),
             "max_operational_vls": p.choice((1, 2, 4, 8, 15)), "sl2vl": p.sl2vl(), "vlarb_low": p.weights(),
             "sharp": p.choice(("auto", "on", "off")), "sharp_sl": p.int_(0, 15), "lmc": p.int_(0, 7)})
+        if ib.subnet_manager == "opensm" and ib.routing_engine in AR_ENGINES:
+            p.err("qos.infiniband.routing_engine",
+                  f"upstream OpenSM has no {ib.routing_engine} engine (UFM / MLNX OpenSM only); use ftree or updn, "
+                  "or set qos.infiniband.subnet_manager to ufm")
         if p.errors:
             raise SpecError(p.errors)
         return cls(technology=technology, mode=mode, ethernet_os=ethernet_os, roce=roce, cnp=cnp,

@@ -31,6 +31,11 @@ SONIC_STOCK_WRED = (1_048_576, 2_097_152, 5)  # [SONiC-QoS] AZURE_LOSSLESS min/m
 SONIC_STOCK_DSCP_TO_TC = {3: 3, 4: 4, 5: 2, 8: 0, 46: 5, 48: 6}
 SONIC_STOCK_OTHER_TC = 1
 SONIC_STOCK_PFC_ENABLE = (3, 4)  # [SONiC-QoS] pfc_enable "3,4"
+# Stock BUFFER_PG keys per port (sonic-buildimage files/build_templates/buffers_config.j2): the lossless PGs
+# as one range key "<port>|3-4" and "<port>|0" -> "ingress_lossy_profile". A fragment must reuse the range
+# key: `config load` merges key by key, so a separate "<port>|3" would sit beside (overlap) the stock "3-4".
+SONIC_STOCK_LOSSLESS_PG_KEY = "3-4"
+SONIC_STOCK_LOSSY_PROFILE = "ingress_lossy_profile"
 
 # --- C.1 MTU ---
 SWITCH_MTU = 9216  # [C.1 Cisco blueprint] mtu 9216; C.3 sizes D-Max-Frame on a 9216 B frame

@@ -14,6 +14,7 @@ from json.encoder import encode_basestring
 from .headroom import headroom_bytes
 from .inputs import SwitchPorts
 from .nvue import cable_length
+from . import reference as ref
 from .policy import QosPolicy
 
 
@@ -86,8 +87,15 @@ def build(policy: QosPolicy, switch: SwitchPorts) -> dict:
         del db["WRED_PROFILE"]
     pfc_str = ",".join(map(str, pfc))
     qos_map = {"dscp_to_tc_map": m, "tc_to_queue_map": m, "tc_to_pg_map": m, "pfc_to_queue_map": m}
+    # pfc_enable / pfcwd_sw_enable are always written: `config load` merges field by field, so leaving them out
+    # in lossy mode would keep the stock "3,4". An empty string disables PFC on every queue
+    # (sonic-yang-models sonic-port-qos-map.yang: pattern "([0-7](,[0-7])*)?", "Empty string is allowed").
+    wd_on = bool(pfc) and policy.pfc.watchdog
+    qos_map.update({"pfc_enable": pfc_str, "pfcwd_sw_enable": pfc_str if wd_on else ""})
     if pfc:
-        qos_map.update({"pfc_to_pg_map": m, "pfc_enable": pfc_str, "pfcwd_sw_enable": pfc_str})
+        qos_map["pfc_to_pg_map"] = m
+    stock_pgs = _pg_range(ref.SONIC_STOCK_LOSSLESS_PG_KEY)
+    lossy_pg = {"profile": ref.SONIC_STOCK_LOSSY_PROFILE}
     profiles = db["BUFFER_PROFILE"]
     wd = pfc and policy.pfc.watchdog
     if wd:
@@ -117,13 +125,29 @@ def build(policy: QosPolicy, switch: SwitchPorts) -> dict:
                                   "size": str(xon + hr), "dynamic_th": policy.sonic.dynamic_th}
                 memo[key] = {"profile": name}
             pg = memo[key]
+            # Lossless priorities inside the stock range take the stock key itself ("3-4"; a priority of the
+            # range without PFC gets no traffic: TC_TO_PRIORITY_GROUP_MAP sends its TC to PG 0); others get
+            # their own PG key, which cannot overlap the range.
+            if stock_pgs & set(pfc):
+                db["BUFFER_PG"][f"{port}|{ref.SONIC_STOCK_LOSSLESS_PG_KEY}"] = pg
+            else:
+                db["BUFFER_PG"][f"{port}|{ref.SONIC_STOCK_LOSSLESS_PG_KEY}"] = lossy_pg
             for sp in pfc:
-                db["BUFFER_PG"][f"{port}|{sp}"] = pg
+                if sp not in stock_pgs:
+                    db["BUFFER_PG"][f"{port}|{sp}"] = pg
             if wd:
                 db["PFC_WD"][port] = wd_entry
+        else:
+            # Lossy mode: the stock lossless PGs become lossy, so no port keeps a lossless queue.
+            db["BUFFER_PG"][f"{port}|{ref.SONIC_STOCK_LOSSLESS_PG_KEY}"] = lossy_pg
     if not pfc:
-        del db["BUFFER_PROFILE"], db["BUFFER_PG"]
+        del db["BUFFER_PROFILE"]
     return db
+
+
+def _pg_range(key: str) -> set[int]:
+    lo, _, hi = key.partition("-")
+    return set(range(int(lo), int(hi or lo) + 1))
 
 
 def render(policy: QosPolicy, switch: SwitchPorts) -> str:

@@ -25,6 +25,7 @@ from apps.exports.services import (
     ARCHIVES,
     DELIVERABLES,
     DeliverableUnavailable,
+    deliverable_applies,
     deliverable_available,
     deliverable_lines,
     deliverable_pdf,
@@ -74,7 +75,8 @@ class DownloadListApi(ApiView):
         rev = revision_for(request, design_id, number)
         items = [{"kind": k, "content_type": CONTENT_TYPES[k], "filename": download_filename(rev, k),
                   "url": url(request, "revision-download", design_id, number, k),
-                  "available": k in DB_FILES or deliverable_available(k)} for k in KINDS]
+                  "available": k in DB_FILES or deliverable_available(k)} for k in KINDS
+                 if deliverable_applies(k, rev.spec)]
         return Response({"revision": rev.number, "results": items})
 
 
@@ -107,6 +109,8 @@ class DownloadApi(ApiView):
             raise Http404(f"No such file; known: {', '.join(KINDS)}.")
         q = query(self.QuerySerializer, request)
         rev = revision_for(request, design_id, number)
+        if not deliverable_applies(kind, rev.spec):
+            raise Http404(f"This design has no {kind}: it has no InfiniBand network.")
         if kind in ("links.csv", "cables.csv"):
             response = StreamingHttpResponse(iter_table_csv(rev, kind), content_type=CONTENT_TYPES[kind])
         elif kind in ("summary.json", "spec.json"):

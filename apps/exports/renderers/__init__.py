@@ -34,6 +34,7 @@ from .testsheet import (
     render_test_sheet_pdf,
 )
 from .topology import (
+    ib_networks,
     iter_ibnetdiscover,
     iter_netbox_cables,
     iter_netbox_devices,
@@ -97,7 +98,8 @@ DOCUMENTS = {
         out / "test-sheet.csv", iter_test_sheet_csv(v, row=o.row, rack=o.rack, test_limit=o.test_limit)),
     "loss-budget.csv": lambda v, out, o, r: write_lines(out / "loss-budget.csv", iter_loss_budget_csv(v)),
     "topology.dot": lambda v, out, o, r: write_lines(out / "topology.dot", iter_topology_dot(v)),
-    "topology.ibnetdiscover": lambda v, out, o, r: write_lines(out / "topology.ibnetdiscover", iter_ibnetdiscover(v)),
+    "topology.ibnetdiscover": lambda v, out, o, r: write_lines(out / "topology.ibnetdiscover", iter_ibnetdiscover(v))
+    if ib_networks(v.result.spec) else None,
     "netbox/devices.csv": lambda v, out, o, r: write_lines(out / "netbox" / "devices.csv", iter_netbox_devices(v)),
     "netbox/interfaces.csv": lambda v, out, o, r: write_lines(out / "netbox" / "interfaces.csv",
                                                               iter_netbox_interfaces(v)),

@@ -266,3 +266,16 @@ def test_uploads_need_write_access(bob, users, computed, basic_check_only):
     assert _upload(bob, computed, MEASURED).status_code == 404
     design_share(design=computed, user=users.bob, access="write")
     assert _upload(bob, computed, MEASURED).status_code == 201
+
+
+def test_an_ethernet_design_offers_no_infiniband_file(alice, users):
+    from apps.designs.services import design_create
+    from tests.apps.api.conftest import compute_now
+
+    spec = {"name": "Small RoCE fabric", "servers": {"model": "dgx-h100", "count": 32},
+            "compute_fabric": {"technology": "ethernet", "switch": "sn5600"}}
+    design = design_create(user=users.alice, spec=spec)
+    compute_now(design, users.alice)
+    kinds = {i["kind"] for i in alice.get(rev_url(design, 1, "downloads/")).json()["results"]}
+    assert "topology.ibnetdiscover" not in kinds and "topology.dot" in kinds
+    assert alice.get(rev_url(design, 1, "downloads/topology.ibnetdiscover")).status_code == 404

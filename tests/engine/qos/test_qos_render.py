@@ -4,9 +4,11 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from _qos_fixtures import golden, host, leaf, policy, spine
 
-from engine.qos import render_hosts, render_switch
+from engine.qos import QosPolicy, render_hosts, render_switch
 
 
 def test_nvue_reference_values():
@@ -58,9 +60,10 @@ def test_sonic_tables():
     assert db["QUEUE"]["Ethernet0|3"]["wred_profile"] == "ROCE_ECN"
     # headroom of each port's own cable: 3 m -> 134,400 B at 400G (test_qos_headroom), 30 m -> 147,900 B
     pg = db["BUFFER_PG"]
-    assert db["BUFFER_PROFILE"][pg["Ethernet0|3"]["profile"]]["xoff"] == "134400"
-    assert db["BUFFER_PROFILE"][pg["Ethernet256|3"]["profile"]]["xoff"] == "147900"
-    assert {k.split("|")[1] for k in pg} == {"3"}
+    assert db["BUFFER_PROFILE"][pg["Ethernet0|3-4"]["profile"]]["xoff"] == "134400"
+    assert db["BUFFER_PROFILE"][pg["Ethernet256|3-4"]["profile"]]["xoff"] == "147900"
+    # The stock lossless PG key "3-4" (buffers_config.j2) is reused, so nothing overlaps it after `config load`.
+    assert {k.split("|")[1] for k in pg} == {"3-4"}
     golden("CF-SU01-L01.config_db.json", text)
 
 
@@ -105,3 +108,58 @@ def test_edited_policy_reaches_every_vendor():
     eos = render_switch(p, leaf("eos"))[1]
     assert "qos map dscp 24 to traffic-class 4" in eos and "minimum-threshold 200000 bytes" in eos
     assert "--dscp2prio set,24,4" in render_hosts(p, host())[1]
+
+
+def _merged_over_stock(fragment: dict, ports) -> dict:
+    """`config load` semantics: field-wise merge of the fragment over SONiC's stock tables for these ports
+    (qos_config.j2 PORT_QOS_MAP pfc_enable "3,4"; buffers_config.j2 BUFFER_PG "|0" lossy and "|3-4" lossless)."""
+    stock = {"PORT_QOS_MAP": {p: {"pfc_enable": "3,4", "pfcwd_sw_enable": "3,4"} for p in ports},
+             "BUFFER_PG": {**{f"{p}|0": {"profile": "ingress_lossy_profile"} for p in ports},
+                           **{f"{p}|3-4": {"profile": "pg_lossless_400000_5m_profile"} for p in ports}}}
+    for table, rows in fragment.items():
+        for key, fields in rows.items():
+            stock.setdefault(table, {}).setdefault(key, {}).update(fields)
+    return stock
+
+
+def _pgs(key: str) -> set[int]:
+    lo, _, hi = key.partition("-")
+    return set(range(int(lo), int(hi or lo) + 1))
+
+
+@pytest.mark.parametrize("mode", ["dcqcn", "pfc-only", "lossy"])
+def test_sonic_fragment_merges_over_the_stock_config(mode):
+    sw = leaf("sonic")
+    db = json.loads(render_switch(QosPolicy.from_dict({"mode": mode}, "ethernet"), sw)[1])
+    ports = [p.port for p in sw.ports]
+    merged = _merged_over_stock(db, ports)
+    want = "" if mode == "lossy" else "3"
+    assert {v["pfc_enable"] for v in merged["PORT_QOS_MAP"].values()} == {want}  # the stock "3,4" is gone
+    for port in ports:
+        keys = [k.split("|")[1] for k in merged["BUFFER_PG"] if k.startswith(port + "|")]
+        pgs = [_pgs(k) for k in keys]
+        assert sum(len(s) for s in pgs) == len(set().union(*pgs)), keys  # no PG in two keys
+        lossless = [merged["BUFFER_PG"][f"{port}|{k}"]["profile"] for k in keys
+                    if merged["BUFFER_PG"][f"{port}|{k}"]["profile"] != "ingress_lossy_profile"]
+        if mode == "lossy":
+            assert lossless == []  # no lossless PG inherited from the stock config
+        else:
+            assert lossless and all(name in db["BUFFER_PROFILE"] for name in lossless)
+
+
+def test_sonic_pfc_outside_the_stock_range_gets_its_own_key():
+    sw = leaf("sonic")
+    p = QosPolicy.from_dict({"roce": {"priority": 2}, "pfc": {"priorities": [2]}}, "ethernet")
+    pg = json.loads(render_switch(p, sw)[1])["BUFFER_PG"]
+    port = sw.ports[0].port
+    assert pg[f"{port}|3-4"] == {"profile": "ingress_lossy_profile"} and pg[f"{port}|2"]["profile"].startswith("pg_")
+
+
+def test_nvue_watchdog_and_breakout_in_their_explicit_forms():
+    from dataclasses import replace
+    sw = replace(leaf("nvue"), breakouts=(("swp17", "2x400G"),))
+    text = render_switch(policy(), sw)[1]
+    lines = text.splitlines()
+    assert lines[0] == "nv set interface swp17 link breakout 2x400G"  # before the swp17s0/s1 lines
+    wd = [ln for ln in lines if "pfc-watchdog" in ln and ln.startswith("nv set interface")]
+    assert wd and all(ln.endswith(" qos pfc-watchdog state enable") for ln in wd)

@@ -516,20 +516,39 @@ def test_loss_budget_csv_worst_first(design, out):
     assert "mated pair" in r["terms"]
 
 
-def test_topology_dot_has_one_edge_per_link(design, out):
+def test_topology_dot_is_ptm_topology_of_the_cumulus_switches(design, out):
+    """One edge per link that ends on a Cumulus (NVUE) switch, by the interface names LLDP reports; the IB
+    fabrics (no Cumulus switch) are left out; every node is a record listing its ports."""
     path, _ = out
     lines = (path / "topology.dot").read_text().splitlines()
     edges = [ln for ln in lines if " -- " in ln]
-    assert len(edges) == len(design.links)
-    assert re.fullmatch(r'"[^"]+":"[^"]+" -- "[^"]+":"[^"]+";', edges[0])
+    cumulus = [lk for lk in design.links if lk.network in ("inband", "oob")
+               and {design.devices[lk.a].model, design.devices[lk.b].model} & {"sn4600c", "sn2201"}]
+    assert len(edges) == len(cumulus) > 0
+    assert all(re.fullmatch(r'"[^"]+":"[^"]+" -- "[^"]+":"[^"]+";', e) for e in edges)
     assert lines[0].startswith("graph ") and lines[-1] == "}"
+    ends = [(m.group(1), m.group(2)) for e in edges for m in re.finditer(r'"([^"]+)":"([^"]+)"', e)]
+    switch_ports = {p for d, p in ends if d.startswith("IB-")}  # the in-band fabric's SN4600C switches
+    assert switch_ports and all(re.fullmatch(r"swp\d+|eth0", p) for p in switch_ports)
+    assert not any(p in ("1/1", "mgmt0") or "/" in p for d, p in ends if d.startswith(("IB-", "OOB-")))
+    records = {m.group(1): m.group(2) for ln in lines if (m := re.match(r'^"([^"]+)" \[label="(.*)"\];$', ln))}
+    for d, p in ends:
+        assert f"<{p}>" in records[d]  # the record declares the port the edge uses (no Graphviz warning)
+
+
+def test_dot_ids_escape_only_quotes():
+    from apps.exports.renderers.topology import _q
+
+    # Graphviz keeps a backslash in a quoted ID as it is (\\ would stay two backslashes); only \" is an escape.
+    assert _q("A\\B") == '"A\\B"'
+    assert _q('say "hi"') == '"say \\"hi\\""'
 
 
 def test_ibnetdiscover_lists_every_infiniband_link_at_both_ends(design, out):
     path, _ = out
     text = (path / "topology.ibnetdiscover").read_text()
     ib = [lk for lk in design.links if lk.network in ("compute", "storage")]
-    port_lines = re.findall(r'^\[\d+\](?:\([0-9a-f]+\))?\t"[SH]-[0-9a-f]{16}"\[\d+\]', text, re.M)
+    port_lines = re.findall(r'^\[\d+\](?:\([0-9a-f]+\) )?\t"[SH]-[0-9a-f]{16}"\[\d+\]', text, re.M)
     assert len(port_lines) == 2 * len(ib)
     switches = re.findall(r'^Switch\t\d+ "S-([0-9a-f]{16})"', text, re.M)
     assert len(switches) == len(set(switches)) == sum(
@@ -537,6 +556,46 @@ def test_ibnetdiscover_lists_every_infiniband_link_at_both_ends(design, out):
     from apps.exports.renderers.topology import guid
 
     assert guid("CF-S01") == guid("CF-S01") != guid("CF-S02")
+
+
+def test_ibnetdiscover_prints_guids_and_port_counts_as_the_tool_does(out):
+    """infiniband-diags prints GUID values with PRIx64 (no zero padding) and the switch's NumPorts."""
+    path, _ = out
+    text = (path / "topology.ibnetdiscover").read_text()
+    assert re.search(r"^sysimgguid=0x2c9[0-9a-f]{10}$", text, re.M)
+    assert not re.search(r"^(sysimgguid|switchguid|caguid)=0x0", text, re.M)
+    assert re.search(r"^switchguid=0x(2c9[0-9a-f]{10})\(\1\)$", text, re.M)
+    # Every QM9700 reports 64 ports (catalog ib_reported_ports), storage leaves included though they cable fewer.
+    assert set(re.findall(r'^Switch\t(\d+) ', text, re.M)) == {"64"}
+
+
+def test_ibnetdiscover_port_count_comes_from_the_catalog():
+    import yaml
+
+    from apps.exports.renderers import iter_ibnetdiscover
+    from engine.catalog import DATA_DIR, load_catalog
+    from engine.pipeline import compute_design
+    from engine.presets import load_preset
+    from engine.spec import parse_spec
+
+    raw = yaml.safe_load((DATA_DIR / "switches.yaml").read_text())["switches"]["qm9700"]
+    cat = load_catalog({"switches": {"qm9700": {**raw, "ib_reported_ports": 65}}})
+    result = compute_design(parse_spec(load_preset("dgx-h100-superpod-4su")), cat)
+    text = "".join(iter_ibnetdiscover(result))
+    assert set(re.findall(r'^Switch\t(\d+) ', text, re.M)) == {"65"}
+
+
+def test_no_infiniband_file_for_an_ethernet_design(tmp_path):
+    from apps.exports.renderers import iter_ibnetdiscover, write_deliverables
+    from engine.pipeline import compute_design
+    from engine.presets import load_preset
+    from engine.spec import parse_spec
+
+    result = compute_design(parse_spec(load_preset("hgx-roce-2su")))
+    written = write_deliverables(result, tmp_path, only=["topology.dot", "topology.ibnetdiscover"])
+    assert [p.name for p in written] == ["topology.dot"]
+    with pytest.raises(ValueError, match="no InfiniBand"):
+        next(iter_ibnetdiscover(result))
 
 
 def test_netbox_csvs_use_netbox_import_columns(design, out):

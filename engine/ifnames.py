@@ -1,0 +1,174 @@
+"""Interface names as each platform spells them: the one map from the design's port names to the names a
+switch OS or a host prints (and LLDP reports). Used by the switch configs (engine.qos_stage), the PTM
+topology file, the ibnetdiscover file, and meant for as-built matching and the NetBox export.
+
+The design names a switch port "<cage>" (one port per cage) or "<cage>/<n>" (port n of a cage split into
+several ports); a cage has `lanes` electrical lanes (catalog: the fastest cage mode / `lanes_gbps`, e.g. an
+800G OSFP at 100G per lane = 8). Each platform numbers those differently:
+
+* Cumulus Linux / NVUE (`nvue`): `swp<cage>`; a broken-out cage's ports are `swp<cage>s<i>`, i from 0
+  (Cumulus Linux 5.x user guide, "Switch Port Attributes": breakout ports `swp1s0` ... `swp1s3`). The
+  management port is `eth0`.
+* SONiC (`sonic`): `Ethernet<first lane>`, lanes counted from 0 over the whole front panel (the port_config
+  / platform.json convention: cage c of an 8-lane OSFP switch starts at Ethernet<8(c-1)>; a 2-way split
+  port 2 starts 4 lanes later). Management: `eth0`.
+* Arista EOS (`eos`): `Ethernet<cage>/<first lane>`, lanes counted from 1 inside the cage (EOS manual,
+  "Ethernet Ports": multi-lane ports are named by their lowest lane, so a 2 x 400G OSFP is Ethernet1/1 and
+  Ethernet1/5, a 4 x 200G one Ethernet1/1, /3, /5, /7). Management: `Management1`.
+* InfiniBand switches (`ib`): the IB port number ibnetdiscover and OpenSM print; cage c, port p of a
+  twin-port cage is 2(c-1)+p (Quantum-2 OSFP cages carry 2 logical ports, optics-and-cabling.md D1).
+* Hosts (`host`): the server model's `netdevs` (catalog servers.yaml, a setting per server model: the
+  names depend on the OS image and PCI layout, which the reference does not give; docs/data-gaps.md);
+  ports without one keep their design name.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+SWITCH_ROLES = frozenset(("leaf", "spine", "core", "oob", "oob-agg"))
+PLATFORMS = ("nvue", "sonic", "eos", "ib", "host", "other")
+MGMT_PORT = {"nvue": "eth0", "sonic": "eth0", "eos": "Management1", "ib": "mgmt0"}
+_PORT = re.compile(r"^(\d+)(?:/(\d+))?$")
+_UPLINK = re.compile(r"^up(\d+)$")
+
+
+def split_port(port: str) -> tuple[int, int | None] | None:
+    """("17/2") -> (17, 2); ("17") -> (17, None); anything else (mgmt0, up1, NIC1) -> None."""
+    m = _PORT.match(str(port))
+    if not m:
+        return None
+    return int(m.group(1)), (int(m.group(2)) if m.group(2) else None)
+
+
+def lanes_per_cage(switch) -> int:
+    """Electrical lanes of one cage: the fastest whole-cage mode over the lane rate (800G / 100G = 8)."""
+    lane = max(1, int(getattr(switch, "lanes_gbps", 0) or 1))
+    widest = max((int(s) * int(n) for s, n in (switch.speeds or {}).items()), default=lane)
+    return max(1, widest // lane)
+
+
+def ib_port_number(port: str) -> int | None:
+    """IB port number of a design switch port: cage c alone -> c; cage c, port p -> 2(c-1)+p."""
+    sp = split_port(port)
+    if sp is None:
+        return None
+    c, p = sp
+    return c if p is None else 2 * (c - 1) + p
+
+
+def switch_port_name(port: str, platform: str, *, lanes: int = 8, split: int = 1, cages: int = 0,
+                     uplink_lanes: int = 4) -> str:
+    """A switch port's name on `platform`. `split` = ports the cage is divided into at this link's speed;
+    `cages` (front-panel cages) places the separate uplink ports `up<n>` after them."""
+    if port == "mgmt0":
+        return MGMT_PORT.get(platform, port)
+    up = _UPLINK.match(str(port))
+    if up and cages:
+        n = int(up.group(1))
+        if platform == "nvue":
+            return f"swp{cages + n}"
+        if platform == "sonic":
+            return f"Ethernet{cages * lanes + (n - 1) * uplink_lanes}"
+        if platform == "eos":
+            return f"Ethernet{cages + n}/1"
+        return port
+    sp = split_port(port)
+    if sp is None:
+        return port
+    c, s = sp
+    if platform == "ib":
+        return str(ib_port_number(port))
+    split = max(1, split)
+    step = max(1, lanes // split)
+    sub = 0 if s is None else s - 1
+    if platform == "nvue":
+        return f"swp{c}" if s is None or split == 1 else f"swp{c}s{sub}"
+    if platform == "sonic":
+        return f"Ethernet{(c - 1) * lanes + sub * step}"
+    if platform == "eos":
+        return f"Ethernet{c}/{sub * step + 1}"
+    return port
+
+
+def breakout_mode(split: int, speed_gbps: int) -> str:
+    """NVUE's explicit breakout value, `<ports>x<speed>G` (e.g. 2x400G)."""
+    return f"{split}x{speed_gbps}G"
+
+
+def device_platform(model: str, technology: str, ethernet_os: str, role: str) -> str:
+    """The platform that names a device's interfaces."""
+    m = model.lower()
+    if role == "server":
+        return "host"
+    if role not in SWITCH_ROLES:
+        return "other"
+    if technology == "infiniband" or m.startswith(("qm", "q3")):
+        return "ib"
+    if m.startswith("arista"):
+        return "eos"
+    return ethernet_os
+
+
+@dataclass(frozen=True)
+class InterfaceMap:
+    """Design (device, port, speed) -> platform interface name, for one computed design."""
+
+    platforms: tuple[str, ...]  # per device index
+    _switch_models: Mapping[int, object]  # device index -> catalog SwitchModel (switches only)
+    _netdevs: Mapping[str, Mapping[str, str]]  # server model -> {design port: netdev}
+    _models: tuple[str, ...]
+
+    def platform(self, device: int) -> str:
+        return self.platforms[device]
+
+    def split(self, device: int, speed_gbps: int) -> int:
+        sw = self._switch_models.get(device)
+        if sw is None:
+            return 1
+        return int(sw.speeds.get(speed_gbps) or 1)
+
+    def name(self, device: int, port: str, speed_gbps: int = 0) -> str:
+        platform = self.platforms[device]
+        if platform == "host":
+            return self._netdevs.get(self._models[device], {}).get(port, port)
+        sw = self._switch_models.get(device)
+        if sw is None:
+            return port
+        return switch_port_name(port, platform, lanes=lanes_per_cage(sw), split=self.split(device, speed_gbps),
+                                cages=sw.cages)
+
+    def breakout(self, device: int, port: str, speed_gbps: int) -> tuple[str, str] | None:
+        """(cage interface, NVUE breakout mode) when the port sits in a split cage, else None."""
+        sp = split_port(port)
+        split = self.split(device, speed_gbps)
+        if sp is None or sp[1] is None or split <= 1:
+            return None
+        return f"swp{sp[0]}", breakout_mode(split, speed_gbps)
+
+
+def technology_of(spec, network: str) -> str:
+    if network == "compute":
+        return spec.compute.technology
+    if network == "storage" and spec.storage.enabled:
+        return spec.storage.technology
+    return "ethernet"
+
+
+def build_interface_map(result, catalog, ethernet_os: str | None = None) -> InterfaceMap:
+    """The map for a computed design. `ethernet_os` (nvue | sonic) defaults to the design's QoS policy."""
+    spec = result.spec
+    if ethernet_os is None:
+        ethernet_os = (spec.qos or {}).get("ethernet_os", "nvue") if isinstance(spec.qos, Mapping) else "nvue"
+    platforms, models, switch_models = [], [], {}
+    for i, d in enumerate(result.devices):
+        p = device_platform(d.model, technology_of(spec, d.network), ethernet_os, d.role)
+        platforms.append(p)
+        models.append(d.model)
+        if p in ("nvue", "sonic", "eos", "ib"):
+            sw = catalog.switches.get(d.model)
+            if sw is not None:
+                switch_models[i] = sw
+    netdevs = {k: dict(getattr(s, "netdevs", None) or {}) for k, s in catalog.servers.items()}
+    return InterfaceMap(tuple(platforms), switch_models, netdevs, tuple(models))
