@@ -59,7 +59,7 @@ def client_key(request) -> str:
     user = getattr(request, "user", None)
     if user is not None and user.is_authenticated:
         return f"user:{user.pk}"
-    return f"addr:{client_address(request)}"
+    return f"addr:{client_address(request) or 'unknown'}"
 
 
 def hit(key: str) -> RateLimit:

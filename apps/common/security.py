@@ -12,6 +12,7 @@ X-Content-Type-Options and Referrer-Policy. This adds what Django 5.2 lacks:
 """
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Callable
 from functools import wraps
 
@@ -66,17 +67,26 @@ def cache_immutable(response: HttpResponse) -> HttpResponse:
     return response
 
 
-def client_address(request) -> str:
+def client_address(request) -> str | None:
     """The client's IP address: the socket's peer, or behind settings.CLIENT_ADDRESS_PROXY_HOPS trusted
     proxies the X-Forwarded-For entry the outermost of them appended (earlier entries are the client's
-    to invent, so they are never trusted)."""
+    to invent, so they are never trusted). None when there is no valid one (a test request)."""
     request = getattr(request, "_request", request)  # a DRF Request wraps Django's
     hops = settings.CLIENT_ADDRESS_PROXY_HOPS
     if hops:
         forwarded = [a.strip() for a in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if a.strip()]
-        if len(forwarded) >= hops:
+        if len(forwarded) >= hops and _valid_ip(forwarded[-hops]):
             return forwarded[-hops]
-    return request.META.get("REMOTE_ADDR", "") or "unknown"
+    peer = request.META.get("REMOTE_ADDR", "")
+    return peer if _valid_ip(peer) else None
+
+
+def _valid_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
 
 
 def lockout_response(request, original_response=None, credentials=None) -> HttpResponse:
