@@ -260,6 +260,8 @@ CELERY_BEAT_SCHEDULE = {
     "reap-stale-jobs": {"task": "jobs.reap_stale_jobs", "schedule": float(JOB_REAP_EVERY_S)},
     # Row partitions of deleted revisions whose drop timed out behind a store (apps/designs/partitions.py).
     "drop-orphan-partitions": {"task": "designs.drop_orphan_partitions", "schedule": 3600.0},
+    # Ended windows of the API rate limit's database store (apps/api/ratelimit.py).
+    "prune-rate-counters": {"task": "api.prune_rate_counters", "schedule": 3600.0},
 }
 
 # --- REST framework ---------------------------------------------------------

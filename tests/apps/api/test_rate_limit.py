@@ -84,3 +84,17 @@ def test_the_redis_store_expires_a_window_with_the_period(settings):
     assert [ratelimit.hit(key).remaining for _ in range(6)] == [4, 3, 2, 1, 0, -1]
     time.sleep(1.2)
     assert ratelimit.hit(key).remaining == 4
+
+
+def test_the_hourly_task_prunes_ended_windows_only(db, settings, monkeypatch):
+    from apps.api.tasks import prune_rate_counters
+
+    settings.API_RATE_LIMIT_STORE = "database"
+    settings.API_THROTTLE_RATE = "5/min"
+    ratelimit.hit("addr:192.0.2.1")
+    monkeypatch.setattr(ratelimit.time, "time", lambda: 0.0)  # a window that ended long ago
+    ratelimit.hit("addr:192.0.2.2")
+    monkeypatch.undo()
+    assert prune_rate_counters() == 1
+    assert list(RateCounter.objects.values_list("key", flat=True)) == [
+        settings.API_RATE_LIMIT_KEY_PREFIX + "addr:192.0.2.1"]
