@@ -15,6 +15,7 @@ in seconds, at which the window ends); a refused one is a 429 with Retry-After.
 """
 from __future__ import annotations
 
+import logging
 import math
 import time
 from dataclasses import dataclass
@@ -26,6 +27,8 @@ from django.db import connection
 from apps.common.security import client_address
 
 from .models import RateCounter
+
+logger = logging.getLogger(__name__)
 
 PERIODS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hour": 3600, "d": 86400, "day": 86400}
 
@@ -62,12 +65,25 @@ def client_key(request) -> str:
     return f"addr:{client_address(request) or 'unknown'}"
 
 
-def hit(key: str) -> RateLimit:
-    """Count one request against `key`'s current window and say whether it may pass."""
+def hit(key: str) -> RateLimit | None:
+    """Count one request against `key`'s current window and say whether it may pass.
+
+    None when Redis cannot be reached: the API then answers without a limit (and without X-RateLimit-*)
+    rather than failing every request while the rest of the app still works; the error is logged.
+    """
     limit, period = parse_rate(settings.API_THROTTLE_RATE)
     now = time.time()
-    store = _redis_hit if settings.API_RATE_LIMIT_STORE == "redis" else _database_hit
-    count, reset_at = store(settings.API_RATE_LIMIT_KEY_PREFIX + key, now, period)
+    key = settings.API_RATE_LIMIT_KEY_PREFIX + key
+    if settings.API_RATE_LIMIT_STORE == "redis":
+        import redis
+
+        try:
+            count, reset_at = _redis_hit(key, now, period)
+        except redis.RedisError:
+            logger.exception("API rate limit: Redis is unreachable; this request is not counted")
+            return None
+    else:
+        count, reset_at = _database_hit(key, now, period)
     return RateLimit(limit=limit, remaining=limit - count, reset_at=reset_at)
 
 

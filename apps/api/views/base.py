@@ -15,8 +15,8 @@ from apps.designs.selectors import design_get, revision_get
 from ..auth import TokenAuthentication
 from ..errors import api_exception_handler
 from ..parsers import LimitedJSONParser
-from ..schema import ApiAutoSchema
 from ..ratelimit import client_key, hit
+from ..schema import ApiAutoSchema
 
 
 class JSONOnlyNegotiation(BaseContentNegotiation):
@@ -49,10 +49,10 @@ class ApiView(APIView):
 
     def perform_authentication(self, request):
         try:
-            request.user  # authenticates (a bad token raises 401; the request then counts per address)
+            request.user  # noqa: B018  (authenticates; a bad token raises 401 and counts per address)
         finally:
             limit = request._rate_limit = hit(client_key(request))
-            if not limit.allowed:
+            if limit is not None and not limit.allowed:
                 raise exceptions.Throttled(wait=limit.retry_after(),
                                            detail="Too many requests: the API rate limit is per user, "
                                                   "across all of your tokens and your browser session.")

@@ -9,7 +9,11 @@ import pytest
 from django.http import HttpResponse
 from django.test import RequestFactory
 
-from apps.common.security import IMMUTABLE_CACHE_CONTROL, SecurityHeadersMiddleware, cache_immutable
+from apps.common.security import (
+    IMMUTABLE_CACHE_CONTROL,
+    SecurityHeadersMiddleware,
+    cache_immutable,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 
