@@ -54,8 +54,13 @@ class DesignShare(models.Model):
                        models.UniqueConstraint(fields=["design", "username"], name="design_share_username_unique")]
 
     def save(self, *args, **kwargs):
+        # Either side fills the other (the admin's inline gives a username; tests often a user).
         if not self.username and self.user_id is not None:
             self.username = self.user.get_username()
+        elif self.user_id is None and self.username:
+            from django.contrib.auth import get_user_model
+
+            self.user = get_user_model().objects.filter(username=self.username).first()
         super().save(*args, **kwargs)
 
     def __str__(self) -> str:

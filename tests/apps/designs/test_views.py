@@ -8,6 +8,7 @@ browser test in tests/browser runs them in a real worker.
 from __future__ import annotations
 
 import csv
+import json
 import io
 
 import pytest
@@ -607,3 +608,65 @@ def test_the_list_is_paged_and_never_loads_a_spec(client, users):
     assert rows and all("spec" in d.get_deferred_fields() for d in rows)
     assert f"{TINY['servers']['count']} × {TINY['servers']['model']}" in html  # shown without the spec
     assert client.get(url("list", shared_page=2)).content.decode().count("Leave shared") == 3
+
+
+def test_the_owner_deletes_a_design(alice, design):
+    response = alice.post(url("delete", design.pk))
+
+    assert response.url == url("list")
+    assert not Design.objects.exists()
+
+
+# --- Admin -----------------------------------------------------------------------------------
+
+
+def test_staff_see_designs_revisions_and_jobs_in_the_admin(client, users, revision):
+    users.alice.is_staff = users.alice.is_superuser = True
+    users.alice.save()
+    client.force_login(users.alice)
+
+    for model in ("designs/design", "designs/revision", "jobs/job"):
+        assert client.get(f"/admin/{model}/").status_code == 200, model
+    assert client.get(f"/admin/designs/revision/{revision.pk}/change/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_the_revision_page_links_every_deliverable_and_draws_workload_charts(client, users):
+    from apps.designs.services import design_compute_job, design_create
+    from apps.jobs.models import Job
+    from apps.jobs.progress import DbProgress
+    from apps.jobs.services import job_claim
+
+    spec = {"name": "w", "servers": {"model": "dgx-h100", "count": 64},  # 512 GPUs: TP 8 x PP 4 x DP 16
+            "compute_fabric": {"technology": "infiniband", "switch": "qm9700"},
+            "workloads": ["llama-70b-tp8-pp4-dp16"]}
+    design = design_create(user=users.alice, spec=spec)
+    job = Job.objects.create(kind="compute", created_by=users.alice, design=design, params={"spec": design.spec})
+    assert job_claim(job_id=job.pk)
+    design_compute_job(job=Job.objects.get(pk=job.pk), progress=DbProgress(job.pk))
+    client.force_login(users.alice)
+    page = client.get(f"/designs/{design.pk}/revisions/1/").content.decode()
+    for kind in ("bom.pdf", "cabling-plan.pdf", "labels.pdf", "test-sheet.csv", "topology.dot", "workloads.pdf"):
+        url = f"/api/v1/designs/{design.pk}/revisions/1/downloads/{kind}"
+        assert url in page
+    assert page.count("<svg") >= 4  # fabric diagram, elevations, and the workload's two charts
+    pdf = client.get(f"/api/v1/designs/{design.pk}/revisions/1/downloads/bom.pdf")
+    assert pdf.status_code == 200 and b"".join(pdf.streaming_content if pdf.streaming else [pdf.content]).startswith(b"%PDF")
+
+
+def test_staff_share_a_design_by_username_in_the_admin(client, users, design):
+    users.charlie.is_staff = users.charlie.is_superuser = True
+    users.charlie.save()
+    client.force_login(users.charlie)
+    change = f"/admin/designs/design/{design.pk}/change/"
+    page = client.get(change)
+    assert page.status_code == 200
+    form = page.context["adminform"].form
+    data = {k: v for k, v in form.initial.items() if v is not None and not isinstance(v, (dict, list))}
+    data.update({"spec": json.dumps(design.spec), "owner": design.owner_id,
+                 "shares-TOTAL_FORMS": "1", "shares-INITIAL_FORMS": "0",
+                 "shares-0-username": "bob", "shares-0-access": "write",
+                 "revisions-TOTAL_FORMS": "0", "revisions-INITIAL_FORMS": "0"})
+    response = client.post(change, data)
+    assert response.status_code == 302, response.context["adminform"].form.errors if response.context else ""
+    assert DesignShare.objects.get(design=design).user == users.bob
