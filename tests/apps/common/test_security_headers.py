@@ -97,3 +97,15 @@ def test_a_view_that_sets_its_own_caching_keeps_it(users, own):
 
     response = SecurityHeadersMiddleware(view)(request)
     assert response["Cache-Control"] == (own or "private, no-cache")
+
+
+def test_a_download_of_a_signed_in_user_is_private(client, users):
+    from apps.designs.services import design_create
+
+    design = design_create(user=users.alice, spec={"name": "d", "servers": {"model": "dgx-h100", "count": 8},
+                                                   "compute_fabric": {"technology": "infiniband",
+                                                                      "switch": "qm9700"}})
+    client.force_login(users.alice)
+    response = client.get(f"/designs/{design.pk}/spec.yaml")
+    assert response.status_code == 200 and response["Content-Disposition"].startswith("attachment")
+    assert response["Cache-Control"] == "private, no-cache"
