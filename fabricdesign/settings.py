@@ -9,6 +9,7 @@ and a filesystem message broker under var/).
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -48,10 +49,32 @@ CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
 # Behind a proxy that terminates TLS, Django sees plain HTTP; trusting the
 # proxy's X-Forwarded-Proto is what makes request.is_secure() and secure
 # cookies work. Never enable it without such a proxy: clients could spoof it.
-if env_bool("DJANGO_BEHIND_TLS_PROXY", False):
+BEHIND_TLS_PROXY = env_bool("DJANGO_BEHIND_TLS_PROXY", False)
+if BEHIND_TLS_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
+# HSTS tells browsers to use only HTTPS for this host; SecurityMiddleware sends it on secure requests
+# only, which behind the proxy are those it forwarded as https. A year is the usual (and preload) value.
+SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 365 * 24 * 3600 if BEHIND_TLS_PROXY else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", False)
+# Django's defaults, stated because the perimeter depends on them: nosniff, and no full URLs (which
+# hold design ids) in the Referer header sent to other sites.
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+# The Content-Security-Policy of every page (apps.common.security): scripts, styles and everything
+# else from this app only; no inline script or style, no plugins, no framing.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; "
+    "connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+)
+# The client address for sign-in throttling and anonymous API limits. Behind the proxy the socket's
+# peer is the proxy, so the address is the last X-Forwarded-For entry, the one the proxy appended.
+CLIENT_ADDRESS_PROXY_HOPS = env_int("DJANGO_PROXY_HOPS", 1 if BEHIND_TLS_PROXY else 0)
+
+# The Django admin (/admin/): off unless enabled, so a production site has no second sign-in page
+# for anyone who finds it. ./scripts/run and ./scripts/test turn it on; see README.
+ADMIN_ENABLED = env_bool("DJANGO_ADMIN_ENABLED", False)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -68,6 +91,7 @@ INSTALLED_APPS = [
     "apps.designs",
     "apps.jobs",
     "apps.api",
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -82,6 +106,10 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # A view's 404 renders templates/404.html with DEBUG on too (no URL pattern list): apps/common/middleware.py
     "apps.common.middleware.NotFoundPageMiddleware",
+    # CSP and Cache-Control on every response the app makes (static files have returned above).
+    "apps.common.security.SecurityHeadersMiddleware",
+    # Last, as django-axes requires: turns a locked-out sign-in into its lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "fabricdesign.urls"
@@ -126,6 +154,26 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# django-axes refuses sign-ins for a locked-out username or address before any password is checked;
+# then the usual model backend.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Sign-in throttling (django-axes) on every form that signs in (the app's and the admin's): after
+# LOGIN_FAILURE_LIMIT wrong passwords for one username, or from one address, further attempts for it
+# (even with the right password) get the lockout page (HTTP 429) until LOGIN_LOCKOUT_MINUTES have
+# passed since the last failure. Attempts and lockouts are rows the admin lists (Axes > Access attempts);
+# `manage.py axes_reset_username <name>` / `axes_reset_ip <address>` lift one early.
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one alone locks: per user and per address
+# A good sign-in does not clear the count: an attacker's own account must not wipe their address's record.
+AXES_RESET_ON_SUCCESS = False
+AXES_LOCKOUT_CALLABLE = "apps.common.security.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "apps.common.security.client_address"
+AXES_ENABLE_ACCESS_FAILURE_LOG = False
+AXES_VERBOSE = False
 # The app's own sign-in page (django.contrib.auth views, templates/registration).
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
@@ -215,6 +263,8 @@ CELERY_BEAT_SCHEDULE = {
     "reap-stale-jobs": {"task": "jobs.reap_stale_jobs", "schedule": float(JOB_REAP_EVERY_S)},
     # Row partitions of deleted revisions whose drop timed out behind a store (apps/designs/partitions.py).
     "drop-orphan-partitions": {"task": "designs.drop_orphan_partitions", "schedule": 3600.0},
+    # Ended windows of the API rate limit's database store (apps/api/ratelimit.py).
+    "prune-rate-counters": {"task": "api.prune_rate_counters", "schedule": 3600.0},
 }
 
 # --- REST framework ---------------------------------------------------------
@@ -232,10 +282,16 @@ REST_FRAMEWORK = {
 
 # --- REST API (apps.api, docs/api.md) -----------------------------------------
 
-# Requests per token (or per session user) and minute/hour/day, e.g. "1200/min"; over it: 429.
+# Requests per user (all their tokens and their browser session together; anonymous: per address)
+# and second/minute/hour/day, e.g. "1200/min"; over it: 429. Every answer carries X-RateLimit-*.
 API_THROTTLE_RATE = env_str("API_THROTTLE_RATE", "1200/min")
 if not re.fullmatch(r"[1-9]\d*/(s|sec|m|min|h|hour|d|day)", API_THROTTLE_RATE):
     raise ImproperlyConfigured(f"API_THROTTLE_RATE={API_THROTTLE_RATE!r} is not like 1200/min.")
+# Where the counters live (apps/api/ratelimit.py): Redis when REDIS_URL is set, else the database.
+API_RATE_LIMIT_STORE = env_str("API_RATE_LIMIT_STORE", "redis" if REDIS_URL else "database")
+if API_RATE_LIMIT_STORE not in ("redis", "database") or (API_RATE_LIMIT_STORE == "redis" and not REDIS_URL):
+    raise ImproperlyConfigured(f"API_RATE_LIMIT_STORE={API_RATE_LIMIT_STORE!r}: use database, or redis with REDIS_URL.")
+API_RATE_LIMIT_KEY_PREFIX = "fd:ratelimit:"
 # Largest JSON body (Django's own form/body limit too) and largest uploaded test-result CSV: 413 over it.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("API_MAX_JSON_BYTES", 2 * 1024 * 1024)
 API_MAX_UPLOAD_BYTES = env_int("API_MAX_UPLOAD_BYTES", 32 * 1024 * 1024)

@@ -1,11 +1,26 @@
+from django.conf import settings
 from django.contrib import admin
 from django.shortcuts import redirect
 from django.templatetags.static import static
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import (
+    SpectacularAPIView,
+    SpectacularRedocView,
+    SpectacularSwaggerSplitView,
+)
 
+from apps.api import token_views
 from apps.common import views as common_views
+from apps.common.security import csp
+
+# Swagger UI and Redoc load their scripts from files (the split view serves Swagger's set-up script as
+# one), but style their widgets inline and Redoc runs a blob: worker: their pages alone relax that.
+API_DOCS_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "font-src 'self'; connect-src 'self'; worker-src 'self' blob:; object-src 'none'; base-uri 'self'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
 
 urlpatterns = [
     path("", common_views.home, name="home"),
@@ -15,10 +30,17 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True, next_page="designs:list"),
          name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(next_page="login"), name="logout"),
+    path("accounts/tokens/", token_views.token_list_view, name="tokens"),
+    path("accounts/tokens/<int:token_id>/revoke/", token_views.token_revoke_view, name="token_revoke"),
     path("designs/", include("apps.designs.urls")),
     path("api/v1/", include("apps.api.urls")),
-    path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
-    path("api/docs/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    path("api/docs/", csp(API_DOCS_CSP)(SpectacularSwaggerSplitView.as_view(url_name="api-schema")),
+         name="api-docs"),
+    path("api/docs/redoc/", csp(API_DOCS_CSP)(SpectacularRedocView.as_view(url_name="api-schema")),
+         name="api-redoc"),
 ]
+
+# The admin is a second sign-in page: mounted only where DJANGO_ADMIN_ENABLED says so (README).
+if settings.ADMIN_ENABLED:
+    urlpatterns.append(path("admin/", admin.site.urls))

@@ -110,3 +110,13 @@ class MeasurementStanding(models.Model):
     uploads = models.PositiveIntegerField(default=0)  # uploads counted (not withdrawn)
     measured_fibers = models.PositiveIntegerField(default=0)  # fibers with a measured value in any of them
     updated_at = models.DateTimeField(auto_now=True)
+
+
+class RateCounter(models.Model):
+    """One API rate-limit window per user (or anonymous address) when the counters live in the database
+    (apps/api/ratelimit.py; with REDIS_URL they live in Redis). One row per key, reused window after
+    window, so the table holds one row per client that ever called the API."""
+
+    key = models.CharField(max_length=100, unique=True)
+    count = models.PositiveIntegerField()
+    reset_at = models.FloatField()  # Unix time (s) at which this window ends and the count starts again

@@ -38,15 +38,26 @@ ERROR_SCHEMA = {
 ERRORS = {
     "400": "Malformed or invalid request (see error.fields).",
     "401": "No valid credentials: send 'Authorization: Token <key>'.",
-    "403": "Not allowed (for a session: a missing CSRF token).",
+    "403": "Not allowed (for a session: a missing CSRF token; creating a token with a token).",
     "404": "No such object, or not visible to you.",
     "405": "Method not allowed on this path.",
     "409": "Conflicts with the current state.",
     "413": "Request body too large.",
     "415": "Unsupported Content-Type.",
     "422": "Idempotency-Key reused with a different request.",
-    "429": "Rate limit reached; retry after the Retry-After header's seconds.",
+    "429": "Rate limit reached (per user, across all tokens and the browser session); retry after the "
+           "Retry-After header's seconds.",
     "501": "Not available in this build.",
+}
+
+
+# On every answer (apps/api/ratelimit.py).
+RATE_LIMIT_HEADERS = {
+    "X-RateLimit-Limit": {"schema": {"type": "integer"},
+                          "description": "Requests allowed per window, per user (all tokens and the session)."},
+    "X-RateLimit-Remaining": {"schema": {"type": "integer"}, "description": "Requests left in this window."},
+    "X-RateLimit-Reset": {"schema": {"type": "integer"},
+                          "description": "Unix time (seconds) at which this window ends."},
 }
 
 
@@ -87,6 +98,7 @@ def _codes(path: str, method: str, op: dict) -> list[str]:
 def add_error_responses(result, generator, request, public):
     """POSTPROCESSING_HOOK: the Error component, and the error answers of every operation."""
     result.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA
+    result["components"]["headers"] = RATE_LIMIT_HEADERS
     ref = {"$ref": "#/components/schemas/Error"}
     for path, item in result.get("paths", {}).items():
         for method, op in item.items():
@@ -102,7 +114,10 @@ def add_error_responses(result, generator, request, public):
             for code in _codes(path, method, op):
                 responses.setdefault(code, {"description": ERRORS[code]})
             responses["429"]["headers"] = {"Retry-After": {
-                "schema": {"type": "integer"}, "description": "Seconds until the rate limit lets the token in again."}}
+                "schema": {"type": "integer"}, "description": "Seconds until the rate limit lets the user in again."}}
+            # Every answer carries them (docs/api.md); listed here once, not on each of ~600 answers.
+            responses["429"]["headers"].update(
+                {name: {"$ref": f"#/components/headers/{name}"} for name in RATE_LIMIT_HEADERS})
             for code, resp in responses.items():
                 if re.fullmatch(r"[45]\d\d", code):
                     resp.setdefault("description", ERRORS.get(code, "Error."))

@@ -7,7 +7,9 @@ from .models import Design, DesignShare, Revision
 class DesignShareInline(admin.TabularInline):
     model = DesignShare
     extra = 0
-    autocomplete_fields = ["user"]
+    # The username is the share (DesignShare); the account it names is linked when there is one.
+    fields = ["username", "access", "user"]
+    readonly_fields = ["user"]
 
 
 class RevisionInline(admin.TabularInline):

@@ -36,29 +36,8 @@ NETWORK_TITLES = {"compute": "Compute fabric", "storage": "Storage fabric", "inb
 KIND_TITLES = {"server": "Server", "leaf": "Leaf switch", "spine": "Spine switch", "core": "Core switch",
                "oob": "OOB switch", "oob-agg": "OOB aggregation", "ufm": "UFM appliance",
                "storage": "Storage appliance", "mgmt": "Management server", "pdu": "PDU (0U)", "other": "Other"}
-
-_STYLE = """
-.fd-box{fill:#eef3fb;stroke:#2456a6;stroke-width:1}
-.fd-su{fill:#fafbfd;stroke:#9aa7bd;stroke-width:1;stroke-dasharray:4 3}
-.fd-srv{fill:#e8f4ec;stroke:#2f7d4a}
-.fd-p0{fill:#dbe6f7;stroke:#2456a6}
-.fd-p1{fill:#f8e3cf;stroke:#b0601b}
-.fd-edge{stroke:#8a96aa;stroke-width:1}
-.fd-t{font:12px system-ui,sans-serif;fill:#1d2430}
-.fd-s{font:10px system-ui,sans-serif;fill:#1d2430}
-.fd-m{font:11px system-ui,sans-serif;fill:#5b6576}
-.fd-h{font:600 13px system-ui,sans-serif;fill:#1d2430}
-.fd-rack{fill:#fff;stroke:#1d2430;stroke-width:1.5}
-.fd-u{stroke:#eef0f4;stroke-width:1}
-.fd-k-server{fill:#cfe8d7;stroke:#2f7d4a}
-.fd-k-leaf{fill:#d3e0f5;stroke:#2456a6}
-.fd-k-spine{fill:#b9cdee;stroke:#1c4383}
-.fd-k-core{fill:#9db7e3;stroke:#163466}
-.fd-k-oob,.fd-k-oob-agg{fill:#eadcf3;stroke:#6b3d8c}
-.fd-k-ufm,.fd-k-mgmt,.fd-k-storage{fill:#f7e6c8;stroke:#9a6a12}
-.fd-k-pdu{fill:#e3e5e8;stroke:#6b7280}
-.fd-k-other{fill:#f1f1f1;stroke:#6b7280}
-"""
+# The diagrams' classes (fd-*) are styled by static/css/diagrams.css, which the revision page links:
+# the Content-Security-Policy allows no <style> element in the page.
 
 
 class _Svg:
@@ -91,7 +70,7 @@ class _Svg:
         return mark_safe(
             f'<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="{escape(label)}" '
             f'width="{w}" height="{h}" viewBox="0 0 {w} {h}"><title>{escape(label)}</title>'
-            f"<style>{_STYLE}</style>{''.join(self.parts)}</svg>")
+            f"{''.join(self.parts)}</svg>")
 
 
 ROLES = ("leaf", "spine", "core")

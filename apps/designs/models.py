@@ -34,14 +34,37 @@ class Design(TimeStampedModel):
 
 
 class DesignShare(models.Model):
-    """Gives another user (a team member) read or write access to a design."""
+    """Gives another user (a team member) read or write access to a design.
+
+    A share names its recipient by username, as the owner typed it, so sharing answers the same whether
+    or not that account exists (nobody can probe usernames by sharing). `user` is that account, or None
+    while there is none: such a share grants nothing until an account of that name is created, which
+    then gets it (signals.link_pending_shares). Shared designs appear to their recipient apart from
+    their own, and the recipient can leave a share (services.design_leave).
+    """
 
     design = models.ForeignKey(Design, on_delete=models.CASCADE, related_name="shares")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="design_shares")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
+                             related_name="design_shares")
+    username = models.CharField(max_length=150)
     access = models.CharField(max_length=8, choices=Access.choices, default=Access.READ)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["design", "user"], name="design_share_unique")]
+        constraints = [models.UniqueConstraint(fields=["design", "user"], name="design_share_unique"),
+                       models.UniqueConstraint(fields=["design", "username"], name="design_share_username_unique")]
+
+    def save(self, *args, **kwargs):
+        # Either side fills the other (the admin's inline gives a username; tests often a user).
+        if not self.username and self.user_id is not None:
+            self.username = self.user.get_username()
+        elif self.user_id is None and self.username:
+            from django.contrib.auth import get_user_model
+
+            self.user = get_user_model().objects.filter(username=self.username).first()
+        super().save(*args, **kwargs)
+
+    def __str__(self) -> str:
+        return f"{self.username} ({self.access})"
 
 
 class Revision(models.Model):

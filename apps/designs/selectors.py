@@ -12,6 +12,17 @@ def design_list(*, user) -> QuerySet[Design]:
             .select_related("owner").order_by("-updated_at"))
 
 
+def design_list_owned(*, user) -> QuerySet[Design]:
+    """The user's own designs (newest change first): their list never depends on what others share."""
+    return Design.objects.filter(owner=user).select_related("owner").order_by("-updated_at")
+
+
+def design_list_shared(*, user) -> QuerySet[Design]:
+    """Designs others shared with the user, in a list of their own that the user can leave."""
+    return (Design.objects.filter(shares__user=user).exclude(owner=user)
+            .select_related("owner").order_by("-updated_at"))
+
+
 def design_get(*, user, design_id: int, write: bool = False) -> Design:
     """The design if the user may see it (write=True: may change it); otherwise Http404, never 403."""
     qs = Design.objects.select_related("owner")

@@ -6,6 +6,7 @@ import time
 from dataclasses import replace
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ImproperlyConfigured
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import Max
@@ -62,15 +63,33 @@ def design_delete(*, design: Design) -> None:
     design.delete()
 
 
-def design_share(*, design: Design, user, access: str = Access.READ) -> DesignShare:
-    if user.pk == design.owner_id:
-        raise SpecError.at("user", "the owner already has full access")
-    share, _ = DesignShare.objects.update_or_create(design=design, user=user, defaults={"access": access})
+def design_share(*, design: Design, username: str | None = None, user=None,
+                 access: str = Access.READ) -> DesignShare:
+    """Share with a username (or a user): the same whether or not such an account exists, so sharing
+    reveals nothing about accounts. A name with no active account is kept and grants nothing until that
+    account exists (signals.link_pending_shares)."""
+    if username is None:
+        username = user.get_username()
+    username = username.strip()
+    if not username or len(username) > 150:
+        raise SpecError.at("username", "give a username of 1 to 150 characters")
+    if username == design.owner.get_username():
+        raise SpecError.at("username", "the owner already has full access")
+    if user is None:
+        user = get_user_model().objects.filter(username=username).first()
+    share, _ = DesignShare.objects.update_or_create(design=design, username=username,
+                                                    defaults={"access": access, "user": user})
     return share
 
 
-def design_unshare(*, design: Design, user) -> None:
-    DesignShare.objects.filter(design=design, user=user).delete()
+def design_unshare(*, design: Design, username: str | None = None, user=None) -> None:
+    """The owner takes a share back (none by that name: nothing happens, and nothing is said)."""
+    DesignShare.objects.filter(design=design, username=username if user is None else user.get_username()).delete()
+
+
+def design_leave(*, design_id: int, user) -> bool:
+    """The recipient gives a share back: the design leaves their "Shared with you" list."""
+    return DesignShare.objects.filter(design_id=design_id, user=user).delete()[0] > 0
 
 
 def design_compute_enqueue(*, design: Design, user, idempotency_key: str | None = None) -> Job:
@@ -280,5 +299,5 @@ def revision_compare(*, old: Revision, new: Revision) -> dict:
             "links_added": rows["links"]["added"], "links_removed": rows["links"]["removed"]}
 
 
-__all__ = ["design_create", "design_update", "design_delete", "design_share", "design_unshare",
+__all__ = ["design_create", "design_update", "design_delete", "design_share", "design_unshare", "design_leave",
            "design_compute_enqueue", "design_compute_job", "revision_compare", "JobStatus"]

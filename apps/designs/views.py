@@ -11,7 +11,9 @@ from collections.abc import Iterator
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
-from django.db.models import Count, Max
+from django.core.paginator import Paginator
+from django.db.models import Count, Max, OuterRef, Subquery
+from django.db.models.fields.json import KT
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -37,11 +39,12 @@ from .forms import (
 )
 from .models import CableRecord, Design, Revision
 from .pricing import PriceListMissing, revision_pricing, revision_reprice
-from .selectors import design_can_write, design_get, design_list, revision_get
+from .selectors import design_can_write, design_get, design_list_owned, design_list_shared, revision_get
 from .services import (
     design_compute_enqueue,
     design_create,
     design_delete,
+    design_leave,
     design_share,
     design_unshare,
     design_update,
@@ -66,6 +69,16 @@ signin_required = login_required(login_url="login")
 # --- Designs ------------------------------------------------------------------
 
 
+DESIGNS_PER_PAGE = 50
+_latest_number = Subquery(Revision.objects.filter(design=OuterRef("pk")).order_by("-number").values("number")[:1])
+
+
+def _list_rows(qs):
+    # No spec is loaded (one huge shared design must not slow a list): only the two fields the list shows.
+    return qs.defer("spec").annotate(latest=_latest_number, servers_count=KT("spec__servers__count"),
+                                     servers_model=KT("spec__servers__model"))
+
+
 @signin_required
 @require_safe
 def sources_view(request: HttpRequest) -> HttpResponse:
@@ -77,8 +90,13 @@ def sources_view(request: HttpRequest) -> HttpResponse:
 @signin_required
 @require_safe
 def design_list_view(request: HttpRequest) -> HttpResponse:
-    designs = design_list(user=request.user).annotate(latest=Max("revisions__number"))
-    return render(request, "designs/list.html", {"designs": designs})
+    """Your designs, and apart from them (paged on their own) the designs others shared with you."""
+    own = Paginator(_list_rows(design_list_owned(user=request.user)), DESIGNS_PER_PAGE)
+    shared = Paginator(_list_rows(design_list_shared(user=request.user)), DESIGNS_PER_PAGE)
+    return render(request, "designs/list.html", {
+        "designs": own.get_page(request.GET.get("page")),
+        "shared": shared.get_page(request.GET.get("shared_page")),
+    })
 
 
 @signin_required
@@ -117,7 +135,7 @@ def design_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "designs/detail.html", {
         "design": design, "revisions": revisions, "can_write": design_can_write(user=request.user, design=design),
         "jobs": design.jobs.select_related("created_by")[:5], "share_form": ShareForm(),
-        "shares": design.shares.select_related("user").order_by("user__username"),
+        "shares": design.shares.order_by("username"),
         "compare_form": CompareForm(numbers=[r.number for r in revisions]),
     })
 
@@ -175,7 +193,7 @@ def design_share_view(request: HttpRequest, pk: int) -> HttpResponse:
     form = ShareForm(request.POST)
     if form.is_valid():
         try:
-            design_share(design=design, user=form.cleaned_data["user"], access=form.cleaned_data["access"])
+            design_share(design=design, username=form.cleaned_data["username"], access=form.cleaned_data["access"])
         except SpecError as exc:
             messages.error(request, "; ".join(e.message for e in exc.errors))
         else:
@@ -188,12 +206,23 @@ def design_share_view(request: HttpRequest, pk: int) -> HttpResponse:
 
 @signin_required
 @require_POST
-def design_unshare_view(request: HttpRequest, pk: int, user_id: int) -> HttpResponse:
+def design_unshare_view(request: HttpRequest, pk: int, share_id: int) -> HttpResponse:
     design = _owned_design(request, pk)
-    share = get_object_or_404(design.shares.select_related("user"), user_id=user_id)
-    design_unshare(design=design, user=share.user)
-    messages.success(request, f"{share.user.get_username()} no longer has access.")
+    share = get_object_or_404(design.shares, pk=share_id)
+    design_unshare(design=design, username=share.username)
+    messages.success(request, f"{share.username} no longer has access.")
     return redirect("designs:detail", pk=design.pk)
+
+
+@signin_required
+@require_POST
+def design_leave_view(request: HttpRequest, pk: int) -> HttpResponse:
+    """A recipient gives a shared design back: it leaves their list (the owner can share it again)."""
+    design = design_get(user=request.user, design_id=pk)
+    if not design_leave(design_id=design.pk, user=request.user):
+        raise Http404("No such design.")  # their own design: delete it instead
+    messages.success(request, f"You left “{design.name}”; it is no longer shared with you.")
+    return redirect("designs:list")
 
 
 # --- Jobs -------------------------------------------------------------------------

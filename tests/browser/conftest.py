@@ -70,10 +70,15 @@ def browser():
 
 @pytest.fixture
 def page(browser):
+    """A fresh page; the test fails if the Content-Security-Policy refused anything on it."""
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     context.set_default_timeout(20_000)
-    yield context.new_page()
+    page = context.new_page()
+    violations: list[str] = []
+    page.on("console", lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None)
+    yield page
     context.close()
+    assert violations == [], f"the page broke its Content-Security-Policy: {violations}"
 
 
 def _test_database_url() -> str:

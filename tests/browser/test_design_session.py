@@ -48,7 +48,7 @@ def test_a_new_user_designs_computes_filters_and_compares(live_server, celery_wo
     page.get_by_label("Username").fill("alice")
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Sign in").click()
-    expect(page.get_by_role("heading", name="Designs")).to_be_visible()
+    expect(page.get_by_role("heading", name="Designs", exact=True)).to_be_visible()
 
     # Start from the DGX H100 SuperPOD preset; the form explains its fields.
     page.get_by_role("link", name="New design").first.click()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from django.http import Http404
+from rest_framework import exceptions
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.permissions import IsAuthenticated
@@ -14,8 +15,8 @@ from apps.designs.selectors import design_get, revision_get
 from ..auth import TokenAuthentication
 from ..errors import api_exception_handler
 from ..parsers import LimitedJSONParser
+from ..ratelimit import client_key, hit
 from ..schema import ApiAutoSchema
-from ..throttling import TokenRateThrottle
 
 
 class JSONOnlyNegotiation(BaseContentNegotiation):
@@ -35,7 +36,9 @@ class ApiView(APIView):
     # Token first: its authenticate_header makes an anonymous request a 401, not a 403.
     authentication_classes = [TokenAuthentication, SessionAuthentication]
     permission_classes = [IsAuthenticated]
-    throttle_classes = [TokenRateThrottle]
+    # The rate limit is counted in perform_authentication (apps/api/ratelimit.py), not by a DRF throttle:
+    # per user across tokens and session, atomic, and before permissions, so every answer is counted.
+    throttle_classes = []
     parser_classes = [LimitedJSONParser]
     renderer_classes = [JSONRenderer]
     content_negotiation_class = JSONOnlyNegotiation
@@ -43,6 +46,24 @@ class ApiView(APIView):
 
     def get_exception_handler(self):
         return api_exception_handler
+
+    def perform_authentication(self, request):
+        try:
+            request.user  # noqa: B018  (authenticates; a bad token raises 401 and counts per address)
+        finally:
+            limit = request._rate_limit = hit(client_key(request))
+            if limit is not None and not limit.allowed:
+                raise exceptions.Throttled(wait=limit.retry_after(),
+                                           detail="Too many requests: the API rate limit is per user, "
+                                                  "across all of your tokens and your browser session.")
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        limit = getattr(request, "_rate_limit", None)
+        if limit is not None:
+            for name, value in limit.headers().items():
+                response[name] = value
+        return response
 
 
 def design_for(request, design_id: int, *, write: bool = False, owner: bool = False) -> Design:

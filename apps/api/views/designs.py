@@ -1,7 +1,6 @@
 """Designs: list, create (from a spec or a preset), read, update, delete, share; compute; jobs."""
 from __future__ import annotations
 
-from django.contrib.auth import get_user_model
 from django.db.models import OuterRef, Subquery
 from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -9,11 +8,12 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from apps.designs.models import Access, Design, DesignShare, Revision
-from apps.designs.selectors import design_list
+from apps.designs.selectors import design_list, design_list_owned, design_list_shared
 from apps.designs.services import (
     design_compute_enqueue,
     design_create,
     design_delete,
+    design_leave,
     design_share,
     design_unshare,
     design_update,
@@ -67,11 +67,17 @@ class DesignListApi(ApiView):
                 raise serializers.ValidationError({"spec": ["give either spec or preset, not both or neither"]})
             return data
 
-    @extend_schema(operation_id="designs_list", parameters=[PageQuery], responses={200: DesignPageOut},
+    class ListQuery(PageQuery):
+        section = serializers.ChoiceField(choices=["own", "shared"], required=False,
+                                          help_text="Only your own designs, or only those shared with you.")
+
+    @extend_schema(operation_id="designs_list", parameters=[ListQuery], responses={200: DesignPageOut},
                    tags=["designs"], summary="List the designs you own or that are shared with you (newest first)")
     def get(self, request):
-        q = query(PageQuery, request)
-        qs = design_list(user=request.user).annotate(latest_revision=_latest)
+        q = query(self.ListQuery, request)
+        qs = {"own": design_list_owned, "shared": design_list_shared}.get(q.get("section"), design_list)
+        # A list never loads a spec: one shared design's huge spec must not slow anyone's list.
+        qs = qs(user=request.user).defer("spec").annotate(latest_revision=_latest)
         rows, nxt = id_page(qs, cursor=q.get("cursor"), limit=q["limit"])
         shares = dict(DesignShare.objects.filter(user=request.user, design__in=[d.pk for d in rows])
                       .values_list("design_id", "access"))
@@ -137,9 +143,8 @@ class ShareOut(serializers.Serializer):
     url = serializers.URLField()
 
 
-def _share_out(request, share: DesignShare) -> dict:
-    return {"username": share.user.get_username(), "access": share.access,
-            "url": url(request, "design-share", share.design_id, share.user.get_username())}
+def _share_out(request, design_id: int, username: str, access: str) -> dict:
+    return {"username": username, "access": access, "url": url(request, "design-share", design_id, username)}
 
 
 class DesignShareListApi(ApiView):
@@ -150,38 +155,49 @@ class DesignShareListApi(ApiView):
                    summary="Who a design is shared with (owner only)")
     def get(self, request, design_id: int):
         design = design_for(request, design_id, owner=True)
-        shares = design.shares.select_related("user").order_by("user__username")
-        return Response({"results": [_share_out(request, s) for s in shares]})
+        shares = design.shares.order_by("username").values_list("username", "access")
+        return Response({"results": [_share_out(request, design.pk, name, access) for name, access in shares]})
 
 
 class DesignShareApi(ApiView):
     class InputSerializer(StrictSerializer):
         access = serializers.ChoiceField(choices=Access.choices, default=Access.READ)
 
-    def _user(self, username: str):
-        user = get_user_model().objects.filter(username=username, is_active=True).first()
-        if user is None:
-            raise ApiError(404, "not_found", "No such user.")
-        return user
+    @staticmethod
+    def _check(username: str) -> None:
+        if len(username) > 150:
+            raise ApiError(400, "invalid", "A username has at most 150 characters.",
+                           [{"path": "username", "message": "at most 150 characters"}])
 
     @extend_schema(operation_id="designs_shares_put", request=InputSerializer, responses={200: ShareOut},
-                   tags=["designs"], summary="Share a design with a user, or change their access (owner only)")
+                   tags=["designs"], summary="Share a design with a username, or change its access (owner only)",
+                   description="Answers the same whether or not an account of that name exists, so sharing "
+                               "reveals nothing about accounts. A name with no account grants nothing until "
+                               "an account of that name is created.")
     def put(self, request, design_id: int, username: str):
         design = design_for(request, design_id, owner=True)
         s = self.InputSerializer(data=request.data)
         s.is_valid(raise_exception=True)
-        user = self._user(username)
-        if user.pk == design.owner_id:
+        self._check(username)
+        if username == request.user.get_username():
             raise ApiError(400, "invalid", "The owner already has full access.",
                            [{"path": "username", "message": "is the design's owner"}])
-        share = design_share(design=design, user=user, access=s.validated_data["access"])
-        return Response(_share_out(request, share))
+        share = design_share(design=design, username=username, access=s.validated_data["access"])
+        return Response(_share_out(request, design.pk, share.username, share.access))
 
     @extend_schema(operation_id="designs_shares_delete", responses={204: None}, tags=["designs"],
-                   summary="Stop sharing a design with a user (owner only)")
+                   summary="Stop sharing a design with a username (owner), or leave a design shared with you",
+                   description="The owner: 204 whether or not the name had a share or an account. The recipient, "
+                               "with their own username: gives the share back (the design leaves their list).")
     def delete(self, request, design_id: int, username: str):
-        design = design_for(request, design_id, owner=True)
-        design_unshare(design=design, user=self._user(username))
+        self._check(username)
+        design = design_for(request, design_id)
+        if design.owner_id == request.user.pk:
+            design_unshare(design=design, username=username)
+        elif username == request.user.get_username():
+            design_leave(design_id=design.pk, user=request.user)
+        else:
+            raise Http404("No such design.")  # as design_for(owner=True) answers a recipient
         return Response(status=204)
 
 

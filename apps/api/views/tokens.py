@@ -7,6 +7,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from ..auth import token_create, token_revoke
+from ..errors import ApiError
 from ..models import ApiToken
 from ..output import iso, url
 from ..pagination import DEFAULT_LIMIT, MAX_LIMIT, id_page, page_body
@@ -51,8 +52,15 @@ class TokenListApi(ApiView):
         return Response(page_body(request, [_token_out(request, t) for t in rows], nxt, None))
 
     @extend_schema(operation_id="tokens_create", request=InputSerializer, responses={201: CreatedSerializer},
-                   tags=["tokens"], summary="Create an API token (the key is shown once)")
+                   tags=["tokens"], summary="Create an API token (the key is shown once)",
+                   description="Only from a browser sign-in (session); a request authenticated by a token "
+                               "gets 403, so a leaked token cannot mint itself successors. The CLI makes "
+                               "tokens too: `manage.py api_token create <username> --name <name>`.")
     def post(self, request):
+        if isinstance(request.auth, ApiToken):
+            raise ApiError(403, "permission_denied",
+                           "A token cannot create tokens: create them signed in with a browser, or with "
+                           "`manage.py api_token create`.")
         s = self.InputSerializer(data=request.data)
         s.is_valid(raise_exception=True)
         token, key = token_create(user=request.user, name=s.validated_data["name"])
@@ -70,7 +78,9 @@ class TokenDetailApi(ApiView):
         return Response(_token_out(request, token))
 
     @extend_schema(operation_id="tokens_revoke", responses={204: None}, tags=["tokens"],
-                   summary="Revoke an API token (it stops working at once)")
+                   summary="Revoke an API token (it stops working at once)",
+                   description="Any of your tokens, with a browser sign-in or any of your tokens (a token "
+                               "may revoke itself). Revoking only ever takes access away.")
     def delete(self, request, token_id: int):
         if not token_revoke(user=request.user, token_id=token_id):
             raise Http404("No such token.")

@@ -6,6 +6,7 @@ tests need no broker; tests/apps/api/test_procurement_client.py covers a real wo
 """
 from __future__ import annotations
 
+import os
 import uuid
 
 import pytest
@@ -20,10 +21,28 @@ SMALL_SPEC = {
 
 @pytest.fixture(autouse=True)
 def _private_locmem_cache(settings):
-    # Throttle counters live in the default cache. CI points it at Redis (REDIS_URL); every test
-    # gets a fresh in-process cache instead, so counts never leak between tests or runs.
+    # CI points the default cache at Redis (REDIS_URL); every test gets a fresh in-process cache
+    # instead, so cached results never leak between tests or runs.
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
                                    "LOCATION": f"api-tests-{uuid.uuid4().hex}"}}
+
+
+@pytest.fixture(autouse=True)
+def _private_rate_limit_counters(settings):
+    # Rate-limit counters live in Redis with REDIS_URL (else in the test database, emptied per test):
+    # a prefix of its own per test keeps user ids that a later test reuses from inheriting counts.
+    settings.API_RATE_LIMIT_KEY_PREFIX = f"fd-test:{uuid.uuid4().hex}:"
+
+
+STORES = ["database", pytest.param("redis", marks=pytest.mark.skipif(
+    not os.environ.get("REDIS_URL"), reason="the Redis store needs REDIS_URL"))]
+
+
+@pytest.fixture(params=STORES)
+def store(request, settings):
+    """Each rate-limit store in turn: the database always, Redis when REDIS_URL is set."""
+    settings.API_RATE_LIMIT_STORE = request.param
+    return request.param
 
 
 def token_client(user) -> APIClient:

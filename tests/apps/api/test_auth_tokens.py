@@ -28,8 +28,15 @@ def test_it_rejects_bad_token_headers_with_401(header, db):
     assert error_of(response)["code"] == "authentication_failed"
 
 
+def browser_of(user) -> APIClient:
+    """A browser sign-in of `user` (where tokens are made)."""
+    client = APIClient()
+    client.force_login(user)
+    return client
+
+
 def test_it_shows_a_new_key_once_and_stores_only_its_digest(alice, users):
-    response = alice.post("/api/v1/tokens/", {"name": "procurement"}, format="json")
+    response = browser_of(users.alice).post("/api/v1/tokens/", {"name": "procurement"}, format="json")
     assert response.status_code == 201
     key = response.json()["key"]
     assert response["Location"] == response.json()["url"]
@@ -43,7 +50,7 @@ def test_it_shows_a_new_key_once_and_stores_only_its_digest(alice, users):
 
 
 def test_a_new_token_works_and_a_revoked_one_stops_at_once(alice, users):
-    created = alice.post("/api/v1/tokens/", {"name": "ci"}, format="json").json()
+    created = browser_of(users.alice).post("/api/v1/tokens/", {"name": "ci"}, format="json").json()
     machine = APIClient()
     machine.credentials(HTTP_AUTHORIZATION=f"Token {created['key']}")
     me = machine.get("/api/v1/me/")
@@ -53,15 +60,15 @@ def test_a_new_token_works_and_a_revoked_one_stops_at_once(alice, users):
     assert machine.get("/api/v1/me/").status_code == 401
 
 
-def test_it_hides_other_users_tokens(alice, bob):
-    bobs = bob.post("/api/v1/tokens/", {"name": "bob's"}, format="json").json()
+def test_it_hides_other_users_tokens(alice, bob, users):
+    bobs = browser_of(users.bob).post("/api/v1/tokens/", {"name": "bob's"}, format="json").json()
     assert alice.get(f"/api/v1/tokens/{bobs['id']}/").status_code == 404
     assert alice.delete(f"/api/v1/tokens/{bobs['id']}/").status_code == 404
     assert ApiToken.objects.filter(pk=bobs["id"]).exists()
 
 
-def test_it_rejects_a_token_without_a_name(alice):
-    response = alice.post("/api/v1/tokens/", {}, format="json")
+def test_it_rejects_a_token_without_a_name(users):
+    response = browser_of(users.alice).post("/api/v1/tokens/", {}, format="json")
     assert response.status_code == 400
     assert error_of(response)["fields"] == [{"path": "name", "message": "This field is required."}]
 
@@ -118,3 +125,26 @@ def test_every_operation_answers_anonymous_requests_with_401(method, path, db):
     response = getattr(APIClient(), method)(path)
     assert response.status_code == 401, (method, path, response.content[:200])
     assert error_of(response)["code"] == "not_authenticated"
+
+
+def test_a_token_cannot_mint_a_token(alice, users):
+    response = alice.post("/api/v1/tokens/", {"name": "successor"}, format="json")
+    assert response.status_code == 403
+    assert error_of(response)["code"] == "permission_denied"
+    assert "browser" in error_of(response)["message"]
+    assert list(ApiToken.objects.filter(user=users.alice).values_list("name", flat=True)) == ["tests"]
+
+
+def test_the_browser_sign_in_makes_tokens_with_its_csrf_token(users):
+    browser = APIClient(enforce_csrf_checks=True)
+    browser.force_login(users.alice)
+    assert browser.post("/api/v1/tokens/", {"name": "ci"}, format="json").status_code == 403  # no CSRF token
+    browser.cookies["csrftoken"] = secret = "s" * 32  # the page's CSRF cookie, echoed in the header
+    response = browser.post("/api/v1/tokens/", {"name": "ci"}, format="json", HTTP_X_CSRFTOKEN=secret)
+    assert response.status_code == 201 and response.json()["key"].startswith("fd_")
+
+
+def test_a_token_may_revoke_itself_and_then_stops_at_once(alice, users):
+    own = ApiToken.objects.get(user=users.alice)
+    assert alice.delete(f"/api/v1/tokens/{own.pk}/").status_code == 204
+    assert alice.get("/api/v1/me/").status_code == 401

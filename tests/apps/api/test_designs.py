@@ -162,9 +162,51 @@ def test_the_owner_shares_changes_access_and_unshares(alice, bob, design):
     assert bob.get(f"/api/v1/designs/{design.pk}/").status_code == 404
 
 
-def test_sharing_with_nobody_or_the_owner_is_refused(alice, design):
+def test_share_answers_are_identical_for_existing_and_missing_users(alice, users, design):
     url = f"/api/v1/designs/{design.pk}/shares/"
-    assert error_of(alice.put(f"{url}nobody/", {}, format="json"))["code"] == "not_found"
+
+    def answer(response, username):
+        body = response.content.decode().replace(username, "NAME")
+        headers = {k: v for k, v in response.items() if not k.startswith("X-RateLimit-")}
+        return response.status_code, body, headers
+
+    for access in ("read", "write"):
+        assert (answer(alice.put(f"{url}bob/", {"access": access}, format="json"), "bob")
+                == answer(alice.put(f"{url}zed/", {"access": access}, format="json"), "zed"))
+    listed = alice.get(url).json()["results"]
+    assert [(s["username"], s["access"]) for s in listed] == [("bob", "write"), ("zed", "write")]
+    assert (answer(alice.delete(f"{url}bob/"), "bob") == answer(alice.delete(f"{url}zed/"), "zed")
+            == answer(alice.delete(f"{url}never-shared/"), "never-shared"))
+    assert alice.get(url).json()["results"] == []
+
+
+def test_a_share_to_a_missing_user_waits_for_that_account(alice, design):
+    from django.contrib.auth import get_user_model
+
+    from tests.apps.api.conftest import token_client
+
+    alice.put(f"/api/v1/designs/{design.pk}/shares/dave/", {}, format="json")
+    dave = token_client(get_user_model().objects.create_user("dave"))
+    assert dave.get(f"/api/v1/designs/{design.pk}/").json()["access"] == "read"
+
+
+def test_the_recipient_lists_shared_designs_apart_and_can_leave_them(alice, bob, users, design):
+    own = bob.post("/api/v1/designs/", {"spec": {**SMALL_SPEC, "name": "Bob's"}}, format="json").json()
+    alice.put(f"/api/v1/designs/{design.pk}/shares/bob/", {}, format="json")
+    assert [d["name"] for d in bob.get("/api/v1/designs/?section=own").json()["results"]] == ["Bob's"]
+    assert [d["name"] for d in bob.get("/api/v1/designs/?section=shared").json()["results"]] == [design.name]
+    assert all("spec" not in d for d in bob.get("/api/v1/designs/").json()["results"])
+    # Leaving: the recipient deletes the share of their own name; anyone else's is not theirs to touch.
+    assert bob.delete(f"/api/v1/designs/{design.pk}/shares/charlie/").status_code == 404
+    assert bob.delete(f"/api/v1/designs/{design.pk}/shares/bob/").status_code == 204
+    assert bob.get("/api/v1/designs/?section=shared").json()["results"] == []
+    assert bob.get(f"/api/v1/designs/{design.pk}/").status_code == 404
+    assert bob.delete(f"/api/v1/designs/{own['id']}/shares/bob/").status_code == 204  # owner: a no-op unshare
+    assert bob.get(f"/api/v1/designs/{own['id']}/").status_code == 200
+
+
+def test_sharing_with_the_owner_is_refused(alice, design):
+    url = f"/api/v1/designs/{design.pk}/shares/"
     own = alice.put(f"{url}alice/", {}, format="json")
     assert own.status_code == 400 and error_of(own)["fields"][0]["path"] == "username"
     assert alice.put(f"{url}bob/", {"access": "admin"}, format="json").status_code == 400

@@ -8,6 +8,7 @@ browser test in tests/browser runs them in a real worker.
 from __future__ import annotations
 
 import csv
+import json
 import io
 
 import pytest
@@ -539,7 +540,6 @@ def test_the_owner_shares_a_design_by_username(alice, design, users):
 
 
 @pytest.mark.parametrize("data, message", [
-    ({"username": "nobody", "access": "read"}, "There is no user"),
     ({"username": "alice", "access": "read"}, "the owner already has full access"),
     ({"username": "bob", "access": "admin"}, "Select a valid choice"),
 ])
@@ -551,11 +551,75 @@ def test_a_bad_share_is_a_message(alice, design, data, message):
 
 
 def test_the_owner_unshares(alice, design, users):
-    DesignShare.objects.create(design=design, user=users.bob)
+    share = DesignShare.objects.create(design=design, user=users.bob)
 
-    alice.post(url("unshare", design.pk, users.bob.pk))
+    alice.post(url("unshare", design.pk, share.pk))
 
     assert not DesignShare.objects.exists()
+
+
+def test_sharing_answers_the_same_whether_or_not_the_username_exists(alice, design, users):
+    def answer(username):
+        response = alice.post(url("share", design.pk), {"username": username, "access": "read"}, follow=True)
+        page = response.content.decode()
+        message = page[page.index('<ul class="messages"'):page.index("</ul>", page.index('<ul class="messages"'))]
+        return response.status_code, message.replace(username, "NAME")
+
+    assert answer("bob") == answer("nobody")
+    assert set(DesignShare.objects.values_list("username", "user")) == {("bob", users.bob.pk), ("nobody", None)}
+    html = alice.get(url("detail", design.pk)).content.decode()
+    assert "Remove bob" in html and "Remove nobody" in html  # the owner's list tells them apart no more
+
+
+def test_a_share_to_a_name_without_an_account_grants_nothing_until_that_account_exists(alice, design):
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    alice.post(url("share", design.pk), {"username": "dave", "access": "read"})
+    assert DesignShare.objects.get(username="dave").user is None
+    dave = Client()
+    dave.force_login(get_user_model().objects.create_user("dave"))
+    assert dave.get(url("detail", design.pk)).status_code == 200
+
+
+# --- Shared with you: a section of its own, which the recipient can leave ------------------------------
+
+
+def test_shared_designs_are_listed_apart_and_the_recipient_can_leave_one(client, users):
+    mine = design_create(user=users.bob, spec={**TINY, "name": "bobs own"})
+    shared = design_create(user=users.alice, spec={**TINY, "name": "alices shared"})
+    DesignShare.objects.create(design=shared, user=users.bob)
+    client.force_login(users.bob)
+
+    html = client.get(url("list")).content.decode()
+    own_part, shared_part = html.split('id="shared-title"')
+    assert "bobs own" in own_part and "alices shared" not in own_part
+    assert "alices shared" in shared_part and "bobs own" not in shared_part
+
+    response = client.post(url("leave", shared.pk), follow=True)
+    assert "You left" in response.content.decode()
+    assert "alices shared" not in client.get(url("list")).content.decode()
+    assert client.get(url("detail", shared.pk)).status_code == 404
+    assert client.post(url("leave", mine.pk)).status_code == 404  # one's own design is deleted, not left
+
+
+def test_the_list_is_paged_and_never_loads_a_spec(client, users):
+    from apps.designs.views import DESIGNS_PER_PAGE
+
+    for n in range(DESIGNS_PER_PAGE + 3):
+        design_create(user=users.alice, spec={**TINY, "name": f"shared {n}"})
+    for d in Design.objects.filter(owner=users.alice):
+        DesignShare.objects.create(design=d, user=users.bob)
+    design_create(user=users.bob, spec={**TINY, "name": "bobs own"})
+    client.force_login(users.bob)
+
+    first = client.get(url("list"))
+    html = first.content.decode()
+    assert html.count("Leave shared") == DESIGNS_PER_PAGE and "Page 1 of 2" in html
+    rows = [*first.context["shared"].object_list, *first.context["designs"].object_list]
+    assert rows and all("spec" in d.get_deferred_fields() for d in rows)
+    assert f"{TINY['servers']['count']} × {TINY['servers']['model']}" in html  # shown without the spec
+    assert client.get(url("list", shared_page=2)).content.decode().count("Leave shared") == 3
 
 
 def test_the_owner_deletes_a_design(alice, design):
@@ -774,3 +838,21 @@ def test_a_device_and_port_finds_the_link_at_that_port(alice, revision):
     assert link.link_id in [r["link_id"] for r in by_colon.context["page"].rows]
     page = alice.get(url("revision", revision.design_id, revision.number)).content.decode()
     assert 'id="device-search"' in page
+
+
+def test_staff_share_a_design_by_username_in_the_admin(client, users, design):
+    users.charlie.is_staff = users.charlie.is_superuser = True
+    users.charlie.save()
+    client.force_login(users.charlie)
+    change = f"/admin/designs/design/{design.pk}/change/"
+    page = client.get(change)
+    assert page.status_code == 200
+    form = page.context["adminform"].form
+    data = {k: v for k, v in form.initial.items() if v is not None and not isinstance(v, (dict, list))}
+    data.update({"spec": json.dumps(design.spec), "owner": design.owner_id,
+                 "shares-TOTAL_FORMS": "1", "shares-INITIAL_FORMS": "0",
+                 "shares-0-username": "bob", "shares-0-access": "write",
+                 "revisions-TOTAL_FORMS": "0", "revisions-INITIAL_FORMS": "0"})
+    response = client.post(change, data)
+    assert response.status_code == 302, response.context["adminform"].form.errors if response.context else ""
+    assert DesignShare.objects.get(design=design).user == users.bob
