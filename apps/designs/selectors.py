@@ -1,7 +1,7 @@
 """Reads that respect access: a user sees their own designs and those shared with them; others get 404."""
 from __future__ import annotations
 
-from django.db.models import Q, QuerySet
+from django.db.models import F, Q, QuerySet
 from django.http import Http404
 
 from .models import Access, Design, Revision
@@ -19,7 +19,8 @@ def design_list_owned(*, user) -> QuerySet[Design]:
 
 def design_list_shared(*, user) -> QuerySet[Design]:
     """Designs others shared with the user, in a list of their own that the user can leave."""
-    return (Design.objects.filter(shares__user=user).exclude(owner=user)
+    # `access` is the user's own share (read or write), from the same join as the filter
+    return (Design.objects.filter(shares__user=user).exclude(owner=user).annotate(access=F("shares__access"))
             .select_related("owner").order_by("-updated_at"))
 
 

@@ -595,6 +595,9 @@ def test_shared_designs_are_listed_apart_and_the_recipient_can_leave_one(client,
     own_part, shared_part = html.split('id="shared-title"')
     assert "bobs own" in own_part and "alices shared" not in own_part
     assert "alices shared" in shared_part and "bobs own" not in shared_part
+    assert 'data-access="read">read only<' in shared_part
+    DesignShare.objects.filter(design=shared, user=users.bob).update(access="write")
+    assert 'data-access="write">read and write<' in client.get(url("list")).content.decode()
 
     response = client.post(url("leave", shared.pk), follow=True)
     assert "You left" in response.content.decode()
