@@ -70,7 +70,7 @@ def test_the_first_hour(live_server, celery_worker, page, django_user_model, set
     page.get_by_label("Username").fill("ada")
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Sign in").click()
-    expect(page.get_by_role("heading", name="Designs")).to_be_visible()
+    expect(page.get_by_role("heading", name="Designs", exact=True)).to_be_visible()
 
     # A design from the preselected preset, computed by the worker.
     page.get_by_role("link", name="New design").first.click()
