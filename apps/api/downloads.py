@@ -12,8 +12,14 @@ import hashlib
 import io
 from typing import Iterator
 
+from django.conf import settings
 from django.db import connection
+from django.http import FileResponse, HttpResponse
 from django.utils.text import slugify
+
+from apps.common.http_cache import cache_headers
+from apps.exports.artifacts import artifact_open, artifact_touch
+from apps.exports.models import Artifact
 
 from apps.designs.models import CableRecord, LinkRecord, Revision
 from apps.designs.table_csv import csv_lines, sql_select_list, stored_columns
@@ -35,6 +41,29 @@ DB_FILES = {
 def download_filename(revision: Revision, kind: str) -> str:
     name = slugify(revision.design.name)[:60] or f"design-{revision.design_id}"
     return f"{name}-r{revision.number}-{kind}"
+
+
+FILE_BLOCK = 256 * 1024  # bytes per write while streaming a stored file
+
+
+def artifact_etag(artifact: Artifact) -> str:
+    return f'"{artifact.sha256}"'
+
+
+def artifact_response(artifact: Artifact, filename: str, *, immutable: bool = True) -> HttpResponse:
+    """A stored deliverable as a download, streamed from the artifact store a block at a time (the process
+    never holds the file), or handed to nginx with X-Accel-Redirect when settings.ARTIFACT_ACCEL_REDIRECT
+    names the internal location of the files store."""
+    artifact_touch(artifact)
+    if settings.ARTIFACT_ACCEL_REDIRECT and settings.ARTIFACT_STORE == "files":
+        response = HttpResponse(content_type=artifact.content_type)
+        response["X-Accel-Redirect"] = settings.ARTIFACT_ACCEL_REDIRECT.rstrip("/") + "/" + artifact.name
+    else:
+        response = FileResponse(artifact_open(artifact), content_type=artifact.content_type)
+        response.block_size = FILE_BLOCK
+        response["Content-Length"] = str(artifact.size)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return cache_headers(response, artifact_etag(artifact), immutable=immutable)
 
 
 def iter_table_csv(revision: Revision, kind: str) -> Iterator[bytes]:
