@@ -201,9 +201,10 @@ MEDIA_ROOT = VAR_DIR / "media"
 # volume every web and worker process mounts), or the database (web and workers on different hosts with no
 # shared filesystem). Both write atomically (apps/exports/storage.py).
 ARTIFACT_STORE = env_str("ARTIFACT_STORE", "files")
+ARTIFACT_FILES_DIR = Path(env_str("ARTIFACT_FILES_DIR", str(VAR_DIR / "artifacts"))).resolve()
 _ARTIFACT_STORAGES = {
     "files": {"BACKEND": "apps.exports.storage.AtomicFileSystemStorage",
-              "OPTIONS": {"location": str(VAR_DIR / "artifacts")}},
+              "OPTIONS": {"location": str(ARTIFACT_FILES_DIR)}},
     "database": {"BACKEND": "apps.exports.storage.DatabaseStorage"},
 }
 if ARTIFACT_STORE not in _ARTIFACT_STORAGES:
@@ -242,7 +243,7 @@ ARTIFACT_MAX_AGE_DAYS = env_int("ARTIFACT_MAX_AGE_DAYS", 30)
 ARTIFACT_ACCEL_REDIRECT = env_str("ARTIFACT_ACCEL_REDIRECT", "")
 # A deliverable not yet stored is rendered inside the request only for revisions with at most this many
 # cables; larger ones answer 202 and a worker builds them (measured: docs/deliverables.md, Downloads).
-DOWNLOAD_INLINE_MAX_CABLES = env_int("DOWNLOAD_INLINE_MAX_CABLES", 5000)
+DOWNLOAD_INLINE_MAX_CABLES = env_int("DOWNLOAD_INLINE_MAX_CABLES", 2500)
 # Browsers keep an immutable revision resource (summary, links, cables, files) this long without asking.
 REVISION_HTTP_MAX_AGE_S = env_int("REVISION_HTTP_MAX_AGE_S", 86400)
 

@@ -43,9 +43,7 @@ def test_stall(stage: str) -> None:
 
 
 def _chunks(content):
-    if hasattr(content, "seek"):
-        content.seek(0)
-    if hasattr(content, "chunks"):
+    if hasattr(content, "chunks"):  # a Django File: rewinds itself when it can
         yield from content.chunks(CHUNK)
         return
     while True:
