@@ -261,7 +261,11 @@ def _port_label(port: str) -> str:
     return port.replace("/", ".")
 
 
-def _cage_end(d: Device, cage: str, speed: int, catalog: Catalog, server_cages: dict) -> CageEnd | None:
+# Lane rate of a form factor whose name fixes it (QSFP28 = 4 x 25G NRZ, QSFP56 = 4 x 50G PAM4).
+_FORM_FACTOR_LANES = {"qsfp28": 25, "qsfp56": 50}
+
+
+def _cage_end(d: Device, cage: str, speed: int, catalog: Catalog, server_cages: dict, ufm_module) -> CageEnd | None:
     if speed == 1:
         # 1G OOB: every managed end (BMC, switch management port, PDU) and the OOB switch ports are RJ45.
         return CageEnd("switch" if d.role in ("oob", "leaf", "spine", "core", "oob-agg") else "server",
@@ -273,21 +277,87 @@ def _cage_end(d: Device, cage: str, speed: int, catalog: Catalog, server_cages: 
                 return None
             ff, top, twin, lanes = info
             return CageEnd("server", ff, top, twin, speed, lanes)
+        if d.role == "ufm" and ufm_module is not None:
+            # The UFM appliance's cage is the one its module (physical.ufm_module) plugs into.
+            t = ufm_module
+            return CageEnd("server", t.form_factor, t.top, t.ports > 1, speed, t.lane_gbps, module=t.sku)
         ff, top = APPLIANCE_CAGE
         return CageEnd("server", ff, top, False, speed, 200 if speed >= 800 else 100)
     sw = catalog.switches.get(d.model)
     if sw is None or sw.form_factor not in FORM_FACTORS:
         return None
     per = sw.ports_per_cage(speed)
-    if per is None:  # e.g. an OOB switch's uplink ports, which are not the cages of its radix
+    if per is None:
+        # An OOB switch's uplink ports are not the cages of its radix: they have their own form factor.
+        up = sw.uplinks or {}
+        ff = up.get("form_factor")
+        if up.get("speed_gbps") == speed and ff in FORM_FACTORS:
+            return CageEnd("switch", ff, sw.top, False, speed, _FORM_FACTOR_LANES.get(ff, sw.lanes_gbps))
         return None
+    if per == 4 and sw.ports_per_cage(2 * speed) == 2:
+        # A twin-port cage at a quarter of its rate: each of the module's two ports runs as two ports of
+        # half its speed (port k/1 and k/2 on the module's first connector, k/3 and k/4 on its second).
+        # The cage is described at the module's port speed; the links' speed marks the split.
+        return CageEnd("switch", sw.form_factor, sw.top, True, 2 * speed, sw.lanes_gbps)
     return CageEnd("switch", sw.form_factor, sw.top, per > 1, speed, sw.lanes_gbps)
+
+
+def _connector_of(port: str) -> int:
+    """Which module connector of a quarter-rate twin-port cage a port uses: "17/1", "17/2" -> 0; "17/3",
+    "17/4" -> 1."""
+    _, _, sub = port.rpartition("/")
+    return (int(sub) - 1) // 2 if sub.isdigit() else 0
+
+
+def _split_pairs(links, speed_ok) -> dict:
+    """{(device, cage, connector): set of far (device, cage, connector)} over the links between two
+    quarter-rate cages (speed_ok(link) true): two ports that share a module connector can share one straight
+    cord only when they reach the same far connector."""
+    far: dict = defaultdict(set)
+    for link in links:
+        if speed_ok(link):
+            ka = (link.a, link.a_cage, _connector_of(link.a_port))
+            kb = (link.b, link.b_cage, _connector_of(link.b_port))
+            far[ka].add(kb)
+            far[kb].add(ka)
+    return far
+
+
+def _paired(choice):
+    """A choice between two quarter-rate cages: each straight cord carries the two half-speed links of one
+    module connector (a twin-port copper cable the four links of the cage), so a module serves four links and
+    a cord's fibers are shared by two."""
+    from dataclasses import replace
+
+    def per(p, n):
+        return None if p is None else p / n
+
+    return replace(choice, cable_carries_links=choice.cable_carries_links * 2, a_links_per_module=choice.a_links_per_module * 2,
+                   b_links_per_module=choice.b_links_per_module * 2,
+                   a_power_w_per_link=per(choice.a_power_w, choice.a_links_per_module * 2),
+                   b_power_w_per_link=per(choice.b_power_w, choice.b_links_per_module * 2),
+                   link_gbps=choice.link_gbps // 2, fibers_per_link=choice.fibers_per_link // 2,
+                   fibers_installed_per_link=choice.fibers_installed_per_link // 2)
+
+
+def _per_connector(choice, split: bool, quarter: bool) -> bool:
+    """Whether a shared cable is shared by the links of one module connector (a 1:2 splitter, or a straight
+    cord between quarter-rate cages) rather than by the links of a cage pair (twin-port copper)."""
+    return split or (quarter and choice.optical)
 
 
 def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[Link], lengths: list[float],
                  places: list[Place | None], racks: list[Rack], progress) -> tuple[PhysicalResult, list[str]]:
     policy = MediaPolicy.from_dict(spec.physical or {})  # SpecError at its path
     media = catalog.media
+    ufm_module = None
+    if any(d.role == "ufm" for d in devices):
+        ufm_module = media.transceivers.get(policy.ufm_module)
+        if ufm_module is None:
+            from .errors import SpecError
+
+            raise SpecError.at("physical.ufm_module", f"{policy.ufm_module!r} is not a transceiver in the catalog "
+                               "(add it as a custom part or name one the catalog lists)")
     server = catalog.servers[spec.servers.model]
     planes = spec.compute.planes
     lanes = 200 if server.nic_speed_gbps >= 800 else 100
@@ -332,8 +402,11 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
     issues_append = issues.append
     demands: dict[tuple, list[int]] = defaultdict(list)  # panel-mode links by (tier, network, rack pair, choice)
 
+    missing: Counter = Counter()  # (network, tier) -> links without a part; counted only when it happens
+    split_far: dict | None = None  # built on the first link between two quarter-rate cages
+
     def cage_end(dev: int, cage: str, speed: int):
-        end = _cage_end(devices[dev], cage, speed, catalog, server_cages) or False
+        end = _cage_end(devices[dev], cage, speed, catalog, server_cages, ufm_module) or False
         return intern.setdefault(end, end) if end else False
 
     # One pass in link order: the medium of each link (one decision per distinct cage-pair kind), then its
@@ -354,6 +427,7 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
             failures.setdefault(f"{network}/{tier}",
                                 f"no cage model for {dev.model} at {speed} Gb/s in the media catalog "
                                 "(add parts for this form factor; see docs/data-gaps.md)")
+            missing[(network, tier)] += 1
             continue
         far_a, run_a = cage_run[(a, a_cage)]
         far_b, run_b = cage_run[(b, b_cage)]
@@ -370,7 +444,35 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
         if i % 50000 == 0:
             progress("physical", i, n)
         if choice is None:
+            missing[(network, tier)] += 1
             continue
+        if ea.port_speed_gbps != speed and eb.port_speed_gbps != speed and not split:
+            # Both ends are quarter-rate twin-port cages: a straight cord per module connector carries two
+            # links, which must both reach the same far connector.
+            if split_far is None:
+                def quarter(dev: int, spd: int) -> bool:
+                    if appliance[dev]:
+                        return False
+                    e = dev_end.get((dev, spd))
+                    if e is None:
+                        e = dev_end[(dev, spd)] = cage_end(dev, "", spd)
+                    return bool(e) and e.port_speed_gbps == 2 * spd
+
+                split_far = _split_pairs(links, lambda lk: quarter(lk.a, lk.speed_gbps) and quarter(lk.b, lk.speed_gbps))
+            ka = (a, a_cage, _connector_of(a_port))
+            if optical and len(split_far.get(ka, ())) != 1 or len(split_far.get((b, b_cage, _connector_of(b_port)), ())) != 1:
+                failures.setdefault(f"{network}/{tier}", (
+                    f"tier {tier}: the two {speed}G ports on one connector of a {devices[a].model} twin-port cage go "
+                    f"to different far connectors; no NVIDIA part joins them (each connector needs one straight "
+                    f"cord to one far connector, or a 1:2 splitter to two single-port modules). Run this tier at "
+                    f"{2 * speed}G or wire the ports in connector pairs"))
+                missing[(network, tier)] += 1
+                continue
+            pk = ("paired", id(choice))
+            paired = choice_memo.get(pk)
+            if paired is None:
+                paired = choice_memo[pk] = _paired(choice)
+            choice, shared = paired, True
         choices[i] = choice
         if structured and optical:
             pa, pb = places[a], places[b]
@@ -378,7 +480,14 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
                 demands[(tier, network, pa.rack, pb.rack, choice)].append(i)
                 continue
         if shared:
-            ck = (a, a_cage, b, b_cage)
+            if _per_connector(choice, split, ea.port_speed_gbps != speed):
+                # A 1:2 splitter (or a paired cord) is shared by the two links of one module connector.
+                if choice.split_end == "b":
+                    ck = (b, b_cage, _connector_of(b_port))
+                else:
+                    ck = (a, a_cage, _connector_of(a_port))
+            else:
+                ck = (a, a_cage, b, b_cage)
             cid = shared_cable.get(ck)
             cords[i] = (choice.cable_sku, choice.ordered_length_m)
             if cid is None:
