@@ -42,6 +42,7 @@ from .physical import (
     select_media,
     trunk_labels,
 )
+from .physical import describe
 from .physical.constants import FORM_FACTORS
 
 # Appliance NICs are not in the reference; a single-port QSFP112 flat-top cage is the default (data gap).
@@ -83,6 +84,8 @@ class PhysicalResult:
     issues: list = field(default_factory=list)  # (link id, message) for broken channels
     racks_by_id: dict = field(default_factory=dict)
     bom_split: BomSplit | None = None  # transceivers and cables of the BOM by network and SU
+    missing: dict = field(default_factory=dict)  # (network, tier) -> links without a part
+    completeness: dict = field(default_factory=dict)  # set by roll_up(): see _completeness
 
     _roll_up: Any = field(default=None, repr=False, compare=False)  # set by run_physical, run by roll_up()
 
@@ -174,6 +177,7 @@ class PhysicalResult:
             "cables_total": len(self.cable_rows),
             "trunks_total": len(self.trunks),
             "worst_links": self.worst,
+            "completeness": self.completeness,
         }
 
     worst: list = field(default_factory=list)
@@ -588,7 +592,7 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
         loss_counts={"pass": loss_counts.get("pass", 0), "marginal": loss_counts.get("marginal", 0),
                      "fail": fails, "copper": loss_counts.get("n/a", 0),
                      "no_medium": loss_counts.get("no-medium", 0)},
-        issues=issues)
+        issues=issues, missing=dict(missing))
     result._roll_up = partial(_roll_up, result, spec=spec, catalog=catalog, devices=devices, links=links,
                               places=places, racks=racks, failures=failures, over=over)
     progress("physical", n, n)
@@ -612,7 +616,8 @@ def _roll_up(result: PhysicalResult, *, spec, catalog: Catalog, devices, links, 
                                   for k, v in direct.items()], trunks_out)
     bom_warnings: list[str] = []
     result.bom, result.bom_split = _bom(devices, links, choices, result.cable_rows, trunks_out, result.panels,
-                                        catalog, bom_warnings)
+                                        catalog, bom_warnings, result.policy.ufm_module)
+    result.completeness = _completeness(result.missing, failures, result.bom)
     worst = _worst_links(links, result.budgets, 20)
     result.worst = [{"link": f"L{lid:06d}", "margin_db": round(m, 2)} for m, lid in worst]
     warnings = [f"no medium for {k}: {msg}" for k, msg in sorted(failures.items())] + bom_warnings
@@ -730,17 +735,20 @@ _FIRST = itemgetter(0)
 
 
 def _bom(devices, links, choices, cable_rows, trunks, panels, catalog,
-         warnings: list[str]) -> tuple[list[dict], BomSplit]:
+         warnings: list[str], ufm_module: str = "") -> tuple[list[dict], BomSplit]:
     """BOM lines: switches, appliances, transceivers (one per cage end), cables by part, trunks, panels;
     and the transceivers and cables split by network and SU (BomSplit), from the same counts."""
     lines: dict[tuple, dict] = {}
 
-    def add(category, sku, description, qty=1, watts=None, network=""):
+    def add(category, sku, description, qty=1, watts=None, network="", unconfirmed=""):
         key = (category, sku)
         line = lines.get(key)
         if line is None:
             line = lines[key] = {"sku": sku, "description": description, "category": category, "quantity": 0,
-                                 "watts": 0.0 if watts is not None else None, "unit_watts": watts}
+                                 "watts": 0.0 if watts is not None else None, "unit_watts": watts,
+                                 "unconfirmed": unconfirmed}
+        elif unconfirmed and not line["unconfirmed"]:
+            line["unconfirmed"] = unconfirmed
         line["quantity"] += qty
         if watts is not None:
             line["watts"] = round((line["watts"] or 0) + watts * qty, 2)
@@ -778,7 +786,11 @@ def _bom(devices, links, choices, cable_rows, trunks, panels, catalog,
         cages_by_module[module] = sets[0] if len(sets) == 1 else set().union(*sets)
     for module, cages in cages_by_module.items():
         t = media.transceivers.get(module) if hasattr(media.transceivers, "get") else None
-        add("transceiver", module, getattr(t, "description", "") or module, len(cages), watts_of[module])
+        why = t.unconfirmed if t is not None else ""
+        if module == ufm_module and any(devices[dev].role == "ufm" for dev, _ in cages):
+            why = "; ".join(x for x in (why, UFM_UNCONFIRMED) if x)
+        add("transceiver", module, describe.transceiver(t) if t is not None else module, len(cages),
+            watts_of[module], unconfirmed=why)
     # per network and SU: a cage counts in the network of its links (one module per network it serves)
     modules_split: Counter = Counter()
     for net, by_module in cages_by_net.items():
@@ -801,21 +813,99 @@ def _bom(devices, links, choices, cable_rows, trunks, panels, catalog,
                           map(_ROW_NETWORK, rows), map(_FIRST, map(_ROW_A, rows))))
     cables_split: Counter = Counter()
     cable_lengths: dict = {}
+    families = _cable_families(choices, trunks, media)
     for (kind, part, length, net, a_dev), n in per_key.items():
-        add(_CABLE_CATEGORY.get(kind, "cable"), part, f"{kind} {length:g} m", n)
+        desc, why = _describe_cable(families, kind, part, length)
+        add(_CABLE_CATEGORY.get(kind, "cable"), part, desc, n, unconfirmed=why)
         cables_split[(part, net, 0 if a_dev == "panel" else su_of[a_dev])] += n
         if part not in cable_lengths:
             cable_lengths[part] = length
     for p in panels:
-        add("panel", p.panel_sku, f"patch panel ({p.panel_kind})", p.panels)
+        entry = media.panels.get(p.panel_sku)
+        add("panel", p.panel_sku, describe.panel(entry) if entry else f"patch panel ({p.panel_kind})", p.panels,
+            unconfirmed=entry.unconfirmed if entry else "")
         for insert, count in p.inserts:
-            add("panel-insert", insert, "panel adapter / cassette", count)
+            entry = media.adapters.get(insert) or media.cassettes.get(insert)
+            text = "panel adapter / cassette" if entry is None else (
+                describe.adapter(entry) if insert in media.adapters else describe.cassette(entry))
+            add("panel-insert", insert, text, count, unconfirmed=entry.unconfirmed if entry else "")
     order = {"switch": 0, "appliance": 1, "transceiver": 2, "copper": 3, "aoc": 4, "fiber": 5, "trunk": 6,
              "panel": 7, "panel-insert": 8}
     out = sorted(lines.values(), key=lambda x: (order.get(x["category"], 9), x["sku"]))
     for line in out:
         line.pop("unit_watts", None)
     return out, BomSplit(_sorted(modules_split), _sorted(cables_split), cable_lengths)
+
+
+def _completeness(missing: dict, failures: dict, bom: list[dict]) -> dict:
+    """Whether the BOM is complete (every link has a part) and which lines to verify before ordering.
+
+    `missing`: (network, tier) -> links without a part; `failures`: "network/tier" -> the first reason."""
+    rows = [{"network": net, "tier": tier, "links": n, "reason": failures.get(f"{net}/{tier}", "")}
+            for (net, tier), n in sorted(missing.items())]
+    total = sum(missing.values())
+    verify = [{"sku": line["sku"], "category": line["category"], "reason": line["unconfirmed"]}
+              for line in bom if line.get("unconfirmed")]
+    return {"complete": total == 0, "links_without_part": total, "missing": rows, "unconfirmed": verify}
+
+
+UFM_UNCONFIRMED = ("UFM-side module not named by NVIDIA text (parts-beyond-ndr.md section 5): a user-settable "
+                   "default, physical.ufm_module")
+
+
+def _cable_families(choices, trunks, media) -> dict:
+    """{cable kind: [catalog family entries]} of the distinct media choices (a few hundred at most), to
+    describe each cable part by the family whose pattern renders it."""
+    out: dict = defaultdict(dict)
+    seen = set()
+    for c in choices:
+        if c is None or id(c) in seen:
+            continue
+        seen.add(id(c))
+        if c.cable_kind in ("cord", "splitter"):
+            out[c.cable_kind][c.cord.family] = c.cord
+        elif c.cable_kind == "rj45":
+            cc = media.copper_cords.get(c.cable_family)
+            if cc is not None:
+                out["rj45"][cc.family] = cc
+        else:
+            cab = media.cables.get(c.cable_family)
+            if cab is not None:
+                out[c.cable_kind][cab.family] = cab
+        sp = c.structured
+        if sp is not None:
+            out["cord"][sp.cord_a.family] = sp.cord_a
+            out["cord"][sp.cord_b.family] = sp.cord_b
+    for _net, run in trunks:
+        t = media.trunks.get(run.family)
+        if t is not None:
+            out["trunk"][run.sku] = t
+    return out
+
+
+def _describe_cable(families: dict, kind: str, part: str, length: float) -> tuple[str, str]:
+    """(supplier-grade description, unconfirmed reason) of one cable part of `kind` at `length`."""
+    from .physical.catalog import sku_for_length
+
+    if kind == "trunk":
+        t = families["trunk"].get(part)
+        return (describe.trunk(t, part, length), t.unconfirmed) if t else (f"trunk {length:g} m", "")
+    # a panel channel's switch-side cord is a straight cord even when the link's own cable is a splitter
+    pools = [families.get(kind, {})] + [families.get(k, {}) for k in ("cord", "splitter") if k != kind]
+    for pool in pools:
+        for fam in pool.values():
+            try:
+                rendered = sku_for_length(fam.sku_pattern, length)
+            except (KeyError, IndexError, ValueError):
+                continue
+            if rendered != part or not (fam.made_to_order or length in fam.lengths_m):
+                continue
+            if kind == "rj45":
+                return describe.copper_cord(fam, part, length), fam.unconfirmed
+            if kind in ("cord", "splitter") or hasattr(fam, "fiber_type"):
+                return describe.cord(fam, part, length), fam.unconfirmed
+            return describe.cable(fam, part, length), fam.unconfirmed
+    return f"{kind} {length:g} m", ""
 
 
 def _sorted(counts: dict) -> dict:
