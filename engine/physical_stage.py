@@ -859,7 +859,7 @@ def _cable_families(choices, trunks, media) -> dict:
     out: dict = defaultdict(dict)
     seen = set()
     for c in choices:
-        if c is None or id(c) in seen:
+        if c is None or id(c) in seen or not hasattr(c, "cable_kind"):
             continue
         seen.add(id(c))
         if c.cable_kind in ("cord", "splitter"):
