@@ -86,6 +86,7 @@ class PhysicalResult:
     bom_split: BomSplit | None = None  # transceivers and cables of the BOM by network and SU
     missing: dict = field(default_factory=dict)  # (network, tier) -> links without a part
     completeness: dict = field(default_factory=dict)  # set by roll_up(): see _completeness
+    distinct_choices: list = field(default_factory=list)  # each MediaChoice once (a few hundred at most)
 
     _roll_up: Any = field(default=None, repr=False, compare=False)  # set by run_physical, run by roll_up()
 
@@ -592,7 +593,9 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
         loss_counts={"pass": loss_counts.get("pass", 0), "marginal": loss_counts.get("marginal", 0),
                      "fail": fails, "copper": loss_counts.get("n/a", 0),
                      "no_medium": loss_counts.get("no-medium", 0)},
-        issues=issues, missing=dict(missing))
+        issues=issues, missing=dict(missing),
+        distinct_choices=[m if k[0] == "paired" else m[0] for k, m in choice_memo.items()
+                          if k[0] == "paired" or m[0] is not None])
     result._roll_up = partial(_roll_up, result, spec=spec, catalog=catalog, devices=devices, links=links,
                               places=places, racks=racks, failures=failures, over=over)
     progress("physical", n, n)
@@ -616,7 +619,7 @@ def _roll_up(result: PhysicalResult, *, spec, catalog: Catalog, devices, links, 
                                   for k, v in direct.items()], trunks_out)
     bom_warnings: list[str] = []
     result.bom, result.bom_split = _bom(devices, links, choices, result.cable_rows, trunks_out, result.panels,
-                                        catalog, bom_warnings, result.policy.ufm_module)
+                                        catalog, bom_warnings, result.policy.ufm_module, result.distinct_choices)
     result.completeness = _completeness(result.missing, failures, result.bom)
     worst = _worst_links(links, result.budgets, 20)
     result.worst = [{"link": f"L{lid:06d}", "margin_db": round(m, 2)} for m, lid in worst]
@@ -735,7 +738,7 @@ _FIRST = itemgetter(0)
 
 
 def _bom(devices, links, choices, cable_rows, trunks, panels, catalog,
-         warnings: list[str], ufm_module: str = "") -> tuple[list[dict], BomSplit]:
+         warnings: list[str], ufm_module: str = "", distinct_choices=None) -> tuple[list[dict], BomSplit]:
     """BOM lines: switches, appliances, transceivers (one per cage end), cables by part, trunks, panels;
     and the transceivers and cables split by network and SU (BomSplit), from the same counts."""
     lines: dict[tuple, dict] = {}
@@ -813,7 +816,7 @@ def _bom(devices, links, choices, cable_rows, trunks, panels, catalog,
                           map(_ROW_NETWORK, rows), map(_FIRST, map(_ROW_A, rows))))
     cables_split: Counter = Counter()
     cable_lengths: dict = {}
-    families = _cable_families(choices, trunks, media)
+    families = _cable_families(choices if distinct_choices is None else distinct_choices, trunks, media)
     for (kind, part, length, net, a_dev), n in per_key.items():
         desc, why = _describe_cable(families, kind, part, length)
         add(_CABLE_CATEGORY.get(kind, "cable"), part, desc, n, unconfirmed=why)
