@@ -52,7 +52,8 @@ def storage_design(ratio: str):
 
 
 def test_an_ethernet_storage_fabric_on_sn5600_at_200g_gets_splitters_and_qsfp112_modules():
-    r = storage_design("1:1")
+    """The issue's fabric: 512 x hgx-8gpu, storage at 200G on SN5600 (4:3, 16 appliances)."""
+    r = storage_design("4:3")
     assert r.summary["completeness"]["complete"] is True
     node = {(c.a_module, c.b_module, c.cord.family if c.cord else c.cable_family)
             for lk, c in zip(r.links, r.physical.choices) if lk.network == "storage" and lk.tier == "node-leaf"}
@@ -63,16 +64,27 @@ def test_an_ethernet_storage_fabric_on_sn5600_at_200g_gets_splitters_and_qsfp112
     # one splitter carries the two links of one switch-side connector
     rows = [row for row in r.physical.cable_rows if row[8] == "storage" and row[1] == "splitter"]
     assert sum(len(row[6]) for row in rows) == 2 * len(rows)
+    # leaf-spine: the two 200G ports of one module connector share one cord (or a twin-port copper cable
+    # the four ports of a cage), never two cords
+    ls = [row for row in r.physical.cable_rows if row[8] == "storage" and row[7] == "leaf-spine"]
+    assert all(len(row[6]) == (4 if row[1] in ("dac", "acc") else 2) for row in ls)
     bom = {line["sku"]: line for line in r.summary["bom"]}
     assert bom["MMA1Z00-NS400"]["watts"] == 5.0 * bom["MMA1Z00-NS400"]["quantity"]  # 5 W max at 200G
 
 
-def test_the_issues_storage_fabric_names_the_connectors_no_part_can_join():
-    """At 4:3 the storage leaves send an odd number of 200G uplinks to each spine, so some pairs of ports that
-    share one module connector go to two spines: no NVIDIA part joins them. Every other link has a part."""
+def test_quarter_rate_leaves_send_an_even_number_of_links_to_each_spine():
+    """Two 200G ports share a module connector: each leaf's uplinks to a spine come in connector pairs."""
+    from collections import Counter
+
     r = storage_design("4:3")
-    storage = [lk for lk in r.links if lk.network == "storage"]
-    assert len(storage) == 2048
+    per = Counter((lk.a, lk.b) for lk in r.links if lk.network == "storage" and lk.tier == "leaf-spine")
+    assert per and all(n % 2 == 0 for n in per.values())
+
+
+def test_a_storage_fabric_whose_ports_cannot_pair_names_the_connectors_no_part_can_join():
+    """At 2:1 a 256-port leaf has an odd number of uplinks, so some pairs of ports that share one module
+    connector go to two spines: no NVIDIA part joins them, and the BOM says so. Every other link has a part."""
+    r = storage_design("2:1")
     missing = missing_by_tier(r)
     assert set(missing) == {("storage", "leaf-spine")}
     reason = r.summary["completeness"]["missing"][0]["reason"]
