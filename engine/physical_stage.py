@@ -761,7 +761,8 @@ def _bom(devices, links, choices, cable_rows, trunks, panels, catalog,
             sw = catalog.switches.get(d.model)
             add("switch", d.model.upper(), sw.name if sw else d.model, 1, (sw.power_kw * 1000) if sw and sw.power_kw else None)
         elif d.role == "ufm":
-            add("appliance", "UFM", "UFM Enterprise appliance")
+            ufm = catalog.appliances.get("ufm")
+            add("appliance", "UFM", ufm.name if ufm else "UFM Enterprise appliance")
     media = catalog.media
     su_of = [d.su for d in devices]
     # One module per cage end that carries optics: collect the cages (device, cage) per network and
