@@ -49,16 +49,21 @@ def copper_cord(c, sku: str, length_m: float) -> str:
     return f"{vendor_name(c.vendor)} {sku} RJ45 copper patch cord, up to {c.max_gbps} Gb/s, {_m(length_m)}"
 
 
+def _maker(sku: str) -> str:
+    # panels, adapters and cassettes carry no vendor field; the shipped ones are the generic "GEN-" parts
+    return "Generic " if sku.startswith("GEN-") else ""
+
+
 def panel(p) -> str:
     kind = "MPO adapter" if p.kind == "mpo" else "cassette"
-    return f"{p.sku} {p.rack_units}U patch panel, {p.positions} {kind} positions"
+    return f"{_maker(p.sku)}{p.sku} {p.rack_units}U patch panel, {p.positions} {kind} positions"
 
 
 def adapter(a) -> str:
-    return f"{a.sku} {_CONNECTOR.get(a.connector, a.connector)} adapter, Type-{a.type}"
+    return f"{_maker(a.sku)}{a.sku} {_CONNECTOR.get(a.connector, a.connector)} adapter, Type-{a.type}"
 
 
 def cassette(c) -> str:
-    return (f"{c.sku} {_CONNECTOR.get(c.mpo_connector, c.mpo_connector)}/{c.mpo_polish.upper()} to "
+    return (f"{_maker(c.sku)}{c.sku} {_CONNECTOR.get(c.mpo_connector, c.mpo_connector)}/{c.mpo_polish.upper()} to "
             f"{c.lc_ports} x LC/{c.lc_polish.upper()} duplex cassette, Base-{c.base}, "
             f"{_MODE.get(c.fiber_mode, c.fiber_mode)}")
