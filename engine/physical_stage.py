@@ -464,8 +464,9 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
                     return bool(e) and e.port_speed_gbps == 2 * spd
 
                 split_far = _split_pairs(links, lambda lk: quarter(lk.a, lk.speed_gbps) and quarter(lk.b, lk.speed_gbps))
-            ka = (a, a_cage, _connector_of(a_port))
-            if optical and len(split_far.get(ka, ())) != 1 or len(split_far.get((b, b_cage, _connector_of(b_port)), ())) != 1:
+            conn_a = (a, a_cage, _connector_of(a_port))
+            conn_b = (b, b_cage, _connector_of(b_port))
+            if optical and (len(split_far.get(conn_a, ())) != 1 or len(split_far.get(conn_b, ())) != 1):
                 failures.setdefault(f"{network}/{tier}", (
                     f"tier {tier}: the two {speed}G ports on one connector of a {devices[a].model} twin-port cage go "
                     f"to different far connectors; no NVIDIA part joins them (each connector needs one straight "
