@@ -26,6 +26,7 @@ from .topology.builder import Builder
 from .topology.compute import build_compute, plan_compute
 from .topology.oob import agg_pairs_needed, build_oob
 from .verify import verify
+from .verify_cabling import verify_cabling
 
 STAGES = ("topology", "placement", "run-lengths", "physical", "verification", "summary")
 
@@ -259,8 +260,16 @@ def _start_design(spec: DesignSpec, catalog: Catalog, progress: ProgressFn) -> D
 def check_design(draft: DesignDraft) -> tuple[str, ...]:
     """The draft's invariant checks (EngineInvariantError on a broken one): the names of the checks run."""
     catalog, plan, server = draft.catalog, draft.plan, draft.server
-    return tuple(verify(devices=draft.devices, links=draft.links, switches=catalog.switches, compute_plan=plan,
-                        server_model=server, n_servers=draft.n_servers, gpus=draft.n_servers * server.gpus))
+    checks = verify(devices=draft.devices, links=draft.links, switches=catalog.switches, compute_plan=plan,
+                    server_model=server, n_servers=draft.n_servers, gpus=draft.n_servers * server.gpus)
+    physical = draft.physical
+    if physical is not None:
+        from .physical_stage import _EndRenderer
+
+        checks += verify_cabling(devices=draft.devices, places=draft.places, racks=draft.racks, physical=physical,
+                                 rack_units=draft.spec.layout.rack_units,
+                                 renderer=_EndRenderer(draft, physical.policy.labels))
+    return tuple(checks)
 
 
 def finish_design(draft: DesignDraft, progress: ProgressFn = no_progress,

@@ -1,0 +1,147 @@
+"""Invariants of the cabling plan, checked on every result with a physical layer (engine.pipeline.check_design).
+
+- one cable per end: no device port and no patch-panel front port carries two cables (cords, direct cables);
+- panels placed as ordered: every placed panel has units of its own (no panel shares a unit with another panel
+  or a device), every panel a cable end names is placed, and the panels placed per rack, tier and kind are the
+  panels the BOM orders;
+- unique labels: no two cables carry the same end label, and no two trunks.
+
+A failure raises EngineInvariantError (a bug), except a label clash that only the user's own label templates
+cause (physical.labels), which is a SpecError at that field.
+
+Labels are not rendered for every cable (a 400,000-cable design would pay about a second): an end label is a
+device's or panel's port template (labels.port_template) filled with the port, so two end labels can only be
+equal when two owners share a template, or a template leaves out the port. Only the cables touching such
+owners are rendered and compared; every other label is unique because its end is (the first check).
+"""
+from __future__ import annotations
+
+import string
+from collections import Counter, defaultdict
+
+from .errors import EngineInvariantError, SpecError
+from .physical.labels import LabelTemplate, cable_labels_of, trunk_labels
+
+_FORMATTER = string.Formatter()
+
+
+def _fail(msg: str) -> None:
+    raise EngineInvariantError(msg)
+
+
+def _fields(compiled: str) -> set[int]:
+    return {int(i) for _lit, i, _spec, _conv in _FORMATTER.parse(compiled) if i is not None}
+
+
+def verify_cabling(*, devices, places, racks, physical, rack_units: int, renderer) -> list[str]:
+    """Raise on the first broken invariant; return the names of the checks run. `renderer` renders cable ends
+    (physical_stage._EndRenderer over the same devices, places and racks)."""
+    rows = physical.cable_rows
+    checks = []
+
+    # 1. One cable per end. Trunk ends ("panel", rack, u, "T") are the panels' rear adapters, not ports.
+    ends = set()
+    add = ends.add
+    n = 0
+    for row in rows:
+        if row[1] != "trunk":
+            add(row[4])
+            add(row[5])
+            n += 2
+    if len(ends) != n:
+        count = Counter(e for row in rows if row[1] != "trunk" for e in (row[4], row[5]))
+        end, k = count.most_common(1)[0]
+        if end[0] == "panel":
+            _fail(f"patch panel {racks[end[1]].id} U{end[2]} port {end[3]} carries {k} cords")
+        _fail(f"port {devices[end[0]].name} {end[1]} carries {k} cables")
+    checks.append("one-cable-per-port")
+
+    # 2. Panels: own units, every named panel placed, placed == ordered.
+    placed = physical.panel_places
+    if placed or physical.panels:
+        taken: dict[int, dict[int, str]] = defaultdict(dict)
+        for d, p in zip(devices, places):
+            # OOB switches sit above the panels' units; PDUs are zero-U; a rack-scale record spans its rack.
+            if p is None or d.role in ("oob", "pdu") or d.rack_units >= rack_units:
+                continue
+            for u in range(p.u, p.u + d.rack_units):
+                taken[p.rack][u] = d.name
+        at = set()
+        for pp in placed:
+            for u in range(pp.u, pp.u + pp.rack_units):
+                other = taken[pp.rack].get(u)
+                if other is not None or u < 1:
+                    _fail(f"the {pp.tier} patch panel at {racks[pp.rack].id} U{pp.u} shares U{u} with "
+                          f"{other or 'nothing: below U1'}")
+                taken[pp.rack][u] = f"a {pp.tier} patch panel"
+            at.add((pp.rack, pp.u))
+        for row in rows:
+            for end in (row[4], row[5]):
+                if end[0] == "panel" and (end[1], end[2]) not in at:
+                    _fail(f"cable C{row[0]:06d} ends on a patch panel at {racks[end[1]].id} U{end[2]} that is not placed")
+        ordered = Counter()
+        for rp in physical.panels:
+            ordered[(rp.rack, rp.tier, rp.panel_kind)] += rp.panels
+        stood = Counter((racks[pp.rack].id, pp.tier, pp.panel_kind) for pp in placed)
+        if ordered != stood:
+            key = next(k for k in set(ordered) | set(stood) if ordered[k] != stood[k])
+            _fail(f"{key[0]} has {stood[key]} {key[1]} {key[2]} patch panel(s) placed and {ordered[key]} ordered")
+        checks.append("panels-placed-as-ordered")
+
+    # 3. Unique labels.
+    template: LabelTemplate = physical.policy.labels
+    _unique_cord_labels(rows, template, renderer, len(devices), placed)
+    trunk_labels = [label for labels in _trunk_labels(physical, renderer) for label in labels]
+    if len(set(trunk_labels)) != len(trunk_labels):
+        dup = Counter(trunk_labels).most_common(1)[0][0]
+        _label_clash(template, f"two trunks are labelled {dup!r}", default=LabelTemplate())
+    checks.append("unique-labels")
+    return checks
+
+
+def _trunk_labels(physical, renderer):
+    template = physical.policy.labels
+    for row in physical.cable_rows:
+        if row[1] == "trunk":
+            yield trunk_labels(template, f"T{row[0]:06d}", renderer.label_end(row[4]), renderer.label_end(row[5]))
+
+
+def _unique_cord_labels(rows, template: LabelTemplate, renderer, n_devices: int, panel_places) -> None:
+    used = _fields(template._cable)
+    if 2 in used:  # <cable>: every label carries its cable's own id
+        return
+    cords = [row for row in rows if row[1] != "trunk"]
+    if not used & {0, 1}:
+        if len(cords) > 1:
+            _label_clash(template, "the cable label template names neither end nor the cable, so every cable reads "
+                                   "the same", default=None)
+        return
+    # Owners (devices, panels) whose end labels could equal another owner's: O(devices), not O(cables).
+    shared_by: dict = defaultdict(list)
+    for dev in range(n_devices):
+        shared_by[(renderer.by_device.get(dev) or renderer._device(dev))[0]].append(dev)
+    for pp in panel_places:
+        shared_by[(renderer.by_panel.get((pp.rack, pp.u)) or renderer._panel(pp.rack, pp.u))[0]].append(
+            ("panel", pp.rack, pp.u))
+    risky = {o for fmt, owners in shared_by.items() if len(owners) > 1 or fmt is None or "{0" not in fmt
+             for o in owners}
+    if not risky:
+        return
+    labels: dict[str, int] = {}
+    for row in cords:
+        a, b = row[4], row[5]
+        if (a[:3] if a[0] == "panel" else a[0]) not in risky and (b[:3] if b[0] == "panel" else b[0]) not in risky:
+            continue
+        for label in set(cable_labels_of(template, renderer(a)[0], renderer(b)[0], f"C{row[0]:06d}")):
+            other = labels.setdefault(label, row[0])
+            if other != row[0]:
+                _label_clash(template, f"cables C{other:06d} and C{row[0]:06d} are both labelled {label!r}",
+                             default=LabelTemplate())
+
+
+def _label_clash(template: LabelTemplate, what: str, default: LabelTemplate | None) -> None:
+    if default is not None and (template.end, template.cable, template.panel, template.trunk) == (
+            default.end, default.cable, default.panel, default.trunk):
+        _fail(what)
+    raise SpecError.at("physical.labels", f"{what}: the label templates must tell every cable apart "
+                                          "(name the device, the rack unit or the port)")
