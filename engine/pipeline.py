@@ -21,7 +21,7 @@ from .gcpause import cyclic_gc_paused
 from .spec import DesignSpec
 from .summary import summarize
 from .topology.access import build_access, plan_access
-from .topology.advice import reserved_slot_warning
+from .topology.advice import reserved_slot_warning, spine_choices
 from .topology.builder import Builder
 from .topology.compute import build_compute, plan_compute
 from .topology.oob import agg_pairs_needed, build_oob
@@ -237,6 +237,8 @@ def _start_design(spec: DesignSpec, catalog: Catalog, progress: ProgressFn) -> D
     extra_summary: dict = {}
     extra_summary["rack_power"], power_warnings = rack_power_report(devices, places, racks, budgets)
     warnings += power_warnings
+    extra_summary["spine_choices"], notes = spine_choices(plan, [storage_plan, inband_plan])
+    extra_summary["notes"] = notes
 
     stage("run-lengths")
     geometry = device_geometry(devices, places, racks)
