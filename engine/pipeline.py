@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .catalog import Catalog, load_catalog
+from .counting import counting_section
 from .model import Place
 from .physical.panel_layout import PanelOverflow
 from .placement import _Floor, plan_floor
@@ -292,6 +293,9 @@ def finish_design(draft: DesignDraft, progress: ProgressFn = no_progress,
                         lengths=draft.lengths_m, racks=draft.racks, server=server, physical=draft.physical,
                         warnings=warnings)
     summary.update(draft.extra_summary)
+    summary["counting"], count_notes = counting_section(spec=spec, plan=plan, server=server,
+                                                        networks=summary["networks"], physical=draft.physical)
+    summary["notes"] = list(summary.get("notes", ())) + count_notes
     if spec.workloads:
         from .traffic import analyze_design_workloads
 
