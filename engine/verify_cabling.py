@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import string
 from collections import Counter, defaultdict
+from operator import itemgetter
 
 from .errors import EngineInvariantError, SpecError
 from .physical.labels import LabelTemplate, cable_labels_of, trunk_labels
 
 _FORMATTER = string.Formatter()
+_A_END, _B_END = itemgetter(4), itemgetter(5)
 
 
 def _fail(msg: str) -> None:
@@ -40,16 +42,11 @@ def verify_cabling(*, devices, places, racks, physical, rack_units: int, rendere
     checks = []
 
     # 1. One cable per end. Trunk ends ("panel", rack, u, "T") are the panels' rear adapters, not ports.
-    ends = set()
-    add = ends.add
-    n = 0
-    for row in rows:
-        if row[1] != "trunk":
-            add(row[4])
-            add(row[5])
-            n += 2
-    if len(ends) != n:
-        count = Counter(e for row in rows if row[1] != "trunk" for e in (row[4], row[5]))
+    cords = [row for row in rows if row[1] != "trunk"] if physical.trunks else rows
+    ends = set(map(_A_END, cords))
+    ends.update(map(_B_END, cords))
+    if len(ends) != 2 * len(cords):
+        count = Counter(e for row in cords for e in (row[4], row[5]))
         end, k = count.most_common(1)[0]
         if end[0] == "panel":
             _fail(f"patch panel {racks[end[1]].id} U{end[2]} port {end[3]} carries {k} cords")
@@ -90,7 +87,7 @@ def verify_cabling(*, devices, places, racks, physical, rack_units: int, rendere
 
     # 3. Unique labels.
     template: LabelTemplate = physical.policy.labels
-    _unique_cord_labels(rows, template, renderer, len(devices), placed)
+    _unique_cord_labels(cords, template, renderer, len(devices), placed)
     trunk_labels = [label for labels in _trunk_labels(physical, renderer) for label in labels]
     if len(set(trunk_labels)) != len(trunk_labels):
         dup = Counter(trunk_labels).most_common(1)[0][0]
@@ -106,11 +103,10 @@ def _trunk_labels(physical, renderer):
             yield trunk_labels(template, f"T{row[0]:06d}", renderer.label_end(row[4]), renderer.label_end(row[5]))
 
 
-def _unique_cord_labels(rows, template: LabelTemplate, renderer, n_devices: int, panel_places) -> None:
+def _unique_cord_labels(cords, template: LabelTemplate, renderer, n_devices: int, panel_places) -> None:
     used = _fields(template._cable)
     if 2 in used:  # <cable>: every label carries its cable's own id
         return
-    cords = [row for row in rows if row[1] != "trunk"]
     if not used & {0, 1}:
         if len(cords) > 1:
             _label_clash(template, "the cable label template names neither end nor the cable, so every cable reads "
