@@ -27,7 +27,7 @@ from .topology.builder import Builder
 from .topology.compute import build_compute, plan_compute
 from .topology.oob import agg_pairs_needed, build_oob
 from .verify import verify
-from .verify_cabling import verify_cabling
+from .verify_cabling import label_warning, verify_cabling
 
 STAGES = ("topology", "placement", "run-lengths", "physical", "verification", "summary")
 
@@ -288,6 +288,12 @@ def finish_design(draft: DesignDraft, progress: ProgressFn = no_progress,
     warnings = list(draft.warnings)
     if draft.physical is not None:
         warnings += draft.physical.roll_up()
+        from .physical_stage import _EndRenderer
+
+        clash = label_warning(devices=draft.devices, physical=draft.physical,
+                              renderer=_EndRenderer(draft, draft.physical.policy.labels))
+        if clash:
+            warnings.append(clash)
     summary = summarize(spec=spec, catalog=catalog, plan=plan, storage_plan=draft.storage_plan,
                         inband_plan=draft.inband_plan, devices=draft.devices, links=draft.links,
                         lengths=draft.lengths_m, racks=draft.racks, server=server, physical=draft.physical,

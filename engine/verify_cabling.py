@@ -6,8 +6,8 @@
   panels the BOM orders;
 - unique labels: no two cables carry the same end label, and no two trunks.
 
-A failure raises EngineInvariantError (a bug), except a label clash that only the user's own label templates
-cause (physical.labels), which is a SpecError at that field.
+A failure raises EngineInvariantError (a bug). Labels are held to it with the engine's own templates; the user's
+own templates (physical.labels) may drop what tells cables apart, which is a warning (label_warning).
 
 Labels are not rendered for every cable (a 400,000-cable design would pay about a second): an end label is a
 device's or panel's port template (labels.port_template) filled with the port, so two end labels can only be
@@ -20,7 +20,7 @@ import string
 from collections import Counter, defaultdict
 from operator import itemgetter
 
-from .errors import EngineInvariantError, SpecError
+from .errors import EngineInvariantError
 from .physical.labels import LabelTemplate, cable_labels_of, trunk_labels
 
 _FORMATTER = string.Formatter()
@@ -85,15 +85,44 @@ def verify_cabling(*, devices, places, racks, physical, rack_units: int, rendere
             _fail(f"{key[0]} has {stood[key]} {key[1]} {key[2]} patch panel(s) placed and {ordered[key]} ordered")
         checks.append("panels-placed-as-ordered")
 
-    # 3. Unique labels.
-    template: LabelTemplate = physical.policy.labels
-    _unique_cord_labels(cords, template, renderer, len(devices), placed)
-    trunk_labels = [label for labels in _trunk_labels(physical, renderer) for label in labels]
-    if len(set(trunk_labels)) != len(trunk_labels):
-        dup = Counter(trunk_labels).most_common(1)[0][0]
-        _label_clash(template, f"two trunks are labelled {dup!r}", default=LabelTemplate())
-    checks.append("unique-labels")
+    # 3. Unique labels, with the engine's own templates (custom ones: a warning, label_clash below).
+    if _default_templates(physical.policy.labels):
+        clash = label_clash(physical, renderer, cords, len(devices))
+        if clash:
+            _fail(clash)
+        checks.append("unique-labels")
     return checks
+
+
+def _default_templates(template: LabelTemplate) -> bool:
+    default = LabelTemplate()
+    return (template.end, template.cable, template.panel, template.trunk) == (
+        default.end, default.cable, default.panel, default.trunk)
+
+
+def label_warning(*, devices, physical, renderer) -> str | None:
+    """The warning when the user's own label templates (physical.labels) give two cables the same label."""
+    if _default_templates(physical.policy.labels):
+        return None  # verify_cabling holds the engine's templates to it
+    cords = [row for row in physical.cable_rows if row[1] != "trunk"]
+    clash = label_clash(physical, renderer, cords, len(devices))
+    if clash is None:
+        return None
+    return (f"physical.labels: {clash}; the label templates do not tell every cable apart (name the device, "
+            "the rack unit or the port)")
+
+
+def label_clash(physical, renderer, cords, n_devices: int) -> str | None:
+    """Two cables (or two trunks) with the same label, said in words; None when every label is unique."""
+    template: LabelTemplate = physical.policy.labels
+    clash = _cord_label_clash(cords, template, renderer, n_devices, physical.panel_places)
+    if clash:
+        return clash
+    # Both ends of one trunk may read the same (own_end_first off); two trunks may not.
+    trunk_labels = [label for labels in _trunk_labels(physical, renderer) for label in set(labels)]
+    if len(set(trunk_labels)) != len(trunk_labels):
+        return f"two trunks are labelled {Counter(trunk_labels).most_common(1)[0][0]!r}"
+    return None
 
 
 def _trunk_labels(physical, renderer):
@@ -103,15 +132,14 @@ def _trunk_labels(physical, renderer):
             yield trunk_labels(template, f"T{row[0]:06d}", renderer.label_end(row[4]), renderer.label_end(row[5]))
 
 
-def _unique_cord_labels(cords, template: LabelTemplate, renderer, n_devices: int, panel_places) -> None:
+def _cord_label_clash(cords, template: LabelTemplate, renderer, n_devices: int, panel_places) -> str | None:
     used = _fields(template._cable)
     if 2 in used:  # <cable>: every label carries its cable's own id
-        return
+        return None
     if not used & {0, 1}:
         if len(cords) > 1:
-            _label_clash(template, "the cable label template names neither end nor the cable, so every cable reads "
-                                   "the same", default=None)
-        return
+            return "the cable label template names neither end nor the cable, so every cable reads the same"
+        return None
     # Owners (devices, panels) whose end labels could equal another owner's: O(devices), not O(cables).
     shared_by: dict = defaultdict(list)
     for dev in range(n_devices):
@@ -122,7 +150,7 @@ def _unique_cord_labels(cords, template: LabelTemplate, renderer, n_devices: int
     risky = {o for fmt, owners in shared_by.items() if len(owners) > 1 or fmt is None or "{0" not in fmt
              for o in owners}
     if not risky:
-        return
+        return None
     labels: dict[str, int] = {}
     for row in cords:
         a, b = row[4], row[5]
@@ -131,13 +159,5 @@ def _unique_cord_labels(cords, template: LabelTemplate, renderer, n_devices: int
         for label in set(cable_labels_of(template, renderer(a)[0], renderer(b)[0], f"C{row[0]:06d}")):
             other = labels.setdefault(label, row[0])
             if other != row[0]:
-                _label_clash(template, f"cables C{other:06d} and C{row[0]:06d} are both labelled {label!r}",
-                             default=LabelTemplate())
-
-
-def _label_clash(template: LabelTemplate, what: str, default: LabelTemplate | None) -> None:
-    if default is not None and (template.end, template.cable, template.panel, template.trunk) == (
-            default.end, default.cable, default.panel, default.trunk):
-        _fail(what)
-    raise SpecError.at("physical.labels", f"{what}: the label templates must tell every cable apart "
-                                          "(name the device, the rack unit or the port)")
+                return f"cables C{other:06d} and C{row[0]:06d} are both labelled {label!r}"
+    return None

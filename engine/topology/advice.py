@@ -52,8 +52,9 @@ def reserved_slot_warning(spec, plan, catalog) -> str | None:
     extra = ", ".join(f"+{_fmt(now[k] - then[k])} {k}" for k in now if now[k] != then[k])
     slots = f"{reserved} reserved node slot{'s' if reserved > 1 else ''}"
     them = "them" if reserved > 1 else "it"
+    fewer = f"{plan.n_su - 1} SU{'s' if plan.n_su - 1 > 1 else ''}"
     return (f"compute_fabric.reserved_node_slots: {_fmt(servers)} servers and {slots} need {plan.n_su} SUs of "
-            f"{plan.su_size}; {_fmt(fit)} servers fit {plan.n_su - 1} SUs with the {slots} (or {_fmt(servers)} "
+            f"{plan.su_size}; {_fmt(fit)} servers fit {fewer} with the {slots} (or {_fmt(servers)} "
             f"without {them}, the fabric managers placed elsewhere). SU {plan.n_su} adds {extra} for "
             f"{_fmt(servers - fit)} server{'s' if servers - fit > 1 else ''}")
 

@@ -18,9 +18,9 @@ from collections import Counter
 import pytest
 
 from engine.catalog import load_catalog
-from engine.errors import EngineInvariantError, SpecError
+from engine.errors import EngineInvariantError
 from engine.physical_stage import _EndRenderer
-from engine.pipeline import check_design, compute_design, start_design
+from engine.pipeline import compute_design, start_design
 from engine.spec import parse_spec
 from engine.verify_cabling import verify_cabling
 from tests.engine.conftest import spec
@@ -122,8 +122,27 @@ def test_an_ordered_panel_that_is_not_placed_is_an_invariant_error(draft):
         _verify(draft)
 
 
-def test_a_label_template_that_cannot_tell_cables_apart_is_refused_at_its_field(catalog):
-    """End labels without the port: every cable of a device reads the same near end."""
+def test_a_label_template_that_cannot_tell_cables_apart_is_a_warning(catalog):
+    """End labels without the port: every cable of a device reads the same near end. The user chose it, so it is
+    a warning naming two cables, not an engine error."""
     data = spec(physical={**PANELS, "labels": {"end": "<site>.<grid>-<ru:02>", "cable": "<near>/<far>"}})
-    with pytest.raises(SpecError, match=r"^physical\.labels: cables C\d+ and C\d+ are both labelled"):
-        check_design(start_design(parse_spec(data), catalog))
+    r = compute_design(parse_spec(data), catalog)
+    (w,) = [w for w in r.warnings if w.startswith("physical.labels")]
+    assert "cables C" in w and "are both labelled" in w
+    assert "unique-labels" not in r.checks
+
+
+def test_two_cables_with_one_label_under_the_engines_templates_are_an_invariant_error(catalog):
+    """Direct cabling, default labels (<site>.<grid>-<ru>:<port>). Give SU 2's first server rack and its leaf rack
+    the ids of SU 1's: node N01 of each SU then reads the same at both cable ends, though no port is shared."""
+    from dataclasses import replace
+
+    draft = start_design(parse_spec(spec()), catalog)
+    names = {d.name: d.idx for d in draft.devices}
+    racks = list(draft.racks)
+    for su1, su2 in (("DGX-SU01-N01", "DGX-SU02-N01"), ("CF-SU01-L01", "CF-SU02-L01")):
+        a, b = draft.places[names[su1]].rack, draft.places[names[su2]].rack
+        racks[b] = replace(racks[b], id=racks[a].id)
+    draft = replace(draft, racks=tuple(racks))
+    with pytest.raises(EngineInvariantError, match=r"^cables C\d+ and C\d+ are both labelled 'DC1\."):
+        _verify(draft)
