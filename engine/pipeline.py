@@ -110,10 +110,12 @@ def start_design(spec: DesignSpec, catalog: Catalog | None = None,
     """
     catalog = catalog or load_catalog()
     tried = spec
+    overflow: PanelOverflow | None = None
     for _ in range(PANEL_RETRIES + 1):
         try:
             draft = _start_design(tried, catalog, progress)
         except PanelOverflow as exc:
+            overflow = exc
             tried = _spread_network_racks(spec, tried, exc)
             continue
         if tried is spec:
@@ -123,8 +125,9 @@ def start_design(spec: DesignSpec, catalog: Catalog | None = None,
             f"network racks hold at most {cap} devices each so that their patch panels fit above them "
             f"(layout.network_rack_devices: auto; set it to choose)"]
         return replace(draft, spec=spec, extra_summary={**draft.extra_summary, "notes": notes})
-    raise SpecError.at("layout.network_rack_devices", f"the patch panels of {exc.rack_name} do not fit even with "
-                                                      f"{tried.layout.network_rack_devices} devices per network rack")
+    raise SpecError.at("layout.network_rack_devices", f"the patch panels of {overflow.rack_name} do not fit even "
+                                                      f"with {tried.layout.network_rack_devices} devices per network "
+                                                      "rack: cable a tier directly (physical.tiers.<tier>.cabling)")
 
 
 def _spread_network_racks(spec: DesignSpec, tried: DesignSpec, exc: PanelOverflow) -> DesignSpec:
