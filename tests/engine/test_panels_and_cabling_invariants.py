@@ -146,3 +146,18 @@ def test_two_cables_with_one_label_under_the_engines_templates_are_an_invariant_
     draft = replace(draft, racks=tuple(racks))
     with pytest.raises(EngineInvariantError, match=r"^cables C\d+ and C\d+ are both labelled 'DC1\."):
         _verify(draft)
+
+
+def test_two_devices_on_one_unit_whose_cables_read_alike_are_an_invariant_error(catalog):
+    """The same clash found by rack and unit (the default template's fast path): SU 2's node N01 and leaf L01 are put
+    on the units of SU 1's, so the cable from N01 OSFP1P1 to L01 port 1/1 of each SU carries the same label."""
+    from dataclasses import replace
+
+    draft = start_design(parse_spec(spec()), catalog)
+    names = {d.name: d.idx for d in draft.devices}
+    places = list(draft.places)
+    for su1, su2 in (("DGX-SU01-N01", "DGX-SU02-N01"), ("CF-SU01-L01", "CF-SU02-L01")):
+        places[names[su2]] = places[names[su1]]
+    draft = replace(draft, places=tuple(places))
+    with pytest.raises(EngineInvariantError, match=r"^cables C\d+ and C\d+ are both labelled 'DC1\."):
+        _verify(draft)
