@@ -158,7 +158,7 @@ def compute_layer(plan) -> _Layer:
 
 
 def access_layer(plan) -> _Layer | None:
-    if not plan.spines:
+    if not plan.spines or not plan.server_leaves:  # appliance-only networks stripe by their own rule
         return None
     radix = plan.switch.radix(plan.speed_gbps)
     a_up = sizing.split_auto(radix, Ratio(1, 1))[1] if plan.appliance_leaves else 0  # appliances at 1:1
