@@ -12,7 +12,9 @@ own templates (physical.labels) may drop what tells cables apart, which is a war
 Labels are not rendered for every cable (a 400,000-cable design would pay about a second): an end label is a
 device's or panel's port template (labels.port_template) filled with the port, so two end labels can only be
 equal when two owners share a template, or a template leaves out the port. Only the cables touching such
-owners are rendered and compared; every other label is unique because its end is (the first check).
+owners are compared; every other label is unique because its end is (the first check). With the default
+templates rack and unit fix the template, so the owners that share one are those on one unit of one rack
+(two zero-U PDUs), and their cables are compared by (rack, unit, port) keys without rendering.
 """
 from __future__ import annotations
 
@@ -122,6 +124,8 @@ def label_clash(physical, renderer, cords, n_devices: int) -> str | None:
     clash = _cord_label_clash(cords, template, renderer, n_devices, physical.panel_places)
     if clash:
         return clash
+    if not physical.trunks:
+        return None
     # Both ends of one trunk may read the same (own_end_first off); two trunks may not.
     trunk_labels = [label for labels in _trunk_labels(physical, renderer) for label in set(labels)]
     if len(set(trunk_labels)) != len(trunk_labels):
