@@ -44,6 +44,7 @@ from .physical import (
 )
 from .physical import describe
 from .physical.constants import FORM_FACTORS
+from .physical.panel_layout import PanelOverflow, PanelUnits
 
 # Appliance NICs are not in the reference; a single-port QSFP112 flat-top cage is the default (data gap).
 APPLIANCE_CAGE = ("qsfp112", "flat")
@@ -87,6 +88,7 @@ class PhysicalResult:
     missing: dict = field(default_factory=dict)  # (network, tier) -> links without a part
     completeness: dict = field(default_factory=dict)  # set by roll_up(): see _completeness
     distinct_choices: list = field(default_factory=list)  # each MediaChoice once (a few hundred at most)
+    panel_places: list = field(default_factory=list)  # PanelPlace per panel placed (physical/panel_layout.py)
 
     _roll_up: Any = field(default=None, repr=False, compare=False)  # set by run_physical, run by roll_up()
 
@@ -531,13 +533,25 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
     by_tier: dict[str, list] = defaultdict(list)
     for key, idxs in demands.items():
         by_tier[key[0]].append((key, idxs))
-    panel_u: dict[int, int] = {}
     rack_index = {r.id: r.idx for r in racks}
+    # Panels stack down from the top free unit, below the OOB switch, tier after tier (panel_layout.py).
+    panel_units = PanelUnits(spec.layout.rack_units - (1 if spec.oob.enabled else 0), spec.layout.panel_units,
+                             _device_tops(devices, places, spec.layout.rack_units) if demands else None)
+    rack_names = [r.id for r in racks]
     for tier, groups in sorted(by_tier.items()):
         dem = [TrunkDemand(racks[k[2]].id, racks[k[3]].id, len(idxs), max(lengths[j] for j in idxs), k[4])
                for k, idxs in groups]
         plan = plan_trunks(tier, dem, policy)
         plans.append(plan)
+        try:
+            panel_units.add_plan(plan, rack_index, rack_names)
+        except PanelOverflow as exc:  # engine.pipeline spreads the network racks and tries again
+            exc.rack_kind = racks[exc.rack].kind
+            in_rack = [d for d, p in zip(devices, places) if p is not None and p.rack == exc.rack
+                       and d.role not in ("oob", "pdu")]
+            exc.devices, exc.device_units = len(in_rack), sum(d.rack_units for d in in_rack)
+            raise
+        panel_unit = panel_units.unit
         trunk_ids: dict[str, int] = {}
         trunk_length: dict[str, float] = {}
         for run in plan.trunks:
@@ -551,11 +565,12 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
         for (key, idxs), slots in zip(groups, plan.slots):
             choice = key[4]
             sp = choice.structured
+            kind = sp.panel.kind
             for j, slot in zip(idxs, slots):
                 link = links[j]
                 ra, rb = places[link.a].rack, places[link.b].rack
-                ua = _panel_unit(ra, slot.panel_a, spec, panel_u)
-                ub = _panel_unit(rb, slot.panel_b, spec, panel_u)
+                ua = panel_unit(ra, kind, slot.panel_a)
+                ub = panel_unit(rb, kind, slot.panel_b)
                 cid_a, cid_b = next_id, next_id + 1
                 next_id += 2
                 tid = trunk_ids[slot.trunk_id]
@@ -578,14 +593,14 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
         for run in plan.trunks:
             slot = first_slot[run.id]
             ra, rb = rack_index[run.rack_a], rack_index[run.rack_b]
-            ua = _panel_unit(ra, slot.panel_a, spec, panel_u)
-            ub = _panel_unit(rb, slot.panel_b, spec, panel_u)
+            ua = panel_unit(ra, run.panel_kind, slot.panel_a)
+            ub = panel_unit(rb, run.panel_kind, slot.panel_b)
             cable_rows.append([trunk_ids[run.id], "trunk", run.sku, run.length_m, ("panel", ra, ua, "T"),
                                ("panel", rb, ub, "T"), carried[run.id], tier, network_of_trunk.get(run.id, "")])
             trunks_out.append((network_of_trunk.get(run.id, ""), run))
     cable_rows.sort(key=lambda r: r[0])
     panels = plan_panels(plans) if plans else ()
-    over = {racks[r].id: n for r, n in panel_u.items()}
+    over = {racks[r].id: n for r, n in panel_units.over.items()}
 
     loss_counts = Counter(statuses)
     fails = loss_counts.get("fail", 0)
@@ -595,7 +610,7 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
         loss_counts={"pass": loss_counts.get("pass", 0), "marginal": loss_counts.get("marginal", 0),
                      "fail": fails, "copper": loss_counts.get("n/a", 0),
                      "no_medium": loss_counts.get("no-medium", 0)},
-        issues=issues, missing=dict(missing),
+        issues=issues, missing=dict(missing), panel_places=panel_units.places,
         distinct_choices=[m if k[0] == "paired" else m[0] for k, m in choice_memo.items()
                           if k[0] == "paired" or m[0] is not None])
     result._roll_up = partial(_roll_up, result, spec=spec, catalog=catalog, devices=devices, links=links,
@@ -629,7 +644,7 @@ def _roll_up(result: PhysicalResult, *, spec, catalog: Catalog, devices, links, 
     if over:
         rack_id, needed = max(over.items(), key=lambda kv: kv[1])
         warnings.append(f"{len(over)} rack(s) need more panel units than layout.panel_units "
-                        f"({spec.layout.panel_units}); e.g. {rack_id} needs {needed}: raise layout.panel_units")
+                        f"({spec.layout.panel_units}) and use free units below them; e.g. {rack_id} needs {needed}")
     issues = result.issues
     if issues:
         warnings.append(f"{len(issues)} link(s) have a broken channel, e.g. L{issues[0][0]:06d}: {issues[0][1]}")
@@ -653,13 +668,18 @@ def _worst_links(links, budgets, k: int) -> list[tuple[float, int]]:
     return out
 
 
-def _panel_unit(rack: int, ordinal: int, spec, memo: dict) -> int:
-    """Panels stack downwards from the top of the rack, below the OOB switch, in the `layout.panel_units`
-    units placement kept free. A rack that needs more panels than that is remembered in `memo`."""
-    top = spec.layout.rack_units - (1 if spec.oob.enabled else 0)
-    if ordinal >= spec.layout.panel_units:
-        memo[rack] = max(memo.get(rack, 0), ordinal + 1)
-    return max(1, top - ordinal)
+def _device_tops(devices, places, rack_units: int) -> dict[int, int]:
+    """{rack index: highest unit a device takes}, for racks panels must not overlap. The OOB switch (above the
+    panels' units) and zero-U PDUs take none of them; a rack-scale system's record spans its whole rack (its
+    trays' own units are not modelled), so it leaves the top units placement reserved for panels."""
+    tops: dict[int, int] = {}
+    for d, p in zip(devices, places):
+        if p is None or d.role in ("oob", "pdu") or d.rack_units >= rack_units:
+            continue
+        top = p.u + d.rack_units - 1
+        if top > tops.get(p.rack, 0):
+            tops[p.rack] = top
+    return tops
 
 
 class _Budgets:
