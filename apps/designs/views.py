@@ -313,15 +313,14 @@ def _downloads(revision) -> list[dict]:
     """Every deliverable. The files from the database are served by the API's download endpoint (it accepts
     the browser's session); the rendered ones go through revision_file, which shows a background build's
     progress when the file is large and not stored yet."""
-    from apps.exports.artifacts import inline_render_allowed
-    from apps.exports.models import Artifact
+    from apps.exports.artifacts import inline_render_allowed, stored as stored_artifacts
     from apps.exports.services import DELIVERABLES, deliverable_applies
 
     base = f"/api/v1/designs/{revision.design_id}/revisions/{revision.number}/downloads/"
     rendered = [k for k in DELIVERABLES if (k != "workloads.pdf" or (revision.summary or {}).get("workloads"))
                 and deliverable_applies(k, revision.spec)]
     background = not inline_render_allowed(revision)
-    stored = set(Artifact.objects.filter(revision=revision, options={}).values_list("kind", flat=True)) \
+    stored = set(stored_artifacts().filter(revision=revision, options={}).values_list("kind", flat=True)) \
         if background else set()
     return [{"kind": k, "url": base + k, "download": True} for k in ("links.csv", "cables.csv", "summary.json")] + [
         {"kind": k, "url": reverse("designs:revision_file", args=[revision.design_id, revision.number, k])

@@ -48,6 +48,11 @@ def artifact_storage():
     return storages["artifacts"]
 
 
+def stored():
+    """The artifacts of the store in use (settings.ARTIFACT_STORE)."""
+    return Artifact.objects.filter(store=settings.ARTIFACT_STORE)
+
+
 @lru_cache(maxsize=1)
 def renderer_version() -> str:
     """Hash of the renderer and engine source and the shipped catalog data (computed once per process)."""
@@ -101,7 +106,7 @@ def artifact_lookup(*, revision, kind: str, options: dict | None) -> tuple[str, 
     """(key, full options, the stored Artifact or None) for this deliverable of the revision."""
     full = artifact_options(revision=revision, kind=kind, options=options)
     key = artifact_key(revision=revision, kind=kind, options=full)
-    return key, full, Artifact.objects.filter(key=key).first()
+    return key, full, stored().filter(key=key).first()
 
 
 def inline_render_allowed(revision) -> bool:
@@ -121,7 +126,7 @@ def artifact_build(*, revision, kind: str, options: dict | None, progress=None, 
     custom = custom_catalog_for_revision(revision)
     full = artifact_options(revision=revision, kind=kind, options=options)
     key = artifact_key(revision=revision, kind=kind, options=full, custom=custom)
-    existing = Artifact.objects.filter(key=key).first()
+    existing = stored().filter(key=key).first()
     if existing is not None:
         return existing
     started = time.monotonic()
@@ -145,12 +150,12 @@ def artifact_build(*, revision, kind: str, options: dict | None, progress=None, 
     try:
         with transaction.atomic():
             return Artifact.objects.create(
-                revision=revision, kind=kind, key=key, renderer_version=renderer_version(), options=user_options,
+                revision=revision, kind=kind, key=key, store=settings.ARTIFACT_STORE, renderer_version=renderer_version(), options=user_options,
                 name=name, content_type=content_type(kind), size=size, sha256=digest.hexdigest(),
                 build_seconds=round(time.monotonic() - started, 3), used_at=timezone.now())
     except IntegrityError:
         storage.delete(name)  # another build of the same key won: serve that one
-        return Artifact.objects.get(key=key)
+        return stored().get(key=key)
 
 
 def content_type(kind: str) -> str:
@@ -167,8 +172,15 @@ def artifact_touch(artifact: Artifact) -> None:
 
 
 def artifact_open(artifact: Artifact):
-    """The stored file, opened for reading (streamed from the storage, never read whole)."""
-    return artifact_storage().open(artifact.name, "rb")
+    """The stored file, opened for reading (streamed from the storage, never read whole). A file gone from the
+    storage (deleted by hand, a store restored from an older backup) takes its row with it: FileNotFoundError,
+    and the next request builds it again."""
+    try:
+        return artifact_storage().open(artifact.name, "rb")
+    except FileNotFoundError:
+        log.warning("artifact %s: its file %s is missing from the store; forgetting it", artifact.pk, artifact.name)
+        Artifact.objects.filter(pk=artifact.pk).delete()
+        raise
 
 
 def artifact_prune(*, max_bytes: int | None = None, max_age_days: float | None = None) -> dict:
@@ -181,10 +193,10 @@ def artifact_prune(*, max_bytes: int | None = None, max_age_days: float | None =
     n_aged = aged.count()
     for artifact in aged.iterator():
         artifact.delete()
-    total = Artifact.objects.aggregate(n=Sum("size"))["n"] or 0
+    total = stored().aggregate(n=Sum("size"))["n"] or 0
     n_size = 0
     if total > max_bytes:
-        for artifact in Artifact.objects.order_by("used_at", "pk").only("pk", "size", "name").iterator():
+        for artifact in stored().order_by("used_at", "pk").only("pk", "size", "name").iterator():
             if total <= max_bytes:
                 break
             total -= artifact.size
@@ -192,7 +204,7 @@ def artifact_prune(*, max_bytes: int | None = None, max_age_days: float | None =
             n_size += 1
     storage = artifact_storage()
     orphans = 0
-    known = set(Artifact.objects.values_list("name", flat=True))
+    known = set(stored().values_list("name", flat=True))
     cutoff = timezone.now() - timedelta(seconds=ORPHAN_GRACE_S)
     from .storage import modified_at
 

@@ -15,7 +15,10 @@ class Artifact(models.Model):
 
     revision = models.ForeignKey("designs.Revision", on_delete=models.CASCADE, related_name="artifacts")
     kind = models.CharField(max_length=64)
-    key = models.CharField(max_length=64, unique=True)
+    # settings.ARTIFACT_STORE when it was stored: after a change of store, rows of the other one are ignored
+    # (and age out), never served from a storage that lacks their file.
+    store = models.CharField(max_length=16, default="files")
+    key = models.CharField(max_length=64)
     renderer_version = models.CharField(max_length=64)
     options = models.JSONField(default=dict, blank=True)
     name = models.CharField(max_length=255)
@@ -27,6 +30,7 @@ class Artifact(models.Model):
     used_at = models.DateTimeField(db_index=True)
 
     class Meta:
+        constraints = [models.UniqueConstraint(fields=["key", "store"], name="artifact_key_store")]
         indexes = [models.Index(fields=["revision", "kind"], name="artifact_revision_kind")]
 
     def __str__(self) -> str:

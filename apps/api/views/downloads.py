@@ -119,7 +119,7 @@ class DownloadApi(ApiView):
         if kind not in CONTENT_TYPES:
             raise Http404(f"No such file; known: {', '.join(KINDS)}.")
         q = query(self.QuerySerializer, request)
-        rev = revision_for(request, design_id, number)
+        rev = revision_for(request, design_id, number, defer=() if kind == "summary.json" else ("summary",))
         if not deliverable_applies(kind, rev.spec):
             raise Http404(f"This design has no {kind}: it has no InfiniBand network.")
         if kind in DB_FILES:
@@ -134,7 +134,7 @@ class DownloadApi(ApiView):
             return cache_headers(_attachment(response, rev, kind), etag)
         return self._deliverable(request, rev, kind, q)
 
-    def _deliverable(self, request, rev, kind: str, q: dict):
+    def _deliverable(self, request, rev, kind: str, q: dict, retried: bool = False):
         if not deliverable_available(kind):
             raise ApiError(501, "not_implemented",
                            f"{kind} is not available in this build: its renderer is not installed yet.")
@@ -161,7 +161,12 @@ class DownloadApi(ApiView):
         immutable = kind not in PRICED_KINDS  # a reprice changes the BOM files at the same URL
         if if_none_match(request, etag):
             return not_modified(etag, immutable=immutable)
-        return artifact_response(artifact, download_filename(rev, kind), immutable=immutable)
+        try:
+            return artifact_response(artifact, download_filename(rev, kind), immutable=immutable)
+        except FileNotFoundError:
+            if retried:
+                raise
+            return self._deliverable(request, rev, kind, q, retried=True)  # its row is gone: build it again
 
 
 class MeasurementRowError(serializers.Serializer):
@@ -340,4 +345,8 @@ class JobFileApi(ApiView):
         immutable = artifact.kind not in PRICED_KINDS
         if if_none_match(request, etag):
             return not_modified(etag, immutable=immutable)
-        return artifact_response(artifact, download_filename(artifact.revision, artifact.kind), immutable=immutable)
+        try:
+            return artifact_response(artifact, download_filename(artifact.revision, artifact.kind),
+                                     immutable=immutable)
+        except FileNotFoundError:
+            raise ApiError(410, "gone", "The file is missing from the store; download it again to rebuild it.")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from django.core.cache import cache
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
@@ -154,11 +155,21 @@ class RevisionBomApi(ApiView):
                                                "version); with an ETag, revalidated (a reprice changes it)")
     def get(self, request, design_id: int, number: int):
         q = query(BomQuery, request)
-        rev = _revision(request, design_id, number)
+        rev = revision_for(request, design_id, number, defer=("summary", "spec"))
         etag = revision_etag(rev, "bom", query_key(request), revision_pricing(revision=rev).to_dict())
-        return conditional(request, etag, lambda: Response(
-            revision_bom(revision=rev, spares_percent=q["spares_percent"], category=q.get("category"))),
-            immutable=False)
+
+        def produce():
+            # The tag names everything the answer depends on, so the answer is kept under it (Redis with
+            # REDIS_URL, else per process) and the summary is read only on a miss.
+            key = f"api:bom:{etag}"
+            body = cache.get(key)
+            if body is None:
+                rev.refresh_from_db(fields=["summary"])
+                body = revision_bom(revision=rev, spares_percent=q["spares_percent"], category=q.get("category"))
+                cache.set(key, body, timeout=86400)
+            return Response(body)
+
+        return conditional(request, etag, produce, immutable=False)
 
 
 class RevisionRepriceApi(ApiView):

@@ -163,3 +163,24 @@ def test_the_bom_json_is_revalidated_and_changes_its_etag_on_reprice(alice, comp
     price_list_save(owner=users.alice, currency="USD", prices={"QM9700": "30000"})
     alice.post(rev_url(computed, tail="reprice/"))
     assert alice.get(rev_url(computed, tail="bom/"), HTTP_IF_NONE_MATCH=r["ETag"]).status_code == 200
+
+
+def test_a_file_missing_from_the_store_is_built_again_not_a_500(alice, computed):
+    from apps.exports.artifacts import artifact_storage
+
+    first = alice.get(rev_url(computed, tail="downloads/labels.pdf"))
+    artifact_storage().delete(Artifact.objects.get().name)
+
+    again = alice.get(rev_url(computed, tail="downloads/labels.pdf"))
+    assert first.status_code == again.status_code == 200 and body(again).startswith(b"%PDF")
+    assert Artifact.objects.count() == 1
+
+
+def test_after_a_change_of_store_the_other_stores_files_are_not_served(alice, computed, settings):
+    alice.get(rev_url(computed, tail="downloads/labels.pdf"))
+    other = "database" if settings.ARTIFACT_STORE == "files" else "files"
+    Artifact.objects.update(store=other)
+
+    r = alice.get(rev_url(computed, tail="downloads/labels.pdf"))
+    assert r.status_code == 200 and body(r).startswith(b"%PDF")
+    assert sorted(Artifact.objects.values_list("store", flat=True)) == sorted([other, settings.ARTIFACT_STORE])
