@@ -206,9 +206,25 @@ _ARTIFACT_STORAGES = {
     "files": {"BACKEND": "apps.exports.storage.AtomicFileSystemStorage",
               "OPTIONS": {"location": str(ARTIFACT_FILES_DIR)}},
     "database": {"BACKEND": "apps.exports.storage.DatabaseStorage"},
+    # Credentials come the usual AWS way (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, a role, a profile).
+    "s3": {"BACKEND": "apps.exports.storage.S3ArtifactStorage", "OPTIONS": {
+        "bucket_name": env_str("ARTIFACT_S3_BUCKET", ""),
+        "endpoint_url": env_str("ARTIFACT_S3_ENDPOINT_URL", "") or None,
+        "region_name": env_str("ARTIFACT_S3_REGION", "") or None,
+        "location": "artifacts",
+        "file_overwrite": True,  # names are unique per build
+        "default_acl": None,
+        "querystring_auth": True,
+        "querystring_expire": 300,
+    }},
 }
 if ARTIFACT_STORE not in _ARTIFACT_STORAGES:
     raise ImproperlyConfigured(f"ARTIFACT_STORE={ARTIFACT_STORE!r}: use one of {', '.join(_ARTIFACT_STORAGES)}")
+if ARTIFACT_STORE == "s3" and not _ARTIFACT_STORAGES["s3"]["OPTIONS"]["bucket_name"]:
+    raise ImproperlyConfigured("ARTIFACT_STORE=s3 needs ARTIFACT_S3_BUCKET")
+# With the s3 store: answer a download with a redirect to a presigned URL (5 minutes) instead of streaming the
+# bytes through the app.
+ARTIFACT_S3_REDIRECT = env_bool("ARTIFACT_S3_REDIRECT", False)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "artifacts": _ARTIFACT_STORAGES[ARTIFACT_STORE],

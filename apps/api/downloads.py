@@ -14,11 +14,11 @@ from typing import Iterator
 
 from django.conf import settings
 from django.db import connection
-from django.http import FileResponse, HttpResponse
+from django.http import FileResponse, HttpResponse, HttpResponseRedirect
 from django.utils.text import slugify
 
 from apps.common.http_cache import cache_headers
-from apps.exports.artifacts import artifact_open, artifact_touch
+from apps.exports.artifacts import artifact_open, artifact_storage, artifact_touch
 from apps.exports.models import Artifact
 
 from apps.designs.models import CableRecord, LinkRecord, Revision
@@ -53,8 +53,17 @@ def artifact_etag(artifact: Artifact) -> str:
 def artifact_response(artifact: Artifact, filename: str, *, immutable: bool = True) -> HttpResponse:
     """A stored deliverable as a download, streamed from the artifact store a block at a time (the process
     never holds the file), or handed to nginx with X-Accel-Redirect when settings.ARTIFACT_ACCEL_REDIRECT
-    names the internal location of the files store."""
+    names the internal location of the files store, or redirected to a presigned URL of the s3 store
+    (settings.ARTIFACT_S3_REDIRECT)."""
     artifact_touch(artifact)
+    if settings.ARTIFACT_S3_REDIRECT and settings.ARTIFACT_STORE == "s3":
+        # The object store sends the bytes: a presigned URL valid for 5 minutes, so this answer is not kept.
+        location = artifact_storage().url(artifact.name, parameters={
+            "ResponseContentDisposition": f'attachment; filename="{filename}"',
+            "ResponseContentType": artifact.content_type})
+        response = HttpResponseRedirect(location)
+        response["Cache-Control"] = "private, no-store"
+        return response
     if settings.ARTIFACT_ACCEL_REDIRECT and settings.ARTIFACT_STORE == "files":
         response = HttpResponse(content_type=artifact.content_type)
         response["X-Accel-Redirect"] = settings.ARTIFACT_ACCEL_REDIRECT.rstrip("/") + "/" + artifact.name

@@ -175,8 +175,11 @@ def artifact_open(artifact: Artifact):
     """The stored file, opened for reading (streamed from the storage, never read whole). A file gone from the
     storage (deleted by hand, a store restored from an older backup) takes its row with it: FileNotFoundError,
     and the next request builds it again."""
+    storage = artifact_storage()
     try:
-        return artifact_storage().open(artifact.name, "rb")
+        if hasattr(storage, "open_stream"):
+            return storage.open_stream(artifact.name)
+        return storage.open(artifact.name, "rb")
     except FileNotFoundError:
         log.warning("artifact %s: its file %s is missing from the store; forgetting it", artifact.pk, artifact.name)
         Artifact.objects.filter(pk=artifact.pk).delete()
@@ -208,14 +211,14 @@ def artifact_prune(*, max_bytes: int | None = None, max_age_days: float | None =
     cutoff = timezone.now() - timedelta(seconds=ORPHAN_GRACE_S)
     from .storage import modified_at
 
-    for name in getattr(storage, "all_names", lambda: [])():
+    for name in storage.all_names():
         if name in known:
             continue
         when = modified_at(storage, name)
         if when is not None and when < cutoff:
             storage.delete(name)
             orphans += 1
-    partials = getattr(storage, "stale_partials", lambda s: [])(ORPHAN_GRACE_S)
+    partials = storage.stale_partials(ORPHAN_GRACE_S)
     for name in partials:
         storage.delete(name)
     out = {"aged": n_aged, "over_size": n_size, "orphans": orphans, "partials": len(partials),

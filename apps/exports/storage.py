@@ -20,6 +20,7 @@ import os
 import time
 import uuid
 from datetime import datetime, timezone as dt_timezone
+from functools import lru_cache
 from pathlib import Path
 
 from django.conf import settings
@@ -270,3 +271,40 @@ def modified_at(storage, name: str) -> datetime | None:
     except (FileNotFoundError, NotImplementedError, OSError):
         return None
     return value if value.tzinfo else value.replace(tzinfo=dt_timezone.utc)
+
+
+@lru_cache(maxsize=1)
+def s3_storage_class():
+    """S3ArtifactStorage, defined on first use so that django-storages and boto3 are imported only with the
+    s3 store."""
+    from storages.backends.s3 import S3Storage
+    from storages.utils import clean_name
+
+    @deconstructible(path="apps.exports.storage.S3ArtifactStorage")
+    class _S3ArtifactStorage(S3Storage):
+        """django-storages' S3Storage (an S3 PUT or multipart upload becomes visible only once complete; a
+        killed upload's parts stay invisible until the bucket's AbortIncompleteMultipartUpload rule removes
+        them), with reads streamed from the object's body instead of spooled whole first."""
+
+        def open_stream(self, name: str):
+            key = self._normalize_name(clean_name(name))
+            try:
+                return self.bucket.Object(key).get()["Body"]
+            except self.connection.meta.client.exceptions.NoSuchKey:
+                raise FileNotFoundError(name) from None
+
+        def all_names(self) -> list[str]:
+            prefix = self._normalize_name("")
+            prefix = prefix.rstrip("/") + "/" if prefix else ""
+            return [obj.key[len(prefix):] for obj in self.bucket.objects.filter(Prefix=prefix)]
+
+        def stale_partials(self, older_than_s: float) -> list[str]:
+            return []  # incomplete uploads are invisible (and expire by the bucket's lifecycle rule)
+
+    return _S3ArtifactStorage
+
+
+def __getattr__(name: str):
+    if name == "S3ArtifactStorage":
+        return s3_storage_class()
+    raise AttributeError(name)

@@ -4,3 +4,4 @@ from tests.apps.jobs.conftest import (  # noqa: F401 - fixtures and hooks pytest
     pytest_unconfigure,
     start_worker,
 )
+from tests.apps.exports.s3server import s3_server, s3_store  # noqa: F401, E402 - fixtures

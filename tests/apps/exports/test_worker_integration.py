@@ -2,7 +2,8 @@
 
 The web side is this process (Django's test client); each worker is a `celery worker` subprocess with a
 FABRICDESIGN_VAR_DIR of its own, so nothing passes between them through a filesystem: only the database and
-the broker. That needs a network broker and database (PostgreSQL and Redis, as in CI); on the defaults
+the broker (and the object store). That needs a network broker and database (PostgreSQL and Redis, as in
+CI); on the defaults
 (SQLite and the filesystem broker, both files under var/) the cross-host test is skipped.
 """
 from __future__ import annotations
@@ -45,20 +46,26 @@ def body(response) -> bytes:
     return b"".join(response.streaming_content) if response.streaming else response.content
 
 
-def test_a_worker_with_its_own_var_builds_a_large_export_that_the_web_serves_from_postgresql(
-        start_worker, users, settings, tmp_path):
-    """GIVEN a web process and a worker with separate var/ folders and the database artifact store
+@pytest.mark.parametrize("store", ["database", "s3"])
+def test_a_worker_with_its_own_var_builds_a_large_export_that_the_web_serves_from_the_shared_store(
+        start_worker, users, settings, tmp_path, store, request):
+    """GIVEN a web process and a worker with separate var/ folders and a shared store (PostgreSQL, or S3
+         through a local S3-compatible server)
     WHEN alice asks the web for a 4,096-cable design's cabling plan
     THEN the web answers 202 with the job in Location, the worker builds it, and the web then serves the
-         whole file from the database (200, the stored size and hash); neither var/ holds a file."""
+         whole file from the store (200, the stored size and hash); neither var/ holds a file."""
     if connection.vendor != "postgresql" or django_settings.CELERY_BROKER_URL.startswith("filesystem"):
         pytest.skip("no shared filesystem needs a network database and broker (PostgreSQL and Redis)")
     web_var, worker_var = tmp_path / "web-var", tmp_path / "worker-var"
     web_var.mkdir()
     settings.VAR_DIR = web_var
-    settings.ARTIFACT_STORE = "database"
-    settings.STORAGES = {**settings.STORAGES, "artifacts": {"BACKEND": "apps.exports.storage.DatabaseStorage"}}
-    worker = start_worker(FABRICDESIGN_VAR_DIR=str(worker_var), ARTIFACT_STORE="database")
+    if store == "s3":
+        env = request.getfixturevalue("s3_store")
+    else:
+        settings.ARTIFACT_STORE = "database"
+        settings.STORAGES = {**settings.STORAGES, "artifacts": {"BACKEND": "apps.exports.storage.DatabaseStorage"}}
+        env = {"ARTIFACT_STORE": "database"}
+    worker = start_worker(FABRICDESIGN_VAR_DIR=str(worker_var), **env)
     revision = computed(worker, users.alice, LARGE)
     assert revision.cable_count > settings.DOWNLOAD_INLINE_MAX_CABLES
     alice = token_client(users.alice)
@@ -76,7 +83,12 @@ def test_a_worker_with_its_own_var_builds_a_large_export_that_the_web_serves_fro
     artifact = Artifact.objects.get(revision=revision, kind="cabling-plan.pdf")
     assert served.status_code == 200 and data.startswith(b"%PDF") and len(data) == artifact.size > 100_000
     assert hashlib.sha256(data).hexdigest() == artifact.sha256 and served["ETag"] == f'"{artifact.sha256}"'
-    assert StoredChunk.objects.filter(name=artifact.name).count() == -(-artifact.size // (1024 * 1024))
+    assert artifact.store == store
+    if store == "database":
+        assert StoredChunk.objects.filter(name=artifact.name).count() == -(-artifact.size // (1024 * 1024))
+    else:
+        from apps.exports.artifacts import artifact_storage
+        assert artifact_storage().all_names() == [artifact.name] and not StoredChunk.objects.exists()
     assert files_in(web_var) == [] and files_in(worker_var) == []
 
 
