@@ -39,6 +39,7 @@ from .models import CableRecord, Design, Revision
 from .selectors import design_can_write, design_get, design_list, revision_get
 from .services import (
     design_compute_enqueue,
+    design_check_spec,
     design_create,
     design_delete,
     design_share,
@@ -81,10 +82,11 @@ def design_new(request: HttpRequest) -> HttpResponse:
 @signin_required
 @require_http_methods(["GET", "POST"])
 def design_new_blank(request: HttpRequest) -> HttpResponse:
-    form = SpecForm(request.POST if request.method == "POST" else None)
+    form = SpecForm(request.POST if request.method == "POST" else None, owner=request.user)
     if form.is_valid():
         design = design_create(user=request.user, spec=form.cleaned_spec)
         messages.success(request, f"Created “{design.name}”.")
+        _warn(request, design)
         return _after_save(request, design)
     return render(request, "designs/form.html", {"form": form, "design": None},
                   status=400 if form.errors else 200)
@@ -109,13 +111,19 @@ def design_edit(request: HttpRequest, pk: int) -> HttpResponse:
     design = design_get(user=request.user, design_id=pk, write=True)
     post = request.POST if request.method == "POST" else None
     yaml_mode = post is not None and "spec_yaml" in post
-    form = SpecForm(None if yaml_mode else post, spec=design.spec)
-    yaml_form = SpecYamlForm(post if yaml_mode else None, spec=design.spec)
+    form = SpecForm(None if yaml_mode else post, spec=design.spec, owner=design.owner)
+    yaml_form = SpecYamlForm(post if yaml_mode else None, spec=design.spec, owner=design.owner)
     bound = yaml_form if yaml_mode else form
     if post is not None and bound.is_valid():
         design_update(design=design, spec=bound.cleaned_spec)
         messages.success(request, "Saved.")
+        _warn(request, design)
         return _after_save(request, design)
+    if post is None:  # the stored spec's warnings (and what today's checks refuse in a spec saved before them)
+        try:
+            form.set_warnings(design_check_spec(design.spec, owner=design.owner)[1])
+        except SpecError as exc:
+            messages.warning(request, f"This spec would no longer be accepted: {exc}")
     return render(request, "designs/form.html", {"form": form, "yaml_form": yaml_form, "design": design},
                   status=400 if bound.errors else 200)
 
@@ -294,6 +302,12 @@ def _owned_design(request: HttpRequest, pk: int) -> Design:
     if design.owner_id != request.user.pk:
         raise Http404("No such design.")
     return design
+
+
+def _warn(request: HttpRequest, design: Design) -> None:
+    """The save's warnings (implausible workload step times), each with its field path."""
+    for w in getattr(design, "spec_warnings", ()):
+        messages.warning(request, f"Warning: {w}")
 
 
 def _after_save(request: HttpRequest, design: Design) -> HttpResponse:
