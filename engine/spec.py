@@ -32,6 +32,8 @@ DESCRIPTION_LENGTH = 2000
 KEY_LENGTH = 64
 SITE_LENGTH = 16
 SITE_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_-]*"
+# Catalog keys users add (custom parts): they name device types and parts in CSVs and NetBox imports.
+CATALOG_KEY_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._+/-]{0,63}"
 
 _RATIO_HELP = 'Downlink : uplink bandwidth, e.g. "1:1" (non-blocking) or "3:1".'
 

@@ -42,8 +42,12 @@ class UserYamlError(ValueError):
 
     def __init__(self, message: str, line: int | None = None, column: int | None = None):
         self.message, self.line, self.column = message, line, column
-        where = f" at line {line}, column {column}" if line is not None else ""
-        super().__init__(f"not valid YAML or JSON{where}: {message}")
+        super().__init__(self.describe("not valid YAML or JSON"))
+
+    def describe(self, what: str) -> str:
+        """`what` at line L, column C: the problem."""
+        where = f" at line {self.line}, column {self.column}" if self.line is not None else ""
+        return f"{what}{where}: {self.message}"
 
 
 class _Resolver(Resolver):

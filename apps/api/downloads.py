@@ -17,6 +17,7 @@ from django.utils.text import slugify
 
 from apps.designs.models import CableRecord, LinkRecord, Revision
 from apps.designs.tables import CABLE_FIELDS, LINK_FIELDS
+from engine.csvcells import neutralize_row
 
 from .errors import ApiError
 from .models import MeasurementUpload
@@ -41,18 +42,19 @@ def _table(kind: str):
     return (LinkRecord, LINK_FIELDS, "link_id") if kind == "links.csv" else (CableRecord, CABLE_FIELDS, "cable_id")
 
 
-def iter_table_csv(revision: Revision, kind: str) -> Iterator[bytes]:
-    """The rows of links.csv / cables.csv (header first), as byte chunks."""
+def iter_table_csv(revision: Revision, kind: str, *, raw: bool = False) -> Iterator[bytes]:
+    """The rows of links.csv / cables.csv (header first), as byte chunks; text cells beginning with a formula
+    character get a leading ' unless `raw` (engine/csvcells.py)."""
     model, fields, order = _table(kind)
     if connection.vendor == "postgresql":
-        yield from _copy_csv(model, fields, order, revision.pk)
+        yield from _copy_csv(model, fields, order, revision.pk, raw=raw)
         return
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(fields)
     rows = model.objects.filter(revision_id=revision.pk).order_by(order).values_list(*fields)
     for row in rows.iterator(chunk_size=5000):
-        w.writerow(row)
+        w.writerow(row if raw else neutralize_row(row))
         if buf.tell() >= CHUNK:
             yield buf.getvalue().encode()
             buf.seek(0)
@@ -60,9 +62,9 @@ def iter_table_csv(revision: Revision, kind: str) -> Iterator[bytes]:
     yield buf.getvalue().encode()
 
 
-def _copy_csv(model, fields, order: str, revision_id: int) -> Iterator[bytes]:
+def _copy_csv(model, fields, order: str, revision_id: int, *, raw: bool = False) -> Iterator[bytes]:
     qn = connection.ops.quote_name
-    cols = ", ".join(qn(f) for f in fields)
+    cols = ", ".join(qn(f) if raw or not _is_text(model, f) else _neutralized_sql(qn(f)) for f in fields)
     sql = (f"COPY (SELECT {cols} FROM {qn(model._meta.db_table)} WHERE revision_id = {int(revision_id)} "
            f"ORDER BY {qn(order)}) TO STDOUT WITH (FORMAT CSV, HEADER)")
     parts: list[bytes] = []
@@ -76,6 +78,17 @@ def _copy_csv(model, fields, order: str, revision_id: int) -> Iterator[bytes]:
                     yield b"".join(parts)
                     parts, size = [], 0
     yield b"".join(parts)
+
+
+def _is_text(model, name: str) -> bool:
+    return model._meta.get_field(name).get_internal_type() in ("CharField", "TextField")
+
+
+def _neutralized_sql(col: str) -> str:
+    """engine.csvcells.neutralize in SQL, for the server's own COPY: a text cell beginning with a formula
+    character gets a leading '. Text columns of these tables never hold a plain number, so no number test."""
+    return (f"CASE WHEN left({col}, 1) IN ('=', '+', '-', '@', E'\\t', E'\\r') THEN '''' || {col} "
+            f"ELSE {col} END AS {col}")
 
 
 # --- measured test results -----------------------------------------------------------------------

@@ -240,7 +240,7 @@ class SpecForm(SpecErrorsMixin, forms.Form):
                 try:
                     value = load_user_yaml(value, max_chars=settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
                 except UserYamlError as exc:
-                    self.add_error(leaf.name, str(exc))
+                    self.add_error(leaf.name, exc.describe("not valid YAML"))
                     continue
             if isinstance(value, str) and leaf.spec.kind != "any":
                 value = value.strip()
@@ -319,7 +319,7 @@ class SpecYamlForm(forms.Form):
             # line and column (engine/yamlsafe.py), before anything is built from them.
             data = load_user_yaml(text, max_chars=settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
         except UserYamlError as exc:
-            raise forms.ValidationError(str(exc)[:1].upper() + str(exc)[1:]) from None
+            raise forms.ValidationError(exc.describe("Not valid YAML")) from None
         try:
             self.cleaned_spec, warnings = design_check_spec(data, owner=self.owner)
         except SpecError as exc:

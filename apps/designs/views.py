@@ -21,6 +21,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from apps.jobs.models import Job
 from apps.jobs.services import job_request_cancel
+from engine.csvcells import neutralize_row
 from engine.errors import SpecError
 from engine.model import TIERS
 
@@ -246,7 +247,10 @@ def _downloads(revision) -> list[dict]:
     base = f"/api/v1/designs/{revision.design_id}/revisions/{revision.number}/downloads/"
     kinds = ["links.csv", "cables.csv", "summary.json"] + [
         k for k in DELIVERABLES if k != "workloads.pdf" or (revision.summary or {}).get("workloads")]
-    return [{"kind": k, "url": base + k} for k in kinds]
+    # CSV files also as raw (every cell unchanged, no ' before formula-like text): the declared csv=raw option.
+    return [{"kind": k, "url": base + k,
+             "raw_url": base + k + "?csv=raw" if k.endswith(".csv") and not k.startswith("netbox") else None}
+            for k in kinds]
 
 
 def _workload_charts(summary: dict) -> dict[str, dict[str, str]]:
@@ -275,7 +279,11 @@ def revision_table_csv(request: HttpRequest, pk: int, number: int, table: str) -
     form = TableFilterForm(request.GET, table=table, facets=link_facets(revision))
     if not form.is_valid():
         return HttpResponse("Bad filter: " + form.errors.as_text(), status=400, content_type="text/plain")
-    response = StreamingHttpResponse(_csv_lines(revision, table, form.query()), content_type="text/csv")
+    mode = request.GET.get("csv", "safe")
+    if mode not in ("safe", "raw"):  # the one declared CSV option, as in the API and the CLI
+        return HttpResponse("Bad option: csv must be safe or raw", status=400, content_type="text/plain")
+    response = StreamingHttpResponse(_csv_lines(revision, table, form.query(), raw=mode == "raw"),
+                                     content_type="text/csv")
     response["Content-Disposition"] = f'attachment; filename="design-{pk}-r{number}-{table}.csv"'
     return response
 
@@ -388,8 +396,10 @@ def _table(request: HttpRequest, pk: int, number: int, table: str) -> HttpRespon
     }, status=200 if page is not None else 400)
 
 
-def _csv_lines(revision: Revision, table: str, query: dict) -> Iterator[str]:
-    """The filtered table as CSV, fetched page by page along the keyset cursor (never OFFSET)."""
+def _csv_lines(revision: Revision, table: str, query: dict, *, raw: bool = False) -> Iterator[str]:
+    """The filtered table as CSV, fetched page by page along the keyset cursor (never OFFSET); text cells
+    beginning with a formula character get a leading ' unless `raw` (engine/csvcells.py)."""
+    cells = (lambda row: row) if raw else neutralize_row
     columns = LINK_FIELDS if table == "links" else CABLE_FIELDS
     fetch = link_page if table == "links" else cable_page
 
@@ -402,7 +412,7 @@ def _csv_lines(revision: Revision, table: str, query: dict) -> Iterator[str]:
     cursor = None
     while True:
         page = fetch(revision=revision, filters=query["filters"], order=query["order"], cursor=cursor, limit=1000)
-        yield "".join(writer.writerow([row[c] for c in columns]) for row in page.rows)
+        yield "".join(writer.writerow(cells([row[c] for c in columns])) for row in page.rows)
         cursor = page.next_cursor
         if not cursor:
             return

@@ -6,13 +6,17 @@ the csv module quote a field: a delimiter inside a field (more commas than separ
 character, or a line break. Such a row, and only such a row, is written through ``csv.writer``.
 Either way the bytes are exactly what ``csv.writer(lineterminator="\\n")`` produces with the
 default dialect (tests compare them on whole designs), at 3-4x the speed of calling the writer
-for every row.
+for every row. Text cells that begin with a formula character are neutralized (engine/csvcells.py)
+unless `raw`: a row that may hold one (a scan of the line) goes through the writer with its cells
+neutralized.
 """
 from __future__ import annotations
 
 import csv
 import io
 from typing import Iterable, Iterator, Sequence
+
+from engine.csvcells import line_may_need_neutralizing, neutralize_row
 
 
 class _Line:
@@ -33,7 +37,14 @@ def csv_line(row: Sequence) -> str:
     return _Line()(row)
 
 
-def csv_lines(header: Sequence[str], rows: Iterable[Sequence]) -> Iterator[str]:
+def csv_line_safe(row: Sequence) -> str:
+    """One row through csv.writer, each text cell neutralized (engine/csvcells.py)."""
+    return _Line()(neutralize_row(row))
+
+
+def csv_lines(header: Sequence[str], rows: Iterable[Sequence], *, raw: bool = False) -> Iterator[str]:
+    """Header and rows as CSV lines. Unless `raw`, a text cell beginning with a formula character is written
+    with a leading ' (engine/csvcells.py); a line with no cell that could begin so keeps the fast path."""
     slow = _Line()
     yield slow(header)
     n = len(header)
@@ -43,17 +54,17 @@ def csv_lines(header: Sequence[str], rows: Iterable[Sequence]) -> Iterator[str]:
     for row in rows:
         line = fmt(*row)
         if line.count(",") == seps and '"' not in line and line.count("\n") == 1 and "\r" not in line \
-                and "None" not in line:
+                and "None" not in line and (raw or not line_may_need_neutralizing(line)):
             yield line
         else:
-            yield slow(row)
+            yield slow(row if raw else neutralize_row(row))
 
 
-def write_csv(fh, header: Sequence[str], rows: Iterable[Sequence], chunk: int = 2000) -> int:
+def write_csv(fh, header: Sequence[str], rows: Iterable[Sequence], chunk: int = 2000, *, raw: bool = False) -> int:
     """Write header + rows to a text file object in chunks; returns the number of data rows."""
     buf: list[str] = []
     n = -1
-    for line in csv_lines(header, rows):
+    for line in csv_lines(header, rows, raw=raw):
         buf.append(line)
         n += 1
         if len(buf) >= chunk:

@@ -273,7 +273,8 @@ def iter_bom_rows(result, options=None, bom: Bom | None = None) -> Iterator[tupl
 
 
 def iter_bom_csv(result, options=None) -> Iterator[str]:
-    yield from csv_lines(BOM_CSV_COLUMNS, iter_bom_rows(result, options))
+    yield from csv_lines(BOM_CSV_COLUMNS, iter_bom_rows(result, options),
+                         raw=ExportOptions.from_any(options).raw_csv)
 
 
 def write_bom_csv(result, fh: IO[str], options=None) -> int:
