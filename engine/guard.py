@@ -69,6 +69,7 @@ def check_spec(spec: DesignSpec, catalog: Catalog, limits: Limits | None = None)
                              ratio=ib.ratio, speed_gbps=server.inband.speed_gbps, servers=spec.servers.count,
                              server_ports=len(server.inband.ports), appliance_ports_total=2 * ib.management_servers,
                              catalog=catalog)
+    _check_names(spec, server, compute)
     reserved_u = (1 if spec.oob.enabled else 0) + (spec.layout.panel_units if _uses_panels(spec) else 0)
     per_rack = servers_per_rack(spec.layout, server, reserved_u)
     est = estimate(spec, catalog, compute, storage, inband, per_rack)
@@ -104,6 +105,28 @@ def _check_keys(spec: DesignSpec, catalog: Catalog) -> None:
               for path, key, known, what in wanted if key is not None and key not in known]
     if errors:
         raise SpecError(errors)
+
+
+# The link and cable tables' columns for device and port names (apps/designs/models.py): a name that does not
+# fit would fail the store with a database error, so it is refused here with the field it comes from.
+DEVICE_NAME_LENGTH = 64
+PORT_NAME_LENGTH = 32
+
+
+def _check_names(spec: DesignSpec, server, compute: ComputePlan) -> None:
+    """Server names are "<first part of the model key>-SU<n>-N<n>" (pipeline.start_design); a custom model's
+    long key or port names must still fit their columns."""
+    prefix = server.key.split("-")[0]
+    longest = len(f"{prefix}-SU{compute.n_su:02d}-N{compute.su_size:02d}")
+    if longest > DEVICE_NAME_LENGTH:
+        raise SpecError.at("servers.model", f"server names would be {longest} characters ({prefix.upper()}-SU…); "
+                                            f"device names hold at most {DEVICE_NAME_LENGTH}: use a shorter model key")
+    ports = [p.name for p in server.compute_ports] + list(server.storage.ports) + list(server.inband.ports) \
+        + list(server.oob.ports)
+    long_port = max(ports, key=len, default="")
+    if len(long_port) + 2 > PORT_NAME_LENGTH:  # + "/2": a port split over two planes
+        raise SpecError.at("servers.model", f"port name {long_port[:40]!r} of {server.key} is longer than "
+                                            f"{PORT_NAME_LENGTH - 2} characters")
 
 
 def _access_counts(plan: AccessPlan | None, servers: int, appliances: int) -> tuple[int, int]:

@@ -17,13 +17,12 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from engine.catalog import load_catalog
-from engine.errors import SpecError
+from engine.errors import FieldError, SpecError
 from engine.model import NETWORKS
 from engine.presets import list_presets
-from engine.errors import FieldError
 from engine.schema import DEFAULT_MAX_LENGTH, REQUIRED, Field
-from engine.yamlsafe import UserYamlError, load_user_yaml
 from engine.spec import SCHEMA_VERSION, SPEC_FIELDS
+from engine.yamlsafe import UserYamlError, load_user_yaml
 
 from .models import Access
 from .services import design_check_spec

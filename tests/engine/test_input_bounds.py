@@ -257,3 +257,16 @@ def test_the_line_scan_finds_every_formula_cell():
     assert line_may_need_neutralizing(",".join(row))
     assert not line_may_need_neutralizing("DC1-A,x-y,C000001,1.5")
     assert neutralize_row(row) == ["DC1-A", "x", "'=1"]
+
+
+def test_a_custom_server_key_too_long_for_the_device_name_column_is_refused_at_save():
+    import yaml
+
+    from engine.catalog import DATA_DIR
+
+    body = yaml.safe_load((DATA_DIR / "servers.yaml").read_text())["servers"]["dgx-h100"]
+    key = "x" * 60
+    catalog = load_catalog({"servers": {key: body}})
+    with pytest.raises(SpecError) as info:
+        check_spec(parse_spec(spec(servers={"model": key})), catalog)
+    assert info.value.errors[0].path == "servers.model" and "at most 64" in info.value.errors[0].message

@@ -19,6 +19,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from apps.exports.renderers import iter_cables_csv, iter_test_sheet_csv
+from engine.outputs import write_links_csv
 from engine.pipeline import compute_design
 from engine.spec import parse_spec
 from tests.apps.api.conftest import SMALL_SPEC, compute_now, error_of, rev_url
@@ -290,7 +291,9 @@ def test_a_site_beginning_with_a_formula_is_neutralised_in_the_test_sheet_and_ca
     result = compute_design(replace(s, layout=replace(s.layout, site="=1+2")))
     sheet = "".join(iter_test_sheet_csv(result)).encode()
     cables = "".join(iter_cables_csv(result)).encode()
-    for data in (sheet, cables):
+    links = io.StringIO()
+    write_links_csv(result, links)
+    for data in (sheet, cables, links.getvalue().encode()):
         assert b",'=1+2." in data and b",=1+2." not in data
     assert b",=1+2." in "".join(iter_cables_csv(result, raw=True)).encode()
 
