@@ -50,11 +50,17 @@ def design_validate_spec(data, *, owner=None) -> dict:
 
 
 def _catalog_for(owner):
+    """The catalog a save is checked against: the shipped one with the owner's custom parts (cached per parts
+    state); custom parts that no longer load are the spec's problem to report, not a server error."""
     if owner is None or not getattr(owner, "pk", None):
         return load_catalog()
-    from apps.api.catalog import custom_catalog_for  # the API app owns custom parts
+    from apps.api.catalog import catalog_for  # the API app owns custom parts
+    from apps.api.errors import ApiError
 
-    return load_catalog(custom_catalog_for(owner))
+    try:
+        return catalog_for(owner)[0]
+    except ApiError as exc:
+        raise SpecError.at("servers.model", exc.message) from None
 
 
 def design_create(*, user, spec: dict | None = None, preset: str | None = None, name: str | None = None) -> Design:
