@@ -42,7 +42,7 @@ def line_may_need_neutralizing(line: str) -> bool:
     """Whether any cell of one rendered, unquoted CSV line (no quotes, commas only between cells) begins with a
     formula character. False guarantees none does; True may be a number (the caller checks the cells)."""
     return (line[:1] in TRIGGERS and line[:1] != "") or ",=" in line or ",+" in line or ",-" in line \
-        or ",@" in line or "\t" in line
+        or ",@" in line or "\t" in line or "\r" in line
 
 
 def strip_prefix(cell: str) -> str:

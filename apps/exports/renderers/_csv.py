@@ -53,17 +53,18 @@ def csv_lines(header: Sequence[str], rows: Iterable[Sequence], *, raw: bool = Fa
     seps = n - 1
     for row in rows:
         line = fmt(*row)
+        # Could a cell begin with a formula character? Every cell but the first follows a comma in the unquoted
+        # line, so this scan never misses one (line_may_need_neutralizing, inlined: a call costs as much as the
+        # scans; a one-character search before each two-character one). A flagged row (a negative number, usually) is checked cell by cell.
+        flagged = not raw and (line[0] in TRIGGERS or ",-" in line or ("=" in line and ",=" in line)
+                               or ("+" in line and ",+" in line) or ("@" in line and ",@" in line)
+                               or "\t" in line or "\r" in line)
         if line.count(",") == seps and '"' not in line and line.count("\n") == 1 and "\r" not in line \
                 and "None" not in line:
-            # Most rows hold no cell that could start a formula; a row the scan flags (a negative number
-            # usually) is checked cell by cell before anything is rewritten.
-            # line_may_need_neutralizing inlined (a call costs as much as the scans); "=" first: the cheapest.
-            if raw or not ("=" in line or line[0] in TRIGGERS or "+" in line or "@" in line or "\t" in line
-                           or ",-" in line) or not any(
-                    type(c) is str and c[:1] in TRIGGERS and starts_unsafe(c) for c in row):
+            if not flagged or not any(type(c) is str and c[:1] in TRIGGERS and starts_unsafe(c) for c in row):
                 yield line
                 continue
-        yield slow(row if raw else neutralize_row(row))
+        yield slow(neutralize_row(row) if flagged else row)
 
 
 def write_csv(fh, header: Sequence[str], rows: Iterable[Sequence], chunk: int = 2000, *, raw: bool = False) -> int:
