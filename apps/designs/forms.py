@@ -151,7 +151,7 @@ def _to_text(spec: Field, value: Any) -> Any:
     if value is None:
         return ""
     if spec.kind == "any":
-        return yaml.safe_dump(value, sort_keys=False, allow_unicode=True)
+        return _dump(value)
     return value if isinstance(value, str) else _num(value) if isinstance(value, float) else str(value)
 
 
@@ -185,7 +185,17 @@ def ordered_spec(spec: Mapping, tree: Mapping[str, Field] = SPEC_FIELDS) -> dict
 
 
 def spec_yaml(spec: Mapping) -> str:
-    return yaml.safe_dump(ordered_spec(spec), sort_keys=False, allow_unicode=True)
+    return _dump(ordered_spec(spec))
+
+
+def _dump(value: Any) -> str:
+    """YAML of a stored value. A spec saved before the depth limits (engine/schema.py) may nest deeper than
+    the YAML emitter can recurse: it is shown as a comment asking for a replacement, not as a server error."""
+    try:
+        return yaml.safe_dump(value, sort_keys=False, allow_unicode=True)
+    except RecursionError:
+        return ("# This value is nested too deeply to show: it was saved before the spec's depth limits.\n"
+                "# Replace it (the limits: docs/api.md) and save again.\n")
 
 
 def field_for_path(path: str, names: Mapping[str, str]) -> tuple[str | None, str]:

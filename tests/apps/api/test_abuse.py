@@ -344,3 +344,26 @@ def test_the_abuse_suite_leaves_the_server_healthy(client):
     print(f"  healthz {time.perf_counter() - t:.3f} s")
 
 
+
+
+def test_the_edit_page_shows_the_step_time_warning_at_its_field(client, users):
+    from apps.designs.services import design_create
+
+    design = design_create(user=users.alice, spec=spec(
+        servers={"model": "dgx-h100", "count": 64},
+        workloads=[{"preset": "llama-70b-dp512", "target_step_time_s": 2}]))
+    client.force_login(users.alice)
+    html = client.get(f"/designs/{design.pk}/edit/").content.decode()
+    warnings = html[html.index('id="id_workloads_warnings"'):]
+    assert "Warning: [0].target_step_time_s: a 2 s step implies 860 TFLOP/s per GPU" in warnings[:600]
+
+
+def test_a_spec_stored_deep_before_the_limits_still_opens(client, users):
+    from apps.designs.models import Design
+
+    stored = {**parse_spec(SMALL_SPEC).to_dict(), "workloads": [nested(900)]}
+    design = Design.objects.create(owner=users.alice, name="old", spec=stored)
+    client.force_login(users.alice)
+    page = client.get(f"/designs/{design.pk}/edit/")
+    assert page.status_code == 200 and "nested too deeply" in page.content.decode()
+    assert client.get(f"/designs/{design.pk}/spec.yaml").status_code == 200
