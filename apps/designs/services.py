@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
@@ -18,7 +18,7 @@ from engine.errors import SpecError
 from engine.gcpause import cyclic_gc_paused
 from engine.pipeline import check_design, finish_design, start_design
 from engine.presets import load_preset
-from engine.result import DesignResult
+from engine.result import ENGINE_VERSION, DesignResult
 from engine.spec import SCHEMA_VERSION, parse_spec
 
 from . import adapters
@@ -73,19 +73,21 @@ def design_unshare(*, design: Design, user) -> None:
     DesignShare.objects.filter(design=design, user=user).delete()
 
 
-def design_compute_enqueue(*, design: Design, user, idempotency_key: str | None = None) -> Job:
+def design_compute_enqueue(*, design: Design, user, idempotency_key: str | None = None,
+                           fingerprint: tuple[str, str, str] | None = None) -> Job:
     """Queue a computation of the design's current spec (snapshotted now, so later edits don't change it).
 
     A key the user already used returns that job (whatever design it was for: callers compare), so a
-    retried request never computes twice, even when both copies arrive at once.
+    retried request never computes twice, even when both copies arrive at once. `fingerprint`
+    (compute_fingerprint) is kept with the job so that a same request meanwhile finds it.
     """
     if idempotency_key:
         existing = Job.objects.filter(created_by=user, idempotency_key=idempotency_key).first()
         if existing is not None:
             return existing
     try:
-        return job_create(kind="compute", user=user, design=design, params={"spec": design.spec},
-                          idempotency_key=idempotency_key)
+        params = {"spec": design.spec, **({"fingerprint": list(fingerprint)} if fingerprint else {})}
+        return job_create(kind="compute", user=user, design=design, params=params, idempotency_key=idempotency_key)
     except IntegrityError:
         # A concurrent request with the same key committed first (job_idempotency_per_user).
         existing = Job.objects.filter(created_by=user, idempotency_key=idempotency_key).first() \
@@ -93,6 +95,53 @@ def design_compute_enqueue(*, design: Design, user, idempotency_key: str | None 
         if existing is None:
             raise
         return existing
+
+
+@dataclass(frozen=True)
+class ComputeRequest:
+    """What asking to compute a design gave: a new job, or (deduplicated) the revision or the running job
+    that already has this exact computation."""
+
+    job: Job | None = None
+    revision: Revision | None = None
+    deduplicated: bool = False
+
+
+def design_compute_request(*, design: Design, user, force: bool = False) -> ComputeRequest:
+    """Compute the design's current spec, unless that exact computation exists (unless `force`).
+
+    The same computation is the same normalized spec (spec_hash), engine version and catalog version (the
+    shipped catalog's version with a digest of the owner's custom parts, as load_catalog builds it): then the
+    latest such revision of the design is the answer, or a queued or running job computing it. Otherwise a
+    new job, subject to the user's quota (JobQuotaExceeded). Call job_sent(result.job) after the commit.
+    """
+    fingerprint = compute_fingerprint(design)
+    if fingerprint is not None and not force:
+        spec_hash, engine_version, catalog_version = fingerprint
+        revision = Revision.objects.filter(design=design, spec_hash=spec_hash, engine_version=engine_version,
+                                           catalog_version=catalog_version).order_by("-number").first()
+        if revision is not None:
+            return ComputeRequest(revision=revision, deduplicated=True)
+        job = Job.objects.filter(design=design, kind="compute", status__in=(JobStatus.QUEUED, JobStatus.RUNNING),
+                                 cancel_requested=False, params__fingerprint=list(fingerprint)) \
+            .order_by("-created_at").first()
+        if job is not None:
+            return ComputeRequest(job=job, deduplicated=True)
+    return ComputeRequest(job=design_compute_enqueue(design=design, user=user, fingerprint=fingerprint))
+
+
+def compute_fingerprint(design: Design) -> tuple[str, str, str] | None:
+    """(spec_hash, engine version, catalog version) a compute of the design now would store on its revision,
+    or None when they cannot be known here (a spec or custom parts that no longer load: the job says why)."""
+    from apps.api.catalog import catalog_for, custom_catalog_for  # the API app owns custom parts
+
+    try:
+        spec = parse_spec(design.spec)
+        catalog = catalog_for(design.owner)[0] if custom_catalog_for(design.owner) else load_catalog()
+    except Exception:  # noqa: BLE001 - the worker reports the error with the job; nothing to match here
+        log.info("design %s: no compute fingerprint", design.pk, exc_info=True)
+        return None
+    return adapters.spec_hash(spec.normalized), ENGINE_VERSION, catalog.version
 
 
 def design_compute_job(*, job: Job, progress: DbProgress) -> dict:
@@ -296,4 +345,4 @@ def revision_compare(*, old: Revision, new: Revision) -> dict:
 
 
 __all__ = ["design_create", "design_update", "design_delete", "design_share", "design_unshare",
-           "design_compute_enqueue", "design_compute_job", "revision_compare", "JobStatus"]
+           "design_compute_enqueue", "design_compute_request", "ComputeRequest", "design_compute_job", "revision_compare", "JobStatus"]
