@@ -287,23 +287,30 @@ def _lock_revision_numbers(design_id: int) -> None:
 
 
 def _test_stall(stage: str, keep_reporting=None) -> None:
-    """Test hook: with JOB_TEST_STALL="<stage>:<seconds>" (unset in production) a computation waits that
-    long at `stage`, so integration tests can kill or cancel a worker mid-run deterministically.
+    """Test hook: with JOB_TEST_STALL="<stage>:<seconds>[:silent|:blocking]" (unset in production) a computation
+    waits that long at `stage`, so integration tests can kill or cancel a worker mid-run deterministically.
 
     `stage` is an engine stage (the wait then calls `keep_reporting` every 0.2 s, so a cancel is noticed) or
-    "storing" (inside the store's transaction, after the links are written and before the cables).
+    "storing" (inside the store's transaction, after the links are written and before the cables). "silent"
+    waits without reporting progress, like a long stage that reports none; "blocking" waits in one call that
+    never returns to Python meanwhile, like a stuck C extension (only the hard limit ends it).
     """
-    wanted, _, seconds = settings.JOB_TEST_STALL.partition(":")
+    wanted, _, rest = settings.JOB_TEST_STALL.partition(":")
     if wanted != stage:
         return
+    seconds, _, mode = rest.partition(":")
     try:
         until = time.monotonic() + float(seconds)
     except ValueError:
         raise ImproperlyConfigured(f"JOB_TEST_STALL={settings.JOB_TEST_STALL!r}: write <stage>:<seconds>") from None
-    log.warning("JOB_TEST_STALL: holding the computation at %r for %s s", stage, seconds)
+    log.warning("JOB_TEST_STALL: holding the computation at %r for %s s%s", stage, seconds,
+                f" ({mode})" if mode else "")
+    if mode == "blocking":
+        time.sleep(float(seconds))
+        return
     while time.monotonic() < until:
         time.sleep(0.2)
-        if keep_reporting is not None:
+        if keep_reporting is not None and mode != "silent":
             keep_reporting()
 
 

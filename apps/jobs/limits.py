@@ -39,6 +39,11 @@ class JobLimitExceeded(Exception):
     """The job ran past its time limit or over its memory ceiling; the message names the limit."""
 
 
+def as_sentence(reason: str) -> str:
+    """A reason as the job's error message: "The compute job ran longer than ... (SETTING)."."""
+    return reason[:1].upper() + reason[1:] + ("" if reason.endswith(".") else ".")
+
+
 @dataclass(frozen=True)
 class JobLimits:
     soft_time_limit_s: float
@@ -152,15 +157,15 @@ class Watchdog:
         from .models import Job, JobStatus
 
         try:
-            still_mine = Job.objects.filter(pk=self.job_id, status=JobStatus.RUNNING, attempts=self.attempt,
-                                            cancel_requested=False).exists()
+            row = Job.objects.filter(pk=self.job_id).values_list("status", "attempts", "cancel_requested").first()
         except Exception:  # noqa: BLE001 - the database is briefly away: the progress writes will tell
             log.warning("watchdog of job %s could not read the job", self.job_id, exc_info=True)
             from django.db import connection
 
             connection.close()
             return False
-        return not still_mine
+        # No row (deleted with its design, or not visible to this connection yet): progress writes decide.
+        return row is not None and (row[0] != JobStatus.RUNNING or row[1] != self.attempt or row[2])
 
     def _stop(self, reason: str, grace: float) -> None:
         self.reason = reason
@@ -188,7 +193,7 @@ class Watchdog:
                       self.job_id, reason)
             try:
                 if not (self.cancelled and job_mark_cancelled(job_id=self.job_id, attempt=self.attempt)):
-                    job_fail(job_id=self.job_id, attempt=self.attempt, error=reason)
+                    job_fail(job_id=self.job_id, attempt=self.attempt, error=as_sentence(reason))
             except Exception:  # noqa: BLE001 - exit anyway; the reaper fails the job once its heartbeat is stale
                 log.exception("could not record the hard stop of job %s", self.job_id)
             for stream in (sys.stdout, sys.stderr):

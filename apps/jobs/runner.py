@@ -9,7 +9,7 @@ from django.db import InterfaceError, OperationalError, connection
 
 from engine.errors import SpecError
 
-from .limits import JobLimitExceeded, Watchdog
+from .limits import JobLimitExceeded, Watchdog, as_sentence
 from .models import Job, JobStatus
 from .progress import DbProgress, Heartbeat, JobCancelled
 from .services import job_claim_next, job_fail, job_log, job_mark_cancelled, job_succeed
@@ -88,7 +88,7 @@ def _run_claimed(job: Job) -> tuple[str, bool]:
         except JobLimitExceeded:
             _fresh_connection_after(watchdog)
             reason = watchdog.reason or "the job exceeded a limit"
-            if not job_fail(job_id=job_id, attempt=attempt, error=reason[:1].upper() + reason[1:] + "."):
+            if not job_fail(job_id=job_id, attempt=attempt, error=as_sentence(reason)):
                 return "superseded", True
             job_log(job=job, level="error", message=reason)
             return "failed", True

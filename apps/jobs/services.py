@@ -116,7 +116,7 @@ def _enqueue(job_id: str) -> bool:
     except Exception:  # noqa: BLE001 - any broker error; the user sees it on the job instead of a queued job forever
         log.exception("could not enqueue job %s", job_id)
         Job.objects.filter(pk=job_id, status=JobStatus.QUEUED).update(
-            status=JobStatus.FAILED, finished_at=timezone.now(), error=ENQUEUE_FAILED, stage="not queued")
+            status=JobStatus.FAILED, finished_at=timezone.now(), error=ENQUEUE_FAILED, stage="broker unavailable")
         return False
     Job.objects.filter(pk=job_id, status=JobStatus.QUEUED, heartbeat_at__isnull=True).update(
         heartbeat_at=timezone.now())
@@ -270,7 +270,7 @@ def job_resend_unclaimed(*, after_s: float | None = None) -> list[str]:
                                 created_at__lt=now - timedelta(seconds=NEVER_SENT_AFTER_S))
     never_sent = [str(pk) for pk in unsent.values_list("pk", flat=True)
                   if unsent.filter(pk=pk).update(status=JobStatus.FAILED, finished_at=now, error=NEVER_SENT,
-                                                 stage="not queued") == 1]
+                                                 stage="never sent") == 1]
     if never_sent:
         log.warning("failed jobs whose task was never sent: %s", never_sent)
     waiting = Job.objects.filter(status=JobStatus.QUEUED, heartbeat_at__lt=now - timedelta(seconds=after_s))
