@@ -192,9 +192,9 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
     }
     for _folder in ("queue", "processed", "control"):
         (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
-# A broker that accepts connections and never answers must not hang a request: connecting, the
-# handshake and every Redis command give up after JOB_PUBLISH_TIMEOUT_S, and a task that
-# cannot be sent is not retried by Celery (apps.jobs.services fails its job instead).
+# A broker that accepts connections and never answers must not hang a request: sending a task is given
+# up on after JOB_PUBLISH_TIMEOUT_S (apps.jobs.services._enqueue, which then fails the job), and the
+# connection, the handshake and every Redis command time out after as long, so no sender waits for ever.
 # Redis reads socket_*; other transports ignore those keys (AMQP's handshake is bounded by the connection
 # timeout), so they are set whatever the URL says: Celery lets the environment override the URL.
 JOB_PUBLISH_TIMEOUT_S = env_int("JOB_PUBLISH_TIMEOUT_S", 2)

@@ -1,10 +1,12 @@
 """A TCP server on 127.0.0.1 that accepts connections and never answers: a broker or database in trouble.
+`broker_at(url)` points this process's Celery at such a server (or any URL) meanwhile.
 
 It reads and discards what clients send (so their writes never block), answers nothing, and closes every
 connection when the `with` block ends, which releases any client still waiting.
 """
 from __future__ import annotations
 
+import os
 import socket
 import threading
 from contextlib import contextmanager
@@ -57,3 +59,28 @@ def silent_server():
                 pass
             conn.close()
         listener.close()
+
+
+@contextmanager
+def broker_at(url: str):
+    """Send this process's tasks and health checks to `url` meanwhile (pooled connections are dropped)."""
+    from fabricdesign.celery import app
+
+    def reset():
+        from kombu import pools
+
+        pools.reset()  # kombu's producer pools, keyed by connection, closed and forgotten
+        app._pool = None
+        app.amqp._producer_pool = None
+
+    previous = os.environ.get("CELERY_BROKER_URL")
+    os.environ["CELERY_BROKER_URL"] = url
+    reset()
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop("CELERY_BROKER_URL", None)
+        else:
+            os.environ["CELERY_BROKER_URL"] = previous
+        reset()

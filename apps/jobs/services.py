@@ -10,6 +10,7 @@ another worker claimed it) can no longer change the job: its updates match no ro
 from __future__ import annotations
 
 import logging
+import threading
 from collections import Counter
 from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
@@ -104,17 +105,31 @@ def job_sent(job: Job) -> Job:
 def _enqueue(job_id: str) -> bool:
     """Send the job's task. Runs after commit, so a failure can only be recorded on the job, not undone.
 
-    The send gives up after JOB_PUBLISH_TIMEOUT_S and is not retried here: a request must not hang on a
-    broker in trouble. A job whose task did not go out is failed at once, while still queued, so neither a
-    worker (its claim needs "queued") nor the resender runs it later. A task that did go out records when
-    (heartbeat_at, while queued), which tells the resender the message exists.
+    The send gets JOB_PUBLISH_TIMEOUT_S in all: it runs in a thread of its own and is given up on after
+    that, whatever the transport's client does meanwhile (redis-py, for one, retries a timed-out command),
+    so a request never hangs on a broker in trouble. A job whose task did not go out in time is failed at
+    once, while still queued, so neither a worker (its claim needs "queued"), should the message still
+    arrive, nor the resender runs it later. A task that did go out records when (heartbeat_at, while
+    queued), which tells the resender the message exists.
     """
-    from .tasks import run_job
+    sent = threading.Event()
+    errors: list[BaseException] = []
 
-    try:
-        run_job.delay(job_id)  # not retried: task_publish_retry is off (fabricdesign/celery.py)
-    except Exception:  # noqa: BLE001 - any broker error; the user sees it on the job instead of a queued job forever
-        log.exception("could not enqueue job %s", job_id)
+    def send() -> None:
+        from .tasks import run_job
+
+        try:
+            run_job.delay(job_id)  # not retried: task_publish_retry is off (fabricdesign/celery.py)
+        except Exception as exc:  # noqa: BLE001 - any broker error is reported below
+            errors.append(exc)
+        finally:
+            sent.set()
+
+    threading.Thread(target=send, name=f"send-{job_id}", daemon=True).start()
+    if not sent.wait(settings.JOB_PUBLISH_TIMEOUT_S) or errors:
+        log.error("could not enqueue job %s: %s", job_id,
+                  f"{type(errors[0]).__name__}: {errors[0]}" if errors else
+                  f"no answer from the broker within {settings.JOB_PUBLISH_TIMEOUT_S} s")
         Job.objects.filter(pk=job_id, status=JobStatus.QUEUED).update(
             status=JobStatus.FAILED, finished_at=timezone.now(), error=ENQUEUE_FAILED, stage="broker unavailable")
         return False

@@ -8,7 +8,6 @@ A runaway is a real one: the 131,072-GPU design, whose engine alone takes about 
 from __future__ import annotations
 
 import time
-from contextlib import contextmanager
 
 import pytest
 from django.db import connection
@@ -22,7 +21,7 @@ from apps.jobs.tasks import run_job
 from tests.apps.jobs.conftest import new_queue, sending_to, wait_for
 from tests.apps.jobs.test_worker_integration import assert_fully_stored, wait_status
 from tests.factories import DesignFactory
-from tests.silent_server import silent_server
+from tests.silent_server import broker_at, silent_server
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -192,33 +191,6 @@ def test_a_duplicate_compute_returns_the_existing_revision_unless_forced(worker,
 
 
 # ----- broker trouble ---------------------------------------------------------------------------------------
-
-@contextmanager
-def broker_at(url: str):
-    """Send this process's tasks and health checks to `url` meanwhile (pooled connections are dropped)."""
-    import os
-
-    from fabricdesign.celery import app
-
-    def reset():
-        from kombu import pools
-
-        pools.reset()  # kombu's producer pools, keyed by connection, closed and forgotten
-        app._pool = None
-        app.amqp._producer_pool = None
-
-    previous = os.environ.get("CELERY_BROKER_URL")
-    os.environ["CELERY_BROKER_URL"] = url
-    reset()
-    try:
-        yield
-    finally:
-        if previous is None:
-            os.environ.pop("CELERY_BROKER_URL", None)
-        else:
-            os.environ["CELERY_BROKER_URL"] = previous
-        reset()
-
 
 @pytest.mark.parametrize("scheme", ["redis", "amqp"])
 def test_with_a_broker_that_accepts_and_never_answers_healthz_and_compute_answer_503_and_no_job_runs(
