@@ -37,8 +37,14 @@ def test_an_export_that_cannot_be_queued_answers_503_with_the_failed_job(users, 
     design = DesignFactory(owner=users.alice)
     # A revision to export, computed in process as a worker would.
     from apps.designs.services import design_compute_request
+    from tests.apps.jobs.conftest import delete_queue, new_queue, sending_to
 
-    job = design_compute_request(design=design, user=users.alice).job
+    queue = new_queue()
+    try:
+        with sending_to(queue):  # a queue of this test's own, so that no developer's worker takes it
+            job = design_compute_request(design=design, user=users.alice).job
+    finally:
+        delete_queue(queue)
     assert run_job(str(job.pk)) == "succeeded"
     api = APIClient()
     api.force_authenticate(user=users.alice)
@@ -49,3 +55,28 @@ def test_an_export_that_cannot_be_queued_answers_503_with_the_failed_job(users, 
     body = response.json()
     assert body["error"]["code"] == "broker_unavailable" and body["job"]["status"] == "failed"
     assert Job.objects.get(pk=body["job"]["id"]).error == ENQUEUE_FAILED
+
+
+def test_a_503_is_not_remembered_for_its_idempotency_key(users):
+    """GIVEN a compute with an Idempotency-Key answered 503 (silent broker)
+    WHEN it is retried with the same key once the broker answers
+    THEN the retry queues a new job (202), not a replay of the 503 nor of a job that failed."""
+    from tests.apps.jobs.conftest import delete_queue, new_queue, sending_to
+
+    design = DesignFactory(owner=users.alice)
+    api = APIClient()
+    api.force_authenticate(user=users.alice)
+    url = f"/api/v1/designs/{design.pk}/compute/"
+    with silent_server() as port, broker_at(f"redis://127.0.0.1:{port}/0"):
+        refused = api.post(url, HTTP_IDEMPOTENCY_KEY="po-1")
+    assert refused.status_code == 503
+    queue = new_queue()
+    try:
+        with sending_to(queue):
+            retried = api.post(url, HTTP_IDEMPOTENCY_KEY="po-1")
+            assert retried.status_code == 202 and "Idempotent-Replayed" not in retried
+            assert retried.json()["id"] != refused.json()["job"]["id"] and retried.json()["status"] == "queued"
+            replay = api.post(url, HTTP_IDEMPOTENCY_KEY="po-1")
+            assert replay["Idempotent-Replayed"] == "true" and replay.json()["id"] == retried.json()["id"]
+    finally:
+        delete_queue(queue)
