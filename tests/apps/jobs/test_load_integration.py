@@ -29,6 +29,23 @@ RUNAWAY = {"name": "runaway 128K", "servers": {"model": "dgx-b300", "count": 163
            "compute_fabric": {"technology": "infiniband", "switch": "q3400"}}
 
 
+@pytest.fixture
+def start_worker(start_worker):
+    """The module's start_worker, but each worker is stopped when its test ends: a worker claims whatever job
+    is fairest when a message wakes it, so one left idle with another test's settings (a stall, a limit)
+    must not take the next test's jobs."""
+    mine = []
+
+    def start(**kwargs):
+        worker = start_worker(**kwargs)
+        mine.append(worker)
+        return worker
+
+    yield start
+    for worker in mine:
+        worker.stop()
+
+
 def api(user) -> APIClient:
     client = APIClient()
     client.force_authenticate(user=user)
@@ -172,11 +189,12 @@ def test_beyond_the_queued_limit_a_job_is_refused_with_429_while_another_users_j
 
 # ----- de-duplication ---------------------------------------------------------------------------------------
 
-def test_a_duplicate_compute_returns_the_existing_revision_unless_forced(worker, users):
+def test_a_duplicate_compute_returns_the_existing_revision_unless_forced(start_worker, users):
     """GIVEN a design computed once by a worker
     WHEN the same compute is asked again, then asked with force
     THEN the second answer is 200 with revision 1 and deduplicated: true (no job), the forced one a new job
          that stores revision 2."""
+    worker = start_worker()
     design = DesignFactory(owner=users.alice)
     with sending_to(worker.queue):
         wait_status(job_of(compute(users.alice, design)), JobStatus.SUCCEEDED, worker=worker)
@@ -194,7 +212,7 @@ def test_a_duplicate_compute_returns_the_existing_revision_unless_forced(worker,
 
 @pytest.mark.parametrize("scheme", ["redis", "amqp"])
 def test_with_a_broker_that_accepts_and_never_answers_healthz_and_compute_answer_503_and_no_job_runs(
-        worker, users, client, settings, scheme):
+        start_worker, users, client, settings, scheme):
     """GIVEN a broker address where a server accepts connections and never answers
     WHEN /healthz is asked and a compute is requested
     THEN /healthz is 503 within 2 s; the compute answers 503 within the publish timeout (and a margin), with
@@ -221,6 +239,7 @@ def test_with_a_broker_that_accepts_and_never_answers_healthz_and_compute_answer
     assert job.status == JobStatus.FAILED and job.error == ENQUEUE_FAILED
 
     # The broker is back: a late copy of the task reaches a worker, the reaper and the resender run.
+    worker = start_worker()
     with sending_to(worker.queue):
         run_job.delay(str(job.pk))
         job_reap_stale()
