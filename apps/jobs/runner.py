@@ -77,12 +77,13 @@ def _run_claimed(job: Job) -> tuple[str, bool]:
         except JobCancelled as exc:
             _fresh_connection_after(watchdog)
             if job_mark_cancelled(job_id=job_id, attempt=attempt):
-                job_log(job=job, level="info", message=str(exc))
+                # Raised by the watchdog, the exception carries no text of its own: its reason is the watchdog's.
+                job_log(job=job, level="info", message=str(exc) or watchdog.reason or "cancelled")
                 return "cancelled", False
             log.warning("job %s attempt %s stopped: %s", job_id, attempt, exc)
             # Still this run's job only if a handler raised JobCancelled on its own: record that as a failure.
             # Superseded: the reaper took this worker for dead; it claims nothing more on this message.
-            if job_fail(job_id=job_id, attempt=attempt, error=str(exc)):
+            if job_fail(job_id=job_id, attempt=attempt, error=str(exc) or watchdog.reason or "stopped"):
                 return "failed", False
             return "superseded", True
         except JobLimitExceeded:
