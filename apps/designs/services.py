@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -15,11 +15,12 @@ from apps.jobs.models import Job, JobStatus
 from apps.jobs.progress import DbProgress, JobCancelled
 from apps.jobs.services import job_create, job_progress, job_succeed
 from engine.catalog import load_catalog
-from engine.errors import SpecError
+from engine.errors import FieldError, SpecError
 from engine.gcpause import cyclic_gc_paused
+from engine.guard import Limits, check_spec
 from engine.pipeline import check_design, finish_design, start_design
 from engine.presets import load_preset
-from engine.result import DesignResult
+from engine.result import ENGINE_VERSION, DesignResult
 from engine.spec import SCHEMA_VERSION, parse_spec
 
 from . import adapters
@@ -30,9 +31,37 @@ from .storage import RowLoad, store_revision_rows
 log = logging.getLogger(__name__)
 
 
-def design_validate_spec(data) -> dict:
-    """Normalized spec dict, or SpecError naming every bad field."""
-    return parse_spec(data).to_dict()
+def design_limits() -> Limits:
+    """The largest design a compute accepts (settings DESIGN_MAX_DEVICES / DESIGN_MAX_LINKS)."""
+    return Limits(max_devices=settings.DESIGN_MAX_DEVICES, max_links=settings.DESIGN_MAX_LINKS)
+
+
+def design_check_spec(data, *, owner=None) -> tuple[dict, list[FieldError]]:
+    """(normalized spec dict, warnings) or SpecError naming every bad field: the schema, then everything a compute
+    would refuse, from the plans alone (engine/guard.py: catalog keys with the owner's custom parts, the sizing
+    rules, the size limits, the workloads). Warnings (FieldError) are the workloads' implausible step times."""
+    spec = parse_spec(data)
+    check = check_spec(spec, _catalog_for(owner), design_limits())
+    return spec.to_dict(), list(check.warnings)
+
+
+def design_validate_spec(data, *, owner=None) -> dict:
+    """Normalized spec dict, or SpecError naming every bad field (design_check_spec without the warnings)."""
+    return design_check_spec(data, owner=owner)[0]
+
+
+def _catalog_for(owner):
+    """The catalog a save is checked against: the shipped one with the owner's custom parts (cached per parts
+    state); custom parts that no longer load are the spec's problem to report, not a server error."""
+    if owner is None or not getattr(owner, "pk", None):
+        return load_catalog()
+    from apps.api.catalog import catalog_for  # the API app owns custom parts
+    from apps.api.errors import ApiError
+
+    try:
+        return catalog_for(owner)[0]
+    except ApiError as exc:
+        raise SpecError.at("servers.model", exc.message) from None
 
 
 def design_create(*, user, spec: dict | None = None, preset: str | None = None, name: str | None = None) -> Design:
@@ -45,13 +74,16 @@ def design_create(*, user, spec: dict | None = None, preset: str | None = None, 
             spec = {**spec, "name": name}
     if spec is None:
         raise SpecError.at("spec", "is required (or give a preset)")
-    normalized = design_validate_spec(spec)
-    return Design.objects.create(owner=user, name=normalized["name"], spec=normalized,
-                                 schema_version=SCHEMA_VERSION, preset=preset or "")
+    normalized, warnings = design_check_spec(spec, owner=user)
+    design = Design.objects.create(owner=user, name=normalized["name"], spec=normalized,
+                                   schema_version=SCHEMA_VERSION, preset=preset or "")
+    design.spec_warnings = warnings  # shown with the answer, not stored: the check repeats at every save
+    return design
 
 
 def design_update(*, design: Design, spec: dict) -> Design:
-    normalized = design_validate_spec(spec)
+    normalized, warnings = design_check_spec(spec, owner=design.owner)
+    design.spec_warnings = warnings
     design.spec = normalized
     design.name = normalized["name"]
     design.schema_version = SCHEMA_VERSION
@@ -92,19 +124,21 @@ def design_leave(*, design_id: int, user) -> bool:
     return DesignShare.objects.filter(design_id=design_id, user=user).delete()[0] > 0
 
 
-def design_compute_enqueue(*, design: Design, user, idempotency_key: str | None = None) -> Job:
+def design_compute_enqueue(*, design: Design, user, idempotency_key: str | None = None,
+                           fingerprint: tuple[str, str, str] | None = None) -> Job:
     """Queue a computation of the design's current spec (snapshotted now, so later edits don't change it).
 
     A key the user already used returns that job (whatever design it was for: callers compare), so a
-    retried request never computes twice, even when both copies arrive at once.
+    retried request never computes twice, even when both copies arrive at once. `fingerprint`
+    (compute_fingerprint) is kept with the job so that a same request meanwhile finds it.
     """
     if idempotency_key:
         existing = Job.objects.filter(created_by=user, idempotency_key=idempotency_key).first()
         if existing is not None:
             return existing
     try:
-        return job_create(kind="compute", user=user, design=design, params={"spec": design.spec},
-                          idempotency_key=idempotency_key)
+        params = {"spec": design.spec, **({"fingerprint": list(fingerprint)} if fingerprint else {})}
+        return job_create(kind="compute", user=user, design=design, params=params, idempotency_key=idempotency_key)
     except IntegrityError:
         # A concurrent request with the same key committed first (job_idempotency_per_user).
         existing = Job.objects.filter(created_by=user, idempotency_key=idempotency_key).first() \
@@ -112,6 +146,53 @@ def design_compute_enqueue(*, design: Design, user, idempotency_key: str | None 
         if existing is None:
             raise
         return existing
+
+
+@dataclass(frozen=True)
+class ComputeRequest:
+    """What asking to compute a design gave: a new job, or (deduplicated) the revision or the running job
+    that already has this exact computation."""
+
+    job: Job | None = None
+    revision: Revision | None = None
+    deduplicated: bool = False
+
+
+def design_compute_request(*, design: Design, user, force: bool = False) -> ComputeRequest:
+    """Compute the design's current spec, unless that exact computation exists (unless `force`).
+
+    The same computation is the same normalized spec (spec_hash), engine version and catalog version (the
+    shipped catalog's version with a digest of the owner's custom parts, as load_catalog builds it): then the
+    latest such revision of the design is the answer, or a queued or running job computing it. Otherwise a
+    new job, subject to the user's quota (JobQuotaExceeded). Call job_sent(result.job) after the commit.
+    """
+    fingerprint = compute_fingerprint(design)
+    if fingerprint is not None and not force:
+        spec_hash, engine_version, catalog_version = fingerprint
+        revision = Revision.objects.filter(design=design, spec_hash=spec_hash, engine_version=engine_version,
+                                           catalog_version=catalog_version).order_by("-number").first()
+        if revision is not None:
+            return ComputeRequest(revision=revision, deduplicated=True)
+        job = Job.objects.filter(design=design, kind="compute", status__in=(JobStatus.QUEUED, JobStatus.RUNNING),
+                                 cancel_requested=False, params__fingerprint=list(fingerprint)) \
+            .order_by("-created_at").first()
+        if job is not None:
+            return ComputeRequest(job=job, deduplicated=True)
+    return ComputeRequest(job=design_compute_enqueue(design=design, user=user, fingerprint=fingerprint))
+
+
+def compute_fingerprint(design: Design) -> tuple[str, str, str] | None:
+    """(spec_hash, engine version, catalog version) a compute of the design now would store on its revision,
+    or None when they cannot be known here (a spec or custom parts that no longer load: the job says why)."""
+    from apps.api.catalog import catalog_for, custom_catalog_for  # the API app owns custom parts
+
+    try:
+        spec = parse_spec(design.spec)
+        catalog = catalog_for(design.owner)[0] if custom_catalog_for(design.owner) else load_catalog()
+    except Exception:  # noqa: BLE001 - the worker reports the error with the job; nothing to match here
+        log.info("design %s: no compute fingerprint", design.pk, exc_info=True)
+        return None
+    return adapters.spec_hash(spec.normalized), ENGINE_VERSION, catalog.version
 
 
 def design_compute_job(*, job: Job, progress: DbProgress) -> dict:
@@ -137,7 +218,7 @@ def _compute_and_store(job: Job, progress: DbProgress) -> dict:
     spec = parse_spec(job.params["spec"])
     catalog = load_catalog(_owners_parts(job))
     progress.span = 70.0
-    draft = start_design(spec, catalog, _engine_progress(progress))
+    draft = start_design(spec, catalog, _engine_progress(progress), design_limits())
     start_s = time.perf_counter() - t0
     links = len(draft.links)
     cables = adapters.cable_count(draft)
@@ -257,23 +338,30 @@ def _lock_revision_numbers(design_id: int) -> None:
 
 
 def _test_stall(stage: str, keep_reporting=None) -> None:
-    """Test hook: with JOB_TEST_STALL="<stage>:<seconds>" (unset in production) a computation waits that
-    long at `stage`, so integration tests can kill or cancel a worker mid-run deterministically.
+    """Test hook: with JOB_TEST_STALL="<stage>:<seconds>[:silent|:blocking]" (unset in production) a computation
+    waits that long at `stage`, so integration tests can kill or cancel a worker mid-run deterministically.
 
     `stage` is an engine stage (the wait then calls `keep_reporting` every 0.2 s, so a cancel is noticed) or
-    "storing" (inside the store's transaction, after the links are written and before the cables).
+    "storing" (inside the store's transaction, after the links are written and before the cables). "silent"
+    waits without reporting progress, like a long stage that reports none; "blocking" waits in one call that
+    never returns to Python meanwhile, like a stuck C extension (only the hard limit ends it).
     """
-    wanted, _, seconds = settings.JOB_TEST_STALL.partition(":")
+    wanted, _, rest = settings.JOB_TEST_STALL.partition(":")
     if wanted != stage:
         return
+    seconds, _, mode = rest.partition(":")
     try:
         until = time.monotonic() + float(seconds)
     except ValueError:
         raise ImproperlyConfigured(f"JOB_TEST_STALL={settings.JOB_TEST_STALL!r}: write <stage>:<seconds>") from None
-    log.warning("JOB_TEST_STALL: holding the computation at %r for %s s", stage, seconds)
+    log.warning("JOB_TEST_STALL: holding the computation at %r for %s s%s", stage, seconds,
+                f" ({mode})" if mode else "")
+    if mode == "blocking":
+        time.sleep(float(seconds))
+        return
     while time.monotonic() < until:
         time.sleep(0.2)
-        if keep_reporting is not None:
+        if keep_reporting is not None and mode != "silent":
             keep_reporting()
 
 
@@ -299,5 +387,6 @@ def revision_compare(*, old: Revision, new: Revision) -> dict:
             "links_added": rows["links"]["added"], "links_removed": rows["links"]["removed"]}
 
 
-__all__ = ["design_create", "design_update", "design_delete", "design_share", "design_unshare", "design_leave",
-           "design_compute_enqueue", "design_compute_job", "revision_compare", "JobStatus"]
+__all__ = ["design_check_spec", "design_limits", "design_validate_spec", "design_create", "design_update",
+           "design_delete", "design_share", "design_unshare", "design_leave", "design_compute_enqueue",
+           "design_compute_request", "ComputeRequest", "design_compute_job", "revision_compare", "JobStatus"]

@@ -12,7 +12,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.core.paginator import Paginator
-from django.db.models import Count, Max, OuterRef, Subquery
+from django.db.models import Count, OuterRef, Subquery
 from django.db.models.fields.json import KT
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -22,7 +22,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from apps.api.results import completeness_of
 from apps.jobs.models import Job
-from apps.jobs.services import job_request_cancel
+from apps.jobs.services import JobNotQueued, JobQuotaExceeded, job_request_cancel, job_sent
 from engine.errors import SpecError
 from engine.model import TIERS
 
@@ -42,7 +42,8 @@ from .models import CableRecord, Design, Revision
 from .pricing import PriceListMissing, revision_pricing, revision_reprice
 from .selectors import design_can_write, design_get, design_list_owned, design_list_shared, revision_get
 from .services import (
-    design_compute_enqueue,
+    design_check_spec,
+    design_compute_request,
     design_create,
     design_delete,
     design_leave,
@@ -119,10 +120,11 @@ def design_new(request: HttpRequest) -> HttpResponse:
 @signin_required
 @require_http_methods(["GET", "POST"])
 def design_new_blank(request: HttpRequest) -> HttpResponse:
-    form = SpecForm(request.POST if request.method == "POST" else None)
+    form = SpecForm(request.POST if request.method == "POST" else None, owner=request.user)
     if form.is_valid():
         design = design_create(user=request.user, spec=form.cleaned_spec)
         messages.success(request, f"Created “{design.name}”.")
+        _warn(request, design)
         return _after_save(request, design)
     return render(request, "designs/form.html", {"form": form, "design": None},
                   status=400 if form.errors else 200)
@@ -147,13 +149,19 @@ def design_edit(request: HttpRequest, pk: int) -> HttpResponse:
     design = design_get(user=request.user, design_id=pk, write=True)
     post = request.POST if request.method == "POST" else None
     yaml_mode = post is not None and "spec_yaml" in post
-    form = SpecForm(None if yaml_mode else post, spec=design.spec)
-    yaml_form = SpecYamlForm(post if yaml_mode else None, spec=design.spec)
+    form = SpecForm(None if yaml_mode else post, spec=design.spec, owner=design.owner)
+    yaml_form = SpecYamlForm(post if yaml_mode else None, spec=design.spec, owner=design.owner)
     bound = yaml_form if yaml_mode else form
     if post is not None and bound.is_valid():
         design_update(design=design, spec=bound.cleaned_spec)
         messages.success(request, "Saved.")
+        _warn(request, design)
         return _after_save(request, design)
+    if post is None:  # the stored spec's warnings (and what today's checks refuse in a spec saved before them)
+        try:
+            form.set_warnings(design_check_spec(design.spec, owner=design.owner)[1])
+        except SpecError as exc:
+            messages.warning(request, f"This spec would no longer be accepted: {exc}")
     return render(request, "designs/form.html", {"form": form, "yaml_form": yaml_form, "design": design},
                   status=400 if bound.errors else 200)
 
@@ -162,7 +170,28 @@ def design_edit(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def design_compute(request: HttpRequest, pk: int) -> HttpResponse:
     design = design_get(user=request.user, design_id=pk, write=True)
-    job = design_compute_enqueue(design=design, user=request.user)
+    return compute_response(request, design, force=request.POST.get("force") == "1")
+
+
+def compute_response(request: HttpRequest, design: Design, *, force: bool = False) -> HttpResponse:
+    """Start computing the design and show the job; or say why not (quota, broker, nothing new to compute)."""
+    try:
+        outcome = design_compute_request(design=design, user=request.user, force=force)
+    except JobQuotaExceeded as exc:
+        messages.error(request, f"Not started: {exc.message}")
+        return redirect("designs:detail", pk=design.pk)
+    if outcome.revision is not None:
+        messages.info(request, f"Nothing new to compute: revision {outcome.revision.number} has this exact spec, "
+                               "engine and catalog. Use Recompute on the design page to compute it again anyway.")
+        return redirect("designs:revision", pk=design.pk, number=outcome.revision.number)
+    if outcome.deduplicated:
+        messages.info(request, "This exact computation is already queued or running: showing it.")
+        return redirect("designs:job", pk=design.pk, job_id=outcome.job.pk)
+    try:
+        job = job_sent(outcome.job)
+    except JobNotQueued as exc:
+        messages.error(request, f"Not started: {exc.message}")
+        return redirect("designs:detail", pk=design.pk)
     return redirect("designs:job", pk=design.pk, job_id=job.pk)
 
 
@@ -322,10 +351,15 @@ def _downloads(revision) -> list[dict]:
     background = not inline_render_allowed(revision)
     stored = set(stored_artifacts().filter(revision=revision, options={}).values_list("kind", flat=True)) \
         if background else set()
-    return [{"kind": k, "url": base + k, "download": True} for k in ("links.csv", "cables.csv", "summary.json")] + [
+    out = [{"kind": k, "url": base + k, "download": True} for k in ("links.csv", "cables.csv", "summary.json")] + [
         {"kind": k, "url": reverse("designs:revision_file", args=[revision.design_id, revision.number, k])
          if background else base + k, "download": not background or k in stored,
          "background": background and k not in stored} for k in rendered]
+    # CSV files also as raw (every cell unchanged, no ' before formula-like text): the declared csv=raw option.
+    for d in out:
+        d["raw_url"] = d["url"] + "?csv=raw" if d["kind"].endswith(".csv") and not d["kind"].startswith("netbox") \
+            else None
+    return out
 
 
 @signin_required
@@ -339,17 +373,24 @@ def revision_file(request: HttpRequest, pk: int, number: int, kind: str) -> Http
     revision = revision_get(user=request.user, design_id=pk, number=number)
     if kind not in DELIVERABLES or not deliverable_applies(kind, revision.spec):
         raise Http404("No such file.")
-    api_url = f"/api/v1/designs/{pk}/revisions/{number}/downloads/{kind}"
+    raw = request.GET.get("csv") == "raw" and kind.endswith(".csv")
+    options = {"raw_csv": True} if raw else {}
+    api_url = f"/api/v1/designs/{pk}/revisions/{number}/downloads/{kind}" + ("?csv=raw" if raw else "")
     if not deliverable_available(kind) or inline_render_allowed(revision):
         return redirect(api_url)
     try:
-        _key, _options, artifact = artifact_lookup(revision=revision, kind=kind, options={})
+        _key, _options, artifact = artifact_lookup(revision=revision, kind=kind, options=options)
     except SpecError as exc:
         messages.error(request, f"{kind} cannot be built: the revision no longer computes ({exc}).")
         return redirect(reverse("designs:revision", args=[pk, number]) + "#downloads-title")
     if artifact is not None:
         return redirect(api_url)
-    job = export_enqueue(revision=revision, kind=kind, user=request.user)
+    back = reverse("designs:revision", args=[pk, number]) + "#downloads-title"
+    try:
+        job = job_sent(export_enqueue(revision=revision, kind=kind, user=request.user, options=options))
+    except (JobQuotaExceeded, JobNotQueued) as exc:
+        messages.error(request, f"{kind} not started: {exc.message}")
+        return redirect(back)
     return redirect("designs:job", pk=pk, job_id=job.pk)
 
 
@@ -379,7 +420,11 @@ def revision_table_csv(request: HttpRequest, pk: int, number: int, table: str) -
     form = TableFilterForm(request.GET, table=table, facets=link_facets(revision))
     if not form.is_valid():
         return HttpResponse("Bad filter: " + form.errors.as_text(), status=400, content_type="text/plain")
-    response = StreamingHttpResponse(_csv_lines(revision, table, form.query()), content_type="text/csv")
+    mode = request.GET.get("csv", "safe")
+    if mode not in ("safe", "raw"):  # the one declared CSV option, as in the API and the CLI
+        return HttpResponse("Bad option: csv must be safe or raw", status=400, content_type="text/plain")
+    response = StreamingHttpResponse(_csv_lines(revision, table, form.query(), raw=mode == "raw"),
+                                     content_type="text/csv")
     response["Content-Disposition"] = f'attachment; filename="design-{pk}-r{number}-{table}.csv"'
     return response
 
@@ -436,11 +481,16 @@ def _owned_design(request: HttpRequest, pk: int) -> Design:
     return design
 
 
+def _warn(request: HttpRequest, design: Design) -> None:
+    """The save's warnings (implausible workload step times), each with its field path."""
+    for w in getattr(design, "spec_warnings", ()):
+        messages.warning(request, f"Warning: {w}")
+
+
 def _after_save(request: HttpRequest, design: Design) -> HttpResponse:
     """"Save and compute" queues a computation; plain "Save" returns to the design."""
     if "compute" in request.POST:
-        job = design_compute_enqueue(design=design, user=request.user)
-        return redirect("designs:job", pk=design.pk, job_id=job.pk)
+        return compute_response(request, design)
     return redirect("designs:detail", pk=design.pk)
 
 
@@ -524,8 +574,9 @@ def _table(request: HttpRequest, pk: int, number: int, table: str) -> HttpRespon
     }, status=200 if page is not None else 400)
 
 
-def _csv_lines(revision: Revision, table: str, query: dict) -> Iterator[str]:
-    """The filtered table as CSV, in the format of the whole file (links.csv / cables.csv, as the CLI writes)."""
+def _csv_lines(revision: Revision, table: str, query: dict, *, raw: bool = False) -> Iterator[str]:
+    """The filtered table as CSV, in the format of the whole file (links.csv / cables.csv, as the CLI writes); text
+    cells beginning with a formula character get a leading ' unless `raw` (engine/csvcells.py)."""
     rows = table_rows(revision=revision, table=table, filters=query["filters"], order=query["order"],
                       columns=stored_columns(table))
-    return csv_lines(table, rows)
+    return csv_lines(table, rows, raw=raw)

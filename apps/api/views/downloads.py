@@ -22,6 +22,7 @@ from apps.designs.selectors import design_get
 from apps.common.http_cache import cache_headers, if_none_match, not_modified, revision_etag
 from apps.exports.artifacts import PRICED_KINDS, artifact_build, artifact_lookup, inline_render_allowed
 from apps.exports.models import Artifact
+from apps.jobs.services import job_sent
 from apps.exports.services import (
     ARCHIVES,
     DELIVERABLES,
@@ -94,6 +95,9 @@ class DownloadApi(ApiView):
         rack = serializers.CharField(max_length=32, required=False, help_text="Cabling plan / labels: one rack.")
         test_limit = serializers.ChoiceField(choices=["pmd", "budget"], required=False, help_text=(
             "Test sheet: pass limit from the PMD's maximum channel loss, or the design's worst case."))
+        csv = serializers.ChoiceField(choices=["safe", "raw"], required=False, default="safe", help_text=(
+            "CSV files: safe (default) writes a text cell beginning with = + - @ tab or CR with a leading ' so "
+            "spreadsheets never run it as a formula; raw writes every cell unchanged. NetBox files are always raw."))
 
     @extend_schema(
         operation_id="revisions_download", tags=["downloads"],
@@ -123,11 +127,12 @@ class DownloadApi(ApiView):
         if not deliverable_applies(kind, rev.spec):
             raise Http404(f"This design has no {kind}: it has no InfiniBand network.")
         if kind in DB_FILES:
-            etag = revision_etag(rev, kind)
+            etag = revision_etag(rev, kind, q["csv"])
             if if_none_match(request, etag):
                 return not_modified(etag)
             if kind in ("links.csv", "cables.csv"):
-                response = StreamingHttpResponse(iter_table_csv(rev, kind), content_type=CONTENT_TYPES[kind])
+                response = StreamingHttpResponse(iter_table_csv(rev, kind, raw=q["csv"] == "raw"),
+                                                 content_type=CONTENT_TYPES[kind])
             else:
                 data = rev.summary if kind == "summary.json" else rev.spec
                 response = HttpResponse(json.dumps(data, indent=2) + "\n", content_type=CONTENT_TYPES[kind])
@@ -139,12 +144,14 @@ class DownloadApi(ApiView):
             raise ApiError(501, "not_implemented",
                            f"{kind} is not available in this build: its renderer is not installed yet.")
         options: dict = {k: q[k] for k in ("page_size", "row", "rack", "test_limit", "spares_percent") if k in q}
+        if q["csv"] == "raw":
+            options["raw_csv"] = True
         try:
             export_options(options)
             _key, _full, artifact = artifact_lookup(revision=rev, kind=kind, options=options)
             if artifact is None and not inline_render_allowed(rev):
                 job = export_enqueue(revision=rev, kind=kind, user=request.user, options=options)
-                body = job_out(request, job)
+                body = job_out(request, job_sent(job))  # 503 when the broker refused it
                 return Response(body, status=202, headers={"Location": body["url"], "Retry-After": "2"})
             if artifact is None:
                 artifact = artifact_build(revision=rev, kind=kind, options=options)
@@ -319,7 +326,7 @@ class ExportCreateApi(ApiView):
             field, _, message = str(exc).partition(": ")
             path = field if field == "kind" or field.split(".", 1)[0] == "options" else f"options.{field}"
             raise ApiError(400, "invalid_option", str(exc), [{"path": path, "message": message or str(exc)}])
-        body = job_out(request, job)
+        body = job_out(request, job_sent(job))  # committed and sent by now: 503 when the broker refused it
         return Response(body, status=202, headers={"Location": body["url"]})
 
 
