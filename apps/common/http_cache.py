@@ -38,9 +38,10 @@ def code_version() -> str:
 
 
 def revision_etag(revision, *parts) -> str:
-    """A strong ETag ("…", quoted) for something derived from `revision` and `parts`. A revision's id is never
-    reused and its rows never change, so the id stands for its content."""
-    state = [revision.pk, code_version(), *parts]
+    """A strong ETag ("…", quoted) for something derived from `revision` and `parts`. A revision's rows never
+    change; its id with its creation time and spec hash names it even where ids are reused (a database
+    rebuilt behind a cache that outlived it)."""
+    state = [revision.pk, revision.created_at.isoformat(), revision.spec_hash, code_version(), *parts]
     return '"' + hashlib.sha256(json.dumps(state, sort_keys=True, default=str).encode()).hexdigest()[:40] + '"'
 
 
