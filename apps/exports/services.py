@@ -53,6 +53,8 @@ DELIVERABLES: dict[str, Deliverable] = {d.kind: d for d in (
                 description="The installer's cable schedule (cables.csv plus rooms, rows, modules, polarity)."),
     Deliverable("labels.pdf", "application/pdf", "render_labels_pdf", True,
                 description="Both-end labels of every cable and trunk, panels and panel ports."),
+    Deliverable("labels.csv", _CSV, "iter_labels_csv", False, ("options",),
+                description="The labels of labels.pdf for label-printer software: barcode value, texts, sheet position."),
     Deliverable("test-sheet.pdf", "application/pdf", "render_test_sheet_pdf", True,
                 description="One row per fiber of every optical link, with expected loss and pass limit."),
     Deliverable("test-sheet.csv", _CSV, "iter_test_sheet_csv", False, ("row", "rack", "test_limit"),

@@ -18,9 +18,9 @@ from pathlib import Path
 from ._view import CABLE_CSV_COLUMNS, DesignView
 from .bom import BOM_CSV_COLUMNS, compute_bom, iter_bom_csv, iter_bom_rows, render_bom_pdf, write_bom_csv
 from .cabling import iter_cable_rows, iter_cables_csv, render_cabling_plan_pdf, write_cables_csv
-from .labels import count_labels, iter_labels, render_labels_pdf
+from .labels import LABEL_CSV_COLUMNS, count_labels, iter_label_records, iter_labels, iter_labels_csv, render_labels_pdf
 from .lossbudget import LOSS_COLUMNS, iter_loss_budget_csv, iter_loss_rows
-from .options import ExportOptions, LabelStock
+from .options import ExportOptions, LabelStock, label_stock_presets
 from .testsheet import (
     TEST_SHEET_COLUMNS,
     Comparison,
@@ -48,7 +48,8 @@ __all__ = [
     "BOM_CSV_COLUMNS", "CABLE_CSV_COLUMNS", "Comparison", "DesignView", "ExportOptions", "LOSS_COLUMNS",
     "LabelStock", "MeasuredFiber", "ParseError", "TEST_SHEET_COLUMNS", "compare", "compute_bom", "count_labels",
     "iter_bom_csv", "iter_bom_rows", "iter_cable_rows", "iter_cables_csv", "iter_ibnetdiscover", "iter_labels",
-    "iter_loss_budget_csv", "iter_loss_rows", "iter_netbox_cables", "iter_netbox_devices",
+    "iter_loss_budget_csv", "iter_loss_rows", "LABEL_CSV_COLUMNS", "iter_label_records", "iter_labels_csv",
+    "label_stock_presets", "iter_netbox_cables", "iter_netbox_devices",
     "iter_netbox_front_ports", "iter_netbox_interfaces", "iter_netbox_rear_ports", "iter_results_csv",
     "iter_test_rows", "iter_test_sheet_csv", "iter_topology_dot", "parse_test_results", "render_bom_pdf",
     "render_cabling_plan_pdf", "render_labels_pdf", "render_test_sheet_pdf", "write_bom_csv",
@@ -94,6 +95,7 @@ DOCUMENTS = {
     "cables.csv": lambda v, out, o, r: write_lines(out / "cables.csv", iter_cables_csv(v, row=o.row, rack=o.rack,
                                                                                        raw=o.raw_csv)),
     "labels.pdf": lambda v, out, o, r: _pdf(out / "labels.pdf", render_labels_pdf, v, o, r),
+    "labels.csv": lambda v, out, o, r: write_lines(out / "labels.csv", iter_labels_csv(v, o)),
     "test-sheet.pdf": lambda v, out, o, r: _pdf(out / "test-sheet.pdf", render_test_sheet_pdf, v, o, r),
     "test-sheet.csv": lambda v, out, o, r: write_lines(
         out / "test-sheet.csv", iter_test_sheet_csv(v, row=o.row, rack=o.rack, test_limit=o.test_limit,

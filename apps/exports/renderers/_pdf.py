@@ -27,6 +27,60 @@ from reportlab.pdfgen.canvas import Canvas
 
 SANS, SANS_BOLD, COND, COND_BOLD = "FD-Sans", "FD-Sans-Bold", "FD-Cond", "FD-Cond-Bold"
 MIN_FONT_SIZE = 7.0  # no text in any document is smaller (tests check every Tf operator)
+MIN_MARGIN = 14.0  # pt between the page edge and any text of a document (label sheets: see labels.py)
+MIN_FILL = 0.5  # share of a page's body a page fills, unless it is the last of its section (tests check)
+
+
+class LayoutAudit:
+    """What the layout rules are checked against, recorded while documents render (tests only).
+
+    ``boxes``: (document, text, font, size, box width) for every string placed in a box of known
+    width (table cells, lines, headings, diagram boxes, labels); ``pages``: (document, page, fill,
+    last of its section), fill being the share of the page's body used.
+    """
+
+    def __init__(self):
+        self.boxes: list[tuple] = []
+        self.pages: list[tuple] = []
+
+    def overflowing(self) -> list[tuple]:
+        out = []
+        for doc, text, font, size, width in self.boxes:
+            if pdfmetrics.stringWidth(text, font, size) > width + 0.01:
+                out.append((doc, text, font, size, width))
+        return out
+
+
+_audit: LayoutAudit | None = None
+
+
+class audit_layout:
+    """``with audit_layout() as a: render...`` records every box and page fill into ``a``."""
+
+    def __enter__(self) -> LayoutAudit:
+        global _audit
+        self._prev = _audit
+        _audit = LayoutAudit()
+        return _audit
+
+    def __exit__(self, *exc):
+        global _audit
+        _audit = self._prev
+        return False
+
+
+def audit_box(doc: str, text: str, font: str, size: float, width: float) -> None:
+    if _audit is not None and text:
+        _audit.boxes.append((doc, text, font, size, width))
+
+
+def audit_page(doc: str, page: int, fill: float, last: bool) -> None:
+    if _audit is not None:
+        _audit.pages.append((doc, page, fill, last))
+
+
+def auditing() -> bool:
+    return _audit is not None
 
 _FONT_DIRS = (
     os.environ.get("FABRICDESIGN_FONT_DIR", ""),
@@ -261,6 +315,7 @@ class Table:
     # text lines per row: with 2, every row tuple holds 2 cells per column (top, bottom) in column
     # order, and column titles may hold a second line after a newline
     lines_per_row: int = 1
+    grid: bool = False  # rules between rows and columns (sheets filled in by hand)
 
 
 @dataclass
@@ -283,11 +338,15 @@ class FlowDoc:
 
     HEADER_H = 22.0
     FOOTER_H = 16.0
+    SIGNATURE_H = 34.0
 
-    def __init__(self, info: DocInfo, pagesize, margin: float = 28.0):
+    def __init__(self, info: DocInfo, pagesize, margin: float = 28.0, *, signature: bool = False):
+        if margin < MIN_MARGIN:
+            raise ValueError(f"margin: {margin} pt is below the {MIN_MARGIN:g} pt minimum")
         self.info = info
         self.pagesize = pagesize
         self.margin = margin
+        self.signature = signature  # a "tested by / signature / date" block above every page's footer
         self.blocks: list = []
         self.pages = 0
 
@@ -301,7 +360,7 @@ class FlowDoc:
 
     @property
     def bottom(self) -> float:
-        return self.margin + self.FOOTER_H
+        return self.margin + self.FOOTER_H + (self.SIGNATURE_H if self.signature else 0.0)
 
     @property
     def width(self) -> float:
@@ -322,15 +381,17 @@ class FlowDoc:
     def _run(self, c, total: int) -> int:
         state = {"page": 0, "y": 0.0, "section": "", "page_section": ""}
         draw = c is not None
+        body = self.top - self.bottom
 
-        def finish_page():
+        def finish_page(last: bool):
             if draw:
+                audit_page(self.info.kind, state["page"], (self.top - state["y"]) / body, last)
                 self._decorate(c, state["page"], total, state["page_section"])
                 c.showPage()
 
-        def new_page():
+        def new_page(last: bool = False):
             if state["page"]:
-                finish_page()
+                finish_page(last)
             state["page"] += 1
             state["y"] = self.top
             state["page_section"] = state["section"]
@@ -342,7 +403,7 @@ class FlowDoc:
                 if block.section is not None:
                     state["section"] = block.section
                 if state["y"] < self.top - 0.5:
-                    new_page()
+                    new_page(last=True)
                 else:
                     state["page_section"] = state["section"]
                 continue
@@ -360,7 +421,9 @@ class FlowDoc:
                     size = 13.0 if block.level == 1 else 10.0
                     c.setFont(SANS_BOLD, size)
                     c.setFillGray(0)
-                    c.drawString(self.margin, state["y"] - size, fitter(SANS_BOLD, size).fit(block.text, self.width))
+                    text = fitter(SANS_BOLD, size).fit(block.text, self.width)
+                    audit_box(self.info.kind, text, SANS_BOLD, size, self.width)
+                    c.drawString(self.margin, state["y"] - size, text)
                 state["y"] -= h
                 continue
             if isinstance(block, Lines):
@@ -370,8 +433,9 @@ class FlowDoc:
                     if draw:
                         c.setFont(block.font, block.size)
                         c.setFillGray(0)
-                        c.drawString(self.margin, state["y"] - block.size,
-                                     fitter(block.font, block.size).fit(line, self.width))
+                        text = fitter(block.font, block.size).fit(line, self.width)
+                        audit_box(self.info.kind, text, block.font, block.size, self.width)
+                        c.drawString(self.margin, state["y"] - block.size, text)
                     state["y"] -= block.leading
                 continue
             if isinstance(block, Graphic):
@@ -390,6 +454,7 @@ class FlowDoc:
                 continue
             raise TypeError(f"unknown block {block!r}")
         if draw:
+            audit_page(self.info.kind, state["page"], (self.top - state["y"]) / body, True)
             self._decorate(c, state["page"], total, state["page_section"])
         return state["page"]
 
@@ -437,8 +502,9 @@ class FlowDoc:
         if t.title:
             c.setFont(SANS_BOLD, 9.0)
             c.setFillGray(0)
-            c.drawString(x0, y - 10.0, fitter(SANS_BOLD, 9.0).fit(t.title + (" (continued)" if continued else ""),
-                                                                    self.width))
+            title = fitter(SANS_BOLD, 9.0).fit(t.title + (" (continued)" if continued else ""), self.width)
+            audit_box(self.info.kind, title, SANS_BOLD, 9.0, self.width)
+            c.drawString(x0, y - 10.0, title)
             y -= 14.0
         total_w = sum(col.width for col in t.columns)
         # header band and zebra stripes first (text on top)
@@ -508,7 +574,30 @@ class FlowDoc:
                     for s in r[lo:hi]:
                         line(fit(s, w))
             c.drawText(tx)
+            if _audit is not None:
+                doc = self.info.kind
+                for title in col.title.split("\n"):
+                    audit_box(doc, hdr_fit.fit(title, w), t.bold_font, t.size, w)
+                for j, r in enumerate(rows):
+                    f, fname = (bold_fit, t.bold_font) if j in bold_rows else (body_fit, t.font)
+                    for k in range(L):
+                        audit_box(doc, f.fit(r[ci * L + k], w), fname, t.size, w)
             x += col.width
+        if t.grid:  # rules to write between
+            c.setLineWidth(0.3)
+            c.setStrokeGray(0.55)
+            p = c.beginPath()
+            for j in range(1, len(rows)):
+                p.moveTo(x0, y - lh * (j + 1))
+                p.lineTo(x0 + total_w, y - lh * (j + 1))
+            xx = x0
+            for col in t.columns:
+                p.moveTo(xx, y)
+                p.lineTo(xx, y - lh * (len(rows) + 1))
+                xx += col.width
+            p.moveTo(xx, y)
+            p.lineTo(xx, y - lh * (len(rows) + 1))
+            c.drawPath(p, stroke=1, fill=0)
         # frame lines: header underline and the table's bottom rule
         c.setLineWidth(0.4)
         c.setStrokeGray(0.4)
@@ -525,7 +614,11 @@ class FlowDoc:
         right = f"Revision {info.revision} \u00b7 {info.date}" + (f" \u00b7 {info.extra}" if info.extra else "")
         rf = fitter(SANS, 8.0)
         right = rf.fit(right, self.width * 0.45)
-        c.drawString(m, h - m - 10, fitter(SANS_BOLD, 9.0).fit(left, self.width - rf.width(right) - 12))
+        lw = self.width - rf.width(right) - 12
+        left = fitter(SANS_BOLD, 9.0).fit(left, lw)
+        audit_box(info.kind, left, SANS_BOLD, 9.0, lw)
+        audit_box(info.kind, right, SANS, 8.0, self.width * 0.45)
+        c.drawString(m, h - m - 10, left)
         c.setFont(SANS, 8.0)
         c.drawRightString(w - m, h - m - 10, right)
         c.setLineWidth(0.5)
@@ -535,6 +628,8 @@ class FlowDoc:
         c.setFont(SANS, 7.5)
         page = f"Page {n} of {total}"
         c.drawRightString(w - m, m + 1, page)
+        if self.signature:
+            self._signature_block(c, m + 16, self.width)
         foot = f"{info.design} \u00b7 revision {info.revision}" + (f" \u00b7 {section}" if section else "")
         room = self.width - fitter(SANS, 7.5).width(page) - 12
         x = m
@@ -546,7 +641,31 @@ class FlowDoc:
             x, room = x + gap, room - gap
             c.setFont(SANS, 7.5)
         if room > 20:
-            c.drawString(x, m + 1, fitter(SANS, 7.5).fit(foot, room))
+            foot = fitter(SANS, 7.5).fit(foot, room)
+            audit_box(info.kind, foot, SANS, 7.5, room)
+            c.drawString(x, m + 1, foot)
+
+
+    SIGNATURE_FIELDS = (("Tested by (name)", 0.28), ("Signature", 0.24), ("Date", 0.14),
+                        ("Meter / serial no.", 0.34))
+
+    def _signature_block(self, c, y0: float, width: float) -> None:
+        """Boxes to sign each page in: name, signature, date, meter; label on top, room to write below."""
+        h = self.SIGNATURE_H - 6
+        x = self.margin
+        c.setLineWidth(0.5)
+        c.setStrokeGray(0.3)
+        f = fitter(SANS, 7.0)
+        for title, share in self.SIGNATURE_FIELDS:
+            w = width * share
+            c.rect(x, y0, w, h, stroke=1, fill=0)
+            c.setFont(SANS, 7.0)
+            c.setFillGray(0.25)
+            text = f.fit(title, w - 4)
+            audit_box(self.info.kind, text, SANS, 7.0, w - 4)
+            c.drawString(x + 2, y0 + h - 8, text)
+            x += w
+        c.setFillGray(0)
 
 
 def line_writer(tx):

@@ -55,20 +55,21 @@ def write_cables_csv(result, fh: IO[str], *, row: str | None = None, rack: str |
 
 
 # Cabling-plan table: two text lines per cable. (title, (top column, bottom column), width in pt);
-# a bottom of None leaves the line empty. The widths fit A4 and Letter landscape at 7 pt DejaVu Sans
-# Condensed with room for the longest values of the shipped catalog; anything longer is cut with
-# an ellipsis. The last column takes the remaining width.
+# a bottom of None leaves the line empty; "route" is the cable's place in its links' path. The widths
+# fit A4 and Letter landscape at 7 pt DejaVu Sans Condensed with room for the longest values of the
+# shipped catalog (tests render a 4-SU design and check that nothing is cut); anything longer is cut
+# with an ellipsis. The last column takes the remaining width.
 PLAN_COLUMNS = (
     ("Cable\ntype", ("id", "type"), 34),
     ("A rack\nA U", ("a_rack", "a_u"), 40),
     ("A device\nA port", ("a_device", "a_port"), 62),
-    ("A module", ("a_module", None), 62),
     ("B rack\nB U", ("b_rack", "b_u"), 40),
     ("B device\nB port", ("b_device", "b_port"), 62),
-    ("B module", ("b_module", None), 62),
+    ("A module\nB module", ("a_module", "b_module"), 62),
     ("Medium\npolarity", ("medium", "polarity"), 42),
-    ("Cable part\nlength m", ("part", "ordered_length_m"), 142),
+    ("Cable part\nlength m", ("part", "ordered_length_m"), 136),
     ("Network\ntier", ("network", "tier"), 52),
+    ("Route: cables of the link\npanel ports passed", ("route", "route"), 124),
     ("Label at A end\nlabel at B end", ("label_a", "label_b"), 0),
 )
 
@@ -80,13 +81,50 @@ def plan_columns(width: float) -> list[Column]:
     return [Column(t, w or each) for t, _, w in PLAN_COLUMNS]
 
 
-_PLAN_IDX = tuple(CI[c] if c else -1 for _, pair, _ in PLAN_COLUMNS for c in pair)
+_ROUTE = -2
+_PLAN_IDX = tuple(_ROUTE if c == "route" else (CI[c] if c else -1) for _, pair, _ in PLAN_COLUMNS for c in pair)
 
 
-def _plan_cells(rows):
+def cable_route(v: DesignView, row: tuple) -> tuple[str, str]:
+    """(the cables of the cable's link in path order, the panel ports the link passes) for a cable of
+    cables.csv; ("direct", "") for a link that is one cable; a trunk says how many links it carries."""
+    lids = row[CI["links"]].split()
+    if row[CI["type"]] == "trunk":
+        return f"{len(lids)} link(s) through this trunk", ""
+    if not lids:
+        return "", ""
+    ph = v.ph
+    chain = ph.cables[v.link_index(int(lids[0][1:]))]
+    if len(chain) <= 1:
+        return "direct", ""
+    src = ph.cable_rows
+    names, ports = [], []
+    for cid in chain:
+        raw = src[cid - 1] if cid - 1 < len(src) and src[cid - 1][0] == cid else None
+        if raw is not None and raw[1] == "trunk":
+            names.append(f"T{cid:06d}")
+            continue
+        names.append(f"C{cid:06d}")
+        if raw is not None:
+            for end in (raw[4], raw[5]):
+                if end[0] == "panel":
+                    ports.append(f"PP-{v.rack_grid[end[1]]}-U{end[2]:02d}:{end[3]}")
+    return " \u2192 ".join(names), "via " + " \u2192 ".join(ports) if ports else ""
+
+
+def _plan_cells(v: DesignView, rows):
     idx = _PLAN_IDX
     for r in rows:
-        yield tuple("" if i < 0 else (r[i] if isinstance(r[i], str) else str(r[i])) for i in idx)
+        route = cable_route(v, r) if _ROUTE in idx else ("", "")
+        cells = []
+        k = 0
+        for i in idx:
+            if i == _ROUTE:
+                cells.append(route[k % 2])
+                k += 1
+            else:
+                cells.append("" if i < 0 else (r[i] if isinstance(r[i], str) else str(r[i])))
+        yield tuple(cells)
 
 
 def render_cabling_plan_pdf(result, fh, options=None, *, revision_label: str = "r1") -> int:
@@ -135,7 +173,7 @@ def render_cabling_plan_pdf(result, fh, options=None, *, revision_label: str = "
     for dr in elevations(v, racks_drawn, w, height):
         doc.add(Graphic(dr))
     cols = plan_columns(w)
-    rows_iter = _plan_cells(v.cable_rows(order))
+    rows_iter = _plan_cells(v, v.cable_rows(order))
     racks = v.racks
     for ri, n in sections:
         title = v.rack_title(ri)

@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 
 from reportlab.graphics.shapes import Drawing, Line, Rect, String
 
-from ._pdf import COND, COND_BOLD, SANS, SANS_BOLD, fitter
+from ._pdf import COND, COND_BOLD, SANS, SANS_BOLD, audit_box, fitter, wrap
 
 LEVEL = {"managed": 0, "server": 0, "ufm": 0, "storage-appliance": 0, "mgmt-server": 0, "pdu": 0,
          "leaf": 1, "oob": 1, "spine": 2, "oob-agg": 2, "core": 3}
@@ -21,6 +21,7 @@ NET_ORDER = ("compute", "storage", "inband", "oob")
 def _text(x, y, s, size=7.5, font=SANS, anchor="start", width=None, color=None):
     if width is not None:
         s = fitter(font, size).fit(s, width)
+        audit_box("Cabling plan", s, font, size, width)
     st = String(x, y, s, fontName=font, fontSize=size, textAnchor=anchor)
     if color is not None:
         st.fillColor = color
@@ -54,15 +55,27 @@ def fabric_diagram(view, width: float, height: float | None = None) -> Drawing:
     stats = fabric_stats(view)
     nets = [n for n in NET_ORDER if n in stats] + sorted(n for n in stats if n not in NET_ORDER)
     levels = 1 + max((LEVEL.get(r, 0) for n in nets for r in stats[n]["nodes"]), default=0)
-    box_h = 30.0
-    gap = 44.0
-    height = height or 26 + levels * box_h + (levels - 1) * gap
-    d = Drawing(width, height)
     if not nets:
-        d.add(_text(4, height / 2, "No links in this design."))
+        d = Drawing(width, height or 40)
+        d.add(_text(4, (height or 40) / 2, "No links in this design."))
         return d
     col_w = width / len(nets)
     box_w = min(150.0, col_w - 16)
+    # every box's text is wrapped (never cut) to its width: the role, then the count and models
+    boxes: dict = {}
+    for net in nets:
+        nodes = stats[net]["nodes"]
+        per_level = Counter(LEVEL.get(r, 0) for r in nodes)
+        for role, (count, models) in nodes.items():
+            w = min(box_w, (col_w - 8) / per_level[LEVEL.get(role, 0)] - 6)
+            model_s = ", ".join(m.upper() for m, _ in models.most_common(2)) if role != "managed" else "all"
+            lines = [(SANS_BOLD, 7.0, ln) for ln in wrap(ROLE_NAME.get(role, role), w - 4, SANS_BOLD, 7.0, breaks=" ")]
+            lines += [(COND, 7.0, ln) for ln in wrap(f"\u00d7{count:,} {model_s}", w - 4, COND, 7.0, breaks=" ,")]
+            boxes[(net, role)] = (w, lines)
+    box_h = 6.0 + 8.4 * max(len(lines) for _, lines in boxes.values())
+    gap = 34.0
+    height = height or 18 + levels * box_h + (levels - 1) * gap
+    d = Drawing(width, height)
     for k, net in enumerate(nets):
         x0 = k * col_w
         d.add(_text(x0 + col_w / 2, height - 10, f"{net} network", 9, SANS_BOLD, "middle", col_w - 4))
@@ -73,20 +86,19 @@ def fabric_diagram(view, width: float, height: float | None = None) -> Drawing:
         pos: dict = {}
         for lvl, roles in by_level.items():
             n = len(roles)
-            w = min(box_w, (col_w - 8) / n - 6)
             y = 4 + lvl * (box_h + gap)
             for j, role in enumerate(roles):
-                cx = x0 + col_w * (j + 1) / (n + 1)
+                w, lines = boxes[(net, role)]
+                # n boxes share the column evenly, 6 pt apart, so no box hides part of another
+                cx = x0 + 4 + (col_w - 8) * (j + 0.5) / n
                 pos[role] = (cx, y, w)
                 r = Rect(cx - w / 2, y, w, box_h, strokeWidth=0.8)
                 r.fillColor = _fill(lvl)
                 d.add(r)
-                count, models = nodes[role]
-                d.add(_text(cx, y + box_h - 11, ROLE_NAME.get(role, role), 7.5, SANS_BOLD, "middle", w - 4))
-                model_s = ", ".join(m.upper() for m, _ in models.most_common(2)) if role != "managed" else "all"
-                count_s = f"\u00d7{count:,}"
-                d.add(_text(cx, y + 5, count_s + " " + fitter(COND, 7).fit(model_s, max(
-                    0.0, w - 6 - fitter(COND, 7).width(count_s + " "))), 7, COND, "middle"))
+                ty = y + box_h / 2 + 8.4 * len(lines) / 2 - 7.0
+                for font, size, ln in lines:
+                    d.add(_text(cx, ty, ln, size, font, "middle", w - 4))
+                    ty -= 8.4
         band: Counter = Counter()
         for (tier, ra, rb), links in sorted(stats[net]["edges"].items(), key=lambda kv: kv[0]):
             if ra not in pos or rb not in pos:

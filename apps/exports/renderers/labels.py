@@ -12,7 +12,9 @@ from collections import defaultdict
 from math import ceil
 from typing import Iterator
 
-from ._pdf import COND, COND_BOLD, MIN_FONT_SIZE, fitter, line_writer, new_canvas, page_size, wrap
+from ._csv import csv_lines
+from ._pdf import (COND, COND_BOLD, MIN_FONT_SIZE, audit_box, audit_page, auditing, fitter, line_writer, new_canvas,
+                   page_size, wrap)
 from ._view import CI, DesignView
 from .options import ExportOptions
 
@@ -36,9 +38,14 @@ def _panel_ports(v: DesignView, sel) -> dict:
     return out
 
 
-def iter_labels(result, *, row: str | None = None, rack: str | None = None) -> Iterator[tuple[str, str, str]]:
-    """Labels in installation order: (heading, label text, small line). Heading is e.g.
-    'C000001 \u00b7 A end', 'T000123 trunk \u00b7 B end', 'PANEL PP-C09-U47', 'PANEL PORT 5'."""
+LABEL_CSV_COLUMNS = ("sequence", "page", "row", "column", "kind", "cable_id", "end", "symbology", "barcode",
+                     "heading", "label_text", "device", "port", "rack", "part", "length_m", "stock")
+
+
+def iter_label_records(result, *, row: str | None = None, rack: str | None = None) -> Iterator[tuple]:
+    """Labels in installation order as (kind, barcode value, heading, label text, small line pieces,
+    cable id, end, device, port, rack, part, length). kind: cable | trunk | panel | panel-port; the
+    barcode value is the cable id (a trunk's T id), the panel id, or panel id:port."""
     v = _view(result)
     sel = v.scope(row, rack)
     order, sections = v.install_order(sel)
@@ -47,14 +54,18 @@ def iter_labels(result, *, row: str | None = None, rack: str | None = None) -> I
     i_id, i_kind, i_part, i_len = CI["id"], CI["type"], CI["part"], CI["ordered_length_m"]
     i_la, i_lb, i_ad, i_ap, i_bd, i_bp = CI["label_a"], CI["label_b"], CI["a_device"], CI["a_port"], CI["b_device"], \
         CI["b_port"]
+    i_ar, i_br = CI["a_rack"], CI["b_rack"]
     done_racks = set()
 
     def panel_labels(ri):
+        rid = v.racks[ri].id
         for u in sorted(ports.get(ri, {}), reverse=True):
             pid = f"PP-{v.rack_grid[ri]}-U{u:02d}"
-            yield (f"PANEL {pid}", v.panel_label(ri, u), f"rack {v.racks[ri].id} \u00b7 U{u}")
+            yield ("panel", pid, f"PANEL {pid}", v.panel_label(ri, u), (f"rack {rid}", f"U{u}"),
+                   "", "", pid, "", rid, "", "")
             for p in sorted(ports[ri][u], key=lambda x: (len(str(x)), str(x))):
-                yield (f"PANEL PORT {p}", v.panel_port_label(ri, u, p), f"{pid} port {p}")
+                yield ("panel-port", f"{pid}:{p}", f"PANEL PORT {p}", v.panel_port_label(ri, u, p),
+                       (f"{pid} port {p}",), "", "", pid, str(p), rid, "", "")
 
     for ri, n in sections:
         if ri >= 0 and ri not in done_racks:
@@ -63,18 +74,46 @@ def iter_labels(result, *, row: str | None = None, rack: str | None = None) -> I
         for _ in range(n):
             r = next(rows)
             cid = r[i_id]
-            kind = r[i_kind]
-            small = f"{r[i_part]} \u00b7 {r[i_len]} m"
-            if kind == "trunk":
+            part, length = r[i_part], r[i_len]
+            pieces = (part, f"{length} m")
+            if r[i_kind] == "trunk":
                 tid = "T" + cid[1:]
-                yield (f"{tid} trunk \u00b7 A end", r[i_la], small)
-                yield (f"{tid} trunk \u00b7 B end", r[i_lb], small)
+                yield ("trunk", tid, f"{tid} trunk \u00b7 A end", r[i_la], pieces, tid, "A", r[i_ad], r[i_ap],
+                       r[i_ar], part, length)
+                yield ("trunk", tid, f"{tid} trunk \u00b7 B end", r[i_lb], pieces, tid, "B", r[i_bd], r[i_bp],
+                       r[i_br], part, length)
             else:
-                yield (f"{cid} \u00b7 A end", r[i_la], f"{r[i_ad]} {r[i_ap]} \u00b7 {small}")
-                yield (f"{cid} \u00b7 B end", r[i_lb], f"{r[i_bd]} {r[i_bp]} \u00b7 {small}")
+                yield ("cable", cid, f"{cid} \u00b7 A end", r[i_la], (f"{r[i_ad]} {r[i_ap]}",) + pieces, cid, "A",
+                       r[i_ad], r[i_ap], r[i_ar], part, length)
+                yield ("cable", cid, f"{cid} \u00b7 B end", r[i_lb], (f"{r[i_bd]} {r[i_bp]}",) + pieces, cid, "B",
+                       r[i_bd], r[i_bp], r[i_br], part, length)
     for ri in sorted(ports, key=lambda x: v.rack_rank[x]):
         if ri not in done_racks:
             yield from panel_labels(ri)
+
+
+def iter_labels(result, *, row: str | None = None, rack: str | None = None) -> Iterator[tuple[str, str, str]]:
+    """Labels in installation order: (heading, label text, small line). Heading is e.g.
+    'C000001 \u00b7 A end', 'T000123 trunk \u00b7 B end', 'PANEL PP-C09-U47', 'PANEL PORT 5'."""
+    for rec in iter_label_records(result, row=row, rack=rack):
+        yield rec[2], rec[3], " \u00b7 ".join(rec[4])
+
+
+def iter_labels_csv(result, options=None, *, raw: bool = False) -> Iterator[str]:
+    """labels.csv: one row per label of labels.pdf, in the same order, with its page and position on the
+    sheet, for label-printer software (merge fields: barcode, heading, label_text, ...)."""
+    opts = ExportOptions.from_any(options)
+    stock = opts.label_stock
+    per_page = stock.columns * stock.rows
+
+    def rows():
+        for k, rec in enumerate(iter_label_records(result, row=opts.row, rack=opts.rack)):
+            kind, value, head, text, _pieces, cid, end, dev, port, rk, part, length = rec
+            page, pos = divmod(k, per_page)
+            yield (k + 1, page + 1, pos // stock.columns + 1, pos % stock.columns + 1, kind, cid, end, stock.code,
+                   value, head, text, dev, port, rk, part, length, stock.key)
+
+    yield from csv_lines(LABEL_CSV_COLUMNS, rows(), raw=raw or opts.raw_csv)
 
 
 def count_labels(result, *, row: str | None = None, rack: str | None = None) -> int:
@@ -83,6 +122,146 @@ def count_labels(result, *, row: str | None = None, rack: str | None = None) -> 
     order, _ = v.install_order(sel)
     ports = _panel_ports(v, sel)
     return 2 * len(order) + sum(len(us) + sum(len(p) for p in us.values()) for us in ports.values())
+
+
+# ----- barcodes ---------------------------------------------------------------------------------
+# Drawn as filled rectangles into one path per page. Code 128 from reportlab's encoder; QR from
+# reportlab's encoder with a fixed mask (any of the eight masks is a valid symbol: choosing the "best"
+# one costs ten times as much and matters only for hard-to-read prints).
+
+_C128_QUIET = 10  # modules of quiet zone each side (ISO/IEC 15417 asks for at least 10)
+
+
+def code128_bars(value: str) -> tuple[list[tuple[int, int]], int]:
+    """([(start module, width in modules)] of the bars, total modules without quiet zones)."""
+    from reportlab.graphics.barcode.code128 import Code128
+
+    b = Code128(value, barWidth=1, quiet=0)
+    b.validate()
+    b.encode()
+    b.decompose()
+    bars, x = [], 0
+    for ch in b.decomposed:
+        w = "ABCD".find(ch.upper()) + 1
+        if ch.isupper():
+            bars.append((x, w))
+        x += w
+    return bars, x
+
+
+def qr_modules(value: str) -> tuple[list[tuple[int, int, int]], int]:
+    """([(row, start column, run length)] of the dark modules, modules per side)."""
+    from reportlab.graphics.barcode.qrencoder import QRCode, QRErrorCorrectLevel
+
+    for version in range(1, 11):
+        q = QRCode(version, QRErrorCorrectLevel.M)
+        q.addData(value)
+        try:
+            q.makeImpl(False, 2)
+            break
+        except Exception:  # the data does not fit this version: next one
+            continue
+    n = q.getModuleCount()
+    runs = []
+    for r in range(n):
+        c = 0
+        while c < n:
+            if q.isDark(r, c):
+                start = c
+                while c < n and q.isDark(r, c):
+                    c += 1
+                runs.append((r, start, c - start))
+            else:
+                c += 1
+    return runs, n
+
+
+class _Codes:
+    """Memo of encoded values (both ends of a cable share one code)."""
+
+    def __init__(self, kind: str):
+        self.kind = kind
+        self.memo: dict = {}
+
+    def get(self, value: str):
+        hit = self.memo.get(value)
+        if hit is None:
+            if len(self.memo) > 4096:
+                self.memo.clear()
+            hit = self.memo[value] = code128_bars(value) if self.kind == "code128" else qr_modules(value)
+        return hit
+
+
+def _draw_code128(path, enc, x: float, y: float, w: float, h: float) -> None:
+    bars, total = enc
+    module = min(1.0, w / (total + 2 * _C128_QUIET))
+    x0 = x + (w - total * module) / 2
+    add = path._code.append  # the "x y w h re" operator, as PDFPathObject.rect writes it (to 2 decimals)
+    for start, width in bars:
+        add(f"{x0 + start * module:.2f} {y:.2f} {width * module:.2f} {h:.2f} re")
+
+
+def _draw_qr(path, enc, x: float, y: float, side: float) -> None:
+    runs, n = enc
+    module = side / (n + 2)  # one module of the quiet zone inside the box, the label's white around it
+    top = y + side - module
+    add = path._code.append
+    for r, c0, ln in runs:
+        add(f"{x + module * (1 + c0):.2f} {top - module * (r + 1):.2f} {module * ln:.2f} {module:.2f} re")
+
+
+# ----- layout of one label ---------------------------------------------------------------------
+
+class _Layout:
+    """Where the code and the text go in one printed area (w x h, origin at its top-left)."""
+
+    def __init__(self, stock, w: float, h: float):
+        pad = stock.padding
+        self.size = stock.font_size
+        self.lead = stock.font_size + 1.2
+        self.small = MIN_FONT_SIZE
+        self.small_lead = MIN_FONT_SIZE + 1.0
+        inner_w, inner_h = w - 2 * pad, h - 2 * pad
+        if stock.code == "code128":
+            bar_h = max(14.0, min(28.0, inner_h * 0.28))
+            self.code = (pad, -(h - pad), inner_w, bar_h)  # x, y (bottom, from the top edge), w, h
+            self.text = (pad, -pad, inner_w, inner_h - bar_h - 2)
+        else:
+            side = min(inner_h, inner_w * 0.42)
+            if inner_w - side - 4 >= 70:  # beside the text
+                self.code = (pad, -(pad + side), side, side)
+                self.text = (pad + side + 4, -pad, inner_w - side - 4, inner_h)
+            else:  # above the text
+                side = min(inner_w, inner_h * 0.45)
+                self.code = (pad + (inner_w - side) / 2, -(pad + side), side, side)
+                self.text = (pad, -(pad + side + 2), inner_w, inner_h - side - 2)
+
+    def lines(self, head: str, text: str, pieces) -> list[tuple[str, str, float]]:
+        """[(font, text, size)] top down: heading, the label text (wrapped at '/' or ' '), then as many
+        of the small line's pieces as fit. Only what fits the text box; never wider than it."""
+        _, _, w, h = self.text
+        fh = fitter(COND_BOLD, self.size)
+        heads = [head] if fh.width(head) <= w else wrap(head, w, COND_BOLD, self.size, 2)
+        out = [(COND_BOLD, ln, self.size) for ln in heads]
+        room = int((h - self.lead * len(heads)) // self.lead)
+        f = fitter(COND, self.size)
+        if f.width(text) <= w:
+            body = [text]
+        else:
+            body = wrap(text, w, COND, self.size, max(1, room))
+        out += [(COND, ln, self.size) for ln in body]
+        used = self.lead * (len(heads) + len(body))
+        if pieces and used + self.small_lead <= h + 0.01:
+            fs = fitter(COND, self.small)
+            line = ""
+            for piece in pieces:
+                cand = f"{line} \u00b7 {piece}" if line else piece
+                if fs.width(cand) > w:
+                    break
+                line = cand
+            if line:
+                out.append((COND, line, self.small))
+        return out
 
 
 def render_labels_pdf(result, fh, options=None, *, revision_label: str = "r1") -> int:
@@ -97,59 +276,85 @@ def render_labels_pdf(result, fh, options=None, *, revision_label: str = "r1") -
     pw, ph = page_size(stock.page_size, "portrait")
     name = v.result.spec.name
     c = new_canvas(fh, (pw, ph), title=f"Label sheets: {name} ({revision_label})", subject="Label sheets")
-    size = stock.font_size
     small = MIN_FONT_SIZE
-    lead = size + 1.2
-    pad = stock.padding
-    text_w = stock.label_width - 2 * pad
-    max_lines = max(1, int((stock.print_height - 2 * pad - lead - (small + 1)) // lead))
-    f_reg, f_bold, f_small = fitter(COND, size), fitter(COND_BOLD, size), fitter(COND, small)
-    # footer: in the larger of the two free page margins
+    # the printed area(s) of one label, relative to its top-left corner: a flag prints twice
+    printed_h = stock.printed_height
+    if stock.kind == "flag":
+        half = (stock.label_width - stock.wrap_zone) / 2
+        areas = [(0.0, half), (half + stock.wrap_zone, half)]
+    else:
+        areas = [(0.0, stock.label_width)]
+    layout = _Layout(stock, areas[0][1], printed_h)
+    codes = _Codes(stock.code)
+    # footer: in the larger of the two free page margins, centred in it
     used_h = stock.margin_top + stock.rows * stock.label_height + (stock.rows - 1) * stock.gap_y
     bottom_free = ph - used_h
-    foot_y = max(2.0, (bottom_free - small) / 2) if bottom_free >= stock.margin_top else ph - stock.margin_top / 2 - 3
+    if bottom_free >= stock.margin_top:
+        foot_y = bottom_free / 2 - small * 0.35
+    else:
+        foot_y = ph - stock.margin_top / 2 - small * 0.35
     scope = f" \u00b7 rack {opts.rack}" if opts.rack else (f" \u00b7 row {opts.row}" if opts.row else "")
-    labels = iter_labels(v, row=opts.row, rack=opts.rack)
-    fit_bold, fit_small = f_bold.fit, f_small.fit
-    width_reg = f_reg.width
-    xs = [stock.margin_left + k * (stock.label_width + stock.gap_x) + pad for k in range(stock.columns)]
-    ys = [ph - stock.margin_top - k * (stock.label_height + stock.gap_y) - pad - size for k in range(stock.rows)]
+    records = iter_label_records(v, row=opts.row, rack=opts.rack)
+    xs = [stock.margin_left + k * (stock.label_width + stock.gap_x) for k in range(stock.columns)]
+    ys = [ph - stock.margin_top - k * (stock.label_height + stock.gap_y) for k in range(stock.rows)]
+    tx0, ty0, tw, _ = layout.text
+    cx, cy, cw, ch = layout.code
     done = 0
+    doc = "Labels"
+    audit = auditing()
     for page in range(1, pages + 1):
-        # three text objects per page (bold heads, label text, small lines), one font each, so the
-        # fast ASCII path of line_writer applies; each label moves the origin (Tm)
-        t_head, t_text, t_small = c.beginText(), c.beginText(), c.beginText()
-        t_head.setFont(COND_BOLD, size, lead)
-        t_text.setFont(COND, size, lead)
-        t_small.setFont(COND, small, small + 1)
-        w_head, w_text, w_small = line_writer(t_head), line_writer(t_text), line_writer(t_small)
+        # one text object per font (heading, text, small) so the fast ASCII path of line_writer applies
+        texts = {}
+        for key, font, size in (("head", COND_BOLD, stock.font_size), ("text", COND, stock.font_size),
+                                ("small", COND, small)):
+            t = c.beginText()
+            t.setFont(font, size, size + 1)
+            texts[(font, size)] = (t, line_writer(t))
+        bars = c.beginPath()
+        on_page = 0
         for yk in ys:
             for xk in xs:
                 if done >= total_labels:
                     break
-                head, text, line3 = next(labels)
+                kind, value, head, text, pieces, *_ = next(records)
                 done += 1
-                t_head.setTextOrigin(xk, yk)
-                w_head(fit_bold(head, text_w))
-                t_text.setTextOrigin(xk, yk - lead)
-                if len(text) * f_reg._maxw <= text_w or width_reg(text) <= text_w:
-                    w_text(text)
-                    nlines = 1
-                else:
-                    wrapped = wrap(text, text_w, COND, size, max_lines)
-                    for ln in wrapped:
-                        w_text(ln)
-                    nlines = len(wrapped)
-                t_small.setTextOrigin(xk, yk - lead * (1 + nlines) + (lead - small - 1))
-                w_small(fit_small(line3, text_w))
-        c.drawText(t_head)
-        c.drawText(t_text)
-        c.drawText(t_small)
+                on_page += 1
+                lines = layout.lines(head, text, pieces)
+                enc = codes.get(value)
+                for ax, _aw in areas:
+                    x, y = xk + ax + tx0, yk + ty0
+                    for font, s, size in lines:
+                        t, write = texts[(font, size)]
+                        y -= size + (1.2 if size > small else 1.0)
+                        t.setTextOrigin(x, y + 0.2 * size)
+                        write(s)
+                        if audit:
+                            audit_box(doc, s, font, size, tw)
+                    if stock.code == "code128":
+                        _draw_code128(bars, enc, xk + ax + cx, yk + cy, cw, ch)
+                    else:
+                        _draw_qr(bars, enc, xk + ax + cx, yk + cy, cw)
+                if stock.kind == "flag":  # where the flag wraps round the cable
+                    c.setLineWidth(0.3)
+                    c.setStrokeGray(0.6)
+                    c.setDash(1, 2)
+                    for fx in (xk + areas[1][0] - stock.wrap_zone, xk + areas[1][0]):
+                        c.line(fx, yk - stock.label_height + 2, fx, yk - 2)
+                    c.setDash()
+        c.setFillGray(0)
+        c.drawPath(bars, stroke=0, fill=1)
+        for t, _ in texts.values():
+            c.drawText(t)
         c.setFont(COND, small)
-        c.drawString(stock.margin_left, foot_y,
-                     fit_small(f"Labels \u2014 {name} \u00b7 revision {revision_label} \u00b7 {opts.date}{scope} \u00b7 "
-                               f"stock: {stock.name}", pw * 0.7))
-        c.drawRightString(pw - stock.margin_left, foot_y, f"Page {page} of {pages}")
+        f_small = fitter(COND, small)
+        right = f"Page {page} of {pages}"
+        room = pw - 2 * stock.margin_left - f_small.width(right) - 12
+        foot = f_small.fit(f"Labels \u2014 {name} \u00b7 revision {revision_label} \u00b7 {opts.date}{scope} \u00b7 "
+                           f"stock: {stock.name}", room)
+        audit_box(doc, foot, COND, small, room)
+        c.drawString(stock.margin_left, foot_y, foot)
+        c.drawRightString(pw - stock.margin_left, foot_y, right)
+        audit_page(doc, page, on_page / per_page, page == pages)
         c.showPage()
     c.save()
     return pages

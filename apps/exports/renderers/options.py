@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
 from decimal import Decimal, InvalidOperation
 from typing import Any, Mapping
 
@@ -10,58 +11,148 @@ MM = 72.0 / 25.4
 INCH = 72.0
 
 
+LABEL_STOCKS_FILE = Path(__file__).with_name("data") / "label-stocks.yaml"
+LABEL_KINDS = ("wrap", "flag", "sheet")
+LABEL_CODES = ("code128", "qr")
+_UNITS = {"mm": MM, "in": INCH, "pt": 1.0}
+
+
+def _length(v, what: str) -> float:
+    """A length in pt from a number (pt) or a text with a unit ("63.5mm", "2in", "12pt")."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return float(v)
+    if isinstance(v, str):
+        t = v.strip().lower()
+        for unit, k in _UNITS.items():
+            if t.endswith(unit):
+                try:
+                    return float(t[: -len(unit)]) * k
+                except ValueError:
+                    break
+    raise ValueError(f"{what}: {v!r} is not a length (a number in pt, or e.g. '63.5mm', '2in')")
+
+
+_LENGTH_FIELDS = ("label_width", "label_height", "print_height", "margin_left", "margin_top", "gap_x", "gap_y",
+                  "padding", "wrap_zone")
+
+
 @dataclass(frozen=True)
 class LabelStock:
-    """A sheet of wrap-around (self-laminating) cable labels.
+    """A sheet of cable labels: its geometry, the kind of label and the code printed on each.
 
-    USER DEFAULT (change it to your stock): US Letter sheets of 4 x 7 labels, each 2.0 in wide
-    x 1.5 in tall, printed in the top 0.75 in (the clear lower part wraps over the print),
-    0.25 in page margins, no gaps. This geometry is generic, not one vendor's part number:
-    measure your stock and set the fields.
+    The default is the preset ``wrap-2x1.5-letter`` (label-stocks.yaml): a self-laminating
+    wrap-around label 2.0 in wide x 1.5 in tall, printed in its top 0.75 in, 4 x 7 on US Letter
+    with 0.25 in margins. It is a generic geometry, not one vendor's part (docs/data-gaps.md L1).
+    Named presets: ``LabelStock.preset(key)``, ``label_stock_presets()``.
     """
 
-    name: str = "generic wrap-around 2.0 x 1.5 in, 4 x 7 on Letter (user default)"
+    key: str = "wrap-2x1.5-letter"
+    name: str = "Self-laminating wrap-around 2.0 x 1.5 in, 4 x 7 on Letter (generic)"
+    kind: str = "wrap"  # wrap | flag | sheet (label-stocks.yaml)
+    source: str = "generic geometry, no vendor part (data-gaps L1)"
     page_size: str = "letter"
     columns: int = 4
     rows: int = 7
     label_width: float = 2.0 * INCH
     label_height: float = 1.5 * INCH
-    print_height: float = 0.75 * INCH
+    print_height: float = 0.75 * INCH  # wrap: the printed top part; flag/sheet: 0 = the whole label
     margin_left: float = 0.25 * INCH
     margin_top: float = 0.25 * INCH
     gap_x: float = 0.0
     gap_y: float = 0.0
     font_size: float = 8.0
     padding: float = 3.0
+    wrap_zone: float = 0.0  # flag: the unprinted middle that wraps round the cable
+    code: str = "code128"  # code128 | qr: the cable id as a barcode on every label
 
     @classmethod
-    def from_dict(cls, d: Mapping | None) -> "LabelStock":
+    def preset(cls, key: str) -> "LabelStock":
+        presets = label_stock_presets()
+        if key not in presets:
+            raise ValueError(f"label_stock: unknown stock {key!r}; known: {', '.join(sorted(presets))}")
+        return presets[key]
+
+    @classmethod
+    def from_dict(cls, d) -> "LabelStock":
         if d is None:
             return cls()
         if isinstance(d, LabelStock):
             return d
+        if isinstance(d, str):
+            return cls.preset(d)
+        if not isinstance(d, Mapping):
+            raise ValueError("label_stock: a stock name such as 'avery-l7160', or a mapping of fields")
+        d = dict(d)
+        named = "preset" in d
+        base = cls.preset(str(d.pop("preset"))) if named else cls()
         known = {f.name for f in fields(cls)}
         bad = sorted(set(d) - known)
         if bad:
-            raise ValueError(f"label_stock: unknown field(s) {', '.join(bad)}; known: {', '.join(sorted(known))}")
-        stock = replace(cls(), **dict(d))
+            raise ValueError(f"label_stock: unknown field(s) {', '.join(bad)}; known: preset, {', '.join(sorted(known))}")
+        kw = {}
+        for k, v in d.items():
+            if k in _LENGTH_FIELDS:
+                kw[k] = _length(v, f"label_stock.{k}")
+            elif k in ("columns", "rows"):
+                if not isinstance(v, int) or isinstance(v, bool):
+                    raise ValueError(f"label_stock.{k}: a whole number")
+                kw[k] = v
+            elif k == "font_size":
+                kw[k] = _length(v, "label_stock.font_size")
+            else:
+                kw[k] = str(v)
+        if kw and "key" not in kw:
+            kw["key"] = f"{base.key}+custom" if named else "custom"
+        stock = replace(base, **kw)
         stock.validate()
         return stock
+
+    @property
+    def printed_height(self) -> float:
+        return self.print_height if self.kind == "wrap" or self.print_height > 0 else self.label_height
 
     def validate(self) -> None:
         from ._pdf import MIN_FONT_SIZE, page_size
 
         w, h = page_size(self.page_size, "portrait")
+        if self.kind not in LABEL_KINDS:
+            raise ValueError(f"label_stock.kind: one of {', '.join(LABEL_KINDS)}")
+        if self.code not in LABEL_CODES:
+            raise ValueError(f"label_stock.code: one of {', '.join(LABEL_CODES)}")
         if self.columns < 1 or self.rows < 1:
             raise ValueError("label_stock: columns and rows must be >= 1")
         if self.font_size < MIN_FONT_SIZE:
             raise ValueError(f"label_stock.font_size: must be >= {MIN_FONT_SIZE:g} pt")
-        if self.print_height > self.label_height or self.print_height < 3 * self.font_size:
+        ph = self.printed_height
+        if ph > self.label_height + 0.01 or ph < 3 * self.font_size + 2 * self.padding:
             raise ValueError("label_stock.print_height: must hold 3 lines of text and fit in the label")
+        if self.kind == "flag" and not 0 <= self.wrap_zone < self.label_width / 2:
+            raise ValueError("label_stock.wrap_zone: must be less than half the label width")
         if self.margin_left + self.columns * self.label_width + (self.columns - 1) * self.gap_x > w + 0.01:
             raise ValueError("label_stock: the labels do not fit the page width")
         if self.margin_top + self.rows * self.label_height + (self.rows - 1) * self.gap_y > h + 0.01:
             raise ValueError("label_stock: the labels do not fit the page height")
+
+
+_presets: dict[str, LabelStock] = {}
+
+
+def label_stock_presets() -> dict[str, LabelStock]:
+    """The named stocks of label-stocks.yaml, validated once."""
+    if not _presets:
+        import yaml
+
+        data = yaml.safe_load(LABEL_STOCKS_FILE.read_text(encoding="utf-8"))
+        for key, fields_ in data.items():
+            kw = {"key": key}
+            for k, v in fields_.items():
+                kw[k] = _length(v, f"{key}.{k}") if k in _LENGTH_FIELDS else v
+            if kw.get("kind", "wrap") != "wrap":
+                kw.setdefault("print_height", 0.0)  # printed whole
+            stock = LabelStock(**kw)
+            stock.validate()
+            _presets[key] = stock
+    return dict(_presets)
 
 
 @dataclass(frozen=True)

@@ -118,10 +118,12 @@ def count_test_rows(v: DesignView, order) -> int:
     return sum(len(_fibers_of(v, i, memo)) for i in order)
 
 
-# Test sheet PDF: portrait, one row per fiber; the link's own columns are printed on its first
-# fiber only (the rows below belong to the same link) to keep the sheet readable.
-SHEET_COLUMNS = (("Link", 34), ("Cables", 92), ("A end", 84), ("B end", 84), ("Fiber", 46), ("Exp. dB", 32),
-                 ("Limit dB", 36), ("Measured dB", 52), ("Pass/fail", 40))
+# Test sheet PDF: portrait, one row per fiber, rows tall enough to write a reading in (SHEET_ROW_PT,
+# 6.35 mm, ruled). The link's own columns, its worst-case loss among them, are printed on its first
+# fiber only (the rows below belong to the same link); the limit stands beside every fiber.
+SHEET_COLUMNS = (("Link", 34), ("Cables", 110), ("A end", 84), ("B end", 84), ("Worst case dB", 54),
+                 ("Fiber", 44), ("Limit dB", 34), ("Measured dB", 52), ("Pass/fail", 40))
+SHEET_ROW_PT = 18.0
 
 
 def render_test_sheet_pdf(result, fh, options=None, *, revision_label: str = "r1") -> int:
@@ -132,7 +134,7 @@ def render_test_sheet_pdf(result, fh, options=None, *, revision_label: str = "r1
     res = v.result
     scope_text = f"rack {opts.rack}" if opts.rack else (f"row {opts.row}" if opts.row else "whole design")
     info = DocInfo("Test sheet", res.spec.name, revision_label, opts.date, "" if sel is None else scope_text)
-    doc = FlowDoc(info, page_size(opts.page_size, "portrait"), margin=28.0)
+    doc = FlowDoc(info, page_size(opts.page_size, "portrait"), margin=28.0, signature=True)
     cols = [Column(t, w) for t, w in SHEET_COLUMNS]
     extra = doc.width - sum(c.width for c in cols)
     cols[-1].width += max(0.0, extra)
@@ -143,9 +145,11 @@ def render_test_sheet_pdf(result, fh, options=None, *, revision_label: str = "r1
         f"Revision {revision_label} \u00b7 {opts.date} \u00b7 scope: {scope_text}",
         f"Optical links: {len(order):,}. One row per fiber: Fiber A1\u2192B12 = Tx at position 1 of the A-end "
         "connector, received at position 12 of the B end (lane map of the channel); every lane both ways.",
-        f"Exp. dB: the design's worst-case insertion loss for the link (loss budget: fiber + every mated pair). "
-        f"Limit dB: {limit_text}. A fiber passes when the measured loss is at or below the limit.",
-        "Enter results in test-sheet.csv (measured_loss_db, in dB) and load it back; fiber_id identifies the row.",
+        f"Worst case dB: the design's worst-case insertion loss for the link (loss budget: fiber + every mated "
+        f"pair), on the link's first row. Limit dB, beside every fiber: {limit_text}. A fiber passes when the "
+        "measured loss is at or below the limit; one above the worst case passes but should be cleaned and retested.",
+        "test-sheet.csv is this sheet's twin (same rows, fiber_id per row): meters that export results fill in "
+        "measured_loss_db and load it back. Sign and date every page.",
     ], font=SANS, size=8, leading=11))
     memo: dict = {}
     racks = v.racks
@@ -165,16 +169,17 @@ def render_test_sheet_pdf(result, fh, options=None, *, revision_label: str = "r1
             if lid != last:
                 last = lid
                 yield (lid, r[TI["cable_ids"]], f"{r[TI['a_device']]} {r[TI['a_port']]}",
-                       f"{r[TI['b_device']]} {r[TI['b_port']]}", fiber, f"{r[TI['expected_loss_db']]:.2f}",
+                       f"{r[TI['b_device']]} {r[TI['b_port']]}", f"{r[TI['expected_loss_db']]:.2f}", fiber,
                        _lim(r[TI["limit_db"]]), "", "")
             else:
-                yield ("", "", "", "", fiber, f"{r[TI['expected_loss_db']]:.2f}", _lim(r[TI["limit_db"]]), "", "")
+                yield ("", "", "", "", "", fiber, _lim(r[TI["limit_db"]]), "", "")
 
-    for ri, idx, count in tables:
+    for k, (ri, idx, count) in enumerate(tables):
         sect = f"Row {racks[ri].row_name} \u00b7 Rack {racks[ri].id}" if ri >= 0 else "Unplaced devices"
-        doc.add(PageBreak(section=sect))
+        # each rack from a new page (a page set per rack), except the first, which follows the overview
+        doc.add(PageBreak(section=sect) if k else Heading("Fibers to test, rack by rack", 2, section=sect))
         doc.add(Table(cols, count, cells(idx), title=f"{v.rack_title(ri)}: {len(idx):,} link(s), {count:,} fibers",
-                      font=COND, size=7.0, leading=8.6))
+                      font=COND, size=7.0, leading=SHEET_ROW_PT, grid=True))
     return doc.render(fh)
 
 

@@ -186,9 +186,15 @@ def test_cabling_plan_has_every_cable_and_label_of_the_csv(out):
         assert r["part"] in alltext
 
 
-def test_cabling_plan_rows_match_csv_row_by_row(out):
+def test_cabling_plan_rows_match_csv_row_by_row(out, design):
+    from apps.exports.renderers import DesignView
+    from apps.exports.renderers.cabling import cable_route
+
     path, _ = out
-    by_id = {r["id"]: r for r in read_csv(path / "cables.csv")}
+    v = DesignView(design)
+    rows = read_csv(path / "cables.csv")
+    by_id = {r["id"]: r for r in rows}
+    tuples = {r[0]: r for r in v.cable_rows()}
     pdf = PdfText(path / "cabling-plan.pdf", pages=range(3, 12))
     checked = 0
     for page in range(3, 12):
@@ -196,14 +202,15 @@ def test_cabling_plan_rows_match_csv_row_by_row(out):
         for top, bottom in zip(lines, lines[1:]):
             if top and re.fullmatch(r"C\d{6}", top[0]):
                 r = by_id[top[0]]
+                route = cable_route(v, tuples[r["id"]])
                 # Compared as multisets: pypdf may order text runs of one visual line differently when a
                 # cell is empty (a panel end has no module), while every value is still on its line.
-                assert sorted(top) == sorted(x for x in (r["id"], r["a_rack"], r["a_device"], r["a_module"],
-                                                         r["b_rack"], r["b_device"], r["b_module"], r["medium"],
-                                                         r["part"], r["network"], r["label_a"]) if x != "")
+                assert sorted(top) == sorted(x for x in (r["id"], r["a_rack"], r["a_device"], r["b_rack"],
+                                                         r["b_device"], r["a_module"], r["medium"], r["part"],
+                                                         r["network"], route[0], r["label_a"]) if x != "")
                 assert sorted(bottom) == sorted(x for x in (r["type"], r["a_u"], r["a_port"], r["b_u"], r["b_port"],
-                                                            r["polarity"], r["ordered_length_m"], r["tier"],
-                                                            r["label_b"]) if x != "")
+                                                            r["b_module"], r["polarity"], r["ordered_length_m"],
+                                                            r["tier"], route[1], r["label_b"]) if x != "")
                 checked += 1
     assert checked > 100
 
@@ -411,8 +418,10 @@ def test_test_sheet_pdf_numbers_equal_the_csv(out):
             k += 1
             assert fiber == r["fiber_id"].split(":")[1].replace("-", "\u2192")
             nums = [x for x in line if re.fullmatch(r"\d+\.\d\d", x)]
-            # a PMD without a published channel limit (e.g. 100G PSM4) has no limit on the sheet
-            want = [float(r[k]) for k in ("expected_loss_db", "limit_db") if r[k] != ""]
+            # the link's worst case on its first fiber only; the limit beside every fiber, except for a PMD
+            # without a published channel limit (e.g. 100G PSM4)
+            keys = ("expected_loss_db", "limit_db") if k == 1 else ("limit_db",)
+            want = [float(r[key]) for key in keys if r[key] != ""]
             assert [float(x) for x in nums[:len(want)]] == want
             checked += 1
     assert checked > 50
