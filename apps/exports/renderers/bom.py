@@ -9,11 +9,12 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from typing import IO, Iterator
 
 from ._csv import csv_lines
 from ._pdf import SANS, Column, DocInfo, FlowDoc, Heading, Lines, PageBreak, Table, fmt_int, page_size
+from .money import fmt_money, to_cents
 from .options import ExportOptions
 
 CATEGORY_ORDER = ("switch", "appliance", "transceiver", "copper", "aoc", "fiber", "trunk", "panel", "panel-insert")
@@ -24,7 +25,7 @@ NETWORK_ORDER = ("compute", "storage", "inband", "oob")
 
 BOM_CSV_COLUMNS = ("section", "network", "su", "category", "sku", "description", "form_factor", "length_m",
                    "quantity", "spares_percent", "spares", "order_quantity", "unit_watts", "watts", "currency",
-                   "unit_price", "extended_price")
+                   "unit_price", "extended_price", "spares_rule")
 
 _FF = re.compile(r"\b(OSFP|QSFP112|QSFP-DD|QSFP56|QSFP28|SFP28|SFP\+|RJ45)\b", re.I)
 
@@ -168,6 +169,7 @@ def order_lines(summary_lines, opts: ExportOptions) -> tuple[list[tuple], dict, 
     up per line; each extended price is rounded half-up to the cent, and the total is the sum of those.
     """
     prices = opts.prices
+    rule = opts.spares_rule()
     order = []
     tot_qty = tot_sp = 0
     tot_w = Decimal(0)
@@ -176,13 +178,12 @@ def order_lines(summary_lines, opts: ExportOptions) -> tuple[list[tuple], dict, 
     spares_pct = {}
     for line in summary_lines:
         cat, sku, qty = line["category"], line["sku"], line["quantity"]
-        pct = opts.spares_for(cat)
-        spares_pct[cat] = pct
-        spares = int((Decimal(qty) * pct / 100).to_integral_value(rounding=ROUND_CEILING))
+        spares_pct[cat] = opts.spares_for(cat)
+        spares = rule.spares(category=cat, part=sku, quantity=qty).count
         oq = qty + spares
         watts = line.get("watts")
         unit = prices.get(sku)
-        ext = None if unit is None else (unit * oq).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+        ext = None if unit is None else to_cents(unit * oq)
         if unit is None:
             priced_all = False
         else:
@@ -203,17 +204,24 @@ def _w(x) -> str:
     return "" if x is None else f"{x:.2f}"
 
 
-def _money(x) -> str:
-    return "" if x is None else f"{x:.2f}"
+_money = fmt_money  # the one price format (money.py)
 
 
 def iter_bom_rows(result, options=None, bom: Bom | None = None) -> Iterator[tuple]:
     """bom.csv rows (BOM_CSV_COLUMNS). Sections: order (one per part, with spares and prices),
-    category-total, total, network (per network and part), su (per SU and part), fibers."""
+    category-total, total, network (per network and part), su (per SU and part), fibers.
+    Only order rows fill the last column (the spares rule's words); the others leave it empty."""
+    n = len(BOM_CSV_COLUMNS)
+    for row in _bom_rows(result, options, bom):
+        yield row if len(row) == n else row + ("",) * (n - len(row))
+
+
+def _bom_rows(result, options, bom):
     opts = ExportOptions.from_any(options)
     b = bom or compute_bom(result, opts)
     cur = b.currency
     parts = b.parts
+    rule = opts.spares_rule()
 
     def pinfo(cat, sku):
         p = parts.get((cat, sku)) or Part(cat, sku, "")
@@ -231,7 +239,8 @@ def iter_bom_rows(result, options=None, bom: Bom | None = None) -> Iterator[tupl
             desc, ff, length = pinfo(cat, sku)
             uw = parts[(cat, sku)].unit_watts if (cat, sku) in parts else None
             yield ("order", "", "", cat, sku, desc, ff, length, qty, str(b.spares_percent.get(cat, 0)), spares, oq,
-                   _w(uw), _w(watts), cur if unit is not None else "", _money(unit), _money(ext))
+                   _w(uw), _w(watts), cur if unit is not None else "", _money(unit), _money(ext),
+                   rule.spares(category=cat, part=sku, quantity=qty).rule)
             cq += qty
             cs += spares
             co += oq
@@ -323,7 +332,7 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
         + (f"; {t['lines_without_watts']} line(s) have no power figure" if t["lines_without_watts"] else ""),
     ]
     if t["price"] is not None:
-        cover.append(f"Total price: {t['price']:,.2f} {cur}"
+        cover.append(f"Total price: {fmt_money(t['price'])} {cur}"
                      + (f" ({t['lines_without_price']} line(s) without a price are not included)"
                         if t["lines_without_price"] else ""))
     sp = ", ".join(f"{CATEGORY_TITLE.get(c, c).lower()} {p} %" for c, p in sorted(b.spares_percent.items(),
@@ -357,8 +366,7 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
             if p and p.length_m is not None and cat in ("copper", "aoc", "fiber", "trunk"):
                 desc = f"{desc} ({p.length_m:g} m)" if f"{p.length_m:g} m" not in desc else desc
             rows.append((sku, desc, p.form_factor if p else "", fmt_int(qty), fmt_int(spares), fmt_int(oq),
-                         "" if watts is None else f"{watts:,.2f}", "" if unit is None else f"{unit:,.2f}",
-                         "" if ext is None else f"{ext:,.2f}"))
+                         "" if watts is None else f"{watts:,.2f}", fmt_money(unit), fmt_money(ext)))
             cq += qty
             cs += spares
             co += oq
@@ -370,9 +378,9 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
                 cp_any = True
         rows.append((_B + f"{CATEGORY_TITLE.get(cat, cat)} subtotal", f"spares {b.spares_percent.get(cat, 0)} %", "",
                      fmt_int(cq), fmt_int(cs), fmt_int(co), f"{cw:,.2f}" if cw_any else "", "",
-                     f"{cp:,.2f}" if cp_any else ""))
+                     fmt_money(cp) if cp_any else ""))
     rows.append((_B + "All parts", "", "", fmt_int(t["quantity"]), fmt_int(t["spares"]), fmt_int(t["order_quantity"]),
-                 f"{t['watts']:,.2f}", "", "" if t["price"] is None else f"{t['price']:,.2f}"))
+                 f"{t['watts']:,.2f}", "", fmt_money(t["price"])))
     doc.add(Table(cols, len(rows), rows, bold_marker=_B))
     # per network
     doc.add(PageBreak(section="By network"))
