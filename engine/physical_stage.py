@@ -42,7 +42,9 @@ from .physical import (
     select_media,
     trunk_labels,
 )
+from .physical import describe
 from .physical.constants import FORM_FACTORS
+from .physical.panel_layout import PanelOverflow, PanelUnits
 
 # Appliance NICs are not in the reference; a single-port QSFP112 flat-top cage is the default (data gap).
 APPLIANCE_CAGE = ("qsfp112", "flat")
@@ -83,6 +85,10 @@ class PhysicalResult:
     issues: list = field(default_factory=list)  # (link id, message) for broken channels
     racks_by_id: dict = field(default_factory=dict)
     bom_split: BomSplit | None = None  # transceivers and cables of the BOM by network and SU
+    missing: dict = field(default_factory=dict)  # (network, tier) -> links without a part
+    completeness: dict = field(default_factory=dict)  # set by roll_up(): see _completeness
+    distinct_choices: list = field(default_factory=list)  # each MediaChoice once (a few hundred at most)
+    panel_places: list = field(default_factory=list)  # PanelPlace per panel placed (physical/panel_layout.py)
 
     _roll_up: Any = field(default=None, repr=False, compare=False)  # set by run_physical, run by roll_up()
 
@@ -177,6 +183,7 @@ class PhysicalResult:
             "cables_total": len(self.cable_rows),
             "trunks_total": len(self.trunks),
             "worst_links": self.worst,
+            "completeness": self.completeness,
         }
 
     worst: list = field(default_factory=list)
@@ -262,7 +269,11 @@ def _port_label(port: str) -> str:
     return port.replace("/", ".")
 
 
-def _cage_end(d: Device, cage: str, speed: int, catalog: Catalog, server_cages: dict) -> CageEnd | None:
+# Lane rate of a form factor whose name fixes it (QSFP28 = 4 x 25G NRZ, QSFP56 = 4 x 50G PAM4).
+_FORM_FACTOR_LANES = {"qsfp28": 25, "qsfp56": 50}
+
+
+def _cage_end(d: Device, cage: str, speed: int, catalog: Catalog, server_cages: dict, ufm_module) -> CageEnd | None:
     if speed == 1:
         # 1G OOB: every managed end (BMC, switch management port, PDU) and the OOB switch ports are RJ45.
         return CageEnd("switch" if d.role in ("oob", "leaf", "spine", "core", "oob-agg") else "server",
@@ -274,21 +285,87 @@ def _cage_end(d: Device, cage: str, speed: int, catalog: Catalog, server_cages: 
                 return None
             ff, top, twin, lanes = info
             return CageEnd("server", ff, top, twin, speed, lanes)
+        if d.role == "ufm" and ufm_module is not None:
+            # The UFM appliance's cage is the one its module (physical.ufm_module) plugs into.
+            t = ufm_module
+            return CageEnd("server", t.form_factor, t.top, t.ports > 1, speed, t.lane_gbps, module=t.sku)
         ff, top = APPLIANCE_CAGE
         return CageEnd("server", ff, top, False, speed, 200 if speed >= 800 else 100)
     sw = catalog.switches.get(d.model)
     if sw is None or sw.form_factor not in FORM_FACTORS:
         return None
     per = sw.ports_per_cage(speed)
-    if per is None:  # e.g. an OOB switch's uplink ports, which are not the cages of its radix
+    if per is None:
+        # An OOB switch's uplink ports are not the cages of its radix: they have their own form factor.
+        up = sw.uplinks or {}
+        ff = up.get("form_factor")
+        if up.get("speed_gbps") == speed and ff in FORM_FACTORS:
+            return CageEnd("switch", ff, sw.top, False, speed, _FORM_FACTOR_LANES.get(ff, sw.lanes_gbps))
         return None
+    if per == 4 and sw.ports_per_cage(2 * speed) == 2:
+        # A twin-port cage at a quarter of its rate: each of the module's two ports runs as two ports of
+        # half its speed (port k/1 and k/2 on the module's first connector, k/3 and k/4 on its second).
+        # The cage is described at the module's port speed; the links' speed marks the split.
+        return CageEnd("switch", sw.form_factor, sw.top, True, 2 * speed, sw.lanes_gbps)
     return CageEnd("switch", sw.form_factor, sw.top, per > 1, speed, sw.lanes_gbps)
+
+
+def _connector_of(port: str) -> int:
+    """Which module connector of a quarter-rate twin-port cage a port uses: "17/1", "17/2" -> 0; "17/3",
+    "17/4" -> 1."""
+    _, _, sub = port.rpartition("/")
+    return (int(sub) - 1) // 2 if sub.isdigit() else 0
+
+
+def _split_pairs(links, speed_ok) -> dict:
+    """{(device, cage, connector): set of far (device, cage, connector)} over the links between two
+    quarter-rate cages (speed_ok(link) true): two ports that share a module connector can share one straight
+    cord only when they reach the same far connector."""
+    far: dict = defaultdict(set)
+    for link in links:
+        if speed_ok(link):
+            ka = (link.a, link.a_cage, _connector_of(link.a_port))
+            kb = (link.b, link.b_cage, _connector_of(link.b_port))
+            far[ka].add(kb)
+            far[kb].add(ka)
+    return far
+
+
+def _paired(choice):
+    """A choice between two quarter-rate cages: each straight cord carries the two half-speed links of one
+    module connector (a twin-port copper cable the four links of the cage), so a module serves four links and
+    a cord's fibers are shared by two."""
+    from dataclasses import replace
+
+    def per(p, n):
+        return None if p is None else p / n
+
+    return replace(choice, cable_carries_links=choice.cable_carries_links * 2, a_links_per_module=choice.a_links_per_module * 2,
+                   b_links_per_module=choice.b_links_per_module * 2,
+                   a_power_w_per_link=per(choice.a_power_w, choice.a_links_per_module * 2),
+                   b_power_w_per_link=per(choice.b_power_w, choice.b_links_per_module * 2),
+                   link_gbps=choice.link_gbps // 2, fibers_per_link=choice.fibers_per_link // 2,
+                   fibers_installed_per_link=choice.fibers_installed_per_link // 2)
+
+
+def _per_connector(choice, split: bool, quarter: bool) -> bool:
+    """Whether a shared cable is shared by the links of one module connector (a 1:2 splitter, or a straight
+    cord between quarter-rate cages) rather than by the links of a cage pair (twin-port copper)."""
+    return split or (quarter and choice.optical)
 
 
 def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[Link], lengths: list[float],
                  places: list[Place | None], racks: list[Rack], progress) -> tuple[PhysicalResult, list[str]]:
     policy = MediaPolicy.from_dict(spec.physical or {})  # SpecError at its path
     media = catalog.media
+    ufm_module = None
+    if any(d.role == "ufm" for d in devices):
+        ufm_module = media.transceivers.get(policy.ufm_module)
+        if ufm_module is None:
+            from .errors import SpecError
+
+            raise SpecError.at("physical.ufm_module", f"{policy.ufm_module!r} is not a transceiver in the catalog "
+                               "(add it as a custom part or name one the catalog lists)")
     server = catalog.servers[spec.servers.model]
     planes = spec.compute.planes
     lanes = 200 if server.nic_speed_gbps >= 800 else 100
@@ -333,8 +410,11 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
     issues_append = issues.append
     demands: dict[tuple, list[int]] = defaultdict(list)  # panel-mode links by (tier, network, rack pair, choice)
 
+    missing: Counter = Counter()  # (network, tier) -> links without a part; counted only when it happens
+    split_far: dict | None = None  # built on the first link between two quarter-rate cages
+
     def cage_end(dev: int, cage: str, speed: int):
-        end = _cage_end(devices[dev], cage, speed, catalog, server_cages) or False
+        end = _cage_end(devices[dev], cage, speed, catalog, server_cages, ufm_module) or False
         return intern.setdefault(end, end) if end else False
 
     # One pass in link order: the medium of each link (one decision per distinct cage-pair kind), then its
@@ -355,6 +435,7 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
             failures.setdefault(f"{network}/{tier}",
                                 f"no cage model for {dev.model} at {speed} Gb/s in the media catalog "
                                 "(add parts for this form factor; see docs/data-gaps.md)")
+            missing[(network, tier)] += 1
             continue
         far_a, run_a = cage_run[(a, a_cage)]
         far_b, run_b = cage_run[(b, b_cage)]
@@ -371,7 +452,36 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
         if i % 50000 == 0:
             progress("physical", i, n)
         if choice is None:
+            missing[(network, tier)] += 1
             continue
+        if ea.port_speed_gbps != speed and eb.port_speed_gbps != speed and not split:
+            # Both ends are quarter-rate twin-port cages: a straight cord per module connector carries two
+            # links, which must both reach the same far connector.
+            if split_far is None:
+                def quarter(dev: int, spd: int) -> bool:
+                    if appliance[dev]:
+                        return False
+                    e = dev_end.get((dev, spd))
+                    if e is None:
+                        e = dev_end[(dev, spd)] = cage_end(dev, "", spd)
+                    return bool(e) and e.port_speed_gbps == 2 * spd
+
+                split_far = _split_pairs(links, lambda lk: quarter(lk.a, lk.speed_gbps) and quarter(lk.b, lk.speed_gbps))
+            conn_a = (a, a_cage, _connector_of(a_port))
+            conn_b = (b, b_cage, _connector_of(b_port))
+            if optical and (len(split_far.get(conn_a, ())) != 1 or len(split_far.get(conn_b, ())) != 1):
+                failures.setdefault(f"{network}/{tier}", (
+                    f"tier {tier}: the two {speed}G ports on one connector of a {devices[a].model} twin-port cage go "
+                    f"to different far connectors; no NVIDIA part joins them (each connector needs one straight "
+                    f"cord to one far connector, or a 1:2 splitter to two single-port modules). Run this tier at "
+                    f"{2 * speed}G or wire the ports in connector pairs"))
+                missing[(network, tier)] += 1
+                continue
+            pk = ("paired", id(choice))
+            paired = choice_memo.get(pk)
+            if paired is None:
+                paired = choice_memo[pk] = _paired(choice)
+            choice, shared = paired, True
         choices[i] = choice
         if structured and optical:
             pa, pb = places[a], places[b]
@@ -379,7 +489,14 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
                 demands[(tier, network, pa.rack, pb.rack, choice)].append(i)
                 continue
         if shared:
-            ck = (a, a_cage, b, b_cage)
+            if _per_connector(choice, split, ea.port_speed_gbps != speed):
+                # A 1:2 splitter (or a paired cord) is shared by the two links of one module connector.
+                if choice.split_end == "b":
+                    ck = (b, b_cage, _connector_of(b_port))
+                else:
+                    ck = (a, a_cage, _connector_of(a_port))
+            else:
+                ck = (a, a_cage, b, b_cage)
             cid = shared_cable.get(ck)
             cords[i] = (choice.cable_sku, choice.ordered_length_m)
             if cid is None:
@@ -416,13 +533,25 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
     by_tier: dict[str, list] = defaultdict(list)
     for key, idxs in demands.items():
         by_tier[key[0]].append((key, idxs))
-    panel_u: dict[int, int] = {}
     rack_index = {r.id: r.idx for r in racks}
+    # Panels stack down from the top free unit, below the OOB switch, tier after tier (panel_layout.py).
+    panel_units = PanelUnits(spec.layout.rack_units - (1 if spec.oob.enabled else 0), spec.layout.panel_units,
+                             _device_tops(devices, places, spec.layout.rack_units) if demands else None)
+    rack_names = [r.id for r in racks]
     for tier, groups in sorted(by_tier.items()):
         dem = [TrunkDemand(racks[k[2]].id, racks[k[3]].id, len(idxs), max(lengths[j] for j in idxs), k[4])
                for k, idxs in groups]
         plan = plan_trunks(tier, dem, policy)
         plans.append(plan)
+        try:
+            panel_units.add_plan(plan, rack_index, rack_names)
+        except PanelOverflow as exc:  # engine.pipeline spreads the network racks and tries again
+            exc.rack_kind = racks[exc.rack].kind
+            in_rack = [d for d, p in zip(devices, places) if p is not None and p.rack == exc.rack
+                       and d.role not in ("oob", "pdu")]
+            exc.devices, exc.device_units = len(in_rack), sum(d.rack_units for d in in_rack)
+            raise
+        panel_unit = panel_units.unit
         trunk_ids: dict[str, int] = {}
         trunk_length: dict[str, float] = {}
         for run in plan.trunks:
@@ -436,11 +565,12 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
         for (key, idxs), slots in zip(groups, plan.slots):
             choice = key[4]
             sp = choice.structured
+            kind = sp.panel.kind
             for j, slot in zip(idxs, slots):
                 link = links[j]
                 ra, rb = places[link.a].rack, places[link.b].rack
-                ua = _panel_unit(ra, slot.panel_a, spec, panel_u)
-                ub = _panel_unit(rb, slot.panel_b, spec, panel_u)
+                ua = panel_unit(ra, kind, slot.panel_a)
+                ub = panel_unit(rb, kind, slot.panel_b)
                 cid_a, cid_b = next_id, next_id + 1
                 next_id += 2
                 tid = trunk_ids[slot.trunk_id]
@@ -463,14 +593,14 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
         for run in plan.trunks:
             slot = first_slot[run.id]
             ra, rb = rack_index[run.rack_a], rack_index[run.rack_b]
-            ua = _panel_unit(ra, slot.panel_a, spec, panel_u)
-            ub = _panel_unit(rb, slot.panel_b, spec, panel_u)
+            ua = panel_unit(ra, run.panel_kind, slot.panel_a)
+            ub = panel_unit(rb, run.panel_kind, slot.panel_b)
             cable_rows.append([trunk_ids[run.id], "trunk", run.sku, run.length_m, ("panel", ra, ua, "T"),
                                ("panel", rb, ub, "T"), carried[run.id], tier, network_of_trunk.get(run.id, "")])
             trunks_out.append((network_of_trunk.get(run.id, ""), run))
     cable_rows.sort(key=lambda r: r[0])
     panels = plan_panels(plans) if plans else ()
-    over = {racks[r].id: n for r, n in panel_u.items()}
+    over = {racks[r].id: n for r, n in panel_units.over.items()}
 
     loss_counts = Counter(statuses)
     fails = loss_counts.get("fail", 0)
@@ -480,7 +610,9 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
         loss_counts={"pass": loss_counts.get("pass", 0), "marginal": loss_counts.get("marginal", 0),
                      "fail": fails, "copper": loss_counts.get("n/a", 0),
                      "no_medium": loss_counts.get("no-medium", 0)},
-        issues=issues)
+        issues=issues, missing=dict(missing), panel_places=panel_units.places,
+        distinct_choices=[m if k[0] == "paired" else m[0] for k, m in choice_memo.items()
+                          if k[0] == "paired" or m[0] is not None])
     result._roll_up = partial(_roll_up, result, spec=spec, catalog=catalog, devices=devices, links=links,
                               places=places, racks=racks, failures=failures, over=over)
     progress("physical", n, n)
@@ -504,14 +636,15 @@ def _roll_up(result: PhysicalResult, *, spec, catalog: Catalog, devices, links, 
                                   for k, v in direct.items()], trunks_out)
     bom_warnings: list[str] = []
     result.bom, result.bom_split = _bom(devices, links, choices, result.cable_rows, trunks_out, result.panels,
-                                        catalog, bom_warnings)
+                                        catalog, bom_warnings, result.policy.ufm_module, result.distinct_choices)
+    result.completeness = _completeness(result.missing, failures, result.bom)
     worst = _worst_links(links, result.budgets, 20)
     result.worst = [{"link": f"L{lid:06d}", "margin_db": round(m, 2)} for m, lid in worst]
     warnings = [f"no medium for {k}: {msg}" for k, msg in sorted(failures.items())] + bom_warnings
     if over:
         rack_id, needed = max(over.items(), key=lambda kv: kv[1])
         warnings.append(f"{len(over)} rack(s) need more panel units than layout.panel_units "
-                        f"({spec.layout.panel_units}); e.g. {rack_id} needs {needed}: raise layout.panel_units")
+                        f"({spec.layout.panel_units}) and use free units below them; e.g. {rack_id} needs {needed}")
     issues = result.issues
     if issues:
         warnings.append(f"{len(issues)} link(s) have a broken channel, e.g. L{issues[0][0]:06d}: {issues[0][1]}")
@@ -535,13 +668,18 @@ def _worst_links(links, budgets, k: int) -> list[tuple[float, int]]:
     return out
 
 
-def _panel_unit(rack: int, ordinal: int, spec, memo: dict) -> int:
-    """Panels stack downwards from the top of the rack, below the OOB switch, in the `layout.panel_units`
-    units placement kept free. A rack that needs more panels than that is remembered in `memo`."""
-    top = spec.layout.rack_units - (1 if spec.oob.enabled else 0)
-    if ordinal >= spec.layout.panel_units:
-        memo[rack] = max(memo.get(rack, 0), ordinal + 1)
-    return max(1, top - ordinal)
+def _device_tops(devices, places, rack_units: int) -> dict[int, int]:
+    """{rack index: highest unit a device takes}, for racks panels must not overlap. The OOB switch (above the
+    panels' units) and zero-U PDUs take none of them; a rack-scale system's record spans its whole rack (its
+    trays' own units are not modelled), so it leaves the top units placement reserved for panels."""
+    tops: dict[int, int] = {}
+    for d, p in zip(devices, places):
+        if p is None or d.role in ("oob", "pdu") or d.rack_units >= rack_units:
+            continue
+        top = p.u + d.rack_units - 1
+        if top > tops.get(p.rack, 0):
+            tops[p.rack] = top
+    return tops
 
 
 class _Budgets:
@@ -623,17 +761,20 @@ _FIRST = itemgetter(0)
 
 
 def _bom(devices, links, choices, cable_rows, trunks, panels, catalog,
-         warnings: list[str]) -> tuple[list[dict], BomSplit]:
+         warnings: list[str], ufm_module: str = "", distinct_choices=None) -> tuple[list[dict], BomSplit]:
     """BOM lines: switches, appliances, transceivers (one per cage end), cables by part, trunks, panels;
     and the transceivers and cables split by network and SU (BomSplit), from the same counts."""
     lines: dict[tuple, dict] = {}
 
-    def add(category, sku, description, qty=1, watts=None, network=""):
+    def add(category, sku, description, qty=1, watts=None, network="", unconfirmed=""):
         key = (category, sku)
         line = lines.get(key)
         if line is None:
             line = lines[key] = {"sku": sku, "description": description, "category": category, "quantity": 0,
-                                 "watts": 0.0 if watts is not None else None, "unit_watts": watts}
+                                 "watts": 0.0 if watts is not None else None, "unit_watts": watts,
+                                 "unconfirmed": unconfirmed}
+        elif unconfirmed and not line["unconfirmed"]:
+            line["unconfirmed"] = unconfirmed
         line["quantity"] += qty
         if watts is not None:
             line["watts"] = round((line["watts"] or 0) + watts * qty, 2)
@@ -643,7 +784,8 @@ def _bom(devices, links, choices, cable_rows, trunks, panels, catalog,
             sw = catalog.switches.get(d.model)
             add("switch", d.model.upper(), sw.name if sw else d.model, 1, (sw.power_kw * 1000) if sw and sw.power_kw else None)
         elif d.role == "ufm":
-            add("appliance", "UFM", "UFM Enterprise appliance")
+            ufm = catalog.appliances.get("ufm")
+            add("appliance", "UFM", ufm.name if ufm else "UFM Enterprise appliance")
     media = catalog.media
     su_of = [d.su for d in devices]
     # One module per cage end that carries optics: collect the cages (device, cage) per network and
@@ -671,7 +813,11 @@ def _bom(devices, links, choices, cable_rows, trunks, panels, catalog,
         cages_by_module[module] = sets[0] if len(sets) == 1 else set().union(*sets)
     for module, cages in cages_by_module.items():
         t = media.transceivers.get(module) if hasattr(media.transceivers, "get") else None
-        add("transceiver", module, getattr(t, "description", "") or module, len(cages), watts_of[module])
+        why = t.unconfirmed if t is not None else ""
+        if module == ufm_module and any(devices[dev].role == "ufm" for dev, _ in cages):
+            why = "; ".join(x for x in (why, UFM_UNCONFIRMED) if x)
+        add("transceiver", module, describe.transceiver(t) if t is not None else module, len(cages),
+            watts_of[module], unconfirmed=why)
     # per network and SU: a cage counts in the network of its links (one module per network it serves)
     modules_split: Counter = Counter()
     for net, by_module in cages_by_net.items():
@@ -694,21 +840,99 @@ def _bom(devices, links, choices, cable_rows, trunks, panels, catalog,
                           map(_ROW_NETWORK, rows), map(_FIRST, map(_ROW_A, rows))))
     cables_split: Counter = Counter()
     cable_lengths: dict = {}
+    families = _cable_families(choices if distinct_choices is None else distinct_choices, trunks, media)
     for (kind, part, length, net, a_dev), n in per_key.items():
-        add(_CABLE_CATEGORY.get(kind, "cable"), part, f"{kind} {length:g} m", n)
+        desc, why = _describe_cable(families, kind, part, length)
+        add(_CABLE_CATEGORY.get(kind, "cable"), part, desc, n, unconfirmed=why)
         cables_split[(part, net, 0 if a_dev == "panel" else su_of[a_dev])] += n
         if part not in cable_lengths:
             cable_lengths[part] = length
     for p in panels:
-        add("panel", p.panel_sku, f"patch panel ({p.panel_kind})", p.panels)
+        entry = media.panels.get(p.panel_sku)
+        add("panel", p.panel_sku, describe.panel(entry) if entry else f"patch panel ({p.panel_kind})", p.panels,
+            unconfirmed=entry.unconfirmed if entry else "")
         for insert, count in p.inserts:
-            add("panel-insert", insert, "panel adapter / cassette", count)
+            entry = media.adapters.get(insert) or media.cassettes.get(insert)
+            text = "panel adapter / cassette" if entry is None else (
+                describe.adapter(entry) if insert in media.adapters else describe.cassette(entry))
+            add("panel-insert", insert, text, count, unconfirmed=entry.unconfirmed if entry else "")
     order = {"switch": 0, "appliance": 1, "transceiver": 2, "copper": 3, "aoc": 4, "fiber": 5, "trunk": 6,
              "panel": 7, "panel-insert": 8}
     out = sorted(lines.values(), key=lambda x: (order.get(x["category"], 9), x["sku"]))
     for line in out:
         line.pop("unit_watts", None)
     return out, BomSplit(_sorted(modules_split), _sorted(cables_split), cable_lengths)
+
+
+def _completeness(missing: dict, failures: dict, bom: list[dict]) -> dict:
+    """Whether the BOM is complete (every link has a part) and which lines to verify before ordering.
+
+    `missing`: (network, tier) -> links without a part; `failures`: "network/tier" -> the first reason."""
+    rows = [{"network": net, "tier": tier, "links": n, "reason": failures.get(f"{net}/{tier}", "")}
+            for (net, tier), n in sorted(missing.items())]
+    total = sum(missing.values())
+    verify = [{"sku": line["sku"], "category": line["category"], "reason": line["unconfirmed"]}
+              for line in bom if line.get("unconfirmed")]
+    return {"complete": total == 0, "links_without_part": total, "missing": rows, "unconfirmed": verify}
+
+
+UFM_UNCONFIRMED = ("UFM-side module not named by NVIDIA text (parts-beyond-ndr.md section 5): a user-settable "
+                   "default, physical.ufm_module")
+
+
+def _cable_families(choices, trunks, media) -> dict:
+    """{cable kind: [catalog family entries]} of the distinct media choices (a few hundred at most), to
+    describe each cable part by the family whose pattern renders it."""
+    out: dict = defaultdict(dict)
+    seen = set()
+    for c in choices:
+        if c is None or id(c) in seen or not hasattr(c, "cable_kind"):
+            continue
+        seen.add(id(c))
+        if c.cable_kind in ("cord", "splitter"):
+            out[c.cable_kind][c.cord.family] = c.cord
+        elif c.cable_kind == "rj45":
+            cc = media.copper_cords.get(c.cable_family)
+            if cc is not None:
+                out["rj45"][cc.family] = cc
+        else:
+            cab = media.cables.get(c.cable_family)
+            if cab is not None:
+                out[c.cable_kind][cab.family] = cab
+        sp = c.structured
+        if sp is not None:
+            out["cord"][sp.cord_a.family] = sp.cord_a
+            out["cord"][sp.cord_b.family] = sp.cord_b
+    for _net, run in trunks:
+        t = media.trunks.get(run.family)
+        if t is not None:
+            out["trunk"][run.sku] = t
+    return out
+
+
+def _describe_cable(families: dict, kind: str, part: str, length: float) -> tuple[str, str]:
+    """(supplier-grade description, unconfirmed reason) of one cable part of `kind` at `length`."""
+    from .physical.catalog import sku_for_length
+
+    if kind == "trunk":
+        t = families["trunk"].get(part)
+        return (describe.trunk(t, part, length), t.unconfirmed) if t else (f"trunk {length:g} m", "")
+    # a panel channel's switch-side cord is a straight cord even when the link's own cable is a splitter
+    pools = [families.get(kind, {})] + [families.get(k, {}) for k in ("cord", "splitter") if k != kind]
+    for pool in pools:
+        for fam in pool.values():
+            try:
+                rendered = sku_for_length(fam.sku_pattern, length)
+            except (KeyError, IndexError, ValueError):
+                continue
+            if rendered != part or not (fam.made_to_order or length in fam.lengths_m):
+                continue
+            if kind == "rj45":
+                return describe.copper_cord(fam, part, length), fam.unconfirmed
+            if kind in ("cord", "splitter") or hasattr(fam, "fiber_type"):
+                return describe.cord(fam, part, length), fam.unconfirmed
+            return describe.cable(fam, part, length), fam.unconfirmed
+    return f"{kind} {length:g} m", ""
 
 
 def _sorted(counts: dict) -> dict:

@@ -7,9 +7,14 @@ compute_design runs both. The checks can also run on their own first (check_desi
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .catalog import Catalog, load_catalog
+from .counting import counting_section
 from .model import Place
+from .physical.panel_layout import PanelOverflow
 from .placement import _Floor, plan_floor
+from .rack_power import rack_budgets, rack_power_report
 from .result import ENGINE_VERSION, DesignDraft, DesignResult, ProgressFn, no_progress
 from .runlength import device_geometry, run_lengths
 from .errors import SpecError
@@ -17,10 +22,12 @@ from .gcpause import cyclic_gc_paused
 from .spec import DesignSpec
 from .summary import summarize
 from .topology.access import build_access, plan_access
+from .topology.advice import reserved_slot_warning, spine_choices
 from .topology.builder import Builder
 from .topology.compute import build_compute, plan_compute
 from .topology.oob import agg_pairs_needed, build_oob
 from .verify import verify
+from .verify_cabling import label_warning, verify_cabling
 
 STAGES = ("topology", "placement", "run-lengths", "physical", "verification", "summary")
 
@@ -44,7 +51,7 @@ def _uses_panels(spec: DesignSpec) -> bool:
     return any(isinstance(t, dict) and t.get("cabling") == "panels" for t in tiers)
 
 
-def _build_oob(spec, catalog, b, racks, places, oob_model, server, reserved_u):
+def _build_oob(spec, catalog, b, racks, places, oob_model, server, reserved_u, network_rack_kw=None):
     """OOB after placement: aggregation switches get their own services rack first, so they, like every
     other rack, get PDUs and an OOB switch of their own."""
     agg_model = catalog.switch(spec.inband.switch, "inband.switch")
@@ -66,7 +73,7 @@ def _build_oob(spec, catalog, b, racks, places, oob_model, server, reserved_u):
     aggs = [b.device(f"OOB-AGG{i + 1:02d}", "oob-agg", agg_model.key, network="oob", rack_units=agg_model.rack_units,
                      power_kw=agg_model.power_kw) for i in range(2 * pairs)]
     places = places + [None] * (len(b.devices) - len(places))
-    floor = _Floor(spec.layout, len(b.devices), reserved_u, None)
+    floor = _Floor(spec.layout, len(b.devices), reserved_u, None, network_rack_kw)
     floor.racks, floor.row, floor.places = racks, racks[-1].row, places
     floor.new_row()
     floor.stack([b.devices[i] for i in aggs], "services")
@@ -90,16 +97,69 @@ def _stage(progress: ProgressFn, name: str) -> None:
     progress(name, STAGES.index(name), len(STAGES))
 
 
+PANEL_RETRIES = 4  # tries at fewer devices per network rack before a rack's patch panels are called unfittable
+
+
 def start_design(spec: DesignSpec, catalog: Catalog | None = None,
                  progress: ProgressFn = no_progress) -> DesignDraft:
-    """Topology, placement, run lengths and the physical layer: all a design's link and cable rows need."""
-    catalog = catalog or load_catalog()
+    """Topology, placement, run lengths and the physical layer: all a design's link and cable rows need.
 
+    When a network rack's patch panels would reach its devices' units and `layout.network_rack_devices` is
+    auto, the design is placed again with fewer devices per network rack (the cap the overflowing rack
+    implies), at most PANEL_RETRIES times; the summary's notes say so. The draft keeps the spec as given.
+    """
+    catalog = catalog or load_catalog()
+    tried = spec
+    overflow: PanelOverflow | None = None
+    for _ in range(PANEL_RETRIES + 1):
+        try:
+            draft = _start_design(tried, catalog, progress)
+        except PanelOverflow as exc:
+            overflow = exc
+            tried = _spread_network_racks(spec, tried, exc)
+            continue
+        if tried is spec:
+            return draft
+        cap = tried.layout.network_rack_devices
+        notes = list(draft.extra_summary.get("notes", ())) + [
+            f"network racks hold at most {cap} devices each so that their patch panels fit above them "
+            f"(layout.network_rack_devices: auto; set it to choose)"]
+        return replace(draft, spec=spec, extra_summary={**draft.extra_summary, "notes": notes})
+    raise SpecError.at("layout.network_rack_devices", f"the patch panels of {overflow.rack_name} do not fit even "
+                                                      f"with {tried.layout.network_rack_devices} devices per network "
+                                                      "rack: cable a tier directly (physical.tiers.<tier>.cabling)")
+
+
+def _spread_network_racks(spec: DesignSpec, tried: DesignSpec, exc: PanelOverflow) -> DesignSpec:
+    """`tried` with fewer devices per network rack, so the rack of `exc` would have room for its panels; or the
+    SpecError that says what to change when that cannot help."""
+    where = (f"{exc.rack_name} needs {exc.needed} rack units of patch panels and has {exc.free} free above its "
+             "devices")
+    if exc.rack_kind == "server" or exc.devices < 2:
+        raise SpecError.at("layout.panel_units", f"{where}: raise layout.panel_units or cable the tier directly "
+                                                 "(physical.tiers.<tier>.cabling: direct)")
+    if spec.layout.network_rack_devices is not None:
+        raise SpecError.at("layout.network_rack_devices", f"{where}: lower layout.network_rack_devices (now "
+                                                          f"{spec.layout.network_rack_devices}) or leave it auto")
+    # Panels grow with the devices they serve: keep the rack's units per device (device + its panels).
+    room = exc.free + exc.device_units
+    cap = min(exc.devices - 1, room * exc.devices // (exc.device_units + exc.needed))
+    if cap < 1:
+        raise SpecError.at("layout.panel_units", f"{where}, and one device per rack would not leave room either: "
+                                                 "cable the tier directly (physical.tiers.<tier>.cabling: direct)")
+    return replace(tried, layout=replace(tried.layout, network_rack_devices=cap))
+
+
+def _start_design(spec: DesignSpec, catalog: Catalog, progress: ProgressFn) -> DesignDraft:
     def stage(name: str) -> None:
         _stage(progress, name)
 
     stage("topology")
     plan = plan_compute(spec, catalog)
+    warnings: list[str] = []
+    extra_su = reserved_slot_warning(spec, plan, catalog)
+    if extra_su:
+        warnings.append(extra_su)
     server = catalog.server(spec.servers.model)
     b = Builder()
     prefix = _server_prefix(server.key)
@@ -166,15 +226,23 @@ def start_design(spec: DesignSpec, catalog: Catalog | None = None,
     max_mgmt = None
     if oob_model is not None:
         max_mgmt = (oob_model.radix(1) or oob_model.cages) - spec.oob.pdus_per_rack
+    budgets = rack_budgets(spec.layout, server)
     floor = plan_floor(layout=spec.layout, devices=devices, server=server, su_size=su, servers=servers,
                        leaves_by_su=leaves_by_su, spines_by_pod=spines_by_pod, su_per_pod=plan.su_per_pod,
-                       core_and_services=services, reserved_u=reserved_u, mgmt_ports_per_rack=max_mgmt)
+                       core_and_services=services, reserved_u=reserved_u, mgmt_ports_per_rack=max_mgmt,
+                       network_rack_kw=budgets.network_kw)
     racks, places = floor.racks, floor.places
 
     if oob_model is not None:
-        racks, places = _build_oob(spec, catalog, b, racks, places, oob_model, server, reserved_u)
+        racks, places = _build_oob(spec, catalog, b, racks, places, oob_model, server, reserved_u,
+                                   budgets.network_kw)
     devices = b.devices
     links = b.links
+    extra_summary: dict = {}
+    extra_summary["rack_power"], power_warnings = rack_power_report(devices, places, racks, budgets)
+    warnings += power_warnings
+    extra_summary["spine_choices"], notes = spine_choices(plan, [storage_plan, inband_plan])
+    extra_summary["notes"] = notes
 
     stage("run-lengths")
     geometry = device_geometry(devices, places, racks)
@@ -182,7 +250,6 @@ def start_design(spec: DesignSpec, catalog: Catalog | None = None,
 
     stage("physical")
     physical = None
-    warnings: list[str] = []
     run_physical = _physical_stage() if catalog.media is not None else None
     if run_physical is not None:
         physical, phys_warnings = run_physical(spec=spec, catalog=catalog, devices=devices, links=links,
@@ -193,14 +260,22 @@ def start_design(spec: DesignSpec, catalog: Catalog | None = None,
                        devices=tuple(devices), racks=tuple(racks), places=tuple(places), links=tuple(links),
                        lengths_m=tuple(lengths), warnings=tuple(warnings), physical=physical, catalog=catalog,
                        plan=plan, storage_plan=storage_plan, inband_plan=inband_plan, server=server,
-                       n_servers=len(servers))
+                       n_servers=len(servers), extra_summary=extra_summary)
 
 
 def check_design(draft: DesignDraft) -> tuple[str, ...]:
     """The draft's invariant checks (EngineInvariantError on a broken one): the names of the checks run."""
     catalog, plan, server = draft.catalog, draft.plan, draft.server
-    return tuple(verify(devices=draft.devices, links=draft.links, switches=catalog.switches, compute_plan=plan,
-                        server_model=server, n_servers=draft.n_servers, gpus=draft.n_servers * server.gpus))
+    checks = verify(devices=draft.devices, links=draft.links, switches=catalog.switches, compute_plan=plan,
+                    server_model=server, n_servers=draft.n_servers, gpus=draft.n_servers * server.gpus)
+    physical = draft.physical
+    if physical is not None:
+        from .physical_stage import _EndRenderer
+
+        checks += verify_cabling(devices=draft.devices, places=draft.places, racks=draft.racks, physical=physical,
+                                 rack_units=draft.spec.layout.rack_units,
+                                 renderer=_EndRenderer(draft, physical.policy.labels))
+    return tuple(checks)
 
 
 def finish_design(draft: DesignDraft, progress: ProgressFn = no_progress,
@@ -216,10 +291,20 @@ def finish_design(draft: DesignDraft, progress: ProgressFn = no_progress,
     warnings = list(draft.warnings)
     if draft.physical is not None:
         warnings += draft.physical.roll_up()
+        from .physical_stage import _EndRenderer
+
+        clash = label_warning(devices=draft.devices, physical=draft.physical,
+                              renderer=_EndRenderer(draft, draft.physical.policy.labels))
+        if clash:
+            warnings.append(clash)
     summary = summarize(spec=spec, catalog=catalog, plan=plan, storage_plan=draft.storage_plan,
                         inband_plan=draft.inband_plan, devices=draft.devices, links=draft.links,
                         lengths=draft.lengths_m, racks=draft.racks, server=server, physical=draft.physical,
                         warnings=warnings)
+    summary.update(draft.extra_summary)
+    summary["counting"], count_notes = counting_section(spec=spec, plan=plan, server=server,
+                                                        networks=summary["networks"], physical=draft.physical)
+    summary["notes"] = list(summary.get("notes", ())) + count_notes
     if spec.workloads:
         from .traffic import analyze_design_workloads
 

@@ -63,7 +63,8 @@ class FloorPlan:
 
 
 class _Floor:
-    def __init__(self, layout: LayoutSpec, n_devices: int, reserved_u: int, max_mgmt: int | None):
+    def __init__(self, layout: LayoutSpec, n_devices: int, reserved_u: int, max_mgmt: int | None,
+                 max_kw: float | None = None):
         self.layout = layout
         self.racks: list[Rack] = []
         self.places: list[Place | None] = [None] * n_devices
@@ -71,6 +72,8 @@ class _Floor:
         self.pos = 0
         self.reserved_u = reserved_u
         self.max_mgmt = max_mgmt  # devices per rack the OOB switch can serve, when OOB is built
+        self.max_devices = layout.network_rack_devices  # None = no cap beyond units and OOB ports
+        self.max_kw = max_kw  # power budget of a network rack (engine/rack_power.py), None = none
         self.pitch = (layout.rack_depth_mm + layout.aisle_mm) / 1000.0
         self.width = layout.rack_width_mm / 1000.0
 
@@ -90,26 +93,36 @@ class _Floor:
         return idx
 
     def stack(self, devices: list[Device], kind: str) -> None:
-        """Fill racks of `kind` bottom-up with devices, opening racks as they fill."""
+        """Fill racks of `kind` bottom-up with devices, opening a rack when the units, the OOB switch's ports,
+        `layout.network_rack_devices` or the rack's power budget would be exceeded."""
         usable = self.layout.rack_units - self.reserved_u
-        rack, u, count = None, 1, 0
+        max_kw, max_devices, max_mgmt = self.max_kw, self.max_devices, self.max_mgmt
+        rack, u, count, kw = None, 1, 0, 0.0
         for d in devices:
             if d.rack_units > usable:
                 raise SpecError.at("layout.rack_units", f"a {d.rack_units}U {d.model} does not fit in {usable} usable units")
-            full = rack is None or u + d.rack_units - 1 > usable or (self.max_mgmt is not None and count >= self.max_mgmt)
+            power = d.power_kw or 0.0
+            full = (rack is None or u + d.rack_units - 1 > usable
+                    or (max_mgmt is not None and count >= max_mgmt)
+                    or (max_devices is not None and count >= max_devices)
+                    # a device above the whole budget gets a rack of its own (and a warning from rack_power)
+                    or (max_kw is not None and count and kw + power > max_kw + 1e-9))
             if full:
-                rack, u, count = self.new_rack(kind), 1, 0
+                rack, u, count, kw = self.new_rack(kind), 1, 0, 0.0
             self.places[d.idx] = Place(rack, u)
             u += d.rack_units
             count += 1
+            kw += power
 
 
 def plan_floor(*, layout: LayoutSpec, devices: list[Device], server: ServerModel, su_size: int,
                servers: list[int], leaves_by_su: list[list[int]], spines_by_pod: list[list[int]], su_per_pod: int,
-               core_and_services: list[int], reserved_u: int, mgmt_ports_per_rack: int | None) -> FloorPlan:
-    """Place every device. `leaves_by_su[s]` and `spines_by_pod[p]` are device indexes of all planes."""
+               core_and_services: list[int], reserved_u: int, mgmt_ports_per_rack: int | None,
+               network_rack_kw: float | None = None) -> FloorPlan:
+    """Place every device. `leaves_by_su[s]` and `spines_by_pod[p]` are device indexes of all planes;
+    network racks are filled up to `network_rack_kw` (engine/rack_power.py)."""
     spr = servers_per_rack(layout, server, reserved_u)
-    floor_ = _Floor(layout, len(devices), reserved_u, mgmt_ports_per_rack)
+    floor_ = _Floor(layout, len(devices), reserved_u, mgmt_ports_per_rack, network_rack_kw)
     dev = devices
 
     floor_.new_row()

@@ -51,6 +51,7 @@ class DesignDraft(DesignRows):
     inband_plan: Any = field(default=None, compare=False, repr=False)
     server: Any = field(default=None, compare=False, repr=False)  # the server model
     n_servers: int = 0
+    extra_summary: dict = field(default_factory=dict, compare=False, repr=False)  # summary sections made with the rows
 
 
 @dataclass(frozen=True)

@@ -86,7 +86,9 @@ LAYOUT = {
                               help="Servers per rack; auto = the server model's reference default, limited by space and power."),
     "rack_units": Field("int", default=48, minimum=10, maximum=60, help="Usable rack units per rack."),
     "rack_power_kw": Field("float", default=None, nullable=True, minimum=1,
-                           help="Power budget per server rack in kW; limits servers per rack when set."),
+                           help="Power budget per rack in kW: limits servers per rack, fills network racks up to it "
+                                "(unless layout.network_rack_power_kw says otherwise) and warns about every rack "
+                                "above it; null = no budget for server racks."),
     "rack_width_mm": Field("int", default=600, minimum=400, maximum=1200),
     "rack_depth_mm": Field("int", default=1200, minimum=600, maximum=1600),
     "aisle_mm": Field("int", default=1200, minimum=600, maximum=3000, help="Aisle width between rows."),
@@ -104,6 +106,14 @@ LAYOUT = {
     "panel_units": Field("int", default=2, minimum=0, maximum=20,
                          help="Rack units kept free at the top of every rack for patch panels when a tier uses "
                               "structured cabling (user default; no reference figure)."),
+    "network_rack_power_kw": Field("float", default="auto", allow_auto=True, minimum=1,
+                                   help="Power budget per network rack (leaves, spines, cores, other networks' "
+                                        "switches) in kW; racks are filled up to it. auto = layout.rack_power_kw when "
+                                        "set, else one reference server rack's draw (servers per rack x server power; "
+                                        "user default, docs/data-gaps.md)."),
+    "network_rack_devices": Field("int", default="auto", allow_auto=True, minimum=1,
+                                  help="Most devices per network rack; auto = as many as rack units, the power budget "
+                                       "and the rack's OOB switch allow."),
 }
 
 SPEC_FIELDS = {
@@ -208,6 +218,8 @@ class LayoutSpec:
     in_rack_allowance_m: float
     site: str
     panel_units: int
+    network_rack_power_kw: float | None = None  # None = auto
+    network_rack_devices: int | None = None  # None = auto
 
 
 @dataclass(frozen=True)
@@ -231,6 +243,9 @@ class DesignSpec:
 
 def _auto(v):
     return None if v == "auto" else v
+
+
+_LAYOUT_AUTO = ("servers_per_rack", "racks_per_row", "network_rack_power_kw", "network_rack_devices")
 
 
 def parse_spec(data: Any) -> DesignSpec:
@@ -267,7 +282,7 @@ def parse_spec(data: Any) -> DesignSpec:
         inband=InbandSpec(enabled=ib["enabled"], switch=ib["switch"], ratio=Ratio.parse(ib["oversubscription"]),
                           management_servers=ib["management_servers"]),
         oob=OobSpec(**oob),
-        layout=LayoutSpec(**{k: _auto(v) if k in ("servers_per_rack", "racks_per_row") else v for k, v in lay.items()}),
+        layout=LayoutSpec(**{k: _auto(v) if k in _LAYOUT_AUTO else v for k, v in lay.items()}),
         physical=norm["physical"],
         qos=norm["qos"],
         workloads=norm["workloads"],

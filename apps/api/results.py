@@ -25,6 +25,19 @@ def _bom_by_part(summary: dict) -> dict[str, dict]:
     return out
 
 
+def completeness_of(summary: dict | None) -> dict:
+    """A revision's BOM completeness (engine summary "completeness"): complete, links_without_part, missing
+    per network and tier, unconfirmed lines. Summaries stored before it existed are read from their loss
+    counts ("no_medium" links) without the per-tier split."""
+    summary = summary or {}
+    c = summary.get("completeness")
+    if c:
+        return {"complete": bool(c.get("complete")), "links_without_part": int(c.get("links_without_part") or 0),
+                "missing": list(c.get("missing") or []), "unconfirmed": list(c.get("unconfirmed") or [])}
+    n = int(((summary.get("loss_budget") or {}).get("no_medium")) or 0)
+    return {"complete": n == 0, "links_without_part": n, "missing": [], "unconfirmed": []}
+
+
 def _money(d: Decimal) -> str:
     from apps.exports.renderers.money import fmt_money
 
@@ -47,13 +60,18 @@ def revision_bom(*, revision: Revision, spares_percent: Decimal = Decimal(0), ca
     lines = [{"part": sku, "description": line.get("description", ""), "category": cat, "quantity": qty,
               "spares": spares, "order_quantity": oq,
               "unit_price": _money(prices[sku]) if prices.get(sku) is not None else None,
-              "total": _money(ext) if ext is not None else None, "watts": watts}
+              "total": _money(ext) if ext is not None else None, "watts": watts,
+              "verify_before_ordering": bool(line.get("unconfirmed")), "unconfirmed": line.get("unconfirmed") or ""}
              for line, (cat, sku, qty, spares, oq, watts, _unit, ext) in zip(summary_lines, order)]
+    completeness = completeness_of(revision.summary)
     return {
         "revision": revision.number,
         "currency": pricing.currency,
         **pricing.to_dict(),
         "spares_percent": format(spares_percent.normalize(), "f") if spares_percent else "0",
+        "complete": completeness["complete"],
+        "links_without_part": completeness["links_without_part"],
+        "missing": completeness["missing"],
         "lines": lines,
         "totals": {"lines": len(lines), "quantity": totals["quantity"], "spares": totals["spares"],
                    "price": _money(totals["price"]) if lines and totals["priced_all"] else None,

@@ -1,12 +1,14 @@
 from django.urls import path
 
-from . import measurement_views, views
+from . import catalog_views, measurement_views, views
 from . import qos_views
 
 app_name = "designs"
 
 urlpatterns = [
     path("", views.design_list_view, name="list"),
+    path("catalog/", catalog_views.catalog_view, name="catalog"),
+    path("catalog/parts/<int:part_id>/delete/", catalog_views.catalog_part_delete, name="catalog_part_delete"),
     path("new/", views.design_new, name="new"),
     path("sources/", views.sources_view, name="sources"),
     path("new/blank/", views.design_new_blank, name="new_blank"),

@@ -20,6 +20,7 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from apps.api.results import completeness_of
 from apps.jobs.models import Job
 from apps.jobs.services import job_request_cancel
 from engine.errors import SpecError
@@ -280,6 +281,7 @@ def revision_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
         "design": revision.design, "revision": revision, "s": revision.summary, "networks": networks,
         "switches_total": sum(sum(n["switches"].values()) for n in networks),
         "bom_categories": _bom_categories(revision.summary),
+        "completeness": completeness_of(revision.summary),
         "fabric_svg": diagrams.fabric_svg(revision.summary), "elevation": elevation, "elevation_form": form,
         "elevation_svg": diagrams.elevation_svg(elevation) if elevation else None,
         "other_svgs": [diagrams.network_svg(k, n) for k, n in diagrams.networks_in_order(revision.summary)

@@ -85,6 +85,7 @@ class Pmd:
     breakout_capable: bool = False
     sources: tuple[str, ...] = ()
     confidence: tuple[tuple[str, str], ...] = ()
+    unconfirmed: str = ""  # why a number or figure is from a secondary source ("" = confirmed)
     notes: str = ""
 
     @property
@@ -136,6 +137,7 @@ class Transceiver:
     discontinued: bool = False
     sources: tuple[str, ...] = ()
     confidence: tuple[tuple[str, str], ...] = ()
+    unconfirmed: str = ""  # why a number or figure is from a secondary source ("" = confirmed)
     notes: str = ""
 
     def reach_for(self, fiber_type: str) -> float | None:
@@ -180,6 +182,7 @@ class Cable:
     discontinued: bool = False
     sources: tuple[str, ...] = ()
     confidence: tuple[tuple[str, str], ...] = ()
+    unconfirmed: str = ""  # why a number or figure is from a secondary source ("" = confirmed)
     notes: str = ""
 
 
@@ -206,6 +209,7 @@ class Cord:
     max_link_m: float | None = None
     sources: tuple[str, ...] = ()
     confidence: tuple[tuple[str, str], ...] = ()
+    unconfirmed: str = ""  # why a number or figure is from a secondary source ("" = confirmed)
     notes: str = ""
 
 
@@ -224,6 +228,7 @@ class Trunk:
     bases: tuple[int, ...]
     sources: tuple[str, ...] = ()
     confidence: tuple[tuple[str, str], ...] = ()
+    unconfirmed: str = ""  # why a number or figure is from a secondary source ("" = confirmed)
     notes: str = ""
 
 
@@ -234,6 +239,7 @@ class Adapter:
     type: str  # A | B
     sources: tuple[str, ...] = ()
     confidence: tuple[tuple[str, str], ...] = ()
+    unconfirmed: str = ""  # why a number or figure is from a secondary source ("" = confirmed)
     notes: str = ""
 
 
@@ -245,6 +251,7 @@ class Panel:
     positions: int
     sources: tuple[str, ...] = ()
     confidence: tuple[tuple[str, str], ...] = ()
+    unconfirmed: str = ""  # why a number or figure is from a secondary source ("" = confirmed)
     notes: str = ""
 
 
@@ -260,6 +267,7 @@ class Cassette:
     fiber_mode: str
     sources: tuple[str, ...] = ()
     confidence: tuple[tuple[str, str], ...] = ()
+    unconfirmed: str = ""  # why a number or figure is from a secondary source ("" = confirmed)
     notes: str = ""
 
 
@@ -274,6 +282,7 @@ class CopperCord:
     made_to_order: bool = False
     sources: tuple[str, ...] = ()
     confidence: tuple[tuple[str, str], ...] = ()
+    unconfirmed: str = ""  # why a number or figure is from a secondary source ("" = confirmed)
     notes: str = ""
 
 
@@ -296,6 +305,7 @@ class CablingRules:
     min_return_loss_db: tuple[tuple[str, float], ...] = ()
     sources: tuple[str, ...] = ()
     confidence: tuple[tuple[str, str], ...] = ()
+    unconfirmed: str = ""  # why a number or figure is from a secondary source ("" = confirmed)
     notes: str = ""
 
 
@@ -416,7 +426,20 @@ def _common(where: str, d: Mapping[str, Any]) -> dict[str, Any]:
         "sources": _str_list(where, "sources", d["sources"]),
         "confidence": _confidence(where, d["confidence"]),
         "notes": str(d.get("notes", "") or ""),
+        "unconfirmed": _unconfirmed(where, d.get("unconfirmed")),
     }
+
+
+def _unconfirmed(where: str, v: Any) -> str:
+    """``unconfirmed``: absent/false (confirmed by a primary source), or the reason a number or figure is
+    only from a secondary source. ``true`` is accepted as "secondary source"."""
+    if v is None or v is False:
+        return ""
+    if v is True:
+        return "secondary source"
+    if isinstance(v, str) and v.strip():
+        return v.strip()
+    raise _fail(where, "unconfirmed", f"must be false, true or the reason (text), got {v!r}")
 
 
 class _Reader:
@@ -425,7 +448,7 @@ class _Reader:
     def __init__(self, where: str, d: Any, allowed: tuple[str, ...]) -> None:
         if not isinstance(d, Mapping):
             raise CatalogError(f"{where}: entry must be a mapping, got {d!r}")
-        unknown = sorted(set(d) - set(allowed) - {"sources", "confidence", "notes", "replaces"})
+        unknown = sorted(set(d) - set(allowed) - {"sources", "confidence", "notes", "replaces", "unconfirmed"})
         if unknown:
             raise CatalogError(f"{where}: unknown field(s) {unknown}; allowed: {sorted(allowed)}")
         self.where, self.d = where, d
@@ -494,7 +517,10 @@ def _parse_pmd(where: str, d: Any) -> Pmd:
         fiber_types=fiber_types,
         wavelength_nm=None if wl is None else _int(w, "wavelength_nm", wl, minimum=1),
         reach_m=_num_map(w, "reach_m", r.get("reach_m"), keys=fiber_types),
-        max_channel_il_db=_num_map(w, "max_channel_il_db", r.get("max_channel_il_db"), keys=fiber_types),
+        # A PMD whose channel limit the reference does not give keeps it empty (its links' loss check
+        # then reports "no max channel IL" rather than a guessed limit).
+        max_channel_il_db=(() if not r.get("max_channel_il_db", None) else
+                           _num_map(w, "max_channel_il_db", r.get("max_channel_il_db"), keys=fiber_types)),
         connection_allocation_db=None if ca is None else _num(w, "connection_allocation_db", ca, positive=True),
         ieee_attenuation_db_per_km=None if att is None else _num(w, "ieee_attenuation_db_per_km", att, positive=True),
         tx_positions=tx,

@@ -2,7 +2,22 @@
 
 from __future__ import annotations
 
-FORM_FACTORS = ("osfp", "qsfp112", "qsfp-dd", "qsfp56", "rj45", "sfp28")
+FORM_FACTORS = ("osfp", "qsfp112", "qsfp-dd", "qsfp56", "qsfp28", "rj45", "sfp28")
+# Plugs a cage of each form factor takes. The QSFP family is backward compatible: a QSFP112 cage takes
+# QSFP56 and QSFP28 plugs, a QSFP-DD cage takes QSFP plugs (QSFP-DD/QSFP MSAs; derived, not an NVIDIA
+# statement: docs/data-gaps.md). NVIDIA: "QSFP112 are not for use in switches" [parts S14], so a
+# switch's QSFP-DD cage is not offered QSFP112 modules (see select._module_fits).
+CAGE_TAKES = {
+    "osfp": ("osfp",),
+    "qsfp112": ("qsfp112", "qsfp56", "qsfp28"),
+    "qsfp56": ("qsfp56", "qsfp28"),
+    "qsfp28": ("qsfp28",),
+    "qsfp-dd": ("qsfp-dd", "qsfp56", "qsfp28"),
+    "rj45": ("rj45",),
+    "sfp28": ("sfp28",),
+}
+# The module top (finned IHS / flat RHS) is an OSFP matter; QSFP-family cages carry their own heat sink.
+TOPPED_FORM_FACTORS = ("osfp",)
 TOPS = ("flat", "finned")
 DEVICE_KINDS = ("server", "switch")
 TECHNOLOGIES = ("infiniband", "ethernet")

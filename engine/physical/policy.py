@@ -86,6 +86,10 @@ class MediaPolicy:
     panel_cord_length_m: float = 3.0  # gap default: equipment-to-panel cord in panel mode
     mm_fiber: str = "auto"  # auto: OM3 <= 30 m, OM4 <= 50 m [S9]; or om3 / om4 / om5
     allow_discontinued: bool = False
+    # The module in the UFM appliance's NIC cage. No NVIDIA text names it (parts-beyond-ndr.md section 5):
+    # the appliance has ConnectX-7, whose OSFP cards take flat-top (RHS) modules only, so the single-port
+    # flat-top OSFP SR4 is the default. A user-settable default; the BOM marks it "verify before ordering".
+    ufm_module: str = "MMA4Z00-NS400"
     loss: LossPolicy = LossPolicy()
     labels: LabelTemplate = field(default_factory=LabelTemplate)
 
@@ -112,6 +116,7 @@ class MediaPolicy:
             "panel_cord_length_m": self.panel_cord_length_m,
             "mm_fiber": self.mm_fiber,
             "allow_discontinued": self.allow_discontinued,
+            "ufm_module": self.ufm_module,
             "loss": {
                 "count_interfaces": self.loss.count_interfaces,
                 "marginal_threshold_db": self.loss.marginal_threshold_db,
@@ -157,7 +162,7 @@ class MediaPolicy:
             (
                 "tiers", "default_tier", "reach_limits_m", "trunk_spare_fraction", "trunk_max_fibers",
                 "trunk_length_step_m", "made_to_order_step_m", "panel_cord_length_m", "mm_fiber",
-                "allow_discontinued", "loss", "labels",
+                "allow_discontinued", "ufm_module", "loss", "labels",
             ),
         )
         base = cls()
@@ -194,9 +199,18 @@ class MediaPolicy:
             panel_cord_length_m=_pos_num(d.get("panel_cord_length_m", base.panel_cord_length_m), f"{path}.panel_cord_length_m"),
             mm_fiber=mm_fiber,
             allow_discontinued=_bool(d.get("allow_discontinued", base.allow_discontinued), f"{path}.allow_discontinued"),
+            ufm_module=_ufm_module(d.get("ufm_module", base.ufm_module), f"{path}.ufm_module"),
             loss=_loss_from(d.get("loss", {}), f"{path}.loss", base.loss),
             labels=_labels_from(d.get("labels", {}), f"{path}.labels"),
         )
+
+
+def _ufm_module(v: Any, path: str) -> str:
+    # Whether the SKU is in the catalog is checked when the design is computed (the catalog may be the
+    # user's own); here only its shape.
+    if not isinstance(v, str) or not v.strip() or len(v) > 64:
+        raise ValueError(f"{path}: must be a transceiver part number (text, at most 64 characters), got {v!r}")
+    return v.strip()
 
 
 def _tier_to_dict(t: TierPolicy) -> dict[str, Any]:

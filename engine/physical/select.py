@@ -32,7 +32,15 @@ from engine.physical.catalog import (
     Trunk,
     sku_for_length,
 )
-from engine.physical.constants import DEVICE_KINDS, FORM_FACTORS, PIN_ALLOWS, TECHNOLOGIES, TOPS
+from engine.physical.constants import (
+    CAGE_TAKES,
+    DEVICE_KINDS,
+    FORM_FACTORS,
+    PIN_ALLOWS,
+    TECHNOLOGIES,
+    TOPPED_FORM_FACTORS,
+    TOPS,
+)
 from engine.physical.policy import MediaPolicy
 
 _EPS = 1e-9
@@ -53,6 +61,8 @@ class CageEnd:
     twin_port: bool
     port_speed_gbps: int
     lanes_gbps: int = 100
+    # A module SKU this cage must take (a user-settable default, e.g. physical.ufm_module), or None.
+    module: str | None = None
 
     def __post_init__(self) -> None:
         if self.device_kind not in DEVICE_KINDS:
@@ -244,6 +254,10 @@ def select_media(req: MediaRequest, policy: MediaPolicy, catalog: MediaCatalog) 
             raise fail("RJ45 copper is excluded by the tier's medium pin")
         return _select_rj45(req, policy, catalog, reasons, fail)
 
+    ha, hb = _host_lanes(a, b), _host_lanes(b, a)
+    if ha is not a or hb is not b:
+        a, b = ha, hb
+        req = replace(req, a=a, b=b)
     if a.lanes_gbps != b.lanes_gbps:
         raise fail(
             f"lane rates differ ({a.lanes_gbps}G vs {b.lanes_gbps}G); 200G-PAM4 optics cannot downshift [S11]"
@@ -262,6 +276,25 @@ def select_media(req: MediaRequest, policy: MediaPolicy, catalog: MediaCatalog) 
     if optic is not None:
         return optic
     raise fail()
+
+
+def _host_lanes(end: CageEnd, far: CageEnd) -> CageEnd:
+    """A host's QSFP-family cage runs the lane rate of the plug it takes: a QSFP112 cage facing a QSFP28
+    (4 x 25G) switch port takes a QSFP28 module or cable and runs 25G lanes (QSFP backward compatibility,
+    docs/data-gaps.md). Switch cages and OSFP cages keep their own lane rate."""
+    if (end.device_kind == "server" and end.form_factor != far.form_factor
+            and far.form_factor in CAGE_TAKES.get(end.form_factor, ()) and far.lanes_gbps < end.lanes_gbps):
+        return replace(end, lanes_gbps=far.lanes_gbps)
+    return end
+
+
+def _takes(cage, form_factor: str, top: str) -> bool:
+    """Whether a cage takes a plug of this form factor and top (the top matters for OSFP only)."""
+    if form_factor not in CAGE_TAKES.get(cage.form_factor, (cage.form_factor,)):
+        return False
+    if cage.form_factor in TOPPED_FORM_FACTORS and top != "any" and top != cage.top:
+        return False
+    return True
 
 
 def _swap_ends(c: MediaChoice) -> MediaChoice:
@@ -331,8 +364,7 @@ def _select_rj45(req, policy, catalog, reasons, fail) -> MediaChoice:
 
 def _plug_fits(end: PlugEnd, cage) -> bool:
     return (
-        end.form_factor == cage.form_factor
-        and (end.top == "any" or end.top == cage.top)
+        _takes(cage, end.form_factor, end.top)
         and end.ports == (2 if cage.twin_port else 1)
         and (end.port_gbps is None or end.port_gbps == cage.port_speed_gbps)
         and (end.lane_gbps is None or end.lane_gbps == cage.lanes_gbps)
@@ -410,9 +442,13 @@ def _select_copper(req, policy, catalog, allowed, split, reasons) -> MediaChoice
 def _module_fits(t: Transceiver, cage, technology: str, policy: MediaPolicy, *, port_gbps: int, need_split: bool, lane_mode: int | None) -> bool:
     if t.discontinued and not policy.allow_discontinued:
         return False
+    if cage.module is not None and t.sku != cage.module:
+        return False
+    # NVIDIA: "QSFP112 are not for use in switches" (parts-beyond-ndr.md section 3).
+    if t.form_factor == "qsfp112" and cage.device_kind == "switch":
+        return False
     if not (
-        t.form_factor == cage.form_factor
-        and t.top == cage.top
+        _takes(cage, t.form_factor, t.top)
         and t.ports == (2 if cage.twin_port else 1)
         and t.lane_gbps == cage.lanes_gbps
         and technology in t.technologies

@@ -56,18 +56,29 @@ def plan_access(*, network: str, path: str, switch_key: str, technology: str, ra
     # Appliance leaves send as many whole links per spine as their 1:1 uplinks allow.
     leaves = server_leaves + appliance_leaves
     spines = 0
+    # A twin-port cage at a quarter of its rate (SN5600 at 200G) carries two ports per module connector, and
+    # one cord can join them only to one far connector: leaves then send an even number of links to each
+    # spine when a spine count allows it (docs/physical-layer.md 3.1), else the first count that fits.
+    pair = 2 if sw.ports_per_cage(speed_gbps) == 4 and sw.ports_per_cage(2 * speed_gbps) == 2 else 1
+    a_per = 0
     if leaves > 1:
+        fits = []
         for count in sizing.divisors(up if server_leaves else a_up):
             if count > a_up and appliance_leaves:
                 break
-            per_spine = server_leaves * (up // count) + appliance_leaves * (a_up // count)
+            per = a_up // count
+            paired = not (server_leaves and (up // count) % pair) and (not appliance_leaves or per >= pair)
+            per -= per % pair if paired else 0
+            per_spine = server_leaves * (up // count) + appliance_leaves * per
             if per_spine <= radix:
-                spines = count
-                break
-        if not spines:
+                fits.append((not paired, count, per))
+                if paired:
+                    break
+        if not fits:
             raise SpecError.at(path, f"{leaves} {network} leaves do not fit under {sw.key} spines in two tiers")
+        _, spines, a_per = min(fits)
         if appliance_leaves:
-            a_up = (a_up // spines) * spines
+            a_up = a_per * spines
     return AccessPlan(network, path, sw, speed_gbps, down, up, a_down, a_up, server_ports, server_leaves,
                       appliance_ports_total, appliance_leaves, spines)
 

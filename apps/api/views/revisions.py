@@ -108,6 +108,16 @@ class BomLineOut(serializers.Serializer):
     unit_price = MoneyField(allow_null=True, help_text="From the revision's price-list version, or null.")
     total = MoneyField(allow_null=True, help_text="unit_price x order_quantity, rounded half-up to the cent, or null.")
     watts = serializers.FloatField(allow_null=True, help_text="Maximum power of the line (all units), or null.")
+    verify_before_ordering = serializers.BooleanField(
+        help_text="True when the part number or a figure of this line is only from a secondary source.")
+    unconfirmed = serializers.CharField(allow_blank=True, help_text="Why the line is to be verified, or empty.")
+
+
+class MissingLinksOut(serializers.Serializer):
+    network = serializers.CharField()
+    tier = serializers.CharField()
+    links = serializers.IntegerField(help_text="Links of this network and tier that have no part.")
+    reason = serializers.CharField(allow_blank=True, help_text="Why no catalog part fits (the first case found).")
 
 
 class RevisionBomApi(ApiView):
@@ -130,6 +140,10 @@ class RevisionBomApi(ApiView):
         repriced_at = serializers.DateTimeField(allow_null=True, help_text="When it was last repriced; null if never.")
         repriced_by = serializers.CharField(allow_null=True)
         spares_percent = serializers.CharField()
+        complete = serializers.BooleanField(
+            help_text="False when some link has no part: then the lines lack those links' parts (see missing).")
+        links_without_part = serializers.IntegerField()
+        missing = MissingLinksOut(many=True, help_text="Links without a part, per network and tier.")
         lines = BomLineOut(many=True)
         totals = Totals()
 

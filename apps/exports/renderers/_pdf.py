@@ -270,6 +270,7 @@ class DocInfo:
     revision: str
     date: str
     extra: str = ""  # e.g. "Row C" filter
+    notice: str = ""  # printed first in every page's footer (e.g. "INCOMPLETE: 6 links have no part")
 
 
 @dataclass
@@ -476,6 +477,9 @@ class FlowDoc:
             # body: one text object for the whole column on this page
             tx = c.beginText(x + pad, base - lh)
             tx.setFont(t.font, t.size, lead)
+            # A TrueType font's Tf/TL reach the stream only with the first text drawn, so a column whose first
+            # cells are empty would step down by the previous text object's leading: set it now.
+            tx.setLeading(lead)
             fit = body_fit.fit
             if col.align == "right" or bold_rows:
                 yy = base - lh
@@ -532,7 +536,17 @@ class FlowDoc:
         page = f"Page {n} of {total}"
         c.drawRightString(w - m, m + 1, page)
         foot = f"{info.design} \u00b7 revision {info.revision}" + (f" \u00b7 {section}" if section else "")
-        c.drawString(m, m + 1, fitter(SANS, 7.5).fit(foot, self.width - fitter(SANS, 7.5).width(page) - 12))
+        room = self.width - fitter(SANS, 7.5).width(page) - 12
+        x = m
+        if info.notice:
+            notice = fitter(SANS_BOLD, 7.5).fit(info.notice, room)
+            c.setFont(SANS_BOLD, 7.5)
+            c.drawString(x, m + 1, notice)
+            gap = fitter(SANS_BOLD, 7.5).width(notice) + 8
+            x, room = x + gap, room - gap
+            c.setFont(SANS, 7.5)
+        if room > 20:
+            c.drawString(x, m + 1, fitter(SANS, 7.5).fit(foot, room))
 
 
 def line_writer(tx):

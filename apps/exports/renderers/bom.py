@@ -53,6 +53,31 @@ class Bom:
     totals: dict = field(default_factory=dict)
 
 
+VERIFY = "verify before ordering"
+
+
+def completeness_notice(summary: dict) -> str:
+    """"INCOMPLETE: N links have no part" when some link of the design has no part, else ""."""
+    c = (summary or {}).get("completeness") or {}
+    n = int(c.get("links_without_part") or 0)
+    if not n:
+        return ""
+    return f"INCOMPLETE: {n:,} link{'s' if n != 1 else ''} {'have' if n != 1 else 'has'} no part"
+
+
+def missing_lines(summary: dict) -> list[str]:
+    """One line per network and tier whose links have no part, with the reason."""
+    c = (summary or {}).get("completeness") or {}
+    return [f"{m['network']}/{m['tier']}: {m['links']:,} link(s) without a part" + (f" ({m['reason']})" if m.get(
+        "reason") else "") for m in c.get("missing") or []]
+
+
+def unconfirmed_of(summary: dict) -> dict:
+    """{sku: reason} of the BOM lines whose part number or a figure is only from a secondary source."""
+    return {line["sku"]: line.get("unconfirmed") for line in (summary or {}).get("bom") or []
+            if line.get("unconfirmed")}
+
+
 def _category_key(cat: str) -> int:
     return CATEGORY_ORDER.index(cat) if cat in CATEGORY_ORDER else len(CATEGORY_ORDER)
 
@@ -222,6 +247,7 @@ def _bom_rows(result, options, bom):
     cur = b.currency
     parts = b.parts
     rule = opts.spares_rule()
+    verify = unconfirmed_of(result.summary)
 
     def pinfo(cat, sku):
         p = parts.get((cat, sku)) or Part(cat, sku, "")
@@ -237,6 +263,8 @@ def _bom_rows(result, options, bom):
         cw_any = cp_any = False
         for cat_, sku, qty, spares, oq, watts, unit, ext in by_cat[cat]:
             desc, ff, length = pinfo(cat, sku)
+            if sku in verify:
+                desc = f"{desc} [{VERIFY}: {verify[sku]}]"
             uw = parts[(cat, sku)].unit_watts if (cat, sku) in parts else None
             yield ("order", "", "", cat, sku, desc, ff, length, qty, str(b.spares_percent.get(cat, 0)), spares, oq,
                    _w(uw), _w(watts), cur if unit is not None else "", _money(unit), _money(ext),
@@ -284,6 +312,11 @@ def _bom_rows(result, options, bom):
 
 
 def iter_bom_csv(result, options=None) -> Iterator[str]:
+    """bom.csv: when some link has no part, its first line says so ("# INCOMPLETE: N links have no part")
+    before the header, so neither a person nor a script reading the order misses it."""
+    notice = completeness_notice(result.summary)
+    if notice:
+        yield f"# {notice}; the order below lacks their parts\n"
     yield from csv_lines(BOM_CSV_COLUMNS, iter_bom_rows(result, options))
 
 
@@ -304,7 +337,9 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
     opts = ExportOptions.from_any(options)
     b = compute_bom(result, opts)
     s = result.summary
-    info = DocInfo("Bill of materials", result.spec.name, revision_label, opts.date)
+    notice = completeness_notice(s)
+    verify = unconfirmed_of(s)
+    info = DocInfo("Bill of materials", result.spec.name, revision_label, opts.date, notice=notice)
     doc = FlowDoc(info, page_size(opts.page_size, "landscape"), margin=28.0)
     w = doc.width
     t = b.totals
@@ -314,7 +349,12 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
     transceivers = sum(o[2] for o in b.order if o[0] == "transceiver")
     cables = sum(o[2] for o in b.order if o[0] in ("copper", "aoc", "fiber", "trunk"))
     fib_total = (s.get("fibers") or {}).get("total") or {}
-    cover = [
+    cover = ([notice + "; the order below lacks their parts:"] + [f"  {x}" for x in missing_lines(s)] + [""]
+             if notice else [])
+    if verify:
+        cover += [f"{len(verify)} line(s) are marked \"{VERIFY}\": their part number or a figure is only from a "
+                  "secondary source (see the order summary).", ""]
+    cover += [
         f"Design: {result.spec.name}",
         f"Revision: {revision_label}",
         f"Date: {opts.date}",
@@ -365,6 +405,8 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
             desc = p.description if p else ""
             if p and p.length_m is not None and cat in ("copper", "aoc", "fiber", "trunk"):
                 desc = f"{desc} ({p.length_m:g} m)" if f"{p.length_m:g} m" not in desc else desc
+            if sku in verify:
+                desc = f"{desc} \u2014 {VERIFY}"
             rows.append((sku, desc, p.form_factor if p else "", fmt_int(qty), fmt_int(spares), fmt_int(oq),
                          "" if watts is None else f"{watts:,.2f}", fmt_money(unit), fmt_money(ext)))
             cq += qty

@@ -31,8 +31,12 @@ NULL_LAST = float("inf")
 
 @pytest.fixture
 def rev():
-    """A stored revision of the small design: 581 links (146 without a loss figure) and 435 cables."""
-    job = JobFactory()
+    """A stored revision of the small design with its OOB uplinks pinned to multimode, which no catalog part
+    offers at 100G QSFP28 with APC cords (the SR4 module needs MPO/UPC cords): links without a medium."""
+    from tests.factories import DesignFactory, small_spec
+
+    design = DesignFactory(spec=small_spec(physical={"tiers": {"oob-uplink": {"medium": "multimode"}}}))
+    job = JobFactory(design=design)
     job_claim(job_id=job.pk)
     job.refresh_from_db()
     outcome = design_compute_job(job=job, progress=DbProgress(job.pk, attempt=job.attempts))

@@ -859,3 +859,20 @@ def test_staff_share_a_design_by_username_in_the_admin(client, users, design):
     response = client.post(change, data)
     assert response.status_code == 302, response.context["adminform"].form.errors if response.context else ""
     assert DesignShare.objects.get(design=design).user == users.bob
+
+
+def test_the_result_page_shows_the_extra_su_warning_the_notes_and_how_it_counts(alice, users):
+    """9 slots (8 DGX + 1 reserved for UFM) in SUs of 4 need a third SU; 7 servers would fit two."""
+    spec = {**TINY, "compute_fabric": {**TINY["compute_fabric"], "reserved_node_slots": 1}}
+    revision = compute_now(design_create(user=users.alice, spec=spec), users.alice)
+
+    html = alice.get(url("revision", revision.design_id, revision.number)).content.decode()
+
+    (warning,) = [w for w in revision.summary["warnings"] if w.startswith("compute_fabric.reserved_node_slots")]
+    assert "7 servers fit 2 SUs with the 1 reserved node slot" in warning and "+8 leaves" in warning
+    assert warning in html
+    assert 'id="counting"' in html and "How this design counts" in html
+    node_leaf = revision.summary["counting"]["networks"]["compute"]["tiers"]["node-leaf"]
+    assert node_leaf["links"] == 64 and node_leaf["links_per_plane"] == 64
+    api = alice.get(f"/api/v1/designs/{revision.design_id}/revisions/{revision.number}/summary/")
+    assert api.status_code == 200 and warning in api.json()["warnings"] and "counting" in api.json()

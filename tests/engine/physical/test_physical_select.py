@@ -135,9 +135,16 @@ def test_per_medium_reach_limits_tighten_the_catalog(catalog):
     assert c.medium == "fiber-sm"
 
 
-def test_xdr_has_no_copper_and_uses_single_mode_dr4(catalog):
+def test_xdr_uses_lacc_copper_or_single_mode_dr4_never_dac_or_multimode(catalog):
+    # NVIDIA: XDR uses LACC copper, single-mode transceivers and fibers only (parts-beyond-ndr.md section 4).
     c = select_media(req(Q3400_CAGE, Q3400_CAGE, 1, aligned=True), P, catalog)
+    assert (c.medium, c.cable_family, c.cable_sku) == ("acc", "MCA4K50-9IAM5", "980-9IAM5-00X001")
+    c = select_media(req(Q3400_CAGE, Q3400_CAGE, 2.5, aligned=True), P, catalog)
+    assert c.cable_sku == "980-9IAM3-00X02A"
+    c = select_media(req(Q3400_CAGE, Q3400_CAGE, 4, aligned=True), P, catalog)
     assert (c.medium, c.pmd, c.a_module) == ("fiber-sm", "800gbase-dr4", "MMS4A00")
+    c = select_media(req(Q3400_CAGE, Q3400_CAGE, 1, aligned=False), P, catalog)
+    assert (c.medium, c.a_module) == ("fiber-sm", "MMS4A00")
     c = select_media(req(Q3400_CAGE, CX8_OSFP, 30, tier="node-leaf"), P, catalog)
     assert c.b_module == "MMS4A20"
     with pytest.raises(MediaSelectionError, match="cannot downshift"):

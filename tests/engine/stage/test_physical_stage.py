@@ -233,7 +233,8 @@ def test_bom_cable_lines_keep_the_first_rows_description():
     by_sku = {line["sku"]: line for line in lines}
     assert by_sku["P-3M"]["quantity"] == 3 and by_sku["P-3M"]["description"] == "cord 3 m"
     assert by_sku["P-3M"]["category"] == "fiber"
+    # parts no media choice names fall back to kind and length (supplier descriptions need a catalog family)
     assert by_sku["D-1M"] == {"sku": "D-1M", "description": "dac 1.5 m", "category": "copper", "quantity": 1,
-                              "watts": None}
+                              "watts": None, "unconfirmed": ""}
     assert split.cables == {("D-1M", "compute", 0): 1, ("P-3M", "compute", 3): 2, ("P-3M", "storage", 0): 1}
     assert split.cable_lengths == {"P-3M": 3.0, "D-1M": 1.5}

@@ -57,6 +57,13 @@ class Command(BaseCommand):
             f"switches {net['switches']}, links {s['links_total']:,} in {time.perf_counter() - t0:.2f} s")
         for w in result.warnings:
             self.stdout.write(self.style.WARNING(f"warning: {w}"))
+        from apps.exports.renderers.bom import completeness_notice, missing_lines
+
+        notice = completeness_notice(s)
+        if notice:
+            self.stdout.write(self.style.WARNING(f"{notice}: the BOM lacks their parts"))
+            for line in missing_lines(s):
+                self.stdout.write(self.style.WARNING(f"  {line}"))
         configs = [p for p in paths if "configs" in p.parts]
         for p in paths:
             if p not in configs:

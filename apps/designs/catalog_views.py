@@ -1,0 +1,224 @@
+"""The catalog page: the shipped parts with their sources and flags (searchable), and the signed-in user's
+own parts and price list, added and edited with the same validation the API uses (apps.api.catalog,
+apps.api.views.catalog). A design computed after a part is added uses it (the compute service loads the
+owner's custom parts)."""
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+
+import yaml
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from apps.api.catalog import catalog_for, custom_part_delete, custom_part_save
+from apps.api.errors import ApiError
+from apps.api.models import CustomPart, PartSection
+from apps.api.views.catalog import PriceListApi, decimal_text
+from apps.catalog.models import PriceList
+from apps.catalog.services import price_list_save
+
+from .views import signin_required
+
+SECTIONS = [c.value for c in PartSection]
+_MEDIA_COLUMNS = ("transceivers", "cables", "cords", "copper_cords", "trunks", "pmds", "adapters", "panels",
+                  "cassettes", "cabling_requirements")
+
+
+def _flags(entry) -> list[tuple[str, str]]:
+    """(flag, title) of one entry: unconfirmed (with its reason), discontinued, made to order."""
+    out = []
+    why = getattr(entry, "unconfirmed", "")
+    if why:
+        out.append(("unconfirmed", why))
+    if getattr(entry, "discontinued", False):
+        out.append(("discontinued", "skipped unless physical.allow_discontinued is true"))
+    if getattr(entry, "made_to_order", False):
+        out.append(("made to order", "longer runs are ordered to length"))
+    return out
+
+
+def _m(x) -> str:
+    return "" if x is None else f"{x:g}"
+
+
+def _reach(entry) -> str:
+    r = getattr(entry, "reach_m", None)
+    if isinstance(r, tuple):
+        return " / ".join(f"{_m(v)} m {k.upper()}" for k, v in r)
+    if r is not None:
+        return f"{_m(r)} m"
+    mlm = getattr(entry, "max_link_m", None)
+    return f"{_m(mlm)} m link" if mlm else ""
+
+
+def _row(section: str, key: str, e, custom: bool) -> dict:
+    """One table row of the shipped/custom parts, the same columns for every section."""
+    ff = speed = medium = power = lengths = ""
+    if section == "transceivers":
+        ff = f"{e.form_factor} ({e.top})"
+        speed = f"{'2 x ' if e.ports == 2 else ''}{e.port_gbps}G"
+        medium = f"{e.fiber_mode.upper()} {e.connector.upper()}/{e.polish.upper()}"
+        power = "" if e.power_w is None else f"{_m(e.power_w)} W"
+    elif section == "cables":
+        ff = f"{e.end_a.form_factor} → {e.end_b.form_factor}"
+        speed = f"{e.end_a.port_gbps or ''}G"
+        medium = e.kind.upper()
+        power = "" if e.power_w_per_end is None else f"{_m(e.power_w_per_end)} W/end"
+        lengths = ", ".join(_m(x) for x in e.lengths_m)
+    elif section == "cords":
+        medium = f"{e.fiber_type.upper()} {e.connector.upper()}/{e.polish.upper()} {e.kind}"
+        lengths = ", ".join(_m(x) for x in e.lengths_m)
+    elif section == "copper_cords":
+        medium = "RJ45"
+        speed = f"≤{e.max_gbps}G"
+        lengths = ", ".join(_m(x) for x in e.lengths_m)
+    elif section == "pmds":
+        speed = f"{e.port_gbps}G"
+        medium = f"{e.fiber_mode.upper()} {e.connector.upper()}"
+    description = getattr(e, "description", "") or getattr(e, "name", "") or getattr(e, "notes", "")
+    return {"section": section, "key": key, "opn": getattr(e, "opn", ""), "description": description,
+            "form_factor": ff, "speed": speed, "reach": _reach(e), "medium": medium, "power": power,
+            "lengths": lengths, "sources": ", ".join(getattr(e, "sources", ()) or ()), "flags": _flags(e),
+            "custom": custom}
+
+
+def _rows(catalog, own: set) -> list[dict]:
+    rows = []
+    for k, s in sorted(catalog.switches.items()):
+        rows.append({"section": "switches", "key": k, "opn": "", "description": s.name,
+                     "form_factor": f"{s.cages} x {s.form_factor} ({s.top})",
+                     "speed": ", ".join(f"{sp}G" for sp in sorted(s.speeds)), "reach": "", "medium": "",
+                     "power": "" if s.power_kw is None else f"{_m(s.power_kw)} kW", "lengths": "",
+                     "sources": ", ".join(s.sources), "flags": [], "custom": ("switches", k) in own})
+    for k, s in sorted(catalog.servers.items()):
+        rows.append({"section": "servers", "key": k, "opn": "", "description": s.name,
+                     "form_factor": ", ".join(sorted({c.form_factor for c in s.cages})),
+                     "speed": f"{s.nic_speed_gbps}G", "reach": "", "medium": "",
+                     "power": "" if s.power_kw is None else f"{_m(s.power_kw)} kW", "lengths": "",
+                     "sources": ", ".join(s.sources), "flags": [], "custom": ("servers", k) in own})
+    media = catalog.media
+    for section in _MEDIA_COLUMNS:
+        for key, e in sorted(getattr(media, section).items()):
+            rows.append(_row(section, key, e, (section, key) in own))
+    return rows
+
+
+def _matches(row: dict, q: str) -> bool:
+    words = q.lower().split()
+    text = " ".join(str(v) for k, v in row.items() if k != "flags").lower() + " " + " ".join(
+        f for f, _ in row["flags"])
+    return all(w in text for w in words)
+
+
+def _prices_text(pl: PriceList | None) -> str:
+    if pl is None:
+        return ""
+    return "\n".join(f"{k},{v}" for k, v in sorted(pl.prices.items()))
+
+
+def _parse_prices(text: str) -> tuple[dict, list[str]]:
+    """"PART,PRICE" per line (blank lines and # comments skipped) -> ({part: price text}, errors)."""
+    prices, errors = {}, []
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        part, sep, price = line.rpartition(",")
+        if not sep or not part.strip():
+            errors.append(f"line {n}: write PART,PRICE (got {line[:60]!r})")
+            continue
+        try:
+            Decimal(price.strip())
+        except InvalidOperation:
+            errors.append(f"line {n}: {price.strip()[:30]!r} is not a price")
+            continue
+        prices[part.strip()] = price.strip()
+    return prices, errors
+
+
+def _api_error_text(exc: ApiError) -> list[str]:
+    return [exc.message] + [f"{f.get('path')}: {f.get('message')}" for f in exc.fields
+                            if f.get("message") and f.get("message") not in exc.message]
+
+
+@signin_required
+@require_http_methods(["GET", "POST"])
+def catalog_view(request: HttpRequest) -> HttpResponse:
+    user = request.user
+    part_errors: list[str] = []
+    price_errors: list[str] = []
+    editing = None
+    form = {"section": "transceivers", "key": "", "body": ""}
+    price_list = PriceList.objects.filter(owner=user).first()
+    prices_form = {"currency": price_list.currency if price_list else "USD", "prices": _prices_text(price_list)}
+    if request.method == "POST" and request.POST.get("action") == "part":
+        form = {"section": request.POST.get("section", ""), "key": request.POST.get("key", "").strip(),
+                "body": request.POST.get("body", "")}
+        part_id = request.POST.get("part_id") or ""
+        editing = get_object_or_404(CustomPart, owner=user, pk=int(part_id)) if part_id.isdigit() else None
+        if form["section"] not in SECTIONS:
+            part_errors.append(f"section: choose one of {', '.join(SECTIONS)}")
+        else:
+            try:
+                body = yaml.safe_load(form["body"]) if form["body"].strip() else None
+            except yaml.YAMLError as exc:
+                body = None
+                part_errors.append(f"body: not valid YAML ({str(exc).splitlines()[0]})")
+            if not part_errors and not isinstance(body, dict):
+                part_errors.append("body: write the entry as a YAML mapping, in the shape of the shipped catalog")
+            if not part_errors:
+                try:
+                    part = custom_part_save(user=user, section=form["section"], key=form["key"] or None, body=body,
+                                            part=editing)
+                except ApiError as exc:
+                    part_errors = _api_error_text(exc)
+                else:
+                    messages.success(request, f"Saved your {part.section} part {part.key}. Compute a design again "
+                                              "to use it.")
+                    return redirect("designs:catalog")
+    elif request.method == "POST" and request.POST.get("action") == "prices":
+        prices_form = {"currency": request.POST.get("currency", "").strip().upper(),
+                       "prices": request.POST.get("prices", "")}
+        prices, price_errors = _parse_prices(prices_form["prices"])
+        if not price_errors:
+            s = PriceListApi.InputSerializer(data={"currency": prices_form["currency"], "prices": prices})
+            if s.is_valid():
+                clean = {k: decimal_text(v) for k, v in s.validated_data["prices"].items()}
+                price_list_save(owner=user, currency=s.validated_data["currency"], prices=clean)
+                messages.success(request, f"Saved your price list ({len(clean)} parts).")
+                return redirect("designs:catalog")
+            for field, errs in s.errors.items():
+                price_errors += [f"{field}: {e}" for e in (errs if isinstance(errs, list) else [errs])]
+    elif request.method == "GET" and request.GET.get("edit", "").isdigit():
+        editing = get_object_or_404(CustomPart, owner=user, pk=int(request.GET["edit"]))
+        form = {"section": editing.section, "key": editing.key,
+                "body": yaml.safe_dump(editing.body, sort_keys=False, allow_unicode=True)}
+    try:
+        catalog, own = catalog_for(user)
+    except ApiError as exc:
+        from engine.catalog import load_catalog
+
+        catalog, own = load_catalog(), set()
+        part_errors = part_errors or _api_error_text(exc)
+    q = request.GET.get("q", "").strip()[:100]
+    rows = _rows(catalog, own)
+    shown = [r for r in rows if _matches(r, q)] if q else rows
+    status = 400 if (part_errors or price_errors) and request.method == "POST" else 200
+    return render(request, "designs/catalog.html", {
+        "rows": shown, "total": len(rows), "q": q, "catalog_version": catalog.version,
+        "parts": CustomPart.objects.filter(owner=user).order_by("section", "key"),
+        "sections": SECTIONS, "form": form, "editing": editing, "part_errors": part_errors,
+        "prices_form": prices_form, "price_errors": price_errors,
+    }, status=status)
+
+
+@signin_required
+@require_POST
+def catalog_part_delete(request: HttpRequest, part_id: int) -> HttpResponse:
+    part = get_object_or_404(CustomPart, owner=request.user, pk=part_id)
+    key = part.key
+    custom_part_delete(part=part)
+    messages.success(request, f"Deleted your part {key}.")
+    return redirect("designs:catalog")

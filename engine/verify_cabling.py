@@ -1,0 +1,229 @@
+"""Invariants of the cabling plan, checked on every result with a physical layer (engine.pipeline.check_design).
+
+- one cable per end: no device port and no patch-panel front port carries two cables (cords, direct cables);
+- panels placed as ordered: every placed panel has units of its own (no panel shares a unit with another panel
+  or a device), every panel a cable end names is placed, and the panels placed per rack, tier and kind are the
+  panels the BOM orders;
+- unique labels: no two cables carry the same end label, and no two trunks.
+
+A failure raises EngineInvariantError (a bug). Labels are held to it with the engine's own templates; the user's
+own templates (physical.labels) may drop what tells cables apart, which is a warning (label_warning).
+
+Labels are not rendered for every cable (a 400,000-cable design would pay about a second): an end label is a
+device's or panel's port template (labels.port_template) filled with the port, so two end labels can only be
+equal when two owners share a template, or a template leaves out the port. Only the cables touching such
+owners are compared; every other label is unique because its end is (the first check). With the default
+templates rack and unit fix the template, so the owners that share one are those on one unit of one rack
+(two zero-U PDUs), and their cables are compared by (rack, unit, port) keys without rendering.
+"""
+from __future__ import annotations
+
+import string
+from collections import Counter, defaultdict
+from operator import itemgetter
+
+from .errors import EngineInvariantError
+from .model import Place
+from .physical.labels import END_PLACEHOLDERS, LabelEnd, LabelTemplate, cable_labels_of, trunk_labels
+
+_FORMATTER = string.Formatter()
+_A_END, _B_END = itemgetter(4), itemgetter(5)
+_PORT = END_PLACEHOLDERS.index("port")
+_RU = END_PLACEHOLDERS.index("ru")
+_RACK_NAMES = {END_PLACEHOLDERS.index("grid"), END_PLACEHOLDERS.index("rack")}  # either names the rack in a site
+
+
+def _fail(msg: str) -> None:
+    raise EngineInvariantError(msg)
+
+
+def _fields(compiled: str) -> set[int]:
+    return {int(i) for _lit, i, _spec, _conv in _FORMATTER.parse(compiled) if i is not None}
+
+
+def verify_cabling(*, devices, places, racks, physical, rack_units: int, renderer) -> list[str]:
+    """Raise on the first broken invariant; return the names of the checks run. `renderer` renders cable ends
+    (physical_stage._EndRenderer over the same devices, places and racks)."""
+    rows = physical.cable_rows
+    checks = []
+
+    # 1. One cable per end. Trunk ends ("panel", rack, u, "T") are the panels' rear adapters, not ports.
+    cords = [row for row in rows if row[1] != "trunk"] if physical.trunks else rows
+    ends = set(map(_A_END, cords))
+    ends.update(map(_B_END, cords))
+    if len(ends) != 2 * len(cords):
+        count = Counter(e for row in cords for e in (row[4], row[5]))
+        end, k = count.most_common(1)[0]
+        if end[0] == "panel":
+            _fail(f"patch panel {racks[end[1]].id} U{end[2]} port {end[3]} carries {k} cords")
+        _fail(f"port {devices[end[0]].name} {end[1]} carries {k} cables")
+    checks.append("one-cable-per-port")
+
+    # 2. Panels: own units, every named panel placed, placed == ordered.
+    placed = physical.panel_places
+    if placed or physical.panels:
+        taken: dict[int, dict[int, str]] = defaultdict(dict)
+        for d, p in zip(devices, places):
+            # OOB switches sit above the panels' units; PDUs are zero-U; a rack-scale record spans its rack.
+            if p is None or d.role in ("oob", "pdu") or d.rack_units >= rack_units:
+                continue
+            for u in range(p.u, p.u + d.rack_units):
+                taken[p.rack][u] = d.name
+        at = set()
+        for pp in placed:
+            for u in range(pp.u, pp.u + pp.rack_units):
+                other = taken[pp.rack].get(u)
+                if other is not None or u < 1:
+                    _fail(f"the {pp.tier} patch panel at {racks[pp.rack].id} U{pp.u} shares U{u} with "
+                          f"{other or 'nothing: below U1'}")
+                taken[pp.rack][u] = f"a {pp.tier} patch panel"
+            at.add((pp.rack, pp.u))
+        for row in rows:
+            for end in (row[4], row[5]):
+                if end[0] == "panel" and (end[1], end[2]) not in at:
+                    _fail(f"cable C{row[0]:06d} ends on a patch panel at {racks[end[1]].id} U{end[2]} that is not placed")
+        ordered = Counter()
+        for rp in physical.panels:
+            ordered[(rp.rack, rp.tier, rp.panel_kind)] += rp.panels
+        stood = Counter((racks[pp.rack].id, pp.tier, pp.panel_kind) for pp in placed)
+        if ordered != stood:
+            key = next(k for k in set(ordered) | set(stood) if ordered[k] != stood[k])
+            _fail(f"{key[0]} has {stood[key]} {key[1]} {key[2]} patch panel(s) placed and {ordered[key]} ordered")
+        checks.append("panels-placed-as-ordered")
+
+    # 3. Unique labels, with the engine's own templates (custom ones: a warning, label_clash below).
+    if _default_templates(physical.policy.labels):
+        clash = label_clash(physical, renderer, cords, len(devices))
+        if clash:
+            _fail(clash)
+        checks.append("unique-labels")
+    return checks
+
+
+def _default_templates(template: LabelTemplate) -> bool:
+    default = LabelTemplate()
+    return (template.end, template.cable, template.panel, template.trunk) == (
+        default.end, default.cable, default.panel, default.trunk)
+
+
+def label_warning(*, devices, physical, renderer) -> str | None:
+    """The warning when the user's own label templates (physical.labels) give two cables the same label."""
+    if _default_templates(physical.policy.labels):
+        return None  # verify_cabling holds the engine's templates to it
+    cords = [row for row in physical.cable_rows if row[1] != "trunk"]
+    clash = label_clash(physical, renderer, cords, len(devices))
+    if clash is None:
+        return None
+    return (f"physical.labels: {clash}; the label templates do not tell every cable apart (name the device, "
+            "the rack unit or the port)")
+
+
+def label_clash(physical, renderer, cords, n_devices: int) -> str | None:
+    """Two cables (or two trunks) with the same label, said in words; None when every label is unique."""
+    template: LabelTemplate = physical.policy.labels
+    clash = _cord_label_clash(cords, template, renderer, n_devices, physical.panel_places)
+    if clash:
+        return clash
+    if not physical.trunks:
+        return None
+    # Both ends of one trunk may read the same (own_end_first off); two trunks may not.
+    trunk_labels = [label for labels in _trunk_labels(physical, renderer) for label in set(labels)]
+    if len(set(trunk_labels)) != len(trunk_labels):
+        return f"two trunks are labelled {Counter(trunk_labels).most_common(1)[0][0]!r}"
+    return None
+
+
+def _trunk_labels(physical, renderer):
+    template = physical.policy.labels
+    for row in physical.cable_rows:
+        if row[1] == "trunk":
+            yield trunk_labels(template, f"T{row[0]:06d}", renderer.label_end(row[4]), renderer.label_end(row[5]))
+
+
+def _cord_label_clash(cords, template: LabelTemplate, renderer, n_devices: int, panel_places) -> str | None:
+    used = _fields(template._cable)
+    if 2 in used:  # <cable>: every label carries its cable's own id
+        return None
+    if not used & {0, 1}:
+        if len(cords) > 1:
+            return "the cable label template names neither end nor the cable, so every cable reads the same"
+        return None
+    # Owners (devices, panels) whose end labels could equal another owner's: O(devices), not O(cables). An owner's
+    # labels are its port template filled with a port; the template is fixed by the label fields the end template
+    # uses, so owners are grouped by those fields (cheaper than rendering 35,000 templates).
+    fields = _fields(template._end)
+    if _PORT not in fields:
+        risky = set(range(n_devices)) | {("panel", pp.rack, pp.u) for pp in panel_places}
+    elif (_RU in fields and fields & _RACK_NAMES and None not in renderer.places
+          and len({r.id for r in renderer.racks}) == len(renderer.racks)):
+        # The default: one site, so rack and unit name an owner; only owners on one unit of one rack (zero-U
+        # PDUs; a panel on a device's unit) can share labels. Counted in C over the places.
+        on_unit = Counter(renderer.places)
+        on_unit.update(Place(pp.rack, pp.u) for pp in panel_places)
+        crowded = {place for place, n in on_unit.items() if n > 1}
+        risky = {dev for dev, p in enumerate(renderer.places) if p in crowded} if crowded else set()
+        risky |= {("panel", pp.rack, pp.u) for pp in panel_places if Place(pp.rack, pp.u) in crowded}
+        if risky:
+            return _clash_by_unit(cords, risky, template, renderer, used)
+        return None
+    else:
+        used = sorted(fields - {_PORT})
+        racks = renderer.racks
+        shared_by: dict = defaultdict(list)
+        for dev, (d, p) in enumerate(zip(renderer.devs, renderer.places)):
+            if p is None:
+                end = LabelEnd(device=d.name)
+            else:
+                r = racks[p.rack]
+                site, _, grid = r.id.partition(".")
+                end = LabelEnd(site=site, grid=grid or site, ru=p.u, device=d.name, rack=r.id, row=r.row_name)
+            shared_by[tuple(end[i] for i in used)].append(dev)
+        for pp in panel_places:
+            r = racks[pp.rack]
+            site, _, grid = r.id.partition(".")
+            end = LabelEnd(site=site, grid=grid or site, ru=pp.u, device="PANEL", rack=r.id, row=r.row_name)
+            shared_by[tuple(end[i] for i in used)].append(("panel", pp.rack, pp.u))
+        risky = {o for owners in shared_by.values() if len(owners) > 1 for o in owners}
+    if not risky:
+        return None
+    # A first cut on the end's first field (device index, or "panel"), light enough for 400,000 cables.
+    first = {o if isinstance(o, int) else "panel" for o in risky}
+    labels: dict[str, int] = {}
+    for row in [row for row in cords if row[4][0] in first or row[5][0] in first]:
+        a, b = row[4], row[5]
+        if (a[:3] if a[0] == "panel" else a[0]) not in risky and (b[:3] if b[0] == "panel" else b[0]) not in risky:
+            continue
+        for label in set(cable_labels_of(template, renderer(a)[0], renderer(b)[0], f"C{row[0]:06d}")):
+            other = labels.setdefault(label, row[0])
+            if other != row[0]:
+                return f"cables C{other:06d} and C{row[0]:06d} are both labelled {label!r}"
+    return None
+
+
+def _clash_by_unit(cords, risky: set, template: LabelTemplate, renderer, cable_fields: set) -> str | None:
+    """_cord_label_clash when rack and unit name an end label: compare (rack, unit, port) keys of the cables at
+    risky owners instead of rendering their labels; render only the two labels of a clash, to name it."""
+    places = renderer.places
+    first = {o if isinstance(o, int) else "panel" for o in risky}
+    near, far = 0 in cable_fields, 1 in cable_fields
+
+    def key(end):
+        if end[0] == "panel":
+            return end[1:]
+        p = places[end[0]]
+        return (p.rack, p.u, end[1])
+
+    seen: dict = {}
+    for row in [row for row in cords if row[4][0] in first or row[5][0] in first]:
+        ka, kb = key(row[4]), key(row[5])
+        ids = {(ka if near else None, kb if far else None)}
+        if template.own_end_first:
+            ids.add((kb if near else None, ka if far else None))
+        for ident in ids:
+            other = seen.setdefault(ident, row)
+            if other is not row:
+                a = cable_labels_of(template, renderer(other[4])[0], renderer(other[5])[0], f"C{other[0]:06d}")
+                b = cable_labels_of(template, renderer(row[4])[0], renderer(row[5])[0], f"C{row[0]:06d}")
+                label = next(iter(set(a) & set(b)), a[0])
+                return f"cables C{other[0]:06d} and C{row[0]:06d} are both labelled {label!r}"
+    return None

@@ -1,0 +1,163 @@
+"""Patch panels on several tiers: each panel has rack units of its own, each port one cord, each label one cable.
+
+128 DGX H100 (5 SUs with the UFM slot), single-mode optics, every tier through patch panels, 20 units kept
+for panels (the case found by reading the outputs line by line):
+
+    server rack            network rack (SU leaves)                 spine rack
+    [DGX] --cord--> [PP node-leaf] ==trunk==> [PP node-leaf] --cord--> [leaf]
+                                              [PP leaf-spine] <--cord-- [leaf]
+                                                        ==trunk==> [PP leaf-spine] --cord--> [spine]
+
+The node-leaf and leaf-spine panels of one network rack used to get the same rack units (1,024 panel ports
+with two cords, 175 panels ordered and 131 placed).
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from engine.catalog import load_catalog
+from engine.errors import EngineInvariantError
+from engine.physical_stage import _EndRenderer
+from engine.pipeline import compute_design, start_design
+from engine.spec import parse_spec
+from engine.verify_cabling import verify_cabling
+from tests.engine.conftest import spec
+
+PANELS = {"default_tier": {"medium": "single-mode", "cabling": "panels"}}
+SPEC = spec(compute_fabric={"reserved_node_slots": 1}, layout={"panel_units": 20}, physical=PANELS)
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog()
+
+
+@pytest.fixture(scope="module")
+def design(catalog):
+    return compute_design(parse_spec(SPEC), catalog)
+
+
+def _panel_ends(result):
+    for row in result.physical.cable_rows:
+        for end in (row[4], row[5]):
+            if end[0] == "panel":
+                yield row, end
+
+
+def test_no_panel_port_carries_two_cords(design):
+    cords = Counter(end for row, end in _panel_ends(design) if row[1] == "cord")
+    assert cords and max(cords.values()) == 1
+
+
+def test_both_tiers_share_network_racks_on_units_of_their_own(design):
+    """The same rack holds node-leaf and leaf-spine panels, and no two panels share a unit."""
+    places = design.physical.panel_places
+    tiers_by_rack: dict[int, set] = {}
+    for p in places:
+        tiers_by_rack.setdefault(p.rack, set()).add(p.tier)
+    assert any(len(t) == 2 for t in tiers_by_rack.values())
+    units = Counter((p.rack, u) for p in places for u in range(p.u, p.u + p.rack_units))
+    assert max(units.values()) == 1
+
+
+def test_every_placed_panel_is_ordered_and_every_ordered_panel_placed(design):
+    ordered = sum(line["quantity"] for line in design.summary["bom"] if line["category"] == "panel")
+    placed = {(p.rack, p.u) for p in design.physical.panel_places}
+    used = {(end[1], end[2]) for _row, end in _panel_ends(design)}
+    assert ordered == len(placed) == len(design.physical.panel_places)
+    assert used <= placed
+
+
+def test_every_cable_end_label_is_unique(design):
+    labels = [label for row in design.physical.cable_rows_out(design) for label in (row[14], row[15])]
+    assert len(labels) == len(set(labels))
+
+
+def test_the_cabling_invariants_run_on_every_result(design):
+    assert {"one-cable-per-port", "panels-placed-as-ordered", "unique-labels"} <= set(design.checks)
+
+
+# --- the invariants catch what they promise -------------------------------------------------------------
+
+
+@pytest.fixture()
+def draft(catalog):
+    return start_design(parse_spec(SPEC), catalog)
+
+
+def _verify(draft):
+    ph = draft.physical
+    return verify_cabling(devices=draft.devices, places=draft.places, racks=draft.racks, physical=ph,
+                          rack_units=draft.spec.layout.rack_units, renderer=_EndRenderer(draft, ph.policy.labels))
+
+
+def test_a_panel_port_with_two_cords_is_an_invariant_error(draft):
+    rows = draft.physical.cable_rows
+    i, j = [k for k, row in enumerate(rows) if row[1] == "cord" and row[5][0] == "panel"][:2]
+    rows[j] = rows[j][:5] + [rows[i][5]] + rows[j][6:]
+    with pytest.raises(EngineInvariantError, match=r"^patch panel DC1\.\S+ U\d+ port \d+ carries 2 cords$"):
+        _verify(draft)
+
+
+def test_panels_on_the_same_units_are_an_invariant_error(draft):
+    places = draft.physical.panel_places
+    first = places[0]
+    k = next(k for k, p in enumerate(places) if p.rack == first.rack and p.u != first.u)
+    places[k] = places[k]._replace(u=first.u)
+    with pytest.raises(EngineInvariantError, match=r"patch panel at DC1\.\S+ U\d+ shares U\d+ with a "):
+        _verify(draft)
+
+
+def test_an_ordered_panel_that_is_not_placed_is_an_invariant_error(draft):
+    places = draft.physical.panel_places
+    # the last panel of a rack: no cable names it only when it holds spare trunk legs; drop one that none names
+    named = {(end[1], end[2]) for row in draft.physical.cable_rows for end in (row[4], row[5]) if end[0] == "panel"}
+    k = next((k for k, p in enumerate(places) if (p.rack, p.u) not in named), None)
+    if k is None:
+        k = len(places) - 1
+    del places[k]
+    with pytest.raises(EngineInvariantError, match=r"(placed and \d+ ordered|that is not placed)"):
+        _verify(draft)
+
+
+def test_a_label_template_that_cannot_tell_cables_apart_is_a_warning(catalog):
+    """End labels without the port: every cable of a device reads the same near end. The user chose it, so it is
+    a warning naming two cables, not an engine error."""
+    data = spec(physical={**PANELS, "labels": {"end": "<site>.<grid>-<ru:02>", "cable": "<near>/<far>"}})
+    r = compute_design(parse_spec(data), catalog)
+    (w,) = [w for w in r.warnings if w.startswith("physical.labels")]
+    assert "cables C" in w and "are both labelled" in w
+    assert "unique-labels" not in r.checks
+
+
+def test_two_cables_with_one_label_under_the_engines_templates_are_an_invariant_error(catalog):
+    """Direct cabling, default labels (<site>.<grid>-<ru>:<port>). Give SU 2's first server rack and its leaf rack
+    the ids of SU 1's: node N01 of each SU then reads the same at both cable ends, though no port is shared."""
+    from dataclasses import replace
+
+    draft = start_design(parse_spec(spec()), catalog)
+    names = {d.name: d.idx for d in draft.devices}
+    racks = list(draft.racks)
+    for su1, su2 in (("DGX-SU01-N01", "DGX-SU02-N01"), ("CF-SU01-L01", "CF-SU02-L01")):
+        a, b = draft.places[names[su1]].rack, draft.places[names[su2]].rack
+        racks[b] = replace(racks[b], id=racks[a].id)
+    draft = replace(draft, racks=tuple(racks))
+    with pytest.raises(EngineInvariantError, match=r"^cables C\d+ and C\d+ are both labelled 'DC1\."):
+        _verify(draft)
+
+
+def test_two_devices_on_one_unit_whose_cables_read_alike_are_an_invariant_error(catalog):
+    """The same clash found by rack and unit (the default template's fast path): SU 2's node N01 and leaf L01 are put
+    on the units of SU 1's, so the cable from N01 OSFP1P1 to L01 port 1/1 of each SU carries the same label."""
+    from dataclasses import replace
+
+    draft = start_design(parse_spec(spec()), catalog)
+    names = {d.name: d.idx for d in draft.devices}
+    places = list(draft.places)
+    for su1, su2 in (("DGX-SU01-N01", "DGX-SU02-N01"), ("CF-SU01-L01", "CF-SU02-L01")):
+        places[names[su2]] = places[names[su1]]
+    draft = replace(draft, places=tuple(places))
+    with pytest.raises(EngineInvariantError, match=r"^cables C\d+ and C\d+ are both labelled 'DC1\."):
+        _verify(draft)
