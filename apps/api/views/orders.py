@@ -57,7 +57,9 @@ class OrderLineOut(serializers.Serializer):
     extended_price = _money(help_text="unit_price x order_quantity, rounded half-up to the cent.")
     currency = serializers.CharField(allow_null=True)
     price_version = serializers.IntegerField(allow_null=True)
-    lead_time_days = serializers.IntegerField(allow_null=True, help_text="As filled in (PUT .../lead-times/).")
+    lead_time_days = serializers.IntegerField(allow_null=True, help_text="As filled in (PATCH .../lead-times/).")
+    verify_before_ordering = serializers.BooleanField(help_text="The part number or a figure is unconfirmed.")
+    unconfirmed = serializers.CharField(allow_blank=True, help_text="What to verify, in words.")
 
 
 class OrderTotalsOut(serializers.Serializer):

@@ -70,6 +70,7 @@ class OrderLine:
     unit_price: Decimal | None
     extended_price: Decimal | None  # unit_price x order_quantity, rounded half-up to the cent
     lead_time_days: int | None = None
+    unconfirmed: str = ""  # why the part number or a figure needs checking before ordering ("" when confirmed)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -84,13 +85,14 @@ class OrderLine:
                 "extended_price": fmt_money(self.extended_price) if self.extended_price is not None else None,
                 "currency": currency if self.unit_price is not None else None,
                 "price_version": price_version if self.unit_price is not None else None,
-                "lead_time_days": self.lead_time_days}
+                "lead_time_days": self.lead_time_days, "verify_before_ordering": bool(self.unconfirmed),
+                "unconfirmed": self.unconfirmed}
 
     @classmethod
     def from_dict(cls, d: Mapping) -> "OrderLine":
         return cls(d["category"], d["part"], d.get("description", ""), int(d["quantity"]), int(d["spares"]),
                    d.get("spares_rule", ""), int(d["order_quantity"]), _dec(d.get("unit_price")),
-                   _dec(d.get("extended_price")), d.get("lead_time_days"))
+                   _dec(d.get("extended_price")), d.get("lead_time_days"), d.get("unconfirmed") or "")
 
 
 def _dec(v) -> Decimal | None:
@@ -209,7 +211,7 @@ def build_order(bom_lines: Iterable[Mapping], *, rule: SparesRule, prices: Mappi
         unit = prices.get(sku)
         ext = None if unit is None else to_cents(unit * oq)
         lines.append(OrderLine(cat, sku, ln.get("description") or "", qty, sp.count, sp.rule, oq, unit, ext,
-                               lead_times.get(sku)))
+                               lead_times.get(sku), ln.get("unconfirmed") or ""))
     by_network, by_su = {}, {}
     if split is not None:
         by_network = _groups(lines, split.get("networks") or {}, "unassigned", network_key)
@@ -237,7 +239,8 @@ def _groups(lines: list[OrderLine], groups: Mapping[str, Mapping[str, int]], res
             rule = f"{s} of the line's {ln.spares} spares, in proportion to quantity" if ln.spares else ln.spares_rule
             out.setdefault(name, []).append(OrderLine(
                 ln.category, ln.part, ln.description, q, s, rule, oq, ln.unit_price,
-                None if c is None else (Decimal(c) / 100).quantize(Decimal("0.01")), ln.lead_time_days))
+                None if c is None else (Decimal(c) / 100).quantize(Decimal("0.01")), ln.lead_time_days,
+                ln.unconfirmed))
     return {name: tuple(out[name]) for name in sorted(out, key=sort_key)}
 
 
