@@ -162,14 +162,17 @@ class PhysicalResult:
                        None if ua == "" else ua, b_row[0], b_row[1], b_row[2], None if ub == "" else ub,
                        la[:128], lb[:128], links[:256])
 
-    def write_files(self, result, out_dir) -> list:
+    def write_files(self, result, out_dir, *, raw: bool = False) -> list:
         import csv
+
+        from .csvcells import neutralize_row
 
         path = out_dir / "cables.csv"
         with open(path, "w", encoding="utf-8", newline="") as fh:
             w = csv.writer(fh, lineterminator="\n")
             w.writerow(CABLE_COLUMNS)
-            w.writerows(self.cable_rows_out(result))
+            rows = self.cable_rows_out(result)
+            w.writerows(rows if raw else map(neutralize_row, rows))
         return [path]
 
     def summary_sections(self) -> dict:

@@ -19,6 +19,7 @@ from .result import ENGINE_VERSION, DesignDraft, DesignResult, ProgressFn, no_pr
 from .runlength import device_geometry, run_lengths
 from .errors import SpecError
 from .gcpause import cyclic_gc_paused
+from .guard import Limits, check_spec
 from .spec import DesignSpec
 from .summary import summarize
 from .topology.access import build_access, plan_access
@@ -87,10 +88,11 @@ def _build_oob(spec, catalog, b, racks, places, oob_model, server, reserved_u, n
     return racks, places
 
 
-def compute_design(spec: DesignSpec, catalog: Catalog | None = None, progress: ProgressFn = no_progress) -> DesignResult:
+def compute_design(spec: DesignSpec, catalog: Catalog | None = None, progress: ProgressFn = no_progress,
+                   limits: Limits | None = None) -> DesignResult:
     """Compute a design, with the cyclic garbage collector paused (engine/gcpause.py says why)."""
     with cyclic_gc_paused():
-        return finish_design(start_design(spec, catalog, progress), progress)
+        return finish_design(start_design(spec, catalog, progress, limits), progress)
 
 
 def _stage(progress: ProgressFn, name: str) -> None:
@@ -101,14 +103,18 @@ PANEL_RETRIES = 4  # tries at fewer devices per network rack before a rack's pat
 
 
 def start_design(spec: DesignSpec, catalog: Catalog | None = None,
-                 progress: ProgressFn = no_progress) -> DesignDraft:
+                 progress: ProgressFn = no_progress, limits: Limits | None = None) -> DesignDraft:
     """Topology, placement, run lengths and the physical layer: all a design's link and cable rows need.
+
+    The save-time checks (engine/guard.py: catalog keys, feasibility, size against `limits`) run first, from
+    the plans alone, so nothing is built for a spec that would be refused.
 
     When a network rack's patch panels would reach its devices' units and `layout.network_rack_devices` is
     auto, the design is placed again with fewer devices per network rack (the cap the overflowing rack
     implies), at most PANEL_RETRIES times; the summary's notes say so. The draft keeps the spec as given.
     """
     catalog = catalog or load_catalog()
+    check_spec(spec, catalog, limits)
     tried = spec
     overflow: PanelOverflow | None = None
     for _ in range(PANEL_RETRIES + 1):

@@ -18,6 +18,18 @@ REQUIRED = object()
 _TERM = r"(?=[\d.]*[1-9])\d+(?:\.\d+)?"
 _RATIO = re.compile(rf"^\s*({_TERM})\s*:\s*({_TERM})\s*$")
 
+# Free text fields: the default bound when a field declares none (every str lands in some column or file).
+DEFAULT_MAX_LENGTH = 200
+# Characters no text field may hold: NUL (PostgreSQL text cannot store it), other C0 controls but tab and
+# line breaks, and unpaired surrogates (not encodable as UTF-8, so not storable or sendable).
+_BAD_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff]")
+# Free-form sections (kind "any": physical, qos, workloads): bounds on what they may hold, checked before their
+# own parsers read them, so no input can make those parsers, JSON, YAML or the database recurse or balloon.
+ANY_MAX_DEPTH = 16
+ANY_MAX_NODES = 20_000
+ANY_MAX_TEXT = 1_000
+ANY_MAX_INT = 2**63 - 1
+
 
 @dataclass(frozen=True)
 class Field:
@@ -34,6 +46,9 @@ class Field:
     fields: Mapping[str, "Field"] = field(default_factory=dict)
     values: "Field | None" = None  # for kind="map": the field every value must satisfy
     shorthand: str | None = None  # object given as a scalar fills this one sub-field
+    max_length: int | None = None  # str: characters (no longer than the database column it lands in)
+    pattern: str | None = None  # str: a regular expression the whole (stripped) text must match
+    pattern_help: str = ""  # str: what `pattern` allows, in words, for the error message
 
     @property
     def required(self) -> bool:
@@ -61,7 +76,9 @@ def normalize(tree: Mapping[str, Field], data: Any, path: str = "") -> tuple[dic
     out: dict = {}
     for key in data:
         if key not in tree:
-            errors.append(FieldError(_join(path, str(key)), f"unknown field (known: {', '.join(sorted(tree))})"))
+            shown = str(key)
+            shown = shown if len(shown) <= 64 and not _BAD_TEXT.search(shown) else ascii(shown[:64])
+            errors.append(FieldError(_join(path, shown), f"unknown field (known: {', '.join(sorted(tree))})"))
     for name, spec in tree.items():
         p = _join(path, name)
         if name not in data or (data[name] is None and not spec.nullable):
@@ -103,7 +120,7 @@ def _check(spec: Field, value: Any, path: str) -> tuple[Any, list[FieldError]]:
             errors += errs
         return out, errors
     if kind == "any":
-        return value, []
+        return value, check_plain_data(value, path)
     if kind == "bool":
         if isinstance(value, bool):
             return value, []
@@ -134,7 +151,11 @@ def _check(spec: Field, value: Any, path: str) -> tuple[Any, list[FieldError]]:
     if kind == "str":
         if not isinstance(value, str) or not value.strip():
             return value, [FieldError(path, "must be a non-empty text")]
-        return value.strip(), []
+        value = value.strip()
+        problem = text_problem(value, spec.max_length or DEFAULT_MAX_LENGTH)
+        if problem is None and spec.pattern and not re.fullmatch(spec.pattern, value):
+            problem = spec.pattern_help or f"must match {spec.pattern}"
+        return value, [FieldError(path, problem)] if problem else []
     if kind == "enum":
         if value not in spec.choices:
             return value, [FieldError(path, f"must be one of {', '.join(map(str, spec.choices))}" + (" or auto" if spec.allow_auto else ""))]
@@ -144,6 +165,59 @@ def _check(spec: Field, value: Any, path: str) -> tuple[Any, list[FieldError]]:
             return value, [FieldError(path, 'must be a ratio such as "1:1" or "3:1"')]
         return value.replace(" ", ""), []
     raise AssertionError(f"unknown field kind {kind}")
+
+
+def text_problem(text: str, max_length: int) -> str | None:
+    """What is wrong with a user's text (too long, NUL, control character, lone surrogate), or None."""
+    if len(text) > max_length:
+        return f"must be at most {max_length} characters (it has {len(text):,})"
+    bad = _BAD_TEXT.search(text)
+    if bad:
+        ch = ord(bad.group())
+        what = "a NUL character" if ch == 0 else ("an unpaired surrogate" if ch >= 0xD800 else "a control character")
+        return f"must not contain {what} (U+{ch:04X}, at character {bad.start() + 1})"
+    return None
+
+
+def check_plain_data(value: Any, path: str) -> list[FieldError]:
+    """Errors for a free-form value that is not bounded plain data: nesting deeper than ANY_MAX_DEPTH, more than
+    ANY_MAX_NODES values, texts (keys included) that are long or hold NUL / lone surrogates, non-finite or huge
+    numbers, or types JSON has not. Iterative, so any depth is measured without recursion; stops at the first."""
+    stack = [(value, path, 1)]
+    nodes = 0
+    while stack:
+        v, p, depth = stack.pop()
+        nodes += 1
+        if nodes > ANY_MAX_NODES:
+            return [FieldError(path, f"holds more than {ANY_MAX_NODES:,} values")]
+        if depth > ANY_MAX_DEPTH:
+            return [FieldError(p, f"is nested deeper than {ANY_MAX_DEPTH} levels")]
+        if v is None or isinstance(v, bool):
+            continue
+        if isinstance(v, int):
+            if abs(v) > ANY_MAX_INT:
+                return [FieldError(p, "is a number too large")]
+        elif isinstance(v, float):
+            if not math.isfinite(v):
+                return [FieldError(p, "must be a finite number")]
+        elif isinstance(v, str):
+            problem = text_problem(v, ANY_MAX_TEXT)
+            if problem:
+                return [FieldError(p, problem)]
+        elif isinstance(v, Mapping):
+            for k, item in v.items():
+                if not isinstance(k, str):
+                    return [FieldError(p, f"keys must be text, not {type(k).__name__}")]
+                problem = text_problem(k, 100)
+                if problem:
+                    return [FieldError(p, f"a key {problem}")]
+                stack.append((item, _join(p, k), depth + 1))
+        elif isinstance(v, (list, tuple)):
+            for i, item in enumerate(v):
+                stack.append((item, f"{p}[{i}]", depth + 1))
+        else:
+            return [FieldError(p, f"must be plain data (text, number, true/false, list, mapping), not {type(v).__name__}")]
+    return []
 
 
 def _expected(spec: Field) -> str:
@@ -196,7 +270,9 @@ def _field_schema(f: Field) -> dict:
         if f.maximum is not None:
             s["maximum"] = f.maximum
     elif kind == "str":
-        s = {"type": "string", "minLength": 1}
+        s = {"type": "string", "minLength": 1, "maxLength": f.max_length or DEFAULT_MAX_LENGTH}
+        if f.pattern:
+            s["pattern"] = f"^(?:{f.pattern})$"
     elif kind == "enum":
         s = {"enum": list(f.choices)}
     elif kind == "ratio":

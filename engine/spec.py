@@ -20,8 +20,20 @@ from .physical.policy import MediaPolicy
 from .qos.policy import TECHNOLOGIES as QOS_TECHNOLOGIES
 from .qos.policy import QosPolicy
 from .schema import Field, json_schema, normalize, parse_ratio
+from .yamlsafe import DEFAULT_MAX_CHARS, UserYamlError, load_user_yaml
 
 SCHEMA_VERSION = 1
+
+# Text bounds: no longer than the database column each lands in. Design.name is varchar(200); catalog keys
+# match the custom parts' key column (64). A rack id is "<site>.<row letters><position>" in varchar(32)
+# columns (a_rack, b_rack): 16 characters of site leave room for 3 row letters and 3-digit positions.
+NAME_LENGTH = 200
+DESCRIPTION_LENGTH = 2000
+KEY_LENGTH = 64
+SITE_LENGTH = 16
+SITE_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_-]*"
+# Catalog keys users add (custom parts): they name device types and parts in CSVs and NetBox imports.
+CATALOG_KEY_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._+/-]{0,63}"
 
 _RATIO_HELP = 'Downlink : uplink bandwidth, e.g. "1:1" (non-blocking) or "3:1".'
 
@@ -38,61 +50,66 @@ OVERSUBSCRIPTION = Field(
 
 COMPUTE_FABRIC = {
     "technology": Field("enum", choices=("infiniband", "ethernet"), help="Fabric technology."),
-    "switch": Field("str", help="Leaf switch model (catalog key, e.g. qm9700)."),
-    "spine_switch": Field("str", default=None, nullable=True, help="Spine switch model; defaults to the leaf switch."),
-    "core_switch": Field("str", default=None, nullable=True, help="Core switch model; defaults to the spine switch."),
-    "scalable_unit": Field("int", default="auto", allow_auto=True, minimum=1,
+    "switch": Field("str", max_length=KEY_LENGTH, help="Leaf switch model (catalog key, e.g. qm9700)."),
+    "spine_switch": Field("str", default=None, nullable=True, max_length=KEY_LENGTH,
+                          help="Spine switch model; defaults to the leaf switch."),
+    "core_switch": Field("str", default=None, nullable=True, max_length=KEY_LENGTH,
+                         help="Core switch model; defaults to the spine switch."),
+    "scalable_unit": Field("int", default="auto", allow_auto=True, minimum=1, maximum=4096,
                            help="Servers per scalable unit (SU), or auto to fill the leaf's downlinks at the chosen ratio."),
     "oversubscription": OVERSUBSCRIPTION,
     "tiers": Field("int", default="auto", allow_auto=True, minimum=2, maximum=3,
                    help="Switch tiers: 2 (leaf-spine), 3 (leaf-spine-core), or auto (the fewest that fit)."),
     "planes": Field("int", default=1, minimum=1, maximum=2,
                     help="Independent fabric planes; with 2, each NIC is split into two ports, one per plane."),
-    "port_speed_gbps": Field("int", default="auto", allow_auto=True, minimum=1,
+    "port_speed_gbps": Field("int", default="auto", allow_auto=True, minimum=1, maximum=3200,
                              help="Link speed per fabric port; auto = the server NIC speed divided by the planes."),
-    "reserved_node_slots": Field("int", default=0, minimum=0,
+    "reserved_node_slots": Field("int", default=0, minimum=0, maximum=1024,
                                  help="Node slots held back on the last SU's leaves for fabric-manager appliances or gateways "
                                       "(NVIDIA's tables hold one: 31 nodes in a 32-node SU)."),
-    "fabric_managers": Field("int", default=0, minimum=0,
+    "fabric_managers": Field("int", default=0, minimum=0, maximum=1024,
                              help="Fabric-manager (UFM) appliance links placed on the reserved leaf ports."),
 }
 
 STORAGE_FABRIC = {
     "enabled": Field("bool", default=False, help="Build a separate storage fabric."),
     "technology": Field("enum", default="infiniband", choices=("infiniband", "ethernet")),
-    "switch": Field("str", default="qm9700", help="Storage leaf and spine switch model."),
+    "switch": Field("str", default="qm9700", max_length=KEY_LENGTH, help="Storage leaf and spine switch model."),
     "oversubscription": Field("ratio", default="4:3",
                               help="Server-facing leaf ratio; the H100 RA runs DGX storage links about 4:3."),
-    "appliances": Field("int", default=0, minimum=0, help="Storage appliances (or storage-node controllers)."),
-    "ports_per_appliance": Field("int", default=2, minimum=1, help="Fabric ports per storage appliance."),
+    "appliances": Field("int", default=0, minimum=0, maximum=100_000,
+                        help="Storage appliances (or storage-node controllers)."),
+    "ports_per_appliance": Field("int", default=2, minimum=1, maximum=64, help="Fabric ports per storage appliance."),
 }
 
 INBAND = {
     "enabled": Field("bool", default=False, help="Build the in-band management Ethernet network."),
-    "switch": Field("str", default="sn4600c", help="In-band leaf and spine switch model."),
+    "switch": Field("str", default="sn4600c", max_length=KEY_LENGTH, help="In-band leaf and spine switch model."),
     "oversubscription": Field("ratio", default="1:1"),
-    "management_servers": Field("int", default=0, minimum=0, help="Head and management nodes on the in-band network."),
+    "management_servers": Field("int", default=0, minimum=0, maximum=100_000,
+                                help="Head and management nodes on the in-band network."),
 }
 
 OOB = {
     "enabled": Field("bool", default=False, help="Build the out-of-band (1G copper) management network."),
-    "switch": Field("str", default="sn2201", help="OOB switch model, one or more per rack as ports require."),
+    "switch": Field("str", default="sn2201", max_length=KEY_LENGTH,
+                    help="OOB switch model, one or more per rack as ports require."),
     "pdus_per_rack": Field("int", default=2, minimum=0, maximum=8,
                            help="PDU management ports per rack (user default; no reference figure)."),
 }
 
 LAYOUT = {
-    "servers_per_rack": Field("int", default="auto", allow_auto=True, minimum=1,
+    "servers_per_rack": Field("int", default="auto", allow_auto=True, minimum=1, maximum=256,
                               help="Servers per rack; auto = the server model's reference default, limited by space and power."),
     "rack_units": Field("int", default=48, minimum=10, maximum=60, help="Usable rack units per rack."),
-    "rack_power_kw": Field("float", default=None, nullable=True, minimum=1,
+    "rack_power_kw": Field("float", default=None, nullable=True, minimum=1, maximum=2000,
                            help="Power budget per rack in kW: limits servers per rack, fills network racks up to it "
                                 "(unless layout.network_rack_power_kw says otherwise) and warns about every rack "
                                 "above it; null = no budget for server racks."),
     "rack_width_mm": Field("int", default=600, minimum=400, maximum=1200),
     "rack_depth_mm": Field("int", default=1200, minimum=600, maximum=1600),
     "aisle_mm": Field("int", default=1200, minimum=600, maximum=3000, help="Aisle width between rows."),
-    "racks_per_row": Field("int", default="auto", allow_auto=True, minimum=2,
+    "racks_per_row": Field("int", default="auto", allow_auto=True, minimum=2, maximum=999,
                            help="Racks per row; auto = one SU's server racks plus its network racks."),
     "network_racks": Field("enum", default="end-of-row", choices=("end-of-row", "middle-of-row"),
                            help="Where each SU's leaf switches stand."),
@@ -102,7 +119,10 @@ LAYOUT = {
                              help="Service slack per cable end (heuristic 0.3-0.5 m)."),
     "in_rack_allowance_m": Field("float", default=0.5, minimum=0, maximum=5,
                                  help="Extra length for routing inside one rack (cable managers)."),
-    "site": Field("str", default="DC1", help="Site/room prefix used in rack ids and labels."),
+    "site": Field("str", default="DC1", max_length=SITE_LENGTH, pattern=SITE_PATTERN,
+                  pattern_help="must start with a letter or digit and hold only letters, digits, - and _ "
+                               "(it names racks in labels, CSVs and NetBox imports)",
+                  help=f"Site/room prefix used in rack ids and labels (up to {SITE_LENGTH} letters, digits, - or _)."),
     "panel_units": Field("int", default=2, minimum=0, maximum=20,
                          help="Rack units kept free at the top of every rack for patch panels when a tier uses "
                               "structured cabling (user default; no reference figure)."),
@@ -117,10 +137,10 @@ LAYOUT = {
 }
 
 SPEC_FIELDS = {
-    "name": Field("str", help="Design name."),
-    "description": Field("str", default=None, nullable=True),
+    "name": Field("str", max_length=NAME_LENGTH, help="Design name."),
+    "description": Field("str", default=None, nullable=True, max_length=DESCRIPTION_LENGTH),
     "servers": Field("object", fields={
-        "model": Field("str", help="Server model (catalog key, e.g. dgx-h100)."),
+        "model": Field("str", max_length=KEY_LENGTH, help="Server model (catalog key, e.g. dgx-h100)."),
         "count": Field("int", minimum=1, maximum=1_000_000, help="Number of servers (for rack-scale systems: racks)."),
     }),
     "compute_fabric": Field("object", fields=COMPUTE_FABRIC),
@@ -253,11 +273,13 @@ def parse_spec(data: Any) -> DesignSpec:
     if isinstance(data, Mapping) and "schema_version" in data:
         if data["schema_version"] != SCHEMA_VERSION:
             raise SpecError.at("schema_version", f"this fabricdesign reads schema version {SCHEMA_VERSION}, "
-                                                 f"not {data['schema_version']!r}")
+                                                 f"not {ascii(data['schema_version'])[:40]}")
         data = {k: v for k, v in data.items() if k != "schema_version"}
     norm, errors = normalize(SPEC_FIELDS, data)
     if norm:
-        errors += _policy_errors(norm)
+        # A section already refused (too deep, too big, not plain data) is not handed to its parser.
+        failed = {e.path.split(".")[0].split("[")[0] for e in errors}
+        errors += _policy_errors({k: (None if k in failed else v) for k, v in norm.items()})
     if errors:
         raise SpecError(errors)
     cf = norm["compute_fabric"]
@@ -317,16 +339,13 @@ def _policy_errors(norm: dict) -> list[FieldError]:
     return errors
 
 
-def load_spec_text(text: str) -> DesignSpec:
-    """Parse YAML or JSON text (JSON is YAML) into a DesignSpec."""
-    import yaml
-
+def load_spec_text(text: str, max_chars: int = DEFAULT_MAX_CHARS) -> DesignSpec:
+    """Parse YAML or JSON text (JSON is YAML) into a DesignSpec: plain data only, no aliases, bounded
+    depth and size (engine/yamlsafe.py); a refusal names its line and column."""
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise SpecError([FieldError("", f"not valid YAML or JSON{where}: {getattr(exc, 'problem', exc)}")]) from None
+        data = load_user_yaml(text, max_chars=max_chars)
+    except UserYamlError as exc:
+        raise SpecError([FieldError("", str(exc))]) from None
     return parse_spec(data)
 
 

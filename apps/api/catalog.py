@@ -6,6 +6,7 @@ with that user's parts: `load_catalog(custom_catalog_for(design.owner))`.
 from __future__ import annotations
 
 import hashlib
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -15,6 +16,7 @@ from engine.catalog import Catalog, load_catalog
 from engine.errors import CatalogError as HardwareCatalogError
 from engine.physical.catalog import _PARSERS as MEDIA_PARSERS
 from engine.physical.catalog import CatalogError as MediaCatalogError
+from engine.spec import CATALOG_KEY_PATTERN
 
 from .errors import ApiError
 from .models import HARDWARE_SECTIONS, CustomPart
@@ -92,6 +94,13 @@ def custom_part_save(*, user, section: str, key: str | None, body: Any, part: Cu
             raise ApiError(400, "invalid_part", "key must match the part's own key in the body.",
                            [{"path": "key", "message": f"differs from the body's key {derived!r}"}])
         key = derived
+    if not re.fullmatch(CATALOG_KEY_PATTERN, key):
+        # Keys name device types and parts in every CSV, NetBox's included (written raw): no formula
+        # characters at the start, nothing NetBox or a spreadsheet would read as more than a name.
+        raise ApiError(400, "invalid_part", "A part's key holds only letters, digits and . _ + / - (1-64 characters), "
+                       "beginning with a letter or digit.",
+                       [{"path": "key", "message": "must be 1-64 letters, digits, . _ + / -, starting with a letter "
+                                                   "or digit"}])
     with transaction.atomic():
         others = CustomPart.objects.select_for_update().filter(owner=user).order_by("pk")
         if part is not None:

@@ -37,17 +37,18 @@ def download_filename(revision: Revision, kind: str) -> str:
     return f"{name}-r{revision.number}-{kind}"
 
 
-def iter_table_csv(revision: Revision, kind: str) -> Iterator[bytes]:
-    """links.csv / cables.csv of a revision as the CLI writes them (apps.designs.table_csv), as byte chunks."""
+def iter_table_csv(revision: Revision, kind: str, *, raw: bool = False) -> Iterator[bytes]:
+    """links.csv / cables.csv of a revision as the CLI writes them (apps.designs.table_csv), as byte chunks; text
+    cells beginning with a formula character get a leading ' unless `raw` (engine/csvcells.py)."""
     table = "links" if kind == "links.csv" else "cables"
     model, order = (LinkRecord, "link_id") if table == "links" else (CableRecord, "cable_id")
     if connection.vendor == "postgresql":
-        yield from _copy_csv(model, table, order, revision.pk)
+        yield from _copy_csv(model, table, order, revision.pk, raw=raw)
         return
     rows = model.objects.filter(revision_id=revision.pk).order_by(order).values_list(*stored_columns(table))
     parts: list[str] = []
     size = 0
-    for line in csv_lines(table, rows.iterator(chunk_size=5000)):
+    for line in csv_lines(table, rows.iterator(chunk_size=5000), raw=raw):
         parts.append(line)
         size += len(line)
         if size >= CHUNK:
@@ -56,10 +57,10 @@ def iter_table_csv(revision: Revision, kind: str) -> Iterator[bytes]:
     yield "".join(parts).encode()
 
 
-def _copy_csv(model, table: str, order: str, revision_id: int) -> Iterator[bytes]:
+def _copy_csv(model, table: str, order: str, revision_id: int, *, raw: bool = False) -> Iterator[bytes]:
     qn = connection.ops.quote_name
     text = {f.column for f in model._meta.fields if f.get_internal_type() == "CharField"}
-    sql = (f"COPY (SELECT {sql_select_list(table, qn, text)} FROM {qn(model._meta.db_table)} "
+    sql = (f"COPY (SELECT {sql_select_list(table, qn, text, raw=raw)} FROM {qn(model._meta.db_table)} "
            f"WHERE revision_id = {int(revision_id)} ORDER BY {qn(order)}) TO STDOUT WITH (FORMAT CSV, HEADER)")
     parts: list[bytes] = []
     size = 0

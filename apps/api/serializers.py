@@ -92,6 +92,9 @@ class DesignOut(serializers.Serializer):
 
 class DesignDetailOut(DesignOut):
     spec = serializers.DictField(help_text="The normalized spec (schema: GET /api/v1/spec-schema/).")
+    warnings = FieldErrorOut(many=True, required=False, help_text=(
+        "Create and update only: what the save's checks warn about without refusing, each at its spec field "
+        "(e.g. a workload step time implying more TFLOP/s per GPU than achievable)."))
     revisions_url = serializers.URLField()
     compute_url = serializers.URLField()
 

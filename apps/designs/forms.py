@@ -13,16 +13,18 @@ from typing import Any
 
 import yaml
 from django import forms
+from django.conf import settings
 
 from engine.catalog import load_catalog
-from engine.errors import SpecError
+from engine.errors import FieldError, SpecError
 from engine.model import NETWORKS
 from engine.presets import DEFAULT_PRESET, list_presets, preset_descriptions
-from engine.schema import REQUIRED, Field
+from engine.schema import DEFAULT_MAX_LENGTH, REQUIRED, Field
 from engine.spec import SCHEMA_VERSION, SPEC_FIELDS
+from engine.yamlsafe import UserYamlError, load_user_yaml
 
 from .models import Access
-from .services import design_validate_spec
+from .services import design_check_spec
 from .tables import CABLE_SORTS, LINK_SORTS, MAX_LIMIT
 
 SEP = "__"  # form field names are spec paths with "." replaced (ids stay valid CSS selectors)
@@ -130,6 +132,8 @@ def _form_field(leaf: SpecLeaf) -> forms.Field:
         attrs.update({k: _num(v) for k, v in (("min", spec.minimum), ("max", spec.maximum)) if v is not None})
         return forms.CharField(widget=forms.NumberInput(attrs=attrs), **common)
     attrs: dict[str, Any] = {}
+    if spec.kind == "str":  # the engine's bound as a browser hint; the engine's own check gives the message
+        attrs["maxlength"] = spec.max_length or DEFAULT_MAX_LENGTH
     if spec.allow_auto:
         attrs["placeholder"] = "auto"
     if spec.kind == "ratio":
@@ -146,7 +150,7 @@ def _to_text(spec: Field, value: Any) -> Any:
     if value is None:
         return ""
     if spec.kind == "any":
-        return yaml.safe_dump(value, sort_keys=False, allow_unicode=True)
+        return _dump(value)
     return value if isinstance(value, str) else _num(value) if isinstance(value, float) else str(value)
 
 
@@ -180,7 +184,17 @@ def ordered_spec(spec: Mapping, tree: Mapping[str, Field] = SPEC_FIELDS) -> dict
 
 
 def spec_yaml(spec: Mapping) -> str:
-    return yaml.safe_dump(ordered_spec(spec), sort_keys=False, allow_unicode=True)
+    return _dump(ordered_spec(spec))
+
+
+def _dump(value: Any) -> str:
+    """YAML of a stored value. A spec saved before the depth limits (engine/schema.py) may nest deeper than
+    the YAML emitter can recurse: it is shown as a comment asking for a replacement, not as a server error."""
+    try:
+        return yaml.safe_dump(value, sort_keys=False, allow_unicode=True)
+    except RecursionError:
+        return ("# This value is nested too deeply to show: it was saved before the spec's depth limits.\n"
+                "# Replace it (the limits: docs/api.md) and save again.\n")
 
 
 def field_for_path(path: str, names: Mapping[str, str]) -> tuple[str | None, str]:
@@ -211,7 +225,8 @@ _FIELD_NAMES = {path: leaf.name for path, leaf in _BY_PATH.items()}
 class SpecForm(SpecErrorsMixin, forms.Form):
     """Every spec field as a form field; `cleaned_spec` is the engine-normalized spec dict."""
 
-    def __init__(self, *args, spec: Mapping | None = None, **kwargs):
+    def __init__(self, *args, spec: Mapping | None = None, owner=None, **kwargs):
+        self.owner = owner
         if spec is not None:
             kwargs.setdefault("initial", {leaf.name: _to_text(leaf.spec, dotted_get(spec, leaf.path)) for leaf in LEAVES})
         else:
@@ -221,6 +236,7 @@ class SpecForm(SpecErrorsMixin, forms.Form):
         for leaf in LEAVES:
             self.fields[leaf.name] = _form_field(leaf)
         self.cleaned_spec: dict | None = None
+        self.field_warnings: dict[str | None, list[str]] = {}
 
     def clean(self):
         data = super().clean()
@@ -230,9 +246,9 @@ class SpecForm(SpecErrorsMixin, forms.Form):
             value = data.get(leaf.name)
             if leaf.spec.kind == "any" and value not in (None, ""):
                 try:
-                    value = yaml.safe_load(value)
-                except yaml.YAMLError as exc:
-                    self.add_error(leaf.name, f"not valid YAML: {getattr(exc, 'problem', None) or exc}")
+                    value = load_user_yaml(value, max_chars=settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+                except UserYamlError as exc:
+                    self.add_error(leaf.name, exc.describe("not valid YAML"))
                     continue
             if isinstance(value, str) and leaf.spec.kind != "any":
                 value = value.strip()
@@ -242,10 +258,24 @@ class SpecForm(SpecErrorsMixin, forms.Form):
         if self.errors:
             return data
         try:
-            self.cleaned_spec = design_validate_spec(spec)
+            self.cleaned_spec, warnings = design_check_spec(spec, owner=self.owner)
         except SpecError as exc:
             self.add_spec_errors(exc)
+        else:
+            self.set_warnings(warnings)
         return data
+
+    def set_warnings(self, warnings: list[FieldError]) -> None:
+        """Warnings (not errors: the spec saves) shown next to the field their path names."""
+        self.field_warnings = {}
+        for w in warnings:
+            name, rest = self.field_for_path(w.path)
+            self.field_warnings.setdefault(name, []).append(f"{rest}: {w.message}" if rest else w.message)
+        for name, field in self.fields.items():
+            field.warnings = self.field_warnings.get(name, [])  # read by designs/_field.html
+
+    def warnings_for(self, name: str) -> list[str]:
+        return self.field_warnings.get(name, [])
 
     def field_for_path(self, path: str) -> tuple[str | None, str]:
         return field_for_path(path, _FIELD_NAMES)
@@ -282,24 +312,27 @@ class SpecYamlForm(forms.Form):
                                 help_text="The whole spec, exactly as the form above stores it. "
                                           f"schema_version {SCHEMA_VERSION}; see docs/spec.schema.json.")
 
-    def __init__(self, *args, spec: Mapping | None = None, **kwargs):
+    def __init__(self, *args, spec: Mapping | None = None, owner=None, **kwargs):
+        self.owner = owner
         if spec is not None:
             kwargs.setdefault("initial", {"spec_yaml": spec_yaml(spec)})
         super().__init__(*args, **kwargs)
         self.cleaned_spec: dict | None = None
+        self.warnings: list[str] = []
 
     def clean_spec_yaml(self):
         text = self.cleaned_data["spec_yaml"]
         try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-            raise forms.ValidationError(f"Not valid YAML{where}: {getattr(exc, 'problem', None) or exc}") from None
+            # Plain data only: aliases, unknown tags, deep nesting and oversized text are refused with their
+            # line and column (engine/yamlsafe.py), before anything is built from them.
+            data = load_user_yaml(text, max_chars=settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+        except UserYamlError as exc:
+            raise forms.ValidationError(exc.describe("Not valid YAML")) from None
         try:
-            self.cleaned_spec = design_validate_spec(data)
+            self.cleaned_spec, warnings = design_check_spec(data, owner=self.owner)
         except SpecError as exc:
             raise forms.ValidationError([str(e) for e in exc.errors]) from None
+        self.warnings = [str(w) for w in warnings]
         return text
 
 

@@ -15,8 +15,9 @@ from apps.jobs.models import Job, JobStatus
 from apps.jobs.progress import DbProgress, JobCancelled
 from apps.jobs.services import job_create, job_progress, job_succeed
 from engine.catalog import load_catalog
-from engine.errors import SpecError
+from engine.errors import FieldError, SpecError
 from engine.gcpause import cyclic_gc_paused
+from engine.guard import Limits, check_spec
 from engine.pipeline import check_design, finish_design, start_design
 from engine.presets import load_preset
 from engine.result import DesignResult
@@ -30,9 +31,37 @@ from .storage import RowLoad, store_revision_rows
 log = logging.getLogger(__name__)
 
 
-def design_validate_spec(data) -> dict:
-    """Normalized spec dict, or SpecError naming every bad field."""
-    return parse_spec(data).to_dict()
+def design_limits() -> Limits:
+    """The largest design a compute accepts (settings DESIGN_MAX_DEVICES / DESIGN_MAX_LINKS)."""
+    return Limits(max_devices=settings.DESIGN_MAX_DEVICES, max_links=settings.DESIGN_MAX_LINKS)
+
+
+def design_check_spec(data, *, owner=None) -> tuple[dict, list[FieldError]]:
+    """(normalized spec dict, warnings) or SpecError naming every bad field: the schema, then everything a compute
+    would refuse, from the plans alone (engine/guard.py: catalog keys with the owner's custom parts, the sizing
+    rules, the size limits, the workloads). Warnings (FieldError) are the workloads' implausible step times."""
+    spec = parse_spec(data)
+    check = check_spec(spec, _catalog_for(owner), design_limits())
+    return spec.to_dict(), list(check.warnings)
+
+
+def design_validate_spec(data, *, owner=None) -> dict:
+    """Normalized spec dict, or SpecError naming every bad field (design_check_spec without the warnings)."""
+    return design_check_spec(data, owner=owner)[0]
+
+
+def _catalog_for(owner):
+    """The catalog a save is checked against: the shipped one with the owner's custom parts (cached per parts
+    state); custom parts that no longer load are the spec's problem to report, not a server error."""
+    if owner is None or not getattr(owner, "pk", None):
+        return load_catalog()
+    from apps.api.catalog import catalog_for  # the API app owns custom parts
+    from apps.api.errors import ApiError
+
+    try:
+        return catalog_for(owner)[0]
+    except ApiError as exc:
+        raise SpecError.at("servers.model", exc.message) from None
 
 
 def design_create(*, user, spec: dict | None = None, preset: str | None = None, name: str | None = None) -> Design:
@@ -45,13 +74,16 @@ def design_create(*, user, spec: dict | None = None, preset: str | None = None, 
             spec = {**spec, "name": name}
     if spec is None:
         raise SpecError.at("spec", "is required (or give a preset)")
-    normalized = design_validate_spec(spec)
-    return Design.objects.create(owner=user, name=normalized["name"], spec=normalized,
-                                 schema_version=SCHEMA_VERSION, preset=preset or "")
+    normalized, warnings = design_check_spec(spec, owner=user)
+    design = Design.objects.create(owner=user, name=normalized["name"], spec=normalized,
+                                   schema_version=SCHEMA_VERSION, preset=preset or "")
+    design.spec_warnings = warnings  # shown with the answer, not stored: the check repeats at every save
+    return design
 
 
 def design_update(*, design: Design, spec: dict) -> Design:
-    normalized = design_validate_spec(spec)
+    normalized, warnings = design_check_spec(spec, owner=design.owner)
+    design.spec_warnings = warnings
     design.spec = normalized
     design.name = normalized["name"]
     design.schema_version = SCHEMA_VERSION
@@ -137,7 +169,7 @@ def _compute_and_store(job: Job, progress: DbProgress) -> dict:
     spec = parse_spec(job.params["spec"])
     catalog = load_catalog(_owners_parts(job))
     progress.span = 70.0
-    draft = start_design(spec, catalog, _engine_progress(progress))
+    draft = start_design(spec, catalog, _engine_progress(progress), design_limits())
     start_s = time.perf_counter() - t0
     links = len(draft.links)
     cables = adapters.cable_count(draft)
@@ -299,5 +331,6 @@ def revision_compare(*, old: Revision, new: Revision) -> dict:
             "links_added": rows["links"]["added"], "links_removed": rows["links"]["removed"]}
 
 
-__all__ = ["design_create", "design_update", "design_delete", "design_share", "design_unshare", "design_leave",
+__all__ = ["design_check_spec", "design_limits", "design_validate_spec", "design_create", "design_update",
+           "design_delete", "design_share", "design_unshare", "design_leave",
            "design_compute_enqueue", "design_compute_job", "revision_compare", "JobStatus"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterable, Iterator
 
+from engine.csvcells import neutralize_row
 from engine.physical_stage import CABLE_COLUMNS, LINK_PHYSICAL_COLUMNS
 from engine.result import LINK_COLUMNS
 
@@ -53,8 +54,9 @@ def csv_cells(table: str):
     return cells
 
 
-def csv_lines(table: str, rows: Iterable[tuple]) -> Iterator[str]:
-    """Header and CSV lines ("\\n" ends) of values_list rows in stored_columns order."""
+def csv_lines(table: str, rows: Iterable[tuple], *, raw: bool = False) -> Iterator[str]:
+    """Header and CSV lines ("\\n" ends) of values_list rows in stored_columns order; text cells beginning with a
+    formula character get a leading ' unless `raw`, as the CLI writes them (engine/csvcells.py)."""
 
     class _Line:
         def write(self, text: str) -> str:
@@ -64,7 +66,7 @@ def csv_lines(table: str, rows: Iterable[tuple]) -> Iterator[str]:
     yield writer.writerow([name for name, _c, _h in csv_spec(table)])
     cells = csv_cells(table)
     for row in rows:
-        yield writer.writerow(cells(row))
+        yield writer.writerow(cells(row) if raw else neutralize_row(cells(row)))
 
 
 # --- PostgreSQL: the same text from SQL -------------------------------------------------------------------------
@@ -83,10 +85,17 @@ def _sql_float(column: str) -> str:
             f"|| '.0' ELSE {column}::text END")
 
 
-def sql_select_list(table: str, quote, text_columns) -> str:
+def _sql_neutralized(expr: str) -> str:
+    # engine.csvcells.neutralize in SQL: a leading ' before a formula character; plain numbers ("-1.5") left alone
+    return (f"CASE WHEN left({expr}, 1) IN ('=', '+', '-', '@', E'\\t', E'\\r') "
+            f"AND {expr} !~ '^[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][+-]?[0-9]+)?$' "
+            f"THEN '''' || {expr} ELSE {expr} END")
+
+
+def sql_select_list(table: str, quote, text_columns, *, raw: bool = False) -> str:
     """The SELECT list that writes the CSV's columns from the stored ones (`quote` quotes a name). COPY quotes an
     empty string ("") to tell it from NULL, where csv.writer writes nothing: `text_columns` go out as NULL when
-    empty."""
+    empty, and neutralized unless `raw` (engine/csvcells.py)."""
     parts = []
     for name, column, how in csv_spec(table):
         col = quote(column)
@@ -95,7 +104,7 @@ def sql_select_list(table: str, quote, text_columns) -> str:
         elif how == "float":
             expr = _sql_float(col)
         elif column in text_columns:
-            expr = f"NULLIF({col}, '')"
+            expr = f"NULLIF({col}, '')" if raw else _sql_neutralized(f"NULLIF({col}, '')")
         else:
             expr = col
         parts.append(f"{expr} AS {quote(name)}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 from dataclasses import dataclass
 from collections.abc import Iterator
 from typing import Any
@@ -18,6 +19,7 @@ from django.db.models.functions import Coalesce
 
 from engine.model import NETWORKS
 from engine.physical_stage import CABLE_KINDS
+from engine.schema import text_problem
 
 from .models import CableRecord, LinkRecord, Revision
 
@@ -54,11 +56,22 @@ def _encode(payload: dict) -> str:
     return base64.urlsafe_b64encode(json.dumps(payload, separators=(",", ":")).encode()).decode().rstrip("=")
 
 
+# A cursor this module gives out is well under this; anything longer is not one of them.
+MAX_CURSOR_CHARS = 1000
+# Ids and sort values a database column can hold (bigint); a larger number in a forged cursor would be a
+# database error (PostgreSQL) or an OverflowError (SQLite) instead of a 400.
+_MAX_INT = 2**63 - 1
+
+
 def _decode(cursor: str) -> dict:
     try:
+        if not isinstance(cursor, str) or len(cursor) > MAX_CURSOR_CHARS:
+            raise ValueError
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         data = json.loads(raw)
         if not isinstance(data, dict) or not isinstance(data.get("id"), int) or isinstance(data["id"], bool):
+            raise ValueError
+        if not 0 <= data["id"] <= _MAX_INT or not isinstance(data.get("o", ""), str):
             raise ValueError
         return data
     except (ValueError, binascii.Error, UnicodeDecodeError, RecursionError):
@@ -67,17 +80,32 @@ def _decode(cursor: str) -> dict:
 
 def _cursor_value(v: Any, field) -> Any:
     """The sort value a cursor carries, checked against the sort field: a forged or stale one is a TableError,
-    never a database error."""
+    never a database error (a number no column holds, not finite, or text with NUL or lone surrogates)."""
     text = field.get_internal_type() in ("CharField", "TextField")
-    if (isinstance(v, str) if text else isinstance(v, (int, float)) and not isinstance(v, bool)):
-        return v
+    if text:
+        if isinstance(v, str) and text_problem(v, field.max_length or 256) is None:
+            return v
+    elif isinstance(v, (int, float)) and not isinstance(v, bool):
+        if isinstance(v, int) and abs(v) <= _MAX_INT or isinstance(v, float) and math.isfinite(v):
+            return v
     raise TableError("cursor", "is not a cursor this table gave out")
+
+
+def _text_filter(key: str, value: Any, max_length: int = 128) -> str:
+    """A filter's text, or TableError: NUL and lone surrogates never reach the database."""
+    text = str(value)
+    problem = text_problem(text, max_length)
+    if problem:
+        raise TableError(key, problem)
+    return text
 
 
 def _filters(qs: QuerySet, filters: dict, *, is_link: bool) -> QuerySet:
     for key, value in filters.items():
         if value in (None, ""):
             continue
+        if isinstance(value, str):
+            value = _text_filter(key, value)
         if key == "network":
             qs = qs.filter(network=value)
         elif key == "tier":
@@ -96,9 +124,12 @@ def _filters(qs: QuerySet, filters: dict, *, is_link: bool) -> QuerySet:
             qs = qs.filter(kind=value)
         elif key == "plane" and is_link:
             try:
-                qs = qs.filter(plane=int(value))
+                plane = int(value)
             except (TypeError, ValueError):
                 raise TableError("plane", "must be a whole number") from None
+            if not 0 <= plane <= 32767:
+                raise TableError("plane", "must be between 0 and 32767")
+            qs = qs.filter(plane=plane)
         elif key == "q":
             # Search: device-name prefix at either end, or an exact link/cable/rack id.
             text = str(value).strip()
@@ -106,7 +137,7 @@ def _filters(qs: QuerySet, filters: dict, *, is_link: bool) -> QuerySet:
                 continue
             cond = Q(a_device__startswith=text) | Q(b_device__startswith=text) | Q(a_rack=text) | Q(b_rack=text)
             ident = text[1:] if text[:1] in ("L", "C", "l", "c") else text
-            if ident.isdigit():
+            if ident.isascii() and ident.isdigit() and len(ident) <= 18:  # longer: no id column holds it
                 cond |= Q(**{"link_id" if is_link else "cable_id": int(ident)})
             device, sep, port = text.replace(" ", ":", 1).partition(":")
             if sep and device and port:  # "DEVICE PORT" or "DEVICE:PORT": the row at that port, either end

@@ -13,7 +13,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.core.paginator import Paginator
-from django.db.models import Count, Max, OuterRef, Subquery
+from django.db.models import Count, OuterRef, Subquery
 from django.db.models.fields.json import KT
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -47,6 +47,7 @@ from .pricing import PriceListMissing, revision_pricing, revision_reprice
 from .selectors import design_can_write, design_get, design_list_owned, design_list_shared, revision_get
 from .services import (
     design_compute_enqueue,
+    design_check_spec,
     design_create,
     design_delete,
     design_leave,
@@ -123,10 +124,11 @@ def design_new(request: HttpRequest) -> HttpResponse:
 @signin_required
 @require_http_methods(["GET", "POST"])
 def design_new_blank(request: HttpRequest) -> HttpResponse:
-    form = SpecForm(request.POST if request.method == "POST" else None)
+    form = SpecForm(request.POST if request.method == "POST" else None, owner=request.user)
     if form.is_valid():
         design = design_create(user=request.user, spec=form.cleaned_spec)
         messages.success(request, f"Created “{design.name}”.")
+        _warn(request, design)
         return _after_save(request, design)
     return render(request, "designs/form.html", {"form": form, "design": None},
                   status=400 if form.errors else 200)
@@ -151,13 +153,19 @@ def design_edit(request: HttpRequest, pk: int) -> HttpResponse:
     design = design_get(user=request.user, design_id=pk, write=True)
     post = request.POST if request.method == "POST" else None
     yaml_mode = post is not None and "spec_yaml" in post
-    form = SpecForm(None if yaml_mode else post, spec=design.spec)
-    yaml_form = SpecYamlForm(post if yaml_mode else None, spec=design.spec)
+    form = SpecForm(None if yaml_mode else post, spec=design.spec, owner=design.owner)
+    yaml_form = SpecYamlForm(post if yaml_mode else None, spec=design.spec, owner=design.owner)
     bound = yaml_form if yaml_mode else form
     if post is not None and bound.is_valid():
         design_update(design=design, spec=bound.cleaned_spec)
         messages.success(request, "Saved.")
+        _warn(request, design)
         return _after_save(request, design)
+    if post is None:  # the stored spec's warnings (and what today's checks refuse in a spec saved before them)
+        try:
+            form.set_warnings(design_check_spec(design.spec, owner=design.owner)[1])
+        except SpecError as exc:
+            messages.warning(request, f"This spec would no longer be accepted: {exc}")
     return render(request, "designs/form.html", {"form": form, "yaml_form": yaml_form, "design": design},
                   status=400 if bound.errors else 200)
 
@@ -322,7 +330,10 @@ def _downloads(revision) -> list[dict]:
     kinds = ["links.csv", "cables.csv", "summary.json"] + [
         k for k in DELIVERABLES if (k != "workloads.pdf" or (revision.summary or {}).get("workloads"))
         and deliverable_applies(k, revision.spec)]
-    return [{"kind": k, "url": base + k} for k in kinds]
+    # CSV files also as raw (every cell unchanged, no ' before formula-like text): the declared csv=raw option.
+    return [{"kind": k, "url": base + k,
+             "raw_url": base + k + "?csv=raw" if k.endswith(".csv") and not k.startswith("netbox") else None}
+            for k in kinds]
 
 
 def _workload_charts(summary: dict) -> dict[str, dict[str, str]]:
@@ -351,7 +362,11 @@ def revision_table_csv(request: HttpRequest, pk: int, number: int, table: str) -
     form = TableFilterForm(request.GET, table=table, facets=link_facets(revision))
     if not form.is_valid():
         return HttpResponse("Bad filter: " + form.errors.as_text(), status=400, content_type="text/plain")
-    response = StreamingHttpResponse(_csv_lines(revision, table, form.query()), content_type="text/csv")
+    mode = request.GET.get("csv", "safe")
+    if mode not in ("safe", "raw"):  # the one declared CSV option, as in the API and the CLI
+        return HttpResponse("Bad option: csv must be safe or raw", status=400, content_type="text/plain")
+    response = StreamingHttpResponse(_csv_lines(revision, table, form.query(), raw=mode == "raw"),
+                                     content_type="text/csv")
     response["Content-Disposition"] = f'attachment; filename="design-{pk}-r{number}-{table}.csv"'
     return response
 
@@ -496,6 +511,12 @@ def _owned_design(request: HttpRequest, pk: int) -> Design:
     return design
 
 
+def _warn(request: HttpRequest, design: Design) -> None:
+    """The save's warnings (implausible workload step times), each with its field path."""
+    for w in getattr(design, "spec_warnings", ()):
+        messages.warning(request, f"Warning: {w}")
+
+
 def _after_save(request: HttpRequest, design: Design) -> HttpResponse:
     """"Save and compute" queues a computation; plain "Save" returns to the design."""
     if "compute" in request.POST:
@@ -572,8 +593,9 @@ def _table(request: HttpRequest, pk: int, number: int, table: str) -> HttpRespon
     }, status=200 if page is not None else 400)
 
 
-def _csv_lines(revision: Revision, table: str, query: dict) -> Iterator[str]:
-    """The filtered table as CSV, in the format of the whole file (links.csv / cables.csv, as the CLI writes)."""
+def _csv_lines(revision: Revision, table: str, query: dict, *, raw: bool = False) -> Iterator[str]:
+    """The filtered table as CSV, in the format of the whole file (links.csv / cables.csv, as the CLI writes); text
+    cells beginning with a formula character get a leading ' unless `raw` (engine/csvcells.py)."""
     rows = table_rows(revision=revision, table=table, filters=query["filters"], order=query["order"],
                       columns=stored_columns(table))
-    return csv_lines(table, rows)
+    return csv_lines(table, rows, raw=raw)

@@ -10,6 +10,8 @@ answer 501 for it.
 """
 from __future__ import annotations
 
+import inspect
+
 import importlib
 import io
 from pathlib import Path
@@ -137,7 +139,10 @@ def deliverable_lines(*, kind: str, result: DesignResult, options: dict | None) 
     opts = export_options(options)
     if d.args == ("options",):
         return fn(result, opts)
-    return fn(result, **{name: getattr(opts, name) for name in d.args})
+    kwargs = {name: getattr(opts, name) for name in d.args}
+    if "raw" in inspect.signature(fn).parameters:  # CSV renderers: the declared csv=safe|raw option
+        kwargs["raw"] = opts.raw_csv
+    return fn(result, **kwargs)
 
 
 # --- background exports ------------------------------------------------------------------------

@@ -92,6 +92,9 @@ class AnalysisSettings:
                               output, its dropout mask and the dropout output, counted only with
                               activation_checkpointing "none". Default 0: fused (flash) attention never
                               stores them. Korthikanti's figure for unfused attention is 5.
+    achievable_tflops_per_gpu Model TFLOP/s per GPU above which a step time is warned about as implausible.
+                              0 (default): the server model's published figure (traffic/data/gpu-rates.yaml;
+                              dgx-h100: 430, Llama 3), no check for a model without one (docs/data-gaps.md).
     """
 
     nic_efficiency: float = 0.96
@@ -103,6 +106,7 @@ class AnalysisSettings:
     activation_bytes_per_sbh: float = 34.0
     activation_replicated_sbh: float = 10.0
     attention_score_bytes: float = 0.0
+    achievable_tflops_per_gpu: float = 0.0
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -118,7 +122,8 @@ class AnalysisSettings:
                 raise SpecError.at(f"settings.{f}", "must be in (0, 1]")
         if self.algorithm not in ("hierarchical", "flat-ring"):
             raise SpecError.at("settings.algorithm", "must be hierarchical or flat-ring")
-        for f in ("activation_bytes_per_sbh", "activation_replicated_sbh", "attention_score_bytes"):
+        for f in ("activation_bytes_per_sbh", "activation_replicated_sbh", "attention_score_bytes",
+                  "achievable_tflops_per_gpu"):
             if getattr(self, f) < 0:
                 raise SpecError.at(f"settings.{f}", "must be >= 0")
         if self.activation_replicated_sbh > self.activation_bytes_per_sbh:

@@ -51,7 +51,10 @@ def _access(user, design: Design, shares: dict[int, str] | None = None) -> str:
 
 def _detail(request, design: Design) -> dict:
     latest = design.revisions.order_by("-number").values_list("number", flat=True).first()
-    return design_out(request, design, access=_access(request.user, design), latest_revision=latest, spec=True)
+    out = design_out(request, design, access=_access(request.user, design), latest_revision=latest, spec=True)
+    if hasattr(design, "spec_warnings"):  # create and update: what the save's checks warn about, per field
+        out["warnings"] = [{"path": w.path, "message": w.message} for w in design.spec_warnings]
+    return out
 
 
 class DesignListApi(ApiView):

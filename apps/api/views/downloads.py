@@ -90,6 +90,9 @@ class DownloadApi(ApiView):
         rack = serializers.CharField(max_length=32, required=False, help_text="Cabling plan / labels: one rack.")
         test_limit = serializers.ChoiceField(choices=["pmd", "budget"], required=False, help_text=(
             "Test sheet: pass limit from the PMD's maximum channel loss, or the design's worst case."))
+        csv = serializers.ChoiceField(choices=["safe", "raw"], required=False, default="safe", help_text=(
+            "CSV files: safe (default) writes a text cell beginning with = + - @ tab or CR with a leading ' so "
+            "spreadsheets never run it as a formula; raw writes every cell unchanged. NetBox files are always raw."))
 
     @extend_schema(
         operation_id="revisions_download", tags=["downloads"],
@@ -112,7 +115,8 @@ class DownloadApi(ApiView):
         if not deliverable_applies(kind, rev.spec):
             raise Http404(f"This design has no {kind}: it has no InfiniBand network.")
         if kind in ("links.csv", "cables.csv"):
-            response = StreamingHttpResponse(iter_table_csv(rev, kind), content_type=CONTENT_TYPES[kind])
+            response = StreamingHttpResponse(iter_table_csv(rev, kind, raw=q["csv"] == "raw"),
+                                             content_type=CONTENT_TYPES[kind])
         elif kind in ("summary.json", "spec.json"):
             data = rev.summary if kind == "summary.json" else rev.spec
             response = HttpResponse(json.dumps(data, indent=2) + "\n", content_type=CONTENT_TYPES[kind])
@@ -125,6 +129,7 @@ class DownloadApi(ApiView):
             raise ApiError(501, "not_implemented",
                            f"{kind} is not available in this build: its renderer is not installed yet.")
         options: dict = {k: q[k] for k in ("page_size", "row", "rack", "test_limit", "spares_percent") if k in q}
+        options["raw_csv"] = q["csv"] == "raw"
         pricing = revision_pricing(revision=rev)  # the version in force when computed, unless repriced
         if pricing.version is not None:
             options["prices"], options["currency"] = pricing.prices, pricing.currency

@@ -91,12 +91,15 @@ DOCUMENTS = {
     "bom.pdf": lambda v, out, o, r: _pdf(out / "bom.pdf", render_bom_pdf, v.result, o, r),
     "bom.csv": lambda v, out, o, r: write_lines(out / "bom.csv", iter_bom_csv(v.result, o)),
     "cabling-plan.pdf": lambda v, out, o, r: _pdf(out / "cabling-plan.pdf", render_cabling_plan_pdf, v, o, r),
-    "cables.csv": lambda v, out, o, r: write_lines(out / "cables.csv", iter_cables_csv(v, row=o.row, rack=o.rack)),
+    "cables.csv": lambda v, out, o, r: write_lines(out / "cables.csv", iter_cables_csv(v, row=o.row, rack=o.rack,
+                                                                                       raw=o.raw_csv)),
     "labels.pdf": lambda v, out, o, r: _pdf(out / "labels.pdf", render_labels_pdf, v, o, r),
     "test-sheet.pdf": lambda v, out, o, r: _pdf(out / "test-sheet.pdf", render_test_sheet_pdf, v, o, r),
     "test-sheet.csv": lambda v, out, o, r: write_lines(
-        out / "test-sheet.csv", iter_test_sheet_csv(v, row=o.row, rack=o.rack, test_limit=o.test_limit)),
-    "loss-budget.csv": lambda v, out, o, r: write_lines(out / "loss-budget.csv", iter_loss_budget_csv(v)),
+        out / "test-sheet.csv", iter_test_sheet_csv(v, row=o.row, rack=o.rack, test_limit=o.test_limit,
+                                                    raw=o.raw_csv)),
+    "loss-budget.csv": lambda v, out, o, r: write_lines(out / "loss-budget.csv",
+                                                        iter_loss_budget_csv(v, raw=o.raw_csv)),
     "topology.dot": lambda v, out, o, r: write_lines(out / "topology.dot", iter_topology_dot(v)),
     "topology.ibnetdiscover": lambda v, out, o, r: write_lines(out / "topology.ibnetdiscover", iter_ibnetdiscover(v))
     if ib_networks(v.result.spec) else None,

@@ -10,6 +10,7 @@ from itertools import chain
 from operator import itemgetter
 from typing import Iterator
 
+from engine.csvcells import TRIGGERS, starts_unsafe
 from engine.physical.labels import CABLE_PLACEHOLDERS, END_PLACEHOLDERS, compile_template
 from engine import physical_stage as _ps
 from engine.physical_stage import CABLE_COLUMNS
@@ -265,17 +266,17 @@ class DesignView:
                     self._end_parts = (heads, tails, spec)
         return self._end_parts or None
 
-    def cable_csv_lines(self, indexes=None) -> Iterator[str]:
+    def cable_csv_lines(self, indexes=None, *, raw: bool = False) -> Iterator[str]:
         """cables.csv data lines (no header), byte-identical to csv_lines(CABLE_CSV_COLUMNS,
-        cable_rows(indexes)) but built with one f-string per cable (the 200k rows/s path).
-        Rows that would need quoting, and panel/trunk rows, go through the tuple path + csv."""
-        from ._csv import csv_line
+        cable_rows(indexes), raw=raw) but built with one f-string per cable (the 200k rows/s path).
+        Rows that would need quoting or neutralizing, and panel/trunk rows, go through the tuple path + csv."""
+        from ._csv import csv_line, csv_line_safe
 
         fast = self._fast_csv_setup()
         if fast is None:  # a template or value the one-f-string path cannot express: the plain tuple path
-            yield from map(csv_line, self.cable_rows(indexes))
+            yield from map(csv_line if raw else csv_line_safe, self.cable_rows(indexes))
             return
-        yield from self._fast_cable_csv_lines(fast, indexes)
+        yield from self._fast_cable_csv_lines(fast, indexes, raw)
 
     def _fast_csv_setup(self):
         """What the fast cables.csv loop needs, or None when something shared by many rows (a device's
@@ -292,21 +293,29 @@ class DesignView:
             return None
         if unsafe(_FIELD.sub("", self._cable_compiled)):
             return None
+        # Formula characters (engine/csvcells.py), checked once on what many rows share: a device's cells, and
+        # what a label can begin with. Ports, parts and media are checked once each below.
+        if any(isinstance(x, str) and starts_unsafe(x) for x in chain.from_iterable(cols)):
+            return None
+        if _label_may_start_unsafe(self._cable_compiled, heads):
+            return None
         src = self.ph.cable_rows
         combos = set(map(_ROW_SHARED, src))  # (kind, part, length, tier, network): a few hundred
         shared = {x for c in combos for x in (c[0], c[3], c[4])}
         if (not all(isinstance(x, str) for x in shared) or unsafe("\x00".join(shared))
-                or not all(type(c[2]) in (int, float) for c in combos)):
+                or not all(type(c[2]) in (int, float) for c in combos) or any(map(starts_unsafe, shared))):
             return None
         if not set(map(type, map(_ROW_ID, src))) <= {int} or not set(
                 map(type, map(_FIRST, map(_ROW_LINKS, src)))) <= {int}:
             return None  # cable and link ids are plain ints (not bool or other int subclasses)
-        parts = {c[1] for c in combos if isinstance(c[1], str) and not unsafe(c[1])}
+        parts = {c[1] for c in combos if isinstance(c[1], str) and not unsafe(c[1]) and not starts_unsafe(c[1])}
         return heads, tails, spec, parts
 
-    def _fast_cable_csv_lines(self, fast, indexes=None) -> Iterator[str]:
-        from ._csv import csv_line
+    def _fast_cable_csv_lines(self, fast, indexes=None, raw: bool = False) -> Iterator[str]:
+        from ._csv import csv_line, csv_line_safe
 
+        if not raw:
+            csv_line = csv_line_safe  # noqa: F811 - the rows the fast path leaves to csv, neutralized
         heads, tails, spec, safe_parts = fast
         _, cols = self._device_tables()
         pre = [(c[0], f"{c[1]},{c[2]}", f"{c[3]},{c[4]}") for c in cols]
@@ -319,7 +328,9 @@ class DesignView:
 
             def __missing__(self, port):
                 text = self[port] = (format(pl(port), spec) if isinstance(port, str) and not unsafe(port)
-                                     else None)
+                                     and not starts_unsafe(port) else None)
+                if text is not None and starts_unsafe(text):  # it may begin a label
+                    text = self[port] = None
                 return text
 
         ptext = PortText()
@@ -355,7 +366,7 @@ class DesignView:
             m = mjoin.get(mk)
             if m is None:
                 mt = media(kind, first, False, False)
-                m = mjoin[mk] = ",".join(mt) if not any(unsafe(x) for x in mt) else False
+                m = mjoin[mk] = ",".join(mt) if not any(unsafe(x) or starts_unsafe(x) for x in mt) else False
             if m is False:
                 yield csv_line(slow(cid, kind, part, length, a, b, lids, tier, network))
                 continue
@@ -509,6 +520,17 @@ class DesignView:
             return "Devices without a rack"
         r = self.racks[ri]
         return f"Row {r.row_name} \u00b7 Rack {r.id} ({r.kind})"
+
+
+def _label_may_start_unsafe(compiled: str, heads) -> bool:
+    """Whether a cable label from the compiled cable template could begin with a formula character: its leading
+    literal, or the end label it starts with (a device's head; a port text is checked per port), or the tier."""
+    m = _FIELD.match(compiled)
+    if m is None:
+        return compiled[:1] in TRIGGERS
+    if m.group(1) in ("0", "1"):
+        return any(h[:1] in TRIGGERS for h in heads if h)
+    return m.group(1) != "2"  # the cable id (C000001) is safe; an empty tier leaves the rest to begin it
 
 
 def choice_ok(choice) -> bool:

@@ -317,7 +317,8 @@ def iter_bom_csv(result, options=None) -> Iterator[str]:
     notice = completeness_notice(result.summary)
     if notice:
         yield f"# {notice}; the order below lacks their parts\n"
-    yield from csv_lines(BOM_CSV_COLUMNS, iter_bom_rows(result, options))
+    yield from csv_lines(BOM_CSV_COLUMNS, iter_bom_rows(result, options),
+                         raw=ExportOptions.from_any(options).raw_csv)
 
 
 def write_bom_csv(result, fh: IO[str], options=None) -> int:

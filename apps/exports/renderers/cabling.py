@@ -28,15 +28,16 @@ def iter_cable_rows(result, *, row: str | None = None, rack: str | None = None) 
     yield from v.cable_rows(sorted(order))
 
 
-def iter_cables_csv(result, *, row: str | None = None, rack: str | None = None) -> Iterator[str]:
-    """cables.csv as lines of text (header first), streamed in cable-id order."""
+def iter_cables_csv(result, *, row: str | None = None, rack: str | None = None, raw: bool = False) -> Iterator[str]:
+    """cables.csv as lines of text (header first), streamed in cable-id order; formula-like text cells
+    neutralized unless `raw` (engine/csvcells.py)."""
     v = _view(result)
     sel = v.scope(row, rack)
     if sel is None:
         yield from csv_lines(CABLE_CSV_COLUMNS, ())
-        yield from v.cable_csv_lines()
+        yield from v.cable_csv_lines(raw=raw)
         return
-    yield from csv_lines(CABLE_CSV_COLUMNS, iter_cable_rows(v, row=row, rack=rack))
+    yield from csv_lines(CABLE_CSV_COLUMNS, iter_cable_rows(v, row=row, rack=rack), raw=raw)
 
 
 def write_cables_csv(result, fh: IO[str], *, row: str | None = None, rack: str | None = None) -> int:

@@ -69,5 +69,5 @@ def iter_loss_rows(result) -> Iterator[tuple]:
         k = j + 1
 
 
-def iter_loss_budget_csv(result) -> Iterator[str]:
-    yield from csv_lines(LOSS_COLUMNS, iter_loss_rows(result))
+def iter_loss_budget_csv(result, *, raw: bool = False) -> Iterator[str]:
+    yield from csv_lines(LOSS_COLUMNS, iter_loss_rows(result), raw=raw)

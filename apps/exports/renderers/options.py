@@ -77,6 +77,9 @@ class ExportOptions:
     test_limit: str = "pmd"  # pmd: the PMD's max channel IL | budget: the design's worst-case loss
     catalog: Any = None  # engine Catalog or MediaCatalog, for transceiver form factors
     price_source: str = ""  # which prices these are, e.g. "price list v3 of 2026-12-01" (named on the BOM)
+    # CSV files: False (default) writes a text cell beginning with = + - @ tab or CR with a leading ' so
+    # spreadsheets never run it as a formula (engine/csvcells.py); True writes every cell unchanged.
+    raw_csv: bool = False
 
     @classmethod
     def from_any(cls, options) -> "ExportOptions":
@@ -97,6 +100,8 @@ class ExportOptions:
             kw["spares_percent"] = _spares(kw["spares_percent"])
         if "label_stock" in kw:
             kw["label_stock"] = LabelStock.from_dict(kw["label_stock"])
+        if not isinstance(kw.get("raw_csv", False), bool):
+            raise ValueError("options.raw_csv: must be true or false")
         if kw.get("test_limit", "pmd") not in ("pmd", "budget"):
             raise ValueError("options.test_limit: must be 'pmd' or 'budget'")
         if str(kw.get("page_size", "a4")).lower() not in ("a4", "letter"):

@@ -20,6 +20,8 @@ from typing import Iterable, Iterator, Mapping
 
 from engine.physical.channel import build_channel, lane_map
 
+from engine.csvcells import strip_prefix
+
 from ._csv import csv_lines
 from ._pdf import COND, Column, DocInfo, FlowDoc, Heading, Lines, PageBreak, SANS, Table, page_size
 from ._view import DesignView
@@ -106,8 +108,9 @@ def _rows_for(v: DesignView, order, test_limit: str) -> Iterator[tuple]:
 
 
 def iter_test_sheet_csv(result, *, row: str | None = None, rack: str | None = None,
-                        test_limit: str = "pmd") -> Iterator[str]:
-    yield from csv_lines(TEST_SHEET_COLUMNS, iter_test_rows(result, row=row, rack=rack, test_limit=test_limit))
+                        test_limit: str = "pmd", raw: bool = False) -> Iterator[str]:
+    yield from csv_lines(TEST_SHEET_COLUMNS, iter_test_rows(result, row=row, rack=rack, test_limit=test_limit),
+                         raw=raw)
 
 
 def count_test_rows(v: DesignView, order) -> int:
@@ -240,6 +243,7 @@ def parse_test_results(csv_text: str, expected_rows) -> tuple[list[MeasuredFiber
         return [], [ParseError(1, "", "the file is empty; expected a header row with fiber_id and measured_loss_db")]
     except csv.Error as exc:
         return [], [ParseError(1, "", f"not valid CSV ({exc})")]
+    header = [strip_prefix(h) for h in header]
     norm = [h.strip().lower() for h in header]
     missing = [c for c in ("fiber_id", "measured_loss_db") if c not in norm]
     if missing:
@@ -260,6 +264,7 @@ def parse_test_results(csv_text: str, expected_rows) -> tuple[list[MeasuredFiber
         line = reader.line_num
         if not rec or all(not x.strip() for x in rec):
             continue
+        rec = [strip_prefix(x) for x in rec]  # the ' our own export put before formula-like text
         if len(rec) != len(header):
             errors.append(ParseError(line, "", f"{len(rec)} fields, the header has {len(header)}"))
             continue
@@ -366,8 +371,8 @@ RESULT_COLUMNS = ("fiber_id", "link_id", "expected_loss_db", "limit_db", "measur
                   "above_expected")
 
 
-def iter_results_csv(comparison: Comparison) -> Iterator[str]:
-    yield from csv_lines(RESULT_COLUMNS, ((f.fiber_id, f.link_id, "" if f.expected_db is None else f.expected_db,
+def iter_results_csv(comparison: Comparison, *, raw: bool = False) -> Iterator[str]:
+    yield from csv_lines(RESULT_COLUMNS, raw=raw, rows=((f.fiber_id, f.link_id, "" if f.expected_db is None else f.expected_db,
                                            "" if f.limit_db is None else f.limit_db,
                                            "" if f.measured_db is None else f.measured_db,
                                            "" if f.margin_db is None else f.margin_db, f.status,

@@ -9,6 +9,9 @@
   are 0; a server's compute port is one single-port CA (HCA-n, n = its port order on the server);
   switch port numbers are logical (cage c, port p of a twin-port cage -> 2(c-1)+p).
 * NetBox CSV imports: devices.csv, interfaces.csv, cables.csv (NetBox's import column names).
+  Written raw (no ' before formula-like text, engine/csvcells.py): NetBox would store the ' as part of
+  the name. The names come from the design (generated device names, racks named after layout.site,
+  which the spec restricts to letters, digits, - and _), so no cell can begin with a formula character.
 """
 from __future__ import annotations
 
@@ -230,7 +233,7 @@ def iter_netbox_devices(result) -> Iterator[str]:
         for ri, u in panels:
             yield (f"PP-{v.rack_grid[ri]}-U{u:02d}", "patch-panel", "Generic", "PATCH-PANEL", "planned",
                    v.rack_site[ri], racks[ri].id, u, "front", "patch panel")
-    yield from csv_lines(NETBOX_DEVICE_COLUMNS, rows())
+    yield from csv_lines(NETBOX_DEVICE_COLUMNS, rows(), raw=True)
 
 
 def _if_type(network: str, technology: str, speed: int, medium: str) -> str:
@@ -269,7 +272,7 @@ def iter_netbox_interfaces(result) -> Iterator[str]:
                 seen.add(key)
                 yield (devs[d].name, p, t, lk.speed_gbps * 1000 * 1000 if lk.speed_gbps else "", "true",
                        f"{lk.network} {lk.tier}")
-    yield from csv_lines(NETBOX_INTERFACE_COLUMNS, rows())
+    yield from csv_lines(NETBOX_INTERFACE_COLUMNS, rows(), raw=True)
 
 
 def _cable_type(medium: str, fiber_type: str) -> str:
@@ -300,7 +303,7 @@ def iter_netbox_cables(result) -> Iterator[str]:
             fiber_type = getattr(ch, "fiber_type", "") if ch else ""
             yield end(a, kind) + end(b, kind) + (_cable_type(ch.medium if ch else "", fiber_type), "planned",
                                                   f"C{cid:06d}", length, "m", f"{part} {network} {tier}")
-    yield from csv_lines(NETBOX_CABLE_COLUMNS, rows())
+    yield from csv_lines(NETBOX_CABLE_COLUMNS, rows(), raw=True)
 
 
 def iter_netbox_front_ports(result) -> Iterator[str]:
@@ -318,7 +321,7 @@ def iter_netbox_front_ports(result) -> Iterator[str]:
         for ri, u, p in ports:
             pos[(ri, u)] += 1
             yield (f"PP-{v.rack_grid[ri]}-U{u:02d}", p, "mpo", "T1", pos[(ri, u)])
-    yield from csv_lines(NETBOX_PORT_COLUMNS, rows())
+    yield from csv_lines(NETBOX_PORT_COLUMNS, rows(), raw=True)
 
 
 def iter_netbox_rear_ports(result) -> Iterator[str]:
@@ -332,4 +335,4 @@ def iter_netbox_rear_ports(result) -> Iterator[str]:
     def rows():
         for (ri, u), ports in sorted(panels.items()):
             yield (f"PP-{v.rack_grid[ri]}-U{u:02d}", "T1", "mpo", max(1, len(ports - {"T"})))
-    yield from csv_lines(NETBOX_REAR_PORT_COLUMNS, rows())
+    yield from csv_lines(NETBOX_REAR_PORT_COLUMNS, rows(), raw=True)

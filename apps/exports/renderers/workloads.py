@@ -60,6 +60,14 @@ def network_share_chart(analysis: dict, width: float = 420, height: float = 170)
     chart = analysis["charts"]["network_share_vs_data_parallel"]
     xs = chart["x"]
     d = Drawing(width, height)
+    title = f"Network share of the step (%) vs {chart.get('x_label', 'data-parallel size')}"
+    if not xs or any(v is None for v in chart["no_overlap"]) or any(v is None for v in chart["with_overlap"]):
+        # No step time (neither target_step_time_s nor achieved_tflops_per_gpu): there is no share to draw.
+        d.add(String(10, height - 12, title, fontName=SANS, fontSize=8))
+        d.add(String(width / 2, height / 2, "not evaluated: the workload gives no step time "
+                     "(target_step_time_s or achieved_tflops_per_gpu)", fontName=SANS, fontSize=8,
+                     textAnchor="middle", fillColor=colors.grey))
+        return d
     lp = LinePlot()
     lp.x, lp.y = 45, 30
     lp.width, lp.height = width - 70, height - 55
@@ -149,6 +157,7 @@ def render_workloads_pdf(result, fh: IO[bytes], options=None, *, revision_label:
         verdict = a.get("verdict", {})
         doc.add(Heading(f"Workload {name}: {verdict.get('status', '-')}", 1, section=name))
         lines = [f"{r['check']}: {r['status']} - {r['message']}" for r in verdict.get("reasons", [])]
+        lines += [f"throughput: warning - {w}" for w in (a.get("throughput") or {}).get("warnings", [])]
         lines.append("Thresholds are heuristics (user settings), not standards: see docs/traffic.md.")
         doc.add(Lines(lines, font=SANS, size=8, leading=10.5))
         doc.add(Graphic(step_time_chart(a, width=w)))

@@ -23,8 +23,8 @@ def after_compute(action):
     """Patch the engine call of design_compute_job that precedes the store: run it for real, then `action()`."""
     real = design_services.start_design
 
-    def compute(spec, catalog, progress):
-        draft = real(spec, catalog, progress)
+    def compute(spec, catalog, progress, *args):
+        draft = real(spec, catalog, progress, *args)
         action()
         return draft
 

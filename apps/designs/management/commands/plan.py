@@ -6,9 +6,12 @@ import time
 from pathlib import Path
 
 import yaml
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from apps.designs.services import design_limits
 from engine.catalog import load_catalog
+from engine.guard import check_spec
 from engine.errors import CatalogError, SpecError
 from engine.outputs import write_plan
 from engine.pipeline import compute_design
@@ -28,9 +31,12 @@ class Command(BaseCommand):
                             help="which deliverables to write: all (default), none, or a comma list of names "
                                  "such as bom.pdf,cables.csv (see docs/deliverables.md)")
         parser.add_argument("--revision-label", default="r1", help="revision printed on every PDF page")
+        parser.add_argument("--csv", choices=("safe", "raw"), default="safe",
+                            help="CSV files: safe (default) writes a text cell beginning with = + - @ tab or CR "
+                                 "with a leading ' so spreadsheets never run it; raw writes every cell unchanged")
 
     def handle(self, *args, spec: str, out: str, catalog: str | None, deliverables: str = "all",
-               revision_label: str = "r1", verbosity: int = 1, **opts):
+               revision_label: str = "r1", verbosity: int = 1, csv: str = "safe", **opts):
         only = self._deliverables(deliverables)
         design = self._load_spec(spec)
         cat = self._load_catalog(catalog)
@@ -40,15 +46,21 @@ class Command(BaseCommand):
             if verbosity > 1:
                 self.stderr.write(f"[{done}/{total}] {stage}")
 
+        limits = design_limits()
         try:
-            result = compute_design(design, cat, progress)
+            # The save-time checks first (catalog keys, feasibility, size limits), with their warnings.
+            for w in check_spec(design, cat, limits).warnings:
+                self.stdout.write(self.style.WARNING(f"warning: {w}"))
+            result = compute_design(design, cat, progress, limits)
         except SpecError as exc:
             raise CommandError(_spec_message(exc)) from None
-        paths = write_plan(result, Path(out), catalog=cat)
+        raw = csv == "raw"
+        paths = write_plan(result, Path(out), catalog=cat, raw_csv=raw)
         if only != []:
             from apps.exports.renderers import write_deliverables
 
-            paths += [p for p in write_deliverables(result, Path(out), revision_label=revision_label, only=only)
+            paths += [p for p in write_deliverables(result, Path(out), revision_label=revision_label, only=only,
+                                                    options={"raw_csv": raw})
                       if p not in paths]
         s = result.summary
         net = s["networks"]["compute"]
@@ -93,7 +105,7 @@ class Command(BaseCommand):
                 except KeyError:
                     raise CommandError(f"unknown preset {arg!r}; presets: {', '.join(list_presets())}") from None
             text = sys.stdin.read() if arg == "-" else _read(arg)
-            return load_spec_text(text)
+            return load_spec_text(text, max_chars=settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
         except SpecError as exc:
             raise CommandError(_spec_message(exc)) from None
 
