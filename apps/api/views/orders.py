@@ -232,6 +232,9 @@ class OrderDeltaApi(ApiView):
 
 class ChangeOrderQuery(DeltaQuery):
     page_size = serializers.ChoiceField(choices=["a4", "letter"], required=False, help_text="PDF page size.")
+    csv = serializers.ChoiceField(choices=["safe", "raw"], required=False, default="safe", help_text=(
+        "CSV: safe (default) writes a text cell beginning with = + - @ with a leading ' so spreadsheets show it "
+        "as text; raw writes cells unchanged."))
 
 
 def _change_order(request, design_id: int, fmt: str) -> HttpResponse:
@@ -239,7 +242,8 @@ def _change_order(request, design_id: int, fmt: str) -> HttpResponse:
     old = "ordered" if q["old"] == "ordered" else f"r{q['old']}"
     name = f"design-{design.pk}-change-order-{old}-to-r{q['new']}.{fmt}"
     if fmt == "csv":
-        response = HttpResponse("".join(iter_change_order_csv(delta)), content_type="text/csv; charset=utf-8")
+        response = HttpResponse("".join(iter_change_order_csv(delta, raw=q["csv"] == "raw")),
+                                content_type="text/csv; charset=utf-8")
     else:
         fh = io.BytesIO()
         render_change_order_pdf(delta, fh, design=design.name, date=_dt.date.today().isoformat(),

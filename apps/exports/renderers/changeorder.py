@@ -63,8 +63,9 @@ def iter_change_order_rows(delta: OrderDelta) -> Iterator[tuple]:
            "", "", fmt_money(ot.extended_price), fmt_money(nt.extended_price), fmt_money(t.extended_price), "", "")
 
 
-def iter_change_order_csv(delta: OrderDelta) -> Iterator[str]:
-    yield from csv_lines(CHANGE_ORDER_COLUMNS, iter_change_order_rows(delta))
+def iter_change_order_csv(delta: OrderDelta, *, raw: bool = False) -> Iterator[str]:
+    """Text cells that a spreadsheet would run as a formula get a leading ' unless `raw` (engine/csvcells.py)."""
+    yield from csv_lines(CHANGE_ORDER_COLUMNS, iter_change_order_rows(delta), raw=raw)
 
 
 def render_change_order_pdf(delta: OrderDelta, fh: IO[bytes], *, design: str, date: str,

@@ -5,12 +5,21 @@ import pytest
 
 from apps.designs.models import DesignShare, OrderedBaseline
 
-from .test_views import alice, compute_now, design, url  # noqa: F401  (fixtures)
+from apps.designs.services import design_create
+
+from .test_views import TINY, compute_now, url
 
 
 @pytest.fixture
-def shrunk(design, users):
+def alice(client, users):
+    client.force_login(users.alice)
+    return client
+
+
+@pytest.fixture
+def shrunk(users):
     """alice's 8-server design (r1) shrunk to 4 servers (r2)."""
+    design = design_create(user=users.alice, spec=TINY)
     compute_now(design, users.alice)
     design.spec = {**design.spec, "servers": {"model": "dgx-h100", "count": 4}}
     design.save()

@@ -177,6 +177,9 @@ def test_every_order_delta_is_the_difference_of_the_two_orders(data, old_lines, 
                     Decimal("0.01"), ROUND_HALF_UP)
 
     delta = order_delta(old, new)
+    # an order without any price has no currency: money compares only between two priced in the same one
+    comparable = same_currency and bool(prices)
+    assert old.currency == ("USD" if prices else None)
 
     def check(deltas, old_lines, new_lines):
         a = {ln.key: ln for ln in old_lines}
@@ -190,7 +193,7 @@ def test_every_order_delta_is_the_difference_of_the_two_orders(data, old_lines, 
             assert d.status == ("added" if o is None else "removed" if n is None else d.status)
             oe = o.extended_price if o else Decimal(0)
             ne = n.extended_price if n else Decimal(0)
-            if same_currency and oe is not None and ne is not None:
+            if comparable and oe is not None and ne is not None:
                 assert d.extended_price == ne - oe
             else:
                 assert d.extended_price is None
@@ -281,3 +284,15 @@ def test_the_change_order_pdf_shows_the_same_changes(shrink):
     text = " ".join(p.extract_text() for p in reader.pages)
     assert "MFP7E10-N030" in text and "-177" in text and "-17080.50" in text
     assert "Change order: r1 to r2" in text
+
+
+def test_the_change_order_csv_never_lets_a_description_run_as_a_formula():
+    rule = PercentPerCategory({})
+    old = build_order([{"category": "fiber", "sku": "X", "quantity": 4, "description": "=HYPERLINK(\"x\")"}],
+                      rule=rule, label="r1")
+    new = build_order([], rule=rule, label="r2")
+    rows = list(csv.DictReader(io.StringIO("".join(iter_change_order_csv(order_delta(old, new))))))
+    line = next(r for r in rows if r["section"] == "line")
+    assert line["description"] == "'=HYPERLINK(\"x\")" and line["delta_quantity"] == "-4"
+    raw = list(csv.DictReader(io.StringIO("".join(iter_change_order_csv(order_delta(old, new), raw=True)))))
+    assert next(r for r in raw if r["section"] == "line")["description"] == "=HYPERLINK(\"x\")"
