@@ -284,6 +284,22 @@ def _bom_rows(result, options, bom):
     t = b.totals
     yield ("total", "", "", "", "", "All parts", "", "", t["quantity"], "", t["spares"], t["order_quantity"], "",
            _w(t["watts"]), cur if t["price"] is not None else "", "", _money(t["price"]))
+    # Per network and SU, each part's share of the order: spares and price shared out as the API's order does
+    # (orders.build_order), so these rows add up to the order rows column by column.
+    from .orders import OUTSIDE_SU, bom_split, build_order
+
+    share = build_order(result.summary.get("bom") or [], rule=rule, prices=opts.prices, currency=cur,
+                        split=bom_split(b))
+    shares = {(kind, str(g), ln.key): ln for kind, groups in (("network", share.by_network), ("su", share.by_su))
+              for g, lines in groups.items() for ln in lines}
+
+    def order_cells(kind, group, cat, sku):
+        g = shares.get((kind, str(group), (cat, sku)))
+        if g is None:
+            return ("", "", "", "", "", "", "")
+        return ("", g.spares, g.order_quantity, cur if g.unit_price is not None else "", _money(g.unit_price),
+                _money(g.extended_price), g.spares_rule)
+
     for net in sorted(b.by_network, key=_network_key):
         c = b.by_network[net]
         for (cat, sku) in sorted(c, key=lambda k: (_category_key(k[0]), k[1])):
@@ -292,14 +308,20 @@ def _bom_rows(result, options, bom):
                 continue
             desc, ff, length = pinfo(cat, sku)
             uw = parts[(cat, sku)].unit_watts if (cat, sku) in parts else None
-            yield ("network", net, "", cat, sku, desc, ff, length, q, "", "", "", _w(uw),
-                   _w(None if uw is None else round(uw * q, 2)), "", "", "")
-    for su in sorted(b.by_su):
-        c = b.by_su[su]
-        yield ("su", "", su, "server", "", "servers", "", "", b.su_servers.get(su, 0), "", "", "", "", "", "", "", "")
+            sp_pct, spares, oq, cu, unit, ext, why = order_cells("network", net, cat, sku)
+            yield ("network", net, "", cat, sku, desc, ff, length, q, sp_pct, spares, oq, _w(uw),
+                   _w(None if uw is None else round(uw * q, 2)), cu, unit, ext, why)
+    for su in sorted(b.by_su) + [OUTSIDE_SU]:
+        c = (b.by_su[su] if su != OUTSIDE_SU else
+             Counter({ln.key: ln.quantity for ln in share.by_su.get(OUTSIDE_SU, ())}))
+        if su != OUTSIDE_SU:
+            yield ("su", "", su, "server", "", "servers", "", "", b.su_servers.get(su, 0), "", "", "", "", "", "", "",
+                   "")
         for (cat, sku) in sorted(c, key=lambda k: (_category_key(k[0]), k[1])):
             desc, ff, length = pinfo(cat, sku)
-            yield ("su", "", su, cat, sku, desc, ff, length, c[(cat, sku)], "", "", "", "", "", "", "", "")
+            sp_pct, spares, oq, cu, unit, ext, why = order_cells("su", su, cat, sku)
+            yield ("su", "", su, cat, sku, desc, ff, length, c[(cat, sku)], sp_pct, spares, oq, "", "", cu, unit, ext,
+                   why)
     fib = b.fibers
     for scope, data in [("total", fib.get("total"))] + sorted((fib.get("per_network") or {}).items()):
         if not data:

@@ -296,3 +296,24 @@ def test_the_change_order_csv_never_lets_a_description_run_as_a_formula():
     assert line["description"] == "'=HYPERLINK(\"x\")" and line["delta_quantity"] == "-4"
     raw = list(csv.DictReader(io.StringIO("".join(iter_change_order_csv(order_delta(old, new), raw=True)))))
     assert next(r for r in raw if r["section"] == "line")["description"] == "=HYPERLINK(\"x\")"
+
+
+def test_bom_csv_per_network_and_su_rows_carry_the_orders_shares_and_add_up(design):
+    """bom.csv's network and su rows hold the same shares of spares, order quantity and price as the API's order,
+    so each section adds up, column by column, to the order rows."""
+    from apps.exports.renderers import iter_bom_csv
+
+    options = {"prices": {"QM9700": "31000", "MMA4Z00-NS": "900.50"}, "currency": "EUR",
+               "spares_percent": {"transceiver": 2, "fiber": 5, "*": 1}}
+    rows = list(csv.DictReader(line for line in iter_bom_csv(design, options) if not line.startswith("#")))
+    order = {r["sku"]: r for r in rows if r["section"] == "order"}
+    for section in ("network", "su"):
+        part_rows = [r for r in rows if r["section"] == section and r["category"] != "server"]
+        for sku, o in order.items():
+            mine = [r for r in part_rows if r["sku"] == sku]
+            assert sum(int(r["quantity"]) for r in mine) == int(o["quantity"]), (section, sku)
+            assert sum(int(r["spares"]) for r in mine) == int(o["spares"]), (section, sku)
+            assert sum(int(r["order_quantity"]) for r in mine) == int(o["order_quantity"]), (section, sku)
+            if o["extended_price"]:
+                assert sum(Decimal(r["extended_price"]) for r in mine) == Decimal(o["extended_price"]), (section, sku)
+    assert any(r["su"] == OUTSIDE_SU for r in rows if r["section"] == "su")
