@@ -290,7 +290,7 @@ class RevisionOrderedApi(ApiView):
                    tags=["orders"], summary="Mark this revision ordered: its order (with this spares rule and its "
                                             "price-list version) becomes the design's baseline (needs write access)")
     def post(self, request, design_id: int, number: int):
-        s = MarkOrderedIn(data=request.data if isinstance(request.data, dict) else {})
+        s = MarkOrderedIn(data=request.data)
         s.is_valid(raise_exception=True)
         rule = _rule(s.validated_data)
         design_for(request, design_id, write=True)
