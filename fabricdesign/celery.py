@@ -24,6 +24,10 @@ app.conf.update(
     worker_prefetch_multiplier=1,
     task_ignore_result=True,
     broker_connection_retry_on_startup=True,
+    # A task that cannot be sent fails its job at once (apps.jobs.services._enqueue), instead of Celery
+    # retrying the send while a web request waits.
+    task_publish_retry=False,
 )
+
 
 app.autodiscover_tasks()

@@ -226,6 +226,7 @@ REVISION_CACHE_MAX_BYTES = env_int("REVISION_CACHE_MAX_BYTES", 64 * 1024 * 1024)
 # server, so ./scripts/run works on a bare machine. Tasks are never run eagerly.
 # "localhost" only keeps kombu from warning about a missing hostname.
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://localhost//")
+CELERY_BROKER_TRANSPORT_OPTIONS: dict = {}
 if CELERY_BROKER_URL.startswith("filesystem://"):
     _broker_dir = VAR_DIR / "broker"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
@@ -242,6 +243,18 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
     }
     for _folder in ("queue", "processed", "control"):
         (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
+# A broker that accepts connections and never answers must not hang a request: sending a task is given
+# up on after JOB_PUBLISH_TIMEOUT_S (apps.jobs.services._enqueue, which then fails the job), and the
+# connection, the handshake and every Redis command time out after as long, so no sender waits for ever.
+# Redis reads socket_*; other transports ignore those keys (AMQP's handshake is bounded by the connection
+# timeout), so they are set whatever the URL says: Celery lets the environment override the URL.
+JOB_PUBLISH_TIMEOUT_S = env_int("JOB_PUBLISH_TIMEOUT_S", 2)
+CELERY_BROKER_CONNECTION_TIMEOUT = JOB_PUBLISH_TIMEOUT_S
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    **CELERY_BROKER_TRANSPORT_OPTIONS,
+    "socket_timeout": JOB_PUBLISH_TIMEOUT_S,
+    "socket_connect_timeout": JOB_PUBLISH_TIMEOUT_S,
+}
 # Job state lives in our own database rows, never in a Celery result backend.
 CELERY_RESULT_BACKEND = None
 
@@ -256,6 +269,39 @@ JOB_HEARTBEAT_TIMEOUT_S = env_int("JOB_HEARTBEAT_TIMEOUT_S", 60)
 JOB_REAP_EVERY_S = env_int("JOB_REAP_EVERY_S", 20)
 # A job still queued this long after its task was sent gets the task sent again (a lost message).
 JOB_QUEUED_RESEND_S = env_int("JOB_QUEUED_RESEND_S", 600)
+# Limits per job kind, enforced inside the worker process by a watchdog thread (apps/jobs/limits.py).
+# Past the soft time limit or the memory ceiling (resident memory of the process running the job) the
+# job is stopped and fails with a message naming the limit; a job still running at the hard time limit
+# (or JOB_KILL_GRACE_S after any other stop: a cancel, the memory ceiling) is failed and its process
+# exits, and the pool starts a fresh one. Defaults: the biggest design the engine is benchmarked on
+# (128K GPUs) computes and stores in 10-15 s at a 630 MB peak, its largest export in under 60 s and 1 GB
+# (README, Benchmarks), so the defaults leave room for a slow machine and stop only a runaway.
+JOB_LIMITS = {
+    kind: {
+        "soft_time_limit_s": env_int(f"JOB_{kind.upper()}_SOFT_TIME_LIMIT_S", soft),
+        "hard_time_limit_s": env_int(f"JOB_{kind.upper()}_HARD_TIME_LIMIT_S", soft + 30),
+        "memory_limit_mb": env_int(f"JOB_{kind.upper()}_MEMORY_LIMIT_MB", 2048),
+    }
+    for kind, soft in (("compute", 300), ("export", 600))
+}
+for _kind, _limits in JOB_LIMITS.items():
+    if not 0 < _limits["soft_time_limit_s"] < _limits["hard_time_limit_s"] or _limits["memory_limit_mb"] <= 0:
+        raise ImproperlyConfigured(f"JOB_{_kind.upper()}_*: need 0 < soft time limit < hard time limit "
+                                   "and a positive memory limit.")
+JOB_KILL_GRACE_S = env_int("JOB_KILL_GRACE_S", 5)
+# A job stopped at its memory ceiling may leave its process big: the prefork pool replaces a child still
+# above the largest ceiling once its task ends (Celery reads this in KiB).
+CELERY_WORKER_MAX_MEMORY_PER_CHILD = max(v["memory_limit_mb"] for v in JOB_LIMITS.values()) * 1024
+# Per-user quotas: beyond JOB_MAX_QUEUED_PER_USER queued jobs a new one is refused (429 with Retry-After
+# JOB_QUOTA_RETRY_AFTER_S); a worker claims no job of a user who has JOB_MAX_RUNNING_PER_USER running.
+JOB_MAX_QUEUED_PER_USER = env_int("JOB_MAX_QUEUED_PER_USER", 10)
+JOB_MAX_RUNNING_PER_USER = env_int("JOB_MAX_RUNNING_PER_USER", 2)
+JOB_QUOTA_RETRY_AFTER_S = env_int("JOB_QUOTA_RETRY_AFTER_S", 30)
+# Each worker records that it is alive this often; /healthz reports when none did for WORKER_SEEN_WITHIN_S.
+WORKER_BEAT_INTERVAL_S = env_int("WORKER_BEAT_INTERVAL_S", 15)
+WORKER_SEEN_WITHIN_S = env_int("WORKER_SEEN_WITHIN_S", 60)
+# /healthz waits this long for the database and the broker (both are asked at once) before answering 503.
+HEALTHZ_TIMEOUT_S = float(env_int("HEALTHZ_TIMEOUT_MS", 1500)) / 1000
 # Test hook only, never set in production: "<engine stage>:<seconds>" holds every computation at that
 # stage, so integration tests can kill or cancel a worker mid-run (apps.designs.services._test_stall).
 JOB_TEST_STALL = env_str("JOB_TEST_STALL", "")

@@ -16,7 +16,10 @@ from rest_framework.response import Response
 
 from apps.common.exceptions import ApplicationError
 from apps.designs.tables import TableError
+from apps.jobs.services import JobNotQueued, JobQuotaExceeded
 from engine.errors import SpecError
+
+from .output import job_out
 
 
 class ApiError(exceptions.APIException):
@@ -83,6 +86,13 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
     elif isinstance(exc, TableError):
         body = error_body("invalid_query", exc.message, [{"path": exc.field, "message": exc.message}])
         code = 400
+    elif isinstance(exc, JobQuotaExceeded):
+        body, code = error_body("job_quota_exceeded", exc.message), 429
+        headers["Retry-After"] = str(exc.retry_after)
+    elif isinstance(exc, JobNotQueued):
+        # The job exists and is failed: it will not run later. Its representation says so.
+        body, code = error_body("broker_unavailable", exc.message), 503
+        body["job"] = job_out(context["request"], exc.job)
     elif isinstance(exc, ApplicationError):
         body, code = error_body(exc.extra.get("code", "invalid"), exc.message, exc.extra.get("fields")), 400
     elif isinstance(exc, RequestDataTooBig):

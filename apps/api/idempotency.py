@@ -93,3 +93,11 @@ def idempotent(request: Request, handler: Callable[[], Response]) -> Response:
                        f"This {HEADER} was used for a different request; use a new key for a new request.",
                        [{"path": HEADER, "message": "already used with another method, path or body"}])
     return _replay(record)
+
+
+def forget(request: Request) -> None:
+    """Drop the remembered answer of this request's key: what it answered did not happen after all (its job
+    could not be queued), so a retry with the same key must run again."""
+    key = request.headers.get(HEADER)
+    if key is not None:
+        IdempotencyRecord.objects.filter(user=request.user, key=key).delete()

@@ -26,8 +26,7 @@ from .qos_selectors import (
 from .qos_services import design_qos_update, qos_save_errors
 from .sources import cite
 from .selectors import design_can_write, design_get, revision_get
-from .services import design_compute_enqueue
-from .views import signin_required
+from .views import compute_response, signin_required
 
 
 def _technologies(design: Design) -> tuple[str, ...]:
@@ -58,8 +57,7 @@ def design_qos_view(request: HttpRequest, pk: int) -> HttpResponse:
             else:
                 messages.success(request, "Saved the QoS policy.")
                 if "compute" in post:
-                    job = design_compute_enqueue(design=design, user=request.user)
-                    return redirect("designs:job", pk=design.pk, job_id=job.pk)
+                    return compute_response(request, design)
                 return redirect("designs:qos", pk=design.pk)
     elif state.policy is None:
         form = QosPolicyForm.from_stored(state.stored, **common)

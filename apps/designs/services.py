@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -20,7 +20,7 @@ from engine.gcpause import cyclic_gc_paused
 from engine.guard import Limits, check_spec
 from engine.pipeline import check_design, finish_design, start_design
 from engine.presets import load_preset
-from engine.result import DesignResult
+from engine.result import ENGINE_VERSION, DesignResult
 from engine.spec import SCHEMA_VERSION, parse_spec
 
 from . import adapters
@@ -124,19 +124,21 @@ def design_leave(*, design_id: int, user) -> bool:
     return DesignShare.objects.filter(design_id=design_id, user=user).delete()[0] > 0
 
 
-def design_compute_enqueue(*, design: Design, user, idempotency_key: str | None = None) -> Job:
+def design_compute_enqueue(*, design: Design, user, idempotency_key: str | None = None,
+                           fingerprint: tuple[str, str, str] | None = None) -> Job:
     """Queue a computation of the design's current spec (snapshotted now, so later edits don't change it).
 
     A key the user already used returns that job (whatever design it was for: callers compare), so a
-    retried request never computes twice, even when both copies arrive at once.
+    retried request never computes twice, even when both copies arrive at once. `fingerprint`
+    (compute_fingerprint) is kept with the job so that a same request meanwhile finds it.
     """
     if idempotency_key:
         existing = Job.objects.filter(created_by=user, idempotency_key=idempotency_key).first()
         if existing is not None:
             return existing
     try:
-        return job_create(kind="compute", user=user, design=design, params={"spec": design.spec},
-                          idempotency_key=idempotency_key)
+        params = {"spec": design.spec, **({"fingerprint": list(fingerprint)} if fingerprint else {})}
+        return job_create(kind="compute", user=user, design=design, params=params, idempotency_key=idempotency_key)
     except IntegrityError:
         # A concurrent request with the same key committed first (job_idempotency_per_user).
         existing = Job.objects.filter(created_by=user, idempotency_key=idempotency_key).first() \
@@ -144,6 +146,53 @@ def design_compute_enqueue(*, design: Design, user, idempotency_key: str | None 
         if existing is None:
             raise
         return existing
+
+
+@dataclass(frozen=True)
+class ComputeRequest:
+    """What asking to compute a design gave: a new job, or (deduplicated) the revision or the running job
+    that already has this exact computation."""
+
+    job: Job | None = None
+    revision: Revision | None = None
+    deduplicated: bool = False
+
+
+def design_compute_request(*, design: Design, user, force: bool = False) -> ComputeRequest:
+    """Compute the design's current spec, unless that exact computation exists (unless `force`).
+
+    The same computation is the same normalized spec (spec_hash), engine version and catalog version (the
+    shipped catalog's version with a digest of the owner's custom parts, as load_catalog builds it): then the
+    latest such revision of the design is the answer, or a queued or running job computing it. Otherwise a
+    new job, subject to the user's quota (JobQuotaExceeded). Call job_sent(result.job) after the commit.
+    """
+    fingerprint = compute_fingerprint(design)
+    if fingerprint is not None and not force:
+        spec_hash, engine_version, catalog_version = fingerprint
+        revision = Revision.objects.filter(design=design, spec_hash=spec_hash, engine_version=engine_version,
+                                           catalog_version=catalog_version).order_by("-number").first()
+        if revision is not None:
+            return ComputeRequest(revision=revision, deduplicated=True)
+        job = Job.objects.filter(design=design, kind="compute", status__in=(JobStatus.QUEUED, JobStatus.RUNNING),
+                                 cancel_requested=False, params__fingerprint=list(fingerprint)) \
+            .order_by("-created_at").first()
+        if job is not None:
+            return ComputeRequest(job=job, deduplicated=True)
+    return ComputeRequest(job=design_compute_enqueue(design=design, user=user, fingerprint=fingerprint))
+
+
+def compute_fingerprint(design: Design) -> tuple[str, str, str] | None:
+    """(spec_hash, engine version, catalog version) a compute of the design now would store on its revision,
+    or None when they cannot be known here (a spec or custom parts that no longer load: the job says why)."""
+    from apps.api.catalog import catalog_for, custom_catalog_for  # the API app owns custom parts
+
+    try:
+        spec = parse_spec(design.spec)
+        catalog = catalog_for(design.owner)[0] if custom_catalog_for(design.owner) else load_catalog()
+    except Exception:  # noqa: BLE001 - the worker reports the error with the job; nothing to match here
+        log.info("design %s: no compute fingerprint", design.pk, exc_info=True)
+        return None
+    return adapters.spec_hash(spec.normalized), ENGINE_VERSION, catalog.version
 
 
 def design_compute_job(*, job: Job, progress: DbProgress) -> dict:
@@ -289,23 +338,30 @@ def _lock_revision_numbers(design_id: int) -> None:
 
 
 def _test_stall(stage: str, keep_reporting=None) -> None:
-    """Test hook: with JOB_TEST_STALL="<stage>:<seconds>" (unset in production) a computation waits that
-    long at `stage`, so integration tests can kill or cancel a worker mid-run deterministically.
+    """Test hook: with JOB_TEST_STALL="<stage>:<seconds>[:silent|:blocking]" (unset in production) a computation
+    waits that long at `stage`, so integration tests can kill or cancel a worker mid-run deterministically.
 
     `stage` is an engine stage (the wait then calls `keep_reporting` every 0.2 s, so a cancel is noticed) or
-    "storing" (inside the store's transaction, after the links are written and before the cables).
+    "storing" (inside the store's transaction, after the links are written and before the cables). "silent"
+    waits without reporting progress, like a long stage that reports none; "blocking" waits in one call that
+    never returns to Python meanwhile, like a stuck C extension (only the hard limit ends it).
     """
-    wanted, _, seconds = settings.JOB_TEST_STALL.partition(":")
+    wanted, _, rest = settings.JOB_TEST_STALL.partition(":")
     if wanted != stage:
         return
+    seconds, _, mode = rest.partition(":")
     try:
         until = time.monotonic() + float(seconds)
     except ValueError:
         raise ImproperlyConfigured(f"JOB_TEST_STALL={settings.JOB_TEST_STALL!r}: write <stage>:<seconds>") from None
-    log.warning("JOB_TEST_STALL: holding the computation at %r for %s s", stage, seconds)
+    log.warning("JOB_TEST_STALL: holding the computation at %r for %s s%s", stage, seconds,
+                f" ({mode})" if mode else "")
+    if mode == "blocking":
+        time.sleep(float(seconds))
+        return
     while time.monotonic() < until:
         time.sleep(0.2)
-        if keep_reporting is not None:
+        if keep_reporting is not None and mode != "silent":
             keep_reporting()
 
 
@@ -332,5 +388,5 @@ def revision_compare(*, old: Revision, new: Revision) -> dict:
 
 
 __all__ = ["design_check_spec", "design_limits", "design_validate_spec", "design_create", "design_update",
-           "design_delete", "design_share", "design_unshare", "design_leave",
-           "design_compute_enqueue", "design_compute_job", "revision_compare", "JobStatus"]
+           "design_delete", "design_share", "design_unshare", "design_leave", "design_compute_enqueue",
+           "design_compute_request", "ComputeRequest", "design_compute_job", "revision_compare", "JobStatus"]

@@ -23,7 +23,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from apps.api.results import completeness_of
 from apps.jobs.models import Job
-from apps.jobs.services import job_request_cancel
+from apps.jobs.services import JobNotQueued, JobQuotaExceeded, job_request_cancel, job_sent
 from engine.errors import SpecError
 from engine.model import TIERS
 
@@ -46,8 +46,8 @@ from .orders import baseline_current, baseline_mark, order_delta_between, order_
 from .pricing import PriceListMissing, revision_pricing, revision_reprice
 from .selectors import design_can_write, design_get, design_list_owned, design_list_shared, revision_get
 from .services import (
-    design_compute_enqueue,
     design_check_spec,
+    design_compute_request,
     design_create,
     design_delete,
     design_leave,
@@ -174,7 +174,28 @@ def design_edit(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def design_compute(request: HttpRequest, pk: int) -> HttpResponse:
     design = design_get(user=request.user, design_id=pk, write=True)
-    job = design_compute_enqueue(design=design, user=request.user)
+    return compute_response(request, design, force=request.POST.get("force") == "1")
+
+
+def compute_response(request: HttpRequest, design: Design, *, force: bool = False) -> HttpResponse:
+    """Start computing the design and show the job; or say why not (quota, broker, nothing new to compute)."""
+    try:
+        outcome = design_compute_request(design=design, user=request.user, force=force)
+    except JobQuotaExceeded as exc:
+        messages.error(request, f"Not started: {exc.message}")
+        return redirect("designs:detail", pk=design.pk)
+    if outcome.revision is not None:
+        messages.info(request, f"Nothing new to compute: revision {outcome.revision.number} has this exact spec, "
+                               "engine and catalog. Use Recompute on the design page to compute it again anyway.")
+        return redirect("designs:revision", pk=design.pk, number=outcome.revision.number)
+    if outcome.deduplicated:
+        messages.info(request, "This exact computation is already queued or running: showing it.")
+        return redirect("designs:job", pk=design.pk, job_id=outcome.job.pk)
+    try:
+        job = job_sent(outcome.job)
+    except JobNotQueued as exc:
+        messages.error(request, f"Not started: {exc.message}")
+        return redirect("designs:detail", pk=design.pk)
     return redirect("designs:job", pk=design.pk, job_id=job.pk)
 
 
@@ -520,8 +541,7 @@ def _warn(request: HttpRequest, design: Design) -> None:
 def _after_save(request: HttpRequest, design: Design) -> HttpResponse:
     """"Save and compute" queues a computation; plain "Save" returns to the design."""
     if "compute" in request.POST:
-        job = design_compute_enqueue(design=design, user=request.user)
-        return redirect("designs:job", pk=design.pk, job_id=job.pk)
+        return compute_response(request, design)
     return redirect("designs:detail", pk=design.pk)
 
 

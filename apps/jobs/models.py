@@ -47,7 +47,9 @@ class Job(models.Model):
             models.UniqueConstraint(fields=["created_by", "idempotency_key"], name="job_idempotency_per_user",
                                     condition=models.Q(idempotency_key__isnull=False)),
         ]
-        indexes = [models.Index(fields=["status", "heartbeat_at"], name="job_status_heartbeat")]
+        indexes = [models.Index(fields=["status", "heartbeat_at"], name="job_status_heartbeat"),
+                   # The quota count and the fair claim read a user's queued and running jobs.
+                   models.Index(fields=["created_by", "status"], name="job_user_status")]
 
     def __str__(self) -> str:
         return f"{self.kind} {self.id} ({self.status})"
@@ -61,3 +63,13 @@ class Job(models.Model):
         if self.started_at and self.finished_at:
             return (self.finished_at - self.started_at).total_seconds()
         return None
+
+
+class WorkerBeat(models.Model):
+    """A worker process's "I am alive", refreshed while it runs (apps.jobs.workerbeat); /healthz reads it."""
+
+    hostname = models.CharField(max_length=255, primary_key=True)
+    seen_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.hostname} seen {self.seen_at:%Y-%m-%d %H:%M:%S}"

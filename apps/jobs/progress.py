@@ -24,15 +24,19 @@ class DbProgress:
     """
 
     def __init__(self, job_id, *, interval: float = 0.5, start: float = 0.0, span: float = 100.0,
-                 attempt: int | None = None):
+                 attempt: int | None = None, watchdog=None):
         self.job_id = job_id
         self.interval = interval
         self.start = start
         self.span = span
         self.attempt = attempt
+        self.watchdog = watchdog  # apps.jobs.limits.Watchdog: a stop it decided is raised at every report
         self._last: float | None = None
 
     def __call__(self, stage: str, done: int, total: int) -> None:
+        stop = self.watchdog.stop_reason() if self.watchdog is not None else None
+        if stop is not None:
+            raise stop
         now = time.monotonic()
         if self._last is not None and now - self._last < self.interval and done < total:
             return

@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from apps.designs.models import Access, Design, DesignShare, Revision
 from apps.designs.selectors import design_list, design_list_owned, design_list_shared
 from apps.designs.services import (
-    design_compute_enqueue,
+    design_compute_request,
     design_create,
     design_delete,
     design_leave,
@@ -19,12 +19,13 @@ from apps.designs.services import (
     design_update,
 )
 from apps.jobs.models import Job
-from apps.jobs.services import job_request_cancel
+from apps.jobs.services import JobNotQueued, job_request_cancel, job_sent
 from engine.presets import list_presets
 
 from ..errors import ApiError
 from ..idempotency import HEADER, idempotent
-from ..output import design_out, job_out, url
+from ..idempotency import forget as forget_idempotency_key
+from ..output import design_out, job_out, revision_out, url
 from ..pagination import id_page, page_body
 from ..serializers import DesignDetailOut, DesignPageOut, JobOut, StrictSerializer, query
 from .base import ApiView, design_for
@@ -205,17 +206,45 @@ class DesignShareApi(ApiView):
 
 
 class DesignComputeApi(ApiView):
-    @extend_schema(operation_id="designs_compute", request=None, parameters=[IDEMPOTENCY],
-                   responses={202: JobOut, **IDEMPOTENCY_ERRORS}, tags=["designs"],
-                   summary="Start computing the design's current spec; answers 202 with the job (Location)")
+    class InputSerializer(StrictSerializer):
+        force = serializers.BooleanField(
+            required=False, default=False,
+            help_text="Compute even when a revision of this design already has this exact computation "
+                      "(same spec, engine and catalog versions and custom parts), or a job is computing it.")
+
+    @extend_schema(operation_id="designs_compute", request=InputSerializer, parameters=[IDEMPOTENCY],
+                   responses={202: JobOut, 200: OpenApiResponse(description=(
+                       "Nothing to compute: the body is the existing revision with this exact computation "
+                       "(`deduplicated: true`); send `force: true` to compute anyway.")),
+                       429: OpenApiResponse(description="Too many of your jobs are waiting (Retry-After)."),
+                       503: OpenApiResponse(description="The job could not be queued (message broker not "
+                                                        "answering); `job` is the failed job."),
+                       **IDEMPOTENCY_ERRORS}, tags=["designs"],
+                   summary="Start computing the design's current spec; answers 202 with the job (Location), "
+                           "or 200 with the revision that already has it")
     def post(self, request, design_id: int):
-        return idempotent(request, lambda: self._compute(request, design_id))
+        response = idempotent(request, lambda: self._compute(request, design_id))
+        if response.status_code == 202 and not response.data.get("deduplicated"):
+            # Committed and sent by now (or failed at sending): answer with the job as it is.
+            try:
+                job = job_sent(Job.objects.get(pk=response.data["id"]))
+            except JobNotQueued:
+                forget_idempotency_key(request)
+                raise
+            response.data = job_out(request, job)
+        return response
 
     def _compute(self, request, design_id: int):
         # Retries are the IdempotencyRecord's (24 h, replayed answers); the job row keeps no key of its own.
         design = design_for(request, design_id, write=True)
-        job = design_compute_enqueue(design=design, user=request.user)
-        body = job_out(request, job)
+        s = self.InputSerializer(data=request.data or {})
+        s.is_valid(raise_exception=True)
+        outcome = design_compute_request(design=design, user=request.user, force=s.validated_data["force"])
+        if outcome.revision is not None:
+            body = {**revision_out(request, outcome.revision), "deduplicated": True}
+            return Response(body, status=200, headers={"Location": body["url"]})
+        # A new job's body is the job's, as GET answers it; a job already computing this says so.
+        body = {**job_out(request, outcome.job), **({"deduplicated": True} if outcome.deduplicated else {})}
         return Response(body, status=202, headers={"Location": body["url"]})
 
 

@@ -21,6 +21,7 @@ from apps.designs.measurements import (
 )
 from apps.designs.pricing import revision_pricing
 from apps.designs.selectors import design_get
+from apps.jobs.services import job_sent
 from apps.exports.services import (
     ARCHIVES,
     DELIVERABLES,
@@ -323,7 +324,7 @@ class ExportCreateApi(ApiView):
             field, _, message = str(exc).partition(": ")
             path = field if field == "kind" or field.split(".", 1)[0] == "options" else f"options.{field}"
             raise ApiError(400, "invalid_option", str(exc), [{"path": path, "message": message or str(exc)}])
-        body = job_out(request, job)
+        body = job_out(request, job_sent(job))  # committed and sent by now: 503 when the broker refused it
         return Response(body, status=202, headers={"Location": body["url"]})
 
 

@@ -67,14 +67,14 @@ def worker_database_url() -> str:
 class Worker:
     """One worker subprocess and its log."""
 
-    def __init__(self, queue: str, log: Path, env: dict):
+    def __init__(self, queue: str, log: Path, env: dict, *, pool: str = "solo", concurrency: int = 1):
         self.queue = queue
         self.log_path = log
         with open(log, "wb") as fh:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "fabricdesign", "worker", "--pool", "solo",
-                 "--concurrency", "1", "--queues", queue, "--hostname", f"{queue}@%h", "--loglevel", "info",
-                 "--without-gossip", "--without-mingle", "--without-heartbeat"],
+                [sys.executable, "-m", "celery", "-A", "fabricdesign", "worker", "--pool", pool,
+                 "--concurrency", str(concurrency), "--queues", queue, "--hostname", f"{queue}@%h",
+                 "--loglevel", "info", "--without-gossip", "--without-mingle", "--without-heartbeat"],
                 cwd=ROOT, env=env, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True)
 
     def log(self) -> str:
@@ -159,9 +159,14 @@ def _forget_unacked(channel, queue: str) -> None:
             client.zrem(index, tag)
 
 
+def new_queue() -> str:
+    return f"jobs-test-{uuid.uuid4().hex[:12]}"
+
+
 @pytest.fixture(scope="module")
 def start_worker(django_db_setup, django_db_blocker, tmp_path_factory):
-    """start_worker(**env) -> a ready Worker on a new private queue; every one is stopped after the module.
+    """start_worker(**env) -> a ready Worker on a new private queue (or `queue`, with `pool` and `concurrency`);
+    every one is stopped after the module.
 
     Module-scoped, so tests can share a worker (the `worker` fixture); a test that kills its worker or needs
     other settings starts its own. Heartbeats are fast (1 s, stale after 3 s) so reaping takes seconds.
@@ -176,9 +181,10 @@ def start_worker(django_db_setup, django_db_blocker, tmp_path_factory):
             "JOB_HEARTBEAT_INTERVAL_S": "1", "JOB_HEARTBEAT_TIMEOUT_S": "3", "PYTHONUNBUFFERED": "1"}
     base.pop("JOB_TEST_STALL", None)
 
-    def start(**env: str) -> Worker:
-        queue = f"jobs-test-{uuid.uuid4().hex[:12]}"
-        worker = Worker(queue, tmp_path_factory.mktemp("worker") / "worker.log", {**base, **env})
+    def start(*, queue: str | None = None, pool: str = "solo", concurrency: int = 1, **env: str) -> Worker:
+        queue = queue or new_queue()
+        worker = Worker(queue, tmp_path_factory.mktemp("worker") / "worker.log", {**base, **env}, pool=pool,
+                        concurrency=concurrency)
         started.append(worker)
         worker.wait_ready()
         return worker

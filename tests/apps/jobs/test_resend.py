@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from apps.jobs.models import Job, JobStatus
-from apps.jobs.services import job_claim, job_resend_unclaimed
+from apps.jobs.services import NEVER_SENT, NEVER_SENT_AFTER_S, job_claim, job_resend_unclaimed
 from tests.factories import JobFactory
 
 pytestmark = pytest.mark.django_db
@@ -20,8 +20,10 @@ def delay():
         yield delay
 
 
-def _age(job: Job, seconds: float) -> None:
-    Job.objects.filter(pk=job.pk).update(created_at=timezone.now() - timedelta(seconds=seconds), heartbeat_at=None)
+def _age(job: Job, seconds: float, *, sent: bool = True) -> None:
+    """Make the job `seconds` old; `sent`: its task went out when it was created (heartbeat_at, while queued)."""
+    then = timezone.now() - timedelta(seconds=seconds)
+    Job.objects.filter(pk=job.pk).update(created_at=then, heartbeat_at=then if sent else None)
 
 
 def test_a_job_queued_past_the_limit_gets_its_task_sent_again_once(delay, django_capture_on_commit_callbacks):
@@ -49,3 +51,21 @@ def test_a_duplicate_delivery_of_a_resent_task_runs_the_job_once(delay):
     job = JobFactory()
     assert job_claim(job_id=job.pk) is True
     assert job_claim(job_id=job.pk) is False
+
+
+def test_a_job_whose_task_was_never_sent_is_failed_not_sent_late(delay, django_capture_on_commit_callbacks):
+    """GIVEN a job committed by a request that ended before it sent the task (heartbeat_at still None)
+    WHEN the resender runs a minute later
+    THEN the job is failed with a message saying so, and nothing is sent: it must never run late."""
+    young = JobFactory()
+    _age(young, 30, sent=False)
+    lost = JobFactory()
+    _age(lost, NEVER_SENT_AFTER_S + 5, sent=False)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert job_resend_unclaimed(after_s=600) == []
+    lost.refresh_from_db()
+    young.refresh_from_db()
+    assert lost.status == JobStatus.FAILED and lost.error == NEVER_SENT and lost.finished_at
+    assert young.status == JobStatus.QUEUED
+    assert not delay.called
+    assert job_claim(job_id=lost.pk) is False

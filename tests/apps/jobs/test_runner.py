@@ -14,7 +14,7 @@ from apps.jobs.models import Job, JobStatus
 from apps.jobs.progress import JobCancelled
 from apps.jobs.runner import run_job
 from apps.jobs.services import job_reap_stale, job_request_cancel
-from tests.factories import JobFactory
+from tests.factories import DesignFactory, JobFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -43,9 +43,9 @@ def test_it_computes_a_job_and_a_second_delivery_does_nothing():
 
 
 def test_a_spec_error_fails_the_job_with_the_field_messages():
-    job = JobFactory()
-    spec = job.params["spec"]
-    job = JobFactory(design=job.design, params={"spec": {**spec, "servers": {**spec["servers"], "count": 0}}})
+    design = DesignFactory()
+    spec = design.spec
+    job = JobFactory(design=design, params={"spec": {**spec, "servers": {**spec["servers"], "count": 0}}})
     assert run_job(str(job.pk)) == "failed"
     job.refresh_from_db()
     assert job.status == JobStatus.FAILED and job.error.startswith("servers.count: ")
