@@ -360,22 +360,61 @@ class ShareForm(forms.Form):
         return self.cleaned_data["username"].strip()
 
 
-class CompareForm(forms.Form):
-    old = forms.TypedChoiceField(label="Older revision", coerce=int)
-    new = forms.TypedChoiceField(label="Newer revision", coerce=int)
+ORDERED = "ordered"
 
-    def __init__(self, *args, numbers: list[int], **kwargs):
+
+def _revision_or_ordered(value: str):
+    return ORDERED if value == ORDERED else int(value)
+
+
+class CompareForm(forms.Form):
+    old = forms.TypedChoiceField(label="Older revision", coerce=_revision_or_ordered)
+    new = forms.TypedChoiceField(label="Newer revision", coerce=int)
+    spares_percent = forms.CharField(
+        label="Spares %", required=False, max_length=400,
+        help_text='Per line, rounded up: "5" for every category, or "transceiver:2,fiber:5". '
+                  'Against the ordered baseline, empty keeps the spares it was ordered with.')
+
+    def __init__(self, *args, numbers: list[int], baseline_number: int | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         choices = [(n, f"r{n}") for n in numbers]
-        self.fields["old"].choices = self.fields["new"].choices = choices
+        self.fields["new"].choices = choices
+        self.fields["old"].choices = (
+            [(ORDERED, f"As ordered (r{baseline_number})")] if baseline_number is not None else []) + choices
         if len(numbers) >= 2:
             self.fields["new"].initial, self.fields["old"].initial = numbers[0], numbers[1]
+
+    def clean_spares_percent(self):
+        from engine.orders.spares import parse_percents
+
+        raw = self.cleaned_data.get("spares_percent", "").strip()
+        if not raw:
+            return None
+        try:
+            return parse_percents(raw, "Spares %")
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None
 
     def clean(self):
         data = super().clean()
         if data.get("old") is not None and data.get("old") == data.get("new"):
             raise forms.ValidationError("Pick two different revisions.")
         return data
+
+
+class MarkOrderedForm(forms.Form):
+    spares_percent = forms.CharField(
+        label="Spares %", required=False, max_length=400,
+        help_text='Spares ordered with it, per line, rounded up: "5", or "transceiver:2,fiber:5".')
+
+    def clean_spares_percent(self):
+        from engine.orders.spares import parse_percents
+
+        raw = self.cleaned_data.get("spares_percent", "").strip()
+        try:
+            return parse_percents(raw, "Spares %") if raw else None
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None
 
 
 class ElevationForm(forms.Form):
