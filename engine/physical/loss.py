@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.physical.catalog import Pmd
 from engine.errors import EngineInvariantError
+from engine.physical.catalog import Pmd
 from engine.physical.channel import Channel, cable_faces, mated_faces, mated_pairs
 from engine.physical.constants import connector_group
 from engine.physical.policy import MediaPolicy
