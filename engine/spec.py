@@ -164,8 +164,10 @@ class Ratio:
 
     @classmethod
     def parse(cls, text: str) -> "Ratio":
-        a, b = parse_ratio(text)
-        return cls(a, b)
+        parsed = parse_ratio(text)
+        if parsed is None:  # the schema checked every ratio first
+            raise ValueError(f"not a ratio: {text!r}")
+        return cls(*parsed)
 
     @property
     def value(self) -> float:

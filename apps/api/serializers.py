@@ -63,7 +63,7 @@ def query(serializer_class: type[serializers.Serializer], request) -> dict:
 
 @extend_schema_field({"type": "string", "format": "decimal", "pattern": MONEY_PATTERN, "description": MONEY_FORMAT})
 class MoneyField(serializers.CharField):
-    """A price in the one price format everywhere (apps/exports/renderers/money.py)."""
+    """A price in the one price format everywhere (engine/orders/money.py)."""
 
 
 class FieldErrorOut(serializers.Serializer):

@@ -283,7 +283,13 @@ class LineDelta:
                 "delta": {"quantity": self.quantity, "spares": self.spares, "order_quantity": self.order_quantity,
                           "extended_price": fmt_money(self.extended_price) if self.extended_price is not None
                           else None},
-                "lead_time_days": (self.new or self.old).lead_time_days}
+                "lead_time_days": self._either().lead_time_days}
+
+    def _either(self) -> OrderLine:
+        line = self.new or self.old
+        if line is None:
+            raise ValueError(f"a delta line for {self.part} has neither an old nor a new side")
+        return line
 
 
 @dataclass(frozen=True)
@@ -305,7 +311,8 @@ def delta_totals(lines: Iterable[LineDelta]) -> DeltaTotals:
     money = [d.extended_price for d in lines]
     return DeltaTotals(sum(d.quantity for d in lines), sum(d.spares for d in lines),
                        sum(d.order_quantity for d in lines),
-                       None if any(m is None for m in money) else sum(money, Decimal("0.00")),
+                       None if any(m is None for m in money) else sum((m for m in money if m is not None),
+                                                                      Decimal("0.00")),
                        dict(Counter(d.status for d in lines)))
 
 
@@ -374,6 +381,8 @@ def _delta_lines(old: Iterable[OrderLine], new: Iterable[OrderLine], money: bool
         ne = Decimal("0.00") if n is None else n.extended_price
         dm = ne - oe if money and oe is not None and ne is not None else None
         ref = n or o
+        if ref is None:  # a part key comes from one of the two orders
+            raise ValueError(f"{key} is in neither order")
         out.append(LineDelta(ref.category, ref.part, ref.description, status, o, n,
                              fig(n, "quantity") - fig(o, "quantity"), fig(n, "spares") - fig(o, "spares"),
                              fig(n, "order_quantity") - fig(o, "order_quantity"), dm))

@@ -4,7 +4,7 @@ A rule answers, for one order line (its category, part number and quantity), a w
 the words that say how it got there; every order line carries those words, so a buyer sees which rule
 produced its spares. Rules are plain data with a `kind` and a dict form (stored with an ordered baseline,
 named in the API), made back by `spares_rule_from_dict` through SPARES_RULES: another rule (one from
-failure rates and lead times, say) plugs in by adding its class there.
+failure rates and lead times, say) plugs in by adding its constructor from a dict there.
 
 The first rule is the one the BOM always had: a percentage per part category ("*" for every other
 category), rounded up per line.
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, Decimal, InvalidOperation
-from typing import ClassVar, Mapping, Protocol
+from typing import Callable, ClassVar, Mapping, Protocol
 
 MAX_PERCENT = Decimal(1000)
 
@@ -73,7 +73,8 @@ class PercentPerCategory:
         return ("spares per line, rounded up: " + ", ".join(parts)) if parts else "no spares"
 
 
-SPARES_RULES: dict[str, type] = {PercentPerCategory.kind: PercentPerCategory}
+# kind -> the constructor from the rule's dict (to_dict's output); a new rule registers its from_dict here
+SPARES_RULES: dict[str, Callable[[Mapping], SparesRule]] = {PercentPerCategory.kind: PercentPerCategory.from_dict}
 
 
 def spares_rule_from_dict(d: Mapping | None) -> SparesRule:
@@ -81,10 +82,10 @@ def spares_rule_from_dict(d: Mapping | None) -> SparesRule:
     if not d:
         return PercentPerCategory({})
     kind = d.get("kind")
-    cls = SPARES_RULES.get(kind)
-    if cls is None:
+    make = SPARES_RULES.get(kind) if isinstance(kind, str) else None
+    if make is None:
         raise ValueError(f"spares.kind: unknown rule {kind!r}; known: {', '.join(sorted(SPARES_RULES))}")
-    return cls.from_dict(d)
+    return make(d)
 
 
 def parse_percents(raw, what: str = "spares_percent") -> dict[str, Decimal]:

@@ -88,7 +88,7 @@ class FailureRate:
 
 
 def test_another_rule_plugs_in_through_the_registry(monkeypatch):
-    monkeypatch.setitem(SPARES_RULES, FailureRate.kind, FailureRate)
+    monkeypatch.setitem(SPARES_RULES, FailureRate.kind, FailureRate.from_dict)
     rule = spares_rule_from_dict({"kind": "failure-rate", "afr_percent": "2", "years": 3})
     order = build_order([{"category": "transceiver", "sku": "T", "quantity": 100}], rule=rule)
     line = order.lines[0]
