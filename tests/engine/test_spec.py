@@ -399,3 +399,18 @@ def test_a_bad_physical_policy_is_a_spec_error_at_its_path(physical, path):
 def test_a_valid_physical_policy_is_kept_exactly_as_written():
     written = {"default_tier": {"cabling": "panels"}, "loss": {"connector_grade": {"mpo": "standard"}}}
     assert parse_spec(spec(physical=written)).physical == written
+
+
+# --- exports -----------------------------------------------------------------------------------
+
+def test_netbox_version_defaults_to_the_current_netbox_series():
+    assert parse_spec(MINIMAL).exports.netbox_version == "4.6"
+    assert parse_spec(MINIMAL).to_dict()["exports"] == {"netbox_version": "4.6"}
+
+
+def test_netbox_version_takes_an_earlier_series():
+    assert parse_spec(spec(exports={"netbox_version": "4.4"})).exports.netbox_version == "4.4"
+
+
+def test_an_unknown_netbox_version_is_refused_at_its_path():
+    assert paths_of(spec(exports={"netbox_version": "3.7"})) == ["exports.netbox_version"]

@@ -10,10 +10,11 @@ import fields of each series, read from NetBox's own import forms, are in data/n
 
 * Interfaces come from the device types' templates (every port the design uses on that model), so
   interfaces.csv is not in the order: it is for a NetBox whose device types already exist without them.
-* Patch panels: one rear port per trunk that lands on the panel (T1, T2, ... in trunk order) with as
-  many positions as links the trunk carries; one front port per cord, mapped to its link's position on
-  its trunk's rear port. Both ends of a trunk use the same position for a link, so NetBox traces every
-  link interface - cord - front port - trunk - front port - cord - interface.
+* Patch panels: one rear port per trunk landing on the panel (T1, T2, ... in trunk order; per panel pair
+  when a trunk's links spread over several panels) with a position per link it carries there; one front
+  port per cord, mapped to its link's position on that rear port. Both ends of a trunk use the same
+  position for a link, so NetBox traces every link interface - cord - front port - trunk - front port -
+  cord - interface.
 * A cable carrying several links (twin-port DAC/AOC, breakouts) is one NetBox cable per link, each
   labelled with the physical cable's id: NetBox's CSV cable import takes one termination per side.
 
@@ -106,7 +107,7 @@ def _panels(v: DesignView) -> dict:
     """(rack index, lowest unit) -> (device type model, rack units) of every patch panel in the design."""
     out = {}
     for p in getattr(v.ph, "panel_places", None) or ():
-        out[(p.rack, p.u)] = ((p.sku or PANEL_MODEL).upper(), p.ru)
+        out[(p.rack, p.u)] = ((p.panel_sku or PANEL_MODEL).upper(), p.rack_units)
     for row in v.ph.cable_rows:  # a stored result without panel places still names its panels
         for e in (row[4], row[5]):
             if e[0] == "panel":
@@ -264,42 +265,52 @@ def iter_netbox_interfaces(result) -> Iterator[str]:
 # ----- panels -------------------------------------------------------------------------------------
 
 class _PanelPorts:
-    """The rear and front ports of every patch panel, and where each link crosses each panel.
+    """The rear and front ports of every patch panel, and the NetBox cables of every trunk.
 
-    rear[(ri, u)] = [(trunk cable id, rear port name, positions)] in trunk order;
-    rear_of[(trunk cable id, ri, u)] = rear port name; position[(trunk cable id, link id)] = position
-    (the same at both ends of the trunk); front[(ri, u, front port)] = (rear port name, position, link id).
+    A trunk's links may land on more than one panel at an end (a panel fills up), and NetBox's CSV cable
+    import takes one termination per side: so a trunk is one NetBox cable per pair of panels its links
+    cross (its "legs", in link order, labelled with the trunk's id), and each leg has a rear port of its
+    own on both panels (T1, T2, ... per panel, in trunk order) with a position per link it carries.
+
+    rear[(ri, u)] = [(rear port name, positions, trunk cable id)]; legs[trunk cable id] = [((ri, u) at A,
+    rear name at A, (ri, u) at B, rear name at B, link count)]; front[(ri, u, front port)] = (rear port
+    name, position): a link has the same position on both rear ports of its leg, so NetBox traces it.
     """
 
     def __init__(self, v: DesignView):
         self.rear: dict = defaultdict(list)
-        self.rear_of: dict = {}
-        self.position: dict = {}
+        self.legs: dict = defaultdict(list)
         self.front: dict = {}
-        trunk_of_link: dict = {}
-        for cid, kind, _part, _len, a, b, lids, _tier, _net in v.ph.cable_rows:
-            if kind != "trunk":
-                continue
-            for k, lid in enumerate(lids, 1):
-                self.position[(cid, lid)] = k
-                trunk_of_link[lid] = cid
-            for e in (a, b):
-                panel = (e[1], e[2])
-                name = f"T{len(self.rear[panel]) + 1}"
-                self.rear[panel].append((cid, name, len(lids)))
-                self.rear_of[(cid, e[1], e[2])] = name
+        at_a: dict = {}  # link id -> (ri, u, front port) where its A-side cord meets a panel
+        at_b: dict = {}
         for cid, kind, _part, _len, a, b, lids, _tier, _net in v.ph.cable_rows:
             if kind == "trunk":
                 continue
-            for e in (a, b):
-                if e[0] != "panel":
-                    continue
-                lid = lids[0]
-                tid = trunk_of_link.get(lid)
-                if tid is None:
-                    raise ValueError(f"cable C{cid:06d} ends on a patch panel but link {lid} crosses no trunk")
-                self.front[(e[1], e[2], str(e[3]))] = (self.rear_of[(tid, e[1], e[2])], self.position[(tid, lid)],
-                                                       lid)
+            if b[0] == "panel":
+                at_a[lids[0]] = (b[1], b[2], str(b[3]))
+            if a[0] == "panel":
+                at_b[lids[0]] = (a[1], a[2], str(a[3]))
+        for cid, kind, _part, _len, a, b, lids, _tier, _net in v.ph.cable_rows:
+            if kind != "trunk":
+                continue
+            groups: dict = {}
+            for lid in lids:
+                pa, pb = at_a.get(lid), at_b.get(lid)
+                if pa is None or pb is None:
+                    raise ValueError(f"trunk C{cid:06d} carries link {lid}, which has no cord to a panel at each end")
+                groups.setdefault((pa[:2], pb[:2]), []).append((pa, pb))
+            for (panel_a, panel_b), members in groups.items():
+                ra = self._rear_port(panel_a, len(members), cid)
+                rb = self._rear_port(panel_b, len(members), cid)
+                self.legs[cid].append((panel_a, ra, panel_b, rb, len(members)))
+                for pos, (pa, pb) in enumerate(members, 1):
+                    self.front[pa] = (ra, pos)
+                    self.front[pb] = (rb, pos)
+
+    def _rear_port(self, panel, positions: int, cid: int) -> str:
+        name = f"T{len(self.rear[panel]) + 1}"
+        self.rear[panel].append((name, positions, cid))
+        return name
 
     def __bool__(self) -> bool:
         return bool(self.rear)
@@ -317,7 +328,7 @@ def iter_netbox_rear_ports(result) -> Iterator[str]:
 
     def rows():
         for (ri, u), ports in sorted(pp.rear.items()):
-            for cid, name, positions in ports:
+            for name, positions, cid in ports:
                 yield (_panel_name(v, ri, u), name, "mpo", positions, f"trunk C{cid:06d}")
     yield from csv_lines(NETBOX_REAR_PORT_COLUMNS, rows(), raw=True)
 
@@ -329,7 +340,7 @@ def iter_netbox_front_ports(result) -> Iterator[str]:
     new = netbox_version(v.result) != "4.4"
 
     def rows():
-        for (ri, u, port), (rear, pos, _lid) in sorted(pp.front.items(),
+        for (ri, u, port), (rear, pos) in sorted(pp.front.items(),
                                                        key=lambda kv: (kv[0][0], kv[0][1], _natural(kv[0][2]))):
             if new:
                 yield (_panel_name(v, ri, u), port, "mpo", 1, rear, pos)
@@ -370,9 +381,11 @@ def iter_netbox_cables(result) -> Iterator[str]:
             t = t if not known or t in known or not t else ""
             tail = (t, "planned", f"C{cid:06d}", length, "m")
             if kind == "trunk":
-                yield ((_panel_name(v, a[1], a[2]), "dcim.rearport", pp.rear_of[(cid, a[1], a[2])],
-                        _panel_name(v, b[1], b[2]), "dcim.rearport", pp.rear_of[(cid, b[1], b[2])])
-                       + tail + (f"{part} {network} {tier} trunk of {len(lids)} links",))
+                legs = pp.legs[cid]
+                for n, (pa, ra, pb, rb, count) in enumerate(legs, 1):
+                    leg = f", leg {n} of {len(legs)}" if len(legs) > 1 else ""
+                    yield ((_panel_name(v, *pa), "dcim.rearport", ra, _panel_name(v, *pb), "dcim.rearport", rb)
+                           + tail + (f"{part} {network} {tier} trunk of {len(lids)} links{leg}: {count} here",))
             elif len(lids) == 1:
                 yield end(a) + end(b) + tail + (f"{part} {network} {tier} L{lids[0]:06d}",)
             else:

@@ -197,7 +197,7 @@ def test_device_type_heights_are_the_catalog_heights(files):
     for d in result.devices:
         assert heights[d.model.upper()] == d.rack_units, d.model
     for p in result.physical.panel_places:
-        assert heights[p.sku.upper()] == p.ru
+        assert heights[p.panel_sku.upper()] == p.rack_units
 
 
 def test_racks_are_as_tall_as_the_layout(files):
@@ -269,11 +269,24 @@ def test_every_planned_link_is_cabled_and_traced_end_to_end(files):
 
 
 def test_a_cable_with_several_links_is_one_netbox_cable_per_link(files):
+    """Twin-port cables and breakouts: a row per link. A trunk: a row per pair of panels its links cross
+    (NetBox's CSV import takes one termination per side), so one row unless its links spread over panels."""
     result, version, nb = files
     rows = Counter(c["label"] for c in nb.csv["cables.csv"])
-    for cid, kind, *_rest, lids, _tier, _net in result.physical.cable_rows:
-        assert rows[f"C{cid:06d}"] == (1 if kind == "trunk" else len(lids)), cid
-    assert sum(rows.values()) == sum(1 if r[1] == "trunk" else len(r[6]) for r in result.physical.cable_rows)
+    panel_at: dict = defaultdict(dict)  # link id -> {"a"/"b": (rack, unit) of the panel its cord meets}
+    for _cid, kind, _p, _l, a, b, lids, *_ in result.physical.cable_rows:
+        if kind != "trunk":
+            if b[0] == "panel":
+                panel_at[lids[0]]["a"] = b[1:3]
+            if a[0] == "panel":
+                panel_at[lids[0]]["b"] = a[1:3]
+    for cid, kind, _p, _l, _a, _b, lids, *_ in result.physical.cable_rows:
+        if kind == "trunk":
+            want = len({(panel_at[lid]["a"], panel_at[lid]["b"]) for lid in lids})
+        else:
+            want = len(lids)
+        assert rows[f"C{cid:06d}"] == want, cid
+    assert set(rows) == {f"C{r[0]:06d}" for r in result.physical.cable_rows}
 
 
 def test_the_direct_h100_preset_has_twin_port_cables_and_the_panel_design_trunks(direct_h100, panels_h100):
