@@ -51,8 +51,10 @@ NETBOX_INTERFACE_COLUMNS = ("device", "name", "type", "speed", "enabled", "descr
 NETBOX_CABLE_COLUMNS = ("side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type", "side_b_name",
                         "type", "status", "label", "length", "length_unit", "description")
 NETBOX_REAR_PORT_COLUMNS = ("device", "name", "type", "positions", "description")
-# NetBox 4.5 gave front ports positions of their own (required); 4.4 has no such column.
+# NetBox 4.5 gave front ports positions of their own (required) and moved the rear-port mapping out of the
+# front-port import (4.5.x has no mapping columns); 4.6 takes rear_port / rear_port_position again.
 NETBOX_PORT_COLUMNS_44 = ("device", "name", "type", "rear_port", "rear_port_position")
+NETBOX_PORT_COLUMNS_45 = ("device", "name", "type", "positions")
 NETBOX_PORT_COLUMNS = ("device", "name", "type", "positions", "rear_port", "rear_port_position")
 
 ROLE_SLUG = {"server": "server", "leaf": "leaf-switch", "spine": "spine-switch", "core": "core-switch",
@@ -337,16 +339,16 @@ def iter_netbox_front_ports(result) -> Iterator[str]:
     """One front port per cord, mapped to its link's position on its trunk's rear port."""
     v = _view(result)
     pp = _PanelPorts(v)
-    new = netbox_version(v.result) != "4.4"
+    version = netbox_version(v.result)
+    columns = {"4.4": NETBOX_PORT_COLUMNS_44, "4.5": NETBOX_PORT_COLUMNS_45}.get(version, NETBOX_PORT_COLUMNS)
 
     def rows():
         for (ri, u, port), (rear, pos) in sorted(pp.front.items(),
-                                                       key=lambda kv: (kv[0][0], kv[0][1], _natural(kv[0][2]))):
-            if new:
-                yield (_panel_name(v, ri, u), port, "mpo", 1, rear, pos)
-            else:
-                yield (_panel_name(v, ri, u), port, "mpo", rear, pos)
-    yield from csv_lines(NETBOX_PORT_COLUMNS if new else NETBOX_PORT_COLUMNS_44, rows(), raw=True)
+                                                 key=lambda kv: (kv[0][0], kv[0][1], _natural(kv[0][2]))):
+            cells = {"device": _panel_name(v, ri, u), "name": port, "type": "mpo", "positions": 1,
+                     "rear_port": rear, "rear_port_position": pos}
+            yield tuple(cells[c] for c in columns)
+    yield from csv_lines(columns, rows(), raw=True)
 
 
 # ----- cables -------------------------------------------------------------------------------------

@@ -125,7 +125,10 @@ def test_the_default_version_is_the_newest_series_known():
 def test_the_export_holds_the_whole_import_order(files):
     result, version, nb = files
     present = set(nb.csv) | {"device-types.yaml"}
-    assert set(NETBOX_IMPORT_ORDER) <= present
+    ports = {"rear-ports.csv", "front-ports.csv"}
+    has_panels = any(r[1] == "trunk" for r in result.physical.cable_rows)
+    assert set(NETBOX_IMPORT_ORDER) - (set() if has_panels else ports) <= present
+    assert has_panels or not ports & present
     for name in NETBOX_IMPORT_ORDER:
         if name.endswith(".csv") and name not in ("rear-ports.csv", "front-ports.csv"):
             assert nb.csv[name], f"{name} has no rows"
@@ -217,6 +220,9 @@ class Trace:
         self.front = {}
         self.front_at = {}
         for f in nb.csv.get("front-ports.csv", ()):
+            if "rear_port" not in f:  # NetBox 4.5: no mapping columns in its front-port import
+                self.front[(f["device"], f["name"])] = None
+                continue
             rp = (f["device"], f["rear_port"])
             pos = int(f["rear_port_position"] or 1)
             assert rp in self.rear and 1 <= pos <= self.rear[rp], f
@@ -259,6 +265,8 @@ class Trace:
 
 def test_every_planned_link_is_cabled_and_traced_end_to_end(files):
     result, version, nb = files
+    if version == "4.5" and "front-ports.csv" in nb.csv:
+        pytest.skip("NetBox 4.5's front-port import has no rear-port mapping columns (docs/deliverables.md)")
     trace = Trace(nb)
     devs, ph = result.devices, result.physical
     assert all(ph.cables[i] for i in range(len(result.links))), "a link without a cable in this design"
@@ -298,7 +306,8 @@ def test_the_direct_h100_preset_has_twin_port_cables_and_the_panel_design_trunks
     assert max(per_panel.values()) > 1  # several trunks on one panel: one rear port each
 
 
-def test_front_ports_carry_positions_only_from_4_5_on(panels_h100, tmp_path_factory):
+def test_front_ports_carry_positions_from_4_5_on_and_their_mapping_but_in_4_5(panels_h100, tmp_path_factory):
     for version in SERIES:
         header = netbox_set(panels_h100, version, tmp_path_factory).header("front-ports.csv")
         assert ("positions" in header) == (version != "4.4"), version
+        assert ("rear_port" in header) == (version != "4.5"), version
