@@ -1,0 +1,91 @@
+"""The apps form layers, and an app imports only from the layers below it (the engine sits under all of them and
+imports none: tests/engine/test_engine_is_framework_free.py).
+
+    api        REST views and serializers over everything below
+    exports    renderers and export jobs: read stored revisions
+    designs    designs, revisions, their rows and the browser pages
+    catalog    custom parts and versioned price lists
+    jobs       the job table, the runner, quotas and the watchdog
+    common     settings helpers, middleware, security headers, healthz
+
+Imports that already point upward are listed in KNOWN_UPWARD, each with the app it reaches. The list only
+shrinks: a new upward import fails `test_no_app_imports_a_layer_above_it`, and an entry that is no longer true
+fails `test_the_known_upward_imports_are_still_there`, so the list stays an honest record of the debt (issue 15,
+item 4: a job-kind registry filled from AppConfig.ready(), measurements in their own app, domain errors mapped
+by the API instead of raised by it). Imports inside functions count: a lazy import is still a dependency.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LAYERS = ("common", "jobs", "catalog", "designs", "exports", "api")  # lowest first
+
+KNOWN_UPWARD: dict[str, set[str]] = {
+    "apps/common/views.py": {"jobs"},  # /healthz reads the workers' last beat
+    "apps/designs/catalog_views.py": {"api"},  # custom-part validation and the price-list serializer
+    "apps/designs/management/commands/plan.py": {"exports"},  # the CLI writes every deliverable
+    "apps/designs/measurements.py": {"api", "exports"},  # measurement uploads, to move to their own app
+    "apps/designs/qos_selectors.py": {"exports"},  # QoS file rendering for the revision page
+    "apps/designs/revision_cache.py": {"exports"},  # renderer versions in the cache fingerprint
+    "apps/designs/services.py": {"api"},  # owner catalogs (apps.api.catalog)
+    "apps/designs/views.py": {"api", "exports"},  # completeness, downloads and results
+    "apps/exports/services.py": {"api"},  # owner catalogs and API errors
+    "apps/jobs/runner.py": {"designs", "exports"},  # job kinds are hard-wired, not registered
+}
+
+
+def _imported_apps(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        else:
+            continue
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == "apps" and len(parts) > 1:
+                found.add(parts[1])
+    return found
+
+
+def upward_imports() -> dict[str, set[str]]:
+    """{file: apps above the file's own app that it imports}, for every module of a layered app."""
+    rank = {app: i for i, app in enumerate(LAYERS)}
+    out: dict[str, set[str]] = {}
+    for path in sorted((ROOT / "apps").rglob("*.py")):
+        app = path.relative_to(ROOT / "apps").parts[0]
+        if app not in rank or "migrations" in path.parts:
+            continue
+        above = {other for other in _imported_apps(path) if other in rank and rank[other] > rank[app]}
+        if above:
+            out[str(path.relative_to(ROOT))] = above
+    return out
+
+
+def test_every_app_has_a_layer():
+    apps = {p.name for p in (ROOT / "apps").iterdir() if (p / "__init__.py").is_file()}
+    assert apps == set(LAYERS), "give a new app its place in LAYERS"
+
+
+def test_no_app_imports_a_layer_above_it():
+    new = {path: apps - KNOWN_UPWARD.get(path, set()) for path, apps in upward_imports().items()}
+    new = {path: apps for path, apps in new.items() if apps}
+    assert not new, f"imports of a layer above (move the code down, or pass it in from above): {new}"
+
+
+def test_the_known_upward_imports_are_still_there():
+    found = upward_imports()
+    gone = {path: apps - found.get(path, set()) for path, apps in KNOWN_UPWARD.items()}
+    gone = {path: apps for path, apps in gone.items() if apps}
+    assert not gone, f"these upward imports are gone: remove them from KNOWN_UPWARD: {gone}"
+
+
+def test_the_checker_sees_an_upward_import_inside_a_function(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("def f():\n    from apps.api.errors import ApiError\n    import apps.exports.renderers\n")
+    assert _imported_apps(module) == {"api", "exports"}
