@@ -16,10 +16,13 @@ links traced; exits non-zero on any error or untraced link.
 from __future__ import annotations
 
 import csv
+import functools
 import os
 import sys
 import time
 from pathlib import Path
+
+print = functools.partial(print, flush=True)  # progress shows while a long file imports
 
 ORDER = (("sites.csv", "dcim:site_bulk_import"), ("manufacturers.csv", "dcim:manufacturer_bulk_import"),
          ("device-roles.csv", "dcim:devicerole_bulk_import"), ("racks.csv", "dcim:rack_bulk_import"),
