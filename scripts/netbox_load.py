@@ -52,7 +52,7 @@ def main(out_dir: str) -> int:
 
     out = Path(out_dir)
     user, _ = User.objects.get_or_create(username="fabricdesign-import",
-                                         defaults={"is_superuser": True, "is_staff": True, "is_active": True})
+                                         defaults={"is_superuser": True, "is_active": True})  # NetBox 4 users have no is_staff
     client = Client()
     client.force_login(user)
     failed = False
