@@ -30,11 +30,12 @@ from .tables import CABLE_SORTS, LINK_SORTS, MAX_LIMIT
 SEP = "__"  # form field names are spec paths with "." replaced (ids stay valid CSS selectors)
 
 # Spec sections shown folded (<details>) unless they are in use or have errors.
-OPTIONAL_SECTIONS = ("storage_fabric", "inband", "oob", "layout", "physical", "qos", "workloads")
+OPTIONAL_SECTIONS = ("storage_fabric", "inband", "oob", "layout", "physical", "qos", "workloads", "exports")
 SECTION_TITLES = {"": "Design", "servers": "Servers", "compute_fabric": "Compute fabric",
                   "storage_fabric": "Storage fabric", "inband": "In-band management network",
                   "oob": "Out-of-band management network", "layout": "Layout and floor plan",
-                  "physical": "Physical layer", "qos": "QoS and congestion control", "workloads": "Training workloads"}
+                  "physical": "Physical layer", "qos": "QoS and congestion control", "workloads": "Training workloads",
+                  "exports": "Exported files"}
 # Words in field keys that are units: "port_speed_gbps" is labelled "Port speed (Gb/s)".
 _UNITS = {"gbps": "Gb/s", "kw": "kW", "mm": "mm", "m": "m"}
 _ACRONYMS = {"oob": "OOB", "ufm": "UFM", "su": "SU", "pdus": "PDUs"}
@@ -297,7 +298,7 @@ class SpecForm(SpecErrorsMixin, forms.Form):
         enabled = f"{key}{SEP}enabled"
         if enabled in self.fields:
             return bool(self[enabled].value())
-        return key != "layout" and any(f.value() not in (None, "") for f in fields)
+        return key not in ("layout", "exports") and any(f.value() not in (None, "") for f in fields)
 
     @staticmethod
     def datalists() -> dict[str, list[tuple[str, str]]]:

@@ -410,3 +410,18 @@ def test_a_ratio_the_schema_did_not_check_is_refused_by_its_text():
 def test_a_map_field_declared_without_its_values_field_is_a_schema_bug():
     with pytest.raises(TypeError, match="declares no `values` field"):
         normalize({"tags": Field("map")}, {"tags": {"a": "b"}})
+
+
+# --- exports -----------------------------------------------------------------------------------
+
+def test_netbox_version_defaults_to_the_current_netbox_series():
+    assert parse_spec(MINIMAL).exports.netbox_version == "4.6"
+    assert parse_spec(MINIMAL).to_dict()["exports"] == {"netbox_version": "4.6"}
+
+
+def test_netbox_version_takes_an_earlier_series():
+    assert parse_spec(spec(exports={"netbox_version": "4.4"})).exports.netbox_version == "4.4"
+
+
+def test_an_unknown_netbox_version_is_refused_at_its_path():
+    assert paths_of(spec(exports={"netbox_version": "3.7"})) == ["exports.netbox_version"]
