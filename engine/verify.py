@@ -98,7 +98,7 @@ def verify(*, devices, links, switches, compute_plan, server_model, n_servers: i
         checks.append("one-rail-per-leaf")
 
         # 4. Equal links from each leaf to each spine of its group (and spine to core group).
-        for tier, lower, upper_role, per in (("leaf-spine", "leaf", "spine", p.spines_per_pod),
+        for tier, _lower, upper_role, per in (("leaf-spine", "leaf", "spine", p.spines_per_pod),
                                              ("spine-core", "spine", "core", p.cores_per_group)):
             pairs = Counter((link.a, link.b) for link in compute if link.tier == tier)
             if not pairs:

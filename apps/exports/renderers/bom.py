@@ -179,7 +179,7 @@ def compute_bom(result, options=None) -> Bom:
     split = Counter()
     for c in by_network.values():
         split.update(c)
-    for key, p in parts.items():
+    for key in parts:
         want = want_q[key]
         diff = want - split.get(key, 0)
         if diff:
@@ -268,7 +268,7 @@ def _bom_rows(result, options, bom):
         cw = Decimal(0)
         cp = Decimal(0)
         cw_any = cp_any = False
-        for cat_, sku, qty, spares, oq, watts, unit, ext in by_cat[cat]:
+        for _cat, sku, qty, spares, oq, watts, unit, ext in by_cat[cat]:
             desc, ff, length = pinfo(cat, sku)
             if sku in verify:
                 desc = f"{desc} [{VERIFY}: {verify[sku]}]"
@@ -430,7 +430,7 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
         cw = Decimal(0)
         cp = Decimal(0)
         cw_any = cp_any = False
-        for cat_, sku, qty, spares, oq, watts, unit, ext in by_cat[cat]:
+        for _cat, sku, qty, spares, oq, watts, unit, ext in by_cat[cat]:
             p = b.parts.get((cat, sku))
             desc = p.description if p else ""
             if p and p.length_m is not None and cat in ("copper", "aoc", "fiber", "trunk"):

@@ -285,14 +285,14 @@ class _PanelPorts:
         self.front: dict = {}
         at_a: dict = {}  # link id -> (ri, u, front port) where its A-side cord meets a panel
         at_b: dict = {}
-        for cid, kind, _part, _len, a, b, lids, _tier, _net in v.ph.cable_rows:
+        for _cid, kind, _part, _len, a, b, lids, _tier, _net in v.ph.cable_rows:
             if kind == "trunk":
                 continue
             if b[0] == "panel":
                 at_a[lids[0]] = (b[1], b[2], str(b[3]))
             if a[0] == "panel":
                 at_b[lids[0]] = (a[1], a[2], str(a[3]))
-        for cid, kind, _part, _len, a, b, lids, _tier, _net in v.ph.cable_rows:
+        for cid, kind, _part, _len, _a, _b, lids, _tier, _net in v.ph.cable_rows:
             if kind != "trunk":
                 continue
             groups: dict = {}

@@ -288,7 +288,7 @@ def test_no_cell_text_overflows_its_column(out):
         edges.append(edges[-1] + c.width)
     f = fitter(COND, 7)
     checked = 0
-    for page, x, y, text, size, font in pdf.items:
+    for _page, x, _y, text, size, font in pdf.items:
         if size != 7 or "Condensed" not in font or "Bold" in font:
             continue
         k = max(i for i, e in enumerate(edges[:-1]) if e <= x + 0.01)
