@@ -168,7 +168,7 @@ def main() -> int:
                 break
             except OSError:
                 if time.monotonic() > deadline or server.poll() is not None:
-                    raise SystemExit("gunicorn did not start")
+                    raise SystemExit("gunicorn did not start") from None
                 time.sleep(0.2)
         rev = f"{base}/api/v1/designs/{world['design']}/revisions/{world['number']}"
         deep = _deep_cursor(base, world)

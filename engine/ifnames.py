@@ -26,6 +26,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .catalog import SwitchModel
 
 SWITCH_ROLES = frozenset(("leaf", "spine", "core", "oob", "oob-agg"))
 PLATFORMS = ("nvue", "sonic", "eos", "ib", "host", "other")
@@ -116,7 +120,7 @@ class InterfaceMap:
     """Design (device, port, speed) -> platform interface name, for one computed design."""
 
     platforms: tuple[str, ...]  # per device index
-    _switch_models: Mapping[int, object]  # device index -> catalog SwitchModel (switches only)
+    _switch_models: Mapping[int, SwitchModel]  # device index -> catalog SwitchModel (switches only)
     _netdevs: Mapping[str, Mapping[str, str]]  # server model -> {design port: netdev}
     _models: tuple[str, ...]
 

@@ -25,6 +25,7 @@ from .physical import (
     CageEnd,
     LabelEnd,
     LabelTemplate,
+    LinkSlot,
     MediaPolicy,
     MediaRequest,
     MediaSelectionError,
@@ -255,6 +256,7 @@ class _EndRenderer:
 
     def _device(self, dev: int) -> tuple:
         name, p = self.devs[dev].name, self.places[dev]
+        known: tuple[str | None, str, str, int | str]  # (port template, device, rack id, unit); placed or not
         if p is None:
             known = (None, name, "", "")
         else:
@@ -492,6 +494,7 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
                 demands[(tier, network, pa.rack, pb.rack, choice)].append(i)
                 continue
         if shared:
+            ck: tuple[int | str, ...]
             if _per_connector(choice, split, ea.port_speed_gbps != speed):
                 # A 1:2 splitter (or a paired cord) is shared by the two links of one module connector.
                 if choice.split_end == "b":
@@ -563,7 +566,7 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
             next_id += 1
         network_of_trunk: dict[str, str] = {}
         # Per trunk, in one pass over the links: the first link's slot (its panel units) and the links it carries.
-        first_slot: dict[str, object] = {}
+        first_slot: dict[str, LinkSlot] = {}
         carried: dict[str, list[int]] = defaultdict(list)
         for (key, idxs), slots in zip(groups, plan.slots):
             choice = key[4]
@@ -626,7 +629,7 @@ def _roll_up(result: PhysicalResult, *, spec, catalog: Catalog, devices, links, 
              over: dict) -> list[str]:
     """Fill in `result`'s fiber totals, BOM and worst links, and return the physical layer's warnings."""
     choices, cables, trunks_out = result.choices, result.cables, result.trunks
-    direct = Counter()
+    direct: Counter[tuple[str, str, int, int, int]] = Counter()  # (network, tier, rack A, rack B, choice id)
     by_id = {}
     rack_of = [p.rack if p else -1 for p in places]
     for link, choice, link_cables in zip(links, choices, cables):

@@ -17,7 +17,7 @@ from .placement import _Floor, plan_floor
 from .rack_power import rack_budgets, rack_power_report
 from .result import ENGINE_VERSION, DesignDraft, DesignResult, ProgressFn, no_progress
 from .runlength import device_geometry, run_lengths
-from .errors import SpecError
+from .errors import EngineInvariantError, SpecError
 from .gcpause import cyclic_gc_paused
 from .guard import Limits, check_spec
 from .spec import DesignSpec
@@ -131,6 +131,8 @@ def start_design(spec: DesignSpec, catalog: Catalog | None = None,
             f"network racks hold at most {cap} devices each so that their patch panels fit above them "
             f"(layout.network_rack_devices: auto; set it to choose)"]
         return replace(draft, spec=spec, extra_summary={**draft.extra_summary, "notes": notes})
+    if overflow is None:  # every pass that did not return overflowed, and PANEL_RETRIES >= 0 makes one
+        raise EngineInvariantError("no placement was tried")
     raise SpecError.at("layout.network_rack_devices", f"the patch panels of {overflow.rack_name} do not fit even "
                                                       f"with {tried.layout.network_rack_devices} devices per network "
                                                       "rack: cable a tier directly (physical.tiers.<tier>.cabling)")

@@ -107,7 +107,7 @@ class _Floor:
                     or (max_devices is not None and count >= max_devices)
                     # a device above the whole budget gets a rack of its own (and a warning from rack_power)
                     or (max_kw is not None and count and kw + power > max_kw + 1e-9))
-            if full:
+            if full or rack is None:  # `full` covers rack None too; said again for the type checker
                 rack, u, count, kw = self.new_rack(kind), 1, 0, 0.0
             self.places[d.idx] = Place(rack, u)
             u += d.rack_units

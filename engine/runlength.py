@@ -14,9 +14,10 @@ from .placement import U_M
 from .spec import LayoutSpec
 
 
-def device_geometry(devices: list[Device], places: list[Place | None], racks: list[Rack]):
+def device_geometry(devices: list[Device], places: list[Place | None],
+                    racks: list[Rack]) -> list[tuple[int, float, float, float] | None]:
     """Per device: (rack index, x, y, port height above the floor in metres); None when unplaced."""
-    out = []
+    out: list[tuple[int, float, float, float] | None] = []
     for d, p in zip(devices, places):
         if p is None:
             out.append(None)
@@ -34,7 +35,7 @@ def run_lengths(links, geometry, layout: LayoutSpec) -> list[float]:
     drop = layout.tray_drop_m
     ends = 2 * layout.slack_per_end_m
     inner = layout.in_rack_allowance_m + ends
-    out = []
+    out: list[float] = []
     append = out.append
     for link in links:
         ga = geometry[link.a]

@@ -54,6 +54,13 @@ class Field:
     def required(self) -> bool:
         return self.default is REQUIRED
 
+    @property
+    def map_values(self) -> Field:
+        """The field every value of a kind="map" field satisfies; a map declared without one is a schema bug."""
+        if self.values is None:
+            raise TypeError(f"a {self.kind!r} field declares no `values` field")
+        return self.values
+
 
 def parse_ratio(text: Any) -> tuple[float, float] | None:
     """'3:1' -> (3.0, 1.0); None when the text is not a ratio of two positive numbers."""
@@ -116,7 +123,7 @@ def _check(spec: Field, value: Any, path: str) -> tuple[Any, list[FieldError]]:
             return value, [FieldError(path, "must be a mapping")]
         out, errors = {}, []
         for k, v in value.items():
-            out[str(k)], errs = _check(spec.values, v, _join(path, str(k)))
+            out[str(k)], errs = _check(spec.map_values, v, _join(path, str(k)))
             errors += errs
         return out, errors
     if kind == "any":
@@ -258,7 +265,7 @@ def _field_schema(f: Field) -> dict:
             inner = _field_schema(f.fields[f.shorthand])
             s = {"anyOf": [s, inner]}
     elif kind == "map":
-        s = {"type": "object", "additionalProperties": _field_schema(f.values)}
+        s = {"type": "object", "additionalProperties": _field_schema(f.map_values)}
     elif kind == "any":
         s = {}
     elif kind == "bool":

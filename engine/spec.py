@@ -136,6 +136,18 @@ LAYOUT = {
                                        "and the rack's OOB switch allow."),
 }
 
+# NetBox release series the netbox/ export files are written for: the 4.4 series and 4.5 and later differ
+# (4.5 gave front ports their own `positions` column, required). Keep in step with
+# apps/exports/renderers/data/netbox_import_fields.json, which holds each series' import fields.
+NETBOX_VERSIONS = ("4.4", "4.5", "4.6")
+NETBOX_DEFAULT_VERSION = "4.6"
+
+EXPORTS = {
+    "netbox_version": Field("enum", default=NETBOX_DEFAULT_VERSION, choices=NETBOX_VERSIONS,
+                            help="NetBox release series (major.minor) the netbox/ import files are written for; "
+                                 "the current release by default."),
+}
+
 SPEC_FIELDS = {
     "name": Field("str", max_length=NAME_LENGTH, help="Design name."),
     "description": Field("str", default=None, nullable=True, max_length=DESCRIPTION_LENGTH),
@@ -154,6 +166,7 @@ SPEC_FIELDS = {
                  help="Congestion-control and QoS policy (traffic classes, DSCP, PFC, ECN, DCQCN); defaults per technology."),
     "workloads": Field("any", default=None, nullable=True,
                        help="Training workloads to check against the fabric (list of profiles or preset names)."),
+    "exports": Field("object", default={}, fields=EXPORTS, help="Settings of the exported files."),
 }
 
 
@@ -164,8 +177,10 @@ class Ratio:
 
     @classmethod
     def parse(cls, text: str) -> "Ratio":
-        a, b = parse_ratio(text)
-        return cls(a, b)
+        parsed = parse_ratio(text)
+        if parsed is None:  # the schema checked every ratio first
+            raise ValueError(f"not a ratio: {text!r}")
+        return cls(*parsed)
 
     @property
     def value(self) -> float:
@@ -243,6 +258,11 @@ class LayoutSpec:
 
 
 @dataclass(frozen=True)
+class ExportsSpec:
+    netbox_version: str = NETBOX_DEFAULT_VERSION
+
+
+@dataclass(frozen=True)
 class DesignSpec:
     name: str
     description: str | None
@@ -256,6 +276,7 @@ class DesignSpec:
     qos: Mapping[str, Any] | None
     workloads: Any
     normalized: str  # canonical JSON of the normalized spec, for hashing and storage
+    exports: ExportsSpec = ExportsSpec()
 
     def to_dict(self) -> dict:
         return json.loads(self.normalized)
@@ -308,6 +329,7 @@ def parse_spec(data: Any) -> DesignSpec:
         physical=norm["physical"],
         qos=norm["qos"],
         workloads=norm["workloads"],
+        exports=ExportsSpec(**norm["exports"]),
         normalized=json.dumps({"schema_version": SCHEMA_VERSION, **norm}, sort_keys=True, separators=(",", ":")),
     )
 

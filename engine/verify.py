@@ -16,6 +16,7 @@ def _first_port_beyond_radix(devices, links, switches) -> None:
     """Fail on the first link end, in link order, on a port its switch does not have at the link's speed."""
     valid: dict[tuple[str, int], frozenset] = {}
     for link in links:
+        ends: tuple[tuple[int, str], ...]
         if link.network == "oob":
             ends = ((link.b, link.b_port),) if link.tier == "device-oob" else ()
         else:
@@ -40,7 +41,7 @@ def verify(*, devices, links, switches, compute_plan, server_model, n_servers: i
     checks = []
 
     # 1. No port used twice, on any device of any network.
-    seen = set()
+    seen: set[tuple[int, str]] = set()
     add = seen.add
     for link in links:
         add((link.a, link.a_port))
@@ -97,7 +98,7 @@ def verify(*, devices, links, switches, compute_plan, server_model, n_servers: i
         checks.append("one-rail-per-leaf")
 
         # 4. Equal links from each leaf to each spine of its group (and spine to core group).
-        for tier, lower, upper_role, per in (("leaf-spine", "leaf", "spine", p.spines_per_pod),
+        for tier, _lower, upper_role, per in (("leaf-spine", "leaf", "spine", p.spines_per_pod),
                                              ("spine-core", "spine", "core", p.cores_per_group)):
             pairs = Counter((link.a, link.b) for link in compute if link.tier == tier)
             if not pairs:

@@ -82,7 +82,7 @@ def verify_cabling(*, devices, places, racks, physical, rack_units: int, rendere
             for end in (row[4], row[5]):
                 if end[0] == "panel" and (end[1], end[2]) not in at:
                     _fail(f"cable C{row[0]:06d} ends on a patch panel at {racks[end[1]].id} U{end[2]} that is not placed")
-        ordered = Counter()
+        ordered: Counter[tuple[str, str, str]] = Counter()
         for rp in physical.panels:
             ordered[(rp.rack, rp.tier, rp.panel_kind)] += rp.panels
         stood = Counter((racks[pp.rack].id, pp.tier, pp.panel_kind) for pp in placed)
@@ -167,7 +167,7 @@ def _cord_label_clash(cords, template: LabelTemplate, renderer, n_devices: int, 
             return _clash_by_unit(cords, risky, template, renderer, used)
         return None
     else:
-        used = sorted(fields - {_PORT})
+        key_fields = sorted(fields - {_PORT})
         racks = renderer.racks
         shared_by: dict = defaultdict(list)
         for dev, (d, p) in enumerate(zip(renderer.devs, renderer.places)):
@@ -177,12 +177,12 @@ def _cord_label_clash(cords, template: LabelTemplate, renderer, n_devices: int, 
                 r = racks[p.rack]
                 site, _, grid = r.id.partition(".")
                 end = LabelEnd(site=site, grid=grid or site, ru=p.u, device=d.name, rack=r.id, row=r.row_name)
-            shared_by[tuple(end[i] for i in used)].append(dev)
+            shared_by[tuple(end[i] for i in key_fields)].append(dev)
         for pp in panel_places:
             r = racks[pp.rack]
             site, _, grid = r.id.partition(".")
             end = LabelEnd(site=site, grid=grid or site, ru=pp.u, device="PANEL", rack=r.id, row=r.row_name)
-            shared_by[tuple(end[i] for i in used)].append(("panel", pp.rack, pp.u))
+            shared_by[tuple(end[i] for i in key_fields)].append(("panel", pp.rack, pp.u))
         risky = {o for owners in shared_by.values() if len(owners) > 1 for o in owners}
     if not risky:
         return None

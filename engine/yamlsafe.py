@@ -15,12 +15,13 @@ JSON column can store, and reads text of any size. `load_user_yaml` refuses each
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import yaml
 from yaml.composer import Composer
 from yaml.constructor import SafeConstructor
-from yaml.events import AliasEvent, MappingStartEvent, ScalarEvent, SequenceStartEvent
+from yaml.error import Mark
+from yaml.events import AliasEvent, Event, MappingStartEvent, ScalarEvent, SequenceStartEvent
 from yaml.parser import Parser
 from yaml.reader import Reader
 from yaml.resolver import Resolver
@@ -77,22 +78,31 @@ def _refuse_tag(loader, node):
 _Constructor.add_constructor(None, _refuse_tag)
 
 
+def _start(event: Event) -> Mark | None:
+    # This loader is pure Python (Reader, not libyaml's CParser), so its events carry yaml.error.Mark; the
+    # stubs also allow libyaml's Mark, which ComposerError's signature does not name.
+    return cast("Mark | None", event.start_mark)
+
+
 class _Composer(Composer):
     """Refuses aliases and anchors, and counts nesting as it composes."""
 
     _depth = 0
 
+    if TYPE_CHECKING:  # Parser's, which _Loader mixes in alongside this class
+        def peek_event(self) -> Event: ...
+
     def compose_node(self, parent, index):
         event = self.peek_event()
         if isinstance(event, AliasEvent):
-            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed", event.start_mark)
+            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed", _start(event))
         if isinstance(event, (ScalarEvent, MappingStartEvent, SequenceStartEvent)) and event.anchor is not None:
-            raise yaml.composer.ComposerError(None, None, "anchors (&name) are not allowed", event.start_mark)
+            raise yaml.composer.ComposerError(None, None, "anchors (&name) are not allowed", _start(event))
         self._depth += 1
         try:
             if self._depth > MAX_DEPTH:
                 raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_DEPTH} levels",
-                                                  event.start_mark)
+                                                  _start(event))
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1

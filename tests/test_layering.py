@@ -26,6 +26,7 @@ KNOWN_UPWARD: dict[str, set[str]] = {
     "apps/common/views.py": {"jobs"},  # /healthz reads the workers' last beat
     "apps/designs/catalog_views.py": {"api"},  # custom-part validation and the price-list serializer
     "apps/designs/management/commands/plan.py": {"exports"},  # the CLI writes every deliverable
+    "apps/designs/orders.py": {"exports"},  # recomputes the BOM's network/SU split until the snapshot stores it
     "apps/designs/measurements.py": {"api", "exports"},  # measurement uploads, to move to their own app
     "apps/designs/qos_selectors.py": {"exports"},  # QoS file rendering for the revision page
     "apps/designs/revision_cache.py": {"exports"},  # renderer versions in the cache fingerprint

@@ -39,7 +39,9 @@ def completeness_of(summary: dict | None) -> dict:
 
 
 def _money(d: Decimal) -> str:
-    return format(d.quantize(Decimal("0.01")), "f")
+    from engine.orders.money import fmt_money
+
+    return fmt_money(d)
 
 
 def revision_bom(*, revision: Revision, spares_percent: Decimal = Decimal(0), category: str | None = None) -> dict:
@@ -56,7 +58,8 @@ def revision_bom(*, revision: Revision, spares_percent: Decimal = Decimal(0), ca
     opts = ExportOptions.from_any({"prices": prices, "spares_percent": {"*": spares_percent}})
     order, totals, _ = order_lines(summary_lines, opts)
     lines = [{"part": sku, "description": line.get("description", ""), "category": cat, "quantity": qty,
-              "spares": spares, "order_quantity": oq, "unit_price": prices.get(sku),
+              "spares": spares, "order_quantity": oq,
+              "unit_price": _money(prices[sku]) if prices.get(sku) is not None else None,
               "total": _money(ext) if ext is not None else None, "watts": watts,
               "verify_before_ordering": bool(line.get("unconfirmed")), "unconfirmed": line.get("unconfirmed") or ""}
              for line, (cat, sku, qty, spares, oq, watts, _unit, ext) in zip(summary_lines, order)]

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+
+from engine.orders.money import MONEY_FORMAT, MONEY_PATTERN
 
 
 def _json_type_error(field: serializers.Field, value) -> str | None:
@@ -57,6 +60,11 @@ def query(serializer_class: type[serializers.Serializer], request) -> dict:
 
 
 # --- shared response shapes ----------------------------------------------------------------------
+
+@extend_schema_field({"type": "string", "format": "decimal", "pattern": MONEY_PATTERN, "description": MONEY_FORMAT})
+class MoneyField(serializers.CharField):
+    """A price in the one price format everywhere (engine/orders/money.py)."""
+
 
 class FieldErrorOut(serializers.Serializer):
     path = serializers.CharField(help_text="Dotted path of the field (spec field, body field or query parameter).")

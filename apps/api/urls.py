@@ -5,7 +5,7 @@ from django.urls import path, re_path, register_converter
 
 from .errors import ApiError
 from .views import catalog, designs, downloads, revisions, tokens
-from .views import qos
+from .views import orders, qos
 from .views.base import ApiView
 
 
@@ -65,6 +65,11 @@ urlpatterns = [
     path(f"{D}/shares/<str:username>/", designs.DesignShareApi.as_view(), name="design-share"),
     path(f"{D}/compute/", designs.DesignComputeApi.as_view(), name="design-compute"),
     path(f"{D}/bom-diff/", revisions.BomDiffApi.as_view(), name="design-bom-diff"),
+    path(f"{D}/order-delta/", orders.OrderDeltaApi.as_view(), name="design-order-delta"),
+    path(f"{D}/change-order.csv", orders.ChangeOrderCsvApi.as_view(), name="design-change-order-csv"),
+    path(f"{D}/change-order.pdf", orders.ChangeOrderPdfApi.as_view(), name="design-change-order-pdf"),
+    path(f"{D}/ordered/", orders.DesignBaselineApi.as_view(), name="design-ordered"),
+    path(f"{D}/lead-times/", orders.LeadTimesApi.as_view(), name="design-lead-times"),
     path("jobs/<uuid:job_id>/", designs.JobDetailApi.as_view(), name="job-detail"),
     path("jobs/<uuid:job_id>/cancel/", designs.JobCancelApi.as_view(), name="job-cancel"),
     path("jobs/<uuid:job_id>/file", downloads.JobFileApi.as_view(), name="job-file"),
@@ -73,6 +78,8 @@ urlpatterns = [
     path(f"{R}/summary/", revisions.RevisionSummaryApi.as_view(), name="revision-summary"),
     path(f"{R}/bom/", revisions.RevisionBomApi.as_view(), name="revision-bom"),
     path(f"{R}/reprice/", revisions.RevisionRepriceApi.as_view(), name="revision-reprice"),
+    path(f"{R}/order/", orders.RevisionOrderApi.as_view(), name="revision-order"),
+    path(f"{R}/ordered/", orders.RevisionOrderedApi.as_view(), name="revision-ordered"),
     path(f"{R}/links/", revisions.RevisionLinksApi.as_view(), name="revision-links"),
     path(f"{R}/cables/", revisions.RevisionCablesApi.as_view(), name="revision-cables"),
     path(f"{R}/loss-budget/", revisions.RevisionLossBudgetApi.as_view(), name="revision-loss-budget"),

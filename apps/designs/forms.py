@@ -30,11 +30,12 @@ from .tables import CABLE_SORTS, LINK_SORTS, MAX_LIMIT
 SEP = "__"  # form field names are spec paths with "." replaced (ids stay valid CSS selectors)
 
 # Spec sections shown folded (<details>) unless they are in use or have errors.
-OPTIONAL_SECTIONS = ("storage_fabric", "inband", "oob", "layout", "physical", "qos", "workloads")
+OPTIONAL_SECTIONS = ("storage_fabric", "inband", "oob", "layout", "physical", "qos", "workloads", "exports")
 SECTION_TITLES = {"": "Design", "servers": "Servers", "compute_fabric": "Compute fabric",
                   "storage_fabric": "Storage fabric", "inband": "In-band management network",
                   "oob": "Out-of-band management network", "layout": "Layout and floor plan",
-                  "physical": "Physical layer", "qos": "QoS and congestion control", "workloads": "Training workloads"}
+                  "physical": "Physical layer", "qos": "QoS and congestion control", "workloads": "Training workloads",
+                  "exports": "Exported files"}
 # Words in field keys that are units: "port_speed_gbps" is labelled "Port speed (Gb/s)".
 _UNITS = {"gbps": "Gb/s", "kw": "kW", "mm": "mm", "m": "m"}
 _ACRONYMS = {"oob": "OOB", "ufm": "UFM", "su": "SU", "pdus": "PDUs"}
@@ -297,7 +298,7 @@ class SpecForm(SpecErrorsMixin, forms.Form):
         enabled = f"{key}{SEP}enabled"
         if enabled in self.fields:
             return bool(self[enabled].value())
-        return key != "layout" and any(f.value() not in (None, "") for f in fields)
+        return key not in ("layout", "exports") and any(f.value() not in (None, "") for f in fields)
 
     @staticmethod
     def datalists() -> dict[str, list[tuple[str, str]]]:
@@ -360,22 +361,61 @@ class ShareForm(forms.Form):
         return self.cleaned_data["username"].strip()
 
 
-class CompareForm(forms.Form):
-    old = forms.TypedChoiceField(label="Older revision", coerce=int)
-    new = forms.TypedChoiceField(label="Newer revision", coerce=int)
+ORDERED = "ordered"
 
-    def __init__(self, *args, numbers: list[int], **kwargs):
+
+def _revision_or_ordered(value: str):
+    return ORDERED if value == ORDERED else int(value)
+
+
+class CompareForm(forms.Form):
+    old = forms.TypedChoiceField(label="Older revision", coerce=_revision_or_ordered)
+    new = forms.TypedChoiceField(label="Newer revision", coerce=int)
+    spares_percent = forms.CharField(
+        label="Spares %", required=False, max_length=400,
+        help_text='Per line, rounded up: "5" for every category, or "transceiver:2,fiber:5". '
+                  'Against the ordered baseline, empty keeps the spares it was ordered with.')
+
+    def __init__(self, *args, numbers: list[int], baseline_number: int | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         choices = [(n, f"r{n}") for n in numbers]
-        self.fields["old"].choices = self.fields["new"].choices = choices
+        self.fields["new"].choices = choices
+        self.fields["old"].choices = (
+            [(ORDERED, f"As ordered (r{baseline_number})")] if baseline_number is not None else []) + choices
         if len(numbers) >= 2:
             self.fields["new"].initial, self.fields["old"].initial = numbers[0], numbers[1]
+
+    def clean_spares_percent(self):
+        from engine.orders.spares import parse_percents
+
+        raw = self.cleaned_data.get("spares_percent", "").strip()
+        if not raw:
+            return None
+        try:
+            return parse_percents(raw, "Spares %")
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None
 
     def clean(self):
         data = super().clean()
         if data.get("old") is not None and data.get("old") == data.get("new"):
             raise forms.ValidationError("Pick two different revisions.")
         return data
+
+
+class MarkOrderedForm(forms.Form):
+    spares_percent = forms.CharField(
+        label="Spares %", required=False, max_length=400,
+        help_text='Spares ordered with it, per line, rounded up: "5", or "transceiver:2,fiber:5".')
+
+    def clean_spares_percent(self):
+        from engine.orders.spares import parse_percents
+
+        raw = self.cleaned_data.get("spares_percent", "").strip()
+        try:
+            return parse_percents(raw, "Spares %") if raw else None
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None
 
 
 class ElevationForm(forms.Form):

@@ -195,3 +195,35 @@ class RevisionRepricing(models.Model):
 
     class Meta:
         ordering = ["-id"]
+
+
+class OrderedBaseline(models.Model):
+    """A revision the user marked "ordered": its purchase order frozen as it was placed (lines, spares rule, the
+    price-list version and its prices, the split per network and SU), so later revisions are compared with what
+    was bought, whatever happens to prices or rules afterwards. A design's newest one is its baseline; older
+    ones stay as its history."""
+
+    design = models.ForeignKey(Design, on_delete=models.CASCADE, related_name="ordered_baselines")
+    revision = models.ForeignKey(Revision, on_delete=models.CASCADE, related_name="+")
+    price_version = models.ForeignKey("catalog.PriceListVersion", null=True, on_delete=models.PROTECT,
+                                      related_name="+")
+    order = models.JSONField()  # engine.orders.lines.Order.to_dict(), frozen
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"{self.design} r{self.revision.number} ordered"
+
+
+class PartLeadTime(models.Model):
+    """The lead time a user filled in for one part of a design's order (shown on its order lines)."""
+
+    design = models.ForeignKey(Design, on_delete=models.CASCADE, related_name="lead_times")
+    part = models.CharField(max_length=64)
+    days = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["design", "part"], name="lead_time_per_part")]

@@ -28,6 +28,7 @@ urlpatterns = [
     path("<int:pk>/revisions/<int:number>/", views.revision_detail, name="revision"),
     path("<int:pk>/revisions/<int:number>/files/<str:kind>", views.revision_file, name="revision_file"),
     path("<int:pk>/revisions/<int:number>/reprice/", views.revision_reprice_view, name="reprice"),
+    path("<int:pk>/revisions/<int:number>/ordered/", views.revision_mark_ordered_view, name="mark_ordered"),
     path("<int:pk>/revisions/<int:number>/links/", views.revision_links, name="links"),
     path("<int:pk>/revisions/<int:number>/cables/", views.revision_cables, name="cables"),
     path("<int:pk>/revisions/<int:number>/links.csv", views.revision_table_csv, {"table": "links"}, name="links_csv"),

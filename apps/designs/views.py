@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -29,8 +30,10 @@ from engine.model import TIERS
 from . import diagrams
 from .compare import CHANGES, TABLES, previous_revision_number, revision_diff_page
 from .forms import (
+    ORDERED,
     CompareForm,
     ElevationForm,
+    MarkOrderedForm,
     NewDesignForm,
     ShareForm,
     SpecForm,
@@ -39,6 +42,7 @@ from .forms import (
     spec_yaml,
 )
 from .models import CableRecord, Design, Revision
+from .orders import baseline_current, baseline_mark, order_delta_between, order_delta_from_baseline
 from .pricing import PriceListMissing, revision_pricing, revision_reprice
 from .selectors import design_can_write, design_get, design_list_owned, design_list_shared, revision_get
 from .services import (
@@ -320,6 +324,7 @@ def revision_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
         "previous_number": previous_revision_number(revision),
         "pricing": revision_pricing(revision=revision),
         "can_write": design_can_write(user=request.user, design=revision.design),
+        "baseline": baseline_current(design=revision.design), "mark_ordered_form": MarkOrderedForm(),
     })
 
 
@@ -429,18 +434,107 @@ def revision_table_csv(request: HttpRequest, pk: int, number: int, table: str) -
     return response
 
 
+def _compare_form(request: HttpRequest, design: Design):
+    """The compare form, and (old revision, new revision, baseline or None) when it is valid. With "ordered"
+    as the older side, the links and counts are those of the revision that was ordered."""
+    numbers = list(design.revisions.values_list("number", flat=True))
+    baseline = baseline_current(design=design)
+    form = CompareForm(request.GET, numbers=numbers, baseline_number=baseline.revision.number if baseline else None)
+    if not form.is_valid():
+        return form, None
+    old_number = form.cleaned_data["old"]
+    use_baseline = old_number == ORDERED
+    old = baseline.revision if use_baseline else design.revisions.get(number=old_number)
+    new = design.revisions.get(number=form.cleaned_data["new"])
+    return form, (old, new, baseline if use_baseline else None)
+
+
+def _order_rule(form: CompareForm):
+    from engine.orders.spares import PercentPerCategory
+
+    percents = form.cleaned_data.get("spares_percent")
+    return PercentPerCategory(percents) if percents is not None else None
+
+
 @signin_required
 @require_safe
 def revision_compare_view(request: HttpRequest, pk: int) -> HttpResponse:
     design = design_get(user=request.user, design_id=pk)
-    numbers = list(design.revisions.values_list("number", flat=True))
-    form = CompareForm(request.GET, numbers=numbers)
-    if not form.is_valid():
+    form, pair = _compare_form(request, design)
+    if pair is None:
         return render(request, "designs/compare.html", {"design": design, "form": form}, status=400)
-    old, new = (design.revisions.get(number=form.cleaned_data[k]) for k in ("old", "new"))
+    old, new, baseline = pair
     diff = revision_compare(old=old, new=new)
-    return render(request, "designs/compare.html", {"design": design, "form": form, "diff": diff, "old": old, "new": new,
-                                                    "tables": TABLES, "changes": CHANGES})
+    rule = _order_rule(form)
+    delta = (order_delta_from_baseline(baseline=baseline, new=new, rule=rule) if baseline else
+             order_delta_between(old=old, new=new, rule=rule))
+    query = {"old": ORDERED if baseline else old.number, "new": new.number}
+    if form.cleaned_data.get("spares_percent") is not None:
+        query["spares_percent"] = form.data.get("spares_percent", "").strip()
+    base = f"/api/v1/designs/{design.pk}/change-order"
+    return render(request, "designs/compare.html", {
+        "design": design, "form": form, "diff": diff, "old": old, "new": new, "tables": TABLES, "changes": CHANGES,
+        "baseline": baseline, "order": _order_view(delta),
+        "change_order_urls": {fmt: f"{base}.{fmt}?{urlencode(query)}" for fmt in ("csv", "pdf")}})
+
+
+def _order_view(delta) -> dict:
+    """The order delta as the compare page shows it: changed lines grouped by category title (in the BOM's
+    category order), every figure signed, then the same per network and per SU."""
+    from engine.orders.lines import CATEGORY_TITLE
+    from engine.orders.money import fmt_money, fmt_signed_money
+    from engine.orders.lines import delta_totals, iter_group_deltas
+
+    def rows(lines):
+        out = []
+        for d in lines:
+            if d.status == "unchanged":
+                continue
+            o, n = d.old, d.new
+            out.append({"part": d.part, "description": d.description, "status": d.status,
+                        "category": CATEGORY_TITLE.get(d.category, d.category),
+                        "old_quantity": o.quantity if o else 0, "new_quantity": n.quantity if n else 0,
+                        "quantity": d.quantity, "spares": d.spares,
+                        "old_order": o.order_quantity if o else 0, "new_order": n.order_quantity if n else 0,
+                        "order_quantity": d.order_quantity,
+                        "money": fmt_signed_money(d.extended_price) if d.extended_price is not None else None,
+                        "spares_rule": (n or o).spares_rule})
+        return out
+
+    t = delta.totals
+    groups = []
+    for section, key, title, lines in iter_group_deltas(delta):
+        r = rows(lines)
+        if r:
+            gt = delta_totals(lines)
+            groups.append({"section": section, "key": key, "title": title, "rows": r, "order_quantity":
+                           gt.order_quantity, "money": fmt_signed_money(gt.extended_price)
+                           if gt.extended_price is not None else None})
+    return {"rows": rows(delta.lines), "totals": t, "groups": groups,
+            "currency": delta.new.currency if delta.money_comparable else None,
+            "money": fmt_signed_money(t.extended_price) if t.extended_price is not None else None,
+            "old_money": fmt_money(delta.old.totals.extended_price), "new_money": fmt_money(
+                delta.new.totals.extended_price),
+            "old": delta.old, "new": delta.new}
+
+
+@signin_required
+@require_POST
+def revision_mark_ordered_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    """Mark the revision ordered: its order as it is now (prices, spares) becomes the design's baseline."""
+    from engine.orders.spares import PercentPerCategory
+
+    design = design_get(user=request.user, design_id=pk, write=True)
+    revision = revision_get(user=request.user, design_id=design.pk, number=number)
+    form = MarkOrderedForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Spares %: " + "; ".join(form.errors.get("spares_percent", [])))
+    else:
+        percents = form.cleaned_data["spares_percent"]
+        baseline_mark(revision=revision, user=request.user,
+                      rule=PercentPerCategory(percents) if percents is not None else None)
+        messages.success(request, f"r{revision.number} is marked ordered: later revisions compare with this order.")
+    return redirect(reverse("designs:revision", args=[pk, number]) + "#ordered-title")
 
 
 @signin_required
@@ -450,11 +544,10 @@ def revision_compare_rows_view(request: HttpRequest, pk: int, table: str, change
     if table not in TABLES or change not in CHANGES:
         raise Http404("No such comparison.")
     design = design_get(user=request.user, design_id=pk)
-    numbers = list(design.revisions.values_list("number", flat=True))
-    form = CompareForm(request.GET, numbers=numbers)
-    if not form.is_valid():
+    form, pair = _compare_form(request, design)
+    if pair is None:
         return render(request, "designs/compare.html", {"design": design, "form": form}, status=400)
-    old, new = (design.revisions.get(number=form.cleaned_data[k]) for k in ("old", "new"))
+    old, new, _baseline = pair
     try:
         page_number = int(request.GET.get("page", "1"))
     except ValueError:

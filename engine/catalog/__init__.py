@@ -9,11 +9,14 @@ import hashlib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import yaml
 
 from ..errors import CatalogError
+
+if TYPE_CHECKING:
+    from ..physical.catalog import MediaCatalog
 
 DATA_DIR = Path(__file__).parent / "data"
 
@@ -286,14 +289,14 @@ def _build(extra: Mapping | None, with_media: bool) -> Catalog:
         k: ApplianceModel(k, v["name"], int(v.get("rack_units", 1)), v.get("power_kw"), tuple(v.get("sources") or ()))
         for k, v in (switches_doc.get("appliances") or {}).items()
     }
-    media = None
+    media: MediaCatalog | None = None
     version = f"{servers_doc['version']}+{digest.hexdigest()[:10]}"
     if with_media:
         try:
             from ..physical.catalog import load_media_catalog
         except ImportError:  # physical layer not installed in this build
-            load_media_catalog = None
-        if load_media_catalog is not None:
+            pass
+        else:
             media = load_media_catalog((extra or {}).get("media"))
             version = f"{version}/{media.version}"
     return Catalog(servers=servers, switches=switches, appliances=appliances, version=version, media=media)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import NamedTuple
 
+from engine.errors import EngineInvariantError
 from engine.physical.catalog import CablingRules
 from engine.physical.constants import POSITIONS
 from engine.physical.policy import MediaPolicy
@@ -116,6 +117,21 @@ class MatedPair(NamedTuple):
     via: int  # adapter element index, or -1
 
 
+def mated_faces(els: tuple[Element, ...], p: MatedPair) -> tuple[Face, Face]:
+    """(left element's B face, right element's A face) of a pair from mated_pairs, which pairs only faces."""
+    fl, fr = els[p.left].b, els[p.right].a
+    if fl is None or fr is None:
+        raise EngineInvariantError(f"{els[p.left].id} meets {els[p.right].id} without a connector face")
+    return fl, fr
+
+
+def cable_faces(el: Element) -> tuple[Face, Face]:
+    """(A face, B face) of a cord or trunk, which has both."""
+    if el.a is None or el.b is None:
+        raise EngineInvariantError(f"{el.id}: a {el.kind} without both connector faces")
+    return el.a, el.b
+
+
 # --------------------------------------------------------------------------------------
 # Position permutations
 # --------------------------------------------------------------------------------------
@@ -156,6 +172,8 @@ def element_map(el: Element) -> dict[int, int]:
     """Position map A-side -> B-side of one element (missing key: light lost)."""
     if el.kind in ("cord", "trunk"):
         face = el.a or el.b
+        if face is None:
+            raise EngineInvariantError(f"{el.id}: a {el.kind} without connector faces")
         m = _cable_map(POSITIONS[face.family], el.polarity, el.fibers)
     elif el.kind == "adapter":
         npos = POSITIONS[el.family]
@@ -174,7 +192,10 @@ def element_map(el: Element) -> dict[int, int]:
         # cord on the lanes it carries: trunk-side Tx of lane i lands on the leg's Rx
         # position of lane i (N+1-(i+1)); the leg's Tx of lane i lands on the trunk-side
         # Rx of lane i. Positions per leg are not published (reference C2 gap).
-        npos = POSITIONS[el.a.family if not el.flipped else el.b.family]
+        trunk_side = el.a if not el.flipped else el.b
+        if trunk_side is None:
+            raise EngineInvariantError(f"{el.id}: a splitter without its trunk-side face")
+        npos = POSITIONS[trunk_side.family]
         m = {}
         for i, (t, r) in enumerate(zip(el.tx, el.rx, strict=True)):
             m[t] = npos - i
@@ -220,16 +241,20 @@ def build_channel(choice, structured: bool, policy: MediaPolicy, *, leg: int = 1
     split = choice.breakout == "split-1:2"
     split_at_a = choice.split_end == "a"
     n = choice.lanes_per_link
-    all_lanes = tuple(range(pmd.lanes if not lc else 1)) if not split else None
-    wide_lanes = tuple(range((leg - 1) * n, leg * n)) if split else None
-    narrow_lanes = tuple(range(n)) if split else None
+    # Read only where they apply: all_lanes without a splitter, wide/narrow_lanes with one.
+    all_lanes: tuple[int, ...] = tuple(range(pmd.lanes if not lc else 1)) if not split else ()
+    wide_lanes: tuple[int, ...] = tuple(range((leg - 1) * n, leg * n)) if split else ()
+    narrow_lanes: tuple[int, ...] = tuple(range(n)) if split else ()
 
     def iface(eid: str, side: str, lanes: tuple[int, ...], part: str | None) -> Element:
         tx = tuple(pmd.tx_positions[i] for i in lanes)
         rx = tuple(pmd.rx_positions[i] for i in lanes)
-        face_kw = {"b": if_face} if side == "a" else {"a": if_face}
-        return Element(id=eid, kind="interface", part=part, lanes=lanes, tx=tx, rx=rx, **face_kw)
+        # an interface has one face, toward the channel
+        a, b = (None, if_face) if side == "a" else (if_face, None)
+        return Element(id=eid, kind="interface", part=part, a=a, b=b, lanes=lanes, tx=tx, rx=rx)
 
+    lanes_a: tuple[int, ...]
+    lanes_b: tuple[int, ...]
     if lc:
         lanes_a = lanes_b = (0,)
     elif split:
@@ -259,6 +284,7 @@ def build_channel(choice, structured: bool, policy: MediaPolicy, *, leg: int = 1
         )
 
     ctype = choice.channel_type
+    elements: tuple[Element, ...]
     if not structured:
         if split:
             mid = splitter(f"splitter-leg-{leg}", choice.cord, choice.cable_sku, flipped=not split_at_a)
@@ -368,7 +394,7 @@ def check_channel(channel: Channel) -> list[ChannelIssue]:
     broken: dict[str, list[MatedPair]] = {r: [] for r in _PAIR_RULES}
     pairs = mated_pairs(channel)
     for p in pairs:
-        fl, fr = els[p.left].b, els[p.right].a
+        fl, fr = mated_faces(els, p)
         if fl.family != fr.family:
             broken["connector-family"].append(p)
         elif p.via >= 0 and els[p.via].family != fl.family:
@@ -388,7 +414,7 @@ def check_channel(channel: Channel) -> list[ChannelIssue]:
             broken["fiber-mode"].append(p)
     for rule in _PAIR_RULES:
         seen = set()
-        relevant = [p for p in pairs if rule != "gender" or els[p.left].b.family != "lc"]
+        relevant = [p for p in pairs if rule != "gender" or mated_faces(els, p)[0].family != "lc"]
         for p, culprit in _pick_culprit(broken[rule], relevant, els):
             if culprit in seen:
                 continue
@@ -402,7 +428,7 @@ def check_channel(channel: Channel) -> list[ChannelIssue]:
 
 def _pair_issue(rule: str, p: MatedPair, culprit: int, els: tuple[Element, ...]) -> ChannelIssue:
     left, right = els[p.left], els[p.right]
-    fl, fr = left.b, right.a
+    fl, fr = mated_faces(els, p)
     where = f"{left.id} meets {right.id}" + (f" in {els[p.via].id}" if p.via >= 0 else "")
     if rule == "connector-family":
         msg = f"{where}: {fl.family.upper()} cannot mate {fr.family.upper()} (MPO-16 has an offset key) [S17][S33]"

@@ -154,7 +154,7 @@ def port_template(compiled_end: str, end: LabelEnd) -> str:
         if int(index) == _PORT:
             out.append(f"{{0:{spec}}}" if spec else "{0}")
         else:
-            out.append(_escape(format(end[int(index)], spec)))
+            out.append(_escape(format(end[int(index)], spec or "")))
     return "".join(out)
 
 

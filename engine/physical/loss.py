@@ -19,8 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.errors import EngineInvariantError
 from engine.physical.catalog import Pmd
-from engine.physical.channel import Channel, mated_pairs
+from engine.physical.channel import Channel, cable_faces, mated_faces, mated_pairs
 from engine.physical.constants import connector_group
 from engine.physical.policy import MediaPolicy
 
@@ -61,28 +62,32 @@ def loss_budget(channel: Channel, length_m: float, pmd: Pmd | None, policy: Medi
     lp = policy.loss
     els = channel.elements
     ft = channel.fiber_type
+    if ft is None:  # build_channel gives every optical channel its choice's fiber type
+        raise EngineInvariantError("an optical channel without a fiber type")
     att = lp.attenuation(ft)
     terms: list[tuple[str, float]] = [(f"fiber {length_m:g} m {ft.upper()} x {att:g} dB/km", length_m / 1000.0 * att)]
     cassette_ids = {i for i, e in enumerate(els) if e.kind == "cassette"}
-    combined_cassette = lp.cassette_loss_db is not None
-    if combined_cassette:
+    cassette_db = lp.cassette_loss_db
+    combined_cassette = cassette_db is not None
+    if cassette_db is not None:
         for i in sorted(cassette_ids):
-            terms.append((f"{els[i].id} cassette (combined)", lp.cassette_loss_db))
+            terms.append((f"{els[i].id} cassette (combined)", cassette_db))
     pairs = mated_pairs(channel)
     for p in pairs:
         left, right = els[p.left], els[p.right]
-        group = connector_group(left.b.family)
+        left_face = mated_faces(els, p)[0]
+        group = connector_group(left_face.family)
         pair_db = lp.pair_loss_db(group)
         grade = lp.grade(group)
         if left.kind == "interface" or right.kind == "interface":
             if lp.count_interfaces:
                 iface = left if left.kind == "interface" else right
-                terms.append((f"{iface.id} interface {left.b.family.upper()} mated pair ({grade})", pair_db))
+                terms.append((f"{iface.id} interface {left_face.family.upper()} mated pair ({grade})", pair_db))
             continue
         if combined_cassette and (p.left in cassette_ids or p.right in cassette_ids):
             continue
         where = els[p.via].id if p.via >= 0 else (right.id if right.kind == "cassette" else left.id)
-        terms.append((f"{where} {left.b.family.upper()} mated pair ({grade})", pair_db))
+        terms.append((f"{where} {left_face.family.upper()} mated pair ({grade})", pair_db))
     if lp.splices_per_channel:
         terms.append((f"{lp.splices_per_channel} splice(s) x {lp.splice_loss_db:g} dB", lp.splices_per_channel * lp.splice_loss_db))
     terms_t = tuple((label, round(db, 4)) for label, db in terms)
@@ -114,7 +119,7 @@ def component_issues(channel: Channel, length_m: float, policy: MediaPolicy) -> 
     src = rules.sources[0] if rules.sources else ""
     vendor = rules.vendor.upper()
     pairs = mated_pairs(channel)
-    groups = {connector_group(els[p.left].b.family) for p in pairs}
+    groups = {connector_group(mated_faces(els, p)[0].family) for p in pairs}
     for group in sorted(groups):
         limit = rules.mpo_max_il_db if group == "mpo" else rules.lc_max_il_db
         db = lp.pair_loss_db(group)
@@ -150,11 +155,11 @@ def component_issues(channel: Channel, length_m: float, policy: MediaPolicy) -> 
             if el.kind == "cord":
                 if rules.cord_polarity and el.polarity != rules.cord_polarity:
                     out.append(ComponentIssue("cord-polarity", el.id, f"{el.id}: Type-{el.polarity} cord; {vendor} specifies Type-{rules.cord_polarity} [{src}]", src))
-                if rules.cord_gender and (el.a.gender != rules.cord_gender or el.b.gender != rules.cord_gender):
+                if rules.cord_gender and any(f.gender != rules.cord_gender for f in cable_faces(el)):
                     out.append(ComponentIssue("cord-gender", el.id, f"{el.id}: cords must be {rules.cord_gender} (female) at both ends for {vendor} [{src}]", src))
             elif el.kind == "trunk":
                 if rules.trunk_polarity and el.polarity != rules.trunk_polarity:
                     out.append(ComponentIssue("trunk-polarity", el.id, f"{el.id}: Type-{el.polarity} trunk; {vendor} specifies Type-{rules.trunk_polarity} [{src}]", src))
-                if rules.trunk_gender and (el.a.gender != rules.trunk_gender or el.b.gender != rules.trunk_gender):
+                if rules.trunk_gender and any(f.gender != rules.trunk_gender for f in cable_faces(el)):
                     out.append(ComponentIssue("trunk-gender", el.id, f"{el.id}: trunks must be {rules.trunk_gender} (male) at both ends for {vendor} [{src}]", src))
     return tuple(out)

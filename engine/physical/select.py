@@ -19,6 +19,7 @@ import math
 from bisect import bisect_left
 from dataclasses import dataclass, replace
 
+from engine.errors import EngineInvariantError
 from engine.physical.catalog import (
     CablingRules,
     Cassette,
@@ -308,7 +309,7 @@ def _swap_ends(c: MediaChoice) -> MediaChoice:
         b_power_w=c.a_power_w,
         a_power_w_per_link=c.b_power_w_per_link,
         b_power_w_per_link=c.a_power_w_per_link,
-        split_end={"a": "b", "b": "a"}.get(c.split_end),
+        split_end=None if c.split_end is None else {"a": "b", "b": "a"}.get(c.split_end),
     )
 
 
@@ -670,6 +671,8 @@ def _structured_parts(catalog, policy, tier, module, cord, cord_run, split, ft, 
     # Equipment cords: at B the link's own cord (splitter when split); at A a straight
     # cord of the same construction.
     length = round_up_length(cord.lengths_m, cord_run, made_to_order=cord.made_to_order, step_m=policy.made_to_order_step_m)
+    if length is None:  # _pick_cord chose `cord` because this same run rounds to a length it stocks
+        raise EngineInvariantError(f"cord {cord.family} has no length for a {cord_run:g} m run")
     cord_a, length_a = cord, length
     if split:
         straight = _pick_cord(

@@ -17,10 +17,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from engine.physical.catalog import sku_for_length
 from engine.physical.policy import MediaPolicy
+
+if TYPE_CHECKING:
+    from engine.physical.select import MediaChoice
 
 _EPS = 1e-9
 BASE12_SIZES = (12, 24, 48, 72, 96, 144)  # [S32]
@@ -35,7 +38,7 @@ class TrunkDemand(NamedTuple):
     rack_b: str
     links: int
     run_length_m: float
-    choice: object
+    choice: MediaChoice
 
 
 class LinkSlot(NamedTuple):

@@ -108,11 +108,12 @@ def plan_qos(policy: QosPolicy | None, switches: list[SwitchPorts], host: HostIn
         fabrics.append(fabric)
         files.append(render_subnet_manager(policy, fabric))
         files.append(render_root_nodes(fabric))
-    roce_hosts = host is not None and (policy.technology == "ethernet" or bool(eth))
-    if roce_hosts:
-        files.append(render_hosts(policy, host))
-    warnings = check_consistency(policy, switches, [host] if roce_hosts else [], totals)
-    speeds = tuple(sorted({p.speed_gbps for s in eth for p in s.ports} | ({host.speed_gbps} if roce_hosts else set())))
+    roce_host = host if host is not None and (policy.technology == "ethernet" or bool(eth)) else None
+    if roce_host is not None:
+        files.append(render_hosts(policy, roce_host))
+    warnings = check_consistency(policy, switches, [roce_host] if roce_host is not None else [], totals)
+    speeds = tuple(sorted({p.speed_gbps for s in eth for p in s.ports}
+                          | ({roce_host.speed_gbps} if roce_host is not None else set())))
     plan = QosPlan(policy=policy, files=(), warnings=tuple(warnings), headroom_table=tuple(rows),
                    switches_by_os=tuple(sorted(by_os.items())), speeds=speeds, ib_fabrics=tuple(fabrics))
     files.append(("qos/policy.json", json.dumps(policy.to_dict(), indent=2, sort_keys=True) + "\n"))

@@ -86,7 +86,10 @@ def check_consistency(policy: QosPolicy, switches: Iterable[SwitchPorts], hosts:
 def _roce_checks(policy: QosPolicy, eth: list[SwitchPorts], hosts: list[HostInfo],
                  totals: Mapping[str, int] | None) -> list[QosWarning]:
     w: list[QosWarning] = []
-    add = lambda code, msg, where: w.append(QosWarning(code, msg, where))
+
+    def add(code: str, msg: str, where: str) -> None:
+        w.append(QosWarning(code, msg, where))
+
     h = policy.host
     lossless = set(policy.pfc_priorities)
     roce_p, cnp_p = policy.roce.priority, policy.cnp.priority

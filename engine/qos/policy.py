@@ -211,17 +211,20 @@ class QosPolicy:
             p.err("qos.cnp.dscp", "congestion notifications need a DSCP")
         if classes["default"] and classes["default"].dscp:
             p.err("qos.default.dscp", "the default class takes every DSCP no other class lists; leave it empty")
-        seen: dict[int, str] = {}
+        seen: dict[int, tuple[str, TrafficClass]] = {}
         for n in ("roce", "cnp", "control"):
-            for d in (classes[n].dscp if classes[n] else ()):
+            tc = classes[n]
+            if tc is None:
+                continue
+            for d in tc.dscp:
                 if d in seen:
                     # name the class whose DSCPs were changed (the one the user edited), not the first listed
-                    other = seen[d]
-                    edited_other = classes[other].dscp != getattr(getattr(base, other), "dscp", ())
-                    edited_this = classes[n].dscp != getattr(getattr(base, n), "dscp", ())
+                    other, other_tc = seen[d]
+                    edited_other = other_tc.dscp != getattr(getattr(base, other), "dscp", ())
+                    edited_this = tc.dscp != getattr(getattr(base, n), "dscp", ())
                     at, clash = (other, n) if edited_other and not edited_this else (n, other)
                     p.err(f"qos.{at}.dscp", f"DSCP {d} is already in the {clash} class")
-                seen[d] = n
+                seen[d] = (n, tc)
         roce = classes["roce"] or base.roce
         cnp = classes["cnp"] or base.cnp
 

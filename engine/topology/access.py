@@ -49,7 +49,7 @@ def plan_access(*, network: str, path: str, switch_key: str, technology: str, ra
     if split is None:
         raise SpecError.at(f"{path}.oversubscription", f"no split of a {radix}-port {sw.key} gives exactly {ratio}")
     down, up = split
-    a_down, a_up = sizing.split_auto(radix, Ratio(1, 1))
+    a_down, a_up = sizing.split_one_to_one(radix)
     server_leaves = server_ports * ceil(servers / down) if server_ports else 0
     appliance_leaves = ceil(appliance_ports_total / a_down) if appliance_ports_total else 0
     # Spines: every server leaf stripes its uplinks evenly, so the spine count divides them.

@@ -11,7 +11,6 @@ from dataclasses import dataclass, replace
 from math import ceil
 
 from ..errors import SpecError
-from ..spec import Ratio
 from . import sizing
 
 
@@ -161,7 +160,7 @@ def access_layer(plan) -> _Layer | None:
     if not plan.spines or not plan.server_leaves:  # appliance-only networks stripe by their own rule
         return None
     radix = plan.switch.radix(plan.speed_gbps)
-    a_up = sizing.split_auto(radix, Ratio(1, 1))[1] if plan.appliance_leaves else 0  # appliances at 1:1
+    a_up = sizing.split_one_to_one(radix)[1] if plan.appliance_leaves else 0  # appliances at 1:1
     name = {"storage": "storage fabric", "inband": "in-band network"}.get(plan.network, plan.network)
     return _Layer(name, plan.server_down, plan.server_up, plan.server_leaves, radix, radix, plan.spines,
                   plan.appliance_leaves, a_up)

@@ -8,10 +8,11 @@ independent fat tree (DGX B300 Spectrum-X, Alibaba HPN).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from math import ceil
 
 from ..catalog import Catalog, ServerModel, SwitchModel
-from ..errors import SpecError
+from ..errors import EngineInvariantError, SpecError
 from ..spec import ComputeFabricSpec, DesignSpec
 from . import sizing
 from .builder import Builder, switch_port_names
@@ -99,6 +100,7 @@ def plan_compute(spec: DesignSpec, catalog: Catalog) -> ComputePlan:
 
     k = server.ports_per_rail
     rails = server.rails
+    up: int | None
     if cf.scalable_unit is None:
         split = sizing.split_auto(leaf_radix, cf.leaf_ratio, step=k)
         if split is None:
@@ -128,9 +130,9 @@ def plan_compute(spec: DesignSpec, catalog: Catalog) -> ComputePlan:
                            f"{cf.reserved_node_slots} reserved node slot(s) give {cf.reserved_node_slots * rails * k}")
 
     leaves = n_su * rails
-    common = dict(speed_gbps=speed, planes=cf.planes, leaf=leaf, spine=spine, core=core, su_size=su,
-                  ports_per_rail=k, rails=rails, n_su=n_su, reserved_slots=cf.reserved_node_slots,
-                  fabric_managers=cf.fabric_managers, leaf_down=down, leaf_up=up, servers=spec.servers.count)
+    plan = partial(ComputePlan, speed_gbps=speed, planes=cf.planes, leaf=leaf, spine=spine, core=core, su_size=su,
+                   ports_per_rail=k, rails=rails, n_su=n_su, reserved_slots=cf.reserved_node_slots,
+                   fabric_managers=cf.fabric_managers, leaf_down=down, leaf_up=up, servers=spec.servers.count)
 
     two_tier_spines = sizing.smallest_even_stripe(up, leaves, spine_radix)
     if cf.tiers == 2 and two_tier_spines is None:
@@ -138,8 +140,8 @@ def plan_compute(spec: DesignSpec, catalog: Catalog) -> ComputePlan:
                            f"{leaves} leaves with {up} uplinks each cannot be striped over {spine.key} spines in 2 tiers "
                            f"(at most {spine_radix} leaves at one link per spine); use 3 tiers")
     if two_tier_spines is not None and cf.tiers != 3:
-        return ComputePlan(tiers=2, spines_per_pod=two_tier_spines, su_per_pod=n_su, n_pods=1,
-                           spine_down=leaves * (up // two_tier_spines), spine_up=0, cores_per_group=0, **common)
+        return plan(tiers=2, spines_per_pod=two_tier_spines, su_per_pod=n_su, n_pods=1,
+                    spine_down=leaves * (up // two_tier_spines), spine_up=0, cores_per_group=0)
 
     split = sizing.split_auto(spine_radix, cf.spine_ratio)
     if split is None:
@@ -151,6 +153,8 @@ def plan_compute(spec: DesignSpec, catalog: Catalog) -> ComputePlan:
         raise SpecError.at(f"{P}.scalable_unit", f"one SU's {rails} leaves exceed a {spine.key} spine's {spine_down} downlinks")
     su_per_pod = min(su_per_pod, n_su)
     spines_per_pod = sizing.smallest_even_stripe(up, su_per_pod * rails, spine_down)
+    if spines_per_pod is None:  # one link per spine always fits: su_per_pod * rails <= spine_down above
+        raise EngineInvariantError(f"{su_per_pod * rails} leaves cannot be striped over {spine.key} spines")
     n_pods = ceil(n_su / su_per_pod)
     cores_per_group = sizing.smallest_even_stripe(spine_up, n_pods, core_radix)
     if cores_per_group is None:
@@ -163,8 +167,8 @@ def plan_compute(spec: DesignSpec, catalog: Catalog) -> ComputePlan:
             f"but {core.key} cores of {core_radix} ports reach at most {core_radix} pods in 3 tiers "
             f"({max_ports:,} ports per plane) at leaf {cf.leaf_ratio} / spine {cf.spine_ratio}; "
             "use switches with more ports, a second plane, or oversubscription")
-    return ComputePlan(tiers=3, spines_per_pod=spines_per_pod, su_per_pod=su_per_pod, n_pods=n_pods,
-                       spine_down=spine_down, spine_up=spine_up, cores_per_group=cores_per_group, **common)
+    return plan(tiers=3, spines_per_pod=spines_per_pod, su_per_pod=su_per_pod, n_pods=n_pods,
+                spine_down=spine_down, spine_up=spine_up, cores_per_group=cores_per_group)
 
 
 def plane_label(plane: int, planes: int) -> str:
@@ -180,7 +184,7 @@ def build_compute(plan: ComputePlan, server_idx: list[int], server: ServerModel,
     core_ports, core_cages = switch_port_names(plan.core, speed)
     k, rails, su = plan.ports_per_rail, plan.rails, plan.su_size
     m1 = plan.links_per_spine_per_leaf
-    out = {"leaf": [], "spine": [], "core": []}
+    out: dict[str, list[list[int]]] = {"leaf": [], "spine": [], "core": []}
 
     # Per-plane server port names: with two planes each NIC port splits into two sub-ports.
     ports = server.compute_ports

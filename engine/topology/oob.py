@@ -84,8 +84,8 @@ def build_oob(*, b: Builder, racks: list[Rack], places: list[Place | None], oob:
     if len(oob_switches) > agg_radix * (len(aggs) // AGG_UPLINKS):
         raise AssertionError("too few OOB aggregation switches were placed")
     for n, sw in enumerate(oob_switches):
-        pair, port = divmod(n, agg_radix)
+        pair, agg_port = divmod(n, agg_radix)
         for side in range(AGG_UPLINKS):
             b.link("oob", 0, "oob-uplink", sw, f"up{side + 1}", f"up{side + 1}", aggs[2 * pair + side],
-                   str(port + 1), str(port + 1), up_speed)
+                   str(agg_port + 1), str(agg_port + 1), up_speed)
     return {"oob": oob_switches, "pdu": pdus, "places": new_places}

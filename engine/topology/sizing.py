@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from ..errors import EngineInvariantError
 from ..spec import Ratio
 
 
@@ -35,6 +36,14 @@ def split_auto(radix: int, r: Ratio, step: int = 1) -> tuple[int, int] | None:
         if up is not None and down + up <= radix:
             return down, up
     return None
+
+
+def split_one_to_one(radix: int) -> tuple[int, int]:
+    """split_auto at 1:1 (appliance leaves): a switch that passed any other split has the two ports it needs."""
+    split = split_auto(radix, Ratio(1, 1))
+    if split is None:
+        raise EngineInvariantError(f"no 1:1 split of a {radix}-port switch")
+    return split
 
 
 def smallest_even_stripe(uplinks: int, senders: int, receiver_ports: int) -> int | None:

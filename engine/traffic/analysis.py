@@ -117,21 +117,21 @@ class AnalysisSettings:
             raise SpecError.at("settings.nic_efficiency", "must be in (0, 1]")
         if self.nvlink_busbw_gbytes_per_s <= 0:
             raise SpecError.at("settings.nvlink_busbw_gbytes_per_s", "must be > 0")
-        for f in ("network_share_threshold", "link_load_threshold", "memory_tight_fraction"):
-            if not 0 < getattr(self, f) <= 1:
-                raise SpecError.at(f"settings.{f}", "must be in (0, 1]")
+        for name in ("network_share_threshold", "link_load_threshold", "memory_tight_fraction"):
+            if not 0 < getattr(self, name) <= 1:
+                raise SpecError.at(f"settings.{name}", "must be in (0, 1]")
         if self.algorithm not in ("hierarchical", "flat-ring"):
             raise SpecError.at("settings.algorithm", "must be hierarchical or flat-ring")
-        for f in ("activation_bytes_per_sbh", "activation_replicated_sbh", "attention_score_bytes",
-                  "achievable_tflops_per_gpu"):
-            if getattr(self, f) < 0:
-                raise SpecError.at(f"settings.{f}", "must be >= 0")
+        for name in ("activation_bytes_per_sbh", "activation_replicated_sbh", "attention_score_bytes",
+                     "achievable_tflops_per_gpu"):
+            if getattr(self, name) < 0:
+                raise SpecError.at(f"settings.{name}", "must be >= 0")
         if self.activation_replicated_sbh > self.activation_bytes_per_sbh:
             raise SpecError.at("settings.activation_replicated_sbh",
                                "cannot exceed activation_bytes_per_sbh (it is the unsplit part of it)")
 
     @classmethod
-    def from_mapping(cls, data: Mapping[str, Any] | None, path: str = "settings") -> AnalysisSettings:
+    def from_mapping(cls, data: AnalysisSettings | Mapping[str, Any] | None, path: str = "settings") -> AnalysisSettings:
         if data is None:
             return cls()
         if isinstance(data, cls):
@@ -144,7 +144,8 @@ class AnalysisSettings:
         if errors:
             raise SpecError(errors)
         try:
-            return cls(**{k: (v if k == "algorithm" else float(v)) for k, v in data.items()})
+            values: dict[str, Any] = {k: (v if k == "algorithm" else float(v)) for k, v in data.items()}
+            return cls(**values)
         except (TypeError, ValueError) as exc:
             if isinstance(exc, SpecError):
                 raise SpecError([FieldError(e.path.replace("settings", path, 1), e.message) for e in exc.errors]) from None
@@ -492,7 +493,7 @@ def placement(wl: Workload, facts: FabricFacts, colls: list[dict], step: float |
     per_nic = sum(c["per_nic_bytes"] for c in colls)
     avg_gbps = per_nic * 8 / GB / step if step else None
     share_top = max([c["_fractions"][top] for c in colls] + [0.0]) if top else 0.0
-    groups = {}
+    groups: dict[str, dict[str, Any]] = {}
     for c in colls:
         dim = c["dimension"]
         entry = groups.setdefault(dim, {"group_size": c["group_size"], "crosses": [], "oversubscription": 1.0,
@@ -719,7 +720,7 @@ def charts(wl: Workload, facts: FabricFacts, s: AnalysisSettings, core: dict) ->
         fam = c["name"].split("-")[0] if not c["name"].startswith("expert-dp") else "expert-dp"
         families[fam] = families.get(fam, 0.0) + c[key]
     step = tot["step_time_s"]
-    scope = {}
+    scope: dict[str, str] = {}
     for c in core["collectives"]:
         fam = c["name"].split("-")[0] if not c["name"].startswith("expert-dp") else "expert-dp"
         scope[fam] = "scale-out" if c["scope"] == "scale-out" or scope.get(fam) == "scale-out" else "nvlink"
@@ -729,7 +730,7 @@ def charts(wl: Workload, facts: FabricFacts, s: AnalysisSettings, core: dict) ->
     if step:
         rest = max(0.0, step - tot["exposed_network_time_s"] - tot["nvlink_only_time_s"])
         bars.insert(0, {"label": "compute and other", "scope": "gpu", "seconds": rest, "exposed_seconds": rest})
-    series = {"x_label": "data-parallel size", "x": [], "no_overlap": [], "with_overlap": [],
+    series: dict[str, Any] = {"x_label": "data-parallel size", "x": [], "no_overlap": [], "with_overlap": [],
               "per_nic_bytes": [], "threshold": s.network_share_threshold}
     par = wl.parallelism
     seqs = wl.micro_batches * par.data

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from engine.errors import SpecError
+from engine.schema import Field, normalize
 from engine.spec import Ratio, load_spec_text, parse_spec, spec_json_schema
 from tests.engine.conftest import DELETE, MINIMAL, MINIMAL_YAML, build, spec
 
@@ -399,3 +400,28 @@ def test_a_bad_physical_policy_is_a_spec_error_at_its_path(physical, path):
 def test_a_valid_physical_policy_is_kept_exactly_as_written():
     written = {"default_tier": {"cabling": "panels"}, "loss": {"connector_grade": {"mpo": "standard"}}}
     assert parse_spec(spec(physical=written)).physical == written
+
+
+def test_a_ratio_the_schema_did_not_check_is_refused_by_its_text():
+    with pytest.raises(ValueError, match="not a ratio: '3-1'"):
+        Ratio.parse("3-1")
+
+
+def test_a_map_field_declared_without_its_values_field_is_a_schema_bug():
+    with pytest.raises(TypeError, match="declares no `values` field"):
+        normalize({"tags": Field("map")}, {"tags": {"a": "b"}})
+
+
+# --- exports -----------------------------------------------------------------------------------
+
+def test_netbox_version_defaults_to_the_current_netbox_series():
+    assert parse_spec(MINIMAL).exports.netbox_version == "4.6"
+    assert parse_spec(MINIMAL).to_dict()["exports"] == {"netbox_version": "4.6"}
+
+
+def test_netbox_version_takes_an_earlier_series():
+    assert parse_spec(spec(exports={"netbox_version": "4.4"})).exports.netbox_version == "4.4"
+
+
+def test_an_unknown_netbox_version_is_refused_at_its_path():
+    assert paths_of(spec(exports={"netbox_version": "3.7"})) == ["exports.netbox_version"]

@@ -11,6 +11,7 @@ from rest_framework.response import Response
 
 from apps.catalog.models import PriceList
 from apps.catalog.services import price_list_save, price_version_latest
+from engine.orders.money import fmt_money
 from engine.presets import list_presets, load_preset
 from engine.spec import spec_json_schema
 
@@ -18,7 +19,7 @@ from ..catalog import catalog_entries, custom_part_delete, custom_part_save
 from ..models import CustomPart, PartSection
 from ..output import iso, url
 from ..pagination import id_page, page_body
-from ..serializers import PageOut, StrictSerializer, query
+from ..serializers import MoneyField, PageOut, StrictSerializer, query
 from .base import ApiView
 from .tokens import PageQuery
 
@@ -123,8 +124,7 @@ class PartDetailApi(ApiView):
 
 class PriceListOut(serializers.Serializer):
     currency = serializers.CharField()
-    prices = serializers.DictField(child=serializers.DecimalField(max_digits=14, decimal_places=4),
-                                   help_text="Part number -> unit price.")
+    prices = serializers.DictField(child=MoneyField(), help_text="Part number -> unit price.")
     updated_at = serializers.DateTimeField(allow_null=True)
     version = serializers.IntegerField(allow_null=True, help_text=(
         "The list's version: each change adds one. New revisions are priced with the newest; existing revisions "
@@ -157,7 +157,8 @@ class PriceListApi(ApiView):
         if pl is None:
             return {"currency": "USD", "prices": {}, "updated_at": None, "version": None}
         latest = price_version_latest(owner=pl.owner)
-        return {"currency": pl.currency, "prices": pl.prices, "updated_at": iso(pl.updated_at),
+        return {"currency": pl.currency, "prices": {k: fmt_money(v) for k, v in pl.prices.items()},
+                "updated_at": iso(pl.updated_at),
                 "version": latest.number if latest else None}
 
     @extend_schema(operation_id="price_list_retrieve", responses={200: PriceListOut}, tags=["catalog"],

@@ -19,7 +19,7 @@ from ..errors import ApiError
 from ..output import revision_out
 from ..pagination import id_page, page_body
 from ..results import bom_diff, revision_bom, revision_loss_budget
-from ..serializers import PageOut, RevisionOut, RevisionPageOut, StrictSerializer, query
+from ..serializers import MoneyField, PageOut, RevisionOut, RevisionPageOut, StrictSerializer, query
 from .base import ApiView, design_for, revision_for
 from .tokens import PageQuery
 
@@ -108,8 +108,8 @@ class BomLineOut(serializers.Serializer):
     quantity = serializers.IntegerField()
     spares = serializers.IntegerField()
     order_quantity = serializers.IntegerField(help_text="quantity + spares")
-    unit_price = serializers.CharField(allow_null=True, help_text="From your price list (decimal string), or null.")
-    total = serializers.CharField(allow_null=True, help_text="unit_price x order_quantity, or null.")
+    unit_price = MoneyField(allow_null=True, help_text="From the revision's price-list version, or null.")
+    total = MoneyField(allow_null=True, help_text="unit_price x order_quantity, rounded half-up to the cent, or null.")
     watts = serializers.FloatField(allow_null=True, help_text="Maximum power of the line (all units), or null.")
     verify_before_ordering = serializers.BooleanField(
         help_text="True when the part number or a figure of this line is only from a secondary source.")
@@ -129,7 +129,7 @@ class RevisionBomApi(ApiView):
             lines = serializers.IntegerField()
             quantity = serializers.IntegerField()
             spares = serializers.IntegerField()
-            price = serializers.CharField(allow_null=True, help_text="Null unless every line has a price.")
+            price = MoneyField(allow_null=True, help_text="Null unless every line has a price.")
             priced_lines = serializers.IntegerField()
             watts = serializers.FloatField()
 

@@ -45,3 +45,11 @@ def label(key: str) -> str:
     """A snake_case column name as a heading: "a_device" -> "A device"."""
     text = str(key).replace("_", " ")
     return text[:1].upper() + text[1:]
+
+
+@register.filter
+def signed(value: Any) -> str:
+    """A change with its sign and thousands separators: 3 -> "+3", -168 -> "-168", 0 -> "0"."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        return "—" if value is None else str(value)
+    return f"{value:+,}" if value else "0"

@@ -33,24 +33,31 @@ from .testsheet import (
     parse_test_results,
     render_test_sheet_pdf,
 )
-from .topology import (
-    ib_networks,
-    iter_ibnetdiscover,
+from .netbox import (
+    IMPORT_ORDER as NETBOX_IMPORT_ORDER,
+    has_panels,
     iter_netbox_cables,
+    iter_netbox_device_roles,
+    iter_netbox_device_types,
     iter_netbox_devices,
     iter_netbox_front_ports,
     iter_netbox_interfaces,
+    iter_netbox_manufacturers,
+    iter_netbox_racks,
     iter_netbox_rear_ports,
-    iter_topology_dot,
+    iter_netbox_sites,
 )
+from .topology import ib_networks, iter_ibnetdiscover, iter_topology_dot
 
 __all__ = [
     "BOM_CSV_COLUMNS", "CABLE_CSV_COLUMNS", "Comparison", "DesignView", "ExportOptions", "LOSS_COLUMNS",
     "LabelStock", "MeasuredFiber", "ParseError", "TEST_SHEET_COLUMNS", "compare", "compute_bom", "count_labels",
     "iter_bom_csv", "iter_bom_rows", "iter_cable_rows", "iter_cables_csv", "iter_ibnetdiscover", "iter_labels",
     "iter_loss_budget_csv", "iter_loss_rows", "LABEL_CSV_COLUMNS", "iter_label_records", "iter_labels_csv",
-    "label_stock_presets", "iter_netbox_cables", "iter_netbox_devices",
-    "iter_netbox_front_ports", "iter_netbox_interfaces", "iter_netbox_rear_ports", "iter_results_csv",
+    "label_stock_presets", "iter_netbox_cables", "iter_netbox_device_roles",
+    "iter_netbox_device_types", "iter_netbox_devices", "iter_netbox_front_ports", "iter_netbox_interfaces",
+    "iter_netbox_manufacturers", "iter_netbox_racks", "iter_netbox_rear_ports", "iter_netbox_sites",
+    "NETBOX_IMPORT_ORDER", "iter_results_csv",
     "iter_test_rows", "iter_test_sheet_csv", "iter_topology_dot", "parse_test_results", "render_bom_pdf",
     "render_cabling_plan_pdf", "render_labels_pdf", "render_test_sheet_pdf", "write_bom_csv",
     "write_cables_csv", "write_deliverables", "write_lines", "DOCUMENTS", "chart_svgs", "render_workloads_pdf",
@@ -79,11 +86,13 @@ def _pdf(path: Path, render, result, opts, revision_label) -> Path:
 
 
 # name -> writer(view, out_dir, options, revision_label) -> Path | None. Order = write order.
-def _netbox_ports(v, out, o, r):
-    if not any(e[0] == "panel" for row in v.ph.cable_rows for e in (row[4], row[5])):
-        return None
-    write_lines(out / "netbox" / "front-ports.csv", iter_netbox_front_ports(v))
-    return write_lines(out / "netbox" / "rear-ports.csv", iter_netbox_rear_ports(v))
+def _netbox(name, fn, when=None):
+    """A netbox/ file writer; `when(view)` false = the design has no such file (ports of panels it lacks)."""
+    def write(v, out, o, r):
+        if when is not None and not when(v):
+            return None
+        return write_lines(out / "netbox" / name, fn(v))
+    return write
 
 
 from .workloads import chart_svgs, render_workloads_pdf  # noqa: E402
@@ -105,11 +114,17 @@ DOCUMENTS = {
     "topology.dot": lambda v, out, o, r: write_lines(out / "topology.dot", iter_topology_dot(v)),
     "topology.ibnetdiscover": lambda v, out, o, r: write_lines(out / "topology.ibnetdiscover", iter_ibnetdiscover(v))
     if ib_networks(v.result.spec) else None,
-    "netbox/devices.csv": lambda v, out, o, r: write_lines(out / "netbox" / "devices.csv", iter_netbox_devices(v)),
-    "netbox/interfaces.csv": lambda v, out, o, r: write_lines(out / "netbox" / "interfaces.csv",
-                                                              iter_netbox_interfaces(v)),
-    "netbox/cables.csv": lambda v, out, o, r: write_lines(out / "netbox" / "cables.csv", iter_netbox_cables(v)),
-    "netbox/ports": _netbox_ports,
+    # netbox/: in NetBox's import order (netbox.IMPORT_ORDER), then interfaces.csv (not in that order).
+    "netbox/sites.csv": _netbox("sites.csv", iter_netbox_sites),
+    "netbox/manufacturers.csv": _netbox("manufacturers.csv", iter_netbox_manufacturers),
+    "netbox/device-roles.csv": _netbox("device-roles.csv", iter_netbox_device_roles),
+    "netbox/racks.csv": _netbox("racks.csv", iter_netbox_racks),
+    "netbox/device-types.yaml": _netbox("device-types.yaml", iter_netbox_device_types),
+    "netbox/devices.csv": _netbox("devices.csv", iter_netbox_devices),
+    "netbox/rear-ports.csv": _netbox("rear-ports.csv", iter_netbox_rear_ports, has_panels),
+    "netbox/front-ports.csv": _netbox("front-ports.csv", iter_netbox_front_ports, has_panels),
+    "netbox/cables.csv": _netbox("cables.csv", iter_netbox_cables),
+    "netbox/interfaces.csv": _netbox("interfaces.csv", iter_netbox_interfaces),
     "workloads.pdf": lambda v, out, o, r: _pdf(out / "workloads.pdf", render_workloads_pdf, v.result, o, r)
     if v.result.summary.get("workloads") else None,
 }
@@ -134,6 +149,4 @@ def write_deliverables(result, out_dir, *, revision_label: str = "r1", options=N
         p = fn(v, out, opts, revision_label)
         if p is not None:
             written.append(p)
-            if name == "netbox/ports":
-                written.insert(len(written) - 1, out / "netbox" / "front-ports.csv")
     return written

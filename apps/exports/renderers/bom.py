@@ -9,22 +9,30 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from typing import IO, Iterator
 
-from ._csv import csv_lines
-from ._pdf import SANS, Column, DocInfo, FlowDoc, Heading, Lines, PageBreak, Table, fmt_int, page_size
-from .options import ExportOptions
+from engine.orders.lines import CATEGORY_ORDER, CATEGORY_TITLE, NETWORK_ORDER
+from engine.orders.money import fmt_money, to_cents
 
-CATEGORY_ORDER = ("switch", "appliance", "transceiver", "copper", "aoc", "fiber", "trunk", "panel", "panel-insert")
-CATEGORY_TITLE = {"switch": "Switches", "appliance": "Appliances", "transceiver": "Transceivers",
-                  "copper": "Copper cables", "aoc": "Active optical cables", "fiber": "Fiber cords",
-                  "trunk": "Fiber trunks", "panel": "Patch panels", "panel-insert": "Panel adapters and cassettes"}
-NETWORK_ORDER = ("compute", "storage", "inband", "oob")
+from ._csv import csv_lines
+from ._pdf import (
+    SANS,
+    Column,
+    DocInfo,
+    FlowDoc,
+    Heading,
+    Lines,
+    PageBreak,
+    Table,
+    fmt_int,
+    page_size,
+)
+from .options import ExportOptions
 
 BOM_CSV_COLUMNS = ("section", "network", "su", "category", "sku", "description", "form_factor", "length_m",
                    "quantity", "spares_percent", "spares", "order_quantity", "unit_watts", "watts", "currency",
-                   "unit_price", "extended_price")
+                   "unit_price", "extended_price", "spares_rule")
 
 _FF = re.compile(r"\b(OSFP|QSFP112|QSFP-DD|QSFP56|QSFP28|SFP28|SFP\+|RJ45)\b", re.I)
 
@@ -171,7 +179,7 @@ def compute_bom(result, options=None) -> Bom:
     split = Counter()
     for c in by_network.values():
         split.update(c)
-    for key, p in parts.items():
+    for key in parts:
         want = want_q[key]
         diff = want - split.get(key, 0)
         if diff:
@@ -193,6 +201,7 @@ def order_lines(summary_lines, opts: ExportOptions) -> tuple[list[tuple], dict, 
     up per line; each extended price is rounded half-up to the cent, and the total is the sum of those.
     """
     prices = opts.prices
+    rule = opts.spares_rule()
     order = []
     tot_qty = tot_sp = 0
     tot_w = Decimal(0)
@@ -201,13 +210,12 @@ def order_lines(summary_lines, opts: ExportOptions) -> tuple[list[tuple], dict, 
     spares_pct = {}
     for line in summary_lines:
         cat, sku, qty = line["category"], line["sku"], line["quantity"]
-        pct = opts.spares_for(cat)
-        spares_pct[cat] = pct
-        spares = int((Decimal(qty) * pct / 100).to_integral_value(rounding=ROUND_CEILING))
+        spares_pct[cat] = opts.spares_for(cat)
+        spares = rule.spares(category=cat, part=sku, quantity=qty).count
         oq = qty + spares
         watts = line.get("watts")
         unit = prices.get(sku)
-        ext = None if unit is None else (unit * oq).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+        ext = None if unit is None else to_cents(unit * oq)
         if unit is None:
             priced_all = False
         else:
@@ -228,17 +236,24 @@ def _w(x) -> str:
     return "" if x is None else f"{x:.2f}"
 
 
-def _money(x) -> str:
-    return "" if x is None else f"{x:.2f}"
+_money = fmt_money  # the one price format (money.py)
 
 
 def iter_bom_rows(result, options=None, bom: Bom | None = None) -> Iterator[tuple]:
     """bom.csv rows (BOM_CSV_COLUMNS). Sections: order (one per part, with spares and prices),
-    category-total, total, network (per network and part), su (per SU and part), fibers."""
+    category-total, total, network (per network and part), su (per SU and part), fibers.
+    Only order rows fill the last column (the spares rule's words); the others leave it empty."""
+    n = len(BOM_CSV_COLUMNS)
+    for row in _bom_rows(result, options, bom):
+        yield row if len(row) == n else row + ("",) * (n - len(row))
+
+
+def _bom_rows(result, options, bom):
     opts = ExportOptions.from_any(options)
     b = bom or compute_bom(result, opts)
     cur = b.currency
     parts = b.parts
+    rule = opts.spares_rule()
     verify = unconfirmed_of(result.summary)
 
     def pinfo(cat, sku):
@@ -253,13 +268,14 @@ def iter_bom_rows(result, options=None, bom: Bom | None = None) -> Iterator[tupl
         cw = Decimal(0)
         cp = Decimal(0)
         cw_any = cp_any = False
-        for cat_, sku, qty, spares, oq, watts, unit, ext in by_cat[cat]:
+        for _cat, sku, qty, spares, oq, watts, unit, ext in by_cat[cat]:
             desc, ff, length = pinfo(cat, sku)
             if sku in verify:
                 desc = f"{desc} [{VERIFY}: {verify[sku]}]"
             uw = parts[(cat, sku)].unit_watts if (cat, sku) in parts else None
             yield ("order", "", "", cat, sku, desc, ff, length, qty, str(b.spares_percent.get(cat, 0)), spares, oq,
-                   _w(uw), _w(watts), cur if unit is not None else "", _money(unit), _money(ext))
+                   _w(uw), _w(watts), cur if unit is not None else "", _money(unit), _money(ext),
+                   rule.spares(category=cat, part=sku, quantity=qty).rule)
             cq += qty
             cs += spares
             co += oq
@@ -275,6 +291,22 @@ def iter_bom_rows(result, options=None, bom: Bom | None = None) -> Iterator[tupl
     t = b.totals
     yield ("total", "", "", "", "", "All parts", "", "", t["quantity"], "", t["spares"], t["order_quantity"], "",
            _w(t["watts"]), cur if t["price"] is not None else "", "", _money(t["price"]))
+    # Per network and SU, each part's share of the order: spares and price shared out as the API's order does
+    # (orders.build_order), so these rows add up to the order rows column by column.
+    from engine.orders.lines import OUTSIDE_SU, bom_split, build_order
+
+    share = build_order(result.summary.get("bom") or [], rule=rule, prices=opts.prices, currency=cur,
+                        split=bom_split(b))
+    shares = {(kind, str(g), ln.key): ln for kind, groups in (("network", share.by_network), ("su", share.by_su))
+              for g, lines in groups.items() for ln in lines}
+
+    def order_cells(kind, group, cat, sku):
+        g = shares.get((kind, str(group), (cat, sku)))
+        if g is None:
+            return ("", "", "", "", "", "", "")
+        return ("", g.spares, g.order_quantity, cur if g.unit_price is not None else "", _money(g.unit_price),
+                _money(g.extended_price), g.spares_rule)
+
     for net in sorted(b.by_network, key=_network_key):
         c = b.by_network[net]
         for (cat, sku) in sorted(c, key=lambda k: (_category_key(k[0]), k[1])):
@@ -283,14 +315,20 @@ def iter_bom_rows(result, options=None, bom: Bom | None = None) -> Iterator[tupl
                 continue
             desc, ff, length = pinfo(cat, sku)
             uw = parts[(cat, sku)].unit_watts if (cat, sku) in parts else None
-            yield ("network", net, "", cat, sku, desc, ff, length, q, "", "", "", _w(uw),
-                   _w(None if uw is None else round(uw * q, 2)), "", "", "")
-    for su in sorted(b.by_su):
-        c = b.by_su[su]
-        yield ("su", "", su, "server", "", "servers", "", "", b.su_servers.get(su, 0), "", "", "", "", "", "", "", "")
+            sp_pct, spares, oq, cu, unit, ext, why = order_cells("network", net, cat, sku)
+            yield ("network", net, "", cat, sku, desc, ff, length, q, sp_pct, spares, oq, _w(uw),
+                   _w(None if uw is None else round(uw * q, 2)), cu, unit, ext, why)
+    for su in sorted(b.by_su) + [OUTSIDE_SU]:
+        c = (b.by_su[su] if su != OUTSIDE_SU else
+             Counter({ln.key: ln.quantity for ln in share.by_su.get(OUTSIDE_SU, ())}))
+        if su != OUTSIDE_SU:
+            yield ("su", "", su, "server", "", "servers", "", "", b.su_servers.get(su, 0), "", "", "", "", "", "", "",
+                   "")
         for (cat, sku) in sorted(c, key=lambda k: (_category_key(k[0]), k[1])):
             desc, ff, length = pinfo(cat, sku)
-            yield ("su", "", su, cat, sku, desc, ff, length, c[(cat, sku)], "", "", "", "", "", "", "", "")
+            sp_pct, spares, oq, cu, unit, ext, why = order_cells("su", su, cat, sku)
+            yield ("su", "", su, cat, sku, desc, ff, length, c[(cat, sku)], sp_pct, spares, oq, "", "", cu, unit, ext,
+                   why)
     fib = b.fibers
     for scope, data in [("total", fib.get("total"))] + sorted((fib.get("per_network") or {}).items()):
         if not data:
@@ -364,7 +402,7 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
         + (f"; {t['lines_without_watts']} line(s) have no power figure" if t["lines_without_watts"] else ""),
     ]
     if t["price"] is not None:
-        cover.append(f"Total price: {t['price']:,.2f} {cur}"
+        cover.append(f"Total price: {fmt_money(t['price'])} {cur}"
                      + (f" ({t['lines_without_price']} line(s) without a price are not included)"
                         if t["lines_without_price"] else ""))
     sp = ", ".join(f"{CATEGORY_TITLE.get(c, c).lower()} {p} %" for c, p in sorted(b.spares_percent.items(),
@@ -392,7 +430,7 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
         cw = Decimal(0)
         cp = Decimal(0)
         cw_any = cp_any = False
-        for cat_, sku, qty, spares, oq, watts, unit, ext in by_cat[cat]:
+        for _cat, sku, qty, spares, oq, watts, unit, ext in by_cat[cat]:
             p = b.parts.get((cat, sku))
             desc = p.description if p else ""
             if p and p.length_m is not None and cat in ("copper", "aoc", "fiber", "trunk"):
@@ -400,8 +438,7 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
             if sku in verify:
                 desc = f"{desc} \u2014 {VERIFY}"
             rows.append((sku, desc, p.form_factor if p else "", fmt_int(qty), fmt_int(spares), fmt_int(oq),
-                         "" if watts is None else f"{watts:,.2f}", "" if unit is None else f"{unit:,.2f}",
-                         "" if ext is None else f"{ext:,.2f}"))
+                         "" if watts is None else f"{watts:,.2f}", fmt_money(unit), fmt_money(ext)))
             cq += qty
             cs += spares
             co += oq
@@ -413,9 +450,9 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
                 cp_any = True
         rows.append((_B + f"{CATEGORY_TITLE.get(cat, cat)} subtotal", f"spares {b.spares_percent.get(cat, 0)} %", "",
                      fmt_int(cq), fmt_int(cs), fmt_int(co), f"{cw:,.2f}" if cw_any else "", "",
-                     f"{cp:,.2f}" if cp_any else ""))
+                     fmt_money(cp) if cp_any else ""))
     rows.append((_B + "All parts", "", "", fmt_int(t["quantity"]), fmt_int(t["spares"]), fmt_int(t["order_quantity"]),
-                 f"{t['watts']:,.2f}", "", "" if t["price"] is None else f"{t['price']:,.2f}"))
+                 f"{t['watts']:,.2f}", "", fmt_money(t["price"])))
     doc.add(Table(cols, len(rows), rows, bold_marker=_B))
     # per network
     doc.add(PageBreak(section="By network"))

@@ -305,7 +305,7 @@ def render_labels_pdf(result, fh, options=None, *, revision_label: str = "r1") -
     for page in range(1, pages + 1):
         # one text object per font (heading, text, small) so the fast ASCII path of line_writer applies
         texts = {}
-        for key, font, size in (("head", COND_BOLD, stock.font_size), ("text", COND, stock.font_size),
+        for _key, font, size in (("head", COND_BOLD, stock.font_size), ("text", COND, stock.font_size),
                                 ("small", COND, small)):
             t = c.beginText()
             t.setFont(font, size, size + 1)

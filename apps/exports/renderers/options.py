@@ -206,8 +206,13 @@ class ExportOptions:
         return cls(**kw)
 
     def spares_for(self, category: str) -> Decimal:
-        sp = self.spares_percent
-        return sp.get(category, sp.get("*", Decimal(0)))
+        return self.spares_rule().percent_for(category)
+
+    def spares_rule(self):
+        """The spares rule these options name: today always a percentage per category (spares.py)."""
+        from engine.orders.spares import PercentPerCategory
+
+        return PercentPerCategory(dict(self.spares_percent))
 
 
 def _dec(v, what: str) -> Decimal:

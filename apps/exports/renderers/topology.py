@@ -8,10 +8,7 @@
   every GUID is a deterministic placeholder derived from the device name (and HCA index); LIDs
   are 0; a server's compute port is one single-port CA (HCA-n, n = its port order on the server);
   switch port numbers are logical (cage c, port p of a twin-port cage -> 2(c-1)+p).
-* NetBox CSV imports: devices.csv, interfaces.csv, cables.csv (NetBox's import column names).
-  Written raw (no ' before formula-like text, engine/csvcells.py): NetBox would store the ' as part of
-  the name. The names come from the design (generated device names, racks named after layout.site,
-  which the spec restricts to letters, digits, - and _), so no cell can begin with a formula character.
+The NetBox import files are in netbox.py.
 """
 from __future__ import annotations
 
@@ -22,7 +19,6 @@ from typing import Iterator
 
 from engine.ifnames import build_interface_map, ib_port_number
 
-from ._csv import csv_lines
 from ._view import DesignView
 
 
@@ -196,143 +192,3 @@ def iter_ibnetdiscover(result) -> Iterator[str]:
                 yield f'Ca\t1 "H-{g[2:]}"\t\t# "{dev.name} HCA-{k}"\n'
                 yield (f'[1]({_hex(g)}) \t"{key}"[{pn}]\t\t# lid 0 lmc 0 "{desc}" lid 0 '
                        f'{IB_WIDTH.get(lk.speed_gbps, "4xNDR")}\n')
-
-
-# ----- NetBox --------------------------------------------------------------------------------------
-
-NETBOX_DEVICE_COLUMNS = ("name", "role", "manufacturer", "device_type", "status", "site", "rack", "position", "face",
-                         "description")
-NETBOX_INTERFACE_COLUMNS = ("device", "name", "type", "speed", "enabled", "description")
-NETBOX_CABLE_COLUMNS = ("side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type", "side_b_name",
-                        "type", "status", "label", "length", "length_unit", "description")
-NETBOX_PORT_COLUMNS = ("device", "name", "type", "rear_port", "rear_port_position")
-NETBOX_REAR_PORT_COLUMNS = ("device", "name", "type", "positions")
-ROLE_SLUG = {"server": "server", "leaf": "leaf-switch", "spine": "spine-switch", "core": "core-switch",
-             "oob": "oob-switch", "oob-agg": "oob-aggregation-switch", "ufm": "fabric-manager",
-             "storage-appliance": "storage", "mgmt-server": "management-server", "pdu": "pdu"}
-
-
-def _manufacturer(model: str) -> str:
-    m = model.lower()
-    if m.startswith(("qm", "q3", "sn", "dgx", "ufm", "gb")):
-        return "NVIDIA"
-    return "Generic"
-
-
-def iter_netbox_devices(result) -> Iterator[str]:
-    v = _view(result)
-    racks = v.racks
-
-    def rows():
-        for d, ri, u in zip(v.devices, v.dev_rack, v.dev_u):
-            placed = ri >= 0 and u >= 1
-            yield (d.name, ROLE_SLUG.get(d.role, d.role), _manufacturer(d.model), d.model.upper(), "planned",
-                   v.rack_site[ri] if ri >= 0 else v.result.spec.layout.site, racks[ri].id if ri >= 0 else "",
-                   u if placed else "", "front" if placed else "", d.network)
-        panels = sorted({(e[1], e[2]) for row in v.ph.cable_rows for e in (row[4], row[5]) if e[0] == "panel"})
-        for ri, u in panels:
-            yield (f"PP-{v.rack_grid[ri]}-U{u:02d}", "patch-panel", "Generic", "PATCH-PANEL", "planned",
-                   v.rack_site[ri], racks[ri].id, u, "front", "patch panel")
-    yield from csv_lines(NETBOX_DEVICE_COLUMNS, rows(), raw=True)
-
-
-def _if_type(network: str, technology: str, speed: int, medium: str) -> str:
-    if speed <= 1 or medium == "copper-rj45":
-        return "1000base-t"
-    if technology == "infiniband":
-        return {100: "infiniband-edr", 200: "infiniband-hdr", 400: "infiniband-ndr",
-                800: "infiniband-xdr"}.get(speed, "other")
-    return {10: "10gbase-x-sfpp", 25: "25gbase-x-sfp28", 100: "100gbase-x-qsfp28", 200: "200gbase-x-qsfp56",
-            400: "400gbase-x-osfp", 800: "800gbase-x-osfp"}.get(speed, "other")
-
-
-def _technology(v: DesignView, network: str) -> str:
-    spec = v.result.spec
-    if network == "compute":
-        return spec.compute.technology
-    if network == "storage":
-        return spec.storage.technology
-    return "ethernet"
-
-
-def iter_netbox_interfaces(result) -> Iterator[str]:
-    v = _view(result)
-    devs = v.devices
-    ph = v.ph
-
-    def rows():
-        seen = set()
-        for i, lk in enumerate(v.links):
-            ch = ph.choices[i]
-            t = _if_type(lk.network, _technology(v, lk.network), lk.speed_gbps, ch.medium if ch else "")
-            for d, p in ((lk.a, lk.a_port), (lk.b, lk.b_port)):
-                key = (d, p)
-                if key in seen:
-                    continue
-                seen.add(key)
-                yield (devs[d].name, p, t, lk.speed_gbps * 1000 * 1000 if lk.speed_gbps else "", "true",
-                       f"{lk.network} {lk.tier}")
-    yield from csv_lines(NETBOX_INTERFACE_COLUMNS, rows(), raw=True)
-
-
-def _cable_type(medium: str, fiber_type: str) -> str:
-    if medium == "fiber-sm":
-        return "smf-os2"
-    if medium == "fiber-mm":
-        return {"om3": "mmf-om3", "om4": "mmf-om4", "om5": "mmf-om5"}.get(fiber_type or "", "mmf")
-    return {"dac": "dac-passive", "acc": "dac-active", "aoc": "aoc", "copper-rj45": "cat6a"}.get(medium, "")
-
-
-def iter_netbox_cables(result) -> Iterator[str]:
-    """One row per cable. Device ends are dcim.interface; patch-panel ends are the panel's
-    dcim.frontport (cords) or dcim.rearport (trunks). label = the cable id."""
-    v = _view(result)
-    devs = v.devices
-    ph = v.ph
-
-    def end(e, kind):
-        if e[0] == "panel":
-            return (f"PP-{v.rack_grid[e[1]]}-U{e[2]:02d}", "dcim.rearport" if kind == "trunk" else "dcim.frontport",
-                    "T1" if kind == "trunk" else str(e[3]))
-        return (devs[e[0]].name, "dcim.interface", e[1])
-
-    def rows():
-        for cid, kind, part, length, a, b, lids, tier, network in ph.cable_rows:
-            i = v.link_index(lids[0])
-            ch = ph.choices[i]
-            fiber_type = getattr(ch, "fiber_type", "") if ch else ""
-            yield end(a, kind) + end(b, kind) + (_cable_type(ch.medium if ch else "", fiber_type), "planned",
-                                                  f"C{cid:06d}", length, "m", f"{part} {network} {tier}")
-    yield from csv_lines(NETBOX_CABLE_COLUMNS, rows(), raw=True)
-
-
-def iter_netbox_front_ports(result) -> Iterator[str]:
-    """Patch-panel front ports (only for designs with panels): each maps to rear port T1."""
-    v = _view(result)
-    ports = sorted({(e[1], e[2], str(e[3])) for row in v.ph.cable_rows if row[1] != "trunk"
-                    for e in (row[4], row[5]) if e[0] == "panel"},
-                   key=lambda t: (t[0], t[1], len(t[2]), t[2]))
-    counts: dict = defaultdict(int)
-    for ri, u, _p in ports:
-        counts[(ri, u)] += 1
-    pos: dict = defaultdict(int)
-
-    def rows():
-        for ri, u, p in ports:
-            pos[(ri, u)] += 1
-            yield (f"PP-{v.rack_grid[ri]}-U{u:02d}", p, "mpo", "T1", pos[(ri, u)])
-    yield from csv_lines(NETBOX_PORT_COLUMNS, rows(), raw=True)
-
-
-def iter_netbox_rear_ports(result) -> Iterator[str]:
-    v = _view(result)
-    panels: dict = defaultdict(set)
-    for row in v.ph.cable_rows:
-        for e in (row[4], row[5]):
-            if e[0] == "panel":
-                panels[(e[1], e[2])].add(str(e[3]))
-
-    def rows():
-        for (ri, u), ports in sorted(panels.items()):
-            yield (f"PP-{v.rack_grid[ri]}-U{u:02d}", "T1", "mpo", max(1, len(ports - {"T"})))
-    yield from csv_lines(NETBOX_REAR_PORT_COLUMNS, rows(), raw=True)

@@ -114,8 +114,8 @@ def test_a_retried_create_with_the_same_key_makes_one_design(alice):
     body = {"spec": SMALL_SPEC}
     first = alice.post("/api/v1/designs/", body, format="json", HTTP_IDEMPOTENCY_KEY="po-1")
     # The same JSON with other spacing and key order is the same request.
-    again = alice.generic("POST", "/api/v1/designs/", '{ "spec" : %s }' % __import__("json").dumps(
-        dict(reversed(list(SMALL_SPEC.items())))), content_type="application/json", HTTP_IDEMPOTENCY_KEY="po-1")
+    again = alice.generic("POST", "/api/v1/designs/", '{ "spec" : ' + __import__("json").dumps(
+        dict(reversed(list(SMALL_SPEC.items())))) + " }", content_type="application/json", HTTP_IDEMPOTENCY_KEY="po-1")
     assert first.status_code == again.status_code == 201
     assert again.json()["id"] == first.json()["id"]
     assert Design.objects.count() == 1

@@ -41,8 +41,8 @@ def test_a_revision_keeps_the_prices_it_was_computed_with_until_repriced(alice, 
     old = alice.get(rev_url(design, r1.number, "bom/")).json()
     new = alice.get(rev_url(design, r2.number, "bom/")).json()
     assert unpriced["price_version"] is None and qm9700(unpriced)["unit_price"] is None
-    assert (old["price_version"], qm9700(old)["unit_price"]) == (1, "100")
-    assert (new["price_version"], qm9700(new)["unit_price"]) == (2, "120")
+    assert (old["price_version"], qm9700(old)["unit_price"]) == (1, "100.00")
+    assert (new["price_version"], qm9700(new)["unit_price"]) == (2, "120.00")
     row = next(r for r in bom_csv(alice, design, r1.number) if r["section"] == "order" and r["sku"] == "QM9700")
     assert row["unit_price"] == "100.00"
     pricing_row = next(r for r in bom_csv(alice, design, r1.number) if r["section"] == "pricing")
@@ -53,7 +53,7 @@ def test_a_revision_keeps_the_prices_it_was_computed_with_until_repriced(alice, 
     assert repriced.status_code == 200
     assert repriced.json()["price_version"] == 2 and repriced.json()["repriced_by"] == "alice"
     after = alice.get(rev_url(design, r1.number, "bom/")).json()
-    assert (after["price_version"], qm9700(after)["unit_price"], after["repriced_by"]) == (2, "120", "alice")
+    assert (after["price_version"], qm9700(after)["unit_price"], after["repriced_by"]) == (2, "120.00", "alice")
     assert RevisionRepricing.objects.filter(revision=r1).count() == 1
     again = alice.post(rev_url(design, r1.number, "reprice/"))  # already on the newest: nothing recorded
     assert again.json()["price_version"] == 2 and RevisionRepricing.objects.filter(revision=r1).count() == 1

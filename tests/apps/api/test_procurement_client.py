@@ -151,7 +151,7 @@ def test_a_generated_client_creates_computes_and_compares_boms(worker, live_serv
 
     bom = revisions_bom.sync(design.id, 1, client=client, spares_percent="5")
     qm = next(line for line in bom.lines if line.part == "QM9700")
-    assert (qm.quantity, qm.spares, qm.unit_price, qm.total) == (12, 1, "31000", "403000.00")
+    assert (qm.quantity, qm.spares, qm.unit_price, qm.total) == (12, 1, "31000.00", "403000.00")
     assert bom.currency == "EUR"
     links = revisions_links.sync(design.id, 1, client=client, limit=5, tier="leaf-spine")
     assert len(links.results) == 5 and links.next_cursor

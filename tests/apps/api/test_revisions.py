@@ -64,7 +64,7 @@ def test_the_bom_adds_spares_rounded_up_and_prices_from_the_owners_list(alice, b
     priced = alice.get(rev_url(computed, 1, "bom/?spares_percent=5")).json()
     assert priced["currency"] == "EUR"
     qm = next(x for x in priced["lines"] if x["part"] == "QM9700")
-    assert qm["unit_price"] == "10.5" and qm["total"] == "136.50"  # 13 x 10.50
+    assert qm["unit_price"] == "10.50" and qm["total"] == "136.50"  # 13 x 10.50
     assert priced["totals"]["price"] == f"{sum(10.5 * x['order_quantity'] for x in priced['lines']):.2f}"
 
     # A collaborator sees the owner's prices; their own price list does not apply.

@@ -1,7 +1,10 @@
 """Loss budgets: hand calculations to 0.01 dB, status thresholds, component compliance."""
 
+from dataclasses import replace
+
 import pytest
 
+from engine.errors import EngineInvariantError
 from engine.physical import MediaPolicy, build_channel, loss_budget, select_media
 from tests.engine.physical.builders import DGX_CAGE, QM9700_CAGE, req
 
@@ -134,3 +137,11 @@ def test_copper_has_no_loss_budget(catalog):
     choice = select_media(req(QM9700_CAGE, QM9700_CAGE, 1, aligned=True), pol, catalog)
     b = loss_budget(build_channel(choice, False, pol), 1, None, pol)
     assert b.status == "n/a"
+
+
+def test_an_optical_channel_without_a_fiber_type_is_an_engine_bug_not_a_budget(catalog):
+    pol = panels_policy()
+    choice = select_media(req(QM9700_CAGE, QM9700_CAGE, 50), pol, catalog)
+    channel = replace(build_channel(choice, True, pol), fiber_type=None)
+    with pytest.raises(EngineInvariantError, match="without a fiber type"):
+        loss_budget(channel, 50, choice.pmd_spec, pol)
