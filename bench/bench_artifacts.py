@@ -19,6 +19,7 @@ Defaults to DATABASE_URL (a PostgreSQL database named in it is created when miss
 artifact store (web and workers on different hosts). Prints medians and p99; the machine's CPU count and
 load average are printed first, since other jobs on a shared machine change every figure.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,10 +34,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = {
-    "16k": {"name": "bench 16K", "servers": {"model": "dgx-h100", "count": 2048},
-            "compute_fabric": {"technology": "infiniband", "switch": "qm9700", "scalable_unit": 32}},
-    "128k": {"name": "bench 128K", "servers": {"model": "dgx-b300", "count": 16384},
-             "compute_fabric": {"technology": "infiniband", "switch": "q3400"}},
+    "16k": {
+        "name": "bench 16K",
+        "servers": {"model": "dgx-h100", "count": 2048},
+        "compute_fabric": {"technology": "infiniband", "switch": "qm9700", "scalable_unit": 32},
+    },
+    "128k": {
+        "name": "bench 128K",
+        "servers": {"model": "dgx-b300", "count": 16384},
+        "compute_fabric": {"technology": "infiniband", "switch": "q3400"},
+    },
 }
 LARGE = ("cabling-plan.pdf", "labels.pdf", "test-sheet.pdf")
 
@@ -66,8 +73,9 @@ def _revision(user, spec: dict):
         if design is not None:
             design.delete()
         design = design_create(user=user, spec=spec)
-        job = Job.objects.create(kind="compute", status=JobStatus.RUNNING, design=design, created_by=user,
-                                 params={"spec": design.spec})
+        job = Job.objects.create(
+            kind="compute", status=JobStatus.RUNNING, design=design, created_by=user, params={"spec": design.spec}
+        )
         t0 = time.perf_counter()
         out = design_compute_job(job=job, progress=DbProgress(job.pk))
         print(f"  computed and stored {spec['name']} in {time.perf_counter() - t0:.1f} s")
@@ -91,8 +99,10 @@ def _builds(rev, rebuild: bool) -> dict:
         else:
             seconds, fresh = stored.build_seconds, False
         out[kind] = stored
-        print(f"  {kind:18} first build {seconds:7.1f} s  {stored.size / 1e6:8.1f} MB"
-              f"{'' if fresh else '  (stored by an earlier run; --rebuild to time it again)'}")
+        print(
+            f"  {kind:18} first build {seconds:7.1f} s  {stored.size / 1e6:8.1f} MB"
+            f"{'' if fresh else '  (stored by an earlier run; --rebuild to time it again)'}"
+        )
     return out
 
 
@@ -160,8 +170,10 @@ async def _health_during_downloads(port: int, path: str, key: str, seconds: floa
 def _etag(port: int, path: str, key: str) -> str:
     async def head():
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Token {key}\r\n"
-                     f"Connection: close\r\n\r\n".encode())
+        writer.write(
+            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Token {key}\r\n"
+            f"Connection: close\r\n\r\n".encode()
+        )
         data = await reader.read()
         writer.close()
         return data
@@ -180,24 +192,34 @@ def _pct(values: list[float], q: float) -> float:
 def _report(name: str, rows, which: int, target_ms: float) -> None:
     ms = [r[which] * 1000 for r in rows]
     bad = sum(1 for r in rows if r[2] != 200)
-    print(f"  {name:44} n={len(rows):5d}  median {statistics.median(ms):7.1f} ms  p99 {_pct(ms, 0.99):7.1f} ms"
-          f"  non-200 {bad}  (target p99 < {target_ms:.0f} ms: {'yes' if _pct(ms, 0.99) < target_ms else 'NO'})")
+    print(
+        f"  {name:44} n={len(rows):5d}  median {statistics.median(ms):7.1f} ms  p99 {_pct(ms, 0.99):7.1f} ms"
+        f"  non-200 {bad}  (target p99 < {target_ms:.0f} ms: {'yes' if _pct(ms, 0.99) < target_ms else 'NO'})"
+    )
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--database-url", default=os.environ.get("DATABASE_URL")
-                    or f"sqlite:///{ROOT / 'var' / 'bench' / 'bench.sqlite3'}")
+    ap.add_argument(
+        "--database-url",
+        default=os.environ.get("DATABASE_URL") or f"sqlite:///{ROOT / 'var' / 'bench' / 'bench.sqlite3'}",
+    )
     ap.add_argument("--sizes", default="16k,128k")
     ap.add_argument("--store", choices=["database", "files"], default="database")
     ap.add_argument("--duration", type=float, default=15, help="seconds of load per measurement")
     ap.add_argument("--rebuild", action="store_true", help="time the first builds again")
     args = ap.parse_args()
     sizes = [s for s in args.sizes.split(",") if s]
-    env = {**os.environ, "DATABASE_URL": args.database_url, "DJANGO_SETTINGS_MODULE": "fabricdesign.settings",
-           "DJANGO_SECRET_KEY": os.environ.get("DJANGO_SECRET_KEY", "bench-only-not-secret"),
-           "DJANGO_DEBUG": "false", "API_THROTTLE_RATE": "100000000/min", "ARTIFACT_STORE": args.store,
-           "DATABASE_CONN_MAX_AGE": os.environ.get("DATABASE_CONN_MAX_AGE", "60")}
+    env = {
+        **os.environ,
+        "DATABASE_URL": args.database_url,
+        "DJANGO_SETTINGS_MODULE": "fabricdesign.settings",
+        "DJANGO_SECRET_KEY": os.environ.get("DJANGO_SECRET_KEY", "bench-only-not-secret"),
+        "DJANGO_DEBUG": "false",
+        "API_THROTTLE_RATE": "100000000/min",
+        "ARTIFACT_STORE": args.store,
+        "DATABASE_CONN_MAX_AGE": os.environ.get("DATABASE_CONN_MAX_AGE", "60"),
+    }
     if args.database_url.startswith("postgres"):
         _ensure_postgres_database(args.database_url)
     else:
@@ -212,8 +234,10 @@ def main() -> int:
 
     from apps.api.auth import token_create
 
-    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; store: {args.store}; "
-          f"{'PostgreSQL' if args.database_url.startswith('postgres') else 'SQLite'}")
+    print(
+        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; store: {args.store}; "
+        f"{'PostgreSQL' if args.database_url.startswith('postgres') else 'SQLite'}"
+    )
     call_command("migrate", verbosity=0)
     user, _ = get_user_model().objects.get_or_create(username="bench")
     _, key = token_create(user=user, name="bench")
@@ -229,9 +253,24 @@ def main() -> int:
     largest, (rev, built) = list(revs.items())[-1]
     base = f"/api/v1/designs/{rev.design_id}/revisions/{rev.number}"
     port = _free_port()
-    server = subprocess.Popen([str(Path(sys.executable).parent / "gunicorn"), "fabricdesign.wsgi", "-w", "2",
-                               "--worker-class", "gthread", "--threads", "8", "-b", f"127.0.0.1:{port}",
-                               "--log-level", "warning"], cwd=ROOT, env=env)
+    server = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "gunicorn"),
+            "fabricdesign.wsgi",
+            "-w",
+            "2",
+            "--worker-class",
+            "gthread",
+            "--threads",
+            "8",
+            "-b",
+            f"127.0.0.1:{port}",
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
     try:
         deadline = time.monotonic() + 30
         while True:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-from typing import Iterator
+from collections.abc import Iterator
 
 from django.conf import settings
 from django.db import connection
@@ -18,11 +18,10 @@ from django.http import FileResponse, HttpResponse, HttpResponseRedirect
 from django.utils.text import slugify
 
 from apps.common.http_cache import cache_headers
-from apps.exports.artifacts import artifact_open, artifact_storage, artifact_touch
-from apps.exports.models import Artifact
-
 from apps.designs.models import CableRecord, LinkRecord, Revision
 from apps.designs.table_csv import csv_lines, sql_select_list, stored_columns
+from apps.exports.artifacts import artifact_open, artifact_storage, artifact_touch
+from apps.exports.models import Artifact
 
 from .errors import ApiError
 from .models import MeasurementUpload

@@ -9,6 +9,7 @@ Cache-Control comes with it: `private, max-age=…, immutable` (security.immutab
 never change, or `private, no-cache` for what an explicit action can change at the same URL (the BOM after
 a reprice), which the browser then revalidates every time, cheaply with the ETag.
 """
+
 from __future__ import annotations
 
 import hashlib

@@ -347,7 +347,8 @@ def _downloads(revision) -> list[dict]:
     """Every deliverable. The files from the database are served by the API's download endpoint (it accepts
     the browser's session); the rendered ones go through revision_file, which shows a background build's
     progress when the file is large and not stored yet."""
-    from apps.exports.artifacts import inline_render_allowed, stored as stored_artifacts
+    from apps.exports.artifacts import inline_render_allowed
+    from apps.exports.artifacts import stored as stored_artifacts
     from apps.exports.services import DELIVERABLES, deliverable_applies
 
     base = f"/api/v1/designs/{revision.design_id}/revisions/{revision.number}/downloads/"
@@ -481,9 +482,8 @@ def revision_compare_view(request: HttpRequest, pk: int) -> HttpResponse:
 def _order_view(delta) -> dict:
     """The order delta as the compare page shows it: changed lines grouped by category title (in the BOM's
     category order), every figure signed, then the same per network and per SU."""
-    from engine.orders.lines import CATEGORY_TITLE
+    from engine.orders.lines import CATEGORY_TITLE, delta_totals, iter_group_deltas
     from engine.orders.money import fmt_money, fmt_signed_money
-    from engine.orders.lines import delta_totals, iter_group_deltas
 
     def rows(lines):
         out = []

@@ -11,6 +11,7 @@ ones age out (`artifact_prune`).
 A build renders into an unnamed local spool file, then saves it to the storage, whose writes are atomic
 (apps.exports.storage), then records the row: a file nobody has a row for is an orphan the sweep deletes.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -59,8 +60,11 @@ def renderer_version() -> str:
     h = hashlib.sha256()
     for top in RENDERER_SOURCES:
         base = ROOT / top
-        paths = [base] if base.is_file() else sorted(
-            p for p in base.rglob("*") if p.suffix in (".py", ".yaml", ".yml", ".json") and p.is_file())
+        paths = (
+            [base]
+            if base.is_file()
+            else sorted(p for p in base.rglob("*") if p.suffix in (".py", ".yaml", ".yml", ".json") and p.is_file())
+        )
         for p in paths:
             h.update(str(p.relative_to(ROOT)).encode())
             h.update(p.read_bytes())
@@ -150,9 +154,19 @@ def artifact_build(*, revision, kind: str, options: dict | None, progress=None, 
     try:
         with transaction.atomic():
             return Artifact.objects.create(
-                revision=revision, kind=kind, key=key, store=settings.ARTIFACT_STORE, renderer_version=renderer_version(), options=user_options,
-                name=name, content_type=content_type(kind), size=size, sha256=digest.hexdigest(),
-                build_seconds=round(time.monotonic() - started, 3), used_at=timezone.now())
+                revision=revision,
+                kind=kind,
+                key=key,
+                store=settings.ARTIFACT_STORE,
+                renderer_version=renderer_version(),
+                options=user_options,
+                name=name,
+                content_type=content_type(kind),
+                size=size,
+                sha256=digest.hexdigest(),
+                build_seconds=round(time.monotonic() - started, 3),
+                used_at=timezone.now(),
+            )
     except IntegrityError:
         storage.delete(name)  # another build of the same key won: serve that one
         return stored().get(key=key)
@@ -221,8 +235,7 @@ def artifact_prune(*, max_bytes: int | None = None, max_age_days: float | None =
     partials = storage.stale_partials(ORPHAN_GRACE_S)
     for name in partials:
         storage.delete(name)
-    out = {"aged": n_aged, "over_size": n_size, "orphans": orphans, "partials": len(partials),
-           "bytes": int(total)}
+    out = {"aged": n_aged, "over_size": n_size, "orphans": orphans, "partials": len(partials), "bytes": int(total)}
     if n_aged or n_size or orphans or partials:
         log.info("pruned artifacts: %s", out)
     return out

@@ -1,4 +1,5 @@
 """The artifact store's records: one row per rendered file, and the PostgreSQL store's chunks."""
+
 from __future__ import annotations
 
 from django.db import models

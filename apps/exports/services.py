@@ -10,12 +10,11 @@ answer 501 for it.
 """
 from __future__ import annotations
 
-import inspect
-
 import importlib
+import inspect
 import io
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from engine.catalog import load_catalog
 from engine.errors import CatalogError, SpecError

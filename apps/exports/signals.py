@@ -1,4 +1,5 @@
 """An artifact's file goes with its row: deleted with the artifact, its revision, design or owner."""
+
 from __future__ import annotations
 
 import logging

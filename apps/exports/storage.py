@@ -12,6 +12,7 @@ on another host, sees a file whole or not at all, and a writer killed mid-write 
 Any other Django storage works too, e.g. django-storages' S3Storage, whose PUT / multipart upload is atomic
 in the same sense (README, Production).
 """
+
 from __future__ import annotations
 
 import io
@@ -19,7 +20,7 @@ import logging
 import os
 import time
 import uuid
-from datetime import datetime, timezone as dt_timezone
+from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
 
@@ -114,8 +115,9 @@ class AtomicFileSystemStorage(FileSystemStorage):
         cutoff = time.time() - older_than_s
         if not root.is_dir():
             return []
-        return [str(p.relative_to(root)) for p in root.rglob(f"*{PARTIAL}*")
-                if p.is_file() and p.stat().st_mtime < cutoff]
+        return [
+            str(p.relative_to(root)) for p in root.rglob(f"*{PARTIAL}*") if p.is_file() and p.stat().st_mtime < cutoff
+        ]
 
     def all_names(self) -> list[str]:
         root = Path(self.location)
@@ -142,7 +144,7 @@ def _link_fd(fd: int, path: Path) -> None:
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 class _ChunkReader(io.RawIOBase):
@@ -169,7 +171,7 @@ class _ChunkReader(io.RawIOBase):
                 raise OSError(f"{self.name}: chunk {self._seq} is missing (the file was deleted while being read)")
             self._buf, self._pos, self._seq = bytes(row), 0, self._seq + 1
         n = min(len(b), len(self._buf) - self._pos)
-        b[:n] = self._buf[self._pos:self._pos + n]
+        b[:n] = self._buf[self._pos : self._pos + n]
         self._pos += n
         return n
 
@@ -189,7 +191,7 @@ class DatabaseStorage(Storage):
             seq = 0
             for data in _chunks(content):
                 for i in range(0, len(data), self.chunk_size):
-                    StoredChunk.objects.create(name=name, seq=seq, data=data[i:i + self.chunk_size])
+                    StoredChunk.objects.create(name=name, seq=seq, data=data[i : i + self.chunk_size])
                     if seq == 0:
                         test_stall("writing")
                     seq += 1
@@ -227,8 +229,7 @@ class DatabaseStorage(Storage):
 
         from .models import StoredChunk
 
-        total = StoredChunk.objects.filter(name=name).aggregate(
-            n=Sum(Func("data", function="LENGTH")))["n"]
+        total = StoredChunk.objects.filter(name=name).aggregate(n=Sum(Func("data", function="LENGTH")))["n"]
         if total is None:
             raise FileNotFoundError(name)
         return int(total)
@@ -239,7 +240,7 @@ class DatabaseStorage(Storage):
         prefix = f"{path.rstrip('/')}/" if path else ""
         dirs, files = set(), set()
         for name in StoredChunk.objects.filter(name__startswith=prefix, seq=0).values_list("name", flat=True):
-            head, sep, _tail = name[len(prefix):].partition("/")
+            head, sep, _tail = name[len(prefix) :].partition("/")
             (dirs if sep else files).add(head)
         return sorted(dirs), sorted(files)
 
@@ -270,7 +271,7 @@ def modified_at(storage, name: str) -> datetime | None:
         value = storage.get_modified_time(name)
     except (FileNotFoundError, NotImplementedError, OSError):
         return None
-    return value if value.tzinfo else value.replace(tzinfo=dt_timezone.utc)
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 @lru_cache(maxsize=1)
@@ -296,7 +297,7 @@ def s3_storage_class():
         def all_names(self) -> list[str]:
             prefix = self._normalize_name("")
             prefix = prefix.rstrip("/") + "/" if prefix else ""
-            return [obj.key[len(prefix):] for obj in self.bucket.objects.filter(Prefix=prefix)]
+            return [obj.key[len(prefix) :] for obj in self.bucket.objects.filter(Prefix=prefix)]
 
         def stale_partials(self, older_than_s: float) -> list[str]:
             return []  # incomplete uploads are invisible (and expire by the bucket's lifecycle rule)

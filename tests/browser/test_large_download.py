@@ -1,6 +1,7 @@
 """A large file in the browser: its link starts a background build, the page shows the build's progress, and the
 browser then downloads the file; the second time it comes straight from the store. Headless Chromium, a real
 worker."""
+
 from __future__ import annotations
 
 import re
@@ -11,12 +12,16 @@ import pytest
 pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.slow]
 
 PASSWORD = "correct-horse-battery-staple"
-SPEC = {"name": "Big enough", "servers": {"model": "dgx-h100", "count": 32},
-        "compute_fabric": {"technology": "infiniband", "switch": "qm9700"}}
+SPEC = {
+    "name": "Big enough",
+    "servers": {"model": "dgx-h100", "count": 32},
+    "compute_fabric": {"technology": "infiniband", "switch": "qm9700"},
+}
 
 
-def test_a_large_file_shows_its_build_progress_then_downloads(live_server, celery_worker, page, django_user_model,
-                                                              settings):
+def test_a_large_file_shows_its_build_progress_then_downloads(
+    live_server, celery_worker, page, django_user_model, settings
+):
     from playwright.sync_api import expect
 
     from apps.designs.services import design_compute_enqueue, design_create

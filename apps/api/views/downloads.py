@@ -10,6 +10,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from apps.common.http_cache import cache_headers, if_none_match, not_modified, revision_etag
 from apps.designs.measurements import (
     MeasurementUnavailable,
     measurement_get,
@@ -19,10 +20,8 @@ from apps.designs.measurements import (
     measurements_check_revision,
 )
 from apps.designs.selectors import design_get
-from apps.common.http_cache import cache_headers, if_none_match, not_modified, revision_etag
 from apps.exports.artifacts import PRICED_KINDS, artifact_build, artifact_lookup, inline_render_allowed
 from apps.exports.models import Artifact
-from apps.jobs.services import job_sent
 from apps.exports.services import (
     ARCHIVES,
     DELIVERABLES,
@@ -32,6 +31,7 @@ from apps.exports.services import (
     export_enqueue,
     export_options,
 )
+from apps.jobs.services import job_sent
 from engine.errors import SpecError
 
 from ..downloads import (
@@ -45,11 +45,9 @@ from ..downloads import (
 )
 from ..errors import ApiError
 from ..models import MeasurementUpload
-from ..output import iso, url
+from ..output import iso, job_out, url
 from ..parsers import CSVUploadParser
-from ..serializers import StrictSerializer, query
-from ..serializers import JobOut
-from ..output import job_out
+from ..serializers import JobOut, StrictSerializer, query
 from .base import ApiView, revision_for
 from .designs import job_for
 
@@ -356,4 +354,5 @@ class JobFileApi(ApiView):
             return artifact_response(artifact, download_filename(artifact.revision, artifact.kind),
                                      immutable=immutable)
         except FileNotFoundError:
-            raise ApiError(410, "gone", "The file is missing from the store; download it again to rebuild it.")
+            raise ApiError(410, "gone", "The file is missing from the store; download it again to rebuild it.") \
+                from None

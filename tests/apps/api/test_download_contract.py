@@ -4,6 +4,7 @@ build job in Location; stored files are streamed with a strong ETag, and revisio
 GIVEN alice's computed design (a few hundred cables: cheap, unless DOWNLOAD_INLINE_MAX_CABLES says otherwise)
 Workers are stood in for by the job runner, run here synchronously (the same code a worker runs).
 """
+
 from __future__ import annotations
 
 import pytest
@@ -137,8 +138,9 @@ def test_another_user_gets_neither_the_file_nor_its_job(alice, bob, computed, se
     assert bob.get(f"/api/v1/jobs/{job['id']}/file").status_code == 404
 
 
-@pytest.mark.parametrize("tail", ["summary/", "links/?limit=5", "cables/?limit=5", "downloads/links.csv",
-                                  "downloads/summary.json"])
+@pytest.mark.parametrize(
+    "tail", ["summary/", "links/?limit=5", "cables/?limit=5", "downloads/links.csv", "downloads/summary.json"]
+)
 def test_immutable_revision_resources_carry_a_strong_etag_and_answer_304(alice, computed, tail):
     r = alice.get(rev_url(computed, tail=tail))
     assert r.status_code == 200 and r["Cache-Control"] == IMMUTABLE

@@ -3,6 +3,7 @@ shows the background build's progress and then downloads the file.
 
 GIVEN alice's computed design, made "large" by DOWNLOAD_INLINE_MAX_CABLES = 0
 """
+
 from __future__ import annotations
 
 import pytest
@@ -13,8 +14,11 @@ from apps.jobs.runner import run_job
 
 pytestmark = pytest.mark.django_db
 
-SPEC = {"name": "f", "servers": {"model": "dgx-h100", "count": 16},
-        "compute_fabric": {"technology": "infiniband", "switch": "qm9700"}}
+SPEC = {
+    "name": "f",
+    "servers": {"model": "dgx-h100", "count": 16},
+    "compute_fabric": {"technology": "infiniband", "switch": "qm9700"},
+}
 
 
 @pytest.fixture
@@ -28,8 +32,10 @@ def design(users, client, settings):
 
 def test_the_revision_page_marks_files_built_in_the_background(client, design):
     page = client.get(f"/designs/{design.pk}/revisions/1/").content.decode()
-    assert f'href="/designs/{design.pk}/revisions/1/files/labels.pdf">labels.pdf</a> <span class="muted">' \
-           f'(built in the background)</span>' in page
+    assert (
+        f'href="/designs/{design.pk}/revisions/1/files/labels.pdf">labels.pdf</a> <span class="muted">'
+        f"(built in the background)</span>" in page
+    )
     assert f'href="/api/v1/designs/{design.pk}/revisions/1/downloads/links.csv" download' in page
 
 

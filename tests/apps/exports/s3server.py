@@ -1,4 +1,5 @@
 """A local S3-compatible server for the s3 artifact store's tests: moto's ThreadedMotoServer on 127.0.0.1."""
+
 from __future__ import annotations
 
 import socket
@@ -38,10 +39,26 @@ def s3_store(s3_server, settings, monkeypatch):
     bucket = f"artifacts-{uuid.uuid4().hex[:12]}"
     boto3.client("s3", endpoint_url=s3_server, region_name="us-east-1").create_bucket(Bucket=bucket)
     settings.ARTIFACT_STORE = "s3"
-    settings.STORAGES = {**settings.STORAGES, "artifacts": {
-        "BACKEND": "apps.exports.storage.S3ArtifactStorage",
-        "OPTIONS": {"bucket_name": bucket, "endpoint_url": s3_server, "region_name": "us-east-1",
-                    "location": "artifacts", "file_overwrite": True, "default_acl": None,
-                    "querystring_auth": True, "querystring_expire": 300}}}
-    return {**CREDENTIALS, "ARTIFACT_STORE": "s3", "ARTIFACT_S3_BUCKET": bucket,
-            "ARTIFACT_S3_ENDPOINT_URL": s3_server, "ARTIFACT_S3_REGION": "us-east-1"}
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "artifacts": {
+            "BACKEND": "apps.exports.storage.S3ArtifactStorage",
+            "OPTIONS": {
+                "bucket_name": bucket,
+                "endpoint_url": s3_server,
+                "region_name": "us-east-1",
+                "location": "artifacts",
+                "file_overwrite": True,
+                "default_acl": None,
+                "querystring_auth": True,
+                "querystring_expire": 300,
+            },
+        },
+    }
+    return {
+        **CREDENTIALS,
+        "ARTIFACT_STORE": "s3",
+        "ARTIFACT_S3_BUCKET": bucket,
+        "ARTIFACT_S3_ENDPOINT_URL": s3_server,
+        "ARTIFACT_S3_REGION": "us-east-1",
+    }

@@ -2,6 +2,7 @@
 
 GIVEN alice's small computed design and the store of each kind (files under a test folder, the database)
 """
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -16,17 +17,26 @@ from apps.jobs.runner import run_job
 
 pytestmark = pytest.mark.django_db(transaction=True)  # files are deleted on commit
 
-SPEC = {"name": "a", "servers": {"model": "dgx-h100", "count": 16},
-        "compute_fabric": {"technology": "infiniband", "switch": "qm9700"}}
+SPEC = {
+    "name": "a",
+    "servers": {"model": "dgx-h100", "count": 16},
+    "compute_fabric": {"technology": "infiniband", "switch": "qm9700"},
+}
 
 
 @pytest.fixture(params=["files", "database"])
 def store(request, settings, tmp_path):
     settings.ARTIFACT_STORE = request.param
-    settings.STORAGES = {**settings.STORAGES, "artifacts": {
-        "files": {"BACKEND": "apps.exports.storage.AtomicFileSystemStorage",
-                  "OPTIONS": {"location": str(tmp_path / "artifacts")}},
-        "database": {"BACKEND": "apps.exports.storage.DatabaseStorage"}}[request.param]}
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "artifacts": {
+            "files": {
+                "BACKEND": "apps.exports.storage.AtomicFileSystemStorage",
+                "OPTIONS": {"location": str(tmp_path / "artifacts")},
+            },
+            "database": {"BACKEND": "apps.exports.storage.DatabaseStorage"},
+        }[request.param],
+    }
     return request.param
 
 
@@ -90,6 +100,7 @@ def test_retention_deletes_stored_files_no_row_names_once_they_are_an_hour_old(s
     assert artifact_prune()["orphans"] == 0  # it may be a build between its save and its row
     if store == "files":
         import os
+
         os.utime(storage.path("9/orphan/bom.csv"), (0, 0))
     else:
         StoredChunk.objects.filter(name="9/orphan/bom.csv").update(created_at=timezone.now() - timedelta(hours=2))

@@ -3,6 +3,7 @@ to the object store with a presigned URL.
 
 GIVEN alice's small computed design and a fresh bucket
 """
+
 from __future__ import annotations
 
 import io
@@ -19,8 +20,11 @@ from tests.apps.api.conftest import token_client
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-SPEC = {"name": "s3", "servers": {"model": "dgx-h100", "count": 16},
-        "compute_fabric": {"technology": "infiniband", "switch": "qm9700"}}
+SPEC = {
+    "name": "s3",
+    "servers": {"model": "dgx-h100", "count": 16},
+    "compute_fabric": {"technology": "infiniband", "switch": "qm9700"},
+}
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 
 Both storages are exercised through Django's Storage API, as the artifact store uses them.
 """
+
 from __future__ import annotations
 
 import io

@@ -6,6 +6,7 @@ the broker (and the object store). That needs a network broker and database (Pos
 CI); on the defaults
 (SQLite and the filesystem broker, both files under var/) the cross-host test is skipped.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -23,10 +24,16 @@ from tests.apps.jobs.conftest import sending_to, wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
-LARGE = {"name": "2K GPUs", "servers": {"model": "dgx-h100", "count": 256},  # 4,096 cables: built by a worker
-         "compute_fabric": {"technology": "infiniband", "switch": "qm9700", "scalable_unit": 32}}
-SMALL = {"name": "small", "servers": {"model": "dgx-h100", "count": 32},
-         "compute_fabric": {"technology": "infiniband", "switch": "qm9700"}}
+LARGE = {
+    "name": "2K GPUs",
+    "servers": {"model": "dgx-h100", "count": 256},  # 4,096 cables: built by a worker
+    "compute_fabric": {"technology": "infiniband", "switch": "qm9700", "scalable_unit": 32},
+}
+SMALL = {
+    "name": "small",
+    "servers": {"model": "dgx-h100", "count": 32},
+    "compute_fabric": {"technology": "infiniband", "switch": "qm9700"},
+}
 
 
 def files_in(folder) -> list[str]:
@@ -37,8 +44,12 @@ def computed(worker, user, spec):
     design = design_create(user=user, spec=spec)
     with sending_to(worker.queue):
         job = design_compute_enqueue(design=design, user=user)
-    wait_for(lambda: Job.objects.filter(pk=job.pk, status=JobStatus.SUCCEEDED).exists(), timeout=120,
-             what="the design's computation", alive=worker)
+    wait_for(
+        lambda: Job.objects.filter(pk=job.pk, status=JobStatus.SUCCEEDED).exists(),
+        timeout=120,
+        what="the design's computation",
+        alive=worker,
+    )
     return design.revisions.get()
 
 
@@ -48,7 +59,8 @@ def body(response) -> bytes:
 
 @pytest.mark.parametrize("store", ["database", "s3"])
 def test_a_worker_with_its_own_var_builds_a_large_export_that_the_web_serves_from_the_shared_store(
-        start_worker, users, settings, tmp_path, store, request):
+    start_worker, users, settings, tmp_path, store, request
+):
     """GIVEN a web process and a worker with separate var/ folders and a shared store (PostgreSQL, or S3
          through a local S3-compatible server)
     WHEN alice asks the web for a 4,096-cable design's cabling plan
@@ -75,8 +87,13 @@ def test_a_worker_with_its_own_var_builds_a_large_export_that_the_web_serves_fro
         accepted = alice.get(url)
     assert accepted.status_code == 202, accepted.content[:300]
     job_url = accepted["Location"]
-    wait_for(lambda: alice.get(job_url).json()["status"] == "succeeded", timeout=180,
-             what="the worker to build the cabling plan", alive=worker, every=0.5)
+    wait_for(
+        lambda: alice.get(job_url).json()["status"] == "succeeded",
+        timeout=180,
+        what="the worker to build the cabling plan",
+        alive=worker,
+        every=0.5,
+    )
 
     served = alice.get(url)
     data = body(served)
@@ -88,6 +105,7 @@ def test_a_worker_with_its_own_var_builds_a_large_export_that_the_web_serves_fro
         assert StoredChunk.objects.filter(name=artifact.name).count() == -(-artifact.size // (1024 * 1024))
     else:
         from apps.exports.artifacts import artifact_storage
+
         assert artifact_storage().all_names() == [artifact.name] and not StoredChunk.objects.exists()
     assert files_in(web_var) == [] and files_in(worker_var) == []
 
@@ -98,8 +116,7 @@ def test_a_build_killed_mid_write_leaves_no_partial_file_visible_or_behind(start
     WHEN the worker is killed (SIGKILL)
     THEN no artifact row, no file, no chunk was visible while it wrote, nor is one left after."""
     worker_var = tmp_path / "worker-var"
-    env = {"ARTIFACT_STORE": store, "ARTIFACT_FILES_DIR": str(worker_var / "artifacts"),
-           "JOB_TEST_STALL": "writing:60"}
+    env = {"ARTIFACT_STORE": store, "ARTIFACT_FILES_DIR": str(worker_var / "artifacts"), "JOB_TEST_STALL": "writing:60"}
     if not django_settings.CELERY_BROKER_URL.startswith("filesystem"):
         env["FABRICDESIGN_VAR_DIR"] = str(worker_var)  # the filesystem broker lives in the shared var/
     doomed = start_worker(**env)
