@@ -89,6 +89,7 @@ INSTALLED_APPS = [
     "apps.common",
     "apps.catalog",
     "apps.designs",
+    "apps.exports",
     "apps.jobs",
     "apps.api",
     "axes",
@@ -196,8 +197,37 @@ STATIC_ROOT = BASE_DIR / "var" / "static"
 # WhiteNoise warns on every start while it is missing (before collectstatic).
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 MEDIA_ROOT = VAR_DIR / "media"
+# Rendered deliverables (apps/exports/artifacts.py): local files under VAR_DIR/artifacts (one machine, or a
+# volume every web and worker process mounts), or the database (web and workers on different hosts with no
+# shared filesystem). Both write atomically (apps/exports/storage.py).
+ARTIFACT_STORE = env_str("ARTIFACT_STORE", "files")
+ARTIFACT_FILES_DIR = Path(env_str("ARTIFACT_FILES_DIR", str(VAR_DIR / "artifacts"))).resolve()
+_ARTIFACT_STORAGES = {
+    "files": {"BACKEND": "apps.exports.storage.AtomicFileSystemStorage",
+              "OPTIONS": {"location": str(ARTIFACT_FILES_DIR)}},
+    "database": {"BACKEND": "apps.exports.storage.DatabaseStorage"},
+    # Credentials come the usual AWS way (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, a role, a profile).
+    "s3": {"BACKEND": "apps.exports.storage.S3ArtifactStorage", "OPTIONS": {
+        "bucket_name": env_str("ARTIFACT_S3_BUCKET", ""),
+        "endpoint_url": env_str("ARTIFACT_S3_ENDPOINT_URL", "") or None,
+        "region_name": env_str("ARTIFACT_S3_REGION", "") or None,
+        "location": "artifacts",
+        "file_overwrite": True,  # names are unique per build
+        "default_acl": None,
+        "querystring_auth": True,
+        "querystring_expire": 300,
+    }},
+}
+if ARTIFACT_STORE not in _ARTIFACT_STORAGES:
+    raise ImproperlyConfigured(f"ARTIFACT_STORE={ARTIFACT_STORE!r}: use one of {', '.join(_ARTIFACT_STORAGES)}")
+if ARTIFACT_STORE == "s3" and not _ARTIFACT_STORAGES["s3"]["OPTIONS"]["bucket_name"]:
+    raise ImproperlyConfigured("ARTIFACT_STORE=s3 needs ARTIFACT_S3_BUCKET")
+# With the s3 store: answer a download with a redirect to a presigned URL (5 minutes) instead of streaming the
+# bytes through the app.
+ARTIFACT_S3_REDIRECT = env_bool("ARTIFACT_S3_REDIRECT", False)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "artifacts": _ARTIFACT_STORAGES[ARTIFACT_STORE],
     # Hashed file names let WhiteNoise send far-future cache headers.
     "staticfiles": {
         "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
@@ -219,6 +249,19 @@ else:
 # Results recomputed from a revision (QoS configuration set, test-sheet limits) are cached as one blob each
 # (apps/designs/revision_cache.py); a blob larger than this is served but not kept.
 REVISION_CACHE_MAX_BYTES = env_int("REVISION_CACHE_MAX_BYTES", 64 * 1024 * 1024)
+
+# Retention of the artifact store (the hourly exports.prune_artifacts): artifacts unused this many days go,
+# then the least recently used until the store holds at most ARTIFACT_MAX_BYTES.
+ARTIFACT_MAX_BYTES = env_int("ARTIFACT_MAX_BYTES", 10 * 1024 ** 3)
+ARTIFACT_MAX_AGE_DAYS = env_int("ARTIFACT_MAX_AGE_DAYS", 30)
+# With the files store behind nginx: the internal location that maps to VAR_DIR/artifacts/ (e.g.
+# "/_artifacts/"); the app then answers with X-Accel-Redirect and nginx sends the bytes (README, Production).
+ARTIFACT_ACCEL_REDIRECT = env_str("ARTIFACT_ACCEL_REDIRECT", "")
+# A deliverable not yet stored is rendered inside the request only for revisions with at most this many
+# cables; larger ones answer 202 and a worker builds them (measured: docs/deliverables.md, Downloads).
+DOWNLOAD_INLINE_MAX_CABLES = env_int("DOWNLOAD_INLINE_MAX_CABLES", 2500)
+# Browsers keep an immutable revision resource (summary, links, cables, files) this long without asking.
+REVISION_HTTP_MAX_AGE_S = env_int("REVISION_HTTP_MAX_AGE_S", 86400)
 
 # --- Celery (read by fabricdesign/celery.py through the CELERY_ namespace) --
 
@@ -311,6 +354,8 @@ CELERY_BEAT_SCHEDULE = {
     "drop-orphan-partitions": {"task": "designs.drop_orphan_partitions", "schedule": 3600.0},
     # Ended windows of the API rate limit's database store (apps/api/ratelimit.py).
     "prune-rate-counters": {"task": "api.prune_rate_counters", "schedule": 3600.0},
+    # Size and age retention of the artifact store (apps/exports/artifacts.py).
+    "prune-artifacts": {"task": "exports.prune_artifacts", "schedule": 3600.0},
 }
 
 # --- REST framework ---------------------------------------------------------

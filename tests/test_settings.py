@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 PRINT_SETTINGS = (
@@ -115,3 +117,25 @@ def test_the_test_conftest_does_not_import_django():
     )
 
     assert result.returncode == 0, result.stderr
+
+
+PRINT_ARTIFACTS = ("import django, json; django.setup(); from django.conf import settings as s; "
+                   "print(json.dumps(s.STORAGES['artifacts']))")
+
+
+def test_the_artifact_store_defaults_to_atomic_files_under_the_var_dir(tmp_path):
+    result = _run_settings(tmp_path, code=PRINT_ARTIFACTS, DJANGO_SECRET_KEY="x")
+
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {"BACKEND": "apps.exports.storage.AtomicFileSystemStorage",
+                                         "OPTIONS": {"location": str(tmp_path / "artifacts")}}
+
+
+@pytest.mark.parametrize("env, message", [
+    ({"ARTIFACT_STORE": "ftp"}, "ARTIFACT_STORE='ftp': use one of files, database, s3"),
+    ({"ARTIFACT_STORE": "s3"}, "ARTIFACT_STORE=s3 needs ARTIFACT_S3_BUCKET"),
+])
+def test_an_artifact_store_it_cannot_use_stops_startup(tmp_path, env, message):
+    result = _run_settings(tmp_path, code=PRINT_ARTIFACTS, DJANGO_SECRET_KEY="x", **env)
+
+    assert result.returncode != 0 and message in result.stderr

@@ -10,13 +10,18 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-from typing import Iterator
+from collections.abc import Iterator
 
+from django.conf import settings
 from django.db import connection
+from django.http import FileResponse, HttpResponse, HttpResponseRedirect
 from django.utils.text import slugify
 
+from apps.common.http_cache import cache_headers
 from apps.designs.models import CableRecord, LinkRecord, Revision
 from apps.designs.table_csv import csv_lines, sql_select_list, stored_columns
+from apps.exports.artifacts import artifact_open, artifact_storage, artifact_touch
+from apps.exports.models import Artifact
 
 from .errors import ApiError
 from .models import MeasurementUpload
@@ -35,6 +40,38 @@ DB_FILES = {
 def download_filename(revision: Revision, kind: str) -> str:
     name = slugify(revision.design.name)[:60] or f"design-{revision.design_id}"
     return f"{name}-r{revision.number}-{kind}"
+
+
+FILE_BLOCK = 256 * 1024  # bytes per write while streaming a stored file
+
+
+def artifact_etag(artifact: Artifact) -> str:
+    return f'"{artifact.sha256}"'
+
+
+def artifact_response(artifact: Artifact, filename: str, *, immutable: bool = True) -> HttpResponse:
+    """A stored deliverable as a download, streamed from the artifact store a block at a time (the process
+    never holds the file), or handed to nginx with X-Accel-Redirect when settings.ARTIFACT_ACCEL_REDIRECT
+    names the internal location of the files store, or redirected to a presigned URL of the s3 store
+    (settings.ARTIFACT_S3_REDIRECT)."""
+    artifact_touch(artifact)
+    if settings.ARTIFACT_S3_REDIRECT and settings.ARTIFACT_STORE == "s3":
+        # The object store sends the bytes: a presigned URL valid for 5 minutes, so this answer is not kept.
+        location = artifact_storage().url(artifact.name, parameters={
+            "ResponseContentDisposition": f'attachment; filename="{filename}"',
+            "ResponseContentType": artifact.content_type})
+        response = HttpResponseRedirect(location)
+        response["Cache-Control"] = "private, no-store"
+        return response
+    if settings.ARTIFACT_ACCEL_REDIRECT and settings.ARTIFACT_STORE == "files":
+        response = HttpResponse(content_type=artifact.content_type)
+        response["X-Accel-Redirect"] = settings.ARTIFACT_ACCEL_REDIRECT.rstrip("/") + "/" + artifact.name
+    else:
+        response = FileResponse(artifact_open(artifact), content_type=artifact.content_type)
+        response.block_size = FILE_BLOCK
+        response["Content-Length"] = str(artifact.size)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return cache_headers(response, artifact_etag(artifact), immutable=immutable)
 
 
 def iter_table_csv(revision: Revision, kind: str, *, raw: bool = False) -> Iterator[bytes]:

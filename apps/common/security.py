@@ -8,7 +8,8 @@ X-Content-Type-Options and Referrer-Policy. This adds what Django 5.2 lacks:
 - `Cache-Control: private, no-cache` on every authenticated response (browser session or API token)
   that set no Cache-Control of its own: pages and downloads hold a user's designs, so no shared cache
   may keep them, and the browser revalidates before reusing one. A response that may be cached
-  longer (a revision's files never change) sets its own header, e.g. with `cache_immutable`.
+  longer (a revision's files never change) sets its own header, e.g. with `cache_immutable`
+  (apps.common.http_cache adds the strong ETag and the 304 answer).
 """
 from __future__ import annotations
 
@@ -21,8 +22,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 AUTHENTICATED_CACHE_CONTROL = "private, no-cache"
-# A year: what browsers treat as "forever" for content that never changes.
-IMMUTABLE_CACHE_CONTROL = "private, max-age=31536000, immutable"
+
+
+def immutable_cache_control() -> str:
+    """For a revision's resources: the browser keeps them settings.REVISION_HTTP_MAX_AGE_S (a day by default)
+    without asking. Not a year: the same URL gets new bytes when a deploy changes a renderer."""
+    return f"private, max-age={settings.REVISION_HTTP_MAX_AGE_S}, immutable"
 
 
 class SecurityHeadersMiddleware:
@@ -63,7 +68,7 @@ def csp(policy: str):
 
 def cache_immutable(response: HttpResponse) -> HttpResponse:
     """Let the user's browser keep this response for good (content addressed by an immutable revision)."""
-    response["Cache-Control"] = IMMUTABLE_CACHE_CONTROL
+    response["Cache-Control"] = immutable_cache_control()
     return response
 
 

@@ -43,9 +43,9 @@ def design_can_write(*, user, design: Design) -> bool:
 
 def revision_get(*, user, design_id: int, number: int, defer: tuple[str, ...] = (), bare: bool = False) -> Revision:
     """A revision of a design the user may see, with its design and owner, in one query (design_list's rule
-    as a subquery); otherwise Http404. `defer`: fields not to load; `bare`: only its id and number."""
+    as a subquery); otherwise Http404. `defer`: fields not to load; `bare`: only its id, number, creation time and spec hash."""
     visible = design_list(user=user).filter(pk=design_id).values("pk")
-    revisions = (Revision.objects.only("id", "number", "design_id") if bare else
+    revisions = (Revision.objects.only("id", "number", "design_id", "created_at", "spec_hash") if bare else
                  Revision.objects.select_related("design__owner", "created_by").defer(*defer))
     rev = revisions.filter(design_id=design_id, design__in=visible, number=number).first()
     if rev is None:

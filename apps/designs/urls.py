@@ -26,6 +26,7 @@ urlpatterns = [
     path("<int:pk>/compare/", views.revision_compare_view, name="compare"),
     path("<int:pk>/compare/<str:table>/<str:change>/", views.revision_compare_rows_view, name="compare_rows"),
     path("<int:pk>/revisions/<int:number>/", views.revision_detail, name="revision"),
+    path("<int:pk>/revisions/<int:number>/files/<str:kind>", views.revision_file, name="revision_file"),
     path("<int:pk>/revisions/<int:number>/reprice/", views.revision_reprice_view, name="reprice"),
     path("<int:pk>/revisions/<int:number>/ordered/", views.revision_mark_ordered_view, name="mark_ordered"),
     path("<int:pk>/revisions/<int:number>/links/", views.revision_links, name="links"),

@@ -268,7 +268,7 @@ def job_detail(request: HttpRequest, pk: int, job_id) -> HttpResponse:
     design = design_get(user=request.user, design_id=pk)
     job = get_object_or_404(design.jobs, pk=job_id)
     return render(request, "jobs/detail.html", {
-        "design": design, "job": job, "status": _job_status(job),
+        "design": design, "job": job, "status": _job_status(job), "export": _export_of(job),
         "can_write": design_can_write(user=request.user, design=design)})
 
 
@@ -344,17 +344,60 @@ def revision_reprice_view(request: HttpRequest, pk: int, number: int) -> HttpRes
 
 
 def _downloads(revision) -> list[dict]:
-    """Every deliverable, served by the API's download endpoint (it accepts the browser's session)."""
+    """Every deliverable. The files from the database are served by the API's download endpoint (it accepts
+    the browser's session); the rendered ones go through revision_file, which shows a background build's
+    progress when the file is large and not stored yet."""
+    from apps.exports.artifacts import inline_render_allowed
+    from apps.exports.artifacts import stored as stored_artifacts
     from apps.exports.services import DELIVERABLES, deliverable_applies
 
     base = f"/api/v1/designs/{revision.design_id}/revisions/{revision.number}/downloads/"
-    kinds = ["links.csv", "cables.csv", "summary.json"] + [
-        k for k in DELIVERABLES if (k != "workloads.pdf" or (revision.summary or {}).get("workloads"))
-        and deliverable_applies(k, revision.spec)]
+    rendered = [k for k in DELIVERABLES if (k != "workloads.pdf" or (revision.summary or {}).get("workloads"))
+                and deliverable_applies(k, revision.spec)]
+    background = not inline_render_allowed(revision)
+    stored = set(stored_artifacts().filter(revision=revision, options={}).values_list("kind", flat=True)) \
+        if background else set()
+    out = [{"kind": k, "url": base + k, "download": True} for k in ("links.csv", "cables.csv", "summary.json")] + [
+        {"kind": k, "url": reverse("designs:revision_file", args=[revision.design_id, revision.number, k])
+         if background else base + k, "download": not background or k in stored,
+         "background": background and k not in stored} for k in rendered]
     # CSV files also as raw (every cell unchanged, no ' before formula-like text): the declared csv=raw option.
-    return [{"kind": k, "url": base + k,
-             "raw_url": base + k + "?csv=raw" if k.endswith(".csv") and not k.startswith("netbox") else None}
-            for k in kinds]
+    for d in out:
+        d["raw_url"] = d["url"] + "?csv=raw" if d["kind"].endswith(".csv") and not d["kind"].startswith("netbox") \
+            else None
+    return out
+
+
+@signin_required
+@require_safe
+def revision_file(request: HttpRequest, pk: int, number: int, kind: str) -> HttpResponse:
+    """A rendered deliverable for the browser: the API's download when it is stored or cheap to render; else
+    its background build (started, or the one already running) on the job page, which downloads it when done."""
+    from apps.exports.artifacts import artifact_lookup, inline_render_allowed
+    from apps.exports.services import DELIVERABLES, deliverable_applies, deliverable_available, export_enqueue
+
+    revision = revision_get(user=request.user, design_id=pk, number=number)
+    if kind not in DELIVERABLES or not deliverable_applies(kind, revision.spec):
+        raise Http404("No such file.")
+    raw = request.GET.get("csv") == "raw" and kind.endswith(".csv")
+    options = {"raw_csv": True} if raw else {}
+    api_url = f"/api/v1/designs/{pk}/revisions/{number}/downloads/{kind}" + ("?csv=raw" if raw else "")
+    if not deliverable_available(kind) or inline_render_allowed(revision):
+        return redirect(api_url)
+    try:
+        _key, _options, artifact = artifact_lookup(revision=revision, kind=kind, options=options)
+    except SpecError as exc:
+        messages.error(request, f"{kind} cannot be built: the revision no longer computes ({exc}).")
+        return redirect(reverse("designs:revision", args=[pk, number]) + "#downloads-title")
+    if artifact is not None:
+        return redirect(api_url)
+    back = reverse("designs:revision", args=[pk, number]) + "#downloads-title"
+    try:
+        job = job_sent(export_enqueue(revision=revision, kind=kind, user=request.user, options=options))
+    except (JobQuotaExceeded, JobNotQueued) as exc:
+        messages.error(request, f"{kind} not started: {exc.message}")
+        return redirect(back)
+    return redirect("designs:job", pk=pk, job_id=job.pk)
 
 
 def _workload_charts(summary: dict) -> dict[str, dict[str, str]]:
@@ -439,9 +482,8 @@ def revision_compare_view(request: HttpRequest, pk: int) -> HttpResponse:
 def _order_view(delta) -> dict:
     """The order delta as the compare page shows it: changed lines grouped by category title (in the BOM's
     category order), every figure signed, then the same per network and per SU."""
-    from engine.orders.lines import CATEGORY_TITLE
+    from engine.orders.lines import CATEGORY_TITLE, delta_totals, iter_group_deltas
     from engine.orders.money import fmt_money, fmt_signed_money
-    from engine.orders.lines import delta_totals, iter_group_deltas
 
     def rows(lines):
         out = []
@@ -546,12 +588,24 @@ def _after_save(request: HttpRequest, design: Design) -> HttpResponse:
 
 
 def _job_status(job: Job) -> dict:
-    revision = (job.result or {}).get("revision")
+    revision = (job.result or {}).get("revision") if job.kind == "compute" else None
+    export = _export_of(job)
     return {
         "id": str(job.pk), "status": job.status, "status_label": job.get_status_display(), "stage": job.stage,
         "percent": job.percent, "terminal": job.is_terminal, "error": job.error,
         "revision_url": reverse("designs:revision", args=[job.design_id, revision]) if revision else None,
+        "file_url": export["file_url"] if export and job.status == "succeeded" else None,
     }
+
+
+def _export_of(job: Job) -> dict | None:
+    """What an export job builds: the file's kind, its revision's page and the job's file download."""
+    if job.kind != "export":
+        return None
+    number = Revision.objects.filter(pk=job.params.get("revision_id")).values_list("number", flat=True).first()
+    return {"kind": job.params.get("kind"), "number": number,
+            "revision_url": reverse("designs:revision", args=[job.design_id, number]) if number else None,
+            "file_url": f"/api/v1/jobs/{job.pk}/file"}
 
 
 def _network_rows(revision: Revision) -> list[dict]:

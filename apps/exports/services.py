@@ -10,13 +10,11 @@ answer 501 for it.
 """
 from __future__ import annotations
 
-import inspect
-
 import importlib
+import inspect
 import io
-from pathlib import Path
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from engine.catalog import load_catalog
 from engine.errors import CatalogError, SpecError
@@ -124,7 +122,7 @@ def deliverable_applies(kind: str, spec: dict | None) -> bool:
     return s.compute.technology == "infiniband" or (s.storage.enabled and s.storage.technology == "infiniband")
 
 
-def revision_result(*, revision, extra_catalog: dict | None = None) -> DesignResult:
+def revision_result(*, revision, extra_catalog: dict | None = None, progress=None) -> DesignResult:
     """Recompute the engine result of a revision from its stored spec (the engine is deterministic).
 
     SpecError when it no longer computes: its spec no longer validates, or the owner's custom parts no
@@ -135,7 +133,7 @@ def revision_result(*, revision, extra_catalog: dict | None = None) -> DesignRes
         catalog = load_catalog(extra_catalog)
     except (CatalogError, MediaCatalogError) as exc:
         raise SpecError.at("catalog", f"the custom parts no longer load: {exc}") from None
-    return compute_design(spec, catalog)
+    return compute_design(spec, catalog) if progress is None else compute_design(spec, catalog, progress)
 
 
 def export_options(options: dict | None):
@@ -163,13 +161,17 @@ def deliverable_lines(*, kind: str, result: DesignResult, options: dict | None) 
 
 
 # --- background exports ------------------------------------------------------------------------
-# A 400,000-cable plan takes tens of seconds to render, so big deliverables are built by a worker into
-# a file (MEDIA_ROOT/exports/<job id>/<name>) that the job's download serves afterwards.
+# A 400,000-cable plan takes tens of seconds to render, so big deliverables are built by a worker into the
+# artifact store (apps.exports.artifacts), from which the web serves them on any host.
 
 
 def export_enqueue(*, revision, kind: str, user, options: dict | None = None):
-    """Queue the build of one deliverable (or archive) of a revision; returns the Job."""
+    """Queue the build of one deliverable (or archive) of a revision; returns the Job. A queued or running
+    build of the same file (same artifact key) is returned instead of starting another."""
+    from apps.jobs.models import Job, JobStatus
     from apps.jobs.services import job_create
+
+    from .artifacts import artifact_lookup
 
     if kind not in DELIVERABLES and kind not in ARCHIVES:
         raise ValueError(f"kind: unknown deliverable {kind!r}")
@@ -179,14 +181,13 @@ def export_enqueue(*, revision, kind: str, user, options: dict | None = None):
         export_options(options)  # reject bad options now, not in the worker
     elif options:
         raise ValueError(f"options: {kind} takes no options")
+    key, _full, _stored = artifact_lookup(revision=revision, kind=kind, options=options)
+    running = Job.objects.filter(kind="export", design=revision.design, params__key=key,
+                                 status__in=(JobStatus.QUEUED, JobStatus.RUNNING), cancel_requested=False).first()
+    if running is not None:
+        return running
     return job_create(kind="export", user=user, design=revision.design,
-                      params={"revision_id": revision.pk, "kind": kind, "options": options or {}})
-
-
-def export_path(job) -> Path:
-    from django.conf import settings
-
-    return Path(settings.MEDIA_ROOT) / "exports" / str(job.pk) / job.params["kind"]
+                      params={"revision_id": revision.pk, "kind": kind, "options": options or {}, "key": key})
 
 
 def export_content_type(kind: str) -> str:
@@ -194,49 +195,37 @@ def export_content_type(kind: str) -> str:
 
 
 def export_build_job(*, job, progress) -> dict:
-    """Worker side of export_enqueue: recompute the revision's result, render the file, record its size."""
+    """Worker side of export_enqueue: build the file into the artifact store (or find it there)."""
     from apps.designs.models import Revision
     from apps.jobs.services import job_progress
+
+    from .artifacts import artifact_build
 
     revision = Revision.objects.select_related("design__owner").get(pk=job.params["revision_id"])
     kind = job.params["kind"]
     progress.span = 50.0
-    result = compute_design(parse_spec(revision.spec), load_catalog(custom_catalog_for_revision(revision)),
-                            progress)
-    job_progress(job_id=job.pk, stage=f"rendering {kind}", percent=50)
-    options = _priced(revision, job.params.get("options"))
-    path = export_path(job)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".part")
+
+    def on_stage(stage: str, percent: float) -> None:
+        job_progress(job_id=job.pk, stage=stage, percent=percent, attempt=job.attempts)
+
+    artifact = artifact_build(revision=revision, kind=kind, options=job.params.get("options"), progress=progress,
+                              on_stage=on_stage)
+    return {"file": kind, "artifact_id": artifact.pk, "size": artifact.size, "sha256": artifact.sha256,
+            "content_type": artifact.content_type, "build_seconds": artifact.build_seconds}
+
+
+def render_into(*, kind: str, result: DesignResult, revision, options: dict, fh, custom) -> None:
+    """Render one deliverable or archive of `result` into the binary file `fh`."""
+    from .artifacts import text_into
+
     if kind in ARCHIVES:
-        _write_configs_zip(result, revision, tmp)
+        from engine.qos_stage import build_qos
+
+        fh.write(configs_zip(build_qos(result, load_catalog(custom))))
     elif DELIVERABLES[kind].pdf:
-        with open(tmp, "wb") as fh:
-            deliverable_renderer(kind)(result, fh, export_options(options), revision_label=f"r{revision.number}")
+        deliverable_renderer(kind)(result, fh, export_options(options), revision_label=f"r{revision.number}")
     else:
-        with open(tmp, "w", encoding="utf-8", newline="") as fh:
-            for line in deliverable_lines(kind=kind, result=result, options=options):
-                fh.write(line)
-    tmp.replace(path)  # the file appears whole or not at all
-    return {"file": kind, "size": path.stat().st_size, "content_type": export_content_type(kind)}
-
-
-def _priced(revision, options: dict | None) -> dict:
-    """The job's options with the revision's prices (its price-list version), as the download in the request
-    gets them, unless the job names prices of its own."""
-    from apps.designs.pricing import revision_pricing
-
-    out = dict(options or {})
-    pricing = revision_pricing(revision=revision)
-    if pricing.version is not None and "prices" not in out:
-        out.update(prices=pricing.prices, currency=pricing.currency, price_source=pricing.source)
-    return out
-
-
-def _write_configs_zip(result, revision, path: Path) -> None:
-    from engine.qos_stage import build_qos
-
-    path.write_bytes(configs_zip(build_qos(result, load_catalog(custom_catalog_for_revision(revision)))))
+        text_into(fh, deliverable_lines(kind=kind, result=result, options=options))
 
 
 def configs_zip(plan) -> bytes:

@@ -1,7 +1,7 @@
 // Progress of a background job: polls the job's small JSON view about once a second and
 // updates the server-rendered bar. The page itself stays the record: a reload renders the
 // current state again, and a finished job sends the browser to its result (or reloads to show
-// the error). Plain JS, no dependencies.
+// the error); a finished build of a file downloads it. Plain JS, no dependencies.
 (function () {
   "use strict";
 
@@ -41,6 +41,11 @@
             window.setTimeout(tick, 1000);
           } else if (data.status === "succeeded" && onDone === "result" && data.revision_url) {
             window.location.assign(data.revision_url);
+          } else if (data.status === "succeeded" && onDone === "download" && data.file_url) {
+            // The file is an attachment: the browser saves it and this page stays, with its link shown.
+            var box = section.querySelector("[data-job-download]");
+            if (box) { box.hidden = false; }
+            window.location.assign(data.file_url);
           } else {
             window.location.reload();
           }

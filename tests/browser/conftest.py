@@ -106,8 +106,13 @@ def celery_worker(transactional_db, live_server, settings, tmp_path):
 
     queue = f"browser-test-{uuid.uuid4().hex[:10]}"
     log_path = tmp_path / "worker.log"
+    # The live server and the worker share a files artifact store of the test's own (never var/artifacts).
+    artifacts = tmp_path / "artifacts"
+    if settings.ARTIFACT_STORE == "files":
+        settings.STORAGES = {**settings.STORAGES, "artifacts": {
+            "BACKEND": "apps.exports.storage.AtomicFileSystemStorage", "OPTIONS": {"location": str(artifacts)}}}
     env = {**os.environ, "DATABASE_URL": _test_database_url(), "DJANGO_SECRET_KEY": settings.SECRET_KEY,
-           "PYTHONUNBUFFERED": "1"}
+           "PYTHONUNBUFFERED": "1", "ARTIFACT_FILES_DIR": str(artifacts)}
     previous_queue = celery_app.conf.task_default_queue
     with open(log_path, "wb") as log:
         worker = subprocess.Popen(

@@ -1,7 +1,6 @@
 """Downloads of every deliverable of a revision, and uploads of measured test results."""
 from __future__ import annotations
 
-import itertools
 import json
 from decimal import Decimal
 
@@ -11,6 +10,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from apps.common.http_cache import cache_headers, if_none_match, not_modified, revision_etag
 from apps.designs.measurements import (
     MeasurementUnavailable,
     measurement_get,
@@ -19,33 +19,35 @@ from apps.designs.measurements import (
     measurement_withdraw,
     measurements_check_revision,
 )
-from apps.designs.pricing import revision_pricing
 from apps.designs.selectors import design_get
-from apps.jobs.services import job_sent
+from apps.exports.artifacts import PRICED_KINDS, artifact_build, artifact_lookup, inline_render_allowed
+from apps.exports.models import Artifact
 from apps.exports.services import (
     ARCHIVES,
     DELIVERABLES,
     DeliverableUnavailable,
     deliverable_applies,
     deliverable_available,
-    deliverable_lines,
-    deliverable_pdf,
-    export_content_type,
     export_enqueue,
-    export_path,
-    revision_result,
+    export_options,
 )
+from apps.jobs.services import job_sent
 from engine.errors import SpecError
 
-from ..catalog import custom_catalog_for
-from ..downloads import DB_FILES, MAX_STORED_ERRORS, download_filename, iter_table_csv, measurement_upload
+from ..downloads import (
+    DB_FILES,
+    MAX_STORED_ERRORS,
+    artifact_etag,
+    artifact_response,
+    download_filename,
+    iter_table_csv,
+    measurement_upload,
+)
 from ..errors import ApiError
 from ..models import MeasurementUpload
-from ..output import iso, url
+from ..output import iso, job_out, url
 from ..parsers import CSVUploadParser
-from ..serializers import StrictSerializer, query
-from ..serializers import JobOut
-from ..output import job_out
+from ..serializers import JobOut, StrictSerializer, query
 from .base import ApiView, revision_for
 from .designs import job_for
 
@@ -97,81 +99,79 @@ class DownloadApi(ApiView):
 
     @extend_schema(
         operation_id="revisions_download", tags=["downloads"],
-        parameters=[OpenApiParameter("kind", OpenApiTypes.STR, OpenApiParameter.PATH, enum=KINDS), QuerySerializer],
+        parameters=[OpenApiParameter("kind", OpenApiTypes.STR, OpenApiParameter.PATH, enum=KINDS), QuerySerializer,
+                    OpenApiParameter("If-None-Match", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False,
+                                     description="The ETag of a copy you hold: 304 when it is still this file.")],
         responses={
             (200, "text/csv"): OpenApiTypes.BINARY,
             (200, "application/pdf"): OpenApiTypes.BINARY,
             (200, "application/json"): OpenApiTypes.OBJECT,
             (200, "text/vnd.graphviz"): OpenApiTypes.BINARY,
             (200, "text/plain"): OpenApiTypes.BINARY,
+            202: OpenApiResponse(JobOut, description=(
+                "Too large to render in the request and not stored yet: a worker builds it. `Location` is the "
+                "job; poll it until `status` is succeeded, then GET this URL again (or the job's file_url).")),
+            304: OpenApiResponse(description="If-None-Match names this file's ETag: use your copy."),
             409: OpenApiResponse(description="The revision no longer recomputes (its custom parts changed)."),
             501: OpenApiResponse(description="This build has no renderer for this kind of file."),
         },
-        summary="Download one file of a revision (Content-Disposition names it)")
+        summary="Download one file of a revision: 200 with the file when it is stored or cheap to render, "
+                "else 202 with the build job in Location")
     def get(self, request, design_id: int, number: int, kind: str):
         if kind not in CONTENT_TYPES:
             raise Http404(f"No such file; known: {', '.join(KINDS)}.")
         q = query(self.QuerySerializer, request)
-        rev = revision_for(request, design_id, number)
+        rev = revision_for(request, design_id, number, defer=() if kind == "summary.json" else ("summary",))
         if not deliverable_applies(kind, rev.spec):
             raise Http404(f"This design has no {kind}: it has no InfiniBand network.")
-        if kind in ("links.csv", "cables.csv"):
-            response = StreamingHttpResponse(iter_table_csv(rev, kind, raw=q["csv"] == "raw"),
-                                             content_type=CONTENT_TYPES[kind])
-        elif kind in ("summary.json", "spec.json"):
-            data = rev.summary if kind == "summary.json" else rev.spec
-            response = HttpResponse(json.dumps(data, indent=2) + "\n", content_type=CONTENT_TYPES[kind])
-        else:
-            response = self._render(rev, kind, q)
-        return _attachment(response, rev, kind)
+        if kind in DB_FILES:
+            etag = revision_etag(rev, kind, q["csv"])
+            if if_none_match(request, etag):
+                return not_modified(etag)
+            if kind in ("links.csv", "cables.csv"):
+                response = StreamingHttpResponse(iter_table_csv(rev, kind, raw=q["csv"] == "raw"),
+                                                 content_type=CONTENT_TYPES[kind])
+            else:
+                data = rev.summary if kind == "summary.json" else rev.spec
+                response = HttpResponse(json.dumps(data, indent=2) + "\n", content_type=CONTENT_TYPES[kind])
+            return cache_headers(_attachment(response, rev, kind), etag)
+        return self._deliverable(request, rev, kind, q)
 
-    def _render(self, rev, kind: str, q: dict):
+    def _deliverable(self, request, rev, kind: str, q: dict, retried: bool = False):
         if not deliverable_available(kind):
             raise ApiError(501, "not_implemented",
                            f"{kind} is not available in this build: its renderer is not installed yet.")
         options: dict = {k: q[k] for k in ("page_size", "row", "rack", "test_limit", "spares_percent") if k in q}
-        options["raw_csv"] = q["csv"] == "raw"
-        pricing = revision_pricing(revision=rev)  # the version in force when computed, unless repriced
-        if pricing.version is not None:
-            options["prices"], options["currency"] = pricing.prices, pricing.currency
-            options["price_source"] = pricing.source
-        result = _result(rev)
+        if q["csv"] == "raw":
+            options["raw_csv"] = True
         try:
-            if DELIVERABLES[kind].pdf:
-                data = deliverable_pdf(kind=kind, result=result, options=options, revision_label=f"r{rev.number}")
-                return HttpResponse(data, content_type=CONTENT_TYPES[kind])
-            lines = deliverable_lines(kind=kind, result=result, options=options)
-            # The first chunk is made here, so an option the renderer refuses is still a clean 400.
-            chunks = _encoded_chunks(lines)
-            first = next(chunks, b"")
+            export_options(options)
+            _key, _full, artifact = artifact_lookup(revision=rev, kind=kind, options=options)
+            if artifact is None and not inline_render_allowed(rev):
+                job = export_enqueue(revision=rev, kind=kind, user=request.user, options=options)
+                body = job_out(request, job_sent(job))  # 503 when the broker refused it
+                return Response(body, status=202, headers={"Location": body["url"], "Retry-After": "2"})
+            if artifact is None:
+                artifact = artifact_build(revision=rev, kind=kind, options=options)
+        except SpecError as exc:
+            raise ApiError(409, "revision_not_reproducible",
+                           f"The revision no longer computes with the current catalog: {exc}") from None
         except ValueError as exc:
             # The renderers' contract: a ValueError means options they cannot use ("rack 'X' is not in
             # this design"); its first word names the option.
             word = str(exc).split(" ", 1)[0].split(":")[0].rsplit(".", 1)[-1]
             raise ApiError(400, "invalid", str(exc),
                            [{"path": word if word in q else "options", "message": str(exc)}]) from None
-        return StreamingHttpResponse(itertools.chain([first], chunks), content_type=CONTENT_TYPES[kind])
-
-
-def _result(rev):
-    """The revision's engine result, recomputed with the owner's custom parts."""
-    try:
-        return revision_result(revision=rev, extra_catalog=custom_catalog_for(rev.design.owner))
-    except SpecError as exc:
-        raise ApiError(409, "revision_not_reproducible",
-                       f"The revision no longer computes with the current catalog: {exc}") from None
-
-
-def _encoded_chunks(lines, size: int = 64 * 1024):
-    buf, n = [], 0
-    for line in lines:
-        buf.append(line)
-        n += len(line)
-        if n >= size:
-            yield "".join(buf).encode()
-            buf, n = [], 0
-    if buf:
-        yield "".join(buf).encode()
+        etag = artifact_etag(artifact)
+        immutable = kind not in PRICED_KINDS  # a reprice changes the BOM files at the same URL
+        if if_none_match(request, etag):
+            return not_modified(etag, immutable=immutable)
+        try:
+            return artifact_response(artifact, download_filename(rev, kind), immutable=immutable)
+        except FileNotFoundError:
+            if retried:
+                raise
+            return self._deliverable(request, rev, kind, q, retried=True)  # its row is gone: build it again
 
 
 class MeasurementRowError(serializers.Serializer):
@@ -329,18 +329,30 @@ class ExportCreateApi(ApiView):
 
 
 class JobFileApi(ApiView):
-    @extend_schema(operation_id="jobs_file", responses={(200, "application/octet-stream"): OpenApiTypes.BINARY,
-                                                         409: OpenApiResponse(description="Not built (yet).")},
-                   tags=["jobs"], summary="The file an export job built (409 until it has succeeded)")
+    @extend_schema(operation_id="jobs_file", responses={
+        (200, "application/octet-stream"): OpenApiTypes.BINARY,
+        304: OpenApiResponse(description="If-None-Match names this file's ETag."),
+        409: OpenApiResponse(description="Not built (yet)."),
+        410: OpenApiResponse(description="Built, then removed by the store's retention: ask for the file again."),
+    }, tags=["jobs"], summary="The file an export job built (409 until it has succeeded)")
     def get(self, request, job_id):
-        from django.http import FileResponse
-
         job = job_for(request, job_id)
         if job.kind != "export":
             raise Http404("This job builds no file.")
-        path = export_path(job)
-        if job.status != "succeeded" or not path.exists():
+        if job.status != "succeeded":
             raise ApiError(409, "not_ready", f"The export job is {job.status}; poll the job until it has succeeded.")
-        rev = job.design.revisions.filter(pk=job.params["revision_id"]).first()
-        response = FileResponse(open(path, "rb"), content_type=export_content_type(job.params["kind"]))
-        return _attachment(response, rev, job.params["kind"]) if rev else response
+        artifact = Artifact.objects.select_related("revision__design").filter(
+            pk=(job.result or {}).get("artifact_id")).first()
+        if artifact is None:
+            raise ApiError(410, "gone", "The file was removed from the store by its retention; download it again "
+                                        "(or POST the export again) to rebuild it.")
+        etag = artifact_etag(artifact)
+        immutable = artifact.kind not in PRICED_KINDS
+        if if_none_match(request, etag):
+            return not_modified(etag, immutable=immutable)
+        try:
+            return artifact_response(artifact, download_filename(artifact.revision, artifact.kind),
+                                     immutable=immutable)
+        except FileNotFoundError:
+            raise ApiError(410, "gone", "The file is missing from the store; download it again to rebuild it.") \
+                from None

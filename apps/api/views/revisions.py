@@ -3,13 +3,15 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from django.core.cache import cache
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from apps.common.http_cache import conditional, query_key, revision_etag
 from apps.designs.models import Revision
-from apps.designs.pricing import PriceListMissing, revision_reprice
+from apps.designs.pricing import PriceListMissing, revision_pricing, revision_reprice
 from apps.designs.selectors import design_get
 from apps.designs.tables import CABLE_SORTS, LINK_SORTS, MAX_LIMIT, cable_page, link_page
 
@@ -51,9 +53,10 @@ class RevisionDetailApi(ApiView):
 
 class RevisionSummaryApi(ApiView):
     @extend_schema(operation_id="revisions_summary", responses={200: OpenApiTypes.OBJECT}, tags=["revisions"],
-                   summary="The revision's summary.json (layout: docs/summary.md)")
+                   summary="The revision's summary.json (layout: docs/summary.md); immutable, with an ETag")
     def get(self, request, design_id: int, number: int):
-        return Response(_revision(request, design_id, number).summary)
+        rev = _revision(request, design_id, number)
+        return conditional(request, revision_etag(rev, "summary"), lambda: Response(rev.summary))
 
 
 class RevisionWarningsApi(ApiView):
@@ -149,11 +152,24 @@ class RevisionBomApi(ApiView):
 
     @extend_schema(operation_id="revisions_bom", parameters=[BomQuery], responses={200: OutputSerializer},
                    tags=["revisions"], summary="Bill of materials with spares and prices (the revision's price-list "
-                                               "version)")
+                                               "version); with an ETag, revalidated (a reprice changes it)")
     def get(self, request, design_id: int, number: int):
         q = query(BomQuery, request)
-        rev = _revision(request, design_id, number)
-        return Response(revision_bom(revision=rev, spares_percent=q["spares_percent"], category=q.get("category")))
+        rev = revision_for(request, design_id, number, defer=("summary", "spec"))
+        etag = revision_etag(rev, "bom", query_key(request), revision_pricing(revision=rev).to_dict())
+
+        def produce():
+            # The tag names everything the answer depends on, so the answer is kept under it (Redis with
+            # REDIS_URL, else per process) and the summary is read only on a miss.
+            key = f"api:bom:{etag}"
+            body = cache.get(key)
+            if body is None:
+                rev.refresh_from_db(fields=["summary"])
+                body = revision_bom(revision=rev, spares_percent=q["spares_percent"], category=q.get("category"))
+                cache.set(key, body, timeout=86400)
+            return Response(body)
+
+        return conditional(request, etag, produce, immutable=False)
 
 
 class RevisionRepriceApi(ApiView):
@@ -326,9 +342,13 @@ class RevisionLinksApi(ApiView):
     def get(self, request, design_id: int, number: int):
         q = query(LinkQuery, request)
         rev = _revision(request, design_id, number, rows_only=True)
-        page = link_page(revision=rev, filters={k: v for k, v in q.items() if k not in _PAGING},
-                         cursor=q.get("cursor"), limit=q["limit"], order=q["order"])
-        return Response(page_body(request, page.rows, page.next_cursor, page.prev_cursor))
+
+        def produce():
+            page = link_page(revision=rev, filters={k: v for k, v in q.items() if k not in _PAGING},
+                             cursor=q.get("cursor"), limit=q["limit"], order=q["order"])
+            return Response(page_body(request, page.rows, page.next_cursor, page.prev_cursor))
+
+        return conditional(request, revision_etag(rev, "links", query_key(request), request.get_host()), produce)
 
 
 class RevisionCablesApi(ApiView):
@@ -340,9 +360,13 @@ class RevisionCablesApi(ApiView):
     def get(self, request, design_id: int, number: int):
         q = query(CableQuery, request)
         rev = _revision(request, design_id, number, rows_only=True)
-        page = cable_page(revision=rev, filters={k: v for k, v in q.items() if k not in _PAGING},
-                          cursor=q.get("cursor"), limit=q["limit"], order=q["order"])
-        return Response(page_body(request, page.rows, page.next_cursor, page.prev_cursor))
+
+        def produce():
+            page = cable_page(revision=rev, filters={k: v for k, v in q.items() if k not in _PAGING},
+                              cursor=q.get("cursor"), limit=q["limit"], order=q["order"])
+            return Response(page_body(request, page.rows, page.next_cursor, page.prev_cursor))
+
+        return conditional(request, revision_etag(rev, "cables", query_key(request), request.get_host()), produce)
 
 
 __all__ = ["RevisionListApi", "RevisionDetailApi", "RevisionSummaryApi", "RevisionWarningsApi", "RevisionFibersApi",

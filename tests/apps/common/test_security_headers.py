@@ -10,7 +10,6 @@ from django.http import HttpResponse
 from django.test import RequestFactory
 
 from apps.common.security import (
-    IMMUTABLE_CACHE_CONTROL,
     SecurityHeadersMiddleware,
     cache_immutable,
 )
@@ -82,14 +81,18 @@ def test_anonymous_answers_get_no_private_default(client, db):
     assert "Cache-Control" not in client.get("/")
 
 
-@pytest.mark.parametrize("own", [None, "no-store", IMMUTABLE_CACHE_CONTROL])
-def test_a_view_that_sets_its_own_caching_keeps_it(users, own):
+IMMUTABLE = "private, max-age=86400, immutable"
+
+
+@pytest.mark.parametrize("own", [None, "no-store", IMMUTABLE])
+def test_a_view_that_sets_its_own_caching_keeps_it(users, own, settings):
+    settings.REVISION_HTTP_MAX_AGE_S = 86400
     request = RequestFactory().get("/")
     request.user = users.alice
 
     def view(_request):
         response = HttpResponse("revision file")
-        if own == IMMUTABLE_CACHE_CONTROL:
+        if own == IMMUTABLE:
             return cache_immutable(response)
         if own:
             response["Cache-Control"] = own

@@ -10,9 +10,7 @@ from __future__ import annotations
 import io
 import json
 import re
-import tempfile
 import zipfile
-from pathlib import Path
 
 import pytest
 
@@ -239,14 +237,14 @@ def computed(roce, users):
 
 def _zip_from_the_export(design) -> zipfile.ZipFile:
     """configs.zip exactly as the background export writes it (apps.exports.services)."""
-    from apps.exports.services import _write_configs_zip, custom_catalog_for_revision, revision_result
+    from apps.exports.services import custom_catalog_for_revision, render_into, revision_result
 
     rev = design.revisions.get(number=1)
-    result = revision_result(revision=rev, extra_catalog=custom_catalog_for_revision(rev))
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "configs.zip"
-        _write_configs_zip(result, rev, path)
-        return zipfile.ZipFile(io.BytesIO(path.read_bytes()))
+    custom = custom_catalog_for_revision(rev)
+    result = revision_result(revision=rev, extra_catalog=custom)
+    fh = io.BytesIO()
+    render_into(kind="configs.zip", result=result, revision=rev, options={}, fh=fh, custom=custom)
+    return zipfile.ZipFile(io.BytesIO(fh.getvalue()))
 
 
 def test_the_revision_page_loads_its_qos_report(alice, computed):

@@ -285,7 +285,7 @@ def test_the_job_status_is_small_json(alice, design, users):
 
     assert response.json() == {"id": str(job.pk), "status": "running", "status_label": "Running",
                                "stage": "topology", "percent": 42.5, "terminal": False, "error": "",
-                               "revision_url": None}
+                               "revision_url": None, "file_url": None}
     assert "no-cache" in response["Cache-Control"]
 
 

@@ -1,0 +1,252 @@
+"""The artifact store: every rendered deliverable is built once per (revision, kind, options, renderer version),
+kept in settings.STORAGES["artifacts"] and served from there afterwards.
+
+Until revisions carry their full snapshot, a renderer needs the engine's result, which is recomputed from the
+revision (apps.exports.services.revision_result). So an artifact's key hashes everything its bytes depend on:
+the revision's fingerprint (spec, engine and catalog versions, the owner's custom parts), the kind, the
+options with the revision's prices for priced kinds, and `renderer_version()`, a hash of the renderer and
+engine source and the shipped catalog data. A deploy that changes any of them builds new artifacts; the old
+ones age out (`artifact_prune`).
+
+A build renders into an unnamed local spool file, then saves it to the storage, whose writes are atomic
+(apps.exports.storage), then records the row: a file nobody has a row for is an orphan the sweep deletes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import logging
+import tempfile
+import time
+import uuid
+from datetime import timedelta
+from decimal import Decimal
+from functools import lru_cache
+from pathlib import Path
+
+from django.conf import settings
+from django.core.files import File
+from django.core.files.storage import storages
+from django.db import IntegrityError, transaction
+from django.db.models import Sum
+from django.utils import timezone
+
+from .models import Artifact
+
+log = logging.getLogger(__name__)
+
+ROOT = Path(__file__).resolve().parents[2]
+# Files whose content shapes a rendered deliverable (the engine recomputes the result the renderers read).
+RENDERER_SOURCES = ("apps/exports/renderers", "apps/exports/services.py", "engine")
+PRICED_KINDS = frozenset({"bom.pdf", "bom.csv"})  # the only renderers that read prices
+USED_AT_RESOLUTION = timedelta(hours=1)  # how stale `used_at` may get before a download refreshes it
+ORPHAN_GRACE_S = 3600  # a stored file without its row is left alone this long (a build between save and row)
+
+
+def artifact_storage():
+    return storages["artifacts"]
+
+
+def stored():
+    """The artifacts of the store in use (settings.ARTIFACT_STORE)."""
+    return Artifact.objects.filter(store=settings.ARTIFACT_STORE)
+
+
+@lru_cache(maxsize=1)
+def renderer_version() -> str:
+    """Hash of the renderer and engine source and the shipped catalog data (computed once per process)."""
+    h = hashlib.sha256()
+    for top in RENDERER_SOURCES:
+        base = ROOT / top
+        paths = (
+            [base]
+            if base.is_file()
+            else sorted(p for p in base.rglob("*") if p.suffix in (".py", ".yaml", ".yml", ".json") and p.is_file())
+        )
+        for p in paths:
+            h.update(str(p.relative_to(ROOT)).encode())
+            h.update(p.read_bytes())
+    return h.hexdigest()[:32]
+
+
+def _plain(value):
+    if isinstance(value, Decimal):
+        return str(value.normalize())
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def artifact_options(*, revision, kind: str, options: dict | None) -> dict:
+    """The options a build renders with: the caller's (validated), plus for the BOM files the revision's prices
+    (its price-list version in force when computed, unless repriced), unless the caller names prices."""
+    from apps.designs.pricing import revision_pricing
+
+    out = {k: v for k, v in (options or {}).items() if v is not None and v != ""}
+    if kind in PRICED_KINDS and "prices" not in out:
+        pricing = revision_pricing(revision=revision)
+        if pricing.version is not None:
+            out.update(prices=pricing.prices, currency=pricing.currency, price_source=pricing.source)
+    return _plain(out)
+
+
+_UNSET = object()
+
+
+def artifact_key(*, revision, kind: str, options: dict, custom=_UNSET) -> str:
+    """`custom`: the owner's custom catalog when the caller has it (None: they have none)."""
+    from apps.designs.revision_cache import revision_fingerprint
+
+    fingerprint = revision_fingerprint(revision) if custom is _UNSET else revision_fingerprint(revision, custom)
+    state = {"revision": fingerprint, "kind": kind, "options": options, "renderer": renderer_version()}
+    return hashlib.sha256(json.dumps(state, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def artifact_lookup(*, revision, kind: str, options: dict | None) -> tuple[str, dict, Artifact | None]:
+    """(key, full options, the stored Artifact or None) for this deliverable of the revision."""
+    full = artifact_options(revision=revision, kind=kind, options=options)
+    key = artifact_key(revision=revision, kind=kind, options=full)
+    return key, full, stored().filter(key=key).first()
+
+
+def inline_render_allowed(revision) -> bool:
+    """True when a deliverable of this revision renders fast enough to be built inside a web request
+    (settings.DOWNLOAD_INLINE_MAX_CABLES, measured: docs/deliverables.md, Downloads)."""
+    return revision.cable_count <= settings.DOWNLOAD_INLINE_MAX_CABLES
+
+
+def artifact_build(*, revision, kind: str, options: dict | None, progress=None, on_stage=None) -> Artifact:
+    """Render one deliverable (or archive) of the revision into the store and return its Artifact; the one
+    already stored when another build finished first. `on_stage(stage, percent)` reports the steps after
+    the engine's (whose progress goes to `progress`).
+
+    Raises SpecError when the revision no longer computes, ValueError for options the renderer refuses."""
+    from .services import custom_catalog_for_revision, render_into, revision_result
+
+    custom = custom_catalog_for_revision(revision)
+    full = artifact_options(revision=revision, kind=kind, options=options)
+    key = artifact_key(revision=revision, kind=kind, options=full, custom=custom)
+    existing = stored().filter(key=key).first()
+    if existing is not None:
+        return existing
+    started = time.monotonic()
+    result = revision_result(revision=revision, extra_catalog=custom, progress=progress)
+    if on_stage:
+        on_stage(f"rendering {kind}", 50)
+    storage = artifact_storage()
+    with tempfile.TemporaryFile(dir=settings.VAR_DIR) as spool:  # unnamed: a killed build leaves nothing
+        render_into(kind=kind, result=result, revision=revision, options=full, fh=spool, custom=custom)
+        size = spool.tell()
+        spool.seek(0)
+        digest = hashlib.sha256()
+        for block in iter(lambda: spool.read(1024 * 1024), b""):
+            digest.update(block)
+        if on_stage:
+            on_stage(f"storing {kind}", 90)
+        name = f"{revision.pk}/{key[:32]}-{uuid.uuid4().hex[:8]}/{kind}"
+        spool.seek(0)
+        name = storage.save(name, File(spool, name=kind))
+    user_options = {k: v for k, v in full.items() if k != "prices"}
+    try:
+        with transaction.atomic():
+            return Artifact.objects.create(
+                revision=revision,
+                kind=kind,
+                key=key,
+                store=settings.ARTIFACT_STORE,
+                renderer_version=renderer_version(),
+                options=user_options,
+                name=name,
+                content_type=content_type(kind),
+                size=size,
+                sha256=digest.hexdigest(),
+                build_seconds=round(time.monotonic() - started, 3),
+                used_at=timezone.now(),
+            )
+    except IntegrityError:
+        storage.delete(name)  # another build of the same key won: serve that one
+        return stored().get(key=key)
+
+
+def content_type(kind: str) -> str:
+    from .services import export_content_type
+
+    return export_content_type(kind)
+
+
+def artifact_touch(artifact: Artifact) -> None:
+    """Record a use for the age retention, at most once per USED_AT_RESOLUTION (not a write per download)."""
+    now = timezone.now()
+    if now - artifact.used_at > USED_AT_RESOLUTION:
+        Artifact.objects.filter(pk=artifact.pk).update(used_at=now)
+
+
+def artifact_open(artifact: Artifact):
+    """The stored file, opened for reading (streamed from the storage, never read whole). A file gone from the
+    storage (deleted by hand, a store restored from an older backup) takes its row with it: FileNotFoundError,
+    and the next request builds it again."""
+    storage = artifact_storage()
+    try:
+        if hasattr(storage, "open_stream"):
+            return storage.open_stream(artifact.name)
+        return storage.open(artifact.name, "rb")
+    except FileNotFoundError:
+        log.warning("artifact %s: its file %s is missing from the store; forgetting it", artifact.pk, artifact.name)
+        Artifact.objects.filter(pk=artifact.pk).delete()
+        raise
+
+
+def artifact_prune(*, max_bytes: int | None = None, max_age_days: float | None = None) -> dict:
+    """Keep the store bounded: delete artifacts unused for max_age_days, then the least recently used until the
+    total is at most max_bytes, then stored files that no row names (older than ORPHAN_GRACE_S) and partial
+    files a killed writer left (the rename fallback). Deleting a row deletes its file (apps.exports.signals)."""
+    max_bytes = settings.ARTIFACT_MAX_BYTES if max_bytes is None else max_bytes
+    max_age_days = settings.ARTIFACT_MAX_AGE_DAYS if max_age_days is None else max_age_days
+    aged = Artifact.objects.filter(used_at__lt=timezone.now() - timedelta(days=max_age_days))
+    n_aged = aged.count()
+    for artifact in aged.iterator():
+        artifact.delete()
+    total = stored().aggregate(n=Sum("size"))["n"] or 0
+    n_size = 0
+    if total > max_bytes:
+        for artifact in stored().order_by("used_at", "pk").only("pk", "size", "name").iterator():
+            if total <= max_bytes:
+                break
+            total -= artifact.size
+            artifact.delete()
+            n_size += 1
+    storage = artifact_storage()
+    orphans = 0
+    known = set(stored().values_list("name", flat=True))
+    cutoff = timezone.now() - timedelta(seconds=ORPHAN_GRACE_S)
+    from .storage import modified_at
+
+    for name in storage.all_names():
+        if name in known:
+            continue
+        when = modified_at(storage, name)
+        if when is not None and when < cutoff:
+            storage.delete(name)
+            orphans += 1
+    partials = storage.stale_partials(ORPHAN_GRACE_S)
+    for name in partials:
+        storage.delete(name)
+    out = {"aged": n_aged, "over_size": n_size, "orphans": orphans, "partials": len(partials), "bytes": int(total)}
+    if n_aged or n_size or orphans or partials:
+        log.info("pruned artifacts: %s", out)
+    return out
+
+
+def text_into(fh, lines) -> None:
+    """Write text lines (a line renderer's output) as UTF-8 into a binary file."""
+    writer = io.TextIOWrapper(fh, encoding="utf-8", newline="", write_through=False)
+    try:
+        for line in lines:
+            writer.write(line)
+        writer.flush()
+    finally:
+        writer.detach()

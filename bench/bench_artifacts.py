@@ -1,0 +1,312 @@
+"""Artifact store benchmark: first background builds, then serving stored files from gunicorn under load.
+
+    .venv/bin/python bench/bench_artifacts.py [--sizes 16k,128k] [--store database|files] [--duration 15]
+                                              [--database-url URL] [--rebuild]
+
+For each size (16k: 2,048 DGX H100 on QM9700; 128k: 16,384 DGX B300 on Q3400), computes and stores the design
+once (reused between runs), then times the first build of each large deliverable exactly as a worker runs it
+(apps.exports.artifacts.artifact_build: recompute, render into a spool file, save to the store, record the
+row). Targets: cabling plan < 60 s, labels < 90 s at 128K.
+
+Then it serves the app with gunicorn (2 workers x 8 threads, gthread, as the Dockerfile runs it) and drives
+it from one asyncio client process on 127.0.0.1 (no wrk needed), each request a new connection:
+- time to first byte of a stored deliverable (the largest size's labels.pdf), 20 concurrent clients, each
+  reading the whole file; target < 250 ms at p99;
+- the BOM JSON, 20 concurrent clients; target p99 < 100 ms; then the same revalidated with its ETag (304);
+- /healthz latency every 0.2 s while 8 clients download the largest stored file; target < 1 s.
+
+Defaults to DATABASE_URL (a PostgreSQL database named in it is created when missing) and the database
+artifact store (web and workers on different hosts). Prints medians and p99; the machine's CPU count and
+load average are printed first, since other jobs on a shared machine change every figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SIZES = {
+    "16k": {
+        "name": "bench 16K",
+        "servers": {"model": "dgx-h100", "count": 2048},
+        "compute_fabric": {"technology": "infiniband", "switch": "qm9700", "scalable_unit": 32},
+    },
+    "128k": {
+        "name": "bench 128K",
+        "servers": {"model": "dgx-b300", "count": 16384},
+        "compute_fabric": {"technology": "infiniband", "switch": "q3400"},
+    },
+}
+LARGE = ("cabling-plan.pdf", "labels.pdf", "test-sheet.pdf")
+
+
+def _ensure_postgres_database(url: str) -> None:
+    from urllib.parse import urlsplit
+
+    import psycopg
+
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    admin = parts._replace(path="/postgres").geturl().replace("postgres://", "postgresql://", 1)
+    with psycopg.connect(admin, autocommit=True) as conn:
+        if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone() is None:
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def _revision(user, spec: dict):
+    from apps.designs.models import Design, Revision
+    from apps.designs.services import design_compute_job, design_create
+    from apps.jobs.models import Job, JobStatus
+    from apps.jobs.progress import DbProgress
+
+    design = Design.objects.filter(owner=user, name=spec["name"]).first()
+    rev = Revision.objects.filter(design=design).order_by("-number").first() if design else None
+    if rev is None:
+        if design is not None:
+            design.delete()
+        design = design_create(user=user, spec=spec)
+        job = Job.objects.create(
+            kind="compute", status=JobStatus.RUNNING, design=design, created_by=user, params={"spec": design.spec}
+        )
+        t0 = time.perf_counter()
+        out = design_compute_job(job=job, progress=DbProgress(job.pk))
+        print(f"  computed and stored {spec['name']} in {time.perf_counter() - t0:.1f} s")
+        rev = Revision.objects.get(pk=out["revision_id"])
+    return rev
+
+
+def _builds(rev, rebuild: bool) -> dict:
+    from apps.exports.artifacts import artifact_build, artifact_lookup
+
+    out = {}
+    for kind in LARGE:
+        _key, _full, stored = artifact_lookup(revision=rev, kind=kind, options={})
+        if stored is not None and rebuild:
+            stored.delete()
+            stored = None
+        if stored is None:
+            t0 = time.perf_counter()
+            stored = artifact_build(revision=rev, kind=kind, options={})
+            seconds, fresh = time.perf_counter() - t0, True
+        else:
+            seconds, fresh = stored.build_seconds, False
+        out[kind] = stored
+        print(
+            f"  {kind:18} first build {seconds:7.1f} s  {stored.size / 1e6:8.1f} MB"
+            f"{'' if fresh else '  (stored by an earlier run; --rebuild to time it again)'}"
+        )
+    return out
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _one(port: int, path: str, key: str | None) -> tuple[float, float, int, int]:
+    """(seconds to first byte, seconds in all, status, bytes) of one GET on a new connection."""
+    return asyncio.run(_aget(port, path, key))
+
+
+async def _aget(port: int, path: str, key: str | None) -> tuple[float, float, int, int]:
+    t0 = time.perf_counter()
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    auth = f"Authorization: Token {key}\r\n" if key else ""
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{auth}Connection: close\r\n\r\n".encode())
+    await writer.drain()
+    head = await reader.readuntil(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1])
+    first = await reader.read(1)  # the first byte of the body (an empty body: EOF)
+    ttfb = time.perf_counter() - t0
+    n = len(first)
+    while True:
+        block = await reader.read(256 * 1024)
+        if not block:
+            break
+        n += len(block)
+    writer.close()
+    return ttfb, time.perf_counter() - t0, status, n
+
+
+async def _loop(port: int, path: str, key: str | None, until: float, out: list) -> None:
+    while time.time() < until:
+        out.append(await _aget(port, path, key))
+
+
+async def _aload(port: int, path: str, key: str, clients: int, seconds: float) -> list:
+    out: list = []
+    until = time.time() + seconds
+    await asyncio.gather(*(_loop(port, path, key, until, out) for _ in range(clients)))
+    return out
+
+
+def _load(port: int, path: str, key: str, clients: int, seconds: float):
+    """`clients` concurrent connections from one asyncio process (light on the two shared cores)."""
+    return asyncio.run(_aload(port, path, key, clients, seconds))
+
+
+async def _health_during_downloads(port: int, path: str, key: str, seconds: float):
+    downloads: list = []
+    until = time.time() + seconds
+    tasks = [asyncio.create_task(_loop(port, path, key, until, downloads)) for _ in range(8)]
+    await asyncio.sleep(1)
+    health = []
+    while time.time() < until - 0.5:
+        health.append(await _aget(port, "/healthz", None))
+        await asyncio.sleep(0.2)
+    await asyncio.gather(*tasks)
+    return health, downloads
+
+
+def _etag(port: int, path: str, key: str) -> str:
+    async def head():
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(
+            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Token {key}\r\n"
+            f"Connection: close\r\n\r\n".encode()
+        )
+        data = await reader.read()
+        writer.close()
+        return data
+
+    for line in asyncio.run(head()).split(b"\r\n"):
+        if line.lower().startswith(b"etag:"):
+            return line.split(b":", 1)[1].strip().decode()
+    raise SystemExit("the BOM answered without an ETag")
+
+
+def _pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
+
+
+def _report(name: str, rows, which: int, target_ms: float) -> None:
+    ms = [r[which] * 1000 for r in rows]
+    bad = sum(1 for r in rows if r[2] != 200)
+    print(
+        f"  {name:44} n={len(rows):5d}  median {statistics.median(ms):7.1f} ms  p99 {_pct(ms, 0.99):7.1f} ms"
+        f"  non-200 {bad}  (target p99 < {target_ms:.0f} ms: {'yes' if _pct(ms, 0.99) < target_ms else 'NO'})"
+    )
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument(
+        "--database-url",
+        default=os.environ.get("DATABASE_URL") or f"sqlite:///{ROOT / 'var' / 'bench' / 'bench.sqlite3'}",
+    )
+    ap.add_argument("--sizes", default="16k,128k")
+    ap.add_argument("--store", choices=["database", "files"], default="database")
+    ap.add_argument("--duration", type=float, default=15, help="seconds of load per measurement")
+    ap.add_argument("--rebuild", action="store_true", help="time the first builds again")
+    args = ap.parse_args()
+    sizes = [s for s in args.sizes.split(",") if s]
+    env = {
+        **os.environ,
+        "DATABASE_URL": args.database_url,
+        "DJANGO_SETTINGS_MODULE": "fabricdesign.settings",
+        "DJANGO_SECRET_KEY": os.environ.get("DJANGO_SECRET_KEY", "bench-only-not-secret"),
+        "DJANGO_DEBUG": "false",
+        "API_THROTTLE_RATE": "100000000/min",
+        "ARTIFACT_STORE": args.store,
+        "DATABASE_CONN_MAX_AGE": os.environ.get("DATABASE_CONN_MAX_AGE", "60"),
+    }
+    if args.database_url.startswith("postgres"):
+        _ensure_postgres_database(args.database_url)
+    else:
+        (ROOT / "var" / "bench").mkdir(parents=True, exist_ok=True)
+    os.environ.update(env)
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    from apps.api.auth import token_create
+
+    print(
+        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; store: {args.store}; "
+        f"{'PostgreSQL' if args.database_url.startswith('postgres') else 'SQLite'}"
+    )
+    call_command("migrate", verbosity=0)
+    user, _ = get_user_model().objects.get_or_create(username="bench")
+    _, key = token_create(user=user, name="bench")
+    revs = {}
+    for size in sizes:
+        rev = _revision(user, SIZES[size])
+        print(f"{size}: {rev.link_count:,} links, {rev.cable_count:,} cables")
+        revs[size] = (rev, _builds(rev, args.rebuild))
+    from django.db import connections
+
+    connections.close_all()
+
+    largest, (rev, built) = list(revs.items())[-1]
+    base = f"/api/v1/designs/{rev.design_id}/revisions/{rev.number}"
+    port = _free_port()
+    server = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "gunicorn"),
+            "fabricdesign.wsgi",
+            "-w",
+            "2",
+            "--worker-class",
+            "gthread",
+            "--threads",
+            "8",
+            "-b",
+            f"127.0.0.1:{port}",
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if _one(port, "/healthz", None)[2] == 200:
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline or server.poll() is not None:
+                raise SystemExit("gunicorn did not start")
+            time.sleep(0.2)
+        labels = f"{base}/downloads/labels.pdf"
+        for _ in range(4):
+            _one(port, labels, key)
+            _one(port, f"{base}/bom/", key)
+        print(f"\ngunicorn -w 2 --worker-class gthread --threads 8; {largest} revision; new connection per request")
+        rows = _load(port, labels, key, 1, min(args.duration, 5))
+        _report("stored labels.pdf, 1 client: TTFB", rows, 0, 250)
+        rows = _load(port, f"{base}/bom/", key, 1, min(args.duration, 5))
+        _report("BOM JSON, 1 client", rows, 1, 100)
+        rows = _load(port, labels, key, 20, args.duration)
+        _report(f"stored labels.pdf ({built['labels.pdf'].size / 1e6:.1f} MB), 20 clients: TTFB", rows, 0, 250)
+        rows = _load(port, f"{base}/bom/", key, 20, args.duration)
+        _report("BOM JSON, 20 clients", rows, 1, 100)
+        etag = _etag(port, f"{base}/bom/", key)
+        rows = _load(port, f"{base}/bom/", key + f"\r\nIf-None-Match: {etag}", 20, args.duration)
+        _report("BOM JSON revalidated (304), 20 clients", rows, 1, 100)
+
+        health, got = asyncio.run(_health_during_downloads(port, labels, key, args.duration))
+        n, mb = len(got), sum(r[3] for r in got) / 1e6
+        _report(f"/healthz while 8 clients download ({n} files, {mb:.0f} MB)", health, 1, 1000)
+        return 0
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

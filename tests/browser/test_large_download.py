@@ -1,0 +1,61 @@
+"""A large file in the browser: its link starts a background build, the page shows the build's progress, and the
+browser then downloads the file; the second time it comes straight from the store. Headless Chromium, a real
+worker."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.slow]
+
+PASSWORD = "correct-horse-battery-staple"
+SPEC = {
+    "name": "Big enough",
+    "servers": {"model": "dgx-h100", "count": 32},
+    "compute_fabric": {"technology": "infiniband", "switch": "qm9700"},
+}
+
+
+def test_a_large_file_shows_its_build_progress_then_downloads(
+    live_server, celery_worker, page, django_user_model, settings
+):
+    from playwright.sync_api import expect
+
+    from apps.designs.services import design_compute_enqueue, design_create
+    from apps.jobs.models import Job
+
+    settings.DOWNLOAD_INLINE_MAX_CABLES = 0  # every rendered file of this design is "large"
+    alice = django_user_model.objects.create_user("alice", password=PASSWORD)
+    design = design_create(user=alice, spec=SPEC)
+    job = design_compute_enqueue(design=design, user=alice)
+    deadline = time.monotonic() + 120
+    while not Job.objects.filter(pk=job.pk, status="succeeded").exists():
+        assert time.monotonic() < deadline, "the worker did not compute the design"
+        time.sleep(0.2)
+
+    page.goto(f"{live_server.url}/accounts/login/?next=/designs/{design.pk}/revisions/1/")
+    page.get_by_label("Username").fill("alice")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_text("(built in the background)").first).to_be_visible()
+
+    with page.expect_download(timeout=120_000) as download:
+        page.get_by_role("link", name="labels.pdf", exact=True).click()
+        expect(page.get_by_role("heading", name=re.compile(r"^Building labels\.pdf of r1"))).to_be_visible()
+        expect(page.get_by_label("Build progress")).to_be_attached()
+    path = download.value.path()
+    assert download.value.suggested_filename == "big-enough-r1-labels.pdf"
+    with open(path, "rb") as fh:
+        assert fh.read(4) == b"%PDF"
+    expect(page.get_by_role("link", name="Download labels.pdf")).to_be_visible()
+
+    page.goto(f"{live_server.url}/designs/{design.pk}/revisions/1/")
+    link = page.get_by_role("link", name="labels.pdf", exact=True)
+    expect(link).to_have_attribute("download", "")  # stored now: a plain download
+    with page.expect_download() as again:
+        link.click()
+    assert again.value.suggested_filename == "big-enough-r1-labels.pdf"
+    assert Job.objects.filter(kind="export").count() == 1
