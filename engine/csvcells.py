@@ -15,7 +15,8 @@ names are instead restricted at save (layout.site: letters, digits, - and _).
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 TRIGGERS = "=+-@\t\r"
 PREFIX = "'"

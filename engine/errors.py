@@ -23,7 +23,7 @@ class SpecError(ValueError):
         super().__init__("; ".join(str(e) for e in self.errors))
 
     @classmethod
-    def at(cls, path: str, message: str) -> "SpecError":
+    def at(cls, path: str, message: str) -> SpecError:
         return cls(FieldError(path, message))
 
 

@@ -13,11 +13,12 @@ Labels are rendered when rows are written (cables.csv, the database), not held i
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from functools import partial
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from math import ceil
 from operator import itemgetter
-from typing import Any, Iterator, NamedTuple
+from typing import Any, NamedTuple
 
 from .catalog import Catalog
 from .model import APPLIANCE_ROLES, Device, Link, Place, Rack
@@ -34,6 +35,7 @@ from .physical import (
     cable_for_run,
     cable_labels_of,
     check_channel,
+    describe,
     fiber_totals,
     link_fibers,
     loss_budget,
@@ -43,7 +45,6 @@ from .physical import (
     select_media,
     trunk_labels,
 )
-from .physical import describe
 from .physical.constants import FORM_FACTORS
 from .physical.panel_layout import PanelOverflow, PanelUnits
 

@@ -11,15 +11,15 @@ from dataclasses import replace
 
 from .catalog import Catalog, load_catalog
 from .counting import counting_section
+from .errors import EngineInvariantError, SpecError
+from .gcpause import cyclic_gc_paused
+from .guard import Limits, check_spec
 from .model import Place
 from .physical.panel_layout import PanelOverflow
 from .placement import _Floor, plan_floor
 from .rack_power import rack_budgets, rack_power_report
 from .result import ENGINE_VERSION, DesignDraft, DesignResult, ProgressFn, no_progress
 from .runlength import device_geometry, run_lengths
-from .errors import EngineInvariantError, SpecError
-from .gcpause import cyclic_gc_paused
-from .guard import Limits, check_spec
 from .spec import DesignSpec
 from .summary import summarize
 from .topology.access import build_access, plan_access

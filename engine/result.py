@@ -1,8 +1,9 @@
 """The engine's output: plain records plus a JSON-ready summary."""
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Protocol
+from typing import Any, Protocol
 
 from .model import Device, Link, Place, Rack
 from .spec import DesignSpec

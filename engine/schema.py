@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from .errors import FieldError
 
@@ -43,8 +44,8 @@ class Field:
     maximum: float | None = None
     allow_auto: bool = False
     nullable: bool = False
-    fields: Mapping[str, "Field"] = field(default_factory=dict)
-    values: "Field | None" = None  # for kind="map": the field every value must satisfy
+    fields: Mapping[str, Field] = field(default_factory=dict)
+    values: Field | None = None  # for kind="map": the field every value must satisfy
     shorthand: str | None = None  # object given as a scalar fills this one sub-field
     max_length: int | None = None  # str: characters (no longer than the database column it lands in)
     pattern: str | None = None  # str: a regular expression the whole (stripped) text must match

@@ -12,8 +12,9 @@ topology code, which raises `SpecError` with the same kind of field path.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from .errors import FieldError, SpecError
 from .physical.policy import MediaPolicy
@@ -176,7 +177,7 @@ class Ratio:
     up: float
 
     @classmethod
-    def parse(cls, text: str) -> "Ratio":
+    def parse(cls, text: str) -> Ratio:
         parsed = parse_ratio(text)
         if parsed is None:  # the schema checked every ratio first
             raise ValueError(f"not a ratio: {text!r}")

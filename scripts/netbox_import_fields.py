@@ -61,10 +61,8 @@ def main() -> int:
     import django
 
     django.setup()
+    from dcim import forms, views
     from django.conf import settings
-
-    from dcim import forms
-    from dcim import views
 
     files = {name: describe(getattr(forms, cls)) for name, cls in FILES.items()}
     related = views.DeviceTypeImportView.related_object_forms

@@ -44,10 +44,9 @@ def main(out_dir: str) -> int:
     import django
 
     django.setup()
+    from dcim.models import Interface
     from django.test import Client
     from django.urls import reverse
-
-    from dcim.models import Interface
     from users.models import User
 
     out = Path(out_dir)

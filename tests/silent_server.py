@@ -29,7 +29,7 @@ def silent_server():
             try:
                 if not conn.recv(65536):
                     return
-            except socket.timeout:
+            except TimeoutError:
                 continue
             except OSError:
                 return
@@ -38,7 +38,7 @@ def silent_server():
         while not stop.is_set():
             try:
                 conn, _ = listener.accept()
-            except socket.timeout:
+            except TimeoutError:
                 continue
             except OSError:
                 return

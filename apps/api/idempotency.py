@@ -12,8 +12,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from datetime import timedelta
-from typing import Callable
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone

@@ -7,7 +7,6 @@ from apps.designs.models import LinkRecord, Revision
 from apps.designs.pricing import revision_pricing
 
 
-
 def _bom_by_part(summary: dict) -> dict[str, dict]:
     """Summary BOM lines keyed by part number (a part listed under two categories is summed)."""
     out: dict[str, dict] = {}

@@ -4,8 +4,7 @@ from __future__ import annotations
 from django.urls import path, re_path, register_converter
 
 from .errors import ApiError
-from .views import catalog, designs, downloads, revisions, tokens
-from .views import orders, qos
+from .views import catalog, designs, downloads, orders, qos, revisions, tokens
 from .views.base import ApiView
 
 

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
-from django.views.decorators.cache import never_cache
 from django.utils import timezone
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
 from fabricdesign.celery import app as celery_app

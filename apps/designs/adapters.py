@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from itertools import repeat
-from typing import Iterator
 
 from engine.result import DesignRows
 

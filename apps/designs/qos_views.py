@@ -24,8 +24,8 @@ from .qos_selectors import (
     revision_qos_report,
 )
 from .qos_services import design_qos_update, qos_save_errors
-from .sources import cite
 from .selectors import design_can_write, design_get, revision_get
+from .sources import cite
 from .views import compute_response, signin_required
 
 

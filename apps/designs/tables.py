@@ -10,8 +10,8 @@ import base64
 import binascii
 import json
 import math
-from dataclasses import dataclass
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import BooleanField, Expression, F, Q, QuerySet, Value

@@ -1,7 +1,6 @@
 from django.urls import path
 
-from . import catalog_views, measurement_views, views
-from . import qos_views
+from . import catalog_views, measurement_views, qos_views, views
 
 app_name = "designs"
 

@@ -51,7 +51,7 @@ class JobLimits:
     memory_limit_mb: int
 
     @classmethod
-    def for_kind(cls, kind: str) -> "JobLimits":
+    def for_kind(cls, kind: str) -> JobLimits:
         limits = settings.JOB_LIMITS.get(kind) or settings.JOB_LIMITS["compute"]
         return cls(float(limits["soft_time_limit_s"]), float(limits["hard_time_limit_s"]),
                    int(limits["memory_limit_mb"]))

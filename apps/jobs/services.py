@@ -12,8 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import Counter
-from datetime import datetime, timedelta
-from datetime import timezone as dt_timezone
+from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -176,7 +175,7 @@ def job_claim_next() -> Job | None:
             last = dict(Job.objects.filter(created_by_id__in=users, started_at__isnull=False)
                         .values("created_by_id").annotate(last=Max("started_at")).order_by()
                         .values_list("created_by_id", "last"))
-            never = datetime.min.replace(tzinfo=dt_timezone.utc)
+            never = datetime.min.replace(tzinfo=UTC)
             uid = min(eligible, key=lambda u: (running[u], last.get(u) or never, heads[u]))
             mine = queued.filter(created_by_id=uid) if uid is not None else queued.filter(created_by__isnull=True)
             job_id = mine.order_by("created_at", "pk").values_list("pk", flat=True).first()

@@ -16,9 +16,9 @@ Django-free: the API, the browser's compare page, change-order.csv and change-or
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
-from typing import Iterable, Iterator, Mapping
 
 from .money import fmt_money, to_cents
 from .spares import SparesRule, spares_rule_from_dict
@@ -95,7 +95,7 @@ class OrderLine:
                 "unconfirmed": self.unconfirmed}
 
     @classmethod
-    def from_dict(cls, d: Mapping) -> "OrderLine":
+    def from_dict(cls, d: Mapping) -> OrderLine:
         return cls(d["category"], d["part"], d.get("description", ""), int(d["quantity"]), int(d["spares"]),
                    d.get("spares_rule", ""), int(d["order_quantity"]), _dec(d.get("unit_price")),
                    _dec(d.get("extended_price")), d.get("lead_time_days"), d.get("unconfirmed") or "")
@@ -160,14 +160,14 @@ class Order:
         }
 
     @classmethod
-    def from_dict(cls, d: Mapping) -> "Order":
+    def from_dict(cls, d: Mapping) -> Order:
         rule = {k: v for k, v in (d.get("spares_rule") or {}).items() if k != "text"}
         return cls(d.get("label", ""), d.get("currency"), d.get("price_version"), d.get("price_source", ""), rule,
                    (d.get("spares_rule") or {}).get("text", ""), tuple(OrderLine.from_dict(x) for x in d["lines"]),
                    {g["network"]: tuple(OrderLine.from_dict(x) for x in g["lines"]) for g in d.get("by_network", [])},
                    {g["su"]: tuple(OrderLine.from_dict(x) for x in g["lines"]) for g in d.get("by_su", [])})
 
-    def relabelled(self, label: str) -> "Order":
+    def relabelled(self, label: str) -> Order:
         return replace(self, label=label)
 
 

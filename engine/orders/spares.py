@@ -11,9 +11,10 @@ category), rounded up per line.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, Decimal, InvalidOperation
-from typing import Callable, ClassVar, Mapping, Protocol
+from typing import ClassVar, Protocol
 
 MAX_PERCENT = Decimal(1000)
 
@@ -47,7 +48,7 @@ class PercentPerCategory:
     percents: Mapping[str, Decimal] = field(default_factory=dict)
 
     @classmethod
-    def from_dict(cls, d: Mapping) -> "PercentPerCategory":
+    def from_dict(cls, d: Mapping) -> PercentPerCategory:
         raw = d.get("percents", {})
         if not isinstance(raw, Mapping):
             raise ValueError("spares.percents: a mapping of category to percent")

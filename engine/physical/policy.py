@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.errors import SpecError
 from engine.physical.constants import (
     CABLING_MODES,
     CONNECTOR_GRADES,
@@ -23,7 +24,6 @@ from engine.physical.constants import (
     MEDIUM_PINS,
     TRUNK_BASES,
 )
-from engine.errors import SpecError
 from engine.physical.labels import DEFAULT_CABLE, DEFAULT_END, DEFAULT_PANEL, DEFAULT_TRUNK, LabelTemplate
 
 

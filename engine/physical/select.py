@@ -21,15 +21,15 @@ from dataclasses import dataclass, replace
 
 from engine.errors import EngineInvariantError
 from engine.physical.catalog import (
+    Adapter,
     CablingRules,
     Cassette,
     Cord,
     MediaCatalog,
     Panel,
-    Pmd,
     PlugEnd,
+    Pmd,
     Transceiver,
-    Adapter,
     Trunk,
     sku_for_length,
 )

@@ -21,7 +21,7 @@ resolved on the SM host once installed) or, once GUIDs were discovered (as-built
 """
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from .inputs import IbFabric
 from .policy import QosPolicy

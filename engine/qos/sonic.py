@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 from json.encoder import encode_basestring
 
+from . import reference as ref
 from .headroom import headroom_bytes
 from .inputs import SwitchPorts
 from .nvue import cable_length
-from . import reference as ref
 from .policy import QosPolicy
 
 

@@ -13,7 +13,8 @@ functions are offered as fixtures for tests that prefer them.
 from __future__ import annotations
 
 import copy
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import pytest
 import yaml

@@ -21,9 +21,9 @@ run_length_m) plus facts from the catalog (which server port is on which rail) a
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Iterable, Mapping, Sequence
 
 COLUMNS = ("id", "network", "plane", "tier", "speed_gbps", "a_device", "a_port", "a_rack", "a_u",
            "b_device", "b_port", "b_rack", "b_u", "run_length_m")

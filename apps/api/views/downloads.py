@@ -323,7 +323,8 @@ class ExportCreateApi(ApiView):
             # "kind: …", "options: …" or the renderers' "options.page_size: …" / "page_size: …"
             field, _, message = str(exc).partition(": ")
             path = field if field == "kind" or field.split(".", 1)[0] == "options" else f"options.{field}"
-            raise ApiError(400, "invalid_option", str(exc), [{"path": path, "message": message or str(exc)}])
+            raise ApiError(400, "invalid_option", str(exc),
+                           [{"path": path, "message": message or str(exc)}]) from None
         body = job_out(request, job_sent(job))  # committed and sent by now: 503 when the broker refused it
         return Response(body, status=202, headers={"Location": body["url"]})
 

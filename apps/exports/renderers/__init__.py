@@ -20,6 +20,22 @@ from .bom import BOM_CSV_COLUMNS, compute_bom, iter_bom_csv, iter_bom_rows, rend
 from .cabling import iter_cable_rows, iter_cables_csv, render_cabling_plan_pdf, write_cables_csv
 from .labels import LABEL_CSV_COLUMNS, count_labels, iter_label_records, iter_labels, iter_labels_csv, render_labels_pdf
 from .lossbudget import LOSS_COLUMNS, iter_loss_budget_csv, iter_loss_rows
+from .netbox import (
+    IMPORT_ORDER as NETBOX_IMPORT_ORDER,
+)
+from .netbox import (
+    has_panels,
+    iter_netbox_cables,
+    iter_netbox_device_roles,
+    iter_netbox_device_types,
+    iter_netbox_devices,
+    iter_netbox_front_ports,
+    iter_netbox_interfaces,
+    iter_netbox_manufacturers,
+    iter_netbox_racks,
+    iter_netbox_rear_ports,
+    iter_netbox_sites,
+)
 from .options import ExportOptions, LabelStock, label_stock_presets
 from .testsheet import (
     TEST_SHEET_COLUMNS,
@@ -32,20 +48,6 @@ from .testsheet import (
     iter_test_sheet_csv,
     parse_test_results,
     render_test_sheet_pdf,
-)
-from .netbox import (
-    IMPORT_ORDER as NETBOX_IMPORT_ORDER,
-    has_panels,
-    iter_netbox_cables,
-    iter_netbox_device_roles,
-    iter_netbox_device_types,
-    iter_netbox_devices,
-    iter_netbox_front_ports,
-    iter_netbox_interfaces,
-    iter_netbox_manufacturers,
-    iter_netbox_racks,
-    iter_netbox_rear_ports,
-    iter_netbox_sites,
 )
 from .topology import ib_networks, iter_ibnetdiscover, iter_topology_dot
 

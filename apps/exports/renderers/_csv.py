@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from engine.csvcells import TRIGGERS, neutralize_row, starts_unsafe
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import os
 import zlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 from reportlab.lib.pagesizes import A4, landscape, letter, portrait
 from reportlab.pdfbase import pdfdoc, pdfmetrics

@@ -6,13 +6,13 @@ the fly by generators (a 128K-GPU design has ~400,000 cables; nothing holds them
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from itertools import chain
 from operator import itemgetter
-from typing import Iterator
 
+from engine import physical_stage as _ps
 from engine.csvcells import TRIGGERS, starts_unsafe
 from engine.physical.labels import CABLE_PLACEHOLDERS, END_PLACEHOLDERS, compile_template
-from engine import physical_stage as _ps
 from engine.physical_stage import CABLE_COLUMNS
 
 # How the engine prints a device port inside a label (e.g. "17/2" -> "17.2"); identity if absent.

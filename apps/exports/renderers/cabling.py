@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import IO, Iterator
+from collections.abc import Iterator
+from typing import IO
 
 from ._csv import csv_lines
 from ._pdf import SANS, Column, DocInfo, FlowDoc, Graphic, Heading, Lines, PageBreak, Table, page_size

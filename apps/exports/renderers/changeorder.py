@@ -7,7 +7,8 @@ format (money.py).
 """
 from __future__ import annotations
 
-from typing import IO, Iterator
+from collections.abc import Iterator
+from typing import IO
 
 from engine.orders.lines import LineDelta, OrderDelta, delta_totals, iter_group_deltas
 from engine.orders.money import fmt_money, fmt_signed, fmt_signed_money

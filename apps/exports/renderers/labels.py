@@ -9,12 +9,23 @@ with the part number and length. All text is >= 7 pt and fitted to the label wid
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
 from math import ceil
-from typing import Iterator
 
 from ._csv import csv_lines
-from ._pdf import (COND, COND_BOLD, MIN_FONT_SIZE, audit_box, audit_page, auditing, fitter, line_writer, new_canvas,
-                   page_size, wrap)
+from ._pdf import (
+    COND,
+    COND_BOLD,
+    MIN_FONT_SIZE,
+    audit_box,
+    audit_page,
+    auditing,
+    fitter,
+    line_writer,
+    new_canvas,
+    page_size,
+    wrap,
+)
 from ._view import CI, DesignView
 from .options import ExportOptions
 

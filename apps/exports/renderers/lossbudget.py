@@ -3,7 +3,7 @@ links first (smallest margin first; equal margins in link order). Streamed: link
 their (shared) budget object, the few distinct budgets are sorted, then rows are generated."""
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ._csv import csv_lines
 from ._view import DesignView

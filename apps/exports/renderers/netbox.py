@@ -27,9 +27,9 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
-from typing import Iterator
 
 from ._csv import csv_lines
 from ._view import DesignView

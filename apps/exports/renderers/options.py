@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from pathlib import Path
 from decimal import Decimal, InvalidOperation
-from typing import Any, Mapping
+from pathlib import Path
+from typing import Any
 
 MM = 72.0 / 25.4
 INCH = 72.0
@@ -66,14 +67,14 @@ class LabelStock:
     code: str = "code128"  # code128 | qr: the cable id as a barcode on every label
 
     @classmethod
-    def preset(cls, key: str) -> "LabelStock":
+    def preset(cls, key: str) -> LabelStock:
         presets = label_stock_presets()
         if key not in presets:
             raise ValueError(f"label_stock: unknown stock {key!r}; known: {', '.join(sorted(presets))}")
         return presets[key]
 
     @classmethod
-    def from_dict(cls, d) -> "LabelStock":
+    def from_dict(cls, d) -> LabelStock:
         if d is None:
             return cls()
         if isinstance(d, LabelStock):
@@ -173,7 +174,7 @@ class ExportOptions:
     raw_csv: bool = False
 
     @classmethod
-    def from_any(cls, options) -> "ExportOptions":
+    def from_any(cls, options) -> ExportOptions:
         if options is None:
             return cls(date=_dt.date.today().isoformat())
         if isinstance(options, ExportOptions):

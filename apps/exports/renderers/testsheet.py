@@ -15,15 +15,14 @@ import io
 import math
 import re
 from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Mapping
-
-from engine.physical.channel import build_channel, lane_map
 
 from engine.csvcells import strip_prefix
+from engine.physical.channel import build_channel, lane_map
 
 from ._csv import csv_lines
-from ._pdf import COND, Column, DocInfo, FlowDoc, Heading, Lines, PageBreak, SANS, Table, page_size
+from ._pdf import COND, SANS, Column, DocInfo, FlowDoc, Heading, Lines, PageBreak, Table, page_size
 from ._view import DesignView
 from .options import ExportOptions
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import defaultdict
-from typing import Iterator
+from collections.abc import Iterator
 
 from engine.ifnames import build_interface_map, ib_port_number
 

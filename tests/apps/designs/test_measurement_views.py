@@ -76,14 +76,14 @@ def test_alice_uploads_a_filled_sheet_and_sees_pass_fail_and_every_bad_row(alice
     page = alice.get(response.url)
     html = page.content.decode()
     assert page.status_code == 200
-    assert f'data-metric="fibers-fail">1<' in html
+    assert 'data-metric="fibers-fail">1<' in html
     assert f'data-metric="fibers-pass">{fibers - 4:,}<' in html
-    assert f'data-metric="fibers-not-measured">3<' in html
+    assert 'data-metric="fibers-not-measured">3<' in html
     assert 'data-metric="links-fail">1<' in html
     assert "Rows with errors (3)" in html
     assert "&#x27;0.5 mW&#x27; is not an insertion loss in dB" in html
     assert "&#x27;L999999:A1-B1&#x27; is not a fiber of this design&#x27;s test sheet" in html
-    assert f"is a duplicate of line 5" in html
+    assert "is a duplicate of line 5" in html
     failing = html.split('id="failing-links"')[1].split("</table>")[0]
     assert rows[0][col["link_id"]] in failing and rows[0][col["a_device"]] in failing
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 import pytest
 
 from apps.designs.models import DesignShare, OrderedBaseline
-
 from apps.designs.services import design_create
 
 from .test_views import TINY, compute_now, url

@@ -8,8 +8,8 @@ browser test in tests/browser runs them in a real worker.
 from __future__ import annotations
 
 import csv
-import json
 import io
+import json
 
 import pytest
 from django.urls import reverse

@@ -1,8 +1,7 @@
 from __future__ import annotations
 
-from _qos_fixtures import golden, ib_switches
-
 import pytest
+from _qos_fixtures import golden, ib_switches
 
 from engine.errors import SpecError
 from engine.qos import QosPolicy, ib_fabric_facts, plan_qos, render_root_nodes, render_subnet_manager

@@ -5,7 +5,6 @@ import json
 import re
 
 import pytest
-
 from _qos_fixtures import golden, host, leaf, policy, spine
 
 from engine.qos import QosPolicy, render_hosts, render_switch

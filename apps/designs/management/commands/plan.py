@@ -11,8 +11,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from apps.designs.services import design_limits
 from engine.catalog import load_catalog
-from engine.guard import check_spec
 from engine.errors import CatalogError, SpecError
+from engine.guard import check_spec
 from engine.outputs import write_plan
 from engine.pipeline import compute_design
 from engine.presets import list_presets, load_preset

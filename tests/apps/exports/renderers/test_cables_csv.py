@@ -71,9 +71,8 @@ def test_a_port_that_needs_quoting_goes_through_csv_writer(design):
 
 
 def test_label_pair_equals_the_cable_template_both_ways():
-    from engine.physical.labels import CABLE_PLACEHOLDERS, compile_template
-
     from apps.exports.renderers._view import label_pair
+    from engine.physical.labels import CABLE_PLACEHOLDERS, compile_template
 
     for template in ("<near>/<far>", "<cable> <near>/<far>", "<cable:08>|<tier><near>", "{<near>}/<far>"):
         compiled = compile_template(template, CABLE_PLACEHOLDERS)

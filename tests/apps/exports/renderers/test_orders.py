@@ -12,7 +12,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from apps.exports.renderers.changeorder import CHANGE_ORDER_COLUMNS, iter_change_order_csv, render_change_order_pdf
-from engine.orders.money import fmt_money
 from engine.orders.lines import (
     OUTSIDE_SU,
     Order,
@@ -22,6 +21,7 @@ from engine.orders.lines import (
     order_delta,
     totals_of,
 )
+from engine.orders.money import fmt_money
 from engine.orders.spares import (
     SPARES_RULES,
     PercentPerCategory,

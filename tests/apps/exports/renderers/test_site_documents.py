@@ -22,8 +22,14 @@ OPTIONS = {"date": "2026-01-15"}
 @pytest.fixture(scope="session")
 def site_docs(design, tmp_path_factory):
     """{file: (path, pages)} of the three documents, the labels CSV, and the layout audit of their rendering."""
-    from apps.exports.renderers import (iter_labels_csv, render_cabling_plan_pdf, render_labels_pdf,
-                                        render_test_sheet_pdf, write_lines, DesignView)
+    from apps.exports.renderers import (
+        DesignView,
+        iter_labels_csv,
+        render_cabling_plan_pdf,
+        render_labels_pdf,
+        render_test_sheet_pdf,
+        write_lines,
+    )
     from apps.exports.renderers._pdf import audit_layout
 
     out = tmp_path_factory.mktemp("site")
