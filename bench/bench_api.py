@@ -12,6 +12,7 @@ Defaults to DATABASE_URL, else a SQLite file under var/bench/. A PostgreSQL data
 URL is created when missing. The stored design is reused between runs (--fresh recomputes it).
 Needs `wrk` (Debian: apt-get install wrk). Only 127.0.0.1 is contacted.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,8 +28,11 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SPEC = {"name": "bench 16K", "servers": {"model": "dgx-h100", "count": 2048},
-        "compute_fabric": {"technology": "infiniband", "switch": "qm9700", "scalable_unit": 32}}
+SPEC = {
+    "name": "bench 16K",
+    "servers": {"model": "dgx-h100", "count": 2048},
+    "compute_fabric": {"technology": "infiniband", "switch": "qm9700", "scalable_unit": 32},
+}
 TARGET_P99_MS = 250.0
 
 
@@ -69,12 +73,15 @@ def _setup(fresh: bool) -> dict:
             design.delete()
         design = design_create(user=user, spec=SPEC)
         # The worker's own code path, run here: a job row claimed as running, then the service.
-        job = Job.objects.create(kind="compute", status=JobStatus.RUNNING, design=design, created_by=user,
-                                 params={"spec": design.spec})
+        job = Job.objects.create(
+            kind="compute", status=JobStatus.RUNNING, design=design, created_by=user, params={"spec": design.spec}
+        )
         t0 = time.perf_counter()
         outcome = design_compute_job(job=job, progress=DbProgress(job.pk))
-        print(f"computed and stored the 16K design in {time.perf_counter() - t0:.1f} s: "
-              f"{outcome['links']:,} links, {outcome['cables']:,} cables")
+        print(
+            f"computed and stored the 16K design in {time.perf_counter() - t0:.1f} s: "
+            f"{outcome['links']:,} links, {outcome['cables']:,} cables"
+        )
         rev = Revision.objects.get(pk=outcome["revision_id"])
         if connection.vendor == "postgresql":
             # Fresh COPY-loaded rows have no planner statistics until autovacuum analyzes them; until
@@ -83,8 +90,7 @@ def _setup(fresh: bool) -> dict:
             with connection.cursor() as cur:
                 cur.execute("ANALYZE designs_linkrecord, designs_cablerecord")
     _, key = token_create(user=user, name="bench")
-    return {"key": key, "design": design.pk, "number": rev.number, "links": rev.link_count,
-            "cables": rev.cable_count}
+    return {"key": key, "design": design.pk, "number": rev.number, "links": rev.link_count, "cables": rev.cable_count}
 
 
 def _free_port() -> int:
@@ -120,9 +126,23 @@ def _ms(text: str) -> float:
 
 
 def _wrk(url: str, key: str, duration: int, connections: int) -> dict:
-    out = subprocess.run(["wrk", "-t2", f"-c{connections}", f"-d{duration}s", "--latency", "--timeout", "10s",
-                          "-H", f"Authorization: Token {key}", url],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [
+            "wrk",
+            "-t2",
+            f"-c{connections}",
+            f"-d{duration}s",
+            "--latency",
+            "--timeout",
+            "10s",
+            "-H",
+            f"Authorization: Token {key}",
+            url,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     pct = dict(re.findall(r"^\s+(50|99)(?:\.0+)?%\s+(\S+)\s*$", out, re.M))
     if set(pct) != {"50", "99"}:
         raise SystemExit(f"could not read wrk's latency distribution:\n{out}")
@@ -133,8 +153,10 @@ def _wrk(url: str, key: str, duration: int, connections: int) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--database-url", default=os.environ.get("DATABASE_URL")
-                    or f"sqlite:///{ROOT / 'var' / 'bench' / 'bench.sqlite3'}")
+    ap.add_argument(
+        "--database-url",
+        default=os.environ.get("DATABASE_URL") or f"sqlite:///{ROOT / 'var' / 'bench' / 'bench.sqlite3'}",
+    )
     ap.add_argument("--duration", type=int, default=15, help="seconds of load per endpoint")
     ap.add_argument("--connections", type=int, default=20)
     ap.add_argument("--fresh", action="store_true", help="recompute the stored design")
@@ -143,11 +165,16 @@ def main() -> int:
         print("wrk is not installed (Debian: apt-get install wrk)", file=sys.stderr)
         return 2
 
-    env = {**os.environ, "DATABASE_URL": args.database_url, "DJANGO_SETTINGS_MODULE": "fabricdesign.settings",
-           "DJANGO_SECRET_KEY": os.environ.get("DJANGO_SECRET_KEY", "bench-only-not-secret"),
-           "DJANGO_DEBUG": "false", "API_THROTTLE_RATE": "100000000/min",
-           # Persistent connections, as a production deployment would run the API.
-           "DATABASE_CONN_MAX_AGE": os.environ.get("DATABASE_CONN_MAX_AGE", "60")}
+    env = {
+        **os.environ,
+        "DATABASE_URL": args.database_url,
+        "DJANGO_SETTINGS_MODULE": "fabricdesign.settings",
+        "DJANGO_SECRET_KEY": os.environ.get("DJANGO_SECRET_KEY", "bench-only-not-secret"),
+        "DJANGO_DEBUG": "false",
+        "API_THROTTLE_RATE": "100000000/min",
+        # Persistent connections, as a production deployment would run the API.
+        "DATABASE_CONN_MAX_AGE": os.environ.get("DATABASE_CONN_MAX_AGE", "60"),
+    }
     if args.database_url.startswith("postgres"):
         _ensure_postgres_database(args.database_url)
     else:
@@ -158,8 +185,20 @@ def main() -> int:
 
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen([str(Path(sys.executable).parent / "gunicorn"), "fabricdesign.wsgi", "-w", "2",
-                               "-b", f"127.0.0.1:{port}", "--log-level", "warning"], cwd=ROOT, env=env)
+    server = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "gunicorn"),
+            "fabricdesign.wsgi",
+            "-w",
+            "2",
+            "-b",
+            f"127.0.0.1:{port}",
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -172,12 +211,16 @@ def main() -> int:
                 time.sleep(0.2)
         rev = f"{base}/api/v1/designs/{world['design']}/revisions/{world['number']}"
         deep = _deep_cursor(base, world)
-        cases = [("BOM", f"{rev}/bom/?spares_percent=5"),
-                 ("cables, first page (100)", f"{rev}/cables/"),
-                 ("cables, deep cursor page (100)", f"{rev}/cables/?cursor={deep}")]
+        cases = [
+            ("BOM", f"{rev}/bom/?spares_percent=5"),
+            ("cables, first page (100)", f"{rev}/cables/"),
+            ("cables, deep cursor page (100)", f"{rev}/cables/?cursor={deep}"),
+        ]
         db = "PostgreSQL" if args.database_url.startswith("postgres") else "SQLite"
-        print(f"\n16K-GPU design: {world['links']:,} links, {world['cables']:,} cables; {db}; gunicorn -w 2; "
-              f"wrk -t2 -c{args.connections} -d{args.duration}s on 127.0.0.1; {os.cpu_count()} CPUs\n")
+        print(
+            f"\n16K-GPU design: {world['links']:,} links, {world['cables']:,} cables; {db}; gunicorn -w 2; "
+            f"wrk -t2 -c{args.connections} -d{args.duration}s on 127.0.0.1; {os.cpu_count()} CPUs\n"
+        )
         print(f"{'endpoint':34} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}  non-2xx  p99 < {TARGET_P99_MS:.0f} ms")
         ok = True
         for name, url in cases:
@@ -186,8 +229,9 @@ def main() -> int:
             r = _wrk(url, world["key"], args.duration, args.connections)
             met = r["p99"] < TARGET_P99_MS and r["non2xx"] == 0
             ok &= met
-            print(f"{name:34} {r['rps']:9.0f} {r['p50']:8.1f} {r['p99']:8.1f}  {r['non2xx']:7d}  "
-                  f"{'yes' if met else 'NO'}")
+            print(
+                f"{name:34} {r['rps']:9.0f} {r['p50']:8.1f} {r['p99']:8.1f}  {r['non2xx']:7d}  {'yes' if met else 'NO'}"
+            )
         return 0 if ok else 1
     finally:
         server.terminate()

@@ -5,6 +5,7 @@
 Each design runs in a fresh subprocess so its peak RSS (VmHWM) is its own. Targets (issue 2):
 the 131,072-GPU design (~400,000 links) in < 10 s and < 1.5 GB, time per link flat from 1K to 128K.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,14 +20,23 @@ ROOT = Path(__file__).resolve().parent.parent
 
 SIZES = {
     # 1,024 GPUs: 128 DGX H100 on QM9700 (2 tiers)
-    "1k": {"name": "bench 1K", "servers": {"model": "dgx-h100", "count": 128},
-           "compute_fabric": {"technology": "infiniband", "switch": "qm9700", "scalable_unit": 32}},
+    "1k": {
+        "name": "bench 1K",
+        "servers": {"model": "dgx-h100", "count": 128},
+        "compute_fabric": {"technology": "infiniband", "switch": "qm9700", "scalable_unit": 32},
+    },
     # 16,384 GPUs: 2,048 DGX H100 on QM9700 (3 tiers, 16 pods of 4 SU)
-    "16k": {"name": "bench 16K", "servers": {"model": "dgx-h100", "count": 2048},
-            "compute_fabric": {"technology": "infiniband", "switch": "qm9700", "scalable_unit": 32}},
+    "16k": {
+        "name": "bench 16K",
+        "servers": {"model": "dgx-h100", "count": 2048},
+        "compute_fabric": {"technology": "infiniband", "switch": "qm9700", "scalable_unit": 32},
+    },
     # 131,072 GPUs: 16,384 DGX B300 on Q3400 XDR (3 tiers)
-    "128k": {"name": "bench 128K", "servers": {"model": "dgx-b300", "count": 16384},
-             "compute_fabric": {"technology": "infiniband", "switch": "q3400"}},
+    "128k": {
+        "name": "bench 128K",
+        "servers": {"model": "dgx-b300", "count": 16384},
+        "compute_fabric": {"technology": "infiniband", "switch": "q3400"},
+    },
 }
 
 CHILD = r"""
@@ -52,8 +62,19 @@ def calibrate(rows: int = 400_000) -> float:
     out = []
     for i in range(rows):
         a, b = divmod(i, 64)
-        out.append((i, "compute", 0, "leaf-spine", f"L{a:05d}", f"{b // 2 + 1}/{b % 2 + 1}", f"S{b:03d}",
-                    f"{a % 64 + 1}", 12.5 + (i % 7)))
+        out.append(
+            (
+                i,
+                "compute",
+                0,
+                "leaf-spine",
+                f"L{a:05d}",
+                f"{b // 2 + 1}/{b % 2 + 1}",
+                f"S{b:03d}",
+                f"{a % 64 + 1}",
+                12.5 + (i % 7),
+            )
+        )
     return time.perf_counter() - t
 
 
@@ -71,14 +92,18 @@ def main() -> None:
     args = ap.parse_args()
     cal = statistics.median(calibrate() for _ in range(3))
     print(f"calibration: 400,000 plain-Python rows in {cal:.3f} s (median of 3)")
-    print(f"{'size':>6} {'gpus':>8} {'links':>8} {'median s':>9} {'min s':>7} {'peak MB':>8} {'us/link':>8} {'x calib':>8}")
+    print(
+        f"{'size':>6} {'gpus':>8} {'links':>8} {'median s':>9} {'min s':>7} {'peak MB':>8} {'us/link':>8} {'x calib':>8}"
+    )
     for key in args.sizes.split(","):
         runs = [run_child(SIZES[key], media=not args.no_physical) for _ in range(args.repeat)]
         secs = [r["seconds"] for r in runs]
         med = statistics.median(secs)
         links = runs[0]["links"]
-        print(f"{key:>6} {runs[0]['gpus']:>8,} {links:>8,} {med:>9.2f} {min(secs):>7.2f} "
-              f"{max(r['peak_rss_mb'] for r in runs):>8.0f} {med / links * 1e6:>8.2f} {med / cal:>8.2f}")
+        print(
+            f"{key:>6} {runs[0]['gpus']:>8,} {links:>8,} {med:>9.2f} {min(secs):>7.2f} "
+            f"{max(r['peak_rss_mb'] for r in runs):>8.0f} {med / links * 1e6:>8.2f} {med / cal:>8.2f}"
+        )
 
 
 if __name__ == "__main__":

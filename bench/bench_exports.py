@@ -14,6 +14,7 @@ Targets (issue "deliverables"): BOM PDF < 0.5 s; cables CSV >= 200,000 rows/s wi
 full cabling plan PDF for 128K (~400,000 cables) < 60 s and < 1 GB; label sheets < 90 s.
 The machine has 2 vCPUs shared with other work: expect 15-40 % run-to-run spread.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -89,8 +90,7 @@ for name, fn in DOCUMENTS.items():
 
 
 def run(size: str, out: Path, only: list[str], repeat: int = 1) -> list[dict]:
-    code = CHILD.format(root=str(ROOT), spec=json.dumps(SIZES[size]), out=str(out / size), only=only,
-                        repeat=repeat)
+    code = CHILD.format(root=str(ROOT), spec=json.dumps(SIZES[size]), out=str(out / size), only=only, repeat=repeat)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     if proc.returncode:
         sys.stderr.write(proc.stderr)
@@ -112,14 +112,18 @@ def main() -> None:
     out = Path(args.out)
     cal = statistics.median(calibrate() for _ in range(3))
     load = " / ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"calibration: 400,000 plain-Python rows in {cal:.3f} s (median of 3); load average {load} "
-          f"(1/5/15 min) on {os.cpu_count()} CPU(s)")
+    print(
+        f"calibration: 400,000 plain-Python rows in {cal:.3f} s (median of 3); load average {load} "
+        f"(1/5/15 min) on {os.cpu_count()} CPU(s)"
+    )
     for size in args.sizes.split(","):
         events = run(size, out, only, max(1, args.repeat))
         design = events[0]
         cables = design["cables"]
-        print(f"\n{size}: {design['links']:,} links, {cables:,} cables; design computed in {design['compute_s']:.1f} s, "
-              f"RSS {design['rss_mb']:.0f} MB")
+        print(
+            f"\n{size}: {design['links']:,} links, {cables:,} cables; design computed in {design['compute_s']:.1f} s, "
+            f"RSS {design['rss_mb']:.0f} MB"
+        )
         print(f"{'export':<24} {'seconds':>8} {'peak MB':>8} {'+MB':>7} {'size MB':>8} {'pages':>7}  note")
         for e in events[1:]:
             note = ""
@@ -134,8 +138,10 @@ def main() -> None:
                 note += " (peak not reset: includes the design)"
             if len(e["runs"]) > 1:
                 note += f" [median of {len(e['runs'])}: {', '.join(f'{x:.2f}' for x in e['runs'])} s]"
-            print(f"{e['name']:<24} {e['seconds']:>8.2f} {e['peak_mb']:>8.0f} {e['peak_mb'] - e['rss_before_mb']:>7.0f} "
-                  f"{e['bytes'] / 1e6:>8.1f} {e['pages'] or '':>7}  {note}")
+            print(
+                f"{e['name']:<24} {e['seconds']:>8.2f} {e['peak_mb']:>8.0f} {e['peak_mb'] - e['rss_before_mb']:>7.0f} "
+                f"{e['bytes'] / 1e6:>8.1f} {e['pages'] or '':>7}  {note}"
+            )
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ Targets (issue "jobs and persistence"): the 131,072-GPU design computes and stor
 < 1.5 GB; a filtered page, first or last, in < 100 ms. The machine has 2 vCPUs shared with other
 work: expect 15-40 % run-to-run spread, and compare with the calibration line.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -53,9 +54,14 @@ def _db_url(name: str) -> str:
 
 
 def _env() -> dict:
-    return {**os.environ, "DATABASE_URL": _db_url(DB_NAME), "DJANGO_SECRET_KEY": "bench-only",
-            "DJANGO_SETTINGS_MODULE": "fabricdesign.settings", "DJANGO_LOG_LEVEL": "WARNING",
-            "PYTHONPATH": str(ROOT)}
+    return {
+        **os.environ,
+        "DATABASE_URL": _db_url(DB_NAME),
+        "DJANGO_SECRET_KEY": "bench-only",
+        "DJANGO_SETTINGS_MODULE": "fabricdesign.settings",
+        "DJANGO_LOG_LEVEL": "WARNING",
+        "PYTHONPATH": str(ROOT),
+    }
 
 
 def _admin(sql: str) -> None:
@@ -76,6 +82,7 @@ def _vm(key: str) -> float:
 
 
 # ----- children (run with DATABASE_URL pointing at the bench database) -------------------------------------------
+
 
 def child_store(size: str, keep: bool) -> dict:
     import django
@@ -101,11 +108,18 @@ def child_store(size: str, keep: bool) -> dict:
     if outcome != "succeeded":
         raise SystemExit(f"job {outcome}: {job.error}")
     rev = Revision.objects.get(pk=job.result["revision_id"])
-    out = {"seconds": seconds, "stored_s": job.result["seconds"], "compute_s": rev.compute_seconds,
-           "links": rev.link_count, "cables": rev.cable_count,
-           "phases": job.result.get("store_phases", {}),
-           "compute_before_s": job.result.get("compute_before_store_seconds", rev.compute_seconds),
-           "peak_rss_mb": peak, "rss_before_mb": rss_before, "revision_id": rev.pk}
+    out = {
+        "seconds": seconds,
+        "stored_s": job.result["seconds"],
+        "compute_s": rev.compute_seconds,
+        "links": rev.link_count,
+        "cables": rev.cable_count,
+        "phases": job.result.get("store_phases", {}),
+        "compute_before_s": job.result.get("compute_before_store_seconds", rev.compute_seconds),
+        "peak_rss_mb": peak,
+        "rss_before_mb": rss_before,
+        "revision_id": rev.pk,
+    }
     if not keep:
         # Empty the row tables rather than delete 760,000 rows: every run then loads into the same state, with
         # no dead rows for autovacuum to work on during the next one.
@@ -159,11 +173,17 @@ def child_pages(revision_id: int) -> dict:
             del first
     with connection.cursor() as cur:
         # Partitioned tables (migration 0003) hold nothing themselves: sum the whole partition tree.
-        cur.execute("SELECT (SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('designs_linkrecord')),"
-                    " (SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('designs_cablerecord'))")
+        cur.execute(
+            "SELECT (SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('designs_linkrecord')),"
+            " (SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('designs_cablerecord'))"
+        )
         link_bytes, cable_bytes = cur.fetchone()
-    return {"pages": results, "link_table_mb": float(link_bytes) / 2**20, "cable_table_mb": float(cable_bytes) / 2**20,
-            "rows": links.count()}
+    return {
+        "pages": results,
+        "link_table_mb": float(link_bytes) / 2**20,
+        "cable_table_mb": float(cable_bytes) / 2**20,
+        "rows": links.count(),
+    }
 
 
 def _last_cursor(qs, order: str) -> str | None:
@@ -189,6 +209,7 @@ def _last_cursor(qs, order: str) -> str | None:
 
 # ----- parent -----------------------------------------------------------------------------------------------------
 
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=3)
@@ -213,8 +234,10 @@ def main() -> None:
     try:
         subprocess.run([sys.executable, str(ROOT / "manage.py"), "migrate", "-v", "0"], env=_env(), check=True)
         print(f"\ncompute + store through the job runner on PostgreSQL ({DB_NAME}), {args.repeat} run(s) each")
-        print(f"{'size':>6} {'links':>8} {'cables':>8} {'stored s':>9} {'min s':>7} {'after s':>7} "
-              f"{'compute s':>9} {'store s':>8} {'peak MB':>8} {'store k rows/s':>14}")
+        print(
+            f"{'size':>6} {'links':>8} {'cables':>8} {'stored s':>9} {'min s':>7} {'after s':>7} "
+            f"{'compute s':>9} {'store s':>8} {'peak MB':>8} {'store k rows/s':>14}"
+        )
         kept = None
         for size in args.sizes.split(","):
             runs = []
@@ -228,20 +251,25 @@ def main() -> None:
             comp = statistics.median(r["compute_s"] for r in runs)
             store = statistics.median(r["stored_s"] - r["compute_before_s"] for r in runs)
             rows = runs[0]["links"] + runs[0]["cables"]
-            print(f"{size:>6} {runs[0]['links']:>8,} {runs[0]['cables']:>8,} {med:>9.2f} {min(secs):>7.2f} "
-                  f"{after:>7.2f} {comp:>9.2f} {store:>8.2f} {max(r['peak_rss_mb'] for r in runs):>8.0f} "
-                  f"{rows / store / 1000:>14.0f}")
+            print(
+                f"{size:>6} {runs[0]['links']:>8,} {runs[0]['cables']:>8,} {med:>9.2f} {min(secs):>7.2f} "
+                f"{after:>7.2f} {comp:>9.2f} {store:>8.2f} {max(r['peak_rss_mb'] for r in runs):>8.0f} "
+                f"{rows / store / 1000:>14.0f}"
+            )
             phases = sorted({k for r in runs for k in r["phases"]})
             if phases:
                 split = ", ".join(f"{k} {statistics.median(r['phases'].get(k, 0.0) for r in runs):.2f}" for k in phases)
-                rest = statistics.median(r["stored_s"] - r["compute_before_s"] - sum(r["phases"].values())
-                                         for r in runs)
+                rest = statistics.median(
+                    r["stored_s"] - r["compute_before_s"] - sum(r["phases"].values()) for r in runs
+                )
                 print(f"{'':>6} store phases, median s: {split}; the rest (revision row, summary) {rest:.2f}")
         if kept is not None:
             pages = _child(["--child", "pages", "--revision", str(kept)])
-            print(f"\nlink table pages of the last revision ({pages['rows']:,} links; link table "
-                  f"{pages['link_table_mb']:.0f} MB, cable table {pages['cable_table_mb']:.0f} MB with indexes), "
-                  f"100 rows, median of {PAGE_CALLS} calls")
+            print(
+                f"\nlink table pages of the last revision ({pages['rows']:,} links; link table "
+                f"{pages['link_table_mb']:.0f} MB, cable table {pages['cable_table_mb']:.0f} MB with indexes), "
+                f"100 rows, median of {PAGE_CALLS} calls"
+            )
             print(f"{'filter | order':<52} {'first ms':>9} {'last ms':>8} {'rows':>5}")
             for label, t in pages["pages"].items():
                 print(f"{label:<52} {t['first']:>9.1f} {t['last']:>8.1f} {t['first_rows']:>5}")

@@ -8,6 +8,7 @@ with the cable counts an NVIDIA reference architecture publishes (catalog/data/p
 - lower-end cages: the port cages at the lower end of a compute tier (server NIC cages for node-leaf, leaf
   uplink cages for leaf-spine): what a reference counts when it counts one "cable" per 800G port.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -23,10 +24,10 @@ DATA = Path(__file__).parent / "catalog" / "data" / "published_counts.yaml"
 CONVENTIONS = {
     "links": "port-to-port connections, one per plane",
     "cables": "physical cables carrying the tier's links: cords (one at each end of a patch-panel link), direct "
-              "copper or AOC cables, splitters; trunks counted apart",
+    "copper or AOC cables, splitters; trunks counted apart",
     "transceivers": "modules, one per cage end that takes one",
     "lower_end_cages": "port cages at the lower end of a compute tier (one 800G twin-port or 2 x 400G cage counts "
-                       "once)",
+    "once)",
 }
 _NET, _TIER, _KIND = itemgetter(8), itemgetter(7), itemgetter(1)
 
@@ -38,6 +39,7 @@ def published_references() -> tuple[dict, ...]:
 
 def _lower_end_cages(plan, server) -> dict[str, int]:
     """Cages at the lower end of each compute tier, from the plan (no pass over the links)."""
+
     def cages(ports: int, switch) -> int:
         per = switch.ports_per_cage(plan.speed_gbps) or 1
         return -(-ports // per)
@@ -94,8 +96,12 @@ def counting_section(*, spec, plan, server, networks: dict, physical) -> tuple[d
 
 def _compare(spec, plan, server, tiers: dict) -> tuple[list[dict], list[str]]:
     found, notes = [], []
-    shape = {"server": server.key, "technology": spec.compute.technology, "planes": plan.planes,
-             "scalable_unit": plan.su_size}
+    shape = {
+        "server": server.key,
+        "technology": spec.compute.technology,
+        "planes": plan.planes,
+        "scalable_unit": plan.su_size,
+    }
     for ref in published_references():
         if any(shape.get(k) != v for k, v in ref["match"].items()):
             continue
@@ -106,17 +112,28 @@ def _compare(spec, plan, server, tiers: dict) -> tuple[list[dict], list[str]]:
         published = {t: n for t, n in (("node-leaf", node_leaf), ("leaf-spine", leaf_spine)) if n is not None}
         key = "lower_end_cages" if ref["counts"] == "cages" else "links"
         ours = {t: tiers.get(t, {}).get(key) for t in published}
-        entry = {"name": ref["name"], "source": ref["source"], "counts": ref["counts"], "published": published,
-                 "this_design": ours, "agrees": all(ours[t] == n for t, n in published.items()), "note": ref["note"]}
+        entry = {
+            "name": ref["name"],
+            "source": ref["source"],
+            "counts": ref["counts"],
+            "published": published,
+            "this_design": ours,
+            "agrees": all(ours[t] == n for t, n in published.items()),
+            "note": ref["note"],
+        }
         found.append(entry)
         said = " and ".join(f"{n:,} {t}" for t, n in published.items())
         mine = "; ".join(
             f"{t}: {tiers[t]['links']:,} links ({tiers[t]['links_per_plane']:,} per plane)"
             + (f", {tiers[t]['cables']:,} cables" if "cables" in tiers[t] else "")
             + (f", {tiers[t]['lower_end_cages']:,} lower-end cages" if "lower_end_cages" in tiers[t] else "")
-            for t in published if t in tiers)
+            for t in published
+            if t in tiers
+        )
         verdict = "the same count" if entry["agrees"] else "a different count: compare before ordering"
         unit = "port cage (800G port)" if ref["counts"] == "cages" else "link"
-        notes.append(f"{ref['name']} counts {said} cables for {nodes:,} nodes, one per {unit}: {verdict}. "
-                     f"This design: {mine}. {ref['note']}")
+        notes.append(
+            f"{ref['name']} counts {said} cables for {nodes:,} nodes, one per {unit}: {verdict}. "
+            f"This design: {mine}. {ref['note']}"
+        )
     return found, notes

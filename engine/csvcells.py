@@ -12,6 +12,7 @@ exported and brought back reads the same. `raw=True` on the writers, one declare
 designed. The NetBox import files are always raw: NetBox stores a leading `'` verbatim, so their
 names are instead restricted at save (layout.site: letters, digits, - and _).
 """
+
 from __future__ import annotations
 
 import re
@@ -42,8 +43,15 @@ def starts_unsafe(text: str) -> bool:
 def line_may_need_neutralizing(line: str) -> bool:
     """Whether any cell of one rendered, unquoted CSV line (no quotes, commas only between cells) begins with a
     formula character. False guarantees none does; True may be a number (the caller checks the cells)."""
-    return (line[:1] in TRIGGERS and line[:1] != "") or ",=" in line or ",+" in line or ",-" in line \
-        or ",@" in line or "\t" in line or "\r" in line
+    return (
+        (line[:1] in TRIGGERS and line[:1] != "")
+        or ",=" in line
+        or ",+" in line
+        or ",-" in line
+        or ",@" in line
+        or "\t" in line
+        or "\r" in line
+    )
 
 
 def strip_prefix(cell: str) -> str:
@@ -53,5 +61,12 @@ def strip_prefix(cell: str) -> str:
     return cell
 
 
-__all__ = ["PREFIX", "TRIGGERS", "line_may_need_neutralizing", "neutralize", "neutralize_row", "starts_unsafe",
-           "strip_prefix"]
+__all__ = [
+    "PREFIX",
+    "TRIGGERS",
+    "line_may_need_neutralizing",
+    "neutralize",
+    "neutralize_row",
+    "starts_unsafe",
+    "strip_prefix",
+]

@@ -1,4 +1,5 @@
 """Errors the engine raises. Each carries enough to show a user a field-level message."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -6,6 +6,7 @@ live container object, so its cost grows with the design. Reference counting sti
 they have no cycles. Pausing the collector over a 128K-GPU compute-and-store saved about 0.6 s of 9 s
 (bench/bench_store.py).
 """
+
 from __future__ import annotations
 
 import gc

@@ -13,6 +13,7 @@
 It returns a `Check` (the estimate and the warnings) or raises SpecError. `start_design` runs the same
 check first, so a spec stored before these rules (or edited in the database) still fails fast.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -59,16 +60,32 @@ def check_spec(spec: DesignSpec, catalog: Catalog, limits: Limits | None = None)
     storage = inband = None
     if spec.storage.enabled:
         st = spec.storage
-        storage = plan_access(network="storage", path="storage_fabric", switch_key=st.switch, technology=st.technology,
-                              ratio=st.ratio, speed_gbps=server.storage.speed_gbps, servers=spec.servers.count,
-                              server_ports=len(server.storage.ports),
-                              appliance_ports_total=st.appliances * st.ports_per_appliance, catalog=catalog)
+        storage = plan_access(
+            network="storage",
+            path="storage_fabric",
+            switch_key=st.switch,
+            technology=st.technology,
+            ratio=st.ratio,
+            speed_gbps=server.storage.speed_gbps,
+            servers=spec.servers.count,
+            server_ports=len(server.storage.ports),
+            appliance_ports_total=st.appliances * st.ports_per_appliance,
+            catalog=catalog,
+        )
     if spec.inband.enabled:
         ib = spec.inband
-        inband = plan_access(network="inband", path="inband", switch_key=ib.switch, technology="ethernet",
-                             ratio=ib.ratio, speed_gbps=server.inband.speed_gbps, servers=spec.servers.count,
-                             server_ports=len(server.inband.ports), appliance_ports_total=2 * ib.management_servers,
-                             catalog=catalog)
+        inband = plan_access(
+            network="inband",
+            path="inband",
+            switch_key=ib.switch,
+            technology="ethernet",
+            ratio=ib.ratio,
+            speed_gbps=server.inband.speed_gbps,
+            servers=spec.servers.count,
+            server_ports=len(server.inband.ports),
+            appliance_ports_total=2 * ib.management_servers,
+            catalog=catalog,
+        )
     _check_names(spec, server, compute)
     reserved_u = (1 if spec.oob.enabled else 0) + (spec.layout.panel_units if _uses_panels(spec) else 0)
     per_rack = servers_per_rack(spec.layout, server, reserved_u)
@@ -78,8 +95,7 @@ def check_spec(spec: DesignSpec, catalog: Catalog, limits: Limits | None = None)
     if spec.workloads is not None:
         from .traffic import check_workloads
 
-        warnings = check_workloads(spec.workloads, design_gpus=spec.servers.count * server.gpus,
-                                   server_key=server.key)
+        warnings = check_workloads(spec.workloads, design_gpus=spec.servers.count * server.gpus, server_key=server.key)
     return Check(est, tuple(warnings))
 
 
@@ -91,18 +107,23 @@ def _uses_panels(spec: DesignSpec) -> bool:
 
 def _check_keys(spec: DesignSpec, catalog: Catalog) -> None:
     cf = spec.compute
-    wanted = [("servers.model", spec.servers.model, catalog.servers, "server model"),
-              ("compute_fabric.switch", cf.switch, catalog.switches, "switch model"),
-              ("compute_fabric.spine_switch", cf.spine_switch, catalog.switches, "switch model"),
-              ("compute_fabric.core_switch", cf.core_switch, catalog.switches, "switch model")]
+    wanted = [
+        ("servers.model", spec.servers.model, catalog.servers, "server model"),
+        ("compute_fabric.switch", cf.switch, catalog.switches, "switch model"),
+        ("compute_fabric.spine_switch", cf.spine_switch, catalog.switches, "switch model"),
+        ("compute_fabric.core_switch", cf.core_switch, catalog.switches, "switch model"),
+    ]
     if spec.storage.enabled:
         wanted.append(("storage_fabric.switch", spec.storage.switch, catalog.switches, "switch model"))
     if spec.inband.enabled or spec.oob.enabled:  # OOB aggregation switches are the in-band model
         wanted.append(("inband.switch", spec.inband.switch, catalog.switches, "switch model"))
     if spec.oob.enabled:
         wanted.append(("oob.switch", spec.oob.switch, catalog.switches, "switch model"))
-    errors = [FieldError(path, f"unknown {what} {key!r} (known: {', '.join(sorted(known))})")
-              for path, key, known, what in wanted if key is not None and key not in known]
+    errors = [
+        FieldError(path, f"unknown {what} {key!r} (known: {', '.join(sorted(known))})")
+        for path, key, known, what in wanted
+        if key is not None and key not in known
+    ]
     if errors:
         raise SpecError(errors)
 
@@ -119,14 +140,23 @@ def _check_names(spec: DesignSpec, server, compute: ComputePlan) -> None:
     prefix = server.key.split("-")[0]
     longest = len(f"{prefix}-SU{compute.n_su:02d}-N{compute.su_size:02d}")
     if longest > DEVICE_NAME_LENGTH:
-        raise SpecError.at("servers.model", f"server names would be {longest} characters ({prefix.upper()}-SU…); "
-                                            f"device names hold at most {DEVICE_NAME_LENGTH}: use a shorter model key")
-    ports = [p.name for p in server.compute_ports] + list(server.storage.ports) + list(server.inband.ports) \
+        raise SpecError.at(
+            "servers.model",
+            f"server names would be {longest} characters ({prefix.upper()}-SU…); "
+            f"device names hold at most {DEVICE_NAME_LENGTH}: use a shorter model key",
+        )
+    ports = (
+        [p.name for p in server.compute_ports]
+        + list(server.storage.ports)
+        + list(server.inband.ports)
         + list(server.oob.ports)
+    )
     long_port = max(ports, key=len, default="")
     if len(long_port) + 2 > PORT_NAME_LENGTH:  # + "/2": a port split over two planes
-        raise SpecError.at("servers.model", f"port name {long_port[:40]!r} of {server.key} is longer than "
-                                            f"{PORT_NAME_LENGTH - 2} characters")
+        raise SpecError.at(
+            "servers.model",
+            f"port name {long_port[:40]!r} of {server.key} is longer than {PORT_NAME_LENGTH - 2} characters",
+        )
 
 
 def _access_counts(plan: AccessPlan | None, servers: int, appliances: int) -> tuple[int, int]:
@@ -142,8 +172,14 @@ def _access_counts(plan: AccessPlan | None, servers: int, appliances: int) -> tu
     return switches + appliances, links
 
 
-def estimate(spec: DesignSpec, catalog: Catalog, compute: ComputePlan, storage: AccessPlan | None,
-             inband: AccessPlan | None, per_rack: int) -> Estimate:
+def estimate(
+    spec: DesignSpec,
+    catalog: Catalog,
+    compute: ComputePlan,
+    storage: AccessPlan | None,
+    inband: AccessPlan | None,
+    per_rack: int,
+) -> Estimate:
     """Devices and links of the design, from its plans (exact for the compute, storage and in-band networks;
     the OOB network is estimated from the rack count, one management port per device and PDU)."""
     n = spec.servers.count
@@ -154,8 +190,12 @@ def estimate(spec: DesignSpec, catalog: Catalog, compute: ComputePlan, storage: 
     leaves = p.leaves_per_plane * planes
     spines = p.spines_per_pod * p.n_pods * planes
     cores = p.cores_per_plane * planes
-    c_links = (n * len(server.compute_ports) * planes + ufms + leaves * p.leaf_up
-               + (spines * p.spine_up if p.tiers == 3 else 0))
+    c_links = (
+        n * len(server.compute_ports) * planes
+        + ufms
+        + leaves * p.leaf_up
+        + (spines * p.spine_up if p.tiers == 3 else 0)
+    )
     nets = {"compute": {"devices": leaves + spines + cores + ufms, "links": c_links}}
     s_dev, s_links = _access_counts(storage, n, spec.storage.appliances if storage else 0)
     if storage:
@@ -180,14 +220,28 @@ def estimate(spec: DesignSpec, catalog: Catalog, compute: ComputePlan, storage: 
 def _check_limits(est: Estimate, limits: Limits) -> None:
     errors = []
     biggest = max(est.per_network, key=lambda k: est.per_network[k]["links"])
-    where = {"compute": "servers.count", "storage": "storage_fabric.appliances",
-             "inband": "inband.management_servers", "oob": "oob.enabled"}[biggest]
+    where = {
+        "compute": "servers.count",
+        "storage": "storage_fabric.appliances",
+        "inband": "inband.management_servers",
+        "oob": "oob.enabled",
+    }[biggest]
     if est.links > limits.max_links:
-        errors.append(FieldError(where, f"this design would have about {est.links:,} links (most in the {biggest} "
-                                        f"network); the limit is {limits.max_links:,} (DESIGN_MAX_LINKS)"))
+        errors.append(
+            FieldError(
+                where,
+                f"this design would have about {est.links:,} links (most in the {biggest} "
+                f"network); the limit is {limits.max_links:,} (DESIGN_MAX_LINKS)",
+            )
+        )
     if est.devices > limits.max_devices:
-        errors.append(FieldError(where, f"this design would have about {est.devices:,} devices; the limit is "
-                                        f"{limits.max_devices:,} (DESIGN_MAX_DEVICES)"))
+        errors.append(
+            FieldError(
+                where,
+                f"this design would have about {est.devices:,} devices; the limit is "
+                f"{limits.max_devices:,} (DESIGN_MAX_DEVICES)",
+            )
+        )
     if errors:
         raise SpecError(errors)
 

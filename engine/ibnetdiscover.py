@@ -6,6 +6,7 @@ Format (rdma-core infiniband-diags/ibnetdiscover.c): a node block is `vendid=`, 
 `switchguid=0x<guid>(<port guid>)` or `caguid=0x<guid>`, then `Switch|Ca <ports> "<node name>"  # "<desc>" ...`
 and one `[port](port guid) "<peer node name>"[peer port] # ...` line per connected port.
 """
+
 from __future__ import annotations
 
 import re

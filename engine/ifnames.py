@@ -21,6 +21,7 @@ several ports); a cage has `lanes` electrical lanes (catalog: the fastest cage m
   names depend on the OS image and PCI layout, which the reference does not give; docs/data-gaps.md);
   ports without one keep their design name.
 """
+
 from __future__ import annotations
 
 import re
@@ -62,8 +63,9 @@ def ib_port_number(port: str) -> int | None:
     return c if p is None else 2 * (c - 1) + p
 
 
-def switch_port_name(port: str, platform: str, *, lanes: int = 8, split: int = 1, cages: int = 0,
-                     uplink_lanes: int = 4) -> str:
+def switch_port_name(
+    port: str, platform: str, *, lanes: int = 8, split: int = 1, cages: int = 0, uplink_lanes: int = 4
+) -> str:
     """A switch port's name on `platform`. `split` = ports the cage is divided into at this link's speed;
     `cages` (front-panel cages) places the separate uplink ports `up<n>` after them."""
     if port == "mgmt0":
@@ -140,8 +142,9 @@ class InterfaceMap:
         sw = self._switch_models.get(device)
         if sw is None:
             return port
-        return switch_port_name(port, platform, lanes=lanes_per_cage(sw), split=self.split(device, speed_gbps),
-                                cages=sw.cages)
+        return switch_port_name(
+            port, platform, lanes=lanes_per_cage(sw), split=self.split(device, speed_gbps), cages=sw.cages
+        )
 
     def breakout(self, device: int, port: str, speed_gbps: int) -> tuple[str, str] | None:
         """(cage interface, NVUE breakout mode) when the port sits in a split cage, else None."""

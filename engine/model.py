@@ -3,6 +3,7 @@
 Links are NamedTuples rather than dataclasses: a 128K-GPU design has ~400,000 of them and a
 tuple is about 3x cheaper to build and hold than a frozen dataclass instance.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,4 +1,5 @@
 """File outputs that need nothing but the result: summary.json and links.csv (streamed)."""
+
 from __future__ import annotations
 
 import csv

@@ -10,6 +10,7 @@ media decisions):
 - loss budget: one per (channel, fiber length ordered).
 Labels are rendered when rows are written (cables.csv, the database), not held in memory.
 """
+
 from __future__ import annotations
 
 from collections import Counter, defaultdict
@@ -51,11 +52,36 @@ from .physical.panel_layout import PanelOverflow, PanelUnits
 # Appliance NICs are not in the reference; a single-port QSFP112 flat-top cage is the default (data gap).
 APPLIANCE_CAGE = ("qsfp112", "flat")
 
-CABLE_COLUMNS = ("id", "network", "tier", "type", "part", "ordered_length_m",
-                 "a_device", "a_port", "a_rack", "a_u", "b_device", "b_port", "b_rack", "b_u",
-                 "label_a", "label_b", "links")
-LINK_PHYSICAL_COLUMNS = ("medium", "a_part", "b_part", "channel", "fibers", "polarity", "loss_db", "margin_db",
-                         "status")
+CABLE_COLUMNS = (
+    "id",
+    "network",
+    "tier",
+    "type",
+    "part",
+    "ordered_length_m",
+    "a_device",
+    "a_port",
+    "a_rack",
+    "a_u",
+    "b_device",
+    "b_port",
+    "b_rack",
+    "b_u",
+    "label_a",
+    "label_b",
+    "links",
+)
+LINK_PHYSICAL_COLUMNS = (
+    "medium",
+    "a_part",
+    "b_part",
+    "channel",
+    "fibers",
+    "polarity",
+    "loss_db",
+    "margin_db",
+    "status",
+)
 
 
 class BomSplit(NamedTuple):
@@ -124,8 +150,7 @@ class PhysicalResult:
         # A 400,000-link design has a few hundred distinct (medium choice, budget, cord) triples, so their
         # fields are worked out once each; only the cable ids and the status differ from link to link.
         memo: dict = {}
-        for c, b, cord, cable_ids, status in zip(self.choices, self.budgets, self.cords, self.cables,
-                                                 self.statuses):
+        for c, b, cord, cable_ids, status in zip(self.choices, self.budgets, self.cords, self.cables, self.statuses):
             cables = f"C{cable_ids[0]:06d}" if len(cable_ids) == 1 else " ".join([f"C{x:06d}" for x in cable_ids])
             key = (id(c), id(b), cord[0] if cord else None)
             parts = memo.get(key)
@@ -160,9 +185,26 @@ class PhysicalResult:
             else:
                 # an unplaced end has no rack unit: "" in cables.csv, NULL in the database (a 0U PDU has 0)
                 ua, ub = a_row[3], b_row[3]
-                yield (db_prefix, cid, network, tier, kind, part, length, a_row[0], a_row[1], a_row[2],
-                       None if ua == "" else ua, b_row[0], b_row[1], b_row[2], None if ub == "" else ub,
-                       la[:128], lb[:128], links[:256])
+                yield (
+                    db_prefix,
+                    cid,
+                    network,
+                    tier,
+                    kind,
+                    part,
+                    length,
+                    a_row[0],
+                    a_row[1],
+                    a_row[2],
+                    None if ua == "" else ua,
+                    b_row[0],
+                    b_row[1],
+                    b_row[2],
+                    None if ub == "" else ub,
+                    la[:128],
+                    lb[:128],
+                    links[:256],
+                )
 
     def write_files(self, result, out_dir, *, raw: bool = False) -> list:
         import csv
@@ -181,8 +223,11 @@ class PhysicalResult:
         f = self.fibers
         fc = lambda x: {"active": x.active, "installed": x.installed, "dark": x.dark, "spare": x.spare}  # noqa: E731
         return {
-            "fibers": {"total": fc(f.total), "per_network": {k: fc(v) for k, v in f.per_network},
-                       "per_tier": {k: fc(v) for k, v in f.per_tier}},
+            "fibers": {
+                "total": fc(f.total),
+                "per_network": {k: fc(v) for k, v in f.per_network},
+                "per_tier": {k: fc(v) for k, v in f.per_tier},
+            },
             "bom": self.bom,
             "loss_budget": self.loss_counts,
             "cables_total": len(self.cable_rows),
@@ -251,8 +296,11 @@ class _EndRenderer:
 
     def _panel(self, rack_i: int, u: int) -> tuple:
         end = self._panel_end(rack_i, u, "")
-        known = self.by_panel[(rack_i, u)] = (port_template(self.end_template, end), f"PP-{end.grid}-U{u:02d}",
-                                              end.rack)
+        known = self.by_panel[(rack_i, u)] = (
+            port_template(self.end_template, end),
+            f"PP-{end.grid}-U{u:02d}",
+            end.rack,
+        )
         return known
 
     def _device(self, dev: int) -> tuple:
@@ -282,8 +330,9 @@ _FORM_FACTOR_LANES = {"qsfp28": 25, "qsfp56": 50}
 def _cage_end(d: Device, cage: str, speed: int, catalog: Catalog, server_cages: dict, ufm_module) -> CageEnd | None:
     if speed == 1:
         # 1G OOB: every managed end (BMC, switch management port, PDU) and the OOB switch ports are RJ45.
-        return CageEnd("switch" if d.role in ("oob", "leaf", "spine", "core", "oob-agg") else "server",
-                       "rj45", "flat", False, 1, 1)
+        return CageEnd(
+            "switch" if d.role in ("oob", "leaf", "spine", "core", "oob-agg") else "server", "rj45", "flat", False, 1, 1
+        )
     if d.role in APPLIANCE_ROLES:
         if d.role == "server":
             info = server_cages.get(cage)
@@ -346,12 +395,17 @@ def _paired(choice):
     def per(p, n):
         return None if p is None else p / n
 
-    return replace(choice, cable_carries_links=choice.cable_carries_links * 2, a_links_per_module=choice.a_links_per_module * 2,
-                   b_links_per_module=choice.b_links_per_module * 2,
-                   a_power_w_per_link=per(choice.a_power_w, choice.a_links_per_module * 2),
-                   b_power_w_per_link=per(choice.b_power_w, choice.b_links_per_module * 2),
-                   link_gbps=choice.link_gbps // 2, fibers_per_link=choice.fibers_per_link // 2,
-                   fibers_installed_per_link=choice.fibers_installed_per_link // 2)
+    return replace(
+        choice,
+        cable_carries_links=choice.cable_carries_links * 2,
+        a_links_per_module=choice.a_links_per_module * 2,
+        b_links_per_module=choice.b_links_per_module * 2,
+        a_power_w_per_link=per(choice.a_power_w, choice.a_links_per_module * 2),
+        b_power_w_per_link=per(choice.b_power_w, choice.b_links_per_module * 2),
+        link_gbps=choice.link_gbps // 2,
+        fibers_per_link=choice.fibers_per_link // 2,
+        fibers_installed_per_link=choice.fibers_installed_per_link // 2,
+    )
 
 
 def _per_connector(choice, split: bool, quarter: bool) -> bool:
@@ -360,8 +414,17 @@ def _per_connector(choice, split: bool, quarter: bool) -> bool:
     return split or (quarter and choice.optical)
 
 
-def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[Link], lengths: list[float],
-                 places: list[Place | None], racks: list[Rack], progress) -> tuple[PhysicalResult, list[str]]:
+def run_physical(
+    *,
+    spec,
+    catalog: Catalog,
+    devices: list[Device],
+    links: list[Link],
+    lengths: list[float],
+    places: list[Place | None],
+    racks: list[Rack],
+    progress,
+) -> tuple[PhysicalResult, list[str]]:
     policy = MediaPolicy.from_dict(spec.physical or {})  # SpecError at its path
     media = catalog.media
     ufm_module = None
@@ -370,8 +433,11 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
         if ufm_module is None:
             from .errors import SpecError
 
-            raise SpecError.at("physical.ufm_module", f"{policy.ufm_module!r} is not a transceiver in the catalog "
-                               "(add it as a custom part or name one the catalog lists)")
+            raise SpecError.at(
+                "physical.ufm_module",
+                f"{policy.ufm_module!r} is not a transceiver in the catalog "
+                "(add it as a custom part or name one the catalog lists)",
+            )
     server = catalog.servers[spec.servers.model]
     planes = spec.compute.planes
     lanes = 200 if server.nic_speed_gbps >= 800 else 100
@@ -381,12 +447,18 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
     if planes > 1:
         # A NIC split over two planes runs each port at half speed on 100G lanes (the Spectrum-4
         # switches it meets have 100G SerDes); 200G lanes are XDR's, at 800G per port.
-        server_cages = {k: (ff, top, twin, 100 if server.nic_speed_gbps // planes < 800 else lanes)
-                        for k, (ff, top, twin, lanes) in server_cages.items()}
+        server_cages = {
+            k: (ff, top, twin, 100 if server.nic_speed_gbps // planes < 800 else lanes)
+            for k, (ff, top, twin, lanes) in server_cages.items()
+        }
     for group in (server.storage, server.inband):
         for port in group.ports:
-            server_cages[port] = (group.form_factor if group.form_factor in FORM_FACTORS else "qsfp112", "flat",
-                                  False, 100)
+            server_cages[port] = (
+                group.form_factor if group.form_factor in FORM_FACTORS else "qsfp112",
+                "flat",
+                False,
+                100,
+            )
     for port in server.oob.ports:
         server_cages[port] = ("rj45", "flat", False, 1)
 
@@ -438,9 +510,11 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
             eb = dev_end[kb] = cage_end(b, b_cage, speed)
         if not ea or not eb:
             dev = devices[a] if not ea else devices[b]
-            failures.setdefault(f"{network}/{tier}",
-                                f"no cage model for {dev.model} at {speed} Gb/s in the media catalog "
-                                "(add parts for this form factor; see docs/data-gaps.md)")
+            failures.setdefault(
+                f"{network}/{tier}",
+                f"no cage model for {dev.model} at {speed} Gb/s in the media catalog "
+                "(add parts for this form factor; see docs/data-gaps.md)",
+            )
             missing[(network, tier)] += 1
             continue
         far_a, run_a = cage_run[(a, a_cage)]
@@ -448,9 +522,15 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
         structured = structured_tiers[tier]
         # The run rounded UP to a whole metre: every reach limit in the catalog is a whole number of metres,
         # so rounding up never changes which media fit, and one decision serves many lengths.
-        key = (tier, technology_of.get(network, "ethernet"), id(ea), id(eb),
-               far_a is not MULTI and far_b is not MULTI, ceil((run_a if run_a > run_b else run_b) - 1e-9),
-               structured and a != b)
+        key = (
+            tier,
+            technology_of.get(network, "ethernet"),
+            id(ea),
+            id(eb),
+            far_a is not MULTI and far_b is not MULTI,
+            ceil((run_a if run_a > run_b else run_b) - 1e-9),
+            structured and a != b,
+        )
         memo = choice_memo.get(key)
         if memo is None:
             memo = choice_memo[key] = _choose(key, ea, eb, policy, media, failures, f"{network}/{tier}")
@@ -464,6 +544,7 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
             # Both ends are quarter-rate twin-port cages: a straight cord per module connector carries two
             # links, which must both reach the same far connector.
             if split_far is None:
+
                 def quarter(dev: int, spd: int) -> bool:
                     if appliance[dev]:
                         return False
@@ -472,15 +553,21 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
                         e = dev_end[(dev, spd)] = cage_end(dev, "", spd)
                     return bool(e) and e.port_speed_gbps == 2 * spd
 
-                split_far = _split_pairs(links, lambda lk: quarter(lk.a, lk.speed_gbps) and quarter(lk.b, lk.speed_gbps))
+                split_far = _split_pairs(
+                    links, lambda lk: quarter(lk.a, lk.speed_gbps) and quarter(lk.b, lk.speed_gbps)
+                )
             conn_a = (a, a_cage, _connector_of(a_port))
             conn_b = (b, b_cage, _connector_of(b_port))
             if optical and (len(split_far.get(conn_a, ())) != 1 or len(split_far.get(conn_b, ())) != 1):
-                failures.setdefault(f"{network}/{tier}", (
-                    f"tier {tier}: the two {speed}G ports on one connector of a {devices[a].model} twin-port cage go "
-                    f"to different far connectors; no NVIDIA part joins them (each connector needs one straight "
-                    f"cord to one far connector, or a 1:2 splitter to two single-port modules). Run this tier at "
-                    f"{2 * speed}G or wire the ports in connector pairs"))
+                failures.setdefault(
+                    f"{network}/{tier}",
+                    (
+                        f"tier {tier}: the two {speed}G ports on one connector of a {devices[a].model} twin-port cage go "
+                        f"to different far connectors; no NVIDIA part joins them (each connector needs one straight "
+                        f"cord to one far connector, or a 1:2 splitter to two single-port modules). Run this tier at "
+                        f"{2 * speed}G or wire the ports in connector pairs"
+                    ),
+                )
                 missing[(network, tier)] += 1
                 continue
             pk = ("paired", id(choice))
@@ -509,8 +596,19 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
             if cid is None:
                 cid = shared_cable[ck] = next_id
                 next_id += 1
-                cable_rows.append([cid, choice.cable_kind, choice.cable_sku, choice.ordered_length_m,
-                                   (a, a_port), (b, b_port), [lid], tier, network])
+                cable_rows.append(
+                    [
+                        cid,
+                        choice.cable_kind,
+                        choice.cable_sku,
+                        choice.ordered_length_m,
+                        (a, a_port),
+                        (b, b_port),
+                        [lid],
+                        tier,
+                        network,
+                    ]
+                )
             else:
                 cable_rows[cid - 1][6].append(lid)
         else:
@@ -521,8 +619,9 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
             cords[i] = cord
             cid = next_id
             next_id += 1
-            cable_rows.append([cid, choice.cable_kind, cord[0], cord[1], (a, a_port), (b, b_port), [lid], tier,
-                               network])
+            cable_rows.append(
+                [cid, choice.cable_kind, cord[0], cord[1], (a, a_port), (b, b_port), [lid], tier, network]
+            )
         cables[i] = (cid,)
         # The two links of a 1:2 splitter cable use its legs 1 and 2.
         leg = min(len(cable_rows[cid - 1][6]), 2) if split else 1
@@ -542,20 +641,28 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
         by_tier[key[0]].append((key, idxs))
     rack_index = {r.id: r.idx for r in racks}
     # Panels stack down from the top free unit, below the OOB switch, tier after tier (panel_layout.py).
-    panel_units = PanelUnits(spec.layout.rack_units - (1 if spec.oob.enabled else 0), spec.layout.panel_units,
-                             _device_tops(devices, places, spec.layout.rack_units) if demands else None)
+    panel_units = PanelUnits(
+        spec.layout.rack_units - (1 if spec.oob.enabled else 0),
+        spec.layout.panel_units,
+        _device_tops(devices, places, spec.layout.rack_units) if demands else None,
+    )
     rack_names = [r.id for r in racks]
     for tier, groups in sorted(by_tier.items()):
-        dem = [TrunkDemand(racks[k[2]].id, racks[k[3]].id, len(idxs), max(lengths[j] for j in idxs), k[4])
-               for k, idxs in groups]
+        dem = [
+            TrunkDemand(racks[k[2]].id, racks[k[3]].id, len(idxs), max(lengths[j] for j in idxs), k[4])
+            for k, idxs in groups
+        ]
         plan = plan_trunks(tier, dem, policy)
         plans.append(plan)
         try:
             panel_units.add_plan(plan, rack_index, rack_names)
         except PanelOverflow as exc:  # engine.pipeline spreads the network racks and tries again
             exc.rack_kind = racks[exc.rack].kind
-            in_rack = [d for d, p in zip(devices, places) if p is not None and p.rack == exc.rack
-                       and d.role not in ("oob", "pdu")]
+            in_rack = [
+                d
+                for d, p in zip(devices, places)
+                if p is not None and p.rack == exc.rack and d.role not in ("oob", "pdu")
+            ]
             exc.devices, exc.device_units = len(in_rack), sum(d.rack_units for d in in_rack)
             raise
         panel_unit = panel_units.unit
@@ -584,17 +691,40 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
                 network_of_trunk[slot.trunk_id] = link.network
                 first_slot.setdefault(slot.trunk_id, slot)
                 carried[slot.trunk_id].append(link.id)
-                cable_rows.append([cid_a, "cord", sp.cord_a_sku, sp.cord_a_length_m, (link.a, link.a_port),
-                                   ("panel", ra, ua, slot.port_a), [link.id], tier, link.network])
-                cable_rows.append([cid_b, "cord", sp.cord_b_sku, sp.cord_b_length_m, ("panel", rb, ub, slot.port_b),
-                                   (link.b, link.b_port), [link.id], tier, link.network])
+                cable_rows.append(
+                    [
+                        cid_a,
+                        "cord",
+                        sp.cord_a_sku,
+                        sp.cord_a_length_m,
+                        (link.a, link.a_port),
+                        ("panel", ra, ua, slot.port_a),
+                        [link.id],
+                        tier,
+                        link.network,
+                    ]
+                )
+                cable_rows.append(
+                    [
+                        cid_b,
+                        "cord",
+                        sp.cord_b_sku,
+                        sp.cord_b_length_m,
+                        ("panel", rb, ub, slot.port_b),
+                        (link.b, link.b_port),
+                        [link.id],
+                        tier,
+                        link.network,
+                    ]
+                )
                 cords[j] = (sp.cord_a_sku, sp.cord_a_length_m)
                 cables[j] = (cid_a, tid, cid_b)
                 fiber_m = sp.cord_a_length_m + sp.cord_b_length_m + trunk_length[slot.trunk_id]
                 # build_channel's leg is a 1:2 splitter's leg (slot.sub), not the trunk leg (slot.leg).
                 split = choice.breakout == "split-1:2"
-                budgets[j], statuses[j], problem = budget_of(choice, True, fiber_m, leg=(slot.sub or 1) if split else 1,
-                                                             port=1 if split else (slot.sub or 1))
+                budgets[j], statuses[j], problem = budget_of(
+                    choice, True, fiber_m, leg=(slot.sub or 1) if split else 1, port=1 if split else (slot.sub or 1)
+                )
                 if problem is not None:
                     issues_append((link.id, problem))
         for run in plan.trunks:
@@ -602,8 +732,19 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
             ra, rb = rack_index[run.rack_a], rack_index[run.rack_b]
             ua = panel_unit(ra, run.panel_kind, slot.panel_a)
             ub = panel_unit(rb, run.panel_kind, slot.panel_b)
-            cable_rows.append([trunk_ids[run.id], "trunk", run.sku, run.length_m, ("panel", ra, ua, "T"),
-                               ("panel", rb, ub, "T"), carried[run.id], tier, network_of_trunk.get(run.id, "")])
+            cable_rows.append(
+                [
+                    trunk_ids[run.id],
+                    "trunk",
+                    run.sku,
+                    run.length_m,
+                    ("panel", ra, ua, "T"),
+                    ("panel", rb, ub, "T"),
+                    carried[run.id],
+                    tier,
+                    network_of_trunk.get(run.id, ""),
+                ]
+            )
             trunks_out.append((network_of_trunk.get(run.id, ""), run))
     cable_rows.sort(key=lambda r: r[0])
     panels = plan_panels(plans) if plans else ()
@@ -612,22 +753,51 @@ def run_physical(*, spec, catalog: Catalog, devices: list[Device], links: list[L
     loss_counts = Counter(statuses)
     fails = loss_counts.get("fail", 0)
     result = PhysicalResult(
-        policy=policy, choices=choices, cords=cords, cables=cables, budgets=budgets, statuses=statuses,
-        cable_rows=cable_rows, trunks=trunks_out, panels=panels, fibers=None, bom=[], bom_split=None,
-        loss_counts={"pass": loss_counts.get("pass", 0), "marginal": loss_counts.get("marginal", 0),
-                     "fail": fails, "copper": loss_counts.get("n/a", 0),
-                     "no_medium": loss_counts.get("no-medium", 0)},
-        issues=issues, missing=dict(missing), panel_places=panel_units.places,
-        distinct_choices=[m if k[0] == "paired" else m[0] for k, m in choice_memo.items()
-                          if k[0] == "paired" or m[0] is not None])
-    result._roll_up = partial(_roll_up, result, spec=spec, catalog=catalog, devices=devices, links=links,
-                              places=places, racks=racks, failures=failures, over=over)
+        policy=policy,
+        choices=choices,
+        cords=cords,
+        cables=cables,
+        budgets=budgets,
+        statuses=statuses,
+        cable_rows=cable_rows,
+        trunks=trunks_out,
+        panels=panels,
+        fibers=None,
+        bom=[],
+        bom_split=None,
+        loss_counts={
+            "pass": loss_counts.get("pass", 0),
+            "marginal": loss_counts.get("marginal", 0),
+            "fail": fails,
+            "copper": loss_counts.get("n/a", 0),
+            "no_medium": loss_counts.get("no-medium", 0),
+        },
+        issues=issues,
+        missing=dict(missing),
+        panel_places=panel_units.places,
+        distinct_choices=[
+            m if k[0] == "paired" else m[0] for k, m in choice_memo.items() if k[0] == "paired" or m[0] is not None
+        ],
+    )
+    result._roll_up = partial(
+        _roll_up,
+        result,
+        spec=spec,
+        catalog=catalog,
+        devices=devices,
+        links=links,
+        places=places,
+        racks=racks,
+        failures=failures,
+        over=over,
+    )
     progress("physical", n, n)
     return result, []
 
 
-def _roll_up(result: PhysicalResult, *, spec, catalog: Catalog, devices, links, places, racks, failures: dict,
-             over: dict) -> list[str]:
+def _roll_up(
+    result: PhysicalResult, *, spec, catalog: Catalog, devices, links, places, racks, failures: dict, over: dict
+) -> list[str]:
     """Fill in `result`'s fiber totals, BOM and worst links, and return the physical layer's warnings."""
     choices, cables, trunks_out = result.choices, result.cables, result.trunks
     direct: Counter[tuple[str, str, int, int, int]] = Counter()  # (network, tier, rack A, rack B, choice id)
@@ -639,19 +809,32 @@ def _roll_up(result: PhysicalResult, *, spec, catalog: Catalog, devices, links, 
             direct[(link.network, link.tier, rack_of[link.a], rack_of[link.b], id(choice))] += 1
     per_choice = {k: link_fibers(c, False) for k, c in by_id.items()}
     rid = lambda r: racks[r].id if r >= 0 else ""  # noqa: E731
-    result.fibers = fiber_totals([(k[0], k[1], rid(k[2]), rid(k[3]), per_choice[k[4]], v)
-                                  for k, v in direct.items()], trunks_out)
+    result.fibers = fiber_totals(
+        [(k[0], k[1], rid(k[2]), rid(k[3]), per_choice[k[4]], v) for k, v in direct.items()], trunks_out
+    )
     bom_warnings: list[str] = []
-    result.bom, result.bom_split = _bom(devices, links, choices, result.cable_rows, trunks_out, result.panels,
-                                        catalog, bom_warnings, result.policy.ufm_module, result.distinct_choices)
+    result.bom, result.bom_split = _bom(
+        devices,
+        links,
+        choices,
+        result.cable_rows,
+        trunks_out,
+        result.panels,
+        catalog,
+        bom_warnings,
+        result.policy.ufm_module,
+        result.distinct_choices,
+    )
     result.completeness = _completeness(result.missing, failures, result.bom)
     worst = _worst_links(links, result.budgets, 20)
     result.worst = [{"link": f"L{lid:06d}", "margin_db": round(m, 2)} for m, lid in worst]
     warnings = [f"no medium for {k}: {msg}" for k, msg in sorted(failures.items())] + bom_warnings
     if over:
         rack_id, needed = max(over.items(), key=lambda kv: kv[1])
-        warnings.append(f"{len(over)} rack(s) need more panel units than layout.panel_units "
-                        f"({spec.layout.panel_units}) and use free units below them; e.g. {rack_id} needs {needed}")
+        warnings.append(
+            f"{len(over)} rack(s) need more panel units than layout.panel_units "
+            f"({spec.layout.panel_units}) and use free units below them; e.g. {rack_id} needs {needed}"
+        )
     issues = result.issues
     if issues:
         warnings.append(f"{len(issues)} link(s) have a broken channel, e.g. L{issues[0][0]:06d}: {issues[0][1]}")
@@ -758,17 +941,39 @@ def _choose(key: tuple, ea: CageEnd, eb: CageEnd, policy: MediaPolicy, media, fa
     return c, c.optical, c.cable_carries_links > 1, c.breakout == "split-1:2"
 
 
-_CABLE_CATEGORY = {"trunk": "trunk", "cord": "fiber", "dac": "copper", "acc": "copper", "aoc": "aoc",
-                   "splitter": "fiber", "rj45": "copper"}
+_CABLE_CATEGORY = {
+    "trunk": "trunk",
+    "cord": "fiber",
+    "dac": "copper",
+    "acc": "copper",
+    "aoc": "aoc",
+    "splitter": "fiber",
+    "rj45": "copper",
+}
 CABLE_KINDS = tuple(_CABLE_CATEGORY)  # every kind a cable row can have (the cable table's filter offers them)
 # columns of cable_rows: id, kind, part, ordered length, a end, b end, link ids, tier, network
-_ROW_KIND, _ROW_PART, _ROW_LENGTH, _ROW_A, _ROW_NETWORK = (itemgetter(1), itemgetter(2), itemgetter(3), itemgetter(4),
-                                                          itemgetter(8))
+_ROW_KIND, _ROW_PART, _ROW_LENGTH, _ROW_A, _ROW_NETWORK = (
+    itemgetter(1),
+    itemgetter(2),
+    itemgetter(3),
+    itemgetter(4),
+    itemgetter(8),
+)
 _FIRST = itemgetter(0)
 
 
-def _bom(devices, links, choices, cable_rows, trunks, panels, catalog,
-         warnings: list[str], ufm_module: str = "", distinct_choices=None) -> tuple[list[dict], BomSplit]:
+def _bom(
+    devices,
+    links,
+    choices,
+    cable_rows,
+    trunks,
+    panels,
+    catalog,
+    warnings: list[str],
+    ufm_module: str = "",
+    distinct_choices=None,
+) -> tuple[list[dict], BomSplit]:
     """BOM lines: switches, appliances, transceivers (one per cage end), cables by part, trunks, panels;
     and the transceivers and cables split by network and SU (BomSplit), from the same counts."""
     lines: dict[tuple, dict] = {}
@@ -777,9 +982,15 @@ def _bom(devices, links, choices, cable_rows, trunks, panels, catalog,
         key = (category, sku)
         line = lines.get(key)
         if line is None:
-            line = lines[key] = {"sku": sku, "description": description, "category": category, "quantity": 0,
-                                 "watts": 0.0 if watts is not None else None, "unit_watts": watts,
-                                 "unconfirmed": unconfirmed}
+            line = lines[key] = {
+                "sku": sku,
+                "description": description,
+                "category": category,
+                "quantity": 0,
+                "watts": 0.0 if watts is not None else None,
+                "unit_watts": watts,
+                "unconfirmed": unconfirmed,
+            }
         elif unconfirmed and not line["unconfirmed"]:
             line["unconfirmed"] = unconfirmed
         line["quantity"] += qty
@@ -789,7 +1000,13 @@ def _bom(devices, links, choices, cable_rows, trunks, panels, catalog,
     for d in devices:
         if d.role in ("leaf", "spine", "core", "oob", "oob-agg"):
             sw = catalog.switches.get(d.model)
-            add("switch", d.model.upper(), sw.name if sw else d.model, 1, (sw.power_kw * 1000) if sw and sw.power_kw else None)
+            add(
+                "switch",
+                d.model.upper(),
+                sw.name if sw else d.model,
+                1,
+                (sw.power_kw * 1000) if sw and sw.power_kw else None,
+            )
         elif d.role == "ufm":
             ufm = catalog.appliances.get("ufm")
             add("appliance", "UFM", ufm.name if ufm else "UFM Enterprise appliance")
@@ -823,8 +1040,14 @@ def _bom(devices, links, choices, cable_rows, trunks, panels, catalog,
         why = t.unconfirmed if t is not None else ""
         if module == ufm_module and any(devices[dev].role == "ufm" for dev, _ in cages):
             why = "; ".join(x for x in (why, UFM_UNCONFIRMED) if x)
-        add("transceiver", module, describe.transceiver(t) if t is not None else module, len(cages),
-            watts_of[module], unconfirmed=why)
+        add(
+            "transceiver",
+            module,
+            describe.transceiver(t) if t is not None else module,
+            len(cages),
+            watts_of[module],
+            unconfirmed=why,
+        )
     # per network and SU: a cage counts in the network of its links (one module per network it serves)
     modules_split: Counter = Counter()
     for net, by_module in cages_by_net.items():
@@ -838,13 +1061,22 @@ def _bom(devices, links, choices, cable_rows, trunks, panels, catalog,
     if len(cages_by_module) > 1:
         mixed = sum(map(len, cages_by_module.values())) - len(set().union(*cages_by_module.values()))
     if mixed:
-        warnings.append(f"{mixed} cage(s) would need two different modules for their two ports; "
-                        "pin the tier's medium (physical.tiers.<tier>.medium) to make them agree")
+        warnings.append(
+            f"{mixed} cage(s) would need two different modules for their two ports; "
+            "pin the tier's medium (physical.tiers.<tier>.medium) to make them agree"
+        )
     # Cables by part: counted per (kind, part, length, network, A-end device) in one C-level pass; lines
     # are added in first-row order, so each line's description is its first row's, as row by row.
     rows = cable_rows
-    per_key = Counter(zip(map(_ROW_KIND, rows), map(_ROW_PART, rows), map(_ROW_LENGTH, rows),
-                          map(_ROW_NETWORK, rows), map(_FIRST, map(_ROW_A, rows))))
+    per_key = Counter(
+        zip(
+            map(_ROW_KIND, rows),
+            map(_ROW_PART, rows),
+            map(_ROW_LENGTH, rows),
+            map(_ROW_NETWORK, rows),
+            map(_FIRST, map(_ROW_A, rows)),
+        )
+    )
     cables_split: Counter = Counter()
     cable_lengths: dict = {}
     families = _cable_families(choices if distinct_choices is None else distinct_choices, trunks, media)
@@ -856,15 +1088,32 @@ def _bom(devices, links, choices, cable_rows, trunks, panels, catalog,
             cable_lengths[part] = length
     for p in panels:
         entry = media.panels.get(p.panel_sku)
-        add("panel", p.panel_sku, describe.panel(entry) if entry else f"patch panel ({p.panel_kind})", p.panels,
-            unconfirmed=entry.unconfirmed if entry else "")
+        add(
+            "panel",
+            p.panel_sku,
+            describe.panel(entry) if entry else f"patch panel ({p.panel_kind})",
+            p.panels,
+            unconfirmed=entry.unconfirmed if entry else "",
+        )
         for insert, count in p.inserts:
             entry = media.adapters.get(insert) or media.cassettes.get(insert)
-            text = "panel adapter / cassette" if entry is None else (
-                describe.adapter(entry) if insert in media.adapters else describe.cassette(entry))
+            text = (
+                "panel adapter / cassette"
+                if entry is None
+                else (describe.adapter(entry) if insert in media.adapters else describe.cassette(entry))
+            )
             add("panel-insert", insert, text, count, unconfirmed=entry.unconfirmed if entry else "")
-    order = {"switch": 0, "appliance": 1, "transceiver": 2, "copper": 3, "aoc": 4, "fiber": 5, "trunk": 6,
-             "panel": 7, "panel-insert": 8}
+    order = {
+        "switch": 0,
+        "appliance": 1,
+        "transceiver": 2,
+        "copper": 3,
+        "aoc": 4,
+        "fiber": 5,
+        "trunk": 6,
+        "panel": 7,
+        "panel-insert": 8,
+    }
     out = sorted(lines.values(), key=lambda x: (order.get(x["category"], 9), x["sku"]))
     for line in out:
         line.pop("unit_watts", None)
@@ -875,16 +1124,23 @@ def _completeness(missing: dict, failures: dict, bom: list[dict]) -> dict:
     """Whether the BOM is complete (every link has a part) and which lines to verify before ordering.
 
     `missing`: (network, tier) -> links without a part; `failures`: "network/tier" -> the first reason."""
-    rows = [{"network": net, "tier": tier, "links": n, "reason": failures.get(f"{net}/{tier}", "")}
-            for (net, tier), n in sorted(missing.items())]
+    rows = [
+        {"network": net, "tier": tier, "links": n, "reason": failures.get(f"{net}/{tier}", "")}
+        for (net, tier), n in sorted(missing.items())
+    ]
     total = sum(missing.values())
-    verify = [{"sku": line["sku"], "category": line["category"], "reason": line["unconfirmed"]}
-              for line in bom if line.get("unconfirmed")]
+    verify = [
+        {"sku": line["sku"], "category": line["category"], "reason": line["unconfirmed"]}
+        for line in bom
+        if line.get("unconfirmed")
+    ]
     return {"complete": total == 0, "links_without_part": total, "missing": rows, "unconfirmed": verify}
 
 
-UFM_UNCONFIRMED = ("UFM-side module not named by NVIDIA text (parts-beyond-ndr.md section 5): a user-settable "
-                   "default, physical.ufm_module")
+UFM_UNCONFIRMED = (
+    "UFM-side module not named by NVIDIA text (parts-beyond-ndr.md section 5): a user-settable "
+    "default, physical.ufm_module"
+)
 
 
 def _cable_families(choices, trunks, media) -> dict:

@@ -5,6 +5,7 @@ finish_design (invariant checks, the physical layer's BOM and fiber totals, summ
 storing the rows can do the second half while its database builds indexes (apps/designs/services.py);
 compute_design runs both. The checks can also run on their own first (check_design).
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -71,25 +72,45 @@ def _build_oob(spec, catalog, b, racks, places, oob_model, server, reserved_u, n
                     raise SpecError.at("oob.enabled", "a rack-scale design needs a network rack for its OOB switches")
                 host_rack[r.idx] = min(candidates, key=lambda c: abs(racks[c].position - r.position))
     pairs = agg_pairs_needed(len(racks) + 1 - len(host_rack), oob_model, agg_model)
-    aggs = [b.device(f"OOB-AGG{i + 1:02d}", "oob-agg", agg_model.key, network="oob", rack_units=agg_model.rack_units,
-                     power_kw=agg_model.power_kw) for i in range(2 * pairs)]
+    aggs = [
+        b.device(
+            f"OOB-AGG{i + 1:02d}",
+            "oob-agg",
+            agg_model.key,
+            network="oob",
+            rack_units=agg_model.rack_units,
+            power_kw=agg_model.power_kw,
+        )
+        for i in range(2 * pairs)
+    ]
     places = places + [None] * (len(b.devices) - len(places))
     floor = _Floor(spec.layout, len(b.devices), reserved_u, None, network_rack_kw)
     floor.racks, floor.row, floor.places = racks, racks[-1].row, places
     floor.new_row()
     floor.stack([b.devices[i] for i in aggs], "services")
     racks, places = floor.racks, floor.places
-    out = build_oob(b=b, racks=racks, places=places, oob=oob_model, agg=agg_model, aggs=aggs,
-                    switches=catalog.switches, server_oob_ports=server.oob.ports,
-                    pdus_per_rack=spec.oob.pdus_per_rack, rack_units=spec.layout.rack_units, host_rack=host_rack)
+    out = build_oob(
+        b=b,
+        racks=racks,
+        places=places,
+        oob=oob_model,
+        agg=agg_model,
+        aggs=aggs,
+        switches=catalog.switches,
+        server_oob_ports=server.oob.ports,
+        pdus_per_rack=spec.oob.pdus_per_rack,
+        rack_units=spec.layout.rack_units,
+        host_rack=host_rack,
+    )
     places = places + [None] * (len(b.devices) - len(places))
     for dev, place in out["places"].items():
         places[dev] = place
     return racks, places
 
 
-def compute_design(spec: DesignSpec, catalog: Catalog | None = None, progress: ProgressFn = no_progress,
-                   limits: Limits | None = None) -> DesignResult:
+def compute_design(
+    spec: DesignSpec, catalog: Catalog | None = None, progress: ProgressFn = no_progress, limits: Limits | None = None
+) -> DesignResult:
     """Compute a design, with the cyclic garbage collector paused (engine/gcpause.py says why)."""
     with cyclic_gc_paused():
         return finish_design(start_design(spec, catalog, progress, limits), progress)
@@ -102,8 +123,9 @@ def _stage(progress: ProgressFn, name: str) -> None:
 PANEL_RETRIES = 4  # tries at fewer devices per network rack before a rack's patch panels are called unfittable
 
 
-def start_design(spec: DesignSpec, catalog: Catalog | None = None,
-                 progress: ProgressFn = no_progress, limits: Limits | None = None) -> DesignDraft:
+def start_design(
+    spec: DesignSpec, catalog: Catalog | None = None, progress: ProgressFn = no_progress, limits: Limits | None = None
+) -> DesignDraft:
     """Topology, placement, run lengths and the physical layer: all a design's link and cable rows need.
 
     The save-time checks (engine/guard.py: catalog keys, feasibility, size against `limits`) run first, from
@@ -129,32 +151,42 @@ def start_design(spec: DesignSpec, catalog: Catalog | None = None,
         cap = tried.layout.network_rack_devices
         notes = list(draft.extra_summary.get("notes", ())) + [
             f"network racks hold at most {cap} devices each so that their patch panels fit above them "
-            f"(layout.network_rack_devices: auto; set it to choose)"]
+            f"(layout.network_rack_devices: auto; set it to choose)"
+        ]
         return replace(draft, spec=spec, extra_summary={**draft.extra_summary, "notes": notes})
     if overflow is None:  # every pass that did not return overflowed, and PANEL_RETRIES >= 0 makes one
         raise EngineInvariantError("no placement was tried")
-    raise SpecError.at("layout.network_rack_devices", f"the patch panels of {overflow.rack_name} do not fit even "
-                                                      f"with {tried.layout.network_rack_devices} devices per network "
-                                                      "rack: cable a tier directly (physical.tiers.<tier>.cabling)")
+    raise SpecError.at(
+        "layout.network_rack_devices",
+        f"the patch panels of {overflow.rack_name} do not fit even "
+        f"with {tried.layout.network_rack_devices} devices per network "
+        "rack: cable a tier directly (physical.tiers.<tier>.cabling)",
+    )
 
 
 def _spread_network_racks(spec: DesignSpec, tried: DesignSpec, exc: PanelOverflow) -> DesignSpec:
     """`tried` with fewer devices per network rack, so the rack of `exc` would have room for its panels; or the
     SpecError that says what to change when that cannot help."""
-    where = (f"{exc.rack_name} needs {exc.needed} rack units of patch panels and has {exc.free} free above its "
-             "devices")
+    where = f"{exc.rack_name} needs {exc.needed} rack units of patch panels and has {exc.free} free above its devices"
     if exc.rack_kind == "server" or exc.devices < 2:
-        raise SpecError.at("layout.panel_units", f"{where}: raise layout.panel_units or cable the tier directly "
-                                                 "(physical.tiers.<tier>.cabling: direct)")
+        raise SpecError.at(
+            "layout.panel_units",
+            f"{where}: raise layout.panel_units or cable the tier directly (physical.tiers.<tier>.cabling: direct)",
+        )
     if spec.layout.network_rack_devices is not None:
-        raise SpecError.at("layout.network_rack_devices", f"{where}: lower layout.network_rack_devices (now "
-                                                          f"{spec.layout.network_rack_devices}) or leave it auto")
+        raise SpecError.at(
+            "layout.network_rack_devices",
+            f"{where}: lower layout.network_rack_devices (now {spec.layout.network_rack_devices}) or leave it auto",
+        )
     # Panels grow with the devices they serve: keep the rack's units per device (device + its panels).
     room = exc.free + exc.device_units
     cap = min(exc.devices - 1, room * exc.devices // (exc.device_units + exc.needed))
     if cap < 1:
-        raise SpecError.at("layout.panel_units", f"{where}, and one device per rack would not leave room either: "
-                                                 "cable the tier directly (physical.tiers.<tier>.cabling: direct)")
+        raise SpecError.at(
+            "layout.panel_units",
+            f"{where}, and one device per rack would not leave room either: "
+            "cable the tier directly (physical.tiers.<tier>.cabling: direct)",
+        )
     return replace(tried, layout=replace(tried.layout, network_rack_devices=cap))
 
 
@@ -172,14 +204,30 @@ def _start_design(spec: DesignSpec, catalog: Catalog, progress: ProgressFn) -> D
     b = Builder()
     prefix = _server_prefix(server.key)
     su = plan.su_size
-    servers = [b.device(f"{prefix}-SU{n // su + 1:02d}-N{n % su + 1:02d}", "server", server.key,
-                        su=n // su + 1, pod=(n // su) // plan.su_per_pod + 1 if plan.tiers == 3 else 0,
-                        rack_units=server.rack_units, power_kw=server.power_kw)
-               for n in range(spec.servers.count)]
+    servers = [
+        b.device(
+            f"{prefix}-SU{n // su + 1:02d}-N{n % su + 1:02d}",
+            "server",
+            server.key,
+            su=n // su + 1,
+            pod=(n // su) // plan.su_per_pod + 1 if plan.tiers == 3 else 0,
+            rack_units=server.rack_units,
+            power_kw=server.power_kw,
+        )
+        for n in range(spec.servers.count)
+    ]
     ufm_model = catalog.appliances.get("ufm")
-    ufms = [b.device(f"UFM-{i + 1:02d}", "ufm", "ufm", network="compute", plane=i // max(1, plan.fabric_managers),
-                     rack_units=ufm_model.rack_units if ufm_model else 1)
-            for i in range(plan.fabric_managers * plan.planes)]
+    ufms = [
+        b.device(
+            f"UFM-{i + 1:02d}",
+            "ufm",
+            "ufm",
+            network="compute",
+            plane=i // max(1, plan.fabric_managers),
+            rack_units=ufm_model.rack_units if ufm_model else 1,
+        )
+        for i in range(plan.fabric_managers * plan.planes)
+    ]
     compute_devs = build_compute(plan, servers, server, b, ufms)
     other_switches: list[int] = []
     appliances: list[int] = []
@@ -188,29 +236,63 @@ def _start_design(spec: DesignSpec, catalog: Catalog, progress: ProgressFn) -> D
     if spec.storage.enabled:
         st = spec.storage
         app_model = catalog.appliances.get("storage")
-        apps = [b.device(f"STOR-{i + 1:02d}", "storage-appliance", "storage", network="storage",
-                         rack_units=app_model.rack_units if app_model else 2) for i in range(st.appliances)]
+        apps = [
+            b.device(
+                f"STOR-{i + 1:02d}",
+                "storage-appliance",
+                "storage",
+                network="storage",
+                rack_units=app_model.rack_units if app_model else 2,
+            )
+            for i in range(st.appliances)
+        ]
         appliances += apps
-        storage_plan = plan_access(network="storage", path="storage_fabric", switch_key=st.switch,
-                                   technology=st.technology, ratio=st.ratio, speed_gbps=server.storage.speed_gbps,
-                                   servers=len(servers), server_ports=len(server.storage.ports),
-                                   appliance_ports_total=st.appliances * st.ports_per_appliance, catalog=catalog)
+        storage_plan = plan_access(
+            network="storage",
+            path="storage_fabric",
+            switch_key=st.switch,
+            technology=st.technology,
+            ratio=st.ratio,
+            speed_gbps=server.storage.speed_gbps,
+            servers=len(servers),
+            server_ports=len(server.storage.ports),
+            appliance_ports_total=st.appliances * st.ports_per_appliance,
+            catalog=catalog,
+        )
         names = tuple(f"p{j + 1}" for j in range(st.ports_per_appliance))
-        devs = build_access(storage_plan, b, "SF", servers, server.storage.ports, [(a, names) for a in apps],
-                            "appliance-leaf")
+        devs = build_access(
+            storage_plan, b, "SF", servers, server.storage.ports, [(a, names) for a in apps], "appliance-leaf"
+        )
         other_switches += devs["leaf"] + devs["spine"]
     if spec.inband.enabled:
         ib = spec.inband
         mgmt_model = catalog.appliances.get("management-server")
-        mgmts = [b.device(f"MGMT-{i + 1:02d}", "mgmt-server", "management-server", network="inband",
-                          rack_units=mgmt_model.rack_units if mgmt_model else 1) for i in range(ib.management_servers)]
+        mgmts = [
+            b.device(
+                f"MGMT-{i + 1:02d}",
+                "mgmt-server",
+                "management-server",
+                network="inband",
+                rack_units=mgmt_model.rack_units if mgmt_model else 1,
+            )
+            for i in range(ib.management_servers)
+        ]
         appliances += mgmts
-        inband_plan = plan_access(network="inband", path="inband", switch_key=ib.switch, technology="ethernet",
-                                  ratio=ib.ratio, speed_gbps=server.inband.speed_gbps, servers=len(servers),
-                                  server_ports=len(server.inband.ports),
-                                  appliance_ports_total=2 * ib.management_servers, catalog=catalog)
-        devs = build_access(inband_plan, b, "IB", servers, server.inband.ports,
-                            [(m, ("p1", "p2")) for m in mgmts], "mgmt-leaf")
+        inband_plan = plan_access(
+            network="inband",
+            path="inband",
+            switch_key=ib.switch,
+            technology="ethernet",
+            ratio=ib.ratio,
+            speed_gbps=server.inband.speed_gbps,
+            servers=len(servers),
+            server_ports=len(server.inband.ports),
+            appliance_ports_total=2 * ib.management_servers,
+            catalog=catalog,
+        )
+        devs = build_access(
+            inband_plan, b, "IB", servers, server.inband.ports, [(m, ("p1", "p2")) for m in mgmts], "mgmt-leaf"
+        )
         other_switches += devs["leaf"] + devs["spine"]
 
     stage("placement")
@@ -235,15 +317,24 @@ def _start_design(spec: DesignSpec, catalog: Catalog, progress: ProgressFn) -> D
     if oob_model is not None:
         max_mgmt = (oob_model.radix(1) or oob_model.cages) - spec.oob.pdus_per_rack
     budgets = rack_budgets(spec.layout, server)
-    floor = plan_floor(layout=spec.layout, devices=devices, server=server, su_size=su, servers=servers,
-                       leaves_by_su=leaves_by_su, spines_by_pod=spines_by_pod, su_per_pod=plan.su_per_pod,
-                       core_and_services=services, reserved_u=reserved_u, mgmt_ports_per_rack=max_mgmt,
-                       network_rack_kw=budgets.network_kw)
+    floor = plan_floor(
+        layout=spec.layout,
+        devices=devices,
+        server=server,
+        su_size=su,
+        servers=servers,
+        leaves_by_su=leaves_by_su,
+        spines_by_pod=spines_by_pod,
+        su_per_pod=plan.su_per_pod,
+        core_and_services=services,
+        reserved_u=reserved_u,
+        mgmt_ports_per_rack=max_mgmt,
+        network_rack_kw=budgets.network_kw,
+    )
     racks, places = floor.racks, floor.places
 
     if oob_model is not None:
-        racks, places = _build_oob(spec, catalog, b, racks, places, oob_model, server, reserved_u,
-                                   budgets.network_kw)
+        racks, places = _build_oob(spec, catalog, b, racks, places, oob_model, server, reserved_u, budgets.network_kw)
     devices = b.devices
     links = b.links
     extra_summary: dict = {}
@@ -260,34 +351,69 @@ def _start_design(spec: DesignSpec, catalog: Catalog, progress: ProgressFn) -> D
     physical = None
     run_physical = _physical_stage() if catalog.media is not None else None
     if run_physical is not None:
-        physical, phys_warnings = run_physical(spec=spec, catalog=catalog, devices=devices, links=links,
-                                               lengths=lengths, places=places, racks=racks, progress=progress)
+        physical, phys_warnings = run_physical(
+            spec=spec,
+            catalog=catalog,
+            devices=devices,
+            links=links,
+            lengths=lengths,
+            places=places,
+            racks=racks,
+            progress=progress,
+        )
         warnings += phys_warnings
 
-    return DesignDraft(spec=spec, engine_version=ENGINE_VERSION, catalog_version=catalog.version,
-                       devices=tuple(devices), racks=tuple(racks), places=tuple(places), links=tuple(links),
-                       lengths_m=tuple(lengths), warnings=tuple(warnings), physical=physical, catalog=catalog,
-                       plan=plan, storage_plan=storage_plan, inband_plan=inband_plan, server=server,
-                       n_servers=len(servers), extra_summary=extra_summary)
+    return DesignDraft(
+        spec=spec,
+        engine_version=ENGINE_VERSION,
+        catalog_version=catalog.version,
+        devices=tuple(devices),
+        racks=tuple(racks),
+        places=tuple(places),
+        links=tuple(links),
+        lengths_m=tuple(lengths),
+        warnings=tuple(warnings),
+        physical=physical,
+        catalog=catalog,
+        plan=plan,
+        storage_plan=storage_plan,
+        inband_plan=inband_plan,
+        server=server,
+        n_servers=len(servers),
+        extra_summary=extra_summary,
+    )
 
 
 def check_design(draft: DesignDraft) -> tuple[str, ...]:
     """The draft's invariant checks (EngineInvariantError on a broken one): the names of the checks run."""
     catalog, plan, server = draft.catalog, draft.plan, draft.server
-    checks = verify(devices=draft.devices, links=draft.links, switches=catalog.switches, compute_plan=plan,
-                    server_model=server, n_servers=draft.n_servers, gpus=draft.n_servers * server.gpus)
+    checks = verify(
+        devices=draft.devices,
+        links=draft.links,
+        switches=catalog.switches,
+        compute_plan=plan,
+        server_model=server,
+        n_servers=draft.n_servers,
+        gpus=draft.n_servers * server.gpus,
+    )
     physical = draft.physical
     if physical is not None:
         from .physical_stage import _EndRenderer
 
-        checks += verify_cabling(devices=draft.devices, places=draft.places, racks=draft.racks, physical=physical,
-                                 rack_units=draft.spec.layout.rack_units,
-                                 renderer=_EndRenderer(draft, physical.policy.labels))
+        checks += verify_cabling(
+            devices=draft.devices,
+            places=draft.places,
+            racks=draft.racks,
+            physical=physical,
+            rack_units=draft.spec.layout.rack_units,
+            renderer=_EndRenderer(draft, physical.policy.labels),
+        )
     return tuple(checks)
 
 
-def finish_design(draft: DesignDraft, progress: ProgressFn = no_progress,
-                  checks: tuple[str, ...] | None = None) -> DesignResult:
+def finish_design(
+    draft: DesignDraft, progress: ProgressFn = no_progress, checks: tuple[str, ...] | None = None
+) -> DesignResult:
     """Check the draft's invariants (unless `checks`, what check_design returned for it, are given), roll up
     its physical layer (BOM, fiber totals, worst links, warnings) and summarize it."""
     spec, catalog, plan, server = draft.spec, draft.catalog, draft.plan, draft.server
@@ -301,17 +427,29 @@ def finish_design(draft: DesignDraft, progress: ProgressFn = no_progress,
         warnings += draft.physical.roll_up()
         from .physical_stage import _EndRenderer
 
-        clash = label_warning(devices=draft.devices, physical=draft.physical,
-                              renderer=_EndRenderer(draft, draft.physical.policy.labels))
+        clash = label_warning(
+            devices=draft.devices, physical=draft.physical, renderer=_EndRenderer(draft, draft.physical.policy.labels)
+        )
         if clash:
             warnings.append(clash)
-    summary = summarize(spec=spec, catalog=catalog, plan=plan, storage_plan=draft.storage_plan,
-                        inband_plan=draft.inband_plan, devices=draft.devices, links=draft.links,
-                        lengths=draft.lengths_m, racks=draft.racks, server=server, physical=draft.physical,
-                        warnings=warnings)
+    summary = summarize(
+        spec=spec,
+        catalog=catalog,
+        plan=plan,
+        storage_plan=draft.storage_plan,
+        inband_plan=draft.inband_plan,
+        devices=draft.devices,
+        links=draft.links,
+        lengths=draft.lengths_m,
+        racks=draft.racks,
+        server=server,
+        physical=draft.physical,
+        warnings=warnings,
+    )
     summary.update(draft.extra_summary)
-    summary["counting"], count_notes = counting_section(spec=spec, plan=plan, server=server,
-                                                        networks=summary["networks"], physical=draft.physical)
+    summary["counting"], count_notes = counting_section(
+        spec=spec, plan=plan, server=server, networks=summary["networks"], physical=draft.physical
+    )
     summary["notes"] = list(summary.get("notes", ())) + count_notes
     if spec.workloads:
         from .traffic import analyze_design_workloads
@@ -320,10 +458,21 @@ def finish_design(draft: DesignDraft, progress: ProgressFn = no_progress,
     summary["engine_version"] = draft.engine_version
     summary["catalog_version"] = draft.catalog_version
     progress("done", len(STAGES), len(STAGES))
-    return DesignResult(spec=spec, engine_version=draft.engine_version, catalog_version=draft.catalog_version,
-                        devices=draft.devices, racks=draft.racks, places=draft.places, links=draft.links,
-                        lengths_m=draft.lengths_m, summary=summary, warnings=tuple(warnings), checks=checks,
-                        physical=draft.physical, catalog=draft.catalog)
+    return DesignResult(
+        spec=spec,
+        engine_version=draft.engine_version,
+        catalog_version=draft.catalog_version,
+        devices=draft.devices,
+        racks=draft.racks,
+        places=draft.places,
+        links=draft.links,
+        lengths_m=draft.lengths_m,
+        summary=summary,
+        warnings=tuple(warnings),
+        checks=checks,
+        physical=draft.physical,
+        catalog=draft.catalog,
+    )
 
 
 __all__ = ["compute_design", "start_design", "check_design", "finish_design", "STAGES", "Place"]

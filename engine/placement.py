@@ -9,6 +9,7 @@ Floor plan (one SU per row unless `racks_per_row` says otherwise):
 Devices stack from U1 upwards; the top units of a rack stay free for the OOB switch (and the
 patch panels of structured cabling) when those are in the design.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -35,23 +36,30 @@ def row_name(i: int) -> str:
 def servers_per_rack(layout: LayoutSpec, server: ServerModel, reserved_u: int) -> int:
     if server.rack_scale:
         if server.rack_units > layout.rack_units:
-            raise SpecError.at("layout.rack_units", f"a {server.key} is a {server.rack_units}U rack-scale system; "
-                                                    f"racks of {layout.rack_units}U cannot hold it")
+            raise SpecError.at(
+                "layout.rack_units",
+                f"a {server.key} is a {server.rack_units}U rack-scale system; "
+                f"racks of {layout.rack_units}U cannot hold it",
+            )
         return 1
     by_space = (layout.rack_units - reserved_u) // server.rack_units
     if layout.servers_per_rack is not None:
         if layout.servers_per_rack > by_space:
-            raise SpecError.at("layout.servers_per_rack",
-                               f"{layout.servers_per_rack} x {server.rack_units}U {server.key} do not fit in "
-                               f"{layout.rack_units - reserved_u} usable rack units")
+            raise SpecError.at(
+                "layout.servers_per_rack",
+                f"{layout.servers_per_rack} x {server.rack_units}U {server.key} do not fit in "
+                f"{layout.rack_units - reserved_u} usable rack units",
+            )
         return layout.servers_per_rack
     n = min(server.default_per_rack, by_space)
     if layout.rack_power_kw is not None and server.power_kw:
         # The epsilon keeps 42.9 / 14.3 (= 2.9999999999999996 in floats) at 3.
         n = min(n, floor(layout.rack_power_kw / server.power_kw + 1e-9))
     if n < 1:
-        raise SpecError.at("layout.rack_power_kw" if layout.rack_power_kw else "layout.rack_units",
-                           f"not even one {server.key} fits a rack with these limits")
+        raise SpecError.at(
+            "layout.rack_power_kw" if layout.rack_power_kw else "layout.rack_units",
+            f"not even one {server.key} fits a rack with these limits",
+        )
     return n
 
 
@@ -63,8 +71,9 @@ class FloorPlan:
 
 
 class _Floor:
-    def __init__(self, layout: LayoutSpec, n_devices: int, reserved_u: int, max_mgmt: int | None,
-                 max_kw: float | None = None):
+    def __init__(
+        self, layout: LayoutSpec, n_devices: int, reserved_u: int, max_mgmt: int | None, max_kw: float | None = None
+    ):
         self.layout = layout
         self.racks: list[Rack] = []
         self.places: list[Place | None] = [None] * n_devices
@@ -88,8 +97,18 @@ class _Floor:
         self.pos += 1
         idx = len(self.racks)
         rn = row_name(self.row)
-        self.racks.append(Rack(idx, f"{lay.site}.{rn}{self.pos:02d}", self.row, rn, self.pos, kind,
-                               round((self.pos - 0.5) * self.width, 4), round(self.row * self.pitch, 4)))
+        self.racks.append(
+            Rack(
+                idx,
+                f"{lay.site}.{rn}{self.pos:02d}",
+                self.row,
+                rn,
+                self.pos,
+                kind,
+                round((self.pos - 0.5) * self.width, 4),
+                round(self.row * self.pitch, 4),
+            )
+        )
         return idx
 
     def stack(self, devices: list[Device], kind: str) -> None:
@@ -100,13 +119,18 @@ class _Floor:
         rack, u, count, kw = None, 1, 0, 0.0
         for d in devices:
             if d.rack_units > usable:
-                raise SpecError.at("layout.rack_units", f"a {d.rack_units}U {d.model} does not fit in {usable} usable units")
+                raise SpecError.at(
+                    "layout.rack_units", f"a {d.rack_units}U {d.model} does not fit in {usable} usable units"
+                )
             power = d.power_kw or 0.0
-            full = (rack is None or u + d.rack_units - 1 > usable
-                    or (max_mgmt is not None and count >= max_mgmt)
-                    or (max_devices is not None and count >= max_devices)
-                    # a device above the whole budget gets a rack of its own (and a warning from rack_power)
-                    or (max_kw is not None and count and kw + power > max_kw + 1e-9))
+            full = (
+                rack is None
+                or u + d.rack_units - 1 > usable
+                or (max_mgmt is not None and count >= max_mgmt)
+                or (max_devices is not None and count >= max_devices)
+                # a device above the whole budget gets a rack of its own (and a warning from rack_power)
+                or (max_kw is not None and count and kw + power > max_kw + 1e-9)
+            )
             if full or rack is None:  # `full` covers rack None too; said again for the type checker
                 rack, u, count, kw = self.new_rack(kind), 1, 0, 0.0
             self.places[d.idx] = Place(rack, u)
@@ -115,10 +139,21 @@ class _Floor:
             kw += power
 
 
-def plan_floor(*, layout: LayoutSpec, devices: list[Device], server: ServerModel, su_size: int,
-               servers: list[int], leaves_by_su: list[list[int]], spines_by_pod: list[list[int]], su_per_pod: int,
-               core_and_services: list[int], reserved_u: int, mgmt_ports_per_rack: int | None,
-               network_rack_kw: float | None = None) -> FloorPlan:
+def plan_floor(
+    *,
+    layout: LayoutSpec,
+    devices: list[Device],
+    server: ServerModel,
+    su_size: int,
+    servers: list[int],
+    leaves_by_su: list[list[int]],
+    spines_by_pod: list[list[int]],
+    su_per_pod: int,
+    core_and_services: list[int],
+    reserved_u: int,
+    mgmt_ports_per_rack: int | None,
+    network_rack_kw: float | None = None,
+) -> FloorPlan:
     """Place every device. `leaves_by_su[s]` and `spines_by_pod[p]` are device indexes of all planes;
     network racks are filled up to `network_rack_kw` (engine/rack_power.py)."""
     spr = servers_per_rack(layout, server, reserved_u)
@@ -135,7 +170,7 @@ def plan_floor(*, layout: LayoutSpec, devices: list[Device], server: ServerModel
             floor_.new_row()
             floor_.stack([dev[i] for i in spines_by_pod[pod]], "spine")
         floor_.new_row()
-        su_servers = servers[s * su_size:(s + 1) * su_size]
+        su_servers = servers[s * su_size : (s + 1) * su_size]
         n_server_racks = ceil(len(su_servers) / spr) if su_servers else 0
         leaves = [dev[i] for i in leaves_by_su[s]]
         middle = layout.network_racks == "middle-of-row"
@@ -144,7 +179,7 @@ def plan_floor(*, layout: LayoutSpec, devices: list[Device], server: ServerModel
             if r == first_half:
                 floor_.stack(leaves, "network")
                 leaves = []
-            _stack_servers(floor_, [dev[i] for i in su_servers[r * spr:(r + 1) * spr]], server)
+            _stack_servers(floor_, [dev[i] for i in su_servers[r * spr : (r + 1) * spr]], server)
         if leaves:
             floor_.stack(leaves, "network")
     return FloorPlan(floor_.racks, floor_.places, spr)

@@ -1,5 +1,6 @@
 """Builds the QoS stage's inputs from a computed design and runs it (on demand: configs are a deliverable).
 Port names come from the interface-name map (engine/ifnames.py), the same one the topology files use."""
+
 from __future__ import annotations
 
 from .catalog import Catalog
@@ -26,8 +27,10 @@ def build_qos(result: DesignResult, catalog: Catalog):
     for link, length in zip(result.links, lengths):
         if link.network not in QOS_NETWORKS:
             continue
-        for me, my_port, other, other_port in ((link.a, link.a_port, link.b, link.b_port),
-                                               (link.b, link.b_port, link.a, link.a_port)):
+        for me, my_port, other, other_port in (
+            (link.a, link.a_port, link.b, link.b_port),
+            (link.b, link.b_port, link.a, link.a_port),
+        ):
             d = devices[me]
             if d.role not in SWITCH_ROLES:
                 if d.role == "server" and link.network == "compute":
@@ -38,8 +41,13 @@ def build_qos(result: DesignResult, catalog: Catalog):
             if os_name is None:
                 os_name = os_of[me] = os_for_model(d.model, tech, policy.ethernet_os)
             ports.setdefault(me, []).append(
-                PortInfo(names.name(me, my_port, link.speed_gbps), link.speed_gbps, length,
-                         f"{devices[other].name}:{other_port}"))
+                PortInfo(
+                    names.name(me, my_port, link.speed_gbps),
+                    link.speed_gbps,
+                    length,
+                    f"{devices[other].name}:{other_port}",
+                )
+            )
             if os_name == "nvue":
                 b = names.breakout(me, my_port, link.speed_gbps)
                 if b is not None:
@@ -48,14 +56,27 @@ def build_qos(result: DesignResult, catalog: Catalog):
     for idx in sorted(ports):
         d = devices[idx]
         sw = catalog.switches[d.model]
-        switches.append(SwitchPorts(name=d.name, model=d.model, os=os_of[idx], buffer_mb=sw.buffer_mb, sharp=sw.sharp,
-                                    ports=tuple(ports[idx]), role=d.role, network=d.network, plane=d.plane,
-                                    subnet_manager=sw.subnet_manager,
-                                    breakouts=tuple(sorted(breakouts.get(idx, {}).items(),
-                                                           key=lambda kv: int(kv[0][3:])))))
+        switches.append(
+            SwitchPorts(
+                name=d.name,
+                model=d.model,
+                os=os_of[idx],
+                buffer_mb=sw.buffer_mb,
+                sharp=sw.sharp,
+                ports=tuple(ports[idx]),
+                role=d.role,
+                network=d.network,
+                plane=d.plane,
+                subnet_manager=sw.subnet_manager,
+                breakouts=tuple(sorted(breakouts.get(idx, {}).items(), key=lambda kv: int(kv[0][3:]))),
+            )
+        )
     server = catalog.servers[spec.servers.model]
-    host = HostInfo(nic="connectx-8" if server.nic_speed_gbps >= 800 else "connectx-7",
-                    # Host netdev names: the server model's `netdevs` setting, else the design's port names.
-                    ports=tuple(server.netdevs.get(p.name, p.name) for p in server.compute_ports),
-                    speed_gbps=server.nic_speed_gbps // spec.compute.planes, cable_m=longest_host or None)
+    host = HostInfo(
+        nic="connectx-8" if server.nic_speed_gbps >= 800 else "connectx-7",
+        # Host netdev names: the server model's `netdevs` setting, else the design's port names.
+        ports=tuple(server.netdevs.get(p.name, p.name) for p in server.compute_ports),
+        speed_gbps=server.nic_speed_gbps // spec.compute.planes,
+        cable_m=longest_host or None,
+    )
     return plan_qos(policy, switches, host, spec.compute.technology)

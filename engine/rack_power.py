@@ -10,6 +10,7 @@ Budgets (kW per rack):
   listed in docs/data-gaps.md.
 Only devices with a power figure count; the summary names the models without one.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -56,11 +57,15 @@ def rack_power_report(devices, places, racks, budgets: RackBudgets) -> tuple[dic
         budget = budgets.of(r.kind)
         if budget is not None and load > budget + 1e-9:
             over.append({"rack": r.id, "kind": r.kind, "kw": load, "budget_kw": budget})
-    warnings = [f"rack {o['rack']} ({o['kind']}) draws {o['kw']:g} kW, above its {o['budget_kw']:g} kW budget"
-                for o in over[:MAX_RACK_WARNINGS]]
+    warnings = [
+        f"rack {o['rack']} ({o['kind']}) draws {o['kw']:g} kW, above its {o['budget_kw']:g} kW budget"
+        for o in over[:MAX_RACK_WARNINGS]
+    ]
     if len(over) > MAX_RACK_WARNINGS:
-        warnings.append(f"{len(over) - MAX_RACK_WARNINGS} more rack(s) draw more than their budget "
-                        "(summary: rack_power.over_budget)")
+        warnings.append(
+            f"{len(over) - MAX_RACK_WARNINGS} more rack(s) draw more than their budget "
+            "(summary: rack_power.over_budget)"
+        )
     section = {
         "budget_kw": {"server": budgets.server_kw, "network": budgets.network_kw},
         "network_budget_from": budgets.network_source,

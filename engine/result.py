@@ -1,4 +1,5 @@
 """The engine's output: plain records plus a JSON-ready summary."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
@@ -78,11 +79,39 @@ class DesignResult(DesignRows):
         for link, length in zip(self.links, self.lengths_m):
             ra, ua = loc[link.a]
             rb, ub = loc[link.b]
-            yield (f"L{link.id:06d}", link.network, link.plane, link.tier, link.speed_gbps,
-                   devs[link.a].name, link.a_port, ra, ua, devs[link.b].name, link.b_port, rb, ub, length)
+            yield (
+                f"L{link.id:06d}",
+                link.network,
+                link.plane,
+                link.tier,
+                link.speed_gbps,
+                devs[link.a].name,
+                link.a_port,
+                ra,
+                ua,
+                devs[link.b].name,
+                link.b_port,
+                rb,
+                ub,
+                length,
+            )
 
 
-LINK_COLUMNS = ("id", "network", "plane", "tier", "speed_gbps",
-                "a_device", "a_port", "a_rack", "a_u", "b_device", "b_port", "b_rack", "b_u", "run_length_m")
+LINK_COLUMNS = (
+    "id",
+    "network",
+    "plane",
+    "tier",
+    "speed_gbps",
+    "a_device",
+    "a_port",
+    "a_rack",
+    "a_u",
+    "b_device",
+    "b_port",
+    "b_rack",
+    "b_u",
+    "run_length_m",
+)
 
 ProgressFn = Callable[[str, int, int], None]

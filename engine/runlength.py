@@ -7,6 +7,7 @@ Between racks (optics-and-cabling.md F, "suggested length model", a heuristic, L
 Inside one rack: the vertical distance between the ports + a routing allowance + slack.
 Every term is a layout setting; the defaults are listed in docs/data-gaps.md.
 """
+
 from __future__ import annotations
 
 from .model import Device, Place, Rack
@@ -14,8 +15,9 @@ from .placement import U_M
 from .spec import LayoutSpec
 
 
-def device_geometry(devices: list[Device], places: list[Place | None],
-                    racks: list[Rack]) -> list[tuple[int, float, float, float] | None]:
+def device_geometry(
+    devices: list[Device], places: list[Place | None], racks: list[Rack]
+) -> list[tuple[int, float, float, float] | None]:
     """Per device: (rack index, x, y, port height above the floor in metres); None when unplaced."""
     out: list[tuple[int, float, float, float] | None] = []
     for d, p in zip(devices, places):

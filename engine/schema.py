@@ -4,6 +4,7 @@ The web form, the REST API and the CLI all feed a plain dict through `normalize(
 published `docs/spec.schema.json` is `json_schema()` of the same tree, so the three can
 never disagree about what a field accepts.
 """
+
 from __future__ import annotations
 
 import math
@@ -166,7 +167,12 @@ def _check(spec: Field, value: Any, path: str) -> tuple[Any, list[FieldError]]:
         return value, [FieldError(path, problem)] if problem else []
     if kind == "enum":
         if value not in spec.choices:
-            return value, [FieldError(path, f"must be one of {', '.join(map(str, spec.choices))}" + (" or auto" if spec.allow_auto else ""))]
+            return value, [
+                FieldError(
+                    path,
+                    f"must be one of {', '.join(map(str, spec.choices))}" + (" or auto" if spec.allow_auto else ""),
+                )
+            ]
         return value, []
     if kind == "ratio":
         if parse_ratio(value) is None:
@@ -224,7 +230,9 @@ def check_plain_data(value: Any, path: str) -> list[FieldError]:
             for i, item in enumerate(v):
                 stack.append((item, f"{p}[{i}]", depth + 1))
         else:
-            return [FieldError(p, f"must be plain data (text, number, true/false, list, mapping), not {type(v).__name__}")]
+            return [
+                FieldError(p, f"must be plain data (text, number, true/false, list, mapping), not {type(v).__name__}")
+            ]
     return []
 
 

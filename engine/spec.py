@@ -9,6 +9,7 @@ sections are kept exactly as written (sparse), only validated.
 Whether the spec can actually be *built* (radix, ratios, tiers) is checked later by the
 topology code, which raises `SpecError` with the same kind of field path.
 """
+
 from __future__ import annotations
 
 import json
@@ -45,41 +46,90 @@ OVERSUBSCRIPTION = Field(
     help="Oversubscription per tier. A single ratio applies to the leaf tier; the spine tier defaults to 1:1.",
     fields={
         "leaf": Field("ratio", default="1:1", help="At the leaf: node-facing : spine-facing bandwidth. " + _RATIO_HELP),
-        "spine": Field("ratio", default="1:1", help="At the spine of a 3-tier fabric: leaf-facing : core-facing bandwidth. " + _RATIO_HELP),
+        "spine": Field(
+            "ratio",
+            default="1:1",
+            help="At the spine of a 3-tier fabric: leaf-facing : core-facing bandwidth. " + _RATIO_HELP,
+        ),
     },
 )
 
 COMPUTE_FABRIC = {
     "technology": Field("enum", choices=("infiniband", "ethernet"), help="Fabric technology."),
     "switch": Field("str", max_length=KEY_LENGTH, help="Leaf switch model (catalog key, e.g. qm9700)."),
-    "spine_switch": Field("str", default=None, nullable=True, max_length=KEY_LENGTH,
-                          help="Spine switch model; defaults to the leaf switch."),
-    "core_switch": Field("str", default=None, nullable=True, max_length=KEY_LENGTH,
-                         help="Core switch model; defaults to the spine switch."),
-    "scalable_unit": Field("int", default="auto", allow_auto=True, minimum=1, maximum=4096,
-                           help="Servers per scalable unit (SU), or auto to fill the leaf's downlinks at the chosen ratio."),
+    "spine_switch": Field(
+        "str",
+        default=None,
+        nullable=True,
+        max_length=KEY_LENGTH,
+        help="Spine switch model; defaults to the leaf switch.",
+    ),
+    "core_switch": Field(
+        "str",
+        default=None,
+        nullable=True,
+        max_length=KEY_LENGTH,
+        help="Core switch model; defaults to the spine switch.",
+    ),
+    "scalable_unit": Field(
+        "int",
+        default="auto",
+        allow_auto=True,
+        minimum=1,
+        maximum=4096,
+        help="Servers per scalable unit (SU), or auto to fill the leaf's downlinks at the chosen ratio.",
+    ),
     "oversubscription": OVERSUBSCRIPTION,
-    "tiers": Field("int", default="auto", allow_auto=True, minimum=2, maximum=3,
-                   help="Switch tiers: 2 (leaf-spine), 3 (leaf-spine-core), or auto (the fewest that fit)."),
-    "planes": Field("int", default=1, minimum=1, maximum=2,
-                    help="Independent fabric planes; with 2, each NIC is split into two ports, one per plane."),
-    "port_speed_gbps": Field("int", default="auto", allow_auto=True, minimum=1, maximum=3200,
-                             help="Link speed per fabric port; auto = the server NIC speed divided by the planes."),
-    "reserved_node_slots": Field("int", default=0, minimum=0, maximum=1024,
-                                 help="Node slots held back on the last SU's leaves for fabric-manager appliances or gateways "
-                                      "(NVIDIA's tables hold one: 31 nodes in a 32-node SU)."),
-    "fabric_managers": Field("int", default=0, minimum=0, maximum=1024,
-                             help="Fabric-manager (UFM) appliance links placed on the reserved leaf ports."),
+    "tiers": Field(
+        "int",
+        default="auto",
+        allow_auto=True,
+        minimum=2,
+        maximum=3,
+        help="Switch tiers: 2 (leaf-spine), 3 (leaf-spine-core), or auto (the fewest that fit).",
+    ),
+    "planes": Field(
+        "int",
+        default=1,
+        minimum=1,
+        maximum=2,
+        help="Independent fabric planes; with 2, each NIC is split into two ports, one per plane.",
+    ),
+    "port_speed_gbps": Field(
+        "int",
+        default="auto",
+        allow_auto=True,
+        minimum=1,
+        maximum=3200,
+        help="Link speed per fabric port; auto = the server NIC speed divided by the planes.",
+    ),
+    "reserved_node_slots": Field(
+        "int",
+        default=0,
+        minimum=0,
+        maximum=1024,
+        help="Node slots held back on the last SU's leaves for fabric-manager appliances or gateways "
+        "(NVIDIA's tables hold one: 31 nodes in a 32-node SU).",
+    ),
+    "fabric_managers": Field(
+        "int",
+        default=0,
+        minimum=0,
+        maximum=1024,
+        help="Fabric-manager (UFM) appliance links placed on the reserved leaf ports.",
+    ),
 }
 
 STORAGE_FABRIC = {
     "enabled": Field("bool", default=False, help="Build a separate storage fabric."),
     "technology": Field("enum", default="infiniband", choices=("infiniband", "ethernet")),
     "switch": Field("str", default="qm9700", max_length=KEY_LENGTH, help="Storage leaf and spine switch model."),
-    "oversubscription": Field("ratio", default="4:3",
-                              help="Server-facing leaf ratio; the H100 RA runs DGX storage links about 4:3."),
-    "appliances": Field("int", default=0, minimum=0, maximum=100_000,
-                        help="Storage appliances (or storage-node controllers)."),
+    "oversubscription": Field(
+        "ratio", default="4:3", help="Server-facing leaf ratio; the H100 RA runs DGX storage links about 4:3."
+    ),
+    "appliances": Field(
+        "int", default=0, minimum=0, maximum=100_000, help="Storage appliances (or storage-node controllers)."
+    ),
     "ports_per_appliance": Field("int", default=2, minimum=1, maximum=64, help="Fabric ports per storage appliance."),
 }
 
@@ -87,54 +137,110 @@ INBAND = {
     "enabled": Field("bool", default=False, help="Build the in-band management Ethernet network."),
     "switch": Field("str", default="sn4600c", max_length=KEY_LENGTH, help="In-band leaf and spine switch model."),
     "oversubscription": Field("ratio", default="1:1"),
-    "management_servers": Field("int", default=0, minimum=0, maximum=100_000,
-                                help="Head and management nodes on the in-band network."),
+    "management_servers": Field(
+        "int", default=0, minimum=0, maximum=100_000, help="Head and management nodes on the in-band network."
+    ),
 }
 
 OOB = {
     "enabled": Field("bool", default=False, help="Build the out-of-band (1G copper) management network."),
-    "switch": Field("str", default="sn2201", max_length=KEY_LENGTH,
-                    help="OOB switch model, one or more per rack as ports require."),
-    "pdus_per_rack": Field("int", default=2, minimum=0, maximum=8,
-                           help="PDU management ports per rack (user default; no reference figure)."),
+    "switch": Field(
+        "str", default="sn2201", max_length=KEY_LENGTH, help="OOB switch model, one or more per rack as ports require."
+    ),
+    "pdus_per_rack": Field(
+        "int",
+        default=2,
+        minimum=0,
+        maximum=8,
+        help="PDU management ports per rack (user default; no reference figure).",
+    ),
 }
 
 LAYOUT = {
-    "servers_per_rack": Field("int", default="auto", allow_auto=True, minimum=1, maximum=256,
-                              help="Servers per rack; auto = the server model's reference default, limited by space and power."),
+    "servers_per_rack": Field(
+        "int",
+        default="auto",
+        allow_auto=True,
+        minimum=1,
+        maximum=256,
+        help="Servers per rack; auto = the server model's reference default, limited by space and power.",
+    ),
     "rack_units": Field("int", default=48, minimum=10, maximum=60, help="Usable rack units per rack."),
-    "rack_power_kw": Field("float", default=None, nullable=True, minimum=1, maximum=2000,
-                           help="Power budget per rack in kW: limits servers per rack, fills network racks up to it "
-                                "(unless layout.network_rack_power_kw says otherwise) and warns about every rack "
-                                "above it; null = no budget for server racks."),
+    "rack_power_kw": Field(
+        "float",
+        default=None,
+        nullable=True,
+        minimum=1,
+        maximum=2000,
+        help="Power budget per rack in kW: limits servers per rack, fills network racks up to it "
+        "(unless layout.network_rack_power_kw says otherwise) and warns about every rack "
+        "above it; null = no budget for server racks.",
+    ),
     "rack_width_mm": Field("int", default=600, minimum=400, maximum=1200),
     "rack_depth_mm": Field("int", default=1200, minimum=600, maximum=1600),
     "aisle_mm": Field("int", default=1200, minimum=600, maximum=3000, help="Aisle width between rows."),
-    "racks_per_row": Field("int", default="auto", allow_auto=True, minimum=2, maximum=999,
-                           help="Racks per row; auto = one SU's server racks plus its network racks."),
-    "network_racks": Field("enum", default="end-of-row", choices=("end-of-row", "middle-of-row"),
-                           help="Where each SU's leaf switches stand."),
-    "tray_drop_m": Field("float", default=0.5, minimum=0, maximum=3,
-                         help="Vertical run from the rack top to the overhead tray (heuristic 0.3-0.6 m)."),
-    "slack_per_end_m": Field("float", default=0.5, minimum=0, maximum=5,
-                             help="Service slack per cable end (heuristic 0.3-0.5 m)."),
-    "in_rack_allowance_m": Field("float", default=0.5, minimum=0, maximum=5,
-                                 help="Extra length for routing inside one rack (cable managers)."),
-    "site": Field("str", default="DC1", max_length=SITE_LENGTH, pattern=SITE_PATTERN,
-                  pattern_help="must start with a letter or digit and hold only letters, digits, - and _ "
-                               "(it names racks in labels, CSVs and NetBox imports)",
-                  help=f"Site/room prefix used in rack ids and labels (up to {SITE_LENGTH} letters, digits, - or _)."),
-    "panel_units": Field("int", default=2, minimum=0, maximum=20,
-                         help="Rack units kept free at the top of every rack for patch panels when a tier uses "
-                              "structured cabling (user default; no reference figure)."),
-    "network_rack_power_kw": Field("float", default="auto", allow_auto=True, minimum=1,
-                                   help="Power budget per network rack (leaves, spines, cores, other networks' "
-                                        "switches) in kW; racks are filled up to it. auto = layout.rack_power_kw when "
-                                        "set, else one reference server rack's draw (servers per rack x server power; "
-                                        "user default, docs/data-gaps.md)."),
-    "network_rack_devices": Field("int", default="auto", allow_auto=True, minimum=1,
-                                  help="Most devices per network rack; auto = as many as rack units, the power budget "
-                                       "and the rack's OOB switch allow."),
+    "racks_per_row": Field(
+        "int",
+        default="auto",
+        allow_auto=True,
+        minimum=2,
+        maximum=999,
+        help="Racks per row; auto = one SU's server racks plus its network racks.",
+    ),
+    "network_racks": Field(
+        "enum",
+        default="end-of-row",
+        choices=("end-of-row", "middle-of-row"),
+        help="Where each SU's leaf switches stand.",
+    ),
+    "tray_drop_m": Field(
+        "float",
+        default=0.5,
+        minimum=0,
+        maximum=3,
+        help="Vertical run from the rack top to the overhead tray (heuristic 0.3-0.6 m).",
+    ),
+    "slack_per_end_m": Field(
+        "float", default=0.5, minimum=0, maximum=5, help="Service slack per cable end (heuristic 0.3-0.5 m)."
+    ),
+    "in_rack_allowance_m": Field(
+        "float", default=0.5, minimum=0, maximum=5, help="Extra length for routing inside one rack (cable managers)."
+    ),
+    "site": Field(
+        "str",
+        default="DC1",
+        max_length=SITE_LENGTH,
+        pattern=SITE_PATTERN,
+        pattern_help="must start with a letter or digit and hold only letters, digits, - and _ "
+        "(it names racks in labels, CSVs and NetBox imports)",
+        help=f"Site/room prefix used in rack ids and labels (up to {SITE_LENGTH} letters, digits, - or _).",
+    ),
+    "panel_units": Field(
+        "int",
+        default=2,
+        minimum=0,
+        maximum=20,
+        help="Rack units kept free at the top of every rack for patch panels when a tier uses "
+        "structured cabling (user default; no reference figure).",
+    ),
+    "network_rack_power_kw": Field(
+        "float",
+        default="auto",
+        allow_auto=True,
+        minimum=1,
+        help="Power budget per network rack (leaves, spines, cores, other networks' "
+        "switches) in kW; racks are filled up to it. auto = layout.rack_power_kw when "
+        "set, else one reference server rack's draw (servers per rack x server power; "
+        "user default, docs/data-gaps.md).",
+    ),
+    "network_rack_devices": Field(
+        "int",
+        default="auto",
+        allow_auto=True,
+        minimum=1,
+        help="Most devices per network rack; auto = as many as rack units, the power budget "
+        "and the rack's OOB switch allow.",
+    ),
 }
 
 # NetBox release series the netbox/ export files are written for: the 4.4 series and 4.5 and later differ
@@ -144,29 +250,50 @@ NETBOX_VERSIONS = ("4.4", "4.5", "4.6")
 NETBOX_DEFAULT_VERSION = "4.6"
 
 EXPORTS = {
-    "netbox_version": Field("enum", default=NETBOX_DEFAULT_VERSION, choices=NETBOX_VERSIONS,
-                            help="NetBox release series (major.minor) the netbox/ import files are written for; "
-                                 "the current release by default."),
+    "netbox_version": Field(
+        "enum",
+        default=NETBOX_DEFAULT_VERSION,
+        choices=NETBOX_VERSIONS,
+        help="NetBox release series (major.minor) the netbox/ import files are written for; "
+        "the current release by default.",
+    ),
 }
 
 SPEC_FIELDS = {
     "name": Field("str", max_length=NAME_LENGTH, help="Design name."),
     "description": Field("str", default=None, nullable=True, max_length=DESCRIPTION_LENGTH),
-    "servers": Field("object", fields={
-        "model": Field("str", max_length=KEY_LENGTH, help="Server model (catalog key, e.g. dgx-h100)."),
-        "count": Field("int", minimum=1, maximum=1_000_000, help="Number of servers (for rack-scale systems: racks)."),
-    }),
+    "servers": Field(
+        "object",
+        fields={
+            "model": Field("str", max_length=KEY_LENGTH, help="Server model (catalog key, e.g. dgx-h100)."),
+            "count": Field(
+                "int", minimum=1, maximum=1_000_000, help="Number of servers (for rack-scale systems: racks)."
+            ),
+        },
+    ),
     "compute_fabric": Field("object", fields=COMPUTE_FABRIC),
     "storage_fabric": Field("object", default={}, fields=STORAGE_FABRIC),
     "inband": Field("object", default={}, fields=INBAND),
     "oob": Field("object", default={}, fields=OOB),
     "layout": Field("object", default={}, fields=LAYOUT),
-    "physical": Field("any", default=None, nullable=True,
-                      help="Physical-layer policy (media per tier, structured cabling, loss thresholds, labels)."),
-    "qos": Field("any", default=None, nullable=True,
-                 help="Congestion-control and QoS policy (traffic classes, DSCP, PFC, ECN, DCQCN); defaults per technology."),
-    "workloads": Field("any", default=None, nullable=True,
-                       help="Training workloads to check against the fabric (list of profiles or preset names)."),
+    "physical": Field(
+        "any",
+        default=None,
+        nullable=True,
+        help="Physical-layer policy (media per tier, structured cabling, loss thresholds, labels).",
+    ),
+    "qos": Field(
+        "any",
+        default=None,
+        nullable=True,
+        help="Congestion-control and QoS policy (traffic classes, DSCP, PFC, ECN, DCQCN); defaults per technology.",
+    ),
+    "workloads": Field(
+        "any",
+        default=None,
+        nullable=True,
+        help="Training workloads to check against the fabric (list of profiles or preset names).",
+    ),
     "exports": Field("object", default={}, fields=EXPORTS, help="Settings of the exported files."),
 }
 
@@ -294,8 +421,10 @@ def parse_spec(data: Any) -> DesignSpec:
     """Validate and normalize a spec dict. Raises SpecError naming every bad field."""
     if isinstance(data, Mapping) and "schema_version" in data:
         if data["schema_version"] != SCHEMA_VERSION:
-            raise SpecError.at("schema_version", f"this fabricdesign reads schema version {SCHEMA_VERSION}, "
-                                                 f"not {ascii(data['schema_version'])[:40]}")
+            raise SpecError.at(
+                "schema_version",
+                f"this fabricdesign reads schema version {SCHEMA_VERSION}, not {ascii(data['schema_version'])[:40]}",
+            )
         data = {k: v for k, v in data.items() if k != "schema_version"}
     norm, errors = normalize(SPEC_FIELDS, data)
     if norm:
@@ -312,19 +441,33 @@ def parse_spec(data: Any) -> DesignSpec:
         description=norm["description"],
         servers=ServersSpec(**norm["servers"]),
         compute=ComputeFabricSpec(
-            technology=cf["technology"], switch=cf["switch"], spine_switch=cf["spine_switch"],
-            core_switch=cf["core_switch"], scalable_unit=_auto(cf["scalable_unit"]),
-            leaf_ratio=Ratio.parse(ov["leaf"]), spine_ratio=Ratio.parse(ov["spine"]),
-            tiers=_auto(cf["tiers"]), planes=cf["planes"], port_speed_gbps=_auto(cf["port_speed_gbps"]),
-            reserved_node_slots=cf["reserved_node_slots"], fabric_managers=cf["fabric_managers"],
+            technology=cf["technology"],
+            switch=cf["switch"],
+            spine_switch=cf["spine_switch"],
+            core_switch=cf["core_switch"],
+            scalable_unit=_auto(cf["scalable_unit"]),
+            leaf_ratio=Ratio.parse(ov["leaf"]),
+            spine_ratio=Ratio.parse(ov["spine"]),
+            tiers=_auto(cf["tiers"]),
+            planes=cf["planes"],
+            port_speed_gbps=_auto(cf["port_speed_gbps"]),
+            reserved_node_slots=cf["reserved_node_slots"],
+            fabric_managers=cf["fabric_managers"],
         ),
         storage=StorageFabricSpec(
-            enabled=st["enabled"], technology=st["technology"], switch=st["switch"],
-            ratio=Ratio.parse(st["oversubscription"]), appliances=st["appliances"],
+            enabled=st["enabled"],
+            technology=st["technology"],
+            switch=st["switch"],
+            ratio=Ratio.parse(st["oversubscription"]),
+            appliances=st["appliances"],
             ports_per_appliance=st["ports_per_appliance"],
         ),
-        inband=InbandSpec(enabled=ib["enabled"], switch=ib["switch"], ratio=Ratio.parse(ib["oversubscription"]),
-                          management_servers=ib["management_servers"]),
+        inband=InbandSpec(
+            enabled=ib["enabled"],
+            switch=ib["switch"],
+            ratio=Ratio.parse(ib["oversubscription"]),
+            management_servers=ib["management_servers"],
+        ),
         oob=OobSpec(**oob),
         layout=LayoutSpec(**{k: _auto(v) if k in _LAYOUT_AUTO else v for k, v in lay.items()}),
         physical=norm["physical"],

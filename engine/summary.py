@@ -1,4 +1,5 @@
 """The JSON-ready summary of a result (schema: docs/summary.md)."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -15,8 +16,9 @@ def _bisection(gpus: int, injection_gbps: float, ratios: list[float]) -> float:
     return round(gpus * injection_gbps / 2 / worst, 3)
 
 
-def summarize(*, spec, catalog, plan, storage_plan, inband_plan, devices, links, lengths, racks, server,
-              physical, warnings) -> dict:
+def summarize(
+    *, spec, catalog, plan, storage_plan, inband_plan, devices, links, lengths, racks, server, physical, warnings
+) -> dict:
     gpus = spec.servers.count * server.gpus
     role_count: Counter = Counter()
     for d in devices:
@@ -48,11 +50,17 @@ def summarize(*, spec, catalog, plan, storage_plan, inband_plan, devices, links,
         "scalable_units": plan.n_su,
         "pods": plan.n_pods if plan.tiers == 3 else 0,
         "reserved_node_slots": plan.reserved_slots,
-        "switch_models": {"leaf": plan.leaf.key, "spine": plan.spine.key, "core": plan.core.key if plan.tiers == 3 else None},
+        "switch_models": {
+            "leaf": plan.leaf.key,
+            "spine": plan.spine.key,
+            "core": plan.core.key if plan.tiers == 3 else None,
+        },
         "switches": {r: role_count[("compute", r)] for r in ROLES},
         "links": {t: tier_count[("compute", t)] for t in TIERS["compute"]},
-        "oversubscription": {"leaf": ratio_text(plan.leaf_down, plan.leaf_up),
-                             "spine": ratio_text(plan.spine_down, plan.spine_up) if plan.tiers == 3 else None},
+        "oversubscription": {
+            "leaf": ratio_text(plan.leaf_down, plan.leaf_up),
+            "spine": ratio_text(plan.spine_down, plan.spine_up) if plan.tiers == 3 else None,
+        },
         "injection_gbps_per_gpu": injection,
         "bisection_gbps": _bisection(gpus, injection, ratios),
     }

@@ -1,4 +1,5 @@
 """Invariants checked on every result. A failure is a bug in the engine, never a silent result."""
+
 from __future__ import annotations
 
 from collections import Counter, defaultdict
@@ -98,8 +99,10 @@ def verify(*, devices, links, switches, compute_plan, server_model, n_servers: i
         checks.append("one-rail-per-leaf")
 
         # 4. Equal links from each leaf to each spine of its group (and spine to core group).
-        for tier, _lower, upper_role, per in (("leaf-spine", "leaf", "spine", p.spines_per_pod),
-                                             ("spine-core", "spine", "core", p.cores_per_group)):
+        for tier, _lower, upper_role, per in (
+            ("leaf-spine", "leaf", "spine", p.spines_per_pod),
+            ("spine-core", "spine", "core", p.cores_per_group),
+        ):
             pairs = Counter((link.a, link.b) for link in compute if link.tier == tier)
             if not pairs:
                 continue
@@ -108,8 +111,10 @@ def verify(*, devices, links, switches, compute_plan, server_model, n_servers: i
                 by_lower[lo].append(n)
             for lo, counts in by_lower.items():
                 if len(set(counts)) != 1 or len(counts) != per:
-                    _fail(f"{devices[lo].name} stripes {tier} links unevenly: {sorted(counts)} over {len(counts)} "
-                          f"{upper_role}s (expected {per})")
+                    _fail(
+                        f"{devices[lo].name} stripes {tier} links unevenly: {sorted(counts)} over {len(counts)} "
+                        f"{upper_role}s (expected {per})"
+                    )
         checks.append("even-striping")
 
         # 5. Per-tier oversubscription as planned: every leaf has exactly leaf_up uplinks and at most

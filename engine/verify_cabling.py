@@ -16,6 +16,7 @@ owners are compared; every other label is unique because its end is (the first c
 templates rack and unit fix the template, so the owners that share one are those on one unit of one rack
 (two zero-U PDUs), and their cables are compared by (rack, unit, port) keys without rendering.
 """
+
 from __future__ import annotations
 
 import string
@@ -74,14 +75,18 @@ def verify_cabling(*, devices, places, racks, physical, rack_units: int, rendere
             for u in range(pp.u, pp.u + pp.rack_units):
                 other = taken[pp.rack].get(u)
                 if other is not None or u < 1:
-                    _fail(f"the {pp.tier} patch panel at {racks[pp.rack].id} U{pp.u} shares U{u} with "
-                          f"{other or 'nothing: below U1'}")
+                    _fail(
+                        f"the {pp.tier} patch panel at {racks[pp.rack].id} U{pp.u} shares U{u} with "
+                        f"{other or 'nothing: below U1'}"
+                    )
                 taken[pp.rack][u] = f"a {pp.tier} patch panel"
             at.add((pp.rack, pp.u))
         for row in rows:
             for end in (row[4], row[5]):
                 if end[0] == "panel" and (end[1], end[2]) not in at:
-                    _fail(f"cable C{row[0]:06d} ends on a patch panel at {racks[end[1]].id} U{end[2]} that is not placed")
+                    _fail(
+                        f"cable C{row[0]:06d} ends on a patch panel at {racks[end[1]].id} U{end[2]} that is not placed"
+                    )
         ordered: Counter[tuple[str, str, str]] = Counter()
         for rp in physical.panels:
             ordered[(rp.rack, rp.tier, rp.panel_kind)] += rp.panels
@@ -103,7 +108,11 @@ def verify_cabling(*, devices, places, racks, physical, rack_units: int, rendere
 def _default_templates(template: LabelTemplate) -> bool:
     default = LabelTemplate()
     return (template.end, template.cable, template.panel, template.trunk) == (
-        default.end, default.cable, default.panel, default.trunk)
+        default.end,
+        default.cable,
+        default.panel,
+        default.trunk,
+    )
 
 
 def label_warning(*, devices, physical, renderer) -> str | None:
@@ -114,8 +123,10 @@ def label_warning(*, devices, physical, renderer) -> str | None:
     clash = label_clash(physical, renderer, cords, len(devices))
     if clash is None:
         return None
-    return (f"physical.labels: {clash}; the label templates do not tell every cable apart (name the device, "
-            "the rack unit or the port)")
+    return (
+        f"physical.labels: {clash}; the label templates do not tell every cable apart (name the device, "
+        "the rack unit or the port)"
+    )
 
 
 def label_clash(physical, renderer, cords, n_devices: int) -> str | None:
@@ -154,8 +165,12 @@ def _cord_label_clash(cords, template: LabelTemplate, renderer, n_devices: int, 
     fields = _fields(template._end)
     if _PORT not in fields:
         risky = set(range(n_devices)) | {("panel", pp.rack, pp.u) for pp in panel_places}
-    elif (_RU in fields and fields & _RACK_NAMES and None not in renderer.places
-          and len({r.id for r in renderer.racks}) == len(renderer.racks)):
+    elif (
+        _RU in fields
+        and fields & _RACK_NAMES
+        and None not in renderer.places
+        and len({r.id for r in renderer.racks}) == len(renderer.racks)
+    ):
         # The default: one site, so rack and unit name an owner; only owners on one unit of one rack (zero-U
         # PDUs; a panel on a device's unit) can share labels. Counted in C over the places.
         on_unit = Counter(renderer.places)

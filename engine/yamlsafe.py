@@ -12,6 +12,7 @@ JSON column can store, and reads text of any size. `load_user_yaml` refuses each
 - any tag but the JSON types' (str, int, float, bool, null, map, seq); dates stay text;
 - text longer than `max_chars` (the callers pass the JSON body limit, API_MAX_JSON_BYTES).
 """
+
 from __future__ import annotations
 
 import re
@@ -33,8 +34,13 @@ MAX_DEPTH = 32
 DEFAULT_MAX_CHARS = 2 * 1024 * 1024
 
 _JSON_TAGS = {
-    "tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool",
-    "tag:yaml.org,2002:null", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq",
+    "tag:yaml.org,2002:str",
+    "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:bool",
+    "tag:yaml.org,2002:null",
+    "tag:yaml.org,2002:map",
+    "tag:yaml.org,2002:seq",
 }
 
 
@@ -66,13 +72,13 @@ class _Constructor(SafeConstructor):
 
 
 # Only the JSON types: every other tag (including !!set, !!binary, !!omap, !!timestamp) is refused.
-_Constructor.yaml_constructors = {tag: fn for tag, fn in SafeConstructor.yaml_constructors.items()
-                                  if tag in _JSON_TAGS}
+_Constructor.yaml_constructors = {tag: fn for tag, fn in SafeConstructor.yaml_constructors.items() if tag in _JSON_TAGS}
 
 
 def _refuse_tag(loader, node):
-    raise yaml.constructor.ConstructorError(None, None, f"the tag {node.tag!r} is not allowed (plain data only)",
-                                            node.start_mark)
+    raise yaml.constructor.ConstructorError(
+        None, None, f"the tag {node.tag!r} is not allowed (plain data only)", node.start_mark
+    )
 
 
 _Constructor.add_constructor(None, _refuse_tag)
@@ -90,6 +96,7 @@ class _Composer(Composer):
     _depth = 0
 
     if TYPE_CHECKING:  # Parser's, which _Loader mixes in alongside this class
+
         def peek_event(self) -> Event: ...
 
     def compose_node(self, parent, index):
@@ -101,8 +108,7 @@ class _Composer(Composer):
         self._depth += 1
         try:
             if self._depth > MAX_DEPTH:
-                raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_DEPTH} levels",
-                                                  _start(event))
+                raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_DEPTH} levels", _start(event))
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1

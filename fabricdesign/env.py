@@ -65,9 +65,7 @@ def env_bool(name: str, default: bool) -> bool:
         return True
     if lowered in _FALSE:
         return False
-    raise ImproperlyConfigured(
-        f"{name}={value!r} is not a boolean; use true/false, 1/0 or yes/no."
-    )
+    raise ImproperlyConfigured(f"{name}={value!r} is not a boolean; use true/false, 1/0 or yes/no.")
 
 
 def env_int(name: str, default: int) -> int:
@@ -103,9 +101,7 @@ def env_secret(name: str) -> str | None:
         # Secret files usually end with a newline that is not part of the secret.
         secret = Path(path).read_text(encoding="utf-8").rstrip("\r\n")
     except OSError as exc:
-        raise ImproperlyConfigured(
-            f"{name}_FILE={path!r} cannot be read: {exc}"
-        ) from None
+        raise ImproperlyConfigured(f"{name}_FILE={path!r} cannot be read: {exc}") from None
     if not secret:
         raise ImproperlyConfigured(f"{name}_FILE={path!r} is empty.")
     return secret
@@ -127,17 +123,12 @@ def parse_database_url(url: str, *, base_dir: Path) -> dict[str, Any]:
         return _sqlite(parts.netloc, parts.path, url, base_dir)
     if parts.scheme in ("postgres", "postgresql"):
         return _postgres(parts, url)
-    raise ImproperlyConfigured(
-        f"DATABASE_URL scheme {parts.scheme!r} is not supported; "
-        "use sqlite:/// or postgres://."
-    )
+    raise ImproperlyConfigured(f"DATABASE_URL scheme {parts.scheme!r} is not supported; use sqlite:/// or postgres://.")
 
 
 def _sqlite(netloc: str, path: str, url: str, base_dir: Path) -> dict[str, Any]:
     if netloc not in ("", ":memory:"):
-        raise ImproperlyConfigured(
-            f"DATABASE_URL {url!r}: a SQLite URL has no host; write sqlite:///path."
-        )
+        raise ImproperlyConfigured(f"DATABASE_URL {url!r}: a SQLite URL has no host; write sqlite:///path.")
     # The URL path keeps the slash after the empty host: "/rel" or "//abs".
     name = ":memory:" if netloc == ":memory:" else unquote(path[1:])
     if not name:

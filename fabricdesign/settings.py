@@ -148,9 +148,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # --- Auth -------------------------------------------------------------------
 
 AUTH_PASSWORD_VALIDATORS = [
-    {
-        "NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"
-    },
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
@@ -203,20 +201,25 @@ MEDIA_ROOT = VAR_DIR / "media"
 ARTIFACT_STORE = env_str("ARTIFACT_STORE", "files")
 ARTIFACT_FILES_DIR = Path(env_str("ARTIFACT_FILES_DIR", str(VAR_DIR / "artifacts"))).resolve()
 _ARTIFACT_STORAGES = {
-    "files": {"BACKEND": "apps.exports.storage.AtomicFileSystemStorage",
-              "OPTIONS": {"location": str(ARTIFACT_FILES_DIR)}},
+    "files": {
+        "BACKEND": "apps.exports.storage.AtomicFileSystemStorage",
+        "OPTIONS": {"location": str(ARTIFACT_FILES_DIR)},
+    },
     "database": {"BACKEND": "apps.exports.storage.DatabaseStorage"},
     # Credentials come the usual AWS way (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, a role, a profile).
-    "s3": {"BACKEND": "apps.exports.storage.S3ArtifactStorage", "OPTIONS": {
-        "bucket_name": env_str("ARTIFACT_S3_BUCKET", ""),
-        "endpoint_url": env_str("ARTIFACT_S3_ENDPOINT_URL", "") or None,
-        "region_name": env_str("ARTIFACT_S3_REGION", "") or None,
-        "location": "artifacts",
-        "file_overwrite": True,  # names are unique per build
-        "default_acl": None,
-        "querystring_auth": True,
-        "querystring_expire": 300,
-    }},
+    "s3": {
+        "BACKEND": "apps.exports.storage.S3ArtifactStorage",
+        "OPTIONS": {
+            "bucket_name": env_str("ARTIFACT_S3_BUCKET", ""),
+            "endpoint_url": env_str("ARTIFACT_S3_ENDPOINT_URL", "") or None,
+            "region_name": env_str("ARTIFACT_S3_REGION", "") or None,
+            "location": "artifacts",
+            "file_overwrite": True,  # names are unique per build
+            "default_acl": None,
+            "querystring_auth": True,
+            "querystring_expire": 300,
+        },
+    },
 }
 if ARTIFACT_STORE not in _ARTIFACT_STORAGES:
     raise ImproperlyConfigured(f"ARTIFACT_STORE={ARTIFACT_STORE!r}: use one of {', '.join(_ARTIFACT_STORAGES)}")
@@ -229,9 +232,7 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "artifacts": _ARTIFACT_STORAGES[ARTIFACT_STORE],
     # Hashed file names let WhiteNoise send far-future cache headers.
-    "staticfiles": {
-        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
-    },
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 
 # --- Cache ------------------------------------------------------------------
@@ -252,7 +253,7 @@ REVISION_CACHE_MAX_BYTES = env_int("REVISION_CACHE_MAX_BYTES", 64 * 1024 * 1024)
 
 # Retention of the artifact store (the hourly exports.prune_artifacts): artifacts unused this many days go,
 # then the least recently used until the store holds at most ARTIFACT_MAX_BYTES.
-ARTIFACT_MAX_BYTES = env_int("ARTIFACT_MAX_BYTES", 10 * 1024 ** 3)
+ARTIFACT_MAX_BYTES = env_int("ARTIFACT_MAX_BYTES", 10 * 1024**3)
 ARTIFACT_MAX_AGE_DAYS = env_int("ARTIFACT_MAX_AGE_DAYS", 30)
 # With the files store behind nginx: the internal location that maps to VAR_DIR/artifacts/ (e.g.
 # "/_artifacts/"); the app then answers with X-Accel-Redirect and nginx sends the bytes (README, Production).
@@ -329,8 +330,9 @@ JOB_LIMITS = {
 }
 for _kind, _limits in JOB_LIMITS.items():
     if not 0 < _limits["soft_time_limit_s"] < _limits["hard_time_limit_s"] or _limits["memory_limit_mb"] <= 0:
-        raise ImproperlyConfigured(f"JOB_{_kind.upper()}_*: need 0 < soft time limit < hard time limit "
-                                   "and a positive memory limit.")
+        raise ImproperlyConfigured(
+            f"JOB_{_kind.upper()}_*: need 0 < soft time limit < hard time limit and a positive memory limit."
+        )
 JOB_KILL_GRACE_S = env_int("JOB_KILL_GRACE_S", 5)
 # A job stopped at its memory ceiling may leave its process big: the prefork pool replaces a child still
 # above the largest ceiling once its task ends (Celery reads this in KiB).
@@ -394,7 +396,7 @@ DESIGN_MAX_DEVICES = env_int("DESIGN_MAX_DEVICES", 150_000)
 SPECTACULAR_SETTINGS = {
     "TITLE": "fabricdesign API",
     "DESCRIPTION": "Design GPU-cluster network fabrics: specs, computations, bills of materials, cabling. "
-                   "See docs/api.md.",
+    "See docs/api.md.",
     "VERSION": "1.0.0",
     "SCHEMA_PATH_PREFIX": r"/api/v1",
     "SERVE_INCLUDE_SCHEMA": False,

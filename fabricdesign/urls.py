@@ -27,18 +27,19 @@ urlpatterns = [
     path("healthz", common_views.healthz, name="healthz"),
     # browsers ask for /favicon.ico on their own; the icon is a hashed static file, named when asked
     path("favicon.ico", lambda request: redirect(static("favicon.svg"), permanent=True)),
-    path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True, next_page="designs:list"),
-         name="login"),
+    path(
+        "accounts/login/",
+        auth_views.LoginView.as_view(redirect_authenticated_user=True, next_page="designs:list"),
+        name="login",
+    ),
     path("accounts/logout/", auth_views.LogoutView.as_view(next_page="login"), name="logout"),
     path("accounts/tokens/", token_views.token_list_view, name="tokens"),
     path("accounts/tokens/<int:token_id>/revoke/", token_views.token_revoke_view, name="token_revoke"),
     path("designs/", include("apps.designs.urls")),
     path("api/v1/", include("apps.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", csp(API_DOCS_CSP)(SpectacularSwaggerSplitView.as_view(url_name="api-schema")),
-         name="api-docs"),
-    path("api/docs/redoc/", csp(API_DOCS_CSP)(SpectacularRedocView.as_view(url_name="api-schema")),
-         name="api-redoc"),
+    path("api/docs/", csp(API_DOCS_CSP)(SpectacularSwaggerSplitView.as_view(url_name="api-schema")), name="api-docs"),
+    path("api/docs/redoc/", csp(API_DOCS_CSP)(SpectacularRedocView.as_view(url_name="api-schema")), name="api-redoc"),
 ]
 
 # The admin is a second sign-in page: mounted only where DJANGO_ADMIN_ENABLED says so (README).

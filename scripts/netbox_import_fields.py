@@ -12,6 +12,7 @@ bound form's field.required, as the import view sees them) and the choices of ev
 device-types.yaml also the component-template forms the device-type import view reads (its
 related_object_forms). This script imports NetBox only, never fabricdesign.
 """
+
 from __future__ import annotations
 
 import json
@@ -40,8 +41,12 @@ def describe(form_cls) -> dict:
 
     form = form_cls()
     cols = list(form_cls._meta.fields)
-    out = {"form": f"{form_cls.__module__}.{form_cls.__name__}", "fields": cols,
-           "required": [c for c in cols if c in form.fields and form.fields[c].required], "choices": {}}
+    out = {
+        "form": f"{form_cls.__module__}.{form_cls.__name__}",
+        "fields": cols,
+        "required": [c for c in cols if c in form.fields and form.fields[c].required],
+        "choices": {},
+    }
     for c in cols:
         f = form.fields.get(c)
         if isinstance(f, djforms.ChoiceField) and not isinstance(f, djforms.ModelChoiceField):

@@ -13,6 +13,7 @@ imports whole or not at all. Then every link of links.csv is looked up: the A-en
 must be complete and end on the B-end interface. Prints rows, errors and seconds per file and the
 links traced; exits non-zero on any error or untraced link.
 """
+
 from __future__ import annotations
 
 import csv
@@ -24,11 +25,17 @@ from pathlib import Path
 
 print = functools.partial(print, flush=True)  # progress shows while a long file imports
 
-ORDER = (("sites.csv", "dcim:site_bulk_import"), ("manufacturers.csv", "dcim:manufacturer_bulk_import"),
-         ("device-roles.csv", "dcim:devicerole_bulk_import"), ("racks.csv", "dcim:rack_bulk_import"),
-         ("device-types.yaml", "dcim:devicetype_bulk_import"), ("devices.csv", "dcim:device_bulk_import"),
-         ("rear-ports.csv", "dcim:rearport_bulk_import"), ("front-ports.csv", "dcim:frontport_bulk_import"),
-         ("cables.csv", "dcim:cable_bulk_import"))
+ORDER = (
+    ("sites.csv", "dcim:site_bulk_import"),
+    ("manufacturers.csv", "dcim:manufacturer_bulk_import"),
+    ("device-roles.csv", "dcim:devicerole_bulk_import"),
+    ("racks.csv", "dcim:rack_bulk_import"),
+    ("device-types.yaml", "dcim:devicetype_bulk_import"),
+    ("devices.csv", "dcim:device_bulk_import"),
+    ("rear-ports.csv", "dcim:rearport_bulk_import"),
+    ("front-ports.csv", "dcim:frontport_bulk_import"),
+    ("cables.csv", "dcim:cable_bulk_import"),
+)
 
 
 def rows_of(path: Path) -> int:
@@ -50,8 +57,9 @@ def main(out_dir: str) -> int:
     from users.models import User
 
     out = Path(out_dir)
-    user, _ = User.objects.get_or_create(username="fabricdesign-import",
-                                         defaults={"is_superuser": True, "is_active": True})  # NetBox 4 users have no is_staff
+    user, _ = User.objects.get_or_create(
+        username="fabricdesign-import", defaults={"is_superuser": True, "is_active": True}
+    )  # NetBox 4 users have no is_staff
     client = Client()
     client.force_login(user)
     failed = False
@@ -63,9 +71,15 @@ def main(out_dir: str) -> int:
             continue
         n = rows_of(path)
         t = time.perf_counter()
-        resp = client.post(reverse(url), {"data": path.read_text(encoding="utf-8"), "import_method": "direct",
-                                          "format": "yaml" if name.endswith(".yaml") else "csv",
-                                          "csv_delimiter": ","})
+        resp = client.post(
+            reverse(url),
+            {
+                "data": path.read_text(encoding="utf-8"),
+                "import_method": "direct",
+                "format": "yaml" if name.endswith(".yaml") else "csv",
+                "csv_delimiter": ",",
+            },
+        )
         dt = time.perf_counter() - t
         if resp.status_code == 302:
             print(f"{name:20s} {n:6d} rows  0 errors  {dt:7.1f} s")
@@ -96,8 +110,10 @@ def main(out_dir: str) -> int:
             else:
                 broken += 1
                 if broken <= 10:
-                    print(f"    not traced: {row['id']} {row['a_device']} {row['a_port']} -> "
-                          f"{row['b_device']} {row['b_port']}")
+                    print(
+                        f"    not traced: {row['id']} {row['a_device']} {row['a_port']} -> "
+                        f"{row['b_device']} {row['b_port']}"
+                    )
     print(f"links traced {traced}, not traced {broken} ({time.perf_counter() - t:.1f} s)")
     return 1 if broken else 0
 

@@ -35,9 +35,7 @@ def users(db) -> Users:
     return Users(
         **{
             # No password: hashing costs ~0.1 s each. Log in with client.force_login().
-            name: user_model.objects.create_user(
-                username=name, email=f"{name}@example.com"
-            )
+            name: user_model.objects.create_user(username=name, email=f"{name}@example.com")
             for name in ("alice", "bob", "charlie")
         }
     )

@@ -1,10 +1,11 @@
 """factory_boy factories for the Django models. Engine specs are plain dicts: see SMALL_SPEC.
 
-    DesignFactory()                      # alice-less: a fresh owner, a valid 16-server spec
-    DesignFactory(owner=users.alice)
-    JobFactory(design=design)            # a queued compute job of the design's spec, never enqueued
-    JobFactory(params={"spec": {...}})   # any spec, even one the engine rejects
+DesignFactory()                      # alice-less: a fresh owner, a valid 16-server spec
+DesignFactory(owner=users.alice)
+JobFactory(design=design)            # a queued compute job of the design's spec, never enqueued
+JobFactory(params={"spec": {...}})   # any spec, even one the engine rejects
 """
+
 from __future__ import annotations
 
 import factory

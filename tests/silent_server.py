@@ -4,6 +4,7 @@
 It reads and discards what clients send (so their writes never block), answers nothing, and closes every
 connection when the `with` block ends, which releases any client still waiting.
 """
+
 from __future__ import annotations
 
 import os

@@ -14,6 +14,7 @@ fails `test_the_known_upward_imports_are_still_there`, so the list stays an hone
 item 4: a job-kind registry filled from AppConfig.ready(), measurements in their own app, domain errors mapped
 by the API instead of raised by it). Imports inside functions count: a lazy import is still a dependency.
 """
+
 from __future__ import annotations
 
 import ast

@@ -26,9 +26,7 @@ def _run_settings(tmp_path, code=PRINT_SETTINGS, **env):
     clean = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(
-            ("DJANGO_", "DATABASE_", "CELERY_", "REDIS_", "FABRICDESIGN_")
-        )
+        if not k.startswith(("DJANGO_", "DATABASE_", "CELERY_", "REDIS_", "FABRICDESIGN_"))
     }
     clean.update(
         DJANGO_SETTINGS_MODULE="fabricdesign.settings",
@@ -82,9 +80,7 @@ def test_defaults_are_sqlite_and_a_filesystem_broker_under_the_var_dir(tmp_path)
 
 
 def test_a_server_broker_gets_no_filesystem_options(tmp_path):
-    result = _run_settings(
-        tmp_path, DJANGO_SECRET_KEY="x", CELERY_BROKER_URL="redis://127.0.0.1:6379/0"
-    )
+    result = _run_settings(tmp_path, DJANGO_SECRET_KEY="x", CELERY_BROKER_URL="redis://127.0.0.1:6379/0")
 
     assert result.returncode == 0, result.stderr
     options = json.loads(result.stdout)["folders"]
@@ -119,22 +115,29 @@ def test_the_test_conftest_does_not_import_django():
     assert result.returncode == 0, result.stderr
 
 
-PRINT_ARTIFACTS = ("import django, json; django.setup(); from django.conf import settings as s; "
-                   "print(json.dumps(s.STORAGES['artifacts']))")
+PRINT_ARTIFACTS = (
+    "import django, json; django.setup(); from django.conf import settings as s; "
+    "print(json.dumps(s.STORAGES['artifacts']))"
+)
 
 
 def test_the_artifact_store_defaults_to_atomic_files_under_the_var_dir(tmp_path):
     result = _run_settings(tmp_path, code=PRINT_ARTIFACTS, DJANGO_SECRET_KEY="x")
 
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout) == {"BACKEND": "apps.exports.storage.AtomicFileSystemStorage",
-                                         "OPTIONS": {"location": str(tmp_path / "artifacts")}}
+    assert json.loads(result.stdout) == {
+        "BACKEND": "apps.exports.storage.AtomicFileSystemStorage",
+        "OPTIONS": {"location": str(tmp_path / "artifacts")},
+    }
 
 
-@pytest.mark.parametrize("env, message", [
-    ({"ARTIFACT_STORE": "ftp"}, "ARTIFACT_STORE='ftp': use one of files, database, s3"),
-    ({"ARTIFACT_STORE": "s3"}, "ARTIFACT_STORE=s3 needs ARTIFACT_S3_BUCKET"),
-])
+@pytest.mark.parametrize(
+    "env, message",
+    [
+        ({"ARTIFACT_STORE": "ftp"}, "ARTIFACT_STORE='ftp': use one of files, database, s3"),
+        ({"ARTIFACT_STORE": "s3"}, "ARTIFACT_STORE=s3 needs ARTIFACT_S3_BUCKET"),
+    ],
+)
 def test_an_artifact_store_it_cannot_use_stops_startup(tmp_path, env, message):
     result = _run_settings(tmp_path, code=PRINT_ARTIFACTS, DJANGO_SECRET_KEY="x", **env)
 

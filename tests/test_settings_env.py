@@ -106,9 +106,7 @@ def test_database_url_sqlite_relative_path_is_under_base_dir():
 
 
 def test_database_url_sqlite_absolute_path_and_memory():
-    assert (
-        parse_database_url("sqlite:////tmp/x.db", base_dir=BASE)["NAME"] == "/tmp/x.db"
-    )
+    assert parse_database_url("sqlite:////tmp/x.db", base_dir=BASE)["NAME"] == "/tmp/x.db"
     assert parse_database_url("sqlite:///:memory:", base_dir=BASE)["NAME"] == ":memory:"
     assert parse_database_url("sqlite://:memory:", base_dir=BASE)["NAME"] == ":memory:"
 

@@ -1,4 +1,5 @@
 """The perimeter's settings as the environment sets them (fresh interpreter per case, as test_settings)."""
+
 import json
 
 from tests.test_settings import _run_settings

@@ -3,6 +3,7 @@
 A key is 32 random bytes, shown once when the token is made. Only its SHA-256 digest is stored,
 so a leaked database does not leak usable keys; a 256-bit random key needs no slow hash.
 """
+
 from __future__ import annotations
 
 import hashlib

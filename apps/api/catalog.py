@@ -3,6 +3,7 @@
 `custom_catalog_for(user)` is the hook the compute service calls so that a user's designs compute
 with that user's parts: `load_catalog(custom_catalog_for(design.owner))`.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -56,8 +57,11 @@ def _catalog_cached(user_id: int, digest: str) -> tuple[Catalog, set[tuple[str, 
         catalog = load_catalog(_extra(parts))
     except (HardwareCatalogError, MediaCatalogError) as exc:
         # Parts that were valid when saved can clash with a newer shipped catalog.
-        raise ApiError(409, "custom_parts_invalid", f"Your custom parts no longer load: {exc}. "
-                       "Change or delete the part named in the message.") from None
+        raise ApiError(
+            409,
+            "custom_parts_invalid",
+            f"Your custom parts no longer load: {exc}. Change or delete the part named in the message.",
+        ) from None
     return catalog, {(s, k) for s, k, _ in parts}
 
 
@@ -66,8 +70,12 @@ def media_key(section: str, body: Any) -> str:
     attr = MEDIA_PARSERS[section][1]
     value = body.get(attr) if isinstance(body, dict) else None
     if not isinstance(value, str) or not value.strip() or len(value) > 64:
-        raise ApiError(400, "invalid_part", f"body.{attr} must name the part (1-64 characters).",
-                       [{"path": f"body.{attr}", "message": "is required: the part's key (1-64 characters)"}])
+        raise ApiError(
+            400,
+            "invalid_part",
+            f"body.{attr} must name the part (1-64 characters).",
+            [{"path": f"body.{attr}", "message": "is required: the part's key (1-64 characters)"}],
+        )
     return value
 
 
@@ -76,39 +84,66 @@ def _validate(parts: list[tuple[str, str, Any]]) -> None:
         load_catalog(_extra(parts))
     # The loaders report most problems as CatalogError; a body of an unexpected shape can still
     # trip them with a plain TypeError or AttributeError, which is the user's input all the same.
-    except (HardwareCatalogError, MediaCatalogError, KeyError, TypeError, ValueError, AttributeError,
-            IndexError, RecursionError) as exc:
-        raise ApiError(400, "invalid_part", f"The part does not fit the catalog schema: {exc}",
-                       [{"path": "body", "message": str(exc)}]) from None
+    except (
+        HardwareCatalogError,
+        MediaCatalogError,
+        KeyError,
+        TypeError,
+        ValueError,
+        AttributeError,
+        IndexError,
+        RecursionError,
+    ) as exc:
+        raise ApiError(
+            400,
+            "invalid_part",
+            f"The part does not fit the catalog schema: {exc}",
+            [{"path": "body", "message": str(exc)}],
+        ) from None
 
 
 def custom_part_save(*, user, section: str, key: str | None, body: Any, part: CustomPart | None = None) -> CustomPart:
     """Create (part=None) or replace a custom part after validating it with the engine's loaders."""
     if section in HARDWARE_SECTIONS:
         if not key:
-            raise ApiError(400, "invalid_part", "key is required for servers and switches.",
-                           [{"path": "key", "message": "is required for servers and switches"}])
+            raise ApiError(
+                400,
+                "invalid_part",
+                "key is required for servers and switches.",
+                [{"path": "key", "message": "is required for servers and switches"}],
+            )
     else:
         derived = media_key(section, body)
         if key and key != derived:
-            raise ApiError(400, "invalid_part", "key must match the part's own key in the body.",
-                           [{"path": "key", "message": f"differs from the body's key {derived!r}"}])
+            raise ApiError(
+                400,
+                "invalid_part",
+                "key must match the part's own key in the body.",
+                [{"path": "key", "message": f"differs from the body's key {derived!r}"}],
+            )
         key = derived
     if not re.fullmatch(CATALOG_KEY_PATTERN, key):
         # Keys name device types and parts in every CSV, NetBox's included (written raw): no formula
         # characters at the start, nothing NetBox or a spreadsheet would read as more than a name.
-        raise ApiError(400, "invalid_part", "A part's key holds only letters, digits and . _ + / - (1-64 characters), "
-                       "beginning with a letter or digit.",
-                       [{"path": "key", "message": "must be 1-64 letters, digits, . _ + / -, starting with a letter "
-                                                   "or digit"}])
+        raise ApiError(
+            400,
+            "invalid_part",
+            "A part's key holds only letters, digits and . _ + / - (1-64 characters), "
+            "beginning with a letter or digit.",
+            [{"path": "key", "message": "must be 1-64 letters, digits, . _ + / -, starting with a letter or digit"}],
+        )
     with transaction.atomic():
         others = CustomPart.objects.select_for_update().filter(owner=user).order_by("pk")
         if part is not None:
             others = others.exclude(pk=part.pk)
         existing = [(p.section, p.key, p.body) for p in others]
         if any(s == section and k == key for s, k, _ in existing):
-            raise ApiError(409, "conflict", f"You already have a {section} part {key!r}.",
-                           [{"path": "key", "message": "already used by another of your parts"}])
+            raise ApiError(
+                409,
+                "conflict",
+                f"You already have a {section} part {key!r}.",
+                [{"path": "key", "message": "already used by another of your parts"}],
+            )
         _validate(existing + [(section, key, body)])
         if part is None:
             part = CustomPart.objects.create(owner=user, section=section, key=key, body=body)
@@ -124,22 +159,44 @@ def custom_part_delete(*, part: CustomPart) -> None:
 
 # --- listing -------------------------------------------------------------------------------------
 
+
 def _server(s) -> dict:
-    return {"key": s.key, "name": s.name, "vendor": s.vendor, "gpus": s.gpus, "gpu_memory_gb": s.gpu_memory_gb,
-            "nvlink_domain_gpus": s.nvlink_domain_gpus, "rack_units": s.rack_units, "power_kw": s.power_kw,
-            "default_per_rack": s.default_per_rack, "rack_scale": s.rack_scale,
-            "nic_speed_gbps": s.nic_speed_gbps, "compute_ports": len(s.compute_ports), "rails": s.rails,
-            "sources": list(s.sources)}
+    return {
+        "key": s.key,
+        "name": s.name,
+        "vendor": s.vendor,
+        "gpus": s.gpus,
+        "gpu_memory_gb": s.gpu_memory_gb,
+        "nvlink_domain_gpus": s.nvlink_domain_gpus,
+        "rack_units": s.rack_units,
+        "power_kw": s.power_kw,
+        "default_per_rack": s.default_per_rack,
+        "rack_scale": s.rack_scale,
+        "nic_speed_gbps": s.nic_speed_gbps,
+        "compute_ports": len(s.compute_ports),
+        "rails": s.rails,
+        "sources": list(s.sources),
+    }
 
 
 def _switch(s) -> dict:
-    return {"key": s.key, "name": s.name, "vendor": s.vendor, "technology": list(s.technology), "cages": s.cages,
-            "form_factor": s.form_factor, "top": s.top,
-            "speeds": [{"speed_gbps": sp, "ports_per_cage": n, "radix": n * s.cages}
-                       for sp, n in sorted(s.speeds.items())],
-            "lanes_gbps": s.lanes_gbps, "rack_units": s.rack_units, "power_kw": s.power_kw,
-            "buffer_mb": s.buffer_mb, "subnet_manager": s.subnet_manager, "sharp": s.sharp,
-            "sources": list(s.sources)}
+    return {
+        "key": s.key,
+        "name": s.name,
+        "vendor": s.vendor,
+        "technology": list(s.technology),
+        "cages": s.cages,
+        "form_factor": s.form_factor,
+        "top": s.top,
+        "speeds": [{"speed_gbps": sp, "ports_per_cage": n, "radix": n * s.cages} for sp, n in sorted(s.speeds.items())],
+        "lanes_gbps": s.lanes_gbps,
+        "rack_units": s.rack_units,
+        "power_kw": s.power_kw,
+        "buffer_mb": s.buffer_mb,
+        "subnet_manager": s.subnet_manager,
+        "sharp": s.sharp,
+        "sources": list(s.sources),
+    }
 
 
 def catalog_entries(*, user, section: str) -> tuple[str, list[dict]]:
@@ -151,6 +208,8 @@ def catalog_entries(*, user, section: str) -> tuple[str, list[dict]]:
         items = [{**_switch(s), "custom": ("switches", k) in own} for k, s in sorted(catalog.switches.items())]
     else:
         attr = MEDIA_PARSERS[section][1]
-        items = [{"key": e[attr], "custom": (section, e[attr]) in own, "entry": e}
-                 for e in catalog.media.raw.get(section, [])]
+        items = [
+            {"key": e[attr], "custom": (section, e[attr]) in own, "entry": e}
+            for e in catalog.media.raw.get(section, [])
+        ]
     return catalog.version, items

@@ -5,6 +5,7 @@ links.csv and cables.csv stream from LinkRecord / CableRecord rows in the CLI's 
 WITH CSV, about 6x the ORM path in performance-notes.md); elsewhere an ORM iterator feeds csv.writer.
 Either way the rows go out in ~64 KB chunks and are never all in memory.
 """
+
 from __future__ import annotations
 
 import csv
@@ -57,9 +58,13 @@ def artifact_response(artifact: Artifact, filename: str, *, immutable: bool = Tr
     artifact_touch(artifact)
     if settings.ARTIFACT_S3_REDIRECT and settings.ARTIFACT_STORE == "s3":
         # The object store sends the bytes: a presigned URL valid for 5 minutes, so this answer is not kept.
-        location = artifact_storage().url(artifact.name, parameters={
-            "ResponseContentDisposition": f'attachment; filename="{filename}"',
-            "ResponseContentType": artifact.content_type})
+        location = artifact_storage().url(
+            artifact.name,
+            parameters={
+                "ResponseContentDisposition": f'attachment; filename="{filename}"',
+                "ResponseContentType": artifact.content_type,
+            },
+        )
         response = HttpResponseRedirect(location)
         response["Cache-Control"] = "private, no-store"
         return response
@@ -97,8 +102,10 @@ def iter_table_csv(revision: Revision, kind: str, *, raw: bool = False) -> Itera
 def _copy_csv(model, table: str, order: str, revision_id: int, *, raw: bool = False) -> Iterator[bytes]:
     qn = connection.ops.quote_name
     text = {f.column for f in model._meta.fields if f.get_internal_type() == "CharField"}
-    sql = (f"COPY (SELECT {sql_select_list(table, qn, text, raw=raw)} FROM {qn(model._meta.db_table)} "
-           f"WHERE revision_id = {int(revision_id)} ORDER BY {qn(order)}) TO STDOUT WITH (FORMAT CSV, HEADER)")
+    sql = (
+        f"COPY (SELECT {sql_select_list(table, qn, text, raw=raw)} FROM {qn(model._meta.db_table)} "
+        f"WHERE revision_id = {int(revision_id)} ORDER BY {qn(order)}) TO STDOUT WITH (FORMAT CSV, HEADER)"
+    )
     parts: list[bytes] = []
     size = 0
     with connection.cursor() as cur:
@@ -130,8 +137,10 @@ class UploadRejected(ApiError):
 
 def error_fields(errors) -> list[dict]:
     """(line, column, message) rows as the API's error fields: `line 3.measured_loss_db`."""
-    return [{"path": f"line {line}" + (f".{column}" if column else ""), "message": message}
-            for line, column, message in errors]
+    return [
+        {"path": f"line {line}" + (f".{column}" if column else ""), "message": message}
+        for line, column, message in errors
+    ]
 
 
 def _basic_check(text: str) -> int:
@@ -140,8 +149,12 @@ def _basic_check(text: str) -> int:
     try:
         header = next(reader, None)
         if not header or not any(h.strip() for h in header):
-            raise ApiError(400, "invalid_upload", "The CSV has no header row.",
-                           [{"path": "line 1", "message": "a header row is required"}])
+            raise ApiError(
+                400,
+                "invalid_upload",
+                "The CSV has no header row.",
+                [{"path": "line 1", "message": "a header row is required"}],
+            )
         rows = 0
         for row in reader:
             if not row:
@@ -149,8 +162,12 @@ def _basic_check(text: str) -> int:
             rows += 1
             if len(row) != len(header):
                 line = reader.line_num
-                raise ApiError(400, "invalid_upload", f"Line {line} has {len(row)} columns; the header has "
-                               f"{len(header)}.", [{"path": f"line {line}", "message": "column count differs"}])
+                raise ApiError(
+                    400,
+                    "invalid_upload",
+                    f"Line {line} has {len(row)} columns; the header has {len(header)}.",
+                    [{"path": f"line {line}", "message": "column count differs"}],
+                )
             if rows > MAX_ROWS:
                 raise ApiError(413, "payload_too_large", f"More than {MAX_ROWS} rows.")
     except csv.Error as exc:
@@ -160,8 +177,9 @@ def _basic_check(text: str) -> int:
     return rows
 
 
-def measurement_upload(*, revision: Revision, user, text: str, filename: str, check=None, test_limit: str = "pmd",
-                       keep_valid: bool = True) -> MeasurementUpload:
+def measurement_upload(
+    *, revision: Revision, user, text: str, filename: str, check=None, test_limit: str = "pmd", keep_valid: bool = True
+) -> MeasurementUpload:
     """Validate and store a measured test-results CSV: one policy for the API, `manage.py import-results`
     and the browser.
 
@@ -188,13 +206,25 @@ def measurement_upload(*, revision: Revision, user, text: str, filename: str, ch
         if header:
             raise UploadRejected(f"Wrong header: {header[0][2]}.", errors)
         if not rows:
-            raise UploadRejected(f"None of the rows fits this revision's test sheet ({len(errors):,} with errors)."
-                                 if errors else "The CSV has a header but no rows.", errors)
+            raise UploadRejected(
+                f"None of the rows fits this revision's test sheet ({len(errors):,} with errors)."
+                if errors
+                else "The CSV has a header but no rows.",
+                errors,
+            )
         if errors and not keep_valid:
             raise UploadRejected(f"{len(errors):,} row(s) do not fit this revision's test sheet.", errors)
     raw = text.encode()
-    return MeasurementUpload.objects.create(revision=revision, uploaded_by=user, filename=filename[:200],
-                                            size=len(raw), rows=rows, counts=counts, test_limit=test_limit,
-                                            errors=[list(e) for e in errors[:MAX_STORED_ERRORS]],
-                                            error_count=len(errors),
-                                            sha256=hashlib.sha256(raw).hexdigest(), content=text)
+    return MeasurementUpload.objects.create(
+        revision=revision,
+        uploaded_by=user,
+        filename=filename[:200],
+        size=len(raw),
+        rows=rows,
+        counts=counts,
+        test_limit=test_limit,
+        errors=[list(e) for e in errors[:MAX_STORED_ERRORS]],
+        error_count=len(errors),
+        sha256=hashlib.sha256(raw).hexdigest(),
+        content=text,
+    )

@@ -4,6 +4,7 @@
 
 `fields` is present (possibly empty) on every error; SpecError paths go into it unchanged.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -25,8 +26,9 @@ from .output import job_out
 class ApiError(exceptions.APIException):
     """An expected failure with its own code and status, raised by views and API services."""
 
-    def __init__(self, status_code: int, code: str, message: str, fields: list[dict] | None = None,
-                 headers: dict | None = None):
+    def __init__(
+        self, status_code: int, code: str, message: str, fields: list[dict] | None = None, headers: dict | None = None
+    ):
         super().__init__(message)
         self.status_code = status_code
         self.code = code
@@ -40,8 +42,10 @@ def error_body(code: str, message: str, fields: list[dict] | None = None) -> dic
 
 
 def spec_error_fields(exc: SpecError, prefix: str = "") -> list[dict]:
-    return [{"path": f"{prefix}{e.path}" if prefix and e.path else (e.path or prefix.rstrip(".")),
-             "message": e.message} for e in exc.errors]
+    return [
+        {"path": f"{prefix}{e.path}" if prefix and e.path else (e.path or prefix.rstrip(".")), "message": e.message}
+        for e in exc.errors
+    ]
 
 
 def _flatten(detail: Any, path: str = "") -> list[dict]:
@@ -108,7 +112,8 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
     elif isinstance(exc, exceptions.APIException):
         code = exc.status_code
         name = next((c for cls, c in _CODES.items() if isinstance(exc, cls)), None) or str(
-            getattr(exc, "default_code", "error"))
+            getattr(exc, "default_code", "error")
+        )
         body = error_body(name, str(exc.detail) if not isinstance(exc.detail, (list, dict)) else "Request failed.")
         if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
             headers["Retry-After"] = str(max(1, int(exc.wait + 0.999)))

@@ -7,6 +7,7 @@ key with a different request is a 422 (`idempotency_key_reused`). Only successfu
 remembered: a failed request had no effect and may be retried with the same key. Keys are
 remembered for KEY_TTL.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -58,9 +59,12 @@ def idempotent(request: Request, handler: Callable[[], Response]) -> Response:
     if key is None:
         return handler()
     if not _KEY.match(key):
-        raise ApiError(400, "invalid_idempotency_key",
-                       f"{HEADER} must be 1-255 printable ASCII characters without spaces.",
-                       [{"path": HEADER, "message": "1-255 printable ASCII characters without spaces"}])
+        raise ApiError(
+            400,
+            "invalid_idempotency_key",
+            f"{HEADER} must be 1-255 printable ASCII characters without spaces.",
+            [{"path": HEADER, "message": "1-255 printable ASCII characters without spaces"}],
+        )
     fingerprint = _fingerprint(request)
     user = request.user
     # Forget this user's expired keys (few rows: keys live a day).
@@ -69,8 +73,9 @@ def idempotent(request: Request, handler: Callable[[], Response]) -> Response:
         with transaction.atomic():
             try:
                 with transaction.atomic():
-                    record = IdempotencyRecord.objects.create(user=user, key=key, fingerprint=fingerprint,
-                                                              status_code=0, body={})
+                    record = IdempotencyRecord.objects.create(
+                        user=user, key=key, fingerprint=fingerprint, status_code=0, body={}
+                    )
             except IntegrityError:
                 record = None
             if record is not None:
@@ -89,9 +94,12 @@ def idempotent(request: Request, handler: Callable[[], Response]) -> Response:
     if record is None or record.status_code == 0:
         raise ApiError(409, "idempotency_key_in_use", f"A request with this {HEADER} is still being processed.")
     if record.fingerprint != fingerprint:
-        raise ApiError(422, "idempotency_key_reused",
-                       f"This {HEADER} was used for a different request; use a new key for a new request.",
-                       [{"path": HEADER, "message": "already used with another method, path or body"}])
+        raise ApiError(
+            422,
+            "idempotency_key_reused",
+            f"This {HEADER} was used for a different request; use a new key for a new request.",
+            [{"path": HEADER, "message": "already used with another method, path or body"}],
+        )
     return _replay(record)
 
 

@@ -1,4 +1,5 @@
 """Rows the API keeps: personal tokens, custom parts, idempotency keys, test results (price lists: apps.catalog)."""
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -92,8 +93,9 @@ class MeasurementUpload(models.Model):
     # A withdrawn upload (measured on the wrong port, a meter out of calibration) is kept and listed, but its
     # rows no longer count towards the revision's standing results.
     withdrawn_at = models.DateTimeField(null=True, blank=True)
-    withdrawn_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                     related_name="+")
+    withdrawn_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         ordering = ["-id"]

@@ -1,4 +1,5 @@
 """Plain-dict representations of designs, jobs and revisions (documented in apps.api.serializers)."""
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -52,10 +53,10 @@ def job_out(request, job: Job) -> dict:
         "design": job.design_id,
         "design_url": url(request, "design-detail", job.design_id) if job.design_id else None,
         "revision": revision,
-        "revision_url": (url(request, "revision-detail", job.design_id, revision)
-                         if revision and job.design_id else None),
-        "file_url": (url(request, "job-file", job.pk)
-                     if job.kind == "export" and job.status == "succeeded" else None),
+        "revision_url": (
+            url(request, "revision-detail", job.design_id, revision) if revision and job.design_id else None
+        ),
+        "file_url": (url(request, "job-file", job.pk) if job.kind == "export" and job.status == "succeeded" else None),
         "created_at": iso(job.created_at),
         "started_at": iso(job.started_at),
         "finished_at": iso(job.finished_at),

@@ -4,6 +4,7 @@ Link and cable tables page through apps.designs.tables (keyset on (sort key, id)
 lists (designs, revisions, jobs, tokens, parts) page here on their primary key, newest first.
 Every page answers {"results": [...], "next_cursor", "next", "previous_cursor", "previous"}.
 """
+
 from __future__ import annotations
 
 from urllib.parse import urlencode
@@ -26,8 +27,13 @@ def page_url(request: Request, cursor: str | None) -> str | None:
 
 
 def page_body(request: Request, results: list, next_cursor: str | None, prev_cursor: str | None) -> dict:
-    return {"results": results, "next_cursor": next_cursor, "next": page_url(request, next_cursor),
-            "previous_cursor": prev_cursor, "previous": page_url(request, prev_cursor)}
+    return {
+        "results": results,
+        "next_cursor": next_cursor,
+        "next": page_url(request, next_cursor),
+        "previous_cursor": prev_cursor,
+        "previous": page_url(request, prev_cursor),
+    }
 
 
 def id_page(qs: QuerySet, *, cursor: str | None, limit: int, key: str = "pk") -> tuple[list, str | None]:

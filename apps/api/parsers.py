@@ -3,6 +3,7 @@
 DRF reads the body stream itself, which skips Django's DATA_UPLOAD_MAX_MEMORY_SIZE check, so
 the limit is enforced here, on the declared Content-Length and on the bytes actually read.
 """
+
 from __future__ import annotations
 
 import json

@@ -13,6 +13,7 @@ through:
 Every API answer carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (Unix time,
 in seconds, at which the window ends); a refused one is a 429 with Retry-After.
 """
+
 from __future__ import annotations
 
 import logging
@@ -44,15 +45,18 @@ class RateLimit:
         return self.remaining >= 0
 
     def headers(self) -> dict[str, str]:
-        return {"X-RateLimit-Limit": str(self.limit), "X-RateLimit-Remaining": str(max(0, self.remaining)),
-                "X-RateLimit-Reset": str(math.ceil(self.reset_at))}
+        return {
+            "X-RateLimit-Limit": str(self.limit),
+            "X-RateLimit-Remaining": str(max(0, self.remaining)),
+            "X-RateLimit-Reset": str(math.ceil(self.reset_at)),
+        }
 
     def retry_after(self, now: float | None = None) -> float:
         return max(0.0, self.reset_at - (time.time() if now is None else now))
 
 
 def parse_rate(rate: str) -> tuple[int, int]:
-    """"1200/min" -> (1200, 60): requests and the window in seconds (settings validated the shape)."""
+    """ "1200/min" -> (1200, 60): requests and the window in seconds (settings validated the shape)."""
     count, unit = rate.split("/")
     return int(count), PERIODS[unit]
 
@@ -110,11 +114,13 @@ def _database_hit(key: str, now: float, period: int) -> tuple[int, float]:
     # Every right-hand side reads the row as it was, so count and reset_at restart together when the
     # window has ended. The statement is atomic on its own: in autocommit it commits at once, and inside
     # a transaction (a test's) it still runs under the row's lock.
-    sql = (f"INSERT INTO {table} ({key_col}, count, reset_at) VALUES (%s, 1, %s) "
-           f"ON CONFLICT ({key_col}) DO UPDATE SET "
-           f"count = CASE WHEN {table}.reset_at <= %s THEN 1 ELSE {table}.count + 1 END, "
-           f"reset_at = CASE WHEN {table}.reset_at <= %s THEN excluded.reset_at ELSE {table}.reset_at END "
-           f"RETURNING count, reset_at")
+    sql = (
+        f"INSERT INTO {table} ({key_col}, count, reset_at) VALUES (%s, 1, %s) "
+        f"ON CONFLICT ({key_col}) DO UPDATE SET "
+        f"count = CASE WHEN {table}.reset_at <= %s THEN 1 ELSE {table}.count + 1 END, "
+        f"reset_at = CASE WHEN {table}.reset_at <= %s THEN excluded.reset_at ELSE {table}.reset_at END "
+        f"RETURNING count, reset_at"
+    )
     with connection.cursor() as cursor:
         cursor.execute(sql, [key, now + period, now, now])
         count, reset_at = cursor.fetchone()

@@ -1,4 +1,5 @@
 """Reads of a stored revision's result: BOM lines with spares and prices, BOM difference, loss budgets."""
+
 from __future__ import annotations
 
 from decimal import Decimal
@@ -14,9 +15,13 @@ def _bom_by_part(summary: dict) -> dict[str, dict]:
         part = line["sku"]
         cur = out.get(part)
         if cur is None:
-            out[part] = {"part": part, "description": line.get("description", ""),
-                         "category": line.get("category", ""), "quantity": int(line.get("quantity") or 0),
-                         "watts": line.get("watts")}
+            out[part] = {
+                "part": part,
+                "description": line.get("description", ""),
+                "category": line.get("category", ""),
+                "quantity": int(line.get("quantity") or 0),
+                "watts": line.get("watts"),
+            }
         else:
             cur["quantity"] += int(line.get("quantity") or 0)
             if line.get("watts") is not None:
@@ -31,8 +36,12 @@ def completeness_of(summary: dict | None) -> dict:
     summary = summary or {}
     c = summary.get("completeness")
     if c:
-        return {"complete": bool(c.get("complete")), "links_without_part": int(c.get("links_without_part") or 0),
-                "missing": list(c.get("missing") or []), "unconfirmed": list(c.get("unconfirmed") or [])}
+        return {
+            "complete": bool(c.get("complete")),
+            "links_without_part": int(c.get("links_without_part") or 0),
+            "missing": list(c.get("missing") or []),
+            "unconfirmed": list(c.get("unconfirmed") or []),
+        }
     n = int(((summary.get("loss_budget") or {}).get("no_medium")) or 0)
     return {"complete": n == 0, "links_without_part": n, "missing": [], "unconfirmed": []}
 
@@ -52,16 +61,27 @@ def revision_bom(*, revision: Revision, spares_percent: Decimal = Decimal(0), ca
 
     pricing = revision_pricing(revision=revision)
     prices = pricing.prices
-    summary_lines = [line for line in (revision.summary or {}).get("bom") or []
-                     if not category or line.get("category") == category]
+    summary_lines = [
+        line for line in (revision.summary or {}).get("bom") or [] if not category or line.get("category") == category
+    ]
     opts = ExportOptions.from_any({"prices": prices, "spares_percent": {"*": spares_percent}})
     order, totals, _ = order_lines(summary_lines, opts)
-    lines = [{"part": sku, "description": line.get("description", ""), "category": cat, "quantity": qty,
-              "spares": spares, "order_quantity": oq,
-              "unit_price": _money(prices[sku]) if prices.get(sku) is not None else None,
-              "total": _money(ext) if ext is not None else None, "watts": watts,
-              "verify_before_ordering": bool(line.get("unconfirmed")), "unconfirmed": line.get("unconfirmed") or ""}
-             for line, (cat, sku, qty, spares, oq, watts, _unit, ext) in zip(summary_lines, order)]
+    lines = [
+        {
+            "part": sku,
+            "description": line.get("description", ""),
+            "category": cat,
+            "quantity": qty,
+            "spares": spares,
+            "order_quantity": oq,
+            "unit_price": _money(prices[sku]) if prices.get(sku) is not None else None,
+            "total": _money(ext) if ext is not None else None,
+            "watts": watts,
+            "verify_before_ordering": bool(line.get("unconfirmed")),
+            "unconfirmed": line.get("unconfirmed") or "",
+        }
+        for line, (cat, sku, qty, spares, oq, watts, _unit, ext) in zip(summary_lines, order)
+    ]
     completeness = completeness_of(revision.summary)
     return {
         "revision": revision.number,
@@ -72,10 +92,14 @@ def revision_bom(*, revision: Revision, spares_percent: Decimal = Decimal(0), ca
         "links_without_part": completeness["links_without_part"],
         "missing": completeness["missing"],
         "lines": lines,
-        "totals": {"lines": len(lines), "quantity": totals["quantity"], "spares": totals["spares"],
-                   "price": _money(totals["price"]) if lines and totals["priced_all"] else None,
-                   "priced_lines": len(lines) - totals["lines_without_price"],
-                   "watts": round(totals["watts"], 2)},
+        "totals": {
+            "lines": len(lines),
+            "quantity": totals["quantity"],
+            "spares": totals["spares"],
+            "price": _money(totals["price"]) if lines and totals["priced_all"] else None,
+            "priced_lines": len(lines) - totals["lines_without_price"],
+            "watts": round(totals["watts"], 2),
+        },
     }
 
 
@@ -84,19 +108,47 @@ def bom_diff(*, old: Revision, new: Revision) -> dict:
     a, b = _bom_by_part(old.summary), _bom_by_part(new.summary)
     added = [dict(b[p]) for p in sorted(set(b) - set(a))]
     removed = [dict(a[p]) for p in sorted(set(a) - set(b))]
-    changed = [{"part": p, "description": b[p]["description"], "category": b[p]["category"],
-                "old_quantity": a[p]["quantity"], "new_quantity": b[p]["quantity"],
-                "delta": b[p]["quantity"] - a[p]["quantity"]}
-               for p in sorted(set(a) & set(b)) if a[p]["quantity"] != b[p]["quantity"]]
+    changed = [
+        {
+            "part": p,
+            "description": b[p]["description"],
+            "category": b[p]["category"],
+            "old_quantity": a[p]["quantity"],
+            "new_quantity": b[p]["quantity"],
+            "delta": b[p]["quantity"] - a[p]["quantity"],
+        }
+        for p in sorted(set(a) & set(b))
+        if a[p]["quantity"] != b[p]["quantity"]
+    ]
     for rows in (added, removed):
         for r in rows:
             r.pop("watts", None)
-    return {"old": old.number, "new": new.number, "added": added, "removed": removed, "changed": changed,
-            "unchanged": sum(1 for p in set(a) & set(b) if a[p]["quantity"] == b[p]["quantity"])}
+    return {
+        "old": old.number,
+        "new": new.number,
+        "added": added,
+        "removed": removed,
+        "changed": changed,
+        "unchanged": sum(1 for p in set(a) & set(b) if a[p]["quantity"] == b[p]["quantity"]),
+    }
 
 
-WORST_FIELDS = ("link_id", "network", "tier", "a_device", "a_port", "b_device", "b_port", "length_m", "medium",
-                "a_part", "b_part", "loss_db", "margin_db", "status")
+WORST_FIELDS = (
+    "link_id",
+    "network",
+    "tier",
+    "a_device",
+    "a_port",
+    "b_device",
+    "b_port",
+    "length_m",
+    "medium",
+    "a_part",
+    "b_part",
+    "loss_db",
+    "margin_db",
+    "status",
+)
 
 
 def revision_loss_budget(*, revision: Revision) -> dict:
@@ -110,5 +162,8 @@ def revision_loss_budget(*, revision: Revision) -> dict:
             ids.append(int(text[1:]))
     found = LinkRecord.objects.filter(revision=revision, link_id__in=ids).values(*WORST_FIELDS)
     rows = {r["link_id"]: r for r in found}
-    return {"revision": revision.number, "counts": s.get("loss_budget") or {},
-            "worst_links": [rows[i] for i in ids if i in rows]}
+    return {
+        "revision": revision.number,
+        "counts": s.get("loss_budget") or {},
+        "worst_links": [rows[i] for i in ids if i in rows],
+    }

@@ -3,6 +3,7 @@
 Every operation gets the error answers it can give, all in the one Error shape, so clients and
 the fuzzer (tests/apps/api/test_fuzz.py) know every status code the API may answer with.
 """
+
 from __future__ import annotations
 
 import re
@@ -23,7 +24,7 @@ ERROR_SCHEMA = {
                 "fields": {
                     "type": "array",
                     "description": "One entry per bad field; `path` is dotted (compute_fabric.switch) "
-                                   "or names a query parameter or header.",
+                    "or names a query parameter or header.",
                     "items": {
                         "type": "object",
                         "required": ["path", "message"],
@@ -46,18 +47,22 @@ ERRORS = {
     "415": "Unsupported Content-Type.",
     "422": "Idempotency-Key reused with a different request.",
     "429": "Rate limit reached (per user, across all tokens and the browser session); retry after the "
-           "Retry-After header's seconds.",
+    "Retry-After header's seconds.",
     "501": "Not available in this build.",
 }
 
 
 # On every answer (apps/api/ratelimit.py).
 RATE_LIMIT_HEADERS = {
-    "X-RateLimit-Limit": {"schema": {"type": "integer"},
-                          "description": "Requests allowed per window, per user (all tokens and the session)."},
+    "X-RateLimit-Limit": {
+        "schema": {"type": "integer"},
+        "description": "Requests allowed per window, per user (all tokens and the session).",
+    },
     "X-RateLimit-Remaining": {"schema": {"type": "integer"}, "description": "Requests left in this window."},
-    "X-RateLimit-Reset": {"schema": {"type": "integer"},
-                          "description": "Unix time (seconds) at which this window ends."},
+    "X-RateLimit-Reset": {
+        "schema": {"type": "integer"},
+        "description": "Unix time (seconds) at which this window ends.",
+    },
 }
 
 
@@ -80,8 +85,12 @@ class TokenAuthenticationScheme(OpenApiAuthenticationExtension):
     name = "tokenAuth"
 
     def get_security_definition(self, auto_schema):
-        return {"type": "apiKey", "in": "header", "name": "Authorization",
-                "description": "Personal API token: `Authorization: Token <key>` (create one at POST /api/v1/tokens/)."}
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "Authorization",
+            "description": "Personal API token: `Authorization: Token <key>` (create one at POST /api/v1/tokens/).",
+        }
 
 
 def _codes(path: str, method: str, op: dict) -> list[str]:
@@ -105,19 +114,31 @@ def add_error_responses(result, generator, request, public):
             responses = op.setdefault("responses", {})
             for code in ("201", "202"):
                 if code in responses and method == "post":
-                    responses[code]["headers"] = {"Location": {
-                        "schema": {"type": "string", "format": "uri"},
-                        "description": "URL of the created object (201) or of the job to poll (202)."}}
+                    responses[code]["headers"] = {
+                        "Location": {
+                            "schema": {"type": "string", "format": "uri"},
+                            "description": "URL of the created object (201) or of the job to poll (202).",
+                        }
+                    }
             if path.endswith("/downloads/{kind}") and "200" in responses:
-                responses["200"]["headers"] = {"Content-Disposition": {
-                    "schema": {"type": "string"}, "description": 'attachment; filename="<design>-r<n>-<kind>"'}}
+                responses["200"]["headers"] = {
+                    "Content-Disposition": {
+                        "schema": {"type": "string"},
+                        "description": 'attachment; filename="<design>-r<n>-<kind>"',
+                    }
+                }
             for code in _codes(path, method, op):
                 responses.setdefault(code, {"description": ERRORS[code]})
-            responses["429"]["headers"] = {"Retry-After": {
-                "schema": {"type": "integer"}, "description": "Seconds until the rate limit lets the user in again."}}
+            responses["429"]["headers"] = {
+                "Retry-After": {
+                    "schema": {"type": "integer"},
+                    "description": "Seconds until the rate limit lets the user in again.",
+                }
+            }
             # Every answer carries them (docs/api.md); listed here once, not on each of ~600 answers.
             responses["429"]["headers"].update(
-                {name: {"$ref": f"#/components/headers/{name}"} for name in RATE_LIMIT_HEADERS})
+                {name: {"$ref": f"#/components/headers/{name}"} for name in RATE_LIMIT_HEADERS}
+            )
             for code, resp in responses.items():
                 if re.fullmatch(r"[45]\d\d", code):
                     resp.setdefault("description", ERRORS.get(code, "Error."))

@@ -5,6 +5,7 @@ here only *document* responses for the OpenAPI schema: views build plain dicts (
 which is 15-25x faster than ModelSerializer(many=True) (performance-notes.md). The schema test
 and the fuzzer check that the dicts match these shapes.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -61,6 +62,7 @@ def query(serializer_class: type[serializers.Serializer], request) -> dict:
 
 # --- shared response shapes ----------------------------------------------------------------------
 
+
 @extend_schema_field({"type": "string", "format": "decimal", "pattern": MONEY_PATTERN, "description": MONEY_FORMAT})
 class MoneyField(serializers.CharField):
     """A price in the one price format everywhere (engine/orders/money.py)."""
@@ -92,9 +94,14 @@ class DesignOut(serializers.Serializer):
 
 class DesignDetailOut(DesignOut):
     spec = serializers.DictField(help_text="The normalized spec (schema: GET /api/v1/spec-schema/).")
-    warnings = FieldErrorOut(many=True, required=False, help_text=(
-        "Create and update only: what the save's checks warn about without refusing, each at its spec field "
-        "(e.g. a workload step time implying more TFLOP/s per GPU than achievable)."))
+    warnings = FieldErrorOut(
+        many=True,
+        required=False,
+        help_text=(
+            "Create and update only: what the save's checks warn about without refusing, each at its spec field "
+            "(e.g. a workload step time implying more TFLOP/s per GPU than achievable)."
+        ),
+    )
     revisions_url = serializers.URLField()
     compute_url = serializers.URLField()
 
@@ -145,5 +152,16 @@ class RevisionPageOut(PageOut):
     results = RevisionOut(many=True)
 
 
-__all__ = ["StrictSerializer", "query", "FieldErrorOut", "PageOut", "DesignOut", "DesignDetailOut", "DesignPageOut",
-           "JobOut", "JobPageOut", "RevisionOut", "RevisionPageOut"]
+__all__ = [
+    "StrictSerializer",
+    "query",
+    "FieldErrorOut",
+    "PageOut",
+    "DesignOut",
+    "DesignDetailOut",
+    "DesignPageOut",
+    "JobOut",
+    "JobPageOut",
+    "RevisionOut",
+    "RevisionPageOut",
+]

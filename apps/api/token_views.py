@@ -1,5 +1,6 @@
 """The browser's page for personal API tokens (/accounts/tokens/): list, create (the key is shown once,
 on the answer to the POST, which no cache may keep), revoke. The same services as the API and the CLI."""
+
 from __future__ import annotations
 
 from django import forms
@@ -15,8 +16,7 @@ from .models import ApiToken
 
 
 class TokenForm(forms.Form):
-    name = forms.CharField(label="Name", max_length=100,
-                           help_text="What the token is for, e.g. “procurement sync”.")
+    name = forms.CharField(label="Name", max_length=100, help_text="What the token is for, e.g. “procurement sync”.")
 
 
 @login_required(login_url="login")
@@ -28,9 +28,16 @@ def token_list_view(request: HttpRequest) -> HttpResponse:
     if form.is_valid():
         token, key = token_create(user=request.user, name=form.cleaned_data["name"])
         created, form = {"token": token, "key": key}, TokenForm()
-    return render(request, "accounts/tokens.html", {
-        "form": form, "created": created, "tokens": ApiToken.objects.filter(user=request.user),
-    }, status=400 if form.errors else 200)
+    return render(
+        request,
+        "accounts/tokens.html",
+        {
+            "form": form,
+            "created": created,
+            "tokens": ApiToken.objects.filter(user=request.user),
+        },
+        status=400 if form.errors else 200,
+    )
 
 
 @login_required(login_url="login")

@@ -1,4 +1,5 @@
 """Routes of /api/v1/ (mounted by fabricdesign/urls.py). Every unmatched /api/v1/ path is a JSON 404."""
+
 from __future__ import annotations
 
 from django.urls import path, re_path, register_converter
@@ -87,8 +88,11 @@ urlpatterns = [
     path(f"{R}/downloads/", downloads.DownloadListApi.as_view(), name="revision-download-list"),
     path(f"{R}/downloads/<str:kind>", downloads.DownloadApi.as_view(), name="revision-download"),
     path(f"{R}/measurements/", downloads.MeasurementListApi.as_view(), name="revision-measurements"),
-    path(f"{R}/measurements/<int:upload_id>/withdraw/", downloads.MeasurementWithdrawApi.as_view(),
-         name="revision-measurement-withdraw"),
+    path(
+        f"{R}/measurements/<int:upload_id>/withdraw/",
+        downloads.MeasurementWithdrawApi.as_view(),
+        name="revision-measurement-withdraw",
+    ),
     path(f"{R}/exports/", downloads.ExportCreateApi.as_view(), name="revision-exports"),
     path(f"{D}/qos/", qos.DesignQosApi.as_view(), name="design-qos"),
     path(f"{R}/configs/", qos.RevisionConfigListApi.as_view(), name="revision-config-list"),

@@ -1,4 +1,5 @@
 """Price lists: the one a user edits, and the immutable versions every change leaves behind."""
+
 from __future__ import annotations
 
 from django.conf import settings

@@ -1,4 +1,5 @@
 """Writing price lists: every change adds a version, so what a revision was priced with can always be read back."""
+
 from __future__ import annotations
 
 from django.db import transaction
@@ -21,8 +22,9 @@ def price_list_save(*, owner, currency: str, prices: dict[str, str]) -> PriceLis
         if latest is not None and latest.currency == currency and latest.prices == prices:
             return None
         number = (PriceListVersion.objects.filter(owner=owner).aggregate(n=Max("number"))["n"] or 0) + 1
-        return PriceListVersion.objects.create(owner=owner, number=number, currency=currency, prices=prices,
-                                               created_at=timezone.now(), created_by=owner)
+        return PriceListVersion.objects.create(
+            owner=owner, number=number, currency=currency, prices=prices, created_at=timezone.now(), created_by=owner
+        )
 
 
 def price_version_latest(*, owner) -> PriceListVersion | None:
@@ -31,5 +33,8 @@ def price_version_latest(*, owner) -> PriceListVersion | None:
 
 def price_version_at(*, owner_id: int, when) -> PriceListVersion | None:
     """The owner's version in force at `when`: the newest created at or before it."""
-    return (PriceListVersion.objects.filter(owner_id=owner_id, created_at__lte=when)
-            .order_by("-created_at", "-number").first())
+    return (
+        PriceListVersion.objects.filter(owner_id=owner_id, created_at__lte=when)
+        .order_by("-created_at", "-number")
+        .first()
+    )

@@ -5,6 +5,7 @@ A design a user may not see answers 404 (never 403, so its existence is not reve
 site: a user of the development defaults would learn more than the production page tells. Only 404s raised by
 views are changed; an unknown URL under DEBUG keeps Django's page, which helps whoever develops the app.
 """
+
 from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse

@@ -11,6 +11,7 @@ X-Content-Type-Options and Referrer-Policy. This adds what Django 5.2 lacks:
   longer (a revision's files never change) sets its own header, e.g. with `cache_immutable`
   (apps.common.http_cache adds the strong ETag and the 304 answer).
 """
+
 from __future__ import annotations
 
 import ipaddress
@@ -98,7 +99,13 @@ def lockout_response(request, original_response=None, credentials=None) -> HttpR
     """django-axes' answer to a sign-in while the username or the address is locked out: 429 and a page
     that says why and for how long (the same for both, so it reveals nothing about the account)."""
     username = (credentials or {}).get("username") or request.POST.get("username", "")
-    return render(request, "registration/locked_out.html", {
-        "username": username[:150], "failure_limit": settings.AXES_FAILURE_LIMIT,
-        "lockout_minutes": int(settings.AXES_COOLOFF_TIME.total_seconds() // 60),
-    }, status=429)
+    return render(
+        request,
+        "registration/locked_out.html",
+        {
+            "username": username[:150],
+            "failure_limit": settings.AXES_FAILURE_LIMIT,
+            "lockout_minutes": int(settings.AXES_COOLOFF_TIME.total_seconds() // 60),
+        },
+        status=429,
+    )

@@ -58,8 +58,10 @@ def _workers(last_seen) -> dict:
     within = settings.WORKER_SEEN_WITHIN_S
     age = (timezone.now() - last_seen).total_seconds() if last_seen else None
     recent = age is not None and age <= within
-    return {"status": "ok" if recent else f"no worker seen in the last {within} s",
-            "last_seen": last_seen.isoformat(timespec="seconds") if last_seen else None}
+    return {
+        "status": "ok" if recent else f"no worker seen in the last {within} s",
+        "last_seen": last_seen.isoformat(timespec="seconds") if last_seen else None,
+    }
 
 
 class _Pending:

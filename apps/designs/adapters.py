@@ -1,4 +1,5 @@
 """The only place that sees both ORM rows and engine results."""
+
 from __future__ import annotations
 
 import hashlib
@@ -7,13 +8,53 @@ from itertools import repeat
 
 from engine.result import DesignRows
 
-LINK_DB_COLUMNS = ("revision_id", "link_id", "network", "plane", "tier", "speed_gbps",
-                   "a_device", "a_port", "a_rack", "a_u", "b_device", "b_port", "b_rack", "b_u", "length_m",
-                   "medium", "a_part", "b_part", "cables", "fibers", "polarity", "loss_db", "margin_db", "status")
+LINK_DB_COLUMNS = (
+    "revision_id",
+    "link_id",
+    "network",
+    "plane",
+    "tier",
+    "speed_gbps",
+    "a_device",
+    "a_port",
+    "a_rack",
+    "a_u",
+    "b_device",
+    "b_port",
+    "b_rack",
+    "b_u",
+    "length_m",
+    "medium",
+    "a_part",
+    "b_part",
+    "cables",
+    "fibers",
+    "polarity",
+    "loss_db",
+    "margin_db",
+    "status",
+)
 
-CABLE_DB_COLUMNS = ("revision_id", "cable_id", "network", "tier", "kind", "part", "length_m",
-                    "a_device", "a_port", "a_rack", "a_u", "b_device", "b_port", "b_rack", "b_u", "label_a", "label_b",
-                    "links")
+CABLE_DB_COLUMNS = (
+    "revision_id",
+    "cable_id",
+    "network",
+    "tier",
+    "kind",
+    "part",
+    "length_m",
+    "a_device",
+    "a_port",
+    "a_rack",
+    "a_u",
+    "b_device",
+    "b_port",
+    "b_rack",
+    "b_u",
+    "label_a",
+    "label_b",
+    "links",
+)
 
 _NO_PHYSICAL = ("", "", "", "", 0, "", None, None, "")
 
@@ -39,8 +80,23 @@ def link_db_rows(result: DesignRows, revision_id: int) -> Iterator[tuple]:
     for link, length, fields in zip(result.links, result.lengths_m, extra):
         ra, ua = loc[link.a]
         rb, ub = loc[link.b]
-        yield (revision_id, link.id, link.network, link.plane, link.tier, link.speed_gbps,
-               names[link.a], link.a_port, ra, ua, names[link.b], link.b_port, rb, ub, length) + fields
+        yield (
+            revision_id,
+            link.id,
+            link.network,
+            link.plane,
+            link.tier,
+            link.speed_gbps,
+            names[link.a],
+            link.a_port,
+            ra,
+            ua,
+            names[link.b],
+            link.b_port,
+            rb,
+            ub,
+            length,
+        ) + fields
 
 
 def cable_count(result: DesignRows) -> int:

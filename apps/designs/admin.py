@@ -1,4 +1,5 @@
 """Admin for staff: designs with their shares, and read-only revisions (a revision never changes)."""
+
 from django.contrib import admin
 
 from .models import Design, DesignShare, Revision

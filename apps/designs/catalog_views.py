@@ -2,6 +2,7 @@
 own parts and price list, added and edited with the same validation the API uses (apps.api.catalog,
 apps.api.views.catalog). A design computed after a part is added uses it (the compute service loads the
 owner's custom parts)."""
+
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
@@ -22,8 +23,18 @@ from apps.catalog.services import price_list_save
 from .views import signin_required
 
 SECTIONS = [c.value for c in PartSection]
-_MEDIA_COLUMNS = ("transceivers", "cables", "cords", "copper_cords", "trunks", "pmds", "adapters", "panels",
-                  "cassettes", "cabling_requirements")
+_MEDIA_COLUMNS = (
+    "transceivers",
+    "cables",
+    "cords",
+    "copper_cords",
+    "trunks",
+    "pmds",
+    "adapters",
+    "panels",
+    "cassettes",
+    "cabling_requirements",
+)
 
 
 def _flags(entry) -> list[tuple[str, str]]:
@@ -78,26 +89,61 @@ def _row(section: str, key: str, e, custom: bool) -> dict:
         speed = f"{e.port_gbps}G"
         medium = f"{e.fiber_mode.upper()} {e.connector.upper()}"
     description = getattr(e, "description", "") or getattr(e, "name", "") or getattr(e, "notes", "")
-    return {"section": section, "key": key, "opn": getattr(e, "opn", ""), "description": description,
-            "form_factor": ff, "speed": speed, "reach": _reach(e), "medium": medium, "power": power,
-            "lengths": lengths, "sources": ", ".join(getattr(e, "sources", ()) or ()), "flags": _flags(e),
-            "custom": custom}
+    return {
+        "section": section,
+        "key": key,
+        "opn": getattr(e, "opn", ""),
+        "description": description,
+        "form_factor": ff,
+        "speed": speed,
+        "reach": _reach(e),
+        "medium": medium,
+        "power": power,
+        "lengths": lengths,
+        "sources": ", ".join(getattr(e, "sources", ()) or ()),
+        "flags": _flags(e),
+        "custom": custom,
+    }
 
 
 def _rows(catalog, own: set) -> list[dict]:
     rows = []
     for k, s in sorted(catalog.switches.items()):
-        rows.append({"section": "switches", "key": k, "opn": "", "description": s.name,
-                     "form_factor": f"{s.cages} x {s.form_factor} ({s.top})",
-                     "speed": ", ".join(f"{sp}G" for sp in sorted(s.speeds)), "reach": "", "medium": "",
-                     "power": "" if s.power_kw is None else f"{_m(s.power_kw)} kW", "lengths": "",
-                     "sources": ", ".join(s.sources), "flags": [], "custom": ("switches", k) in own})
+        rows.append(
+            {
+                "section": "switches",
+                "key": k,
+                "opn": "",
+                "description": s.name,
+                "form_factor": f"{s.cages} x {s.form_factor} ({s.top})",
+                "speed": ", ".join(f"{sp}G" for sp in sorted(s.speeds)),
+                "reach": "",
+                "medium": "",
+                "power": "" if s.power_kw is None else f"{_m(s.power_kw)} kW",
+                "lengths": "",
+                "sources": ", ".join(s.sources),
+                "flags": [],
+                "custom": ("switches", k) in own,
+            }
+        )
     for k, s in sorted(catalog.servers.items()):
-        rows.append({"section": "servers", "key": k, "opn": "", "description": s.name,
-                     "form_factor": ", ".join(sorted({c.form_factor for c in s.cages})),
-                     "speed": f"{s.nic_speed_gbps}G", "reach": "", "medium": "",
-                     "power": "" if s.power_kw is None else f"{_m(s.power_kw)} kW", "lengths": "",
-                     "sources": ", ".join(s.sources), "flags": [], "custom": ("servers", k) in own})
+        rows.append(
+            {
+                "section": "servers",
+                "key": k,
+                "opn": "",
+                "description": s.name,
+                "form_factor": ", ".join(sorted({c.form_factor for c in s.cages})),
+                "speed": f"{s.nic_speed_gbps}G",
+                "reach": "",
+                "medium": "",
+                "power": "" if s.power_kw is None else f"{_m(s.power_kw)} kW",
+                "lengths": "",
+                "sources": ", ".join(s.sources),
+                "flags": [],
+                "custom": ("servers", k) in own,
+            }
+        )
     media = catalog.media
     for section in _MEDIA_COLUMNS:
         for key, e in sorted(getattr(media, section).items()):
@@ -107,8 +153,7 @@ def _rows(catalog, own: set) -> list[dict]:
 
 def _matches(row: dict, q: str) -> bool:
     words = q.lower().split()
-    text = " ".join(str(v) for k, v in row.items() if k != "flags").lower() + " " + " ".join(
-        f for f, _ in row["flags"])
+    text = " ".join(str(v) for k, v in row.items() if k != "flags").lower() + " " + " ".join(f for f, _ in row["flags"])
     return all(w in text for w in words)
 
 
@@ -119,7 +164,7 @@ def _prices_text(pl: PriceList | None) -> str:
 
 
 def _parse_prices(text: str) -> tuple[dict, list[str]]:
-    """"PART,PRICE" per line (blank lines and # comments skipped) -> ({part: price text}, errors)."""
+    """ "PART,PRICE" per line (blank lines and # comments skipped) -> ({part: price text}, errors)."""
     prices, errors = {}, []
     for n, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
@@ -139,8 +184,11 @@ def _parse_prices(text: str) -> tuple[dict, list[str]]:
 
 
 def _api_error_text(exc: ApiError) -> list[str]:
-    return [exc.message] + [f"{f.get('path')}: {f.get('message')}" for f in exc.fields
-                            if f.get("message") and f.get("message") not in exc.message]
+    return [exc.message] + [
+        f"{f.get('path')}: {f.get('message')}"
+        for f in exc.fields
+        if f.get("message") and f.get("message") not in exc.message
+    ]
 
 
 @signin_required
@@ -154,8 +202,11 @@ def catalog_view(request: HttpRequest) -> HttpResponse:
     price_list = PriceList.objects.filter(owner=user).first()
     prices_form = {"currency": price_list.currency if price_list else "USD", "prices": _prices_text(price_list)}
     if request.method == "POST" and request.POST.get("action") == "part":
-        form = {"section": request.POST.get("section", ""), "key": request.POST.get("key", "").strip(),
-                "body": request.POST.get("body", "")}
+        form = {
+            "section": request.POST.get("section", ""),
+            "key": request.POST.get("key", "").strip(),
+            "body": request.POST.get("body", ""),
+        }
         part_id = request.POST.get("part_id") or ""
         editing = get_object_or_404(CustomPart, owner=user, pk=int(part_id)) if part_id.isdigit() else None
         if form["section"] not in SECTIONS:
@@ -170,17 +221,21 @@ def catalog_view(request: HttpRequest) -> HttpResponse:
                 part_errors.append("body: write the entry as a YAML mapping, in the shape of the shipped catalog")
             if not part_errors:
                 try:
-                    part = custom_part_save(user=user, section=form["section"], key=form["key"] or None, body=body,
-                                            part=editing)
+                    part = custom_part_save(
+                        user=user, section=form["section"], key=form["key"] or None, body=body, part=editing
+                    )
                 except ApiError as exc:
                     part_errors = _api_error_text(exc)
                 else:
-                    messages.success(request, f"Saved your {part.section} part {part.key}. Compute a design again "
-                                              "to use it.")
+                    messages.success(
+                        request, f"Saved your {part.section} part {part.key}. Compute a design again to use it."
+                    )
                     return redirect("designs:catalog")
     elif request.method == "POST" and request.POST.get("action") == "prices":
-        prices_form = {"currency": request.POST.get("currency", "").strip().upper(),
-                       "prices": request.POST.get("prices", "")}
+        prices_form = {
+            "currency": request.POST.get("currency", "").strip().upper(),
+            "prices": request.POST.get("prices", ""),
+        }
         prices, price_errors = _parse_prices(prices_form["prices"])
         if not price_errors:
             s = PriceListApi.InputSerializer(data={"currency": prices_form["currency"], "prices": prices})
@@ -193,8 +248,11 @@ def catalog_view(request: HttpRequest) -> HttpResponse:
                 price_errors += [f"{field}: {e}" for e in (errs if isinstance(errs, list) else [errs])]
     elif request.method == "GET" and request.GET.get("edit", "").isdigit():
         editing = get_object_or_404(CustomPart, owner=user, pk=int(request.GET["edit"]))
-        form = {"section": editing.section, "key": editing.key,
-                "body": yaml.safe_dump(editing.body, sort_keys=False, allow_unicode=True)}
+        form = {
+            "section": editing.section,
+            "key": editing.key,
+            "body": yaml.safe_dump(editing.body, sort_keys=False, allow_unicode=True),
+        }
     try:
         catalog, own = catalog_for(user)
     except ApiError as exc:
@@ -206,12 +264,24 @@ def catalog_view(request: HttpRequest) -> HttpResponse:
     rows = _rows(catalog, own)
     shown = [r for r in rows if _matches(r, q)] if q else rows
     status = 400 if (part_errors or price_errors) and request.method == "POST" else 200
-    return render(request, "designs/catalog.html", {
-        "rows": shown, "total": len(rows), "q": q, "catalog_version": catalog.version,
-        "parts": CustomPart.objects.filter(owner=user).order_by("section", "key"),
-        "sections": SECTIONS, "form": form, "editing": editing, "part_errors": part_errors,
-        "prices_form": prices_form, "price_errors": price_errors,
-    }, status=status)
+    return render(
+        request,
+        "designs/catalog.html",
+        {
+            "rows": shown,
+            "total": len(rows),
+            "q": q,
+            "catalog_version": catalog.version,
+            "parts": CustomPart.objects.filter(owner=user).order_by("section", "key"),
+            "sections": SECTIONS,
+            "form": form,
+            "editing": editing,
+            "part_errors": part_errors,
+            "prices_form": prices_form,
+            "price_errors": price_errors,
+        },
+        status=status,
+    )
 
 
 @signin_required

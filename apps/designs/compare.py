@@ -10,6 +10,7 @@ length differ are "changed".
 The row diff reads every link and cable of both revisions once (400,000 of each for a 128K-GPU design) and is
 kept in the cache under the two revisions' ids and spec hashes: revisions never change, so it never goes stale.
 """
+
 from __future__ import annotations
 
 import pickle
@@ -30,21 +31,45 @@ TABLES = ("links", "cables")
 _DIFF_VERSION = 1
 
 # (model, id column, the columns that say which row it is, the columns compared, the columns a page shows)
-_LINK = (LinkRecord, "link_id", ("network", "a_device", "a_port", "b_device", "b_port"),
-         ("medium", "a_part", "b_part", "length_m"),
-         ("link_id", "network", "tier", "a_device", "a_port", "b_device", "b_port", "medium", "a_part", "b_part",
-          "length_m"))
-_CABLE = (CableRecord, "cable_id", ("network", "kind", "a_device", "a_port", "b_device", "b_port"),
-          ("part", "length_m"),
-          ("cable_id", "network", "tier", "kind", "a_device", "a_port", "b_device", "b_port", "part", "length_m",
-           "label_a"))
+_LINK = (
+    LinkRecord,
+    "link_id",
+    ("network", "a_device", "a_port", "b_device", "b_port"),
+    ("medium", "a_part", "b_part", "length_m"),
+    (
+        "link_id",
+        "network",
+        "tier",
+        "a_device",
+        "a_port",
+        "b_device",
+        "b_port",
+        "medium",
+        "a_part",
+        "b_part",
+        "length_m",
+    ),
+)
+_CABLE = (
+    CableRecord,
+    "cable_id",
+    ("network", "kind", "a_device", "a_port", "b_device", "b_port"),
+    ("part", "length_m"),
+    ("cable_id", "network", "tier", "kind", "a_device", "a_port", "b_device", "b_port", "part", "length_m", "label_a"),
+)
 _SPECS = {"links": _LINK, "cables": _CABLE}
 
-COMPARED_LABELS = {"medium": "medium", "a_part": "A-end part", "b_part": "B-end part", "part": "part",
-                   "length_m": "length"}
+COMPARED_LABELS = {
+    "medium": "medium",
+    "a_part": "A-end part",
+    "b_part": "B-end part",
+    "part": "part",
+    "length_m": "length",
+}
 
 
 # --- counts ---------------------------------------------------------------------------------------------------
+
 
 def revision_counts_diff(*, old: Revision, new: Revision) -> list[dict]:
     """The counts that differ: [{"section", "item", "old", "new", "delta"}] in the revision page's order.
@@ -61,8 +86,15 @@ def revision_counts_diff(*, old: Revision, new: Revision) -> list[dict]:
         numeric = all(v is None or isinstance(v, (int, float)) for v in (vo, vn))
         if numeric:
             vo, vn = vo or 0, vn or 0
-        rows.append({"section": meta["section"], "item": meta["item"], "old": vo, "new": vn,
-                     "delta": vn - vo if numeric else None})
+        rows.append(
+            {
+                "section": meta["section"],
+                "item": meta["item"],
+                "old": vo,
+                "new": vn,
+                "delta": vn - vo if numeric else None,
+            }
+        )
     return rows
 
 
@@ -77,11 +109,20 @@ def _labelled_counts(summary: dict) -> dict:
             out[key] = {"section": section, "item": item, "value": value, "rank": rank}
 
     racks = summary.get("racks")
-    cluster = {"gpus": summary.get("gpus"), "servers": summary.get("servers"), "links_total": summary.get("links_total"),
-               "cables_total": summary.get("cables_total"),
-               "racks": racks.get("total") if isinstance(racks, dict) else racks}
-    labels = {"gpus": "GPUs", "servers": "Servers", "links_total": "Links, all networks",
-              "cables_total": "Cables, all networks", "racks": "Racks"}
+    cluster = {
+        "gpus": summary.get("gpus"),
+        "servers": summary.get("servers"),
+        "links_total": summary.get("links_total"),
+        "cables_total": summary.get("cables_total"),
+        "racks": racks.get("total") if isinstance(racks, dict) else racks,
+    }
+    labels = {
+        "gpus": "GPUs",
+        "servers": "Servers",
+        "links_total": "Links, all networks",
+        "cables_total": "Cables, all networks",
+        "racks": "Racks",
+    }
     for i, (key, value) in enumerate(cluster.items()):
         put(key, (0, i), "Cluster", labels[key], value)
     networks = {k: i for i, k in enumerate(diagrams.NETWORK_TITLES)}
@@ -90,19 +131,30 @@ def _labelled_counts(summary: dict) -> dict:
         n_rank = 1 + networks.get(net_key, len(networks))
         roles = {r: i for i, r in enumerate(diagrams.ROLES)}
         for role, n in (net.get("switches") or {}).items():
-            put(f"{net_key} {role} switches", (n_rank, 0, roles.get(role, len(roles)), role), title,
-                f"{role.capitalize()} switches", n)
+            put(
+                f"{net_key} {role} switches",
+                (n_rank, 0, roles.get(role, len(roles)), role),
+                title,
+                f"{role.capitalize()} switches",
+                n,
+            )
         tiers = {t: i for i, t in enumerate(TIERS.get(net_key, ()))}
         for tier, n in (net.get("links") or {}).items():
             put(f"{net_key} {tier} links", (n_rank, 1, tiers.get(tier, len(tiers)), tier), title, f"{tier} links", n)
     for line in summary.get("bom") or []:
         desc = line.get("description") or ""
-        put(f"part {line['sku']}", (99, line.get("category") or "", line["sku"]), "Parts",
-            line["sku"] + (f" ({desc})" if desc and desc != line["sku"] else ""), line.get("quantity"))
+        put(
+            f"part {line['sku']}",
+            (99, line.get("category") or "", line["sku"]),
+            "Parts",
+            line["sku"] + (f" ({desc})" if desc and desc != line["sku"] else ""),
+            line.get("quantity"),
+        )
     return out
 
 
 # --- rows -------------------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class RowDiff:
@@ -127,8 +179,12 @@ def revision_row_diff(*, old: Revision, new: Revision) -> RowDiff:
 
 def _rows(spec, revision_id: int):
     model, id_col, match, compared, _shown = spec
-    return model.objects.filter(revision_id=revision_id).order_by(id_col).values_list(
-        id_col, *match, *compared).iterator(chunk_size=20000)
+    return (
+        model.objects.filter(revision_id=revision_id)
+        .order_by(id_col)
+        .values_list(id_col, *match, *compared)
+        .iterator(chunk_size=20000)
+    )
 
 
 def _diff_table(spec, old_id: int, new_id: int) -> dict:
@@ -136,17 +192,17 @@ def _diff_table(spec, old_id: int, new_id: int) -> dict:
     m = len(match)
     old_by_key: dict[tuple, list] = defaultdict(list)
     for row in _rows(spec, old_id):
-        old_by_key[row[1:1 + m]].append((row[0], _norm(row[1 + m:])))
+        old_by_key[row[1 : 1 + m]].append((row[0], _norm(row[1 + m :])))
     added, changed = [], []
     for row in _rows(spec, new_id):
-        olds = old_by_key.get(row[1:1 + m])
+        olds = old_by_key.get(row[1 : 1 + m])
         if not olds:
             added.append(row[0])
             continue
         old_row_id, old_values = olds.pop(0)  # the same two ports twice (twin cables) match in id order
         if not olds:
-            del old_by_key[row[1:1 + m]]
-        if old_values != _norm(row[1 + m:]):
+            del old_by_key[row[1 : 1 + m]]
+        if old_values != _norm(row[1 + m :]):
             changed.append((old_row_id, row[0]))
     removed = sorted(rid for olds in old_by_key.values() for rid, _ in olds)
     return {"added": added, "removed": removed, "changed": changed}
@@ -157,8 +213,7 @@ def _norm(values: tuple) -> tuple:
     return tuple(round(v, 2) if isinstance(v, float) else v for v in values)
 
 
-def revision_diff_page(*, old: Revision, new: Revision, table: str, change: str, page: int,
-                       size: int = 100) -> dict:
+def revision_diff_page(*, old: Revision, new: Revision, table: str, change: str, page: int, size: int = 100) -> dict:
     """One page of the row diff: {"rows", "count", "page", "pages", "columns"}; each row has "old" and/or "new"
     (the row's shown columns as dicts) and, for a change, "what" (the compared columns that differ)."""
     spec = _SPECS[table]
@@ -167,7 +222,7 @@ def revision_diff_page(*, old: Revision, new: Revision, table: str, change: str,
     count = len(ids)
     pages = max(1, -(-count // size))
     page = min(max(1, page), pages)
-    chunk = ids[(page - 1) * size:page * size]
+    chunk = ids[(page - 1) * size : page * size]
 
     def fetch(revision_id: int, wanted: list[int]) -> dict:
         rows = model.objects.filter(revision_id=revision_id, **{f"{id_col}__in": wanted}).values(*shown)
@@ -194,5 +249,9 @@ def revision_diff_page(*, old: Revision, new: Revision, table: str, change: str,
 
 def previous_revision_number(revision: Revision) -> int | None:
     """The number of the design's revision just before this one (numbers may have gaps after deletes)."""
-    return (Revision.objects.filter(design_id=revision.design_id, number__lt=revision.number)
-            .order_by("-number").values_list("number", flat=True).first())
+    return (
+        Revision.objects.filter(design_id=revision.design_id, number__lt=revision.number)
+        .order_by("-number")
+        .values_list("number", flat=True)
+        .first()
+    )

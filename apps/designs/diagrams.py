@@ -10,6 +10,7 @@ per row of racks (grouped by rack and device, over the per-rack indexes) keeps t
 
 Every text that reaches the SVG goes through `escape`, so the result is marked safe for templates.
 """
+
 from __future__ import annotations
 
 import re
@@ -31,11 +32,25 @@ from .models import LinkRecord, Revision
 RACKS_PER_VIEW = 16
 MAX_SU_COLUMNS = 6  # scalable units drawn side by side before the rest are summarised
 
-NETWORK_TITLES = {"compute": "Compute fabric", "storage": "Storage fabric", "inband": "In-band management",
-                  "oob": "Out-of-band management"}
-KIND_TITLES = {"server": "Server", "leaf": "Leaf switch", "spine": "Spine switch", "core": "Core switch",
-               "oob": "OOB switch", "oob-agg": "OOB aggregation", "ufm": "UFM appliance",
-               "storage": "Storage appliance", "mgmt": "Management server", "pdu": "PDU (0U)", "other": "Other"}
+NETWORK_TITLES = {
+    "compute": "Compute fabric",
+    "storage": "Storage fabric",
+    "inband": "In-band management",
+    "oob": "Out-of-band management",
+}
+KIND_TITLES = {
+    "server": "Server",
+    "leaf": "Leaf switch",
+    "spine": "Spine switch",
+    "core": "Core switch",
+    "oob": "OOB switch",
+    "oob-agg": "OOB aggregation",
+    "ufm": "UFM appliance",
+    "storage": "Storage appliance",
+    "mgmt": "Management server",
+    "pdu": "PDU (0U)",
+    "other": "Other",
+}
 # The diagrams' classes (fd-*) are styled by static/css/diagrams.css, which the revision page links:
 # the Content-Security-Policy allows no <style> element in the page.
 
@@ -53,8 +68,9 @@ class _Svg:
     def rect(self, x, y, w, h, cls, title: str | None = None, rx: float = 3) -> None:
         self._grow(x + w, y + h)
         tip = f"<title>{escape(title)}</title>" if title else ""
-        self.parts.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" rx="{rx}" '
-                          f'class="{cls}">{tip}</rect>')
+        self.parts.append(
+            f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" rx="{rx}" class="{cls}">{tip}</rect>'
+        )
 
     def text(self, x, y, s: str, cls: str = "fd-t", anchor: str = "middle") -> None:
         # No font metrics on the server: about 0.6 em per character is enough to size the canvas.
@@ -70,7 +86,8 @@ class _Svg:
         return mark_safe(
             f'<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="{escape(label)}" '
             f'width="{w}" height="{h}" viewBox="0 0 {w} {h}"><title>{escape(label)}</title>'
-            f"{''.join(self.parts)}</svg>")
+            f"{''.join(self.parts)}</svg>"
+        )
 
 
 ROLES = ("leaf", "spine", "core")
@@ -131,9 +148,15 @@ def fabric_svg(summary: Mapping) -> SafeString | None:
     box_h = 40
     svg = _Svg()
     tech = "InfiniBand" if net.get("technology") == "infiniband" else "Ethernet"
-    svg.text(8, y["title"], f"Compute fabric: {tech}, {tiers} tiers, {planes} plane{'s' if planes > 1 else ''}, "
-                            f"{net.get('port_speed_gbps')} Gb/s ports, {n_su} SU{'s' if n_su != 1 else ''} of "
-                            f"{su_size} servers" + (f", {pods} pods" if tiers == 3 else ""), "fd-h", "start")
+    svg.text(
+        8,
+        y["title"],
+        f"Compute fabric: {tech}, {tiers} tiers, {planes} plane{'s' if planes > 1 else ''}, "
+        f"{net.get('port_speed_gbps')} Gb/s ports, {n_su} SU{'s' if n_su != 1 else ''} of "
+        f"{su_size} servers" + (f", {pods} pods" if tiers == 3 else ""),
+        "fd-h",
+        "start",
+    )
 
     def tier_label(name: str, yy: float) -> None:
         svg.text(8, yy + box_h / 2 + 4, name, "fd-t", "start")
@@ -150,21 +173,29 @@ def fabric_svg(summary: Mapping) -> SafeString | None:
         for p in range(planes):
             x = left + p * (per_plane_w + gap)
             svg.rect(x, y["core"], per_plane_w, box_h, f"fd-p{p % 2}", f"{sw.get('core', 0) // planes} core switches")
-            svg.text(x + per_plane_w / 2, y["core"] + 25,
-                     f"{_n(sw.get('core', 0) // planes)} core × {models.get('core') or ''}"
-                     + (f" (plane {'AB'[p]})" if planes > 1 else ""))
+            svg.text(
+                x + per_plane_w / 2,
+                y["core"] + 25,
+                f"{_n(sw.get('core', 0) // planes)} core × {models.get('core') or ''}"
+                + (f" (plane {'AB'[p]})" if planes > 1 else ""),
+            )
         edge_label(f"spine–core: {_n(links.get('spine-core', 0))} links", y["core"] + box_h, y["spine"])
     tier_label("Spine", y["spine"])
     spines_per_group = (sw.get("spine") or 0) // (pods * planes)
-    groups = ([(left, right - left, "")] if tiers == 2 else
-              [(x_of[0], x_of[len(cols) - 2] + col_w - x_of[0] if pods > 1 else right - left, "pod 1")]
-              + ([(x_of[-1], col_w, f"pods 2–{pods}, each")] if pods > 1 else []))
+    groups = (
+        [(left, right - left, "")]
+        if tiers == 2
+        else [(x_of[0], x_of[len(cols) - 2] + col_w - x_of[0] if pods > 1 else right - left, "pod 1")]
+        + ([(x_of[-1], col_w, f"pods 2–{pods}, each")] if pods > 1 else [])
+    )
     for gx, gw, what in groups:
         pw = (gw - 6 * (planes - 1)) / planes
         for p in range(planes):
             x = gx + p * (pw + 6)
             svg.rect(x, y["spine"], pw, box_h, f"fd-p{p % 2}", f"{spines_per_group} spine switches")
-            label = f"{_n(spines_per_group)} × {models.get('spine') or ''}" + (f" · plane {'AB'[p]}" if planes > 1 else "")
+            label = f"{_n(spines_per_group)} × {models.get('spine') or ''}" + (
+                f" · plane {'AB'[p]}" if planes > 1 else ""
+            )
             if what:
                 svg.text(x + pw / 2, y["spine"] + 16, what, "fd-s")
             svg.text(x + pw / 2, y["spine"] + (31 if what else 25), label, "fd-s")
@@ -172,8 +203,9 @@ def fabric_svg(summary: Mapping) -> SafeString | None:
             if tiers == 3:
                 svg.line(x + pw / 2, y["spine"], x + pw / 2, y["core"] + box_h)
     leaf_note = f"leaf–spine: {_n(links.get('leaf-spine', 0))} links"
-    edge_label(leaf_note + (f" · {ratio.get('leaf')} at the leaf" if ratio.get("leaf") else ""),
-               y["spine"] + box_h, y["leaf"])
+    edge_label(
+        leaf_note + (f" · {ratio.get('leaf')} at the leaf" if ratio.get("leaf") else ""), y["spine"] + box_h, y["leaf"]
+    )
     tier_label("Leaf", y["leaf"] - 2)
     svg.text(8, y["leaf"] + box_h / 2 + 16, f"{_n(sw.get('leaf', 0))} × {models.get('leaf') or ''}", "fd-m", "start")
     tier_label("Servers", y["server"])
@@ -186,7 +218,11 @@ def fabric_svg(summary: Mapping) -> SafeString | None:
     for (kind, idx), x in zip(cols, x_of):
         if kind != "su":
             svg.rect(x, y["leaf"] - 8, col_w, box_h + 22, "fd-su")
-            what = f"{_n(idx)} more SU{'s' if idx != 1 else ''}" if kind == "gap" else f"{_n(idx)} more pod{'s' if idx != 1 else ''}"
+            what = (
+                f"{_n(idx)} more SU{'s' if idx != 1 else ''}"
+                if kind == "gap"
+                else f"{_n(idx)} more pod{'s' if idx != 1 else ''}"
+            )
             svg.text(x + col_w / 2, y["leaf"] + 24, f"… {what}", "fd-m")
             svg.text(x + col_w / 2, y["server"] + 24, "…", "fd-m")
             continue
@@ -199,14 +235,21 @@ def fabric_svg(summary: Mapping) -> SafeString | None:
             for j in range(leaves_per_su):
                 p, r = divmod(j, rails)
                 lx = x + 6 + j * lw
-                svg.rect(lx + 1, y["leaf"], lw - 2, box_h - 12, f"fd-p{p % 2}",
-                         f"SU {idx + 1} leaf for rail {r + 1}" + (f", plane {'AB'[p]}" if planes > 1 else ""))
+                svg.rect(
+                    lx + 1,
+                    y["leaf"],
+                    lw - 2,
+                    box_h - 12,
+                    f"fd-p{p % 2}",
+                    f"SU {idx + 1} leaf for rail {r + 1}" + (f", plane {'AB'[p]}" if planes > 1 else ""),
+                )
                 svg.text(lx + lw / 2, y["leaf"] + 17, f"R{r + 1}", "fd-s")
                 sx, sw_, _ = spine_boxes[min(p, len(spine_boxes) - 1)]
                 top_x = min(max(lx + lw / 2, sx + 4), sx + sw_ - 4)
                 svg.line(lx + lw / 2, y["leaf"], top_x, y["spine"] + box_h)
-                svg.line(x + 10 + (col_w - 20) * (j + 0.5) / leaves_per_su, y["server"], lx + lw / 2,
-                         y["leaf"] + box_h - 12)
+                svg.line(
+                    x + 10 + (col_w - 20) * (j + 0.5) / leaves_per_su, y["server"], lx + lw / 2, y["leaf"] + box_h - 12
+                )
         else:
             svg.rect(x + 6, y["leaf"], inner, box_h - 12, "fd-p0", f"{leaves_per_su} leaves")
             svg.text(x + col_w / 2, y["leaf"] + 17, f"{leaves_per_su} leaves ({rails} rails)", "fd-s")
@@ -215,14 +258,24 @@ def fabric_svg(summary: Mapping) -> SafeString | None:
         svg.rect(x, y["server"], col_w, box_h, "fd-srv", f"{su_servers} servers in SU {idx + 1}")
         svg.text(x + col_w / 2, y["server"] + 25, f"{su_servers} × {summary.get('server_model', 'server')}")
     legend_y = y["server"] + box_h + 26
-    svg.text(8, legend_y, f"Rail-optimized: leaf R(n) of each SU connects NIC n of every server in the SU "
-                          f"({rails} rails{', 2 planes: each NIC splits over leaves of plane A and B' if planes > 1 else ''}).",
-             "fd-m", "start")
+    svg.text(
+        8,
+        legend_y,
+        f"Rail-optimized: leaf R(n) of each SU connects NIC n of every server in the SU "
+        f"({rails} rails{', 2 planes: each NIC splits over leaves of plane A and B' if planes > 1 else ''}).",
+        "fd-m",
+        "start",
+    )
     return svg.render(f"Compute fabric diagram: {tiers} tiers, {n_su} scalable units, {rails} rails, {planes} plane(s)")
 
 
-_ENDPOINTS = {"node": "servers", "appliance": "storage appliances", "mgmt": "management servers",
-              "device": "managed devices", "ufm": "UFM appliances"}
+_ENDPOINTS = {
+    "node": "servers",
+    "appliance": "storage appliances",
+    "mgmt": "management servers",
+    "device": "managed devices",
+    "ufm": "UFM appliances",
+}
 _UPLINK_TIERS = ("leaf-spine", "oob-uplink", "spine-core")
 
 
@@ -233,9 +286,14 @@ def network_svg(key: str, net: Mapping) -> SafeString:
     up = [t for t in links if t in _UPLINK_TIERS]
     down = [t for t in links if t not in _UPLINK_TIERS]
     oob = key == "oob"
-    rows = [("Aggregation" if oob else "Spine", f"{_n(sw['spine'])} × {models.get('spine') or ''}", "fd-box", up)] \
-        if sw.get("spine") else []
-    rows.append(("Rack switch" if oob else "Leaf", f"{_n(sw.get('leaf', 0))} × {models.get('leaf') or ''}", "fd-box", down))
+    rows = (
+        [("Aggregation" if oob else "Spine", f"{_n(sw['spine'])} × {models.get('spine') or ''}", "fd-box", up)]
+        if sw.get("spine")
+        else []
+    )
+    rows.append(
+        ("Rack switch" if oob else "Leaf", f"{_n(sw.get('leaf', 0))} × {models.get('leaf') or ''}", "fd-box", down)
+    )
     rows.append(("Endpoints", ", ".join(_ENDPOINTS.get(t.split("-")[0], t) for t in down), "fd-srv", []))
     svg = _Svg()
     x, w, h, yy = 150, 360, 34, 34
@@ -246,7 +304,13 @@ def network_svg(key: str, net: Mapping) -> SafeString:
         svg.text(x + w / 2, yy + h / 2 + 4, text, "fd-s")
         if tiers_below:
             svg.line(x + w / 2, yy + h, x + w / 2, yy + h + 26)
-            svg.text(x + w / 2 + 10, yy + h + 17, ", ".join(f"{t}: {_n(links[t])} links" for t in tiers_below), "fd-m", "start")
+            svg.text(
+                x + w / 2 + 10,
+                yy + h + 17,
+                ", ".join(f"{t}: {_n(links[t])} links" for t in tiers_below),
+                "fd-m",
+                "start",
+            )
         yy += h + 26
     return svg.render(f"{NETWORK_TITLES.get(key, key)} diagram")
 
@@ -254,11 +318,16 @@ def network_svg(key: str, net: Mapping) -> SafeString:
 # --- Rack elevations -----------------------------------------------------------
 
 _KIND_RULES = [
-    (re.compile(r"^PDU-"), "pdu"), (re.compile(r"^OOB-AGG"), "oob-agg"), (re.compile(r"^OOB-"), "oob"),
-    (re.compile(r"^UFM-"), "ufm"), (re.compile(r"^STOR-"), "storage"), (re.compile(r"^MGMT-"), "mgmt"),
+    (re.compile(r"^PDU-"), "pdu"),
+    (re.compile(r"^OOB-AGG"), "oob-agg"),
+    (re.compile(r"^OOB-"), "oob"),
+    (re.compile(r"^UFM-"), "ufm"),
+    (re.compile(r"^STOR-"), "storage"),
+    (re.compile(r"^MGMT-"), "mgmt"),
     (re.compile(r"^[A-Z]+(?:-[AB])?-(?:.*-)?A?L\d+$"), "leaf"),
     (re.compile(r"^[A-Z]+(?:-[AB])?-(?:.*-)?S\d+$"), "spine"),
-    (re.compile(r"^[A-Z]+(?:-[AB])?-C\d+$"), "core"), (re.compile(r"-SU\d+-N\d+$"), "server"),
+    (re.compile(r"^[A-Z]+(?:-[AB])?-C\d+$"), "core"),
+    (re.compile(r"-SU\d+-N\d+$"), "server"),
 ]
 _NETWORK_OF_PREFIX = {"CF": "compute", "SF": "storage", "IB": "inband"}
 
@@ -314,7 +383,7 @@ def first_server_row(revision: Revision) -> str | None:
     site = _site(revision)
     if not rack or not rack.startswith(f"{site}."):
         return None
-    return rack[len(site) + 1:].rstrip("0123456789") or None
+    return rack[len(site) + 1 :].rstrip("0123456789") or None
 
 
 def _site(revision: Revision) -> str:
@@ -354,9 +423,13 @@ def rack_row(revision: Revision, row: str, *, start: int = 1, per_view: int = RA
     """
     site = _site(revision)
     ids = [f"{site}.{row}{p:02d}" for p in range(start, start + per_view + 1)]
-    ends = [LinkRecord.objects.filter(revision=revision, **{f"{e}_rack__in": ids})
-            .values(rack=F(f"{e}_rack"), device=F(f"{e}_device"))
-            .annotate(u=Min(f"{e}_u"), n=Count("id")).order_by() for e in "ab"]
+    ends = [
+        LinkRecord.objects.filter(revision=revision, **{f"{e}_rack__in": ids})
+        .values(rack=F(f"{e}_rack"), device=F(f"{e}_device"))
+        .annotate(u=Min(f"{e}_u"), n=Count("id"))
+        .order_by()
+        for e in "ab"
+    ]
     found: dict[tuple[str, str], list] = {}
     for r in ends[0].union(ends[1], all=True):
         key = (r["rack"], r["device"])
@@ -396,18 +469,36 @@ def elevation_svg(view: RowView) -> SafeString:
             h = max(1, min(dev.height, nxt - dev.u, ru + 1 - dev.u))
             yy = top + (ru - (dev.u + h - 1)) * upx
             span = f"U{dev.u}" + (f"–U{dev.u + h - 1}" if h > 1 else "")
-            svg.rect(x + 6, yy + 1, rack_w - 12, h * upx - 2, f"fd-k-{dev.kind}",
-                     f"{dev.name} · {KIND_TITLES.get(dev.kind, dev.kind)} · {span} · {dev.links} links", rx=1)
+            svg.rect(
+                x + 6,
+                yy + 1,
+                rack_w - 12,
+                h * upx - 2,
+                f"fd-k-{dev.kind}",
+                f"{dev.name} · {KIND_TITLES.get(dev.kind, dev.kind)} · {span} · {dev.links} links",
+                rx=1,
+            )
             if h * upx >= 10:
                 svg.text(x + rack_w / 2, yy + h * upx / 2 + 3.5, dev.name, "fd-s")
             kinds.add(dev.kind)
         for k, dev in enumerate(rack.zero_u):
             side = x - 5 if k % 2 == 0 else x + rack_w + 1
-            svg.rect(side, top + 10, 4, ru * upx - 20, "fd-k-pdu",
-                     f"{dev.name} · {KIND_TITLES['pdu']} · {dev.links} links", rx=1)
+            svg.rect(
+                side,
+                top + 10,
+                4,
+                ru * upx - 20,
+                "fd-k-pdu",
+                f"{dev.name} · {KIND_TITLES['pdu']} · {dev.links} links",
+                rx=1,
+            )
             kinds.add("pdu")
-        svg.text(x + rack_w / 2, top + ru * upx + 16,
-                 f"{len(rack.devices)} devices" + (f", {len(rack.zero_u)} PDUs" if rack.zero_u else ""), "fd-m")
+        svg.text(
+            x + rack_w / 2,
+            top + ru * upx + 16,
+            f"{len(rack.devices)} devices" + (f", {len(rack.zero_u)} PDUs" if rack.zero_u else ""),
+            "fd-m",
+        )
     ly = top + ru * upx + 40
     for i, kind in enumerate(k for k in KIND_TITLES if k in kinds):
         lx = left + i * 140

@@ -5,6 +5,7 @@ field's label, widget, help text and default comes from there, and validation is
 (`design_validate_spec`), whose SpecError paths put each message next to its field. Nothing here
 redefines what a field accepts.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -31,11 +32,19 @@ SEP = "__"  # form field names are spec paths with "." replaced (ids stay valid 
 
 # Spec sections shown folded (<details>) unless they are in use or have errors.
 OPTIONAL_SECTIONS = ("storage_fabric", "inband", "oob", "layout", "physical", "qos", "workloads", "exports")
-SECTION_TITLES = {"": "Design", "servers": "Servers", "compute_fabric": "Compute fabric",
-                  "storage_fabric": "Storage fabric", "inband": "In-band management network",
-                  "oob": "Out-of-band management network", "layout": "Layout and floor plan",
-                  "physical": "Physical layer", "qos": "QoS and congestion control", "workloads": "Training workloads",
-                  "exports": "Exported files"}
+SECTION_TITLES = {
+    "": "Design",
+    "servers": "Servers",
+    "compute_fabric": "Compute fabric",
+    "storage_fabric": "Storage fabric",
+    "inband": "In-band management network",
+    "oob": "Out-of-band management network",
+    "layout": "Layout and floor plan",
+    "physical": "Physical layer",
+    "qos": "QoS and congestion control",
+    "workloads": "Training workloads",
+    "exports": "Exported files",
+}
 # Words in field keys that are units: "port_speed_gbps" is labelled "Port speed (Gb/s)".
 _UNITS = {"gbps": "Gb/s", "kw": "kW", "mm": "mm", "m": "m"}
 _ACRONYMS = {"oob": "OOB", "ufm": "UFM", "su": "SU", "pdus": "PDUs"}
@@ -105,8 +114,10 @@ def _num(x: float) -> str:
 
 def _datalists() -> dict[str, list[tuple[str, str]]]:
     cat = load_catalog()
-    return {"servers": sorted((k, m.name) for k, m in cat.servers.items()),
-            "switches": sorted((k, m.name) for k, m in cat.switches.items())}
+    return {
+        "servers": sorted((k, m.name) for k, m in cat.servers.items()),
+        "switches": sorted((k, m.name) for k, m in cat.switches.items()),
+    }
 
 
 def _datalist_for(path: str) -> str | None:
@@ -126,8 +137,9 @@ def _form_field(leaf: SpecLeaf) -> forms.Field:
         blank = [("", "— choose —")] if spec.required else []
         return forms.ChoiceField(choices=blank + [(c, c) for c in spec.choices], **common)
     if spec.kind == "any":
-        return forms.CharField(widget=forms.Textarea(attrs={"rows": 6, "spellcheck": "false", "class": "code"}),
-                               strip=False, **common)
+        return forms.CharField(
+            widget=forms.Textarea(attrs={"rows": 6, "spellcheck": "false", "class": "code"}), strip=False, **common
+        )
     if spec.kind in ("int", "float") and not spec.allow_auto:
         attrs = {"step": "1" if spec.kind == "int" else "any"}
         attrs.update({k: _num(v) for k, v in (("min", spec.minimum), ("max", spec.maximum)) if v is not None})
@@ -194,8 +206,10 @@ def _dump(value: Any) -> str:
     try:
         return yaml.safe_dump(value, sort_keys=False, allow_unicode=True)
     except RecursionError:
-        return ("# This value is nested too deeply to show: it was saved before the spec's depth limits.\n"
-                "# Replace it (the limits: docs/api.md) and save again.\n")
+        return (
+            "# This value is nested too deeply to show: it was saved before the spec's depth limits.\n"
+            "# Replace it (the limits: docs/api.md) and save again.\n"
+        )
 
 
 def field_for_path(path: str, names: Mapping[str, str]) -> tuple[str | None, str]:
@@ -204,7 +218,7 @@ def field_for_path(path: str, names: Mapping[str, str]) -> tuple[str | None, str
     probe = path
     while probe:
         if probe in names:
-            return names[probe], path[len(probe):].lstrip(".")
+            return names[probe], path[len(probe) :].lstrip(".")
         cut = max(probe.rfind("."), probe.rfind("["))
         probe = probe[:cut] if cut > 0 else ""
     return None, path
@@ -229,10 +243,18 @@ class SpecForm(SpecErrorsMixin, forms.Form):
     def __init__(self, *args, spec: Mapping | None = None, owner=None, **kwargs):
         self.owner = owner
         if spec is not None:
-            kwargs.setdefault("initial", {leaf.name: _to_text(leaf.spec, dotted_get(spec, leaf.path)) for leaf in LEAVES})
+            kwargs.setdefault(
+                "initial", {leaf.name: _to_text(leaf.spec, dotted_get(spec, leaf.path)) for leaf in LEAVES}
+            )
         else:
-            kwargs.setdefault("initial", {leaf.name: _to_text(leaf.spec, leaf.spec.default) for leaf in LEAVES
-                                          if leaf.spec.default is not REQUIRED})
+            kwargs.setdefault(
+                "initial",
+                {
+                    leaf.name: _to_text(leaf.spec, leaf.spec.default)
+                    for leaf in LEAVES
+                    if leaf.spec.default is not REQUIRED
+                },
+            )
         super().__init__(*args, **kwargs)
         for leaf in LEAVES:
             self.fields[leaf.name] = _form_field(leaf)
@@ -290,8 +312,15 @@ class SpecForm(SpecErrorsMixin, forms.Form):
         for key, fields in groups.items():
             optional = key in OPTIONAL_SECTIONS
             in_use = any(f.errors for f in fields) or (optional and self._section_in_use(key, fields))
-            out.append({"key": key, "title": SECTION_TITLES.get(key, key), "fields": fields,
-                        "optional": optional, "open": not optional or in_use})
+            out.append(
+                {
+                    "key": key,
+                    "title": SECTION_TITLES.get(key, key),
+                    "fields": fields,
+                    "optional": optional,
+                    "open": not optional or in_use,
+                }
+            )
         return out
 
     def _section_in_use(self, key: str, fields) -> bool:
@@ -308,10 +337,13 @@ class SpecForm(SpecErrorsMixin, forms.Form):
 class SpecYamlForm(forms.Form):
     """The same spec as one YAML document ("advanced"); saving it round-trips through the engine."""
 
-    spec_yaml = forms.CharField(label="Spec (YAML)", strip=False,
-                                widget=forms.Textarea(attrs={"rows": 24, "spellcheck": "false", "class": "code"}),
-                                help_text="The whole spec, exactly as the form above stores it. "
-                                          f"schema_version {SCHEMA_VERSION}; see docs/spec.schema.json.")
+    spec_yaml = forms.CharField(
+        label="Spec (YAML)",
+        strip=False,
+        widget=forms.Textarea(attrs={"rows": 24, "spellcheck": "false", "class": "code"}),
+        help_text="The whole spec, exactly as the form above stores it. "
+        f"schema_version {SCHEMA_VERSION}; see docs/spec.schema.json.",
+    )
 
     def __init__(self, *args, spec: Mapping | None = None, owner=None, **kwargs):
         self.owner = owner
@@ -341,8 +373,9 @@ class NewDesignForm(forms.Form):
     """Start a design from one of the engine's presets."""
 
     preset = forms.ChoiceField(label="Preset", widget=forms.RadioSelect)
-    name = forms.CharField(label="Name", required=False, max_length=200,
-                           help_text="Leave empty to use the preset's name.")
+    name = forms.CharField(
+        label="Name", required=False, max_length=200, help_text="Leave empty to use the preset's name."
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -372,16 +405,20 @@ class CompareForm(forms.Form):
     old = forms.TypedChoiceField(label="Older revision", coerce=_revision_or_ordered)
     new = forms.TypedChoiceField(label="Newer revision", coerce=int)
     spares_percent = forms.CharField(
-        label="Spares %", required=False, max_length=400,
+        label="Spares %",
+        required=False,
+        max_length=400,
         help_text='Per line, rounded up: "5" for every category, or "transceiver:2,fiber:5". '
-                  'Against the ordered baseline, empty keeps the spares it was ordered with.')
+        "Against the ordered baseline, empty keeps the spares it was ordered with.",
+    )
 
     def __init__(self, *args, numbers: list[int], baseline_number: int | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         choices = [(n, f"r{n}") for n in numbers]
         self.fields["new"].choices = choices
         self.fields["old"].choices = (
-            [(ORDERED, f"As ordered (r{baseline_number})")] if baseline_number is not None else []) + choices
+            [(ORDERED, f"As ordered (r{baseline_number})")] if baseline_number is not None else []
+        ) + choices
         if len(numbers) >= 2:
             self.fields["new"].initial, self.fields["old"].initial = numbers[0], numbers[1]
 
@@ -405,8 +442,11 @@ class CompareForm(forms.Form):
 
 class MarkOrderedForm(forms.Form):
     spares_percent = forms.CharField(
-        label="Spares %", required=False, max_length=400,
-        help_text='Spares ordered with it, per line, rounded up: "5", or "transceiver:2,fiber:5".')
+        label="Spares %",
+        required=False,
+        max_length=400,
+        help_text='Spares ordered with it, per line, rounded up: "5", or "transceiver:2,fiber:5".',
+    )
 
     def clean_spares_percent(self):
         from engine.orders.spares import parse_percents
@@ -442,17 +482,25 @@ class TableFilterForm(forms.Form):
 
     Bind it with `table_query(request.GET)`, so a page opened without `limit` shows the rows per page it has."""
 
-    q = forms.CharField(label="Search", required=False, max_length=100,
-                        help_text="Device name prefix, a device and port (SPINE-01 1/1), a rack id, or a link/cable id "
-                                  "(L42, C7).")
+    q = forms.CharField(
+        label="Search",
+        required=False,
+        max_length=100,
+        help_text="Device name prefix, a device and port (SPINE-01 1/1), a rack id, or a link/cable id (L42, C7).",
+    )
     network = forms.ChoiceField(label="Network", required=False)
     tier = forms.ChoiceField(label="Tier", required=False)
     rack = forms.CharField(label="Rack", required=False, max_length=32)
     device = forms.CharField(label="Device", required=False, max_length=64)
     part = forms.CharField(label="Part", required=False, max_length=64)
     order = forms.ChoiceField(label="Sort by", required=False)
-    limit = forms.TypedChoiceField(label="Rows per page", required=False, coerce=int, empty_value=DEFAULT_LIMIT,
-                                   choices=[(n, n) for n in (25, 50, 100, 250, 500)])
+    limit = forms.TypedChoiceField(
+        label="Rows per page",
+        required=False,
+        coerce=int,
+        empty_value=DEFAULT_LIMIT,
+        choices=[(n, n) for n in (25, 50, 100, 250, 500)],
+    )
     cursor = forms.CharField(required=False, widget=forms.HiddenInput, max_length=500)
 
     LINK_ONLY = ("plane", "status", "medium")
@@ -474,8 +522,9 @@ class TableFilterForm(forms.Form):
                     values = sorted(values, key=lambda v: (NETWORKS.index(v) if v in NETWORKS else len(NETWORKS), v))
                 self.fields[name].choices = [("", "any")] + [(v, v) for v in values]
         sorts = LINK_SORTS if table == "links" else CABLE_SORTS
-        self.fields["order"].choices = [(s, s.replace("_", " ")) for s in sorts] + \
-                                       [(f"-{s}", f"{s.replace('_', ' ')}, descending") for s in sorts]
+        self.fields["order"].choices = [(s, s.replace("_", " ")) for s in sorts] + [
+            (f"-{s}", f"{s.replace('_', ' ')}, descending") for s in sorts
+        ]
         self.fields["limit"].choices = [(n, n) for n in (25, 50, 100, 250, 500) if n <= MAX_LIMIT]
 
     @staticmethod
@@ -491,5 +540,9 @@ class TableFilterForm(forms.Form):
         data = self.cleaned_data
         skip = {"order", "limit", "cursor"}
         filters = {k: v for k, v in data.items() if k not in skip and v not in (None, "")}
-        return {"filters": filters, "cursor": data.get("cursor") or None, "limit": data.get("limit") or DEFAULT_LIMIT,
-                "order": data.get("order") or ("link_id" if self.table == "links" else "cable_id")}
+        return {
+            "filters": filters,
+            "cursor": data.get("cursor") or None,
+            "limit": data.get("limit") or DEFAULT_LIMIT,
+            "order": data.get("order") or ("link_id" if self.table == "links" else "cable_id"),
+        }

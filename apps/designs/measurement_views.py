@@ -4,6 +4,7 @@ read one upload's verdicts, download them as CSV.
 Access is the selectors', as for every design page: a design the user may not see is a 404, and so
 is an upload by a user who may only read it (they still see every result).
 """
+
 from __future__ import annotations
 
 from django import forms
@@ -36,18 +37,23 @@ class MeasurementUploadForm(forms.Form):
     file = forms.FileField(
         label="Filled test sheet (CSV)",
         help_text="This revision's test-sheet.csv with measured_loss_db filled in (0.42 or 0.42 dB; empty = not "
-                  "measured). Only fiber_id and measured_loss_db are required; other columns are kept.",
-        widget=forms.FileInput(attrs={"accept": ".csv,text/csv"}))
+        "measured). Only fiber_id and measured_loss_db are required; other columns are kept.",
+        widget=forms.FileInput(attrs={"accept": ".csv,text/csv"}),
+    )
     test_limit = forms.ChoiceField(label="Pass limit", choices=list(TEST_LIMITS.items()), initial="pmd")
     keep_valid = forms.BooleanField(
-        label="Keep the valid rows when some rows have errors", required=False, initial=True,
-        help_text="The rows with errors are listed with the upload. Untick to refuse the whole file instead.")
+        label="Keep the valid rows when some rows have errors",
+        required=False,
+        initial=True,
+        help_text="The rows with errors are listed with the upload. Untick to refuse the whole file instead.",
+    )
 
     def clean_file(self):
         f = self.cleaned_data["file"]
         if f.size > settings.API_MAX_UPLOAD_BYTES:
-            raise forms.ValidationError(f"The file is {f.size:,} bytes; the limit is "
-                                        f"{settings.API_MAX_UPLOAD_BYTES:,} bytes.")
+            raise forms.ValidationError(
+                f"The file is {f.size:,} bytes; the limit is {settings.API_MAX_UPLOAD_BYTES:,} bytes."
+            )
         return f
 
 
@@ -64,9 +70,14 @@ def measurement_list_view(request: HttpRequest, pk: int, number: int) -> HttpRes
         if form.is_valid():
             f = form.cleaned_data["file"]
             try:
-                upload = measurement_create(revision=revision, user=request.user, data=f.read(), filename=f.name,
-                                            test_limit=form.cleaned_data["test_limit"],
-                                            keep_valid=form.cleaned_data["keep_valid"])
+                upload = measurement_create(
+                    revision=revision,
+                    user=request.user,
+                    data=f.read(),
+                    filename=f.name,
+                    test_limit=form.cleaned_data["test_limit"],
+                    keep_valid=form.cleaned_data["keep_valid"],
+                )
             except MeasurementRejected as exc:
                 listed = " They are listed below." if exc.errors else ""
                 form.add_error("file", f"Nothing was stored. {exc.message}{listed}")
@@ -75,20 +86,34 @@ def measurement_list_view(request: HttpRequest, pk: int, number: int) -> HttpRes
                 note = f", {upload.error_count:,} row(s) with errors left out" if upload.error_count else ""
                 messages.success(request, f"Stored {upload.filename}: {upload.rows:,} row(s){note}.")
                 return redirect("designs:measurement", pk=pk, number=number, upload_id=upload.pk)
-    uploads = list(measurement_list(revision=revision)[:LIST_LIMIT + 1])
+    uploads = list(measurement_list(revision=revision)[: LIST_LIMIT + 1])
     test_limit = request.GET.get("test_limit")
-    standing = measurement_standing_report(revision=revision, test_limit=test_limit if test_limit in TEST_LIMITS
-                                           else None) if uploads else None
+    standing = (
+        measurement_standing_report(revision=revision, test_limit=test_limit if test_limit in TEST_LIMITS else None)
+        if uploads
+        else None
+    )
     if standing and "uploads" in standing:
         supplied = {u["upload"].pk: u["fibers"] for u in standing["uploads"]}
         for m in uploads:
             m.fibers_counted = supplied.get(m.pk, 0)
-    return render(request, "designs/measurements.html", {
-        "design": revision.design, "revision": revision, "can_write": can_write, "form": form,
-        "rejected": rejected, "uploads": uploads[:LIST_LIMIT], "more": len(uploads) > LIST_LIMIT,
-        "standing": standing, "test_limits": TEST_LIMITS,
-        "standing_limit": TEST_LIMITS.get((standing or {}).get("test_limit", ""), ""),
-    }, status=400 if form is not None and form.errors else 200)
+    return render(
+        request,
+        "designs/measurements.html",
+        {
+            "design": revision.design,
+            "revision": revision,
+            "can_write": can_write,
+            "form": form,
+            "rejected": rejected,
+            "uploads": uploads[:LIST_LIMIT],
+            "more": len(uploads) > LIST_LIMIT,
+            "standing": standing,
+            "test_limits": TEST_LIMITS,
+            "standing_limit": TEST_LIMITS.get((standing or {}).get("test_limit", ""), ""),
+        },
+        status=400 if form is not None and form.errors else 200,
+    )
 
 
 @signin_required
@@ -101,8 +126,12 @@ def measurement_withdraw_view(request: HttpRequest, pk: int, number: int, upload
     upload = measurement_get(revision=revision, upload_id=upload_id)
     restore = request.POST.get("restore") == "1"
     measurement_withdraw(upload=upload, user=request.user, withdraw=not restore)
-    messages.success(request, f"{upload.filename} counts again." if restore else
-                     f"Withdrew {upload.filename}: its rows no longer count; it stays listed.")
+    messages.success(
+        request,
+        f"{upload.filename} counts again."
+        if restore
+        else f"Withdrew {upload.filename}: its rows no longer count; it stays listed.",
+    )
     return redirect("designs:measurements", pk=pk, number=number)
 
 
@@ -120,10 +149,19 @@ def measurement_fiber_view(request: HttpRequest, pk: int, number: int) -> HttpRe
             problem = str(exc)
         except Http404:
             problem = f"No fiber {fiber_id!r} on this revision's test sheet (fiber ids look like L000123:1)."
-    return render(request, "designs/measurement_fiber.html", {
-        "design": revision.design, "revision": revision, "fiber_id": fiber_id, "history": history,
-        "problem": problem, "test_limit": TEST_LIMITS.get(history["test_limit"], "") if history else "",
-    }, status=404 if problem and not history else 200)
+    return render(
+        request,
+        "designs/measurement_fiber.html",
+        {
+            "design": revision.design,
+            "revision": revision,
+            "fiber_id": fiber_id,
+            "history": history,
+            "problem": problem,
+            "test_limit": TEST_LIMITS.get(history["test_limit"], "") if history else "",
+        },
+        status=404 if problem and not history else 200,
+    )
 
 
 @signin_required
@@ -131,10 +169,17 @@ def measurement_fiber_view(request: HttpRequest, pk: int, number: int) -> HttpRe
 def measurement_detail(request: HttpRequest, pk: int, number: int, upload_id: int) -> HttpResponse:
     revision = revision_get(user=request.user, design_id=pk, number=number)
     upload = measurement_get(revision=revision, upload_id=upload_id)
-    return render(request, "designs/measurement.html", {
-        "design": revision.design, "revision": revision, "upload": upload,
-        "report": measurement_report(upload=upload), "test_limit": TEST_LIMITS.get(upload.test_limit, upload.test_limit),
-    })
+    return render(
+        request,
+        "designs/measurement.html",
+        {
+            "design": revision.design,
+            "revision": revision,
+            "upload": upload,
+            "report": measurement_report(upload=upload),
+            "test_limit": TEST_LIMITS.get(upload.test_limit, upload.test_limit),
+        },
+    )
 
 
 @signin_required
@@ -147,7 +192,9 @@ def measurement_results_csv(request: HttpRequest, pk: int, number: int, upload_i
     except MeasurementUnavailable as exc:
         return HttpResponse(str(exc), status=409, content_type="text/plain; charset=utf-8")
     response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="design-{pk}-r{number}-measurements-{upload.pk}-results.csv"'
+    response["Content-Disposition"] = (
+        f'attachment; filename="design-{pk}-r{number}-measurements-{upload.pk}-results.csv"'
+    )
     return response
 
 

@@ -12,6 +12,7 @@ is judged against (per fiber its link, expected loss and limit; per link its end
 limits table, recomputed once and kept in the cache under the revision's fingerprint
 (apps.designs.revision_cache), so an upload's page recomputes no design.
 """
+
 from __future__ import annotations
 
 import pickle
@@ -66,8 +67,9 @@ class MeasurementUnavailable(Exception):
 # --- services --------------------------------------------------------------------------------------
 
 
-def measurement_create(*, revision: Revision, user, data: bytes, filename: str, test_limit: str = "pmd",
-                       keep_valid: bool = True) -> MeasurementUpload:
+def measurement_create(
+    *, revision: Revision, user, data: bytes, filename: str, test_limit: str = "pmd", keep_valid: bool = True
+) -> MeasurementUpload:
     """Validate a filled test sheet against the revision and store it.
 
     Refused (MeasurementRejected, nothing stored): a file over API_MAX_UPLOAD_BYTES, not UTF-8 text,
@@ -94,8 +96,15 @@ def measurement_create(*, revision: Revision, user, data: bytes, filename: str, 
 
     # What is refused and what is kept is the service's rule, the same for the API and import-results.
     try:
-        upload = measurement_upload(revision=revision, user=user, text=text, filename=filename, check=check,
-                                    test_limit=test_limit, keep_valid=keep_valid)
+        upload = measurement_upload(
+            revision=revision,
+            user=user,
+            text=text,
+            filename=filename,
+            check=check,
+            test_limit=test_limit,
+            keep_valid=keep_valid,
+        )
     except UploadRejected as exc:
         raise MeasurementRejected(exc.message, exc.errors) from None
     except ApiError as exc:
@@ -144,8 +153,9 @@ def _errors_of(fields) -> list[tuple[int | None, str, str]]:
 
 def measurement_list(*, revision: Revision) -> QuerySet[MeasurementUpload]:
     """A revision's uploads, newest first, without their CSV text."""
-    return (revision.measurements.select_related("uploaded_by", "withdrawn_by").defer("content", "errors")
-            .order_by("-id"))
+    return (
+        revision.measurements.select_related("uploaded_by", "withdrawn_by").defer("content", "errors").order_by("-id")
+    )
 
 
 def measurement_latest(*, revision: Revision) -> MeasurementUpload | None:
@@ -191,16 +201,24 @@ def _encode_limits(rows, columns) -> bytes:
     for row in rows:
         lid, fid = row[i_l], row[i_f]
         joined = fid.startswith(f"{lid}:")
-        suffix = fid[len(lid) + 1:] if joined else fid
+        suffix = fid[len(lid) + 1 :] if joined else fid
         ends = tuple(row[i] for i in i_ends)
-        if run is None or run[0] != lid or run[2] != row[i_e] or run[3] != row[i_m] or run[4] != joined \
-                or run[1] != ends:
+        if (
+            run is None
+            or run[0] != lid
+            or run[2] != row[i_e]
+            or run[3] != row[i_m]
+            or run[4] != joined
+            or run[1] != ends
+        ):
             run = [lid, ends, row[i_e], row[i_m], joined, []]
             runs.append(run)
         run[5].append(suffix)
     patterns: dict[tuple, int] = {}
-    out = [(lid, ends, e, m, joined, patterns.setdefault(tuple(sfx), len(patterns)))
-           for lid, ends, e, m, joined, sfx in runs]
+    out = [
+        (lid, ends, e, m, joined, patterns.setdefault(tuple(sfx), len(patterns)))
+        for lid, ends, e, m, joined, sfx in runs
+    ]
     return zlib.compress(pickle.dumps((list(patterns), out), protocol=pickle.HIGHEST_PROTOCOL), 6)
 
 
@@ -231,8 +249,7 @@ def _limits_table(r, revision: Revision, test_limit: str) -> LimitsTable:
         try:
             result = revision_result(revision=revision, extra_catalog=custom)
         except SpecError as exc:
-            raise MeasurementUnavailable(
-                f"The revision no longer computes with the current catalog: {exc}") from None
+            raise MeasurementUnavailable(f"The revision no longer computes with the current catalog: {exc}") from None
         blob = _encode_limits(r.iter_test_rows(result, test_limit=test_limit), r.TEST_SHEET_COLUMNS)
         del result
         store_blob(key, blob)
@@ -282,25 +299,59 @@ def _verdicts(table: LimitsTable, comparison, limit: int) -> dict:
         link_limit.setdefault(f.link_id, f.limit_db)
         if f.margin_db is not None and (f.link_id not in link_margin or f.margin_db < link_margin[f.link_id]):
             link_margin[f.link_id] = f.margin_db
-    failing = sorted((lk for lk in comparison.links if lk.status == "fail"),
-                     key=lambda lk: (link_margin.get(lk.link_id, 0.0), lk.link_id))
-    ends = {lk.link_id: dict(zip(END_COLUMNS, table.ends[lk.link_id]))  # the shown links' ends (first row)
-            for lk in failing[:limit] if lk.link_id in table.ends}
-    failing_fibers = sorted((f for f in comparison.fibers if f.status == "fail"),
-                            key=lambda f: (f.margin_db if f.margin_db is not None else 0.0, f.fiber_id))
+    failing = sorted(
+        (lk for lk in comparison.links if lk.status == "fail"),
+        key=lambda lk: (link_margin.get(lk.link_id, 0.0), lk.link_id),
+    )
+    ends = {
+        lk.link_id: dict(zip(END_COLUMNS, table.ends[lk.link_id]))  # the shown links' ends (first row)
+        for lk in failing[:limit]
+        if lk.link_id in table.ends
+    }
+    failing_fibers = sorted(
+        (f for f in comparison.fibers if f.status == "fail"),
+        key=lambda f: (f.margin_db if f.margin_db is not None else 0.0, f.fiber_id),
+    )
     above = [f for f in comparison.fibers if f.above_expected]
     fibers = Counter(f.status for f in comparison.fibers)
-    links = Counter("pass" if lk.status == "pass" else "fail" if lk.status == "fail"
-                    else "incomplete" if lk.measured else "not-measured" for lk in comparison.links)
+    links = Counter(
+        "pass"
+        if lk.status == "pass"
+        else "fail"
+        if lk.status == "fail"
+        else "incomplete"
+        if lk.measured
+        else "not-measured"
+        for lk in comparison.links
+    )
     return {
-        "fibers": {"pass": fibers["pass"], "fail": fibers["fail"], "not_measured": fibers["not-measured"],
-                   "total": len(comparison.fibers), "above_expected": len(above)},
-        "links": {"pass": links["pass"], "fail": links["fail"], "incomplete": links["incomplete"],
-                  "not_measured": links["not-measured"], "total": len(comparison.links)},
-        "failing_links": [{"link_id": lk.link_id, "fibers": lk.fibers, "measured": lk.measured, "failed": lk.failed,
-                           "worst_db": lk.worst_db, "limit_db": link_limit.get(lk.link_id),
-                           "margin_db": link_margin.get(lk.link_id), **ends.get(lk.link_id, {})}
-                          for lk in failing[:limit]],
+        "fibers": {
+            "pass": fibers["pass"],
+            "fail": fibers["fail"],
+            "not_measured": fibers["not-measured"],
+            "total": len(comparison.fibers),
+            "above_expected": len(above),
+        },
+        "links": {
+            "pass": links["pass"],
+            "fail": links["fail"],
+            "incomplete": links["incomplete"],
+            "not_measured": links["not-measured"],
+            "total": len(comparison.links),
+        },
+        "failing_links": [
+            {
+                "link_id": lk.link_id,
+                "fibers": lk.fibers,
+                "measured": lk.measured,
+                "failed": lk.failed,
+                "worst_db": lk.worst_db,
+                "limit_db": link_limit.get(lk.link_id),
+                "margin_db": link_margin.get(lk.link_id),
+                **ends.get(lk.link_id, {}),
+            }
+            for lk in failing[:limit]
+        ],
         "failing_fibers": failing_fibers[:limit],
         "above_expected": above[:limit],
     }
@@ -415,12 +466,30 @@ def measurement_fiber_history(*, revision: Revision, fiber_id: str) -> dict:
             continue
         parsed, _errors = r.parse_test_results(upload.content, st.table.index)
         for row in (p for p in parsed if p.fiber_id == fiber_id):
-            status = ("not-measured" if row.measured_db is None else
-                      "pass" if limit_db is None or row.measured_db <= limit_db else "fail")
-            rows.append({"upload": upload, "line": row.line, "measured_db": row.measured_db, "status": status,
-                         "counted": st.source.get(fiber_id) == upload.pk and row.measured_db is not None})
-    return {"fiber_id": fiber_id, "link_id": link_id, "expected_db": expected, "limit_db": limit_db,
-            "test_limit": st.test_limit, "rows": rows}
+            status = (
+                "not-measured"
+                if row.measured_db is None
+                else "pass"
+                if limit_db is None or row.measured_db <= limit_db
+                else "fail"
+            )
+            rows.append(
+                {
+                    "upload": upload,
+                    "line": row.line,
+                    "measured_db": row.measured_db,
+                    "status": status,
+                    "counted": st.source.get(fiber_id) == upload.pk and row.measured_db is not None,
+                }
+            )
+    return {
+        "fiber_id": fiber_id,
+        "link_id": link_id,
+        "expected_db": expected,
+        "limit_db": limit_db,
+        "test_limit": st.test_limit,
+        "rows": rows,
+    }
 
 
 def measurement_results_lines(*, upload: MeasurementUpload) -> Iterator[str]:

@@ -3,6 +3,7 @@
 Links and cables are stored one row each so tables, filters, exports and the API stay fast at
 400,000 rows: loaded with COPY on PostgreSQL, read with keyset pagination on (revision, row id).
 """
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -44,14 +45,17 @@ class DesignShare(models.Model):
     """
 
     design = models.ForeignKey(Design, on_delete=models.CASCADE, related_name="shares")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
-                             related_name="design_shares")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="design_shares"
+    )
     username = models.CharField(max_length=150)
     access = models.CharField(max_length=8, choices=Access.choices, default=Access.READ)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["design", "user"], name="design_share_unique"),
-                       models.UniqueConstraint(fields=["design", "username"], name="design_share_username_unique")]
+        constraints = [
+            models.UniqueConstraint(fields=["design", "user"], name="design_share_unique"),
+            models.UniqueConstraint(fields=["design", "username"], name="design_share_username_unique"),
+        ]
 
     def save(self, *args, **kwargs):
         # Either side fills the other (the admin's inline gives a username; tests often a user).
@@ -99,8 +103,9 @@ class LinkRecord(models.Model):
     with their revision, in its transaction, and Django deletes them with it (on_delete=CASCADE).
     """
 
-    revision = models.ForeignKey(Revision, on_delete=models.CASCADE, related_name="links", db_index=False,
-                                 db_constraint=False)
+    revision = models.ForeignKey(
+        Revision, on_delete=models.CASCADE, related_name="links", db_index=False, db_constraint=False
+    )
     link_id = models.PositiveIntegerField()
     network = models.CharField(max_length=16)
     plane = models.PositiveSmallIntegerField(default=0)
@@ -149,8 +154,9 @@ class CableRecord(models.Model):
     """One physical cable of a revision (cables.csv row): its part, ordered length and both labels."""
 
     # No database constraint, as on LinkRecord.revision.
-    revision = models.ForeignKey(Revision, on_delete=models.CASCADE, related_name="cables", db_index=False,
-                                 db_constraint=False)
+    revision = models.ForeignKey(
+        Revision, on_delete=models.CASCADE, related_name="cables", db_index=False, db_constraint=False
+    )
     cable_id = models.PositiveIntegerField()
     network = models.CharField(max_length=16)
     tier = models.CharField(max_length=24)
@@ -205,8 +211,7 @@ class OrderedBaseline(models.Model):
 
     design = models.ForeignKey(Design, on_delete=models.CASCADE, related_name="ordered_baselines")
     revision = models.ForeignKey(Revision, on_delete=models.CASCADE, related_name="+")
-    price_version = models.ForeignKey("catalog.PriceListVersion", null=True, on_delete=models.PROTECT,
-                                      related_name="+")
+    price_version = models.ForeignKey("catalog.PriceListVersion", null=True, on_delete=models.PROTECT, related_name="+")
     order = models.JSONField()  # engine.orders.lines.Order.to_dict(), frozen
     by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     at = models.DateTimeField(auto_now_add=True)

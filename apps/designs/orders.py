@@ -9,6 +9,7 @@ changed), the order has no split rather than a wrong one.
 Marking a revision "ordered" freezes its whole order in an OrderedBaseline; deltas against it read that frozen
 copy, never today's prices or rules.
 """
+
 from __future__ import annotations
 
 import json
@@ -90,24 +91,35 @@ def revision_order(*, revision: Revision, rule: SparesRule | None = None, lead_t
     pricing = revision_pricing(revision=revision)
     if lead_times is None:
         lead_times = design_lead_times(design=revision.design)
-    return build_order((revision.summary or {}).get("bom") or [], rule=rule or spares_rule_from_dict(None),
-                       prices=pricing.prices, currency=pricing.currency,
-                       price_version=pricing.version.number if pricing.version else None,
-                       price_source=pricing.source, split=revision_bom_split(revision=revision),
-                       lead_times=lead_times, label=f"r{revision.number}")
+    return build_order(
+        (revision.summary or {}).get("bom") or [],
+        rule=rule or spares_rule_from_dict(None),
+        prices=pricing.prices,
+        currency=pricing.currency,
+        price_version=pricing.version.number if pricing.version else None,
+        price_source=pricing.source,
+        split=revision_bom_split(revision=revision),
+        lead_times=lead_times,
+        label=f"r{revision.number}",
+    )
 
 
 def baseline_mark(*, revision: Revision, user, rule: SparesRule | None = None) -> OrderedBaseline:
     """Mark the revision "ordered": its order, as it is now, becomes the design's baseline."""
     pricing = revision_pricing(revision=revision)
     order = revision_order(revision=revision, rule=rule).relabelled(f"r{revision.number} (ordered)")
-    return OrderedBaseline.objects.create(design=revision.design, revision=revision, price_version=pricing.version,
-                                          order=order.to_dict(), by=user)
+    return OrderedBaseline.objects.create(
+        design=revision.design, revision=revision, price_version=pricing.version, order=order.to_dict(), by=user
+    )
 
 
 def baseline_current(*, design: Design) -> OrderedBaseline | None:
-    return (OrderedBaseline.objects.filter(design=design).select_related("revision", "by", "price_version")
-            .order_by("-id").first())
+    return (
+        OrderedBaseline.objects.filter(design=design)
+        .select_related("revision", "by", "price_version")
+        .order_by("-id")
+        .first()
+    )
 
 
 def baseline_order(baseline: OrderedBaseline) -> Order:
@@ -117,12 +129,15 @@ def baseline_order(baseline: OrderedBaseline) -> Order:
 def order_delta_between(*, old: Revision, new: Revision, rule: SparesRule | None = None) -> OrderDelta:
     """From one revision's order to another's, both with `rule` and each with its own price-list version."""
     lead_times = design_lead_times(design=new.design)
-    return order_delta(revision_order(revision=old, rule=rule, lead_times=lead_times),
-                       revision_order(revision=new, rule=rule, lead_times=lead_times))
+    return order_delta(
+        revision_order(revision=old, rule=rule, lead_times=lead_times),
+        revision_order(revision=new, rule=rule, lead_times=lead_times),
+    )
 
 
-def order_delta_from_baseline(*, baseline: OrderedBaseline, new: Revision, rule: SparesRule | None = None
-                              ) -> OrderDelta:
+def order_delta_from_baseline(
+    *, baseline: OrderedBaseline, new: Revision, rule: SparesRule | None = None
+) -> OrderDelta:
     """From what was ordered to `new`'s order; `new` gets the baseline's spares rule unless `rule` is given."""
     ordered = baseline_order(baseline)
     return order_delta(ordered, revision_order(revision=new, rule=rule or spares_rule_from_dict(ordered.spares_rule)))

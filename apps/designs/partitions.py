@@ -19,6 +19,7 @@ holds only rows written without a partition (tests, ad-hoc ORM inserts), scanned
 a partition takes ACCESS EXCLUSIVE on the parent, so it is tried with a short lock timeout and otherwise
 left to the periodic sweep (drop_orphan_partitions); the rows are deleted either way.
 """
+
 from __future__ import annotations
 
 import logging
@@ -55,8 +56,10 @@ def create_partition_table(table: str, revision_id: int) -> str:
     with connection.cursor() as cur:
         cur.execute(f"CREATE TABLE {_q(child)} (LIKE {_q(table)} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)")
         # Checked per row as it is loaded; it proves the partition bound, so attaching skips a scan of the rows.
-        cur.execute(f"ALTER TABLE {_q(child)} ADD CONSTRAINT {_q(child + '_revision')} "
-                    f"CHECK (revision_id IS NOT NULL AND revision_id = {int(revision_id)})")
+        cur.execute(
+            f"ALTER TABLE {_q(child)} ADD CONSTRAINT {_q(child + '_revision')} "
+            f"CHECK (revision_id IS NOT NULL AND revision_id = {int(revision_id)})"
+        )
     return child
 
 
@@ -136,8 +139,11 @@ def build_missing_sort_indexes() -> int:
         return 0
     wanted = sort_index_keys()
     with connection.cursor() as cur:
-        cur.execute("SELECT c.relname, p.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
-                    "JOIN pg_class p ON p.oid = i.inhparent WHERE p.relname = ANY(%s)", [list(ROW_TABLES)])
+        cur.execute(
+            "SELECT c.relname, p.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
+            "JOIN pg_class p ON p.oid = i.inhparent WHERE p.relname = ANY(%s)",
+            [list(ROW_TABLES)],
+        )
         children = cur.fetchall()
         cur.execute("SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()")
         indexes = {r[0] for r in cur.fetchall()}
@@ -178,8 +184,11 @@ def drop_orphan_partitions() -> int:
     if connection.vendor != "postgresql":
         return 0
     with connection.cursor() as cur:
-        cur.execute("SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
-                    "WHERE i.inhparent IN (SELECT to_regclass(t) FROM unnest(%s::text[]) AS t)", [list(ROW_TABLES)])
+        cur.execute(
+            "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
+            "WHERE i.inhparent IN (SELECT to_regclass(t) FROM unnest(%s::text[]) AS t)",
+            [list(ROW_TABLES)],
+        )
         children = [r[0] for r in cur.fetchall()]
         ids = {int(m.group(2)) for m in map(_CHILD.match, children) if m}
         cur.execute("SELECT id FROM designs_revision WHERE id = ANY(%s)", [sorted(ids)])

@@ -5,6 +5,7 @@ before it), unless it was explicitly repriced (RevisionRepricing, newest first).
 against a revision can be fetched again as it was, and a price change reaches an old revision only by a visible
 action that records who did it, when, and with which version.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -43,8 +44,12 @@ class RevisionPricing:
         v = self.version
         if v is None:
             return ""
-        how = (f"repriced by {self.repricing.by.get_username() if self.repricing.by_id else '-'} on "
-               f"{self.repricing.at:%Y-%m-%d}" if self.repricing else "in force when the revision was computed")
+        how = (
+            f"repriced by {self.repricing.by.get_username() if self.repricing.by_id else '-'} on "
+            f"{self.repricing.at:%Y-%m-%d}"
+            if self.repricing
+            else "in force when the revision was computed"
+        )
         return f"price list v{v.number} of {v.created_at:%Y-%m-%d} ({v.currency}), {how}"
 
     @property
@@ -54,10 +59,12 @@ class RevisionPricing:
 
     def to_dict(self) -> dict:
         v, r = self.version, self.repricing
-        return {"price_version": v.number if v else None,
-                "price_version_created_at": _iso(v.created_at) if v else None,
-                "repriced_at": _iso(r.at) if r else None,
-                "repriced_by": r.by.get_username() if r and r.by_id else None}
+        return {
+            "price_version": v.number if v else None,
+            "price_version_created_at": _iso(v.created_at) if v else None,
+            "repriced_at": _iso(r.at) if r else None,
+            "repriced_by": r.by.get_username() if r and r.by_id else None,
+        }
 
 
 def _iso(dt) -> str:
@@ -67,8 +74,9 @@ def _iso(dt) -> str:
 def revision_pricing(*, revision: Revision) -> RevisionPricing:
     owner_id = revision.design.owner_id
     latest = PriceListVersion.objects.filter(owner_id=owner_id).order_by("-number").first()
-    repricing = (RevisionRepricing.objects.filter(revision=revision).select_related("version", "by")
-                 .order_by("-id").first())
+    repricing = (
+        RevisionRepricing.objects.filter(revision=revision).select_related("version", "by").order_by("-id").first()
+    )
     if repricing is not None:
         return RevisionPricing(repricing.version, repricing, latest)
     return RevisionPricing(price_version_at(owner_id=owner_id, when=revision.created_at), None, latest)

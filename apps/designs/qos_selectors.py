@@ -9,6 +9,7 @@ stored spec with the owner's custom parts, exactly as the configs.zip export bui
 bytes, which every file download and the archive are served from. So a revision is recomputed once, not on
 every page view or download; concurrent misses wait for one computation.
 """
+
 from __future__ import annotations
 
 import heapq
@@ -45,8 +46,13 @@ WORST_PORTS = 10  # switches shown with their worst port
 ARCHIVE = "configs.zip"
 _TEXT = "text/plain; charset=utf-8"
 _FORMATS = {  # format -> content type
-    "nvue": _TEXT, "eos": _TEXT, "sonic": "application/json", "opensm": _TEXT, "shell": _TEXT,
-    "json": "application/json", "csv": "text/csv; charset=utf-8",
+    "nvue": _TEXT,
+    "eos": _TEXT,
+    "sonic": "application/json",
+    "opensm": _TEXT,
+    "shell": _TEXT,
+    "json": "application/json",
+    "csv": "text/csv; charset=utf-8",
 }
 # Bump when the cached report's shape changes (_CONFIGS_VERSION: the cached configuration set's).
 _REPORT_VERSION = 2
@@ -136,13 +142,18 @@ def revision_qos_plan(*, revision: Revision, custom=_FETCH) -> QosPlan:
     except SpecError as exc:
         # parse_spec checks the policy, so only a revision stored before it did can hold one that does not parse.
         if exc.errors and all(_is_qos_path(e.path) for e in exc.errors):
-            raise QosPlanError("invalid_qos_policy", "The QoS policy stored with this revision is not valid: "
-                               + "; ".join(str(e) for e in exc.errors), exc.errors) from None
-        raise QosPlanError("revision_not_reproducible",
-                           f"The revision no longer computes with the current catalog: {exc}") from None
+            raise QosPlanError(
+                "invalid_qos_policy",
+                "The QoS policy stored with this revision is not valid: " + "; ".join(str(e) for e in exc.errors),
+                exc.errors,
+            ) from None
+        raise QosPlanError(
+            "revision_not_reproducible", f"The revision no longer computes with the current catalog: {exc}"
+        ) from None
     except (CatalogError, MediaCatalogError) as exc:
-        raise QosPlanError("revision_not_reproducible",
-                           f"The revision no longer computes with the current catalog: {exc}") from None
+        raise QosPlanError(
+            "revision_not_reproducible", f"The revision no longer computes with the current catalog: {exc}"
+        ) from None
 
 
 def _is_qos_path(path: str) -> bool:
@@ -203,7 +214,7 @@ class ConfigSet:
     @cached_property
     def files(self) -> list[ConfigFile]:
         """As config_files(plan): sizes are the files' uncompressed sizes (their UTF-8 bytes)."""
-        return _config_files((i.filename[len(_IN_ARCHIVE):], i.file_size) for i in self._entries[1])
+        return _config_files((i.filename[len(_IN_ARCHIVE) :], i.file_size) for i in self._entries[1])
 
     def file(self, name: str) -> tuple[ConfigFile, bytes] | None:
         """One file by its name, or None."""
@@ -299,19 +310,33 @@ def _report(plan: QosPlan) -> dict:
     rows = []
     for total, ports, r in worst:
         h = headroom_bytes(r.speed_gbps, r.cable_m, policy.mtu.switch, policy.headroom)
-        rows.append({**r._asdict(), "switch_ports": ports, "switch_total_bytes": total * n_pfc,
-                     "switch_total_mb": f"{total * n_pfc / 1e6:.2f}",
-                     "terms": [{"name": n, "bits": b, "bytes": y} for n, b, y in h.terms]})
+        rows.append(
+            {
+                **r._asdict(),
+                "switch_ports": ports,
+                "switch_total_bytes": total * n_pfc,
+                "switch_total_mb": f"{total * n_pfc / 1e6:.2f}",
+                "terms": [{"name": n, "bits": b, "bytes": y} for n, b, y in h.terms],
+            }
+        )
     files = [asdict(f) for f in config_files(plan)]
     ecn = summary["ecn"]
     return {
-        "technology": policy.technology, "mode": policy.mode, "summary": summary,
-        "ecn_us": [{"speed_gbps": int(k), "min": f"{v['min_us']:g}", "max": f"{v['max_us']:g}"}
-                   for k, v in ecn["by_speed"].items()],
+        "technology": policy.technology,
+        "mode": policy.mode,
+        "summary": summary,
+        "ecn_us": [
+            {"speed_gbps": int(k), "min": f"{v['min_us']:g}", "max": f"{v['max_us']:g}"}
+            for k, v in ecn["by_speed"].items()
+        ],
         "warnings": [w.to_dict() for w in plan.warnings],
-        "headroom_by_speed": [{"speed_gbps": int(s), **v} for s, v in
-                              summary["headroom"]["per_priority_bytes_by_speed"].items()],
-        "lossless_ports": len(plan.headroom_table), "pfc_priorities": list(policy.pfc_priorities),
-        "worst_ports": rows, "term_names": [t["name"] for t in rows[0]["terms"]] if rows else [],
-        "files": files, "switch_files": sum(1 for f in files if f["kind"] == "switch"),
+        "headroom_by_speed": [
+            {"speed_gbps": int(s), **v} for s, v in summary["headroom"]["per_priority_bytes_by_speed"].items()
+        ],
+        "lossless_ports": len(plan.headroom_table),
+        "pfc_priorities": list(policy.pfc_priorities),
+        "worst_ports": rows,
+        "term_names": [t["name"] for t in rows[0]["terms"]] if rows else [],
+        "files": files,
+        "switch_files": sum(1 for f in files if f["kind"] == "switch"),
     }

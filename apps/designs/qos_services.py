@@ -4,6 +4,7 @@ Only what differs from the defaults is stored, so the spec stays readable and th
 traffic classes (PFC priorities, the hosts' DSCPs and PFC vector) keep following them unless they were set
 to something else.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -27,8 +28,10 @@ def qos_parse(data: Any, technology: str) -> QosPolicy:
     field (qos.roce.dscp). A `technology` key, as GET answers it, is accepted when it is the design's."""
     if isinstance(data, Mapping) and "technology" in data:
         if data["technology"] != technology:
-            raise SpecError.at("qos.technology", f"is {technology} for this design (its compute fabric's "
-                                                 "technology); change it in the spec")
+            raise SpecError.at(
+                "qos.technology",
+                f"is {technology} for this design (its compute fabric's technology); change it in the spec",
+            )
         data = {k: v for k, v in data.items() if k != "technology"}
     return QosPolicy.from_dict(data, technology)
 

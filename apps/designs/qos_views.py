@@ -3,6 +3,7 @@
 Access is the selectors' (as in apps.designs.views): a design a user may not see is a 404, and so is a
 save by a user who may only read; readers see the form disabled.
 """
+
 from __future__ import annotations
 
 from django.contrib import messages
@@ -65,12 +66,22 @@ def design_qos_view(request: HttpRequest, pk: int) -> HttpResponse:
         form = QosPolicyForm(stored=state.stored, policy=state.policy, **common)
     # a policy stored before a rule existed still opens; what it breaks is listed until a save fixes it
     stored_problems = qos_save_errors(design, state.policy) if post is None and state.policy is not None else []
-    return render(request, "designs/qos.html", {
-        "design": design, "form": form, "can_write": can_write, "state": state,
-        "mode_help": {mode: cite(text) for mode, text in MODE_HELP.items()},
-        "technologies": common["technologies"], "stored_problems": stored_problems,
-        "facts": _facts(design, form, state), "stored_invalid": state.policy is None,
-    }, status=400 if post is not None and form.errors else 200)
+    return render(
+        request,
+        "designs/qos.html",
+        {
+            "design": design,
+            "form": form,
+            "can_write": can_write,
+            "state": state,
+            "mode_help": {mode: cite(text) for mode, text in MODE_HELP.items()},
+            "technologies": common["technologies"],
+            "stored_problems": stored_problems,
+            "facts": _facts(design, form, state),
+            "stored_invalid": state.policy is None,
+        },
+        status=400 if post is not None and form.errors else 200,
+    )
 
 
 def _facts(design: Design, form: QosPolicyForm, state) -> dict:
@@ -106,9 +117,17 @@ def revision_qos_view(request: HttpRequest, pk: int, number: int) -> HttpRespons
     except QosPlanError as exc:
         report, error = None, exc
     fragment = request.GET.get("fragment") == "1"
-    return render(request, "designs/_qos_report.html" if fragment else "designs/revision_qos.html", {
-        "design": revision.design, "revision": revision, "report": report, "error": error,
-    }, status=409 if error else 200)
+    return render(
+        request,
+        "designs/_qos_report.html" if fragment else "designs/revision_qos.html",
+        {
+            "design": revision.design,
+            "revision": revision,
+            "report": report,
+            "error": error,
+        },
+        status=409 if error else 200,
+    )
 
 
 @signin_required

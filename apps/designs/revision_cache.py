@@ -12,6 +12,7 @@ every key is built from it, so a change of any of them reaches a new key and not
 when the lock is gone without one (the holder failed, its result was too big to keep, or it died and the
 lock expired). `store_blob` keeps a result unless it is larger than settings.REVISION_CACHE_MAX_BYTES.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -50,8 +51,11 @@ def revision_fingerprint(revision, custom=_UNSET) -> str:
     computed from other parts."""
     if custom is _UNSET:
         custom = revision_custom_catalog(revision)
-    state = json.dumps([revision.pk, revision.spec_hash, revision.engine_version, revision.catalog_version, custom],
-                       sort_keys=True, default=str)
+    state = json.dumps(
+        [revision.pk, revision.spec_hash, revision.engine_version, revision.catalog_version, custom],
+        sort_keys=True,
+        default=str,
+    )
     return hashlib.sha256(state.encode()).hexdigest()
 
 
@@ -75,8 +79,14 @@ def store_blob(key: str, blob: bytes, *, timeout: int | None = CACHE_TIMEOUT_S) 
     return True
 
 
-def compute_once(lock_key: str, ready: Callable[[], T | None], compute: Callable[[], T], *,
-                 lock_timeout: float = LOCK_TIMEOUT_S, poll: float = POLL_S) -> T:
+def compute_once(
+    lock_key: str,
+    ready: Callable[[], T | None],
+    compute: Callable[[], T],
+    *,
+    lock_timeout: float = LOCK_TIMEOUT_S,
+    poll: float = POLL_S,
+) -> T:
     """`ready()` (the cached result, or None) when it has one; else `compute()` (which stores the result)
     run by one caller at a time per `lock_key`: the others wait for its result.
 

@@ -1,4 +1,5 @@
 """Reads that respect access: a user sees their own designs and those shared with them; others get 404."""
+
 from __future__ import annotations
 
 from django.db.models import F, Q, QuerySet
@@ -8,8 +9,12 @@ from .models import Access, Design, Revision
 
 
 def design_list(*, user) -> QuerySet[Design]:
-    return (Design.objects.filter(Q(owner=user) | Q(shares__user=user)).distinct()
-            .select_related("owner").order_by("-updated_at"))
+    return (
+        Design.objects.filter(Q(owner=user) | Q(shares__user=user))
+        .distinct()
+        .select_related("owner")
+        .order_by("-updated_at")
+    )
 
 
 def design_list_owned(*, user) -> QuerySet[Design]:
@@ -20,8 +25,13 @@ def design_list_owned(*, user) -> QuerySet[Design]:
 def design_list_shared(*, user) -> QuerySet[Design]:
     """Designs others shared with the user, in a list of their own that the user can leave."""
     # `access` is the user's own share (read or write), from the same join as the filter
-    return (Design.objects.filter(shares__user=user).exclude(owner=user).annotate(access=F("shares__access"))
-            .select_related("owner").order_by("-updated_at"))
+    return (
+        Design.objects.filter(shares__user=user)
+        .exclude(owner=user)
+        .annotate(access=F("shares__access"))
+        .select_related("owner")
+        .order_by("-updated_at")
+    )
 
 
 def design_get(*, user, design_id: int, write: bool = False) -> Design:
@@ -45,8 +55,11 @@ def revision_get(*, user, design_id: int, number: int, defer: tuple[str, ...] = 
     """A revision of a design the user may see, with its design and owner, in one query (design_list's rule
     as a subquery); otherwise Http404. `defer`: fields not to load; `bare`: only its id, number, creation time and spec hash."""
     visible = design_list(user=user).filter(pk=design_id).values("pk")
-    revisions = (Revision.objects.only("id", "number", "design_id", "created_at", "spec_hash") if bare else
-                 Revision.objects.select_related("design__owner", "created_by").defer(*defer))
+    revisions = (
+        Revision.objects.only("id", "number", "design_id", "created_at", "spec_hash")
+        if bare
+        else Revision.objects.select_related("design__owner", "created_by").defer(*defer)
+    )
     rev = revisions.filter(design_id=design_id, design__in=visible, number=number).first()
     if rev is None:
         raise Http404("No such revision.")

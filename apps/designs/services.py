@@ -1,4 +1,5 @@
 """Design actions: create, update, share, delete, compute (enqueue and run), compare revisions."""
+
 from __future__ import annotations
 
 import logging
@@ -75,8 +76,9 @@ def design_create(*, user, spec: dict | None = None, preset: str | None = None, 
     if spec is None:
         raise SpecError.at("spec", "is required (or give a preset)")
     normalized, warnings = design_check_spec(spec, owner=user)
-    design = Design.objects.create(owner=user, name=normalized["name"], spec=normalized,
-                                   schema_version=SCHEMA_VERSION, preset=preset or "")
+    design = Design.objects.create(
+        owner=user, name=normalized["name"], spec=normalized, schema_version=SCHEMA_VERSION, preset=preset or ""
+    )
     design.spec_warnings = warnings  # shown with the answer, not stored: the check repeats at every save
     return design
 
@@ -95,8 +97,7 @@ def design_delete(*, design: Design) -> None:
     design.delete()
 
 
-def design_share(*, design: Design, username: str | None = None, user=None,
-                 access: str = Access.READ) -> DesignShare:
+def design_share(*, design: Design, username: str | None = None, user=None, access: str = Access.READ) -> DesignShare:
     """Share with a username (or a user): the same whether or not such an account exists, so sharing
     reveals nothing about accounts. A name with no active account is kept and grants nothing until that
     account exists (signals.link_pending_shares)."""
@@ -109,8 +110,9 @@ def design_share(*, design: Design, username: str | None = None, user=None,
         raise SpecError.at("username", "the owner already has full access")
     if user is None:
         user = get_user_model().objects.filter(username=username).first()
-    share, _ = DesignShare.objects.update_or_create(design=design, username=username,
-                                                    defaults={"access": access, "user": user})
+    share, _ = DesignShare.objects.update_or_create(
+        design=design, username=username, defaults={"access": access, "user": user}
+    )
     return share
 
 
@@ -124,8 +126,9 @@ def design_leave(*, design_id: int, user) -> bool:
     return DesignShare.objects.filter(design_id=design_id, user=user).delete()[0] > 0
 
 
-def design_compute_enqueue(*, design: Design, user, idempotency_key: str | None = None,
-                           fingerprint: tuple[str, str, str] | None = None) -> Job:
+def design_compute_enqueue(
+    *, design: Design, user, idempotency_key: str | None = None, fingerprint: tuple[str, str, str] | None = None
+) -> Job:
     """Queue a computation of the design's current spec (snapshotted now, so later edits don't change it).
 
     A key the user already used returns that job (whatever design it was for: callers compare), so a
@@ -141,8 +144,9 @@ def design_compute_enqueue(*, design: Design, user, idempotency_key: str | None 
         return job_create(kind="compute", user=user, design=design, params=params, idempotency_key=idempotency_key)
     except IntegrityError:
         # A concurrent request with the same key committed first (job_idempotency_per_user).
-        existing = Job.objects.filter(created_by=user, idempotency_key=idempotency_key).first() \
-            if idempotency_key else None
+        existing = (
+            Job.objects.filter(created_by=user, idempotency_key=idempotency_key).first() if idempotency_key else None
+        )
         if existing is None:
             raise
         return existing
@@ -169,13 +173,26 @@ def design_compute_request(*, design: Design, user, force: bool = False) -> Comp
     fingerprint = compute_fingerprint(design)
     if fingerprint is not None and not force:
         spec_hash, engine_version, catalog_version = fingerprint
-        revision = Revision.objects.filter(design=design, spec_hash=spec_hash, engine_version=engine_version,
-                                           catalog_version=catalog_version).order_by("-number").first()
+        revision = (
+            Revision.objects.filter(
+                design=design, spec_hash=spec_hash, engine_version=engine_version, catalog_version=catalog_version
+            )
+            .order_by("-number")
+            .first()
+        )
         if revision is not None:
             return ComputeRequest(revision=revision, deduplicated=True)
-        job = Job.objects.filter(design=design, kind="compute", status__in=(JobStatus.QUEUED, JobStatus.RUNNING),
-                                 cancel_requested=False, params__fingerprint=list(fingerprint)) \
-            .order_by("-created_at").first()
+        job = (
+            Job.objects.filter(
+                design=design,
+                kind="compute",
+                status__in=(JobStatus.QUEUED, JobStatus.RUNNING),
+                cancel_requested=False,
+                params__fingerprint=list(fingerprint),
+            )
+            .order_by("-created_at")
+            .first()
+        )
         if job is not None:
             return ComputeRequest(job=job, deduplicated=True)
     return ComputeRequest(job=design_compute_enqueue(design=design, user=user, fingerprint=fingerprint))
@@ -250,27 +267,47 @@ def _compute_and_store(job: Job, progress: DbProgress) -> dict:
         number = (Revision.objects.filter(design_id=job.design_id).aggregate(m=Max("number"))["m"] or 0) + 1
         # Its summary and engine time are written below, once finish() has them, before anything commits.
         rev = Revision.objects.create(
-            design_id=job.design_id, number=number, spec=spec.to_dict(),
-            spec_hash=adapters.spec_hash(spec.normalized), engine_version=draft.engine_version,
-            catalog_version=draft.catalog_version, summary={}, link_count=links, cable_count=cables,
-            created_by=job.created_by)
+            design_id=job.design_id,
+            number=number,
+            spec=spec.to_dict(),
+            spec_hash=adapters.spec_hash(spec.normalized),
+            engine_version=draft.engine_version,
+            catalog_version=draft.catalog_version,
+            summary={},
+            link_count=links,
+            cable_count=cables,
+            created_by=job.created_by,
+        )
         t1 = time.perf_counter()
         timings: dict[str, float] = {}
-        (stored_links, stored_cables), result = store_revision_rows(rev.pk, [
-            RowLoad(LinkRecord._meta.db_table, adapters.LINK_DB_COLUMNS, adapters.link_db_rows(draft, rev.pk)),
-            RowLoad(CableRecord._meta.db_table, adapters.CABLE_DB_COLUMNS, adapters.cable_db_rows(draft, rev.pk)),
-        ], between=(lambda: _test_stall("storing")) if settings.JOB_TEST_STALL else None, early=check,
-            meanwhile=finish, timings=timings)
+        (stored_links, stored_cables), result = store_revision_rows(
+            rev.pk,
+            [
+                RowLoad(LinkRecord._meta.db_table, adapters.LINK_DB_COLUMNS, adapters.link_db_rows(draft, rev.pk)),
+                RowLoad(CableRecord._meta.db_table, adapters.CABLE_DB_COLUMNS, adapters.cable_db_rows(draft, rev.pk)),
+            ],
+            between=(lambda: _test_stall("storing")) if settings.JOB_TEST_STALL else None,
+            early=check,
+            meanwhile=finish,
+            timings=timings,
+        )
         if (stored_links, stored_cables) != (links, cables):
             raise RuntimeError(f"stored {stored_links} links and {stored_cables} cables, expected {links} and {cables}")
         compute_s = round(start_s + finish_s, 3)
         result = replace(result, checks=checks)  # check() has finished: store_revision_rows waited for it
         Revision.objects.filter(pk=rev.pk).update(summary=result.summary, compute_seconds=compute_s)
         # compute_seconds is the engine's time, both halves; the second overlaps store_seconds.
-        outcome = {"revision": number, "revision_id": rev.pk, "links": links, "cables": cables,
-                   "compute_seconds": compute_s, "compute_before_store_seconds": round(start_s, 3),
-                   "store_seconds": round(time.perf_counter() - t1, 3), "seconds": round(time.perf_counter() - t0, 3),
-                   "store_phases": {k: round(v, 3) for k, v in timings.items()}}
+        outcome = {
+            "revision": number,
+            "revision_id": rev.pk,
+            "links": links,
+            "cables": cables,
+            "compute_seconds": compute_s,
+            "compute_before_store_seconds": round(start_s, 3),
+            "store_seconds": round(time.perf_counter() - t1, 3),
+            "seconds": round(time.perf_counter() - t0, 3),
+            "store_phases": {k: round(v, 3) for k, v in timings.items()},
+        }
         # The job flips to succeeded in the same transaction as the revision: both or neither.
         if not job_succeed(job_id=job.pk, result=outcome, attempt=attempt):
             raise JobCancelled("the job was cancelled, or another worker took it over, before its result was stored")
@@ -285,8 +322,9 @@ def _after_store(revision_id: int, rows: int) -> None:
         try:
             build_sort_indexes(revision_id)
         except DatabaseError:
-            log.warning("building the sort indexes of revision %s failed; the sweep will retry", revision_id,
-                        exc_info=True)
+            log.warning(
+                "building the sort indexes of revision %s failed; the sweep will retry", revision_id, exc_info=True
+            )
     if rows >= ANALYZE_AFTER_ROWS:
         _analyze_rows(revision_id)
 
@@ -354,8 +392,9 @@ def _test_stall(stage: str, keep_reporting=None) -> None:
         until = time.monotonic() + float(seconds)
     except ValueError:
         raise ImproperlyConfigured(f"JOB_TEST_STALL={settings.JOB_TEST_STALL!r}: write <stage>:<seconds>") from None
-    log.warning("JOB_TEST_STALL: holding the computation at %r for %s s%s", stage, seconds,
-                f" ({mode})" if mode else "")
+    log.warning(
+        "JOB_TEST_STALL: holding the computation at %r for %s s%s", stage, seconds, f" ({mode})" if mode else ""
+    )
     if mode == "blocking":
         time.sleep(float(seconds))
         return
@@ -383,10 +422,30 @@ def revision_compare(*, old: Revision, new: Revision) -> dict:
     from .compare import revision_counts_diff, revision_row_diff
 
     rows = revision_row_diff(old=old, new=new).counts()
-    return {"old": old.number, "new": new.number, "counts": revision_counts_diff(old=old, new=new), "rows": rows,
-            "links_added": rows["links"]["added"], "links_removed": rows["links"]["removed"]}
+    return {
+        "old": old.number,
+        "new": new.number,
+        "counts": revision_counts_diff(old=old, new=new),
+        "rows": rows,
+        "links_added": rows["links"]["added"],
+        "links_removed": rows["links"]["removed"],
+    }
 
 
-__all__ = ["design_check_spec", "design_limits", "design_validate_spec", "design_create", "design_update",
-           "design_delete", "design_share", "design_unshare", "design_leave", "design_compute_enqueue",
-           "design_compute_request", "ComputeRequest", "design_compute_job", "revision_compare", "JobStatus"]
+__all__ = [
+    "design_check_spec",
+    "design_limits",
+    "design_validate_spec",
+    "design_create",
+    "design_update",
+    "design_delete",
+    "design_share",
+    "design_unshare",
+    "design_leave",
+    "design_compute_enqueue",
+    "design_compute_request",
+    "ComputeRequest",
+    "design_compute_job",
+    "revision_compare",
+    "JobStatus",
+]

@@ -1,5 +1,6 @@
 """Deleting a revision (with its design, its owner, or from the admin) drops its row partitions first.
 A new account gets the shares made out to its username before it existed."""
+
 from __future__ import annotations
 
 from django.conf import settings

@@ -5,6 +5,7 @@ COPY FROM STDIN loads ~140,000 rows/s on a 2-core machine against ~18,000 for OR
 Python builds rows while PostgreSQL (the other core) parses the ones already sent. A revision's
 rows go into partitions of their own (store_revision_rows, apps/designs/partitions.py).
 """
+
 from __future__ import annotations
 
 import threading
@@ -23,8 +24,9 @@ OnBatch = Callable[[int], None]
 T = TypeVar("T")
 
 
-def bulk_insert(table: str, columns: Sequence[str], rows: Iterable[tuple], *, batch: int = 5000,
-                on_batch: OnBatch | None = None) -> int:
+def bulk_insert(
+    table: str, columns: Sequence[str], rows: Iterable[tuple], *, batch: int = 5000, on_batch: OnBatch | None = None
+) -> int:
     """Insert `rows` (tuples in `columns` order) into `table` in the current transaction; returns the count.
 
     `on_batch(n)` is called after every `batch` rows with the count so far. It may use the database:
@@ -43,11 +45,15 @@ class RowLoad(NamedTuple):
     rows: Iterable[tuple]
 
 
-def store_revision_rows(revision_id: int, loads: Sequence[RowLoad], *,
-                        between: Callable[[], None] | None = None,
-                        early: Callable[[], Any] | None = None,
-                        meanwhile: Callable[[], T] | None = None,
-                        timings: dict[str, float] | None = None) -> tuple[list[int], T | None]:
+def store_revision_rows(
+    revision_id: int,
+    loads: Sequence[RowLoad],
+    *,
+    between: Callable[[], None] | None = None,
+    early: Callable[[], Any] | None = None,
+    meanwhile: Callable[[], T] | None = None,
+    timings: dict[str, float] | None = None,
+) -> tuple[list[int], T | None]:
     """Store one revision's rows, table after table, in the current transaction.
 
     Returns the row counts per table and what `meanwhile()` returned (None without it).
@@ -173,7 +179,7 @@ def _copy(table: str, columns: Sequence[str], rows: Iterator[tuple], batch: int,
     n = 0
     with connection.cursor() as cur:
         types = _column_types(cur, table, columns)
-        for chunk in (_chunks(rows, batch) if on_batch else (rows,)):
+        for chunk in _chunks(rows, batch) if on_batch else (rows,):
             with cur.cursor.copy(sql) as copy:
                 copy.set_types(types)
                 for row in chunk:
@@ -186,14 +192,17 @@ def _copy(table: str, columns: Sequence[str], rows: Iterator[tuple], batch: int,
 
 def _column_types(cur, table: str, columns: Sequence[str]) -> list[int]:
     """The type OIDs of `table`'s `columns`, in that order."""
-    cur.execute("SELECT attname, atttypid FROM pg_attribute WHERE attrelid = %s::regclass AND attnum > 0 "
-                "AND NOT attisdropped", [_quote(table)])
+    cur.execute(
+        "SELECT attname, atttypid FROM pg_attribute WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped",
+        [_quote(table)],
+    )
     oid_of = dict(cur.fetchall())
     return [oid_of[c] for c in columns]
 
 
-def _executemany(table: str, columns: Sequence[str], rows: Iterator[tuple], batch: int,
-                 on_batch: OnBatch | None) -> int:
+def _executemany(
+    table: str, columns: Sequence[str], rows: Iterator[tuple], batch: int, on_batch: OnBatch | None
+) -> int:
     marks = ", ".join(["%s"] * len(columns))
     sql = f"INSERT INTO {_quote(table)} ({_column_list(columns)}) VALUES ({marks})"
     n = 0

@@ -6,6 +6,7 @@ same however it was fetched. On PostgreSQL the server writes the CSV itself (COP
 ORM path in performance-notes.md), with SQL expressions that format ids and floats as Python does; elsewhere
 (and for filtered tables) rows come through the ORM and csv.writer.
 """
+
 from __future__ import annotations
 
 import csv
@@ -16,8 +17,13 @@ from engine.physical_stage import CABLE_COLUMNS, LINK_PHYSICAL_COLUMNS
 from engine.result import LINK_COLUMNS
 
 # csv header -> (stored column, how it is written): "id" an L/C-prefixed id, "float" Python's repr, else as stored
-_LINK_SOURCES = {"id": ("link_id", "L"), "run_length_m": ("length_m", "float"), "channel": ("cables", ""),
-                 "loss_db": ("loss_db", "float"), "margin_db": ("margin_db", "float")}
+_LINK_SOURCES = {
+    "id": ("link_id", "L"),
+    "run_length_m": ("length_m", "float"),
+    "channel": ("cables", ""),
+    "loss_db": ("loss_db", "float"),
+    "margin_db": ("margin_db", "float"),
+}
 _CABLE_SOURCES = {"id": ("cable_id", "C"), "type": ("kind", ""), "ordered_length_m": ("length_m", "float")}
 
 LINK_CSV_COLUMNS = tuple(LINK_COLUMNS) + tuple(LINK_PHYSICAL_COLUMNS)
@@ -71,25 +77,29 @@ def csv_lines(table: str, rows: Iterable[tuple], *, raw: bool = False) -> Iterat
 
 # --- PostgreSQL: the same text from SQL -------------------------------------------------------------------------
 
+
 def _sql_id(column: str, prefix: str) -> str:
     # f"{n:06d}" pads to six digits and never cuts a longer number (lpad would)
-    return (f"'{prefix}' || CASE WHEN {column} < 1000000 THEN lpad({column}::text, 6, '0') "
-            f"ELSE {column}::text END")
+    return f"'{prefix}' || CASE WHEN {column} < 1000000 THEN lpad({column}::text, 6, '0') ELSE {column}::text END"
 
 
 def _sql_float(column: str) -> str:
     # float8 text is the shortest exact form, as Python's repr, except that Python writes whole numbers with
     # ".0" (10.0, -0.0); the figures stored here (metres, dB) are far from where the two switch to exponents.
-    return (f"CASE WHEN {column} IS NULL THEN NULL WHEN {column} = trunc({column}) THEN "
-            f"(CASE WHEN {column}::text LIKE '-%' THEN '-' ELSE '' END) || abs(trunc({column}))::numeric::text "
-            f"|| '.0' ELSE {column}::text END")
+    return (
+        f"CASE WHEN {column} IS NULL THEN NULL WHEN {column} = trunc({column}) THEN "
+        f"(CASE WHEN {column}::text LIKE '-%' THEN '-' ELSE '' END) || abs(trunc({column}))::numeric::text "
+        f"|| '.0' ELSE {column}::text END"
+    )
 
 
 def _sql_neutralized(expr: str) -> str:
     # engine.csvcells.neutralize in SQL: a leading ' before a formula character; plain numbers ("-1.5") left alone
-    return (f"CASE WHEN left({expr}, 1) IN ('=', '+', '-', '@', E'\\t', E'\\r') "
-            f"AND {expr} !~ '^[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][+-]?[0-9]+)?$' "
-            f"THEN '''' || {expr} ELSE {expr} END")
+    return (
+        f"CASE WHEN left({expr}, 1) IN ('=', '+', '-', '@', E'\\t', E'\\r') "
+        f"AND {expr} !~ '^[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][+-]?[0-9]+)?$' "
+        f"THEN '''' || {expr} ELSE {expr} END"
+    )
 
 
 def sql_select_list(table: str, quote, text_columns, *, raw: bool = False) -> str:

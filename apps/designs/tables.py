@@ -4,6 +4,7 @@ Keyset pagination on (sort value, row id) answers the first and the last page of
 equally fast: no COUNT and no OFFSET (performance-notes.md: OFFSET at the end of the set costs
 55-65 ms against 3-5 ms for keyset). Shared by the HTML table and the REST API.
 """
+
 from __future__ import annotations
 
 import base64
@@ -25,11 +26,47 @@ from .models import CableRecord, LinkRecord, Revision
 
 MAX_LIMIT = 1000
 
-LINK_FIELDS = ("link_id", "network", "plane", "tier", "speed_gbps", "a_device", "a_port", "a_rack", "a_u",
-               "b_device", "b_port", "b_rack", "b_u", "length_m", "medium", "a_part", "b_part", "cables",
-               "fibers", "loss_db", "margin_db", "status")
-CABLE_FIELDS = ("cable_id", "network", "tier", "kind", "part", "length_m", "a_device", "a_port", "a_rack",
-                "b_device", "b_port", "b_rack", "label_a", "label_b", "links")
+LINK_FIELDS = (
+    "link_id",
+    "network",
+    "plane",
+    "tier",
+    "speed_gbps",
+    "a_device",
+    "a_port",
+    "a_rack",
+    "a_u",
+    "b_device",
+    "b_port",
+    "b_rack",
+    "b_u",
+    "length_m",
+    "medium",
+    "a_part",
+    "b_part",
+    "cables",
+    "fibers",
+    "loss_db",
+    "margin_db",
+    "status",
+)
+CABLE_FIELDS = (
+    "cable_id",
+    "network",
+    "tier",
+    "kind",
+    "part",
+    "length_m",
+    "a_device",
+    "a_port",
+    "a_rack",
+    "b_device",
+    "b_port",
+    "b_rack",
+    "label_a",
+    "label_b",
+    "links",
+)
 
 LINK_SORTS = ("link_id", "length_m", "loss_db", "margin_db")
 CABLE_SORTS = ("cable_id", "length_m", "part")
@@ -183,8 +220,9 @@ class _RowCompare(Expression):
         return f"({', '.join(sqls[:n])}) {self.op} ({', '.join(sqls[n:])})", params
 
 
-def _page(qs: QuerySet, *, id_field: str, fields: tuple, sorts: tuple, order: str, cursor: str | None,
-          limit: int) -> Page:
+def _page(
+    qs: QuerySet, *, id_field: str, fields: tuple, sorts: tuple, order: str, cursor: str | None, limit: int
+) -> Page:
     try:
         limit = int(limit)
     except (TypeError, ValueError):
@@ -235,18 +273,30 @@ def _page(qs: QuerySet, *, id_field: str, fields: tuple, sorts: tuple, order: st
     return Page(rows=rows, next_cursor=next_cursor, prev_cursor=prev_cursor, order=order)
 
 
-def link_page(*, revision: Revision, filters: dict | None = None, cursor: str | None = None, limit: int = 100,
-              order: str = "link_id") -> Page:
+def link_page(
+    *,
+    revision: Revision,
+    filters: dict | None = None,
+    cursor: str | None = None,
+    limit: int = 100,
+    order: str = "link_id",
+) -> Page:
     qs = _filters(LinkRecord.objects.filter(revision=revision), filters or {}, is_link=True)
-    return _page(qs, id_field="link_id", fields=LINK_FIELDS, sorts=LINK_SORTS, order=order, cursor=cursor,
-                 limit=limit)
+    return _page(qs, id_field="link_id", fields=LINK_FIELDS, sorts=LINK_SORTS, order=order, cursor=cursor, limit=limit)
 
 
-def cable_page(*, revision: Revision, filters: dict | None = None, cursor: str | None = None, limit: int = 100,
-               order: str = "cable_id") -> Page:
+def cable_page(
+    *,
+    revision: Revision,
+    filters: dict | None = None,
+    cursor: str | None = None,
+    limit: int = 100,
+    order: str = "cable_id",
+) -> Page:
     qs = _filters(CableRecord.objects.filter(revision=revision), filters or {}, is_link=False)
-    return _page(qs, id_field="cable_id", fields=CABLE_FIELDS, sorts=CABLE_SORTS, order=order, cursor=cursor,
-                 limit=limit)
+    return _page(
+        qs, id_field="cable_id", fields=CABLE_FIELDS, sorts=CABLE_SORTS, order=order, cursor=cursor, limit=limit
+    )
 
 
 _NETWORK_ORDER = {name: i for i, name in enumerate(NETWORKS)}
@@ -258,8 +308,13 @@ def link_facets(revision: Revision) -> dict[str, list]:
     # PostgreSQL's jsonb keeps no key order, so the engine's order of networks is restored here.
     nets = sorted((s.get("networks") or {}).keys(), key=lambda n: (_NETWORK_ORDER.get(n, len(_NETWORK_ORDER)), n))
     tiers = sorted({t for n in (s.get("networks") or {}).values() for t in (n.get("links") or {})})
-    return {"network": nets, "tier": tiers, "status": ["pass", "marginal", "fail", "n/a", "no-medium"],
-            "medium": ["fiber-sm", "fiber-mm", "dac", "acc", "aoc", "copper-rj45"], "kind": list(CABLE_KINDS)}
+    return {
+        "network": nets,
+        "tier": tiers,
+        "status": ["pass", "marginal", "fail", "n/a", "no-medium"],
+        "medium": ["fiber-sm", "fiber-mm", "dac", "acc", "aoc", "copper-rj45"],
+        "kind": list(CABLE_KINDS),
+    }
 
 
 def table_count(*, revision: Revision, table: str, filters: dict | None = None) -> int:

@@ -3,6 +3,7 @@
 Access is the selectors': a design a user may not see is a 404 (never a 403), and so is a write
 (edit, compute, cancel) by a user who may only read. Sharing and deleting are the owner's.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -81,8 +82,9 @@ _latest_number = Subquery(Revision.objects.filter(design=OuterRef("pk")).order_b
 
 def _list_rows(qs):
     # No spec is loaded (one huge shared design must not slow a list): only the two fields the list shows.
-    return qs.defer("spec").annotate(latest=_latest_number, servers_count=KT("spec__servers__count"),
-                                     servers_model=KT("spec__servers__model"))
+    return qs.defer("spec").annotate(
+        latest=_latest_number, servers_count=KT("spec__servers__count"), servers_model=KT("spec__servers__model")
+    )
 
 
 @signin_required
@@ -99,10 +101,14 @@ def design_list_view(request: HttpRequest) -> HttpResponse:
     """Your designs, and apart from them (paged on their own) the designs others shared with you."""
     own = Paginator(_list_rows(design_list_owned(user=request.user)), DESIGNS_PER_PAGE)
     shared = Paginator(_list_rows(design_list_shared(user=request.user)), DESIGNS_PER_PAGE)
-    return render(request, "designs/list.html", {
-        "designs": own.get_page(request.GET.get("page")),
-        "shared": shared.get_page(request.GET.get("shared_page")),
-    })
+    return render(
+        request,
+        "designs/list.html",
+        {
+            "designs": own.get_page(request.GET.get("page")),
+            "shared": shared.get_page(request.GET.get("shared_page")),
+        },
+    )
 
 
 @signin_required
@@ -111,8 +117,9 @@ def design_new(request: HttpRequest) -> HttpResponse:
     form = NewDesignForm(request.POST if request.method == "POST" else None)
     if form.is_valid():
         try:
-            design = design_create(user=request.user, preset=form.cleaned_data["preset"],
-                                   name=form.cleaned_data["name"] or None)
+            design = design_create(
+                user=request.user, preset=form.cleaned_data["preset"], name=form.cleaned_data["name"] or None
+            )
         except SpecError as exc:
             form.add_error(None, str(exc))
         else:
@@ -130,8 +137,7 @@ def design_new_blank(request: HttpRequest) -> HttpResponse:
         messages.success(request, f"Created “{design.name}”.")
         _warn(request, design)
         return _after_save(request, design)
-    return render(request, "designs/form.html", {"form": form, "design": None},
-                  status=400 if form.errors else 200)
+    return render(request, "designs/form.html", {"form": form, "design": None}, status=400 if form.errors else 200)
 
 
 @signin_required
@@ -139,12 +145,19 @@ def design_new_blank(request: HttpRequest) -> HttpResponse:
 def design_detail(request: HttpRequest, pk: int) -> HttpResponse:
     design = design_get(user=request.user, design_id=pk)
     revisions = list(design.revisions.select_related("created_by").defer("summary", "spec"))
-    return render(request, "designs/detail.html", {
-        "design": design, "revisions": revisions, "can_write": design_can_write(user=request.user, design=design),
-        "jobs": design.jobs.select_related("created_by")[:5], "share_form": ShareForm(),
-        "shares": design.shares.order_by("username"),
-        "compare_form": CompareForm(numbers=[r.number for r in revisions]),
-    })
+    return render(
+        request,
+        "designs/detail.html",
+        {
+            "design": design,
+            "revisions": revisions,
+            "can_write": design_can_write(user=request.user, design=design),
+            "jobs": design.jobs.select_related("created_by")[:5],
+            "share_form": ShareForm(),
+            "shares": design.shares.order_by("username"),
+            "compare_form": CompareForm(numbers=[r.number for r in revisions]),
+        },
+    )
 
 
 @signin_required
@@ -166,8 +179,12 @@ def design_edit(request: HttpRequest, pk: int) -> HttpResponse:
             form.set_warnings(design_check_spec(design.spec, owner=design.owner)[1])
         except SpecError as exc:
             messages.warning(request, f"This spec would no longer be accepted: {exc}")
-    return render(request, "designs/form.html", {"form": form, "yaml_form": yaml_form, "design": design},
-                  status=400 if bound.errors else 200)
+    return render(
+        request,
+        "designs/form.html",
+        {"form": form, "yaml_form": yaml_form, "design": design},
+        status=400 if bound.errors else 200,
+    )
 
 
 @signin_required
@@ -185,8 +202,11 @@ def compute_response(request: HttpRequest, design: Design, *, force: bool = Fals
         messages.error(request, f"Not started: {exc.message}")
         return redirect("designs:detail", pk=design.pk)
     if outcome.revision is not None:
-        messages.info(request, f"Nothing new to compute: revision {outcome.revision.number} has this exact spec, "
-                               "engine and catalog. Use Recompute on the design page to compute it again anyway.")
+        messages.info(
+            request,
+            f"Nothing new to compute: revision {outcome.revision.number} has this exact spec, "
+            "engine and catalog. Use Recompute on the design page to compute it again anyway.",
+        )
         return redirect("designs:revision", pk=design.pk, number=outcome.revision.number)
     if outcome.deduplicated:
         messages.info(request, "This exact computation is already queued or running: showing it.")
@@ -231,8 +251,7 @@ def design_share_view(request: HttpRequest, pk: int) -> HttpResponse:
         except SpecError as exc:
             messages.error(request, "; ".join(e.message for e in exc.errors))
         else:
-            messages.success(request, f"Shared with {form.cleaned_data['username']} "
-                                      f"({form.cleaned_data['access']}).")
+            messages.success(request, f"Shared with {form.cleaned_data['username']} ({form.cleaned_data['access']}).")
     else:
         messages.error(request, " ".join(e for errs in form.errors.values() for e in errs))
     return redirect("designs:detail", pk=design.pk)
@@ -267,9 +286,17 @@ def design_leave_view(request: HttpRequest, pk: int) -> HttpResponse:
 def job_detail(request: HttpRequest, pk: int, job_id) -> HttpResponse:
     design = design_get(user=request.user, design_id=pk)
     job = get_object_or_404(design.jobs, pk=job_id)
-    return render(request, "jobs/detail.html", {
-        "design": design, "job": job, "status": _job_status(job), "export": _export_of(job),
-        "can_write": design_can_write(user=request.user, design=design)})
+    return render(
+        request,
+        "jobs/detail.html",
+        {
+            "design": design,
+            "job": job,
+            "status": _job_status(job),
+            "export": _export_of(job),
+            "can_write": design_can_write(user=request.user, design=design),
+        },
+    )
 
 
 @signin_required
@@ -310,22 +337,33 @@ def revision_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     row, start = form.selection(default_row=lambda: diagrams.first_server_row(revision))
     elevation = diagrams.rack_row(revision, row, start=start) if row else None
     networks = _network_rows(revision)
-    return render(request, "designs/revision.html", {
-        "design": revision.design, "revision": revision, "s": revision.summary, "networks": networks,
-        "switches_total": sum(sum(n["switches"].values()) for n in networks),
-        "bom_categories": _bom_categories(revision.summary),
-        "completeness": completeness_of(revision.summary),
-        "fabric_svg": diagrams.fabric_svg(revision.summary), "elevation": elevation, "elevation_form": form,
-        "elevation_svg": diagrams.elevation_svg(elevation) if elevation else None,
-        "other_svgs": [diagrams.network_svg(k, n) for k, n in diagrams.networks_in_order(revision.summary)
-                       if k != "compute"],
-        "downloads": _downloads(revision),
-        "workload_charts": _workload_charts(revision.summary),
-        "previous_number": previous_revision_number(revision),
-        "pricing": revision_pricing(revision=revision),
-        "can_write": design_can_write(user=request.user, design=revision.design),
-        "baseline": baseline_current(design=revision.design), "mark_ordered_form": MarkOrderedForm(),
-    })
+    return render(
+        request,
+        "designs/revision.html",
+        {
+            "design": revision.design,
+            "revision": revision,
+            "s": revision.summary,
+            "networks": networks,
+            "switches_total": sum(sum(n["switches"].values()) for n in networks),
+            "bom_categories": _bom_categories(revision.summary),
+            "completeness": completeness_of(revision.summary),
+            "fabric_svg": diagrams.fabric_svg(revision.summary),
+            "elevation": elevation,
+            "elevation_form": form,
+            "elevation_svg": diagrams.elevation_svg(elevation) if elevation else None,
+            "other_svgs": [
+                diagrams.network_svg(k, n) for k, n in diagrams.networks_in_order(revision.summary) if k != "compute"
+            ],
+            "downloads": _downloads(revision),
+            "workload_charts": _workload_charts(revision.summary),
+            "previous_number": previous_revision_number(revision),
+            "pricing": revision_pricing(revision=revision),
+            "can_write": design_can_write(user=request.user, design=revision.design),
+            "baseline": baseline_current(design=revision.design),
+            "mark_ordered_form": MarkOrderedForm(),
+        },
+    )
 
 
 @signin_required
@@ -352,19 +390,33 @@ def _downloads(revision) -> list[dict]:
     from apps.exports.services import DELIVERABLES, deliverable_applies
 
     base = f"/api/v1/designs/{revision.design_id}/revisions/{revision.number}/downloads/"
-    rendered = [k for k in DELIVERABLES if (k != "workloads.pdf" or (revision.summary or {}).get("workloads"))
-                and deliverable_applies(k, revision.spec)]
+    rendered = [
+        k
+        for k in DELIVERABLES
+        if (k != "workloads.pdf" or (revision.summary or {}).get("workloads")) and deliverable_applies(k, revision.spec)
+    ]
     background = not inline_render_allowed(revision)
-    stored = set(stored_artifacts().filter(revision=revision, options={}).values_list("kind", flat=True)) \
-        if background else set()
+    stored = (
+        set(stored_artifacts().filter(revision=revision, options={}).values_list("kind", flat=True))
+        if background
+        else set()
+    )
     out = [{"kind": k, "url": base + k, "download": True} for k in ("links.csv", "cables.csv", "summary.json")] + [
-        {"kind": k, "url": reverse("designs:revision_file", args=[revision.design_id, revision.number, k])
-         if background else base + k, "download": not background or k in stored,
-         "background": background and k not in stored} for k in rendered]
+        {
+            "kind": k,
+            "url": reverse("designs:revision_file", args=[revision.design_id, revision.number, k])
+            if background
+            else base + k,
+            "download": not background or k in stored,
+            "background": background and k not in stored,
+        }
+        for k in rendered
+    ]
     # CSV files also as raw (every cell unchanged, no ' before formula-like text): the declared csv=raw option.
     for d in out:
-        d["raw_url"] = d["url"] + "?csv=raw" if d["kind"].endswith(".csv") and not d["kind"].startswith("netbox") \
-            else None
+        d["raw_url"] = (
+            d["url"] + "?csv=raw" if d["kind"].endswith(".csv") and not d["kind"].startswith("netbox") else None
+        )
     return out
 
 
@@ -403,8 +455,11 @@ def revision_file(request: HttpRequest, pk: int, number: int, kind: str) -> Http
 def _workload_charts(summary: dict) -> dict[str, dict[str, str]]:
     from apps.exports.renderers.workloads import chart_svgs
 
-    return {name: chart_svgs(analysis) for name, analysis in (summary.get("workloads") or {}).items()
-            if analysis.get("charts")}
+    return {
+        name: chart_svgs(analysis)
+        for name, analysis in (summary.get("workloads") or {}).items()
+        if analysis.get("charts")
+    }
 
 
 @signin_required
@@ -429,8 +484,9 @@ def revision_table_csv(request: HttpRequest, pk: int, number: int, table: str) -
     mode = request.GET.get("csv", "safe")
     if mode not in ("safe", "raw"):  # the one declared CSV option, as in the API and the CLI
         return HttpResponse("Bad option: csv must be safe or raw", status=400, content_type="text/plain")
-    response = StreamingHttpResponse(_csv_lines(revision, table, form.query(), raw=mode == "raw"),
-                                     content_type="text/csv")
+    response = StreamingHttpResponse(
+        _csv_lines(revision, table, form.query(), raw=mode == "raw"), content_type="text/csv"
+    )
     response["Content-Disposition"] = f'attachment; filename="design-{pk}-r{number}-{table}.csv"'
     return response
 
@@ -467,16 +523,31 @@ def revision_compare_view(request: HttpRequest, pk: int) -> HttpResponse:
     old, new, baseline = pair
     diff = revision_compare(old=old, new=new)
     rule = _order_rule(form)
-    delta = (order_delta_from_baseline(baseline=baseline, new=new, rule=rule) if baseline else
-             order_delta_between(old=old, new=new, rule=rule))
+    delta = (
+        order_delta_from_baseline(baseline=baseline, new=new, rule=rule)
+        if baseline
+        else order_delta_between(old=old, new=new, rule=rule)
+    )
     query = {"old": ORDERED if baseline else old.number, "new": new.number}
     if form.cleaned_data.get("spares_percent") is not None:
         query["spares_percent"] = form.data.get("spares_percent", "").strip()
     base = f"/api/v1/designs/{design.pk}/change-order"
-    return render(request, "designs/compare.html", {
-        "design": design, "form": form, "diff": diff, "old": old, "new": new, "tables": TABLES, "changes": CHANGES,
-        "baseline": baseline, "order": _order_view(delta),
-        "change_order_urls": {fmt: f"{base}.{fmt}?{urlencode(query)}" for fmt in ("csv", "pdf")}})
+    return render(
+        request,
+        "designs/compare.html",
+        {
+            "design": design,
+            "form": form,
+            "diff": diff,
+            "old": old,
+            "new": new,
+            "tables": TABLES,
+            "changes": CHANGES,
+            "baseline": baseline,
+            "order": _order_view(delta),
+            "change_order_urls": {fmt: f"{base}.{fmt}?{urlencode(query)}" for fmt in ("csv", "pdf")},
+        },
+    )
 
 
 def _order_view(delta) -> dict:
@@ -491,14 +562,23 @@ def _order_view(delta) -> dict:
             if d.status == "unchanged":
                 continue
             o, n = d.old, d.new
-            out.append({"part": d.part, "description": d.description, "status": d.status,
-                        "category": CATEGORY_TITLE.get(d.category, d.category),
-                        "old_quantity": o.quantity if o else 0, "new_quantity": n.quantity if n else 0,
-                        "quantity": d.quantity, "spares": d.spares,
-                        "old_order": o.order_quantity if o else 0, "new_order": n.order_quantity if n else 0,
-                        "order_quantity": d.order_quantity,
-                        "money": fmt_signed_money(d.extended_price) if d.extended_price is not None else None,
-                        "spares_rule": (n or o).spares_rule})
+            out.append(
+                {
+                    "part": d.part,
+                    "description": d.description,
+                    "status": d.status,
+                    "category": CATEGORY_TITLE.get(d.category, d.category),
+                    "old_quantity": o.quantity if o else 0,
+                    "new_quantity": n.quantity if n else 0,
+                    "quantity": d.quantity,
+                    "spares": d.spares,
+                    "old_order": o.order_quantity if o else 0,
+                    "new_order": n.order_quantity if n else 0,
+                    "order_quantity": d.order_quantity,
+                    "money": fmt_signed_money(d.extended_price) if d.extended_price is not None else None,
+                    "spares_rule": (n or o).spares_rule,
+                }
+            )
         return out
 
     t = delta.totals
@@ -507,15 +587,27 @@ def _order_view(delta) -> dict:
         r = rows(lines)
         if r:
             gt = delta_totals(lines)
-            groups.append({"section": section, "key": key, "title": title, "rows": r, "order_quantity":
-                           gt.order_quantity, "money": fmt_signed_money(gt.extended_price)
-                           if gt.extended_price is not None else None})
-    return {"rows": rows(delta.lines), "totals": t, "groups": groups,
-            "currency": delta.new.currency if delta.money_comparable else None,
-            "money": fmt_signed_money(t.extended_price) if t.extended_price is not None else None,
-            "old_money": fmt_money(delta.old.totals.extended_price), "new_money": fmt_money(
-                delta.new.totals.extended_price),
-            "old": delta.old, "new": delta.new}
+            groups.append(
+                {
+                    "section": section,
+                    "key": key,
+                    "title": title,
+                    "rows": r,
+                    "order_quantity": gt.order_quantity,
+                    "money": fmt_signed_money(gt.extended_price) if gt.extended_price is not None else None,
+                }
+            )
+    return {
+        "rows": rows(delta.lines),
+        "totals": t,
+        "groups": groups,
+        "currency": delta.new.currency if delta.money_comparable else None,
+        "money": fmt_signed_money(t.extended_price) if t.extended_price is not None else None,
+        "old_money": fmt_money(delta.old.totals.extended_price),
+        "new_money": fmt_money(delta.new.totals.extended_price),
+        "old": delta.old,
+        "new": delta.new,
+    }
 
 
 @signin_required
@@ -531,8 +623,9 @@ def revision_mark_ordered_view(request: HttpRequest, pk: int, number: int) -> Ht
         messages.error(request, "Spares %: " + "; ".join(form.errors.get("spares_percent", [])))
     else:
         percents = form.cleaned_data["spares_percent"]
-        baseline_mark(revision=revision, user=request.user,
-                      rule=PercentPerCategory(percents) if percents is not None else None)
+        baseline_mark(
+            revision=revision, user=request.user, rule=PercentPerCategory(percents) if percents is not None else None
+        )
         messages.success(request, f"r{revision.number} is marked ordered: later revisions compare with this order.")
     return redirect(reverse("designs:revision", args=[pk, number]) + "#ordered-title")
 
@@ -555,12 +648,29 @@ def revision_compare_rows_view(request: HttpRequest, pk: int, table: str, change
     page = revision_diff_page(old=old, new=new, table=table, change=change, page=page_number)
     prefix = "L" if table == "links" else "C"
     for row in page["rows"]:  # each side's id, linking to its row in that revision's table
-        row["ids"] = [(f"r{rev.number} {prefix}{row[side][page['id_col']]:06d}",
-                       reverse(f"designs:{table}", args=[pk, rev.number]) + f"?q={prefix}{row[side][page['id_col']]:06d}")
-                      for side, rev in (("old", old), ("new", new)) if side in row]
-    return render(request, "designs/compare_rows.html", {
-        "design": design, "old": old, "new": new, "table": table, "change": change, "page": page,
-        "counts": revision_compare(old=old, new=new)["rows"], "tables": TABLES, "changes": CHANGES})
+        row["ids"] = [
+            (
+                f"r{rev.number} {prefix}{row[side][page['id_col']]:06d}",
+                reverse(f"designs:{table}", args=[pk, rev.number]) + f"?q={prefix}{row[side][page['id_col']]:06d}",
+            )
+            for side, rev in (("old", old), ("new", new))
+            if side in row
+        ]
+    return render(
+        request,
+        "designs/compare_rows.html",
+        {
+            "design": design,
+            "old": old,
+            "new": new,
+            "table": table,
+            "change": change,
+            "page": page,
+            "counts": revision_compare(old=old, new=new)["rows"],
+            "tables": TABLES,
+            "changes": CHANGES,
+        },
+    )
 
 
 # --- Helpers ---------------------------------------------------------------------------
@@ -581,7 +691,7 @@ def _warn(request: HttpRequest, design: Design) -> None:
 
 
 def _after_save(request: HttpRequest, design: Design) -> HttpResponse:
-    """"Save and compute" queues a computation; plain "Save" returns to the design."""
+    """ "Save and compute" queues a computation; plain "Save" returns to the design."""
     if "compute" in request.POST:
         return compute_response(request, design)
     return redirect("designs:detail", pk=design.pk)
@@ -591,8 +701,13 @@ def _job_status(job: Job) -> dict:
     revision = (job.result or {}).get("revision") if job.kind == "compute" else None
     export = _export_of(job)
     return {
-        "id": str(job.pk), "status": job.status, "status_label": job.get_status_display(), "stage": job.stage,
-        "percent": job.percent, "terminal": job.is_terminal, "error": job.error,
+        "id": str(job.pk),
+        "status": job.status,
+        "status_label": job.get_status_display(),
+        "stage": job.stage,
+        "percent": job.percent,
+        "terminal": job.is_terminal,
+        "error": job.error,
         "revision_url": reverse("designs:revision", args=[job.design_id, revision]) if revision else None,
         "file_url": export["file_url"] if export and job.status == "succeeded" else None,
     }
@@ -603,9 +718,12 @@ def _export_of(job: Job) -> dict | None:
     if job.kind != "export":
         return None
     number = Revision.objects.filter(pk=job.params.get("revision_id")).values_list("number", flat=True).first()
-    return {"kind": job.params.get("kind"), "number": number,
-            "revision_url": reverse("designs:revision", args=[job.design_id, number]) if number else None,
-            "file_url": f"/api/v1/jobs/{job.pk}/file"}
+    return {
+        "kind": job.params.get("kind"),
+        "number": number,
+        "revision_url": reverse("designs:revision", args=[job.design_id, number]) if number else None,
+        "file_url": f"/api/v1/jobs/{job.pk}/file",
+    }
 
 
 def _network_rows(revision: Revision) -> list[dict]:
@@ -615,21 +733,42 @@ def _network_rows(revision: Revision) -> list[dict]:
     runs = summary.get("run_length_m") or {}
     out = []
     for key, net in diagrams.networks_in_order(summary):
-        tiers = [{"tier": tier, "links": n, "cables": cables.get((key, tier), 0),
-                  "run_m": (runs.get(f"{key}/{tier}") or {}).get("total")}
-                 for tier, n in diagrams.in_order(net.get("links"), TIERS.get(key, ())) if n]
-        out.append({"key": key, "title": diagrams.NETWORK_TITLES.get(key, key), "net": net, "tiers": tiers,
-                    "switches": {r: n for r, n in diagrams.in_order(net.get("switches"), diagrams.ROLES) if n},
-                    "links": sum(t["links"] for t in tiers), "cables": sum(t["cables"] for t in tiers)})
+        tiers = [
+            {
+                "tier": tier,
+                "links": n,
+                "cables": cables.get((key, tier), 0),
+                "run_m": (runs.get(f"{key}/{tier}") or {}).get("total"),
+            }
+            for tier, n in diagrams.in_order(net.get("links"), TIERS.get(key, ()))
+            if n
+        ]
+        out.append(
+            {
+                "key": key,
+                "title": diagrams.NETWORK_TITLES.get(key, key),
+                "net": net,
+                "tiers": tiers,
+                "switches": {r: n for r, n in diagrams.in_order(net.get("switches"), diagrams.ROLES) if n},
+                "links": sum(t["links"] for t in tiers),
+                "cables": sum(t["cables"] for t in tiers),
+            }
+        )
     return out
 
 
 def _cable_counts(revision: Revision) -> dict[tuple[str, str], int]:
     """Cables per (network, tier): one grouped query, cached for good (a revision never changes)."""
+
     def count() -> dict:
-        rows = (CableRecord.objects.filter(revision=revision).values_list("network", "tier")
-                .annotate(n=Count("id")).order_by())
+        rows = (
+            CableRecord.objects.filter(revision=revision)
+            .values_list("network", "tier")
+            .annotate(n=Count("id"))
+            .order_by()
+        )
         return {(net, tier): n for net, tier, n in rows}
+
     # Keyed by what determines the result, so equal computations share it and a reused id never misleads.
     key = hashlib.sha256(f"{revision.spec_hash}|{revision.engine_version}|{revision.catalog_version}".encode())
     return cache.get_or_set(f"designs:cable-counts:{key.hexdigest()}", count, timeout=None)
@@ -639,8 +778,9 @@ def _bom_categories(summary: dict) -> list[dict]:
     """BOM lines and quantities per category: a 128K-GPU design has hundreds of cord lengths."""
     out: dict[str, dict] = {}
     for line in summary.get("bom") or []:
-        row = out.setdefault(line.get("category") or "other", {"category": line.get("category") or "other",
-                                                                "lines": 0, "quantity": 0})
+        row = out.setdefault(
+            line.get("category") or "other", {"category": line.get("category") or "other", "lines": 0, "quantity": 0}
+        )
         row["lines"] += 1
         row["quantity"] += line.get("quantity") or 0
     return list(out.values())
@@ -659,17 +799,28 @@ def _table(request: HttpRequest, pk: int, number: int, table: str) -> HttpRespon
         except TableError as exc:
             form.add_error(exc.field if exc.field in form.fields else None, exc.message)
             page = None
-    return render(request, "designs/table.html", {
-        "design": revision.design, "revision": revision, "table": table, "form": form, "page": page,
-        "columns": LINK_FIELDS if table == "links" else CABLE_FIELDS, "matched": matched,
-        "total": revision.link_count if table == "links" else revision.cable_count,
-        "filtered": bool(page is not None and query["filters"]),
-    }, status=200 if page is not None else 400)
+    return render(
+        request,
+        "designs/table.html",
+        {
+            "design": revision.design,
+            "revision": revision,
+            "table": table,
+            "form": form,
+            "page": page,
+            "columns": LINK_FIELDS if table == "links" else CABLE_FIELDS,
+            "matched": matched,
+            "total": revision.link_count if table == "links" else revision.cable_count,
+            "filtered": bool(page is not None and query["filters"]),
+        },
+        status=200 if page is not None else 400,
+    )
 
 
 def _csv_lines(revision: Revision, table: str, query: dict, *, raw: bool = False) -> Iterator[str]:
     """The filtered table as CSV, in the format of the whole file (links.csv / cables.csv, as the CLI writes); text
     cells beginning with a formula character get a leading ' unless `raw` (engine/csvcells.py)."""
-    rows = table_rows(revision=revision, table=table, filters=query["filters"], order=query["order"],
-                      columns=stored_columns(table))
+    rows = table_rows(
+        revision=revision, table=table, filters=query["filters"], order=query["order"], columns=stored_columns(table)
+    )
     return csv_lines(table, rows, raw=raw)

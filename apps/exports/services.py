@@ -8,6 +8,7 @@ revision's spec (with the design owner's custom parts, as at compute time).
 A deliverable whose renderer is not in this build raises DeliverableUnavailable; callers
 answer 501 for it.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -42,54 +43,152 @@ _CSV = "text/csv; charset=utf-8"
 _TEXT = "text/plain; charset=utf-8"
 
 # kind -> renderer. links.csv, cables.csv, summary.json and spec.json come from the database instead.
-DELIVERABLES: dict[str, Deliverable] = {d.kind: d for d in (
-    Deliverable("bom.pdf", "application/pdf", "render_bom_pdf", True,
-                description="Bill of materials: order summary with spares and prices, by network, per SU."),
-    Deliverable("bom.csv", _CSV, "iter_bom_csv", False, ("options",), description="The BOM as CSV."),
-    Deliverable("cabling-plan.pdf", "application/pdf", "render_cabling_plan_pdf", True,
-                description="Fabric diagram, rack elevations and every cable, rack by rack."),
-    Deliverable("cable-schedule.csv", _CSV, "iter_cables_csv", False, ("row", "rack"),
-                description="The installer's cable schedule (cables.csv plus rooms, rows, modules, polarity)."),
-    Deliverable("labels.pdf", "application/pdf", "render_labels_pdf", True,
-                description="Both-end labels of every cable and trunk, panels and panel ports."),
-    Deliverable("labels.csv", _CSV, "iter_labels_csv", False, ("options",),
-                description="The labels of labels.pdf for label-printer software: barcode value, texts, sheet position."),
-    Deliverable("test-sheet.pdf", "application/pdf", "render_test_sheet_pdf", True,
-                description="One row per fiber of every optical link, with expected loss and pass limit."),
-    Deliverable("test-sheet.csv", _CSV, "iter_test_sheet_csv", False, ("row", "rack", "test_limit"),
-                description="The test sheet as CSV: fill in measured_loss_db and upload it as measurements."),
-    Deliverable("loss-budget.csv", _CSV, "iter_loss_budget_csv", False,
-                description="Per optical link: the loss-budget terms, worst links first."),
-    Deliverable("topology.dot", "text/vnd.graphviz; charset=utf-8", "iter_topology_dot", False,
-                description="Graphviz / Cumulus PTM topology of the intended cabling."),
-    Deliverable("topology.ibnetdiscover", _TEXT, "iter_ibnetdiscover", False,
-                description="The InfiniBand networks in ibnetdiscover's format."),
-    # NetBox bulk import, in import order (docs/deliverables.md); interfaces only for existing device types.
-    Deliverable("netbox-sites.csv", _CSV, "iter_netbox_sites", False, description="NetBox import 1: sites."),
-    Deliverable("netbox-manufacturers.csv", _CSV, "iter_netbox_manufacturers", False,
-                description="NetBox import 2: manufacturers."),
-    Deliverable("netbox-device-roles.csv", _CSV, "iter_netbox_device_roles", False,
-                description="NetBox import 3: device roles."),
-    Deliverable("netbox-racks.csv", _CSV, "iter_netbox_racks", False, description="NetBox import 4: racks."),
-    Deliverable("netbox-device-types.yaml", "application/yaml; charset=utf-8", "iter_netbox_device_types", False,
-                description="NetBox import 5: device types with heights and interface templates."),
-    Deliverable("netbox-devices.csv", _CSV, "iter_netbox_devices", False, description="NetBox import 6: devices."),
-    Deliverable("netbox-rear-ports.csv", _CSV, "iter_netbox_rear_ports", False,
-                description="NetBox import 7: patch-panel rear ports, one per trunk (header only without panels)."),
-    Deliverable("netbox-front-ports.csv", _CSV, "iter_netbox_front_ports", False,
-                description="NetBox import 8: patch-panel front ports (header only without panels)."),
-    Deliverable("netbox-cables.csv", _CSV, "iter_netbox_cables", False,
-                description="NetBox import 9: cables, one per link of a multi-link cable."),
-    Deliverable("netbox-interfaces.csv", _CSV, "iter_netbox_interfaces", False,
-                description="NetBox interfaces, for device types that exist without them (not in the order)."),
-    Deliverable("workloads.pdf", "application/pdf", "render_workloads_pdf", True,
-                description="Training-traffic analysis of the design's workloads, with charts."),
-)}
+DELIVERABLES: dict[str, Deliverable] = {
+    d.kind: d
+    for d in (
+        Deliverable(
+            "bom.pdf",
+            "application/pdf",
+            "render_bom_pdf",
+            True,
+            description="Bill of materials: order summary with spares and prices, by network, per SU.",
+        ),
+        Deliverable("bom.csv", _CSV, "iter_bom_csv", False, ("options",), description="The BOM as CSV."),
+        Deliverable(
+            "cabling-plan.pdf",
+            "application/pdf",
+            "render_cabling_plan_pdf",
+            True,
+            description="Fabric diagram, rack elevations and every cable, rack by rack.",
+        ),
+        Deliverable(
+            "cable-schedule.csv",
+            _CSV,
+            "iter_cables_csv",
+            False,
+            ("row", "rack"),
+            description="The installer's cable schedule (cables.csv plus rooms, rows, modules, polarity).",
+        ),
+        Deliverable(
+            "labels.pdf",
+            "application/pdf",
+            "render_labels_pdf",
+            True,
+            description="Both-end labels of every cable and trunk, panels and panel ports.",
+        ),
+        Deliverable(
+            "labels.csv",
+            _CSV,
+            "iter_labels_csv",
+            False,
+            ("options",),
+            description="The labels of labels.pdf for label-printer software: barcode value, texts, sheet position.",
+        ),
+        Deliverable(
+            "test-sheet.pdf",
+            "application/pdf",
+            "render_test_sheet_pdf",
+            True,
+            description="One row per fiber of every optical link, with expected loss and pass limit.",
+        ),
+        Deliverable(
+            "test-sheet.csv",
+            _CSV,
+            "iter_test_sheet_csv",
+            False,
+            ("row", "rack", "test_limit"),
+            description="The test sheet as CSV: fill in measured_loss_db and upload it as measurements.",
+        ),
+        Deliverable(
+            "loss-budget.csv",
+            _CSV,
+            "iter_loss_budget_csv",
+            False,
+            description="Per optical link: the loss-budget terms, worst links first.",
+        ),
+        Deliverable(
+            "topology.dot",
+            "text/vnd.graphviz; charset=utf-8",
+            "iter_topology_dot",
+            False,
+            description="Graphviz / Cumulus PTM topology of the intended cabling.",
+        ),
+        Deliverable(
+            "topology.ibnetdiscover",
+            _TEXT,
+            "iter_ibnetdiscover",
+            False,
+            description="The InfiniBand networks in ibnetdiscover's format.",
+        ),
+        # NetBox bulk import, in import order (docs/deliverables.md); interfaces only for existing device types.
+        Deliverable("netbox-sites.csv", _CSV, "iter_netbox_sites", False, description="NetBox import 1: sites."),
+        Deliverable(
+            "netbox-manufacturers.csv",
+            _CSV,
+            "iter_netbox_manufacturers",
+            False,
+            description="NetBox import 2: manufacturers.",
+        ),
+        Deliverable(
+            "netbox-device-roles.csv",
+            _CSV,
+            "iter_netbox_device_roles",
+            False,
+            description="NetBox import 3: device roles.",
+        ),
+        Deliverable("netbox-racks.csv", _CSV, "iter_netbox_racks", False, description="NetBox import 4: racks."),
+        Deliverable(
+            "netbox-device-types.yaml",
+            "application/yaml; charset=utf-8",
+            "iter_netbox_device_types",
+            False,
+            description="NetBox import 5: device types with heights and interface templates.",
+        ),
+        Deliverable("netbox-devices.csv", _CSV, "iter_netbox_devices", False, description="NetBox import 6: devices."),
+        Deliverable(
+            "netbox-rear-ports.csv",
+            _CSV,
+            "iter_netbox_rear_ports",
+            False,
+            description="NetBox import 7: patch-panel rear ports, one per trunk (header only without panels).",
+        ),
+        Deliverable(
+            "netbox-front-ports.csv",
+            _CSV,
+            "iter_netbox_front_ports",
+            False,
+            description="NetBox import 8: patch-panel front ports (header only without panels).",
+        ),
+        Deliverable(
+            "netbox-cables.csv",
+            _CSV,
+            "iter_netbox_cables",
+            False,
+            description="NetBox import 9: cables, one per link of a multi-link cable.",
+        ),
+        Deliverable(
+            "netbox-interfaces.csv",
+            _CSV,
+            "iter_netbox_interfaces",
+            False,
+            description="NetBox interfaces, for device types that exist without them (not in the order).",
+        ),
+        Deliverable(
+            "workloads.pdf",
+            "application/pdf",
+            "render_workloads_pdf",
+            True,
+            description="Training-traffic analysis of the design's workloads, with charts.",
+        ),
+    )
+}
 
 # Built only as background jobs (archives of many files): kind -> (content type, description).
 ARCHIVES = {
-    "configs.zip": ("application/zip", "QoS / congestion-control configuration: one file per switch, hosts, "
-                                       "subnet manager."),
+    "configs.zip": (
+        "application/zip",
+        "QoS / congestion-control configuration: one file per switch, hosts, subnet manager.",
+    ),
 }
 
 
@@ -182,12 +281,21 @@ def export_enqueue(*, revision, kind: str, user, options: dict | None = None):
     elif options:
         raise ValueError(f"options: {kind} takes no options")
     key, _full, _stored = artifact_lookup(revision=revision, kind=kind, options=options)
-    running = Job.objects.filter(kind="export", design=revision.design, params__key=key,
-                                 status__in=(JobStatus.QUEUED, JobStatus.RUNNING), cancel_requested=False).first()
+    running = Job.objects.filter(
+        kind="export",
+        design=revision.design,
+        params__key=key,
+        status__in=(JobStatus.QUEUED, JobStatus.RUNNING),
+        cancel_requested=False,
+    ).first()
     if running is not None:
         return running
-    return job_create(kind="export", user=user, design=revision.design,
-                      params={"revision_id": revision.pk, "kind": kind, "options": options or {}, "key": key})
+    return job_create(
+        kind="export",
+        user=user,
+        design=revision.design,
+        params={"revision_id": revision.pk, "kind": kind, "options": options or {}, "key": key},
+    )
 
 
 def export_content_type(kind: str) -> str:
@@ -208,10 +316,17 @@ def export_build_job(*, job, progress) -> dict:
     def on_stage(stage: str, percent: float) -> None:
         job_progress(job_id=job.pk, stage=stage, percent=percent, attempt=job.attempts)
 
-    artifact = artifact_build(revision=revision, kind=kind, options=job.params.get("options"), progress=progress,
-                              on_stage=on_stage)
-    return {"file": kind, "artifact_id": artifact.pk, "size": artifact.size, "sha256": artifact.sha256,
-            "content_type": artifact.content_type, "build_seconds": artifact.build_seconds}
+    artifact = artifact_build(
+        revision=revision, kind=kind, options=job.params.get("options"), progress=progress, on_stage=on_stage
+    )
+    return {
+        "file": kind,
+        "artifact_id": artifact.pk,
+        "size": artifact.size,
+        "sha256": artifact.sha256,
+        "content_type": artifact.content_type,
+        "build_seconds": artifact.build_seconds,
+    }
 
 
 def render_into(*, kind: str, result: DesignResult, revision, options: dict, fh, custom) -> None:

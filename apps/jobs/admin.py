@@ -1,4 +1,5 @@
 """Admin for staff: background jobs, read-only (workers change them with conditional updates)."""
+
 from django.contrib import admin
 
 from .models import Job

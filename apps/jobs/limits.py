@@ -13,6 +13,7 @@ thread watches the running job:
   a C call that never returns to Python), is marked failed (or cancelled) from this thread and the process
   exits at once: the pool replaces it, and the broker's redelivery of its message finds the job finished.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -53,8 +54,9 @@ class JobLimits:
     @classmethod
     def for_kind(cls, kind: str) -> JobLimits:
         limits = settings.JOB_LIMITS.get(kind) or settings.JOB_LIMITS["compute"]
-        return cls(float(limits["soft_time_limit_s"]), float(limits["hard_time_limit_s"]),
-                   int(limits["memory_limit_mb"]))
+        return cls(
+            float(limits["soft_time_limit_s"]), float(limits["hard_time_limit_s"]), int(limits["memory_limit_mb"])
+        )
 
 
 def resident_mb() -> float:
@@ -133,15 +135,19 @@ class Watchdog:
                     continue
                 reason = None
                 if now - self._started >= self.limits.soft_time_limit_s:
-                    reason = (f"the {self.kind} job ran longer than its time limit of "
-                              f"{self.limits.soft_time_limit_s:g} s (JOB_{self.kind.upper()}_SOFT_TIME_LIMIT_S)")
+                    reason = (
+                        f"the {self.kind} job ran longer than its time limit of "
+                        f"{self.limits.soft_time_limit_s:g} s (JOB_{self.kind.upper()}_SOFT_TIME_LIMIT_S)"
+                    )
                     grace = self.limits.hard_time_limit_s - (now - self._started)
                 else:
                     rss = resident_mb()
                     if rss > self.limits.memory_limit_mb:
-                        reason = (f"the {self.kind} job needed more memory than its limit of "
-                                  f"{self.limits.memory_limit_mb} MB (JOB_{self.kind.upper()}_MEMORY_LIMIT_MB; "
-                                  f"{rss:.0f} MB in use)")
+                        reason = (
+                            f"the {self.kind} job needed more memory than its limit of "
+                            f"{self.limits.memory_limit_mb} MB (JOB_{self.kind.upper()}_MEMORY_LIMIT_MB; "
+                            f"{rss:.0f} MB in use)"
+                        )
                         grace = self.kill_grace_s
                     elif now >= next_cancel_check:
                         next_cancel_check = now + CANCEL_POLL_S
@@ -185,12 +191,13 @@ class Watchdog:
             if self.cancelled:
                 reason = self.reason
             else:
-                reason = (f"the {self.kind} job did not stop: it was ended at its hard time limit of "
-                          f"{self.limits.hard_time_limit_s:g} s (JOB_{self.kind.upper()}_HARD_TIME_LIMIT_S)"
-                          if self.reason is None or "time limit" in self.reason else
-                          f"{self.reason}; it did not stop within {self.kill_grace_s:g} s and was ended")
-            log.error("job %s: %s; this worker process exits so that a fresh one takes its place",
-                      self.job_id, reason)
+                reason = (
+                    f"the {self.kind} job did not stop: it was ended at its hard time limit of "
+                    f"{self.limits.hard_time_limit_s:g} s (JOB_{self.kind.upper()}_HARD_TIME_LIMIT_S)"
+                    if self.reason is None or "time limit" in self.reason
+                    else f"{self.reason}; it did not stop within {self.kill_grace_s:g} s and was ended"
+                )
+            log.error("job %s: %s; this worker process exits so that a fresh one takes its place", self.job_id, reason)
             try:
                 if not (self.cancelled and job_mark_cancelled(job_id=self.job_id, attempt=self.attempt)):
                     job_fail(job_id=self.job_id, attempt=self.attempt, error=as_sentence(reason))

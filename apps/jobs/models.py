@@ -1,4 +1,5 @@
 """A job is a database row: the record of a background computation (never Celery's result backend)."""
+
 from __future__ import annotations
 
 import uuid
@@ -44,12 +45,17 @@ class Job(models.Model):
     class Meta:
         ordering = ["-created_at"]
         constraints = [
-            models.UniqueConstraint(fields=["created_by", "idempotency_key"], name="job_idempotency_per_user",
-                                    condition=models.Q(idempotency_key__isnull=False)),
+            models.UniqueConstraint(
+                fields=["created_by", "idempotency_key"],
+                name="job_idempotency_per_user",
+                condition=models.Q(idempotency_key__isnull=False),
+            ),
         ]
-        indexes = [models.Index(fields=["status", "heartbeat_at"], name="job_status_heartbeat"),
-                   # The quota count and the fair claim read a user's queued and running jobs.
-                   models.Index(fields=["created_by", "status"], name="job_user_status")]
+        indexes = [
+            models.Index(fields=["status", "heartbeat_at"], name="job_status_heartbeat"),
+            # The quota count and the fair claim read a user's queued and running jobs.
+            models.Index(fields=["created_by", "status"], name="job_user_status"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.kind} {self.id} ({self.status})"

@@ -1,4 +1,5 @@
 """The engine's progress callback, persisted: throttled writes, cancellation, heartbeats."""
+
 from __future__ import annotations
 
 import logging
@@ -23,8 +24,16 @@ class DbProgress:
     claim (see apps.jobs.services): a write that finds the job in other hands stops the run.
     """
 
-    def __init__(self, job_id, *, interval: float = 0.5, start: float = 0.0, span: float = 100.0,
-                 attempt: int | None = None, watchdog=None):
+    def __init__(
+        self,
+        job_id,
+        *,
+        interval: float = 0.5,
+        start: float = 0.0,
+        span: float = 100.0,
+        attempt: int | None = None,
+        watchdog=None,
+    ):
         self.job_id = job_id
         self.interval = interval
         self.start = start
@@ -69,8 +78,9 @@ class Heartbeat:
                 try:
                     job_heartbeat(job_id=self.job_id, attempt=self.attempt)
                 except Exception:  # noqa: BLE001 - see the class docstring
-                    log.warning("heartbeat of job %s failed; retrying in %s s", self.job_id, self.interval,
-                                exc_info=True)
+                    log.warning(
+                        "heartbeat of job %s failed; retrying in %s s", self.job_id, self.interval, exc_info=True
+                    )
                     connection.close()
         finally:
             connection.close()

@@ -1,4 +1,5 @@
 """run_job(job_id): claim the fairest queued job, run it under its limits, record success or failure; repeat."""
+
 from __future__ import annotations
 
 import logging
@@ -54,8 +55,11 @@ def run_job(job_id: str | None = None) -> str:
         if stop_here:
             break  # after a limit (the pool may replace a bloated process) or being superseded
     if first is None:
-        log.info("no job to claim for the message of job %s (duplicate delivery, cancelled, or every "
-                 "waiting user at their running limit)", job_id)
+        log.info(
+            "no job to claim for the message of job %s (duplicate delivery, cancelled, or every "
+            "waiting user at their running limit)",
+            job_id,
+        )
         return "duplicate"
     return first
 
@@ -95,17 +99,19 @@ def _run_claimed(job: Job) -> tuple[str, bool]:
             return "failed", True
         except SpecError as exc:
             # A spec the engine cannot build is the user's to fix: show the field messages, no traceback.
-            job_fail(job_id=job_id, attempt=attempt, error="; ".join(str(e) for e in exc.errors),
-                     result={"errors": [{"field": e.path, "message": e.message} for e in exc.errors]})
+            job_fail(
+                job_id=job_id,
+                attempt=attempt,
+                error="; ".join(str(e) for e in exc.errors),
+                result={"errors": [{"field": e.path, "message": e.message} for e in exc.errors]},
+            )
             return "failed", False
         except TRANSIENT_DB_ERRORS as exc:
             connection.close()  # the next query opens a new connection
             if retries and watchdog.reason is None and _still_mine(job_id, attempt):
                 retries -= 1
-                log.warning("job %s: database error (%s: %s); running it once more", job_id,
-                            type(exc).__name__, exc)
-                job_log(job=job, level="warning",
-                        message=f"database error, retrying once: {type(exc).__name__}: {exc}")
+                log.warning("job %s: database error (%s: %s); running it once more", job_id, type(exc).__name__, exc)
+                job_log(job=job, level="warning", message=f"database error, retrying once: {type(exc).__name__}: {exc}")
                 continue
             return _failed(job, attempt, exc), False
         except Exception as exc:  # noqa: BLE001 - any other failure is recorded on the job, with its traceback
@@ -114,8 +120,9 @@ def _run_claimed(job: Job) -> tuple[str, bool]:
         break
     # Handlers that write results mark the job succeeded inside their own transaction (so a result
     # and its job status commit together); this covers handlers that write nothing.
-    if not job_succeed(job_id=job_id, attempt=attempt, result=result or {}) and \
-            job_mark_cancelled(job_id=job_id, attempt=attempt):
+    if not job_succeed(job_id=job_id, attempt=attempt, result=result or {}) and job_mark_cancelled(
+        job_id=job_id, attempt=attempt
+    ):
         return "cancelled", False  # the user cancelled it while a handler that writes nothing ran
     return "succeeded", False
 
@@ -129,8 +136,9 @@ def _failed(job: Job, attempt: int, exc: Exception) -> str:
 
 def _still_mine(job_id: str, attempt: int) -> bool:
     try:
-        return Job.objects.filter(pk=job_id, status=JobStatus.RUNNING, attempts=attempt,
-                                  cancel_requested=False).exists()
+        return Job.objects.filter(
+            pk=job_id, status=JobStatus.RUNNING, attempts=attempt, cancel_requested=False
+        ).exists()
     except TRANSIENT_DB_ERRORS:
         connection.close()
         return False

@@ -7,6 +7,7 @@ A claim counts the attempt (`attempts`), and a worker passes its attempt number 
 update. So a worker the reaper gave up on (it stopped sending heartbeats, the job was requeued and
 another worker claimed it) can no longer change the job: its updates match no row, and it stops.
 """
+
 from __future__ import annotations
 
 import logging
@@ -28,8 +29,7 @@ log = logging.getLogger(__name__)
 LOG_LIMIT = 200  # log entries kept per job; older ones are dropped first
 
 ENQUEUE_FAILED = "the job could not be queued: the message broker did not answer. Try again later."
-NEVER_SENT = ("the job was never queued: the request that created it ended before its message was sent. "
-              "Start it again.")
+NEVER_SENT = "the job was never queued: the request that created it ended before its message was sent. Start it again."
 # A job whose message was never confirmed sent is failed this long after it was created (sending takes at
 # most JOB_PUBLISH_TIMEOUT_S): its request died in between, and its user was never told it was queued.
 NEVER_SENT_AFTER_S = 60
@@ -74,7 +74,10 @@ def job_check_quota(user) -> None:
         raise JobQuotaExceeded(
             f"You already have {queued} jobs waiting to run (the limit is {limit}). "
             "Wait for some of them to finish, or cancel one, then try again.",
-            retry_after=settings.JOB_QUOTA_RETRY_AFTER_S, queued=queued, limit=limit)
+            retry_after=settings.JOB_QUOTA_RETRY_AFTER_S,
+            queued=queued,
+            limit=limit,
+        )
 
 
 def job_create(*, kind: str, user, design=None, params: dict | None = None, idempotency_key: str | None = None) -> Job:
@@ -86,8 +89,9 @@ def job_create(*, kind: str, user, design=None, params: dict | None = None, idem
     """
     with transaction.atomic():
         job_check_quota(user)
-        job = Job.objects.create(kind=kind, created_by=user, design=design, params=params or {},
-                                 idempotency_key=idempotency_key)
+        job = Job.objects.create(
+            kind=kind, created_by=user, design=design, params=params or {}, idempotency_key=idempotency_key
+        )
         transaction.on_commit(lambda: _enqueue(str(job.id)))
     return job
 
@@ -126,14 +130,20 @@ def _enqueue(job_id: str) -> bool:
 
     threading.Thread(target=send, name=f"send-{job_id}", daemon=True).start()
     if not sent.wait(settings.JOB_PUBLISH_TIMEOUT_S) or errors:
-        log.error("could not enqueue job %s: %s", job_id,
-                  f"{type(errors[0]).__name__}: {errors[0]}" if errors else
-                  f"no answer from the broker within {settings.JOB_PUBLISH_TIMEOUT_S} s")
+        log.error(
+            "could not enqueue job %s: %s",
+            job_id,
+            f"{type(errors[0]).__name__}: {errors[0]}"
+            if errors
+            else f"no answer from the broker within {settings.JOB_PUBLISH_TIMEOUT_S} s",
+        )
         Job.objects.filter(pk=job_id, status=JobStatus.QUEUED).update(
-            status=JobStatus.FAILED, finished_at=timezone.now(), error=ENQUEUE_FAILED, stage="broker unavailable")
+            status=JobStatus.FAILED, finished_at=timezone.now(), error=ENQUEUE_FAILED, stage="broker unavailable"
+        )
         return False
     Job.objects.filter(pk=job_id, status=JobStatus.QUEUED, heartbeat_at__isnull=True).update(
-        heartbeat_at=timezone.now())
+        heartbeat_at=timezone.now()
+    )
     return True
 
 
@@ -146,9 +156,17 @@ def _mine(job_id, attempt: int | None, **status):
 def job_claim(*, job_id) -> bool:
     """Take a queued job for this worker. False means another delivery has it (or it was cancelled)."""
     now = timezone.now()
-    return Job.objects.filter(pk=job_id, status=JobStatus.QUEUED).update(
-        status=JobStatus.RUNNING, started_at=now, heartbeat_at=now, attempts=F("attempts") + 1,
-        stage="starting", percent=0) == 1
+    return (
+        Job.objects.filter(pk=job_id, status=JobStatus.QUEUED).update(
+            status=JobStatus.RUNNING,
+            started_at=now,
+            heartbeat_at=now,
+            attempts=F("attempts") + 1,
+            stage="starting",
+            percent=0,
+        )
+        == 1
+    )
 
 
 def job_claim_next() -> Job | None:
@@ -166,15 +184,21 @@ def job_claim_next() -> Job | None:
             _xact_lock(_CLAIM_LOCK, 0)
             running = Counter(Job.objects.filter(status=JobStatus.RUNNING).values_list("created_by_id", flat=True))
             queued = Job.objects.filter(status=JobStatus.QUEUED, cancel_requested=False)
-            heads = {row["created_by_id"]: row["oldest"] for row in
-                     queued.values("created_by_id").annotate(oldest=Min("created_at")).order_by()}
+            heads = {
+                row["created_by_id"]: row["oldest"]
+                for row in queued.values("created_by_id").annotate(oldest=Min("created_at")).order_by()
+            }
             eligible = [uid for uid in heads if running[uid] < limit]
             if not eligible:
                 return None
             users = [uid for uid in eligible if uid is not None]
-            last = dict(Job.objects.filter(created_by_id__in=users, started_at__isnull=False)
-                        .values("created_by_id").annotate(last=Max("started_at")).order_by()
-                        .values_list("created_by_id", "last"))
+            last = dict(
+                Job.objects.filter(created_by_id__in=users, started_at__isnull=False)
+                .values("created_by_id")
+                .annotate(last=Max("started_at"))
+                .order_by()
+                .values_list("created_by_id", "last")
+            )
             never = datetime.min.replace(tzinfo=UTC)
             uid = min(eligible, key=lambda u: (running[u], last.get(u) or never, heads[u]))
             mine = queued.filter(created_by_id=uid) if uid is not None else queued.filter(created_by__isnull=True)
@@ -191,24 +215,31 @@ def job_heartbeat(*, job_id, attempt: int | None = None) -> bool:
 def job_progress(*, job_id, stage: str, percent: float, attempt: int | None = None) -> bool:
     """Record progress (and a heartbeat). False means stop: the job is no longer this worker's to run,
     or the user asked to cancel it."""
-    return _mine(job_id, attempt, status=JobStatus.RUNNING, cancel_requested=False).update(
-        stage=stage[:64], percent=round(min(100.0, max(0.0, percent)), 1), heartbeat_at=timezone.now()) == 1
+    return (
+        _mine(job_id, attempt, status=JobStatus.RUNNING, cancel_requested=False).update(
+            stage=stage[:64], percent=round(min(100.0, max(0.0, percent)), 1), heartbeat_at=timezone.now()
+        )
+        == 1
+    )
 
 
 def job_log(*, job: Job, level: str, message: str) -> None:
     entry = {"time": timezone.now().isoformat(timespec="seconds"), "level": level, "message": message[:2000]}
     with transaction.atomic():
         row = Job.objects.select_for_update().only("log").get(pk=job.pk)
-        entries = (row.log or [])[-(LOG_LIMIT - 1):] + [entry]
+        entries = (row.log or [])[-(LOG_LIMIT - 1) :] + [entry]
         Job.objects.filter(pk=job.pk).update(log=entries)
 
 
 def job_succeed(*, job_id, result: dict | None = None, attempt: int | None = None) -> bool:
     """Mark the job succeeded. False if it is not this worker's any more or the user asked to cancel it:
     a caller writing a result in the same transaction must then roll it back."""
-    return _mine(job_id, attempt, status=JobStatus.RUNNING, cancel_requested=False).update(
-        status=JobStatus.SUCCEEDED, finished_at=timezone.now(), percent=100, stage="done",
-        result=result or {}) == 1
+    return (
+        _mine(job_id, attempt, status=JobStatus.RUNNING, cancel_requested=False).update(
+            status=JobStatus.SUCCEEDED, finished_at=timezone.now(), percent=100, stage="done", result=result or {}
+        )
+        == 1
+    )
 
 
 def job_fail(*, job_id, error: str, attempt: int | None = None, result: dict | None = None) -> bool:
@@ -223,8 +254,12 @@ def job_fail(*, job_id, error: str, attempt: int | None = None, result: dict | N
 
 def job_mark_cancelled(*, job_id, attempt: int | None = None) -> bool:
     """A running job stopped because the user asked it to (a queued one is cancelled by job_request_cancel)."""
-    return _mine(job_id, attempt, status=JobStatus.RUNNING, cancel_requested=True).update(
-        status=JobStatus.CANCELLED, finished_at=timezone.now(), stage="cancelled") == 1
+    return (
+        _mine(job_id, attempt, status=JobStatus.RUNNING, cancel_requested=True).update(
+            status=JobStatus.CANCELLED, finished_at=timezone.now(), stage="cancelled"
+        )
+        == 1
+    )
 
 
 def job_request_cancel(*, job: Job) -> Job:
@@ -232,7 +267,8 @@ def job_request_cancel(*, job: Job) -> Job:
     and never stores a result after the request."""
     Job.objects.filter(pk=job.pk, status__in=(JobStatus.QUEUED, JobStatus.RUNNING)).update(cancel_requested=True)
     Job.objects.filter(pk=job.pk, status=JobStatus.QUEUED).update(
-        status=JobStatus.CANCELLED, finished_at=timezone.now(), stage="cancelled")
+        status=JobStatus.CANCELLED, finished_at=timezone.now(), stage="cancelled"
+    )
     job.refresh_from_db()
     return job
 
@@ -255,13 +291,26 @@ def job_reap_stale(*, timeout_s: float | None = None) -> dict:
                 cancelled.append(str(job.pk))
         elif job.attempts < job.max_attempts:
             # heartbeat_at doubles as "last sent" while queued (see job_resend_unclaimed).
-            if stale.update(status=JobStatus.QUEUED, stage="requeued after the worker stopped responding",
-                            percent=0, heartbeat_at=timezone.now()) == 1:
+            if (
+                stale.update(
+                    status=JobStatus.QUEUED,
+                    stage="requeued after the worker stopped responding",
+                    percent=0,
+                    heartbeat_at=timezone.now(),
+                )
+                == 1
+            ):
                 requeued.append(str(job.pk))
                 transaction.on_commit(lambda jid=str(job.pk): _enqueue(jid))
-        elif stale.update(status=JobStatus.FAILED, finished_at=timezone.now(),
-                          error=f"the worker stopped responding (no heartbeat for {timeout_s:.0f} s) "
-                                f"after {job.attempts} attempt(s)") == 1:
+        elif (
+            stale.update(
+                status=JobStatus.FAILED,
+                finished_at=timezone.now(),
+                error=f"the worker stopped responding (no heartbeat for {timeout_s:.0f} s) "
+                f"after {job.attempts} attempt(s)",
+            )
+            == 1
+        ):
             failed.append(str(job.pk))
     if requeued or failed or cancelled:
         log.warning("reaped stale jobs: requeued %s, failed %s, cancelled %s", requeued, failed, cancelled)
@@ -280,11 +329,15 @@ def job_resend_unclaimed(*, after_s: float | None = None) -> list[str]:
     """
     after_s = after_s if after_s is not None else settings.JOB_QUEUED_RESEND_S
     now = timezone.now()
-    unsent = Job.objects.filter(status=JobStatus.QUEUED, heartbeat_at__isnull=True,
-                                created_at__lt=now - timedelta(seconds=NEVER_SENT_AFTER_S))
-    never_sent = [str(pk) for pk in unsent.values_list("pk", flat=True)
-                  if unsent.filter(pk=pk).update(status=JobStatus.FAILED, finished_at=now, error=NEVER_SENT,
-                                                 stage="never sent") == 1]
+    unsent = Job.objects.filter(
+        status=JobStatus.QUEUED, heartbeat_at__isnull=True, created_at__lt=now - timedelta(seconds=NEVER_SENT_AFTER_S)
+    )
+    never_sent = [
+        str(pk)
+        for pk in unsent.values_list("pk", flat=True)
+        if unsent.filter(pk=pk).update(status=JobStatus.FAILED, finished_at=now, error=NEVER_SENT, stage="never sent")
+        == 1
+    ]
     if never_sent:
         log.warning("failed jobs whose task was never sent: %s", never_sent)
     waiting = Job.objects.filter(status=JobStatus.QUEUED, heartbeat_at__lt=now - timedelta(seconds=after_s))

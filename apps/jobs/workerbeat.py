@@ -3,6 +3,7 @@
 A thread of the worker's main process writes it, so a worker busy with a long job still counts as seen;
 a worker that is stopped, killed or cut off from the database stops being seen.
 """
+
 from __future__ import annotations
 
 import logging

@@ -3,6 +3,7 @@
 Every entry keeps its `sources`. Users add their own models by passing `extra` (same shape as the
 files); those entries are validated the same way and may override shipped keys.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -142,7 +143,9 @@ class Catalog:
         try:
             return self.servers[key]
         except KeyError:
-            raise SpecError.at(path, f"unknown server model {key!r} (known: {', '.join(sorted(self.servers))})") from None
+            raise SpecError.at(
+                path, f"unknown server model {key!r} (known: {', '.join(sorted(self.servers))})"
+            ) from None
 
     def switch(self, key: str, path: str) -> SwitchModel:
         from ..errors import SpecError
@@ -150,7 +153,9 @@ class Catalog:
         try:
             return self.switches[key]
         except KeyError:
-            raise SpecError.at(path, f"unknown switch model {key!r} (known: {', '.join(sorted(self.switches))})") from None
+            raise SpecError.at(
+                path, f"unknown switch model {key!r} (known: {', '.join(sorted(self.switches))})"
+            ) from None
 
 
 def _req(entry: Mapping, key: str, path: str, kind=None):
@@ -186,8 +191,12 @@ def _server(key: str, raw: Mapping, all_raw: Mapping, path: str) -> ServerModel:
     else:
         for i, c in enumerate(_req(compute, "cages", path + ".compute", list)):
             cpath = f"{path}.compute.cages[{i}]"
-            ports = tuple(ServerPort(str(p["name"]), int(p["rail"]), str(c["name"])) for p in _req(c, "ports", cpath, list))
-            cages.append(Cage(str(_req(c, "name", cpath)), str(c.get("form_factor", "osfp")), str(c.get("top", "flat")), ports))
+            ports = tuple(
+                ServerPort(str(p["name"]), int(p["rail"]), str(c["name"])) for p in _req(c, "ports", cpath, list)
+            )
+            cages.append(
+                Cage(str(_req(c, "name", cpath)), str(c.get("form_factor", "osfp")), str(c.get("top", "flat")), ports)
+            )
     if not cages:
         raise CatalogError(f"{path}.compute: has no ports")
     rails = sorted({p.rail for c in cages for p in c.ports})
@@ -197,12 +206,18 @@ def _server(key: str, raw: Mapping, all_raw: Mapping, path: str) -> ServerModel:
     if len(set(per_rail)) != 1:
         raise CatalogError(f"{path}.compute: every rail needs the same number of ports per server (got {per_rail})")
     return ServerModel(
-        key=key, name=str(_req(raw, "name", path)), vendor=str(raw.get("vendor", "")),
-        gpus=int(_req(raw, "gpus", path, int)), gpu_memory_gb=float(raw.get("gpu_memory_gb") or 0),
+        key=key,
+        name=str(_req(raw, "name", path)),
+        vendor=str(raw.get("vendor", "")),
+        gpus=int(_req(raw, "gpus", path, int)),
+        gpu_memory_gb=float(raw.get("gpu_memory_gb") or 0),
         nvlink_domain_gpus=int(raw.get("nvlink_domain_gpus") or raw["gpus"]),
-        rack_units=int(_req(raw, "rack_units", path, int)), power_kw=raw.get("power_kw"),
-        default_per_rack=int(raw.get("default_per_rack") or 1), rack_scale=bool(raw.get("rack_scale", False)),
-        nic_speed_gbps=int(_req(compute, "nic_speed_gbps", path + ".compute", int)), cages=tuple(cages),
+        rack_units=int(_req(raw, "rack_units", path, int)),
+        power_kw=raw.get("power_kw"),
+        default_per_rack=int(raw.get("default_per_rack") or 1),
+        rack_scale=bool(raw.get("rack_scale", False)),
+        nic_speed_gbps=int(_req(compute, "nic_speed_gbps", path + ".compute", int)),
+        cages=tuple(cages),
         storage=_port_group(ports_from.get("storage"), path + ".storage"),
         inband=_port_group(ports_from.get("inband"), path + ".inband"),
         oob=_port_group(ports_from.get("oob"), path + ".oob"),
@@ -214,8 +229,7 @@ def _server(key: str, raw: Mapping, all_raw: Mapping, path: str) -> ServerModel:
 def _netdevs(raw, path: str) -> dict[str, str]:
     if raw is None:
         return {}
-    if not isinstance(raw, Mapping) or not all(isinstance(k, str) and isinstance(v, str) and v
-                                               for k, v in raw.items()):
+    if not isinstance(raw, Mapping) or not all(isinstance(k, str) and isinstance(v, str) and v for k, v in raw.items()):
         raise CatalogError(f"{path}.netdevs: must map design port names to netdev names")
     return dict(raw)
 
@@ -227,14 +241,23 @@ def _switch(key: str, raw: Mapping, path: str) -> SwitchModel:
     except (TypeError, ValueError):
         raise CatalogError(f"{path}.speeds: must map port speeds (Gb/s) to ports per cage") from None
     return SwitchModel(
-        key=key, name=str(_req(raw, "name", path)), vendor=str(raw.get("vendor", "")),
+        key=key,
+        name=str(_req(raw, "name", path)),
+        vendor=str(raw.get("vendor", "")),
         technology=tuple(raw.get("technology") or ("infiniband", "ethernet")),
-        cages=int(_req(raw, "cages", path, int)), form_factor=str(raw.get("form_factor", "osfp")),
-        top=str(raw.get("top", "finned")), speeds=speeds, lanes_gbps=int(raw.get("lanes_gbps") or 100),
-        rack_units=int(_req(raw, "rack_units", path, int)), power_kw=raw.get("power_kw"),
-        buffer_mb=raw.get("buffer_mb"), subnet_manager=bool(raw.get("subnet_manager", False)),
-        sharp=bool(raw.get("sharp", False)), mgmt_ports=int(raw.get("mgmt_ports", 1)),
-        uplinks=raw.get("uplinks"), sources=tuple(raw.get("sources") or ()),
+        cages=int(_req(raw, "cages", path, int)),
+        form_factor=str(raw.get("form_factor", "osfp")),
+        top=str(raw.get("top", "finned")),
+        speeds=speeds,
+        lanes_gbps=int(raw.get("lanes_gbps") or 100),
+        rack_units=int(_req(raw, "rack_units", path, int)),
+        power_kw=raw.get("power_kw"),
+        buffer_mb=raw.get("buffer_mb"),
+        subnet_manager=bool(raw.get("subnet_manager", False)),
+        sharp=bool(raw.get("sharp", False)),
+        mgmt_ports=int(raw.get("mgmt_ports", 1)),
+        uplinks=raw.get("uplinks"),
+        sources=tuple(raw.get("sources") or ()),
         ib_reported_ports=_optional_int(raw.get("ib_reported_ports"), f"{path}.ib_reported_ports"),
     )
 

@@ -13,6 +13,7 @@ priced in the same currency (null otherwise, never a guess).
 
 Django-free: the API, the browser's compare page, change-order.csv and change-order.pdf all read these.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -25,13 +26,26 @@ from .spares import SparesRule, spares_rule_from_dict
 
 # The order BOM lines, change orders and pages list categories and networks in.
 CATEGORY_ORDER = ("switch", "appliance", "transceiver", "copper", "aoc", "fiber", "trunk", "panel", "panel-insert")
-CATEGORY_TITLE = {"switch": "Switches", "appliance": "Appliances", "transceiver": "Transceivers",
-                  "copper": "Copper cables", "aoc": "Active optical cables", "fiber": "Fiber cords",
-                  "trunk": "Fiber trunks", "panel": "Patch panels", "panel-insert": "Panel adapters and cassettes"}
+CATEGORY_TITLE = {
+    "switch": "Switches",
+    "appliance": "Appliances",
+    "transceiver": "Transceivers",
+    "copper": "Copper cables",
+    "aoc": "Active optical cables",
+    "fiber": "Fiber cords",
+    "trunk": "Fiber trunks",
+    "panel": "Patch panels",
+    "panel-insert": "Panel adapters and cassettes",
+}
 NETWORK_ORDER = ("compute", "storage", "inband", "oob")
 
-NETWORK_TITLE = {"compute": "Compute fabric", "storage": "Storage fabric", "inband": "In-band management",
-                 "oob": "Out-of-band management", "unassigned": "Not assigned to a network"}
+NETWORK_TITLE = {
+    "compute": "Compute fabric",
+    "storage": "Storage fabric",
+    "inband": "In-band management",
+    "oob": "Out-of-band management",
+    "unassigned": "Not assigned to a network",
+}
 OUTSIDE_SU = "outside"  # parts of no scalable unit (spines, cores, storage, management)
 STATUSES = ("added", "removed", "changed", "unchanged")
 
@@ -83,22 +97,39 @@ class OrderLine:
         return (self.category, self.part)
 
     def to_dict(self, currency: str | None, price_version: int | None) -> dict:
-        return {"part": self.part, "description": self.description, "category": self.category,
-                "category_title": CATEGORY_TITLE.get(self.category, self.category),
-                "quantity": self.quantity, "spares": self.spares, "spares_rule": self.spares_rule,
-                "order_quantity": self.order_quantity,
-                "unit_price": fmt_money(self.unit_price) if self.unit_price is not None else None,
-                "extended_price": fmt_money(self.extended_price) if self.extended_price is not None else None,
-                "currency": currency if self.unit_price is not None else None,
-                "price_version": price_version if self.unit_price is not None else None,
-                "lead_time_days": self.lead_time_days, "verify_before_ordering": bool(self.unconfirmed),
-                "unconfirmed": self.unconfirmed}
+        return {
+            "part": self.part,
+            "description": self.description,
+            "category": self.category,
+            "category_title": CATEGORY_TITLE.get(self.category, self.category),
+            "quantity": self.quantity,
+            "spares": self.spares,
+            "spares_rule": self.spares_rule,
+            "order_quantity": self.order_quantity,
+            "unit_price": fmt_money(self.unit_price) if self.unit_price is not None else None,
+            "extended_price": fmt_money(self.extended_price) if self.extended_price is not None else None,
+            "currency": currency if self.unit_price is not None else None,
+            "price_version": price_version if self.unit_price is not None else None,
+            "lead_time_days": self.lead_time_days,
+            "verify_before_ordering": bool(self.unconfirmed),
+            "unconfirmed": self.unconfirmed,
+        }
 
     @classmethod
     def from_dict(cls, d: Mapping) -> OrderLine:
-        return cls(d["category"], d["part"], d.get("description", ""), int(d["quantity"]), int(d["spares"]),
-                   d.get("spares_rule", ""), int(d["order_quantity"]), _dec(d.get("unit_price")),
-                   _dec(d.get("extended_price")), d.get("lead_time_days"), d.get("unconfirmed") or "")
+        return cls(
+            d["category"],
+            d["part"],
+            d.get("description", ""),
+            int(d["quantity"]),
+            int(d["spares"]),
+            d.get("spares_rule", ""),
+            int(d["order_quantity"]),
+            _dec(d.get("unit_price")),
+            _dec(d.get("extended_price")),
+            d.get("lead_time_days"),
+            d.get("unconfirmed") or "",
+        )
 
 
 def _dec(v) -> Decimal | None:
@@ -115,18 +146,27 @@ class Totals:
     priced_lines: int
 
     def to_dict(self) -> dict:
-        return {"lines": self.lines, "quantity": self.quantity, "spares": self.spares,
-                "order_quantity": self.order_quantity,
-                "extended_price": fmt_money(self.extended_price) if self.extended_price is not None else None,
-                "priced_lines": self.priced_lines}
+        return {
+            "lines": self.lines,
+            "quantity": self.quantity,
+            "spares": self.spares,
+            "order_quantity": self.order_quantity,
+            "extended_price": fmt_money(self.extended_price) if self.extended_price is not None else None,
+            "priced_lines": self.priced_lines,
+        }
 
 
 def totals_of(lines: Iterable[OrderLine]) -> Totals:
     lines = list(lines)
     priced = [ln.extended_price for ln in lines if ln.extended_price is not None]
-    return Totals(len(lines), sum(ln.quantity for ln in lines), sum(ln.spares for ln in lines),
-                  sum(ln.order_quantity for ln in lines),
-                  sum(priced, Decimal("0.00")) if len(priced) == len(lines) and lines else None, len(priced))
+    return Totals(
+        len(lines),
+        sum(ln.quantity for ln in lines),
+        sum(ln.spares for ln in lines),
+        sum(ln.order_quantity for ln in lines),
+        sum(priced, Decimal("0.00")) if len(priced) == len(lines) and lines else None,
+        len(priced),
+    )
 
 
 @dataclass(frozen=True)
@@ -150,22 +190,47 @@ class Order:
     def to_dict(self) -> dict:
         cur, pv = self.currency, self.price_version
         return {
-            "label": self.label, "currency": cur, "price_version": pv, "price_source": self.price_source,
+            "label": self.label,
+            "currency": cur,
+            "price_version": pv,
+            "price_source": self.price_source,
             "spares_rule": {**self.spares_rule, "text": self.spares_text},
-            "lines": [ln.to_dict(cur, pv) for ln in self.lines], "totals": self.totals.to_dict(),
-            "by_network": [{"network": n, "title": network_title(n), "lines": [ln.to_dict(cur, pv) for ln in ls],
-                            "totals": totals_of(ls).to_dict()} for n, ls in self.by_network.items()],
-            "by_su": [{"su": s, "title": su_title(s), "lines": [ln.to_dict(cur, pv) for ln in ls],
-                       "totals": totals_of(ls).to_dict()} for s, ls in self.by_su.items()],
+            "lines": [ln.to_dict(cur, pv) for ln in self.lines],
+            "totals": self.totals.to_dict(),
+            "by_network": [
+                {
+                    "network": n,
+                    "title": network_title(n),
+                    "lines": [ln.to_dict(cur, pv) for ln in ls],
+                    "totals": totals_of(ls).to_dict(),
+                }
+                for n, ls in self.by_network.items()
+            ],
+            "by_su": [
+                {
+                    "su": s,
+                    "title": su_title(s),
+                    "lines": [ln.to_dict(cur, pv) for ln in ls],
+                    "totals": totals_of(ls).to_dict(),
+                }
+                for s, ls in self.by_su.items()
+            ],
         }
 
     @classmethod
     def from_dict(cls, d: Mapping) -> Order:
         rule = {k: v for k, v in (d.get("spares_rule") or {}).items() if k != "text"}
-        return cls(d.get("label", ""), d.get("currency"), d.get("price_version"), d.get("price_source", ""), rule,
-                   (d.get("spares_rule") or {}).get("text", ""), tuple(OrderLine.from_dict(x) for x in d["lines"]),
-                   {g["network"]: tuple(OrderLine.from_dict(x) for x in g["lines"]) for g in d.get("by_network", [])},
-                   {g["su"]: tuple(OrderLine.from_dict(x) for x in g["lines"]) for g in d.get("by_su", [])})
+        return cls(
+            d.get("label", ""),
+            d.get("currency"),
+            d.get("price_version"),
+            d.get("price_source", ""),
+            rule,
+            (d.get("spares_rule") or {}).get("text", ""),
+            tuple(OrderLine.from_dict(x) for x in d["lines"]),
+            {g["network"]: tuple(OrderLine.from_dict(x) for x in g["lines"]) for g in d.get("by_network", [])},
+            {g["su"]: tuple(OrderLine.from_dict(x) for x in g["lines"]) for g in d.get("by_su", [])},
+        )
 
     def relabelled(self, label: str) -> Order:
         return replace(self, label=label)
@@ -173,12 +238,17 @@ class Order:
 
 # --- building an order --------------------------------------------------------------------------------------
 
+
 def bom_split(bom) -> dict:
     """The per-network and per-SU quantities of a renderers.bom.Bom as plain data:
     {"networks": {network: {"category\\tpart": quantity}}, "sus": {"1": {...}}} (JSON-safe; what is stored)."""
+
     def flat(groups: Mapping) -> dict:
-        return {str(g): {f"{cat}\t{sku}": int(q) for (cat, sku), q in sorted(c.items()) if q}
-                for g, c in groups.items() if any(c.values())}
+        return {
+            str(g): {f"{cat}\t{sku}": int(q) for (cat, sku), q in sorted(c.items()) if q}
+            for g, c in groups.items()
+            if any(c.values())
+        }
 
     return {"networks": flat(bom.by_network), "sus": flat(bom.by_su)}
 
@@ -199,10 +269,18 @@ def apportion(total: int, weights: list[int]) -> list[int]:
     return base
 
 
-def build_order(bom_lines: Iterable[Mapping], *, rule: SparesRule, prices: Mapping[str, Decimal] | None = None,
-                currency: str | None = None, price_version: int | None = None, price_source: str = "",
-                split: Mapping | None = None, lead_times: Mapping[str, int] | None = None,
-                label: str = "") -> Order:
+def build_order(
+    bom_lines: Iterable[Mapping],
+    *,
+    rule: SparesRule,
+    prices: Mapping[str, Decimal] | None = None,
+    currency: str | None = None,
+    price_version: int | None = None,
+    price_source: str = "",
+    split: Mapping | None = None,
+    lead_times: Mapping[str, int] | None = None,
+    label: str = "",
+) -> Order:
     """The order for BOM lines (summary.json's "bom": category, sku, description, quantity).
 
     `split` is bom_split()'s dict; without it there are no per-network or per-SU groups. A part the split
@@ -216,14 +294,36 @@ def build_order(bom_lines: Iterable[Mapping], *, rule: SparesRule, prices: Mappi
         oq = qty + sp.count
         unit = prices.get(sku)
         ext = None if unit is None else to_cents(unit * oq)
-        lines.append(OrderLine(cat, sku, ln.get("description") or "", qty, sp.count, sp.rule, oq, unit, ext,
-                               lead_times.get(sku), ln.get("unconfirmed") or ""))
+        lines.append(
+            OrderLine(
+                cat,
+                sku,
+                ln.get("description") or "",
+                qty,
+                sp.count,
+                sp.rule,
+                oq,
+                unit,
+                ext,
+                lead_times.get(sku),
+                ln.get("unconfirmed") or "",
+            )
+        )
     by_network, by_su = {}, {}
     if split is not None:
         by_network = _groups(lines, split.get("networks") or {}, "unassigned", network_key)
         by_su = _groups(lines, split.get("sus") or {}, OUTSIDE_SU, su_key)
-    return Order(label, currency if prices else None, price_version if prices else None, price_source if prices
-                 else "", rule.to_dict(), rule.describe(), tuple(lines), by_network, by_su)
+    return Order(
+        label,
+        currency if prices else None,
+        price_version if prices else None,
+        price_source if prices else "",
+        rule.to_dict(),
+        rule.describe(),
+        tuple(lines),
+        by_network,
+        by_su,
+    )
 
 
 def _groups(lines: list[OrderLine], groups: Mapping[str, Mapping[str, int]], rest: str, sort_key) -> dict:
@@ -240,13 +340,24 @@ def _groups(lines: list[OrderLine], groups: Mapping[str, Mapping[str, int]], res
             raise ValueError(f"split: {ln.part} is split into {placed} but the BOM has {ln.quantity}")
         spares = apportion(ln.spares, qtys)
         oqs = [q + s for q, s in zip(qtys, spares)]
-        cents = (apportion(int(ln.extended_price * 100), oqs) if ln.extended_price is not None else [None] * len(oqs))
+        cents = apportion(int(ln.extended_price * 100), oqs) if ln.extended_price is not None else [None] * len(oqs)
         for name, q, s, oq, c in zip(names, qtys, spares, oqs, cents):
             rule = f"{s} of the line's {ln.spares} spares, in proportion to quantity" if ln.spares else ln.spares_rule
-            out.setdefault(name, []).append(OrderLine(
-                ln.category, ln.part, ln.description, q, s, rule, oq, ln.unit_price,
-                None if c is None else (Decimal(c) / 100).quantize(Decimal("0.01")), ln.lead_time_days,
-                ln.unconfirmed))
+            out.setdefault(name, []).append(
+                OrderLine(
+                    ln.category,
+                    ln.part,
+                    ln.description,
+                    q,
+                    s,
+                    rule,
+                    oq,
+                    ln.unit_price,
+                    None if c is None else (Decimal(c) / 100).quantize(Decimal("0.01")),
+                    ln.lead_time_days,
+                    ln.unconfirmed,
+                )
+            )
     return {name: tuple(out[name]) for name in sorted(out, key=sort_key)}
 
 
@@ -255,6 +366,7 @@ def rule_of(order: Order) -> SparesRule:
 
 
 # --- deltas -------------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class LineDelta:
@@ -271,19 +383,35 @@ class LineDelta:
 
     def to_dict(self, old_cur, new_cur) -> dict:
         def side(ln):
-            return None if ln is None else {
-                "quantity": ln.quantity, "spares": ln.spares, "spares_rule": ln.spares_rule,
-                "order_quantity": ln.order_quantity,
-                "unit_price": fmt_money(ln.unit_price) if ln.unit_price is not None else None,
-                "extended_price": fmt_money(ln.extended_price) if ln.extended_price is not None else None}
+            return (
+                None
+                if ln is None
+                else {
+                    "quantity": ln.quantity,
+                    "spares": ln.spares,
+                    "spares_rule": ln.spares_rule,
+                    "order_quantity": ln.order_quantity,
+                    "unit_price": fmt_money(ln.unit_price) if ln.unit_price is not None else None,
+                    "extended_price": fmt_money(ln.extended_price) if ln.extended_price is not None else None,
+                }
+            )
 
-        return {"part": self.part, "description": self.description, "category": self.category,
-                "category_title": CATEGORY_TITLE.get(self.category, self.category), "status": self.status,
-                "old": side(self.old), "new": side(self.new),
-                "delta": {"quantity": self.quantity, "spares": self.spares, "order_quantity": self.order_quantity,
-                          "extended_price": fmt_money(self.extended_price) if self.extended_price is not None
-                          else None},
-                "lead_time_days": self._either().lead_time_days}
+        return {
+            "part": self.part,
+            "description": self.description,
+            "category": self.category,
+            "category_title": CATEGORY_TITLE.get(self.category, self.category),
+            "status": self.status,
+            "old": side(self.old),
+            "new": side(self.new),
+            "delta": {
+                "quantity": self.quantity,
+                "spares": self.spares,
+                "order_quantity": self.order_quantity,
+                "extended_price": fmt_money(self.extended_price) if self.extended_price is not None else None,
+            },
+            "lead_time_days": self._either().lead_time_days,
+        }
 
     def _either(self) -> OrderLine:
         line = self.new or self.old
@@ -301,19 +429,25 @@ class DeltaTotals:
     counts: dict
 
     def to_dict(self) -> dict:
-        return {"quantity": self.quantity, "spares": self.spares, "order_quantity": self.order_quantity,
-                "extended_price": fmt_money(self.extended_price) if self.extended_price is not None else None,
-                **{s: self.counts.get(s, 0) for s in STATUSES}}
+        return {
+            "quantity": self.quantity,
+            "spares": self.spares,
+            "order_quantity": self.order_quantity,
+            "extended_price": fmt_money(self.extended_price) if self.extended_price is not None else None,
+            **{s: self.counts.get(s, 0) for s in STATUSES},
+        }
 
 
 def delta_totals(lines: Iterable[LineDelta]) -> DeltaTotals:
     lines = list(lines)
     money = [d.extended_price for d in lines]
-    return DeltaTotals(sum(d.quantity for d in lines), sum(d.spares for d in lines),
-                       sum(d.order_quantity for d in lines),
-                       None if any(m is None for m in money) else sum((m for m in money if m is not None),
-                                                                      Decimal("0.00")),
-                       dict(Counter(d.status for d in lines)))
+    return DeltaTotals(
+        sum(d.quantity for d in lines),
+        sum(d.spares for d in lines),
+        sum(d.order_quantity for d in lines),
+        None if any(m is None for m in money) else sum((m for m in money if m is not None), Decimal("0.00")),
+        dict(Counter(d.status for d in lines)),
+    )
 
 
 @dataclass(frozen=True)
@@ -339,18 +473,39 @@ class OrderDelta:
         oc, nc = self.old.currency, self.new.currency
 
         def side(o: Order) -> dict:
-            return {"label": o.label, "currency": o.currency, "price_version": o.price_version,
-                    "price_source": o.price_source, "spares_rule": {**o.spares_rule, "text": o.spares_text},
-                    "totals": o.totals.to_dict()}
+            return {
+                "label": o.label,
+                "currency": o.currency,
+                "price_version": o.price_version,
+                "price_source": o.price_source,
+                "spares_rule": {**o.spares_rule, "text": o.spares_text},
+                "totals": o.totals.to_dict(),
+            }
 
         return {
-            "old": side(self.old), "new": side(self.new),
+            "old": side(self.old),
+            "new": side(self.new),
             "currency": nc if self.money_comparable else None,
-            "lines": [d.to_dict(oc, nc) for d in self.lines], "totals": self.totals.to_dict(),
-            "by_network": [{"network": n, "title": network_title(n), "lines": [d.to_dict(oc, nc) for d in ds],
-                            "totals": delta_totals(ds).to_dict()} for n, ds in self.by_network.items()],
-            "by_su": [{"su": s, "title": su_title(s), "lines": [d.to_dict(oc, nc) for d in ds],
-                       "totals": delta_totals(ds).to_dict()} for s, ds in self.by_su.items()],
+            "lines": [d.to_dict(oc, nc) for d in self.lines],
+            "totals": self.totals.to_dict(),
+            "by_network": [
+                {
+                    "network": n,
+                    "title": network_title(n),
+                    "lines": [d.to_dict(oc, nc) for d in ds],
+                    "totals": delta_totals(ds).to_dict(),
+                }
+                for n, ds in self.by_network.items()
+            ],
+            "by_su": [
+                {
+                    "su": s,
+                    "title": su_title(s),
+                    "lines": [d.to_dict(oc, nc) for d in ds],
+                    "totals": delta_totals(ds).to_dict(),
+                }
+                for s, ds in self.by_su.items()
+            ],
         }
 
 
@@ -368,8 +523,12 @@ def _delta_lines(old: Iterable[OrderLine], new: Iterable[OrderLine], money: bool
             status = "added"
         elif n is None:
             status = "removed"
-        elif (o.quantity, o.spares, o.order_quantity, o.unit_price) != (n.quantity, n.spares, n.order_quantity,
-                                                                         n.unit_price):
+        elif (o.quantity, o.spares, o.order_quantity, o.unit_price) != (
+            n.quantity,
+            n.spares,
+            n.order_quantity,
+            n.unit_price,
+        ):
             status = "changed"
         else:
             status = "unchanged"
@@ -383,9 +542,20 @@ def _delta_lines(old: Iterable[OrderLine], new: Iterable[OrderLine], money: bool
         ref = n or o
         if ref is None:  # a part key comes from one of the two orders
             raise ValueError(f"{key} is in neither order")
-        out.append(LineDelta(ref.category, ref.part, ref.description, status, o, n,
-                             fig(n, "quantity") - fig(o, "quantity"), fig(n, "spares") - fig(o, "spares"),
-                             fig(n, "order_quantity") - fig(o, "order_quantity"), dm))
+        out.append(
+            LineDelta(
+                ref.category,
+                ref.part,
+                ref.description,
+                status,
+                o,
+                n,
+                fig(n, "quantity") - fig(o, "quantity"),
+                fig(n, "spares") - fig(o, "spares"),
+                fig(n, "order_quantity") - fig(o, "order_quantity"),
+                dm,
+            )
+        )
     return tuple(out)
 
 
@@ -396,8 +566,13 @@ def order_delta(old: Order, new: Order) -> OrderDelta:
     def groups(a: dict, b: dict, sort_key) -> dict:
         return {g: _delta_lines(a.get(g, ()), b.get(g, ()), money) for g in sorted(set(a) | set(b), key=sort_key)}
 
-    return OrderDelta(old, new, _delta_lines(old.lines, new.lines, money),
-                      groups(old.by_network, new.by_network, network_key), groups(old.by_su, new.by_su, su_key))
+    return OrderDelta(
+        old,
+        new,
+        _delta_lines(old.lines, new.lines, money),
+        groups(old.by_network, new.by_network, network_key),
+        groups(old.by_su, new.by_su, su_key),
+    )
 
 
 def iter_group_deltas(delta: OrderDelta) -> Iterator[tuple[str, str, str, tuple[LineDelta, ...]]]:

@@ -5,14 +5,17 @@ negative with a leading '-' (MONEY_PATTERN). Extended prices are rounded half-up
 keeps the decimals its price list gave it beyond the cent (0.125 stays "0.125"), so what is shown is what
 was multiplied.
 """
+
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
 
 CENT = Decimal("0.01")
 MONEY_PATTERN = r"^-?[0-9]+\.[0-9]{2,}$"
-MONEY_FORMAT = ("decimal string: digits, '.', at least two decimals, no exponent or thousands separator, "
-                "a leading '-' when negative (e.g. \"13440.00\", \"0.125\", \"-2016.00\")")
+MONEY_FORMAT = (
+    "decimal string: digits, '.', at least two decimals, no exponent or thousands separator, "
+    'a leading \'-\' when negative (e.g. "13440.00", "0.125", "-2016.00")'
+)
 
 
 def to_cents(value: Decimal) -> Decimal:

@@ -9,6 +9,7 @@ failure rates and lead times, say) plugs in by adding its constructor from a dic
 The first rule is the one the BOM always had: a percentage per part category ("*" for every other
 category), rounded up per line.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
@@ -69,8 +70,11 @@ class PercentPerCategory:
         return {"kind": self.kind, "percents": {k: _pct_text(v) for k, v in sorted(self.percents.items())}}
 
     def describe(self) -> str:
-        parts = [f"{'other categories' if k == '*' else k} {_pct_text(v)} %" for k, v in
-                 sorted(self.percents.items(), key=lambda kv: (kv[0] == "*", kv[0])) if v]
+        parts = [
+            f"{'other categories' if k == '*' else k} {_pct_text(v)} %"
+            for k, v in sorted(self.percents.items(), key=lambda kv: (kv[0] == "*", kv[0]))
+            if v
+        ]
         return ("spares per line, rounded up: " + ", ".join(parts)) if parts else "no spares"
 
 

@@ -413,7 +413,9 @@ def _confidence(where: str, v: Any) -> tuple[tuple[str, str], ...]:
         for k, g in v.items():
             out.append((str(k), _str(where, f"confidence.{k}", g, choices=CONFIDENCE_GRADES)))
         return tuple(sorted(out))
-    raise _fail(where, "confidence", f"must be a grade {list(CONFIDENCE_GRADES)} or a mapping field -> grade, got {v!r}")
+    raise _fail(
+        where, "confidence", f"must be a grade {list(CONFIDENCE_GRADES)} or a mapping field -> grade, got {v!r}"
+    )
 
 
 def _common(where: str, d: Mapping[str, Any]) -> dict[str, Any]:
@@ -479,10 +481,26 @@ def _parse_pmd(where: str, d: Any) -> Pmd:
         where,
         d,
         (
-            "id", "name", "standard", "ports", "port_pmd", "lanes", "lane_gbps", "port_gbps",
-            "connector", "polish", "fiber_mode", "fiber_types", "wavelength_nm", "reach_m",
-            "max_channel_il_db", "connection_allocation_db", "ieee_attenuation_db_per_km",
-            "tx_positions", "rx_positions", "breakout_capable",
+            "id",
+            "name",
+            "standard",
+            "ports",
+            "port_pmd",
+            "lanes",
+            "lane_gbps",
+            "port_gbps",
+            "connector",
+            "polish",
+            "fiber_mode",
+            "fiber_types",
+            "wavelength_nm",
+            "reach_m",
+            "max_channel_il_db",
+            "connection_allocation_db",
+            "ieee_attenuation_db_per_km",
+            "tx_positions",
+            "rx_positions",
+            "breakout_capable",
         ),
     )
     w = where
@@ -519,8 +537,11 @@ def _parse_pmd(where: str, d: Any) -> Pmd:
         reach_m=_num_map(w, "reach_m", r.get("reach_m"), keys=fiber_types),
         # A PMD whose channel limit the reference does not give keeps it empty (its links' loss check
         # then reports "no max channel IL" rather than a guessed limit).
-        max_channel_il_db=(() if not r.get("max_channel_il_db", None) else
-                           _num_map(w, "max_channel_il_db", r.get("max_channel_il_db"), keys=fiber_types)),
+        max_channel_il_db=(
+            ()
+            if not r.get("max_channel_il_db", None)
+            else _num_map(w, "max_channel_il_db", r.get("max_channel_il_db"), keys=fiber_types)
+        ),
         connection_allocation_db=None if ca is None else _num(w, "connection_allocation_db", ca, positive=True),
         ieee_attenuation_db_per_km=None if att is None else _num(w, "ieee_attenuation_db_per_km", att, positive=True),
         tx_positions=tx,
@@ -538,9 +559,26 @@ def _parse_transceiver(where: str, d: Any) -> Transceiver:
         where,
         d,
         (
-            "sku", "opn", "vendor", "description", "form_factor", "top", "ports", "port_gbps",
-            "lane_gbps", "pmd", "connector", "polish", "fiber_mode", "reach_m", "power_w",
-            "power_w_typ", "splittable", "lane_modes", "technologies", "discontinued",
+            "sku",
+            "opn",
+            "vendor",
+            "description",
+            "form_factor",
+            "top",
+            "ports",
+            "port_gbps",
+            "lane_gbps",
+            "pmd",
+            "connector",
+            "polish",
+            "fiber_mode",
+            "reach_m",
+            "power_w",
+            "power_w_typ",
+            "splittable",
+            "lane_modes",
+            "technologies",
+            "discontinued",
         ),
     )
     w = where
@@ -589,8 +627,20 @@ def _parse_cable(where: str, d: Any) -> Cable:
         where,
         d,
         (
-            "family", "sku_pattern", "vendor", "kind", "description", "end_a", "end_b", "legs",
-            "links", "lengths_m", "reach_m", "power_w_per_end", "technologies", "made_to_order",
+            "family",
+            "sku_pattern",
+            "vendor",
+            "kind",
+            "description",
+            "end_a",
+            "end_b",
+            "legs",
+            "links",
+            "lengths_m",
+            "reach_m",
+            "power_w_per_end",
+            "technologies",
+            "made_to_order",
             "discontinued",
         ),
     )
@@ -621,9 +671,23 @@ def _parse_cord(where: str, d: Any) -> Cord:
         where,
         d,
         (
-            "family", "sku_pattern", "vendor", "kind", "connector", "polish", "fiber_mode",
-            "fiber_type", "gender_a", "gender_b", "polarity", "fibers", "legs", "fibers_per_leg",
-            "lengths_m", "made_to_order", "max_link_m",
+            "family",
+            "sku_pattern",
+            "vendor",
+            "kind",
+            "connector",
+            "polish",
+            "fiber_mode",
+            "fiber_type",
+            "gender_a",
+            "gender_b",
+            "polarity",
+            "fibers",
+            "legs",
+            "fibers_per_leg",
+            "lengths_m",
+            "made_to_order",
+            "max_link_m",
         ),
     )
     w = where
@@ -748,9 +812,19 @@ def _parse_rules(where: str, d: Any) -> CablingRules:
         where,
         d,
         (
-            "vendor", "mpo_max_il_db", "mpo_polish", "lc_max_il_db", "lc_polish", "max_panels",
-            "max_mated_pairs", "cord_polarity", "trunk_polarity", "cord_gender", "trunk_gender",
-            "max_length_m", "min_return_loss_db",
+            "vendor",
+            "mpo_max_il_db",
+            "mpo_polish",
+            "lc_max_il_db",
+            "lc_polish",
+            "max_panels",
+            "max_mated_pairs",
+            "cord_polarity",
+            "trunk_polarity",
+            "cord_gender",
+            "trunk_gender",
+            "max_length_m",
+            "min_return_loss_db",
         ),
     )
     w = where
@@ -791,7 +865,9 @@ def _pattern(where: str, v: Any) -> str:
     try:
         s.format(nv="X", m="X", fibers="X", gender="X")
     except (KeyError, IndexError, ValueError) as exc:
-        raise _fail(where, "sku_pattern", f"has an unknown placeholder ({exc}); use {{nv}}, {{m}}, {{fibers}}, {{gender}}") from None
+        raise _fail(
+            where, "sku_pattern", f"has an unknown placeholder ({exc}); use {{nv}}, {{m}}, {{fibers}}, {{gender}}"
+        ) from None
     return s
 
 

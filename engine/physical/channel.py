@@ -268,8 +268,14 @@ def build_channel(choice, structured: bool, policy: MediaPolicy, *, leg: int = 1
         fa = Face(part_cord.connector, part_cord.gender_a, part_cord.polish, part_cord.fiber_mode)
         fb = Face(part_cord.connector, part_cord.gender_b, part_cord.polish, part_cord.fiber_mode)
         return Element(
-            id=eid, kind="cord", part=sku, a=fa, b=fb, polarity=part_cord.polarity,
-            expected_polarity="A-B" if lc else "B", fibers=part_cord.fibers,
+            id=eid,
+            kind="cord",
+            part=sku,
+            a=fa,
+            b=fb,
+            polarity=part_cord.polarity,
+            expected_polarity="A-B" if lc else "B",
+            fibers=part_cord.fibers,
         )
 
     def splitter(eid: str, part_cord, sku: str, flipped: bool) -> Element:
@@ -277,10 +283,19 @@ def build_channel(choice, structured: bool, policy: MediaPolicy, *, leg: int = 1
         g = part_cord.gender_a
         f = Face(part_cord.connector, g, part_cord.polish, part_cord.fiber_mode)
         return Element(
-            id=eid, kind="splitter", part=sku, a=f, b=Face(part_cord.connector, part_cord.gender_b, part_cord.polish, part_cord.fiber_mode),
-            polarity=part_cord.polarity, expected_polarity="B", fibers=part_cord.fibers_per_leg or 0,
-            port=leg, flipped=flipped, lanes=wide,
-            tx=tuple(pmd.tx_positions[i] for i in wide), rx=tuple(pmd.rx_positions[i] for i in wide),
+            id=eid,
+            kind="splitter",
+            part=sku,
+            a=f,
+            b=Face(part_cord.connector, part_cord.gender_b, part_cord.polish, part_cord.fiber_mode),
+            polarity=part_cord.polarity,
+            expected_polarity="B",
+            fibers=part_cord.fibers_per_leg or 0,
+            port=leg,
+            flipped=flipped,
+            lanes=wide,
+            tx=tuple(pmd.tx_positions[i] for i in wide),
+            rx=tuple(pmd.rx_positions[i] for i in wide),
         )
 
     ctype = choice.channel_type
@@ -299,8 +314,14 @@ def build_channel(choice, structured: bool, policy: MediaPolicy, *, leg: int = 1
             )
         trunk_face = Face(sp.trunk.connector, sp.trunk_gender, sp.trunk.polish, sp.trunk.fiber_mode)
         trunk = Element(
-            id="trunk", kind="trunk", part=sp.trunk.family, a=trunk_face, b=trunk_face,
-            polarity=sp.trunk.polarity, expected_polarity="B", fibers=sp.trunk_base if sp.trunk_base < 12 else 0,
+            id="trunk",
+            kind="trunk",
+            part=sp.trunk.family,
+            a=trunk_face,
+            b=trunk_face,
+            polarity=sp.trunk.polarity,
+            expected_polarity="B",
+            fibers=sp.trunk_base if sp.trunk_base < 12 else 0,
         )
         if lc:
             cas = sp.cassette
@@ -310,15 +331,33 @@ def build_channel(choice, structured: bool, policy: MediaPolicy, *, leg: int = 1
             elements = (
                 mod_a,
                 cord("cord-A", sp.cord_a, sp.cord_a_sku),
-                Element(id="cassette-A", kind="cassette", part=cas.sku, a=cas_lc, b=cas_mpo, port=port, ports=cas.lc_ports),
+                Element(
+                    id="cassette-A", kind="cassette", part=cas.sku, a=cas_lc, b=cas_mpo, port=port, ports=cas.lc_ports
+                ),
                 trunk,
-                Element(id="cassette-B", kind="cassette", part=cas.sku, a=cas_mpo, b=cas_lc, port=far_port, ports=cas.lc_ports, flipped=True),
+                Element(
+                    id="cassette-B",
+                    kind="cassette",
+                    part=cas.sku,
+                    a=cas_mpo,
+                    b=cas_lc,
+                    port=far_port,
+                    ports=cas.lc_ports,
+                    flipped=True,
+                ),
                 cord("cord-B", sp.cord_b, sp.cord_b_sku),
                 mod_b,
             )
         else:
             adp = sp.adapter
-            adapter_a = Element(id="panel-A", kind="adapter", part=adp.sku, polarity=adp.type, expected_polarity=tier.adapter_type, family=adp.connector)
+            adapter_a = Element(
+                id="panel-A",
+                kind="adapter",
+                part=adp.sku,
+                polarity=adp.type,
+                expected_polarity=tier.adapter_type,
+                family=adp.connector,
+            )
             adapter_b = replace(adapter_a, id="panel-B")
             if split and split_at_a:
                 near = cord("cord-A", sp.cord_a, sp.cord_a_sku)
@@ -400,9 +439,12 @@ def check_channel(channel: Channel) -> list[ChannelIssue]:
         elif p.via >= 0 and els[p.via].family != fl.family:
             issues.append(
                 ChannelIssue(
-                    "connector-family", p.via, els[p.via].id,
+                    "connector-family",
+                    p.via,
+                    els[p.via].id,
                     f"{els[p.via].id}: a {els[p.via].family.upper()} adapter cannot hold {fl.family.upper()} connectors "
-                    "(MPO-16 has an offset key) [S17][S33]", "S17",
+                    "(MPO-16 has an offset key) [S17][S33]",
+                    "S17",
                 )
             )
         elif fl.family != "lc":
@@ -498,13 +540,19 @@ def _polarity_issues(channel: Channel) -> list[ChannelIssue]:
     ea, eb = els[0], els[-1]
     issues: list[ChannelIssue] = []
     if len(ea.lanes) != len(eb.lanes):
-        return [ChannelIssue("lanes", len(els) - 1, eb.id, f"{ea.id} has {len(ea.lanes)} lanes but {eb.id} has {len(eb.lanes)}")]
+        return [
+            ChannelIssue(
+                "lanes", len(els) - 1, eb.id, f"{ea.id} has {len(ea.lanes)} lanes but {eb.id} has {len(eb.lanes)}"
+            )
+        ]
     if channel.kind == "parallel":
         for i, el in enumerate(els):
             if el.kind in ("cord", "trunk") and el.polarity == "C":
                 issues.append(
                     ChannelIssue(
-                        "polarity-type", i, el.id,
+                        "polarity-type",
+                        i,
+                        el.id,
                         f"{el.id} at fault: a Type-C (pair-flipped) cable is for duplex pair systems, never for parallel optics [S30]",
                         "S30",
                     )
@@ -514,7 +562,9 @@ def _polarity_issues(channel: Channel) -> list[ChannelIssue]:
         return issues
     # Name the culprit: an element that deviates from the recipe (expected polarity),
     # else one whose polarity alone would fix the channel, else where the light is lost.
-    culprits = [i for i, el in enumerate(els) if el.expected_polarity is not None and el.polarity != el.expected_polarity]
+    culprits = [
+        i for i, el in enumerate(els) if el.expected_polarity is not None and el.polarity != el.expected_polarity
+    ]
     if not culprits:
         culprits = _single_fixes(channel)
     if lost:
@@ -525,10 +575,16 @@ def _polarity_issues(channel: Channel) -> list[ChannelIssue]:
             el = els[i]
             issues.append(
                 ChannelIssue(
-                    "polarity", i, el.id,
+                    "polarity",
+                    i,
+                    el.id,
                     f"{el.id} at fault: lane {lp.lane} ({lp.direction}, Tx at position {lp.tx_pos}) reaches a position "
                     f"with no fiber or no port at {els[lost[0][1]].id}"
-                    + (f" (Type-{el.polarity}, expected Type-{el.expected_polarity})" if el.expected_polarity and el.polarity != el.expected_polarity else ""),
+                    + (
+                        f" (Type-{el.polarity}, expected Type-{el.expected_polarity})"
+                        if el.expected_polarity and el.polarity != el.expected_polarity
+                        else ""
+                    ),
                     "S30",
                 )
             )
@@ -541,7 +597,9 @@ def _polarity_issues(channel: Channel) -> list[ChannelIssue]:
         el = els[i]
         issues.append(
             ChannelIssue(
-                "polarity", i, el.id,
+                "polarity",
+                i,
+                el.id,
                 f"{el.id} at fault (Type-{el.polarity}{', expected Type-' + el.expected_polarity if el.expected_polarity else ''}): "
                 f"lane {bad.lane} {bad.direction} leaves Tx position {bad.tx_pos} and lands on position {bad.rx_pos}, "
                 f"not its Rx; the channel must map {expect}. NVIDIA: Type-B cords and trunks [S9][S30]",

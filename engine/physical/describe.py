@@ -3,6 +3,7 @@
 A description names the vendor, the orderable part number and what a supplier needs to recognise the
 part, e.g. "NVIDIA MFP7E10-N015 MPO-12/APC multimode fiber, OM4, 15 m". Every BOM line kind has one.
 """
+
 from __future__ import annotations
 
 _VENDOR = {"nvidia": "NVIDIA", "generic": "Generic"}
@@ -25,8 +26,11 @@ def transceiver(t) -> str:
 
 def cable(c, sku: str, length_m: float) -> str:
     """DAC / active copper / AOC: the family's description and the ordered length."""
-    what = c.description or {"dac": "passive copper cable (DAC)", "acc": "active copper cable",
-                             "aoc": "active optical cable (AOC)"}.get(c.kind, c.kind)
+    what = c.description or {
+        "dac": "passive copper cable (DAC)",
+        "acc": "active copper cable",
+        "aoc": "active optical cable (AOC)",
+    }.get(c.kind, c.kind)
     return f"{vendor_name(c.vendor)} {sku} {what}, {_m(length_m)}"
 
 
@@ -35,14 +39,18 @@ def cord(c, sku: str, length_m: float) -> str:
     if c.connector == "lc":
         conn += " duplex"
     kind = "1:2 splitter fiber" if c.kind == "splitter" else "fiber"
-    return f"{vendor_name(c.vendor)} {sku} {conn} {_MODE.get(c.fiber_mode, c.fiber_mode)} {kind}, " \
-           f"{c.fiber_type.upper()}, {_m(length_m)}"
+    return (
+        f"{vendor_name(c.vendor)} {sku} {conn} {_MODE.get(c.fiber_mode, c.fiber_mode)} {kind}, "
+        f"{c.fiber_type.upper()}, {_m(length_m)}"
+    )
 
 
 def trunk(t, sku: str, length_m: float) -> str:
     conn = f"{_CONNECTOR.get(t.connector, t.connector)}/{t.polish.upper()}"
-    return f"{vendor_name(t.vendor)} {sku} {conn} {_MODE.get(t.fiber_mode, t.fiber_mode)} trunk, " \
-           f"{t.fiber_type.upper()}, Type-{t.polarity}, {_m(length_m)}"
+    return (
+        f"{vendor_name(t.vendor)} {sku} {conn} {_MODE.get(t.fiber_mode, t.fiber_mode)} trunk, "
+        f"{t.fiber_type.upper()}, Type-{t.polarity}, {_m(length_m)}"
+    )
 
 
 def copper_cord(c, sku: str, length_m: float) -> str:
@@ -64,6 +72,8 @@ def adapter(a) -> str:
 
 
 def cassette(c) -> str:
-    return (f"{_maker(c.sku)}{c.sku} {_CONNECTOR.get(c.mpo_connector, c.mpo_connector)}/{c.mpo_polish.upper()} to "
-            f"{c.lc_ports} x LC/{c.lc_polish.upper()} duplex cassette, Base-{c.base}, "
-            f"{_MODE.get(c.fiber_mode, c.fiber_mode)}")
+    return (
+        f"{_maker(c.sku)}{c.sku} {_CONNECTOR.get(c.mpo_connector, c.mpo_connector)}/{c.mpo_polish.upper()} to "
+        f"{c.lc_ports} x LC/{c.lc_polish.upper()} duplex cassette, Base-{c.base}, "
+        f"{_MODE.get(c.fiber_mode, c.fiber_mode)}"
+    )

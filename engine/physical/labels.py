@@ -46,6 +46,7 @@ DEFAULT_TRUNK = "<cable> <near>/<far>"
 _TOKEN = re.compile(r"<([a-z_]+)(?::(\d{1,2}))?>")
 _FORMATTER = string.Formatter()
 
+
 def compile_template(template: str, allowed: tuple[str, ...], *, name: str = "template") -> str:
     """Compile ``template`` against ``allowed`` placeholder names into a positional
     ``str.format`` string (``<ru:02>`` -> ``{3:0>2}``), so rendering is one C call.
@@ -123,12 +124,14 @@ def cable_labels(template: LabelTemplate, end_a: LabelEnd, end_b: LabelEnd, *, c
     With ``own_end_first`` (default) each label names its own end first:
     ``A/B`` at A and ``B/A`` at B. Otherwise both read ``A/B``.
     """
-    return cable_labels_of(template, template._end.format(*end_a), template._end.format(*end_b), cable_id,
-                           end_a.tier, end_b.tier)
+    return cable_labels_of(
+        template, template._end.format(*end_a), template._end.format(*end_b), cable_id, end_a.tier, end_b.tier
+    )
 
 
-def cable_labels_of(template: LabelTemplate, near_a: str, near_b: str, cable_id: str, tier_a: str = "",
-                    tier_b: str = "") -> tuple[str, str]:
+def cable_labels_of(
+    template: LabelTemplate, near_a: str, near_b: str, cable_id: str, tier_a: str = "", tier_b: str = ""
+) -> tuple[str, str]:
     """cable_labels() from the two end labels already rendered (see port_template)."""
     at_a = template._cable.format(near_a, near_b, cable_id, tier_a)
     if template.own_end_first:

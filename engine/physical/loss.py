@@ -89,7 +89,12 @@ def loss_budget(channel: Channel, length_m: float, pmd: Pmd | None, policy: Medi
         where = els[p.via].id if p.via >= 0 else (right.id if right.kind == "cassette" else left.id)
         terms.append((f"{where} {left_face.family.upper()} mated pair ({grade})", pair_db))
     if lp.splices_per_channel:
-        terms.append((f"{lp.splices_per_channel} splice(s) x {lp.splice_loss_db:g} dB", lp.splices_per_channel * lp.splice_loss_db))
+        terms.append(
+            (
+                f"{lp.splices_per_channel} splice(s) x {lp.splice_loss_db:g} dB",
+                lp.splices_per_channel * lp.splice_loss_db,
+            )
+        )
     terms_t = tuple((label, round(db, 4)) for label, db in terms)
     loss = round(sum(db for _, db in terms), 4)
     limit = pmd.il_limit(ft)
@@ -126,7 +131,8 @@ def component_issues(channel: Channel, length_m: float, policy: MediaPolicy) -> 
         if limit is not None and db > limit + _EPS:
             out.append(
                 ComponentIssue(
-                    "connector-grade", "channel",
+                    "connector-grade",
+                    "channel",
                     f"{group.upper()} connectors are {lp.grade(group)} grade ({db:g} dB per mated pair); "
                     f"{vendor} requires at most {limit:g} dB (low-loss / Elite) [{src}]",
                     src,
@@ -140,26 +146,80 @@ def component_issues(channel: Channel, length_m: float, policy: MediaPolicy) -> 
             want = rules.lc_polish if face.family == "lc" else rules.mpo_polish
             if want and face.polish != want:
                 seen.add(el.id)
-                out.append(ComponentIssue("polish", el.id, f"{el.id}: {face.family.upper()} is {face.polish.upper()}; {vendor} requires {want.upper()} [{src}]", src))
+                out.append(
+                    ComponentIssue(
+                        "polish",
+                        el.id,
+                        f"{el.id}: {face.family.upper()} is {face.polish.upper()}; {vendor} requires {want.upper()} [{src}]",
+                        src,
+                    )
+                )
     if rules.max_panels is not None and channel.panels > rules.max_panels:
-        out.append(ComponentIssue("panels", "channel", f"{channel.panels} patch panels; {vendor} reach specs assume at most {rules.max_panels} [{src}]", src))
+        out.append(
+            ComponentIssue(
+                "panels",
+                "channel",
+                f"{channel.panels} patch panels; {vendor} reach specs assume at most {rules.max_panels} [{src}]",
+                src,
+            )
+        )
     if rules.max_mated_pairs is not None and len(pairs) > rules.max_mated_pairs:
-        out.append(ComponentIssue("mated-pairs", "channel", f"{len(pairs)} mated pairs; {vendor} assumes at most {rules.max_mated_pairs} [{src}]", src))
+        out.append(
+            ComponentIssue(
+                "mated-pairs",
+                "channel",
+                f"{len(pairs)} mated pairs; {vendor} assumes at most {rules.max_mated_pairs} [{src}]",
+                src,
+            )
+        )
     max_len = dict(rules.max_length_m).get(channel.channel_type or "")
     if max_len is not None and length_m > max_len + _EPS:
         out.append(
-            ComponentIssue("length", "channel", f"{length_m:g} m exceeds {vendor}'s {max_len:g} m for a {channel.channel_type} channel (panels, trunks and cords included) [{src}]", src)
+            ComponentIssue(
+                "length",
+                "channel",
+                f"{length_m:g} m exceeds {vendor}'s {max_len:g} m for a {channel.channel_type} channel (panels, trunks and cords included) [{src}]",
+                src,
+            )
         )
     if channel.kind == "parallel":
         for el in els:
             if el.kind == "cord":
                 if rules.cord_polarity and el.polarity != rules.cord_polarity:
-                    out.append(ComponentIssue("cord-polarity", el.id, f"{el.id}: Type-{el.polarity} cord; {vendor} specifies Type-{rules.cord_polarity} [{src}]", src))
+                    out.append(
+                        ComponentIssue(
+                            "cord-polarity",
+                            el.id,
+                            f"{el.id}: Type-{el.polarity} cord; {vendor} specifies Type-{rules.cord_polarity} [{src}]",
+                            src,
+                        )
+                    )
                 if rules.cord_gender and any(f.gender != rules.cord_gender for f in cable_faces(el)):
-                    out.append(ComponentIssue("cord-gender", el.id, f"{el.id}: cords must be {rules.cord_gender} (female) at both ends for {vendor} [{src}]", src))
+                    out.append(
+                        ComponentIssue(
+                            "cord-gender",
+                            el.id,
+                            f"{el.id}: cords must be {rules.cord_gender} (female) at both ends for {vendor} [{src}]",
+                            src,
+                        )
+                    )
             elif el.kind == "trunk":
                 if rules.trunk_polarity and el.polarity != rules.trunk_polarity:
-                    out.append(ComponentIssue("trunk-polarity", el.id, f"{el.id}: Type-{el.polarity} trunk; {vendor} specifies Type-{rules.trunk_polarity} [{src}]", src))
+                    out.append(
+                        ComponentIssue(
+                            "trunk-polarity",
+                            el.id,
+                            f"{el.id}: Type-{el.polarity} trunk; {vendor} specifies Type-{rules.trunk_polarity} [{src}]",
+                            src,
+                        )
+                    )
                 if rules.trunk_gender and any(f.gender != rules.trunk_gender for f in cable_faces(el)):
-                    out.append(ComponentIssue("trunk-gender", el.id, f"{el.id}: trunks must be {rules.trunk_gender} (male) at both ends for {vendor} [{src}]", src))
+                    out.append(
+                        ComponentIssue(
+                            "trunk-gender",
+                            el.id,
+                            f"{el.id}: trunks must be {rules.trunk_gender} (male) at both ends for {vendor} [{src}]",
+                            src,
+                        )
+                    )
     return tuple(out)

@@ -6,6 +6,7 @@ panels stack downwards from the top free unit, tier after tier, kind after kind,
 own ``rack_units``: the panels placed are exactly the panels ordered (``plan_panels`` counts
 ceil(positions / positions per panel) per rack, tier and kind, which is what is stacked here).
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -30,8 +31,9 @@ class PanelOverflow(ValueError):
         self.rack_kind = ""  # filled in by the caller, with what it knows about the rack's devices
         self.devices = 0
         self.device_units = 0
-        super().__init__(f"rack {rack_name} needs {needed} rack units of patch panels and has {free} free above its "
-                         "devices")
+        super().__init__(
+            f"rack {rack_name} needs {needed} rack units of patch panels and has {free} free above its devices"
+        )
 
 
 class PanelUnits:

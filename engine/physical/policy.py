@@ -160,18 +160,26 @@ class MediaPolicy:
             d,
             path,
             (
-                "tiers", "default_tier", "reach_limits_m", "trunk_spare_fraction", "trunk_max_fibers",
-                "trunk_length_step_m", "made_to_order_step_m", "panel_cord_length_m", "mm_fiber",
-                "allow_discontinued", "ufm_module", "loss", "labels",
+                "tiers",
+                "default_tier",
+                "reach_limits_m",
+                "trunk_spare_fraction",
+                "trunk_max_fibers",
+                "trunk_length_step_m",
+                "made_to_order_step_m",
+                "panel_cord_length_m",
+                "mm_fiber",
+                "allow_discontinued",
+                "ufm_module",
+                "loss",
+                "labels",
             ),
         )
         base = cls()
         tiers = d.get("tiers", {})
         _mapping(tiers, f"{path}.tiers")
         default_tier = _tier_from(d.get("default_tier", {}), f"{path}.default_tier", base.default_tier)
-        tier_pairs = tuple(
-            sorted((str(k), _tier_from(v, f"{path}.tiers.{k}", default_tier)) for k, v in tiers.items())
-        )
+        tier_pairs = tuple(sorted((str(k), _tier_from(v, f"{path}.tiers.{k}", default_tier)) for k, v in tiers.items()))
         reach = d.get("reach_limits_m", {})
         _mapping(reach, f"{path}.reach_limits_m")
         reach_pairs = []
@@ -194,11 +202,19 @@ class MediaPolicy:
             reach_limits_m=tuple(sorted(reach_pairs)),
             trunk_spare_fraction=spare,
             trunk_max_fibers=max_fibers,
-            trunk_length_step_m=_pos_num(d.get("trunk_length_step_m", base.trunk_length_step_m), f"{path}.trunk_length_step_m"),
-            made_to_order_step_m=_pos_num(d.get("made_to_order_step_m", base.made_to_order_step_m), f"{path}.made_to_order_step_m"),
-            panel_cord_length_m=_pos_num(d.get("panel_cord_length_m", base.panel_cord_length_m), f"{path}.panel_cord_length_m"),
+            trunk_length_step_m=_pos_num(
+                d.get("trunk_length_step_m", base.trunk_length_step_m), f"{path}.trunk_length_step_m"
+            ),
+            made_to_order_step_m=_pos_num(
+                d.get("made_to_order_step_m", base.made_to_order_step_m), f"{path}.made_to_order_step_m"
+            ),
+            panel_cord_length_m=_pos_num(
+                d.get("panel_cord_length_m", base.panel_cord_length_m), f"{path}.panel_cord_length_m"
+            ),
             mm_fiber=mm_fiber,
-            allow_discontinued=_bool(d.get("allow_discontinued", base.allow_discontinued), f"{path}.allow_discontinued"),
+            allow_discontinued=_bool(
+                d.get("allow_discontinued", base.allow_discontinued), f"{path}.allow_discontinued"
+            ),
             ufm_module=_ufm_module(d.get("ufm_module", base.ufm_module), f"{path}.ufm_module"),
             loss=_loss_from(d.get("loss", {}), f"{path}.loss", base.loss),
             labels=_labels_from(d.get("labels", {}), f"{path}.labels"),
@@ -241,8 +257,14 @@ def _loss_from(v: Any, path: str, base: LossPolicy) -> LossPolicy:
         v,
         path,
         (
-            "count_interfaces", "marginal_threshold_db", "connector_grade", "connector_loss_db",
-            "splices_per_channel", "splice_loss_db", "attenuation_db_per_km", "cassette_loss_db",
+            "count_interfaces",
+            "marginal_threshold_db",
+            "connector_grade",
+            "connector_loss_db",
+            "splices_per_channel",
+            "splice_loss_db",
+            "attenuation_db_per_km",
+            "cassette_loss_db",
             "vendor_requirements",
         ),
     )
@@ -264,14 +286,18 @@ def _loss_from(v: Any, path: str, base: LossPolicy) -> LossPolicy:
         _mapping(vals, f"{path}.connector_loss_db.{k}")
         for g, db in vals.items():
             if g not in CONNECTOR_GRADES:
-                raise ValueError(f"{path}.connector_loss_db.{k}.{g}: unknown grade; must be one of {list(CONNECTOR_GRADES)}")
+                raise ValueError(
+                    f"{path}.connector_loss_db.{k}.{g}: unknown grade; must be one of {list(CONNECTOR_GRADES)}"
+                )
             closs[k][g] = _nonneg_num(db, f"{path}.connector_loss_db.{k}.{g}")
     att = dict(base.attenuation_db_per_km)
     av = v.get("attenuation_db_per_km", {})
     _mapping(av, f"{path}.attenuation_db_per_km")
     for k, db in av.items():
         if k not in FIBER_TYPES:
-            raise ValueError(f"{path}.attenuation_db_per_km.{k}: unknown fiber type; must be one of {list(FIBER_TYPES)}")
+            raise ValueError(
+                f"{path}.attenuation_db_per_km.{k}: unknown fiber type; must be one of {list(FIBER_TYPES)}"
+            )
         att[k] = _nonneg_num(db, f"{path}.attenuation_db_per_km.{k}")
     cas = v.get("cassette_loss_db", base.cassette_loss_db)
     splices = _int(v.get("splices_per_channel", base.splices_per_channel), f"{path}.splices_per_channel")
@@ -279,14 +305,18 @@ def _loss_from(v: Any, path: str, base: LossPolicy) -> LossPolicy:
         raise ValueError(f"{path}.splices_per_channel: must be >= 0, got {splices}")
     return LossPolicy(
         count_interfaces=_bool(v.get("count_interfaces", base.count_interfaces), f"{path}.count_interfaces"),
-        marginal_threshold_db=_nonneg_num(v.get("marginal_threshold_db", base.marginal_threshold_db), f"{path}.marginal_threshold_db"),
+        marginal_threshold_db=_nonneg_num(
+            v.get("marginal_threshold_db", base.marginal_threshold_db), f"{path}.marginal_threshold_db"
+        ),
         connector_grade=tuple(sorted(grade.items())),
         connector_loss_db=tuple(sorted((g, tuple(sorted(vals.items()))) for g, vals in closs.items())),
         splices_per_channel=splices,
         splice_loss_db=_nonneg_num(v.get("splice_loss_db", base.splice_loss_db), f"{path}.splice_loss_db"),
         attenuation_db_per_km=tuple(sorted(att.items())),
         cassette_loss_db=None if cas is None else _nonneg_num(cas, f"{path}.cassette_loss_db"),
-        vendor_requirements=_bool(v.get("vendor_requirements", base.vendor_requirements), f"{path}.vendor_requirements"),
+        vendor_requirements=_bool(
+            v.get("vendor_requirements", base.vendor_requirements), f"{path}.vendor_requirements"
+        ),
     )
 
 

@@ -215,10 +215,15 @@ def cable_for_run(choice: MediaChoice, run_length_m: float, policy: MediaPolicy)
             f"{choice.cable_family}; select media with the cage's longest run"
         )
     length = round_up_length(
-        choice.cable_lengths_m, run_length_m, made_to_order=choice.cable_made_to_order, step_m=policy.made_to_order_step_m
+        choice.cable_lengths_m,
+        run_length_m,
+        made_to_order=choice.cable_made_to_order,
+        step_m=policy.made_to_order_step_m,
     )
     if length is None or length > choice.reach_m + _EPS:
-        raise MediaSelectionError(f"tier {choice.tier}: no stocked {choice.cable_family} length covers {run_length_m:g} m")
+        raise MediaSelectionError(
+            f"tier {choice.tier}: no stocked {choice.cable_family} length covers {run_length_m:g} m"
+        )
     return sku_for_length(choice.cable_sku_pattern, length), length
 
 
@@ -260,9 +265,7 @@ def select_media(req: MediaRequest, policy: MediaPolicy, catalog: MediaCatalog) 
         a, b = ha, hb
         req = replace(req, a=a, b=b)
     if a.lanes_gbps != b.lanes_gbps:
-        raise fail(
-            f"lane rates differ ({a.lanes_gbps}G vs {b.lanes_gbps}G); 200G-PAM4 optics cannot downshift [S11]"
-        )
+        raise fail(f"lane rates differ ({a.lanes_gbps}G vs {b.lanes_gbps}G); 200G-PAM4 optics cannot downshift [S11]")
     if a.port_speed_gbps == b.port_speed_gbps:
         split = False
     elif a.port_speed_gbps == 2 * b.port_speed_gbps:
@@ -283,8 +286,12 @@ def _host_lanes(end: CageEnd, far: CageEnd) -> CageEnd:
     """A host's QSFP-family cage runs the lane rate of the plug it takes: a QSFP112 cage facing a QSFP28
     (4 x 25G) switch port takes a QSFP28 module or cable and runs 25G lanes (QSFP backward compatibility,
     docs/data-gaps.md). Switch cages and OSFP cages keep their own lane rate."""
-    if (end.device_kind == "server" and end.form_factor != far.form_factor
-            and far.form_factor in CAGE_TAKES.get(end.form_factor, ()) and far.lanes_gbps < end.lanes_gbps):
+    if (
+        end.device_kind == "server"
+        and end.form_factor != far.form_factor
+        and far.form_factor in CAGE_TAKES.get(end.form_factor, ())
+        and far.lanes_gbps < end.lanes_gbps
+    ):
         return replace(end, lanes_gbps=far.lanes_gbps)
     return end
 
@@ -329,7 +336,9 @@ def _select_rj45(req, policy, catalog, reasons, fail) -> MediaChoice:
             reasons.append(f"{cc.family} carries at most {cc.max_gbps}G")
             continue
         reach = _reach_cap(policy, "copper-rj45", cc.reach_m)
-        length = round_up_length(cc.lengths_m, req.run_length_m, made_to_order=cc.made_to_order, step_m=policy.made_to_order_step_m)
+        length = round_up_length(
+            cc.lengths_m, req.run_length_m, made_to_order=cc.made_to_order, step_m=policy.made_to_order_step_m
+        )
         if length is None or length > reach + _EPS:
             reasons.append(f"{cc.family} reaches {reach:g} m")
             continue
@@ -359,7 +368,9 @@ def _select_rj45(req, policy, catalog, reasons, fail) -> MediaChoice:
         b_power_w=0.0,
         a_power_w_per_link=0.0,
         b_power_w_per_link=0.0,
-        warnings=(f"{cc.family}: figures are gap defaults (not in the reference)",) if cc.confidence == (("default", "gap"),) else (),
+        warnings=(f"{cc.family}: figures are gap defaults (not in the reference)",)
+        if cc.confidence == (("default", "gap"),)
+        else (),
     )
 
 
@@ -397,7 +408,9 @@ def _select_copper(req, policy, catalog, allowed, split, reasons) -> MediaChoice
             )
             continue
         reach = _reach_cap(policy, cable.kind, cable.reach_m)
-        length = round_up_length(cable.lengths_m, req.run_length_m, made_to_order=cable.made_to_order, step_m=policy.made_to_order_step_m)
+        length = round_up_length(
+            cable.lengths_m, req.run_length_m, made_to_order=cable.made_to_order, step_m=policy.made_to_order_step_m
+        )
         if length is None or length > reach + _EPS:
             reasons.append(f"{cable.family} ({cable.kind}) reaches {reach:g} m")
             continue
@@ -440,7 +453,16 @@ def _select_copper(req, policy, catalog, allowed, split, reasons) -> MediaChoice
     )
 
 
-def _module_fits(t: Transceiver, cage, technology: str, policy: MediaPolicy, *, port_gbps: int, need_split: bool, lane_mode: int | None) -> bool:
+def _module_fits(
+    t: Transceiver,
+    cage,
+    technology: str,
+    policy: MediaPolicy,
+    *,
+    port_gbps: int,
+    need_split: bool,
+    lane_mode: int | None,
+) -> bool:
     if t.discontinued and not policy.allow_discontinued:
         return False
     if cage.module is not None and t.sku != cage.module:
@@ -463,7 +485,9 @@ def _module_fits(t: Transceiver, cage, technology: str, policy: MediaPolicy, *, 
     return True
 
 
-def _pick_cord(catalog, *, connector, polish, mode, kind, min_fibers, length_run, policy, vendor, reach, fiber_type=None):
+def _pick_cord(
+    catalog, *, connector, polish, mode, kind, min_fibers, length_run, policy, vendor, reach, fiber_type=None
+):
     """Best cord family for a run: shortest ordered length, the module vendor's own part
     first, then family name. Returns (cord, length) or None."""
     polarity = "A-B" if connector == "lc" else "B"
@@ -481,7 +505,9 @@ def _pick_cord(catalog, *, connector, polish, mode, kind, min_fibers, length_run
         ):
             continue
         cap = min(reach, cord.max_link_m) if cord.max_link_m else reach
-        length = round_up_length(cord.lengths_m, length_run, made_to_order=cord.made_to_order, step_m=policy.made_to_order_step_m)
+        length = round_up_length(
+            cord.lengths_m, length_run, made_to_order=cord.made_to_order, step_m=policy.made_to_order_step_m
+        )
         if length is None or length > cap + _EPS:
             continue
         key = (length, cord.vendor != vendor, cord.family)
@@ -495,13 +521,33 @@ def _select_optics(req, policy, catalog, allowed, split, reasons) -> MediaChoice
     tier = policy.tier(req.tier)
     mods = sorted(catalog.transceivers.values(), key=lambda t: t.sku)
     if split:
-        mods_a = [t for t in mods if _module_fits(t, a, req.technology, policy, port_gbps=a.port_speed_gbps, need_split=True, lane_mode=None)]
-        mods_b = [t for t in mods if _module_fits(t, b, req.technology, policy, port_gbps=a.port_speed_gbps, need_split=False, lane_mode=b.port_speed_gbps)]
+        mods_a = [
+            t
+            for t in mods
+            if _module_fits(t, a, req.technology, policy, port_gbps=a.port_speed_gbps, need_split=True, lane_mode=None)
+        ]
+        mods_b = [
+            t
+            for t in mods
+            if _module_fits(
+                t, b, req.technology, policy, port_gbps=a.port_speed_gbps, need_split=False, lane_mode=b.port_speed_gbps
+            )
+        ]
     else:
-        mods_a = [t for t in mods if _module_fits(t, a, req.technology, policy, port_gbps=a.port_speed_gbps, need_split=False, lane_mode=None)]
-        mods_b = [t for t in mods if _module_fits(t, b, req.technology, policy, port_gbps=b.port_speed_gbps, need_split=False, lane_mode=None)]
+        mods_a = [
+            t
+            for t in mods
+            if _module_fits(t, a, req.technology, policy, port_gbps=a.port_speed_gbps, need_split=False, lane_mode=None)
+        ]
+        mods_b = [
+            t
+            for t in mods
+            if _module_fits(t, b, req.technology, policy, port_gbps=b.port_speed_gbps, need_split=False, lane_mode=None)
+        ]
     if not mods_a:
-        reasons.append(f"no transceiver in the catalog fits the A cage ({a.describe()}{', splittable' if split else ''})")
+        reasons.append(
+            f"no transceiver in the catalog fits the A cage ({a.describe()}{', splittable' if split else ''})"
+        )
     if not mods_b:
         reasons.append(
             f"no transceiver in the catalog fits the B cage ({b.describe()}{', 2-lane mode' if split else ''})"
@@ -531,11 +577,11 @@ def _select_optics(req, policy, catalog, allowed, split, reasons) -> MediaChoice
                     continue
                 reach = _reach_cap(policy, medium, port.reach_for(ft), ra, rb, rule_cap)
                 if req.run_length_m > reach + _EPS:
-                    reasons.append(
-                        f"{ma.sku}/{mb.sku} ({port.name}, {ft}) reach {reach:g} m"
-                    )
+                    reasons.append(f"{ma.sku}/{mb.sku} ({port.name}, {ft}) reach {reach:g} m")
                     continue
-                cand = _optic_candidate(req, policy, catalog, ma, mb, port, ft, medium, split, panels, tier, reach, rules, ctype, reasons)
+                cand = _optic_candidate(
+                    req, policy, catalog, ma, mb, port, ft, medium, split, panels, tier, reach, rules, ctype, reasons
+                )
                 if cand is None:
                     continue
                 power = (ma.power_w or 0) + (mb.power_w or 0)
@@ -553,8 +599,17 @@ def _optic_candidate(req, policy, catalog, ma, mb, port, ft, medium, split, pane
     kind = "splitter" if split else "straight"
     cord_run = policy.panel_cord_length_m if panels else req.run_length_m
     picked = _pick_cord(
-        catalog, connector=connector, polish=polish, mode=mode, kind=kind, min_fibers=full_fibers,
-        length_run=cord_run, policy=policy, vendor=ma.vendor, reach=reach, fiber_type=ft,
+        catalog,
+        connector=connector,
+        polish=polish,
+        mode=mode,
+        kind=kind,
+        min_fibers=full_fibers,
+        length_run=cord_run,
+        policy=policy,
+        vendor=ma.vendor,
+        reach=reach,
+        fiber_type=ft,
     )
     if picked is None:
         reasons.append(f"no {kind} {connector} {ft.upper()} {polish.upper()} cord in the catalog covers {cord_run:g} m")
@@ -579,7 +634,9 @@ def _optic_candidate(req, policy, catalog, ma, mb, port, ft, medium, split, pane
         mode_b = mb.lane_mode(req.b.port_speed_gbps)
         b_power = mode_b.power_w if mode_b and mode_b.power_w is not None else mb.power_w
         if mode_b and mode_b.power_w is None:
-            warnings.append(f"{mb.sku}: power in {req.b.port_speed_gbps}G mode not in the catalog; full-mode power used")
+            warnings.append(
+                f"{mb.sku}: power in {req.b.port_speed_gbps}G mode not in the catalog; full-mode power used"
+            )
     else:
         b_power = mb.power_w
     for m, p in ((ma, a_power), (mb, b_power)):
@@ -636,8 +693,11 @@ def _structured_parts(catalog, policy, tier, module, cord, cord_run, split, ft, 
     """Resolve panel-mode parts: equipment cords, trunk, adapters or cassettes, panel."""
     mode, connector = module.fiber_mode, module.connector
     if connector == "lc":
-        cas = [c for c in sorted(catalog.cassettes.values(), key=lambda c: c.sku)
-               if c.base == tier.trunk_base and c.fiber_mode == mode and c.lc_polish == module.polish]
+        cas = [
+            c
+            for c in sorted(catalog.cassettes.values(), key=lambda c: c.sku)
+            if c.base == tier.trunk_base and c.fiber_mode == mode and c.lc_polish == module.polish
+        ]
         if not cas:
             reasons.append(f"no Base-{tier.trunk_base} {mode.upper()} MPO-LC cassette in the catalog")
             return None
@@ -652,15 +712,24 @@ def _structured_parts(catalog, policy, tier, module, cord, cord_run, split, ft, 
         base = 16 if connector == "mpo-16" else tier.trunk_base
         per_leg = cord.legs if split else 1
         panel_kind = "mpo"
-        adapters = [x for x in sorted(catalog.adapters.values(), key=lambda x: x.sku)
-                    if x.connector == connector and x.type == tier.adapter_type]
+        adapters = [
+            x
+            for x in sorted(catalog.adapters.values(), key=lambda x: x.sku)
+            if x.connector == connector and x.type == tier.adapter_type
+        ]
         if not adapters:
             reasons.append(f"no Type-{tier.adapter_type} {connector} adapter in the catalog")
             return None
         adapter = adapters[0]
-    trunks = [t for t in sorted(catalog.trunks.values(), key=lambda t: t.family)
-              if t.connector == trunk_conn and t.polish == trunk_polish and t.fiber_mode == mode
-              and t.fiber_type == ft and base in t.bases]
+    trunks = [
+        t
+        for t in sorted(catalog.trunks.values(), key=lambda t: t.family)
+        if t.connector == trunk_conn
+        and t.polish == trunk_polish
+        and t.fiber_mode == mode
+        and t.fiber_type == ft
+        and base in t.bases
+    ]
     if not trunks:
         reasons.append(f"no Base-{base} {trunk_conn} {ft.upper()} {trunk_polish.upper()} trunk in the catalog")
         return None
@@ -670,14 +739,24 @@ def _structured_parts(catalog, policy, tier, module, cord, cord_run, split, ft, 
         return None
     # Equipment cords: at B the link's own cord (splitter when split); at A a straight
     # cord of the same construction.
-    length = round_up_length(cord.lengths_m, cord_run, made_to_order=cord.made_to_order, step_m=policy.made_to_order_step_m)
+    length = round_up_length(
+        cord.lengths_m, cord_run, made_to_order=cord.made_to_order, step_m=policy.made_to_order_step_m
+    )
     if length is None:  # _pick_cord chose `cord` because this same run rounds to a length it stocks
         raise EngineInvariantError(f"cord {cord.family} has no length for a {cord_run:g} m run")
     cord_a, length_a = cord, length
     if split:
         straight = _pick_cord(
-            catalog, connector=connector, polish=module.polish, mode=mode, kind="straight",
-            min_fibers=cord.fibers, length_run=cord_run, policy=policy, vendor=module.vendor, reach=math.inf,
+            catalog,
+            connector=connector,
+            polish=module.polish,
+            mode=mode,
+            kind="straight",
+            min_fibers=cord.fibers,
+            length_run=cord_run,
+            policy=policy,
+            vendor=module.vendor,
+            reach=math.inf,
             fiber_type=ft,
         )
         if straight is None:

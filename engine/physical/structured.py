@@ -152,7 +152,9 @@ def plan_trunks(tier: str, demands: Sequence[TrunkDemand], policy: MediaPolicy) 
         choice = d.choice
         sp = getattr(choice, "structured", None)
         if sp is None:
-            raise ValueError(f"tier {tier}: demand {d.rack_a}->{d.rack_b} has no panel parts; select its media with cabling 'panels'")
+            raise ValueError(
+                f"tier {tier}: demand {d.rack_a}->{d.rack_b} has no panel parts; select its media with cabling 'panels'"
+            )
         if d.links < 0:
             raise ValueError(f"tier {tier}: demand {d.rack_a}->{d.rack_b}: links must be >= 0")
         if d.links == 0:
@@ -166,7 +168,10 @@ def plan_trunks(tier: str, demands: Sequence[TrunkDemand], policy: MediaPolicy) 
         legs_needed = -(-d.links // lpl)
         target = math.ceil(legs_needed * (1.0 + spare) - _EPS) * base
         sizes = trunk_sizes(base, policy.trunk_max_fibers)
-        length = max(policy.trunk_length_step_m, math.ceil(d.run_length_m / policy.trunk_length_step_m - _EPS) * policy.trunk_length_step_m)
+        length = max(
+            policy.trunk_length_step_m,
+            math.ceil(d.run_length_m / policy.trunk_length_step_m - _EPS) * policy.trunk_length_step_m,
+        )
         gender = "MM" if sp.trunk_gender == "pinned" else "FF"
         # Allocate trunks and their panel positions at both ends.
         t_first_leg = []
@@ -214,11 +219,23 @@ def plan_trunks(tier: str, demands: Sequence[TrunkDemand], policy: MediaPolicy) 
             active = links_here * per_link_active
             trunks.append(
                 TrunkRun(
-                    id=tid, tier=tier, rack_a=d.rack_a, rack_b=d.rack_b,
+                    id=tid,
+                    tier=tier,
+                    rack_a=d.rack_a,
+                    rack_b=d.rack_b,
                     sku=sku_for_length(sp.trunk.sku_pattern, length, fibers=size, gender=gender),
-                    family=sp.trunk.family, base=base, fibers=size, legs=legs, links=links_here,
-                    link_capacity=legs * lpl, active_fibers=active, dark_fibers=legs_used * base - active,
-                    spare_fibers=(legs - legs_used) * base, length_m=length, gender=sp.trunk_gender, panel_kind=kind,
+                    family=sp.trunk.family,
+                    base=base,
+                    fibers=size,
+                    legs=legs,
+                    links=links_here,
+                    link_capacity=legs * lpl,
+                    active_fibers=active,
+                    dark_fibers=legs_used * base - active,
+                    spare_fibers=(legs - legs_used) * base,
+                    length_m=length,
+                    gender=sp.trunk_gender,
+                    panel_kind=kind,
                 )
             )
     use = tuple(
@@ -246,8 +263,15 @@ def plan_panels(plans: TrunkPlan | Sequence[TrunkPlan]) -> tuple[RackPanels, ...
         n = -(-g["used"] // g["per"])
         out.append(
             RackPanels(
-                rack=rack, tier=tier, panel_kind=kind, panel_sku=psku, panels=n, rack_units=n * g["ru"],
-                positions=n * g["per"], positions_used=g["used"], inserts=tuple(sorted(g["inserts"].items())),
+                rack=rack,
+                tier=tier,
+                panel_kind=kind,
+                panel_sku=psku,
+                panels=n,
+                rack_units=n * g["ru"],
+                positions=n * g["per"],
+                positions_used=g["used"],
+                inserts=tuple(sorted(g["inserts"].items())),
                 panel_ids=tuple(f"PP-{tier}-{kind}-{i + 1}" for i in range(n)),
             )
         )

@@ -1,4 +1,5 @@
 """Preset specs shipped with the engine: `list_presets()`, `preset_descriptions()` and `load_preset(key)`."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -18,8 +19,10 @@ def list_presets() -> dict[str, str]:
 
 def preset_descriptions() -> dict[str, str]:
     """{key: the preset's description} (what it is and which reference it follows)."""
-    return {path.stem: yaml.safe_load(path.read_text()).get("description") or ""
-            for path in sorted(PRESET_DIR.glob("*.yaml"))}
+    return {
+        path.stem: yaml.safe_load(path.read_text()).get("description") or ""
+        for path in sorted(PRESET_DIR.glob("*.yaml"))
+    }
 
 
 # The preset a new design starts from unless another is picked: NVIDIA's most cited reference architecture.

@@ -10,6 +10,7 @@ PFC headroom per port and consistency warnings. API documented at the top of doc
 Cost is O(ports): switch-wide config parts are built once per policy, headroom is memoised per
 (speed, cable length to 0.1 m), and per-port work is string building.
 """
+
 from __future__ import annotations
 
 import json
@@ -46,8 +47,10 @@ class QosPlan:
         p = self.policy
         hr: dict[int, dict] = {}
         for r in self.headroom_table:
-            d = hr.setdefault(r.speed_gbps, {"ports": 0, "min_bytes": r.headroom_bytes, "max_bytes": r.headroom_bytes,
-                                             "max_cable_m": r.cable_m})
+            d = hr.setdefault(
+                r.speed_gbps,
+                {"ports": 0, "min_bytes": r.headroom_bytes, "max_bytes": r.headroom_bytes, "max_cable_m": r.cable_m},
+            )
             d["ports"] += 1
             d["min_bytes"] = min(d["min_bytes"], r.headroom_bytes)
             d["max_bytes"] = max(d["max_bytes"], r.headroom_bytes)
@@ -58,13 +61,24 @@ class QosPlan:
             "mode": p.mode,
             "classes": [{"name": c.name, **c.to_dict()} for c in p.classes],
             "pfc_priorities": list(p.pfc_priorities),
-            "ecn": {"enabled": p.ecn_enabled, "min_bytes": e.min_bytes, "max_bytes": e.max_bytes,
-                    "probability": e.probability,
-                    "by_speed": {str(s): {"min_us": round(bytes_to_us(e.min_bytes, s), 3),
-                                          "max_us": round(bytes_to_us(e.max_bytes, s), 3)} for s in self.speeds}},
+            "ecn": {
+                "enabled": p.ecn_enabled,
+                "min_bytes": e.min_bytes,
+                "max_bytes": e.max_bytes,
+                "probability": e.probability,
+                "by_speed": {
+                    str(s): {
+                        "min_us": round(bytes_to_us(e.min_bytes, s), 3),
+                        "max_us": round(bytes_to_us(e.max_bytes, s), 3),
+                    }
+                    for s in self.speeds
+                },
+            },
             "dcqcn": p.dcqcn_enabled,
-            "headroom": {"per_priority_bytes_by_speed": {str(k): v for k, v in sorted(hr.items())},
-                         "lossless_ports": len(self.headroom_table)},
+            "headroom": {
+                "per_priority_bytes_by_speed": {str(k): v for k, v in sorted(hr.items())},
+                "lossless_ports": len(self.headroom_table),
+            },
             "switches_by_os": dict(self.switches_by_os),
             "subnet_managers": [f.name for f in self.ib_fabrics],
             "files": len(self.files),
@@ -72,8 +86,7 @@ class QosPlan:
         }
 
 
-def plan_qos(policy: QosPolicy | None, switches: list[SwitchPorts], host: HostInfo | None,
-             technology: str) -> QosPlan:
+def plan_qos(policy: QosPolicy | None, switches: list[SwitchPorts], host: HostInfo | None, technology: str) -> QosPlan:
     policy = policy or QosPolicy.defaults(technology)
     files: list[tuple[str, str]] = []
     rows: list[HeadroomRow] = []
@@ -112,16 +125,33 @@ def plan_qos(policy: QosPolicy | None, switches: list[SwitchPorts], host: HostIn
     if roce_host is not None:
         files.append(render_hosts(policy, roce_host))
     warnings = check_consistency(policy, switches, [roce_host] if roce_host is not None else [], totals)
-    speeds = tuple(sorted({p.speed_gbps for s in eth for p in s.ports}
-                          | ({roce_host.speed_gbps} if roce_host is not None else set())))
-    plan = QosPlan(policy=policy, files=(), warnings=tuple(warnings), headroom_table=tuple(rows),
-                   switches_by_os=tuple(sorted(by_os.items())), speeds=speeds, ib_fabrics=tuple(fabrics))
+    speeds = tuple(
+        sorted(
+            {p.speed_gbps for s in eth for p in s.ports} | ({roce_host.speed_gbps} if roce_host is not None else set())
+        )
+    )
+    plan = QosPlan(
+        policy=policy,
+        files=(),
+        warnings=tuple(warnings),
+        headroom_table=tuple(rows),
+        switches_by_os=tuple(sorted(by_os.items())),
+        speeds=speeds,
+        ib_fabrics=tuple(fabrics),
+    )
     files.append(("qos/policy.json", json.dumps(policy.to_dict(), indent=2, sort_keys=True) + "\n"))
     if rows:
         files.append(("qos/headroom.csv", headroom_csv(rows)))
     files.append(("qos/summary.json", json.dumps(plan.summary(), indent=2, sort_keys=True) + "\n"))
-    return QosPlan(policy=policy, files=tuple(files), warnings=plan.warnings, headroom_table=plan.headroom_table,
-                   switches_by_os=plan.switches_by_os, speeds=speeds, ib_fabrics=plan.ib_fabrics)
+    return QosPlan(
+        policy=policy,
+        files=tuple(files),
+        warnings=plan.warnings,
+        headroom_table=plan.headroom_table,
+        switches_by_os=plan.switches_by_os,
+        speeds=speeds,
+        ib_fabrics=plan.ib_fabrics,
+    )
 
 
 def headroom_csv(rows: list[HeadroomRow]) -> str:

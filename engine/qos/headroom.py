@@ -11,6 +11,7 @@ speed (the first listed speed when none is lower), converted to bits at its own 
 have the longer PHY and reaction times, so this errs on the side of more headroom. Both tables are
 overridable per speed (`qos.headroom.d_intf_bits`, `qos.headroom.d_resp_bits`).
 """
+
 from __future__ import annotations
 
 import math
@@ -33,10 +34,14 @@ class HeadroomTerms:
     d_resp_bits: tuple[tuple[int, int], ...] = tuple(sorted(ref.D_RESP_BITS.items()))
 
     def to_dict(self) -> dict:
-        return {"d_pause_bits": self.d_pause_bits, "ifg_bytes": self.ifg_bytes,
-                "propagation_ns_per_m": self.propagation_ns_per_m, "lossless_frame_bytes": self.lossless_frame_bytes,
-                "d_intf_bits": {str(s): b for s, b in self.d_intf_bits},
-                "d_resp_bits": {str(s): b for s, b in self.d_resp_bits}}
+        return {
+            "d_pause_bits": self.d_pause_bits,
+            "ifg_bytes": self.ifg_bytes,
+            "propagation_ns_per_m": self.propagation_ns_per_m,
+            "lossless_frame_bytes": self.lossless_frame_bytes,
+            "d_intf_bits": {str(s): b for s, b in self.d_intf_bits},
+            "d_resp_bits": {str(s): b for s, b in self.d_resp_bits},
+        }
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ Root switches: ftree needs the GUIDs of the top tier in `root_guid_file`. A plan
 gets its own `<fabric>.root_guids.conf` beside its conf, written from node descriptions (`#node <name>` lines,
 resolved on the SM host once installed) or, once GUIDs were discovered (as-built), from those GUIDs.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -54,11 +55,17 @@ def render(policy: QosPolicy, fabric: IbFabric) -> str:
     engine = routing_engine(policy)
     flavour = "upstream OpenSM" if upstream else "NVIDIA UFM / MLNX OpenSM (UFM conf/opensm/opensm.conf)"
     out = [
-        (f"# fabricdesign subnet-manager settings for InfiniBand fabric {fabric.name}: {fabric.tiers}-tier fat tree, "
-         f"{fabric.switches} switches ({', '.join(fabric.models) or 'unknown models'})"),
+        (
+            f"# fabricdesign subnet-manager settings for InfiniBand fabric {fabric.name}: {fabric.tiers}-tier fat tree, "
+            f"{fabric.switches} switches ({', '.join(fabric.models) or 'unknown models'})"
+        ),
         f"# opensm.conf key/value lines for {flavour}.",
-        "# Subnet manager: " + ("an on-board SM is available on these switches; a host/UFM SM is preferred at scale"
-                                if fabric.sm_on_switch else "the switches are externally managed: run OpenSM/UFM on a host"),
+        "# Subnet manager: "
+        + (
+            "an on-board SM is available on these switches; a host/UFM SM is preferred at scale"
+            if fabric.sm_on_switch
+            else "the switches are externally managed: run OpenSM/UFM on a host"
+        ),
         f"# Root switches ({len(fabric.root_switches)} top-tier): {root_file_name(fabric)}, installed in {INSTALL_DIR}",
     ]
     if fabric.root_switches:
@@ -67,7 +74,9 @@ def render(policy: QosPolicy, fabric: IbFabric) -> str:
         out.append("#   " + " ".join(shown) + (f" ... (+{len(names) - len(shown)})" if len(names) > 16 else ""))
     out += [f"routing_engine {engine}", f"root_guid_file {INSTALL_DIR}/{root_file_name(fabric)}", f"lmc {ib.lmc}"]
     if "ar_" in engine:
-        out.append("# adaptive routing: the ar_* engines program AR groups on the switches (verify with ibdiagnet --routing)")
+        out.append(
+            "# adaptive routing: the ar_* engines program AR groups on the switches (verify with ibdiagnet --routing)"
+        )
     elif upstream and ib.adaptive_routing:
         out.append("# adaptive routing: not available in upstream OpenSM (UFM / MLNX OpenSM only); static ftree/updn")
     else:
@@ -85,12 +94,21 @@ def render(policy: QosPolicy, fabric: IbFabric) -> str:
         out.append("qos FALSE")
     on = sharp_on(policy, fabric)
     if upstream:
-        out.append("# SHARP: " + ("run NVIDIA's sharp_am beside the SM (upstream OpenSM has no SHARP option); "
-                                  f"sharp_am.cfg: ib_qpc_sl {ib.sharp_sl}" if on else "off"))
+        out.append(
+            "# SHARP: "
+            + (
+                "run NVIDIA's sharp_am beside the SM (upstream OpenSM has no SHARP option); "
+                f"sharp_am.cfg: ib_qpc_sl {ib.sharp_sl}"
+                if on
+                else "off"
+            )
+        )
     elif on:
-        out += ["# SHARP: all switch models support it (switches.yaml sharp: true); start sharp_am on the SM host",
-                "sharp_enabled 2",
-                f"# sharp_am.cfg: ib_qpc_sl {ib.sharp_sl}"]
+        out += [
+            "# SHARP: all switch models support it (switches.yaml sharp: true); start sharp_am on the SM host",
+            "sharp_enabled 2",
+            f"# sharp_am.cfg: ib_qpc_sl {ib.sharp_sl}",
+        ]
     else:
         why = "not every switch model supports SHARP" if not fabric.sharp_capable else "disabled by policy"
         out += [f"# SHARP off: {why}", "sharp_enabled 0"]
@@ -100,8 +118,7 @@ def render(policy: QosPolicy, fabric: IbFabric) -> str:
 # Prints "<GUID> # <name>" for the ibswitches line whose node description holds <name> as a whole word
 # (a Quantum switch describes itself as e.g. "MF0;<hostname>:MQM9700/U1"; ibswitches: `Switch : 0x... ports
 # N "<description>" ...`).
-_AWK = ("'{d=$2; gsub(/[;:\\/ ]/, \" \", d); if (index(\" \" d \" \", \" \" n \" \")) "
-        "{split($1, a, \" \"); print a[3] \" # \" n}}'")
+_AWK = '\'{d=$2; gsub(/[;:\\/ ]/, " ", d); if (index(" " d " ", " " n " ")) {split($1, a, " "); print a[3] " # " n}}\''
 
 
 def render_root_nodes(fabric: IbFabric, guids: Mapping[str, str] | None = None) -> str:
@@ -111,8 +128,10 @@ def render_root_nodes(fabric: IbFabric, guids: Mapping[str, str] | None = None) 
     known = [(n, guids[n]) for n in fabric.root_switches if n in guids]
     todo = [n for n in fabric.root_switches if n not in guids]
     name = root_file_name(fabric)
-    out = [f"# OpenSM root_guid_file for InfiniBand fabric {fabric.name}: its {len(fabric.root_switches)} "
-           "top-tier (root) switches."]
+    out = [
+        f"# OpenSM root_guid_file for InfiniBand fabric {fabric.name}: its {len(fabric.root_switches)} "
+        "top-tier (root) switches."
+    ]
     if todo:
         out += [
             "# A switch's GUID is known only once it is installed: each `#node` line names a root switch by its",

@@ -1,5 +1,6 @@
 """What the QoS stage needs from a design. The lead builds these from engine results (devices, links,
 run lengths, catalog); nothing here imports the rest of the engine, so the stage can be tested alone."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -74,7 +75,12 @@ def ib_fabric_facts(switches: list[SwitchPorts] | tuple[SwitchPorts, ...], name:
     tiers = max((order.index(r) + 1 for r in roles if r in order), default=2)
     top = order[tiers - 1] if roles else ""
     roots = tuple(sorted(s.name for s in switches if s.role == top)) if top else ()
-    return IbFabric(name=name, tiers=tiers, switches=len(switches),
-                    sharp_capable=bool(switches) and all(s.sharp for s in switches),
-                    sm_on_switch=any(s.subnet_manager for s in switches), root_switches=roots,
-                    models=tuple(sorted({s.model for s in switches})))
+    return IbFabric(
+        name=name,
+        tiers=tiers,
+        switches=len(switches),
+        sharp_capable=bool(switches) and all(s.sharp for s in switches),
+        sm_on_switch=any(s.subnet_manager for s in switches),
+        root_switches=roots,
+        models=tuple(sorted({s.model for s in switches})),
+    )

@@ -6,6 +6,7 @@ piped to a shell as is; the reasons live in docs/qos.md. Explicit profiles are w
 Headroom is left to the NOS: NVUE takes the cable length per PFC profile and sizes the ASIC buffers itself
 ([CL-RoCE] shows `cable-length` in the roce profile); our 802.1Qbb figure is used for the buffer check.
 """
+
 from __future__ import annotations
 
 import math
@@ -40,14 +41,21 @@ def global_lines(policy: QosPolicy) -> list[str]:
     for tc in sorted({getattr(policy, n).priority for n in policy.ecn.classes}):
         base = f"nv set qos congestion-control {G} traffic-class {tc}"
         if policy.ecn_enabled:
-            out += [f"{base} ecn enable", f"{base} red disable", f"{base} min-threshold {policy.ecn.min_bytes}",
-                    f"{base} max-threshold {policy.ecn.max_bytes}", f"{base} probability {policy.ecn.probability}"]
+            out += [
+                f"{base} ecn enable",
+                f"{base} red disable",
+                f"{base} min-threshold {policy.ecn.min_bytes}",
+                f"{base} max-threshold {policy.ecn.max_bytes}",
+                f"{base} probability {policy.ecn.probability}",
+            ]
         else:
             out.append(f"{base} ecn disable")
     if policy.pfc_priorities and policy.pfc.watchdog:
         robustness = max(1, round(policy.pfc.watchdog_detect_ms / policy.pfc.watchdog_poll_ms))
-        out += [f"nv set qos pfc-watchdog polling-interval {policy.pfc.watchdog_poll_ms}",
-                f"nv set qos pfc-watchdog robustness {robustness}"]
+        out += [
+            f"nv set qos pfc-watchdog polling-interval {policy.pfc.watchdog_poll_ms}",
+            f"nv set qos pfc-watchdog robustness {robustness}",
+        ]
     return out
 
 
@@ -62,8 +70,11 @@ def render(policy: QosPolicy, switch: SwitchPorts, global_part: list[str] | None
         for length in sorted({cable_length(p.cable_m) for p in switch.ports}):
             name = f"roce-pfc-{length}m"
             out += [f"nv set qos pfc {name} switch-priority {sp}" for sp in pfc]
-            out += [f"nv set qos pfc {name} tx enable", f"nv set qos pfc {name} rx enable",
-                    f"nv set qos pfc {name} cable-length {length}"]
+            out += [
+                f"nv set qos pfc {name} tx enable",
+                f"nv set qos pfc {name} rx enable",
+                f"nv set qos pfc {name} cable-length {length}",
+            ]
     mtu = policy.mtu.switch
     watchdog = bool(pfc) and policy.pfc.watchdog
     for p in switch.ports:

@@ -9,6 +9,7 @@ Modes (docs/qos.md explains the trade-off):
 Structural problems (bad types, out-of-range values, a DSCP in two classes) raise SpecError with a field
 path (`qos.roce.dscp`). Choices that are legal but risky are left to checks.check_consistency (warnings).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -45,8 +46,12 @@ class TrafficClass:
     weight: int  # DWRR share in percent; 0 for strict
 
     def to_dict(self) -> dict:
-        return {"dscp": list(self.dscp), "priority": self.priority, "scheduling": self.scheduling,
-                "weight": self.weight}
+        return {
+            "dscp": list(self.dscp),
+            "priority": self.priority,
+            "scheduling": self.scheduling,
+            "weight": self.weight,
+        }
 
 
 @dataclass(frozen=True)
@@ -200,8 +205,23 @@ class QosPolicy:
         p.mapping(data, "qos")
         if p.errors:
             raise SpecError(p.errors)
-        p.keys(data, "qos", ("mode", "ethernet_os", *CLASS_NAMES, "ecn", "pfc", "mtu", "host", "dcqcn",
-                             "headroom", "sonic", "infiniband"))
+        p.keys(
+            data,
+            "qos",
+            (
+                "mode",
+                "ethernet_os",
+                *CLASS_NAMES,
+                "ecn",
+                "pfc",
+                "mtu",
+                "host",
+                "dcqcn",
+                "headroom",
+                "sonic",
+                "infiniband",
+            ),
+        )
         mode = p.enum(data.get("mode", base.mode), "qos.mode", MODES)
         ethernet_os = p.enum(data.get("ethernet_os", base.ethernet_os), "qos.ethernet_os", ETHERNET_OSES)
         classes = {n: p.traffic_class(data.get(n), f"qos.{n}", getattr(base, n)) for n in CLASS_NAMES}
@@ -228,40 +248,109 @@ class QosPolicy:
         roce = classes["roce"] or base.roce
         cnp = classes["cnp"] or base.cnp
 
-        ecn = p.section(data.get("ecn"), "qos.ecn", EcnSettings(), {
-            "min_bytes": p.int_(1, 10**9), "max_bytes": p.int_(1, 10**9), "probability": p.int_(0, 100),
-            "classes": p.names(CLASS_NAMES)})
+        ecn = p.section(
+            data.get("ecn"),
+            "qos.ecn",
+            EcnSettings(),
+            {
+                "min_bytes": p.int_(1, 10**9),
+                "max_bytes": p.int_(1, 10**9),
+                "probability": p.int_(0, 100),
+                "classes": p.names(CLASS_NAMES),
+            },
+        )
         pfc_default = PfcSettings(priorities=(roce.priority,) if mode != "lossy" else ())
-        pfc = p.section(data.get("pfc"), "qos.pfc", pfc_default, {
-            "priorities": p.int_list(0, 7), "watchdog": p.bool_(), "watchdog_poll_ms": p.int_(1, 60_000),
-            "watchdog_detect_ms": p.int_(1, 60_000), "watchdog_restore_ms": p.int_(1, 60_000),
-            "watchdog_action": p.choice(("drop", "forward", "alert")), "headroom_buffer_share": p.float_(0.0, 1.0)})
-        mtu = p.section(data.get("mtu"), "qos.mtu", MtuSettings(), {
-            "switch": p.int_(1500, 9216), "host": p.int_(1500, 9216), "roce": p.choice((256, 512, 1024, 2048, 4096))})
-        host_default = HostSettings(roce_dscp=roce.dscp[0] if roce.dscp else ref.ROCE_DSCP,
-                                    cnp_dscp=cnp.dscp[0] if cnp.dscp else ref.CNP_DSCP,
-                                    pfc_priorities=pfc.priorities)
-        host = p.section(data.get("host"), "qos.host", host_default, {
-            "roce_dscp": p.int_(0, 63), "cnp_dscp": p.int_(0, 63), "pfc_priorities": p.int_list(0, 7),
-            "trust": p.choice(("dscp", "pcp"))})
+        pfc = p.section(
+            data.get("pfc"),
+            "qos.pfc",
+            pfc_default,
+            {
+                "priorities": p.int_list(0, 7),
+                "watchdog": p.bool_(),
+                "watchdog_poll_ms": p.int_(1, 60_000),
+                "watchdog_detect_ms": p.int_(1, 60_000),
+                "watchdog_restore_ms": p.int_(1, 60_000),
+                "watchdog_action": p.choice(("drop", "forward", "alert")),
+                "headroom_buffer_share": p.float_(0.0, 1.0),
+            },
+        )
+        mtu = p.section(
+            data.get("mtu"),
+            "qos.mtu",
+            MtuSettings(),
+            {"switch": p.int_(1500, 9216), "host": p.int_(1500, 9216), "roce": p.choice((256, 512, 1024, 2048, 4096))},
+        )
+        host_default = HostSettings(
+            roce_dscp=roce.dscp[0] if roce.dscp else ref.ROCE_DSCP,
+            cnp_dscp=cnp.dscp[0] if cnp.dscp else ref.CNP_DSCP,
+            pfc_priorities=pfc.priorities,
+        )
+        host = p.section(
+            data.get("host"),
+            "qos.host",
+            host_default,
+            {
+                "roce_dscp": p.int_(0, 63),
+                "cnp_dscp": p.int_(0, 63),
+                "pfc_priorities": p.int_list(0, 7),
+                "trust": p.choice(("dscp", "pcp")),
+            },
+        )
         dcqcn = p.dcqcn(data.get("dcqcn"), "qos.dcqcn")
         headroom = p.headroom(data.get("headroom"), "qos.headroom")
-        sonic = p.section(data.get("sonic"), "qos.sonic", SonicSettings(), {
-            "map_name": p.str_(), "replace_stock_map": p.bool_(), "xon_bytes": p.int_(0, 10**8),
-            "dynamic_th": p.str_()})
-        ib = p.section(data.get("infiniband"), "qos.infiniband", InfinibandSettings(), {
-            "subnet_manager": p.choice(SUBNET_MANAGERS), "routing_engine": p.choice(ROUTING_ENGINES), "adaptive_routing": p.bool_(), "qos": p.bool_(),
-            "max_operational_vls": p.choice((1, 2, 4, 8, 15)), "sl2vl": p.sl2vl(), "vlarb_low": p.weights(),
-            "sharp": p.choice(("auto", "on", "off")), "sharp_sl": p.int_(0, 15), "lmc": p.int_(0, 7)})
+        sonic = p.section(
+            data.get("sonic"),
+            "qos.sonic",
+            SonicSettings(),
+            {
+                "map_name": p.str_(),
+                "replace_stock_map": p.bool_(),
+                "xon_bytes": p.int_(0, 10**8),
+                "dynamic_th": p.str_(),
+            },
+        )
+        ib = p.section(
+            data.get("infiniband"),
+            "qos.infiniband",
+            InfinibandSettings(),
+            {
+                "subnet_manager": p.choice(SUBNET_MANAGERS),
+                "routing_engine": p.choice(ROUTING_ENGINES),
+                "adaptive_routing": p.bool_(),
+                "qos": p.bool_(),
+                "max_operational_vls": p.choice((1, 2, 4, 8, 15)),
+                "sl2vl": p.sl2vl(),
+                "vlarb_low": p.weights(),
+                "sharp": p.choice(("auto", "on", "off")),
+                "sharp_sl": p.int_(0, 15),
+                "lmc": p.int_(0, 7),
+            },
+        )
         if ib.subnet_manager == "opensm" and ib.routing_engine in AR_ENGINES:
-            p.err("qos.infiniband.routing_engine",
-                  f"upstream OpenSM has no {ib.routing_engine} engine (UFM / MLNX OpenSM only); use ftree or updn, "
-                  "or set qos.infiniband.subnet_manager to ufm")
+            p.err(
+                "qos.infiniband.routing_engine",
+                f"upstream OpenSM has no {ib.routing_engine} engine (UFM / MLNX OpenSM only); use ftree or updn, "
+                "or set qos.infiniband.subnet_manager to ufm",
+            )
         if p.errors:
             raise SpecError(p.errors)
-        return cls(technology=technology, mode=mode, ethernet_os=ethernet_os, roce=roce, cnp=cnp,
-                   control=classes["control"] or base.control, default=classes["default"] or base.default,
-                   ecn=ecn, pfc=pfc, mtu=mtu, host=host, dcqcn=dcqcn, headroom=headroom, sonic=sonic, infiniband=ib)
+        return cls(
+            technology=technology,
+            mode=mode,
+            ethernet_os=ethernet_os,
+            roce=roce,
+            cnp=cnp,
+            control=classes["control"] or base.control,
+            default=classes["default"] or base.default,
+            ecn=ecn,
+            pfc=pfc,
+            mtu=mtu,
+            host=host,
+            dcqcn=dcqcn,
+            headroom=headroom,
+            sonic=sonic,
+            infiniband=ib,
+        )
 
     def to_dict(self) -> dict:
         def plain(obj) -> dict:
@@ -273,10 +362,20 @@ class QosPolicy:
 
         ib = plain(self.infiniband)
         ib["vlarb_low"] = {str(vl): w for vl, w in self.infiniband.vlarb_low}
-        return {"technology": self.technology, "mode": self.mode, "ethernet_os": self.ethernet_os,
-                **{c.name: c.to_dict() for c in self.classes}, "ecn": plain(self.ecn), "pfc": plain(self.pfc),
-                "mtu": plain(self.mtu), "host": plain(self.host), "dcqcn": self.dcqcn.to_dict(),
-                "headroom": self.headroom.to_dict(), "sonic": plain(self.sonic), "infiniband": ib}
+        return {
+            "technology": self.technology,
+            "mode": self.mode,
+            "ethernet_os": self.ethernet_os,
+            **{c.name: c.to_dict() for c in self.classes},
+            "ecn": plain(self.ecn),
+            "pfc": plain(self.pfc),
+            "mtu": plain(self.mtu),
+            "host": plain(self.host),
+            "dcqcn": self.dcqcn.to_dict(),
+            "headroom": self.headroom.to_dict(),
+            "sonic": plain(self.sonic),
+            "infiniband": ib,
+        }
 
 
 class _Parser:
@@ -312,6 +411,7 @@ class _Parser:
                 self.err(path, f"must be an integer from {lo} to {hi}")
                 return _BAD
             return v
+
         return check
 
     def float_(self, lo: float, hi: float):
@@ -320,6 +420,7 @@ class _Parser:
                 self.err(path, f"must be a number from {lo} to {hi}")
                 return _BAD
             return float(v)
+
         return check
 
     def bool_(self):
@@ -328,6 +429,7 @@ class _Parser:
                 self.err(path, "must be true or false")
                 return _BAD
             return v
+
         return check
 
     def str_(self):
@@ -336,6 +438,7 @@ class _Parser:
                 self.err(path, "must be a non-empty word")
                 return _BAD
             return v
+
         return check
 
     def choice(self, choices):
@@ -344,6 +447,7 @@ class _Parser:
                 self.err(path, f"must be one of {', '.join(map(str, choices))}")
                 return _BAD
             return v
+
         return check
 
     def int_list(self, lo: int, hi: int, allow_int: bool = True):
@@ -362,6 +466,7 @@ class _Parser:
                 self.err(path, "lists a value twice")
                 return _BAD
             return tuple(out)
+
         return check
 
     def names(self, allowed):
@@ -370,15 +475,20 @@ class _Parser:
                 self.err(path, f"must be a list drawn from {', '.join(allowed)}")
                 return _BAD
             return tuple(dict.fromkeys(v))
+
         return check
 
     def sl2vl(self):
         def check(v, path):
-            if (not isinstance(v, (list, tuple)) or len(v) != 16
-                    or any(isinstance(x, bool) or not isinstance(x, int) or not 0 <= x <= 14 for x in v)):
+            if (
+                not isinstance(v, (list, tuple))
+                or len(v) != 16
+                or any(isinstance(x, bool) or not isinstance(x, int) or not 0 <= x <= 14 for x in v)
+            ):
                 self.err(path, "must list 16 VLs (0-14), one per SL 0-15")
                 return _BAD
             return tuple(v)
+
         return check
 
     def weights(self):
@@ -397,6 +507,7 @@ class _Parser:
                     return _BAD
                 out.append((vl, w))
             return tuple(sorted(out))
+
         return check
 
     def section(self, data: Any, path: str, default, spec: dict):
@@ -415,9 +526,17 @@ class _Parser:
 
     def traffic_class(self, data: Any, path: str, default: TrafficClass) -> TrafficClass | None:
         n_before = len(self.errors)
-        tc = self.section(data, path, default, {
-            "dscp": self.int_list(0, 63), "priority": self.int_(0, 7), "scheduling": self.choice(SCHEDULING),
-            "weight": self.int_(0, 100)})
+        tc = self.section(
+            data,
+            path,
+            default,
+            {
+                "dscp": self.int_list(0, 63),
+                "priority": self.int_(0, 7),
+                "scheduling": self.choice(SCHEDULING),
+                "weight": self.int_(0, 100),
+            },
+        )
         if len(self.errors) > n_before:
             return None
         if tc.scheduling == "strict" and tc.weight:
@@ -470,9 +589,17 @@ class _Parser:
             table = speed_table(v, p)
             return _BAD if table is _BAD else tuple(sorted({**dict(current), **dict(table)}.items()))
 
-        out = self.section({k: v for k, v in data.items() if k not in ("d_intf_bits", "d_resp_bits")}, path, base, {
-            "d_pause_bits": self.int_(0, 10**7), "ifg_bytes": self.int_(0, 1000),
-            "propagation_ns_per_m": self.float_(0.1, 100.0), "lossless_frame_bytes": self.int_(64, 16384)})
+        out = self.section(
+            {k: v for k, v in data.items() if k not in ("d_intf_bits", "d_resp_bits")},
+            path,
+            base,
+            {
+                "d_pause_bits": self.int_(0, 10**7),
+                "ifg_bytes": self.int_(0, 1000),
+                "propagation_ns_per_m": self.float_(0.1, 100.0),
+                "lossless_frame_bytes": self.int_(64, 16384),
+            },
+        )
         for k in ("d_intf_bits", "d_resp_bits"):
             if k in data:
                 v = merged(data[k], f"{path}.{k}", getattr(base, k))

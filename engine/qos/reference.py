@@ -5,6 +5,7 @@ Tags: [CL-RoCE] Cumulus Linux RoCE guide (C.1, H); [SONiC-QoS] sonic-buildimage 
 [ROCm-EOS] AMD ROCm RoCE guide for Arista EOS (C.1, H for that guide); [Meta-RoCE] (B.1, M).
 Figures marked "gap" are not in the reference: they are documented, user-settable defaults (docs/qos.md).
 """
+
 from __future__ import annotations
 
 # --- C.1 traffic classes (NVIDIA Cumulus `nv set qos roce`, also the Broadcom Thor2 / ConnectX default) ---

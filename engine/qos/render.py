@@ -1,4 +1,5 @@
 """Dispatch to the vendor renderers. Every function returns (relative filename under configs/, text)."""
+
 from __future__ import annotations
 
 from . import eos, hosts, infiniband, nvue, sonic

@@ -6,6 +6,7 @@ stay valid) so the RoCE DSCP lands in the lossless TC, and sets pfc_enable to th
 Buffer pools are ASIC-specific and not published (fabrics-qos-traffic.md F): the stock BUFFER_POOL is kept;
 the lossless PG gets a profile sized from the 802.1Qbb headroom of the port's own cable.
 """
+
 from __future__ import annotations
 
 import json
@@ -34,6 +35,7 @@ def dscp_entries(policy: QosPolicy) -> dict[str, str]:
 def effective_dscp_map(policy: QosPolicy) -> tuple[int, ...]:
     """DSCP -> TC the switch ends up with after the fragment is merged over the stock config."""
     from . import reference as ref
+
     stock = [ref.SONIC_STOCK_DSCP_TO_TC.get(d, ref.SONIC_STOCK_OTHER_TC) for d in range(64)]
     for d, tc in dscp_entries(policy).items():
         stock[int(d)] = int(tc)
@@ -76,8 +78,7 @@ def build(policy: QosPolicy, switch: SwitchPorts) -> dict:
     ecn_q = set(policy.ecn_priorities())
     if ecn_q:
         e = policy.ecn
-        prof = {"ecn": "ecn_all", "wred_green_enable": "true", "wred_yellow_enable": "true",
-                "wred_red_enable": "true"}
+        prof = {"ecn": "ecn_all", "wred_green_enable": "true", "wred_yellow_enable": "true", "wred_red_enable": "true"}
         for color in ("green", "yellow", "red"):
             prof[f"{color}_min_threshold"] = str(e.min_bytes)
             prof[f"{color}_max_threshold"] = str(e.max_bytes)
@@ -102,10 +103,15 @@ def build(policy: QosPolicy, switch: SwitchPorts) -> dict:
         db["PFC_WD"] = {"GLOBAL": {"POLL_INTERVAL": str(policy.pfc.watchdog_poll_ms)}}
     memo: dict[tuple[int, str], dict] = {}
     port_entry = {"mtu": str(policy.mtu.switch)}
-    queue_entry = {q: ({"scheduler": queue_sched[q], "wred_profile": wred} if q in ecn_q else {"scheduler": queue_sched[q]})
-                   for q in sorted(used)}
-    wd_entry = {"action": policy.pfc.watchdog_action, "detection_time": str(policy.pfc.watchdog_detect_ms),
-                "restoration_time": str(policy.pfc.watchdog_restore_ms)}
+    queue_entry = {
+        q: ({"scheduler": queue_sched[q], "wred_profile": wred} if q in ecn_q else {"scheduler": queue_sched[q]})
+        for q in sorted(used)
+    }
+    wd_entry = {
+        "action": policy.pfc.watchdog_action,
+        "detection_time": str(policy.pfc.watchdog_detect_ms),
+        "restoration_time": str(policy.pfc.watchdog_restore_ms),
+    }
     for p in switch.ports:
         port = p.port
         db["PORT"][port] = port_entry
@@ -121,8 +127,13 @@ def build(policy: QosPolicy, switch: SwitchPorts) -> dict:
                 hr = headroom_bytes(p.speed_gbps, float(key[1][:-1]), policy.mtu.switch, policy.headroom).total_bytes
                 name = f"pg_lossless_{p.speed_gbps * 1000}_{key[1]}_profile"
                 xon = policy.sonic.xon_bytes
-                profiles[name] = {"pool": "ingress_lossless_pool", "xon": str(xon), "xoff": str(hr),
-                                  "size": str(xon + hr), "dynamic_th": policy.sonic.dynamic_th}
+                profiles[name] = {
+                    "pool": "ingress_lossless_pool",
+                    "xon": str(xon),
+                    "xoff": str(hr),
+                    "size": str(xon + hr),
+                    "dynamic_th": policy.sonic.dynamic_th,
+                }
                 memo[key] = {"profile": name}
             pg = memo[key]
             # Lossless priorities inside the stock range take the stock key itself ("3-4"; a priority of the

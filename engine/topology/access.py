@@ -5,6 +5,7 @@ leaf failure never cuts a server off (H100-RA: in-band and storage ports come in
 parallel paths). Servers attach at the network's ratio; appliances (storage controllers,
 management servers) attach to their own leaves at 1:1 (H100-RA p.12: storage devices 1:1).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -34,17 +35,29 @@ class AccessPlan:
     spines: int
 
 
-def plan_access(*, network: str, path: str, switch_key: str, technology: str, ratio: Ratio,
-                speed_gbps: int, servers: int, server_ports: int, appliance_ports_total: int,
-                catalog: Catalog) -> AccessPlan:
+def plan_access(
+    *,
+    network: str,
+    path: str,
+    switch_key: str,
+    technology: str,
+    ratio: Ratio,
+    speed_gbps: int,
+    servers: int,
+    server_ports: int,
+    appliance_ports_total: int,
+    catalog: Catalog,
+) -> AccessPlan:
     sw = catalog.switch(switch_key, f"{path}.switch")
     if technology not in sw.technology:
         raise SpecError.at(f"{path}.switch", f"{sw.key} is a {'/'.join(sw.technology)} switch, not {technology}")
     radix = sw.radix(speed_gbps)
     if radix is None:
         offered = ", ".join(str(s) for s in sorted(sw.speeds, reverse=True))
-        raise SpecError.at(f"{path}.switch", f"{sw.key} has no {speed_gbps} Gb/s ports for the servers' "
-                                             f"{network} ports (it offers {offered} Gb/s)")
+        raise SpecError.at(
+            f"{path}.switch",
+            f"{sw.key} has no {speed_gbps} Gb/s ports for the servers' {network} ports (it offers {offered} Gb/s)",
+        )
     split = sizing.split_auto(radix, ratio)
     if split is None:
         raise SpecError.at(f"{path}.oversubscription", f"no split of a {radix}-port {sw.key} gives exactly {ratio}")
@@ -79,12 +92,32 @@ def plan_access(*, network: str, path: str, switch_key: str, technology: str, ra
         _, spines, a_per = min(fits)
         if appliance_leaves:
             a_up = a_per * spines
-    return AccessPlan(network, path, sw, speed_gbps, down, up, a_down, a_up, server_ports, server_leaves,
-                      appliance_ports_total, appliance_leaves, spines)
+    return AccessPlan(
+        network,
+        path,
+        sw,
+        speed_gbps,
+        down,
+        up,
+        a_down,
+        a_up,
+        server_ports,
+        server_leaves,
+        appliance_ports_total,
+        appliance_leaves,
+        spines,
+    )
 
 
-def build_access(plan: AccessPlan, b: Builder, prefix: str, servers: list[int], server_port_names: tuple[str, ...],
-                 appliances: list[tuple[int, tuple[str, ...]]], appliance_tier: str) -> dict:
+def build_access(
+    plan: AccessPlan,
+    b: Builder,
+    prefix: str,
+    servers: list[int],
+    server_port_names: tuple[str, ...],
+    appliances: list[tuple[int, tuple[str, ...]]],
+    appliance_tier: str,
+) -> dict:
     ports, cages = switch_port_names(plan.switch, plan.speed_gbps)
     sw, speed, net = plan.switch, plan.speed_gbps, plan.network
     mk = lambda name: b.device(name, "leaf", sw.key, network=net, rack_units=sw.rack_units, power_kw=sw.power_kw)  # noqa: E731
@@ -95,8 +128,18 @@ def build_access(plan: AccessPlan, b: Builder, prefix: str, servers: list[int], 
         leaves += side_leaves
         for n, dev in enumerate(servers):
             leaf_i, lp = divmod(n, plan.server_down)
-            b.link(net, 0, "node-leaf", dev, server_port_names[side], server_port_names[side],
-                   side_leaves[leaf_i], ports[lp], cages[lp], speed)
+            b.link(
+                net,
+                0,
+                "node-leaf",
+                dev,
+                server_port_names[side],
+                server_port_names[side],
+                side_leaves[leaf_i],
+                ports[lp],
+                cages[lp],
+                speed,
+            )
     app_leaves = [mk(f"{prefix}-AL{i + 1:02d}") for i in range(plan.appliance_leaves)]
     k = 0
     for dev, names in appliances:
@@ -104,11 +147,14 @@ def build_access(plan: AccessPlan, b: Builder, prefix: str, servers: list[int], 
             leaf_i, lp = divmod(k, plan.appliance_down)
             b.link(net, 0, appliance_tier, dev, name, name, app_leaves[leaf_i], ports[lp], cages[lp], speed)
             k += 1
-    spines = [b.device(f"{prefix}-S{j + 1:02d}", "spine", sw.key, network=net, rack_units=sw.rack_units,
-                       power_kw=sw.power_kw) for j in range(plan.spines)]
+    spines = [
+        b.device(f"{prefix}-S{j + 1:02d}", "spine", sw.key, network=net, rack_units=sw.rack_units, power_kw=sw.power_kw)
+        for j in range(plan.spines)
+    ]
     sp_next = [0] * len(spines)
-    for leaf, (down, up) in [(x, (plan.server_down, plan.server_up)) for x in leaves] + \
-                            [(x, (plan.appliance_down, plan.appliance_up)) for x in app_leaves]:
+    for leaf, (down, up) in [(x, (plan.server_down, plan.server_up)) for x in leaves] + [
+        (x, (plan.appliance_down, plan.appliance_up)) for x in app_leaves
+    ]:
         if not spines:
             break
         m = up // len(spines)

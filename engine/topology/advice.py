@@ -5,6 +5,7 @@
 - Spine counts that even striping forces above what the ports need (A.3: the spine count divides a leaf's
   uplinks), with the cheaper valid choices: fewer spines with uneven striping, or another leaf ratio.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -23,9 +24,13 @@ def _counts(plan) -> dict:
     leaves = plan.leaves_per_plane * plan.planes
     spines = plan.spines_per_pod * plan.n_pods * plan.planes
     cores = plan.cores_per_plane * plan.planes
-    return {"leaves": leaves, "spines": spines, "cores": cores,
-            "leaf-spine links": leaves * plan.leaf_up,
-            "spine-core links": spines * plan.spine_up if plan.tiers == 3 else 0}
+    return {
+        "leaves": leaves,
+        "spines": spines,
+        "cores": cores,
+        "leaf-spine links": leaves * plan.leaf_up,
+        "spine-core links": spines * plan.spine_up if plan.tiers == 3 else 0,
+    }
 
 
 def reserved_slot_warning(spec, plan, catalog) -> str | None:
@@ -52,10 +57,12 @@ def reserved_slot_warning(spec, plan, catalog) -> str | None:
     slots = f"{reserved} reserved node slot{'s' if reserved > 1 else ''}"
     them = "them" if reserved > 1 else "it"
     fewer = f"{plan.n_su - 1} SU{'s' if plan.n_su - 1 > 1 else ''}"
-    return (f"compute_fabric.reserved_node_slots: {_fmt(servers)} servers and {slots} need {plan.n_su} SUs of "
-            f"{plan.su_size}; {_fmt(fit)} servers fit {fewer} with the {slots} (or {_fmt(servers)} "
-            f"without {them}, the fabric managers placed elsewhere). SU {plan.n_su} adds {extra} for "
-            f"{_fmt(servers - fit)} server{'s' if servers - fit > 1 else ''}")
+    return (
+        f"compute_fabric.reserved_node_slots: {_fmt(servers)} servers and {slots} need {plan.n_su} SUs of "
+        f"{plan.su_size}; {_fmt(fit)} servers fit {fewer} with the {slots} (or {_fmt(servers)} "
+        f"without {them}, the fabric managers placed elsewhere). SU {plan.n_su} adds {extra} for "
+        f"{_fmt(servers - fit)} server{'s' if servers - fit > 1 else ''}"
+    )
 
 
 @dataclass(frozen=True)
@@ -106,13 +113,19 @@ def spine_choice(layer: _Layer) -> tuple[dict, str] | None:
     options = []
     lo, hi = divmod(layer.up, fewest)
     worst_up = lo * fewest
-    options.append({
-        "change": "uneven striping", "spines": fewest,
-        "links_per_leaf_per_spine": (f"{lo + 1} links to each of {hi} spines and {lo} to each of {fewest - hi}"
-                                     if hi else f"{lo} links to each spine"),
-        "leaf_ratio": sizing.ratio_text(layer.down, layer.up),
-        "worst_case_leaf_ratio": sizing.ratio_text(layer.down, worst_up) if worst_up else None,
-    })
+    options.append(
+        {
+            "change": "uneven striping",
+            "spines": fewest,
+            "links_per_leaf_per_spine": (
+                f"{lo + 1} links to each of {hi} spines and {lo} to each of {fewest - hi}"
+                if hi
+                else f"{lo} links to each spine"
+            ),
+            "leaf_ratio": sizing.ratio_text(layer.down, layer.up),
+            "worst_case_leaf_ratio": sizing.ratio_text(layer.down, worst_up) if worst_up else None,
+        }
+    )
     better = worse = None
     for up in range(1, layer.leaf_radix - layer.down + 1):
         if up == layer.up:
@@ -127,21 +140,36 @@ def spine_choice(layer: _Layer) -> tuple[dict, str] | None:
     if better and worse and better[1] <= worse[1]:
         worse = None  # a better ratio on no more spines: the lower ratio is no choice
     for up, spines in [x for x in (better, worse) if x]:
-        options.append({"change": "leaf ratio", "spines": spines, "uplinks_per_leaf": up,
-                        "leaf_ratio": sizing.ratio_text(layer.down, up),
-                        "ports_used_per_spine": _used(layer, up, spines)})
-    entry = {"spines": layer.spines, "spine_ports": layer.spine_ports, "ports_used_per_spine": used,
-             "uplinks": total, "fewest_spines_for_the_uplinks": fewest, "options": options}
+        options.append(
+            {
+                "change": "leaf ratio",
+                "spines": spines,
+                "uplinks_per_leaf": up,
+                "leaf_ratio": sizing.ratio_text(layer.down, up),
+                "ports_used_per_spine": _used(layer, up, spines),
+            }
+        )
+    entry = {
+        "spines": layer.spines,
+        "spine_ports": layer.spine_ports,
+        "ports_used_per_spine": used,
+        "uplinks": total,
+        "fewest_spines_for_the_uplinks": fewest,
+        "options": options,
+    }
     said = "; ".join(
         f"{o['spines']} spines with uneven striping (a leaf sends {o['links_per_leaf_per_spine']}; "
         f"leaf ratio {o['worst_case_leaf_ratio']} at worst instead of {o['leaf_ratio']})"
         if o["change"] == "uneven striping"
         else f"{o['spines']} spines at leaf ratio {o['leaf_ratio']} ({o['uplinks_per_leaf']} uplinks per leaf, "
-             f"{o['ports_used_per_spine']} of {layer.spine_ports} spine ports used)"
-        for o in options)
-    note = (f"{layer.network}: {layer.spines} spines use {used} of {layer.spine_ports} ports each because even "
-            f"striping needs a spine count that divides the leaves' {layer.up} uplinks; {total:,} uplinks fit "
-            f"{fewest} spines. Cheaper valid choices: {said}")
+        f"{o['ports_used_per_spine']} of {layer.spine_ports} spine ports used)"
+        for o in options
+    )
+    note = (
+        f"{layer.network}: {layer.spines} spines use {used} of {layer.spine_ports} ports each because even "
+        f"striping needs a spine count that divides the leaves' {layer.up} uplinks; {total:,} uplinks fit "
+        f"{fewest} spines. Cheaper valid choices: {said}"
+    )
     return entry, note
 
 
@@ -162,8 +190,17 @@ def access_layer(plan) -> _Layer | None:
     radix = plan.switch.radix(plan.speed_gbps)
     a_up = sizing.split_one_to_one(radix)[1] if plan.appliance_leaves else 0  # appliances at 1:1
     name = {"storage": "storage fabric", "inband": "in-band network"}.get(plan.network, plan.network)
-    return _Layer(name, plan.server_down, plan.server_up, plan.server_leaves, radix, radix, plan.spines,
-                  plan.appliance_leaves, a_up)
+    return _Layer(
+        name,
+        plan.server_down,
+        plan.server_up,
+        plan.server_leaves,
+        radix,
+        radix,
+        plan.spines,
+        plan.appliance_leaves,
+        a_up,
+    )
 
 
 def spine_choices(compute_plan, access_plans) -> tuple[dict, list[str]]:

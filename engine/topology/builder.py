@@ -1,4 +1,5 @@
 """Collects devices and links while the topology modules wire a design."""
+
 from __future__ import annotations
 
 from functools import lru_cache

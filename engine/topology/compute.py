@@ -5,6 +5,7 @@ same-rail traffic is one switch hop. Partial SUs still get their full leaves and
 (ready for growth). With `planes: 2` every NIC is split into two ports and each plane is its own
 independent fat tree (DGX B300 Spectrum-X, Alibaba HPN).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -65,7 +66,9 @@ class ComputePlan:
 
 def _technology_ok(sw: SwitchModel, technology: str, path: str) -> None:
     if technology not in sw.technology:
-        raise SpecError.at(path, f"{sw.key} is a {'/'.join(sw.technology)} switch, but the fabric technology is {technology}")
+        raise SpecError.at(
+            path, f"{sw.key} is a {'/'.join(sw.technology)} switch, but the fabric technology is {technology}"
+        )
 
 
 def _speed(sw: SwitchModel, speed: int, path: str) -> int:
@@ -87,13 +90,17 @@ def plan_compute(spec: DesignSpec, catalog: Catalog) -> ComputePlan:
 
     if cf.port_speed_gbps is None:
         if server.nic_speed_gbps % cf.planes:
-            raise SpecError.at(f"{P}.planes", f"a {server.nic_speed_gbps} Gb/s NIC cannot be split into {cf.planes} planes")
+            raise SpecError.at(
+                f"{P}.planes", f"a {server.nic_speed_gbps} Gb/s NIC cannot be split into {cf.planes} planes"
+            )
         speed = server.nic_speed_gbps // cf.planes
     else:
         speed = cf.port_speed_gbps
         if speed * cf.planes > server.nic_speed_gbps:
-            raise SpecError.at(f"{P}.port_speed_gbps",
-                               f"{speed} Gb/s x {cf.planes} plane(s) exceeds the {server.key} NIC speed of {server.nic_speed_gbps} Gb/s")
+            raise SpecError.at(
+                f"{P}.port_speed_gbps",
+                f"{speed} Gb/s x {cf.planes} plane(s) exceeds the {server.key} NIC speed of {server.nic_speed_gbps} Gb/s",
+            )
     leaf_radix = _speed(leaf, speed, f"{P}.switch")
     spine_radix = _speed(spine, speed, f"{P}.spine_switch")
     core_radix = _speed(core, speed, f"{P}.core_switch")
@@ -104,8 +111,10 @@ def plan_compute(spec: DesignSpec, catalog: Catalog) -> ComputePlan:
     if cf.scalable_unit is None:
         split = sizing.split_auto(leaf_radix, cf.leaf_ratio, step=k)
         if split is None:
-            raise SpecError.at(f"{P}.oversubscription.leaf",
-                               f"no split of a {leaf_radix}-port {leaf.key} gives exactly {cf.leaf_ratio}")
+            raise SpecError.at(
+                f"{P}.oversubscription.leaf",
+                f"no split of a {leaf_radix}-port {leaf.key} gives exactly {cf.leaf_ratio}",
+            )
         down, up = split
         su = down // k
     else:
@@ -115,9 +124,11 @@ def plan_compute(spec: DesignSpec, catalog: Catalog) -> ComputePlan:
         if up is None or down + up > leaf_radix:
             near = sizing.nearest_valid_su(su, k, leaf_radix, cf.leaf_ratio)
             best = sizing.split_auto(leaf_radix, cf.leaf_ratio, step=k)
-            why = (f"{su} servers x {k} port(s) = {down} leaf downlinks need "
-                   + (f"{up} uplinks at {cf.leaf_ratio}, {down + up} ports in all, but a {leaf.key} has {leaf_radix}"
-                      if up is not None else f"a non-whole number of uplinks at {cf.leaf_ratio}"))
+            why = f"{su} servers x {k} port(s) = {down} leaf downlinks need " + (
+                f"{up} uplinks at {cf.leaf_ratio}, {down + up} ports in all, but a {leaf.key} has {leaf_radix}"
+                if up is not None
+                else f"a non-whole number of uplinks at {cf.leaf_ratio}"
+            )
             hint = f"; nearest valid SU sizes: {', '.join(map(str, near))}" if near else ""
             hint += f"; largest at this ratio: {best[0] // k}" if best else ""
             raise SpecError.at(f"{P}.scalable_unit", why + hint)
@@ -125,32 +136,61 @@ def plan_compute(spec: DesignSpec, catalog: Catalog) -> ComputePlan:
     slots = spec.servers.count + cf.reserved_node_slots
     n_su = ceil(slots / su)
     if cf.fabric_managers > cf.reserved_node_slots * rails * k:
-        raise SpecError.at(f"{P}.fabric_managers",
-                           f"{cf.fabric_managers} fabric-manager links need reserved leaf ports; "
-                           f"{cf.reserved_node_slots} reserved node slot(s) give {cf.reserved_node_slots * rails * k}")
+        raise SpecError.at(
+            f"{P}.fabric_managers",
+            f"{cf.fabric_managers} fabric-manager links need reserved leaf ports; "
+            f"{cf.reserved_node_slots} reserved node slot(s) give {cf.reserved_node_slots * rails * k}",
+        )
 
     leaves = n_su * rails
-    plan = partial(ComputePlan, speed_gbps=speed, planes=cf.planes, leaf=leaf, spine=spine, core=core, su_size=su,
-                   ports_per_rail=k, rails=rails, n_su=n_su, reserved_slots=cf.reserved_node_slots,
-                   fabric_managers=cf.fabric_managers, leaf_down=down, leaf_up=up, servers=spec.servers.count)
+    plan = partial(
+        ComputePlan,
+        speed_gbps=speed,
+        planes=cf.planes,
+        leaf=leaf,
+        spine=spine,
+        core=core,
+        su_size=su,
+        ports_per_rail=k,
+        rails=rails,
+        n_su=n_su,
+        reserved_slots=cf.reserved_node_slots,
+        fabric_managers=cf.fabric_managers,
+        leaf_down=down,
+        leaf_up=up,
+        servers=spec.servers.count,
+    )
 
     two_tier_spines = sizing.smallest_even_stripe(up, leaves, spine_radix)
     if cf.tiers == 2 and two_tier_spines is None:
-        raise SpecError.at(f"{P}.tiers",
-                           f"{leaves} leaves with {up} uplinks each cannot be striped over {spine.key} spines in 2 tiers "
-                           f"(at most {spine_radix} leaves at one link per spine); use 3 tiers")
+        raise SpecError.at(
+            f"{P}.tiers",
+            f"{leaves} leaves with {up} uplinks each cannot be striped over {spine.key} spines in 2 tiers "
+            f"(at most {spine_radix} leaves at one link per spine); use 3 tiers",
+        )
     if two_tier_spines is not None and cf.tiers != 3:
-        return plan(tiers=2, spines_per_pod=two_tier_spines, su_per_pod=n_su, n_pods=1,
-                    spine_down=leaves * (up // two_tier_spines), spine_up=0, cores_per_group=0)
+        return plan(
+            tiers=2,
+            spines_per_pod=two_tier_spines,
+            su_per_pod=n_su,
+            n_pods=1,
+            spine_down=leaves * (up // two_tier_spines),
+            spine_up=0,
+            cores_per_group=0,
+        )
 
     split = sizing.split_auto(spine_radix, cf.spine_ratio)
     if split is None:
-        raise SpecError.at(f"{P}.oversubscription.spine",
-                           f"no split of a {spine_radix}-port {spine.key} gives exactly {cf.spine_ratio}")
+        raise SpecError.at(
+            f"{P}.oversubscription.spine",
+            f"no split of a {spine_radix}-port {spine.key} gives exactly {cf.spine_ratio}",
+        )
     spine_down, spine_up = split
     su_per_pod = spine_down // rails
     if su_per_pod < 1:
-        raise SpecError.at(f"{P}.scalable_unit", f"one SU's {rails} leaves exceed a {spine.key} spine's {spine_down} downlinks")
+        raise SpecError.at(
+            f"{P}.scalable_unit", f"one SU's {rails} leaves exceed a {spine.key} spine's {spine_down} downlinks"
+        )
     su_per_pod = min(su_per_pod, n_su)
     spines_per_pod = sizing.smallest_even_stripe(up, su_per_pod * rails, spine_down)
     if spines_per_pod is None:  # one link per spine always fits: su_per_pod * rails <= spine_down above
@@ -166,17 +206,26 @@ def plan_compute(spec: DesignSpec, catalog: Catalog) -> ComputePlan:
             f"{ports_per_plane:,} GPU ports per plane need {n_pods} pods of {su_per_pod} SUs ({gpus_per_pod:,} GPUs each), "
             f"but {core.key} cores of {core_radix} ports reach at most {core_radix} pods in 3 tiers "
             f"({max_ports:,} ports per plane) at leaf {cf.leaf_ratio} / spine {cf.spine_ratio}; "
-            "use switches with more ports, a second plane, or oversubscription")
-    return plan(tiers=3, spines_per_pod=spines_per_pod, su_per_pod=su_per_pod, n_pods=n_pods,
-                spine_down=spine_down, spine_up=spine_up, cores_per_group=cores_per_group)
+            "use switches with more ports, a second plane, or oversubscription",
+        )
+    return plan(
+        tiers=3,
+        spines_per_pod=spines_per_pod,
+        su_per_pod=su_per_pod,
+        n_pods=n_pods,
+        spine_down=spine_down,
+        spine_up=spine_up,
+        cores_per_group=cores_per_group,
+    )
 
 
 def plane_label(plane: int, planes: int) -> str:
     return f"-{'AB'[plane]}" if planes > 1 else ""
 
 
-def build_compute(plan: ComputePlan, server_idx: list[int], server: ServerModel, b: Builder,
-                  ufm_idx: list[int] | None = None) -> dict:
+def build_compute(
+    plan: ComputePlan, server_idx: list[int], server: ServerModel, b: Builder, ufm_idx: list[int] | None = None
+) -> dict:
     """Wire the compute fabric into `b`. Returns device index lists per role (leaf/spine/core per plane)."""
     speed = plan.speed_gbps
     leaf_ports, leaf_cages = switch_port_names(plan.leaf, speed)
@@ -198,10 +247,23 @@ def build_compute(plan: ComputePlan, server_idx: list[int], server: ServerModel,
     for plane in range(plan.planes):
         pl = plane_label(plane, plan.planes)
         sub = f"/{plane + 1}" if plan.planes > 1 else ""
-        leaves = [[b.device(f"CF{pl}-SU{s + 1:02d}-L{r + 1:02d}", "leaf", plan.leaf.key, network="compute",
-                            plane=plane, su=s + 1, pod=s // plan.su_per_pod + 1,
-                            rack_units=plan.leaf.rack_units, power_kw=plan.leaf.power_kw)
-                   for r in range(rails)] for s in range(plan.n_su)]
+        leaves = [
+            [
+                b.device(
+                    f"CF{pl}-SU{s + 1:02d}-L{r + 1:02d}",
+                    "leaf",
+                    plan.leaf.key,
+                    network="compute",
+                    plane=plane,
+                    su=s + 1,
+                    pod=s // plan.su_per_pod + 1,
+                    rack_units=plan.leaf.rack_units,
+                    power_kw=plan.leaf.power_kw,
+                )
+                for r in range(rails)
+            ]
+            for s in range(plan.n_su)
+        ]
         out["leaf"].append([x for row in leaves for x in row])
 
         # node-leaf: server slot n of SU s, j-th port of rail r -> leaf (s, r) port n*k + j
@@ -209,16 +271,32 @@ def build_compute(plan: ComputePlan, server_idx: list[int], server: ServerModel,
             s, slot = divmod(n, su)
             for (r, j), port in rail_slot.items():
                 lp = slot * k + j
-                b.link("compute", plane, "node-leaf", dev, port.name + sub, port.cage,
-                       leaves[s][r], leaf_ports[lp], leaf_cages[lp], speed)
+                b.link(
+                    "compute",
+                    plane,
+                    "node-leaf",
+                    dev,
+                    port.name + sub,
+                    port.cage,
+                    leaves[s][r],
+                    leaf_ports[lp],
+                    leaf_cages[lp],
+                    speed,
+                )
         # Fabric managers sit on the reserved (last) slots of the last SU, slot-major then rail.
         if ufm_idx:
             first_reserved = plan.n_su * su - plan.reserved_slots
-            spots = [(slot, r, j) for slot in range(first_reserved, plan.n_su * su) for r in range(rails) for j in range(k)]
-            for dev, (slot, r, j) in zip(ufm_idx[plane * plan.fabric_managers:(plane + 1) * plan.fabric_managers], spots):
+            spots = [
+                (slot, r, j) for slot in range(first_reserved, plan.n_su * su) for r in range(rails) for j in range(k)
+            ]
+            for dev, (slot, r, j) in zip(
+                ufm_idx[plane * plan.fabric_managers : (plane + 1) * plan.fabric_managers], spots
+            ):
                 s, local = divmod(slot, su)
                 lp = local * k + j
-                b.link("compute", plane, "ufm-leaf", dev, "ib0", "ib0", leaves[s][r], leaf_ports[lp], leaf_cages[lp], speed)
+                b.link(
+                    "compute", plane, "ufm-leaf", dev, "ib0", "ib0", leaves[s][r], leaf_ports[lp], leaf_cages[lp], speed
+                )
 
         # leaf-spine, per pod: leaf i of the pod sends m1 links to each spine, contiguous ports.
         spines_by_pod = []
@@ -227,28 +305,62 @@ def build_compute(plan: ComputePlan, server_idx: list[int], server: ServerModel,
                 names = [f"CF{pl}-S{j + 1:02d}" for j in range(plan.spines_per_pod)]
             else:
                 names = [f"CF{pl}-POD{pod + 1:02d}-S{j + 1:02d}" for j in range(plan.spines_per_pod)]
-            spines = [b.device(nm, "spine", plan.spine.key, network="compute", plane=plane,
-                               pod=pod + 1 if plan.tiers == 3 else 0,
-                               rack_units=plan.spine.rack_units, power_kw=plan.spine.power_kw) for nm in names]
+            spines = [
+                b.device(
+                    nm,
+                    "spine",
+                    plan.spine.key,
+                    network="compute",
+                    plane=plane,
+                    pod=pod + 1 if plan.tiers == 3 else 0,
+                    rack_units=plan.spine.rack_units,
+                    power_kw=plan.spine.power_kw,
+                )
+                for nm in names
+            ]
             spines_by_pod.append(spines)
-            pod_leaves = [leaf for s in range(pod * plan.su_per_pod, min((pod + 1) * plan.su_per_pod, plan.n_su))
-                          for leaf in leaves[s]]
+            pod_leaves = [
+                leaf
+                for s in range(pod * plan.su_per_pod, min((pod + 1) * plan.su_per_pod, plan.n_su))
+                for leaf in leaves[s]
+            ]
             for i, leaf in enumerate(pod_leaves):
                 for j, spine in enumerate(spines):
                     for t in range(m1):
                         lp = plan.leaf_down + j * m1 + t
                         sp = i * m1 + t
-                        b.link("compute", plane, "leaf-spine", leaf, leaf_ports[lp], leaf_cages[lp],
-                               spine, spine_ports[sp], spine_cages[sp], speed)
+                        b.link(
+                            "compute",
+                            plane,
+                            "leaf-spine",
+                            leaf,
+                            leaf_ports[lp],
+                            leaf_cages[lp],
+                            spine,
+                            spine_ports[sp],
+                            spine_cages[sp],
+                            speed,
+                        )
         out["spine"].append([x for row in spines_by_pod for x in row])
 
         if plan.tiers == 3:
             # Core group j serves spine j of every pod; each spine stripes its uplinks evenly over the group.
             m2 = plan.spine_up // plan.cores_per_group
-            cores = [[b.device(f"CF{pl}-C{j * plan.cores_per_group + c + 1:03d}", "core", plan.core.key,
-                               network="compute", plane=plane, rack_units=plan.core.rack_units,
-                               power_kw=plan.core.power_kw)
-                      for c in range(plan.cores_per_group)] for j in range(plan.spines_per_pod)]
+            cores = [
+                [
+                    b.device(
+                        f"CF{pl}-C{j * plan.cores_per_group + c + 1:03d}",
+                        "core",
+                        plan.core.key,
+                        network="compute",
+                        plane=plane,
+                        rack_units=plan.core.rack_units,
+                        power_kw=plan.core.power_kw,
+                    )
+                    for c in range(plan.cores_per_group)
+                ]
+                for j in range(plan.spines_per_pod)
+            ]
             out["core"].append([x for row in cores for x in row])
             for pod, spines in enumerate(spines_by_pod):
                 for j, spine in enumerate(spines):
@@ -256,8 +368,18 @@ def build_compute(plan: ComputePlan, server_idx: list[int], server: ServerModel,
                         for t in range(m2):
                             sp = plan.spine_down + c * m2 + t
                             cp = pod * m2 + t
-                            b.link("compute", plane, "spine-core", spine, spine_ports[sp], spine_cages[sp],
-                                   core, core_ports[cp], core_cages[cp], speed)
+                            b.link(
+                                "compute",
+                                plane,
+                                "spine-core",
+                                spine,
+                                spine_ports[sp],
+                                spine_cages[sp],
+                                core,
+                                core_ports[cp],
+                                core_cages[cp],
+                                speed,
+                            )
         else:
             out["core"].append([])
     return out

@@ -5,6 +5,7 @@ management port on SN2201 switches; it links into the in-band network. Here each
 switches at its top units, and every OOB switch sends one uplink to each of a pair of OOB
 aggregation switches (a user-settable model; the reference gives no figure for that layer).
 """
+
 from __future__ import annotations
 
 from math import ceil
@@ -36,9 +37,20 @@ def agg_pairs_needed(n_oob_switches: int, oob: SwitchModel, agg: SwitchModel) ->
     return max(1, ceil(n_oob_switches / radix))
 
 
-def build_oob(*, b: Builder, racks: list[Rack], places: list[Place | None], oob: SwitchModel, agg: SwitchModel,
-              aggs: list[int], switches: dict[str, SwitchModel], server_oob_ports: tuple[str, ...],
-              pdus_per_rack: int, rack_units: int, host_rack: dict[int, int] | None = None) -> dict:
+def build_oob(
+    *,
+    b: Builder,
+    racks: list[Rack],
+    places: list[Place | None],
+    oob: SwitchModel,
+    agg: SwitchModel,
+    aggs: list[int],
+    switches: dict[str, SwitchModel],
+    server_oob_ports: tuple[str, ...],
+    pdus_per_rack: int,
+    rack_units: int,
+    host_rack: dict[int, int] | None = None,
+) -> dict:
     """Adds PDUs and OOB switches (top of each rack) and wires them to the given aggregation switches.
 
     `host_rack` sends a rack's management ports to another rack's OOB switch: a rack-scale system
@@ -65,18 +77,25 @@ def build_oob(*, b: Builder, racks: list[Rack], places: list[Place | None], oob:
         pdus += rack_pdus
         target = host_rack.get(rack.idx, rack.idx)
         endpoints_by_rack.setdefault(target, []).extend(
-            (m, port) for m in members + rack_pdus for port in mgmt_ports(b.devices[m], switches, server_oob_ports))
+            (m, port) for m in members + rack_pdus for port in mgmt_ports(b.devices[m], switches, server_oob_ports)
+        )
     for rack in racks:
         if rack.idx in host_rack:
             continue
         endpoints = endpoints_by_rack.get(rack.idx, [])
         n_switch = max(1, ceil(len(endpoints) / ports_per_oob))
         for s in range(n_switch):
-            sw = b.device(f"OOB-{rack.id.split('.', 1)[-1]}" + (f"-{s + 1}" if n_switch > 1 else ""), "oob",
-                          oob.key, network="oob", rack_units=oob.rack_units, power_kw=oob.power_kw)
+            sw = b.device(
+                f"OOB-{rack.id.split('.', 1)[-1]}" + (f"-{s + 1}" if n_switch > 1 else ""),
+                "oob",
+                oob.key,
+                network="oob",
+                rack_units=oob.rack_units,
+                power_kw=oob.power_kw,
+            )
             new_places[sw] = Place(rack.idx, rack_units - s * oob.rack_units - oob.rack_units + 1)
             oob_switches.append(sw)
-            for port_i, (m, port) in enumerate(endpoints[s * ports_per_oob:(s + 1) * ports_per_oob]):
+            for port_i, (m, port) in enumerate(endpoints[s * ports_per_oob : (s + 1) * ports_per_oob]):
                 b.link("oob", 0, "device-oob", m, port, port, sw, str(port_i + 1), str(port_i + 1), 1)
     up = oob.uplinks or {}
     up_speed = int(up.get("speed_gbps", 100))
@@ -86,6 +105,16 @@ def build_oob(*, b: Builder, racks: list[Rack], places: list[Place | None], oob:
     for n, sw in enumerate(oob_switches):
         pair, agg_port = divmod(n, agg_radix)
         for side in range(AGG_UPLINKS):
-            b.link("oob", 0, "oob-uplink", sw, f"up{side + 1}", f"up{side + 1}", aggs[2 * pair + side],
-                   str(agg_port + 1), str(agg_port + 1), up_speed)
+            b.link(
+                "oob",
+                0,
+                "oob-uplink",
+                sw,
+                f"up{side + 1}",
+                f"up{side + 1}",
+                aggs[2 * pair + side],
+                str(agg_port + 1),
+                str(agg_port + 1),
+                up_speed,
+            )
     return {"oob": oob_switches, "pdu": pdus, "places": new_places}

@@ -5,6 +5,7 @@
   count divides the leaf's uplink count; choose the smallest such count whose spines have enough
   ports. The same rule links spines to core groups in three tiers.
 """
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -60,6 +61,7 @@ def smallest_even_stripe(uplinks: int, senders: int, receiver_ports: int) -> int
 
 def nearest_valid_su(su: int, ports_per_server: int, radix: int, r: Ratio, limit: int = 2) -> list[int]:
     """SU sizes nearest to `su` whose leaf split works at ratio r (for error messages)."""
+
     def ok(s: int) -> bool:
         down = s * ports_per_server
         up = uplinks_for(down, r)

@@ -3,6 +3,7 @@
 Entry point for the pipeline: `analyze_design_workloads(workloads_spec, summary, server_model_info)`
 returns `{workload name: analysis}` for `summary["workloads"]`. See docs/traffic.md.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -26,9 +27,14 @@ def _server_figure(info: Any, name: str) -> Any:
     return getattr(info, name)
 
 
-def analyze_design_workloads(workloads_spec: Any, summary: Mapping[str, Any], server_model_info: Any, *,
-                             settings: AnalysisSettings | Mapping[str, Any] | None = None,
-                             su_per_pod: int | None = None) -> dict:
+def analyze_design_workloads(
+    workloads_spec: Any,
+    summary: Mapping[str, Any],
+    server_model_info: Any,
+    *,
+    settings: AnalysisSettings | Mapping[str, Any] | None = None,
+    su_per_pod: int | None = None,
+) -> dict:
     """Analyse every workload profile of a spec against a computed design.
 
     workloads_spec     the spec's `workloads` value: a list of preset names / profiles, or a mapping
@@ -54,9 +60,13 @@ def analyze_design_workloads(workloads_spec: Any, summary: Mapping[str, Any], se
         s = AnalysisSettings.from_mapping(spec_settings, "workloads.settings")
     else:
         s = AnalysisSettings.from_mapping(settings)
-    facts = FabricFacts.from_summary(summary, _server_figure(server_model_info, "gpus"),
-                                     _server_figure(server_model_info, "nvlink_domain_gpus"),
-                                     _server_figure(server_model_info, "gpu_memory_gb"), su_per_pod=su_per_pod)
+    facts = FabricFacts.from_summary(
+        summary,
+        _server_figure(server_model_info, "gpus"),
+        _server_figure(server_model_info, "nvlink_domain_gpus"),
+        _server_figure(server_model_info, "gpu_memory_gb"),
+        su_per_pod=su_per_pod,
+    )
     workloads = parse_workloads(workloads_spec, path=path, design_gpus=facts.gpus)
     out = {wl.name: analyze(wl, facts, s) for wl in workloads}
     rate = achievable_rate(_server_key(server_model_info), s.achievable_tflops_per_gpu)
@@ -65,8 +75,9 @@ def analyze_design_workloads(workloads_spec: Any, summary: Mapping[str, Any], se
         out[wl.name]["throughput"] = {
             "implied_tflops_per_gpu": implied_tflops_per_gpu(wl),
             "achievable_tflops_per_gpu": rate.tflops_per_gpu if rate else None,
-            "achievable_source": rate.source if rate else "no published figure for this server model "
-                                                          "(set workloads.settings.achievable_tflops_per_gpu)",
+            "achievable_source": rate.source
+            if rate
+            else "no published figure for this server model (set workloads.settings.achievable_tflops_per_gpu)",
             "warnings": [str(w) for w in warnings],
         }
     return out
@@ -86,12 +97,22 @@ def check_workloads(workloads_spec: Any, *, design_gpus: int, server_key: str | 
         unknown = set(workloads_spec) - {"profiles", "settings"}
         if unknown:
             raise SpecError.at(f"workloads.{min(unknown)}", "unknown field (known: profiles, settings)")
-    s = AnalysisSettings.from_mapping(workloads_spec.get("settings") if path == "workloads.profiles" else None,
-                                      "workloads.settings")
+    s = AnalysisSettings.from_mapping(
+        workloads_spec.get("settings") if path == "workloads.profiles" else None, "workloads.settings"
+    )
     workloads = parse_workloads(profiles, path=path, design_gpus=design_gpus)
     rate = achievable_rate(server_key, s.achievable_tflops_per_gpu)
     return throughput_warnings(workloads, [f"{path}[{i}]" for i in range(len(workloads))], rate)
 
 
-__all__ = ["AnalysisSettings", "FabricFacts", "Workload", "analyze", "analyze_design_workloads", "check_workloads",
-           "list_workload_presets", "load_workload_preset", "parse_workloads"]
+__all__ = [
+    "AnalysisSettings",
+    "FabricFacts",
+    "Workload",
+    "analyze",
+    "analyze_design_workloads",
+    "check_workloads",
+    "list_workload_presets",
+    "load_workload_preset",
+    "parse_workloads",
+]

@@ -45,6 +45,7 @@ Time of one collective = max(NIC time, NVLink time): NCCL pipelines the intra-no
 chunk by chunk, so the slower one sets the pace. NIC time = NIC bytes / (line rate · efficiency) ·
 oversubscription stretch (collectives.slowdown). NVLink time = NVLink bytes / NVLink bus bandwidth.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -122,16 +123,24 @@ class AnalysisSettings:
                 raise SpecError.at(f"settings.{name}", "must be in (0, 1]")
         if self.algorithm not in ("hierarchical", "flat-ring"):
             raise SpecError.at("settings.algorithm", "must be hierarchical or flat-ring")
-        for name in ("activation_bytes_per_sbh", "activation_replicated_sbh", "attention_score_bytes",
-                     "achievable_tflops_per_gpu"):
+        for name in (
+            "activation_bytes_per_sbh",
+            "activation_replicated_sbh",
+            "attention_score_bytes",
+            "achievable_tflops_per_gpu",
+        ):
             if getattr(self, name) < 0:
                 raise SpecError.at(f"settings.{name}", "must be >= 0")
         if self.activation_replicated_sbh > self.activation_bytes_per_sbh:
-            raise SpecError.at("settings.activation_replicated_sbh",
-                               "cannot exceed activation_bytes_per_sbh (it is the unsplit part of it)")
+            raise SpecError.at(
+                "settings.activation_replicated_sbh",
+                "cannot exceed activation_bytes_per_sbh (it is the unsplit part of it)",
+            )
 
     @classmethod
-    def from_mapping(cls, data: AnalysisSettings | Mapping[str, Any] | None, path: str = "settings") -> AnalysisSettings:
+    def from_mapping(
+        cls, data: AnalysisSettings | Mapping[str, Any] | None, path: str = "settings"
+    ) -> AnalysisSettings:
         if data is None:
             return cls()
         if isinstance(data, cls):
@@ -139,8 +148,11 @@ class AnalysisSettings:
         if not isinstance(data, Mapping):
             raise SpecError.at(path, "must be a mapping")
         known = {f.name for f in fields(cls)}
-        errors = [FieldError(f"{path}.{k}", f"unknown setting (known: {', '.join(sorted(known))})")
-                  for k in data if k not in known]
+        errors = [
+            FieldError(f"{path}.{k}", f"unknown setting (known: {', '.join(sorted(known))})")
+            for k in data
+            if k not in known
+        ]
         if errors:
             raise SpecError(errors)
         try:
@@ -148,7 +160,9 @@ class AnalysisSettings:
             return cls(**values)
         except (TypeError, ValueError) as exc:
             if isinstance(exc, SpecError):
-                raise SpecError([FieldError(e.path.replace("settings", path, 1), e.message) for e in exc.errors]) from None
+                raise SpecError(
+                    [FieldError(e.path.replace("settings", path, 1), e.message) for e in exc.errors]
+                ) from None
             raise SpecError.at(path, str(exc)) from None
 
     def to_dict(self) -> dict:
@@ -198,8 +212,17 @@ def _groups(wl: Workload) -> dict[str, list[int]]:
     }
 
 
-def _collective(name: str, kind: str, dim: str, ranks: list[int], message: float, ops: float,
-                facts: FabricFacts, s: AnalysisSettings, note: str) -> dict:
+def _collective(
+    name: str,
+    kind: str,
+    dim: str,
+    ranks: list[int],
+    message: float,
+    ops: float,
+    facts: FabricFacts,
+    s: AnalysisSettings,
+    note: str,
+) -> dict:
     g = col.geometry(ranks, facts)
     nic_f, nvl_f = col.hierarchical_split(kind, g)
     flat_f = col.flat_nic_factor(kind, g)
@@ -207,7 +230,7 @@ def _collective(name: str, kind: str, dim: str, ranks: list[int], message: float
     frac_f = col.tier_fractions(kind, g, hierarchical=False)
     stretch_h, tier_h = col.slowdown(frac_h, facts)
     stretch_f, _ = col.slowdown(frac_f, facts)
-    nic_rate = facts.nic_gbytes_per_s * GB * s.nic_efficiency           # bytes/s a NIC really moves
+    nic_rate = facts.nic_gbytes_per_s * GB * s.nic_efficiency  # bytes/s a NIC really moves
     nvl_rate = s.nvlink_busbw_gbytes_per_s * GB
     per_op_nic, per_op_nvl, per_op_flat = nic_f * message, nvl_f * message, flat_f * message
     t_nic = per_op_nic / nic_rate * stretch_h
@@ -230,9 +253,14 @@ def _collective(name: str, kind: str, dim: str, ranks: list[int], message: float
         "nvlink_bytes_per_gpu": per_op_nvl * ops,
         "flat_ring_per_nic_bytes": per_op_flat * ops,
         "scope": scope,
-        "placement": {**g.to_dict(), "share_leaving_su": round(frac_h["su"], 6),
-                      "share_leaving_pod": round(frac_h["pod"], 6), "stretch": stretch_h,
-                      "limiting_tier": tier_h, "flat_ring_stretch": stretch_f},
+        "placement": {
+            **g.to_dict(),
+            "share_leaving_su": round(frac_h["su"], 6),
+            "share_leaving_pod": round(frac_h["pod"], 6),
+            "stretch": stretch_h,
+            "limiting_tier": tier_h,
+            "flat_ring_stretch": stretch_f,
+        },
         "time_s": max(t_nic, t_nvl) * ops,
         "flat_ring_time_s": t_flat * ops,
         "note": note,
@@ -249,8 +277,8 @@ def collectives(wl: Workload, facts: FabricFacts, s: AnalysisSettings) -> list[d
     groups = _groups(wl)
     out: list[dict] = []
     recompute = wl.activation_checkpointing == "full"
-    seq = wl.sequence_length / c                  # tokens of one sequence held by one context rank
-    layers_per_stage = wl.layers / p              # may be fractional (Llama 3: 126 layers on 16 stages)
+    seq = wl.sequence_length / c  # tokens of one sequence held by one context rank
+    layers_per_stage = wl.layers / p  # may be fractional (Llama 3: 126 layers on 16 stages)
 
     def dp_family(prefix: str, ranks: list[int], count: float, label: str) -> None:
         shard_grad = count * grad / wl.gradient_compression
@@ -259,30 +287,99 @@ def collectives(wl: Workload, facts: FabricFacts, s: AnalysisSettings) -> list[d
         if n <= 1 or count <= 0:
             return
         if wl.dp_sharding == "none":
-            out.append(_collective(f"{prefix}-gradient-all-reduce", "all-reduce", "data", ranks, shard_grad, 1,
-                                   facts, s, f"{label}: one all-reduce of the gradient shard per optimizer step"))
+            out.append(
+                _collective(
+                    f"{prefix}-gradient-all-reduce",
+                    "all-reduce",
+                    "data",
+                    ranks,
+                    shard_grad,
+                    1,
+                    facts,
+                    s,
+                    f"{label}: one all-reduce of the gradient shard per optimizer step",
+                )
+            )
         elif wl.dp_sharding == "optimizer":
-            out.append(_collective(f"{prefix}-gradient-reduce-scatter", "reduce-scatter", "data", ranks, shard_grad,
-                                   1, facts, s, f"{label}: gradients reduce-scattered once per step"))
-            out.append(_collective(f"{prefix}-parameter-all-gather", "all-gather", "data", ranks, shard_param, 1,
-                                   facts, s, f"{label}: updated parameters all-gathered once per step"))
+            out.append(
+                _collective(
+                    f"{prefix}-gradient-reduce-scatter",
+                    "reduce-scatter",
+                    "data",
+                    ranks,
+                    shard_grad,
+                    1,
+                    facts,
+                    s,
+                    f"{label}: gradients reduce-scattered once per step",
+                )
+            )
+            out.append(
+                _collective(
+                    f"{prefix}-parameter-all-gather",
+                    "all-gather",
+                    "data",
+                    ranks,
+                    shard_param,
+                    1,
+                    facts,
+                    s,
+                    f"{label}: updated parameters all-gathered once per step",
+                )
+            )
         else:
-            out.append(_collective(f"{prefix}-gradient-reduce-scatter", "reduce-scatter", "data", ranks, shard_grad,
-                                   m, facts, s, f"{label}: ZeRO-3, gradients reduce-scattered every micro-batch"))
-            out.append(_collective(f"{prefix}-parameter-all-gather", "all-gather", "data", ranks, shard_param, 2 * m,
-                                   facts, s, f"{label}: ZeRO-3, parameters gathered for forward and backward "
-                                             "of every micro-batch"))
+            out.append(
+                _collective(
+                    f"{prefix}-gradient-reduce-scatter",
+                    "reduce-scatter",
+                    "data",
+                    ranks,
+                    shard_grad,
+                    m,
+                    facts,
+                    s,
+                    f"{label}: ZeRO-3, gradients reduce-scattered every micro-batch",
+                )
+            )
+            out.append(
+                _collective(
+                    f"{prefix}-parameter-all-gather",
+                    "all-gather",
+                    "data",
+                    ranks,
+                    shard_param,
+                    2 * m,
+                    facts,
+                    s,
+                    f"{label}: ZeRO-3, parameters gathered for forward and backward of every micro-batch",
+                )
+            )
 
     dp_family("dp", groups["data"], wl.dense_parameters / (t * p), "dense weights over the d·c replicas")
     if e >= 1 and wl.expert_parameters > 0:
-        dp_family("expert-dp", groups["expert-data"], wl.expert_parameters / (t * p * e),
-                  "expert weights over the d·c/e replicas holding the same experts")
+        dp_family(
+            "expert-dp",
+            groups["expert-data"],
+            wl.expert_parameters / (t * p * e),
+            "expert weights over the d·c/e replicas holding the same experts",
+        )
     if t > 1:
         msg = wl.micro_batch_size * seq * wl.hidden_size * act
         ops = (6 if recompute else 4) * layers_per_stage * m
-        out.append(_collective("tp-all-reduce", "all-reduce", "tensor", groups["tensor"], msg, ops, facts, s,
-                               f"{6 if recompute else 4} per layer per micro-batch (2 forward, 2 backward"
-                               f"{', 2 recomputed forward' if recompute else ''})"))
+        out.append(
+            _collective(
+                "tp-all-reduce",
+                "all-reduce",
+                "tensor",
+                groups["tensor"],
+                msg,
+                ops,
+                facts,
+                s,
+                f"{6 if recompute else 4} per layer per micro-batch (2 forward, 2 backward"
+                f"{', 2 recomputed forward' if recompute else ''})",
+            )
+        )
         # The per-layer, per-micro-batch figure D.3 quotes (16·b·s·h·(t-1)/t bytes for 4 ops in bf16).
         out[-1]["wire_bytes_per_layer_micro_batch"] = (6 if recompute else 4) * col.wire_factor("all-reduce", t) * msg
     if c > 1:
@@ -290,19 +387,51 @@ def collectives(wl: Workload, facts: FabricFacts, s: AnalysisSettings) -> list[d
         h_kv = wl.hidden_size * kv / heads if heads and kv else wl.hidden_size
         msg = 2 * wl.micro_batch_size * wl.sequence_length * h_kv / t * act
         ops = (3 if recompute else 2) * layers_per_stage * m
-        out.append(_collective("cp-kv-all-gather", "all-gather", "context", groups["context"], msg, ops, facts, s,
-                               "K,V all-gathered forward, their gradients reduce-scattered backward, per layer "
-                               "per micro-batch"))
+        out.append(
+            _collective(
+                "cp-kv-all-gather",
+                "all-gather",
+                "context",
+                groups["context"],
+                msg,
+                ops,
+                facts,
+                s,
+                "K,V all-gathered forward, their gradients reduce-scattered backward, per layer per micro-batch",
+            )
+        )
     if p > 1:
         msg = wl.micro_batch_size * seq * wl.hidden_size * act / (t if (par.sequence_parallel or t > 1) else 1)
-        out.append(_collective("pp-send-recv", "send-recv", "pipeline", groups["pipeline"], msg, 2 * m * V, facts, s,
-                               "activation forward + gradient backward per micro-batch and virtual stage"))
+        out.append(
+            _collective(
+                "pp-send-recv",
+                "send-recv",
+                "pipeline",
+                groups["pipeline"],
+                msg,
+                2 * m * V,
+                facts,
+                s,
+                "activation forward + gradient backward per micro-batch and virtual stage",
+            )
+        )
     if e > 1 and wl.moe_layer_count:
         tokens = wl.micro_batch_size * seq / t
         msg = tokens * wl.moe.top_k * wl.hidden_size * act
         ops = (6 if recompute else 4) * wl.moe_layer_count / p * m
-        out.append(_collective("ep-all-to-all", "all-to-all", "expert", groups["expert"], msg, ops, facts, s,
-                               "dispatch + combine, forward and backward, per MoE layer per micro-batch"))
+        out.append(
+            _collective(
+                "ep-all-to-all",
+                "all-to-all",
+                "expert",
+                groups["expert"],
+                msg,
+                ops,
+                facts,
+                s,
+                "dispatch + combine, forward and backward, per MoE layer per micro-batch",
+            )
+        )
     return out
 
 
@@ -354,7 +483,9 @@ def memory(wl: Workload, facts: FabricFacts, s: AnalysisSettings) -> dict:
     sharded_opt = wl.dp_sharding in ("optimizer", "full")
 
     def per(count_bytes: float, shard: bool) -> float:
-        return dense * count_bytes / (shard_dense if shard else 1) + expert * count_bytes / (shard_expert if shard else 1)
+        return dense * count_bytes / (shard_dense if shard else 1) + expert * count_bytes / (
+            shard_expert if shard else 1
+        )
 
     weights = per(prm, full)
     gradients = per(grad, full)
@@ -365,8 +496,7 @@ def memory(wl: Workload, facts: FabricFacts, s: AnalysisSettings) -> dict:
     coef, rep = s.activation_bytes_per_sbh, s.activation_replicated_sbh
     layer_full = coef * sbh / t if par.sequence_parallel else rep * sbh + (coef - rep) * sbh / t
     if wl.activation_checkpointing == "none" and s.attention_score_bytes and wl.attention_heads:
-        layer_full += s.attention_score_bytes * wl.attention_heads * seq * wl.sequence_length \
-            * wl.micro_batch_size / t
+        layer_full += s.attention_score_bytes * wl.attention_heads * seq * wl.sequence_length * wl.micro_batch_size / t
     layer_full *= scale
     in_flight = min(wl.micro_batches, p)
     layers_per_stage = wl.layers / p
@@ -496,8 +626,9 @@ def placement(wl: Workload, facts: FabricFacts, colls: list[dict], step: float |
     groups: dict[str, dict[str, Any]] = {}
     for c in colls:
         dim = c["dimension"]
-        entry = groups.setdefault(dim, {"group_size": c["group_size"], "crosses": [], "oversubscription": 1.0,
-                                        "collectives": []})
+        entry = groups.setdefault(
+            dim, {"group_size": c["group_size"], "crosses": [], "oversubscription": 1.0, "collectives": []}
+        )
         entry["collectives"].append(c["name"])
         pl = c["placement"]
         crosses = []
@@ -534,38 +665,57 @@ def _verdict(core: dict, wl: Workload, s: AnalysisSettings) -> dict:
 
     def add(check: str, status: str, message: str, value: Any = None, threshold: Any = None) -> None:
         nonlocal worst
-        reasons.append({"check": check, "status": status, "message": message, "value": value,
-                        "threshold": threshold})
+        reasons.append({"check": check, "status": status, "message": message, "value": value, "threshold": threshold})
         if status in rank and rank[status] > rank[worst]:
             worst = status
 
     tot, mem = core["totals"], core["memory"]
     frac = mem["fraction_of_gpu_memory"]
-    add("memory", mem["status"],
+    add(
+        "memory",
+        mem["status"],
         f"{mem['total_bytes'] / GB:,.1f} GB per GPU of {mem['gpu_memory_bytes'] / GB:,.0f} GB ({frac:.0%}): weights "
         f"{mem['weights_bytes'] / GB:,.1f}, gradients {mem['gradients_bytes'] / GB:,.1f}, optimizer "
         f"{mem['optimizer_bytes'] / GB:,.1f}, activations {mem['activations_bytes'] / GB:,.1f} GB "
         f"({'measured' if mem['activations_source'].startswith('measured') else 'estimate, not from the reference'})"
-        + (f"; without activations {mem['static_fraction_of_gpu_memory']:.0%}, so activation recomputation or "
-           "offload decides whether it fits" if frac > 1 and mem["status"] == "tight" else ""),
-        frac, s.memory_tight_fraction)
+        + (
+            f"; without activations {mem['static_fraction_of_gpu_memory']:.0%}, so activation recomputation or "
+            "offload decides whether it fits"
+            if frac > 1 and mem["status"] == "tight"
+            else ""
+        ),
+        frac,
+        s.memory_tight_fraction,
+    )
     share = tot["network_share_with_overlap"]
     if share is None:
-        add("network-share", "not-evaluated", "no target_step_time_s or achieved_tflops_per_gpu: the network "
-            "share and link loads cannot be computed")
+        add(
+            "network-share",
+            "not-evaluated",
+            "no target_step_time_s or achieved_tflops_per_gpu: the network share and link loads cannot be computed",
+        )
     else:
         status = "does-not-fit" if share >= 1 else "tight" if share > s.network_share_threshold else "fits"
-        add("network-share", status,
+        add(
+            "network-share",
+            status,
             f"{tot['exposed_network_time_s']:.3g} s of exposed network time in a {tot['step_time_s']:.3g} s step "
             f"= {share:.0%} (overlap {wl.overlap:.0%}; heuristic limit {s.network_share_threshold:.0%})",
-            share, s.network_share_threshold)
+            share,
+            s.network_share_threshold,
+        )
         for name, load in tot["link_load"].items():
             if load is None or load == 0:
                 continue
             status = "does-not-fit" if load > 1 else "tight" if load > s.link_load_threshold else "fits"
-            add(f"link-load:{name}", status,
+            add(
+                f"link-load:{name}",
+                status,
                 f"average {name.replace('_', ' ')} load over the step {load:.0%} (heuristic limit "
-                f"{s.link_load_threshold:.0%})", load, s.link_load_threshold)
+                f"{s.link_load_threshold:.0%})",
+                load,
+                s.link_load_threshold,
+            )
     return {"status": worst, "reasons": reasons}
 
 
@@ -603,8 +753,11 @@ def _layouts(wl: Workload, facts: FabricFacts) -> list[Workload]:
     par = wl.parallelism
     out = []
     tokens_seqs = wl.micro_batch_size * wl.micro_batches * par.data  # sequences per step
-    t_opts = [x for x in (1, 2, 4, 8, 16, 32, 64) if x <= facts.nvlink_domain_gpus
-              and (wl.attention_heads is None or wl.attention_heads % x == 0)]
+    t_opts = [
+        x
+        for x in (1, 2, 4, 8, 16, 32, 64)
+        if x <= facts.nvlink_domain_gpus and (wl.attention_heads is None or wl.attention_heads % x == 0)
+    ]
     p_opts = [x for x in (1, 2, 4, 8, 16, 32, 64, 128) if x <= wl.layers]
     shardings = sorted({wl.dp_sharding, "optimizer"}, key=("none", "optimizer", "full").index)
     for t in t_opts:
@@ -621,8 +774,15 @@ def _layouts(wl: Workload, facts: FabricFacts) -> list[Workload]:
                 if (t, p, d, sh) == (par.tensor, par.pipeline, par.data, wl.dp_sharding):
                     continue
                 # A measured activation figure belongs to the user's layout: other layouts use the estimate.
-                out.append(replace(wl, parallelism=replace(par, tensor=t, pipeline=p, data=d), micro_batches=m,
-                                   dp_sharding=sh, activation_memory_gb=None))
+                out.append(
+                    replace(
+                        wl,
+                        parallelism=replace(par, tensor=t, pipeline=p, data=d),
+                        micro_batches=m,
+                        dp_sharding=sh,
+                        activation_memory_gb=None,
+                    )
+                )
     return out
 
 
@@ -643,10 +803,15 @@ def fixes(wl: Workload, facts: FabricFacts, s: AnalysisSettings, core: dict, ver
             cand = _scaled_step(replace(wl, micro_batches=wl.micro_batches * factor), factor)
             c2, v2 = _evaluate(cand, facts, s)
             if (c2["totals"]["network_share_with_overlap"] or 0) <= s.network_share_threshold or factor == 64:
-                out.append({"change": f"gradient accumulation x{factor}: micro_batches {wl.micro_batches} -> "
-                                      f"{wl.micro_batches * factor} (global batch grows x{factor}; step time "
-                                      f"{step:.3g} -> {step * factor:.3g} s)",
-                            "kind": "gradient-accumulation", "effect": _effect(c2, v2)})
+                out.append(
+                    {
+                        "change": f"gradient accumulation x{factor}: micro_batches {wl.micro_batches} -> "
+                        f"{wl.micro_batches * factor} (global batch grows x{factor}; step time "
+                        f"{step:.3g} -> {step * factor:.3g} s)",
+                        "kind": "gradient-accumulation",
+                        "effect": _effect(c2, v2),
+                    }
+                )
                 break
     if mem_problem or net_problem or load_problem:
         # Rank candidates by verdict, then memory overshoot, then the time they lose per step: exposed
@@ -658,50 +823,88 @@ def fixes(wl: Workload, facts: FabricFacts, s: AnalysisSettings, core: dict, ver
             frac = c2["memory"]["fraction_of_gpu_memory"]
             sh = c2["totals"]["network_share_with_overlap"]
             lost = (sh if sh is not None else 0.0) + c2["totals"]["pipeline_bubble_fraction"]
-            score = (rank.get(v2["status"], 3), max(0.0, frac - s.memory_tight_fraction), lost,
-                     c2["totals"]["per_nic_bytes"])
+            score = (
+                rank.get(v2["status"], 3),
+                max(0.0, frac - s.memory_tight_fraction),
+                lost,
+                c2["totals"]["per_nic_bytes"],
+            )
             if best is None or score < best[0]:
                 best = (score, cand, c2, v2)
         cur_lost = (share or 0.0) + tot["pipeline_bubble_fraction"]
-        if best is not None and (best[0][0] < rank.get(verdict["status"], 3)
-                                 or (best[0][0] == rank.get(verdict["status"], 3) and best[0][2] < cur_lost * 0.9)):
+        if best is not None and (
+            best[0][0] < rank.get(verdict["status"], 3)
+            or (best[0][0] == rank.get(verdict["status"], 3) and best[0][2] < cur_lost * 0.9)
+        ):
             cand = best[1]
             par = cand.parallelism
-            out.append({"change": f"parallel layout TP {par.tensor} x PP {par.pipeline} x DP {par.data}"
-                                  f"{f' x CP {par.context}' if par.context > 1 else ''}, dp_sharding "
-                                  f"{cand.dp_sharding}, {cand.micro_batches} micro-batches (same tokens per step)",
-                        "kind": "parallel-layout",
-                        "layout": {"tensor": par.tensor, "pipeline": par.pipeline, "data": par.data,
-                                   "context": par.context, "micro_batches": cand.micro_batches,
-                                   "dp_sharding": cand.dp_sharding},
-                        "effect": _effect(best[2], best[3])})
+            out.append(
+                {
+                    "change": f"parallel layout TP {par.tensor} x PP {par.pipeline} x DP {par.data}"
+                    f"{f' x CP {par.context}' if par.context > 1 else ''}, dp_sharding "
+                    f"{cand.dp_sharding}, {cand.micro_batches} micro-batches (same tokens per step)",
+                    "kind": "parallel-layout",
+                    "layout": {
+                        "tensor": par.tensor,
+                        "pipeline": par.pipeline,
+                        "data": par.data,
+                        "context": par.context,
+                        "micro_batches": cand.micro_batches,
+                        "dp_sharding": cand.dp_sharding,
+                    },
+                    "effect": _effect(best[2], best[3]),
+                }
+            )
     mem = core["memory"]
     if mem_problem and wl.activation_checkpointing != "full" and mem["static_fraction_of_gpu_memory"] <= 1:
         c2, v2 = _evaluate(replace(wl, activation_checkpointing="full", activation_memory_gb=None), facts, s)
-        out.append({"change": "full activation recomputation (keeps only each layer's input; costs about one "
-                              "extra forward pass of compute, not modelled in the step time, and 50 % more "
-                              "tensor-parallel all-reduces"
-                              + ("; activations from the estimate, not your measured figure"
-                                 if wl.activation_memory_gb is not None else "") + ")",
-                    "kind": "activation-recomputation",
-                    "effect": _effect(c2, v2)})
+        out.append(
+            {
+                "change": "full activation recomputation (keeps only each layer's input; costs about one "
+                "extra forward pass of compute, not modelled in the step time, and 50 % more "
+                "tensor-parallel all-reduces"
+                + (
+                    "; activations from the estimate, not your measured figure"
+                    if wl.activation_memory_gb is not None
+                    else ""
+                )
+                + ")",
+                "kind": "activation-recomputation",
+                "effect": _effect(c2, v2),
+            }
+        )
     crossed = [c for c in core["collectives"] if c["placement"]["stretch"] > 1.0]
     if crossed and (net_problem or load_problem):
         flat = facts.with_changes(tier_ratios={k: 1.0 for k in facts.tier_ratios})
         c2, v2 = _evaluate(wl, flat, s)
-        out.append({"change": "non-blocking (1:1) oversubscription on the tiers the job crosses "
-                              f"(now {', '.join(f'{k} {v:g}:1' for k, v in facts.tier_ratios.items())})",
-                    "kind": "oversubscription", "effect": _effect(c2, v2)})
+        out.append(
+            {
+                "change": "non-blocking (1:1) oversubscription on the tiers the job crosses "
+                f"(now {', '.join(f'{k} {v:g}:1' for k, v in facts.tier_ratios.items())})",
+                "kind": "oversubscription",
+                "effect": _effect(c2, v2),
+            }
+        )
     if tot["network_time_s"] > 0 and (net_problem or load_problem):
         fast = facts.with_changes(nic_gbps_per_gpu=facts.nic_gbps_per_gpu * 2)
         c2, v2 = _evaluate(wl, fast, s)
-        out.append({"change": f"faster NICs: {facts.nic_gbps_per_gpu:g} -> {facts.nic_gbps_per_gpu * 2:g} Gb/s per GPU",
-                    "kind": "nic-speed", "effect": _effect(c2, v2)})
+        out.append(
+            {
+                "change": f"faster NICs: {facts.nic_gbps_per_gpu:g} -> {facts.nic_gbps_per_gpu * 2:g} Gb/s per GPU",
+                "kind": "nic-speed",
+                "effect": _effect(c2, v2),
+            }
+        )
     if wl.precision.gradients == "fp32" and (net_problem or load_problem):
         c2, v2 = _evaluate(replace(wl, precision=replace(wl.precision, gradients="bf16")), facts, s)
-        out.append({"change": "bf16 instead of fp32 gradient reduction (halves DP bytes; changes numerics, "
-                              "Llama 3 chose fp32 on purpose)", "kind": "gradient-precision",
-                    "effect": _effect(c2, v2)})
+        out.append(
+            {
+                "change": "bf16 instead of fp32 gradient reduction (halves DP bytes; changes numerics, "
+                "Llama 3 chose fp32 on purpose)",
+                "kind": "gradient-precision",
+                "effect": _effect(c2, v2),
+            }
+        )
     return out
 
 
@@ -724,18 +927,30 @@ def charts(wl: Workload, facts: FabricFacts, s: AnalysisSettings, core: dict) ->
     for c in core["collectives"]:
         fam = c["name"].split("-")[0] if not c["name"].startswith("expert-dp") else "expert-dp"
         scope[fam] = "scale-out" if c["scope"] == "scale-out" or scope.get(fam) == "scale-out" else "nvlink"
-    bars = [{"label": k, "scope": scope[k], "seconds": v,
-             "exposed_seconds": v * (1 - wl.overlap) if scope[k] == "scale-out" else v}
-            for k, v in families.items()]
+    bars = [
+        {
+            "label": k,
+            "scope": scope[k],
+            "seconds": v,
+            "exposed_seconds": v * (1 - wl.overlap) if scope[k] == "scale-out" else v,
+        }
+        for k, v in families.items()
+    ]
     if step:
         rest = max(0.0, step - tot["exposed_network_time_s"] - tot["nvlink_only_time_s"])
         bars.insert(0, {"label": "compute and other", "scope": "gpu", "seconds": rest, "exposed_seconds": rest})
-    series: dict[str, Any] = {"x_label": "data-parallel size", "x": [], "no_overlap": [], "with_overlap": [],
-              "per_nic_bytes": [], "threshold": s.network_share_threshold}
+    series: dict[str, Any] = {
+        "x_label": "data-parallel size",
+        "x": [],
+        "no_overlap": [],
+        "with_overlap": [],
+        "per_nic_bytes": [],
+        "threshold": s.network_share_threshold,
+    }
     par = wl.parallelism
     seqs = wl.micro_batches * par.data
     other = par.tensor * par.pipeline * par.context
-    ds = sorted({2 ** i for i in range(21)} | {par.data})
+    ds = sorted({2**i for i in range(21)} | {par.data})
     for d in ds:
         if d * other > facts.gpus or seqs % d or d % par.expert:
             continue
@@ -768,26 +983,40 @@ def analyze(workload: Workload, facts: FabricFacts, settings: AnalysisSettings |
     """The full analysis of one workload on one fabric, as plain JSON-ready data."""
     s = settings or AnalysisSettings()
     if workload.gpus > facts.gpus:
-        raise SpecError.at("workloads.parallelism.data",
-                           f"the workload needs {workload.gpus:,} GPUs, the design has {facts.gpus:,}")
+        raise SpecError.at(
+            "workloads.parallelism.data", f"the workload needs {workload.gpus:,} GPUs, the design has {facts.gpus:,}"
+        )
     core, verdict = _evaluate(workload, facts, s)
     result = {
         "name": workload.name,
         "preset": workload.preset,
         "source": workload.source,
         "workload": {
-            "parameters": workload.parameters, "layers": workload.layers, "hidden_size": workload.hidden_size,
-            "sequence_length": workload.sequence_length, "micro_batch_size": workload.micro_batch_size,
-            "micro_batches": workload.micro_batches, "gpus": workload.gpus,
-            "parallelism": {"tensor": workload.parallelism.tensor, "pipeline": workload.parallelism.pipeline,
-                            "data": workload.parallelism.data, "context": workload.parallelism.context,
-                            "expert": workload.parallelism.expert,
-                            "rank_order": "-".join(workload.parallelism.rank_order)},
-            "precision": {"parameters": workload.precision.parameters, "gradients": workload.precision.gradients,
-                          "activations": workload.precision.activations},
-            "dp_sharding": workload.dp_sharding, "activation_checkpointing": workload.activation_checkpointing,
+            "parameters": workload.parameters,
+            "layers": workload.layers,
+            "hidden_size": workload.hidden_size,
+            "sequence_length": workload.sequence_length,
+            "micro_batch_size": workload.micro_batch_size,
+            "micro_batches": workload.micro_batches,
+            "gpus": workload.gpus,
+            "parallelism": {
+                "tensor": workload.parallelism.tensor,
+                "pipeline": workload.parallelism.pipeline,
+                "data": workload.parallelism.data,
+                "context": workload.parallelism.context,
+                "expert": workload.parallelism.expert,
+                "rank_order": "-".join(workload.parallelism.rank_order),
+            },
+            "precision": {
+                "parameters": workload.precision.parameters,
+                "gradients": workload.precision.gradients,
+                "activations": workload.precision.activations,
+            },
+            "dp_sharding": workload.dp_sharding,
+            "activation_checkpointing": workload.activation_checkpointing,
             "activation_memory_gb": workload.activation_memory_gb,
-            "gradient_compression": workload.gradient_compression, "overlap": workload.overlap,
+            "gradient_compression": workload.gradient_compression,
+            "overlap": workload.overlap,
         },
         "fabric": facts.to_dict(),
         "settings": s.to_dict(),

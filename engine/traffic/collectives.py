@@ -27,6 +27,7 @@ collective crosses its NIC, i.e. per NIC = 2(n-1)/n · S for an all-reduce. (NCC
 multi-channel rings, which come close to the hierarchical figure; the flat figure is the upper bound
 a design must survive when collectives are not topology-aware.)
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -60,17 +61,22 @@ class Geometry:
     """How one group (the one containing rank 0; all groups are alike) spreads over the fabric."""
 
     size: int
-    per_nvlink: int        # k: members per NVLink domain (largest count over the domains it touches)
-    nvlink_domains: int    # N: NVLink domains touched
+    per_nvlink: int  # k: members per NVLink domain (largest count over the domains it touches)
+    nvlink_domains: int  # N: NVLink domains touched
     sus: int
     per_su: int
     pods: int
     per_pod: int
-    ring_crossings: dict   # send/recv groups: fraction of neighbour pairs that cross nvlink/su/pod
+    ring_crossings: dict  # send/recv groups: fraction of neighbour pairs that cross nvlink/su/pod
 
     def to_dict(self) -> dict:
-        return {"size": self.size, "members_per_nvlink_domain": self.per_nvlink,
-                "nvlink_domains": self.nvlink_domains, "scalable_units": self.sus, "pods": self.pods}
+        return {
+            "size": self.size,
+            "members_per_nvlink_domain": self.per_nvlink,
+            "nvlink_domains": self.nvlink_domains,
+            "scalable_units": self.sus,
+            "pods": self.pods,
+        }
 
 
 def geometry(ranks: list[int], facts: FabricFacts) -> Geometry:
@@ -90,8 +96,9 @@ def geometry(ranks: list[int], facts: FabricFacts) -> Geometry:
             cross[key] = 0.0
         else:
             cross[key] = sum(1 for a, b in pairs if a // width != b // width) / len(pairs)
-    return Geometry(size=len(ranks), per_nvlink=k, nvlink_domains=nd, sus=ns, per_su=qs, pods=npod, per_pod=qp,
-                    ring_crossings=cross)
+    return Geometry(
+        size=len(ranks), per_nvlink=k, nvlink_domains=nd, sus=ns, per_su=qs, pods=npod, per_pod=qp, ring_crossings=cross
+    )
 
 
 def wire_factor(kind: str, n: int) -> float:
@@ -170,8 +177,10 @@ def slowdown(fractions: dict[str, float], facts: FabricFacts) -> tuple[float, st
     """
     r_leaf = facts.tier_ratios.get("leaf", 1.0)
     r_spine = facts.tier_ratios.get("spine", 1.0) if facts.gpus_per_pod else 1.0
-    candidates = [(1.0, None),
-                  (fractions.get("su", 0.0) * r_leaf, "leaf"),
-                  (fractions.get("pod", 0.0) * r_leaf * r_spine, "spine")]
+    candidates = [
+        (1.0, None),
+        (fractions.get("su", 0.0) * r_leaf, "leaf"),
+        (fractions.get("pod", 0.0) * r_leaf * r_spine, "spine"),
+    ]
     value, tier = max(candidates, key=lambda x: x[0])
     return (value, tier) if value > 1.0 else (1.0, None)

@@ -4,6 +4,7 @@
 (`FabricFacts.from_summary`) or written by hand in tests. Units: bandwidths in Gb/s (the
 summary's unit), memory in GB (10^9 bytes), counts in GPUs.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -63,12 +64,20 @@ class FabricFacts:
         return FabricFacts(**data)
 
     def to_dict(self) -> dict:
-        return {f: (dict(getattr(self, f)) if f == "tier_ratios" else getattr(self, f))
-                for f in self.__dataclass_fields__}
+        return {
+            f: (dict(getattr(self, f)) if f == "tier_ratios" else getattr(self, f)) for f in self.__dataclass_fields__
+        }
 
     @classmethod
-    def from_summary(cls, summary: Mapping[str, Any], server_gpus: int, nvlink_domain_gpus: int,
-                     gpu_memory_gb: float, *, su_per_pod: int | None = None) -> FabricFacts:
+    def from_summary(
+        cls,
+        summary: Mapping[str, Any],
+        server_gpus: int,
+        nvlink_domain_gpus: int,
+        gpu_memory_gb: float,
+        *,
+        su_per_pod: int | None = None,
+    ) -> FabricFacts:
         """Build the facts from `summary` (engine/summary.py) and the server model's figures.
 
         The summary gives servers per SU (`scalable_unit`), the SU and pod counts, but not SUs per pod.
@@ -89,10 +98,17 @@ class FabricFacts:
                 if su_per_pod is None:
                     su_per_pod = ceil(int(c["scalable_units"]) / max(1, int(c["pods"])))
                 gpus_per_pod = int(su_per_pod) * gpus_per_su
-            return cls(gpus=gpus, gpus_per_node=int(server_gpus), nvlink_domain_gpus=int(nvlink_domain_gpus),
-                       gpu_memory_gb=float(gpu_memory_gb), nic_gbps_per_gpu=float(c["injection_gbps_per_gpu"]),
-                       gpus_per_su=gpus_per_su, gpus_per_pod=gpus_per_pod, tier_ratios=ratios,
-                       bisection_gbps=float(c.get("bisection_gbps", 0.0)))
+            return cls(
+                gpus=gpus,
+                gpus_per_node=int(server_gpus),
+                nvlink_domain_gpus=int(nvlink_domain_gpus),
+                gpu_memory_gb=float(gpu_memory_gb),
+                nic_gbps_per_gpu=float(c["injection_gbps_per_gpu"]),
+                gpus_per_su=gpus_per_su,
+                gpus_per_pod=gpus_per_pod,
+                tier_ratios=ratios,
+                bisection_gbps=float(c.get("bisection_gbps", 0.0)),
+            )
         except (KeyError, TypeError) as exc:
             raise SpecError.at("workloads", f"the design summary lacks a compute-fabric figure ({exc})") from None
 

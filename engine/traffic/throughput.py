@@ -6,6 +6,7 @@ published run makes them look twice as bad (or a slow one, twice as good). A ste
 than the achievable rate, or an `achieved_tflops_per_gpu` above it, is a warning at that field, never
 a refusal: the user may know better, but is told.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -31,8 +32,7 @@ class AchievableRate:
 @lru_cache(maxsize=1)
 def _rates() -> dict[str, AchievableRate]:
     data = yaml.safe_load(RATES_FILE.read_text()) or {}
-    return {k: AchievableRate(float(v["achievable_tflops_per_gpu"]), str(v["source"]).strip())
-            for k, v in data.items()}
+    return {k: AchievableRate(float(v["achievable_tflops_per_gpu"]), str(v["source"]).strip()) for k, v in data.items()}
 
 
 def achievable_rate(server_key: str | None, setting: float | None = None) -> AchievableRate | None:
@@ -62,11 +62,18 @@ def throughput_warnings(workloads: list[Workload], paths: list[str], rate: Achie
         if implied is None or implied <= rate.tflops_per_gpu:
             continue
         field = "target_step_time_s" if wl.target_step_time_s else "achieved_tflops_per_gpu"
-        what = (f"a {wl.target_step_time_s:g} s step implies {implied:,.0f} TFLOP/s per GPU"
-                if field == "target_step_time_s" else f"{implied:,.0f} TFLOP/s per GPU")
-        out.append(FieldError(f"{path}.{field}",
-                              f"{what}, {implied / rate.tflops_per_gpu:.1f}x the {rate.tflops_per_gpu:,.0f} TFLOP/s "
-                              f"achievable ({rate.source}); the network-share verdicts depend on it"))
+        what = (
+            f"a {wl.target_step_time_s:g} s step implies {implied:,.0f} TFLOP/s per GPU"
+            if field == "target_step_time_s"
+            else f"{implied:,.0f} TFLOP/s per GPU"
+        )
+        out.append(
+            FieldError(
+                f"{path}.{field}",
+                f"{what}, {implied / rate.tflops_per_gpu:.1f}x the {rate.tflops_per_gpu:,.0f} TFLOP/s "
+                f"achievable ({rate.source}); the network-share verdicts depend on it",
+            )
+        )
     return out
 
 

@@ -13,6 +13,7 @@ GPU count rule: the job uses t·p·d·c GPUs. Expert parallelism is carved out o
 dimension (the Megatron-Core / DeepSpeed-MoE convention: the e expert shards of a layer live on e
 data-parallel replicas), so it does not multiply the count; e must divide d.
 """
+
 from __future__ import annotations
 
 import re
@@ -53,8 +54,8 @@ class Parallelism:
     data: int = 1
     context: int = 1
     expert: int = 1
-    virtual_stages: int = 1          # interleaved 1F1B chunks per GPU (Llama 3 / Megatron "V")
-    sequence_parallel: bool = True   # Megatron SP: activations outside TP regions are split over t
+    virtual_stages: int = 1  # interleaved 1F1B chunks per GPU (Llama 3 / Megatron "V")
+    sequence_parallel: bool = True  # Megatron SP: activations outside TP regions are split over t
     rank_order: tuple[str, ...] = DEFAULT_RANK_ORDER  # innermost (fastest-varying rank) first
 
     @property
@@ -66,7 +67,7 @@ class Parallelism:
 class MoE:
     experts: int = 1
     top_k: int = 1
-    moe_layers: int | None = None          # None = every layer
+    moe_layers: int | None = None  # None = every layer
     expert_parameters: float | None = None  # None = derived: moe_layers · experts · 2 · h · ffn
 
 
@@ -80,30 +81,30 @@ class Precision:
 @dataclass(frozen=True)
 class Workload:
     name: str
-    parameters: float                 # total parameters (dense + all experts)
+    parameters: float  # total parameters (dense + all experts)
     layers: int
     hidden_size: int
     sequence_length: int
     micro_batch_size: int = 1
-    micro_batches: int = 1            # per optimizer step = gradient-accumulation steps
+    micro_batches: int = 1  # per optimizer step = gradient-accumulation steps
     attention_heads: int | None = None
     kv_heads: int | None = None
     ffn_hidden_size: int | None = None
     parallelism: Parallelism = Parallelism()
     moe: MoE = MoE()
     precision: Precision = Precision()
-    optimizer: str | float = "adam"   # name or bytes of optimizer state per parameter
-    dp_sharding: str = "none"         # none = all-reduce; optimizer = ZeRO-1 / distributed optimizer / FSDP
-                                      # without re-sharding (RS grads + AG params once per step); full = ZeRO-3
+    optimizer: str | float = "adam"  # name or bytes of optimizer state per parameter
+    dp_sharding: str = "none"  # none = all-reduce; optimizer = ZeRO-1 / distributed optimizer / FSDP
+    # without re-sharding (RS grads + AG params once per step); full = ZeRO-3
     activation_checkpointing: str = "selective"
     activation_memory_gb: float | None = None  # measured activations per GPU (GB); None = the estimate
     gradient_compression: float = 1.0  # DP gradient bytes are divided by this (1 = none)
-    overlap: float = 0.0               # fraction of network time hidden behind compute (user setting)
+    overlap: float = 0.0  # fraction of network time hidden behind compute (user setting)
     target_step_time_s: float | None = None
     achieved_tflops_per_gpu: float | None = None  # alternative to target_step_time_s (model FLOPs 6·P·tokens)
-    gpus: int = 0                      # GPUs the job uses (= t·p·d·c)
+    gpus: int = 0  # GPUs the job uses (= t·p·d·c)
     preset: str | None = None
-    source: str | None = None          # where the preset's figures come from
+    source: str | None = None  # where the preset's figures come from
 
     # ---- derived quantities (all documented where used) ----
     @property
@@ -199,8 +200,16 @@ class _Reader:
         v = self.data.get(key, default)
         return default if v is None else v
 
-    def number(self, key: str, default: Any = None, *, integer: bool = False, minimum: float | None = None,
-               maximum: float | None = None, required: bool = False) -> Any:
+    def number(
+        self,
+        key: str,
+        default: Any = None,
+        *,
+        integer: bool = False,
+        minimum: float | None = None,
+        maximum: float | None = None,
+        required: bool = False,
+    ) -> Any:
         v = self.raw(key, None)
         if v is None:
             if required:
@@ -261,10 +270,33 @@ class _Reader:
                 self.errors.append(FieldError(self.p(str(k)), f"unknown field (known: {', '.join(sorted(known))})"))
 
 
-_TOP = {"name", "preset", "description", "source", "parameters", "layers", "hidden_size", "sequence_length",
-        "micro_batch_size", "micro_batches", "attention_heads", "kv_heads", "ffn_hidden_size", "parallelism",
-        "moe", "precision", "optimizer", "dp_sharding", "activation_checkpointing", "activation_memory_gb",
-        "gradient_compression", "overlap", "target_step_time_s", "achieved_tflops_per_gpu", "gpus"}
+_TOP = {
+    "name",
+    "preset",
+    "description",
+    "source",
+    "parameters",
+    "layers",
+    "hidden_size",
+    "sequence_length",
+    "micro_batch_size",
+    "micro_batches",
+    "attention_heads",
+    "kv_heads",
+    "ffn_hidden_size",
+    "parallelism",
+    "moe",
+    "precision",
+    "optimizer",
+    "dp_sharding",
+    "activation_checkpointing",
+    "activation_memory_gb",
+    "gradient_compression",
+    "overlap",
+    "target_step_time_s",
+    "achieved_tflops_per_gpu",
+    "gpus",
+}
 _PAR = {"tensor", "pipeline", "data", "context", "expert", "virtual_stages", "sequence_parallel", "rank_order"}
 _MOE = {"experts", "top_k", "moe_layers", "expert_parameters"}
 _PREC = {"parameters", "gradients", "activations"}
@@ -283,8 +315,9 @@ def _parse_one(item: Any, path: str, design_gpus: int | None, errors: list[Field
         try:
             base = load_workload_preset(str(preset))
         except KeyError:
-            errors.append(FieldError(f"{path}.preset",
-                                     f"unknown preset {preset!r} (known: {', '.join(list_workload_presets())})"))
+            errors.append(
+                FieldError(f"{path}.preset", f"unknown preset {preset!r} (known: {', '.join(list_workload_presets())})")
+            )
             return None
         source = base.get("source")
         item = _merge(base, {k: v for k, v in item.items() if k != "preset"})
@@ -321,8 +354,9 @@ def _parse_one(item: Any, path: str, design_gpus: int | None, errors: list[Field
     alias = {"tp": "tensor", "cp": "context", "pp": "pipeline", "dp": "data"}
     order = [alias.get(str(x).lower(), str(x).lower()) for x in order] if isinstance(order, list) else None
     if order is None or sorted(order) != sorted(RANK_DIMS):
-        rp.err("rank_order", "must list tensor, context, pipeline and data once each, innermost first "
-                             "(e.g. \"tp-cp-pp-dp\")")
+        rp.err(
+            "rank_order", 'must list tensor, context, pipeline and data once each, innermost first (e.g. "tp-cp-pp-dp")'
+        )
         order = list(DEFAULT_RANK_ORDER)
 
     rm = r.sub("moe")
@@ -334,7 +368,9 @@ def _parse_one(item: Any, path: str, design_gpus: int | None, errors: list[Field
 
     rpr = r.sub("precision")
     rpr.unknown(_PREC)
-    prec = Precision(*(rpr.choice(k, "bf16", tuple(PRECISION_BYTES)) for k in ("parameters", "gradients", "activations")))
+    prec = Precision(
+        *(rpr.choice(k, "bf16", tuple(PRECISION_BYTES)) for k in ("parameters", "gradients", "activations"))
+    )
 
     opt = r.raw("optimizer", "adam")
     if isinstance(opt, str) and opt not in OPTIMIZERS:
@@ -368,46 +404,90 @@ def _parse_one(item: Any, path: str, design_gpus: int | None, errors: list[Field
     # ---- cross-field rules ----
     product = t * pp * d * c
     if gpus is not None and gpus != product:
-        errors.append(FieldError(f"{path}.parallelism.data",
-                                 f"tensor·pipeline·data·context = {t}·{pp}·{d}·{c} = {product:,} GPUs, "
-                                 f"but the workload says gpus: {gpus:,}"))
+        errors.append(
+            FieldError(
+                f"{path}.parallelism.data",
+                f"tensor·pipeline·data·context = {t}·{pp}·{d}·{c} = {product:,} GPUs, "
+                f"but the workload says gpus: {gpus:,}",
+            )
+        )
     if design_gpus is not None and product > design_gpus:
-        errors.append(FieldError(f"{path}.parallelism.data",
-                                 f"tensor·pipeline·data·context = {t}·{pp}·{d}·{c} = {product:,} GPUs, "
-                                 f"more than the design's {design_gpus:,}"))
+        errors.append(
+            FieldError(
+                f"{path}.parallelism.data",
+                f"tensor·pipeline·data·context = {t}·{pp}·{d}·{c} = {product:,} GPUs, "
+                f"more than the design's {design_gpus:,}",
+            )
+        )
     if d % e:
-        errors.append(FieldError(f"{path}.parallelism.expert",
-                                 f"expert parallelism {e} must divide data parallelism {d} "
-                                 "(expert shards live on data-parallel replicas)"))
+        errors.append(
+            FieldError(
+                f"{path}.parallelism.expert",
+                f"expert parallelism {e} must divide data parallelism {d} "
+                "(expert shards live on data-parallel replicas)",
+            )
+        )
     if e > 1 and experts % e:
-        errors.append(FieldError(f"{path}.moe.experts", f"{experts} experts cannot be split over expert parallelism {e}"))
+        errors.append(
+            FieldError(f"{path}.moe.experts", f"{experts} experts cannot be split over expert parallelism {e}")
+        )
     if top_k > experts:
         errors.append(FieldError(f"{path}.moe.top_k", f"top_k {top_k} exceeds the {experts} experts"))
     if pp > layers:
         errors.append(FieldError(f"{path}.parallelism.pipeline", f"{pp} pipeline stages for {layers} layers"))
     if seq % c:
-        errors.append(FieldError(f"{path}.parallelism.context",
-                                 f"context parallelism {c} must divide the sequence length {seq}"))
+        errors.append(
+            FieldError(f"{path}.parallelism.context", f"context parallelism {c} must divide the sequence length {seq}")
+        )
     if heads is not None and heads % t:
-        errors.append(FieldError(f"{path}.parallelism.tensor",
-                                 f"tensor parallelism {t} must divide the {heads} attention heads"))
+        errors.append(
+            FieldError(f"{path}.parallelism.tensor", f"tensor parallelism {t} must divide the {heads} attention heads")
+        )
     if kv is not None and heads is not None and kv > heads:
         errors.append(FieldError(f"{path}.kv_heads", "cannot exceed attention_heads"))
     wl = Workload(
-        name=name.strip(), parameters=float(params), layers=layers, hidden_size=hidden, sequence_length=seq,
-        micro_batch_size=mbs, micro_batches=mbn, attention_heads=heads, kv_heads=kv, ffn_hidden_size=ffn,
-        parallelism=Parallelism(tensor=t, pipeline=pp, data=d, context=c, expert=e, virtual_stages=v,
-                                sequence_parallel=sp, rank_order=tuple(order)),
+        name=name.strip(),
+        parameters=float(params),
+        layers=layers,
+        hidden_size=hidden,
+        sequence_length=seq,
+        micro_batch_size=mbs,
+        micro_batches=mbn,
+        attention_heads=heads,
+        kv_heads=kv,
+        ffn_hidden_size=ffn,
+        parallelism=Parallelism(
+            tensor=t,
+            pipeline=pp,
+            data=d,
+            context=c,
+            expert=e,
+            virtual_stages=v,
+            sequence_parallel=sp,
+            rank_order=tuple(order),
+        ),
         moe=MoE(experts=experts, top_k=top_k, moe_layers=moe_layers, expert_parameters=expert_params),
-        precision=prec, optimizer=opt, dp_sharding=sharding, activation_checkpointing=ckpt,
+        precision=prec,
+        optimizer=opt,
+        dp_sharding=sharding,
+        activation_checkpointing=ckpt,
         activation_memory_gb=None if act_mem is None else float(act_mem),
-        gradient_compression=float(comp), overlap=float(overlap), target_step_time_s=step,
-        achieved_tflops_per_gpu=tflops, gpus=product, preset=preset, source=source,
+        gradient_compression=float(comp),
+        overlap=float(overlap),
+        target_step_time_s=step,
+        achieved_tflops_per_gpu=tflops,
+        gpus=product,
+        preset=preset,
+        source=source,
     )
     if experts > 1 and wl.expert_parameters >= wl.parameters:
-        errors.append(FieldError(f"{path}.moe.expert_parameters",
-                                 f"expert parameters ({wl.expert_parameters:.3g}) must be fewer than the "
-                                 f"total parameters ({wl.parameters:.3g})"))
+        errors.append(
+            FieldError(
+                f"{path}.moe.expert_parameters",
+                f"expert parameters ({wl.expert_parameters:.3g}) must be fewer than the "
+                f"total parameters ({wl.parameters:.3g})",
+            )
+        )
     return wl
 
 

@@ -10,12 +10,13 @@ def _static_files_without_collectstatic(settings, tmp_path_factory):
     # Artifacts go to a folder of the test's own, never the developer's var/.
     settings.STORAGES = {
         **settings.STORAGES,
-        "staticfiles": {
-            "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
-        },
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
         "artifacts": {
             **settings.STORAGES["artifacts"],
-            **({"OPTIONS": {"location": str(tmp_path_factory.mktemp("artifacts"))}}
-               if settings.ARTIFACT_STORE == "files" else {}),
+            **(
+                {"OPTIONS": {"location": str(tmp_path_factory.mktemp("artifacts"))}}
+                if settings.ARTIFACT_STORE == "files"
+                else {}
+            ),
         },
     }

@@ -4,6 +4,7 @@ real Celery worker subprocess on the same test database and broker.
 Never downloads a browser: Chromium is /usr/bin/chromium (./scripts/test installs it as root);
 without it these tests are skipped.
 """
+
 from __future__ import annotations
 
 import os
@@ -18,8 +19,15 @@ from urllib.parse import quote, urlencode
 import pytest
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 ROOT = Path(__file__).resolve().parents[2]
 WORKER_READY_S = 90
 
@@ -42,8 +50,10 @@ def pytest_configure(config):
 @pytest.fixture(autouse=True)
 def _static_files_without_collectstatic(settings):
     # As in tests/apps: templates resolve static files from the source folders, no manifest needed.
-    settings.STORAGES = {**settings.STORAGES,
-                         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
 
 
 @pytest.fixture(scope="module")
@@ -109,17 +119,50 @@ def celery_worker(transactional_db, live_server, settings, tmp_path):
     # The live server and the worker share a files artifact store of the test's own (never var/artifacts).
     artifacts = tmp_path / "artifacts"
     if settings.ARTIFACT_STORE == "files":
-        settings.STORAGES = {**settings.STORAGES, "artifacts": {
-            "BACKEND": "apps.exports.storage.AtomicFileSystemStorage", "OPTIONS": {"location": str(artifacts)}}}
-    env = {**os.environ, "DATABASE_URL": _test_database_url(), "DJANGO_SECRET_KEY": settings.SECRET_KEY,
-           "PYTHONUNBUFFERED": "1", "ARTIFACT_FILES_DIR": str(artifacts)}
+        settings.STORAGES = {
+            **settings.STORAGES,
+            "artifacts": {
+                "BACKEND": "apps.exports.storage.AtomicFileSystemStorage",
+                "OPTIONS": {"location": str(artifacts)},
+            },
+        }
+    env = {
+        **os.environ,
+        "DATABASE_URL": _test_database_url(),
+        "DJANGO_SECRET_KEY": settings.SECRET_KEY,
+        "PYTHONUNBUFFERED": "1",
+        "ARTIFACT_FILES_DIR": str(artifacts),
+    }
     previous_queue = celery_app.conf.task_default_queue
     with open(log_path, "wb") as log:
         worker = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "fabricdesign", "worker", "--pool", "solo", "--concurrency", "1",
-             "--queues", queue, "--hostname", f"{queue}@%h", "--loglevel", "info",
-             "--without-gossip", "--without-mingle", "--without-heartbeat"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "fabricdesign",
+                "worker",
+                "--pool",
+                "solo",
+                "--concurrency",
+                "1",
+                "--queues",
+                queue,
+                "--hostname",
+                f"{queue}@%h",
+                "--loglevel",
+                "info",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     try:
         deadline = time.monotonic() + WORKER_READY_S
         while b" ready." not in log_path.read_bytes():

@@ -1,4 +1,5 @@
 """Fixing an incomplete BOM from the browser (issue 17), end to end in headless Chromium with a real worker."""
+
 from __future__ import annotations
 
 import re
@@ -13,7 +14,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.slow]
 
 
 def test_alice_adds_a_fitting_part_on_the_catalog_page_and_the_bom_becomes_complete(
-        live_server, celery_worker, page, django_user_model):
+    live_server, celery_worker, page, django_user_model
+):
     """
     GIVEN alice's design whose in-band switch (her own) has OSFP 100G cages no catalog part fits
     WHEN she computes it, THEN the revision page says the BOM is incomplete;

@@ -1,4 +1,5 @@
 """A new user's first design session, end to end in headless Chromium with a real worker."""
+
 from __future__ import annotations
 
 import os
@@ -18,7 +19,9 @@ def wait_for_revision(page, number: int) -> None:
     page.wait_for_function(
         """n => location.pathname.endsWith(`/revisions/${n}/`)
                || [...document.querySelectorAll("a")].some(a => a.textContent.trim() === `View revision ${n}`)""",
-        arg=number, timeout=COMPUTE_TIMEOUT_MS)
+        arg=number,
+        timeout=COMPUTE_TIMEOUT_MS,
+    )
     if not page.url.endswith(f"/revisions/{number}/"):
         page.get_by_role("link", name=f"View revision {number}").click()
     page.wait_for_url(re.compile(rf"/revisions/{number}/$"))
@@ -122,8 +125,13 @@ def test_a_failed_computation_shows_its_error(live_server, celery_worker, page, 
 
     alice = django_user_model.objects.create_user("alice", password=PASSWORD)
     # Saving refuses an unknown switch now (test_abuse.py); a spec stored before that check fails at compute.
-    spec = parse_spec({"name": "typo", "servers": {"model": "dgx-h100", "count": 8},
-                       "compute_fabric": {"technology": "infiniband", "switch": "qm9999"}}).to_dict()
+    spec = parse_spec(
+        {
+            "name": "typo",
+            "servers": {"model": "dgx-h100", "count": 8},
+            "compute_fabric": {"technology": "infiniband", "switch": "qm9999"},
+        }
+    ).to_dict()
     design = Design.objects.create(owner=alice, name="typo", spec=spec)
     page.goto(f"{live_server.url}/accounts/login/?next=/designs/{design.pk}/")
     page.get_by_label("Username").fill("alice")

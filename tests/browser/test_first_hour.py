@@ -13,6 +13,7 @@ THEN compare shows the links removed, down to the link.
 
 The test writes its screenshots to docs/examples/ (the README links them).
 """
+
 from __future__ import annotations
 
 import csv
@@ -45,11 +46,27 @@ def readme_createsuperuser(username: str, settings) -> None:
     """The README's command for the first user, against this test's database."""
     assert "./scripts/manage createsuperuser" in (ROOT / "README.md").read_text()
     env = {k: v for k, v in os.environ.items() if k not in ("DJANGO_SETTINGS_MODULE",)}
-    env.update(DATABASE_URL=_test_database_url(), DJANGO_SECRET_KEY=settings.SECRET_KEY,
-               DJANGO_SUPERUSER_PASSWORD=PASSWORD, FABRICDESIGN_VENV=str(Path(os.sys.executable).parents[1]))
-    done = subprocess.run([ROOT / "scripts" / "manage", "createsuperuser", "--noinput", "--username", username,
-                           "--email", f"{username}@example.com"], env=env, capture_output=True, text=True,
-                          timeout=300)
+    env.update(
+        DATABASE_URL=_test_database_url(),
+        DJANGO_SECRET_KEY=settings.SECRET_KEY,
+        DJANGO_SUPERUSER_PASSWORD=PASSWORD,
+        FABRICDESIGN_VENV=str(Path(os.sys.executable).parents[1]),
+    )
+    done = subprocess.run(
+        [
+            ROOT / "scripts" / "manage",
+            "createsuperuser",
+            "--noinput",
+            "--username",
+            username,
+            "--email",
+            f"{username}@example.com",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
 
 
@@ -98,7 +115,8 @@ def test_the_first_hour(live_server, celery_worker, page, django_user_model, set
     revision = Revision.objects.get(design_id=int(design_url.rstrip("/").rsplit("/", 1)[1]), number=1)
     matched = LinkRecord.objects.filter(revision=revision, tier="leaf-spine").count()
     expect(page.locator("#table-count")).to_contain_text(
-        f"{matched:,} of {revision.link_count:,} links match these filters")
+        f"{matched:,} of {revision.link_count:,} links match these filters"
+    )
     first_id = page.locator("#rows-table tbody tr td code").first.inner_text()
     page.get_by_role("link", name="Next →").click()
     assert page.locator("#rows-table tbody tr td code").first.inner_text() != first_id

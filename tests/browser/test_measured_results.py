@@ -1,5 +1,6 @@
 """Measured results back in, end to end in headless Chromium with a real worker: compute a small
 design, download its test sheet, fill it in, upload it through the form, read the verdicts."""
+
 from __future__ import annotations
 
 import csv
@@ -13,12 +14,16 @@ from .test_design_session import PASSWORD, unlabelled_inputs, wait_for_revision
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.slow]
 
-TINY = {"name": "tiny", "servers": {"model": "dgx-h100", "count": 8},
-        "compute_fabric": {"technology": "infiniband", "switch": "qm9700", "scalable_unit": 4}}
+TINY = {
+    "name": "tiny",
+    "servers": {"model": "dgx-h100", "count": 8},
+    "compute_fabric": {"technology": "infiniband", "switch": "qm9700", "scalable_unit": 4},
+}
 
 
-def test_alice_uploads_a_filled_test_sheet_and_sees_the_verdicts(live_server, celery_worker, page,
-                                                                  django_user_model, tmp_path):
+def test_alice_uploads_a_filled_test_sheet_and_sees_the_verdicts(
+    live_server, celery_worker, page, django_user_model, tmp_path
+):
     """
     GIVEN alice's small design, computed by the worker
     WHEN she downloads its test sheet, measures every fiber (one over its limit, one written in mW)

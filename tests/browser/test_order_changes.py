@@ -1,4 +1,5 @@
 """A buyer's change order, end to end in headless Chromium with a real worker: 127 servers shrink to 95."""
+
 from __future__ import annotations
 
 import csv
@@ -12,7 +13,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.slow]
 
 
 def test_shrinking_to_95_servers_shows_removed_cords_in_compare_and_in_the_change_order(
-        live_server, celery_worker, page, django_user_model):
+    live_server, celery_worker, page, django_user_model
+):
     """
     GIVEN alice's DGX H100 4-SU design (127 servers) computed and marked ordered with 5 % spares
     WHEN she changes the servers to 95, computes again and compares with what was ordered

@@ -1,4 +1,5 @@
 """The QoS policy of a RoCE design, end to end in headless Chromium with a real worker."""
+
 from __future__ import annotations
 
 import os
@@ -11,8 +12,9 @@ from tests.browser.test_design_session import PASSWORD, unlabelled_inputs, wait_
 pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.slow]
 
 
-def test_alice_edits_the_qos_policy_computes_and_downloads_a_switch_config(live_server, celery_worker, page,
-                                                                           django_user_model):
+def test_alice_edits_the_qos_policy_computes_and_downloads_a_switch_config(
+    live_server, celery_worker, page, django_user_model
+):
     """
     GIVEN alice's design from the generic 8-GPU RoCE preset, and a running worker
     WHEN she opens its QoS page, switches to PFC-only, marks RoCE with DSCP 24, saves and computes

@@ -10,6 +10,7 @@ test states only what it changes:
 Test modules import these helpers (`from tests.engine.conftest import spec, build`); the same
 functions are offered as fixtures for tests that prefer them.
 """
+
 from __future__ import annotations
 
 import copy

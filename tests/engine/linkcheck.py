@@ -18,6 +18,7 @@ run_length_m) plus facts from the catalog (which server port is on which rail) a
 
 `check_links(...)` returns a list of problems (empty when the design is sound).
 """
+
 from __future__ import annotations
 
 from collections import Counter, defaultdict
@@ -25,8 +26,22 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-COLUMNS = ("id", "network", "plane", "tier", "speed_gbps", "a_device", "a_port", "a_rack", "a_u",
-           "b_device", "b_port", "b_rack", "b_u", "run_length_m")
+COLUMNS = (
+    "id",
+    "network",
+    "plane",
+    "tier",
+    "speed_gbps",
+    "a_device",
+    "a_port",
+    "a_rack",
+    "a_u",
+    "b_device",
+    "b_port",
+    "b_rack",
+    "b_u",
+    "run_length_m",
+)
 
 
 @dataclass(frozen=True)
@@ -69,9 +84,16 @@ def base_port(port: str, rail_of_port: Mapping[str, int]) -> str:
     return head
 
 
-def check_links(rows: Iterable[Sequence] | Sequence[Row], *, rail_of_port: Mapping[str, int], servers: int,
-                planes: int = 1, leaf_ratio: Fraction | None = None, speed_gbps: int | None = None,
-                radix_by_device: Mapping[str, int] | None = None) -> list[str]:
+def check_links(
+    rows: Iterable[Sequence] | Sequence[Row],
+    *,
+    rail_of_port: Mapping[str, int],
+    servers: int,
+    planes: int = 1,
+    leaf_ratio: Fraction | None = None,
+    speed_gbps: int | None = None,
+    radix_by_device: Mapping[str, int] | None = None,
+) -> list[str]:
     rows = [r if isinstance(r, Row) else Row(*r) for r in rows]
     rep = Report()
     _check_ports_unique(rows, rep)
@@ -130,8 +152,10 @@ def _check_node_ports(compute, rep, rail_of_port, servers, planes) -> None:
     node = [r for r in compute if r.tier == "node-leaf"]
     expected = servers * len(rail_of_port) * planes
     if len(node) != expected:
-        rep.add(f"{len(node)} node-leaf links, expected {servers} servers x {len(rail_of_port)} ports "
-                f"x {planes} planes = {expected}")
+        rep.add(
+            f"{len(node)} node-leaf links, expected {servers} servers x {len(rail_of_port)} ports "
+            f"x {planes} planes = {expected}"
+        )
     per_port: dict[tuple, list[int]] = defaultdict(list)
     for r in node:
         bp = base_port(r.a_port, rail_of_port)
@@ -193,10 +217,12 @@ def _check_striping(compute, rep, tier: str) -> None:
             rep.add(f"plane {plane} {tier}: uplink counts differ between devices: {dict(totals)}")
         sets_list = list(sets)
         for i, s in enumerate(sets_list):
-            for t in sets_list[i + 1:]:
+            for t in sets_list[i + 1 :]:
                 if s & t:
-                    rep.add(f"plane {plane} {tier}: two groups share upper devices but are not the same group "
-                            f"({len(s & t)} in common)")
+                    rep.add(
+                        f"plane {plane} {tier}: two groups share upper devices but are not the same group "
+                        f"({len(s & t)} in common)"
+                    )
                     return
 
 

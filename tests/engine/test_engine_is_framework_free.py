@@ -1,5 +1,6 @@
 """The engine must stay importable and runnable without Django, DRF or Celery (house style: only
 dataclasses cross the engine boundary; the web app adapts them)."""
+
 from __future__ import annotations
 
 import pkgutil
@@ -25,8 +26,16 @@ def engine_modules() -> list[str]:
 
 def test_it_finds_the_core_modules_when_walking_the_package():
     mods = set(engine_modules())
-    for expected in ("engine.spec", "engine.pipeline", "engine.catalog", "engine.topology.compute",
-                     "engine.placement", "engine.runlength", "engine.verify", "engine.summary"):
+    for expected in (
+        "engine.spec",
+        "engine.pipeline",
+        "engine.catalog",
+        "engine.topology.compute",
+        "engine.placement",
+        "engine.runlength",
+        "engine.verify",
+        "engine.summary",
+    ):
         assert expected in mods
 
 
@@ -42,8 +51,14 @@ def test_it_imports_every_engine_module_without_loading_a_web_framework():
         "print(len(mods))\n"
     )
     # A clean interpreter: this test process may already hold Django (e.g. under the full suite).
-    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120,
-                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO_ROOT)})
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO_ROOT)},
+    )
     assert proc.returncode == 0, proc.stderr
     assert int(proc.stdout.strip()) == len(mods)
 
@@ -59,8 +74,14 @@ def test_it_runs_a_design_in_a_clean_interpreter_without_a_web_framework():
         f"assert not any(m.split('.')[0] in {set(FRAMEWORKS)!r} for m in sys.modules)\n"
         "print(len(r.links))\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120,
-                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO_ROOT)})
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO_ROOT)},
+    )
     assert proc.returncode == 0, proc.stderr
     assert int(proc.stdout.strip()) == 512
 

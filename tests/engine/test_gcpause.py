@@ -1,4 +1,5 @@
 """cyclic_gc_paused(): the collector is off inside, and afterwards as it was before, whatever happens inside."""
+
 from __future__ import annotations
 
 import gc

@@ -1,4 +1,5 @@
 """The interface-name map: one set of rules for every platform, used by the configs and the topology files."""
+
 from __future__ import annotations
 
 import re
@@ -18,14 +19,17 @@ from engine.qos_stage import build_qos
 from engine.spec import parse_spec
 
 
-@pytest.mark.parametrize("port, split, nvue, sonic, eos", [
-    ("17", 1, "swp17", "Ethernet128", "Ethernet17/1"),
-    ("17/1", 2, "swp17s0", "Ethernet128", "Ethernet17/1"),
-    # Arista names a split port by its first lane: the second 400G port of an 8-lane OSFP is /5, not /2.
-    ("17/2", 2, "swp17s1", "Ethernet132", "Ethernet17/5"),
-    ("17/4", 4, "swp17s3", "Ethernet134", "Ethernet17/7"),
-    ("17/8", 8, "swp17s7", "Ethernet135", "Ethernet17/8"),
-])
+@pytest.mark.parametrize(
+    "port, split, nvue, sonic, eos",
+    [
+        ("17", 1, "swp17", "Ethernet128", "Ethernet17/1"),
+        ("17/1", 2, "swp17s0", "Ethernet128", "Ethernet17/1"),
+        # Arista names a split port by its first lane: the second 400G port of an 8-lane OSFP is /5, not /2.
+        ("17/2", 2, "swp17s1", "Ethernet132", "Ethernet17/5"),
+        ("17/4", 4, "swp17s3", "Ethernet134", "Ethernet17/7"),
+        ("17/8", 8, "swp17s7", "Ethernet135", "Ethernet17/8"),
+    ],
+)
 def test_split_ports_on_an_8_lane_cage(port, split, nvue, sonic, eos):
     assert switch_port_name(port, "nvue", lanes=8, split=split) == nvue
     assert switch_port_name(port, "sonic", lanes=8, split=split) == sonic
@@ -66,8 +70,11 @@ def test_sonic_and_eos_names_follow_the_lane_map():
 
 
 def test_host_netdevs_are_a_setting_per_server_model():
-    extra = {"servers": {"dgx-h100": {**_raw_server("dgx-h100"),
-                                      "netdevs": {"OSFP1P1": "ibp24s0", "slot1-p2": "enp170s0f1np1"}}}}
+    extra = {
+        "servers": {
+            "dgx-h100": {**_raw_server("dgx-h100"), "netdevs": {"OSFP1P1": "ibp24s0", "slot1-p2": "enp170s0f1np1"}}
+        }
+    }
     cat = load_catalog(extra)
     result = compute_design(parse_spec(load_preset("dgx-h100-superpod-4su")), cat)
     m = build_interface_map(result, cat)
@@ -82,6 +89,7 @@ def _raw_server(key):
     import yaml
 
     from engine.catalog import DATA_DIR
+
     return yaml.safe_load((DATA_DIR / "servers.yaml").read_text())["servers"][key]
 
 

@@ -3,6 +3,7 @@
 
 Each reported case is one test; tests/apps/api/test_abuse.py replays them through the API, the form and the CLI.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -17,8 +18,11 @@ from engine.schema import ANY_MAX_DEPTH
 from engine.spec import load_spec_text, parse_spec, spec_json_schema
 from engine.yamlsafe import MAX_DEPTH, UserYamlError, load_user_yaml
 
-SMALL = {"name": "small", "servers": {"model": "dgx-h100", "count": 32},
-         "compute_fabric": {"technology": "infiniband", "switch": "qm9700"}}
+SMALL = {
+    "name": "small",
+    "servers": {"model": "dgx-h100", "count": 32},
+    "compute_fabric": {"technology": "infiniband", "switch": "qm9700"},
+}
 
 
 def spec(**sections):
@@ -49,10 +53,14 @@ def nested(depth: int) -> object:
 
 # --- schema: counts, texts, nesting ------------------------------------------------------------------
 
-@pytest.mark.parametrize("path, section, value", [
-    ("inband.management_servers", "inband", {"enabled": True, "management_servers": 1_000_000_000}),
-    ("storage_fabric.appliances", "storage_fabric", {"enabled": True, "appliances": 1_000_000_000}),
-])
+
+@pytest.mark.parametrize(
+    "path, section, value",
+    [
+        ("inband.management_servers", "inband", {"enabled": True, "management_servers": 1_000_000_000}),
+        ("storage_fabric.appliances", "storage_fabric", {"enabled": True, "appliances": 1_000_000_000}),
+    ],
+)
 def test_a_billion_appliances_is_refused_by_the_schema(path, section, value):
     assert errors_of(spec(**{section: value}))[path].startswith("must be at most")
 
@@ -63,8 +71,9 @@ def test_a_name_longer_than_its_column_is_refused():
 
 
 @pytest.mark.parametrize("field", ["name", "description", "layout.site"])
-@pytest.mark.parametrize("bad, what", [("a\x00b", "NUL"), ("a\ud800b", "unpaired surrogate"),
-                                       ("a\x07b", "control character")])
+@pytest.mark.parametrize(
+    "bad, what", [("a\x00b", "NUL"), ("a\ud800b", "unpaired surrogate"), ("a\x07b", "control character")]
+)
 def test_nul_surrogates_and_controls_are_refused_in_every_text_field(field, bad, what):
     data = spec(layout={"site": bad}) if field == "layout.site" else spec(**{field: bad})
     assert what in errors_of(data)[field]
@@ -83,7 +92,7 @@ def test_a_site_that_does_not_fit_the_rack_column_or_netbox_is_refused():
 
 def test_workloads_nested_900_deep_are_refused_without_recursing():
     errs = errors_of(spec(workloads=[nested(900)]))
-    (path, message), = errs.items()
+    ((path, message),) = errs.items()
     assert path.startswith("workloads[0].x") and f"deeper than {ANY_MAX_DEPTH}" in message
 
 
@@ -116,8 +125,12 @@ def test_aliases_are_refused_with_line_and_column():
 
 
 def test_the_468_byte_alias_bomb_under_workloads_is_refused():
-    lines = ["name: x", "servers: {model: dgx-h100, count: 8}",
-             "compute_fabric: {technology: infiniband, switch: qm9700}", "workloads:"]
+    lines = [
+        "name: x",
+        "servers: {model: dgx-h100, count: 8}",
+        "compute_fabric: {technology: infiniband, switch: qm9700}",
+        "workloads:",
+    ]
     lines.append("  - &l0 [" + ", ".join(["lol"] * 10) + "]")
     for i in range(1, 8):
         lines.append(f"  - &l{i} [" + ", ".join([f"*l{i - 1}"] * 10) + "]")
@@ -134,9 +147,16 @@ def test_deep_nesting_is_refused_before_python_recursion_runs_out():
     assert load_user_yaml("[" * 30 + "]" * 30) is not None
 
 
-@pytest.mark.parametrize("text, tag", [("a: !!set {x, y}", "set"), ("a: !!binary aGk=", "binary"),
-                                       ("a: !!python/name:os.system x", "python"), ("a: !custom 1", "custom"),
-                                       ("a: !!timestamp 2024-01-01", "timestamp")])
+@pytest.mark.parametrize(
+    "text, tag",
+    [
+        ("a: !!set {x, y}", "set"),
+        ("a: !!binary aGk=", "binary"),
+        ("a: !!python/name:os.system x", "python"),
+        ("a: !custom 1", "custom"),
+        ("a: !!timestamp 2024-01-01", "timestamp"),
+    ],
+)
 def test_only_the_json_types_tags_are_allowed(text, tag):
     with pytest.raises(UserYamlError, match="not allowed") as info:
         load_user_yaml(text)
@@ -145,7 +165,9 @@ def test_only_the_json_types_tags_are_allowed(text, tag):
 
 def test_plain_yaml_still_reads_and_dates_stay_text():
     assert load_user_yaml("a: 2024-01-01\nb: [1, 2.5, true, null, '!!x']\n") == {
-        "a": "2024-01-01", "b": [1, 2.5, True, None, "!!x"]}
+        "a": "2024-01-01",
+        "b": [1, 2.5, True, None, "!!x"],
+    }
 
 
 def test_oversized_text_and_control_characters_are_refused():
@@ -158,9 +180,15 @@ def test_oversized_text_and_control_characters_are_refused():
 
 # --- the save-time guard: catalog keys, feasibility, size -----------------------------------------------
 
+
 def test_unknown_catalog_keys_are_all_named_at_save():
-    errs = check_errors(spec(servers={"model": "dgx-nope"}, compute_fabric={"switch": "sw-nope"},
-                             oob={"enabled": True, "switch": "oob-nope"}))
+    errs = check_errors(
+        spec(
+            servers={"model": "dgx-nope"},
+            compute_fabric={"switch": "sw-nope"},
+            oob={"enabled": True, "switch": "oob-nope"},
+        )
+    )
     assert set(errs) == {"servers.model", "compute_fabric.switch", "oob.switch"}
     assert "unknown server model 'dgx-nope'" in errs["servers.model"]
 
@@ -177,8 +205,12 @@ def test_a_spec_that_cannot_be_built_is_refused_at_save_with_its_field():
 
 def test_the_estimate_is_exact_for_the_fabrics_and_close_for_oob():
     for key in ("dgx-h100-superpod-4su", "hgx-roce-2su"):
-        data = {**load_preset(key), "storage_fabric": {"enabled": True, "appliances": 10},
-                "inband": {"enabled": True, "management_servers": 4}, "oob": {"enabled": True}}
+        data = {
+            **load_preset(key),
+            "storage_fabric": {"enabled": True, "appliances": 10},
+            "inband": {"enabled": True, "management_servers": 4},
+            "oob": {"enabled": True},
+        }
         s = parse_spec(data)
         est = check_spec(s, load_catalog()).estimate
         result = compute_design(s)
@@ -189,9 +221,13 @@ def test_the_estimate_is_exact_for_the_fabrics_and_close_for_oob():
 
 
 def test_the_default_limits_admit_131072_gpus_and_refuse_far_more():
-    big = {"name": "128K", "servers": {"model": "dgx-b300", "count": 16_384},
-           "compute_fabric": {"technology": "infiniband", "switch": "q3400"},
-           "storage_fabric": {"enabled": True, "switch": "q3400", "appliances": 64}, "oob": {"enabled": True}}
+    big = {
+        "name": "128K",
+        "servers": {"model": "dgx-b300", "count": 16_384},
+        "compute_fabric": {"technology": "infiniband", "switch": "q3400"},
+        "storage_fabric": {"enabled": True, "switch": "q3400", "appliances": 64},
+        "oob": {"enabled": True},
+    }
     est = check_spec(parse_spec(big), load_catalog()).estimate
     assert est.per_network["compute"]["links"] == 397_184
     # The in-band network at this size (two 100G ports per server plus uplinks) adds about 66,000 links.
@@ -208,6 +244,7 @@ def test_the_pipeline_runs_the_guard_before_building():
 
 # --- workloads -------------------------------------------------------------------------------------------
 
+
 def test_a_step_time_implying_twice_llama3s_rate_is_a_warning_at_its_field():
     wl = {"preset": "llama-70b-dp512", "target_step_time_s": 2}
     data = spec(servers={"count": 64}, workloads=[wl])
@@ -220,8 +257,10 @@ def test_a_step_time_implying_twice_llama3s_rate_is_a_warning_at_its_field():
 
 
 def test_a_model_without_a_published_rate_is_checked_only_with_the_setting():
-    data = spec(servers={"model": "dgx-b200", "count": 64},
-                workloads={"profiles": [{"preset": "llama-70b-dp512", "target_step_time_s": 2}]})
+    data = spec(
+        servers={"model": "dgx-b200", "count": 64},
+        workloads={"profiles": [{"preset": "llama-70b-dp512", "target_step_time_s": 2}]},
+    )
     assert check_spec(parse_spec(data), load_catalog()).warnings == ()
     data["workloads"]["settings"] = {"achievable_tflops_per_gpu": 500}
     (w,) = check_spec(parse_spec(data), load_catalog()).warnings
@@ -240,12 +279,27 @@ def test_a_workload_without_a_step_time_is_analysed_without_the_share_checks():
 
 # --- CSV cells -------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("cell, out", [
-    ("=1+2", "'=1+2"), ("+A1", "'+A1"), ("-cmd", "'-cmd"), ("@SUM(A1)", "'@SUM(A1)"), ("\tx", "'\tx"),
-    ("\rx", "'\rx"), ("=HYPERLINK(\"http://x\")", "'=HYPERLINK(\"http://x\")"),
-    ("-1.5", "-1.5"), ("+3", "+3"), ("-2e-3", "-2e-3"), (-1.5, -1.5), (-3, -3), ("DC1.A01", "DC1.A01"), ("", ""),
-    (None, None),
-])
+
+@pytest.mark.parametrize(
+    "cell, out",
+    [
+        ("=1+2", "'=1+2"),
+        ("+A1", "'+A1"),
+        ("-cmd", "'-cmd"),
+        ("@SUM(A1)", "'@SUM(A1)"),
+        ("\tx", "'\tx"),
+        ("\rx", "'\rx"),
+        ('=HYPERLINK("http://x")', '\'=HYPERLINK("http://x")'),
+        ("-1.5", "-1.5"),
+        ("+3", "+3"),
+        ("-2e-3", "-2e-3"),
+        (-1.5, -1.5),
+        (-3, -3),
+        ("DC1.A01", "DC1.A01"),
+        ("", ""),
+        (None, None),
+    ],
+)
 def test_formula_cells_get_a_leading_quote_and_numbers_stay(cell, out):
     assert neutralize(cell) == out
     if isinstance(out, str):

@@ -2,6 +2,7 @@
 invariants hold when re-checked from the links.csv rows alone (tests/engine/linkcheck.py, which shares no
 code with engine/verify.py). Also: the engine is deterministic.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -32,8 +33,12 @@ def valid_specs(draw) -> dict:
     technology = draw(st.sampled_from(("infiniband", "ethernet")))
     by_tech = sorted(k for k, sw in CATALOG.switches.items() if technology in sw.technology)
     # Two planes only where the NIC splits into a speed some switch of this technology offers.
-    planes_ok = [p for p in (1, 2) if server.nic_speed_gbps % p == 0
-                 and any(CATALOG.switches[k].radix(server.nic_speed_gbps // p) for k in by_tech)]
+    planes_ok = [
+        p
+        for p in (1, 2)
+        if server.nic_speed_gbps % p == 0
+        and any(CATALOG.switches[k].radix(server.nic_speed_gbps // p) for k in by_tech)
+    ]
     planes = draw(st.sampled_from(planes_ok or [1]))
     speed = server.nic_speed_gbps // planes
     fitting = [k for k in by_tech if CATALOG.switches[k].radix(speed)]
@@ -48,9 +53,13 @@ def valid_specs(draw) -> dict:
         # A rack-scale "server" is a whole NVL72 rack (72 GPUs): cap it at 72 racks to bound the runtime.
         "servers": {"model": model, "count": draw(st.integers(1, 72 if server.rack_scale else 600))},
         "compute_fabric": {
-            "technology": technology, "switch": switch, "oversubscription": oversubscription,
-            "tiers": draw(st.sampled_from(("auto", "auto", "auto", 3))), "planes": planes,
-            "reserved_node_slots": reserved, "fabric_managers": managers,
+            "technology": technology,
+            "switch": switch,
+            "oversubscription": oversubscription,
+            "tiers": draw(st.sampled_from(("auto", "auto", "auto", 3))),
+            "planes": planes,
+            "reserved_node_slots": reserved,
+            "fabric_managers": managers,
         },
     }
     if draw(st.integers(0, 3)) == 0:
@@ -84,11 +93,20 @@ def test_a_valid_spec_builds_a_sound_fabric_or_names_the_field_to_change(data):
         return
     assert not lacks_speed, "a leaf without ports at the NIC speed must be a SpecError"
     rows = [Row(*r) for r in result.link_rows()]
-    radix = {d.name: CATALOG.switches[d.model].radix(result.summary["networks"]["compute"]["port_speed_gbps"])
-             for d in result.devices if d.network == "compute" and d.role in ("leaf", "spine", "core")}
-    problems = check_links(rows, rail_of_port=rail_map(model), servers=data["servers"]["count"], planes=planes,
-                           leaf_ratio=leaf_ratio_of(data), speed_gbps=model.nic_speed_gbps // planes,
-                           radix_by_device=radix)
+    radix = {
+        d.name: CATALOG.switches[d.model].radix(result.summary["networks"]["compute"]["port_speed_gbps"])
+        for d in result.devices
+        if d.network == "compute" and d.role in ("leaf", "spine", "core")
+    }
+    problems = check_links(
+        rows,
+        rail_of_port=rail_map(model),
+        servers=data["servers"]["count"],
+        planes=planes,
+        leaf_ratio=leaf_ratio_of(data),
+        speed_gbps=model.nic_speed_gbps // planes,
+        radix_by_device=radix,
+    )
     assert problems == []
     # The summary agrees with the rows.
     tiers = Counter((r.network, r.tier) for r in rows)
@@ -100,6 +118,7 @@ def test_a_valid_spec_builds_a_sound_fabric_or_names_the_field_to_change(data):
 
 
 # --- the checker itself catches broken designs ----------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def small():
@@ -135,7 +154,7 @@ def test_the_checker_catches_a_leaf_carrying_two_rails(small):
 def test_the_checker_catches_uneven_striping(small):
     rows, rails = small
     i = next(i for i, r in enumerate(rows) if r.tier == "leaf-spine")
-    broken = rows[:i] + rows[i + 1:]
+    broken = rows[:i] + rows[i + 1 :]
     problems = _check(broken, rails)
     assert any("unevenly" in p for p in problems)
     assert any("uplink counts differ" in p for p in problems)
@@ -144,7 +163,7 @@ def test_the_checker_catches_uneven_striping(small):
 def test_the_checker_catches_a_missing_server_port(small):
     rows, rails = small
     i = next(i for i, r in enumerate(rows) if r.tier == "node-leaf")
-    assert any("node-leaf links, expected" in p for p in _check(rows[:i] + rows[i + 1:], rails))
+    assert any("node-leaf links, expected" in p for p in _check(rows[:i] + rows[i + 1 :], rails))
 
 
 def test_the_checker_catches_a_server_wired_into_another_su_on_one_rail(small):
@@ -153,8 +172,9 @@ def test_the_checker_catches_a_server_wired_into_another_su_on_one_rail(small):
     other_leaf = {r.a_port: r.b_device for r in rows if r.tier == "node-leaf" and r.a_device != srv}
     # Move this server's rail-0 port to the rail-0 leaf of the other SU.
     i = next(i for i, r in enumerate(rows) if r.a_device == srv and r.a_port == "OSFP1P1")
-    target = next(r.b_device for r in rows if r.tier == "node-leaf" and r.a_port == "OSFP1P1"
-                  and r.b_device != rows[i].b_device)
+    target = next(
+        r.b_device for r in rows if r.tier == "node-leaf" and r.a_port == "OSFP1P1" and r.b_device != rows[i].b_device
+    )
     assert target != rows[i].b_device and other_leaf
     rows[i] = Row(**{**rows[i].__dict__, "b_device": target, "b_port": "99/9"})
     assert any("group the servers differently" in p for p in _check(rows, rails))
@@ -169,8 +189,12 @@ def test_the_checker_catches_an_su_whose_leaves_reach_different_spines():
     names = {d.name: d for d in r.devices}
     leaf = "CF-SU01-L01"
     pod2 = sorted(n for n, d in names.items() if d.role == "spine" and d.pod == 2)
-    moved = [Row(**{**x.__dict__, "b_device": pod2[i % len(pod2)], "b_port": f"x{i}"})
-             if x.tier == "leaf-spine" and x.a_device == leaf else x for i, x in enumerate(rows)]
+    moved = [
+        Row(**{**x.__dict__, "b_device": pod2[i % len(pod2)], "b_port": f"x{i}"})
+        if x.tier == "leaf-spine" and x.a_device == leaf
+        else x
+        for i, x in enumerate(rows)
+    ]
     assert any("different spine sets" in p for p in _check(moved, rails, servers=256))
 
 
@@ -183,14 +207,26 @@ def test_the_checker_catches_an_oversubscribed_leaf(small):
 
 # --- determinism ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("data", [
-    {"servers": {"count": 127}, "compute_fabric": {"reserved_node_slots": 1, "fabric_managers": 4},
-     "storage_fabric": {"enabled": True, "appliances": 8}, "inband": {"enabled": True, "management_servers": 4},
-     "oob": {"enabled": True}, "layout": {"network_racks": "middle-of-row", "racks_per_row": 6}},
-    {"servers": {"count": 600}, "compute_fabric": {"scalable_unit": "auto", "oversubscription": "5:3"}},
-    {"servers": {"model": "dgx-b300", "count": 130},
-     "compute_fabric": {"technology": "ethernet", "switch": "sn5600", "planes": 2, "scalable_unit": "auto"}},
-], ids=["4su-all-networks", "600-5to3", "b300-2-planes"])
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {
+            "servers": {"count": 127},
+            "compute_fabric": {"reserved_node_slots": 1, "fabric_managers": 4},
+            "storage_fabric": {"enabled": True, "appliances": 8},
+            "inband": {"enabled": True, "management_servers": 4},
+            "oob": {"enabled": True},
+            "layout": {"network_racks": "middle-of-row", "racks_per_row": 6},
+        },
+        {"servers": {"count": 600}, "compute_fabric": {"scalable_unit": "auto", "oversubscription": "5:3"}},
+        {
+            "servers": {"model": "dgx-b300", "count": 130},
+            "compute_fabric": {"technology": "ethernet", "switch": "sn5600", "planes": 2, "scalable_unit": "auto"},
+        },
+    ],
+    ids=["4su-all-networks", "600-5to3", "b300-2-planes"],
+)
 def test_the_same_spec_gives_the_same_design_twice(data):
     first, second = build(spec(**data)), build(spec(**data))
     assert list(first.link_rows()) == list(second.link_rows())

@@ -11,6 +11,7 @@ Ports per DGX H100 (catalog, from fabrics-qos-traffic.md A.1 / BasePOD):
               slot1-p1   slot2-p1          slot1-p2   slot2-p2
                         [ DGX H100 ] --bmc--> OOB-<rack> --up1/up2--> OOB-AGG01/02
 """
+
 from __future__ import annotations
 
 from collections import Counter, defaultdict
@@ -27,11 +28,13 @@ NODES = 127
 @pytest.fixture(scope="module")
 def pod():
     """4 SU, as NVIDIA's table: 127 nodes + 4 UFM on the reserved slot, 8 storage appliances, 4 management servers."""
-    return build(servers={"count": NODES},
-                 compute_fabric={"reserved_node_slots": 1, "fabric_managers": 4},
-                 storage_fabric={"enabled": True, "appliances": 8},
-                 inband={"enabled": True, "management_servers": 4},
-                 oob={"enabled": True})
+    return build(
+        servers={"count": NODES},
+        compute_fabric={"reserved_node_slots": 1, "fabric_managers": 4},
+        storage_fabric={"enabled": True, "appliances": 8},
+        inband={"enabled": True, "management_servers": 4},
+        oob={"enabled": True},
+    )
 
 
 @pytest.fixture(scope="module")
@@ -61,6 +64,7 @@ def test_the_summary_lists_every_network_with_counts_that_match_the_devices_and_
 
 
 # --- storage -------------------------------------------------------------------------------------
+
 
 def test_storage_takes_port_1_of_slots_1_and_2_of_every_server(pod, rows):
     node = by_network(rows, "storage", "node-leaf")
@@ -95,6 +99,7 @@ def test_storage_counts_follow_the_4_to_3_ratio(pod, rows):
 
 
 # --- in-band -------------------------------------------------------------------------------------
+
 
 def test_inband_dual_homes_port_2_of_slots_1_and_2(rows):
     node = by_network(rows, "inband", "node-leaf")
@@ -131,23 +136,33 @@ def test_access_leaves_stripe_evenly_over_every_spine(rows, network):
 
 # --- OOB -----------------------------------------------------------------------------------------
 
+
 def test_every_managed_device_has_exactly_one_oob_link_to_a_switch_in_its_own_rack(pod, rows):
     role = roles(pod)
     oob = by_network(rows, "oob", "device-oob")
     per_device = Counter(r["a_device"] for r in oob)
-    managed = [d for d in pod.devices
-               if d.role in ("server", "pdu", "ufm", "storage-appliance", "mgmt-server")
-               or (d.role in ("leaf", "spine", "core") and d.network in ("compute", "storage", "inband"))]
-    assert {d.role for d in managed} >= {"server", "pdu", "ufm", "storage-appliance", "mgmt-server",
-                                         "leaf", "spine"}
+    managed = [
+        d
+        for d in pod.devices
+        if d.role in ("server", "pdu", "ufm", "storage-appliance", "mgmt-server")
+        or (d.role in ("leaf", "spine", "core") and d.network in ("compute", "storage", "inband"))
+    ]
+    assert {d.role for d in managed} >= {"server", "pdu", "ufm", "storage-appliance", "mgmt-server", "leaf", "spine"}
     missing = [d.name for d in managed if per_device[d.name] != 1]
     assert missing == []
     for r in oob:
         assert role[r["b_device"]] == "oob"
         assert r["a_rack"] and r["a_rack"] == r["b_rack"], r
     managed_names = {d.name for d in managed}
-    expected_port = {"server": "bmc", "pdu": "net", "ufm": "bmc", "storage-appliance": "bmc", "mgmt-server": "bmc",
-                     "leaf": "mgmt0", "spine": "mgmt0"}
+    expected_port = {
+        "server": "bmc",
+        "pdu": "net",
+        "ufm": "bmc",
+        "storage-appliance": "bmc",
+        "mgmt-server": "bmc",
+        "leaf": "mgmt0",
+        "spine": "mgmt0",
+    }
     assert all(r["a_port"] == expected_port[role[r["a_device"]]] for r in oob if r["a_device"] in managed_names)
     assert {r["speed_gbps"] for r in oob} == {1}
 

@@ -11,6 +11,7 @@ for panels (the case found by reading the outputs line by line):
 The node-leaf and leaf-spine panels of one network rack used to get the same rack units (1,024 panel ports
 with two cords, 175 panels ordered and 131 placed).
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -89,8 +90,14 @@ def draft(catalog):
 
 def _verify(draft):
     ph = draft.physical
-    return verify_cabling(devices=draft.devices, places=draft.places, racks=draft.racks, physical=ph,
-                          rack_units=draft.spec.layout.rack_units, renderer=_EndRenderer(draft, ph.policy.labels))
+    return verify_cabling(
+        devices=draft.devices,
+        places=draft.places,
+        racks=draft.racks,
+        physical=ph,
+        rack_units=draft.spec.layout.rack_units,
+        renderer=_EndRenderer(draft, ph.policy.labels),
+    )
 
 
 def test_a_panel_port_with_two_cords_is_an_invariant_error(draft):

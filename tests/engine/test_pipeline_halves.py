@@ -1,8 +1,9 @@
 """compute_design = finish_design(start_design(spec)): a caller may store a draft's rows before finishing it.
 
-    start_design ─ topology, placement, run lengths, physical layer ─> DesignDraft  (all the rows need)
-    finish_design ─ invariant checks, summary ─> DesignResult                       (same rows, plus both)
+start_design ─ topology, placement, run lengths, physical layer ─> DesignDraft  (all the rows need)
+finish_design ─ invariant checks, summary ─> DesignResult                       (same rows, plus both)
 """
+
 from __future__ import annotations
 
 import pytest
@@ -23,8 +24,13 @@ def test_the_two_halves_give_what_the_whole_gives(catalog):
     spec = parse_spec(MINIMAL)
     whole = compute_design(spec, catalog)
     draft = start_design(spec, catalog)
-    assert (draft.devices, draft.racks, draft.places, draft.links, draft.lengths_m) == \
-           (whole.devices, whole.racks, whole.places, whole.links, whole.lengths_m)
+    assert (draft.devices, draft.racks, draft.places, draft.links, draft.lengths_m) == (
+        whole.devices,
+        whole.racks,
+        whole.places,
+        whole.links,
+        whole.lengths_m,
+    )
     assert list(draft.physical.cable_db_rows(draft, 7)) == list(whole.physical.cable_db_rows(whole, 7))
     halves = finish_design(draft)
     assert halves.summary == whole.summary and halves.checks == whole.checks and halves.warnings == whole.warnings

@@ -5,6 +5,7 @@ Run-length model (engine/runlength.py docstring, optics-and-cabling.md F, heuris
     in one rack:   |h_a - h_b| + in_rack_allowance + 2 x slack
 with h = port height = (U - 1 + height_in_U / 2) x 44.45 mm and top = rack_units x 44.45 mm.
 """
+
 from __future__ import annotations
 
 import re
@@ -26,6 +27,7 @@ def per_rack(reserved_u: int = 0, model: str = "dgx-h100", **layout) -> int:
 
 
 # --- servers per rack ----------------------------------------------------------------------------
+
 
 def test_it_uses_the_models_default_per_rack():
     assert per_rack() == 4  # DGX H100: "racks hold 1, 2 or 4 DGX" (A.2); catalog default 4
@@ -57,11 +59,14 @@ def test_it_takes_an_explicit_servers_per_rack_that_fits():
     assert per_rack(servers_per_rack=6) == 6  # 6 x 8U = 48U
 
 
-@pytest.mark.parametrize("model, reserved_u, layout, path", [
-    ("dgx-h100", 0, {"servers_per_rack": 7}, "layout.servers_per_rack"),  # 7 x 8U = 56U > 48U
-    ("dgx-h100", 0, {"rack_power_kw": 5}, "layout.rack_power_kw"),        # not one 10.2 kW DGX
-    ("dgx-b200", 1, {"rack_units": 10}, "layout.rack_units"),             # 10U DGX, 9U left under the OOB switch
-])
+@pytest.mark.parametrize(
+    "model, reserved_u, layout, path",
+    [
+        ("dgx-h100", 0, {"servers_per_rack": 7}, "layout.servers_per_rack"),  # 7 x 8U = 56U > 48U
+        ("dgx-h100", 0, {"rack_power_kw": 5}, "layout.rack_power_kw"),  # not one 10.2 kW DGX
+        ("dgx-b200", 1, {"rack_units": 10}, "layout.rack_units"),  # 10U DGX, 9U left under the OOB switch
+    ],
+)
 def test_it_names_the_layout_field_when_no_server_fits(model, reserved_u, layout, path):
     with pytest.raises(SpecError) as exc:
         per_rack(reserved_u, model, **layout)
@@ -79,8 +84,11 @@ def test_a_power_budget_of_exactly_n_servers_fits_n():
 
 # --- rack ids and rows ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("i, name", [(0, "A"), (1, "B"), (25, "Z"), (26, "AA"), (27, "AB"), (51, "AZ"),
-                                     (52, "BA"), (701, "ZZ"), (702, "AAA")])
+
+@pytest.mark.parametrize(
+    "i, name",
+    [(0, "A"), (1, "B"), (25, "Z"), (26, "AA"), (27, "AB"), (51, "AZ"), (52, "BA"), (701, "ZZ"), (702, "AAA")],
+)
 def test_row_names_count_like_spreadsheet_columns(i, name):
     assert row_name(i) == name
 
@@ -113,8 +121,13 @@ def test_racks_per_row_wraps_rows():
 TINY = dict(
     servers={"count": 8},
     compute_fabric={"scalable_unit": 8},
-    layout={"servers_per_rack": 4, "rack_units": 42, "tray_drop_m": 0.3, "slack_per_end_m": 0.4,
-            "in_rack_allowance_m": 0.7},
+    layout={
+        "servers_per_rack": 4,
+        "rack_units": 42,
+        "tray_drop_m": 0.3,
+        "slack_per_end_m": 0.4,
+        "in_rack_allowance_m": 0.7,
+    },
     oob={"enabled": True},
 )
 
@@ -123,10 +136,10 @@ TINY = dict(
 def tiny():
     """8 DGX H100 in one 8-server SU: 8 leaves (8 down / 8 up), 1 spine. 600 mm racks, 1200 mm deep + aisle.
 
-        row A  (y = 0)     [A01: CF-S01 @U1]
-        row B  (y = 2.4 m) [B01: N01-N04 @U1,9,17,25] [B02: N05-N08] [B03: L01-L08 @U1..8]
-                            x = 0.3 m                  x = 0.9 m      x = 1.5 m
-        every rack: OOB switch at U42 (top), 2 PDUs (0U)
+    row A  (y = 0)     [A01: CF-S01 @U1]
+    row B  (y = 2.4 m) [B01: N01-N04 @U1,9,17,25] [B02: N05-N08] [B03: L01-L08 @U1..8]
+                        x = 0.3 m                  x = 0.9 m      x = 1.5 m
+    every rack: OOB switch at U42 (top), 2 PDUs (0U)
     """
     r = build(**TINY)
     rows = list(r.link_rows())
@@ -142,8 +155,8 @@ def test_node_to_leaf_across_racks_in_a_row(tiny):
     row = _row(rows, "DGX-SU01-N01", "OSFP1P1")
     assert (row[7], row[8], row[9], row[11], row[12]) == ("DC1.B01", 1, "CF-SU01-L01", "DC1.B03", 1)
     top = 42 * U
-    h_server = (1 - 1 + 8 / 2) * U      # 8U server at U1: ports at mid-height
-    h_leaf = (1 - 1 + 1 / 2) * U        # 1U leaf at U1
+    h_server = (1 - 1 + 8 / 2) * U  # 8U server at U1: ports at mid-height
+    h_leaf = (1 - 1 + 1 / 2) * U  # 1U leaf at U1
     expected = (top - h_server) + (top - h_leaf) + 2 * 0.3 + abs(0.3 - 1.5) + 0 + 2 * 0.4
     assert expected == pytest.approx(6.133775)
     assert row[13] == round(expected, 2) == 6.13
@@ -184,6 +197,7 @@ def test_a_zero_u_pdu_port_sits_at_floor_level(tiny):
 
 # --- network rack position -----------------------------------------------------------------------
 
+
 def _row_b(result):
     return [rk for rk in result.racks if rk.row_name == "B"]
 
@@ -209,6 +223,7 @@ def test_middle_of_row_shortens_the_longest_node_leaf_run():
 
 # --- every device sits inside a rack without overlap ------------------------------------------------
 
+
 def _collisions(result, rack_units: int) -> list:
     occupied = defaultdict(list)
     bad = []
@@ -226,40 +241,63 @@ def _collisions(result, rack_units: int) -> list:
     return bad
 
 
-@pytest.mark.parametrize("overrides", [
-    {},
-    {"oob": {"enabled": True}, "storage_fabric": {"enabled": True, "appliances": 8},
-     "inband": {"enabled": True, "management_servers": 4}},
-    {"servers": {"count": 600}, "compute_fabric": {"scalable_unit": "auto"}, "oob": {"enabled": True},
-     "layout": {"rack_units": 42, "network_racks": "middle-of-row"}},
-], ids=["minimal", "all-networks", "3-tier-42U"])
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {},
+        {
+            "oob": {"enabled": True},
+            "storage_fabric": {"enabled": True, "appliances": 8},
+            "inband": {"enabled": True, "management_servers": 4},
+        },
+        {
+            "servers": {"count": 600},
+            "compute_fabric": {"scalable_unit": "auto"},
+            "oob": {"enabled": True},
+            "layout": {"rack_units": 42, "network_racks": "middle-of-row"},
+        },
+    ],
+    ids=["minimal", "all-networks", "3-tier-42U"],
+)
 def test_every_device_fits_its_rack_without_overlap(overrides):
     result = build(**overrides)
     assert _collisions(result, result.spec.layout.rack_units) == []
 
 
 def test_a_rack_scale_system_leaves_room_for_the_oob_switch():
-    result = build(servers={"model": "gb200-nvl72", "count": 8}, compute_fabric={"scalable_unit": "auto"},
-                   oob={"enabled": True})
+    result = build(
+        servers={"model": "gb200-nvl72", "count": 8}, compute_fabric={"scalable_unit": "auto"}, oob={"enabled": True}
+    )
     assert _collisions(result, 48) == []
 
 
 def test_a_rack_scale_system_taller_than_the_rack_is_rejected():
     with pytest.raises(SpecError) as exc:
-        build(servers={"model": "gb200-nvl72", "count": 8}, compute_fabric={"scalable_unit": "auto"},
-              layout={"rack_units": 42})
+        build(
+            servers={"model": "gb200-nvl72", "count": 8},
+            compute_fabric={"scalable_unit": "auto"},
+            layout={"rack_units": 42},
+        )
     assert [e.path for e in exc.value.errors] == ["layout.rack_units"]
 
 
 def test_it_caps_pdus_per_rack_so_one_oob_switch_serves_a_full_server_rack():
     """44 PDUs would need a second OOB switch where servers stand; the spec caps PDUs at 8."""
     with pytest.raises(SpecError) as exc:
-        build(servers={"count": 10}, compute_fabric={"scalable_unit": "auto"},
-              layout={"rack_units": 41, "servers_per_rack": 5}, oob={"enabled": True, "pdus_per_rack": 44})
+        build(
+            servers={"count": 10},
+            compute_fabric={"scalable_unit": "auto"},
+            layout={"rack_units": 41, "servers_per_rack": 5},
+            oob={"enabled": True, "pdus_per_rack": 44},
+        )
     assert [e.path for e in exc.value.errors] == ["oob.pdus_per_rack"]
 
 
 def test_eight_pdus_and_five_servers_share_one_oob_switch_without_collisions():
-    result = build(servers={"count": 10}, compute_fabric={"scalable_unit": "auto"},
-                   layout={"rack_units": 41, "servers_per_rack": 5}, oob={"enabled": True, "pdus_per_rack": 8})
+    result = build(
+        servers={"count": 10},
+        compute_fabric={"scalable_unit": "auto"},
+        layout={"rack_units": 41, "servers_per_rack": 5},
+        oob={"enabled": True, "pdus_per_rack": 8},
+    )
     assert _collisions(result, 41) == []

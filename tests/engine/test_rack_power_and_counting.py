@@ -5,6 +5,7 @@ switches and 6 in-band leaves in one rack (about 58 kW for the QM9700s alone, ca
 racks' budget defaults to one reference server rack: 4 DGX H100 x 10.2 kW = 40.8 kW (the H100 RA's example SU rack
 draws > 40 kW, fabrics-qos-traffic.md A.2), so at most 23 QM9700s (39.56 kW) share a rack.
 """
+
 from __future__ import annotations
 
 from collections import Counter, defaultdict
@@ -101,8 +102,11 @@ def test_panels_that_do_not_fit_above_their_switches_spread_the_network_racks(ca
 
 def test_a_device_cap_the_user_set_too_high_for_the_panels_is_a_spec_error(catalog):
     data = deep_merge(load_preset("dgx-h100-superpod-4su"), {**ALL_PANELS, "layout": {"network_rack_devices": 40}})
-    with pytest.raises(SpecError, match=r"^layout\.network_rack_devices: DC1\.A\d+ needs \d+ rack units of patch "
-                                        r"panels and has \d+ free above its devices"):
+    with pytest.raises(
+        SpecError,
+        match=r"^layout\.network_rack_devices: DC1\.A\d+ needs \d+ rack units of patch "
+        r"panels and has \d+ free above its devices",
+    ):
         compute_design(parse_spec(data), catalog)
 
 

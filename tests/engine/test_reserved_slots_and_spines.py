@@ -10,6 +10,7 @@ The H100 storage fabric (A.8: DGX storage ports at about 4:3, appliances 1:1) on
     even striping: the spine count divides 27 -> 1, 3, 9;  3 spines: 8 x 9 + 10 = 82 > 64  ->  9 spines, 27 ports used
     243 uplinks need only 4 x 64 ports
 """
+
 from __future__ import annotations
 
 import pytest
@@ -57,10 +58,20 @@ def test_the_storage_spines_that_leave_most_ports_idle_are_explained_with_cheape
     assert (choice["spines"], choice["ports_used_per_spine"], choice["spine_ports"]) == (9, 27, 64)
     assert choice["fewest_spines_for_the_uplinks"] == 4
     uneven, ratio = choice["options"]
-    assert uneven == {"change": "uneven striping", "spines": 4, "leaf_ratio": "4:3", "worst_case_leaf_ratio": "3:2",
-                      "links_per_leaf_per_spine": "7 links to each of 3 spines and 6 to each of 1"}
-    assert ratio == {"change": "leaf ratio", "spines": 4, "uplinks_per_leaf": 28, "leaf_ratio": "9:7",
-                     "ports_used_per_spine": 64}
+    assert uneven == {
+        "change": "uneven striping",
+        "spines": 4,
+        "leaf_ratio": "4:3",
+        "worst_case_leaf_ratio": "3:2",
+        "links_per_leaf_per_spine": "7 links to each of 3 spines and 6 to each of 1",
+    }
+    assert ratio == {
+        "change": "leaf ratio",
+        "spines": 4,
+        "uplinks_per_leaf": 28,
+        "leaf_ratio": "9:7",
+        "ports_used_per_spine": 64,
+    }
     assert any(n.startswith("storage fabric: 9 spines use 27 of 64 ports each") for n in r.summary["notes"])
 
 

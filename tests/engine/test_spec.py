@@ -1,4 +1,5 @@
 """The design spec: parsing, defaults, shorthands, and field-level errors with dotted paths."""
+
 from __future__ import annotations
 
 import json
@@ -30,6 +31,7 @@ def paths_of(data) -> list[str]:
 
 
 # --- the minimal spec ------------------------------------------------------------------------
+
 
 def test_it_accepts_the_minimal_spec_exactly_as_written():
     s = load_spec_text(MINIMAL_YAML)
@@ -68,6 +70,7 @@ def test_it_reports_bad_yaml_with_line_and_column():
 
 # --- oversubscription shorthand ------------------------------------------------------------------
 
+
 def test_it_reads_a_single_ratio_as_the_leaf_ratio_with_a_non_blocking_spine():
     short = parse_spec(spec(compute_fabric={"oversubscription": "3:1", "scalable_unit": DELETE}))
     long = parse_spec(spec(compute_fabric={"oversubscription": {"leaf": "3:1"}, "scalable_unit": DELETE}))
@@ -90,45 +93,57 @@ def test_it_accepts_decimal_ratios_and_spaces():
 
 # --- unknown, missing and mistyped fields ---------------------------------------------------------
 
-@pytest.mark.parametrize("data, path", [
-    (spec(colour="blue"), "colour"),
-    (spec(compute_fabric={"leaf_switch": "qm9700"}), "compute_fabric.leaf_switch"),
-    (spec(compute_fabric={"oversubscription": {"leaf": "1:1", "core": "2:1"}}), "compute_fabric.oversubscription.core"),
-    (spec(servers={"gpus": 8}), "servers.gpus"),
-    (spec(layout={"racks": 4}), "layout.racks"),
-    (spec(storage_fabric={"enable": True}), "storage_fabric.enable"),
-    (spec(oob={"pdus": 2}), "oob.pdus"),
-])
+
+@pytest.mark.parametrize(
+    "data, path",
+    [
+        (spec(colour="blue"), "colour"),
+        (spec(compute_fabric={"leaf_switch": "qm9700"}), "compute_fabric.leaf_switch"),
+        (
+            spec(compute_fabric={"oversubscription": {"leaf": "1:1", "core": "2:1"}}),
+            "compute_fabric.oversubscription.core",
+        ),
+        (spec(servers={"gpus": 8}), "servers.gpus"),
+        (spec(layout={"racks": 4}), "layout.racks"),
+        (spec(storage_fabric={"enable": True}), "storage_fabric.enable"),
+        (spec(oob={"pdus": 2}), "oob.pdus"),
+    ],
+)
 def test_it_rejects_an_unknown_field_naming_its_path_and_the_known_ones(data, path):
     (err,) = errors_of(data)
     assert err[0] == path
     assert "unknown field" in err[1] and "known:" in err[1]
 
 
-@pytest.mark.parametrize("drop, path", [
-    ({"name": DELETE}, "name"),
-    ({"servers": DELETE}, "servers"),
-    ({"compute_fabric": DELETE}, "compute_fabric"),
-    ({"servers": {"model": DELETE}}, "servers.model"),
-    ({"servers": {"count": DELETE}}, "servers.count"),
-    ({"compute_fabric": {"technology": DELETE}}, "compute_fabric.technology"),
-    ({"compute_fabric": {"switch": DELETE}}, "compute_fabric.switch"),
-    ({"name": None}, "name"),  # null counts as missing for a non-nullable field
-])
+@pytest.mark.parametrize(
+    "drop, path",
+    [
+        ({"name": DELETE}, "name"),
+        ({"servers": DELETE}, "servers"),
+        ({"compute_fabric": DELETE}, "compute_fabric"),
+        ({"servers": {"model": DELETE}}, "servers.model"),
+        ({"servers": {"count": DELETE}}, "servers.count"),
+        ({"compute_fabric": {"technology": DELETE}}, "compute_fabric.technology"),
+        ({"compute_fabric": {"switch": DELETE}}, "compute_fabric.switch"),
+        ({"name": None}, "name"),  # null counts as missing for a non-nullable field
+    ],
+)
 def test_it_names_each_missing_required_field(drop, path):
     assert errors_of(spec(**drop)) == [(path, "is required")]
 
 
 def test_it_reports_every_problem_at_once():
     data = spec(name=DELETE, servers={"count": 0}, compute_fabric={"planes": 3, "oversubscription": "x"}, extra=1)
-    assert sorted(paths_of(data)) == sorted([
-        "extra", "name", "servers.count", "compute_fabric.planes", "compute_fabric.oversubscription.leaf"])
+    assert sorted(paths_of(data)) == sorted(
+        ["extra", "name", "servers.count", "compute_fabric.planes", "compute_fabric.oversubscription.leaf"]
+    )
 
 
 @pytest.mark.parametrize("ratio", ["0:1", "1:0", "3", "a:b", "-1:1", "3:1:1", "", "1/1", 3, 1.5, ["3:1"], True])
 def test_it_rejects_a_bad_ratio_at_the_leaf_ratio_path(ratio):
     assert errors_of(spec(compute_fabric={"oversubscription": ratio})) == [
-        ("compute_fabric.oversubscription.leaf", 'must be a ratio such as "1:1" or "3:1"')]
+        ("compute_fabric.oversubscription.leaf", 'must be a ratio such as "1:1" or "3:1"')
+    ]
 
 
 def test_it_rejects_an_unquoted_yaml_ratio_that_yaml_reads_as_a_number():
@@ -139,32 +154,42 @@ def test_it_rejects_an_unquoted_yaml_ratio_that_yaml_reads_as_a_number():
     assert [e.path for e in exc.value.errors] == ["compute_fabric.oversubscription.leaf"]
 
 
-@pytest.mark.parametrize("overrides, path, message", [
-    ({"servers": {"count": "many"}}, "servers.count", "must be a whole number"),
-    ({"servers": {"count": 1.5}}, "servers.count", "must be a whole number"),
-    ({"servers": {"count": True}}, "servers.count", "must be a whole number"),
-    ({"servers": {"count": 0}}, "servers.count", "must be at least 1"),
-    ({"servers": {"count": 1_000_001}}, "servers.count", "must be at most 1000000"),
-    ({"servers": "dgx-h100"}, "servers", "must be a mapping of fields"),
-    ({"name": 5}, "name", "must be a non-empty text"),
-    ({"name": "   "}, "name", "must be a non-empty text"),
-    ({"compute_fabric": {"technology": "ib"}}, "compute_fabric.technology", "must be one of infiniband, ethernet"),
-    ({"compute_fabric": {"planes": 3}}, "compute_fabric.planes", "must be at most 2"),
-    ({"compute_fabric": {"planes": "auto"}}, "compute_fabric.planes", "must be a whole number"),
-    ({"compute_fabric": {"tiers": 1}}, "compute_fabric.tiers", "must be at least 2"),
-    ({"compute_fabric": {"tiers": 4}}, "compute_fabric.tiers", "must be at most 3"),
-    ({"compute_fabric": {"tiers": "AUTO"}}, "compute_fabric.tiers", 'must be a whole number or "auto"'),
-    ({"compute_fabric": {"scalable_unit": 0}}, "compute_fabric.scalable_unit", "must be at least 1"),
-    ({"compute_fabric": {"reserved_node_slots": -1}}, "compute_fabric.reserved_node_slots", "must be at least 0"),
-    ({"storage_fabric": {"enabled": "yes"}}, "storage_fabric.enabled", "must be true or false"),
-    ({"storage_fabric": {"oversubscription": "4:0"}}, "storage_fabric.oversubscription",
-     'must be a ratio such as "1:1" or "3:1"'),
-    ({"layout": {"network_racks": "top-of-rack"}}, "layout.network_racks", "must be one of end-of-row, middle-of-row"),
-    ({"layout": {"rack_units": 61}}, "layout.rack_units", "must be at most 60"),
-    ({"layout": {"racks_per_row": 1}}, "layout.racks_per_row", "must be at least 2"),
-    ({"oob": "on"}, "oob", "must be a mapping of fields"),
-    ({"physical": [1, 2]}, "physical", "must be a mapping"),
-])
+@pytest.mark.parametrize(
+    "overrides, path, message",
+    [
+        ({"servers": {"count": "many"}}, "servers.count", "must be a whole number"),
+        ({"servers": {"count": 1.5}}, "servers.count", "must be a whole number"),
+        ({"servers": {"count": True}}, "servers.count", "must be a whole number"),
+        ({"servers": {"count": 0}}, "servers.count", "must be at least 1"),
+        ({"servers": {"count": 1_000_001}}, "servers.count", "must be at most 1000000"),
+        ({"servers": "dgx-h100"}, "servers", "must be a mapping of fields"),
+        ({"name": 5}, "name", "must be a non-empty text"),
+        ({"name": "   "}, "name", "must be a non-empty text"),
+        ({"compute_fabric": {"technology": "ib"}}, "compute_fabric.technology", "must be one of infiniband, ethernet"),
+        ({"compute_fabric": {"planes": 3}}, "compute_fabric.planes", "must be at most 2"),
+        ({"compute_fabric": {"planes": "auto"}}, "compute_fabric.planes", "must be a whole number"),
+        ({"compute_fabric": {"tiers": 1}}, "compute_fabric.tiers", "must be at least 2"),
+        ({"compute_fabric": {"tiers": 4}}, "compute_fabric.tiers", "must be at most 3"),
+        ({"compute_fabric": {"tiers": "AUTO"}}, "compute_fabric.tiers", 'must be a whole number or "auto"'),
+        ({"compute_fabric": {"scalable_unit": 0}}, "compute_fabric.scalable_unit", "must be at least 1"),
+        ({"compute_fabric": {"reserved_node_slots": -1}}, "compute_fabric.reserved_node_slots", "must be at least 0"),
+        ({"storage_fabric": {"enabled": "yes"}}, "storage_fabric.enabled", "must be true or false"),
+        (
+            {"storage_fabric": {"oversubscription": "4:0"}},
+            "storage_fabric.oversubscription",
+            'must be a ratio such as "1:1" or "3:1"',
+        ),
+        (
+            {"layout": {"network_racks": "top-of-rack"}},
+            "layout.network_racks",
+            "must be one of end-of-row, middle-of-row",
+        ),
+        ({"layout": {"rack_units": 61}}, "layout.rack_units", "must be at most 60"),
+        ({"layout": {"racks_per_row": 1}}, "layout.racks_per_row", "must be at least 2"),
+        ({"oob": "on"}, "oob", "must be a mapping of fields"),
+        ({"physical": [1, 2]}, "physical", "must be a mapping"),
+    ],
+)
 def test_it_rejects_a_wrong_type_or_range_at_its_path(overrides, path, message):
     assert errors_of(spec(**overrides)) == [(path, message)]
 
@@ -176,13 +201,17 @@ def test_it_rejects_a_spec_that_is_not_a_mapping():
 
 # --- auto --------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("section, field, attr", [
-    ("compute_fabric", "scalable_unit", ("compute", "scalable_unit")),
-    ("compute_fabric", "tiers", ("compute", "tiers")),
-    ("compute_fabric", "port_speed_gbps", ("compute", "port_speed_gbps")),
-    ("layout", "servers_per_rack", ("layout", "servers_per_rack")),
-    ("layout", "racks_per_row", ("layout", "racks_per_row")),
-])
+
+@pytest.mark.parametrize(
+    "section, field, attr",
+    [
+        ("compute_fabric", "scalable_unit", ("compute", "scalable_unit")),
+        ("compute_fabric", "tiers", ("compute", "tiers")),
+        ("compute_fabric", "port_speed_gbps", ("compute", "port_speed_gbps")),
+        ("layout", "servers_per_rack", ("layout", "servers_per_rack")),
+        ("layout", "racks_per_row", ("layout", "racks_per_row")),
+    ],
+)
 def test_it_turns_auto_into_none_whether_written_or_defaulted(section, field, attr):
     written = parse_spec(spec(**{section: {field: "auto"}}))
     omitted = parse_spec(spec(**{section: {field: DELETE}}))
@@ -251,6 +280,7 @@ def test_every_build_error_carries_the_dotted_path_of_the_field_to_change(data, 
 
 # --- JSON Schema --------------------------------------------------------------------------------
 
+
 def _validator():
     jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is not installed")
     schema = spec_json_schema()
@@ -277,14 +307,17 @@ def test_the_json_schema_and_the_parser_accept_every_preset(path):
     parse_spec(data)
 
 
-@pytest.mark.parametrize("data", [
-    spec(colour="blue"),
-    spec(compute_fabric={"oversubscription": "a:b"}),
-    spec(compute_fabric={"planes": 3}),
-    spec(compute_fabric={"tiers": "AUTO"}),
-    spec(servers={"count": DELETE}),
-    spec(layout={"network_racks": "top-of-rack"}),
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        spec(colour="blue"),
+        spec(compute_fabric={"oversubscription": "a:b"}),
+        spec(compute_fabric={"planes": 3}),
+        spec(compute_fabric={"tiers": "AUTO"}),
+        spec(servers={"count": DELETE}),
+        spec(layout={"network_racks": "top-of-rack"}),
+    ],
+)
 def test_the_json_schema_rejects_what_the_parser_rejects(data):
     assert list(_validator().iter_errors(data))
     with pytest.raises(SpecError):
@@ -304,10 +337,12 @@ def test_the_published_schema_file_matches_the_code():
 
 # --- edge cases that were engine bugs once (non-finite numbers, schema version, zero ratio terms) ---
 
+
 @pytest.mark.parametrize("value", [math.inf, -math.inf, math.nan])
 def test_it_rejects_a_non_finite_number_for_an_int_field_at_its_path(value):
     assert errors_of(spec(compute_fabric={"scalable_unit": value})) == [
-        ("compute_fabric.scalable_unit", 'must be a whole number or "auto"')]
+        ("compute_fabric.scalable_unit", 'must be a whole number or "auto"')
+    ]
 
 
 def test_it_rejects_yaml_infinity_for_the_server_count():
@@ -338,43 +373,52 @@ def test_it_reports_the_maximum_for_a_huge_server_count():
 
 # --- qos and physical: free-form in the schema, checked by their own parsers when the spec is parsed ---
 
+
 @pytest.mark.parametrize("technology, switch", [("infiniband", "qm9700"), ("ethernet", "sn5600")])
 def test_a_bad_dscp_in_the_qos_policy_is_a_spec_error_at_its_path(technology, switch):
     data = spec(compute_fabric={"technology": technology, "switch": switch}, qos={"roce": {"dscp": [26, 99]}})
     assert errors_of(data) == [("qos.roce.dscp[1]", "must be an integer from 0 to 63")]
 
 
-@pytest.mark.parametrize("qos, path", [
-    ({"rocee": {"dscp": 26}}, "qos.rocee"),
-    ({"ecn": {"min_bytes": 150000, "minimum": 1}}, "qos.ecn.minimum"),
-    ({"technology": "infiniband"}, "qos.technology"),  # what GET …/qos/ answers is not a spec value
-])
+@pytest.mark.parametrize(
+    "qos, path",
+    [
+        ({"rocee": {"dscp": 26}}, "qos.rocee"),
+        ({"ecn": {"min_bytes": 150000, "minimum": 1}}, "qos.ecn.minimum"),
+        ({"technology": "infiniband"}, "qos.technology"),  # what GET …/qos/ answers is not a spec value
+    ],
+)
 def test_an_unknown_qos_key_is_a_spec_error_at_its_path(qos, path):
     (err,) = errors_of(spec(qos=qos))
     assert err[0] == path and err[1].startswith("unknown field")
 
 
-@pytest.mark.parametrize("qos, path, message", [
-    ({"ecn": {"min_bytes": "lots"}}, "qos.ecn.min_bytes", "must be an integer from 1 to 1000000000"),
-    ({"pfc": {"watchdog": "yes"}}, "qos.pfc.watchdog", "must be true or false"),
-    ({"mode": "lossless"}, "qos.mode", "must be one of dcqcn, pfc-only, lossy"),
-    ({"mtu": [9216]}, "qos.mtu", "must be a mapping"),
-    ([{"mode": "lossy"}], "qos", "must be a mapping"),
-    ("dcqcn", "qos", "must be a mapping"),
-])
+@pytest.mark.parametrize(
+    "qos, path, message",
+    [
+        ({"ecn": {"min_bytes": "lots"}}, "qos.ecn.min_bytes", "must be an integer from 1 to 1000000000"),
+        ({"pfc": {"watchdog": "yes"}}, "qos.pfc.watchdog", "must be true or false"),
+        ({"mode": "lossless"}, "qos.mode", "must be one of dcqcn, pfc-only, lossy"),
+        ({"mtu": [9216]}, "qos.mtu", "must be a mapping"),
+        ([{"mode": "lossy"}], "qos", "must be a mapping"),
+        ("dcqcn", "qos", "must be a mapping"),
+    ],
+)
 def test_a_wrong_type_in_the_qos_policy_is_a_spec_error_at_its_path(qos, path, message):
     assert errors_of(spec(qos=qos)) == [(path, message)]
 
 
 def test_qos_errors_come_with_every_other_error_at_once():
-    data = spec(servers={"count": 0}, qos={"roce": {"dscp": [99]}, "ecn": {"min_bytes": "lots"}},
-                physical={"mm_fiber": "om9"})
+    data = spec(
+        servers={"count": 0}, qos={"roce": {"dscp": [99]}, "ecn": {"min_bytes": "lots"}}, physical={"mm_fiber": "om9"}
+    )
     assert sorted(paths_of(data)) == ["physical.mm_fiber", "qos.ecn.min_bytes", "qos.roce.dscp[0]", "servers.count"]
 
 
 def test_the_qos_policy_waits_for_a_valid_technology():
     assert paths_of(spec(compute_fabric={"technology": "ib"}, qos={"roce": {"dscp": [99]}})) == [
-        "compute_fabric.technology"]
+        "compute_fabric.technology"
+    ]
 
 
 def test_a_valid_qos_policy_is_kept_exactly_as_written():
@@ -386,12 +430,15 @@ def test_a_valid_qos_policy_is_kept_exactly_as_written():
     assert parse_spec(spec(qos=None)).qos is None
 
 
-@pytest.mark.parametrize("physical, path", [
-    ({"tiers": {"leaf-spine": {"medium": "carrier-pigeon"}}}, "physical.tiers.leaf-spine.medium"),
-    ({"colour": "blue"}, "physical.colour"),
-    ({"loss": {"splices_per_channel": "two"}}, "physical.loss.splices_per_channel"),
-    ({"labels": {"own_end_first": "yes"}}, "physical.labels.own_end_first"),
-])
+@pytest.mark.parametrize(
+    "physical, path",
+    [
+        ({"tiers": {"leaf-spine": {"medium": "carrier-pigeon"}}}, "physical.tiers.leaf-spine.medium"),
+        ({"colour": "blue"}, "physical.colour"),
+        ({"loss": {"splices_per_channel": "two"}}, "physical.loss.splices_per_channel"),
+        ({"labels": {"own_end_first": "yes"}}, "physical.labels.own_end_first"),
+    ],
+)
 def test_a_bad_physical_policy_is_a_spec_error_at_its_path(physical, path):
     (err,) = errors_of(spec(physical=physical))
     assert err[0] == path and err[1]
@@ -413,6 +460,7 @@ def test_a_map_field_declared_without_its_values_field_is_a_schema_bug():
 
 
 # --- exports -----------------------------------------------------------------------------------
+
 
 def test_netbox_version_defaults_to_the_current_netbox_series():
     assert parse_spec(MINIMAL).exports.netbox_version == "4.6"

@@ -9,6 +9,7 @@ A.3 rules used throughout: a leaf splits its ports down:up at the ratio; one lea
 even striping (the spine count divides a leaf's uplinks; smallest count whose spines have ports
 for every leaf uplink); a third tier groups SUs into pods when one spine layer cannot take all leaves.
 """
+
 from __future__ import annotations
 
 from collections import Counter, defaultdict
@@ -27,15 +28,27 @@ def cf(result) -> dict:
 
 def counts(result) -> tuple:
     s = cf(result)
-    return (s["switches"]["leaf"], s["switches"]["spine"], s["switches"]["core"],
-            s["links"]["node-leaf"], s["links"]["ufm-leaf"], s["links"]["leaf-spine"], s["links"]["spine-core"])
+    return (
+        s["switches"]["leaf"],
+        s["switches"]["spine"],
+        s["switches"]["core"],
+        s["links"]["node-leaf"],
+        s["links"]["ufm-leaf"],
+        s["links"]["leaf-spine"],
+        s["links"]["spine-core"],
+    )
 
 
 def independent_check(result, ratio: str = "1:1") -> list[str]:
     model = catalog_no_media().servers[result.spec.servers.model]
     down, up = ratio.split(":")
-    return check_links(result.link_rows(), rail_of_port=rail_map(model), servers=result.spec.servers.count,
-                       planes=result.spec.compute.planes, leaf_ratio=Fraction(down) / Fraction(up))
+    return check_links(
+        result.link_rows(),
+        rail_of_port=rail_map(model),
+        servers=result.spec.servers.count,
+        planes=result.spec.compute.planes,
+        leaf_ratio=Fraction(down) / Fraction(up),
+    )
 
 
 def leaf_spine_matrix(result) -> dict[str, Counter]:
@@ -49,8 +62,10 @@ def leaf_spine_matrix(result) -> dict[str, Counter]:
 
 def superpod(model: str, nodes: int, **compute):
     """NVIDIA's table setup: 32-node SUs, one node slot held for UFM, 4 UFM cables."""
-    return build(servers={"model": model, "count": nodes},
-                 compute_fabric={"scalable_unit": 32, "reserved_node_slots": 1, "fabric_managers": 4, **compute})
+    return build(
+        servers={"model": model, "count": nodes},
+        compute_fabric={"scalable_unit": 32, "reserved_node_slots": 1, "fabric_managers": 4, **compute},
+    )
 
 
 # --- 1 to 4 SU, DGX H100 and B200 -------------------------------------------------------------------
@@ -74,8 +89,11 @@ SUPERPOD_TABLE = [
 
 
 @pytest.mark.parametrize("model", ["dgx-h100", "dgx-b200"])
-@pytest.mark.parametrize("su, nodes, leaves, spines, node_links, leaf_spine, per_pair", SUPERPOD_TABLE,
-                         ids=[f"{row[0]}SU" for row in SUPERPOD_TABLE])
+@pytest.mark.parametrize(
+    "su, nodes, leaves, spines, node_links, leaf_spine, per_pair",
+    SUPERPOD_TABLE,
+    ids=[f"{row[0]}SU" for row in SUPERPOD_TABLE],
+)
 def test_it_reproduces_the_superpod_table(model, su, nodes, leaves, spines, node_links, leaf_spine, per_pair):
     r = superpod(model, nodes)
     s = cf(r)
@@ -92,11 +110,11 @@ def test_it_reproduces_the_superpod_table(model, su, nodes, leaves, spines, node
 def test_it_builds_the_one_su_worked_example():
     """[REF] A.3: 32 DGX H100, QM9700: 8 leaves, 4 spines, 256 + 256 links, 8 links per leaf per spine.
 
-              S01          S02          S03          S04          4 spines, 64 ports each, 64 used
-               |  \\\\\\\\ 8 links from every leaf to every spine  (8 x 4 = 32 uplinks per leaf)
-        L01  L02  L03  L04  L05  L06  L07  L08                     one leaf per rail
-         |    |    |    |    |    |    |    |                      leaf i <- port i of every node
-       [N01 .. N32: OSFP1P1 OSFP1P2 ... OSFP4P2]                   32 nodes x 8 ports = 256
+           S01          S02          S03          S04          4 spines, 64 ports each, 64 used
+            |  \\\\\\\\ 8 links from every leaf to every spine  (8 x 4 = 32 uplinks per leaf)
+     L01  L02  L03  L04  L05  L06  L07  L08                     one leaf per rail
+      |    |    |    |    |    |    |    |                      leaf i <- port i of every node
+    [N01 .. N32: OSFP1P1 OSFP1P2 ... OSFP4P2]                   32 nodes x 8 ports = 256
     """
     r = build(servers={"count": 32})
     assert counts(r) == (8, 4, 0, 256, 0, 256, 0)
@@ -140,6 +158,7 @@ def test_b200_full_sus_match_the_reference_cable_counts():
 
 # --- larger DGX H100 fabrics -----------------------------------------------------------------------
 
+
 def test_8_su_still_fits_two_tiers_exactly():
     """[DERIVED] 8 SU = 256 DGX H100 = 2,048 GPU ports: 64 leaves x 32 uplinks = 2,048 = 32 spines x 64 ports.
 
@@ -163,7 +182,7 @@ def test_8_su_forced_to_three_tiers_uses_pods_of_four_su():
 
 # (SU, leaves, spines, cores, links per tier); [DERIVED] as in the 64-SU docstring below.
 THREE_TIER = [
-    (16, 128, 128, 64, 4096),   # 4 pods x 32 spines; core groups of 2 (4 pods x 32/2 = 64 ports)
+    (16, 128, 128, 64, 4096),  # 4 pods x 32 spines; core groups of 2 (4 pods x 32/2 = 64 ports)
     (32, 256, 256, 128, 8192),  # 8 pods x 32 spines; core groups of 4 (8 x 8 = 64)
     (64, 512, 512, 256, 16384),  # 16 pods x 32 spines; core groups of 8 (16 x 4 = 64)
 ]
@@ -198,6 +217,7 @@ def test_it_builds_large_superpods_in_three_tiers_with_pods_of_four_su(su, leave
 
 # --- DGX B300 ------------------------------------------------------------------------------------
 
+
 def test_b300_xdr_fills_72_servers_per_su_on_q3400():
     """[REF] A.3: 72 DGX B300 per SU, Q3400 (144 x 800G) leaves with 72 down / 72 up.
 
@@ -208,24 +228,27 @@ def test_b300_xdr_fills_72_servers_per_su_on_q3400():
         L01 L02 L03 L04 L05 L06 L07 L08
         [72 x DGX B300, OSFP1..OSFP8 at 800G]
     """
-    r = build(servers={"model": "dgx-b300", "count": 72},
-              compute_fabric={"switch": "q3400", "scalable_unit": "auto"})
+    r = build(servers={"model": "dgx-b300", "count": 72}, compute_fabric={"switch": "q3400", "scalable_unit": "auto"})
     s = cf(r)
     assert (s["scalable_unit"], s["port_speed_gbps"], s["tiers"]) == (72, 800, 2)
     assert counts(r) == (8, 4, 0, 576, 0, 576, 0)
     assert {n for row in leaf_spine_matrix(r).values() for n in row.values()} == {18}
 
 
-@pytest.mark.parametrize("su, tiers, leaves, spines", [
-    (2, 2, 16, 8),     # 16 x 72/s <= 144 -> s = 8
-    (8, 2, 64, 36),    # 64 x 72/s <= 144 -> s >= 32; smallest divisor of 72 is 36
-    (18, 2, 144, 72),  # 144 leaves x 1 link: the largest 2-tier XDR fabric
-    (19, 3, 152, None),
-])
+@pytest.mark.parametrize(
+    "su, tiers, leaves, spines",
+    [
+        (2, 2, 16, 8),  # 16 x 72/s <= 144 -> s = 8
+        (8, 2, 64, 36),  # 64 x 72/s <= 144 -> s >= 32; smallest divisor of 72 is 36
+        (18, 2, 144, 72),  # 144 leaves x 1 link: the largest 2-tier XDR fabric
+        (19, 3, 152, None),
+    ],
+)
 def test_b300_xdr_stays_two_tier_up_to_18_su(su, tiers, leaves, spines):
     """[DERIVED] 2 tiers hold at most 144 leaves (one link to each of 72 spines of 144 ports) = 18 SU."""
-    r = build(servers={"model": "dgx-b300", "count": su * 72},
-              compute_fabric={"switch": "q3400", "scalable_unit": "auto"})
+    r = build(
+        servers={"model": "dgx-b300", "count": su * 72}, compute_fabric={"switch": "q3400", "scalable_unit": "auto"}
+    )
     assert cf(r)["tiers"] == tiers
     assert cf(r)["switches"]["leaf"] == leaves
     if spines is not None:
@@ -242,8 +265,10 @@ def test_b300_spectrum_x_runs_two_planes_of_64_server_sus():
                     \\ OSFPn/1               // OSFPn/2
                      [64 x DGX B300, OSFP1..8]
     """
-    r = build(servers={"model": "dgx-b300", "count": 64},
-              compute_fabric={"technology": "ethernet", "switch": "sn5600", "planes": 2, "scalable_unit": "auto"})
+    r = build(
+        servers={"model": "dgx-b300", "count": 64},
+        compute_fabric={"technology": "ethernet", "switch": "sn5600", "planes": 2, "scalable_unit": "auto"},
+    )
     s = cf(r)
     assert (s["scalable_unit"], s["planes"], s["port_speed_gbps"]) == (64, 2, 400)
     assert counts(r) == (16, 8, 0, 1024, 0, 1024, 0)
@@ -254,13 +279,16 @@ def test_b300_spectrum_x_runs_two_planes_of_64_server_sus():
 
 
 def test_b300_spectrum_x_preset_size_has_4_su():
-    r = build(servers={"model": "dgx-b300", "count": 256},
-              compute_fabric={"technology": "ethernet", "switch": "sn5600", "planes": 2, "scalable_unit": 64})
+    r = build(
+        servers={"model": "dgx-b300", "count": 256},
+        compute_fabric={"technology": "ethernet", "switch": "sn5600", "planes": 2, "scalable_unit": 64},
+    )
     # [DERIVED] per plane: 32 leaves; 32 x 64/s <= 128 -> s = 16; x 2 planes.
     assert counts(r) == (64, 32, 0, 4096, 0, 4096, 0)
 
 
 # --- GB200 NVL72 ---------------------------------------------------------------------------------
+
 
 def test_gb200_nvl72_su_has_18_leaves_of_32_ports():
     """[REF] A.6 (derived sketch, L): 8 racks x 18 trays x 4 NICs = 576 endpoints; 576 / 32 = 18 leaves.
@@ -288,6 +316,7 @@ def test_gb200_nvl72_su_has_18_leaves_of_32_ports():
 
 # --- the 128K-GPU case -----------------------------------------------------------------------------
 
+
 def test_16384_dgx_h100_do_not_fit_three_tiers_of_qm9700():
     """[DERIVED] 16,384 x 8 = 131,072 GPU ports. Pods of 4 SU = 1,024 ports; a 64-port core reaches 64 pods,
     so 3 tiers of QM9700 at 1:1 top out at 64 x 1,024 = 65,536 ports per plane."""
@@ -303,8 +332,9 @@ def test_16384_dgx_h100_build_in_three_tiers_on_sn5600():
     Spine 64/64 -> pods of 64 / 8 = 8 SU = 64 leaves, 64 spines each (one link per leaf); 32 pods = 2,048 spines.
     Core group j serves spine j of 32 pods: 32 x 64/c <= 128 -> c = 16; 64 groups x 16 = 1,024 cores.
     131,072 links per tier."""
-    r = build(servers={"count": 16384},
-              compute_fabric={"technology": "ethernet", "switch": "sn5600", "scalable_unit": DELETE})
+    r = build(
+        servers={"count": 16384}, compute_fabric={"technology": "ethernet", "switch": "sn5600", "scalable_unit": DELETE}
+    )
     s = cf(r)
     assert (s["tiers"], s["scalable_unit"], s["pods"]) == (3, 64, 32)
     assert counts(r) == (2048, 2048, 1024, 131072, 0, 131072, 131072)
@@ -312,6 +342,7 @@ def test_16384_dgx_h100_build_in_three_tiers_on_sn5600():
 
 
 # --- oversubscription ------------------------------------------------------------------------------
+
 
 def test_it_sizes_an_auto_su_of_48_at_3_to_1():
     """[DERIVED] 64-port leaf at 3:1: 48 down + 16 up. 2 SU = 96 nodes: 16 leaves x 16 uplinks;
@@ -350,6 +381,7 @@ def test_bisection_follows_the_worst_tier_ratio():
 
 
 # --- partial scalable units ----------------------------------------------------------------------
+
 
 def test_a_partial_su_gets_its_full_leaves_and_leaf_spine_cabling():
     """[REF] A.2/A.3: build the full SU's leaves and leaf-spine cables; missing nodes' ports stay empty.

@@ -4,6 +4,7 @@ Each test takes a correct 4-SU SuperPOD draft and breaks one link by hand:
 
     node N01 ──OSFP1──► leaf L01 port 1/1      becomes      leaf L01 port 99/1   (no such port)
 """
+
 from __future__ import annotations
 
 import pytest
@@ -22,8 +23,15 @@ def draft():
 
 
 def check(draft, links):
-    return verify(devices=draft.devices, links=links, switches=draft.catalog.switches, compute_plan=draft.plan,
-                  server_model=draft.server, n_servers=draft.n_servers, gpus=draft.n_servers * draft.server.gpus)
+    return verify(
+        devices=draft.devices,
+        links=links,
+        switches=draft.catalog.switches,
+        compute_plan=draft.plan,
+        server_model=draft.server,
+        n_servers=draft.n_servers,
+        gpus=draft.n_servers * draft.server.gpus,
+    )
 
 
 def first(draft, tier: str) -> int:

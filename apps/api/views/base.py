@@ -1,4 +1,5 @@
 """What every API view shares: authentication, throttling, parsers, error shape, access helpers."""
+
 from __future__ import annotations
 
 from django.http import Http404
@@ -53,9 +54,11 @@ class ApiView(APIView):
         finally:
             limit = request._rate_limit = hit(client_key(request))
             if limit is not None and not limit.allowed:
-                raise exceptions.Throttled(wait=limit.retry_after(),
-                                           detail="Too many requests: the API rate limit is per user, "
-                                                  "across all of your tokens and your browser session.")
+                raise exceptions.Throttled(
+                    wait=limit.retry_after(),
+                    detail="Too many requests: the API rate limit is per user, "
+                    "across all of your tokens and your browser session.",
+                )
 
     def finalize_response(self, request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)
@@ -77,8 +80,7 @@ def design_for(request, design_id: int, *, write: bool = False, owner: bool = Fa
     return design
 
 
-def revision_for(request, design_id: int, number: int, *, defer: tuple[str, ...] = (),
-                 bare: bool = False) -> Revision:
+def revision_for(request, design_id: int, number: int, *, defer: tuple[str, ...] = (), bare: bool = False) -> Revision:
     """A revision of a design the caller may see, in one query; else 404 (apps.designs.selectors.revision_get).
     `bare`: only its id and number (what a link or cable page needs), none of its JSON or its design's."""
     return revision_get(user=request.user, design_id=design_id, number=number, defer=defer, bare=bare)

@@ -1,4 +1,5 @@
 """Catalog reads, custom parts, the price list, presets and the spec schema."""
+
 from __future__ import annotations
 
 from decimal import Decimal
@@ -30,14 +31,21 @@ class CatalogListApi(ApiView):
     class OutputSerializer(serializers.Serializer):
         section = serializers.CharField()
         catalog_version = serializers.CharField()
-        results = serializers.ListField(child=serializers.DictField(), help_text=(
-            "servers and switches: flat records (key, name, vendor, ...); media sections: "
-            "{key, custom, entry} with the entry as in the YAML catalog. `custom` marks your own parts."))
+        results = serializers.ListField(
+            child=serializers.DictField(),
+            help_text=(
+                "servers and switches: flat records (key, name, vendor, ...); media sections: "
+                "{key, custom, entry} with the entry as in the YAML catalog. `custom` marks your own parts."
+            ),
+        )
 
-    @extend_schema(operation_id="catalog_list", responses={200: OutputSerializer}, tags=["catalog"],
-                   parameters=[OpenApiParameter("section", OpenApiTypes.STR, OpenApiParameter.PATH,
-                                                enum=CATALOG_SECTIONS)],
-                   summary="List one section of the catalog (shipped parts plus your custom parts)")
+    @extend_schema(
+        operation_id="catalog_list",
+        responses={200: OutputSerializer},
+        tags=["catalog"],
+        parameters=[OpenApiParameter("section", OpenApiTypes.STR, OpenApiParameter.PATH, enum=CATALOG_SECTIONS)],
+        summary="List one section of the catalog (shipped parts plus your custom parts)",
+    )
     def get(self, request, section: str):
         if section not in CATALOG_SECTIONS:
             raise Http404(f"No catalog section {section!r}; known: {', '.join(CATALOG_SECTIONS)}.")
@@ -46,6 +54,7 @@ class CatalogListApi(ApiView):
 
 
 # --- custom parts --------------------------------------------------------------------------------
+
 
 class PartOut(serializers.Serializer):
     id = serializers.IntegerField()
@@ -58,14 +67,24 @@ class PartOut(serializers.Serializer):
 
 
 def _part_out(request, p: CustomPart) -> dict:
-    return {"id": p.pk, "url": url(request, "part-detail", p.pk), "section": p.section, "key": p.key,
-            "body": p.body, "created_at": iso(p.created_at), "updated_at": iso(p.updated_at)}
+    return {
+        "id": p.pk,
+        "url": url(request, "part-detail", p.pk),
+        "section": p.section,
+        "key": p.key,
+        "body": p.body,
+        "created_at": iso(p.created_at),
+        "updated_at": iso(p.updated_at),
+    }
 
 
 class PartInput(StrictSerializer):
     section = serializers.ChoiceField(choices=CATALOG_SECTIONS)
-    key = serializers.CharField(max_length=64, required=False, help_text=(
-        "Catalog key of a server or switch (required there); media parts take theirs from the body."))
+    key = serializers.CharField(
+        max_length=64,
+        required=False,
+        help_text=("Catalog key of a server or switch (required there); media parts take theirs from the body."),
+    )
     body = serializers.DictField(help_text="The entry, in the same shape as the shipped YAML catalog.")
 
 
@@ -73,22 +92,33 @@ class PartListApi(ApiView):
     class OutputSerializer(PageOut):
         results = PartOut(many=True)
 
-    @extend_schema(operation_id="parts_list", parameters=[PageQuery], responses={200: OutputSerializer},
-                   tags=["catalog"], summary="List your custom parts")
+    @extend_schema(
+        operation_id="parts_list",
+        parameters=[PageQuery],
+        responses={200: OutputSerializer},
+        tags=["catalog"],
+        summary="List your custom parts",
+    )
     def get(self, request):
         q = query(PageQuery, request)
         rows, nxt = id_page(CustomPart.objects.filter(owner=request.user), cursor=q.get("cursor"), limit=q["limit"])
         return Response(page_body(request, [_part_out(request, p) for p in rows], nxt, None))
 
-    @extend_schema(operation_id="parts_create", request=PartInput, responses={201: PartOut}, tags=["catalog"],
-                   summary="Add a custom part (validated by the engine's catalog loaders)")
+    @extend_schema(
+        operation_id="parts_create",
+        request=PartInput,
+        responses={201: PartOut},
+        tags=["catalog"],
+        summary="Add a custom part (validated by the engine's catalog loaders)",
+    )
     def post(self, request):
         s = PartInput(data=request.data)
         s.is_valid(raise_exception=True)
         d = s.validated_data
         part = custom_part_save(user=request.user, section=d["section"], key=d.get("key"), body=d["body"])
-        return Response(_part_out(request, part), status=201,
-                        headers={"Location": url(request, "part-detail", part.pk)})
+        return Response(
+            _part_out(request, part), status=201, headers={"Location": url(request, "part-detail", part.pk)}
+        )
 
 
 class PartDetailApi(ApiView):
@@ -98,13 +128,22 @@ class PartDetailApi(ApiView):
             raise Http404("No such part.")
         return part
 
-    @extend_schema(operation_id="parts_retrieve", responses={200: PartOut}, tags=["catalog"],
-                   summary="Show one of your custom parts")
+    @extend_schema(
+        operation_id="parts_retrieve",
+        responses={200: PartOut},
+        tags=["catalog"],
+        summary="Show one of your custom parts",
+    )
     def get(self, request, part_id: int):
         return Response(_part_out(request, self._part(request, part_id)))
 
-    @extend_schema(operation_id="parts_replace", request=PartInput, responses={200: PartOut}, tags=["catalog"],
-                   summary="Replace one of your custom parts")
+    @extend_schema(
+        operation_id="parts_replace",
+        request=PartInput,
+        responses={200: PartOut},
+        tags=["catalog"],
+        summary="Replace one of your custom parts",
+    )
     def put(self, request, part_id: int):
         part = self._part(request, part_id)
         s = PartInput(data=request.data)
@@ -113,8 +152,9 @@ class PartDetailApi(ApiView):
         part = custom_part_save(user=request.user, section=d["section"], key=d.get("key"), body=d["body"], part=part)
         return Response(_part_out(request, part))
 
-    @extend_schema(operation_id="parts_delete", responses={204: None}, tags=["catalog"],
-                   summary="Delete one of your custom parts")
+    @extend_schema(
+        operation_id="parts_delete", responses={204: None}, tags=["catalog"], summary="Delete one of your custom parts"
+    )
     def delete(self, request, part_id: int):
         custom_part_delete(part=self._part(request, part_id))
         return Response(status=204)
@@ -122,13 +162,18 @@ class PartDetailApi(ApiView):
 
 # --- price list ----------------------------------------------------------------------------------
 
+
 class PriceListOut(serializers.Serializer):
     currency = serializers.CharField()
     prices = serializers.DictField(child=MoneyField(), help_text="Part number -> unit price.")
     updated_at = serializers.DateTimeField(allow_null=True)
-    version = serializers.IntegerField(allow_null=True, help_text=(
-        "The list's version: each change adds one. New revisions are priced with the newest; existing revisions "
-        "keep theirs until repriced."))
+    version = serializers.IntegerField(
+        allow_null=True,
+        help_text=(
+            "The list's version: each change adds one. New revisions are priced with the newest; existing revisions "
+            "keep theirs until repriced."
+        ),
+    )
 
 
 def decimal_text(d: Decimal) -> str:
@@ -142,7 +187,8 @@ class PriceListApi(ApiView):
         currency = serializers.RegexField(r"^[A-Z]{3}$", default="USD", help_text="ISO 4217 code, e.g. USD.")
         prices = serializers.DictField(
             child=serializers.DecimalField(max_digits=14, decimal_places=4, min_value=Decimal(0)),
-            help_text="Part number -> unit price (up to 10 digits before the point, 4 after).")
+            help_text="Part number -> unit price (up to 10 digits before the point, 4 after).",
+        )
 
         def validate_prices(self, value):
             if len(value) > 10000:
@@ -157,17 +203,29 @@ class PriceListApi(ApiView):
         if pl is None:
             return {"currency": "USD", "prices": {}, "updated_at": None, "version": None}
         latest = price_version_latest(owner=pl.owner)
-        return {"currency": pl.currency, "prices": {k: fmt_money(v) for k, v in pl.prices.items()},
-                "updated_at": iso(pl.updated_at),
-                "version": latest.number if latest else None}
+        return {
+            "currency": pl.currency,
+            "prices": {k: fmt_money(v) for k, v in pl.prices.items()},
+            "updated_at": iso(pl.updated_at),
+            "version": latest.number if latest else None,
+        }
 
-    @extend_schema(operation_id="price_list_retrieve", responses={200: PriceListOut}, tags=["catalog"],
-                   summary="Your price list (unit prices used in your designs' BOMs)")
+    @extend_schema(
+        operation_id="price_list_retrieve",
+        responses={200: PriceListOut},
+        tags=["catalog"],
+        summary="Your price list (unit prices used in your designs' BOMs)",
+    )
     def get(self, request):
         return Response(self._out(PriceList.objects.filter(owner=request.user).first()))
 
-    @extend_schema(operation_id="price_list_replace", request=InputSerializer, responses={200: PriceListOut},
-                   tags=["catalog"], summary="Replace your price list")
+    @extend_schema(
+        operation_id="price_list_replace",
+        request=InputSerializer,
+        responses={200: PriceListOut},
+        tags=["catalog"],
+        summary="Replace your price list",
+    )
     def put(self, request):
         s = self.InputSerializer(data=request.data)
         s.is_valid(raise_exception=True)
@@ -178,6 +236,7 @@ class PriceListApi(ApiView):
 
 # --- presets and the spec schema -----------------------------------------------------------------
 
+
 class PresetListApi(ApiView):
     class OutputSerializer(serializers.Serializer):
         class Item(serializers.Serializer):
@@ -187,11 +246,20 @@ class PresetListApi(ApiView):
 
         results = Item(many=True)
 
-    @extend_schema(operation_id="presets_list", responses={200: OutputSerializer}, tags=["catalog"],
-                   summary="List the preset designs (create a design from one with {\"preset\": key})")
+    @extend_schema(
+        operation_id="presets_list",
+        responses={200: OutputSerializer},
+        tags=["catalog"],
+        summary='List the preset designs (create a design from one with {"preset": key})',
+    )
     def get(self, request):
-        return Response({"results": [{"key": k, "name": n, "url": url(request, "preset-detail", k)}
-                                     for k, n in list_presets().items()]})
+        return Response(
+            {
+                "results": [
+                    {"key": k, "name": n, "url": url(request, "preset-detail", k)} for k, n in list_presets().items()
+                ]
+            }
+        )
 
 
 class PresetDetailApi(ApiView):
@@ -199,8 +267,12 @@ class PresetDetailApi(ApiView):
         key = serializers.CharField()
         spec = serializers.DictField()
 
-    @extend_schema(operation_id="presets_retrieve", responses={200: OutputSerializer}, tags=["catalog"],
-                   summary="The spec of a preset design")
+    @extend_schema(
+        operation_id="presets_retrieve",
+        responses={200: OutputSerializer},
+        tags=["catalog"],
+        summary="The spec of a preset design",
+    )
     def get(self, request, key: str):
         if key not in list_presets():
             raise Http404("No such preset.")
@@ -208,7 +280,11 @@ class PresetDetailApi(ApiView):
 
 
 class SpecSchemaApi(ApiView):
-    @extend_schema(operation_id="spec_schema_retrieve", responses={200: OpenApiTypes.OBJECT}, tags=["catalog"],
-                   summary="JSON Schema of a design spec")
+    @extend_schema(
+        operation_id="spec_schema_retrieve",
+        responses={200: OpenApiTypes.OBJECT},
+        tags=["catalog"],
+        summary="JSON Schema of a design spec",
+    )
     def get(self, request):
         return Response(spec_json_schema())

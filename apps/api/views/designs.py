@@ -1,4 +1,5 @@
 """Designs: list, create (from a spec or a preset), read, update, delete, share; compute; jobs."""
+
 from __future__ import annotations
 
 from django.db.models import OuterRef, Subquery
@@ -31,9 +32,16 @@ from ..serializers import DesignDetailOut, DesignPageOut, JobOut, StrictSerializ
 from .base import ApiView, design_for
 from .tokens import PageQuery
 
-IDEMPOTENCY = OpenApiParameter(HEADER, str, OpenApiParameter.HEADER, required=False, description=(
-    "Makes a retry safe: the same key (per user) with the same request gets the first answer again "
-    "and creates nothing new; with a different request it is a 422. Keys live 24 hours."))
+IDEMPOTENCY = OpenApiParameter(
+    HEADER,
+    str,
+    OpenApiParameter.HEADER,
+    required=False,
+    description=(
+        "Makes a retry safe: the same key (per user) with the same request gets the first answer again "
+        "and creates nothing new; with a different request it is a 422. Keys live 24 hours."
+    ),
+)
 IDEMPOTENCY_ERRORS = {
     409: OpenApiResponse(description="A request with this Idempotency-Key is still being processed."),
     422: OpenApiResponse(description="This Idempotency-Key was used with a different request."),
@@ -60,11 +68,13 @@ def _detail(request, design: Design) -> dict:
 
 class DesignListApi(ApiView):
     class InputSerializer(StrictSerializer):
-        name = serializers.CharField(max_length=200, required=False,
-                                     help_text="Design name; overrides the spec's or the preset's.")
+        name = serializers.CharField(
+            max_length=200, required=False, help_text="Design name; overrides the spec's or the preset's."
+        )
         spec = serializers.DictField(required=False, help_text="A spec (JSON Schema: GET /api/v1/spec-schema/).")
-        preset = serializers.ChoiceField(choices=sorted(list_presets()), required=False,
-                                         help_text="Start from a preset instead of a spec.")
+        preset = serializers.ChoiceField(
+            choices=sorted(list_presets()), required=False, help_text="Start from a preset instead of a spec."
+        )
 
         def validate(self, data):
             if ("spec" in data) == ("preset" in data):
@@ -72,26 +82,42 @@ class DesignListApi(ApiView):
             return data
 
     class ListQuery(PageQuery):
-        section = serializers.ChoiceField(choices=["own", "shared"], required=False,
-                                          help_text="Only your own designs, or only those shared with you.")
+        section = serializers.ChoiceField(
+            choices=["own", "shared"], required=False, help_text="Only your own designs, or only those shared with you."
+        )
 
-    @extend_schema(operation_id="designs_list", parameters=[ListQuery], responses={200: DesignPageOut},
-                   tags=["designs"], summary="List the designs you own or that are shared with you (newest first)")
+    @extend_schema(
+        operation_id="designs_list",
+        parameters=[ListQuery],
+        responses={200: DesignPageOut},
+        tags=["designs"],
+        summary="List the designs you own or that are shared with you (newest first)",
+    )
     def get(self, request):
         q = query(self.ListQuery, request)
         qs = {"own": design_list_owned, "shared": design_list_shared}.get(q.get("section"), design_list)
         # A list never loads a spec: one shared design's huge spec must not slow anyone's list.
         qs = qs(user=request.user).defer("spec").annotate(latest_revision=_latest)
         rows, nxt = id_page(qs, cursor=q.get("cursor"), limit=q["limit"])
-        shares = dict(DesignShare.objects.filter(user=request.user, design__in=[d.pk for d in rows])
-                      .values_list("design_id", "access"))
-        results = [design_out(request, d, access=_access(request.user, d, shares), latest_revision=d.latest_revision)
-                   for d in rows]
+        shares = dict(
+            DesignShare.objects.filter(user=request.user, design__in=[d.pk for d in rows]).values_list(
+                "design_id", "access"
+            )
+        )
+        results = [
+            design_out(request, d, access=_access(request.user, d, shares), latest_revision=d.latest_revision)
+            for d in rows
+        ]
         return Response(page_body(request, results, nxt, None))
 
-    @extend_schema(operation_id="designs_create", request=InputSerializer, parameters=[IDEMPOTENCY],
-                   responses={201: DesignDetailOut, **IDEMPOTENCY_ERRORS}, tags=["designs"],
-                   summary="Create a design from a spec or a preset")
+    @extend_schema(
+        operation_id="designs_create",
+        request=InputSerializer,
+        parameters=[IDEMPOTENCY],
+        responses={201: DesignDetailOut, **IDEMPOTENCY_ERRORS},
+        tags=["designs"],
+        summary="Create a design from a spec or a preset",
+    )
     def post(self, request):
         return idempotent(request, lambda: self._create(request))
 
@@ -103,8 +129,9 @@ class DesignListApi(ApiView):
         if spec is not None and data.get("name"):
             spec = {**spec, "name": data["name"]}
         design = design_create(user=request.user, spec=spec, preset=data.get("preset"), name=data.get("name"))
-        return Response(_detail(request, design), status=201,
-                        headers={"Location": url(request, "design-detail", design.pk)})
+        return Response(
+            _detail(request, design), status=201, headers={"Location": url(request, "design-detail", design.pk)}
+        )
 
 
 class DesignDetailApi(ApiView):
@@ -117,13 +144,22 @@ class DesignDetailApi(ApiView):
                 raise serializers.ValidationError("give name, spec or both")
             return data
 
-    @extend_schema(operation_id="designs_retrieve", responses={200: DesignDetailOut}, tags=["designs"],
-                   summary="Show a design with its spec")
+    @extend_schema(
+        operation_id="designs_retrieve",
+        responses={200: DesignDetailOut},
+        tags=["designs"],
+        summary="Show a design with its spec",
+    )
     def get(self, request, design_id: int):
         return Response(_detail(request, design_for(request, design_id)))
 
-    @extend_schema(operation_id="designs_update", request=InputSerializer, responses={200: DesignDetailOut},
-                   tags=["designs"], summary="Change a design's spec or name (needs write access)")
+    @extend_schema(
+        operation_id="designs_update",
+        request=InputSerializer,
+        responses={200: DesignDetailOut},
+        tags=["designs"],
+        summary="Change a design's spec or name (needs write access)",
+    )
     def patch(self, request, design_id: int):
         design = design_for(request, design_id, write=True)
         s = self.InputSerializer(data=request.data)
@@ -134,8 +170,12 @@ class DesignDetailApi(ApiView):
         design = design_update(design=design, spec=spec)
         return Response(_detail(request, design))
 
-    @extend_schema(operation_id="designs_delete", responses={204: None}, tags=["designs"],
-                   summary="Delete a design with its revisions (owner only)")
+    @extend_schema(
+        operation_id="designs_delete",
+        responses={204: None},
+        tags=["designs"],
+        summary="Delete a design with its revisions (owner only)",
+    )
     def delete(self, request, design_id: int):
         design_delete(design=design_for(request, design_id, owner=True))
         return Response(status=204)
@@ -155,8 +195,12 @@ class DesignShareListApi(ApiView):
     class OutputSerializer(serializers.Serializer):
         results = ShareOut(many=True)
 
-    @extend_schema(operation_id="designs_shares_list", responses={200: OutputSerializer}, tags=["designs"],
-                   summary="Who a design is shared with (owner only)")
+    @extend_schema(
+        operation_id="designs_shares_list",
+        responses={200: OutputSerializer},
+        tags=["designs"],
+        summary="Who a design is shared with (owner only)",
+    )
     def get(self, request, design_id: int):
         design = design_for(request, design_id, owner=True)
         shares = design.shares.order_by("username").values_list("username", "access")
@@ -170,29 +214,46 @@ class DesignShareApi(ApiView):
     @staticmethod
     def _check(username: str) -> None:
         if len(username) > 150:
-            raise ApiError(400, "invalid", "A username has at most 150 characters.",
-                           [{"path": "username", "message": "at most 150 characters"}])
+            raise ApiError(
+                400,
+                "invalid",
+                "A username has at most 150 characters.",
+                [{"path": "username", "message": "at most 150 characters"}],
+            )
 
-    @extend_schema(operation_id="designs_shares_put", request=InputSerializer, responses={200: ShareOut},
-                   tags=["designs"], summary="Share a design with a username, or change its access (owner only)",
-                   description="Answers the same whether or not an account of that name exists, so sharing "
-                               "reveals nothing about accounts. A name with no account grants nothing until "
-                               "an account of that name is created.")
+    @extend_schema(
+        operation_id="designs_shares_put",
+        request=InputSerializer,
+        responses={200: ShareOut},
+        tags=["designs"],
+        summary="Share a design with a username, or change its access (owner only)",
+        description="Answers the same whether or not an account of that name exists, so sharing "
+        "reveals nothing about accounts. A name with no account grants nothing until "
+        "an account of that name is created.",
+    )
     def put(self, request, design_id: int, username: str):
         design = design_for(request, design_id, owner=True)
         s = self.InputSerializer(data=request.data)
         s.is_valid(raise_exception=True)
         self._check(username)
         if username == request.user.get_username():
-            raise ApiError(400, "invalid", "The owner already has full access.",
-                           [{"path": "username", "message": "is the design's owner"}])
+            raise ApiError(
+                400,
+                "invalid",
+                "The owner already has full access.",
+                [{"path": "username", "message": "is the design's owner"}],
+            )
         share = design_share(design=design, username=username, access=s.validated_data["access"])
         return Response(_share_out(request, design.pk, share.username, share.access))
 
-    @extend_schema(operation_id="designs_shares_delete", responses={204: None}, tags=["designs"],
-                   summary="Stop sharing a design with a username (owner), or leave a design shared with you",
-                   description="The owner: 204 whether or not the name had a share or an account. The recipient, "
-                               "with their own username: gives the share back (the design leaves their list).")
+    @extend_schema(
+        operation_id="designs_shares_delete",
+        responses={204: None},
+        tags=["designs"],
+        summary="Stop sharing a design with a username (owner), or leave a design shared with you",
+        description="The owner: 204 whether or not the name had a share or an account. The recipient, "
+        "with their own username: gives the share back (the design leaves their list).",
+    )
     def delete(self, request, design_id: int, username: str):
         self._check(username)
         design = design_for(request, design_id)
@@ -208,20 +269,34 @@ class DesignShareApi(ApiView):
 class DesignComputeApi(ApiView):
     class InputSerializer(StrictSerializer):
         force = serializers.BooleanField(
-            required=False, default=False,
+            required=False,
+            default=False,
             help_text="Compute even when a revision of this design already has this exact computation "
-                      "(same spec, engine and catalog versions and custom parts), or a job is computing it.")
+            "(same spec, engine and catalog versions and custom parts), or a job is computing it.",
+        )
 
-    @extend_schema(operation_id="designs_compute", request=InputSerializer, parameters=[IDEMPOTENCY],
-                   responses={202: JobOut, 200: OpenApiResponse(description=(
-                       "Nothing to compute: the body is the existing revision with this exact computation "
-                       "(`deduplicated: true`); send `force: true` to compute anyway.")),
-                       429: OpenApiResponse(description="Too many of your jobs are waiting (Retry-After)."),
-                       503: OpenApiResponse(description="The job could not be queued (message broker not "
-                                                        "answering); `job` is the failed job."),
-                       **IDEMPOTENCY_ERRORS}, tags=["designs"],
-                   summary="Start computing the design's current spec; answers 202 with the job (Location), "
-                           "or 200 with the revision that already has it")
+    @extend_schema(
+        operation_id="designs_compute",
+        request=InputSerializer,
+        parameters=[IDEMPOTENCY],
+        responses={
+            202: JobOut,
+            200: OpenApiResponse(
+                description=(
+                    "Nothing to compute: the body is the existing revision with this exact computation "
+                    "(`deduplicated: true`); send `force: true` to compute anyway."
+                )
+            ),
+            429: OpenApiResponse(description="Too many of your jobs are waiting (Retry-After)."),
+            503: OpenApiResponse(
+                description="The job could not be queued (message broker not answering); `job` is the failed job."
+            ),
+            **IDEMPOTENCY_ERRORS,
+        },
+        tags=["designs"],
+        summary="Start computing the design's current spec; answers 202 with the job (Location), "
+        "or 200 with the revision that already has it",
+    )
     def post(self, request, design_id: int):
         response = idempotent(request, lambda: self._compute(request, design_id))
         if response.status_code == 202 and not response.data.get("deduplicated"):
@@ -261,15 +336,24 @@ def job_for(request, job_id, *, write: bool = False) -> Job:
 
 
 class JobDetailApi(ApiView):
-    @extend_schema(operation_id="jobs_retrieve", responses={200: JobOut}, tags=["jobs"],
-                   summary="A job's status, stage, percent and error (poll until status is terminal)")
+    @extend_schema(
+        operation_id="jobs_retrieve",
+        responses={200: JobOut},
+        tags=["jobs"],
+        summary="A job's status, stage, percent and error (poll until status is terminal)",
+    )
     def get(self, request, job_id):
         return Response(job_out(request, job_for(request, job_id)))
 
 
 class JobCancelApi(ApiView):
-    @extend_schema(operation_id="jobs_cancel", request=None, responses={200: JobOut}, tags=["jobs"],
-                   summary="Ask a job to stop: a queued job is cancelled at once, a running one soon")
+    @extend_schema(
+        operation_id="jobs_cancel",
+        request=None,
+        responses={200: JobOut},
+        tags=["jobs"],
+        summary="Ask a job to stop: a queued job is cancelled at once, a running one soon",
+    )
     def post(self, request, job_id):
         job = job_request_cancel(job=job_for(request, job_id, write=True))
         return Response(job_out(request, job))

@@ -1,4 +1,5 @@
 """Downloads of every deliverable of a revision, and uploads of measured test results."""
+
 from __future__ import annotations
 
 import json
@@ -72,51 +73,90 @@ class DownloadListApi(ApiView):
         revision = serializers.IntegerField()
         results = Item(many=True)
 
-    @extend_schema(operation_id="revisions_downloads_list", responses={200: OutputSerializer}, tags=["downloads"],
-                   summary="Every file of a revision, with its URL and content type")
+    @extend_schema(
+        operation_id="revisions_downloads_list",
+        responses={200: OutputSerializer},
+        tags=["downloads"],
+        summary="Every file of a revision, with its URL and content type",
+    )
     def get(self, request, design_id: int, number: int):
         rev = revision_for(request, design_id, number)
-        items = [{"kind": k, "content_type": CONTENT_TYPES[k], "filename": download_filename(rev, k),
-                  "url": url(request, "revision-download", design_id, number, k),
-                  "available": k in DB_FILES or deliverable_available(k)} for k in KINDS
-                 if deliverable_applies(k, rev.spec)]
+        items = [
+            {
+                "kind": k,
+                "content_type": CONTENT_TYPES[k],
+                "filename": download_filename(rev, k),
+                "url": url(request, "revision-download", design_id, number, k),
+                "available": k in DB_FILES or deliverable_available(k),
+            }
+            for k in KINDS
+            if deliverable_applies(k, rev.spec)
+        ]
         return Response({"revision": rev.number, "results": items})
 
 
 class DownloadApi(ApiView):
     class QuerySerializer(StrictSerializer):
-        spares_percent = serializers.DecimalField(max_digits=7, decimal_places=3, min_value=Decimal(0),
-                                                  max_value=Decimal(1000), required=False,
-                                                  help_text="BOM files: spares per line in percent (rounded up).")
+        spares_percent = serializers.DecimalField(
+            max_digits=7,
+            decimal_places=3,
+            min_value=Decimal(0),
+            max_value=Decimal(1000),
+            required=False,
+            help_text="BOM files: spares per line in percent (rounded up).",
+        )
         page_size = serializers.ChoiceField(choices=["a4", "letter"], required=False, help_text="PDF page size.")
         row = serializers.CharField(max_length=32, required=False, help_text="Cabling plan / labels: one row.")
         rack = serializers.CharField(max_length=32, required=False, help_text="Cabling plan / labels: one rack.")
-        test_limit = serializers.ChoiceField(choices=["pmd", "budget"], required=False, help_text=(
-            "Test sheet: pass limit from the PMD's maximum channel loss, or the design's worst case."))
-        csv = serializers.ChoiceField(choices=["safe", "raw"], required=False, default="safe", help_text=(
-            "CSV files: safe (default) writes a text cell beginning with = + - @ tab or CR with a leading ' so "
-            "spreadsheets never run it as a formula; raw writes every cell unchanged. NetBox files are always raw."))
+        test_limit = serializers.ChoiceField(
+            choices=["pmd", "budget"],
+            required=False,
+            help_text=("Test sheet: pass limit from the PMD's maximum channel loss, or the design's worst case."),
+        )
+        csv = serializers.ChoiceField(
+            choices=["safe", "raw"],
+            required=False,
+            default="safe",
+            help_text=(
+                "CSV files: safe (default) writes a text cell beginning with = + - @ tab or CR with a leading ' so "
+                "spreadsheets never run it as a formula; raw writes every cell unchanged. NetBox files are always raw."
+            ),
+        )
 
     @extend_schema(
-        operation_id="revisions_download", tags=["downloads"],
-        parameters=[OpenApiParameter("kind", OpenApiTypes.STR, OpenApiParameter.PATH, enum=KINDS), QuerySerializer,
-                    OpenApiParameter("If-None-Match", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False,
-                                     description="The ETag of a copy you hold: 304 when it is still this file.")],
+        operation_id="revisions_download",
+        tags=["downloads"],
+        parameters=[
+            OpenApiParameter("kind", OpenApiTypes.STR, OpenApiParameter.PATH, enum=KINDS),
+            QuerySerializer,
+            OpenApiParameter(
+                "If-None-Match",
+                OpenApiTypes.STR,
+                OpenApiParameter.HEADER,
+                required=False,
+                description="The ETag of a copy you hold: 304 when it is still this file.",
+            ),
+        ],
         responses={
             (200, "text/csv"): OpenApiTypes.BINARY,
             (200, "application/pdf"): OpenApiTypes.BINARY,
             (200, "application/json"): OpenApiTypes.OBJECT,
             (200, "text/vnd.graphviz"): OpenApiTypes.BINARY,
             (200, "text/plain"): OpenApiTypes.BINARY,
-            202: OpenApiResponse(JobOut, description=(
-                "Too large to render in the request and not stored yet: a worker builds it. `Location` is the "
-                "job; poll it until `status` is succeeded, then GET this URL again (or the job's file_url).")),
+            202: OpenApiResponse(
+                JobOut,
+                description=(
+                    "Too large to render in the request and not stored yet: a worker builds it. `Location` is the "
+                    "job; poll it until `status` is succeeded, then GET this URL again (or the job's file_url)."
+                ),
+            ),
             304: OpenApiResponse(description="If-None-Match names this file's ETag: use your copy."),
             409: OpenApiResponse(description="The revision no longer recomputes (its custom parts changed)."),
             501: OpenApiResponse(description="This build has no renderer for this kind of file."),
         },
         summary="Download one file of a revision: 200 with the file when it is stored or cheap to render, "
-                "else 202 with the build job in Location")
+        "else 202 with the build job in Location",
+    )
     def get(self, request, design_id: int, number: int, kind: str):
         if kind not in CONTENT_TYPES:
             raise Http404(f"No such file; known: {', '.join(KINDS)}.")
@@ -129,8 +169,9 @@ class DownloadApi(ApiView):
             if if_none_match(request, etag):
                 return not_modified(etag)
             if kind in ("links.csv", "cables.csv"):
-                response = StreamingHttpResponse(iter_table_csv(rev, kind, raw=q["csv"] == "raw"),
-                                                 content_type=CONTENT_TYPES[kind])
+                response = StreamingHttpResponse(
+                    iter_table_csv(rev, kind, raw=q["csv"] == "raw"), content_type=CONTENT_TYPES[kind]
+                )
             else:
                 data = rev.summary if kind == "summary.json" else rev.spec
                 response = HttpResponse(json.dumps(data, indent=2) + "\n", content_type=CONTENT_TYPES[kind])
@@ -139,8 +180,9 @@ class DownloadApi(ApiView):
 
     def _deliverable(self, request, rev, kind: str, q: dict, retried: bool = False):
         if not deliverable_available(kind):
-            raise ApiError(501, "not_implemented",
-                           f"{kind} is not available in this build: its renderer is not installed yet.")
+            raise ApiError(
+                501, "not_implemented", f"{kind} is not available in this build: its renderer is not installed yet."
+            )
         options: dict = {k: q[k] for k in ("page_size", "row", "rack", "test_limit", "spares_percent") if k in q}
         if q["csv"] == "raw":
             options["raw_csv"] = True
@@ -154,14 +196,16 @@ class DownloadApi(ApiView):
             if artifact is None:
                 artifact = artifact_build(revision=rev, kind=kind, options=options)
         except SpecError as exc:
-            raise ApiError(409, "revision_not_reproducible",
-                           f"The revision no longer computes with the current catalog: {exc}") from None
+            raise ApiError(
+                409, "revision_not_reproducible", f"The revision no longer computes with the current catalog: {exc}"
+            ) from None
         except ValueError as exc:
             # The renderers' contract: a ValueError means options they cannot use ("rack 'X' is not in
             # this design"); its first word names the option.
             word = str(exc).split(" ", 1)[0].split(":")[0].rsplit(".", 1)[-1]
-            raise ApiError(400, "invalid", str(exc),
-                           [{"path": word if word in q else "options", "message": str(exc)}]) from None
+            raise ApiError(
+                400, "invalid", str(exc), [{"path": word if word in q else "options", "message": str(exc)}]
+            ) from None
         etag = artifact_etag(artifact)
         immutable = kind not in PRICED_KINDS  # a reprice changes the BOM files at the same URL
         if if_none_match(request, etag):
@@ -186,14 +230,20 @@ class MeasurementOut(serializers.Serializer):
     filename = serializers.CharField()
     size = serializers.IntegerField()
     rows = serializers.IntegerField(help_text="Valid rows stored and judged.")
-    counts = serializers.DictField(child=serializers.DictField(child=serializers.IntegerField()), help_text=(
-        "Against the test sheet: fibers {pass, fail, not-measured} and links {pass, fail, incomplete}."))
+    counts = serializers.DictField(
+        child=serializers.DictField(child=serializers.IntegerField()),
+        help_text=("Against the test sheet: fibers {pass, fail, not-measured} and links {pass, fail, incomplete}."),
+    )
     error_count = serializers.IntegerField(help_text="Rows left out because they do not fit the test sheet.")
     sha256 = serializers.CharField()
     uploaded_by = serializers.CharField(allow_null=True)
     created_at = serializers.DateTimeField()
-    withdrawn_at = serializers.DateTimeField(allow_null=True, help_text=(
-        "When the upload was withdrawn (its rows no longer count towards `standing`); null while it counts."))
+    withdrawn_at = serializers.DateTimeField(
+        allow_null=True,
+        help_text=(
+            "When the upload was withdrawn (its rows no longer count towards `standing`); null while it counts."
+        ),
+    )
     withdrawn_by = serializers.CharField(allow_null=True)
 
 
@@ -201,26 +251,44 @@ class MeasurementStandingOut(serializers.Serializer):
     test_limit = serializers.CharField(help_text="The pass limit judged against: that of the newest upload counted.")
     uploads = serializers.IntegerField(help_text="Uploads counted (not withdrawn).")
     measured_fibers = serializers.IntegerField(help_text="Fibers with a measured value in any counted upload.")
-    counts = serializers.DictField(child=serializers.DictField(child=serializers.IntegerField()), help_text=(
-        "Per fiber its latest measured value across the counted uploads, judged against the test sheet: fibers "
-        "{pass, fail, not-measured} and links {pass, fail, incomplete}."))
+    counts = serializers.DictField(
+        child=serializers.DictField(child=serializers.IntegerField()),
+        help_text=(
+            "Per fiber its latest measured value across the counted uploads, judged against the test sheet: fibers "
+            "{pass, fail, not-measured} and links {pass, fail, incomplete}."
+        ),
+    )
 
 
 class MeasurementUploadOut(MeasurementOut):
-    errors = MeasurementRowError(many=True, help_text=(
-        f"The rows left out (unknown fiber ids, values that are not a loss in dB, mismatched link ids, "
-        f"duplicates), the first {MAX_STORED_ERRORS} of error_count."))
+    errors = MeasurementRowError(
+        many=True,
+        help_text=(
+            f"The rows left out (unknown fiber ids, values that are not a loss in dB, mismatched link ids, "
+            f"duplicates), the first {MAX_STORED_ERRORS} of error_count."
+        ),
+    )
 
 
 def _measurement_out(m: MeasurementUpload, number: int, errors: bool = False) -> dict:
-    out = {"id": m.pk, "revision": number, "filename": m.filename, "size": m.size, "rows": m.rows,
-           "counts": m.counts, "error_count": m.error_count, "sha256": m.sha256,
-           "uploaded_by": m.uploaded_by.get_username() if m.uploaded_by_id else None, "created_at": iso(m.created_at),
-           "withdrawn_at": iso(m.withdrawn_at) if m.withdrawn_at else None,
-           "withdrawn_by": m.withdrawn_by.get_username() if m.withdrawn_by_id else None}
+    out = {
+        "id": m.pk,
+        "revision": number,
+        "filename": m.filename,
+        "size": m.size,
+        "rows": m.rows,
+        "counts": m.counts,
+        "error_count": m.error_count,
+        "sha256": m.sha256,
+        "uploaded_by": m.uploaded_by.get_username() if m.uploaded_by_id else None,
+        "created_at": iso(m.created_at),
+        "withdrawn_at": iso(m.withdrawn_at) if m.withdrawn_at else None,
+        "withdrawn_by": m.withdrawn_by.get_username() if m.withdrawn_by_id else None,
+    }
     if errors:
-        out["errors"] = [{"line": line, "column": column or "", "message": message}
-                         for line, column, message in m.errors]
+        out["errors"] = [
+            {"line": line, "column": column or "", "message": message} for line, column, message in m.errors
+        ]
     return out
 
 
@@ -228,41 +296,69 @@ class MeasurementListApi(ApiView):
     parser_classes = [CSVUploadParser]
 
     class QuerySerializer(StrictSerializer):
-        filename = serializers.RegexField(r"^[\w.\- ]{1,200}$", required=False, default="test-results.csv",
-                                          help_text="Name to keep with the upload.")
-        test_limit = serializers.ChoiceField(choices=["pmd", "budget"], required=False, default="pmd",
-                                             help_text="Pass limit per fiber, as on the test sheet.")
-        reject_on_error = serializers.BooleanField(required=False, default=False, help_text=(
-            "All or nothing: refuse the whole sheet (400, nothing stored) when any row has an error. By default "
-            "the valid rows are stored and judged and the rows with errors are listed in the answer."))
+        filename = serializers.RegexField(
+            r"^[\w.\- ]{1,200}$", required=False, default="test-results.csv", help_text="Name to keep with the upload."
+        )
+        test_limit = serializers.ChoiceField(
+            choices=["pmd", "budget"],
+            required=False,
+            default="pmd",
+            help_text="Pass limit per fiber, as on the test sheet.",
+        )
+        reject_on_error = serializers.BooleanField(
+            required=False,
+            default=False,
+            help_text=(
+                "All or nothing: refuse the whole sheet (400, nothing stored) when any row has an error. By default "
+                "the valid rows are stored and judged and the rows with errors are listed in the answer."
+            ),
+        )
 
     class OutputSerializer(serializers.Serializer):
-        standing = MeasurementStandingOut(allow_null=True, help_text=(
-            "Every counted upload together (null before the first upload)."))
+        standing = MeasurementStandingOut(
+            allow_null=True, help_text=("Every counted upload together (null before the first upload).")
+        )
         results = MeasurementOut(many=True)
 
-    @extend_schema(operation_id="revisions_measurements_list", responses={200: OutputSerializer},
-                   tags=["downloads"], summary="Measured test results uploaded for a revision")
+    @extend_schema(
+        operation_id="revisions_measurements_list",
+        responses={200: OutputSerializer},
+        tags=["downloads"],
+        summary="Measured test results uploaded for a revision",
+    )
     def get(self, request, design_id: int, number: int):
         rev = revision_for(request, design_id, number)
         rows = rev.measurements.select_related("uploaded_by", "withdrawn_by").defer("content", "errors")[:1000]
-        return Response({"standing": _standing_out(measurement_standing(revision=rev)),
-                         "results": [_measurement_out(m, rev.number) for m in rows]})
+        return Response(
+            {
+                "standing": _standing_out(measurement_standing(revision=rev)),
+                "results": [_measurement_out(m, rev.number) for m in rows],
+            }
+        )
 
-    @extend_schema(operation_id="revisions_measurements_upload", parameters=[QuerySerializer],
-                   request={"text/csv": OpenApiTypes.STR}, responses={
-                       201: MeasurementUploadOut,
-                       400: OpenApiResponse(description=(
-                           "Nothing stored: empty, not UTF-8, a wrong header, no valid row, or (reject_on_error) "
-                           "any bad row; `fields` name the rows (`line 3.measured_loss_db`).")),
-                   }, tags=["downloads"],
-                   summary="Upload measured fiber test results (a text/csv body; needs write access); the valid "
-                           "rows are kept and the bad ones listed")
+    @extend_schema(
+        operation_id="revisions_measurements_upload",
+        parameters=[QuerySerializer],
+        request={"text/csv": OpenApiTypes.STR},
+        responses={
+            201: MeasurementUploadOut,
+            400: OpenApiResponse(
+                description=(
+                    "Nothing stored: empty, not UTF-8, a wrong header, no valid row, or (reject_on_error) "
+                    "any bad row; `fields` name the rows (`line 3.measured_loss_db`)."
+                )
+            ),
+        },
+        tags=["downloads"],
+        summary="Upload measured fiber test results (a text/csv body; needs write access); the valid "
+        "rows are kept and the bad ones listed",
+    )
     def post(self, request, design_id: int, number: int):
         q = query(self.QuerySerializer, request)
         design_get(user=request.user, design_id=design_id, write=True)
         rev = revision_for(request, design_id, number)
         text = request.data if isinstance(request.data, str) else ""
+
         def check(text: str):
             try:
                 return measurements_check_revision(revision=rev, text=text, test_limit=q["test_limit"])
@@ -271,8 +367,15 @@ class MeasurementListApi(ApiView):
             except MeasurementUnavailable as exc:
                 raise ApiError(409, "revision_not_reproducible", str(exc)) from None
 
-        m = measurement_upload(revision=rev, user=request.user, text=text, filename=q["filename"], check=check,
-                               test_limit=q["test_limit"], keep_valid=not q["reject_on_error"])
+        m = measurement_upload(
+            revision=rev,
+            user=request.user,
+            text=text,
+            filename=q["filename"],
+            check=check,
+            test_limit=q["test_limit"],
+            keep_valid=not q["reject_on_error"],
+        )
         measurement_standing_refresh(revision=rev)
         return Response(_measurement_out(m, rev.number, errors=True), status=201)
 
@@ -280,25 +383,36 @@ class MeasurementListApi(ApiView):
 def _standing_out(st) -> dict | None:
     if st is None:
         return None
-    return {"test_limit": st.test_limit, "uploads": st.uploads, "measured_fibers": st.measured_fibers,
-            "counts": st.counts}
+    return {
+        "test_limit": st.test_limit,
+        "uploads": st.uploads,
+        "measured_fibers": st.measured_fibers,
+        "counts": st.counts,
+    }
 
 
 class MeasurementWithdrawApi(ApiView):
     class InputSerializer(StrictSerializer):
         withdrawn = serializers.BooleanField(help_text="true withdraws the upload; false counts it again.")
 
-    @extend_schema(operation_id="revisions_measurements_withdraw", request=InputSerializer,
-                   responses={200: MeasurementOut}, tags=["downloads"],
-                   summary="Withdraw a measured-results upload (its rows stop counting; it stays listed) or "
-                           "count it again; needs write access")
+    @extend_schema(
+        operation_id="revisions_measurements_withdraw",
+        request=InputSerializer,
+        responses={200: MeasurementOut},
+        tags=["downloads"],
+        summary="Withdraw a measured-results upload (its rows stop counting; it stays listed) or "
+        "count it again; needs write access",
+    )
     def post(self, request, design_id: int, number: int, upload_id: int):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         design_get(user=request.user, design_id=design_id, write=True)
         rev = revision_for(request, design_id, number)
-        upload = measurement_withdraw(upload=measurement_get(revision=rev, upload_id=upload_id), user=request.user,
-                                      withdraw=data.validated_data["withdrawn"])
+        upload = measurement_withdraw(
+            upload=measurement_get(revision=rev, upload_id=upload_id),
+            user=request.user,
+            withdraw=data.validated_data["withdrawn"],
+        )
         return Response(_measurement_out(upload, rev.number))
 
 
@@ -309,51 +423,69 @@ class ExportCreateApi(ApiView):
         kind = serializers.ChoiceField(choices=sorted(list(DELIVERABLES) + list(ARCHIVES)))
         options = serializers.DictField(required=False, help_text="Renderer options, as for downloads.")
 
-    @extend_schema(operation_id="revisions_exports_create", request=InputSerializer, responses={202: JobOut},
-                   tags=["downloads"], summary="Build one deliverable (or configs.zip) in the background; "
-                                               "answers 202 with the job, whose file_url serves it when done")
+    @extend_schema(
+        operation_id="revisions_exports_create",
+        request=InputSerializer,
+        responses={202: JobOut},
+        tags=["downloads"],
+        summary="Build one deliverable (or configs.zip) in the background; "
+        "answers 202 with the job, whose file_url serves it when done",
+    )
     def post(self, request, design_id: int, number: int):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         rev = revision_for(request, design_id, number)
         try:
-            job = export_enqueue(revision=rev, kind=data.validated_data["kind"], user=request.user,
-                                 options=data.validated_data.get("options"))
+            job = export_enqueue(
+                revision=rev,
+                kind=data.validated_data["kind"],
+                user=request.user,
+                options=data.validated_data.get("options"),
+            )
         except ValueError as exc:
             # "kind: …", "options: …" or the renderers' "options.page_size: …" / "page_size: …"
             field, _, message = str(exc).partition(": ")
             path = field if field == "kind" or field.split(".", 1)[0] == "options" else f"options.{field}"
-            raise ApiError(400, "invalid_option", str(exc),
-                           [{"path": path, "message": message or str(exc)}]) from None
+            raise ApiError(400, "invalid_option", str(exc), [{"path": path, "message": message or str(exc)}]) from None
         body = job_out(request, job_sent(job))  # committed and sent by now: 503 when the broker refused it
         return Response(body, status=202, headers={"Location": body["url"]})
 
 
 class JobFileApi(ApiView):
-    @extend_schema(operation_id="jobs_file", responses={
-        (200, "application/octet-stream"): OpenApiTypes.BINARY,
-        304: OpenApiResponse(description="If-None-Match names this file's ETag."),
-        409: OpenApiResponse(description="Not built (yet)."),
-        410: OpenApiResponse(description="Built, then removed by the store's retention: ask for the file again."),
-    }, tags=["jobs"], summary="The file an export job built (409 until it has succeeded)")
+    @extend_schema(
+        operation_id="jobs_file",
+        responses={
+            (200, "application/octet-stream"): OpenApiTypes.BINARY,
+            304: OpenApiResponse(description="If-None-Match names this file's ETag."),
+            409: OpenApiResponse(description="Not built (yet)."),
+            410: OpenApiResponse(description="Built, then removed by the store's retention: ask for the file again."),
+        },
+        tags=["jobs"],
+        summary="The file an export job built (409 until it has succeeded)",
+    )
     def get(self, request, job_id):
         job = job_for(request, job_id)
         if job.kind != "export":
             raise Http404("This job builds no file.")
         if job.status != "succeeded":
             raise ApiError(409, "not_ready", f"The export job is {job.status}; poll the job until it has succeeded.")
-        artifact = Artifact.objects.select_related("revision__design").filter(
-            pk=(job.result or {}).get("artifact_id")).first()
+        artifact = (
+            Artifact.objects.select_related("revision__design").filter(pk=(job.result or {}).get("artifact_id")).first()
+        )
         if artifact is None:
-            raise ApiError(410, "gone", "The file was removed from the store by its retention; download it again "
-                                        "(or POST the export again) to rebuild it.")
+            raise ApiError(
+                410,
+                "gone",
+                "The file was removed from the store by its retention; download it again "
+                "(or POST the export again) to rebuild it.",
+            )
         etag = artifact_etag(artifact)
         immutable = artifact.kind not in PRICED_KINDS
         if if_none_match(request, etag):
             return not_modified(etag, immutable=immutable)
         try:
-            return artifact_response(artifact, download_filename(artifact.revision, artifact.kind),
-                                     immutable=immutable)
+            return artifact_response(artifact, download_filename(artifact.revision, artifact.kind), immutable=immutable)
         except FileNotFoundError:
-            raise ApiError(410, "gone", "The file is missing from the store; download it again to rebuild it.") \
-                from None
+            raise ApiError(
+                410, "gone", "The file is missing from the store; download it again to rebuild it."
+            ) from None

@@ -1,5 +1,6 @@
 """Purchase orders: a revision's order lines (per network and SU), the ordered baseline, order deltas, the change
 order as CSV or PDF, and the lead times a user fills in."""
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -29,8 +30,10 @@ from ..output import iso
 from ..serializers import MoneyField, StrictSerializer, query
 from .base import ApiView, design_for, revision_for
 
-SPARES_HELP = ("Spares per line in percent, rounded up to whole parts: one number for every category (\"5\") or "
-               "category:percent pairs (\"transceiver:2,fiber:5,*:1\"; \"*\" is every other category).")
+SPARES_HELP = (
+    'Spares per line in percent, rounded up to whole parts: one number for every category ("5") or '
+    'category:percent pairs ("transceiver:2,fiber:5,*:1"; "*" is every other category).'
+)
 
 
 def _money(**kw):
@@ -38,9 +41,12 @@ def _money(**kw):
 
 
 class SparesRuleOut(serializers.Serializer):
-    kind = serializers.CharField(help_text="The rule: \"percent-per-category\" (more kinds may come).")
-    percents = serializers.DictField(child=serializers.CharField(), required=False,
-                                     help_text="percent-per-category: category (\"*\": any other) -> percent.")
+    kind = serializers.CharField(help_text='The rule: "percent-per-category" (more kinds may come).')
+    percents = serializers.DictField(
+        child=serializers.CharField(),
+        required=False,
+        help_text='percent-per-category: category ("*": any other) -> percent.',
+    )
     text = serializers.CharField(help_text="The rule in words.")
 
 
@@ -79,7 +85,7 @@ class NetworkOrderOut(serializers.Serializer):
 
 
 class SuOrderOut(serializers.Serializer):
-    su = serializers.CharField(help_text="The SU's number, or \"outside\" for parts of no SU.")
+    su = serializers.CharField(help_text='The SU\'s number, or "outside" for parts of no SU.')
     title = serializers.CharField()
     lines = OrderLineOut(many=True)
     totals = OrderTotalsOut()
@@ -93,16 +99,21 @@ class OrderOut(serializers.Serializer):
     spares_rule = SparesRuleOut()
     lines = OrderLineOut(many=True)
     totals = OrderTotalsOut()
-    by_network = NetworkOrderOut(many=True, help_text=(
-        "The same lines per network; each column of each network's lines adds up to the order's line."))
-    by_su = SuOrderOut(many=True, help_text="The same lines per SU; \"outside\" holds the rest, so they add up.")
+    by_network = NetworkOrderOut(
+        many=True,
+        help_text=("The same lines per network; each column of each network's lines adds up to the order's line."),
+    )
+    by_su = SuOrderOut(many=True, help_text='The same lines per SU; "outside" holds the rest, so they add up.')
 
 
 class RevisionOrderOut(OrderOut):
     revision = serializers.IntegerField()
-    split_available = serializers.BooleanField(help_text=(
-        "False when the per-network and per-SU split cannot be worked out again (the revision no longer "
-        "recomputes to its stored BOM); by_network and by_su are then empty."))
+    split_available = serializers.BooleanField(
+        help_text=(
+            "False when the per-network and per-SU split cannot be worked out again (the revision no longer "
+            "recomputes to its stored BOM); by_network and by_su are then empty."
+        )
+    )
 
 
 class SparesQuery(StrictSerializer):
@@ -120,9 +131,13 @@ def _rule(q: dict) -> SparesRule | None:
 
 
 class RevisionOrderApi(ApiView):
-    @extend_schema(operation_id="revisions_order", parameters=[SparesQuery], responses={200: RevisionOrderOut},
-                   tags=["orders"], summary="The revision's purchase order: order lines with spares and prices, per "
-                                            "network and per SU")
+    @extend_schema(
+        operation_id="revisions_order",
+        parameters=[SparesQuery],
+        responses={200: RevisionOrderOut},
+        tags=["orders"],
+        summary="The revision's purchase order: order lines with spares and prices, per network and per SU",
+    )
     def get(self, request, design_id: int, number: int):
         rule = _rule(query(SparesQuery, request))
         rev = revision_for(request, design_id, number)
@@ -199,8 +214,11 @@ class OrderDeltaOut(serializers.Serializer):
 
 
 class DeltaQuery(SparesQuery):
-    old = serializers.CharField(max_length=12, help_text="Older revision number, or \"ordered\" for the design's "
-                                                         "ordered baseline (its frozen order and spares rule).")
+    old = serializers.CharField(
+        max_length=12,
+        help_text='Older revision number, or "ordered" for the design\'s '
+        "ordered baseline (its frozen order and spares rule).",
+    )
     new = serializers.IntegerField(min_value=1, max_value=999_999_999, help_text="Newer revision number.")
 
 
@@ -211,20 +229,33 @@ def _delta(request, design_id: int, q: dict):
     if q["old"] == "ordered":
         baseline = baseline_current(design=design)
         if baseline is None:
-            raise ApiError(404, "no_baseline", "No revision of this design is marked ordered yet.",
-                           [{"path": "old", "message": "no ordered baseline"}])
+            raise ApiError(
+                404,
+                "no_baseline",
+                "No revision of this design is marked ordered yet.",
+                [{"path": "old", "message": "no ordered baseline"}],
+            )
         return design, order_delta_from_baseline(baseline=baseline, new=new, rule=rule), q
     if not q["old"].isdigit() or not 1 <= int(q["old"]) <= 999_999_999:
-        raise ApiError(400, "invalid", "old: a revision number or \"ordered\"",
-                       [{"path": "old", "message": "a revision number or \"ordered\""}])
+        raise ApiError(
+            400,
+            "invalid",
+            'old: a revision number or "ordered"',
+            [{"path": "old", "message": 'a revision number or "ordered"'}],
+        )
     old = revision_for(request, design_id, int(q["old"]))
     return design, order_delta_between(old=old, new=new, rule=rule), q
 
 
 class OrderDeltaApi(ApiView):
-    @extend_schema(operation_id="designs_order_delta", parameters=[DeltaQuery], responses={200: OrderDeltaOut},
-                   tags=["orders"], summary="Order changes from one revision (or the ordered baseline) to another: "
-                                            "quantity, spares, order quantity and money, per network and SU")
+    @extend_schema(
+        operation_id="designs_order_delta",
+        parameters=[DeltaQuery],
+        responses={200: OrderDeltaOut},
+        tags=["orders"],
+        summary="Order changes from one revision (or the ordered baseline) to another: "
+        "quantity, spares, order quantity and money, per network and SU",
+    )
     def get(self, request, design_id: int):
         _design, delta, _q = _delta(request, design_id, query(DeltaQuery, request))
         return Response(delta.to_dict())
@@ -232,9 +263,15 @@ class OrderDeltaApi(ApiView):
 
 class ChangeOrderQuery(DeltaQuery):
     page_size = serializers.ChoiceField(choices=["a4", "letter"], required=False, help_text="PDF page size.")
-    csv = serializers.ChoiceField(choices=["safe", "raw"], required=False, default="safe", help_text=(
-        "CSV: safe (default) writes a text cell beginning with = + - @ with a leading ' so spreadsheets show it "
-        "as text; raw writes cells unchanged."))
+    csv = serializers.ChoiceField(
+        choices=["safe", "raw"],
+        required=False,
+        default="safe",
+        help_text=(
+            "CSV: safe (default) writes a text cell beginning with = + - @ with a leading ' so spreadsheets show it "
+            "as text; raw writes cells unchanged."
+        ),
+    )
 
 
 def _change_order(request, design_id: int, fmt: str) -> HttpResponse:
@@ -242,29 +279,39 @@ def _change_order(request, design_id: int, fmt: str) -> HttpResponse:
     old = "ordered" if q["old"] == "ordered" else f"r{q['old']}"
     name = f"design-{design.pk}-change-order-{old}-to-r{q['new']}.{fmt}"
     if fmt == "csv":
-        response = HttpResponse("".join(iter_change_order_csv(delta, raw=q["csv"] == "raw")),
-                                content_type="text/csv; charset=utf-8")
+        response = HttpResponse(
+            "".join(iter_change_order_csv(delta, raw=q["csv"] == "raw")), content_type="text/csv; charset=utf-8"
+        )
     else:
         fh = io.BytesIO()
-        render_change_order_pdf(delta, fh, design=design.name, date=_dt.date.today().isoformat(),
-                                page=q.get("page_size", "a4"))
+        render_change_order_pdf(
+            delta, fh, design=design.name, date=_dt.date.today().isoformat(), page=q.get("page_size", "a4")
+        )
         response = HttpResponse(fh.getvalue(), content_type="application/pdf")
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
 
 
 class ChangeOrderCsvApi(ApiView):
-    @extend_schema(operation_id="designs_change_order_csv", parameters=[ChangeOrderQuery],
-                   responses={(200, "text/csv"): OpenApiTypes.BINARY}, tags=["orders"],
-                   summary="change-order.csv: the order changes (layout: docs/deliverables.md)")
+    @extend_schema(
+        operation_id="designs_change_order_csv",
+        parameters=[ChangeOrderQuery],
+        responses={(200, "text/csv"): OpenApiTypes.BINARY},
+        tags=["orders"],
+        summary="change-order.csv: the order changes (layout: docs/deliverables.md)",
+    )
     def get(self, request, design_id: int):
         return _change_order(request, design_id, "csv")
 
 
 class ChangeOrderPdfApi(ApiView):
-    @extend_schema(operation_id="designs_change_order_pdf", parameters=[ChangeOrderQuery],
-                   responses={(200, "application/pdf"): OpenApiTypes.BINARY}, tags=["orders"],
-                   summary="change-order.pdf: the change order a buyer sends")
+    @extend_schema(
+        operation_id="designs_change_order_pdf",
+        parameters=[ChangeOrderQuery],
+        responses={(200, "application/pdf"): OpenApiTypes.BINARY},
+        tags=["orders"],
+        summary="change-order.pdf: the change order a buyer sends",
+    )
     def get(self, request, design_id: int):
         return _change_order(request, design_id, "pdf")
 
@@ -277,8 +324,12 @@ class BaselineOut(serializers.Serializer):
 
 
 def _baseline_out(b) -> dict:
-    return {"revision": b.revision.number, "marked_at": iso(b.at), "marked_by": b.by.get_username() if b.by_id else
-            None, "order": baseline_order(b).to_dict()}
+    return {
+        "revision": b.revision.number,
+        "marked_at": iso(b.at),
+        "marked_by": b.by.get_username() if b.by_id else None,
+        "order": baseline_order(b).to_dict(),
+    }
 
 
 class MarkOrderedIn(StrictSerializer):
@@ -286,9 +337,14 @@ class MarkOrderedIn(StrictSerializer):
 
 
 class RevisionOrderedApi(ApiView):
-    @extend_schema(operation_id="revisions_mark_ordered", request=MarkOrderedIn, responses={201: BaselineOut},
-                   tags=["orders"], summary="Mark this revision ordered: its order (with this spares rule and its "
-                                            "price-list version) becomes the design's baseline (needs write access)")
+    @extend_schema(
+        operation_id="revisions_mark_ordered",
+        request=MarkOrderedIn,
+        responses={201: BaselineOut},
+        tags=["orders"],
+        summary="Mark this revision ordered: its order (with this spares rule and its "
+        "price-list version) becomes the design's baseline (needs write access)",
+    )
     def post(self, request, design_id: int, number: int):
         s = MarkOrderedIn(data=request.data)
         s.is_valid(raise_exception=True)
@@ -299,9 +355,12 @@ class RevisionOrderedApi(ApiView):
 
 
 class DesignBaselineApi(ApiView):
-    @extend_schema(operation_id="designs_ordered_baseline", responses={
-        200: BaselineOut, 404: OpenApiResponse(description="No revision is marked ordered.")},
-        tags=["orders"], summary="The design's ordered baseline: the newest revision marked ordered, as ordered")
+    @extend_schema(
+        operation_id="designs_ordered_baseline",
+        responses={200: BaselineOut, 404: OpenApiResponse(description="No revision is marked ordered.")},
+        tags=["orders"],
+        summary="The design's ordered baseline: the newest revision marked ordered, as ordered",
+    )
     def get(self, request, design_id: int):
         baseline = baseline_current(design=design_for(request, design_id))
         if baseline is None:
@@ -310,8 +369,10 @@ class DesignBaselineApi(ApiView):
 
 
 class LeadTimesIo(StrictSerializer):
-    lead_times = serializers.DictField(child=serializers.IntegerField(min_value=0, max_value=3650, allow_null=True),
-                                       help_text="Part number -> lead time in days; null clears it.")
+    lead_times = serializers.DictField(
+        child=serializers.IntegerField(min_value=0, max_value=3650, allow_null=True),
+        help_text="Part number -> lead time in days; null clears it.",
+    )
 
     def validate_lead_times(self, value):
         for part in value:
@@ -323,13 +384,22 @@ class LeadTimesIo(StrictSerializer):
 
 
 class LeadTimesApi(ApiView):
-    @extend_schema(operation_id="designs_lead_times", responses={200: LeadTimesIo}, tags=["orders"],
-                   summary="The lead times filled in for this design's parts")
+    @extend_schema(
+        operation_id="designs_lead_times",
+        responses={200: LeadTimesIo},
+        tags=["orders"],
+        summary="The lead times filled in for this design's parts",
+    )
     def get(self, request, design_id: int):
         return Response({"lead_times": design_lead_times(design=design_for(request, design_id))})
 
-    @extend_schema(operation_id="designs_lead_times_update", request=LeadTimesIo, responses={200: LeadTimesIo},
-                   tags=["orders"], summary="Fill in (or clear, with null) lead times per part (needs write access)")
+    @extend_schema(
+        operation_id="designs_lead_times_update",
+        request=LeadTimesIo,
+        responses={200: LeadTimesIo},
+        tags=["orders"],
+        summary="Fill in (or clear, with null) lead times per part (needs write access)",
+    )
     def patch(self, request, design_id: int):
         s = LeadTimesIo(data=request.data)
         s.is_valid(raise_exception=True)

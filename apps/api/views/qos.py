@@ -1,4 +1,5 @@
 """A design's QoS policy (read, replace) and a revision's configuration files (list, one by name)."""
+
 from __future__ import annotations
 
 from django.http import Http404, HttpResponse
@@ -22,43 +23,68 @@ from ..output import url
 from ..serializers import FieldErrorOut, StrictSerializer
 from .base import ApiView, design_for, revision_for
 
-NOT_BUILDABLE = OpenApiResponse(description="The revision's configuration cannot be built: it no longer recomputes "
-                                            "with the current catalog, or its stored QoS policy is not valid.")
+NOT_BUILDABLE = OpenApiResponse(
+    description="The revision's configuration cannot be built: it no longer recomputes "
+    "with the current catalog, or its stored QoS policy is not valid."
+)
 
 
 class QosOut(serializers.Serializer):
     design = serializers.IntegerField()
     url = serializers.URLField()
-    technology = serializers.ChoiceField(choices=["ethernet", "infiniband"],
-                                         help_text="The compute fabric's; the defaults are this technology's.")
-    policy = serializers.DictField(allow_null=True, help_text=(
-        "The effective policy, every default filled in (docs/qos.md); null when the stored one is not valid."))
-    stored = serializers.DictField(allow_null=True, help_text=(
-        "The spec's `qos` value: only what differs from the defaults (null: all defaults)."))
+    technology = serializers.ChoiceField(
+        choices=["ethernet", "infiniband"], help_text="The compute fabric's; the defaults are this technology's."
+    )
+    policy = serializers.DictField(
+        allow_null=True,
+        help_text=(
+            "The effective policy, every default filled in (docs/qos.md); null when the stored one is not valid."
+        ),
+    )
+    stored = serializers.DictField(
+        allow_null=True, help_text=("The spec's `qos` value: only what differs from the defaults (null: all defaults).")
+    )
     errors = FieldErrorOut(many=True, help_text="Why the stored policy is not valid (empty when it is).")
 
 
 def _qos_out(request, design) -> dict:
     state = design_qos(design=design)
-    return {"design": design.pk, "url": url(request, "design-qos", design.pk), "technology": state.technology,
-            "policy": state.policy.to_dict() if state.policy else None, "stored": state.stored,
-            "errors": [{"path": e.path, "message": e.message} for e in state.errors]}
+    return {
+        "design": design.pk,
+        "url": url(request, "design-qos", design.pk),
+        "technology": state.technology,
+        "policy": state.policy.to_dict() if state.policy else None,
+        "stored": state.stored,
+        "errors": [{"path": e.path, "message": e.message} for e in state.errors],
+    }
 
 
 class DesignQosApi(ApiView):
     class InputSerializer(StrictSerializer):
-        policy = serializers.DictField(allow_null=True, help_text=(
-            "The new policy, in the shape GET answers (or any part of it: what is left out takes the default; "
-            "leave out pfc.priorities and host.* to let them follow the classes). null resets to the defaults."))
+        policy = serializers.DictField(
+            allow_null=True,
+            help_text=(
+                "The new policy, in the shape GET answers (or any part of it: what is left out takes the default; "
+                "leave out pfc.priorities and host.* to let them follow the classes). null resets to the defaults."
+            ),
+        )
 
-    @extend_schema(operation_id="designs_qos_retrieve", responses={200: QosOut}, tags=["designs"],
-                   summary="A design's QoS policy: the effective one (defaults filled) and what the spec stores")
+    @extend_schema(
+        operation_id="designs_qos_retrieve",
+        responses={200: QosOut},
+        tags=["designs"],
+        summary="A design's QoS policy: the effective one (defaults filled) and what the spec stores",
+    )
     def get(self, request, design_id: int):
         return Response(_qos_out(request, design_for(request, design_id)))
 
-    @extend_schema(operation_id="designs_qos_update", request=InputSerializer, responses={200: QosOut},
-                   tags=["designs"], summary="Replace a design's QoS policy (needs write access); a bad field is a "
-                                             "400 naming it (qos.roce.dscp)")
+    @extend_schema(
+        operation_id="designs_qos_update",
+        request=InputSerializer,
+        responses={200: QosOut},
+        tags=["designs"],
+        summary="Replace a design's QoS policy (needs write access); a bad field is a 400 naming it (qos.roce.dscp)",
+    )
     def put(self, request, design_id: int):
         design = design_for(request, design_id, write=True)
         s = self.InputSerializer(data=request.data)
@@ -94,9 +120,13 @@ class RevisionConfigListApi(ApiView):
         archive_url = serializers.URLField(help_text="configs.zip: every file under configs/.")
         results = Item(many=True)
 
-    @extend_schema(operation_id="revisions_configs_list", responses={200: OutputSerializer, 409: NOT_BUILDABLE},
-                   tags=["downloads"], summary="The revision's QoS configuration files: one per switch, hosts, "
-                                               "subnet manager, policy, headroom and summary")
+    @extend_schema(
+        operation_id="revisions_configs_list",
+        responses={200: OutputSerializer, 409: NOT_BUILDABLE},
+        tags=["downloads"],
+        summary="The revision's QoS configuration files: one per switch, hosts, "
+        "subnet manager, policy, headroom and summary",
+    )
     def get(self, request, design_id: int, number: int):
         rev = revision_for(request, design_id, number)
         try:
@@ -104,14 +134,21 @@ class RevisionConfigListApi(ApiView):
         except QosPlanError as exc:
             raise _plan_error(exc) from None
         items = [{**f, "url": url(request, "revision-config", design_id, number, f["name"])} for f in report["files"]]
-        return Response({"revision": rev.number, "mode": report["mode"], "warnings": len(report["warnings"]),
-                         "archive_url": url(request, "revision-config", design_id, number, ARCHIVE),
-                         "results": items})
+        return Response(
+            {
+                "revision": rev.number,
+                "mode": report["mode"],
+                "warnings": len(report["warnings"]),
+                "archive_url": url(request, "revision-config", design_id, number, ARCHIVE),
+                "results": items,
+            }
+        )
 
 
 class RevisionConfigApi(ApiView):
     @extend_schema(
-        operation_id="revisions_config_file", tags=["downloads"],
+        operation_id="revisions_config_file",
+        tags=["downloads"],
         responses={
             (200, "text/plain"): OpenApiTypes.BINARY,
             (200, "application/json"): OpenApiTypes.OBJECT,
@@ -119,7 +156,8 @@ class RevisionConfigApi(ApiView):
             (200, "application/zip"): OpenApiTypes.BINARY,
             409: NOT_BUILDABLE,
         },
-        summary="One QoS configuration file of a revision by name (configs.zip: all of them)")
+        summary="One QoS configuration file of a revision by name (configs.zip: all of them)",
+    )
     def get(self, request, design_id: int, number: int, name: str):
         rev = revision_for(request, design_id, number)
         try:

@@ -1,4 +1,5 @@
 """Revisions and their results: summary, BOM, links, cables, loss budgets, fibers, warnings, BOM difference."""
+
 from __future__ import annotations
 
 from decimal import Decimal
@@ -30,8 +31,13 @@ def _revision(request, design_id: int, number: int, *, rows_only: bool = False) 
 
 
 class RevisionListApi(ApiView):
-    @extend_schema(operation_id="revisions_list", parameters=[PageQuery], responses={200: RevisionPageOut},
-                   tags=["revisions"], summary="A design's computed revisions, newest first")
+    @extend_schema(
+        operation_id="revisions_list",
+        parameters=[PageQuery],
+        responses={200: RevisionPageOut},
+        tags=["revisions"],
+        summary="A design's computed revisions, newest first",
+    )
     def get(self, request, design_id: int):
         design = design_for(request, design_id)
         q = query(PageQuery, request)
@@ -44,16 +50,24 @@ class RevisionDetailApi(ApiView):
     class OutputSerializer(RevisionOut):
         spec = serializers.DictField(help_text="The spec this revision was computed from.")
 
-    @extend_schema(operation_id="revisions_retrieve", responses={200: OutputSerializer}, tags=["revisions"],
-                   summary="A revision: versions, counts and the spec it was computed from")
+    @extend_schema(
+        operation_id="revisions_retrieve",
+        responses={200: OutputSerializer},
+        tags=["revisions"],
+        summary="A revision: versions, counts and the spec it was computed from",
+    )
     def get(self, request, design_id: int, number: int):
         rev = _revision(request, design_id, number)
         return Response({**revision_out(request, rev), "spec": rev.spec})
 
 
 class RevisionSummaryApi(ApiView):
-    @extend_schema(operation_id="revisions_summary", responses={200: OpenApiTypes.OBJECT}, tags=["revisions"],
-                   summary="The revision's summary.json (layout: docs/summary.md); immutable, with an ETag")
+    @extend_schema(
+        operation_id="revisions_summary",
+        responses={200: OpenApiTypes.OBJECT},
+        tags=["revisions"],
+        summary="The revision's summary.json (layout: docs/summary.md); immutable, with an ETag",
+    )
     def get(self, request, design_id: int, number: int):
         rev = _revision(request, design_id, number)
         return conditional(request, revision_etag(rev, "summary"), lambda: Response(rev.summary))
@@ -64,8 +78,12 @@ class RevisionWarningsApi(ApiView):
         revision = serializers.IntegerField()
         warnings = serializers.ListField(child=serializers.CharField())
 
-    @extend_schema(operation_id="revisions_warnings", responses={200: OutputSerializer}, tags=["revisions"],
-                   summary="Design warnings of the revision")
+    @extend_schema(
+        operation_id="revisions_warnings",
+        responses={200: OutputSerializer},
+        tags=["revisions"],
+        summary="Design warnings of the revision",
+    )
     def get(self, request, design_id: int, number: int):
         rev = _revision(request, design_id, number)
         return Response({"revision": rev.number, "warnings": list((rev.summary or {}).get("warnings") or [])})
@@ -85,19 +103,35 @@ class RevisionFibersApi(ApiView):
         per_network = serializers.DictField(child=FiberCountOut())
         per_tier = serializers.DictField(child=FiberCountOut())
 
-    @extend_schema(operation_id="revisions_fibers", responses={200: OutputSerializer}, tags=["revisions"],
-                   summary="Fiber totals: active, installed, dark and spare strands")
+    @extend_schema(
+        operation_id="revisions_fibers",
+        responses={200: OutputSerializer},
+        tags=["revisions"],
+        summary="Fiber totals: active, installed, dark and spare strands",
+    )
     def get(self, request, design_id: int, number: int):
         rev = _revision(request, design_id, number)
         f = (rev.summary or {}).get("fibers") or {}
-        return Response({"revision": rev.number, "total": f.get("total"), "per_network": f.get("per_network") or {},
-                         "per_tier": f.get("per_tier") or {}})
+        return Response(
+            {
+                "revision": rev.number,
+                "total": f.get("total"),
+                "per_network": f.get("per_network") or {},
+                "per_tier": f.get("per_tier") or {},
+            }
+        )
 
 
 class BomQuery(StrictSerializer):
-    spares_percent = serializers.DecimalField(max_digits=7, decimal_places=3, min_value=Decimal(0),
-                                              max_value=Decimal(1000), required=False, default=Decimal(0),
-                                              help_text="Spares in percent of each line, rounded up to whole parts.")
+    spares_percent = serializers.DecimalField(
+        max_digits=7,
+        decimal_places=3,
+        min_value=Decimal(0),
+        max_value=Decimal(1000),
+        required=False,
+        default=Decimal(0),
+        help_text="Spares in percent of each line, rounded up to whole parts.",
+    )
     category = serializers.CharField(max_length=32, required=False, help_text="Only lines of this category.")
 
 
@@ -112,7 +146,8 @@ class BomLineOut(serializers.Serializer):
     total = MoneyField(allow_null=True, help_text="unit_price x order_quantity, rounded half-up to the cent, or null.")
     watts = serializers.FloatField(allow_null=True, help_text="Maximum power of the line (all units), or null.")
     verify_before_ordering = serializers.BooleanField(
-        help_text="True when the part number or a figure of this line is only from a secondary source.")
+        help_text="True when the part number or a figure of this line is only from a secondary source."
+    )
     unconfirmed = serializers.CharField(allow_blank=True, help_text="Why the line is to be verified, or empty.")
 
 
@@ -134,25 +169,39 @@ class RevisionBomApi(ApiView):
             watts = serializers.FloatField()
 
         revision = serializers.IntegerField()
-        currency = serializers.CharField(allow_null=True, help_text=(
-            "The price-list version's currency; null when the owner had no price list when it was computed."))
-        price_version = serializers.IntegerField(allow_null=True, help_text=(
-            "The owner's price-list version these prices come from: the one in force when the revision was "
-            "computed, unless it was repriced (POST .../reprice/). A later price change never alters it silently."))
+        currency = serializers.CharField(
+            allow_null=True,
+            help_text=(
+                "The price-list version's currency; null when the owner had no price list when it was computed."
+            ),
+        )
+        price_version = serializers.IntegerField(
+            allow_null=True,
+            help_text=(
+                "The owner's price-list version these prices come from: the one in force when the revision was "
+                "computed, unless it was repriced (POST .../reprice/). A later price change never alters it silently."
+            ),
+        )
         price_version_created_at = serializers.DateTimeField(allow_null=True)
         repriced_at = serializers.DateTimeField(allow_null=True, help_text="When it was last repriced; null if never.")
         repriced_by = serializers.CharField(allow_null=True)
         spares_percent = serializers.CharField()
         complete = serializers.BooleanField(
-            help_text="False when some link has no part: then the lines lack those links' parts (see missing).")
+            help_text="False when some link has no part: then the lines lack those links' parts (see missing)."
+        )
         links_without_part = serializers.IntegerField()
         missing = MissingLinksOut(many=True, help_text="Links without a part, per network and tier.")
         lines = BomLineOut(many=True)
         totals = Totals()
 
-    @extend_schema(operation_id="revisions_bom", parameters=[BomQuery], responses={200: OutputSerializer},
-                   tags=["revisions"], summary="Bill of materials with spares and prices (the revision's price-list "
-                                               "version); with an ETag, revalidated (a reprice changes it)")
+    @extend_schema(
+        operation_id="revisions_bom",
+        parameters=[BomQuery],
+        responses={200: OutputSerializer},
+        tags=["revisions"],
+        summary="Bill of materials with spares and prices (the revision's price-list "
+        "version); with an ETag, revalidated (a reprice changes it)",
+    )
     def get(self, request, design_id: int, number: int):
         q = query(BomQuery, request)
         rev = revision_for(request, design_id, number, defer=("summary", "spec"))
@@ -180,10 +229,14 @@ class RevisionRepriceApi(ApiView):
         repriced_at = serializers.DateTimeField(allow_null=True, help_text="Null when it already used that version.")
         repriced_by = serializers.CharField(allow_null=True)
 
-    @extend_schema(operation_id="revisions_reprice", request=None, responses={
-        200: OutputSerializer, 409: OpenApiResponse(description="The design's owner has no price list.")},
-        tags=["revisions"], summary="Price this revision with its owner's newest price-list version from now on "
-                                    "(recorded; needs write access)")
+    @extend_schema(
+        operation_id="revisions_reprice",
+        request=None,
+        responses={200: OutputSerializer, 409: OpenApiResponse(description="The design's owner has no price list.")},
+        tags=["revisions"],
+        summary="Price this revision with its owner's newest price-list version from now on "
+        "(recorded; needs write access)",
+    )
     def post(self, request, design_id: int, number: int):
         design_get(user=request.user, design_id=design_id, write=True)
         rev = _revision(request, design_id, number)
@@ -221,8 +274,13 @@ class BomDiffApi(ApiView):
         changed = Changed(many=True)
         unchanged = serializers.IntegerField(help_text="Parts with the same quantity in both.")
 
-    @extend_schema(operation_id="designs_bom_diff", parameters=[QuerySerializer], responses={200: OutputSerializer},
-                   tags=["revisions"], summary="BOM difference between two revisions: parts added, removed, changed")
+    @extend_schema(
+        operation_id="designs_bom_diff",
+        parameters=[QuerySerializer],
+        responses={200: OutputSerializer},
+        tags=["revisions"],
+        summary="BOM difference between two revisions: parts added, removed, changed",
+    )
     def get(self, request, design_id: int):
         q = query(self.QuerySerializer, request)
         old = _revision(request, design_id, q["old"])
@@ -249,12 +307,17 @@ class RevisionLossBudgetApi(ApiView):
             status = serializers.CharField(allow_blank=True)
 
         revision = serializers.IntegerField()
-        counts = serializers.DictField(child=serializers.IntegerField(),
-                                       help_text="Links per verdict: pass, marginal, fail, copper, no_medium.")
+        counts = serializers.DictField(
+            child=serializers.IntegerField(), help_text="Links per verdict: pass, marginal, fail, copper, no_medium."
+        )
         worst_links = Worst(many=True)
 
-    @extend_schema(operation_id="revisions_loss_budget", responses={200: OutputSerializer}, tags=["revisions"],
-                   summary="Loss-budget verdict counts and the links with the least margin")
+    @extend_schema(
+        operation_id="revisions_loss_budget",
+        responses={200: OutputSerializer},
+        tags=["revisions"],
+        summary="Loss-budget verdict counts and the links with the least margin",
+    )
     def get(self, request, design_id: int, number: int):
         return Response(revision_loss_budget(revision=_revision(request, design_id, number)))
 
@@ -271,8 +334,11 @@ class TableQuery(StrictSerializer):
     rack = serializers.CharField(required=False, max_length=32, help_text="Either end in this rack.")
     device = serializers.CharField(required=False, max_length=64, help_text="Either end on this device.")
     part = serializers.CharField(required=False, max_length=64)
-    q = serializers.CharField(required=False, max_length=64,
-                              help_text="Device-name prefix at either end, a rack, or a link/cable id (L12, C7).")
+    q = serializers.CharField(
+        required=False,
+        max_length=64,
+        help_text="Device-name prefix at either end, a rack, or a link/cable id (L12, C7).",
+    )
 
 
 class LinkQuery(TableQuery):
@@ -337,15 +403,25 @@ class RevisionLinksApi(ApiView):
     class OutputSerializer(PageOut):
         results = LinkRowOut(many=True)
 
-    @extend_schema(operation_id="revisions_links", parameters=[LinkQuery], responses={200: OutputSerializer},
-                   tags=["revisions"], summary="Links of a revision: filter, sort, page by cursor")
+    @extend_schema(
+        operation_id="revisions_links",
+        parameters=[LinkQuery],
+        responses={200: OutputSerializer},
+        tags=["revisions"],
+        summary="Links of a revision: filter, sort, page by cursor",
+    )
     def get(self, request, design_id: int, number: int):
         q = query(LinkQuery, request)
         rev = _revision(request, design_id, number, rows_only=True)
 
         def produce():
-            page = link_page(revision=rev, filters={k: v for k, v in q.items() if k not in _PAGING},
-                             cursor=q.get("cursor"), limit=q["limit"], order=q["order"])
+            page = link_page(
+                revision=rev,
+                filters={k: v for k, v in q.items() if k not in _PAGING},
+                cursor=q.get("cursor"),
+                limit=q["limit"],
+                order=q["order"],
+            )
             return Response(page_body(request, page.rows, page.next_cursor, page.prev_cursor))
 
         return conditional(request, revision_etag(rev, "links", query_key(request), request.get_host()), produce)
@@ -355,20 +431,40 @@ class RevisionCablesApi(ApiView):
     class OutputSerializer(PageOut):
         results = CableRowOut(many=True)
 
-    @extend_schema(operation_id="revisions_cables", parameters=[CableQuery], responses={200: OutputSerializer},
-                   tags=["revisions"], summary="Cables of a revision: filter, sort, page by cursor")
+    @extend_schema(
+        operation_id="revisions_cables",
+        parameters=[CableQuery],
+        responses={200: OutputSerializer},
+        tags=["revisions"],
+        summary="Cables of a revision: filter, sort, page by cursor",
+    )
     def get(self, request, design_id: int, number: int):
         q = query(CableQuery, request)
         rev = _revision(request, design_id, number, rows_only=True)
 
         def produce():
-            page = cable_page(revision=rev, filters={k: v for k, v in q.items() if k not in _PAGING},
-                              cursor=q.get("cursor"), limit=q["limit"], order=q["order"])
+            page = cable_page(
+                revision=rev,
+                filters={k: v for k, v in q.items() if k not in _PAGING},
+                cursor=q.get("cursor"),
+                limit=q["limit"],
+                order=q["order"],
+            )
             return Response(page_body(request, page.rows, page.next_cursor, page.prev_cursor))
 
         return conditional(request, revision_etag(rev, "cables", query_key(request), request.get_host()), produce)
 
 
-__all__ = ["RevisionListApi", "RevisionDetailApi", "RevisionSummaryApi", "RevisionWarningsApi", "RevisionFibersApi",
-           "RevisionBomApi", "BomDiffApi", "RevisionLossBudgetApi", "RevisionLinksApi", "RevisionCablesApi",
-           "PageOut"]
+__all__ = [
+    "RevisionListApi",
+    "RevisionDetailApi",
+    "RevisionSummaryApi",
+    "RevisionWarningsApi",
+    "RevisionFibersApi",
+    "RevisionBomApi",
+    "BomDiffApi",
+    "RevisionLossBudgetApi",
+    "RevisionLinksApi",
+    "RevisionCablesApi",
+    "PageOut",
+]

@@ -1,4 +1,5 @@
 """Personal API tokens: list, create (the key is shown once), revoke; and who am I."""
+
 from __future__ import annotations
 
 from django.http import Http404
@@ -25,8 +26,14 @@ class TokenOut(serializers.Serializer):
 
 
 def _token_out(request, t: ApiToken) -> dict:
-    return {"id": t.pk, "url": url(request, "token-detail", t.pk), "name": t.name, "prefix": t.prefix,
-            "created_at": iso(t.created_at), "last_used_at": iso(t.last_used_at)}
+    return {
+        "id": t.pk,
+        "url": url(request, "token-detail", t.pk),
+        "name": t.name,
+        "prefix": t.prefix,
+        "created_at": iso(t.created_at),
+        "last_used_at": iso(t.last_used_at),
+    }
 
 
 class PageQuery(StrictSerializer):
@@ -44,43 +51,67 @@ class TokenListApi(ApiView):
     class CreatedSerializer(TokenOut):
         key = serializers.CharField(help_text="Send as 'Authorization: Token <key>'. Shown only in this answer.")
 
-    @extend_schema(operation_id="tokens_list", parameters=[PageQuery], responses={200: OutputSerializer},
-                   tags=["tokens"], summary="List your API tokens")
+    @extend_schema(
+        operation_id="tokens_list",
+        parameters=[PageQuery],
+        responses={200: OutputSerializer},
+        tags=["tokens"],
+        summary="List your API tokens",
+    )
     def get(self, request):
         q = query(PageQuery, request)
         rows, nxt = id_page(ApiToken.objects.filter(user=request.user), cursor=q.get("cursor"), limit=q["limit"])
         return Response(page_body(request, [_token_out(request, t) for t in rows], nxt, None))
 
-    @extend_schema(operation_id="tokens_create", request=InputSerializer, responses={201: CreatedSerializer},
-                   tags=["tokens"], summary="Create an API token (the key is shown once)",
-                   description="Only from a browser sign-in (session); a request authenticated by a token "
-                               "gets 403, so a leaked token cannot mint itself successors. The CLI makes "
-                               "tokens too: `manage.py api_token create <username> --name <name>`.")
+    @extend_schema(
+        operation_id="tokens_create",
+        request=InputSerializer,
+        responses={201: CreatedSerializer},
+        tags=["tokens"],
+        summary="Create an API token (the key is shown once)",
+        description="Only from a browser sign-in (session); a request authenticated by a token "
+        "gets 403, so a leaked token cannot mint itself successors. The CLI makes "
+        "tokens too: `manage.py api_token create <username> --name <name>`.",
+    )
     def post(self, request):
         if isinstance(request.auth, ApiToken):
-            raise ApiError(403, "permission_denied",
-                           "A token cannot create tokens: create them signed in with a browser, or with "
-                           "`manage.py api_token create`.")
+            raise ApiError(
+                403,
+                "permission_denied",
+                "A token cannot create tokens: create them signed in with a browser, or with "
+                "`manage.py api_token create`.",
+            )
         s = self.InputSerializer(data=request.data)
         s.is_valid(raise_exception=True)
         token, key = token_create(user=request.user, name=s.validated_data["name"])
-        return Response({**_token_out(request, token), "key": key}, status=201,
-                        headers={"Location": url(request, "token-detail", token.pk)})
+        return Response(
+            {**_token_out(request, token), "key": key},
+            status=201,
+            headers={"Location": url(request, "token-detail", token.pk)},
+        )
 
 
 class TokenDetailApi(ApiView):
-    @extend_schema(operation_id="tokens_retrieve", responses={200: TokenOut}, tags=["tokens"],
-                   summary="Show one of your API tokens")
+    @extend_schema(
+        operation_id="tokens_retrieve",
+        responses={200: TokenOut},
+        tags=["tokens"],
+        summary="Show one of your API tokens",
+    )
     def get(self, request, token_id: int):
         token = ApiToken.objects.filter(user=request.user, pk=token_id).first()
         if token is None:
             raise Http404("No such token.")
         return Response(_token_out(request, token))
 
-    @extend_schema(operation_id="tokens_revoke", responses={204: None}, tags=["tokens"],
-                   summary="Revoke an API token (it stops working at once)",
-                   description="Any of your tokens, with a browser sign-in or any of your tokens (a token "
-                               "may revoke itself). Revoking only ever takes access away.")
+    @extend_schema(
+        operation_id="tokens_revoke",
+        responses={204: None},
+        tags=["tokens"],
+        summary="Revoke an API token (it stops working at once)",
+        description="Any of your tokens, with a browser sign-in or any of your tokens (a token "
+        "may revoke itself). Revoking only ever takes access away.",
+    )
     def delete(self, request, token_id: int):
         if not token_revoke(user=request.user, token_id=token_id):
             raise Http404("No such token.")
@@ -94,9 +125,19 @@ class MeApi(ApiView):
         email = serializers.CharField()
         auth = serializers.ChoiceField(choices=["token", "session"])
 
-    @extend_schema(operation_id="me_retrieve", responses={200: OutputSerializer}, tags=["tokens"],
-                   summary="The user the request is authenticated as")
+    @extend_schema(
+        operation_id="me_retrieve",
+        responses={200: OutputSerializer},
+        tags=["tokens"],
+        summary="The user the request is authenticated as",
+    )
     def get(self, request):
         u = request.user
-        return Response({"id": u.pk, "username": u.get_username(), "email": u.email or "",
-                         "auth": "token" if isinstance(request.auth, ApiToken) else "session"})
+        return Response(
+            {
+                "id": u.pk,
+                "username": u.get_username(),
+                "email": u.email or "",
+                "auth": "token" if isinstance(request.auth, ApiToken) else "session",
+            }
+        )

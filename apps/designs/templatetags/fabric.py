@@ -1,4 +1,5 @@
 """Formatting filters for the design pages: counts, bandwidths, lengths, row cells."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -1,9 +1,10 @@
 """The measured-results parts of the revision page, so that page's view needs no change:
 
-    {% load measurements %}
-    {% measured_results revision %}   the "Measured results" section: standing counts, uploads, the form
-    {% measured_links revision %}     one line for the loss budget: the standing links pass / fail
+{% load measurements %}
+{% measured_results revision %}   the "Measured results" section: standing counts, uploads, the form
+{% measured_links revision %}     one line for the loss budget: the standing links pass / fail
 """
+
 from __future__ import annotations
 
 from django import template
@@ -22,11 +23,18 @@ def measured_results(context, revision) -> dict:
     user = context["request"].user
     design = revision.design
     can_write = design_can_write(user=user, design=design)
-    uploads = list(measurement_list(revision=revision)[:RECENT + 1])
-    return {"design": design, "revision": revision, "uploads": uploads[:RECENT], "more": len(uploads) > RECENT,
-            "latest": uploads[0] if uploads else None, "standing": measurement_standing(revision=revision),
-            "can_write": can_write,
-            "form": MeasurementUploadForm() if can_write else None, "csrf_token": context.get("csrf_token")}
+    uploads = list(measurement_list(revision=revision)[: RECENT + 1])
+    return {
+        "design": design,
+        "revision": revision,
+        "uploads": uploads[:RECENT],
+        "more": len(uploads) > RECENT,
+        "latest": uploads[0] if uploads else None,
+        "standing": measurement_standing(revision=revision),
+        "can_write": can_write,
+        "form": MeasurementUploadForm() if can_write else None,
+        "csrf_token": context.get("csrf_token"),
+    }
 
 
 @register.inclusion_tag("designs/_measured_links.html")

@@ -11,6 +11,7 @@ web layer can stream it; ``write_deliverables`` writes them all into a folder.
 
 See docs/deliverables.md for every file, column and option.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -52,17 +53,58 @@ from .testsheet import (
 from .topology import ib_networks, iter_ibnetdiscover, iter_topology_dot
 
 __all__ = [
-    "BOM_CSV_COLUMNS", "CABLE_CSV_COLUMNS", "Comparison", "DesignView", "ExportOptions", "LOSS_COLUMNS",
-    "LabelStock", "MeasuredFiber", "ParseError", "TEST_SHEET_COLUMNS", "compare", "compute_bom", "count_labels",
-    "iter_bom_csv", "iter_bom_rows", "iter_cable_rows", "iter_cables_csv", "iter_ibnetdiscover", "iter_labels",
-    "iter_loss_budget_csv", "iter_loss_rows", "LABEL_CSV_COLUMNS", "iter_label_records", "iter_labels_csv",
-    "label_stock_presets", "iter_netbox_cables", "iter_netbox_device_roles",
-    "iter_netbox_device_types", "iter_netbox_devices", "iter_netbox_front_ports", "iter_netbox_interfaces",
-    "iter_netbox_manufacturers", "iter_netbox_racks", "iter_netbox_rear_ports", "iter_netbox_sites",
-    "NETBOX_IMPORT_ORDER", "iter_results_csv",
-    "iter_test_rows", "iter_test_sheet_csv", "iter_topology_dot", "parse_test_results", "render_bom_pdf",
-    "render_cabling_plan_pdf", "render_labels_pdf", "render_test_sheet_pdf", "write_bom_csv",
-    "write_cables_csv", "write_deliverables", "write_lines", "DOCUMENTS", "chart_svgs", "render_workloads_pdf",
+    "BOM_CSV_COLUMNS",
+    "CABLE_CSV_COLUMNS",
+    "Comparison",
+    "DesignView",
+    "ExportOptions",
+    "LOSS_COLUMNS",
+    "LabelStock",
+    "MeasuredFiber",
+    "ParseError",
+    "TEST_SHEET_COLUMNS",
+    "compare",
+    "compute_bom",
+    "count_labels",
+    "iter_bom_csv",
+    "iter_bom_rows",
+    "iter_cable_rows",
+    "iter_cables_csv",
+    "iter_ibnetdiscover",
+    "iter_labels",
+    "iter_loss_budget_csv",
+    "iter_loss_rows",
+    "LABEL_CSV_COLUMNS",
+    "iter_label_records",
+    "iter_labels_csv",
+    "label_stock_presets",
+    "iter_netbox_cables",
+    "iter_netbox_device_roles",
+    "iter_netbox_device_types",
+    "iter_netbox_devices",
+    "iter_netbox_front_ports",
+    "iter_netbox_interfaces",
+    "iter_netbox_manufacturers",
+    "iter_netbox_racks",
+    "iter_netbox_rear_ports",
+    "iter_netbox_sites",
+    "NETBOX_IMPORT_ORDER",
+    "iter_results_csv",
+    "iter_test_rows",
+    "iter_test_sheet_csv",
+    "iter_topology_dot",
+    "parse_test_results",
+    "render_bom_pdf",
+    "render_cabling_plan_pdf",
+    "render_labels_pdf",
+    "render_test_sheet_pdf",
+    "write_bom_csv",
+    "write_cables_csv",
+    "write_deliverables",
+    "write_lines",
+    "DOCUMENTS",
+    "chart_svgs",
+    "render_workloads_pdf",
 ]
 
 
@@ -90,10 +132,12 @@ def _pdf(path: Path, render, result, opts, revision_label) -> Path:
 # name -> writer(view, out_dir, options, revision_label) -> Path | None. Order = write order.
 def _netbox(name, fn, when=None):
     """A netbox/ file writer; `when(view)` false = the design has no such file (ports of panels it lacks)."""
+
     def write(v, out, o, r):
         if when is not None and not when(v):
             return None
         return write_lines(out / "netbox" / name, fn(v))
+
     return write
 
 
@@ -103,19 +147,22 @@ DOCUMENTS = {
     "bom.pdf": lambda v, out, o, r: _pdf(out / "bom.pdf", render_bom_pdf, v.result, o, r),
     "bom.csv": lambda v, out, o, r: write_lines(out / "bom.csv", iter_bom_csv(v.result, o)),
     "cabling-plan.pdf": lambda v, out, o, r: _pdf(out / "cabling-plan.pdf", render_cabling_plan_pdf, v, o, r),
-    "cables.csv": lambda v, out, o, r: write_lines(out / "cables.csv", iter_cables_csv(v, row=o.row, rack=o.rack,
-                                                                                       raw=o.raw_csv)),
+    "cables.csv": lambda v, out, o, r: write_lines(
+        out / "cables.csv", iter_cables_csv(v, row=o.row, rack=o.rack, raw=o.raw_csv)
+    ),
     "labels.pdf": lambda v, out, o, r: _pdf(out / "labels.pdf", render_labels_pdf, v, o, r),
     "labels.csv": lambda v, out, o, r: write_lines(out / "labels.csv", iter_labels_csv(v, o)),
     "test-sheet.pdf": lambda v, out, o, r: _pdf(out / "test-sheet.pdf", render_test_sheet_pdf, v, o, r),
     "test-sheet.csv": lambda v, out, o, r: write_lines(
-        out / "test-sheet.csv", iter_test_sheet_csv(v, row=o.row, rack=o.rack, test_limit=o.test_limit,
-                                                    raw=o.raw_csv)),
-    "loss-budget.csv": lambda v, out, o, r: write_lines(out / "loss-budget.csv",
-                                                        iter_loss_budget_csv(v, raw=o.raw_csv)),
+        out / "test-sheet.csv", iter_test_sheet_csv(v, row=o.row, rack=o.rack, test_limit=o.test_limit, raw=o.raw_csv)
+    ),
+    "loss-budget.csv": lambda v, out, o, r: write_lines(
+        out / "loss-budget.csv", iter_loss_budget_csv(v, raw=o.raw_csv)
+    ),
     "topology.dot": lambda v, out, o, r: write_lines(out / "topology.dot", iter_topology_dot(v)),
-    "topology.ibnetdiscover": lambda v, out, o, r: write_lines(out / "topology.ibnetdiscover", iter_ibnetdiscover(v))
-    if ib_networks(v.result.spec) else None,
+    "topology.ibnetdiscover": lambda v, out, o, r: (
+        write_lines(out / "topology.ibnetdiscover", iter_ibnetdiscover(v)) if ib_networks(v.result.spec) else None
+    ),
     # netbox/: in NetBox's import order (netbox.IMPORT_ORDER), then interfaces.csv (not in that order).
     "netbox/sites.csv": _netbox("sites.csv", iter_netbox_sites),
     "netbox/manufacturers.csv": _netbox("manufacturers.csv", iter_netbox_manufacturers),
@@ -127,13 +174,15 @@ DOCUMENTS = {
     "netbox/front-ports.csv": _netbox("front-ports.csv", iter_netbox_front_ports, has_panels),
     "netbox/cables.csv": _netbox("cables.csv", iter_netbox_cables),
     "netbox/interfaces.csv": _netbox("interfaces.csv", iter_netbox_interfaces),
-    "workloads.pdf": lambda v, out, o, r: _pdf(out / "workloads.pdf", render_workloads_pdf, v.result, o, r)
-    if v.result.summary.get("workloads") else None,
+    "workloads.pdf": lambda v, out, o, r: (
+        _pdf(out / "workloads.pdf", render_workloads_pdf, v.result, o, r) if v.result.summary.get("workloads") else None
+    ),
 }
 
 
-def write_deliverables(result, out_dir, *, revision_label: str = "r1", options=None,
-                       only: list[str] | None = None) -> list[Path]:
+def write_deliverables(
+    result, out_dir, *, revision_label: str = "r1", options=None, only: list[str] | None = None
+) -> list[Path]:
     """Write every deliverable of ``result`` into ``out_dir``; returns the paths written.
 
     links.csv and summary.json are the engine's (engine.outputs.write_plan). cables.csv here is

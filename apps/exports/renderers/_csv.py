@@ -10,6 +10,7 @@ for every row. Text cells that begin with a formula character are neutralized (e
 unless `raw`: a row that may hold one (a scan of the line) goes through the writer with its cells
 neutralized.
 """
+
 from __future__ import annotations
 
 import csv
@@ -56,11 +57,22 @@ def csv_lines(header: Sequence[str], rows: Iterable[Sequence], *, raw: bool = Fa
         # Could a cell begin with a formula character? Every cell but the first follows a comma in the unquoted
         # line, so this scan never misses one (line_may_need_neutralizing, inlined: a call costs as much as the
         # scans; a one-character search before each two-character one). A flagged row (a negative number, usually) is checked cell by cell.
-        flagged = not raw and (line[0] in TRIGGERS or ",-" in line or ("=" in line and ",=" in line)
-                               or ("+" in line and ",+" in line) or ("@" in line and ",@" in line)
-                               or "\t" in line or "\r" in line)
-        if line.count(",") == seps and '"' not in line and line.count("\n") == 1 and "\r" not in line \
-                and "None" not in line:
+        flagged = not raw and (
+            line[0] in TRIGGERS
+            or ",-" in line
+            or ("=" in line and ",=" in line)
+            or ("+" in line and ",+" in line)
+            or ("@" in line and ",@" in line)
+            or "\t" in line
+            or "\r" in line
+        )
+        if (
+            line.count(",") == seps
+            and '"' not in line
+            and line.count("\n") == 1
+            and "\r" not in line
+            and "None" not in line
+        ):
             if not flagged or not any(type(c) is str and c[:1] in TRIGGERS and starts_unsafe(c) for c in row):
                 yield line
                 continue

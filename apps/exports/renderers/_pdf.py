@@ -6,6 +6,7 @@ column per page (never a platypus table). The layout runs twice: the first pass 
 pages (row heights are fixed, so it never touches the rows), the second draws, which is how
 every page can say "Page n of N" without holding pages back.
 """
+
 from __future__ import annotations
 
 import os
@@ -82,6 +83,7 @@ def audit_page(doc: str, page: int, fill: float, last: bool) -> None:
 
 def auditing() -> bool:
     return _audit is not None
+
 
 _FONT_DIRS = (
     os.environ.get("FABRICDESIGN_FONT_DIR", ""),
@@ -226,8 +228,7 @@ def fitter(font: str, size: float) -> Fitter:
     return f
 
 
-def wrap(text: str, width: float, font: str, size: float, max_lines: int = 0,
-         breaks: str = " /") -> list[str]:
+def wrap(text: str, width: float, font: str, size: float, max_lines: int = 0, breaks: str = " /") -> list[str]:
     """Greedy wrap preferring breaks after any char in ``breaks`` (then anywhere). The last
     allowed line ends in an ellipsis when text remains."""
     f = fitter(font, size)
@@ -369,8 +370,12 @@ class FlowDoc:
 
     def render(self, fh) -> int:
         total = self._run(None, 0)
-        c = new_canvas(fh, self.pagesize, title=f"{self.info.kind}: {self.info.design} ({self.info.revision})",
-                       subject=self.info.kind)
+        c = new_canvas(
+            fh,
+            self.pagesize,
+            title=f"{self.info.kind}: {self.info.design} ({self.info.revision})",
+            subject=self.info.kind,
+        )
         drawn = self._run(c, total)
         if drawn != total:  # the two passes must agree, or "Page n of N" would lie
             raise AssertionError(f"layout passes disagree: {drawn} pages drawn, {total} counted")
@@ -526,7 +531,7 @@ class FlowDoc:
             for j, r in enumerate(rows):
                 if r and r[0].startswith(m):
                     bold_rows.add(j)
-                    rows[j] = (r[0][len(m):],) + tuple(r[1:])
+                    rows[j] = (r[0][len(m) :],) + tuple(r[1:])
         x = x0
         hdr_fit = fitter(t.bold_font, t.size)
         body_fit = fitter(t.font, t.size)
@@ -646,9 +651,7 @@ class FlowDoc:
             audit_box(info.kind, foot, SANS, 7.5, room)
             c.drawString(x, m + 1, foot)
 
-
-    SIGNATURE_FIELDS = (("Tested by (name)", 0.28), ("Signature", 0.24), ("Date", 0.14),
-                        ("Meter / serial no.", 0.34))
+    SIGNATURE_FIELDS = (("Tested by (name)", 0.28), ("Signature", 0.24), ("Date", 0.14), ("Meter / serial no.", 0.34))
 
     def _signature_block(self, c, y0: float, width: float) -> None:
         """Boxes to sign each page in: name, signature, date, meter; label on top, room to write below."""

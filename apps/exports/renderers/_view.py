@@ -3,6 +3,7 @@
 Everything here is O(devices + racks) to build; per-cable and per-link facts are produced on
 the fly by generators (a 128K-GPU design has ~400,000 cables; nothing holds them twice).
 """
+
 from __future__ import annotations
 
 import re
@@ -57,8 +58,9 @@ def label_pair(compiled: str, own_end_first: bool):
     names its own end first, else it repeats the A label."""
 
     def body(names):
-        return _FIELD.sub(lambda m: "{" + names[int(m.group(1))] + (":" + m.group(2) if m.group(2) else "") + "}",
-                          compiled)
+        return _FIELD.sub(
+            lambda m: "{" + names[int(m.group(1))] + (":" + m.group(2) if m.group(2) else "") + "}", compiled
+        )
 
     def slow(near, far, cable):
         la = compiled.format(near, far, cable, "")
@@ -103,7 +105,8 @@ class DesignView:
         self.dev_u = [p.u if p is not None else 0 for p in places]
         self.links = result.links
         ids_ok = all(lk.id == i + 1 for i, lk in enumerate(result.links[:1000])) and (
-            not result.links or result.links[-1].id == len(result.links))
+            not result.links or result.links[-1].id == len(result.links)
+        )
         self._link_index = None if ids_ok else {lk.id: i for i, lk in enumerate(result.links)}
         t = ph.policy.labels
         self.template = t
@@ -157,6 +160,7 @@ class DesignView:
                         return m.group(0)
                     v = format(values[idx - 1], m.group(2) or "")
                     return v.replace("{", "{{").replace("}", "}}")
+
                 return _FIELD.sub(sub, compiled)
 
             self._dev_fmt = [bake(a).format for a in args]
@@ -239,9 +243,33 @@ class DesignView:
                 m = memo.get((id(choices[first - 1] if ident else choices[li(first)]), kind, False, False))
                 if m is None:
                     m = media(kind, first, False, False)
-                yield (cs, network, tier, kind, part, length, ca[0], pa, ca[1], ca[2], cb[0], pb, cb[1], cb[2],
-                       la, lb, f"L{first:06d}" if len(lids) == 1 else " ".join([f"L{x:06d}" for x in lids]),
-                       ca[3], ca[4], cb[3], cb[4], m[0], m[1], m[2], m[3])
+                yield (
+                    cs,
+                    network,
+                    tier,
+                    kind,
+                    part,
+                    length,
+                    ca[0],
+                    pa,
+                    ca[1],
+                    ca[2],
+                    cb[0],
+                    pb,
+                    cb[1],
+                    cb[2],
+                    la,
+                    lb,
+                    f"L{first:06d}" if len(lids) == 1 else " ".join([f"L{x:06d}" for x in lids]),
+                    ca[3],
+                    ca[4],
+                    cb[3],
+                    cb[4],
+                    m[0],
+                    m[1],
+                    m[2],
+                    m[3],
+                )
             else:
                 yield slow(cid, kind, part, length, a, b, lids, tier, network)
 
@@ -256,13 +284,14 @@ class DesignView:
             ports = [m for m in _FIELD.finditer(compiled) if m.group(1) == "0"]
             if len(ports) == 1 and "{{" not in compiled and "}}" not in compiled:
                 m = ports[0]
-                before, after, spec = compiled[:m.start()], compiled[m.end():], m.group(2) or ""
+                before, after, spec = compiled[: m.start()], compiled[m.end() :], m.group(2) or ""
                 args, _ = self._device_tables()
                 heads = [before.format("", *a) for a in args]
                 tails = [after.format("", *a) for a in args]
                 probe = "x/1"
                 if not args or heads[0] + format(port_label(probe), spec) + tails[0] == compiled.format(
-                        port_label(probe), *args[0]):
+                    port_label(probe), *args[0]
+                ):
                     self._end_parts = (heads, tails, spec)
         return self._end_parts or None
 
@@ -288,8 +317,12 @@ class DesignView:
         heads, tails, spec = split
         _, cols = self._device_tables()
         unsafe = _UNSAFE.search
-        if (unsafe("".join(heads)) or unsafe("".join(tails)) or None in chain.from_iterable(cols)
-                or unsafe("\x00".join(map(str, chain.from_iterable(cols))))):
+        if (
+            unsafe("".join(heads))
+            or unsafe("".join(tails))
+            or None in chain.from_iterable(cols)
+            or unsafe("\x00".join(map(str, chain.from_iterable(cols))))
+        ):
             return None
         if unsafe(_FIELD.sub("", self._cable_compiled)):
             return None
@@ -302,11 +335,16 @@ class DesignView:
         src = self.ph.cable_rows
         combos = set(map(_ROW_SHARED, src))  # (kind, part, length, tier, network): a few hundred
         shared = {x for c in combos for x in (c[0], c[3], c[4])}
-        if (not all(isinstance(x, str) for x in shared) or unsafe("\x00".join(shared))
-                or not all(type(c[2]) in (int, float) for c in combos) or any(map(starts_unsafe, shared))):
+        if (
+            not all(isinstance(x, str) for x in shared)
+            or unsafe("\x00".join(shared))
+            or not all(type(c[2]) in (int, float) for c in combos)
+            or any(map(starts_unsafe, shared))
+        ):
             return None
-        if not set(map(type, map(_ROW_ID, src))) <= {int} or not set(
-                map(type, map(_FIRST, map(_ROW_LINKS, src)))) <= {int}:
+        if not set(map(type, map(_ROW_ID, src))) <= {int} or not set(map(type, map(_FIRST, map(_ROW_LINKS, src)))) <= {
+            int
+        }:
             return None  # cable and link ids are plain ints (not bool or other int subclasses)
         parts = {c[1] for c in combos if isinstance(c[1], str) and not unsafe(c[1]) and not starts_unsafe(c[1])}
         return heads, tails, spec, parts
@@ -327,8 +365,11 @@ class DesignView:
             that is not a string or would need quoting (its row goes through csv)."""
 
             def __missing__(self, port):
-                text = self[port] = (format(pl(port), spec) if isinstance(port, str) and not unsafe(port)
-                                     and not starts_unsafe(port) else None)
+                text = self[port] = (
+                    format(pl(port), spec)
+                    if isinstance(port, str) and not unsafe(port) and not starts_unsafe(port)
+                    else None
+                )
                 if text is not None and starts_unsafe(text):  # it may begin a label
                     text = self[port] = None
                 return text
@@ -376,8 +417,10 @@ class DesignView:
             bn, bpost, broom = pre[b0]
             links = f"L{str(first).zfill(6)}" if len(lids) == 1 else " ".join([f"L{x:06d}" for x in lids])
             # two f-strings: one of more than 30 parts compiles to a list and str.join (slower)
-            yield (f"{cs},{network},{tier},{kind},{part},{length},{an},{pa},{apost},{bn},{pb},{bpost},"
-                   + f"{labels(na, nb, cs)},{links},{aroom},{broom},{m}\n")
+            yield (
+                f"{cs},{network},{tier},{kind},{part},{length},{an},{pa},{apost},{bn},{pb},{bpost},"
+                + f"{labels(na, nb, cs)},{links},{aroom},{broom},{m}\n"
+            )
 
     def _slow_row(self, cid, kind, part, length, a, b, lids, tier, network) -> tuple:
         args, cols = self._device_tables()
@@ -401,8 +444,29 @@ class DesignView:
             la = self.cable_fmt(na, nb, cs, "")
             lb = self.cable_fmt(nb, na, cs, "") if self.own_end_first else la
         m = self.cable_media(kind, lids[0], a_panel, b_panel)
-        return (f"C{cid:06d}", network, tier, kind, part, length, ca[0], ca[1], ca[2], ca[3], cb[0], cb[1], cb[2],
-                cb[3], la, lb, " ".join(f"L{x:06d}" for x in lids), ca[4], ca[5], cb[4], cb[5]) + m
+        return (
+            f"C{cid:06d}",
+            network,
+            tier,
+            kind,
+            part,
+            length,
+            ca[0],
+            ca[1],
+            ca[2],
+            ca[3],
+            cb[0],
+            cb[1],
+            cb[2],
+            cb[3],
+            la,
+            lb,
+            " ".join(f"L{x:06d}" for x in lids),
+            ca[4],
+            ca[5],
+            cb[4],
+            cb[5],
+        ) + m
 
     def panel_port_label(self, ri: int, u: int, port) -> str:
         _, args = self.panel_end(ri, u, port)
@@ -427,8 +491,10 @@ class DesignView:
             sel = frozenset(r.idx for r in self.racks if r.row_name == row)
             if not sel:
                 rows = sorted({r.row_name for r in self.racks}, key=lambda s: (len(s), s))
-                raise ValueError(f"row {row!r} is not in this design (rows: {', '.join(rows[:12])}"
-                                 f"{', ...' if len(rows) > 12 else ''})")
+                raise ValueError(
+                    f"row {row!r} is not in this design (rows: {', '.join(rows[:12])}"
+                    f"{', ...' if len(rows) > 12 else ''})"
+                )
             return sel
         return None
 

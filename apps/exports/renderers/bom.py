@@ -4,6 +4,7 @@ Quantities come from the result: per network and category, per SU (the parts of 
 servers and leaves), and the order summary per part (which equals summary["bom"] line by line:
 tests check it). Spares are a percentage per category, rounded up per part; prices are optional.
 """
+
 from __future__ import annotations
 
 import re
@@ -31,9 +32,26 @@ from ._pdf import (
 )
 from .options import ExportOptions
 
-BOM_CSV_COLUMNS = ("section", "network", "su", "category", "sku", "description", "form_factor", "length_m",
-                   "quantity", "spares_percent", "spares", "order_quantity", "unit_watts", "watts", "currency",
-                   "unit_price", "extended_price", "spares_rule")
+BOM_CSV_COLUMNS = (
+    "section",
+    "network",
+    "su",
+    "category",
+    "sku",
+    "description",
+    "form_factor",
+    "length_m",
+    "quantity",
+    "spares_percent",
+    "spares",
+    "order_quantity",
+    "unit_watts",
+    "watts",
+    "currency",
+    "unit_price",
+    "extended_price",
+    "spares_rule",
+)
 
 _FF = re.compile(r"\b(OSFP|QSFP112|QSFP-DD|QSFP56|QSFP28|SFP28|SFP\+|RJ45)\b", re.I)
 
@@ -65,7 +83,7 @@ VERIFY = "verify before ordering"
 
 
 def completeness_notice(summary: dict) -> str:
-    """"INCOMPLETE: N links have no part" when some link of the design has no part, else ""."""
+    """ "INCOMPLETE: N links have no part" when some link of the design has no part, else ""."""
     c = (summary or {}).get("completeness") or {}
     n = int(c.get("links_without_part") or 0)
     if not n:
@@ -76,14 +94,18 @@ def completeness_notice(summary: dict) -> str:
 def missing_lines(summary: dict) -> list[str]:
     """One line per network and tier whose links have no part, with the reason."""
     c = (summary or {}).get("completeness") or {}
-    return [f"{m['network']}/{m['tier']}: {m['links']:,} link(s) without a part" + (f" ({m['reason']})" if m.get(
-        "reason") else "") for m in c.get("missing") or []]
+    return [
+        f"{m['network']}/{m['tier']}: {m['links']:,} link(s) without a part"
+        + (f" ({m['reason']})" if m.get("reason") else "")
+        for m in c.get("missing") or []
+    ]
 
 
 def unconfirmed_of(summary: dict) -> dict:
     """{sku: reason} of the BOM lines whose part number or a figure is only from a secondary source."""
-    return {line["sku"]: line.get("unconfirmed") for line in (summary or {}).get("bom") or []
-            if line.get("unconfirmed")}
+    return {
+        line["sku"]: line.get("unconfirmed") for line in (summary or {}).get("bom") or [] if line.get("unconfirmed")
+    }
 
 
 def _category_key(cat: str) -> int:
@@ -119,8 +141,9 @@ def compute_bom(result, options=None) -> Bom:
     for line in summary_bom:
         q = line["quantity"]
         uw = None if line.get("watts") is None or not q else line["watts"] / q
-        parts[(line["category"], line["sku"])] = Part(line["category"], line["sku"], line.get("description", ""),
-                                                      unit_watts=uw)
+        parts[(line["category"], line["sku"])] = Part(
+            line["category"], line["sku"], line.get("description", ""), unit_watts=uw
+        )
     sku_cat = {sku: cat for cat, sku in parts}
     ffs = _form_factors(opts)
     for (cat, sku), p in parts.items():
@@ -186,7 +209,8 @@ def compute_bom(result, options=None) -> Bom:
         if diff:
             by_network["unassigned"][key] += diff
     order, totals, spares_pct = order_lines(
-        sorted(summary_bom, key=lambda ln: (_category_key(ln["category"]), ln["sku"])), opts)
+        sorted(summary_bom, key=lambda ln: (_category_key(ln["category"]), ln["sku"])), opts
+    )
     fib = result.summary.get("fibers") or {}
     su_servers = Counter(d.su for d in devices if d.su and d.role == "server")
     bom = Bom(parts, order, dict(by_network), dict(by_su), su_servers, fib, opts.currency, spares_pct)
@@ -226,10 +250,16 @@ def order_lines(summary_lines, opts: ExportOptions) -> tuple[list[tuple], dict, 
         tot_sp += spares
         if watts is not None:
             tot_w += Decimal(str(watts))
-    totals = {"quantity": tot_qty, "spares": tot_sp, "order_quantity": tot_qty + tot_sp,
-              "watts": float(tot_w), "price": tot_price if prices else None, "priced_all": priced_all,
-              "lines_without_watts": sum(1 for o in order if o[5] is None),
-              "lines_without_price": sum(1 for o in order if o[6] is None)}
+    totals = {
+        "quantity": tot_qty,
+        "spares": tot_sp,
+        "order_quantity": tot_qty + tot_sp,
+        "watts": float(tot_w),
+        "price": tot_price if prices else None,
+        "priced_all": priced_all,
+        "lines_without_watts": sum(1 for o in order if o[5] is None),
+        "lines_without_price": sum(1 for o in order if o[6] is None),
+    }
     return order, totals, spares_pct
 
 
@@ -274,9 +304,26 @@ def _bom_rows(result, options, bom):
             if sku in verify:
                 desc = f"{desc} [{VERIFY}: {verify[sku]}]"
             uw = parts[(cat, sku)].unit_watts if (cat, sku) in parts else None
-            yield ("order", "", "", cat, sku, desc, ff, length, qty, str(b.spares_percent.get(cat, 0)), spares, oq,
-                   _w(uw), _w(watts), cur if unit is not None else "", _money(unit), _money(ext),
-                   rule.spares(category=cat, part=sku, quantity=qty).rule)
+            yield (
+                "order",
+                "",
+                "",
+                cat,
+                sku,
+                desc,
+                ff,
+                length,
+                qty,
+                str(b.spares_percent.get(cat, 0)),
+                spares,
+                oq,
+                _w(uw),
+                _w(watts),
+                cur if unit is not None else "",
+                _money(unit),
+                _money(ext),
+                rule.spares(category=cat, part=sku, quantity=qty).rule,
+            )
             cq += qty
             cs += spares
             co += oq
@@ -286,57 +333,175 @@ def _bom_rows(result, options, bom):
             if ext is not None:
                 cp += ext
                 cp_any = True
-        yield ("category-total", "", "", cat, "", CATEGORY_TITLE.get(cat, cat), "", "", cq,
-               str(b.spares_percent.get(cat, 0)), cs, co, "", _w(cw) if cw_any else "", cur if cp_any else "", "",
-               _money(cp) if cp_any else "")
+        yield (
+            "category-total",
+            "",
+            "",
+            cat,
+            "",
+            CATEGORY_TITLE.get(cat, cat),
+            "",
+            "",
+            cq,
+            str(b.spares_percent.get(cat, 0)),
+            cs,
+            co,
+            "",
+            _w(cw) if cw_any else "",
+            cur if cp_any else "",
+            "",
+            _money(cp) if cp_any else "",
+        )
     t = b.totals
-    yield ("total", "", "", "", "", "All parts", "", "", t["quantity"], "", t["spares"], t["order_quantity"], "",
-           _w(t["watts"]), cur if t["price"] is not None else "", "", _money(t["price"]))
+    yield (
+        "total",
+        "",
+        "",
+        "",
+        "",
+        "All parts",
+        "",
+        "",
+        t["quantity"],
+        "",
+        t["spares"],
+        t["order_quantity"],
+        "",
+        _w(t["watts"]),
+        cur if t["price"] is not None else "",
+        "",
+        _money(t["price"]),
+    )
     # Per network and SU, each part's share of the order: spares and price shared out as the API's order does
     # (orders.build_order), so these rows add up to the order rows column by column.
     from engine.orders.lines import OUTSIDE_SU, bom_split, build_order
 
-    share = build_order(result.summary.get("bom") or [], rule=rule, prices=opts.prices, currency=cur,
-                        split=bom_split(b))
-    shares = {(kind, str(g), ln.key): ln for kind, groups in (("network", share.by_network), ("su", share.by_su))
-              for g, lines in groups.items() for ln in lines}
+    share = build_order(
+        result.summary.get("bom") or [], rule=rule, prices=opts.prices, currency=cur, split=bom_split(b)
+    )
+    shares = {
+        (kind, str(g), ln.key): ln
+        for kind, groups in (("network", share.by_network), ("su", share.by_su))
+        for g, lines in groups.items()
+        for ln in lines
+    }
 
     def order_cells(kind, group, cat, sku):
         g = shares.get((kind, str(group), (cat, sku)))
         if g is None:
             return ("", "", "", "", "", "", "")
-        return ("", g.spares, g.order_quantity, cur if g.unit_price is not None else "", _money(g.unit_price),
-                _money(g.extended_price), g.spares_rule)
+        return (
+            "",
+            g.spares,
+            g.order_quantity,
+            cur if g.unit_price is not None else "",
+            _money(g.unit_price),
+            _money(g.extended_price),
+            g.spares_rule,
+        )
 
     for net in sorted(b.by_network, key=_network_key):
         c = b.by_network[net]
-        for (cat, sku) in sorted(c, key=lambda k: (_category_key(k[0]), k[1])):
+        for cat, sku in sorted(c, key=lambda k: (_category_key(k[0]), k[1])):
             q = c[(cat, sku)]
             if not q:
                 continue
             desc, ff, length = pinfo(cat, sku)
             uw = parts[(cat, sku)].unit_watts if (cat, sku) in parts else None
             sp_pct, spares, oq, cu, unit, ext, why = order_cells("network", net, cat, sku)
-            yield ("network", net, "", cat, sku, desc, ff, length, q, sp_pct, spares, oq, _w(uw),
-                   _w(None if uw is None else round(uw * q, 2)), cu, unit, ext, why)
+            yield (
+                "network",
+                net,
+                "",
+                cat,
+                sku,
+                desc,
+                ff,
+                length,
+                q,
+                sp_pct,
+                spares,
+                oq,
+                _w(uw),
+                _w(None if uw is None else round(uw * q, 2)),
+                cu,
+                unit,
+                ext,
+                why,
+            )
     for su in sorted(b.by_su) + [OUTSIDE_SU]:
-        c = (b.by_su[su] if su != OUTSIDE_SU else
-             Counter({ln.key: ln.quantity for ln in share.by_su.get(OUTSIDE_SU, ())}))
+        c = (
+            b.by_su[su]
+            if su != OUTSIDE_SU
+            else Counter({ln.key: ln.quantity for ln in share.by_su.get(OUTSIDE_SU, ())})
+        )
         if su != OUTSIDE_SU:
-            yield ("su", "", su, "server", "", "servers", "", "", b.su_servers.get(su, 0), "", "", "", "", "", "", "",
-                   "")
-        for (cat, sku) in sorted(c, key=lambda k: (_category_key(k[0]), k[1])):
+            yield (
+                "su",
+                "",
+                su,
+                "server",
+                "",
+                "servers",
+                "",
+                "",
+                b.su_servers.get(su, 0),
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+            )
+        for cat, sku in sorted(c, key=lambda k: (_category_key(k[0]), k[1])):
             desc, ff, length = pinfo(cat, sku)
             sp_pct, spares, oq, cu, unit, ext, why = order_cells("su", su, cat, sku)
-            yield ("su", "", su, cat, sku, desc, ff, length, c[(cat, sku)], sp_pct, spares, oq, "", "", cu, unit, ext,
-                   why)
+            yield (
+                "su",
+                "",
+                su,
+                cat,
+                sku,
+                desc,
+                ff,
+                length,
+                c[(cat, sku)],
+                sp_pct,
+                spares,
+                oq,
+                "",
+                "",
+                cu,
+                unit,
+                ext,
+                why,
+            )
     fib = b.fibers
     for scope, data in [("total", fib.get("total"))] + sorted((fib.get("per_network") or {}).items()):
         if not data:
             continue
         for kind in ("active", "installed", "dark", "spare"):
-            yield ("fibers", scope, "", "fiber-count", "", kind, "", "", data.get(kind, 0), "", "", "", "", "", "", "",
-                   "")
+            yield (
+                "fibers",
+                scope,
+                "",
+                "fiber-count",
+                "",
+                kind,
+                "",
+                "",
+                data.get(kind, 0),
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+            )
     if opts.price_source:  # every priced BOM names the prices it used (a price list version)
         yield ("pricing", "", "", "", "", opts.price_source, "", "", "", "", "", "", "", "", cur, "", "")
 
@@ -347,8 +512,7 @@ def iter_bom_csv(result, options=None) -> Iterator[str]:
     notice = completeness_notice(result.summary)
     if notice:
         yield f"# {notice}; the order below lacks their parts\n"
-    yield from csv_lines(BOM_CSV_COLUMNS, iter_bom_rows(result, options),
-                         raw=ExportOptions.from_any(options).raw_csv)
+    yield from csv_lines(BOM_CSV_COLUMNS, iter_bom_rows(result, options), raw=ExportOptions.from_any(options).raw_csv)
 
 
 def write_bom_csv(result, fh: IO[str], options=None) -> int:
@@ -380,11 +544,17 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
     transceivers = sum(o[2] for o in b.order if o[0] == "transceiver")
     cables = sum(o[2] for o in b.order if o[0] in ("copper", "aoc", "fiber", "trunk"))
     fib_total = (s.get("fibers") or {}).get("total") or {}
-    cover = ([notice + "; the order below lacks their parts:"] + [f"  {x}" for x in missing_lines(s)] + [""]
-             if notice else [])
+    cover = (
+        [notice + "; the order below lacks their parts:"] + [f"  {x}" for x in missing_lines(s)] + [""]
+        if notice
+        else []
+    )
     if verify:
-        cover += [f"{len(verify)} line(s) are marked \"{VERIFY}\": their part number or a figure is only from a "
-                  "secondary source (see the order summary).", ""]
+        cover += [
+            f'{len(verify)} line(s) are marked "{VERIFY}": their part number or a figure is only from a '
+            "secondary source (see the order summary).",
+            "",
+        ]
     cover += [
         f"Design: {result.spec.name}",
         f"Revision: {revision_label}",
@@ -403,25 +573,51 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
         + (f"; {t['lines_without_watts']} line(s) have no power figure" if t["lines_without_watts"] else ""),
     ]
     if t["price"] is not None:
-        cover.append(f"Total price: {fmt_money(t['price'])} {cur}"
-                     + (f" ({t['lines_without_price']} line(s) without a price are not included)"
-                        if t["lines_without_price"] else ""))
-    sp = ", ".join(f"{CATEGORY_TITLE.get(c, c).lower()} {p} %" for c, p in sorted(b.spares_percent.items(),
-                                                                                  key=lambda kv: _category_key(kv[0]))
-                   if p) or "none"
+        cover.append(
+            f"Total price: {fmt_money(t['price'])} {cur}"
+            + (
+                f" ({t['lines_without_price']} line(s) without a price are not included)"
+                if t["lines_without_price"]
+                else ""
+            )
+        )
+    sp = (
+        ", ".join(
+            f"{CATEGORY_TITLE.get(c, c).lower()} {p} %"
+            for c, p in sorted(b.spares_percent.items(), key=lambda kv: _category_key(kv[0]))
+            if p
+        )
+        or "none"
+    )
     cover.append(f"Spares: {sp} (per part, rounded up)")
     doc.add(Heading(f"Bill of materials: {result.spec.name}", 1, section="Cover"))
     doc.add(Lines(cover, font=SANS, size=10, leading=14))
-    doc.add(Lines(["Part numbers are the vendor's orderable part numbers (OPN) as the catalog lists them; "
-                   "cable part numbers carry the ordered length. Quantities equal summary.json's bom; bom.csv "
-                   "holds every table of this document."], font=SANS, size=8, leading=11))
+    doc.add(
+        Lines(
+            [
+                "Part numbers are the vendor's orderable part numbers (OPN) as the catalog lists them; "
+                "cable part numbers carry the ordered length. Quantities equal summary.json's bom; bom.csv "
+                "holds every table of this document."
+            ],
+            font=SANS,
+            size=8,
+            leading=11,
+        )
+    )
     # order summary
     doc.add(PageBreak(section="Order summary"))
     doc.add(Heading("Order summary (all networks)", 1))
-    cols = [Column("Part number", 150), Column("Description", w - 150 - 40 - 38 - 38 - 40 - 50 - 52 - 62),
-            Column("Form f.", 40), Column("Qty", 38, "right"), Column("Spares", 38, "right"),
-            Column("Order", 40, "right"), Column("W", 50, "right"), Column("Unit " + cur, 52, "right"),
-            Column("Total " + cur, 62, "right")]
+    cols = [
+        Column("Part number", 150),
+        Column("Description", w - 150 - 40 - 38 - 38 - 40 - 50 - 52 - 62),
+        Column("Form f.", 40),
+        Column("Qty", 38, "right"),
+        Column("Spares", 38, "right"),
+        Column("Order", 40, "right"),
+        Column("W", 50, "right"),
+        Column("Unit " + cur, 52, "right"),
+        Column("Total " + cur, 62, "right"),
+    ]
     rows = []
     by_cat: dict = defaultdict(list)
     for o in b.order:
@@ -438,8 +634,19 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
                 desc = f"{desc} ({p.length_m:g} m)" if f"{p.length_m:g} m" not in desc else desc
             if sku in verify:
                 desc = f"{desc} \u2014 {VERIFY}"
-            rows.append((sku, desc, p.form_factor if p else "", fmt_int(qty), fmt_int(spares), fmt_int(oq),
-                         "" if watts is None else f"{watts:,.2f}", fmt_money(unit), fmt_money(ext)))
+            rows.append(
+                (
+                    sku,
+                    desc,
+                    p.form_factor if p else "",
+                    fmt_int(qty),
+                    fmt_int(spares),
+                    fmt_int(oq),
+                    "" if watts is None else f"{watts:,.2f}",
+                    fmt_money(unit),
+                    fmt_money(ext),
+                )
+            )
             cq += qty
             cs += spares
             co += oq
@@ -449,17 +656,43 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
             if ext is not None:
                 cp += ext
                 cp_any = True
-        rows.append((_B + f"{CATEGORY_TITLE.get(cat, cat)} subtotal", f"spares {b.spares_percent.get(cat, 0)} %", "",
-                     fmt_int(cq), fmt_int(cs), fmt_int(co), f"{cw:,.2f}" if cw_any else "", "",
-                     fmt_money(cp) if cp_any else ""))
-    rows.append((_B + "All parts", "", "", fmt_int(t["quantity"]), fmt_int(t["spares"]), fmt_int(t["order_quantity"]),
-                 f"{t['watts']:,.2f}", "", fmt_money(t["price"])))
+        rows.append(
+            (
+                _B + f"{CATEGORY_TITLE.get(cat, cat)} subtotal",
+                f"spares {b.spares_percent.get(cat, 0)} %",
+                "",
+                fmt_int(cq),
+                fmt_int(cs),
+                fmt_int(co),
+                f"{cw:,.2f}" if cw_any else "",
+                "",
+                fmt_money(cp) if cp_any else "",
+            )
+        )
+    rows.append(
+        (
+            _B + "All parts",
+            "",
+            "",
+            fmt_int(t["quantity"]),
+            fmt_int(t["spares"]),
+            fmt_int(t["order_quantity"]),
+            f"{t['watts']:,.2f}",
+            "",
+            fmt_money(t["price"]),
+        )
+    )
     doc.add(Table(cols, len(rows), rows, bold_marker=_B))
     # per network
     doc.add(PageBreak(section="By network"))
     doc.add(Heading("By network and category", 1))
-    ncols = [Column("Part number", 150), Column("Description", w - 150 - 44 - 44 - 60), Column("Form f.", 44),
-             Column("Qty", 44, "right"), Column("W", 60, "right")]
+    ncols = [
+        Column("Part number", 150),
+        Column("Description", w - 150 - 44 - 44 - 60),
+        Column("Form f.", 44),
+        Column("Qty", 44, "right"),
+        Column("W", 60, "right"),
+    ]
     for net in sorted(b.by_network, key=_network_key):
         c = b.by_network[net]
         rows = []
@@ -474,8 +707,15 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
                 p = b.parts.get(key)
                 q = c[key]
                 wv = None if p is None or p.unit_watts is None else round(p.unit_watts * q, 2)
-                rows.append((key[1], p.description if p else "", p.form_factor if p else "", fmt_int(q),
-                             "" if wv is None else f"{wv:,.2f}"))
+                rows.append(
+                    (
+                        key[1],
+                        p.description if p else "",
+                        p.form_factor if p else "",
+                        fmt_int(q),
+                        "" if wv is None else f"{wv:,.2f}",
+                    )
+                )
                 cq += q
                 if wv is not None:
                     cw += wv
@@ -486,9 +726,18 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
     if b.by_su:
         doc.add(PageBreak(section="Per SU"))
         doc.add(Heading("Per scalable unit (the parts of each SU's servers and leaves)", 1))
-        doc.add(Lines(["Cables count in the SU of their A end (servers' cables and the SU leaves' uplinks); "
-                       "transceivers in the SU of the device that holds them. SUs with identical parts share a "
-                       "table; quantities are per SU."], font=SANS, size=8, leading=11))
+        doc.add(
+            Lines(
+                [
+                    "Cables count in the SU of their A end (servers' cables and the SU leaves' uplinks); "
+                    "transceivers in the SU of the device that holds them. SUs with identical parts share a "
+                    "table; quantities are per SU."
+                ],
+                font=SANS,
+                size=8,
+                leading=11,
+            )
+        )
         groups: dict = defaultdict(list)
         for su in sorted(b.by_su):
             sig = (b.su_servers.get(su, 0),) + tuple(sorted(b.by_su[su].items()))
@@ -508,18 +757,41 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
     if fib:
         doc.add(PageBreak(section="Fibers"))
         doc.add(Heading("Fibers", 1))
-        fcols = [Column("Scope", 160), Column("Active", 80, "right"), Column("Installed", 80, "right"),
-                 Column("Dark", 80, "right"), Column("Spare", 80, "right")]
+        fcols = [
+            Column("Scope", 160),
+            Column("Active", 80, "right"),
+            Column("Installed", 80, "right"),
+            Column("Dark", 80, "right"),
+            Column("Spare", 80, "right"),
+        ]
         rows = []
-        for scope, data in [("total", fib.get("total"))] + sorted((fib.get("per_network") or {}).items()) + \
-                sorted((f"tier {k}", v) for k, v in (fib.get("per_tier") or {}).items()):
+        for scope, data in (
+            [("total", fib.get("total"))]
+            + sorted((fib.get("per_network") or {}).items())
+            + sorted((f"tier {k}", v) for k, v in (fib.get("per_tier") or {}).items())
+        ):
             if data:
-                rows.append((scope, fmt_int(data.get("active", 0)), fmt_int(data.get("installed", 0)),
-                             fmt_int(data.get("dark", 0)), fmt_int(data.get("spare", 0))))
+                rows.append(
+                    (
+                        scope,
+                        fmt_int(data.get("active", 0)),
+                        fmt_int(data.get("installed", 0)),
+                        fmt_int(data.get("dark", 0)),
+                        fmt_int(data.get("spare", 0)),
+                    )
+                )
         doc.add(Table(fcols, len(rows), rows))
-        doc.add(Lines(["Active: 2 fibers per optical lane; installed = active + dark + spare (docs/physical-layer.md "
-                       "3.6). Patch cords at panels count as cables, not again as fibers."], font=SANS, size=8,
-                      leading=11))
+        doc.add(
+            Lines(
+                [
+                    "Active: 2 fibers per optical lane; installed = active + dark + spare (docs/physical-layer.md "
+                    "3.6). Patch cords at panels count as cables, not again as fibers."
+                ],
+                font=SANS,
+                size=8,
+                leading=11,
+            )
+        )
     return doc.render(fh)
 
 

@@ -1,5 +1,6 @@
 """Cabling plan: cables.csv (the complete machine-readable schedule) and cabling-plan.pdf
 (fabric diagram, rack elevations, then one section per rack in installation order)."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -136,27 +137,33 @@ def render_cabling_plan_pdf(result, fh, options=None, *, revision_label: str = "
     order, sections = v.install_order(sel)
     res = v.result
     scope_text = f"rack {opts.rack}" if opts.rack else (f"row {opts.row}" if opts.row else "whole design")
-    info = DocInfo("Cabling plan", res.spec.name, revision_label, opts.date,
-                   "" if sel is None else scope_text)
+    info = DocInfo("Cabling plan", res.spec.name, revision_label, opts.date, "" if sel is None else scope_text)
     doc = FlowDoc(info, page_size(opts.page_size, "landscape"), margin=20.0)
     w = doc.width
     kinds = Counter()
     for i in order:
         kinds[v.ph.cable_rows[i][1]] += 1
     doc.add(Heading(f"Cabling plan: {res.spec.name}", 1, section="Overview"))
-    doc.add(Lines([
-        f"Revision {revision_label} \u00b7 {opts.date} \u00b7 scope: {scope_text} \u00b7 engine {res.engine_version} "
-        f"\u00b7 catalog {res.catalog_version}",
-        f"Cables in this plan: {len(order):,} ({', '.join(f'{k} {n:,}' for k, n in sorted(kinds.items()))}); "
-        f"racks with cables: {len(sections):,}. The design has {len(v.ph.cable_rows):,} cables in all.",
-        "Order of work: one section per rack, rows in floor order, racks by position; in a rack, by rack unit from "
-        "the top down. Each cable is listed once, under its A end (the lower tier: server, or leaf for "
-        "leaf-spine) when that end is in scope, else under its B end.",
-        "Rack ids read <room>.<row><position>: DC1.C19 is room DC1, row C, rack 19. U = lowest rack unit of the "
-        "device (PP-... = patch panel). Lengths are ordered lengths in metres. Labels: each end's label names its "
-        "own end first.",
-        "cables.csv holds the same rows with every column (room and row per end, links carried).",
-    ], font=SANS, size=8, leading=11))
+    doc.add(
+        Lines(
+            [
+                f"Revision {revision_label} \u00b7 {opts.date} \u00b7 scope: {scope_text} \u00b7 engine {res.engine_version} "
+                f"\u00b7 catalog {res.catalog_version}",
+                f"Cables in this plan: {len(order):,} ({', '.join(f'{k} {n:,}' for k, n in sorted(kinds.items()))}); "
+                f"racks with cables: {len(sections):,}. The design has {len(v.ph.cable_rows):,} cables in all.",
+                "Order of work: one section per rack, rows in floor order, racks by position; in a rack, by rack unit from "
+                "the top down. Each cable is listed once, under its A end (the lower tier: server, or leaf for "
+                "leaf-spine) when that end is in scope, else under its B end.",
+                "Rack ids read <room>.<row><position>: DC1.C19 is room DC1, row C, rack 19. U = lowest rack unit of the "
+                "device (PP-... = patch panel). Lengths are ordered lengths in metres. Labels: each end's label names its "
+                "own end first.",
+                "cables.csv holds the same rows with every column (room and row per end, links carried).",
+            ],
+            font=SANS,
+            size=8,
+            leading=11,
+        )
+    )
     doc.add(Heading("Fabric by tier", 2))
     doc.add(Graphic(fabric_diagram(v, w)))
     if sel is None:
@@ -168,8 +175,13 @@ def render_cabling_plan_pdf(result, fh, options=None, *, revision_label: str = "
         doc.add(Lines(rack_summary_lines(v), font=SANS, size=8, leading=10.5))
     doc.add(PageBreak())
     racks_drawn = elevation_racks(v, sel)
-    doc.add(Heading("Rack elevations" + (" (one SU in detail, one rack of every other kind)" if sel is None else ""),
-                    2, section="Rack elevations"))
+    doc.add(
+        Heading(
+            "Rack elevations" + (" (one SU in detail, one rack of every other kind)" if sel is None else ""),
+            2,
+            section="Rack elevations",
+        )
+    )
     height = doc.top - doc.bottom - 20
     for dr in elevations(v, racks_drawn, w, height):
         doc.add(Graphic(dr))

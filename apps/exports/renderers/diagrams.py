@@ -2,6 +2,7 @@
 scalable unit in detail, and rack elevations. Big designs are summarised: tiers are boxes with
 device and link counts, one SU is drawn in detail and the others are counted, and elevations
 show one SU's racks plus one rack of every other kind."""
+
 from __future__ import annotations
 
 from collections import Counter, defaultdict
@@ -10,11 +11,32 @@ from reportlab.graphics.shapes import Drawing, Line, Rect, String
 
 from ._pdf import COND, COND_BOLD, SANS, SANS_BOLD, audit_box, fitter, wrap
 
-LEVEL = {"managed": 0, "server": 0, "ufm": 0, "storage-appliance": 0, "mgmt-server": 0, "pdu": 0,
-         "leaf": 1, "oob": 1, "spine": 2, "oob-agg": 2, "core": 3}
-ROLE_NAME = {"managed": "Managed devices", "server": "Servers", "ufm": "UFM appliances", "storage-appliance": "Storage appliances",
-             "mgmt-server": "Management servers", "pdu": "PDUs", "leaf": "Leaf switches", "oob": "OOB switches",
-             "spine": "Spine switches", "oob-agg": "OOB aggregation", "core": "Core switches"}
+LEVEL = {
+    "managed": 0,
+    "server": 0,
+    "ufm": 0,
+    "storage-appliance": 0,
+    "mgmt-server": 0,
+    "pdu": 0,
+    "leaf": 1,
+    "oob": 1,
+    "spine": 2,
+    "oob-agg": 2,
+    "core": 3,
+}
+ROLE_NAME = {
+    "managed": "Managed devices",
+    "server": "Servers",
+    "ufm": "UFM appliances",
+    "storage-appliance": "Storage appliances",
+    "mgmt-server": "Management servers",
+    "pdu": "PDUs",
+    "leaf": "Leaf switches",
+    "oob": "OOB switches",
+    "spine": "Spine switches",
+    "oob-agg": "OOB aggregation",
+    "core": "Core switches",
+}
 NET_ORDER = ("compute", "storage", "inband", "oob")
 
 
@@ -184,8 +206,10 @@ def su_detail(view, width: float) -> tuple[Drawing | None, list[str]]:
     lines = []
     if len(leaves) > len(shown):
         lines.append(f"SU {first} has {len(leaves):,} leaves; the first {len(shown)} are drawn.")
-    lines.append(f"Numbers on the lines: links from SU {first}'s servers to each leaf (below) and each leaf's uplinks "
-                 "(\u2191, to spines).")
+    lines.append(
+        f"Numbers on the lines: links from SU {first}'s servers to each leaf (below) and each leaf's uplinks "
+        "(\u2191, to spines)."
+    )
     groups = Counter((su_servers[s], len(su_leaves.get(s, []))) for s in su_servers if s != first)
     for (ns, nl), k in sorted(groups.items(), key=lambda kv: -kv[1]):
         sus = sorted(s for s in su_servers if s != first and (su_servers[s], len(su_leaves.get(s, []))) == (ns, nl))
@@ -211,6 +235,7 @@ def _ranges(prefix: str, nums: list[int]) -> str:
 
 
 # ----- rack elevations ---------------------------------------------------------------------------
+
 
 def elevation_racks(view, racks_in_scope=None, limit: int = 24) -> list[int]:
     """Racks to draw: the scope's racks (capped), or SU 1's racks plus one rack of every other kind."""
@@ -256,7 +281,7 @@ def elevations(view, rack_list: list[int], width: float, height: float, per_page
     contents = rack_contents(view, rack_list)
     drawings = []
     for k in range(0, len(rack_list), per_page):
-        group = rack_list[k:k + per_page]
+        group = rack_list[k : k + per_page]
         d = Drawing(width, height)
         col_w = width / per_page
         u_h = min(9.0, (height - 30) / units)
@@ -286,8 +311,13 @@ def elevations(view, rack_list: list[int], width: float, height: float, per_page
                     continue
                 y = bottom + (low - 1) * u_h
                 box = Rect(x + 1, y + 0.5, rack_w - 2, height_u * u_h - 1, strokeWidth=0.5)
-                box.fillColor = _fill(0 if model not in ("patch panel",) and not name.startswith(("CF-", "SF-", "IB-", "OOB"))
-                                      else 1 if model != "patch panel" else 2)
+                box.fillColor = _fill(
+                    0
+                    if model not in ("patch panel",) and not name.startswith(("CF-", "SF-", "IB-", "OOB"))
+                    else 1
+                    if model != "patch panel"
+                    else 2
+                )
                 d.add(box)
                 label = f"{name} {model.upper()}" if height_u * u_h >= 8 else name
                 d.add(_text(x + 3, y + (height_u * u_h - 7) / 2 + 0.8, label, 7, COND, width=rack_w - 6))

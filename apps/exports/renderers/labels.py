@@ -6,6 +6,7 @@ Each label's print area holds: a bold first line (cable id and which end), the l
 the engine renders it; wrapped at '/' or ' ' when it is wider than the label), and a small line
 with the part number and length. All text is >= 7 pt and fitted to the label width.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -49,8 +50,25 @@ def _panel_ports(v: DesignView, sel) -> dict:
     return out
 
 
-LABEL_CSV_COLUMNS = ("sequence", "page", "row", "column", "kind", "cable_id", "end", "symbology", "barcode",
-                     "heading", "label_text", "device", "port", "rack", "part", "length_m", "stock")
+LABEL_CSV_COLUMNS = (
+    "sequence",
+    "page",
+    "row",
+    "column",
+    "kind",
+    "cable_id",
+    "end",
+    "symbology",
+    "barcode",
+    "heading",
+    "label_text",
+    "device",
+    "port",
+    "rack",
+    "part",
+    "length_m",
+    "stock",
+)
 
 
 def iter_label_records(result, *, row: str | None = None, rack: str | None = None) -> Iterator[tuple]:
@@ -63,8 +81,14 @@ def iter_label_records(result, *, row: str | None = None, rack: str | None = Non
     ports = _panel_ports(v, sel)
     rows = v.cable_rows(order)
     i_id, i_kind, i_part, i_len = CI["id"], CI["type"], CI["part"], CI["ordered_length_m"]
-    i_la, i_lb, i_ad, i_ap, i_bd, i_bp = CI["label_a"], CI["label_b"], CI["a_device"], CI["a_port"], CI["b_device"], \
-        CI["b_port"]
+    i_la, i_lb, i_ad, i_ap, i_bd, i_bp = (
+        CI["label_a"],
+        CI["label_b"],
+        CI["a_device"],
+        CI["a_port"],
+        CI["b_device"],
+        CI["b_port"],
+    )
     i_ar, i_br = CI["a_rack"], CI["b_rack"]
     done_racks = set()
 
@@ -72,11 +96,35 @@ def iter_label_records(result, *, row: str | None = None, rack: str | None = Non
         rid = v.racks[ri].id
         for u in sorted(ports.get(ri, {}), reverse=True):
             pid = f"PP-{v.rack_grid[ri]}-U{u:02d}"
-            yield ("panel", pid, f"PANEL {pid}", v.panel_label(ri, u), (f"rack {rid}", f"U{u}"),
-                   "", "", pid, "", rid, "", "")
+            yield (
+                "panel",
+                pid,
+                f"PANEL {pid}",
+                v.panel_label(ri, u),
+                (f"rack {rid}", f"U{u}"),
+                "",
+                "",
+                pid,
+                "",
+                rid,
+                "",
+                "",
+            )
             for p in sorted(ports[ri][u], key=lambda x: (len(str(x)), str(x))):
-                yield ("panel-port", f"{pid}:{p}", f"PANEL PORT {p}", v.panel_port_label(ri, u, p),
-                       (f"{pid} port {p}",), "", "", pid, str(p), rid, "", "")
+                yield (
+                    "panel-port",
+                    f"{pid}:{p}",
+                    f"PANEL PORT {p}",
+                    v.panel_port_label(ri, u, p),
+                    (f"{pid} port {p}",),
+                    "",
+                    "",
+                    pid,
+                    str(p),
+                    rid,
+                    "",
+                    "",
+                )
 
     for ri, n in sections:
         if ri >= 0 and ri not in done_racks:
@@ -89,15 +137,63 @@ def iter_label_records(result, *, row: str | None = None, rack: str | None = Non
             pieces = (part, f"{length} m")
             if r[i_kind] == "trunk":
                 tid = "T" + cid[1:]
-                yield ("trunk", tid, f"{tid} trunk \u00b7 A end", r[i_la], pieces, tid, "A", r[i_ad], r[i_ap],
-                       r[i_ar], part, length)
-                yield ("trunk", tid, f"{tid} trunk \u00b7 B end", r[i_lb], pieces, tid, "B", r[i_bd], r[i_bp],
-                       r[i_br], part, length)
+                yield (
+                    "trunk",
+                    tid,
+                    f"{tid} trunk \u00b7 A end",
+                    r[i_la],
+                    pieces,
+                    tid,
+                    "A",
+                    r[i_ad],
+                    r[i_ap],
+                    r[i_ar],
+                    part,
+                    length,
+                )
+                yield (
+                    "trunk",
+                    tid,
+                    f"{tid} trunk \u00b7 B end",
+                    r[i_lb],
+                    pieces,
+                    tid,
+                    "B",
+                    r[i_bd],
+                    r[i_bp],
+                    r[i_br],
+                    part,
+                    length,
+                )
             else:
-                yield ("cable", cid, f"{cid} \u00b7 A end", r[i_la], (f"{r[i_ad]} {r[i_ap]}",) + pieces, cid, "A",
-                       r[i_ad], r[i_ap], r[i_ar], part, length)
-                yield ("cable", cid, f"{cid} \u00b7 B end", r[i_lb], (f"{r[i_bd]} {r[i_bp]}",) + pieces, cid, "B",
-                       r[i_bd], r[i_bp], r[i_br], part, length)
+                yield (
+                    "cable",
+                    cid,
+                    f"{cid} \u00b7 A end",
+                    r[i_la],
+                    (f"{r[i_ad]} {r[i_ap]}",) + pieces,
+                    cid,
+                    "A",
+                    r[i_ad],
+                    r[i_ap],
+                    r[i_ar],
+                    part,
+                    length,
+                )
+                yield (
+                    "cable",
+                    cid,
+                    f"{cid} \u00b7 B end",
+                    r[i_lb],
+                    (f"{r[i_bd]} {r[i_bp]}",) + pieces,
+                    cid,
+                    "B",
+                    r[i_bd],
+                    r[i_bp],
+                    r[i_br],
+                    part,
+                    length,
+                )
     for ri in sorted(ports, key=lambda x: v.rack_rank[x]):
         if ri not in done_racks:
             yield from panel_labels(ri)
@@ -121,8 +217,25 @@ def iter_labels_csv(result, options=None, *, raw: bool = False) -> Iterator[str]
         for k, rec in enumerate(iter_label_records(result, row=opts.row, rack=opts.rack)):
             kind, value, head, text, _pieces, cid, end, dev, port, rk, part, length = rec
             page, pos = divmod(k, per_page)
-            yield (k + 1, page + 1, pos // stock.columns + 1, pos % stock.columns + 1, kind, cid, end, stock.code,
-                   value, head, text, dev, port, rk, part, length, stock.key)
+            yield (
+                k + 1,
+                page + 1,
+                pos // stock.columns + 1,
+                pos % stock.columns + 1,
+                kind,
+                cid,
+                end,
+                stock.code,
+                value,
+                head,
+                text,
+                dev,
+                port,
+                rk,
+                part,
+                length,
+                stock.key,
+            )
 
     yield from csv_lines(LABEL_CSV_COLUMNS, rows(), raw=raw or opts.raw_csv)
 
@@ -223,6 +336,7 @@ def _draw_qr(path, enc, x: float, y: float, side: float) -> None:
 
 # ----- layout of one label ---------------------------------------------------------------------
 
+
 class _Layout:
     """Where the code and the text go in one printed area (w x h, origin at its top-left)."""
 
@@ -316,8 +430,11 @@ def render_labels_pdf(result, fh, options=None, *, revision_label: str = "r1") -
     for page in range(1, pages + 1):
         # one text object per font (heading, text, small) so the fast ASCII path of line_writer applies
         texts = {}
-        for _key, font, size in (("head", COND_BOLD, stock.font_size), ("text", COND, stock.font_size),
-                                ("small", COND, small)):
+        for _key, font, size in (
+            ("head", COND_BOLD, stock.font_size),
+            ("text", COND, stock.font_size),
+            ("small", COND, small),
+        ):
             t = c.beginText()
             t.setFont(font, size, size + 1)
             texts[(font, size)] = (t, line_writer(t))
@@ -360,8 +477,11 @@ def render_labels_pdf(result, fh, options=None, *, revision_label: str = "r1") -
         f_small = fitter(COND, small)
         right = f"Page {page} of {pages}"
         room = pw - 2 * stock.margin_left - f_small.width(right) - 12
-        foot = f_small.fit(f"Labels \u2014 {name} \u00b7 revision {revision_label} \u00b7 {opts.date}{scope} \u00b7 "
-                           f"stock: {stock.name}", room)
+        foot = f_small.fit(
+            f"Labels \u2014 {name} \u00b7 revision {revision_label} \u00b7 {opts.date}{scope} \u00b7 "
+            f"stock: {stock.name}",
+            room,
+        )
         audit_box(doc, foot, COND, small, room)
         c.drawString(stock.margin_left, foot_y, foot)
         c.drawRightString(pw - stock.margin_left, foot_y, right)

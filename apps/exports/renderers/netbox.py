@@ -22,6 +22,7 @@ Written raw (no ' before formula-like text, engine/csvcells.py): NetBox would st
 the name. The names come from the design (generated device names, racks named after layout.site, which
 the spec restricts to letters, digits, - and _), so no cell can begin with a formula character.
 """
+
 from __future__ import annotations
 
 import json
@@ -38,18 +39,49 @@ IMPORT_FIELDS_FILE = Path(__file__).parent / "data" / "netbox_import_fields.json
 DEFAULT_VERSION = "4.6"  # engine.spec.NETBOX_DEFAULT_VERSION (the renderers import no spec constants)
 
 # The order an empty NetBox takes the files in (each file refers only to objects of the files before it).
-IMPORT_ORDER = ("sites.csv", "manufacturers.csv", "device-roles.csv", "racks.csv", "device-types.yaml",
-                "devices.csv", "rear-ports.csv", "front-ports.csv", "cables.csv")
+IMPORT_ORDER = (
+    "sites.csv",
+    "manufacturers.csv",
+    "device-roles.csv",
+    "racks.csv",
+    "device-types.yaml",
+    "devices.csv",
+    "rear-ports.csv",
+    "front-ports.csv",
+    "cables.csv",
+)
 
 SITE_COLUMNS = ("name", "slug", "status", "description")
 MANUFACTURER_COLUMNS = ("name", "slug")
 ROLE_COLUMNS = ("name", "slug", "color", "description")
 RACK_COLUMNS = ("site", "name", "status", "width", "u_height", "description")
-NETBOX_DEVICE_COLUMNS = ("name", "role", "manufacturer", "device_type", "status", "site", "rack", "position", "face",
-                         "description")
+NETBOX_DEVICE_COLUMNS = (
+    "name",
+    "role",
+    "manufacturer",
+    "device_type",
+    "status",
+    "site",
+    "rack",
+    "position",
+    "face",
+    "description",
+)
 NETBOX_INTERFACE_COLUMNS = ("device", "name", "type", "speed", "enabled", "description")
-NETBOX_CABLE_COLUMNS = ("side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type", "side_b_name",
-                        "type", "status", "label", "length", "length_unit", "description")
+NETBOX_CABLE_COLUMNS = (
+    "side_a_device",
+    "side_a_type",
+    "side_a_name",
+    "side_b_device",
+    "side_b_type",
+    "side_b_name",
+    "type",
+    "status",
+    "label",
+    "length",
+    "length_unit",
+    "description",
+)
 NETBOX_REAR_PORT_COLUMNS = ("device", "name", "type", "positions", "description")
 # NetBox 4.5 gave front ports positions of their own (required) and moved the rear-port mapping out of the
 # front-port import (4.5.x has no mapping columns); 4.6 takes rear_port / rear_port_position again.
@@ -57,9 +89,18 @@ NETBOX_PORT_COLUMNS_44 = ("device", "name", "type", "rear_port", "rear_port_posi
 NETBOX_PORT_COLUMNS_45 = ("device", "name", "type", "positions")
 NETBOX_PORT_COLUMNS = ("device", "name", "type", "positions", "rear_port", "rear_port_position")
 
-ROLE_SLUG = {"server": "server", "leaf": "leaf-switch", "spine": "spine-switch", "core": "core-switch",
-             "oob": "oob-switch", "oob-agg": "oob-aggregation-switch", "ufm": "fabric-manager",
-             "storage-appliance": "storage", "mgmt-server": "management-server", "pdu": "pdu"}
+ROLE_SLUG = {
+    "server": "server",
+    "leaf": "leaf-switch",
+    "spine": "spine-switch",
+    "core": "core-switch",
+    "oob": "oob-switch",
+    "oob-agg": "oob-aggregation-switch",
+    "ufm": "fabric-manager",
+    "storage-appliance": "storage",
+    "mgmt-server": "management-server",
+    "pdu": "pdu",
+}
 PANEL_ROLE = "patch-panel"
 # Role colours are NetBox's own defaults (ColorChoices.COLOR_GREY): a role needs one; nothing here is a figure.
 ROLE_COLOR = "9e9e9e"
@@ -77,8 +118,10 @@ def netbox_version(result) -> str:
     spec = getattr(result, "spec", None)
     v = getattr(getattr(spec, "exports", None), "netbox_version", None) or DEFAULT_VERSION
     if v not in import_fields():
-        raise ValueError(f"exports.netbox_version: {v!r} is not a NetBox series these files know "
-                         f"({', '.join(sorted(import_fields()))})")
+        raise ValueError(
+            f"exports.netbox_version: {v!r} is not a NetBox series these files know "
+            f"({', '.join(sorted(import_fields()))})"
+        )
     return v
 
 
@@ -129,6 +172,7 @@ def _device_types(v: DesignView) -> dict:
 
 # ----- prerequisites ------------------------------------------------------------------------------
 
+
 def iter_netbox_sites(result) -> Iterator[str]:
     v = _view(result)
     sites = dict.fromkeys(v.rack_site)
@@ -163,6 +207,7 @@ def iter_netbox_racks(result) -> Iterator[str]:
         for ri in v.rack_order:
             r = v.racks[ri]
             yield (v.rack_site[ri], r.id, "planned", 19, height, f"{r.kind} rack, row {r.row_name}")
+
     yield from csv_lines(RACK_COLUMNS, rows(), raw=True)
 
 
@@ -205,6 +250,7 @@ def _natural(s: str):
 
 # ----- devices and interfaces ---------------------------------------------------------------------
 
+
 def iter_netbox_devices(result) -> Iterator[str]:
     v = _view(result)
     racks = v.racks
@@ -212,12 +258,32 @@ def iter_netbox_devices(result) -> Iterator[str]:
     def rows():
         for d, ri, u in zip(v.devices, v.dev_rack, v.dev_u):
             placed = ri >= 0 and u >= 1 and d.rack_units > 0
-            yield (d.name, ROLE_SLUG.get(d.role, d.role), _manufacturer(d.model), d.model.upper(), "planned",
-                   v.rack_site[ri] if ri >= 0 else v.result.spec.layout.site, racks[ri].id if ri >= 0 else "",
-                   u if placed else "", "front" if placed else "", d.network)
+            yield (
+                d.name,
+                ROLE_SLUG.get(d.role, d.role),
+                _manufacturer(d.model),
+                d.model.upper(),
+                "planned",
+                v.rack_site[ri] if ri >= 0 else v.result.spec.layout.site,
+                racks[ri].id if ri >= 0 else "",
+                u if placed else "",
+                "front" if placed else "",
+                d.network,
+            )
         for (ri, u), (model, _ru) in sorted(_panels(v).items()):
-            yield (_panel_name(v, ri, u), PANEL_ROLE, PANEL_MANUFACTURER, model, "planned",
-                   v.rack_site[ri], racks[ri].id, u, "front", "patch panel")
+            yield (
+                _panel_name(v, ri, u),
+                PANEL_ROLE,
+                PANEL_MANUFACTURER,
+                model,
+                "planned",
+                v.rack_site[ri],
+                racks[ri].id,
+                u,
+                "front",
+                "patch panel",
+            )
+
     yield from csv_lines(NETBOX_DEVICE_COLUMNS, rows(), raw=True)
 
 
@@ -226,11 +292,18 @@ def _if_type(lk, v: DesignView, choice, known: set) -> str:
     if speed <= 1 or (choice is not None and choice.medium == "copper-rj45"):
         t = "1000base-t"
     elif _technology(v, lk.network) == "infiniband":
-        t = {100: "infiniband-edr", 200: "infiniband-hdr", 400: "infiniband-ndr",
-             800: "infiniband-xdr"}.get(speed, "other")
+        t = {100: "infiniband-edr", 200: "infiniband-hdr", 400: "infiniband-ndr", 800: "infiniband-xdr"}.get(
+            speed, "other"
+        )
     else:
-        t = {10: "10gbase-x-sfpp", 25: "25gbase-x-sfp28", 100: "100gbase-x-qsfp28", 200: "200gbase-x-qsfp56",
-             400: "400gbase-x-osfp", 800: "800gbase-x-osfp"}.get(speed, "other")
+        t = {
+            10: "10gbase-x-sfpp",
+            25: "25gbase-x-sfp28",
+            100: "100gbase-x-qsfp28",
+            200: "200gbase-x-qsfp56",
+            400: "400gbase-x-osfp",
+            800: "800gbase-x-osfp",
+        }.get(speed, "other")
     return t if not known or t in known else "other"
 
 
@@ -259,12 +332,20 @@ def iter_netbox_interfaces(result) -> Iterator[str]:
                 if key in seen:
                     continue
                 seen.add(key)
-                yield (devs[d].name, p, t, lk.speed_gbps * 1000 * 1000 if lk.speed_gbps else "", "true",
-                       f"{lk.network} {lk.tier}")
+                yield (
+                    devs[d].name,
+                    p,
+                    t,
+                    lk.speed_gbps * 1000 * 1000 if lk.speed_gbps else "",
+                    "true",
+                    f"{lk.network} {lk.tier}",
+                )
+
     yield from csv_lines(NETBOX_INTERFACE_COLUMNS, rows(), raw=True)
 
 
 # ----- panels -------------------------------------------------------------------------------------
+
 
 class _PanelPorts:
     """The rear and front ports of every patch panel, and the NetBox cables of every trunk.
@@ -332,6 +413,7 @@ def iter_netbox_rear_ports(result) -> Iterator[str]:
         for (ri, u), ports in sorted(pp.rear.items()):
             for name, positions, cid in ports:
                 yield (_panel_name(v, ri, u), name, "mpo", positions, f"trunk C{cid:06d}")
+
     yield from csv_lines(NETBOX_REAR_PORT_COLUMNS, rows(), raw=True)
 
 
@@ -343,15 +425,24 @@ def iter_netbox_front_ports(result) -> Iterator[str]:
     columns = {"4.4": NETBOX_PORT_COLUMNS_44, "4.5": NETBOX_PORT_COLUMNS_45}.get(version, NETBOX_PORT_COLUMNS)
 
     def rows():
-        for (ri, u, port), (rear, pos) in sorted(pp.front.items(),
-                                                 key=lambda kv: (kv[0][0], kv[0][1], _natural(kv[0][2]))):
-            cells = {"device": _panel_name(v, ri, u), "name": port, "type": "mpo", "positions": 1,
-                     "rear_port": rear, "rear_port_position": pos}
+        for (ri, u, port), (rear, pos) in sorted(
+            pp.front.items(), key=lambda kv: (kv[0][0], kv[0][1], _natural(kv[0][2]))
+        ):
+            cells = {
+                "device": _panel_name(v, ri, u),
+                "name": port,
+                "type": "mpo",
+                "positions": 1,
+                "rear_port": rear,
+                "rear_port_position": pos,
+            }
             yield tuple(cells[c] for c in columns)
+
     yield from csv_lines(columns, rows(), raw=True)
 
 
 # ----- cables -------------------------------------------------------------------------------------
+
 
 def _cable_type(medium: str, fiber_type: str) -> str:
     if medium == "fiber-sm":
@@ -386,13 +477,21 @@ def iter_netbox_cables(result) -> Iterator[str]:
                 legs = pp.legs[cid]
                 for n, (pa, ra, pb, rb, count) in enumerate(legs, 1):
                     leg = f", leg {n} of {len(legs)}" if len(legs) > 1 else ""
-                    yield ((_panel_name(v, *pa), "dcim.rearport", ra, _panel_name(v, *pb), "dcim.rearport", rb)
-                           + tail + (f"{part} {network} {tier} trunk of {len(lids)} links{leg}: {count} here",))
+                    yield (
+                        (_panel_name(v, *pa), "dcim.rearport", ra, _panel_name(v, *pb), "dcim.rearport", rb)
+                        + tail
+                        + (f"{part} {network} {tier} trunk of {len(lids)} links{leg}: {count} here",)
+                    )
             elif len(lids) == 1:
                 yield end(a) + end(b) + tail + (f"{part} {network} {tier} L{lids[0]:06d}",)
             else:
                 for n, lid in enumerate(lids, 1):
                     lk = v.links[v.link_index(lid)]
-                    yield (end((lk.a, lk.a_port)) + end((lk.b, lk.b_port)) + tail
-                           + (f"{part} {network} {tier} L{lid:06d} (link {n} of {len(lids)})",))
+                    yield (
+                        end((lk.a, lk.a_port))
+                        + end((lk.b, lk.b_port))
+                        + tail
+                        + (f"{part} {network} {tier} L{lid:06d} (link {n} of {len(lids)})",)
+                    )
+
     yield from csv_lines(NETBOX_CABLE_COLUMNS, rows(), raw=True)

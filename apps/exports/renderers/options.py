@@ -1,4 +1,5 @@
 """Export options: prices, spares, filters, page and label stock. Plain data, validated."""
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -33,8 +34,17 @@ def _length(v, what: str) -> float:
     raise ValueError(f"{what}: {v!r} is not a length (a number in pt, or e.g. '63.5mm', '2in')")
 
 
-_LENGTH_FIELDS = ("label_width", "label_height", "print_height", "margin_left", "margin_top", "gap_x", "gap_y",
-                  "padding", "wrap_zone")
+_LENGTH_FIELDS = (
+    "label_width",
+    "label_height",
+    "print_height",
+    "margin_left",
+    "margin_top",
+    "gap_x",
+    "gap_y",
+    "padding",
+    "wrap_zone",
+)
 
 
 @dataclass(frozen=True)
@@ -89,7 +99,9 @@ class LabelStock:
         known = {f.name for f in fields(cls)}
         bad = sorted(set(d) - known)
         if bad:
-            raise ValueError(f"label_stock: unknown field(s) {', '.join(bad)}; known: preset, {', '.join(sorted(known))}")
+            raise ValueError(
+                f"label_stock: unknown field(s) {', '.join(bad)}; known: preset, {', '.join(sorted(known))}"
+            )
         kw = {}
         for k, v in d.items():
             if k in _LENGTH_FIELDS:

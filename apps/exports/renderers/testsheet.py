@@ -8,6 +8,7 @@ leaves the transmitter at position 1 of the A-end connector and arrives at posit
 end (from the lane map of the link's channel, docs/physical-layer.md 3.2). Every lane is tested
 both ways (A->B and B->A), so a DR4 link has 8 rows.
 """
+
 from __future__ import annotations
 
 import csv
@@ -26,10 +27,31 @@ from ._pdf import COND, SANS, Column, DocInfo, FlowDoc, Heading, Lines, PageBrea
 from ._view import DesignView
 from .options import ExportOptions
 
-TEST_SHEET_COLUMNS = ("fiber_id", "link_id", "cable_ids", "network", "tier", "a_device", "a_port", "a_rack",
-                      "b_device", "b_port", "b_rack", "medium", "fiber_type", "wavelength_nm", "direction", "lane",
-                      "tx_position", "rx_position", "expected_loss_db", "limit_db", "measured_loss_db", "result",
-                      "notes")
+TEST_SHEET_COLUMNS = (
+    "fiber_id",
+    "link_id",
+    "cable_ids",
+    "network",
+    "tier",
+    "a_device",
+    "a_port",
+    "a_rack",
+    "b_device",
+    "b_port",
+    "b_rack",
+    "medium",
+    "fiber_type",
+    "wavelength_nm",
+    "direction",
+    "lane",
+    "tx_position",
+    "rx_position",
+    "expected_loss_db",
+    "limit_db",
+    "measured_loss_db",
+    "result",
+    "notes",
+)
 TI = {c: i for i, c in enumerate(TEST_SHEET_COLUMNS)}
 
 
@@ -46,8 +68,11 @@ def _fibers_of(v: DesignView, i: int, memo: dict):
     leg = 1
     if choice.breakout == "split-1:2" and not structured and cables:
         # the two links of a splitter cable use legs 1 and 2 in link order
-        row = ph.cable_rows[cables[0] - 1] if cables[0] - 1 < len(ph.cable_rows) and \
-            ph.cable_rows[cables[0] - 1][0] == cables[0] else None
+        row = (
+            ph.cable_rows[cables[0] - 1]
+            if cables[0] - 1 < len(ph.cable_rows) and ph.cable_rows[cables[0] - 1][0] == cables[0]
+            else None
+        )
         if row is not None:
             lids = row[6]
             lid = v.links[i].id
@@ -57,8 +82,9 @@ def _fibers_of(v: DesignView, i: int, memo: dict):
     if hit is None:
         try:
             ch = build_channel(choice, structured, ph.policy, leg=leg, port=1)
-            hit = tuple(("A->B" if lp.direction == "a->b" else "B->A", lp.lane, lp.tx_pos, lp.rx_pos)
-                        for lp in lane_map(ch))
+            hit = tuple(
+                ("A->B" if lp.direction == "a->b" else "B->A", lp.lane, lp.tx_pos, lp.rx_pos) for lp in lane_map(ch)
+            )
         except Exception:  # a channel the engine flags as broken: no lane map to test against
             hit = ()
         memo[key] = hit
@@ -68,12 +94,12 @@ def _fibers_of(v: DesignView, i: int, memo: dict):
 def optical_link_filter(v: DesignView):
     ph = v.ph
     choices, budgets = ph.choices, ph.budgets
-    return lambda i: bool(choices[i]) and choices[i].optical and budgets[i] is not None and \
-        budgets[i].status != "n/a"
+    return lambda i: bool(choices[i]) and choices[i].optical and budgets[i] is not None and budgets[i].status != "n/a"
 
 
-def iter_test_rows(result, *, row: str | None = None, rack: str | None = None,
-                   test_limit: str = "pmd") -> Iterator[tuple]:
+def iter_test_rows(
+    result, *, row: str | None = None, rack: str | None = None, test_limit: str = "pmd"
+) -> Iterator[tuple]:
     """test-sheet.csv rows (TEST_SHEET_COLUMNS), rack by rack (as the cabling plan), link by link."""
     v = _view(result)
     sel = v.scope(row, rack)
@@ -99,17 +125,30 @@ def _rows_for(v: DesignView, order, test_limit: str) -> Iterator[tuple]:
         expected = round(b.loss_db, 2)
         limit = "" if b.limit_db is None else round(b.limit_db if test_limit == "pmd" else b.loss_db, 2)
         wl = getattr(ch.pmd_spec, "wavelength_nm", "") or ""
-        base = (lid, cables, lk.network, lk.tier, devs[lk.a].name, lk.a_port, racks[ra].id if ra >= 0 else "",
-                devs[lk.b].name, lk.b_port, racks[rb].id if rb >= 0 else "", ch.medium, b.fiber_type or "", wl)
+        base = (
+            lid,
+            cables,
+            lk.network,
+            lk.tier,
+            devs[lk.a].name,
+            lk.a_port,
+            racks[ra].id if ra >= 0 else "",
+            devs[lk.b].name,
+            lk.b_port,
+            racks[rb].id if rb >= 0 else "",
+            ch.medium,
+            b.fiber_type or "",
+            wl,
+        )
         for direction, lane, tx, rx in fibers:
             src, dst = ("A", "B") if direction[0] == "A" else ("B", "A")
             yield (f"{lid}:{src}{tx}-{dst}{rx}",) + base + (direction, lane, tx, rx, expected, limit, "", "", "")
 
 
-def iter_test_sheet_csv(result, *, row: str | None = None, rack: str | None = None,
-                        test_limit: str = "pmd", raw: bool = False) -> Iterator[str]:
-    yield from csv_lines(TEST_SHEET_COLUMNS, iter_test_rows(result, row=row, rack=rack, test_limit=test_limit),
-                         raw=raw)
+def iter_test_sheet_csv(
+    result, *, row: str | None = None, rack: str | None = None, test_limit: str = "pmd", raw: bool = False
+) -> Iterator[str]:
+    yield from csv_lines(TEST_SHEET_COLUMNS, iter_test_rows(result, row=row, rack=rack, test_limit=test_limit), raw=raw)
 
 
 def count_test_rows(v: DesignView, order) -> int:
@@ -120,8 +159,17 @@ def count_test_rows(v: DesignView, order) -> int:
 # Test sheet PDF: portrait, one row per fiber, rows tall enough to write a reading in (SHEET_ROW_PT,
 # 6.35 mm, ruled). The link's own columns, its worst-case loss among them, are printed on its first
 # fiber only (the rows below belong to the same link); the limit stands beside every fiber.
-SHEET_COLUMNS = (("Link", 34), ("Cables", 110), ("A end", 84), ("B end", 84), ("Worst case dB", 54),
-                 ("Fiber", 44), ("Limit dB", 34), ("Measured dB", 52), ("Pass/fail", 40))
+SHEET_COLUMNS = (
+    ("Link", 34),
+    ("Cables", 110),
+    ("A end", 84),
+    ("B end", 84),
+    ("Worst case dB", 54),
+    ("Fiber", 44),
+    ("Limit dB", 34),
+    ("Measured dB", 52),
+    ("Pass/fail", 40),
+)
 SHEET_ROW_PT = 18.0
 
 
@@ -137,25 +185,35 @@ def render_test_sheet_pdf(result, fh, options=None, *, revision_label: str = "r1
     cols = [Column(t, w) for t, w in SHEET_COLUMNS]
     extra = doc.width - sum(c.width for c in cols)
     cols[-1].width += max(0.0, extra)
-    limit_text = ("the PMD's maximum channel insertion loss" if opts.test_limit == "pmd"
-                  else "the design's worst-case loss (expected)")
+    limit_text = (
+        "the PMD's maximum channel insertion loss"
+        if opts.test_limit == "pmd"
+        else "the design's worst-case loss (expected)"
+    )
     doc.add(Heading(f"Test sheet: {res.spec.name}", 1, section="Overview"))
-    doc.add(Lines([
-        f"Revision {revision_label} \u00b7 {opts.date} \u00b7 scope: {scope_text}",
-        f"Optical links: {len(order):,}. One row per fiber: Fiber A1\u2192B12 = Tx at position 1 of the A-end "
-        "connector, received at position 12 of the B end (lane map of the channel); every lane both ways.",
-        f"Worst case dB: the design's worst-case insertion loss for the link (loss budget: fiber + every mated "
-        f"pair), on the link's first row. Limit dB, beside every fiber: {limit_text}. A fiber passes when the "
-        "measured loss is at or below the limit; one above the worst case passes but should be cleaned and retested.",
-        "test-sheet.csv is this sheet's twin (same rows, fiber_id per row): meters that export results fill in "
-        "measured_loss_db and load it back. Sign and date every page.",
-    ], font=SANS, size=8, leading=11))
+    doc.add(
+        Lines(
+            [
+                f"Revision {revision_label} \u00b7 {opts.date} \u00b7 scope: {scope_text}",
+                f"Optical links: {len(order):,}. One row per fiber: Fiber A1\u2192B12 = Tx at position 1 of the A-end "
+                "connector, received at position 12 of the B end (lane map of the channel); every lane both ways.",
+                f"Worst case dB: the design's worst-case insertion loss for the link (loss budget: fiber + every mated "
+                f"pair), on the link's first row. Limit dB, beside every fiber: {limit_text}. A fiber passes when the "
+                "measured loss is at or below the limit; one above the worst case passes but should be cleaned and retested.",
+                "test-sheet.csv is this sheet's twin (same rows, fiber_id per row): meters that export results fill in "
+                "measured_loss_db and load it back. Sign and date every page.",
+            ],
+            font=SANS,
+            size=8,
+            leading=11,
+        )
+    )
     memo: dict = {}
     racks = v.racks
     link_pos = 0
     tables = []
     for ri, n in sections:
-        idx = order[link_pos:link_pos + n]
+        idx = order[link_pos : link_pos + n]
         link_pos += n
         count = sum(len(_fibers_of(v, i, memo)) for i in idx)
         tables.append((ri, idx, count))
@@ -167,9 +225,17 @@ def render_test_sheet_pdf(result, fh, options=None, *, revision_label: str = "r1
             fiber = r[TI["fiber_id"]].split(":", 1)[1].replace("-", "\u2192")
             if lid != last:
                 last = lid
-                yield (lid, r[TI["cable_ids"]], f"{r[TI['a_device']]} {r[TI['a_port']]}",
-                       f"{r[TI['b_device']]} {r[TI['b_port']]}", f"{r[TI['expected_loss_db']]:.2f}", fiber,
-                       _lim(r[TI["limit_db"]]), "", "")
+                yield (
+                    lid,
+                    r[TI["cable_ids"]],
+                    f"{r[TI['a_device']]} {r[TI['a_port']]}",
+                    f"{r[TI['b_device']]} {r[TI['b_port']]}",
+                    f"{r[TI['expected_loss_db']]:.2f}",
+                    fiber,
+                    _lim(r[TI["limit_db"]]),
+                    "",
+                    "",
+                )
             else:
                 yield ("", "", "", "", "", fiber, _lim(r[TI["limit_db"]]), "", "")
 
@@ -177,8 +243,18 @@ def render_test_sheet_pdf(result, fh, options=None, *, revision_label: str = "r1
         sect = f"Row {racks[ri].row_name} \u00b7 Rack {racks[ri].id}" if ri >= 0 else "Unplaced devices"
         # each rack from a new page (a page set per rack), except the first, which follows the overview
         doc.add(PageBreak(section=sect) if k else Heading("Fibers to test, rack by rack", 2, section=sect))
-        doc.add(Table(cols, count, cells(idx), title=f"{v.rack_title(ri)}: {len(idx):,} link(s), {count:,} fibers",
-                      font=COND, size=7.0, leading=SHEET_ROW_PT, grid=True))
+        doc.add(
+            Table(
+                cols,
+                count,
+                cells(idx),
+                title=f"{v.rack_title(ri)}: {len(idx):,} link(s), {count:,} fibers",
+                font=COND,
+                size=7.0,
+                leading=SHEET_ROW_PT,
+                grid=True,
+            )
+        )
     return doc.render(fh)
 
 
@@ -187,6 +263,7 @@ def _lim(x) -> str:
 
 
 # ----- measured results back in -------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class MeasuredFiber:
@@ -204,7 +281,9 @@ class ParseError:
     message: str
 
     def __str__(self) -> str:
-        return f"line {self.line}: {self.column}: {self.message}" if self.column else f"line {self.line}: {self.message}"
+        return (
+            f"line {self.line}: {self.column}: {self.message}" if self.column else f"line {self.line}: {self.message}"
+        )
 
 
 _DB = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*(?:dB)?\s*$", re.I)
@@ -294,9 +373,14 @@ def parse_test_results(csv_text: str, expected_rows) -> tuple[list[MeasuredFiber
             continue
         m = _DB.match(raw)
         if not m:
-            errors.append(ParseError(line, "measured_loss_db",
-                                     f"{raw.strip()!r} is not an insertion loss in dB (write a number such as 0.42, "
-                                     "optionally followed by 'dB')"))
+            errors.append(
+                ParseError(
+                    line,
+                    "measured_loss_db",
+                    f"{raw.strip()!r} is not an insertion loss in dB (write a number such as 0.42, "
+                    "optionally followed by 'dB')",
+                )
+            )
             continue
         val = float(m.group(1))
         if not math.isfinite(val) or val < 0:
@@ -371,13 +455,33 @@ def compare(rows: Iterable[MeasuredFiber], expected_rows) -> Comparison:
     return Comparison(fibers, links, {k: dict(v) for k, v in counts.items()})
 
 
-RESULT_COLUMNS = ("fiber_id", "link_id", "expected_loss_db", "limit_db", "measured_loss_db", "margin_db", "status",
-                  "above_expected")
+RESULT_COLUMNS = (
+    "fiber_id",
+    "link_id",
+    "expected_loss_db",
+    "limit_db",
+    "measured_loss_db",
+    "margin_db",
+    "status",
+    "above_expected",
+)
 
 
 def iter_results_csv(comparison: Comparison, *, raw: bool = False) -> Iterator[str]:
-    yield from csv_lines(RESULT_COLUMNS, raw=raw, rows=((f.fiber_id, f.link_id, "" if f.expected_db is None else f.expected_db,
-                                           "" if f.limit_db is None else f.limit_db,
-                                           "" if f.measured_db is None else f.measured_db,
-                                           "" if f.margin_db is None else f.margin_db, f.status,
-                                           "yes" if f.above_expected else "") for f in comparison.fibers))
+    yield from csv_lines(
+        RESULT_COLUMNS,
+        raw=raw,
+        rows=(
+            (
+                f.fiber_id,
+                f.link_id,
+                "" if f.expected_db is None else f.expected_db,
+                "" if f.limit_db is None else f.limit_db,
+                "" if f.measured_db is None else f.measured_db,
+                "" if f.margin_db is None else f.margin_db,
+                f.status,
+                "yes" if f.above_expected else "",
+            )
+            for f in comparison.fibers
+        ),
+    )

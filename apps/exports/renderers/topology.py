@@ -10,6 +10,7 @@
   switch port numbers are logical (cage c, port p of a twin-port cage -> 2(c-1)+p).
 The NetBox import files are in netbox.py.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -146,8 +147,10 @@ def iter_ibnetdiscover(result) -> Iterator[str]:
         ports_by_dev[lk.b].append((lk.b_port, i, "b"))
     for d, plist in ports_by_dev.items():
         if devs[d].role not in _SWITCH_ROLES:
-            names = sorted({p for p, _, _ in plist}, key=lambda s: [int(x) if x.isdigit() else x
-                                                                      for x in re.split(r"(\d+)", str(s))])
+            names = sorted(
+                {p for p, _, _ in plist},
+                key=lambda s: [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", str(s))],
+            )
             for k, p in enumerate(names):
                 hca_of[(d, p)] = k + 1
 
@@ -167,8 +170,10 @@ def iter_ibnetdiscover(result) -> Iterator[str]:
             g = guid(dev.name)
             highest = max([ib_port_number(p) or 0 for p, _, _ in plist] + [1])
             nports = _reported_ports(switches.get(dev.model), highest)
-            yield (f"\nvendid=0x2c9\ndevid={IB_DEVID.get(dev.model, '0x0')}\nsysimgguid=0x{_hex(g)}\n"
-                   f"switchguid=0x{_hex(g)}({_hex(g)})\n")
+            yield (
+                f"\nvendid=0x2c9\ndevid={IB_DEVID.get(dev.model, '0x0')}\nsysimgguid=0x{_hex(g)}\n"
+                f"switchguid=0x{_hex(g)}({_hex(g)})\n"
+            )
             yield f'Switch\t{nports} "S-{g[2:]}"\t\t# "{dev.name}" base port 0 lid 0 lmc 0\n'
             rows = []
             for port, i, side in plist:
@@ -177,8 +182,12 @@ def iter_ibnetdiscover(result) -> Iterator[str]:
                 is_sw, key, pn, desc, pguid = node(od, op)
                 mine = ib_port_number(port) or 0
                 peer = "" if is_sw else f"({pguid}) "
-                rows.append((mine, f'[{mine}]\t"{key}"[{pn}]{peer}\t\t# "{desc}" lid 0 '
-                                   f'{IB_WIDTH.get(lk.speed_gbps, "4xNDR")}\n'))
+                rows.append(
+                    (
+                        mine,
+                        f'[{mine}]\t"{key}"[{pn}]{peer}\t\t# "{desc}" lid 0 {IB_WIDTH.get(lk.speed_gbps, "4xNDR")}\n',
+                    )
+                )
             for _, line in sorted(rows):
                 yield line
         else:
@@ -190,5 +199,7 @@ def iter_ibnetdiscover(result) -> Iterator[str]:
                 _, key, pn, desc, _ = node(od, op)
                 yield f"\nvendid=0x2c9\ndevid=0x0\nsysimgguid=0x{_hex(guid(dev.name))}\ncaguid=0x{_hex(g)}\n"
                 yield f'Ca\t1 "H-{g[2:]}"\t\t# "{dev.name} HCA-{k}"\n'
-                yield (f'[1]({_hex(g)}) \t"{key}"[{pn}]\t\t# lid 0 lmc 0 "{desc}" lid 0 '
-                       f'{IB_WIDTH.get(lk.speed_gbps, "4xNDR")}\n')
+                yield (
+                    f'[1]({_hex(g)}) \t"{key}"[{pn}]\t\t# lid 0 lmc 0 "{desc}" lid 0 '
+                    f"{IB_WIDTH.get(lk.speed_gbps, '4xNDR')}\n"
+                )

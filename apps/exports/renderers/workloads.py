@@ -4,6 +4,7 @@ The figures come from `summary["workloads"]` (engine/traffic); nothing is recomp
 PDF, the page and the API show the same numbers. Charts are reportlab drawings: the same drawing
 goes into the PDF and, as SVG, into the design page.
 """
+
 from __future__ import annotations
 
 from typing import IO, Any
@@ -16,8 +17,11 @@ from reportlab.lib import colors
 from ._pdf import SANS, Column, DocInfo, FlowDoc, Graphic, Heading, Lines, PageBreak, Table, page_size, register_fonts
 from .options import ExportOptions
 
-SCOPE_COLOURS = {"gpu": colors.HexColor("#9aa5b1"), "nvlink": colors.HexColor("#3e7cb1"),
-                 "scale-out": colors.HexColor("#d9822b")}
+SCOPE_COLOURS = {
+    "gpu": colors.HexColor("#9aa5b1"),
+    "nvlink": colors.HexColor("#3e7cb1"),
+    "scale-out": colors.HexColor("#d9822b"),
+}
 
 
 def _gb(x: float | None) -> str:
@@ -64,9 +68,17 @@ def network_share_chart(analysis: dict, width: float = 420, height: float = 170)
     if not xs or any(v is None for v in chart["no_overlap"]) or any(v is None for v in chart["with_overlap"]):
         # No step time (neither target_step_time_s nor achieved_tflops_per_gpu): there is no share to draw.
         d.add(String(10, height - 12, title, fontName=SANS, fontSize=8))
-        d.add(String(width / 2, height / 2, "not evaluated: the workload gives no step time "
-                     "(target_step_time_s or achieved_tflops_per_gpu)", fontName=SANS, fontSize=8,
-                     textAnchor="middle", fillColor=colors.grey))
+        d.add(
+            String(
+                width / 2,
+                height / 2,
+                "not evaluated: the workload gives no step time (target_step_time_s or achieved_tflops_per_gpu)",
+                fontName=SANS,
+                fontSize=8,
+                textAnchor="middle",
+                fillColor=colors.grey,
+            )
+        )
         return d
     lp = LinePlot()
     lp.x, lp.y = 45, 30
@@ -88,10 +100,26 @@ def network_share_chart(analysis: dict, width: float = 420, height: float = 170)
     if threshold:
         y = lp.y + lp.height * threshold / lp.yValueAxis.valueMax
         d.add(Line(lp.x, y, lp.x + lp.width, y, strokeColor=colors.red, strokeDashArray=[3, 2]))
-        d.add(String(lp.x + lp.width - 2, y + 2, f"heuristic limit {threshold:.0f} %", fontName=SANS,
-                     fontSize=7, textAnchor="end", fillColor=colors.red))
-    d.add(String(10, height - 12, f"Network share of the step (%) vs {chart.get('x_label', 'data-parallel size')}",
-                 fontName=SANS, fontSize=8))
+        d.add(
+            String(
+                lp.x + lp.width - 2,
+                y + 2,
+                f"heuristic limit {threshold:.0f} %",
+                fontName=SANS,
+                fontSize=7,
+                textAnchor="end",
+                fillColor=colors.red,
+            )
+        )
+    d.add(
+        String(
+            10,
+            height - 12,
+            f"Network share of the step (%) vs {chart.get('x_label', 'data-parallel size')}",
+            fontName=SANS,
+            fontSize=8,
+        )
+    )
     return d
 
 
@@ -99,15 +127,23 @@ def chart_svgs(analysis: dict) -> dict[str, str]:
     """Both charts as SVG text, for the design page."""
     from reportlab.graphics import renderSVG
 
-    return {"step_time": renderSVG.drawToString(step_time_chart(analysis)),
-            "network_share": renderSVG.drawToString(network_share_chart(analysis))}
+    return {
+        "step_time": renderSVG.drawToString(step_time_chart(analysis)),
+        "network_share": renderSVG.drawToString(network_share_chart(analysis)),
+    }
 
 
 def _collective_rows(analysis: dict):
     for c in analysis.get("collectives", []):
-        yield (str(c.get("name", "")), str(c.get("group_size", "")), str(c.get("scope", "")),
-               _gb(c.get("message_bytes")), _gb(c.get("wire_bytes_per_gpu")), _gb(c.get("per_nic_bytes")),
-               f"{c.get('time_s', 0):.4f}")
+        yield (
+            str(c.get("name", "")),
+            str(c.get("group_size", "")),
+            str(c.get("scope", "")),
+            _gb(c.get("message_bytes")),
+            _gb(c.get("wire_bytes_per_gpu")),
+            _gb(c.get("per_nic_bytes")),
+            f"{c.get('time_s', 0):.4f}",
+        )
 
 
 def _memory_lines(mem: dict) -> list[str]:
@@ -126,7 +162,7 @@ def _memory_lines(mem: dict) -> list[str]:
 
 
 def _fix_line(fix: dict) -> str:
-    """"change: status; network share 17 % (was ...), memory 1514 %" from a fix's computed effect."""
+    """ "change: status; network share 17 % (was ...), memory 1514 %" from a fix's computed effect."""
     e = fix.get("effect") or {}
     parts = [str(e.get("status", ""))]
     if "network_share_with_overlap" in e:
@@ -162,9 +198,15 @@ def render_workloads_pdf(result, fh: IO[bytes], options=None, *, revision_label:
         doc.add(Lines(lines, font=SANS, size=8, leading=10.5))
         doc.add(Graphic(step_time_chart(a, width=w)))
         doc.add(Graphic(network_share_chart(a, width=w)))
-        cols = [Column("Collective", w * 0.22), Column("Group", w * 0.08, "right"), Column("Scope", w * 0.12),
-                Column("Message GB", w * 0.14, "right"), Column("Wire GB/GPU", w * 0.15, "right"),
-                Column("GB per NIC", w * 0.14, "right"), Column("Time s", w * 0.15, "right")]
+        cols = [
+            Column("Collective", w * 0.22),
+            Column("Group", w * 0.08, "right"),
+            Column("Scope", w * 0.12),
+            Column("Message GB", w * 0.14, "right"),
+            Column("Wire GB/GPU", w * 0.15, "right"),
+            Column("GB per NIC", w * 0.14, "right"),
+            Column("Time s", w * 0.15, "right"),
+        ]
         rows = list(_collective_rows(a))
         doc.add(Table(cols, len(rows), rows, title="Bytes per GPU per optimizer step"))
         mem_lines = _memory_lines(a.get("memory") or {})

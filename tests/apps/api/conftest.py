@@ -4,6 +4,7 @@ Clients authenticate with real personal tokens (`Authorization: Token <key>`), a
 Designs are computed synchronously through the job runner (the same code a worker runs), so the
 tests need no broker; tests/apps/api/test_procurement_client.py covers a real worker.
 """
+
 from __future__ import annotations
 
 import os
@@ -23,8 +24,12 @@ SMALL_SPEC = {
 def _private_locmem_cache(settings):
     # CI points the default cache at Redis (REDIS_URL); every test gets a fresh in-process cache
     # instead, so cached results never leak between tests or runs.
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-                                   "LOCATION": f"api-tests-{uuid.uuid4().hex}"}}
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": f"api-tests-{uuid.uuid4().hex}",
+        }
+    }
 
 
 @pytest.fixture(autouse=True)
@@ -34,8 +39,12 @@ def _private_rate_limit_counters(settings):
     settings.API_RATE_LIMIT_KEY_PREFIX = f"fd-test:{uuid.uuid4().hex}:"
 
 
-STORES = ["database", pytest.param("redis", marks=pytest.mark.skipif(
-    not os.environ.get("REDIS_URL"), reason="the Redis store needs REDIS_URL"))]
+STORES = [
+    "database",
+    pytest.param(
+        "redis", marks=pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="the Redis store needs REDIS_URL")
+    ),
+]
 
 
 @pytest.fixture(params=STORES)

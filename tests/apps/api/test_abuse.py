@@ -5,6 +5,7 @@ kilobytes and the only computes are small designs, so the module runs in well un
 
 The elapsed time of every refusal is printed (pytest -s) for reading, never asserted (brief: no timed tests).
 """
+
 from __future__ import annotations
 
 import base64
@@ -69,6 +70,7 @@ def _healthy_after(client):
 
 # --- counts: the billion-appliance specs and the cost guard --------------------------------------------
 
+
 @pytest.mark.parametrize("section, field", [("inband", "management_servers"), ("storage_fabric", "appliances")])
 def test_a_billion_appliances_is_a_400_at_the_field(alice, section, field):
     response = create(alice, spec(**{section: {"enabled": True, field: 1_000_000_000}}))
@@ -76,8 +78,7 @@ def test_a_billion_appliances_is_a_400_at_the_field(alice, section, field):
 
 
 def test_two_million_servers_is_a_400_at_the_field(alice):
-    assert "at most" in refused(create(alice, spec(servers={"model": "dgx-h100", "count": 2_000_000})),
-                                "servers.count")
+    assert "at most" in refused(create(alice, spec(servers={"model": "dgx-h100", "count": 2_000_000})), "servers.count")
 
 
 def test_a_design_over_the_size_limit_is_refused_at_save(alice, settings):
@@ -93,12 +94,16 @@ def test_the_largest_in_band_network_the_schema_admits_is_refused_from_its_plan(
 
 # --- catalog keys and feasibility at save ----------------------------------------------------------------
 
-@pytest.mark.parametrize("changes, path, words", [
-    ({"servers": {"model": "dgx-z9"}}, "servers.model", "unknown server model"),
-    ({"compute_fabric": {"switch": "qm0"}}, "compute_fabric.switch", "unknown switch model"),
-    ({"workloads": ["no-such-workload"]}, "workloads[0].preset", "unknown preset"),
-    ({"servers": {"model": "dgx-h100", "count": 16_384}}, "compute_fabric.tiers", "65,536 ports per plane"),
-])
+
+@pytest.mark.parametrize(
+    "changes, path, words",
+    [
+        ({"servers": {"model": "dgx-z9"}}, "servers.model", "unknown server model"),
+        ({"compute_fabric": {"switch": "qm0"}}, "compute_fabric.switch", "unknown switch model"),
+        ({"workloads": ["no-such-workload"]}, "workloads[0].preset", "unknown preset"),
+        ({"servers": {"model": "dgx-h100", "count": 16_384}}, "compute_fabric.tiers", "65,536 ports per plane"),
+    ],
+)
 def test_what_a_compute_would_refuse_is_refused_at_create(alice, changes, path, words):
     response = create(alice, spec(**changes))
     assert words in refused(response, path)
@@ -123,11 +128,18 @@ def test_the_cli_refuses_an_unknown_switch_with_its_field(tmp_path):
 
 # --- text: NUL, surrogates, lengths ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("changes, path", [
-    ({"name": "a\x00b"}, "name"), ({"description": "a\x00b"}, "description"),
-    ({"layout": {"site": "D\x00C"}}, "layout.site"), ({"name": "n" * 201}, "name"),
-    ({"layout": {"site": "S" * 25}}, "layout.site"), ({"layout": {"site": "=1+2"}}, "layout.site"),
-])
+
+@pytest.mark.parametrize(
+    "changes, path",
+    [
+        ({"name": "a\x00b"}, "name"),
+        ({"description": "a\x00b"}, "description"),
+        ({"layout": {"site": "D\x00C"}}, "layout.site"),
+        ({"name": "n" * 201}, "name"),
+        ({"layout": {"site": "S" * 25}}, "layout.site"),
+        ({"layout": {"site": "=1+2"}}, "layout.site"),
+    ],
+)
 def test_bad_text_in_the_spec_is_a_400_at_the_field(alice, changes, path):
     refused(create(alice, spec(**changes)), path)
 
@@ -152,17 +164,26 @@ def test_workloads_nested_900_deep_are_a_400_and_nothing_is_stored(alice):
 
 # --- YAML in the spec editor ----------------------------------------------------------------------------
 
-BOMB = "\n".join(["name: x", "servers: {model: dgx-h100, count: 8}",
-                  "compute_fabric: {technology: infiniband, switch: qm9700}", "workloads:",
-                  "  - &l0 [" + ", ".join(["lol"] * 10) + "]"]
-                 + [f"  - &l{i} [" + ", ".join([f"*l{i - 1}"] * 10) + "]" for i in range(1, 8)])
+BOMB = "\n".join(
+    [
+        "name: x",
+        "servers: {model: dgx-h100, count: 8}",
+        "compute_fabric: {technology: infiniband, switch: qm9700}",
+        "workloads:",
+        "  - &l0 [" + ", ".join(["lol"] * 10) + "]",
+    ]
+    + [f"  - &l{i} [" + ", ".join([f"*l{i - 1}"] * 10) + "]" for i in range(1, 8)]
+)
 
 
-@pytest.mark.parametrize("text, words", [
-    (BOMB, "line 5, column 5: anchors"),
-    ("name: " + "[" * 500 + "]" * 500, "nested deeper than"),
-    ("name: x\nworkloads: !!set {a, b}\n", "line 2, column 12: the tag"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        (BOMB, "line 5, column 5: anchors"),
+        ("name: " + "[" * 500 + "]" * 500, "nested deeper than"),
+        ("name: x\nworkloads: !!set {a, b}\n", "line 2, column 12: the tag"),
+    ],
+)
 def test_the_yaml_editor_refuses_bombs_deep_nesting_and_tags_with_line_and_column(client, users, text, words):
     from apps.designs.services import design_create
 
@@ -187,17 +208,21 @@ def test_a_yaml_field_of_the_form_refuses_aliases(client, users):
 
 # --- cursors and filters ----------------------------------------------------------------------------------
 
+
 def _cursor(payload: dict) -> str:
     return base64.urlsafe_b64encode(json.dumps(payload).encode()).decode().rstrip("=")
 
 
-@pytest.mark.parametrize("table, payload", [
-    ("links", {"o": "length_m", "v": 10**400, "id": 1}),
-    ("links", {"o": "length_m", "v": float("inf"), "id": 1}),
-    ("links", {"o": "link_id", "id": 10**30}),
-    ("cables", {"o": "part", "v": "a\u0000b", "id": 1}),
-    ("cables", {"o": "part", "v": "\ud800", "id": 1}),
-])
+@pytest.mark.parametrize(
+    "table, payload",
+    [
+        ("links", {"o": "length_m", "v": 10**400, "id": 1}),
+        ("links", {"o": "length_m", "v": float("inf"), "id": 1}),
+        ("links", {"o": "link_id", "id": 10**30}),
+        ("cables", {"o": "part", "v": "a\u0000b", "id": 1}),
+        ("cables", {"o": "part", "v": "\ud800", "id": 1}),
+    ],
+)
 def test_a_tampered_cursor_is_a_400(alice, computed, table, payload):
     order = payload["o"]
     text = json.dumps(payload, allow_nan=True).replace("Infinity", "1e999")
@@ -213,8 +238,9 @@ def test_a_tampered_cursor_in_the_browser_table_is_a_400(client, users, computed
     assert response.status_code == 400
 
 
-@pytest.mark.parametrize("query, path", [("q=L" + "9" * 40, None), ("plane=99999999999", "plane"),
-                                         ("device=a%00b", "device")])
+@pytest.mark.parametrize(
+    "query, path", [("q=L" + "9" * 40, None), ("plane=99999999999", "plane"), ("device=a%00b", "device")]
+)
 def test_out_of_range_filters_are_a_400_or_an_empty_page(alice, computed, query, path):
     response = alice.get(rev_url(computed, 1, f"links/?{query}"))
     if path is None:
@@ -225,6 +251,7 @@ def test_out_of_range_filters_are_a_400_or_an_empty_page(alice, computed, query,
 
 # --- workloads ----------------------------------------------------------------------------------------------
 
+
 def test_a_workload_without_a_step_time_plans_with_a_workloads_pdf(tmp_path):
     path = tmp_path / "spec.json"
     path.write_text(json.dumps(spec(workloads=[{"preset": "gpt3-175b-hpn", "parallelism": {"data": 4}}])))
@@ -234,8 +261,13 @@ def test_a_workload_without_a_step_time_plans_with_a_workloads_pdf(tmp_path):
 
 
 def test_an_implausible_step_time_is_a_warning_at_its_field(alice):
-    response = create(alice, spec(servers={"model": "dgx-h100", "count": 64},
-                                  workloads=[{"preset": "llama-70b-dp512", "target_step_time_s": 2}]))
+    response = create(
+        alice,
+        spec(
+            servers={"model": "dgx-h100", "count": 64},
+            workloads=[{"preset": "llama-70b-dp512", "target_step_time_s": 2}],
+        ),
+    )
     assert response.status_code == 201
     (warning,) = response.json()["warnings"]
     assert warning["path"] == "workloads[0].target_step_time_s"
@@ -299,12 +331,30 @@ def test_a_site_beginning_with_a_formula_is_neutralised_in_the_test_sheet_and_ca
 
 
 def test_a_custom_parts_formula_name_is_neutralised_in_bom_csv(alice, users):
-    switch = {"name": "=SUM(1+2)", "vendor": "Acme", "technology": ["ethernet"], "cages": 32, "form_factor": "osfp",
-              "speeds": {"400": 2, "200": 4}, "rack_units": 1, "power_kw": 1.5}
-    assert alice.post("/api/v1/parts/", {"section": "switches", "key": "acme-x64", "body": switch},
-                      format="json").status_code == 201
-    response = create(alice, {"name": "roce", "servers": {"model": "hgx-8gpu", "count": 32},
-                              "compute_fabric": {"technology": "ethernet", "switch": "acme-x64"}})
+    switch = {
+        "name": "=SUM(1+2)",
+        "vendor": "Acme",
+        "technology": ["ethernet"],
+        "cages": 32,
+        "form_factor": "osfp",
+        "speeds": {"400": 2, "200": 4},
+        "rack_units": 1,
+        "power_kw": 1.5,
+    }
+    assert (
+        alice.post(
+            "/api/v1/parts/", {"section": "switches", "key": "acme-x64", "body": switch}, format="json"
+        ).status_code
+        == 201
+    )
+    response = create(
+        alice,
+        {
+            "name": "roce",
+            "servers": {"model": "hgx-8gpu", "count": 32},
+            "compute_fabric": {"technology": "ethernet", "switch": "acme-x64"},
+        },
+    )
     assert response.status_code == 201, response.content[:300]
     from apps.designs.models import Design
 
@@ -315,8 +365,16 @@ def test_a_custom_parts_formula_name_is_neutralised_in_bom_csv(alice, users):
 
 
 def test_a_custom_part_key_beginning_with_a_formula_is_refused(alice):
-    body = {"name": "x", "vendor": "Acme", "technology": ["ethernet"], "cages": 32, "form_factor": "osfp",
-            "speeds": {"400": 2}, "rack_units": 1, "power_kw": 1.5}
+    body = {
+        "name": "x",
+        "vendor": "Acme",
+        "technology": ["ethernet"],
+        "cages": 32,
+        "form_factor": "osfp",
+        "speeds": {"400": 2},
+        "rack_units": 1,
+        "power_kw": 1.5,
+    }
     response = alice.post("/api/v1/parts/", {"section": "switches", "key": "=x", "body": body}, format="json")
     refused(response, "key")
 
@@ -332,8 +390,9 @@ def test_an_exported_test_sheet_uploads_back_with_the_prefix_stripped(alice, lab
         row[notes] = "'=looks like a formula"  # as our own export would have written "=looks like a formula"
     out = io.StringIO()
     csv.writer(out, lineterminator="\n").writerows([header] + body)
-    response = alice.generic("POST", rev_url(labelled, 1, "measurements/"), out.getvalue().encode(),
-                             content_type="text/csv")
+    response = alice.generic(
+        "POST", rev_url(labelled, 1, "measurements/"), out.getvalue().encode(), content_type="text/csv"
+    )
     assert response.status_code == 201, response.content[:300]
     assert response.json()["rows"] == len(body)
 
@@ -344,17 +403,19 @@ def test_the_abuse_suite_leaves_the_server_healthy(client):
     print(f"  healthz {time.perf_counter() - t:.3f} s")
 
 
-
-
 def test_the_edit_page_shows_the_step_time_warning_at_its_field(client, users):
     from apps.designs.services import design_create
 
-    design = design_create(user=users.alice, spec=spec(
-        servers={"model": "dgx-h100", "count": 64},
-        workloads=[{"preset": "llama-70b-dp512", "target_step_time_s": 2}]))
+    design = design_create(
+        user=users.alice,
+        spec=spec(
+            servers={"model": "dgx-h100", "count": 64},
+            workloads=[{"preset": "llama-70b-dp512", "target_step_time_s": 2}],
+        ),
+    )
     client.force_login(users.alice)
     html = client.get(f"/designs/{design.pk}/edit/").content.decode()
-    warnings = html[html.index('id="id_workloads_warnings"'):]
+    warnings = html[html.index('id="id_workloads_warnings"') :]
     assert "Warning: [0].target_step_time_s: a 2 s step implies 860 TFLOP/s per GPU" in warnings[:600]
 
 

@@ -1,4 +1,5 @@
 """Personal API tokens and authentication: tokens for machines, sessions for the browser."""
+
 from __future__ import annotations
 
 import hashlib
@@ -112,9 +113,19 @@ def _operations():
 
     from tests.apps.api.test_schema import PUBLISHED
 
-    values = {"design_id": "1", "number": "1", "token_id": "1", "part_id": "1", "section": "servers",
-              "key": "hgx-roce-2su", "username": "bob", "kind": "links.csv", "name": "configs.zip",
-              "job_id": "00000000-0000-0000-0000-000000000001", "upload_id": "1"}
+    values = {
+        "design_id": "1",
+        "number": "1",
+        "token_id": "1",
+        "part_id": "1",
+        "section": "servers",
+        "key": "hgx-roce-2su",
+        "username": "bob",
+        "kind": "links.csv",
+        "name": "configs.zip",
+        "job_id": "00000000-0000-0000-0000-000000000001",
+        "upload_id": "1",
+    }
     for path, item in yaml.safe_load(PUBLISHED.read_text())["paths"].items():
         for method in item:
             yield method, path.format(**values)

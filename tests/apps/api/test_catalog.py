@@ -1,4 +1,5 @@
 """The catalog read, custom parts validated by the engine's loaders, price lists, presets, spec schema."""
+
 from __future__ import annotations
 
 import pytest
@@ -8,15 +9,34 @@ from apps.api.models import CustomPart
 from engine.catalog import load_catalog
 from tests.apps.api.conftest import error_of
 
-SWITCH = {"name": "Acme X64", "vendor": "Acme", "technology": ["ethernet"], "cages": 32, "form_factor": "osfp",
-          "speeds": {"400": 2, "200": 4}, "rack_units": 1, "power_kw": 1.5}
+SWITCH = {
+    "name": "Acme X64",
+    "vendor": "Acme",
+    "technology": ["ethernet"],
+    "cages": 32,
+    "form_factor": "osfp",
+    "speeds": {"400": 2, "200": 4},
+    "rack_units": 1,
+    "power_kw": 1.5,
+}
 
 
-@pytest.mark.parametrize("section, key", [
-    ("servers", "dgx-h100"), ("switches", "qm9700"), ("transceivers", "MMA1Z00-NS400"), ("panels", "GEN-PANEL-1U-CAS4"),
-    ("cables", None), ("cords", None), ("trunks", None), ("cassettes", None), ("adapters", None), ("pmds", None),
-    ("copper_cords", None),
-])
+@pytest.mark.parametrize(
+    "section, key",
+    [
+        ("servers", "dgx-h100"),
+        ("switches", "qm9700"),
+        ("transceivers", "MMA1Z00-NS400"),
+        ("panels", "GEN-PANEL-1U-CAS4"),
+        ("cables", None),
+        ("cords", None),
+        ("trunks", None),
+        ("cassettes", None),
+        ("adapters", None),
+        ("pmds", None),
+        ("copper_cords", None),
+    ],
+)
 def test_every_catalog_section_reads(alice, section, key):
     body = alice.get(f"/api/v1/catalog/{section}/").json()
     assert body["section"] == section and body["catalog_version"] == load_catalog().version
@@ -61,17 +81,20 @@ def test_a_custom_transceiver_takes_its_key_from_the_body(alice, users):
     assert custom_catalog_for(users.alice)["media"]["transceivers"][0]["sku"] == "ACME-SR4"
 
 
-@pytest.mark.parametrize("payload, path", [
-    ({"section": "switches", "key": "bad", "body": {**SWITCH, "speeds": "fast"}}, "body"),
-    ({"section": "switches", "key": "bad", "body": {"name": "no cages"}}, "body"),
-    ({"section": "switches", "body": SWITCH}, "key"),
-    ({"section": "transceivers", "body": {"vendor": "acme"}}, "body.sku"),
-    ({"section": "transceivers", "body": {"sku": "X", "bogus": 1}}, "body"),
-    ({"section": "servers", "key": "s", "body": {"name": "S", "compute": [1, 2]}}, "body"),
-    ({"section": "racks", "key": "r", "body": {}}, "section"),
-    ({"section": "switches", "key": "k", "body": SWITCH, "extra": 1}, "extra"),
-    ({"section": "switches", "key": "k", "body": []}, "body"),
-])
+@pytest.mark.parametrize(
+    "payload, path",
+    [
+        ({"section": "switches", "key": "bad", "body": {**SWITCH, "speeds": "fast"}}, "body"),
+        ({"section": "switches", "key": "bad", "body": {"name": "no cages"}}, "body"),
+        ({"section": "switches", "body": SWITCH}, "key"),
+        ({"section": "transceivers", "body": {"vendor": "acme"}}, "body.sku"),
+        ({"section": "transceivers", "body": {"sku": "X", "bogus": 1}}, "body"),
+        ({"section": "servers", "key": "s", "body": {"name": "S", "compute": [1, 2]}}, "body"),
+        ({"section": "racks", "key": "r", "body": {}}, "section"),
+        ({"section": "switches", "key": "k", "body": SWITCH, "extra": 1}, "extra"),
+        ({"section": "switches", "key": "k", "body": []}, "body"),
+    ],
+)
 def test_parts_the_engine_refuses_are_a_400(alice, payload, path):
     response = alice.post("/api/v1/parts/", payload, format="json")
     assert response.status_code == 400, response.content
@@ -99,25 +122,44 @@ def test_a_design_computes_with_its_owners_custom_switch(alice, users):
     from engine.pipeline import compute_design
     from engine.spec import parse_spec
 
-    alice.post("/api/v1/parts/", {"section": "switches", "key": "acme-x64",
-                                  "body": {**SWITCH, "technology": ["infiniband"]}}, format="json")
-    spec = parse_spec({"name": "c", "servers": {"model": "dgx-h100", "count": 8},
-                       "compute_fabric": {"technology": "infiniband", "switch": "acme-x64"}})
+    alice.post(
+        "/api/v1/parts/",
+        {"section": "switches", "key": "acme-x64", "body": {**SWITCH, "technology": ["infiniband"]}},
+        format="json",
+    )
+    spec = parse_spec(
+        {
+            "name": "c",
+            "servers": {"model": "dgx-h100", "count": 8},
+            "compute_fabric": {"technology": "infiniband", "switch": "acme-x64"},
+        }
+    )
     result = compute_design(spec, load_catalog(custom_catalog_for(users.alice)))
     assert result.summary["networks"]["compute"]["switch_models"]["leaf"] == "acme-x64"
 
 
 def test_the_price_list_is_personal_and_validated(alice, bob):
-    assert alice.get("/api/v1/price-list/").json() == {"currency": "USD", "prices": {}, "updated_at": None,
-                                                       "version": None}
-    response = alice.put("/api/v1/price-list/", {"currency": "EUR", "prices": {"QM9700": "31000", "X": "0.125"}},
-                         format="json")
+    assert alice.get("/api/v1/price-list/").json() == {
+        "currency": "USD",
+        "prices": {},
+        "updated_at": None,
+        "version": None,
+    }
+    response = alice.put(
+        "/api/v1/price-list/", {"currency": "EUR", "prices": {"QM9700": "31000", "X": "0.125"}}, format="json"
+    )
     assert response.status_code == 200
     assert response.json()["prices"] == {"QM9700": "31000.00", "X": "0.125"} and response.json()["currency"] == "EUR"
     assert response.json()["version"] == 1
     assert bob.get("/api/v1/price-list/").json()["prices"] == {}
-    for bad in ({"prices": {"X": "-1"}}, {"prices": {"X": 12}}, {"prices": {"X": "abc"}},
-                {"currency": "euro", "prices": {}}, {"prices": {"": "1"}}, {"prices": {}, "discount": 5}):
+    for bad in (
+        {"prices": {"X": "-1"}},
+        {"prices": {"X": 12}},
+        {"prices": {"X": "abc"}},
+        {"currency": "euro", "prices": {}},
+        {"prices": {"": "1"}},
+        {"prices": {}, "discount": 5},
+    ):
         assert alice.put("/api/v1/price-list/", bad, format="json").status_code == 400, bad
     assert alice.get("/api/v1/price-list/").json()["currency"] == "EUR"
 

@@ -1,4 +1,5 @@
 """Compute answers 202 with the job; jobs report status, stage, percent, error; cancel; Idempotency-Key."""
+
 from __future__ import annotations
 
 from apps.api.models import IdempotencyRecord
@@ -114,13 +115,19 @@ def test_a_retried_create_with_the_same_key_makes_one_design(alice):
     body = {"spec": SMALL_SPEC}
     first = alice.post("/api/v1/designs/", body, format="json", HTTP_IDEMPOTENCY_KEY="po-1")
     # The same JSON with other spacing and key order is the same request.
-    again = alice.generic("POST", "/api/v1/designs/", '{ "spec" : ' + __import__("json").dumps(
-        dict(reversed(list(SMALL_SPEC.items())))) + " }", content_type="application/json", HTTP_IDEMPOTENCY_KEY="po-1")
+    again = alice.generic(
+        "POST",
+        "/api/v1/designs/",
+        '{ "spec" : ' + __import__("json").dumps(dict(reversed(list(SMALL_SPEC.items())))) + " }",
+        content_type="application/json",
+        HTTP_IDEMPOTENCY_KEY="po-1",
+    )
     assert first.status_code == again.status_code == 201
     assert again.json()["id"] == first.json()["id"]
     assert Design.objects.count() == 1
-    changed = alice.post("/api/v1/designs/", {"spec": {**SMALL_SPEC, "name": "B"}}, format="json",
-                         HTTP_IDEMPOTENCY_KEY="po-1")
+    changed = alice.post(
+        "/api/v1/designs/", {"spec": {**SMALL_SPEC, "name": "B"}}, format="json", HTTP_IDEMPOTENCY_KEY="po-1"
+    )
     assert changed.status_code == 422
     assert Design.objects.count() == 1
 
@@ -147,6 +154,7 @@ def test_a_key_is_forgotten_after_a_day(alice):
 
     alice.post("/api/v1/designs/", {"spec": SMALL_SPEC}, format="json", HTTP_IDEMPOTENCY_KEY="daily")
     IdempotencyRecord.objects.filter(key="daily").update(created_at=timezone.now() - timedelta(hours=25))
-    later = alice.post("/api/v1/designs/", {"spec": {**SMALL_SPEC, "name": "Next day"}}, format="json",
-                       HTTP_IDEMPOTENCY_KEY="daily")
+    later = alice.post(
+        "/api/v1/designs/", {"spec": {**SMALL_SPEC, "name": "Next day"}}, format="json", HTTP_IDEMPOTENCY_KEY="daily"
+    )
     assert later.status_code == 201 and later.json()["name"] == "Next day"

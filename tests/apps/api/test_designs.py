@@ -1,4 +1,5 @@
 """Designs over the API: create from a spec or a preset, read, update, delete, share; the UI's permissions."""
+
 from __future__ import annotations
 
 import pytest
@@ -31,14 +32,17 @@ def test_a_name_overrides_the_specs_name(alice):
     assert response.json()["name"] == "Renamed" and response.json()["spec"]["name"] == "Renamed"
 
 
-@pytest.mark.parametrize("body, path", [
-    ({}, "spec"),
-    ({"spec": SMALL_SPEC, "preset": "hgx-roce-2su"}, "spec"),
-    ({"preset": "no-such-preset"}, "preset"),
-    ({"spec": SMALL_SPEC, "colour": "blue"}, "colour"),
-    ({"spec": "servers: 3"}, "spec"),
-    ({"spec": SMALL_SPEC, "name": 7}, "name"),
-])
+@pytest.mark.parametrize(
+    "body, path",
+    [
+        ({}, "spec"),
+        ({"spec": SMALL_SPEC, "preset": "hgx-roce-2su"}, "spec"),
+        ({"preset": "no-such-preset"}, "preset"),
+        ({"spec": SMALL_SPEC, "colour": "blue"}, "colour"),
+        ({"spec": "servers: 3"}, "spec"),
+        ({"spec": SMALL_SPEC, "name": 7}, "name"),
+    ],
+)
 def test_it_rejects_bad_create_bodies_naming_the_field(alice, body, path):
     response = alice.post("/api/v1/designs/", body, format="json")
     assert response.status_code == 400
@@ -48,8 +52,15 @@ def test_it_rejects_bad_create_bodies_naming_the_field(alice, body, path):
 
 
 def test_spec_errors_come_back_with_their_dotted_field_paths(alice):
-    spec = {**SMALL_SPEC, "compute_fabric": {"technology": "infiniband", "switch": "qm9700",
-                                             "oversubscription": {"leaf": "0:1"}, "tiers": 7}}
+    spec = {
+        **SMALL_SPEC,
+        "compute_fabric": {
+            "technology": "infiniband",
+            "switch": "qm9700",
+            "oversubscription": {"leaf": "0:1"},
+            "tiers": 7,
+        },
+    }
     del spec["servers"]
     response = alice.post("/api/v1/designs/", {"spec": spec}, format="json")
     assert response.status_code == 400
@@ -59,14 +70,18 @@ def test_spec_errors_come_back_with_their_dotted_field_paths(alice):
     assert {"servers", "compute_fabric.oversubscription.leaf", "compute_fabric.tiers"} <= paths, paths
 
 
-@pytest.mark.parametrize("qos, physical, path", [
-    ({"roce": {"dscp": [26, 99]}}, None, "qos.roce.dscp[1]"),
-    ({"rocee": {"dscp": 26}}, None, "qos.rocee"),
-    ({"ecn": {"min_bytes": "lots"}}, None, "qos.ecn.min_bytes"),
-    (None, {"tiers": {"leaf-spine": {"medium": "carrier-pigeon"}}}, "physical.tiers.leaf-spine.medium"),
-])
-def test_a_bad_qos_or_physical_policy_is_refused_at_create_and_update_naming_the_field(alice, design, qos,
-                                                                                      physical, path):
+@pytest.mark.parametrize(
+    "qos, physical, path",
+    [
+        ({"roce": {"dscp": [26, 99]}}, None, "qos.roce.dscp[1]"),
+        ({"rocee": {"dscp": 26}}, None, "qos.rocee"),
+        ({"ecn": {"min_bytes": "lots"}}, None, "qos.ecn.min_bytes"),
+        (None, {"tiers": {"leaf-spine": {"medium": "carrier-pigeon"}}}, "physical.tiers.leaf-spine.medium"),
+    ],
+)
+def test_a_bad_qos_or_physical_policy_is_refused_at_create_and_update_naming_the_field(
+    alice, design, qos, physical, path
+):
     spec = {**SMALL_SPEC, "qos": qos, "physical": physical}
 
     created = alice.post("/api/v1/designs/", {"spec": spec}, format="json")
@@ -156,7 +171,8 @@ def test_the_owner_shares_changes_access_and_unshares(alice, bob, design):
     assert response.status_code == 200 and response.json()["access"] == "write"
     assert alice.put(f"{url}bob/", {}, format="json").json()["access"] == "read"
     assert alice.get(url).json()["results"] == [
-        {"username": "bob", "access": "read", "url": f"http://testserver{url}bob/"}]
+        {"username": "bob", "access": "read", "url": f"http://testserver{url}bob/"}
+    ]
     assert bob.get(f"/api/v1/designs/{design.pk}/").status_code == 200
     assert alice.delete(f"{url}bob/").status_code == 204
     assert bob.get(f"/api/v1/designs/{design.pk}/").status_code == 404
@@ -171,12 +187,16 @@ def test_share_answers_are_identical_for_existing_and_missing_users(alice, users
         return response.status_code, body, headers
 
     for access in ("read", "write"):
-        assert (answer(alice.put(f"{url}bob/", {"access": access}, format="json"), "bob")
-                == answer(alice.put(f"{url}zed/", {"access": access}, format="json"), "zed"))
+        assert answer(alice.put(f"{url}bob/", {"access": access}, format="json"), "bob") == answer(
+            alice.put(f"{url}zed/", {"access": access}, format="json"), "zed"
+        )
     listed = alice.get(url).json()["results"]
     assert [(s["username"], s["access"]) for s in listed] == [("bob", "write"), ("zed", "write")]
-    assert (answer(alice.delete(f"{url}bob/"), "bob") == answer(alice.delete(f"{url}zed/"), "zed")
-            == answer(alice.delete(f"{url}never-shared/"), "never-shared"))
+    assert (
+        answer(alice.delete(f"{url}bob/"), "bob")
+        == answer(alice.delete(f"{url}zed/"), "zed")
+        == answer(alice.delete(f"{url}never-shared/"), "never-shared")
+    )
     assert alice.get(url).json()["results"] == []
 
 

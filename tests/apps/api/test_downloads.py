@@ -1,4 +1,5 @@
 """Downloads of every deliverable with content types and file names; uploads of measured results."""
+
 from __future__ import annotations
 
 import csv
@@ -80,8 +81,9 @@ def test_the_workload_report_needs_workloads_in_the_spec(alice, computed):
 
 
 def test_a_missing_renderer_is_a_501_not_a_500(alice, computed, monkeypatch):
-    monkeypatch.setitem(exports.DELIVERABLES, "bom.pdf", exports.Deliverable(
-        "bom.pdf", "application/pdf", "render_nothing", True))
+    monkeypatch.setitem(
+        exports.DELIVERABLES, "bom.pdf", exports.Deliverable("bom.pdf", "application/pdf", "render_nothing", True)
+    )
     response = alice.get(rev_url(computed, 1, "downloads/bom.pdf"))
     assert response.status_code == 501
     assert "bom.pdf" in error_of(response)["message"]
@@ -125,6 +127,7 @@ def _upload(client, design, text, content_type="text/csv", **query):
 @pytest.fixture
 def basic_check_only(monkeypatch):
     """A build without the renderers' test-sheet parser: uploads are only checked for CSV shape."""
+
     def unavailable(**kwargs):
         raise exports.DeliverableUnavailable("measurements")
 
@@ -193,7 +196,10 @@ def test_bad_rows_are_listed_and_the_valid_ones_kept_by_default(alice, computed)
     body = response.json()
     assert body["rows"] == fibers - 2 and body["error_count"] == 3
     assert [(e["line"], e["column"]) for e in body["errors"]] == [
-        (2, "measured_loss_db"), (3, "fiber_id"), (fibers + 2, "fiber_id")]
+        (2, "measured_loss_db"),
+        (3, "fiber_id"),
+        (fibers + 2, "fiber_id"),
+    ]
     assert "not an insertion loss in dB" in body["errors"][0]["message"]
     assert "duplicate of line 4" in body["errors"][2]["message"]
     assert body["counts"]["fibers"] == {"pass": fibers - 2, "not-measured": 2}
@@ -213,19 +219,25 @@ def test_reject_on_error_refuses_the_whole_sheet_naming_every_bad_row(alice, com
     assert response.status_code == 400
     error = error_of(response)
     assert error["code"] == "invalid_upload" and error["message"] == "3 row(s) do not fit this revision's test sheet."
-    assert [f["path"] for f in error["fields"]] == ["line 2.measured_loss_db", "line 3.fiber_id",
-                                                    f"line {fibers + 2}.fiber_id"]
+    assert [f["path"] for f in error["fields"]] == [
+        "line 2.measured_loss_db",
+        "line 3.fiber_id",
+        f"line {fibers + 2}.fiber_id",
+    ]
     assert not MeasurementUpload.objects.exists()
     good = _upload(alice, computed, clean, reject_on_error="true")
     assert good.status_code == 201 and good.json()["error_count"] == 0 and good.json()["errors"] == []
 
 
 @pytest.mark.skipif(not exports.deliverable_available("test-sheet.csv"), reason="no test-sheet renderer")
-@pytest.mark.parametrize("text, message", [
-    ("link_id,fiber,loss_db\n1,1,0.41\n", "Wrong header: missing column(s) fiber_id, measured_loss_db"),
-    ("fiber_id,measured_loss_db\n", "The CSV has a header but no rows."),
-    ("fiber_id,measured_loss_db\nNOPE-1,0.4\nNOPE-2,0.5\n", "None of the rows fits this revision's test sheet"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("link_id,fiber,loss_db\n1,1,0.41\n", "Wrong header: missing column(s) fiber_id, measured_loss_db"),
+        ("fiber_id,measured_loss_db\n", "The CSV has a header but no rows."),
+        ("fiber_id,measured_loss_db\nNOPE-1,0.4\nNOPE-2,0.5\n", "None of the rows fits this revision's test sheet"),
+    ],
+)
 def test_a_sheet_with_nothing_usable_is_a_400_even_when_valid_rows_are_kept(alice, computed, text, message):
     response = _upload(alice, computed, text)
     assert response.status_code == 400 and message in error_of(response)["message"]
@@ -243,12 +255,15 @@ def test_without_the_parser_any_well_formed_csv_is_kept(alice, computed, basic_c
     assert response.json()["error_count"] == 0 and response.json()["errors"] == []
 
 
-@pytest.mark.parametrize("text, message", [
-    ("", "empty"),
-    ("link_id,loss_db\n", "no rows"),
-    ("link_id,loss_db\n1,0.4,extra\n", "columns"),
-    ("a,b\n\x00,1\n", "NUL"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "empty"),
+        ("link_id,loss_db\n", "no rows"),
+        ("link_id,loss_db\n1,0.4,extra\n", "columns"),
+        ("a,b\n\x00,1\n", "NUL"),
+    ],
+)
 def test_bad_uploads_are_a_400(alice, computed, basic_check_only, text, message):
     response = _upload(alice, computed, text)
     assert response.status_code == 400
@@ -272,8 +287,11 @@ def test_an_ethernet_design_offers_no_infiniband_file(alice, users):
     from apps.designs.services import design_create
     from tests.apps.api.conftest import compute_now
 
-    spec = {"name": "Small RoCE fabric", "servers": {"model": "dgx-h100", "count": 32},
-            "compute_fabric": {"technology": "ethernet", "switch": "sn5600"}}
+    spec = {
+        "name": "Small RoCE fabric",
+        "servers": {"model": "dgx-h100", "count": 32},
+        "compute_fabric": {"technology": "ethernet", "switch": "sn5600"},
+    }
     design = design_create(user=users.alice, spec=spec)
     compute_now(design, users.alice)
     kinds = {i["kind"] for i in alice.get(rev_url(design, 1, "downloads/")).json()["results"]}

@@ -1,5 +1,6 @@
 """Bad input never gets a 500: malformed, oversized and mistyped requests get the one JSON error shape.
 And the per-token rate limit answers 429 with Retry-After."""
+
 from __future__ import annotations
 
 import pytest
@@ -12,16 +13,19 @@ def _post_raw(client, url, body: bytes | str, content_type="application/json"):
     return client.generic("POST", url, body, content_type=content_type)
 
 
-@pytest.mark.parametrize("body, code", [
-    ("{", "malformed_request"),
-    ('{"spec": NaN}', "malformed_request"),
-    ('{"spec": Infinity}', "malformed_request"),
-    ("[" * 100_000 + "]" * 100_000, "malformed_request"),
-    (b"\xff\xfe{}", "malformed_request"),
-    ("[1, 2]", "invalid"),
-    ('"just a string"', "invalid"),
-    ("null", "invalid"),
-])
+@pytest.mark.parametrize(
+    "body, code",
+    [
+        ("{", "malformed_request"),
+        ('{"spec": NaN}', "malformed_request"),
+        ('{"spec": Infinity}', "malformed_request"),
+        ("[" * 100_000 + "]" * 100_000, "malformed_request"),
+        (b"\xff\xfe{}", "malformed_request"),
+        ("[1, 2]", "invalid"),
+        ('"just a string"', "invalid"),
+        ("null", "invalid"),
+    ],
+)
 def test_malformed_json_is_a_400(alice, body, code):
     response = _post_raw(alice, "/api/v1/designs/", body)
     assert response.status_code == 400
@@ -40,8 +44,9 @@ def test_a_body_over_the_limit_is_a_413(alice, settings):
 
 def test_a_body_over_the_limit_with_an_idempotency_key_is_a_413_too(alice, settings):
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
-    response = alice.post("/api/v1/designs/", {"spec": {**SMALL_SPEC, "description": "x" * 2000}}, format="json",
-                          HTTP_IDEMPOTENCY_KEY="k")
+    response = alice.post(
+        "/api/v1/designs/", {"spec": {**SMALL_SPEC, "description": "x" * 2000}}, format="json", HTTP_IDEMPOTENCY_KEY="k"
+    )
     assert response.status_code == 413
 
 

@@ -4,6 +4,7 @@ GIVEN alice's computed design
 WHEN she asks for an export, a worker runs the job (here: the same runner, synchronously)
 THEN the job's file_url serves the whole file, and nobody else can reach it.
 """
+
 from __future__ import annotations
 
 import io
@@ -56,14 +57,16 @@ def test_an_unknown_kind_is_a_400_naming_the_field(alice, computed):
 
 
 def test_a_bad_option_is_a_400_naming_it_once(alice, computed):
-    r = alice.post(rev_url(computed, tail="exports/"), {"kind": "cabling-plan.pdf", "options": {"page_size": "A9"}},
-                   format="json")
+    r = alice.post(
+        rev_url(computed, tail="exports/"), {"kind": "cabling-plan.pdf", "options": {"page_size": "A9"}}, format="json"
+    )
     assert r.status_code == 400 and r.json()["error"]["fields"][0]["path"] == "options.page_size"
 
 
 def test_options_for_the_configs_archive_are_a_400(alice, computed):
-    r = alice.post(rev_url(computed, tail="exports/"), {"kind": "configs.zip", "options": {"unknown": 1}},
-                   format="json")
+    r = alice.post(
+        rev_url(computed, tail="exports/"), {"kind": "configs.zip", "options": {"unknown": 1}}, format="json"
+    )
     assert r.status_code == 400 and r.json()["error"]["fields"][0]["path"] == "options"
 
 

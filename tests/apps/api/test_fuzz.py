@@ -8,6 +8,7 @@ THEN no answer is a server error, and every answer matches the schema: status co
 
 Examples per operation are bounded (FUZZ_EXAMPLES) so the run stays well under a minute.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -37,8 +38,14 @@ def not_a_server_error_but_a_documented_501(ctx, response, case):
     return not_a_server_error(ctx, response, case)
 
 
-CHECKS = [not_a_server_error_but_a_documented_501, status_code_conformance, content_type_conformance,
-          response_headers_conformance, response_schema_conformance, negative_data_rejection]
+CHECKS = [
+    not_a_server_error_but_a_documented_501,
+    status_code_conformance,
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+    negative_data_rejection,
+]
 
 
 def _live_schema():
@@ -57,9 +64,14 @@ def world(users, settings):
     from apps.designs.services import design_create, design_share
 
     settings.API_THROTTLE_RATE = "100000/min"  # the fuzzer is not testing the rate limit
-    design = design_create(user=users.alice, spec={
-        "name": "fuzz", "servers": {"model": "dgx-h100", "count": 8},
-        "compute_fabric": {"technology": "infiniband", "switch": "qm9700"}})
+    design = design_create(
+        user=users.alice,
+        spec={
+            "name": "fuzz",
+            "servers": {"model": "dgx-h100", "count": 8},
+            "compute_fabric": {"technology": "infiniband", "switch": "qm9700"},
+        },
+    )
     compute_now(design, users.alice)
     design_share(design=design, user=users.bob, access="read")
     # The WSGI app runs inside the test's transaction. Django's own test client stops it from
@@ -81,8 +93,7 @@ def _pinned(case) -> bool:
 
 
 @schema.parametrize()
-@settings(max_examples=FUZZ_EXAMPLES, deadline=None, derandomize=True,
-          suppress_health_check=list(HealthCheck))
+@settings(max_examples=FUZZ_EXAMPLES, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 def test_no_server_error_and_every_answer_matches_the_schema(case, world):
     params = case.path_parameters
     if params is not None and _pinned(case):

@@ -6,6 +6,7 @@ THEN the upload is stored with pass/fail counts (exit status 0); bad rows are pr
      left out while the valid rows are stored (exit status 3), or, with --all-or-nothing, refuse the
      sheet (exit status 1, nothing stored); a sheet with nothing usable is always refused.
 """
+
 from __future__ import annotations
 
 import csv
@@ -76,8 +77,10 @@ def test_bad_rows_are_printed_and_left_out_the_valid_rows_stored_and_the_exit_st
     assert printed[1] == "line 5.fiber_id: " + rows[1][0] + " is a duplicate of line 3"
     upload = MeasurementUpload.objects.get()
     assert (upload.rows, upload.error_count) == (2, 2)
-    assert f"imported 2 row(s) for {computed.name} r1 as upload {upload.pk}; 2 row(s) with errors left out" \
+    assert (
+        f"imported 2 row(s) for {computed.name} r1 as upload {upload.pk}; 2 row(s) with errors left out"
         in out.getvalue()
+    )
     assert "fibers: pass 2, not-measured " in out.getvalue() and "links: " in out.getvalue()
 
 
@@ -92,11 +95,14 @@ def test_all_or_nothing_refuses_a_sheet_with_a_bad_row_naming_its_line_and_store
     assert not MeasurementUpload.objects.exists()
 
 
-@pytest.mark.parametrize("header, rows, message", [
-    (["link_id", "loss_db"], [["L000001", "0.3"]], "Wrong header: missing column(s) fiber_id, measured_loss_db"),
-    (["fiber_id", "measured_loss_db"], [["NOPE", "0.3"]], "None of the rows fits this revision's test sheet"),
-    (["fiber_id", "measured_loss_db"], [], "The CSV has a header but no rows."),
-])
+@pytest.mark.parametrize(
+    "header, rows, message",
+    [
+        (["link_id", "loss_db"], [["L000001", "0.3"]], "Wrong header: missing column(s) fiber_id, measured_loss_db"),
+        (["fiber_id", "measured_loss_db"], [["NOPE", "0.3"]], "None of the rows fits this revision's test sheet"),
+        (["fiber_id", "measured_loss_db"], [], "The CSV has a header but no rows."),
+    ],
+)
 def test_a_sheet_with_nothing_usable_is_refused_and_nothing_is_stored(computed, tmp_path, header, rows, message):
     with pytest.raises(CommandError) as exc:
         call_command("import-results", str(computed.pk), _write(tmp_path, header, rows))

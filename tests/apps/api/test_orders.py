@@ -1,5 +1,6 @@
 """Purchase orders in the API: a revision's order lines per network and SU, the ordered baseline, order deltas,
 the change order files and lead times."""
+
 from __future__ import annotations
 
 import csv
@@ -50,20 +51,28 @@ def test_the_order_per_network_and_su_adds_up_to_the_bom(alice, computed):
     bom = alice.get(rev_url(computed, 2, "bom/")).json()
     assert [(ln["part"], ln["quantity"]) for ln in order["lines"]] == sorted(
         ((ln["part"], ln["quantity"]) for ln in bom["lines"]),
-        key=lambda pq: [ln["part"] for ln in order["lines"]].index(pq[0]))
+        key=lambda pq: [ln["part"] for ln in order["lines"]].index(pq[0]),
+    )
     assert order["totals"]["quantity"] == bom["totals"]["quantity"]
     assert order["split_available"] is True
     assert order["totals"]["extended_price"] is None  # not every part has a price
     for groups in ("by_network", "by_su"):
         for field in ("quantity", "spares", "order_quantity"):
             assert sum(g["totals"][field] for g in order[groups]) == order["totals"][field], (groups, field)
-        assert sum(Decimal(ln["extended_price"]) for g in order[groups] for ln in g["lines"]
-                   if ln["extended_price"]) == sum(Decimal(ln["extended_price"]) for ln in order["lines"]
-                                                   if ln["extended_price"]) > 0
+        assert (
+            sum(Decimal(ln["extended_price"]) for g in order[groups] for ln in g["lines"] if ln["extended_price"])
+            == sum(Decimal(ln["extended_price"]) for ln in order["lines"] if ln["extended_price"])
+            > 0
+        )
     assert [g["su"] for g in order["by_su"]][-1] == "outside"
     qm = next(ln for ln in order["lines"] if ln["part"] == "QM9700")
     assert (qm["spares"], qm["spares_rule"], qm["unit_price"], qm["currency"], qm["price_version"]) == (
-        1, "5 % of switch, rounded up", "31000.00", "EUR", 1)
+        1,
+        "5 % of switch, rounded up",
+        "31000.00",
+        "EUR",
+        1,
+    )
     assert qm["extended_price"] == f"{31000 * qm['order_quantity']}.00"
     assert all(MONEY.match(m) for m in _money_fields(order))
     assert order["spares_rule"]["percents"] == {"*": "5", "transceiver": "2"}
@@ -77,8 +86,12 @@ def test_bad_spares_are_refused_naming_the_parameter(alice, computed):
 
 
 def test_orders_follow_the_designs_permissions(alice, bob, anon, users, two):
-    urls = [rev_url(two, 1, "order/"), f"/api/v1/designs/{two.pk}/order-delta/?old=1&new=2",
-            f"/api/v1/designs/{two.pk}/change-order.csv?old=1&new=2", f"/api/v1/designs/{two.pk}/lead-times/"]
+    urls = [
+        rev_url(two, 1, "order/"),
+        f"/api/v1/designs/{two.pk}/order-delta/?old=1&new=2",
+        f"/api/v1/designs/{two.pk}/change-order.csv?old=1&new=2",
+        f"/api/v1/designs/{two.pk}/lead-times/",
+    ]
     for url in urls:
         assert alice.get(url).status_code == 200, url
         assert bob.get(url).status_code == 404, url
@@ -97,7 +110,8 @@ def test_the_order_delta_between_two_revisions_signs_every_change(alice, two):
     assert qm["delta"]["order_quantity"] == qm["new"]["order_quantity"] - qm["old"]["order_quantity"] > 0
     back = alice.get(f"/api/v1/designs/{two.pk}/order-delta/?old=2&new=1&spares_percent=5").json()
     assert {ln["part"]: -ln["delta"]["order_quantity"] for ln in back["lines"]} == {
-        ln["part"]: ln["delta"]["order_quantity"] for ln in body["lines"]}
+        ln["part"]: ln["delta"]["order_quantity"] for ln in body["lines"]
+    }
     assert body["totals"]["order_quantity"] == sum(ln["delta"]["order_quantity"] for ln in body["lines"])
     for g in body["by_network"] + body["by_su"]:
         assert g["totals"]["order_quantity"] == sum(ln["delta"]["order_quantity"] for ln in g["lines"])
@@ -139,13 +153,18 @@ def test_the_ordered_baseline_is_frozen_with_its_prices_and_spares(alice, users,
     assert delta["old"]["label"] == "r1 (ordered)" and delta["new"]["spares_rule"]["percents"] == {"*": "10"}
     # r1 now follows the newer version (its compute time is after it): the same parts at a new price
     assert (qm["status"], qm["delta"]["order_quantity"], qm["old"]["unit_price"], qm["new"]["unit_price"]) == (
-        "changed", 0, "100.00", "250.00")
+        "changed",
+        0,
+        "100.00",
+        "250.00",
+    )
     assert Decimal(qm["delta"]["extended_price"]) == 150 * qm["new"]["order_quantity"]
     assert {ln["status"] for ln in delta["lines"] if ln["part"] != "QM9700"} == {"unchanged"}
 
     csv_response = alice.get(f"/api/v1/designs/{two.pk}/change-order.csv?old=ordered&new=2")
     assert csv_response["Content-Disposition"] == (
-        f'attachment; filename="design-{two.pk}-change-order-ordered-to-r2.csv"')
+        f'attachment; filename="design-{two.pk}-change-order-ordered-to-r2.csv"'
+    )
     rows = list(csv.DictReader(io.StringIO(csv_response.content.decode())))
     line = next(r for r in rows if r["section"] == "line" and r["part"] == "QM9700")
     assert int(line["delta_order_quantity"]) == int(line["new_order_quantity"]) - int(line["old_order_quantity"])
@@ -157,14 +176,14 @@ def test_the_change_order_refuses_a_bad_old_side(alice, two):
     response = alice.get(f"/api/v1/designs/{two.pk}/change-order.csv?old=first&new=2")
     assert response.status_code == 400 and error_of(response)["fields"][0]["path"] == "old"
     assert alice.get(f"/api/v1/designs/{two.pk}/change-order.csv?old=9&new=2").status_code == 404
-    assert error_of(alice.get(f"/api/v1/designs/{two.pk}/change-order.csv?old=1&new=2&x=1"))["fields"][0][
-        "path"] == "x"
+    assert error_of(alice.get(f"/api/v1/designs/{two.pk}/change-order.csv?old=1&new=2&x=1"))["fields"][0]["path"] == "x"
 
 
 def test_lead_times_are_filled_in_and_shown_on_order_lines(alice, computed):
     url = f"/api/v1/designs/{computed.pk}/lead-times/"
     assert alice.patch(url, {"lead_times": {"QM9700": 42, "X": 7}}, format="json").json() == {
-        "lead_times": {"QM9700": 42, "X": 7}}
+        "lead_times": {"QM9700": 42, "X": 7}
+    }
     assert alice.patch(url, {"lead_times": {"X": None}}, format="json").json() == {"lead_times": {"QM9700": 42}}
     response = alice.patch(url, {"lead_times": {"QM9700": -1}}, format="json")
     assert response.status_code == 400 and error_of(response)["fields"][0]["path"].startswith("lead_times")
@@ -174,8 +193,12 @@ def test_lead_times_are_filled_in_and_shown_on_order_lines(alice, computed):
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
-@given(pct=st.dictionaries(st.sampled_from(["switch", "transceiver", "fiber", "copper", "*"]),
-                           st.integers(0, 40), max_size=3), forward=st.booleans())
+@given(
+    pct=st.dictionaries(
+        st.sampled_from(["switch", "transceiver", "fiber", "copper", "*"]), st.integers(0, 40), max_size=3
+    ),
+    forward=st.booleans(),
+)
 def test_for_real_revisions_each_order_delta_is_the_difference_of_the_two_orders(two_revisions, pct, forward):
     """Stored revisions, random spares percents, either direction: the API's delta lines are differences of the
     two revisions' own order lines, in order quantity and money."""

@@ -6,6 +6,7 @@
 
 bob may read alice's design but not reprice it; charlie sees nothing; without a price list a reprice is a 409.
 """
+
 from __future__ import annotations
 
 import csv
@@ -57,8 +58,10 @@ def test_a_revision_keeps_the_prices_it_was_computed_with_until_repriced(alice, 
     assert RevisionRepricing.objects.filter(revision=r1).count() == 1
     again = alice.post(rev_url(design, r1.number, "reprice/"))  # already on the newest: nothing recorded
     assert again.json()["price_version"] == 2 and RevisionRepricing.objects.filter(revision=r1).count() == 1
-    assert "repriced by alice on" in next(
-        r for r in bom_csv(alice, design, r1.number) if r["section"] == "pricing")["description"]
+    assert (
+        "repriced by alice on"
+        in next(r for r in bom_csv(alice, design, r1.number) if r["section"] == "pricing")["description"]
+    )
 
 
 def test_only_writers_reprice_and_there_must_be_a_list(alice, bob, users, computed):

@@ -11,6 +11,7 @@ THEN every step answers as the schema says, with one design, two revisions and a
 Runs wherever the worker can reach the test database: PostgreSQL (CI), or SQLite when the test
 database is a file. pytest-django's default in-memory SQLite is not shared with other processes.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -28,8 +29,11 @@ from django.conf import settings
 from django.db import connection
 
 ROOT = Path(__file__).resolve().parents[3]
-SPEC = {"name": "Procurement H100", "servers": {"model": "dgx-h100", "count": 32},
-        "compute_fabric": {"technology": "infiniband", "switch": "qm9700"}}
+SPEC = {
+    "name": "Procurement H100",
+    "servers": {"model": "dgx-h100", "count": 32},
+    "compute_fabric": {"technology": "infiniband", "switch": "qm9700"},
+}
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -52,9 +56,23 @@ def _generate_client(tmp_path: Path):
     out = tmp_path / "fabricdesign_client"
     config = tmp_path / "client.yaml"
     config.write_text("post_hooks: []\npackage_name_override: fabricdesign_client\n")
-    subprocess.run([str(Path(sys.executable).parent / "openapi-python-client"), "generate",
-                    "--path", str(ROOT / "docs" / "openapi.yaml"), "--output-path", str(out), "--meta", "none",
-                    "--config", str(config)], check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [
+            str(Path(sys.executable).parent / "openapi-python-client"),
+            "generate",
+            "--path",
+            str(ROOT / "docs" / "openapi.yaml"),
+            "--output-path",
+            str(out),
+            "--meta",
+            "none",
+            "--config",
+            str(config),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     sys.path.insert(0, str(tmp_path))
     try:
         return importlib.import_module("fabricdesign_client")
@@ -72,13 +90,34 @@ def worker(transactional_db, tmp_path):
         pytest.skip("the test database is in-memory SQLite, which a worker process cannot open")
     queue = f"test-{uuid.uuid4().hex}"
     log = tmp_path / "worker.log"
-    env = {**os.environ, "DATABASE_URL": url, "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
-           "FABRICDESIGN_VAR_DIR": str(settings.VAR_DIR)}
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+        "FABRICDESIGN_VAR_DIR": str(settings.VAR_DIR),
+    }
     with open(log, "wb") as fh:
-        proc = subprocess.Popen([str(Path(sys.executable).parent / "celery"), "-A", "fabricdesign", "worker",
-                                 "--pool", "solo", "-Q", queue, "--loglevel", "info", "--without-heartbeat",
-                                 "--without-mingle", "--without-gossip"],
-                                cwd=ROOT, env=env, stdout=fh, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [
+                str(Path(sys.executable).parent / "celery"),
+                "-A",
+                "fabricdesign",
+                "worker",
+                "--pool",
+                "solo",
+                "-Q",
+                queue,
+                "--loglevel",
+                "info",
+                "--without-heartbeat",
+                "--without-mingle",
+                "--without-gossip",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=fh,
+            stderr=subprocess.STDOUT,
+        )
     old_queue = celery_app.conf.task_default_queue
     celery_app.conf.task_default_queue = queue
     try:
@@ -118,16 +157,35 @@ def test_a_generated_client_creates_computes_and_compares_boms(worker, live_serv
     user = get_user_model().objects.create_user(username="procurement")
     _, key = token_create(user=user, name="procurement tool")
     pkg = _generate_client(tmp_path)
-    catalog_list, price_list_replace, designs_compute, designs_create, designs_update, jobs_retrieve, \
-        designs_bom_diff, revisions_bom, revisions_links = (
-            importlib.import_module(f"fabricdesign_client.api.{m}") for m in (
-                "catalog.catalog_list", "catalog.price_list_replace", "designs.designs_compute",
-                "designs.designs_create", "designs.designs_update", "jobs.jobs_retrieve",
-                "revisions.designs_bom_diff", "revisions.revisions_bom", "revisions.revisions_links"))
+    (
+        catalog_list,
+        price_list_replace,
+        designs_compute,
+        designs_create,
+        designs_update,
+        jobs_retrieve,
+        designs_bom_diff,
+        revisions_bom,
+        revisions_links,
+    ) = (
+        importlib.import_module(f"fabricdesign_client.api.{m}")
+        for m in (
+            "catalog.catalog_list",
+            "catalog.price_list_replace",
+            "designs.designs_compute",
+            "designs.designs_create",
+            "designs.designs_update",
+            "jobs.jobs_retrieve",
+            "revisions.designs_bom_diff",
+            "revisions.revisions_bom",
+            "revisions.revisions_links",
+        )
+    )
     models = pkg.models
 
-    client = pkg.AuthenticatedClient(base_url=live_server.url, token=key, prefix="Token",
-                                     raise_on_unexpected_status=True)
+    client = pkg.AuthenticatedClient(
+        base_url=live_server.url, token=key, prefix="Token", raise_on_unexpected_status=True
+    )
 
     switches = catalog_list.sync(models.CatalogListSection.SWITCHES, client=client)
     assert "qm9700" in {item["key"] for item in switches.results}
@@ -140,8 +198,12 @@ def test_a_generated_client_creates_computes_and_compares_boms(worker, live_serv
     design = created.parsed
     assert retried.parsed.id == design.id and retried.headers["Idempotent-Replayed"] == "true"
 
-    price_list_replace.sync(client=client, body=models.PriceListInputRequest(
-        currency="EUR", prices=models.PriceListInputRequestPrices.from_dict({"QM9700": "31000.00"})))
+    price_list_replace.sync(
+        client=client,
+        body=models.PriceListInputRequest(
+            currency="EUR", prices=models.PriceListInputRequestPrices.from_dict({"QM9700": "31000.00"})
+        ),
+    )
 
     started = designs_compute.sync_detailed(design.id, client=client, idempotency_key="compute-1")
     assert started.status_code == 202 and started.headers["Location"] == started.parsed.url
@@ -157,8 +219,11 @@ def test_a_generated_client_creates_computes_and_compares_boms(worker, live_serv
     assert len(links.results) == 5 and links.next_cursor
 
     bigger = {**SPEC, "servers": {"model": "dgx-h100", "count": 64}}
-    designs_update.sync(design.id, client=client, body=models.PatchedDesignDetailInputRequest(
-        spec=models.PatchedDesignDetailInputRequestSpec.from_dict(bigger)))
+    designs_update.sync(
+        design.id,
+        client=client,
+        body=models.PatchedDesignDetailInputRequest(spec=models.PatchedDesignDetailInputRequestSpec.from_dict(bigger)),
+    )
     second = designs_compute.sync(design.id, client=client)
     assert _wait_for_job(jobs_retrieve, client, second.id, worker).revision == 2
 

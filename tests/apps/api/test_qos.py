@@ -6,6 +6,7 @@ WHEN they read or replace the policy, list and fetch the files
 THEN the policy is the engine's (defaults filled), bad input is a 400 naming the field, files match
      configs.zip, and access follows the designs' rules (404 for what you may not see, 401 signed out).
 """
+
 from __future__ import annotations
 
 import io
@@ -81,14 +82,17 @@ def test_null_resets_to_the_defaults(alice, roce):
     assert body["stored"] is None and body["policy"]["mode"] == "dcqcn"
 
 
-@pytest.mark.parametrize("policy, paths", [
-    ({"roce": {"dscp": [26, 99]}}, ["qos.roce.dscp[1]"]),
-    ({"mode": "fast", "ecn": {"min_bytes": "150000"}}, ["qos.mode", "qos.ecn.min_bytes"]),
-    ({"cnp": {"dscp": [26]}}, ["qos.cnp.dscp"]),
-    ({"bogus": 1}, ["qos.bogus"]),
-    ({"technology": "infiniband"}, ["qos.technology"]),
-    ({"infiniband": {"vlarb_low": {"99": 1}}}, ["qos.infiniband.vlarb_low.99"]),
-])
+@pytest.mark.parametrize(
+    "policy, paths",
+    [
+        ({"roce": {"dscp": [26, 99]}}, ["qos.roce.dscp[1]"]),
+        ({"mode": "fast", "ecn": {"min_bytes": "150000"}}, ["qos.mode", "qos.ecn.min_bytes"]),
+        ({"cnp": {"dscp": [26]}}, ["qos.cnp.dscp"]),
+        ({"bogus": 1}, ["qos.bogus"]),
+        ({"technology": "infiniband"}, ["qos.technology"]),
+        ({"infiniband": {"vlarb_low": {"99": 1}}}, ["qos.infiniband.vlarb_low.99"]),
+    ],
+)
 def test_a_bad_policy_is_a_400_naming_each_field(alice, roce, policy, paths):
     r = alice.put(qos_url(roce), {"policy": policy}, format="json")
     err = error_of(r)
@@ -99,12 +103,15 @@ def test_a_bad_policy_is_a_400_naming_each_field(alice, roce, policy, paths):
     assert roce.spec.get("qos") is None
 
 
-@pytest.mark.parametrize("body, path", [
-    ({"policy": "dcqcn"}, "policy"),
-    ({"policy": [1]}, "policy"),
-    ({}, "policy"),
-    ({"policy": {}, "mode": "lossy"}, "mode"),
-])
+@pytest.mark.parametrize(
+    "body, path",
+    [
+        ({"policy": "dcqcn"}, "policy"),
+        ({"policy": [1]}, "policy"),
+        ({}, "policy"),
+        ({"policy": {}, "mode": "lossy"}, "mode"),
+    ],
+)
 def test_a_malformed_body_is_a_400_naming_the_field(alice, roce, body, path):
     r = alice.put(qos_url(roce), body, format="json")
 
@@ -194,7 +201,8 @@ def test_a_revision_whose_policy_does_not_parse_is_a_409_naming_the_field(alice,
     rev = roce.revisions.get(number=1)
     legacy = {**rev.spec, "qos": {"roce": {"dscp": [99]}}}
     Revision.objects.filter(pk=rev.pk).update(
-        spec=legacy, spec_hash=spec_hash(json.dumps(legacy, sort_keys=True, separators=(",", ":"))))
+        spec=legacy, spec_hash=spec_hash(json.dumps(legacy, sort_keys=True, separators=(",", ":")))
+    )
     for tail in ("configs/", "configs/policy.json"):
         r = alice.get(rev_url(roce, tail=tail))
         err = error_of(r)

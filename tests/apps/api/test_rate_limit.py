@@ -1,5 +1,6 @@
 """The API rate limit: one budget per user across all of their tokens and their browser session,
 counted atomically (Redis with REDIS_URL, else the database), announced on every answer."""
+
 from __future__ import annotations
 
 import os
@@ -22,8 +23,14 @@ def session_client(user) -> APIClient:
 def test_two_tokens_and_the_browser_session_of_one_user_share_one_budget(users, settings, store):
     settings.API_THROTTLE_RATE = "4/min"
     first, second, browser = token_client(users.alice), token_client(users.alice), session_client(users.alice)
-    answers = [first.get("/api/v1/me/"), second.get("/api/v1/me/"), browser.get("/api/v1/me/"),
-               second.get("/api/v1/me/"), first.get("/api/v1/me/"), browser.get("/api/v1/me/")]
+    answers = [
+        first.get("/api/v1/me/"),
+        second.get("/api/v1/me/"),
+        browser.get("/api/v1/me/"),
+        second.get("/api/v1/me/"),
+        first.get("/api/v1/me/"),
+        browser.get("/api/v1/me/"),
+    ]
     assert [r.status_code for r in answers] == [200, 200, 200, 200, 429, 429]
     assert [r["X-RateLimit-Remaining"] for r in answers] == ["3", "2", "1", "0", "0", "0"]
     assert {r["X-RateLimit-Limit"] for r in answers} == {"4"}
@@ -97,7 +104,8 @@ def test_the_hourly_task_prunes_ended_windows_only(db, settings, monkeypatch):
     monkeypatch.undo()
     assert prune_rate_counters() == 1
     assert list(RateCounter.objects.values_list("key", flat=True)) == [
-        settings.API_RATE_LIMIT_KEY_PREFIX + "addr:192.0.2.1"]
+        settings.API_RATE_LIMIT_KEY_PREFIX + "addr:192.0.2.1"
+    ]
 
 
 def test_an_unreachable_redis_lets_requests_through_uncounted(users, settings, monkeypatch):

@@ -1,5 +1,6 @@
 """Revisions and their results: summary, BOM with spares and prices, links and cables by cursor, loss
 budgets, fibers, warnings, and the BOM difference between two revisions."""
+
 from __future__ import annotations
 
 import math
@@ -12,8 +13,18 @@ from apps.designs.models import CableRecord, LinkRecord, Revision
 from apps.designs.services import design_share, design_update
 from tests.apps.api.conftest import SMALL_SPEC, compute_now, error_of, rev_url
 
-RESULT_TAILS = ("", "summary/", "bom/", "links/", "cables/", "loss-budget/", "fibers/", "warnings/", "downloads/",
-                "measurements/")
+RESULT_TAILS = (
+    "",
+    "summary/",
+    "bom/",
+    "links/",
+    "cables/",
+    "loss-budget/",
+    "fibers/",
+    "warnings/",
+    "downloads/",
+    "measurements/",
+)
 
 
 @pytest.mark.parametrize("tail", RESULT_TAILS)
@@ -131,10 +142,17 @@ def test_links_filter_and_sort(alice, computed):
     assert alice.get(rev_url(computed, 1, "links/?status=pass&medium=fiber-mm&network=compute")).status_code == 200
 
 
-@pytest.mark.parametrize("query, path", [
-    ("colour=red", "colour"), ("limit=0", "limit"), ("limit=1001", "limit"), ("order=size", "order"),
-    ("cursor=%%%", "cursor"), ("plane=x", "plane"),
-])
+@pytest.mark.parametrize(
+    "query, path",
+    [
+        ("colour=red", "colour"),
+        ("limit=0", "limit"),
+        ("limit=1001", "limit"),
+        ("order=size", "order"),
+        ("cursor=%%%", "cursor"),
+        ("plane=x", "plane"),
+    ],
+)
 def test_bad_table_queries_are_a_400_naming_the_parameter(alice, computed, query, path):
     response = alice.get(rev_url(computed, 1, f"links/?{query}"))
     assert response.status_code == 400
@@ -150,9 +168,23 @@ def test_cables_filter_by_part_and_sort_by_length(alice, computed):
     assert lengths == sorted(lengths)
     after = alice.get(ordered["next"]).json()["results"]
     assert after[0]["length_m"] >= lengths[-1]
-    assert set(ordered["results"][0]) == {"cable_id", "network", "tier", "kind", "part", "length_m", "a_device",
-                                          "a_port", "a_rack", "b_device", "b_port", "b_rack", "label_a", "label_b",
-                                          "links"}
+    assert set(ordered["results"][0]) == {
+        "cable_id",
+        "network",
+        "tier",
+        "kind",
+        "part",
+        "length_m",
+        "a_device",
+        "a_port",
+        "a_rack",
+        "b_device",
+        "b_port",
+        "b_rack",
+        "label_a",
+        "label_b",
+        "links",
+    }
 
 
 def test_loss_budget_fibers_and_warnings(alice, computed):

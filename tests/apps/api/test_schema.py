@@ -1,4 +1,5 @@
 """The published OpenAPI schema (docs/openapi.yaml) is generated from the code and cannot drift."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,8 +8,9 @@ import yaml
 from django.core.management import call_command
 
 PUBLISHED = Path(__file__).resolve().parents[3] / "docs" / "openapi.yaml"
-REGENERATE = ("DJANGO_DEBUG=true .venv/bin/python manage.py spectacular --validate --fail-on-warn "
-              "--file docs/openapi.yaml")
+REGENERATE = (
+    "DJANGO_DEBUG=true .venv/bin/python manage.py spectacular --validate --fail-on-warn --file docs/openapi.yaml"
+)
 
 
 def test_it_matches_the_schema_generated_from_the_code(tmp_path):
@@ -33,11 +35,15 @@ def test_every_operation_has_an_operation_id_a_summary_and_the_error_shape():
             assert op.get("summary"), (method, path)
             for code in ("401", "429"):
                 assert op["responses"][code]["content"]["application/json"]["schema"] == {
-                    "$ref": "#/components/schemas/Error"}, (method, path, code)
+                    "$ref": "#/components/schemas/Error"
+                }, (method, path, code)
     assert len(ids) == len(set(ids))
     assert schema["components"]["securitySchemes"]["tokenAuth"] == {
-        "type": "apiKey", "in": "header", "name": "Authorization",
-        "description": "Personal API token: `Authorization: Token <key>` (create one at POST /api/v1/tokens/)."}
+        "type": "apiKey",
+        "in": "header",
+        "name": "Authorization",
+        "description": "Personal API token: `Authorization: Token <key>` (create one at POST /api/v1/tokens/).",
+    }
 
 
 def test_the_docs_pages_load_their_assets_from_this_server(client):

@@ -1,4 +1,5 @@
 """The browser's API-token page: a signed-in user makes (key shown once, never cached) and revokes tokens."""
+
 from __future__ import annotations
 
 import hashlib

@@ -2,6 +2,7 @@
 
 Failures are real: a port that refuses, and a listener that accepts and never answers (tests/silent_server.py).
 """
+
 import time
 from datetime import timedelta
 
@@ -81,8 +82,10 @@ def test_it_returns_503_within_2_s_when_the_broker_accepts_and_never_answers(cli
     WHEN /healthz is asked twice
     THEN each answer is a 503 naming the broker, within 2 s; the database is still ok."""
     with silent_server() as port:
-        monkeypatch.setenv("CELERY_BROKER_URL", f"{scheme}://127.0.0.1:{port}/0" if scheme == "redis"
-                           else f"amqp://guest:guest@127.0.0.1:{port}//")
+        monkeypatch.setenv(
+            "CELERY_BROKER_URL",
+            f"{scheme}://127.0.0.1:{port}/0" if scheme == "redis" else f"amqp://guest:guest@127.0.0.1:{port}//",
+        )
         monkeypatch.delenv("CELERY_BROKER_WRITE_URL", raising=False)
         for _ in range(2):
             t0 = time.monotonic()
@@ -94,10 +97,21 @@ def test_it_returns_503_within_2_s_when_the_broker_accepts_and_never_answers(cli
 
 
 def _postgres_at(port: int) -> dict:
-    return {"ENGINE": "django.db.backends.postgresql", "NAME": "fabricdesign", "USER": "app",
-            "PASSWORD": "secret-password", "HOST": "127.0.0.1", "PORT": str(port), "OPTIONS": {},
-            "CONN_MAX_AGE": 0, "CONN_HEALTH_CHECKS": False, "AUTOCOMMIT": True, "ATOMIC_REQUESTS": False,
-            "TIME_ZONE": None, "TEST": {}}
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": "fabricdesign",
+        "USER": "app",
+        "PASSWORD": "secret-password",
+        "HOST": "127.0.0.1",
+        "PORT": str(port),
+        "OPTIONS": {},
+        "CONN_MAX_AGE": 0,
+        "CONN_HEALTH_CHECKS": False,
+        "AUTOCOMMIT": True,
+        "ATOMIC_REQUESTS": False,
+        "TIME_ZONE": None,
+        "TEST": {},
+    }
 
 
 def test_it_returns_503_within_2_s_when_the_database_accepts_and_never_answers(client, db, monkeypatch):

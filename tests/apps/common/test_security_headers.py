@@ -1,5 +1,6 @@
 """Response headers of the web perimeter: CSP everywhere, HSTS behind the TLS proxy, private caching
 of everything a signed-in user gets, nosniff and Referrer-Policy; and no inline script to allow."""
+
 from __future__ import annotations
 
 import re
@@ -42,8 +43,13 @@ def test_no_template_or_static_page_has_inline_script_style_or_handlers():
     offenders = []
     for path in [*(ROOT / "templates").rglob("*.html"), *(ROOT / "apps").rglob("templates/**/*.html")]:
         text = path.read_text()
-        for pattern in (r"<script(?![^>]*\bsrc=)[^>]*>", r"\son[a-z]+\s*=", r"\sstyle\s*=", r"<style\b",
-                        r"javascript:"):
+        for pattern in (
+            r"<script(?![^>]*\bsrc=)[^>]*>",
+            r"\son[a-z]+\s*=",
+            r"\sstyle\s*=",
+            r"<style\b",
+            r"javascript:",
+        ):
             if re.search(pattern, text, re.IGNORECASE):
                 offenders.append((path.relative_to(ROOT), pattern))
     assert offenders == []
@@ -105,9 +111,14 @@ def test_a_view_that_sets_its_own_caching_keeps_it(users, own, settings):
 def test_a_download_of_a_signed_in_user_is_private(client, users):
     from apps.designs.services import design_create
 
-    design = design_create(user=users.alice, spec={"name": "d", "servers": {"model": "dgx-h100", "count": 8},
-                                                   "compute_fabric": {"technology": "infiniband",
-                                                                      "switch": "qm9700"}})
+    design = design_create(
+        user=users.alice,
+        spec={
+            "name": "d",
+            "servers": {"model": "dgx-h100", "count": 8},
+            "compute_fabric": {"technology": "infiniband", "switch": "qm9700"},
+        },
+    )
     client.force_login(users.alice)
     response = client.get(f"/designs/{design.pk}/spec.yaml")
     assert response.status_code == 200 and response["Content-Disposition"].startswith("attachment")

@@ -3,6 +3,7 @@
 After LOGIN_FAILURE_LIMIT (10) wrong passwords for one username, or from one address, the next
 attempt is refused with a clear page (429), even with the right password, until the lockout ends.
 """
+
 from __future__ import annotations
 
 from datetime import timedelta

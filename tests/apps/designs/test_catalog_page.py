@@ -1,6 +1,7 @@
 """The catalog page (issue 17): shipped parts with sources and flags, searchable; alice's own parts and price list
 added and edited with the API's validation; a design that no part fits is marked incomplete on its revision page,
 in the API's BOM and in the downloads, and is complete once alice adds a fitting part and computes again."""
+
 from __future__ import annotations
 
 import pytest
@@ -32,8 +33,12 @@ def test_it_lists_shipped_parts_with_sources_and_flags_and_searches_them(client,
 
 
 def post_part(client, section: str, body, key: str = "", part_id: int | None = None):
-    data = {"action": "part", "section": section, "key": key,
-            "body": body if isinstance(body, str) else yaml.safe_dump(body)}
+    data = {
+        "action": "part",
+        "section": section,
+        "key": key,
+        "body": body if isinstance(body, str) else yaml.safe_dump(body),
+    }
     if part_id:
         data["part_id"] = str(part_id)
     return client.post("/designs/catalog/", data)
@@ -121,8 +126,14 @@ def test_unconfirmed_lines_are_flagged_in_the_api_and_on_the_page(client, users)
     from tests.apps.api.conftest import token_client
 
     alice = users.alice
-    design = design_create(user=alice, spec={"name": "xdr", "servers": {"model": "dgx-b300", "count": 8},
-                                             "compute_fabric": {"technology": "infiniband", "switch": "q3400"}})
+    design = design_create(
+        user=alice,
+        spec={
+            "name": "xdr",
+            "servers": {"model": "dgx-b300", "count": 8},
+            "compute_fabric": {"technology": "infiniband", "switch": "q3400"},
+        },
+    )
     compute(design, alice)
     bom = token_client(alice).get(f"/api/v1/designs/{design.pk}/revisions/1/bom/").json()
     lines = {line["part"]: line for line in bom["lines"]}

@@ -1,6 +1,7 @@
 """A broker that accepts connections and never answers: the browser's compute and the API's export say the
 job could not be queued, quickly, and the job is failed (tests/silent_server.py; the API's compute, with a
 worker, is in tests/apps/jobs/test_load_integration.py)."""
+
 from __future__ import annotations
 
 import time
@@ -49,8 +50,7 @@ def test_an_export_that_cannot_be_queued_answers_503_with_the_failed_job(users, 
     api = APIClient()
     api.force_authenticate(user=users.alice)
     with silent_server() as port, broker_at(f"redis://127.0.0.1:{port}/0"):
-        response = api.post(f"/api/v1/designs/{design.pk}/revisions/1/exports/", {"kind": "bom.pdf"},
-                            format="json")
+        response = api.post(f"/api/v1/designs/{design.pk}/revisions/1/exports/", {"kind": "bom.pdf"}, format="json")
     assert response.status_code == 503, response.content
     body = response.json()
     assert body["error"]["code"] == "broker_unavailable" and body["job"]["status"] == "failed"

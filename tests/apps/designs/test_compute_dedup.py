@@ -1,5 +1,6 @@
 """design_compute_request: the same computation (spec, engine, catalog incl. the owner's custom parts) is not
 computed twice unless forced. Computes run in process (run_job), as a worker would."""
+
 from __future__ import annotations
 
 from unittest import mock
@@ -14,8 +15,16 @@ from tests.factories import DesignFactory, small_spec
 
 pytestmark = pytest.mark.django_db
 
-ACME = {"name": "Acme X64", "vendor": "Acme", "technology": ["infiniband"], "cages": 32, "form_factor": "osfp",
-        "speeds": {"400": 2, "200": 4}, "rack_units": 1, "power_kw": 1.5}
+ACME = {
+    "name": "Acme X64",
+    "vendor": "Acme",
+    "technology": ["infiniband"],
+    "cages": 32,
+    "form_factor": "osfp",
+    "speeds": {"400": 2, "200": 4},
+    "rack_units": 1,
+    "power_kw": 1.5,
+}
 
 
 @pytest.fixture(autouse=True)

@@ -1,6 +1,7 @@
 """The spec form is generated from engine.spec.SPEC_FIELDS and validated by the engine:
 every field is there with its help text, every preset survives a round trip through the
 form and through the YAML editor, and each engine error lands on the field its path names."""
+
 from __future__ import annotations
 
 import re
@@ -45,8 +46,10 @@ def test_every_leaf_of_the_spec_schema_is_a_form_field_with_its_help_text():
 
 
 def test_leaves_follow_the_schema_without_a_copy_of_it():
-    tree = {"a": Field("int", default=1, help="A."),
-            "b": Field("object", fields={"c": Field("ratio", default="1:1"), "d": Field("any", default=None)})}
+    tree = {
+        "a": Field("int", default=1, help="A."),
+        "b": Field("object", fields={"c": Field("ratio", default="1:1"), "d": Field("any", default=None)}),
+    }
 
     assert [leaf.path for leaf in spec_leaves(tree)] == ["a", "b.c", "b.d"]
     assert len(LEAVES) == len(SpecForm().fields)
@@ -118,16 +121,23 @@ def test_yaml_sections_of_the_form_are_parsed():
     assert form.cleaned_spec["workloads"] == ["llama-70b-dp512"]
 
 
-@pytest.mark.parametrize("changes, field, message", [
-    ({"servers__count": "0"}, "servers__count", "must be at least 1"),
-    ({"servers__count": "lots"}, "servers__count", "must be a whole number"),
-    ({"compute_fabric__scalable_unit": "big"}, "compute_fabric__scalable_unit", 'must be a whole number or "auto"'),
-    ({"compute_fabric__oversubscription__spine": "2"}, "compute_fabric__oversubscription__spine", "must be a ratio"),
-    ({"layout__rack_units": "70"}, "layout__rack_units", "must be at most 60"),
-    ({"name": "  "}, "name", "is required"),
-    ({"physical": "media: [unclosed"}, "physical", "not valid YAML"),
-    ({"physical": "- a list"}, "physical", "must be a mapping"),
-])
+@pytest.mark.parametrize(
+    "changes, field, message",
+    [
+        ({"servers__count": "0"}, "servers__count", "must be at least 1"),
+        ({"servers__count": "lots"}, "servers__count", "must be a whole number"),
+        ({"compute_fabric__scalable_unit": "big"}, "compute_fabric__scalable_unit", 'must be a whole number or "auto"'),
+        (
+            {"compute_fabric__oversubscription__spine": "2"},
+            "compute_fabric__oversubscription__spine",
+            "must be a ratio",
+        ),
+        ({"layout__rack_units": "70"}, "layout__rack_units", "must be at most 60"),
+        ({"name": "  "}, "name", "is required"),
+        ({"physical": "media: [unclosed"}, "physical", "not valid YAML"),
+        ({"physical": "- a list"}, "physical", "must be a mapping"),
+    ],
+)
 def test_engine_errors_land_on_the_field_their_path_names(changes, field, message):
     spec = parse_spec(load_preset("hgx-roce-2su")).to_dict()
 
@@ -137,12 +147,15 @@ def test_engine_errors_land_on_the_field_their_path_names(changes, field, messag
     assert any(message in e for e in form.errors[field]), form.errors
 
 
-@pytest.mark.parametrize("qos, message", [
-    ("roce: {dscp: [26, 99]}\n", "roce.dscp[1]: must be an integer from 0 to 63"),
-    ("rocee: {dscp: 26}\n", "rocee: unknown field"),
-    ("ecn: {min_bytes: lots}\n", "ecn.min_bytes: must be an integer from 1 to 1000000000"),
-    ("- mode: lossy\n", "must be a mapping"),
-])
+@pytest.mark.parametrize(
+    "qos, message",
+    [
+        ("roce: {dscp: [26, 99]}\n", "roce.dscp[1]: must be an integer from 0 to 63"),
+        ("rocee: {dscp: 26}\n", "rocee: unknown field"),
+        ("ecn: {min_bytes: lots}\n", "ecn.min_bytes: must be an integer from 1 to 1000000000"),
+        ("- mode: lossy\n", "must be a mapping"),
+    ],
+)
 def test_a_bad_qos_policy_in_its_yaml_box_is_an_error_at_the_qos_field(qos, message):
     spec = parse_spec(load_preset("hgx-roce-2su")).to_dict()
 
@@ -184,8 +197,10 @@ def test_the_edit_page_shows_a_bad_qos_policy_next_to_the_qos_field_and_saves_no
     design = design_create(user=users.alice, spec=load_preset("hgx-roce-2su"))
     client.force_login(users.alice)
 
-    r = client.post(reverse("designs:edit", args=[design.pk]),
-                    posted(SpecForm(spec=design.spec), qos="roce: {dscp: [99]}\n", save="1"))
+    r = client.post(
+        reverse("designs:edit", args=[design.pk]),
+        posted(SpecForm(spec=design.spec), qos="roce: {dscp: [99]}\n", save="1"),
+    )
 
     assert r.status_code == 400
     errors = re.search(r'<ul class="errorlist" id="id_qos_errors"[^>]*>(.*?)</ul>', r.content.decode(), re.DOTALL)
@@ -221,9 +236,16 @@ def test_a_section_with_an_error_opens():
 
 
 def test_the_table_filter_form_gives_link_page_arguments():
-    form = TableFilterForm({"network": "compute", "plane": "0", "q": " DGX ", "order": "-length_m"}, table="links",
-                           facets={"network": ["compute"], "tier": [], "status": [], "medium": []})
+    form = TableFilterForm(
+        {"network": "compute", "plane": "0", "q": " DGX ", "order": "-length_m"},
+        table="links",
+        facets={"network": ["compute"], "tier": [], "status": [], "medium": []},
+    )
 
     assert form.is_valid(), form.errors
-    assert form.query() == {"filters": {"network": "compute", "plane": 0, "q": "DGX"}, "cursor": None,
-                            "limit": 100, "order": "-length_m"}
+    assert form.query() == {
+        "filters": {"network": "compute", "plane": 0, "q": "DGX"},
+        "cursor": None,
+        "limit": 100,
+        "order": "-length_m",
+    }

@@ -9,6 +9,7 @@ what counts for each fiber is its latest measured value in any upload not withdr
 alice (owner) uploads and withdraws; bob (shared read) sees the standing results but cannot withdraw; charlie
 gets 404. The sheets are the revision's real test-sheet.csv, filled in.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -109,8 +110,9 @@ def test_withdrawing_an_upload_takes_its_rows_out_and_restoring_brings_them_back
     assert fibers(MeasurementStanding.objects.get().counts)["fail"] == 1
 
 
-def test_bob_reads_the_standing_results_but_cannot_withdraw_and_charlie_sees_nothing(client, users, revision,
-                                                                                     alice, halves):
+def test_bob_reads_the_standing_results_but_cannot_withdraw_and_charlie_sees_nothing(
+    client, users, revision, alice, halves
+):
     header, _col, first, second = halves
     upload(alice, revision, as_csv(header, first + second), name="all.csv")
     stored = MeasurementUpload.objects.get()

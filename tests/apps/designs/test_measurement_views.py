@@ -2,6 +2,7 @@
 verdicts; bob (shared read) reads them but cannot upload; charlie gets 404; nobody signed in is sent
 to sign in. The sheets are built from the revision's real test-sheet.csv, as the API and CLI tests do.
 """
+
 from __future__ import annotations
 
 import csv
@@ -175,14 +176,20 @@ def test_the_verdicts_download_as_csv_per_fiber_and_the_upload_as_sent(alice, re
 # --- Bad files --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("data, message", [
-    (b"", "The submitted file is empty."),
-    (b"%PDF-1.4\n\xff\xfe\x00binary", "is not UTF-8 text"),
-    (b"link_id,fiber,loss_db\n1,1,0.41\n", "Wrong header: missing column(s) fiber_id, measured_loss_db in the header."),
-    (b"fiber_id,measured_loss_db\n", "The CSV has a header but no rows."),
-    (b"fiber_id,measured_loss_db\nNOPE,0.3\n", "None of the rows fits this revision"),
-    (b"fiber_id,measured_loss_db\n\x00,1\n", "NUL characters"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"", "The submitted file is empty."),
+        (b"%PDF-1.4\n\xff\xfe\x00binary", "is not UTF-8 text"),
+        (
+            b"link_id,fiber,loss_db\n1,1,0.41\n",
+            "Wrong header: missing column(s) fiber_id, measured_loss_db in the header.",
+        ),
+        (b"fiber_id,measured_loss_db\n", "The CSV has a header but no rows."),
+        (b"fiber_id,measured_loss_db\nNOPE,0.3\n", "None of the rows fits this revision"),
+        (b"fiber_id,measured_loss_db\n\x00,1\n", "NUL characters"),
+    ],
+)
 def test_a_bad_file_is_a_form_error_and_loses_nothing_stored_before(alice, revision, filled, data, message):
     header, rows, _ = filled
     upload(alice, revision, as_csv(header, rows))
@@ -222,8 +229,13 @@ def uploaded(alice, revision, filled):
 
 def _pages(revision, upload_id) -> list[str]:
     d = revision.design_id
-    return [url("revision", d, 1), url("measurements", d, 1), url("measurement", d, 1, upload_id),
-            url("measurement_results_csv", d, 1, upload_id), url("measurement_uploaded_csv", d, 1, upload_id)]
+    return [
+        url("revision", d, 1),
+        url("measurements", d, 1),
+        url("measurement", d, 1, upload_id),
+        url("measurement_results_csv", d, 1, upload_id),
+        url("measurement_uploaded_csv", d, 1, upload_id),
+    ]
 
 
 def test_a_read_only_sharer_sees_the_results_but_cannot_upload(client, users, revision, uploaded, filled):

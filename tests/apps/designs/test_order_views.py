@@ -1,4 +1,5 @@
 """The browser's side of purchase orders: the compare page's order deltas and marking a revision ordered."""
+
 from __future__ import annotations
 
 import pytest

@@ -8,6 +8,7 @@
 Each partition holds one revision, so its index keys leave revision_id out, and its text compares byte by byte
 (COLLATE "C", migration 0004). Elsewhere (SQLite) the tables are plain and these tests are skipped.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -35,8 +36,10 @@ from tests.factories import JobFactory
 
 pytestmark = [
     pytest.mark.django_db,
-    pytest.mark.skipif(settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql",
-                       reason="row partitions are PostgreSQL's"),
+    pytest.mark.skipif(
+        settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql",
+        reason="row partitions are PostgreSQL's",
+    ),
 ]
 
 
@@ -114,8 +117,11 @@ def test_partition_keys_leave_the_revision_out_and_text_compares_byte_by_byte():
         keys = index_columns(child)
         assert sum(k.startswith("btree (revision_id") for k in keys) == 1 and len(keys) >= 7
         with connection.cursor() as cur:
-            cur.execute("SELECT DISTINCT coalesce(collation_name, 'default') FROM information_schema.columns "
-                        "WHERE table_name = %s AND data_type = 'character varying'", [child])
+            cur.execute(
+                "SELECT DISTINCT coalesce(collation_name, 'default') FROM information_schema.columns "
+                "WHERE table_name = %s AND data_type = 'character varying'",
+                [child],
+            )
             assert cur.fetchall() == [("C",)]
 
 
@@ -125,8 +131,9 @@ def test_a_device_name_prefix_search_can_use_the_device_index():
     rev = stored_revision()
     with connection.cursor() as cur:
         cur.execute("SET LOCAL enable_seqscan = off")
-        cur.execute("EXPLAIN SELECT id FROM designs_linkrecord WHERE revision_id = %s AND a_device LIKE 'su1%%'",
-                    [rev.pk])
+        cur.execute(
+            "EXPLAIN SELECT id FROM designs_linkrecord WHERE revision_id = %s AND a_device LIKE 'su1%%'", [rev.pk]
+        )
         plan = "\n".join(r[0] for r in cur.fetchall())
     assert re.search(r"Index Cond: .*a_device\)::text >= 'su1'", plan), plan
 
@@ -173,15 +180,19 @@ def test_migration_0004_moves_rows_from_the_default_partition_into_a_partition_o
     with connection.cursor() as cur:
         for table in ROW_TABLES:
             columns = ", ".join(c for c in migration._all_columns(cur, table) if c not in ("id", "revision_id"))
-            cur.execute(f"INSERT INTO {table} (revision_id, {columns}) SELECT %s, {columns} FROM {table} "
-                        "WHERE revision_id = %s", [b.pk, a.pk])
+            cur.execute(
+                f"INSERT INTO {table} (revision_id, {columns}) SELECT %s, {columns} FROM {table} "
+                "WHERE revision_id = %s",
+                [b.pk, a.pk],
+            )
             cur.execute(f"SELECT count(*) FROM {table}_default WHERE revision_id = %s", [b.pk])
             assert cur.fetchone()[0] > 0
             migration._empty_default_partition(cur, table)
             cur.execute(f"SELECT count(*) FROM {table}_default")
             assert cur.fetchone()[0] == 0
-            cur.execute("SELECT pg_get_expr(relpartbound, oid) FROM pg_class WHERE relname = %s",
-                        [partition_name(table, b.pk)])
+            cur.execute(
+                "SELECT pg_get_expr(relpartbound, oid) FROM pg_class WHERE relname = %s", [partition_name(table, b.pk)]
+            )
             assert cur.fetchone()[0] == f"FOR VALUES IN ('{b.pk}')"
     assert LinkRecord.objects.filter(revision=b).count() == a.link_count
     assert CableRecord.objects.filter(revision=b).count() == a.cable_count

@@ -1,4 +1,5 @@
 """`manage.py plan SPEC --out DIR`: the CLI face of the engine."""
+
 from __future__ import annotations
 
 import csv
@@ -32,8 +33,9 @@ compute_fabric:
 
 def _run_cli(*args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "DJANGO_SECRET_KEY": "cli-test"}
-    return subprocess.run([sys.executable, "manage.py", "plan", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "manage.py", "plan", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_it_plans_the_minimal_spec_exactly_as_written(tmp_path):
@@ -59,8 +61,22 @@ def test_an_independent_checker_accepts_the_links_csv(tmp_path):
         header = next(reader)
         # CSV gives text; the checker works on typed rows (plane, speed as ints, length as float).
         rows = [row[:2] + [int(row[2])] + row[3:4] + [int(row[4])] + row[5:13] + [float(row[13])] for row in reader]
-    assert header[:14] == ["id", "network", "plane", "tier", "speed_gbps", "a_device", "a_port", "a_rack", "a_u",
-                           "b_device", "b_port", "b_rack", "b_u", "run_length_m"]
+    assert header[:14] == [
+        "id",
+        "network",
+        "plane",
+        "tier",
+        "speed_gbps",
+        "a_device",
+        "a_port",
+        "a_rack",
+        "a_u",
+        "b_device",
+        "b_port",
+        "b_rack",
+        "b_u",
+        "run_length_m",
+    ]
     server = load_catalog(with_media=False).servers["dgx-h100"]
     rail_of_port = {p.name: p.rail for p in server.compute_ports}
     assert check_links(rows, rail_of_port=rail_of_port, servers=128, leaf_ratio=Fraction(1)) == []
@@ -88,8 +104,11 @@ def test_a_bad_qos_policy_names_each_field_and_exits_non_zero_before_any_work(tm
     proc = _run_cli(str(spec), "--out", str(tmp_path / "out"))
     assert proc.returncode == 1
     assert "the spec is not valid" in proc.stderr
-    for line in ("qos.roce.dscp[1]: must be an integer from 0 to 63", "qos.rocee: unknown field",
-                 "qos.ecn.min_bytes: must be an integer from 1 to 1000000000"):
+    for line in (
+        "qos.roce.dscp[1]: must be an integer from 0 to 63",
+        "qos.rocee: unknown field",
+        "qos.ecn.min_bytes: must be an integer from 1 to 1000000000",
+    ):
         assert line in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / "out").exists()
@@ -136,9 +155,23 @@ def test_it_writes_one_qos_file_per_roce_switch_and_subnet_manager_settings_for_
 
 def test_it_writes_every_deliverable_the_issue_lists(tmp_path):
     call_command("plan", "preset:dgx-h100-superpod-4su", "--out", str(tmp_path))
-    for name in ("bom.pdf", "bom.csv", "cabling-plan.pdf", "cables.csv", "links.csv", "labels.pdf", "test-sheet.pdf",
-                 "test-sheet.csv", "loss-budget.csv", "topology.dot", "topology.ibnetdiscover",
-                 "netbox/devices.csv", "netbox/interfaces.csv", "netbox/cables.csv", "summary.json"):
+    for name in (
+        "bom.pdf",
+        "bom.csv",
+        "cabling-plan.pdf",
+        "cables.csv",
+        "links.csv",
+        "labels.pdf",
+        "test-sheet.pdf",
+        "test-sheet.csv",
+        "loss-budget.csv",
+        "topology.dot",
+        "topology.ibnetdiscover",
+        "netbox/devices.csv",
+        "netbox/interfaces.csv",
+        "netbox/cables.csv",
+        "summary.json",
+    ):
         assert (tmp_path / name).stat().st_size > 0, name
 
 

@@ -1,5 +1,6 @@
 """Saving a QoS policy: the engine validates it, the spec keeps only what differs from the defaults, and
 what follows the classes keeps following them."""
+
 from __future__ import annotations
 
 import pytest
@@ -10,19 +11,25 @@ from apps.designs.services import design_create
 from engine.errors import SpecError
 from engine.qos.policy import QosPolicy
 
-ROCE = {"name": "r", "servers": {"model": "hgx-8gpu", "count": 8},
-        "compute_fabric": {"technology": "ethernet", "switch": "sn5600"}}
+ROCE = {
+    "name": "r",
+    "servers": {"model": "hgx-8gpu", "count": 8},
+    "compute_fabric": {"technology": "ethernet", "switch": "sn5600"},
+}
 
 
-@pytest.mark.parametrize("data", [
-    None,
-    {"mode": "pfc-only"},
-    {"roce": {"dscp": [24, 26], "priority": 4}, "cnp": {"scheduling": "dwrr", "weight": 10}},
-    {"mode": "lossy", "ecn": {"min_bytes": 200_000, "classes": ["roce"]}, "mtu": {"host": 4500}},
-    {"pfc": {"priorities": [3, 4]}, "host": {"roce_dscp": 24, "trust": "pcp"}},
-    {"dcqcn": {"rpg_gd": 9, "prio_mask": 8}, "headroom": {"d_intf_bits": {"400": 500_000}}},
-    {"infiniband": {"sl2vl": [0] * 16, "vlarb_low": {"0": 32}}, "sonic": {"replace_stock_map": False}},
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        None,
+        {"mode": "pfc-only"},
+        {"roce": {"dscp": [24, 26], "priority": 4}, "cnp": {"scheduling": "dwrr", "weight": 10}},
+        {"mode": "lossy", "ecn": {"min_bytes": 200_000, "classes": ["roce"]}, "mtu": {"host": 4500}},
+        {"pfc": {"priorities": [3, 4]}, "host": {"roce_dscp": 24, "trust": "pcp"}},
+        {"dcqcn": {"rpg_gd": 9, "prio_mask": 8}, "headroom": {"d_intf_bits": {"400": 500_000}}},
+        {"infiniband": {"sl2vl": [0] * 16, "vlarb_low": {"0": 32}}, "sonic": {"replace_stock_map": False}},
+    ],
+)
 @pytest.mark.parametrize("technology", ["ethernet", "infiniband"])
 def test_the_sparse_value_parses_back_to_the_same_policy(data, technology):
     policy = QosPolicy.from_dict(data, technology)

@@ -5,6 +5,7 @@ The design is 8 generic 8-GPU servers on Spectrum SN5600 (RoCE): 12 NVUE switche
 under a second. Permissions follow test_views_permissions.py: bob reads or writes as shared, charlie is an
 outsider (404 everywhere), the signed-out visitor is sent to sign in.
 """
+
 from __future__ import annotations
 
 import io
@@ -126,8 +127,14 @@ def test_settings_that_follow_the_classes_keep_following_them(alice, roce):
 
 
 def test_every_error_is_shown_next_to_its_field_and_nothing_typed_is_lost(alice, roce):
-    data = posted(roce, roce__dscp="26, 99", cnp__scheduling="dwrr", cnp__weight="0", ecn__min_bytes="lots",
-                  infiniband__vlarb_low="0: 64, 1: 999")
+    data = posted(
+        roce,
+        roce__dscp="26, 99",
+        cnp__scheduling="dwrr",
+        cnp__weight="0",
+        ecn__min_bytes="lots",
+        infiniband__vlarb_low="0: 64, 1: 999",
+    )
     r = alice.post(url("qos", roce.pk), data)
     html = _html(r)
 
@@ -205,9 +212,12 @@ def test_an_outsider_gets_404_everywhere(client, users, roce):
     rev = compute_now(roce, users.alice)
     client.force_login(users.charlie)
 
-    for path in (url("qos", roce.pk), url("revision_qos", roce.pk, rev.number),
-                 url("config_file", roce.pk, rev.number, "policy.json"),
-                 url("config_file", roce.pk, rev.number, "configs.zip")):
+    for path in (
+        url("qos", roce.pk),
+        url("revision_qos", roce.pk, rev.number),
+        url("config_file", roce.pk, rev.number, "policy.json"),
+        url("config_file", roce.pk, rev.number, "configs.zip"),
+    ):
         assert client.get(path).status_code == 404, path
     assert client.post(url("qos", roce.pk), posted(roce, mode="lossy")).status_code == 404
     assert client.post(url("qos_reset", roce.pk)).status_code == 404
@@ -335,7 +345,8 @@ def test_a_revision_whose_policy_does_not_parse_explains_why(alice, users, roce)
     rev = roce.revisions.get(number=1)
     legacy = {**rev.spec, "qos": {"roce": {"dscp": [99]}}}
     Revision.objects.filter(pk=rev.pk).update(
-        spec=legacy, spec_hash=spec_hash(json.dumps(legacy, sort_keys=True, separators=(",", ":"))))
+        spec=legacy, spec_hash=spec_hash(json.dumps(legacy, sort_keys=True, separators=(",", ":")))
+    )
     r = alice.get(url("revision_qos", roce.pk, 1) + "?fragment=1")
 
     assert r.status_code == 409 and "qos.roce.dscp[0]" in _html(r)
@@ -351,7 +362,8 @@ def test_an_ecn_min_above_the_max_is_refused_at_its_field(alice, roce):
 
     assert r.status_code == 400
     assert "must be below the max threshold (2,000,000 B is not below 1,500,000 B)" in _errors_of(
-        _html(r), "ecn__min_bytes")
+        _html(r), "ecn__min_bytes"
+    )
     roce.refresh_from_db()
     assert roce.spec.get("qos") is None
 
@@ -363,7 +375,8 @@ def test_dwrr_weights_are_percentages_on_nvue_and_relative_on_sonic(alice, roce)
     assert refused.status_code == 400
     for field in ("roce__weight", "default__weight"):
         assert "DWRR weights are percentages on NVUE and must add up to 100; these add up to 130" in _errors_of(
-            html, field)
+            html, field
+        )
     saved = alice.post(url("qos", roce.pk), posted(roce, ethernet_os="sonic", roce__weight="80"))
     assert saved.status_code == 302
     roce.refresh_from_db()

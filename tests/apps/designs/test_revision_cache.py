@@ -5,6 +5,7 @@ WHEN switch files, the file list, configs.zip or an upload's page are asked for 
 THEN the design is not recomputed; a change of the owner's custom parts moves to a new key; a result over
      REVISION_CACHE_MAX_BYTES is served but not kept; concurrent misses compute once.
 """
+
 from __future__ import annotations
 
 import io
@@ -40,22 +41,36 @@ from .test_measurement_views import as_csv, sheet
 from .test_qos_views import computed, roce  # noqa: F401 - fixtures
 from .test_views import alice, design, revision, url  # noqa: F401 - fixtures
 
-SWITCH = {"name": "Acme X64", "vendor": "Acme", "technology": ["ethernet"], "cages": 32, "form_factor": "osfp",
-          "speeds": {"400": 2, "200": 4}, "rack_units": 1, "power_kw": 1.5}
+SWITCH = {
+    "name": "Acme X64",
+    "vendor": "Acme",
+    "technology": ["ethernet"],
+    "cages": 32,
+    "form_factor": "osfp",
+    "speeds": {"400": 2, "200": 4},
+    "rack_units": 1,
+    "power_kw": 1.5,
+}
 
 
 @pytest.fixture(autouse=True)
 def _private_cache(settings):
     # CI points the default cache at Redis, shared by every test: each test here starts with an empty one.
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-                                   "LOCATION": f"revision-cache-tests-{uuid.uuid4().hex}"}}
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": f"revision-cache-tests-{uuid.uuid4().hex}",
+        }
+    }
 
 
 @pytest.fixture
 def engine_calls():
     """Counts recomputations of a revision's design (the engine's compute, through revision_result)."""
-    with mock.patch.object(export_services, "revision_result", wraps=export_services.revision_result) as qos, \
-            mock.patch.object(measurements, "revision_result", wraps=measurements.revision_result) as meas:
+    with (
+        mock.patch.object(export_services, "revision_result", wraps=export_services.revision_result) as qos,
+        mock.patch.object(measurements, "revision_result", wraps=measurements.revision_result) as meas,
+    ):
         yield lambda: qos.call_count + meas.call_count
 
 
@@ -150,8 +165,10 @@ def test_two_concurrent_misses_compute_the_set_once(computed):
 
     results: list = []
     with mock.patch.object(qos_selectors, "revision_qos_plan", side_effect=slow_plan):
-        threads = [threading.Thread(target=lambda: results.append(revision_config_set(revision=rev, keys=keys)))
-                   for _ in range(2)]
+        threads = [
+            threading.Thread(target=lambda: results.append(revision_config_set(revision=rev, keys=keys)))
+            for _ in range(2)
+        ]
         for t in threads:
             t.start()
         for t in threads:
@@ -175,9 +192,10 @@ def test_compute_once_waits_for_the_holder_then_takes_its_result():
         return "value"
 
     out: list = []
-    threads = [threading.Thread(target=lambda: out.append(compute_once("k:lock", lambda: cache.get("k"), compute,
-                                                                       poll=0.02)))
-               for _ in range(4)]
+    threads = [
+        threading.Thread(target=lambda: out.append(compute_once("k:lock", lambda: cache.get("k"), compute, poll=0.02)))
+        for _ in range(4)
+    ]
     for t in threads:
         t.start()
     for t in threads:

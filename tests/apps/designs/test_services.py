@@ -1,5 +1,6 @@
 """Design services: create/update/share, compute enqueue (idempotency), compute-and-store, revision numbers,
 compare."""
+
 from __future__ import annotations
 
 import threading
@@ -59,6 +60,7 @@ def compute(job: Job) -> dict:
 
 # ----- create, update, share ----------------------------------------------------------------------------------
 
+
 def test_it_creates_a_design_with_the_normalized_spec(users):
     design = design_create(user=users.alice, spec=SMALL_SPEC)
     assert design.owner == users.alice and design.name == SMALL_SPEC["name"]
@@ -106,6 +108,7 @@ def test_it_shares_updates_and_unshares(users):
 
 
 # ----- compute enqueue ------------------------------------------------------------------------------------------
+
 
 def test_it_queues_a_snapshot_of_the_spec(users, delay, django_capture_on_commit_callbacks):
     design = DesignFactory(owner=users.alice)
@@ -184,6 +187,7 @@ def test_two_concurrent_requests_with_one_key_make_one_job(users, delay):
 
 # ----- compute and store ----------------------------------------------------------------------------------------
 
+
 def test_it_stores_the_revision_with_every_link_and_cable_and_succeeds_the_job():
     job = claimed()
     outcome = compute(job)
@@ -206,8 +210,7 @@ def test_it_stores_the_revision_with_every_link_and_cable_and_succeeds_the_job()
     assert all(v >= 0 for v in phases.values()) and sum(phases.values()) <= outcome["store_seconds"] + 0.01
 
     links = list(LinkRecord.objects.filter(revision=rev).order_by("link_id").values_list(*adapters.LINK_DB_COLUMNS))
-    cables = list(CableRecord.objects.filter(revision=rev).order_by("cable_id")
-                  .values_list(*adapters.CABLE_DB_COLUMNS))
+    cables = list(CableRecord.objects.filter(revision=rev).order_by("cable_id").values_list(*adapters.CABLE_DB_COLUMNS))
     result = compute_design(design_services.parse_spec(job.params["spec"]), design_services.load_catalog())
     assert links == list(adapters.link_db_rows(result, rev.pk))
     assert cables == list(adapters.cable_db_rows(result, rev.pk))
@@ -223,11 +226,26 @@ def test_a_design_computes_with_its_owners_custom_parts():
     from apps.api.models import CustomPart
 
     design = DesignFactory()
-    CustomPart.objects.create(owner=design.owner, section="switches", key="acme-x64", body={
-        "name": "Acme X64", "vendor": "Acme", "technology": ["infiniband"], "cages": 32, "form_factor": "osfp",
-        "speeds": {"400": 2, "200": 4}, "rack_units": 1, "power_kw": 1.5})
-    spec = {"name": "c", "servers": {"model": "dgx-h100", "count": 8},
-            "compute_fabric": {"technology": "infiniband", "switch": "acme-x64"}}
+    CustomPart.objects.create(
+        owner=design.owner,
+        section="switches",
+        key="acme-x64",
+        body={
+            "name": "Acme X64",
+            "vendor": "Acme",
+            "technology": ["infiniband"],
+            "cages": 32,
+            "form_factor": "osfp",
+            "speeds": {"400": 2, "200": 4},
+            "rack_units": 1,
+            "power_kw": 1.5,
+        },
+    )
+    spec = {
+        "name": "c",
+        "servers": {"model": "dgx-h100", "count": 8},
+        "compute_fabric": {"technology": "infiniband", "switch": "acme-x64"},
+    }
     job = claimed(design=design, params={"spec": spec})
     rev = Revision.objects.get(pk=compute(job)["revision_id"])
     assert rev.summary["networks"]["compute"]["switch_models"]["leaf"] == "acme-x64"
@@ -239,11 +257,14 @@ def test_a_big_store_refreshes_the_planner_statistics(monkeypatch):
     monkeypatch.setattr(design_services, "ANALYZE_AFTER_ROWS", 500)
     rev_id = compute(claimed())["revision_id"]
     # Partitioned row tables (migration 0003): the new revision's own partitions, which its queries read.
-    tables = [partition_name(t, rev_id) if partitioned(t) else t
-              for t in (LinkRecord._meta.db_table, CableRecord._meta.db_table)]
+    tables = [
+        partition_name(t, rev_id) if partitioned(t) else t
+        for t in (LinkRecord._meta.db_table, CableRecord._meta.db_table)
+    ]
     with connection.cursor() as cur:
-        cur.execute("SELECT count(*) FROM pg_stat_user_tables WHERE relname IN (%s, %s) AND last_analyze IS NOT NULL",
-                    tables)
+        cur.execute(
+            "SELECT count(*) FROM pg_stat_user_tables WHERE relname IN (%s, %s) AND last_analyze IS NOT NULL", tables
+        )
         assert cur.fetchone()[0] == 2
 
 
@@ -267,6 +288,7 @@ def test_a_failure_while_storing_leaves_nothing_behind():
 
 def test_a_broken_invariant_found_while_storing_leaves_nothing_behind():
     """The engine's checks run while the rows are being stored; one that fails rolls the store back."""
+
     def partitions() -> int:
         with connection.cursor() as cur:
             cur.execute("SELECT count(*) FROM pg_class WHERE relname LIKE 'designs\\_%record\\_r%'")
@@ -356,6 +378,7 @@ def test_concurrent_stores_of_one_design_take_consecutive_numbers():
 
 # ----- the test hook ------------------------------------------------------------------------------------------
 
+
 def test_the_test_stall_holds_the_computation_at_a_stage_and_keeps_reporting(settings):
     settings.JOB_TEST_STALL = "placement:0.5"
     job = claimed()
@@ -379,6 +402,7 @@ def test_a_malformed_test_stall_stops_the_run(settings):
 
 
 # ----- compare --------------------------------------------------------------------------------------------------
+
 
 def test_it_compares_two_revisions():
     job = claimed()

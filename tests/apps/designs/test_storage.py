@@ -1,4 +1,5 @@
 """bulk_insert: COPY on PostgreSQL and executemany elsewhere store exactly the rows they are given."""
+
 from __future__ import annotations
 
 import threading
@@ -24,26 +25,73 @@ AWKWARD = ["tab\there", "new\nline", "back\\slash", "\\N", "quote'\"", "µ-ünï
 @pytest.fixture
 def revisions():
     design = DesignFactory()
-    return [Revision.objects.create(design=design, number=n, spec={}, spec_hash="", engine_version="",
-                                    catalog_version="", summary={}) for n in (1, 2)]
+    return [
+        Revision.objects.create(
+            design=design, number=n, spec={}, spec_hash="", engine_version="", catalog_version="", summary={}
+        )
+        for n in (1, 2)
+    ]
 
 
 def link_rows(revision_id: int, n: int = 23) -> list[tuple]:
     rows = []
     for i in range(n):
         text = AWKWARD[i % len(AWKWARD)]
-        rows.append((revision_id, i + 1, "compute", i % 3, "leaf-spine", 400, f"DEV-{text}", "1/1", text,
-                     None if i % 4 == 0 else i, "SPINE", text[:32], "DC1.A01", -1 if i % 5 == 0 else None,
-                     0.1 + i / 3, "fiber-sm" if i % 2 else "", text, "", f"C{i:06d}", 8,
-                     "type-b" if i % 2 else "", None if i % 3 == 0 else 1e-9 * i, -2.5 + i, "pass"))
+        rows.append(
+            (
+                revision_id,
+                i + 1,
+                "compute",
+                i % 3,
+                "leaf-spine",
+                400,
+                f"DEV-{text}",
+                "1/1",
+                text,
+                None if i % 4 == 0 else i,
+                "SPINE",
+                text[:32],
+                "DC1.A01",
+                -1 if i % 5 == 0 else None,
+                0.1 + i / 3,
+                "fiber-sm" if i % 2 else "",
+                text,
+                "",
+                f"C{i:06d}",
+                8,
+                "type-b" if i % 2 else "",
+                None if i % 3 == 0 else 1e-9 * i,
+                -2.5 + i,
+                "pass",
+            )
+        )
     return rows
 
 
 def cable_rows(revision_id: int, n: int = 9) -> list[tuple]:
-    return [(revision_id, i + 1, "oob", "device-oob", "rj45", AWKWARD[i % len(AWKWARD)] or "x", 3.5 + i,
-             "A", "p1", "R1", None if i % 2 else i + 1, "B", "p2", "R2", 40 - i, f"lab\tel {i}", "L/R",
-             " ".join(f"L{j:06d}" for j in range(i)))
-            for i in range(n)]
+    return [
+        (
+            revision_id,
+            i + 1,
+            "oob",
+            "device-oob",
+            "rj45",
+            AWKWARD[i % len(AWKWARD)] or "x",
+            3.5 + i,
+            "A",
+            "p1",
+            "R1",
+            None if i % 2 else i + 1,
+            "B",
+            "p2",
+            "R2",
+            40 - i,
+            f"lab\tel {i}",
+            "L/R",
+            " ".join(f"L{j:06d}" for j in range(i)),
+        )
+        for i in range(n)
+    ]
 
 
 def stored(model, revision, columns) -> list[tuple]:
@@ -101,8 +149,10 @@ def test_it_takes_rows_from_a_generator_as_it_goes(revisions):
             yield row
 
     progress = []
-    assert bulk_insert(LINKS, LINK_DB_COLUMNS, generate(), batch=3,
-                       on_batch=lambda n: progress.append((n, len(consumed)))) == 7
+    assert (
+        bulk_insert(LINKS, LINK_DB_COLUMNS, generate(), batch=3, on_batch=lambda n: progress.append((n, len(consumed))))
+        == 7
+    )
     assert progress == [(3, 3), (6, 6), (7, 7)]
 
 
@@ -125,6 +175,7 @@ class TestStoringARevisionsRows:
                 n = load(table, *args, **kwargs)
                 seen.append(f"sent {table.split('_')[1]}")
                 return n
+
             return sent
 
         monkeypatch.setattr(storage, "_copy", recording(copy))  # partitions (PostgreSQL)
@@ -137,8 +188,10 @@ class TestStoringARevisionsRows:
             yield from cable_rows(rev.pk)
             seen.append("cable rows made")
 
-        return [storage.RowLoad(LINKS, LINK_DB_COLUMNS, iter(link_rows(rev.pk))),
-                storage.RowLoad(CABLES, CABLE_DB_COLUMNS, cables())]
+        return [
+            storage.RowLoad(LINKS, LINK_DB_COLUMNS, iter(link_rows(rev.pk))),
+            storage.RowLoad(CABLES, CABLE_DB_COLUMNS, cables()),
+        ]
 
     def test_it_stores_every_row_and_runs_early_then_meanwhile_around_the_last_copy(self, revisions, events):
         rev = revisions[0]
@@ -151,16 +204,18 @@ class TestStoringARevisionsRows:
             return "summary"
 
         timings: dict[str, float] = {}
-        counts, extra = storage.store_revision_rows(rev.pk, self.loads(rev, events), early=early,
-                                                    meanwhile=meanwhile, timings=timings)
+        counts, extra = storage.store_revision_rows(
+            rev.pk, self.loads(rev, events), early=early, meanwhile=meanwhile, timings=timings
+        )
         assert counts == [23, 9] and extra == "summary"
         assert stored(LinkRecord, rev, LINK_DB_COLUMNS) == link_rows(rev.pk)
         assert stored(CableRecord, rev, CABLE_DB_COLUMNS) == cable_rows(rev.pk)
         assert events.index("sent linkrecord") < events.index("cable rows made") < events.index("early")
         if connection.vendor == "postgresql":  # rows and early() in one thread, meanwhile() after the last COPY
             assert events.index("sent cablerecord") < events.index("meanwhile")
-            assert {"designs_linkrecord.index", "designs_cablerecord.index", "early.wait",
-                    "meanwhile.wait"} <= set(timings)
+            assert {"designs_linkrecord.index", "designs_cablerecord.index", "early.wait", "meanwhile.wait"} <= set(
+                timings
+            )
         else:
             assert events[-2:] == ["early", "meanwhile"]
 
@@ -188,8 +243,10 @@ class TestStoringARevisionsRows:
             yield from cable_rows(rev.pk, 2)
             raise RuntimeError("label template broke")
 
-        loads = [storage.RowLoad(LINKS, LINK_DB_COLUMNS, iter(link_rows(rev.pk))),
-                 storage.RowLoad(CABLES, CABLE_DB_COLUMNS, broken())]
+        loads = [
+            storage.RowLoad(LINKS, LINK_DB_COLUMNS, iter(link_rows(rev.pk))),
+            storage.RowLoad(CABLES, CABLE_DB_COLUMNS, broken()),
+        ]
         ran = []
         with pytest.raises(RuntimeError, match="label template broke"):
             storage.store_revision_rows(rev.pk, loads, early=lambda: ran.append("early"))

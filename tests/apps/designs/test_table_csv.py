@@ -2,6 +2,7 @@
 browser) are byte for byte the files the CLI writes for the same spec (public ids L000001 / C000001, the engine's
 column names such as run_length_m and polarity, floats as Python prints them). On PostgreSQL the server writes
 them with COPY, elsewhere csv.writer does: the test runs on both in CI."""
+
 from __future__ import annotations
 
 import pytest
@@ -45,8 +46,11 @@ def test_a_filtered_table_csv_has_the_same_columns_and_rows(client, users, tmp_p
     client.force_login(users.alice)
     whole = cli_files(revision.spec, tmp_path)["links.csv"].decode().splitlines()
 
-    got = b"".join(client.get(url("links_csv", design.pk, revision.number, tier="leaf-spine"))
-                   .streaming_content).decode().splitlines()
+    got = (
+        b"".join(client.get(url("links_csv", design.pk, revision.number, tier="leaf-spine")).streaming_content)
+        .decode()
+        .splitlines()
+    )
 
     assert got[0] == whole[0]
     assert got[1:] == [line for line in whole[1:] if ",leaf-spine," in line]

@@ -2,6 +2,7 @@
 
 Every walk is checked against the same rows ordered and filtered in Python.
 """
+
 from __future__ import annotations
 
 import base64
@@ -84,6 +85,7 @@ def ids(pages, key="link_id") -> list[int]:
 
 def keyed(rows, field, key="link_id", desc=False):
     """rows in the tables' order: by field (NULL after every value) then id; `desc` reverses both."""
+
     def k(r):
         v = r[field]
         return (NULL_LAST if v is None else v, r[key])
@@ -92,6 +94,7 @@ def keyed(rows, field, key="link_id", desc=False):
 
 
 # ----- keyset pages ---------------------------------------------------------------------------------------------
+
 
 def test_it_pages_forward_through_every_link_once(rev):
     pages = walk(link_page, revision=rev, limit=50)
@@ -143,6 +146,7 @@ def test_an_empty_result_has_no_cursors(rev):
 
 
 # ----- filters --------------------------------------------------------------------------------------------------
+
 
 def _either(field):
     return lambda value: lambda r: value in (r[f"a_{field}"], r[f"b_{field}"])
@@ -206,11 +210,14 @@ def test_cables_page_both_ways_in_every_order(rev, order):
     assert set(cable_page(revision=rev, order=order).rows[0]) == set(CABLE_FIELDS)
 
 
-@pytest.mark.parametrize(("filters", "field"), [
-    ({"colour": "red"}, "colour"),
-    ({"kind": "cord"}, "kind"),  # a cable filter, not a link one
-    ({"plane": "first"}, "plane"),
-])
+@pytest.mark.parametrize(
+    ("filters", "field"),
+    [
+        ({"colour": "red"}, "colour"),
+        ({"kind": "cord"}, "kind"),  # a cable filter, not a link one
+        ({"plane": "first"}, "plane"),
+    ],
+)
 def test_a_bad_link_filter_names_its_field(rev, filters, field):
     with pytest.raises(TableError) as err:
         link_page(revision=rev, filters=filters)
@@ -225,23 +232,36 @@ def test_a_link_only_filter_is_refused_on_cables(rev):
 
 # ----- bad cursors, limits and orders ---------------------------------------------------------------------------
 
+
 def _b64(obj) -> str:
     raw = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-@pytest.mark.parametrize("cursor", [
-    "not a cursor!", "####", _b64(b"\xff\xfe binary"), _b64(b"{not json"), _b64([1, 2]), _b64({"v": 3}),
-    _b64({"id": "12"}), _b64({"id": True}), _b64({"id": 1.5}), _b64(b"[" * 5000 + b"]" * 5000),
-])
+@pytest.mark.parametrize(
+    "cursor",
+    [
+        "not a cursor!",
+        "####",
+        _b64(b"\xff\xfe binary"),
+        _b64(b"{not json"),
+        _b64([1, 2]),
+        _b64({"v": 3}),
+        _b64({"id": "12"}),
+        _b64({"id": True}),
+        _b64({"id": 1.5}),
+        _b64(b"[" * 5000 + b"]" * 5000),
+    ],
+)
 def test_a_cursor_this_table_did_not_give_out_is_a_table_error(rev, cursor):
     with pytest.raises(TableError) as err:
         link_page(revision=rev, cursor=cursor)
     assert err.value.field == "cursor"
 
 
-@pytest.mark.parametrize(("order", "value"), [("length_m", "long"), ("length_m", None), ("length_m", True),
-                                               ("loss_db", [1]), ("part", 3)])
+@pytest.mark.parametrize(
+    ("order", "value"), [("length_m", "long"), ("length_m", None), ("length_m", True), ("loss_db", [1]), ("part", 3)]
+)
 def test_a_cursor_whose_sort_value_has_the_wrong_type_is_a_table_error(rev, order, value):
     fetch = cable_page if order == "part" else link_page
     with pytest.raises(TableError) as err:

@@ -5,6 +5,7 @@ test_views_permissions.py; the drawings in test_views_diagrams.py.
 Computations run synchronously here (`compute_now` calls the job runner in-process); the
 browser test in tests/browser runs them in a real worker.
 """
+
 from __future__ import annotations
 
 import csv
@@ -236,12 +237,20 @@ def test_the_yaml_editor_round_trips_the_stored_spec(alice, design):
     assert design.spec["servers"]["count"] == 16
 
 
-@pytest.mark.parametrize("text, message", [
-    ("servers: [unclosed", "Not valid YAML at line 1"),
-    (("name: x\nservers: {model: dgx-h100, count: 8}\ncompute_fabric: {technology: infiniband, switch: qm9700}\n"
-      "colour: blue"), "colour: unknown field"),
-    ("- just\n- a list", "must be a mapping of fields"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("servers: [unclosed", "Not valid YAML at line 1"),
+        (
+            (
+                "name: x\nservers: {model: dgx-h100, count: 8}\ncompute_fabric: {technology: infiniband, switch: qm9700}\n"
+                "colour: blue"
+            ),
+            "colour: unknown field",
+        ),
+        ("- just\n- a list", "must be a mapping of fields"),
+    ],
+)
 def test_the_yaml_editor_reports_bad_specs(alice, design, text, message):
     response = alice.post(url("edit", design.pk), {"spec_yaml": text})
 
@@ -283,9 +292,17 @@ def test_the_job_status_is_small_json(alice, design, users):
 
     response = alice.get(url("job_status", design.pk, job.pk))
 
-    assert response.json() == {"id": str(job.pk), "status": "running", "status_label": "Running",
-                               "stage": "topology", "percent": 42.5, "terminal": False, "error": "",
-                               "revision_url": None, "file_url": None}
+    assert response.json() == {
+        "id": str(job.pk),
+        "status": "running",
+        "status_label": "Running",
+        "stage": "topology",
+        "percent": 42.5,
+        "terminal": False,
+        "error": "",
+        "revision_url": None,
+        "file_url": None,
+    }
     assert "no-cache" in response["Cache-Control"]
 
 
@@ -312,8 +329,13 @@ def test_a_failed_job_shows_its_error(alice, design, users):
 
 def test_a_spec_the_engine_cannot_build_fails_the_job_with_the_field_message(alice, users):
     # Saving refuses such a spec (test_abuse.py); one stored before that check still fails its job cleanly.
-    spec = parse_spec({**TINY, "servers": {"model": "dgx-h100", "count": 8},
-                       "compute_fabric": {**TINY["compute_fabric"], "switch": "nope"}}).to_dict()
+    spec = parse_spec(
+        {
+            **TINY,
+            "servers": {"model": "dgx-h100", "count": 8},
+            "compute_fabric": {**TINY["compute_fabric"], "switch": "nope"},
+        }
+    ).to_dict()
     design = Design.objects.create(owner=users.alice, name="old", spec=spec)
     job = design_compute_enqueue(design=design, user=users.alice)
     run_job(str(job.pk))
@@ -409,9 +431,12 @@ def test_a_row_that_does_not_exist_is_a_message_not_an_error(alice, revision):
 
 
 def test_the_result_page_lists_workload_verdicts(alice, users):
-    spec = {**TINY, "servers": {"model": "dgx-h100", "count": 64},
-            "compute_fabric": {**TINY["compute_fabric"], "scalable_unit": 32},
-            "workloads": ["llama-70b-tp8-pp4-dp16"]}
+    spec = {
+        **TINY,
+        "servers": {"model": "dgx-h100", "count": 64},
+        "compute_fabric": {**TINY["compute_fabric"], "scalable_unit": 32},
+        "workloads": ["llama-70b-tp8-pp4-dp16"],
+    }
     revision = compute_now(design_create(user=users.alice, spec=spec), users.alice)
 
     html = alice.get(url("revision", revision.design_id, revision.number)).content.decode()
@@ -443,21 +468,25 @@ def test_the_link_table_searches_by_device_prefix(alice, revision):
 
 def test_the_link_table_pages_along_its_cursor(alice, revision):
     first = alice.get(url("links", revision.design_id, revision.number, limit=25)).context["page"]
-    second = alice.get(url("links", revision.design_id, revision.number, limit=25,
-                           cursor=first.next_cursor)).context["page"]
+    second = alice.get(url("links", revision.design_id, revision.number, limit=25, cursor=first.next_cursor)).context[
+        "page"
+    ]
 
     assert [r["link_id"] for r in first.rows] == list(range(1, 26))
     assert [r["link_id"] for r in second.rows] == list(range(26, 51))
     assert second.prev_cursor
 
 
-@pytest.mark.parametrize("query, message", [
-    ({"plane": "x"}, "Enter a whole number."),
-    ({"cursor": "not-a-cursor"}, "is not a cursor this table gave out"),
-    ({"order": "colour"}, "Select a valid choice"),
-    ({"network": "wifi"}, "Select a valid choice"),
-    ({"limit": "100000"}, "Select a valid choice"),
-])
+@pytest.mark.parametrize(
+    "query, message",
+    [
+        ({"plane": "x"}, "Enter a whole number."),
+        ({"cursor": "not-a-cursor"}, "is not a cursor this table gave out"),
+        ({"order": "colour"}, "Select a valid choice"),
+        ({"network": "wifi"}, "Select a valid choice"),
+        ({"limit": "100000"}, "Select a valid choice"),
+    ],
+)
 def test_bad_table_filters_are_a_message_not_a_500(alice, revision, query, message):
     response = alice.get(url("links", revision.design_id, revision.number, **query))
 
@@ -541,10 +570,13 @@ def test_the_owner_shares_a_design_by_username(alice, design, users):
     assert "bob" in alice.get(url("detail", design.pk)).content.decode()
 
 
-@pytest.mark.parametrize("data, message", [
-    ({"username": "alice", "access": "read"}, "the owner already has full access"),
-    ({"username": "bob", "access": "admin"}, "Select a valid choice"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"username": "alice", "access": "read"}, "the owner already has full access"),
+        ({"username": "bob", "access": "admin"}, "Select a valid choice"),
+    ],
+)
 def test_a_bad_share_is_a_message(alice, design, data, message):
     response = alice.post(url("share", design.pk), data, follow=True)
 
@@ -564,7 +596,7 @@ def test_sharing_answers_the_same_whether_or_not_the_username_exists(alice, desi
     def answer(username):
         response = alice.post(url("share", design.pk), {"username": username, "access": "read"}, follow=True)
         page = response.content.decode()
-        message = page[page.index('<ul class="messages"'):page.index("</ul>", page.index('<ul class="messages"'))]
+        message = page[page.index('<ul class="messages"') : page.index("</ul>", page.index('<ul class="messages"'))]
         return response.status_code, message.replace(username, "NAME")
 
     assert answer("bob") == answer("nobody")
@@ -654,9 +686,12 @@ def test_the_revision_page_links_every_deliverable_and_draws_workload_charts(cli
     from apps.jobs.progress import DbProgress
     from apps.jobs.services import job_claim
 
-    spec = {"name": "w", "servers": {"model": "dgx-h100", "count": 64},  # 512 GPUs: TP 8 x PP 4 x DP 16
-            "compute_fabric": {"technology": "infiniband", "switch": "qm9700"},
-            "workloads": ["llama-70b-tp8-pp4-dp16"]}
+    spec = {
+        "name": "w",
+        "servers": {"model": "dgx-h100", "count": 64},  # 512 GPUs: TP 8 x PP 4 x DP 16
+        "compute_fabric": {"technology": "infiniband", "switch": "qm9700"},
+        "workloads": ["llama-70b-tp8-pp4-dp16"],
+    }
     design = design_create(user=users.alice, spec=spec)
     job = Job.objects.create(kind="compute", created_by=users.alice, design=design, params={"spec": design.spec})
     assert job_claim(job_id=job.pk)
@@ -668,7 +703,9 @@ def test_the_revision_page_links_every_deliverable_and_draws_workload_charts(cli
         assert url in page
     assert page.count("<svg") >= 4  # fabric diagram, elevations, and the workload's two charts
     pdf = client.get(f"/api/v1/designs/{design.pk}/revisions/1/downloads/bom.pdf")
-    assert pdf.status_code == 200 and b"".join(pdf.streaming_content if pdf.streaming else [pdf.content]).startswith(b"%PDF")
+    assert pdf.status_code == 200 and b"".join(pdf.streaming_content if pdf.streaming else [pdf.content]).startswith(
+        b"%PDF"
+    )
 
 
 # --- Compare: labels, order, row diff -------------------------------------------------------------------------
@@ -781,8 +818,9 @@ def test_the_cable_type_is_a_choice_and_pages_go_back_and_forth(alice, revision)
     nxt = first.context["page"].next_cursor
 
     second = alice.get(url("cables", revision.design_id, revision.number, limit=25, cursor=nxt))
-    back = alice.get(url("cables", revision.design_id, revision.number, limit=25,
-                         cursor=second.context["page"].prev_cursor))
+    back = alice.get(
+        url("cables", revision.design_id, revision.number, limit=25, cursor=second.context["page"].prev_cursor)
+    )
 
     assert 'rel="prev"' in second.content.decode()
     assert [r["cable_id"] for r in back.context["page"].rows] == [r["cable_id"] for r in first.context["page"].rows]
@@ -854,10 +892,18 @@ def test_staff_share_a_design_by_username_in_the_admin(client, users, design):
     assert page.status_code == 200
     form = page.context["adminform"].form
     data = {k: v for k, v in form.initial.items() if v is not None and not isinstance(v, (dict, list))}
-    data.update({"spec": json.dumps(design.spec), "owner": design.owner_id,
-                 "shares-TOTAL_FORMS": "1", "shares-INITIAL_FORMS": "0",
-                 "shares-0-username": "bob", "shares-0-access": "write",
-                 "revisions-TOTAL_FORMS": "0", "revisions-INITIAL_FORMS": "0"})
+    data.update(
+        {
+            "spec": json.dumps(design.spec),
+            "owner": design.owner_id,
+            "shares-TOTAL_FORMS": "1",
+            "shares-INITIAL_FORMS": "0",
+            "shares-0-username": "bob",
+            "shares-0-access": "write",
+            "revisions-TOTAL_FORMS": "0",
+            "revisions-INITIAL_FORMS": "0",
+        }
+    )
     response = client.post(change, data)
     assert response.status_code == 302, response.context["adminform"].form.errors if response.context else ""
     assert DesignShare.objects.get(design=design).user == users.bob

@@ -1,4 +1,5 @@
 """The server-drawn SVG: the fabric diagram from a summary, rack elevations from the link rows."""
+
 from __future__ import annotations
 
 import re
@@ -13,11 +14,19 @@ from .test_views import TINY, compute_now
 
 
 def summary(**compute) -> dict:
-    net = {"technology": "infiniband", "planes": 1, "tiers": 2, "port_speed_gbps": 400, "scalable_unit": 32,
-           "scalable_units": 4, "pods": 0, "switch_models": {"leaf": "qm9700", "spine": "qm9700", "core": None},
-           "switches": {"leaf": 32, "spine": 16, "core": 0},
-           "links": {"node-leaf": 1016, "ufm-leaf": 4, "leaf-spine": 1024, "spine-core": 0},
-           "oversubscription": {"leaf": "1:1", "spine": None}}
+    net = {
+        "technology": "infiniband",
+        "planes": 1,
+        "tiers": 2,
+        "port_speed_gbps": 400,
+        "scalable_unit": 32,
+        "scalable_units": 4,
+        "pods": 0,
+        "switch_models": {"leaf": "qm9700", "spine": "qm9700", "core": None},
+        "switches": {"leaf": 32, "spine": 16, "core": 0},
+        "links": {"node-leaf": 1016, "ufm-leaf": 4, "leaf-spine": 1024, "spine-core": 0},
+        "oversubscription": {"leaf": "1:1", "spine": None},
+    }
     net.update(compute)
     return {"servers": 127, "server_model": "dgx-h100", "networks": {"compute": net}, "rows": 6}
 
@@ -28,10 +37,10 @@ def texts(svg: str) -> list[str]:
 
 def test_the_fabric_diagram_draws_every_su_and_its_rails():
     """
-        [          16 × qm9700 spine          ]
-         |  ...  |        |  ...  |
-       [R1..R8] SU1  ... [R1..R8] SU4
-        [32 × dgx-h100] ... [31 × dgx-h100]
+     [          16 × qm9700 spine          ]
+      |  ...  |        |  ...  |
+    [R1..R8] SU1  ... [R1..R8] SU4
+     [32 × dgx-h100] ... [31 × dgx-h100]
     """
     svg = str(diagrams.fabric_svg(summary()))
 
@@ -45,9 +54,17 @@ def test_the_fabric_diagram_draws_every_su_and_its_rails():
 
 
 def test_a_big_fabric_draws_a_few_sus_and_counts_the_rest():
-    svg = str(diagrams.fabric_svg(summary(scalable_units=64, tiers=3, pods=16,
-                                          switches={"leaf": 512, "spine": 512, "core": 256},
-                                          links={"node-leaf": 16384, "leaf-spine": 16384, "spine-core": 16384})))
+    svg = str(
+        diagrams.fabric_svg(
+            summary(
+                scalable_units=64,
+                tiers=3,
+                pods=16,
+                switches={"leaf": 512, "spine": 512, "core": 256},
+                links={"node-leaf": 16384, "leaf-spine": 16384, "spine-core": 16384},
+            )
+        )
+    )
 
     words = texts(svg)
     assert "… 15 more pods" in words
@@ -67,8 +84,11 @@ def test_no_compute_network_draws_nothing():
 
 
 def test_other_networks_are_drawn_as_stacks():
-    net = {"switches": {"leaf": 9, "spine": 9}, "switch_models": {"leaf": "qm9700", "spine": "qm9700"},
-           "links": {"node-leaf": 254, "appliance-leaf": 16, "leaf-spine": 243}}
+    net = {
+        "switches": {"leaf": 9, "spine": 9},
+        "switch_models": {"leaf": "qm9700", "spine": "qm9700"},
+        "links": {"node-leaf": 254, "appliance-leaf": 16, "leaf-spine": 243},
+    }
 
     words = texts(str(diagrams.network_svg("storage", net)))
 
@@ -76,12 +96,27 @@ def test_other_networks_are_drawn_as_stacks():
     assert "leaf-spine: 243 links" in words
 
 
-@pytest.mark.parametrize("name, kind", [
-    ("DGX-SU01-N01", "server"), ("GB200-SU02-N08", "server"), ("CF-SU01-L01", "leaf"), ("CF-A-SU03-L08", "leaf"),
-    ("CF-S01", "spine"), ("CF-POD02-S05", "spine"), ("CF-B-C017", "core"), ("SF-AL01", "leaf"), ("IB-S02", "spine"),
-    ("OOB-B01", "oob"), ("OOB-AGG02", "oob-agg"), ("PDU-B01-2", "pdu"), ("UFM-01", "ufm"), ("STOR-08", "storage"),
-    ("MGMT-01", "mgmt"), ("something", "other"),
-])
+@pytest.mark.parametrize(
+    "name, kind",
+    [
+        ("DGX-SU01-N01", "server"),
+        ("GB200-SU02-N08", "server"),
+        ("CF-SU01-L01", "leaf"),
+        ("CF-A-SU03-L08", "leaf"),
+        ("CF-S01", "spine"),
+        ("CF-POD02-S05", "spine"),
+        ("CF-B-C017", "core"),
+        ("SF-AL01", "leaf"),
+        ("IB-S02", "spine"),
+        ("OOB-B01", "oob"),
+        ("OOB-AGG02", "oob-agg"),
+        ("PDU-B01-2", "pdu"),
+        ("UFM-01", "ufm"),
+        ("STOR-08", "storage"),
+        ("MGMT-01", "mgmt"),
+        ("something", "other"),
+    ],
+)
 def test_device_kinds_follow_the_engine_names(name, kind):
     assert diagrams.device_kind(name) == kind
 
@@ -96,8 +131,10 @@ def test_a_row_of_racks_comes_from_one_query(users, django_assert_num_queries):
     rack = row.racks[0]
     server_u = load_catalog().servers["dgx-h100"].rack_units
     assert rack.id == "DC1.B01"
-    assert [(d.name, d.u, d.height) for d in rack.devices[:2]] == [("DGX-SU01-N01", 1, server_u),
-                                                                   ("DGX-SU01-N02", 1 + server_u, server_u)]
+    assert [(d.name, d.u, d.height) for d in rack.devices[:2]] == [
+        ("DGX-SU01-N01", 1, server_u),
+        ("DGX-SU01-N02", 1 + server_u, server_u),
+    ]
     assert {d.kind for d in rack.zero_u} == {"pdu"}
     assert rack.devices[0].links > 0
 
@@ -121,8 +158,13 @@ def test_the_first_server_row_is_the_default(users):
 
 
 def test_elevations_escape_every_name():
-    view = diagrams.RowView(row="A", start=1, rack_units=10, more=False, racks=[
-        diagrams.RackView("DC1.A01", devices=[diagrams.RackDevice('<script>"x"', 1, 2, "other", 3)])])
+    view = diagrams.RowView(
+        row="A",
+        start=1,
+        rack_units=10,
+        more=False,
+        racks=[diagrams.RackView("DC1.A01", devices=[diagrams.RackDevice('<script>"x"', 1, 2, "other", 3)])],
+    )
 
     svg = str(diagrams.elevation_svg(view))
 
@@ -130,8 +172,18 @@ def test_elevations_escape_every_name():
 
 
 def test_a_device_taller_than_the_gap_above_it_is_clamped():
-    view = diagrams.RowView(row="A", start=1, rack_units=10, more=False, racks=[diagrams.RackView("DC1.A01", devices=[
-        diagrams.RackDevice("BIG", 1, 8, "server", 1), diagrams.RackDevice("TOP", 4, 1, "leaf", 1)])])
+    view = diagrams.RowView(
+        row="A",
+        start=1,
+        rack_units=10,
+        more=False,
+        racks=[
+            diagrams.RackView(
+                "DC1.A01",
+                devices=[diagrams.RackDevice("BIG", 1, 8, "server", 1), diagrams.RackDevice("TOP", 4, 1, "leaf", 1)],
+            )
+        ],
+    )
 
     svg = str(diagrams.elevation_svg(view))
 

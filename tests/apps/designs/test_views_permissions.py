@@ -1,11 +1,12 @@
 """Who may do what with alice's design:
 
-    alice    owner: everything
-    bob      shared read: sees the design, its jobs and revisions, downloads; cannot edit or compute
-    bob      shared write: also edits, computes and cancels; sharing and deleting stay alice's
-    charlie  outsider: every page and action is a 404, as if the design did not exist
-    nobody   (signed out): sent to the sign-in page
+alice    owner: everything
+bob      shared read: sees the design, its jobs and revisions, downloads; cannot edit or compute
+bob      shared write: also edits, computes and cancels; sharing and deleting stay alice's
+charlie  outsider: every page and action is a 404, as if the design did not exist
+nobody   (signed out): sent to the sign-in page
 """
+
 from __future__ import annotations
 
 import pytest
@@ -15,8 +16,18 @@ from apps.jobs.models import Job, JobStatus
 
 from .test_views import compute_now, design, revision, url  # noqa: F401 - fixtures
 
-READS = ["detail", "spec_yaml", "job", "job_status", "revision", "links", "cables", "links_csv", "cables_csv",
-         "compare"]
+READS = [
+    "detail",
+    "spec_yaml",
+    "job",
+    "job_status",
+    "revision",
+    "links",
+    "cables",
+    "links_csv",
+    "cables_csv",
+    "compare",
+]
 WRITES = ["edit", "compute", "job_cancel"]
 OWNER_ONLY = ["share", "unshare", "delete"]
 
@@ -24,9 +35,21 @@ OWNER_ONLY = ["share", "unshare", "delete"]
 def _args(name, rev, job, users):
     d = rev.design_id
     return {
-        "detail": (d,), "spec_yaml": (d,), "edit": (d,), "compute": (d,), "delete": (d,), "share": (d,),
-        "unshare": (d, users.bob.pk), "compare": (d,), "job": (d, job.pk), "job_status": (d, job.pk),
-        "job_cancel": (d, job.pk), "revision": (d, 1), "links": (d, 1), "cables": (d, 1), "links_csv": (d, 1),
+        "detail": (d,),
+        "spec_yaml": (d,),
+        "edit": (d,),
+        "compute": (d,),
+        "delete": (d,),
+        "share": (d,),
+        "unshare": (d, users.bob.pk),
+        "compare": (d,),
+        "job": (d, job.pk),
+        "job_status": (d, job.pk),
+        "job_cancel": (d, job.pk),
+        "revision": (d, 1),
+        "links": (d, 1),
+        "cables": (d, 1),
+        "links_csv": (d, 1),
         "cables_csv": (d, 1),
     }[name]
 
@@ -44,8 +67,9 @@ def _request(client, name, rev, job, users):
 def world(users, revision):  # noqa: F811 - the fixture of that name
     """alice's design with two revisions and a queued job."""
     compute_now(revision.design, users.alice)
-    job = Job.objects.create(kind="compute", design=revision.design, created_by=users.alice,
-                             params={"spec": revision.spec})
+    job = Job.objects.create(
+        kind="compute", design=revision.design, created_by=users.alice, params={"spec": revision.spec}
+    )
     return revision, job
 
 

@@ -5,6 +5,7 @@ queue of its own on the configured broker (filesystem by default, Redis in CI), 
 sends there while a test runs, so a developer's worker on the same broker never takes a test's
 jobs, nor a test a developer's.
 """
+
 from __future__ import annotations
 
 import json
@@ -72,21 +73,44 @@ class Worker:
         self.log_path = log
         with open(log, "wb") as fh:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "fabricdesign", "worker", "--pool", pool,
-                 "--concurrency", str(concurrency), "--queues", queue, "--hostname", f"{queue}@%h",
-                 "--loglevel", "info", "--without-gossip", "--without-mingle", "--without-heartbeat"],
-                cwd=ROOT, env=env, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True)
+                [
+                    sys.executable,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "fabricdesign",
+                    "worker",
+                    "--pool",
+                    pool,
+                    "--concurrency",
+                    str(concurrency),
+                    "--queues",
+                    queue,
+                    "--hostname",
+                    f"{queue}@%h",
+                    "--loglevel",
+                    "info",
+                    "--without-gossip",
+                    "--without-mingle",
+                    "--without-heartbeat",
+                ],
+                cwd=ROOT,
+                env=env,
+                stdout=fh,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
 
     def wait_ready(self) -> None:
-        wait_for(lambda: " ready." in self.log(), timeout=WORKER_READY_S, what="the worker to start",
-                 alive=self)
+        wait_for(lambda: " ready." in self.log(), timeout=WORKER_READY_S, what="the worker to start", alive=self)
 
     def wait_log(self, text: str, *, count: int = 1, timeout: float = 30) -> None:
-        wait_for(lambda: self.log().count(text) >= count, timeout=timeout, what=f"{text!r} in the worker log",
-                 alive=self)
+        wait_for(
+            lambda: self.log().count(text) >= count, timeout=timeout, what=f"{text!r} in the worker log", alive=self
+        )
 
     def kill(self) -> None:
         """SIGKILL: the worker gets no chance to finish, acknowledge or clean up anything."""
@@ -176,15 +200,23 @@ def start_worker(django_db_setup, django_db_blocker, tmp_path_factory):
     with django_db_blocker.unblock():
         url = worker_database_url()
     started: list[Worker] = []
-    base = {**os.environ, "DATABASE_URL": url, "DJANGO_SECRET_KEY": settings.SECRET_KEY,
-            "CELERY_BROKER_URL": settings.CELERY_BROKER_URL, "FABRICDESIGN_VAR_DIR": str(settings.VAR_DIR),
-            "JOB_HEARTBEAT_INTERVAL_S": "1", "JOB_HEARTBEAT_TIMEOUT_S": "3", "PYTHONUNBUFFERED": "1"}
+    base = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "DJANGO_SECRET_KEY": settings.SECRET_KEY,
+        "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+        "FABRICDESIGN_VAR_DIR": str(settings.VAR_DIR),
+        "JOB_HEARTBEAT_INTERVAL_S": "1",
+        "JOB_HEARTBEAT_TIMEOUT_S": "3",
+        "PYTHONUNBUFFERED": "1",
+    }
     base.pop("JOB_TEST_STALL", None)
 
     def start(*, queue: str | None = None, pool: str = "solo", concurrency: int = 1, **env: str) -> Worker:
         queue = queue or new_queue()
-        worker = Worker(queue, tmp_path_factory.mktemp("worker") / "worker.log", {**base, **env}, pool=pool,
-                        concurrency=concurrency)
+        worker = Worker(
+            queue, tmp_path_factory.mktemp("worker") / "worker.log", {**base, **env}, pool=pool, concurrency=concurrency
+        )
         started.append(worker)
         worker.wait_ready()
         return worker

@@ -1,5 +1,6 @@
 """The watchdog stops a job past its soft time limit or over its memory ceiling, in process (run_job with a
 handler of the test's own; the real-worker versions, hard limit included, are in test_load_integration.py)."""
+
 from __future__ import annotations
 
 import time
@@ -17,8 +18,9 @@ pytestmark = pytest.mark.django_db
 
 
 def limits(settings, *, soft=60.0, hard=120.0, memory_mb=100_000):
-    settings.JOB_LIMITS = {"export": {"soft_time_limit_s": soft, "hard_time_limit_s": hard,
-                                      "memory_limit_mb": memory_mb}}
+    settings.JOB_LIMITS = {
+        "export": {"soft_time_limit_s": soft, "hard_time_limit_s": hard, "memory_limit_mb": memory_mb}
+    }
 
 
 def running_with(handler):
@@ -58,8 +60,9 @@ def test_a_job_over_its_memory_ceiling_is_interrupted_and_fails_naming_it(settin
     assert len(held) * 8 >= 60 - 8  # it got to the ceiling, not much further
     held.clear()
     error = Job.objects.get(pk=job.pk).error
-    assert error.startswith(f"The export job needed more memory than its limit of {ceiling} MB "
-                            "(JOB_EXPORT_MEMORY_LIMIT_MB; ")
+    assert error.startswith(
+        f"The export job needed more memory than its limit of {ceiling} MB (JOB_EXPORT_MEMORY_LIMIT_MB; "
+    )
 
 
 def test_a_handler_that_swallows_the_stop_is_stopped_at_its_next_progress_report(settings):

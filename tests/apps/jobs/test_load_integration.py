@@ -5,6 +5,7 @@ that accepts connections and never answers, and a database connection dropped mi
 defaults (SQLite file, filesystem broker) and on PostgreSQL and Redis; the dropped connection needs PostgreSQL.
 A runaway is a real one: the 131,072-GPU design, whose engine alone takes about 5 s and 455 MB.
 """
+
 from __future__ import annotations
 
 import time
@@ -25,8 +26,11 @@ from tests.silent_server import broker_at, silent_server
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
-RUNAWAY = {"name": "runaway 128K", "servers": {"model": "dgx-b300", "count": 16384},
-           "compute_fabric": {"technology": "infiniband", "switch": "q3400"}}
+RUNAWAY = {
+    "name": "runaway 128K",
+    "servers": {"model": "dgx-b300", "count": 16384},
+    "compute_fabric": {"technology": "infiniband", "switch": "q3400"},
+}
 
 
 @pytest.fixture
@@ -63,6 +67,7 @@ def job_of(response) -> Job:
 
 # ----- limits per job kind ----------------------------------------------------------------------------------
 
+
 def test_a_job_over_its_time_limit_fails_with_that_message_and_the_next_job_runs(start_worker, users):
     """GIVEN a worker whose compute jobs may run 3 s (soft limit), and a runaway queued before a small design
     WHEN both run
@@ -75,8 +80,7 @@ def test_a_job_over_its_time_limit_fails_with_that_message_and_the_next_job_runs
         big_job, next_job = job_of(compute(users.alice, runaway)), job_of(compute(users.alice, small))
 
     big_job = wait_status(big_job, JobStatus.FAILED, worker=worker, timeout=60)
-    assert big_job.error == ("The compute job ran longer than its time limit of 3 s "
-                             "(JOB_COMPUTE_SOFT_TIME_LIMIT_S).")
+    assert big_job.error == ("The compute job ran longer than its time limit of 3 s (JOB_COMPUTE_SOFT_TIME_LIMIT_S).")
     # Stopped where it was: at once in the engine; inside the store, once the store's helper threads (cable
     # rows, checks: a few seconds at 128K GPUs) have finished with the rows. Well before the hard limit.
     assert (big_job.finished_at - big_job.started_at).total_seconds() < 3 + 10
@@ -97,30 +101,37 @@ def test_a_job_over_its_memory_ceiling_fails_with_that_message_and_the_next_job_
         big_job, next_job = job_of(compute(users.alice, runaway)), job_of(compute(users.alice, small))
 
     big_job = wait_status(big_job, JobStatus.FAILED, worker=worker, timeout=90)
-    assert big_job.error.startswith("The compute job needed more memory than its limit of 400 MB "
-                                    "(JOB_COMPUTE_MEMORY_LIMIT_MB; "), big_job.error
+    assert big_job.error.startswith(
+        "The compute job needed more memory than its limit of 400 MB (JOB_COMPUTE_MEMORY_LIMIT_MB; "
+    ), big_job.error
     assert not Revision.objects.filter(design=runaway).exists()
     next_job = wait_status(next_job, JobStatus.SUCCEEDED, worker=worker, timeout=60)
     assert assert_fully_stored(next_job).design_id == small.pk
 
 
 def test_a_job_stuck_where_it_cannot_be_interrupted_is_ended_at_its_hard_limit_and_its_process_replaced(
-        start_worker, users):
+    start_worker, users
+):
     """GIVEN a prefork worker whose jobs block in one call that never returns to Python (JOB_TEST_STALL
          "blocking"), with a 2 s soft and 4 s hard limit
     WHEN two jobs are queued
     THEN each is failed at the hard limit with that message, the pool replaces the child that ran it (the
          second job runs in a new child), and the worker itself keeps running."""
-    worker = start_worker(pool="prefork", JOB_TEST_STALL="placement:60:blocking",
-                          JOB_COMPUTE_SOFT_TIME_LIMIT_S="2", JOB_COMPUTE_HARD_TIME_LIMIT_S="4")
+    worker = start_worker(
+        pool="prefork",
+        JOB_TEST_STALL="placement:60:blocking",
+        JOB_COMPUTE_SOFT_TIME_LIMIT_S="2",
+        JOB_COMPUTE_HARD_TIME_LIMIT_S="4",
+    )
     designs = [DesignFactory(owner=users.alice) for _ in range(2)]
     with sending_to(worker.queue):
         jobs = [job_of(compute(users.alice, d)) for d in designs]
 
     for job in jobs:
         job = wait_status(job, JobStatus.FAILED, worker=worker, timeout=60)
-        assert job.error == ("The compute job did not stop: it was ended at its hard time limit of 4 s "
-                             "(JOB_COMPUTE_HARD_TIME_LIMIT_S).")
+        assert job.error == (
+            "The compute job did not stop: it was ended at its hard time limit of 4 s (JOB_COMPUTE_HARD_TIME_LIMIT_S)."
+        )
         assert 4 <= (job.finished_at - job.started_at).total_seconds() < 4 + 3
     worker.wait_log("exited with 'exitcode 70'", count=2, timeout=20)
     assert worker.proc.poll() is None
@@ -139,8 +150,12 @@ def test_a_cancel_ends_the_job_within_5_s_even_in_a_stage_that_reports_no_progre
     design = DesignFactory(owner=users.alice)
     with sending_to(worker.queue):
         job = job_of(compute(users.alice, design))
-    wait_for(lambda: Job.objects.filter(pk=job.pk, status=JobStatus.RUNNING, stage=stage).exists(),
-             timeout=30, what=f"the job to reach {stage}", alive=worker)
+    wait_for(
+        lambda: Job.objects.filter(pk=job.pk, status=JobStatus.RUNNING, stage=stage).exists(),
+        timeout=30,
+        what=f"the job to reach {stage}",
+        alive=worker,
+    )
     worker.wait_log("JOB_TEST_STALL")
 
     asked = time.monotonic()
@@ -153,8 +168,10 @@ def test_a_cancel_ends_the_job_within_5_s_even_in_a_stage_that_reports_no_progre
 
 # ----- quotas and fairness ----------------------------------------------------------------------------------
 
+
 def test_beyond_the_queued_limit_a_job_is_refused_with_429_while_another_users_job_is_claimed_first(
-        start_worker, users, settings):
+    start_worker, users, settings
+):
     """GIVEN a two-process worker, users limited to 1 running and 2 queued jobs, and Alice's first job running
     WHEN Alice asks for three more computes and then Bob for one
     THEN Alice's third is refused with 429 and Retry-After; Bob's job is claimed before Alice's older queued
@@ -162,20 +179,27 @@ def test_beyond_the_queued_limit_a_job_is_refused_with_429_while_another_users_j
     settings.JOB_MAX_QUEUED_PER_USER = 2
     settings.JOB_QUOTA_RETRY_AFTER_S = 17
     queue = new_queue()
-    worker = start_worker(queue=queue, pool="prefork", concurrency=2, JOB_MAX_RUNNING_PER_USER="1",
-                          JOB_TEST_STALL="placement:3")
+    worker = start_worker(
+        queue=queue, pool="prefork", concurrency=2, JOB_MAX_RUNNING_PER_USER="1", JOB_TEST_STALL="placement:3"
+    )
     alice_designs = [DesignFactory(owner=users.alice) for _ in range(4)]
     bob_design = DesignFactory(owner=users.bob)
     with sending_to(queue):
         first = job_of(compute(users.alice, alice_designs[0]))
-        wait_for(lambda: Job.objects.filter(pk=first.pk, status=JobStatus.RUNNING).exists(), timeout=30,
-                 what="Alice's first job to run", alive=worker)
+        wait_for(
+            lambda: Job.objects.filter(pk=first.pk, status=JobStatus.RUNNING).exists(),
+            timeout=30,
+            what="Alice's first job to run",
+            alive=worker,
+        )
         waiting = [job_of(compute(users.alice, d)) for d in alice_designs[1:3]]
         refused = compute(users.alice, alice_designs[3])
         bobs = job_of(compute(users.bob, bob_design))
 
     assert refused.status_code == 429 and refused["Retry-After"] == "17"
-    assert refused.json()["error"]["code"] == "job_quota_exceeded" and "limit is 2" in refused.json()["error"]["message"]
+    assert (
+        refused.json()["error"]["code"] == "job_quota_exceeded" and "limit is 2" in refused.json()["error"]["message"]
+    )
     assert not Job.objects.filter(design=alice_designs[3]).exists()
 
     bobs = wait_status(bobs, JobStatus.RUNNING, worker=worker, timeout=30)
@@ -188,6 +212,7 @@ def test_beyond_the_queued_limit_a_job_is_refused_with_429_while_another_users_j
 
 
 # ----- de-duplication ---------------------------------------------------------------------------------------
+
 
 def test_a_duplicate_compute_returns_the_existing_revision_unless_forced(start_worker, users):
     """GIVEN a design computed once by a worker
@@ -210,9 +235,11 @@ def test_a_duplicate_compute_returns_the_existing_revision_unless_forced(start_w
 
 # ----- broker trouble ---------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("scheme", ["redis", "amqp"])
 def test_with_a_broker_that_accepts_and_never_answers_healthz_and_compute_answer_503_and_no_job_runs(
-        start_worker, users, client, settings, scheme):
+    start_worker, users, client, settings, scheme
+):
     """GIVEN a broker address where a server accepts connections and never answers
     WHEN /healthz is asked and a compute is requested
     THEN /healthz is 503 within 2 s; the compute answers 503 within the publish timeout (and a margin), with
@@ -253,15 +280,23 @@ def test_with_a_broker_that_accepts_and_never_answers_healthz_and_compute_answer
 def test_healthz_reports_a_running_worker_and_says_when_none_was_seen(start_worker, client, settings):
     settings.WORKER_SEEN_WITHIN_S = 3
     worker = start_worker(WORKER_BEAT_INTERVAL_S="1")
-    wait_for(lambda: client.get("/healthz").json()["workers"]["status"] == "ok", timeout=10,
-             what="/healthz to see the worker", alive=worker)
+    wait_for(
+        lambda: client.get("/healthz").json()["workers"]["status"] == "ok",
+        timeout=10,
+        what="/healthz to see the worker",
+        alive=worker,
+    )
     worker.stop()
-    wait_for(lambda: client.get("/healthz").json()["workers"]["status"] == "no worker seen in the last 3 s",
-             timeout=10, what="/healthz to miss the stopped worker")
+    wait_for(
+        lambda: client.get("/healthz").json()["workers"]["status"] == "no worker seen in the last 3 s",
+        timeout=10,
+        what="/healthz to miss the stopped worker",
+    )
     assert client.get("/healthz").status_code == 200
 
 
 # ----- a transient database error -----------------------------------------------------------------------------
+
 
 def test_a_connection_dropped_mid_store_is_retried_once_and_the_job_succeeds(start_worker, users):
     """GIVEN a job inside its store transaction on PostgreSQL
@@ -275,8 +310,10 @@ def test_a_connection_dropped_mid_store_is_retried_once_and_the_job_succeeds(sta
         job = job_of(compute(users.alice, design))
     worker.wait_log("JOB_TEST_STALL")
     with connection.cursor() as cur:
-        cur.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
-                    "AND pid <> pg_backend_pid() AND state = 'idle in transaction'")
+        cur.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid() AND state = 'idle in transaction'"
+        )
         assert [row[0] for row in cur.fetchall()] == [True]
 
     job = wait_status(job, JobStatus.SUCCEEDED, worker=worker, timeout=60)

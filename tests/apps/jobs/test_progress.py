@@ -1,4 +1,5 @@
 """DbProgress throttles the engine's progress calls into job rows and stops cancelled runs; Heartbeat beats."""
+
 from __future__ import annotations
 
 import time

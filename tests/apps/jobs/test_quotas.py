@@ -2,6 +2,7 @@
 
 In process, on the test database; the real-worker version is in test_load_integration.py.
 """
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -37,6 +38,7 @@ def running(user, *, started_s_ago: float = 1) -> Job:
 
 
 # ----- quotas -----------------------------------------------------------------------------------------------
+
 
 def test_a_user_at_the_queued_limit_gets_no_new_job_and_a_retry_time(users, settings):
     settings.JOB_MAX_QUEUED_PER_USER = 2
@@ -76,6 +78,7 @@ def test_the_api_answers_429_with_retry_after_and_the_browser_a_message(users, s
 
 
 # ----- fair claiming ----------------------------------------------------------------------------------------
+
 
 def test_the_user_with_fewer_running_jobs_goes_first_even_with_a_newer_job(users, settings):
     settings.JOB_MAX_RUNNING_PER_USER = 2

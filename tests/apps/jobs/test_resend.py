@@ -1,4 +1,5 @@
 """Jobs whose task message was lost (a worker killed before it claimed the job) are sent again."""
+
 from __future__ import annotations
 
 from datetime import timedelta

@@ -1,4 +1,5 @@
 """run_job: claim, run the kind's handler, record how it ended. In process, no broker (see test_worker_integration)."""
+
 from __future__ import annotations
 
 from datetime import timedelta

@@ -1,4 +1,5 @@
 """Job state changes: conditional claims, attempts, progress, finishing, cancelling, reaping, enqueue on commit."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -49,6 +50,7 @@ def make_stale(job: Job, seconds: float = 120) -> None:
 
 # ----- create and enqueue -------------------------------------------------------------------------------------
 
+
 def test_it_enqueues_a_new_job_only_when_the_transaction_commits(delay, django_capture_on_commit_callbacks):
     design = DesignFactory()
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
@@ -80,6 +82,7 @@ def test_it_fails_the_job_when_the_broker_cannot_take_it(delay, django_capture_o
 
 
 # ----- claim and attempts -------------------------------------------------------------------------------------
+
 
 def test_it_claims_a_queued_job_once():
     job = JobFactory()
@@ -129,6 +132,7 @@ def test_a_requeued_job_is_not_failed_by_its_previous_attempt():
 
 # ----- progress -----------------------------------------------------------------------------------------------
 
+
 def test_progress_is_clamped_rounded_and_refreshes_the_heartbeat():
     job = running()
     make_stale(job)
@@ -154,6 +158,7 @@ def test_progress_says_stop_for_a_job_that_is_not_running():
 
 
 # ----- finish ---------------------------------------------------------------------------------------------------
+
 
 def test_it_succeeds_a_running_job_with_its_result():
     job = running()
@@ -202,6 +207,7 @@ def test_it_keeps_the_last_log_entries():
 
 # ----- cancel ---------------------------------------------------------------------------------------------------
 
+
 def test_cancelling_a_queued_job_cancels_it_at_once():
     job = job_request_cancel(job=JobFactory())
     assert job.status == JobStatus.CANCELLED and job.cancel_requested and job.finished_at
@@ -221,6 +227,7 @@ def test_cancelling_a_finished_job_changes_nothing():
 
 
 # ----- reaper ---------------------------------------------------------------------------------------------------
+
 
 def test_the_reaper_requeues_a_stale_job_with_attempts_left(delay, settings, django_capture_on_commit_callbacks):
     settings.JOB_HEARTBEAT_TIMEOUT_S = 30

@@ -1,4 +1,5 @@
 """The Celery tasks are thin: load by id, call the runner or the reaper. Beat schedules the reaper."""
+
 from __future__ import annotations
 
 import pytest

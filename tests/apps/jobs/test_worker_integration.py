@@ -5,6 +5,7 @@ test database is a file: see conftest.py). Workers beat every second and count a
 (JOB_HEARTBEAT_INTERVAL_S / JOB_HEARTBEAT_TIMEOUT_S); JOB_TEST_STALL holds a worker's computation at a
 chosen stage so a test can kill or cancel it mid-run.
 """
+
 from __future__ import annotations
 
 import time
@@ -25,8 +26,12 @@ pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 
 def wait_status(job: Job, status: str, *, worker, timeout: float = 30) -> Job:
-    wait_for(lambda: Job.objects.filter(pk=job.pk, status=status).exists(), timeout=timeout,
-             what=f"job {job.pk} {status} (it is {Job.objects.get(pk=job.pk).status})", alive=worker)
+    wait_for(
+        lambda: Job.objects.filter(pk=job.pk, status=status).exists(),
+        timeout=timeout,
+        what=f"job {job.pk} {status} (it is {Job.objects.get(pk=job.pk).status})",
+        alive=worker,
+    )
     job.refresh_from_db()
     return job
 
@@ -62,7 +67,8 @@ def test_a_worker_computes_a_job_and_a_second_delivery_computes_nothing(worker, 
 
 
 def test_a_job_whose_worker_is_killed_mid_store_is_requeued_within_the_heartbeat_window(
-        start_worker, worker, users, settings):
+    start_worker, worker, users, settings
+):
     """GIVEN a worker holding its job inside the store transaction (links written, cables not yet)
     WHEN the worker is killed (SIGKILL) and the reaper runs
     THEN nothing of the revision exists, the job stays RUNNING only until its heartbeat is 3 s old,
@@ -81,8 +87,9 @@ def test_a_job_whose_worker_is_killed_mid_store_is_requeued_within_the_heartbeat
 
     settings.JOB_HEARTBEAT_TIMEOUT_S = 3
     with sending_to(worker.queue):  # the requeued job goes to the healthy worker
-        reaped = wait_for(lambda: job_reap_stale()["requeued"], timeout=20, what="the reaper to requeue the job",
-                          every=0.25)
+        reaped = wait_for(
+            lambda: job_reap_stale()["requeued"], timeout=20, what="the reaper to requeue the job", every=0.25
+        )
     assert reaped == [str(job.pk)]
     # Stale 3 s after the last heartbeat, which the killed worker sent at most 1 s before it died.
     assert time.monotonic() - killed_at < 3 + 1 + 2
@@ -101,8 +108,12 @@ def test_cancelling_a_running_job_stops_it_and_stores_nothing(start_worker, user
     design = DesignFactory(owner=users.alice)
     with sending_to(slow.queue):
         job = design_compute_enqueue(design=design, user=users.alice)
-    wait_for(lambda: Job.objects.filter(pk=job.pk, status=JobStatus.RUNNING, stage="placement").exists(),
-             timeout=30, what="the job to reach placement", alive=slow)
+    wait_for(
+        lambda: Job.objects.filter(pk=job.pk, status=JobStatus.RUNNING, stage="placement").exists(),
+        timeout=30,
+        what="the job to reach placement",
+        alive=slow,
+    )
 
     job = job_request_cancel(job=job)
     assert job.status == JobStatus.RUNNING and job.cancel_requested

@@ -1,4 +1,5 @@
 """Supplier-grade BOM descriptions: vendor, part number, what it is and the ordered length, for every line kind."""
+
 from __future__ import annotations
 
 from engine.physical import describe
@@ -8,18 +9,26 @@ MEDIA = load_media_catalog()
 
 
 def test_fiber_cords_read_as_a_supplier_lists_them():
-    assert describe.cord(MEDIA.cords["MFP7E10"], "MFP7E10-N015", 15) == \
-        "NVIDIA MFP7E10-N015 MPO-12/APC multimode fiber, OM4, 15 m"
-    assert describe.cord(MEDIA.cords["MFP7E20"], "MFP7E20-N010", 10) == \
-        "NVIDIA MFP7E20-N010 MPO-12/APC multimode 1:2 splitter fiber, OM4, 10 m"
+    assert (
+        describe.cord(MEDIA.cords["MFP7E10"], "MFP7E10-N015", 15)
+        == "NVIDIA MFP7E10-N015 MPO-12/APC multimode fiber, OM4, 15 m"
+    )
+    assert (
+        describe.cord(MEDIA.cords["MFP7E20"], "MFP7E20-N010", 10)
+        == "NVIDIA MFP7E20-N010 MPO-12/APC multimode 1:2 splitter fiber, OM4, 10 m"
+    )
     assert describe.cord(MEDIA.cords["GEN-LC-SM-AB"], "X-3M", 3).startswith("Generic X-3M LC/UPC duplex single-mode")
 
 
 def test_copper_aoc_trunks_panels_and_modules_name_vendor_part_and_length():
-    assert describe.cable(MEDIA.cables["MCP1600-E26L"], "MCP1600-C005E26L", 5) == \
-        "NVIDIA MCP1600-C005E26L passive copper cable (DAC), 100GbE QSFP28 to QSFP28, 26AWG, 5 m"
-    assert describe.copper_cord(MEDIA.copper_cords["GEN-RJ45-CAT6A"], "GEN-CAT6A-3M", 3) == \
-        "Generic GEN-CAT6A-3M RJ45 copper patch cord, up to 10 Gb/s, 3 m"
+    assert (
+        describe.cable(MEDIA.cables["MCP1600-E26L"], "MCP1600-C005E26L", 5)
+        == "NVIDIA MCP1600-C005E26L passive copper cable (DAC), 100GbE QSFP28 to QSFP28, 26AWG, 5 m"
+    )
+    assert (
+        describe.copper_cord(MEDIA.copper_cords["GEN-RJ45-CAT6A"], "GEN-CAT6A-3M", 3)
+        == "Generic GEN-CAT6A-3M RJ45 copper patch cord, up to 10 Gb/s, 3 m"
+    )
     trunk = next(iter(MEDIA.trunks.values()))
     assert describe.trunk(trunk, "T-1", 12).endswith(f"trunk, {trunk.fiber_type.upper()}, Type-{trunk.polarity}, 12 m")
     assert describe.transceiver(MEDIA.transceivers["MMS4A20"]).endswith("(OPN 980-9IAT0-00XM00)")
@@ -43,9 +52,25 @@ def test_a_bad_unconfirmed_value_is_a_catalog_error():
 
     from engine.physical.catalog import CatalogError
 
-    bad = dict(sku="X1", vendor="x", form_factor="qsfp28", top="flat", ports=1, port_gbps=100, lane_gbps=25,
-               pmd="100g-cwdm4", connector="lc", polish="upc", fiber_mode="sm", reach_m={"os2": 2000},
-               power_w=None, technologies=["ethernet"], sources=[], confidence="L", unconfirmed=3)
+    bad = dict(
+        sku="X1",
+        vendor="x",
+        form_factor="qsfp28",
+        top="flat",
+        ports=1,
+        port_gbps=100,
+        lane_gbps=25,
+        pmd="100g-cwdm4",
+        connector="lc",
+        polish="upc",
+        fiber_mode="sm",
+        reach_m={"os2": 2000},
+        power_w=None,
+        technologies=["ethernet"],
+        sources=[],
+        confidence="L",
+        unconfirmed=3,
+    )
     with pytest.raises(CatalogError, match="unconfirmed"):
         load_media_catalog({"transceivers": [bad]})
     ok = load_media_catalog({"transceivers": [dict(bad, unconfirmed=True)]})

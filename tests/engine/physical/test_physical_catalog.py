@@ -25,16 +25,44 @@ ACME_SR4 = {
 
 
 def test_it_loads_every_issue_listed_pmd(catalog):
-    for pmd in ("100gbase-dr", "400gbase-dr4", "400gbase-dr4-2", "400gbase-fr4", "400gbase-sr4", "400gbase-sr8",
-                "800gbase-dr8", "800g-2xdr4", "800g-2xsr4", "800g-2xfr4", "800gbase-dr4", "1.6t-2xdr4"):
+    for pmd in (
+        "100gbase-dr",
+        "400gbase-dr4",
+        "400gbase-dr4-2",
+        "400gbase-fr4",
+        "400gbase-sr4",
+        "400gbase-sr8",
+        "800gbase-dr8",
+        "800g-2xdr4",
+        "800g-2xsr4",
+        "800g-2xfr4",
+        "800gbase-dr4",
+        "1.6t-2xdr4",
+    ):
         assert pmd in catalog.pmds
     dr4 = catalog.pmds["400gbase-dr4"]
-    assert (dr4.lanes, dr4.fibers_per_port, dr4.connector, dr4.il_limit("os2"), dr4.reach_for("os2")) == (4, 8, "mpo-12", 3.0, 500)
+    assert (dr4.lanes, dr4.fibers_per_port, dr4.connector, dr4.il_limit("os2"), dr4.reach_for("os2")) == (
+        4,
+        8,
+        "mpo-12",
+        3.0,
+        500,
+    )
     assert dr4.tx_positions == (1, 2, 3, 4) and dr4.rx_positions == (12, 11, 10, 9)
 
 
 def test_every_entry_keeps_its_sources_and_confidence(catalog):
-    for section in ("pmds", "transceivers", "cables", "cords", "trunks", "adapters", "panels", "cassettes", "cabling_requirements"):
+    for section in (
+        "pmds",
+        "transceivers",
+        "cables",
+        "cords",
+        "trunks",
+        "adapters",
+        "panels",
+        "cassettes",
+        "cabling_requirements",
+    ):
         for entry in getattr(catalog, section).values():
             assert entry.confidence, (section, entry)
             assert isinstance(entry.sources, tuple)

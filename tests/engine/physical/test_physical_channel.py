@@ -255,7 +255,7 @@ def _valid_channels(catalog):
     for name, a, b, run, structured in VALID_CASES:
         pol = PANELS if structured else DIRECT
         choice = select_media(req(a, b, run, tier="leaf-spine" if structured else "node-leaf"), pol, catalog)
-        for leg in ((1, 2) if choice.breakout == "split-1:2" else (1,)):
+        for leg in (1, 2) if choice.breakout == "split-1:2" else (1,):
             yield name, build_channel(choice, structured, pol, leg=leg)
 
 
@@ -267,7 +267,9 @@ def _mutations(ch):
     for i, el in enumerate(ch.elements):
         if el.kind in ("cord", "trunk", "adapter"):
             lc = (el.a or el.b or Face("mpo-12", "", "", "")).family == "lc"
-            for pol in (("A-A",) if lc else ("A", "C") if el.kind != "adapter" else ("B" if el.polarity == "A" else "A",)):
+            for pol in (
+                ("A-A",) if lc else ("A", "C") if el.kind != "adapter" else ("B" if el.polarity == "A" else "A",)
+            ):
                 if pol != el.polarity:
                     yield f"{el.id} polarity {pol}", i, replace(el, polarity=pol)
         faces = {k: getattr(el, k) for k in ("a", "b") if getattr(el, k) is not None}

@@ -47,16 +47,21 @@ def test_unknown_placeholders_are_rejected(kwargs, message):
         LabelTemplate(**kwargs)
 
 
-@pytest.mark.parametrize("end", [
-    "<site><room>.<grid>-<ru:02>:<port:02>",   # the default
-    "<grid>-<ru:03>:<port>/<device>",          # fields after the port
-    "{<port:04>}|<rack>|<row>|<tier>",         # braces in the literal text, a padded port first
-])
+@pytest.mark.parametrize(
+    "end",
+    [
+        "<site><room>.<grid>-<ru:02>:<port:02>",  # the default
+        "<grid>-<ru:03>:<port>/<device>",  # fields after the port
+        "{<port:04>}|<rack>|<row>|<tier>",  # braces in the literal text, a padded port first
+    ],
+)
 def test_a_port_template_renders_what_the_whole_template_renders(end):
     """The per-device shortcut (every field but the port filled in once) gives the same label for every port."""
     t = LabelTemplate(end=end)
-    ends = [LabelEnd(site="DC1", grid="AJ05", ru=7, device="L{1}", rack="DC1.AJ05", row="AJ"),
-            LabelEnd(site="", grid="", ru="", device="X")]
+    ends = [
+        LabelEnd(site="DC1", grid="AJ05", ru=7, device="L{1}", rack="DC1.AJ05", row="AJ"),
+        LabelEnd(site="", grid="", ru="", device="X"),
+    ]
     for e in ends:
         fmt = port_template(t._end, e)
         for port in (1, 17, "17.2", "OSFP1P2", ""):
@@ -65,5 +70,6 @@ def test_a_port_template_renders_what_the_whole_template_renders(end):
 
 def test_labels_from_rendered_ends_match_labels_from_ends():
     t = LabelTemplate(cable="<cable> <near>={<far>}", own_end_first=True)
-    assert cable_labels_of(t, t._end.format(*A), t._end.format(*B), "C000001") == \
-        cable_labels(t, A, B, cable_id="C000001")
+    assert cable_labels_of(t, t._end.format(*A), t._end.format(*B), "C000001") == cable_labels(
+        t, A, B, cable_id="C000001"
+    )

@@ -38,7 +38,10 @@ def test_it_round_trips_through_a_dict():
         ({"reach_limits_m": {"laser": 3}}, "physical.reach_limits_m.laser: unknown medium"),
         ({"loss": {"connector_grade": {"mpo": "gold"}}}, "physical.loss.connector_grade.mpo: must be one of"),
         ({"loss": {"marginal_threshold_db": "half"}}, "physical.loss.marginal_threshold_db: must be a number"),
-        ({"loss": {"attenuation_db_per_km": {"os9": 1}}}, "physical.loss.attenuation_db_per_km.os9: unknown fiber type"),
+        (
+            {"loss": {"attenuation_db_per_km": {"os9": 1}}},
+            "physical.loss.attenuation_db_per_km.os9: unknown fiber type",
+        ),
         ({"labels": {"end": "<site>-<shelf>"}}, "physical.labels.end: unknown placeholder <shelf>"),
         ({"trunk_spare": 0.1}, "physical.trunk_spare: unknown key"),
     ],

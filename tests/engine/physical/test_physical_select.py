@@ -104,7 +104,9 @@ def test_1_to_2_splitter_fibers_feed_200g_ports_within_50m(catalog):
     assert c.a_links_per_module == 4  # a twin-port module serves 4 x 200G links
     assert c.b_power_w == 6.5  # NS400-T in 200G mode
     assert c.link_gbps == 200 and c.lanes_per_link == 2
-    sm = select_media(req(QM9700_CAGE, CX7_OSFP_200, 30, tier="node-leaf"), policy(node_leaf={"medium": "single-mode"}), catalog)
+    sm = select_media(
+        req(QM9700_CAGE, CX7_OSFP_200, 30, tier="node-leaf"), policy(node_leaf={"medium": "single-mode"}), catalog
+    )
     assert sm.cable_family == "MFP7E40" and sm.b_power_w == 5
     with pytest.raises(MediaSelectionError, match="node-leaf.*60 m"):
         select_media(req(QM9700_CAGE, CX7_OSFP_200, 60, tier="node-leaf"), P, catalog)
@@ -119,9 +121,13 @@ def test_a_700m_run_with_only_500m_optics_fails_clearly(catalog):
 
 
 def test_a_tier_can_be_pinned_to_single_mode_or_optical(catalog):
-    sm = select_media(req(QM9700_CAGE, QM9700_CAGE, 1, aligned=True), policy(leaf_spine={"medium": "single-mode"}), catalog)
+    sm = select_media(
+        req(QM9700_CAGE, QM9700_CAGE, 1, aligned=True), policy(leaf_spine={"medium": "single-mode"}), catalog
+    )
     assert sm.medium == "fiber-sm"
-    opt = select_media(req(QM9700_CAGE, QM9700_CAGE, 1, aligned=True), policy(leaf_spine={"medium": "optical"}), catalog)
+    opt = select_media(
+        req(QM9700_CAGE, QM9700_CAGE, 1, aligned=True), policy(leaf_spine={"medium": "optical"}), catalog
+    )
     assert opt.medium == "fiber-mm"
     with pytest.raises(MediaSelectionError, match="excluded by the tier's medium pin"):
         select_media(req(QM9700_CAGE, QM9700_CAGE, 20), policy(leaf_spine={"medium": "copper"}), catalog)
@@ -208,7 +214,14 @@ def test_panel_mode_resolves_trunk_adapter_and_panel_parts(catalog):
     ],
 )
 def test_bad_cages_get_a_clear_message(kwargs, message):
-    base = {"device_kind": "switch", "form_factor": "osfp", "top": "finned", "twin_port": True, "port_speed_gbps": 400, "lanes_gbps": 100}
+    base = {
+        "device_kind": "switch",
+        "form_factor": "osfp",
+        "top": "finned",
+        "twin_port": True,
+        "port_speed_gbps": 400,
+        "lanes_gbps": 100,
+    }
     with pytest.raises(ValueError, match=message):
         CageEnd(**{**base, **kwargs})
 

@@ -1,5 +1,6 @@
 """Every consistency check has a case that trips it; the default policy on the small design trips none
 except the unpublished-buffer notice."""
+
 from __future__ import annotations
 
 import pytest
@@ -35,23 +36,26 @@ def test_sonic_stock_map_left_in_place():
     assert any(x.code == "host-dscp-not-lossless" and "priority 1" in x.message for x in w)
 
 
-@pytest.mark.parametrize("qos, code", [
-    ({"host": {"cnp_dscp": 46}}, "host-cnp-dscp"),
-    ({"pfc": {"priorities": [3, 4]}}, "pfc-priorities"),
-    ({"pfc": {"priorities": [4]}, "host": {"pfc_priorities": [4]}}, "pfc-priorities"),
-    ({"host": {"pfc_priorities": [4]}}, "host-pfc-mismatch"),
-    ({"control": {"priority": 3}}, "class-on-lossless-priority"),
-    ({"pfc": {"watchdog": False}}, "pfc-watchdog-off"),
-    ({"cnp": {"scheduling": "dwrr", "weight": 10}, "default": {"weight": 40}}, "cnp-not-strict"),
-    ({"roce": {"weight": 60}}, "ets-weights"),
-    ({"ecn": {"classes": ["default"]}}, "ecn-not-on-roce"),
-    ({"ecn": {"min_bytes": 2_000_000}}, "ecn-order"),
-    ({"ecn": {"min_bytes": 10_000}}, "ecn-too-low"),
-    ({"ecn": {"min_bytes": 20_000}}, "ecn-too-shallow"),  # 0.4 us at 400G, 0.2 us at 800G
-    ({"ecn": {"max_bytes": 20_000_000}}, "ecn-too-deep"),  # 400 us at 400G
-    ({"mode": "lossy", "ecn": {"classes": []}}, "lossy-no-cc"),
-    ({"mtu": {"host": 1500}}, "roce-mtu"),
-])
+@pytest.mark.parametrize(
+    "qos, code",
+    [
+        ({"host": {"cnp_dscp": 46}}, "host-cnp-dscp"),
+        ({"pfc": {"priorities": [3, 4]}}, "pfc-priorities"),
+        ({"pfc": {"priorities": [4]}, "host": {"pfc_priorities": [4]}}, "pfc-priorities"),
+        ({"host": {"pfc_priorities": [4]}}, "host-pfc-mismatch"),
+        ({"control": {"priority": 3}}, "class-on-lossless-priority"),
+        ({"pfc": {"watchdog": False}}, "pfc-watchdog-off"),
+        ({"cnp": {"scheduling": "dwrr", "weight": 10}, "default": {"weight": 40}}, "cnp-not-strict"),
+        ({"roce": {"weight": 60}}, "ets-weights"),
+        ({"ecn": {"classes": ["default"]}}, "ecn-not-on-roce"),
+        ({"ecn": {"min_bytes": 2_000_000}}, "ecn-order"),
+        ({"ecn": {"min_bytes": 10_000}}, "ecn-too-low"),
+        ({"ecn": {"min_bytes": 20_000}}, "ecn-too-shallow"),  # 0.4 us at 400G, 0.2 us at 800G
+        ({"ecn": {"max_bytes": 20_000_000}}, "ecn-too-deep"),  # 400 us at 400G
+        ({"mode": "lossy", "ecn": {"classes": []}}, "lossy-no-cc"),
+        ({"mtu": {"host": 1500}}, "roce-mtu"),
+    ],
+)
 def test_each_check_trips(qos, code):
     assert code in codes(policy(**qos))
 
@@ -121,12 +125,15 @@ def test_a_save_refuses_ecn_min_not_below_max_and_percent_weights_not_adding_up(
 
     assert policy_save_errors(policy(), ["nvue"]) == []
     errors = dict(policy_save_errors(policy(ecn={"min_bytes": 2_000_000}), ["sonic"]))
-    assert list(errors) == ["qos.ecn.min_bytes"] and "2,000,000 B is not below 1,500,000 B" in errors[
-        "qos.ecn.min_bytes"]
+    assert (
+        list(errors) == ["qos.ecn.min_bytes"] and "2,000,000 B is not below 1,500,000 B" in errors["qos.ecn.min_bytes"]
+    )
     weights = dict(policy_save_errors(policy(roce={"weight": 80}), ["nvue", "eos"]))
     assert set(weights) == {"qos.roce.weight", "qos.default.weight"}
-    assert "percentages on EOS and NVUE and must add up to 100; these add up to 130 (roce 80, default 50)" in \
-        weights["qos.roce.weight"]
+    assert (
+        "percentages on EOS and NVUE and must add up to 100; these add up to 130 (roce 80, default 50)"
+        in weights["qos.roce.weight"]
+    )
     assert policy_save_errors(policy(roce={"weight": 80}), ["sonic"]) == []
 
 
@@ -138,6 +145,8 @@ def test_a_dscp_clash_names_the_class_whose_dscps_changed():
     with pytest.raises(SpecError) as cnp_edited:
         QosPolicy.from_dict({"cnp": {"dscp": [26]}}, "ethernet")
     assert [(e.path, e.message) for e in roce_edited.value.errors] == [
-        ("qos.roce.dscp", "DSCP 48 is already in the cnp class")]
+        ("qos.roce.dscp", "DSCP 48 is already in the cnp class")
+    ]
     assert [(e.path, e.message) for e in cnp_edited.value.errors] == [
-        ("qos.cnp.dscp", "DSCP 26 is already in the roce class")]
+        ("qos.cnp.dscp", "DSCP 26 is already in the roce class")
+    ]

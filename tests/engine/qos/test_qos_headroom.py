@@ -6,6 +6,7 @@ Common terms with a 9216 B switch MTU and the reference's 4,200 B RoCE frame:
   D-Max-No-Drop-Frame = (4200 + 20) x 8 = 33,760 BT
   D-Cable x2          = 2 x L m x 5 ns/m x R Gb/s  (1 ns at R Gb/s = R bits)
 """
+
 from __future__ import annotations
 
 import pytest
@@ -20,8 +21,14 @@ def test_reference_terms():
     h = headroom_bytes(100, 0, 9216)
     rows = {n: b for n, b, _ in h.terms}
     assert rows["D-Max-Frame"] == 73_888 and rows["D-Pause"] == 672 and rows["D-Max-No-Drop-Frame"] == 33_760
-    assert [n for n, _, _ in h.terms] == ["D-Max-Frame", "D-Pause", "D-Cable x2", "D-Intf", "D-Resp",
-                                          "D-Max-No-Drop-Frame"]
+    assert [n for n, _, _ in h.terms] == [
+        "D-Max-Frame",
+        "D-Pause",
+        "D-Cable x2",
+        "D-Intf",
+        "D-Resp",
+        "D-Max-No-Drop-Frame",
+    ]
 
 
 @pytest.mark.parametrize("cable_m, total", [(3, 54_491), (100, 66_616)])
@@ -39,8 +46,9 @@ def test_100g(cable_m, total):
     assert h.total_bytes == total
 
 
-@pytest.mark.parametrize("cable_m, cable_bits, total", [(3, 12_000, 134_400), (30, 120_000, 147_900),
-                                                        (100, 400_000, 182_900)])
+@pytest.mark.parametrize(
+    "cable_m, cable_bits, total", [(3, 12_000, 134_400), (30, 120_000, 147_900), (100, 400_000, 182_900)]
+)
 def test_400g(cable_m, cable_bits, total):
     """400G: D-Resp 463,360 BT is listed; D-Intf is not, so it takes the 100G time (122,880 BT = 1.2288 us)
     at 400G: 122,880 x 4 = 491,520 BT.

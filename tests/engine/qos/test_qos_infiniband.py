@@ -44,12 +44,16 @@ def test_static_routing_and_no_sharp():
 def test_plan_for_infiniband_design():
     """IB switches get no per-switch QoS file; one SM file per fabric/plane; no RoCE host script."""
     from _qos_fixtures import host, replace
+
     switches = [replace(s, plane=p, name=f"{s.name}-P{p}") for p in (1, 2) for s in ib_switches()]
     plan = plan_qos(None, switches, host(), "infiniband")
     names = [f for f, _ in plan.files]
     assert [n for n in names if n.startswith("qos/subnet-manager/")] == [
-        "qos/subnet-manager/compute-plane1.opensm.conf", "qos/subnet-manager/compute-plane1.root_guids.conf",
-        "qos/subnet-manager/compute-plane2.opensm.conf", "qos/subnet-manager/compute-plane2.root_guids.conf"]
+        "qos/subnet-manager/compute-plane1.opensm.conf",
+        "qos/subnet-manager/compute-plane1.root_guids.conf",
+        "qos/subnet-manager/compute-plane2.opensm.conf",
+        "qos/subnet-manager/compute-plane2.root_guids.conf",
+    ]
     # Each plane's conf points at its own root-node file (two subnets, two sets of roots).
     files = dict(plan.files)
     roots = {kv(files[f"qos/subnet-manager/compute-plane{p}.opensm.conf"])["root_guid_file"] for p in (1, 2)}
@@ -62,8 +66,18 @@ def test_plan_for_infiniband_design():
 
 # Option names and routing engines upstream OpenSM 3.3.23 knows (`opensm -c` of Debian's opensm): the conf for
 # the `opensm` flavour may use nothing else.
-UPSTREAM_OPTIONS = {"routing_engine", "root_guid_file", "lmc", "max_op_vls", "qos", "qos_max_vls", "qos_sl2vl",
-                    "qos_vlarb_low", "qos_vlarb_high", "qos_high_limit"}
+UPSTREAM_OPTIONS = {
+    "routing_engine",
+    "root_guid_file",
+    "lmc",
+    "max_op_vls",
+    "qos",
+    "qos_max_vls",
+    "qos_sl2vl",
+    "qos_vlarb_low",
+    "qos_vlarb_high",
+    "qos_high_limit",
+}
 UPSTREAM_ENGINES = {"minhop", "updn", "dnup", "file", "ftree", "lash", "dor", "torus-2QoS", "nue", "dfsssp", "sssp"}
 
 
@@ -95,5 +109,7 @@ def test_root_node_file_from_descriptions_then_from_discovered_guids():
     assert [ln for ln in text.splitlines() if ln.startswith("#node ")] == [f"#node CF-S0{i}" for i in range(1, 5)]
     _, text = render_root_nodes(facts, {"CF-S01": "0x0002c90000000001", "CF-S02": "0x0002c90000000002"})
     assert [ln for ln in text.splitlines() if not ln.startswith("#")] == [
-        "0x0002c90000000001 # CF-S01", "0x0002c90000000002 # CF-S02"]
+        "0x0002c90000000001 # CF-S01",
+        "0x0002c90000000002 # CF-S02",
+    ]
     assert "#node CF-S03" in text and "#node CF-S01" not in text

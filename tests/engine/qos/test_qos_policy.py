@@ -24,8 +24,15 @@ def test_defaults_follow_the_reference():
 
 
 def test_round_trip():
-    p = QosPolicy.from_dict({"mode": "pfc-only", "roce": {"dscp": [24, 26]}, "infiniband": {"sharp": "off"},
-                             "dcqcn": {"rpg_time_reset": 100}}, "ethernet")
+    p = QosPolicy.from_dict(
+        {
+            "mode": "pfc-only",
+            "roce": {"dscp": [24, 26]},
+            "infiniband": {"sharp": "off"},
+            "dcqcn": {"rpg_time_reset": 100},
+        },
+        "ethernet",
+    )
     d = p.to_dict()
     d.pop("technology")
     assert QosPolicy.from_dict(d, "ethernet") == p

@@ -1,4 +1,5 @@
 """Vendor outputs on a small RoCE design: reference values in every format, plus golden files."""
+
 from __future__ import annotations
 
 import json
@@ -46,8 +47,19 @@ def test_sonic_tables():
     name, text = render_switch(policy(), leaf("sonic"))
     assert name.endswith(".config_db.json")
     db = json.loads(text)
-    for table in ("DSCP_TO_TC_MAP", "TC_TO_PRIORITY_GROUP_MAP", "PORT_QOS_MAP", "WRED_PROFILE", "SCHEDULER", "QUEUE",
-                  "BUFFER_PG", "BUFFER_PROFILE", "TC_TO_QUEUE_MAP", "PFC_WD", "CABLE_LENGTH"):
+    for table in (
+        "DSCP_TO_TC_MAP",
+        "TC_TO_PRIORITY_GROUP_MAP",
+        "PORT_QOS_MAP",
+        "WRED_PROFILE",
+        "SCHEDULER",
+        "QUEUE",
+        "BUFFER_PG",
+        "BUFFER_PROFILE",
+        "TC_TO_QUEUE_MAP",
+        "PFC_WD",
+        "CABLE_LENGTH",
+    ):
         assert table in db, table
     dscp = db["DSCP_TO_TC_MAP"]["AZURE"]
     assert len(dscp) == 64 and dscp["26"] == "3" and dscp["48"] == "6" and dscp["3"] == "0"  # stock 26->1 replaced
@@ -71,8 +83,10 @@ def test_eos():
     assert name.endswith(".eos.cfg")
     assert "qos map dscp 26 to traffic-class 3" in text and "qos map dscp 48 to traffic-class 6" in text
     assert text.count("priority-flow-control priority 3 no-drop") == 4 and "priority 4 no-drop" not in text
-    assert ("random-detect ecn minimum-threshold 150000 bytes maximum-threshold 1500000 bytes "
-            "max-mark-probability 100 weight 0") in text
+    assert (
+        "random-detect ecn minimum-threshold 150000 bytes maximum-threshold 1500000 bytes "
+        "max-mark-probability 100 weight 0"
+    ) in text
     assert "   mtu 9214" in text and "qos trust dscp" in text
     assert "ECN at 400G: min 150000 B = 3 us, max 1500000 B = 30 us" in text
     golden("CF-SU01-L01.eos.cfg", text)
@@ -86,7 +100,7 @@ def test_spine_file_has_its_own_ports():
 def test_hosts():
     name, text = render_hosts(policy(), host())
     assert name == "qos/hosts/roce-qos-connectx-7.sh"
-    assert '--trust dscp' in text and "--pfc 0,0,0,1,0,0,0,0" in text
+    assert "--trust dscp" in text and "--pfc 0,0,0,1,0,0,0,0" in text
     assert "--dscp2prio set,26,3" in text and "--dscp2prio set,48,6" in text
     assert 'cma_roce_tos -d "$DEV" -t 106' in text and "NCCL_IB_TC=106" in text
     assert "echo 48 > /sys/class/net/$IF/ecn/roce_np/cnp_dscp" in text
@@ -112,9 +126,13 @@ def test_edited_policy_reaches_every_vendor():
 def _merged_over_stock(fragment: dict, ports) -> dict:
     """`config load` semantics: field-wise merge of the fragment over SONiC's stock tables for these ports
     (qos_config.j2 PORT_QOS_MAP pfc_enable "3,4"; buffers_config.j2 BUFFER_PG "|0" lossy and "|3-4" lossless)."""
-    stock = {"PORT_QOS_MAP": {p: {"pfc_enable": "3,4", "pfcwd_sw_enable": "3,4"} for p in ports},
-             "BUFFER_PG": {**{f"{p}|0": {"profile": "ingress_lossy_profile"} for p in ports},
-                           **{f"{p}|3-4": {"profile": "pg_lossless_400000_5m_profile"} for p in ports}}}
+    stock = {
+        "PORT_QOS_MAP": {p: {"pfc_enable": "3,4", "pfcwd_sw_enable": "3,4"} for p in ports},
+        "BUFFER_PG": {
+            **{f"{p}|0": {"profile": "ingress_lossy_profile"} for p in ports},
+            **{f"{p}|3-4": {"profile": "pg_lossless_400000_5m_profile"} for p in ports},
+        },
+    }
     for table, rows in fragment.items():
         for key, fields in rows.items():
             stock.setdefault(table, {}).setdefault(key, {}).update(fields)
@@ -138,8 +156,11 @@ def test_sonic_fragment_merges_over_the_stock_config(mode):
         keys = [k.split("|")[1] for k in merged["BUFFER_PG"] if k.startswith(port + "|")]
         pgs = [_pgs(k) for k in keys]
         assert sum(len(s) for s in pgs) == len(set().union(*pgs)), keys  # no PG in two keys
-        lossless = [merged["BUFFER_PG"][f"{port}|{k}"]["profile"] for k in keys
-                    if merged["BUFFER_PG"][f"{port}|{k}"]["profile"] != "ingress_lossy_profile"]
+        lossless = [
+            merged["BUFFER_PG"][f"{port}|{k}"]["profile"]
+            for k in keys
+            if merged["BUFFER_PG"][f"{port}|{k}"]["profile"] != "ingress_lossy_profile"
+        ]
         if mode == "lossy":
             assert lossless == []  # no lossless PG inherited from the stock config
         else:
@@ -156,6 +177,7 @@ def test_sonic_pfc_outside_the_stock_range_gets_its_own_key():
 
 def test_nvue_watchdog_and_breakout_in_their_explicit_forms():
     from dataclasses import replace
+
     sw = replace(leaf("nvue"), breakouts=(("swp17", "2x400G"),))
     text = render_switch(policy(), sw)[1]
     lines = text.splitlines()

@@ -4,6 +4,7 @@ Specification (issue 17): the shipped presets and an Ethernet storage fabric on 
 without a part; the BOM's part numbers and descriptions are the catalog's supplier-grade ones; a custom switch
 with a cage no part fits leaves the BOM incomplete, counted per network and tier, until a fitting part is added.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -13,16 +14,44 @@ from engine.pipeline import compute_design
 from engine.presets import list_presets, load_preset
 from engine.spec import parse_spec
 
-LAB_SWITCH = {"name": "Lab OSFP 100G switch", "vendor": "lab", "technology": ["ethernet"], "cages": 32,
-              "form_factor": "osfp", "top": "finned", "speeds": {100: 1}, "lanes_gbps": 100, "rack_units": 1,
-              "sources": ["user"]}
-LAB_MODULE = {"sku": "LAB-OSFP-100G-DR", "vendor": "lab", "description": "OSFP 100G DR transceiver, 500 m, LC",
-              "form_factor": "osfp", "top": "finned", "ports": 1, "port_gbps": 100, "lane_gbps": 100,
-              "pmd": "100gbase-dr", "connector": "lc", "polish": "upc", "fiber_mode": "sm", "reach_m": {"os2": 500},
-              "power_w": 4, "technologies": ["ethernet"], "sources": [], "confidence": "L"}
-LAB_SPEC = {"name": "lab in-band", "servers": {"model": "hgx-8gpu", "count": 16},
-            "compute_fabric": {"technology": "ethernet", "switch": "sn5600"},
-            "inband": {"enabled": True, "switch": "lab-osfp100"}, "oob": {"enabled": False}}
+LAB_SWITCH = {
+    "name": "Lab OSFP 100G switch",
+    "vendor": "lab",
+    "technology": ["ethernet"],
+    "cages": 32,
+    "form_factor": "osfp",
+    "top": "finned",
+    "speeds": {100: 1},
+    "lanes_gbps": 100,
+    "rack_units": 1,
+    "sources": ["user"],
+}
+LAB_MODULE = {
+    "sku": "LAB-OSFP-100G-DR",
+    "vendor": "lab",
+    "description": "OSFP 100G DR transceiver, 500 m, LC",
+    "form_factor": "osfp",
+    "top": "finned",
+    "ports": 1,
+    "port_gbps": 100,
+    "lane_gbps": 100,
+    "pmd": "100gbase-dr",
+    "connector": "lc",
+    "polish": "upc",
+    "fiber_mode": "sm",
+    "reach_m": {"os2": 500},
+    "power_w": 4,
+    "technologies": ["ethernet"],
+    "sources": [],
+    "confidence": "L",
+}
+LAB_SPEC = {
+    "name": "lab in-band",
+    "servers": {"model": "hgx-8gpu", "count": 16},
+    "compute_fabric": {"technology": "ethernet", "switch": "sn5600"},
+    "inband": {"enabled": True, "switch": "lab-osfp100"},
+    "oob": {"enabled": False},
+}
 
 
 def missing_by_tier(result) -> dict:
@@ -44,19 +73,33 @@ def test_every_preset_gives_every_link_a_part(presets):
 
 
 def storage_design(ratio: str):
-    return compute_design(parse_spec({
-        "name": "Ethernet storage", "servers": {"model": "hgx-8gpu", "count": 512},
-        "compute_fabric": {"technology": "ethernet", "switch": "sn5600"},
-        "storage_fabric": {"enabled": True, "technology": "ethernet", "switch": "sn5600", "appliances": 16,
-                           "oversubscription": ratio}}))
+    return compute_design(
+        parse_spec(
+            {
+                "name": "Ethernet storage",
+                "servers": {"model": "hgx-8gpu", "count": 512},
+                "compute_fabric": {"technology": "ethernet", "switch": "sn5600"},
+                "storage_fabric": {
+                    "enabled": True,
+                    "technology": "ethernet",
+                    "switch": "sn5600",
+                    "appliances": 16,
+                    "oversubscription": ratio,
+                },
+            }
+        )
+    )
 
 
 def test_an_ethernet_storage_fabric_on_sn5600_at_200g_gets_splitters_and_qsfp112_modules():
     """The issue's fabric: 512 x hgx-8gpu, storage at 200G on SN5600 (4:3, 16 appliances)."""
     r = storage_design("4:3")
     assert r.summary["completeness"]["complete"] is True
-    node = {(c.a_module, c.b_module, c.cord.family if c.cord else c.cable_family)
-            for lk, c in zip(r.links, r.physical.choices) if lk.network == "storage" and lk.tier == "node-leaf"}
+    node = {
+        (c.a_module, c.b_module, c.cord.family if c.cord else c.cable_family)
+        for lk, c in zip(r.links, r.physical.choices)
+        if lk.network == "storage" and lk.tier == "node-leaf"
+    }
     # a server's 200G QSFP112 port takes MMA1Z00-NS400 in its 2-lane mode on a 1:2 splitter from the
     # switch's twin-port OSFP (parts-beyond-ndr.md section 3); the splitter is NVIDIA's, or the generic build
     assert {x[:2] for x in node} == {("MMA1Z00-NS400", "MMA4Z00-NS")}
@@ -113,18 +156,18 @@ def test_bom_lines_carry_supplier_descriptions_and_orderable_numbers(presets):
 EXPECTED_NVIDIA_TRANSCEIVERS = {
     "dgx-h100-superpod-4su": {
         "MMA1Z00-NS400": "NVIDIA MMA1Z00-NS400 QSFP112 400G SR4 transceiver, 850 nm, MPO-12/APC, 50 m OM4; 200G on "
-                         "a 1:2 fiber (OPN 980-9I693-00NS00)",
+        "a 1:2 fiber (OPN 980-9I693-00NS00)",
         "MMA4Z00-NS": "NVIDIA MMA4Z00-NS Twin-port OSFP 2x400G SR4, 30 m OM3 / 50 m OM4, finned (OPN 980-9I510-00NS00)",
         "MMA4Z00-NS-FLT": "NVIDIA MMA4Z00-NS-FLT Twin-port OSFP 2x400G SR4, 50 m, flat-top (DGX) "
-                          "(OPN 980-9I51A-00NS00)",
+        "(OPN 980-9I51A-00NS00)",
         "MMA4Z00-NS400": "NVIDIA MMA4Z00-NS400 Single-port OSFP 400G SR4, 30 m OM3 / 50 m OM4, flat-top "
-                         "(OPN 980-9I51S-00NS00)",
+        "(OPN 980-9I51S-00NS00)",
     },
     "dgx-b300-xdr-8su": {
         "MMS4A00": "NVIDIA MMS4A00 1.6T twin-port OSFP 2x800G DR4 (200G/lane) transceiver, 500 m, 2 x MPO-12/APC, "
-                   "finned (IHS) (OPN 980-9IAH1-00XM00)",
+        "finned (IHS) (OPN 980-9IAH1-00XM00)",
         "MMS4A20": "NVIDIA MMS4A20 800G single-port OSFP DR4 (200G/lane) transceiver, 500 m, MPO-12/APC, flat-top "
-                   "(ConnectX-8) (OPN 980-9IAT0-00XM00)",
+        "(ConnectX-8) (OPN 980-9IAT0-00XM00)",
     },
 }
 EXPECTED_CABLE_DESCRIPTIONS = {
@@ -141,8 +184,11 @@ UNCONFIRMED = {"MMS4A00", "MMS4A20", "MFA1A00-C015", "MFA1A00-C050"}
 
 def test_bom_part_numbers_and_descriptions_match_the_reference_tables(presets):
     for key, want in EXPECTED_NVIDIA_TRANSCEIVERS.items():
-        got = {line["sku"]: line["description"] for line in presets[key].summary["bom"]
-               if line["category"] == "transceiver"}
+        got = {
+            line["sku"]: line["description"]
+            for line in presets[key].summary["bom"]
+            if line["category"] == "transceiver"
+        }
         assert got == want, key
     seen = {}
     for r in presets.values():
@@ -198,7 +244,9 @@ def test_a_custom_switch_no_part_fits_leaves_the_bom_incomplete_until_a_fitting_
     assert c["complete"] is False and c["links_without_part"] == sum(missing_by_tier(r).values()) > 0
     assert set(missing_by_tier(r)) == {("inband", "node-leaf"), ("inband", "leaf-spine")}
     assert all("osfp" in m["reason"] for m in c["missing"])
-    fixed = compute_design(parse_spec(LAB_SPEC), load_catalog({"switches": {"lab-osfp100": LAB_SWITCH},
-                                                                "media": {"transceivers": [LAB_MODULE]}}))
+    fixed = compute_design(
+        parse_spec(LAB_SPEC),
+        load_catalog({"switches": {"lab-osfp100": LAB_SWITCH}, "media": {"transceivers": [LAB_MODULE]}}),
+    )
     assert fixed.summary["completeness"]["complete"] is True
     assert any(line["sku"] == "LAB-OSFP-100G-DR" for line in fixed.summary["bom"])

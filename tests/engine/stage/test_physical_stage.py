@@ -7,6 +7,7 @@ A DGX H100 SU, compute fabric only:
     OSFP1P2 ── rail 2 ──────────────────────────► L02 1/1
     (one cage, two leaves: never a twin-port DAC)
 """
+
 from __future__ import annotations
 
 import csv
@@ -30,9 +31,18 @@ def catalog():
 
 
 def _design(catalog, *, servers=127, physical=None, reserved=1, managers=4, **compute):
-    spec = {"name": "t", "servers": {"model": "dgx-h100", "count": servers},
-            "compute_fabric": {"technology": "infiniband", "switch": "qm9700", "scalable_unit": 32,
-                               "reserved_node_slots": reserved, "fabric_managers": managers, **compute}}
+    spec = {
+        "name": "t",
+        "servers": {"model": "dgx-h100", "count": servers},
+        "compute_fabric": {
+            "technology": "infiniband",
+            "switch": "qm9700",
+            "scalable_unit": 32,
+            "reserved_node_slots": reserved,
+            "fabric_managers": managers,
+            **compute,
+        },
+    }
     if physical is not None:
         spec["physical"] = physical
     return compute_design(parse_spec(spec), catalog)
@@ -57,12 +67,14 @@ def test_it_counts_one_transceiver_per_cage_end(four_su_optical):
     """127 DGX x 4 twin-port cages = 508 flat-top modules; the 32 leaves use 16 down cages (the last
     leaf cages half-filled count once) and 16 up cages each, and the 16 spines 32 cages each:
     32 x 32 + 16 x 32 = 1,536 finned modules; UFM appliances add 4 single-port modules."""
-    bom = {line["sku"]: line["quantity"] for line in four_su_optical.summary["bom"]
-           if line["category"] == "transceiver"}
+    bom = {
+        line["sku"]: line["quantity"] for line in four_su_optical.summary["bom"] if line["category"] == "transceiver"
+    }
     server_side = sum(q for sku, q in bom.items() if sku.endswith("-FLT"))
     assert server_side == 508
-    finned_twin = sum(q for sku, q in bom.items() if sku.startswith(("MMA4Z00", "MMS4X00")) and not sku.endswith(
-        ("-FLT", "NS400")))
+    finned_twin = sum(
+        q for sku, q in bom.items() if sku.startswith(("MMA4Z00", "MMS4X00")) and not sku.endswith(("-FLT", "NS400"))
+    )
     assert finned_twin == 1536
 
 
@@ -80,13 +92,12 @@ def test_every_optical_link_has_a_loss_budget_and_a_status(four_su_optical):
             assert budget is not None and budget.limit_db is not None
             assert status in ("pass", "marginal", "fail")
     counts = r.summary["loss_budget"]
-    assert counts["pass"] + counts["marginal"] + counts["fail"] == sum(
-        1 for c in r.physical.choices if c and c.optical)
+    assert counts["pass"] + counts["marginal"] + counts["fail"] == sum(1 for c in r.physical.choices if c and c.optical)
 
 
 def test_cable_lengths_are_rounded_up_never_down(four_su_optical):
     r = four_su_optical
-    for (sku_len, run) in zip(r.physical.cords, r.lengths_m):
+    for sku_len, run in zip(r.physical.cords, r.lengths_m):
         if sku_len:
             assert sku_len[1] >= run
 
@@ -119,8 +130,9 @@ def test_fiber_totals_count_eight_active_fibers_per_parallel_link(four_su_optica
 
 def test_panels_mode_routes_inter_rack_links_through_two_cords_and_a_trunk(catalog):
     r = _design(catalog, servers=31, physical={"default_tier": {"medium": "single-mode", "cabling": "panels"}})
-    inter = [i for i, link in enumerate(r.links)
-             if r.places[link.a].rack != r.places[link.b].rack and r.physical.choices[i]]
+    inter = [
+        i for i, link in enumerate(r.links) if r.places[link.a].rack != r.places[link.b].rack and r.physical.choices[i]
+    ]
     assert inter
     kinds = {row[0]: row for row in r.physical.cable_rows}
     for i in inter[:50]:
@@ -136,6 +148,7 @@ def test_a_bad_physical_policy_is_a_spec_error_at_its_path(catalog):
 
 
 # ----- BOM: lines and their split by network and SU ----------------------------------------------------
+
 
 def _recount_split(r):
     """physical.bom_split counted the plain way: every link and every cable row, one by one."""
@@ -161,8 +174,9 @@ def test_bom_split_equals_a_recount_from_links_and_cables(which, catalog, four_s
     if which == "small":
         r = four_su_optical
     elif which == "panels":
-        r = _design(catalog, servers=64, physical={"tiers": {"leaf-spine": {"medium": "single-mode",
-                                                                              "cabling": "panels"}}})
+        r = _design(
+            catalog, servers=64, physical={"tiers": {"leaf-spine": {"medium": "single-mode", "cabling": "panels"}}}
+        )
     else:  # 2,048 DGX H100 (16K GPUs, three tiers, ~49,000 links)
         r = _design(catalog, servers=2048)
     split = r.physical.bom_split
@@ -176,8 +190,11 @@ def test_bom_split_equals_a_recount_from_links_and_cables(which, catalog, four_s
     per_sku = Counter()
     for (sku, _net, _su), n in list(split.transceivers.items()) + list(split.cables.items()):
         per_sku[sku] += n
-    bom = {line["sku"]: line["quantity"] for line in r.summary["bom"]
-           if line["category"] not in ("switch", "appliance", "panel", "panel-insert")}
+    bom = {
+        line["sku"]: line["quantity"]
+        for line in r.summary["bom"]
+        if line["category"] not in ("switch", "appliance", "panel", "panel-insert")
+    }
     assert per_sku == Counter(bom)
     if which == "panels":
         assert any(s == 0 and n for (_p, _net, s), n in split.cables.items())  # panel A ends: no SU
@@ -194,8 +211,11 @@ def test_bom_counts_shared_cages_once_and_warns_about_two_modules_in_one_cage(ca
     from engine.model import Device, Link
     from engine.physical_stage import _bom
 
-    devices = [Device(0, "srv-a", "server", "dgx-h100", su=1), Device(1, "srv-b", "server", "dgx-h100", su=2),
-               Device(2, "sw", "server", "dgx-h100")]
+    devices = [
+        Device(0, "srv-a", "server", "dgx-h100", su=1),
+        Device(1, "srv-b", "server", "dgx-h100", su=2),
+        Device(2, "sw", "server", "dgx-h100"),
+    ]
     m1 = SimpleNamespace(a_module="M1", b_module="M1", a_power_w=10.0, b_power_w=10.0)
     m2 = SimpleNamespace(a_module="M2", b_module=None, a_power_w=12.0, b_power_w=None)
     links = [
@@ -214,8 +234,14 @@ def test_bom_counts_shared_cages_once_and_warns_about_two_modules_in_one_cage(ca
     assert qty == {"M1": 5, "M2": 1}
     assert next(line["watts"] for line in lines if line["sku"] == "M1") == 50.0
     assert len(warnings) == 1 and warnings[0].startswith("1 cage(s) would need two different modules")
-    assert split.transceivers == {("M1", "compute", 0): 2, ("M1", "compute", 1): 1, ("M1", "compute", 2): 1,
-                                  ("M1", "storage", 0): 1, ("M1", "storage", 1): 1, ("M2", "compute", 2): 1}
+    assert split.transceivers == {
+        ("M1", "compute", 0): 2,
+        ("M1", "compute", 1): 1,
+        ("M1", "compute", 2): 1,
+        ("M1", "storage", 0): 1,
+        ("M1", "storage", 1): 1,
+        ("M2", "compute", 2): 1,
+    }
     assert split.cables == {} and split.cable_lengths == {}
 
 
@@ -225,16 +251,24 @@ def test_bom_cable_lines_keep_the_first_rows_description():
     from engine.physical_stage import _bom
 
     devices = [Device(0, "a", "server", "dgx-h100", su=3), Device(1, "b", "server", "dgx-h100")]
-    rows = [[1, "cord", "P-3M", 3.0, (0, "1"), (1, "1"), [1], "t", "compute"],
-            [2, "splitter", "P-3M", 3, (1, "2"), (0, "2"), [2], "t", "storage"],
-            [3, "dac", "D-1M", 1.5, ("panel", 0, 40, "1"), (1, "3"), [3], "t", "compute"],
-            [4, "cord", "P-3M", 3.0, (0, "3"), (1, "4"), [4], "t", "compute"]]
+    rows = [
+        [1, "cord", "P-3M", 3.0, (0, "1"), (1, "1"), [1], "t", "compute"],
+        [2, "splitter", "P-3M", 3, (1, "2"), (0, "2"), [2], "t", "storage"],
+        [3, "dac", "D-1M", 1.5, ("panel", 0, 40, "1"), (1, "3"), [3], "t", "compute"],
+        [4, "cord", "P-3M", 3.0, (0, "3"), (1, "4"), [4], "t", "compute"],
+    ]
     lines, split = _bom(devices, [], [], rows, [], (), load_catalog(), [])
     by_sku = {line["sku"]: line for line in lines}
     assert by_sku["P-3M"]["quantity"] == 3 and by_sku["P-3M"]["description"] == "cord 3 m"
     assert by_sku["P-3M"]["category"] == "fiber"
     # parts no media choice names fall back to kind and length (supplier descriptions need a catalog family)
-    assert by_sku["D-1M"] == {"sku": "D-1M", "description": "dac 1.5 m", "category": "copper", "quantity": 1,
-                              "watts": None, "unconfirmed": ""}
+    assert by_sku["D-1M"] == {
+        "sku": "D-1M",
+        "description": "dac 1.5 m",
+        "category": "copper",
+        "quantity": 1,
+        "watts": None,
+        "unconfirmed": "",
+    }
     assert split.cables == {("D-1M", "compute", 0): 1, ("P-3M", "compute", 3): 2, ("P-3M", "storage", 0): 1}
     assert split.cable_lengths == {"P-3M": 3.0, "D-1M": 1.5}

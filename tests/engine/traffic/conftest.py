@@ -1,4 +1,5 @@
 """Shared fabrics for the traffic tests (plain data, no Django)."""
+
 from __future__ import annotations
 
 import pytest

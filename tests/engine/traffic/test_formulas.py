@@ -1,4 +1,5 @@
 """Changing oversubscription, accumulation, layout or the fabric moves the figures as the formulas say."""
+
 from __future__ import annotations
 
 import pytest
@@ -6,7 +7,7 @@ import pytest
 from engine.traffic import analyze, parse_workloads
 from tests.engine.traffic.fabrics import h100
 
-PER_NIC = 2 * 63 / 64 * 140e9 / 8    # 70B pure DP on 64 nodes (test_seed_example.py)
+PER_NIC = 2 * 63 / 64 * 140e9 / 8  # 70B pure DP on 64 nodes (test_seed_example.py)
 
 
 def _wl(name="llama-70b-dp512", **over):
@@ -78,7 +79,6 @@ class TestOversubscription:
         assert loads["nic"] == pytest.approx(PER_NIC / 100e9, rel=1e-5)
         assert loads["leaf_uplinks"] == pytest.approx(PER_NIC / 100e9 * 32 / 63 * 4, rel=1e-5)
 
-
     @pytest.mark.parametrize("ratio", [1.0, 1.5, 63 / 32, 2.0, 3.0, 4.0, 8.0])
     def test_exposed_time_and_share_follow_max_1_f_times_r(self, ratio):
         """Done-when: oversubscription moves the exposed network time as the formula says. With overlap 0.5:
@@ -94,9 +94,11 @@ class TestOversubscription:
 
     def test_enough_oversubscription_turns_a_tight_share_into_does_not_fit(self):
         """1:1 -> 35.9 % (tight); 8:1 -> 35.9 % · 256/63 = 145.8 %: the exposed time exceeds the 2 s step."""
+
         def share_check(ratio):
             r = analyze(_wl(), h100(512, leaf=ratio))
             return next(x for x in r["verdict"]["reasons"] if x["check"] == "network-share")
+
         assert share_check(1.0)["status"] == "tight"
         worst = share_check(8.0)
         assert worst["value"] == pytest.approx(PER_NIC / 48e9 / 2 * 256 / 63, rel=1e-5)
@@ -128,9 +130,11 @@ class TestGradientAccumulation:
     def test_accumulating_8_micro_batches_cuts_dp_traffic_by_87_5_percent(self, fabric_512):
         """The seed articles' claim, as the formula gives it: the same 8 micro-batches as one step of m = 8
         instead of 8 steps of m = 1 send 1/8 of the DP bytes, 87.5 % less."""
+
         def dp_bytes(m):
             r = analyze(_wl("llama-70b-tp8-pp4-dp16", micro_batches=m), fabric_512)
             return sum(c["wire_bytes_per_gpu"] for c in r["collectives"] if c["dimension"] == "data")
+
         assert 1 - dp_bytes(8) / (8 * dp_bytes(1)) == pytest.approx(0.875, rel=1e-6)
 
     @pytest.mark.parametrize("m", [1, 2, 4, 8])
@@ -147,15 +151,18 @@ class TestGradientAccumulation:
         for name in ("dp-gradient-reduce-scatter", "dp-parameter-all-gather"):
             assert _coll(more, name)["wire_bytes_per_gpu"] == _coll(base, name)["wire_bytes_per_gpu"]
         for name in ("tp-all-reduce", "pp-send-recv"):
-            assert _coll(more, name)["wire_bytes_per_gpu"] == pytest.approx(2 * _coll(base, name)["wire_bytes_per_gpu"],
-                                                                             rel=1e-5)
+            assert _coll(more, name)["wire_bytes_per_gpu"] == pytest.approx(
+                2 * _coll(base, name)["wire_bytes_per_gpu"], rel=1e-5
+            )
 
     def test_pipeline_bubble_shrinks_with_more_micro_batches(self, fabric_512):
         """(p-1)/(m+p-1): p = 4, m = 32 -> 3/35; m = 64 -> 3/67."""
-        assert analyze(_wl("llama-70b-tp8-pp4-dp16"), fabric_512)["totals"]["pipeline_bubble_fraction"] == \
-            pytest.approx(3 / 35, rel=1e-5)
+        assert analyze(_wl("llama-70b-tp8-pp4-dp16"), fabric_512)["totals"][
+            "pipeline_bubble_fraction"
+        ] == pytest.approx(3 / 35, rel=1e-5)
         assert analyze(_wl("llama-70b-tp8-pp4-dp16", micro_batches=64), fabric_512)["totals"][
-            "pipeline_bubble_fraction"] == pytest.approx(3 / 67, rel=1e-5)
+            "pipeline_bubble_fraction"
+        ] == pytest.approx(3 / 67, rel=1e-5)
 
 
 class TestLayout:
@@ -187,8 +194,12 @@ class TestLayout:
     def test_deeper_pipeline_halves_the_per_nic_dp_bytes(self, fabric_512):
         """Per NIC 2(N-1)/N·P·2/(8·p) does not depend on t while TP stays in the node, and halves (up to the
         (N-1)/N factor) with every doubling of p."""
-        per_nic = {p: analyze(_wl(parallelism={"tensor": 8, "pipeline": p, "data": 64 // p}), fabric_512)
-                   ["totals"]["per_nic_bytes_hierarchical"] for p in (1, 2, 4)}
+        per_nic = {
+            p: analyze(_wl(parallelism={"tensor": 8, "pipeline": p, "data": 64 // p}), fabric_512)["totals"][
+                "per_nic_bytes_hierarchical"
+            ]
+            for p in (1, 2, 4)
+        }
         dp = {p: 2 * (64 // p - 1) / (64 // p) * 70e9 * 2 / (8 * p) for p in (1, 2, 4)}
         for p in (1, 2, 4):
             pp_bytes = 0 if p == 1 else 2 * 4096 * 8192 * 2 / 8
@@ -234,8 +245,12 @@ class TestExpertsAndNvl72:
         """8 experts, top-2, EP 8 over DP 8 ranks that sit one per node (TP 8 fills the node):
         buffer = b·s/t·k·h·2 = 4096/8·2·8192·2 = 16.78e6 B; each rank sends 7/8 of it, all off-node;
         per MoE layer per micro-batch 4 all-to-alls; 80 layers / 1 stage, 1 micro-batch -> 320 ops."""
-        wl = _wl(parallelism={"tensor": 8, "data": 8, "expert": 8}, moe={"experts": 8, "top_k": 2},
-                 ffn_hidden_size=2048, dp_sharding="optimizer")
+        wl = _wl(
+            parallelism={"tensor": 8, "data": 8, "expert": 8},
+            moe={"experts": 8, "top_k": 2},
+            ffn_hidden_size=2048,
+            dp_sharding="optimizer",
+        )
         r = analyze(wl, h100(512, memory=1000))
         a2a = _coll(r, "ep-all-to-all")
         assert a2a["message_bytes"] == pytest.approx(4096 / 8 * 2 * 8192 * 2, rel=1e-5)
@@ -246,6 +261,7 @@ class TestExpertsAndNvl72:
 
     def test_expert_parallel_must_divide_data_parallel(self):
         from engine.errors import SpecError
+
         with pytest.raises(SpecError) as e:
             _wl(parallelism={"data": 512, "expert": 3}, moe={"experts": 3})
         assert "workloads[0].parallelism.expert" in {x.path for x in e.value.errors}
@@ -254,8 +270,16 @@ class TestExpertsAndNvl72:
         """72-GPU NVLink domain, TP 8, DP 72 (576 GPUs = 8 racks): DP ranks 8 apart, 9 per domain, N = 8.
         Per NIC 2·7/8·S/9 with S = 70e9·2/8 = 17.5e9 B."""
         from engine.traffic import FabricFacts
-        facts = FabricFacts(gpus=576, gpus_per_node=72, nvlink_domain_gpus=72, gpu_memory_gb=186,
-                            nic_gbps_per_gpu=400, gpus_per_su=576, tier_ratios={"leaf": 1.0})
+
+        facts = FabricFacts(
+            gpus=576,
+            gpus_per_node=72,
+            nvlink_domain_gpus=72,
+            gpu_memory_gb=186,
+            nic_gbps_per_gpu=400,
+            gpus_per_su=576,
+            tier_ratios={"leaf": 1.0},
+        )
         r = analyze(_wl(parallelism={"tensor": 8, "data": 72}), facts)
         dp = _coll(r, "dp-gradient-all-reduce")
         assert dp["placement"]["members_per_nvlink_domain"] == 9

@@ -5,6 +5,7 @@ activation-memory formula or figure. The estimate follows Korthikanti et al. 202
 Recomputation in Large Transformer Models" (arXiv 2205.05198), sections 4-5; its coefficients are settings
 (docs/traffic.md "Memory", docs/data-gaps.md "Training-traffic analysis").
 """
+
 from __future__ import annotations
 
 import pytest
@@ -13,7 +14,7 @@ from engine.errors import SpecError
 from engine.traffic import AnalysisSettings, analyze, parse_workloads
 from tests.engine.traffic.fabrics import h100
 
-SBH_70B = 4096 * 8192          # b·s·h of the 70B presets (b = 1, s = 4096, h = 8192)
+SBH_70B = 4096 * 8192  # b·s·h of the 70B presets (b = 1, s = 4096, h = 8192)
 
 
 def _wl(name="llama-70b-dp512", **over):
@@ -68,9 +69,10 @@ class TestActivationSettings:
         70B: a = 64, s = 4096 -> 5·64·4096² = 5.369e9 B per layer, only with activation_checkpointing none."""
         s = AnalysisSettings(attention_score_bytes=5)
         none = _mem(_wl(activation_checkpointing="none"), s)
-        assert none["activations_bytes"] == pytest.approx(80 * (34 * SBH_70B + 5 * 64 * 4096 ** 2), rel=1e-5)
-        assert _mem(_wl(activation_checkpointing="none"))["activations_bytes"] == \
-            pytest.approx(80 * 34 * SBH_70B, rel=1e-5)
+        assert none["activations_bytes"] == pytest.approx(80 * (34 * SBH_70B + 5 * 64 * 4096**2), rel=1e-5)
+        assert _mem(_wl(activation_checkpointing="none"))["activations_bytes"] == pytest.approx(
+            80 * 34 * SBH_70B, rel=1e-5
+        )
         assert _mem(_wl(), s)["activations_bytes"] == pytest.approx(80 * 34 * SBH_70B, rel=1e-5)
 
     def test_settings_are_validated_and_read_from_a_mapping(self):
@@ -90,8 +92,11 @@ class TestActivationSettings:
 
     def test_output_names_the_defaults_that_are_not_from_the_reference(self):
         r = analyze(_wl(), h100(512))
-        assert set(r["outside_reference"]) == {"activation_bytes_per_sbh", "activation_replicated_sbh",
-                                               "attention_score_bytes"}
+        assert set(r["outside_reference"]) == {
+            "activation_bytes_per_sbh",
+            "activation_replicated_sbh",
+            "attention_score_bytes",
+        }
         assert r["settings"]["activation_bytes_per_sbh"] == 34.0
         mem_reason = next(x for x in r["verdict"]["reasons"] if x["check"] == "memory")
         assert "not from the reference" in mem_reason["message"]

@@ -4,6 +4,7 @@ Sources: /work/shared/reference/fabrics-qos-traffic.md B.1 (Llama 3 Table 4), B.
 All byte figures are decimal (1 GB = 10^9 bytes). Analysis output is rounded to 6 significant digits,
 so exact hand-worked numbers are asserted with rel=1e-5.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -24,7 +25,7 @@ def _printed(value, unit, decimals):
     return round(value / unit, decimals)
 
 
-MB, MIB, GB, GIB = 1e6, 2 ** 20, 1e9, 2 ** 30
+MB, MIB, GB, GIB = 1e6, 2**20, 1e9, 2**30
 
 
 class TestGpt3OnHpn:
@@ -65,7 +66,7 @@ class TestGpt3OnHpn:
         assert pp["message_bytes"] == pytest.approx(6_291_456, rel=1e-5)
         assert _printed(pp["message_bytes"], MB, 0) == 6
         assert pp["message_bytes"] / MIB == pytest.approx(6.0, rel=1e-5)
-        assert pp["scope"] == "scale-out"   # rank order tp-cp-dp-pp puts stages 4,096 GPUs apart
+        assert pp["scope"] == "scale-out"  # rank order tp-cp-dp-pp puts stages 4,096 GPUs apart
 
     def test_tp_560_mb_is_a_documented_gap(self, result):
         """DATA GAP (docs/traffic.md "HPN's 560 MB"): under the convention that reproduces DP and PP, one TP
@@ -86,11 +87,9 @@ class TestGpt3OnHpn:
         S = 50,331,648 B (b = 1, s = 2048, h = 12288, bf16), t = 8, 12 layers per stage, m = 3."""
         from engine.traffic.collectives import wire_factor
 
-        tp = _coll(result, "tp-all-reduce")                                    # full recomputation (preset)
-        tp4 = _coll(analyze(_one("gpt3-175b-hpn", activation_checkpointing="selective"), fabric_32k),
-                    "tp-all-reduce")
-        tp32 = _coll(analyze(_one("gpt3-175b-hpn", precision={"activations": "fp32"}), fabric_32k),
-                     "tp-all-reduce")
+        tp = _coll(result, "tp-all-reduce")  # full recomputation (preset)
+        tp4 = _coll(analyze(_one("gpt3-175b-hpn", activation_checkpointing="selective"), fabric_32k), "tp-all-reduce")
+        tp32 = _coll(analyze(_one("gpt3-175b-hpn", precision={"activations": "fp32"}), fabric_32k), "tp-all-reduce")
         S = tp["message_bytes"]
         conventions = {
             "one all-reduce, buffer (the DP/PP convention)": (S, 50.33e6),
@@ -124,11 +123,14 @@ class TestGpt3OnHpn:
 class TestLlama3Layouts:
     """Llama 3 405B, Table 4 layouts (order [TP, CP, PP, DP], FSDP, fp32 reduce-scatter)."""
 
-    @pytest.mark.parametrize("preset, gpus, t, p, d, c", [
-        ("llama3-405b-8k", 8192, 8, 16, 64, 1),
-        ("llama3-405b-16k", 16384, 8, 16, 128, 1),
-        ("llama3-405b-long-context", 8192, 8, 16, 4, 16),
-    ])
+    @pytest.mark.parametrize(
+        "preset, gpus, t, p, d, c",
+        [
+            ("llama3-405b-8k", 8192, 8, 16, 64, 1),
+            ("llama3-405b-16k", 16384, 8, 16, 128, 1),
+            ("llama3-405b-long-context", 8192, 8, 16, 4, 16),
+        ],
+    )
     def test_published_layout_applies(self, fabric_32k, preset, gpus, t, p, d, c):
         wl = _one(preset)
         par = wl.parallelism

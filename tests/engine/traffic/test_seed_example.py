@@ -5,6 +5,7 @@ Rail-aligned hierarchical all-reduce over N = 64 nodes of g = 8 GPUs: per NIC 2�
 (≈ 2S/g = 35 GB). At 400 Gb/s · 0.96 = 48 GB/s: 0.71777 s, 35.9 % of a 2 s step: tight (heuristic 25 %).
 Memory: 70e9 · (2 + 2 + 12) B = 1.12e12 B of weights, gradients and Adam state per GPU: does not fit 80 GB.
 """
+
 from __future__ import annotations
 
 import json
@@ -40,7 +41,7 @@ def test_collective_takes_about_0_7_s_at_48_gb_per_s(result):
 
 
 def test_network_share_is_a_tight_36_percent_of_a_2_s_step(result):
-    assert result["totals"]["algorithm"] == "hierarchical"          # rail-aligned collectives drive the verdict
+    assert result["totals"]["algorithm"] == "hierarchical"  # rail-aligned collectives drive the verdict
     assert result["totals"]["network_share_no_overlap"] == pytest.approx(PER_NIC / 48e9 / 2, rel=1e-5)
     assert round(result["totals"]["network_share_no_overlap"], 2) == 0.36
     net = next(r for r in result["verdict"]["reasons"] if r["check"] == "network-share")

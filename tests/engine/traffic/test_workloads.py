@@ -1,4 +1,5 @@
 """Parsing workload profiles: presets, overrides and field-path errors."""
+
 from __future__ import annotations
 
 import pytest
@@ -15,8 +16,9 @@ def _paths(exc):
 
 def test_every_preset_parses():
     names = list(list_workload_presets())
-    assert {"gpt3-175b-hpn", "llama3-405b-8k", "llama3-405b-16k", "llama3-405b-long-context",
-            "llama-70b-dp512"} <= set(names)
+    assert {"gpt3-175b-hpn", "llama3-405b-8k", "llama3-405b-16k", "llama3-405b-long-context", "llama-70b-dp512"} <= set(
+        names
+    )
     assert [w.name for w in parse_workloads(names)] == names
 
 
@@ -50,12 +52,21 @@ def test_tensor_parallel_must_divide_the_heads():
 
 
 def test_bad_fields_are_all_reported_with_paths():
-    bad = {**MINIMAL, "precision": {"gradients": "fp4"}, "layers": 0, "colour": "red",
-           "parallelism": {"tensor": "eight"}}
+    bad = {
+        **MINIMAL,
+        "precision": {"gradients": "fp4"},
+        "layers": 0,
+        "colour": "red",
+        "parallelism": {"tensor": "eight"},
+    }
     with pytest.raises(SpecError) as e:
         parse_workloads([MINIMAL, bad])
-    assert {"workloads[1].precision.gradients", "workloads[1].layers", "workloads[1].colour",
-            "workloads[1].parallelism.tensor"} <= _paths(e)
+    assert {
+        "workloads[1].precision.gradients",
+        "workloads[1].layers",
+        "workloads[1].colour",
+        "workloads[1].parallelism.tensor",
+    } <= _paths(e)
 
 
 def test_unknown_preset_is_an_error():
@@ -81,6 +92,7 @@ def test_rank_order_accepts_short_names_and_rejects_incomplete_ones():
 def test_optimizer_state_defaults_to_mixed_precision_adam():
     """Adam: fp32 master + two fp32 moments = 12 B; with bf16 weights and grads 16 B/param (D.2)."""
     from engine.traffic.workload import optimizer_bytes
+
     wl = parse_workloads([MINIMAL])[0]
     assert optimizer_bytes(wl) == 12
     assert optimizer_bytes(wl.with_changes(optimizer=6.0)) == 6.0

@@ -1,4 +1,5 @@
 """manage.py api_token create|list|revoke USERNAME ...: personal API tokens from the shell."""
+
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model

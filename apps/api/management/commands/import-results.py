@@ -4,6 +4,7 @@ Exit status: 0 every row was stored; 3 (EXIT_ROWS_LEFT_OUT) the valid rows were 
 errors and were left out (each is printed); 1 nothing was stored (a file with nothing usable in it, or,
 with --all-or-nothing, any bad row); 2 a usage error.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -24,33 +25,41 @@ EXIT_ROWS_LEFT_OUT = 3
 
 
 class Command(BaseCommand):
-    help = ("Import measured fiber test results (a filled test-sheet.csv) for a design's revision; "
-            "reports unknown ids, bad units and duplicates by line, stores the valid rows and prints "
-            "pass/fail per fiber and link. Exit status: 0 all rows stored; "
-            f"{EXIT_ROWS_LEFT_OUT} valid rows stored, some rows left out; 1 nothing stored.")
+    help = (
+        "Import measured fiber test results (a filled test-sheet.csv) for a design's revision; "
+        "reports unknown ids, bad units and duplicates by line, stores the valid rows and prints "
+        "pass/fail per fiber and link. Exit status: 0 all rows stored; "
+        f"{EXIT_ROWS_LEFT_OUT} valid rows stored, some rows left out; 1 nothing stored."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("design", type=int, help="design id")
         parser.add_argument("csv", help="the filled test-sheet CSV")
         parser.add_argument("--revision", type=int, help="revision number (default: the latest)")
-        parser.add_argument("--all-or-nothing", action="store_true",
-                            help="refuse the whole sheet (store nothing) when any row has an error; by default "
-                                 "the valid rows are stored and the bad ones listed "
-                                 f"(exit status {EXIT_ROWS_LEFT_OUT})")
+        parser.add_argument(
+            "--all-or-nothing",
+            action="store_true",
+            help="refuse the whole sheet (store nothing) when any row has an error; by default "
+            "the valid rows are stored and the bad ones listed "
+            f"(exit status {EXIT_ROWS_LEFT_OUT})",
+        )
 
-    def handle(self, *args, design: int, csv: str, revision: int | None = None, all_or_nothing: bool = False,
-               **opts):
+    def handle(self, *args, design: int, csv: str, revision: int | None = None, all_or_nothing: bool = False, **opts):
         d = Design.objects.filter(pk=design).select_related("owner").first()
         if d is None:
             raise CommandError(f"no design {design}")
         rev = d.revisions.filter(number=revision).first() if revision else d.revisions.order_by("-number").first()
         if rev is None:
-            raise CommandError(f"design {design} has no revision {revision}" if revision else
-                               f"design {design} has not been computed yet")
+            raise CommandError(
+                f"design {design} has no revision {revision}"
+                if revision
+                else f"design {design} has not been computed yet"
+            )
         try:
             text = Path(csv).read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError) as exc:
             raise CommandError(f"cannot read {csv}: {exc}") from None
+
         def check(t: str):
             try:
                 return measurements_check_revision(revision=rev, text=t)
@@ -60,8 +69,14 @@ class Command(BaseCommand):
                 raise CommandError(f"{d.name} r{rev.number}: {exc}") from None
 
         try:
-            upload = measurement_upload(revision=rev, user=d.owner, text=text, filename=Path(csv).name,
-                                        check=check, keep_valid=not all_or_nothing)
+            upload = measurement_upload(
+                revision=rev,
+                user=d.owner,
+                text=text,
+                filename=Path(csv).name,
+                check=check,
+                keep_valid=not all_or_nothing,
+            )
         except UploadRejected as exc:
             lines = [f"  {f['path']}: {f['message']}" for f in error_fields(exc.errors[:MAX_STORED_ERRORS])]
             if len(exc.errors) > MAX_STORED_ERRORS:
@@ -75,14 +90,20 @@ class Command(BaseCommand):
             self.stderr.write(f"{f['path']}: {f['message']}")
         if upload.error_count > len(upload.errors):
             self.stderr.write(f"... and {upload.error_count - len(upload.errors):,} more row(s) with errors")
-        self.stdout.write(f"imported {upload.rows} row(s) for {d.name} r{rev.number} as upload {upload.pk}"
-                          + (f"; {upload.error_count} row(s) with errors left out" if upload.error_count else ""))
+        self.stdout.write(
+            f"imported {upload.rows} row(s) for {d.name} r{rev.number} as upload {upload.pk}"
+            + (f"; {upload.error_count} row(s) with errors left out" if upload.error_count else "")
+        )
         self.stdout.write("this upload: " + _counts(upload.counts))
-        self.stdout.write(f"standing, {standing.uploads} upload(s) together (latest value per fiber): "
-                          + _counts(standing.counts))
+        self.stdout.write(
+            f"standing, {standing.uploads} upload(s) together (latest value per fiber): " + _counts(standing.counts)
+        )
         if upload.error_count:
-            raise CommandError(f"{upload.error_count} row(s) had errors and were left out (listed above); "
-                               f"the {upload.rows} valid row(s) were stored", returncode=EXIT_ROWS_LEFT_OUT)
+            raise CommandError(
+                f"{upload.error_count} row(s) had errors and were left out (listed above); "
+                f"the {upload.rows} valid row(s) were stored",
+                returncode=EXIT_ROWS_LEFT_OUT,
+            )
 
 
 def _counts(counts: dict) -> str:

@@ -1,4 +1,5 @@
 """`manage.py plan SPEC --out DIR`: compute a design from a YAML/JSON spec and write its files."""
+
 from __future__ import annotations
 
 import sys
@@ -23,20 +24,38 @@ class Command(BaseCommand):
     help = "Compute a fabric design from a spec file (YAML or JSON, or preset:KEY) and write its outputs to --out."
 
     def add_arguments(self, parser):
-        parser.add_argument("spec", help="spec file path, '-' for standard input, or preset:KEY "
-                                         f"(presets: {', '.join(list_presets())})")
+        parser.add_argument(
+            "spec", help=f"spec file path, '-' for standard input, or preset:KEY (presets: {', '.join(list_presets())})"
+        )
         parser.add_argument("--out", required=True, help="output directory (created if missing)")
         parser.add_argument("--catalog", help="YAML file with extra catalog entries (servers, switches, media)")
-        parser.add_argument("--deliverables", default="all",
-                            help="which deliverables to write: all (default), none, or a comma list of names "
-                                 "such as bom.pdf,cables.csv (see docs/deliverables.md)")
+        parser.add_argument(
+            "--deliverables",
+            default="all",
+            help="which deliverables to write: all (default), none, or a comma list of names "
+            "such as bom.pdf,cables.csv (see docs/deliverables.md)",
+        )
         parser.add_argument("--revision-label", default="r1", help="revision printed on every PDF page")
-        parser.add_argument("--csv", choices=("safe", "raw"), default="safe",
-                            help="CSV files: safe (default) writes a text cell beginning with = + - @ tab or CR "
-                                 "with a leading ' so spreadsheets never run it; raw writes every cell unchanged")
+        parser.add_argument(
+            "--csv",
+            choices=("safe", "raw"),
+            default="safe",
+            help="CSV files: safe (default) writes a text cell beginning with = + - @ tab or CR "
+            "with a leading ' so spreadsheets never run it; raw writes every cell unchanged",
+        )
 
-    def handle(self, *args, spec: str, out: str, catalog: str | None, deliverables: str = "all",
-               revision_label: str = "r1", verbosity: int = 1, csv: str = "safe", **opts):
+    def handle(
+        self,
+        *args,
+        spec: str,
+        out: str,
+        catalog: str | None,
+        deliverables: str = "all",
+        revision_label: str = "r1",
+        verbosity: int = 1,
+        csv: str = "safe",
+        **opts,
+    ):
         only = self._deliverables(deliverables)
         design = self._load_spec(spec)
         cat = self._load_catalog(catalog)
@@ -59,14 +78,19 @@ class Command(BaseCommand):
         if only != []:
             from apps.exports.renderers import write_deliverables
 
-            paths += [p for p in write_deliverables(result, Path(out), revision_label=revision_label, only=only,
-                                                    options={"raw_csv": raw})
-                      if p not in paths]
+            paths += [
+                p
+                for p in write_deliverables(
+                    result, Path(out), revision_label=revision_label, only=only, options={"raw_csv": raw}
+                )
+                if p not in paths
+            ]
         s = result.summary
         net = s["networks"]["compute"]
         self.stdout.write(
             f"{s['name']}: {s['servers']:,} servers, {s['gpus']:,} GPUs, {net['tiers']} tiers, "
-            f"switches {net['switches']}, links {s['links_total']:,} in {time.perf_counter() - t0:.2f} s")
+            f"switches {net['switches']}, links {s['links_total']:,} in {time.perf_counter() - t0:.2f} s"
+        )
         for w in result.warnings:
             self.stdout.write(self.style.WARNING(f"warning: {w}"))
         from apps.exports.renderers.bom import completeness_notice, missing_lines

@@ -1,5 +1,6 @@
 """3,000 concurrent API requests of one user, from two tokens and a browser session, against a real
 multi-threaded server: exactly the limit gets through, whichever store keeps the count."""
+
 from __future__ import annotations
 
 import http.client
@@ -32,7 +33,8 @@ def _get(base: str, headers: dict[str, str]) -> int:
 
 @pytest.mark.slow
 def test_3000_concurrent_requests_from_two_tokens_and_a_session_get_exactly_the_limit_through(
-        live_server, transactional_db, settings, store):
+    live_server, transactional_db, settings, store
+):
     from django.contrib.auth import get_user_model
 
     # An hour's window, so however slow the machine the test runs inside one window.
@@ -40,9 +42,11 @@ def test_3000_concurrent_requests_from_two_tokens_and_a_session_get_exactly_the_
     user = get_user_model().objects.create_user("alice")
     browser = Client()
     browser.force_login(user)
-    credentials = [{"Authorization": f"Token {token_client(user).key}"},
-                   {"Authorization": f"Token {token_client(user).key}"},
-                   {"Cookie": f"sessionid={browser.cookies['sessionid'].value}"}]
+    credentials = [
+        {"Authorization": f"Token {token_client(user).key}"},
+        {"Authorization": f"Token {token_client(user).key}"},
+        {"Cookie": f"sessionid={browser.cookies['sessionid'].value}"},
+    ]
     started = time.monotonic()
     with ThreadPoolExecutor(CLIENT_THREADS) as pool:
         statuses = list(pool.map(lambda i: _get(live_server.url, credentials[i % 3]), range(CONCURRENT_REQUESTS)))

@@ -4,6 +4,7 @@ The renderers are Django-free; these tests run under `pytest -p no:django` too. 
 conftest (tests/apps/conftest.py) has an autouse fixture that needs pytest-django's `settings`;
 it is overridden here by a no-op of the same name.
 """
+
 from __future__ import annotations
 
 import re
@@ -18,8 +19,12 @@ def _static_files_without_collectstatic():
 
 
 PANELS = {"tiers": {"leaf-spine": {"medium": "single-mode", "cabling": "panels", "trunk_base": 8}}}
-OPTIONS = {"prices": {"QM9700": 30000, "MMA4Z00-NS": "900.50"}, "currency": "EUR",
-           "spares_percent": {"transceiver": 2, "fiber": 5}, "date": "2026-01-15"}
+OPTIONS = {
+    "prices": {"QM9700": 30000, "MMA4Z00-NS": "900.50"},
+    "currency": "EUR",
+    "spares_percent": {"transceiver": 2, "fiber": 5},
+    "date": "2026-01-15",
+}
 
 
 @pytest.fixture(scope="session")

@@ -1,5 +1,6 @@
 """compute_bom's split by network and SU (taken from the engine's physical.bom_split) equals a plain
 recount from result.links and the cable rows, on a small design with panels and a medium one."""
+
 from __future__ import annotations
 
 from collections import Counter, defaultdict

@@ -1,5 +1,6 @@
 """bom.csv and bom.pdf say when the BOM is incomplete (issue 17): the CSV on its first line, the PDF on its cover
 and in every page's footer; lines with an unconfirmed part number say "verify before ordering"."""
+
 from __future__ import annotations
 
 import io
@@ -22,10 +23,14 @@ def test_the_bom_csv_says_incomplete_on_its_first_line(incomplete):
 
     n = incomplete.summary["completeness"]["links_without_part"]
     assert n > 0
-    assert next(iter(iter_bom_csv(incomplete))) == \
-        f"# INCOMPLETE: {n:,} links have no part; the order below lacks their parts\n"
-    fixed = compute_design(parse_spec(LAB_SPEC), load_catalog({"switches": {"lab-osfp100": LAB_SWITCH},
-                                                                "media": {"transceivers": [LAB_MODULE]}}))
+    assert (
+        next(iter(iter_bom_csv(incomplete)))
+        == f"# INCOMPLETE: {n:,} links have no part; the order below lacks their parts\n"
+    )
+    fixed = compute_design(
+        parse_spec(LAB_SPEC),
+        load_catalog({"switches": {"lab-osfp100": LAB_SWITCH}, "media": {"transceivers": [LAB_MODULE]}}),
+    )
     assert next(iter(iter_bom_csv(fixed))).startswith("section,")
 
 

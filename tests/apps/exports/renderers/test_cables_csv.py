@@ -1,6 +1,7 @@
 """cables.csv: the fast line builder (DesignView.cable_csv_lines) writes exactly what csv.writer writes
 for the same rows, whatever the label templates: port in the middle of the end label, padded ports,
 labels that do not name their own end first, and templates that need quoting (the checked path)."""
+
 from __future__ import annotations
 
 import csv

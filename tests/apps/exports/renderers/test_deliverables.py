@@ -1,4 +1,5 @@
 """Deliverables: every number and id in the PDFs equals the CSVs and the summary; layout rules."""
+
 from __future__ import annotations
 
 import csv
@@ -19,9 +20,11 @@ PAGE_RE = re.compile(r"^Page (\d+) of (\d+)$")
 
 
 def test_renderers_do_not_import_django():
-    code = ("import sys; import apps.exports.renderers as r; "
-            "bad = [m for m in sys.modules if m == 'django' or m.startswith('django.')]; "
-            "print(','.join(bad)); sys.exit(1 if bad else 0)")
+    code = (
+        "import sys; import apps.exports.renderers as r; "
+        "bad = [m for m in sys.modules if m == 'django' or m.startswith('django.')]; "
+        "print(','.join(bad)); sys.exit(1 if bad else 0)"
+    )
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert p.returncode == 0, p.stdout + p.stderr
 
@@ -29,16 +32,34 @@ def test_renderers_do_not_import_django():
 def test_write_deliverables_writes_every_file(out):
     path, written = out
     names = {str(p.relative_to(path)) for p in written}
-    for want in ("bom.pdf", "bom.csv", "cabling-plan.pdf", "cables.csv", "labels.pdf", "test-sheet.pdf",
-                 "test-sheet.csv", "loss-budget.csv", "topology.dot", "topology.ibnetdiscover",
-                 "netbox/sites.csv", "netbox/manufacturers.csv", "netbox/device-roles.csv", "netbox/racks.csv",
-                 "netbox/device-types.yaml", "netbox/devices.csv", "netbox/rear-ports.csv", "netbox/front-ports.csv",
-                 "netbox/cables.csv", "netbox/interfaces.csv"):
+    for want in (
+        "bom.pdf",
+        "bom.csv",
+        "cabling-plan.pdf",
+        "cables.csv",
+        "labels.pdf",
+        "test-sheet.pdf",
+        "test-sheet.csv",
+        "loss-budget.csv",
+        "topology.dot",
+        "topology.ibnetdiscover",
+        "netbox/sites.csv",
+        "netbox/manufacturers.csv",
+        "netbox/device-roles.csv",
+        "netbox/racks.csv",
+        "netbox/device-types.yaml",
+        "netbox/devices.csv",
+        "netbox/rear-ports.csv",
+        "netbox/front-ports.csv",
+        "netbox/cables.csv",
+        "netbox/interfaces.csv",
+    ):
         assert want in names
         assert (path / want).stat().st_size > 0
 
 
 # ----- cables.csv ------------------------------------------------------------------------------------
+
 
 def test_cables_csv_extends_the_engine_table_exactly(design, out):
     from engine.physical_stage import CABLE_COLUMNS
@@ -46,9 +67,9 @@ def test_cables_csv_extends_the_engine_table_exactly(design, out):
     path, _ = out
     with open(path / "cables.csv", newline="") as fh:
         rows = list(csv.reader(fh))
-    assert tuple(rows[0][:len(CABLE_COLUMNS)]) == tuple(CABLE_COLUMNS)
+    assert tuple(rows[0][: len(CABLE_COLUMNS)]) == tuple(CABLE_COLUMNS)
     eng = [[str(x) for x in r] for r in design.physical.cable_rows_out(design)]
-    assert [r[:len(CABLE_COLUMNS)] for r in rows[1:]] == eng
+    assert [r[: len(CABLE_COLUMNS)] for r in rows[1:]] == eng
     assert len(rows) - 1 == design.summary["cables_total"]
 
 
@@ -87,6 +108,7 @@ def test_cables_csv_filter_by_rack_and_row(design):
 
 # ----- BOM -------------------------------------------------------------------------------------------
 
+
 def test_bom_csv_equals_summary_and_applies_spares_and_prices(design, out):
     path, _ = out
     rows = read_csv(path / "bom.csv")
@@ -120,8 +142,9 @@ def test_bom_csv_equals_summary_and_applies_spares_and_prices(design, out):
     total = next(r for r in rows if r["section"] == "total")
     assert int(total["quantity"]) == sum(b["quantity"] for b in summary.values())
     assert float(total["watts"]) == pytest.approx(sum(b["watts"] or 0 for b in summary.values()))
-    assert Decimal(total["extended_price"]) == sum(Decimal(r["extended_price"]) for r in order.values()
-                                                   if r["extended_price"])
+    assert Decimal(total["extended_price"]) == sum(
+        Decimal(r["extended_price"]) for r in order.values() if r["extended_price"]
+    )
     # fibers section = the summary's fibers
     fib = {(r["network"], r["description"]): int(r["quantity"]) for r in rows if r["section"] == "fibers"}
     for kind, n in design.summary["fibers"]["total"].items():
@@ -139,8 +162,9 @@ def test_bom_per_su_breakdown(design, out):
         got = sum(int(r["quantity"]) for r in su_rows if r["su"] == str(su) and r["category"] == "switch")
         assert got == n
     # an SU's node-leaf cables (A end = its servers) are in its breakdown
-    su1_cables = sum(1 for row in design.physical.cable_rows
-                     if row[4][0] != "panel" and design.devices[row[4][0]].su == 1)
+    su1_cables = sum(
+        1 for row in design.physical.cable_rows if row[4][0] != "panel" and design.devices[row[4][0]].su == 1
+    )
     got = sum(int(r["quantity"]) for r in su_rows if r["su"] == "1" and r["category"] in ("fiber", "copper", "aoc"))
     assert got == su1_cables
 
@@ -175,6 +199,7 @@ def test_bom_pdf_numbers_equal_the_csv(out):
 
 # ----- cabling plan ----------------------------------------------------------------------------------
 
+
 def test_cabling_plan_has_every_cable_and_label_of_the_csv(out):
     path, _ = out
     rows = read_csv(path / "cables.csv")
@@ -207,12 +232,40 @@ def test_cabling_plan_rows_match_csv_row_by_row(out, design):
                 route = cable_route(v, tuples[r["id"]])
                 # Compared as multisets: pypdf may order text runs of one visual line differently when a
                 # cell is empty (a panel end has no module), while every value is still on its line.
-                assert sorted(top) == sorted(x for x in (r["id"], r["a_rack"], r["a_device"], r["b_rack"],
-                                                         r["b_device"], r["a_module"], r["medium"], r["part"],
-                                                         r["network"], route[0], r["label_a"]) if x != "")
-                assert sorted(bottom) == sorted(x for x in (r["type"], r["a_u"], r["a_port"], r["b_u"], r["b_port"],
-                                                            r["b_module"], r["polarity"], r["ordered_length_m"],
-                                                            r["tier"], route[1], r["label_b"]) if x != "")
+                assert sorted(top) == sorted(
+                    x
+                    for x in (
+                        r["id"],
+                        r["a_rack"],
+                        r["a_device"],
+                        r["b_rack"],
+                        r["b_device"],
+                        r["a_module"],
+                        r["medium"],
+                        r["part"],
+                        r["network"],
+                        route[0],
+                        r["label_a"],
+                    )
+                    if x != ""
+                )
+                assert sorted(bottom) == sorted(
+                    x
+                    for x in (
+                        r["type"],
+                        r["a_u"],
+                        r["a_port"],
+                        r["b_u"],
+                        r["b_port"],
+                        r["b_module"],
+                        r["polarity"],
+                        r["ordered_length_m"],
+                        r["tier"],
+                        route[1],
+                        r["label_b"],
+                    )
+                    if x != ""
+                )
                 checked += 1
     assert checked > 100
 
@@ -337,6 +390,7 @@ def test_line_writer_emits_what_reportlab_would(tmp_path):
 
 # ----- labels ----------------------------------------------------------------------------------------
 
+
 def test_labels_cover_both_ends_of_every_cable_panels_and_trunks(out, design):
     from apps.exports.renderers import count_labels, iter_labels
 
@@ -352,8 +406,9 @@ def test_labels_cover_both_ends_of_every_cable_panels_and_trunks(out, design):
     assert any(h.startswith("PANEL PP-") for h in heads) and any(h.startswith("PANEL PORT") for h in heads)
     # panel-port label = the panel end of the cord's label (own end first)
     port_labels = {t for h, t, _ in labels if h.startswith("PANEL PORT")}
-    cord_panel_ends = {r["label_b"].split("/")[0] for r in cables if r["b_device"].startswith("PP-")
-                       and r["type"] != "trunk"}
+    cord_panel_ends = {
+        r["label_b"].split("/")[0] for r in cables if r["b_device"].startswith("PP-") and r["type"] != "trunk"
+    }
     assert cord_panel_ends and cord_panel_ends <= port_labels
     pdf = PdfText(path / "labels.pdf", pages=range(0, 40))
     in_pdf = set(pdf.texts())
@@ -376,6 +431,7 @@ def test_label_stock_is_configurable_and_validated():
 
 
 # ----- test sheets and results -----------------------------------------------------------------------
+
 
 def test_test_sheet_has_one_row_per_fiber_with_budget_figures(design, out):
     path, _ = out
@@ -424,7 +480,7 @@ def test_test_sheet_pdf_numbers_equal_the_csv(out):
             # without a published channel limit (e.g. 100G PSM4)
             keys = ("expected_loss_db", "limit_db") if k == 1 else ("limit_db",)
             want = [float(r[key]) for key in keys if r[key] != ""]
-            assert [float(x) for x in nums[:len(want)]] == want
+            assert [float(x) for x in nums[: len(want)]] == want
             checked += 1
     assert checked > 50
 
@@ -474,8 +530,9 @@ def test_measured_results_round_trip(design, out):
     n = len(out_rows)
     assert any(m.startswith(f"line {n + 2}: fiber_id") and "duplicate of line 2" in m for m in msgs), msgs
     assert any(m.startswith(f"line {n + 3}: fiber_id") and "duplicate" in m for m in msgs), msgs
-    assert any(m.startswith(f"line {n + 4}: fiber_id") and "L999999:A1-B12" in m and "not a fiber" in m
-               for m in msgs), msgs
+    assert any(
+        m.startswith(f"line {n + 4}: fiber_id") and "L999999:A1-B12" in m and "not a fiber" in m for m in msgs
+    ), msgs
     assert any(m.startswith(f"line {n + 5}: fiber_id") and "duplicate" in m for m in msgs), msgs
     assert len(errors) == 4
     assert len(rows) == n  # nothing else lost
@@ -514,6 +571,7 @@ def test_parse_rejects_a_file_without_the_columns(design):
 
 # ----- loss budget and topology ------------------------------------------------------------------
 
+
 def test_loss_budget_csv_worst_first(design, out):
     path, _ = out
     all_rows = read_csv(path / "loss-budget.csv")
@@ -521,15 +579,16 @@ def test_loss_budget_csv_worst_first(design, out):
     # single-mode) fail without a margin and are listed first; the others follow, worst margin first.
     blank = [r for r in all_rows if r["margin_db"] == ""]
     assert all(r["status"] == "fail" and r["limit_db"] == "" and "no max channel IL" in r["terms"] for r in blank)
-    assert all_rows[:len(blank)] == blank
-    rows = all_rows[len(blank):]
+    assert all_rows[: len(blank)] == blank
+    rows = all_rows[len(blank) :]
     margins = [float(r["margin_db"]) for r in rows]
     assert margins == sorted(margins)
     lb = design.summary["loss_budget"]
     assert len(all_rows) == lb["pass"] + lb["marginal"] + lb["fail"]
     worst = design.summary["worst_links"]
     assert rows[0]["link_id"] == worst[0]["link"] and float(rows[0]["margin_db"]) == pytest.approx(
-        worst[0]["margin_db"], abs=0.006)
+        worst[0]["margin_db"], abs=0.006
+    )
     r = rows[0]
     assert float(r["loss_db"]) == pytest.approx(float(r["fiber_db"]) + float(r["connectors_db"]) + float(r["other_db"]))
     assert "mated pair" in r["terms"]
@@ -541,8 +600,12 @@ def test_topology_dot_is_ptm_topology_of_the_cumulus_switches(design, out):
     path, _ = out
     lines = (path / "topology.dot").read_text().splitlines()
     edges = [ln for ln in lines if " -- " in ln]
-    cumulus = [lk for lk in design.links if lk.network in ("inband", "oob")
-               and {design.devices[lk.a].model, design.devices[lk.b].model} & {"sn4600c", "sn2201"}]
+    cumulus = [
+        lk
+        for lk in design.links
+        if lk.network in ("inband", "oob")
+        and {design.devices[lk.a].model, design.devices[lk.b].model} & {"sn4600c", "sn2201"}
+    ]
     assert len(edges) == len(cumulus) > 0
     assert all(re.fullmatch(r'"[^"]+":"[^"]+" -- "[^"]+":"[^"]+";', e) for e in edges)
     assert lines[0].startswith("graph ") and lines[-1] == "}"
@@ -570,8 +633,11 @@ def test_ibnetdiscover_lists_every_infiniband_link_at_both_ends(design, out):
     port_lines = re.findall(r'^\[\d+\](?:\([0-9a-f]+\) )?\t"[SH]-[0-9a-f]{16}"\[\d+\]', text, re.M)
     assert len(port_lines) == 2 * len(ib)
     switches = re.findall(r'^Switch\t\d+ "S-([0-9a-f]{16})"', text, re.M)
-    assert len(switches) == len(set(switches)) == sum(
-        1 for d in design.devices if d.role in ("leaf", "spine", "core") and d.network in ("compute", "storage"))
+    assert (
+        len(switches)
+        == len(set(switches))
+        == sum(1 for d in design.devices if d.role in ("leaf", "spine", "core") and d.network in ("compute", "storage"))
+    )
     from apps.exports.renderers.topology import guid
 
     assert guid("CF-S01") == guid("CF-S01") != guid("CF-S02")
@@ -585,7 +651,7 @@ def test_ibnetdiscover_prints_guids_and_port_counts_as_the_tool_does(out):
     assert not re.search(r"^(sysimgguid|switchguid|caguid)=0x0", text, re.M)
     assert re.search(r"^switchguid=0x(2c9[0-9a-f]{10})\(\1\)$", text, re.M)
     # Every QM9700 reports 64 ports (catalog ib_reported_ports), storage leaves included though they cable fewer.
-    assert set(re.findall(r'^Switch\t(\d+) ', text, re.M)) == {"64"}
+    assert set(re.findall(r"^Switch\t(\d+) ", text, re.M)) == {"64"}
 
 
 def test_ibnetdiscover_port_count_comes_from_the_catalog():
@@ -601,7 +667,7 @@ def test_ibnetdiscover_port_count_comes_from_the_catalog():
     cat = load_catalog({"switches": {"qm9700": {**raw, "ib_reported_ports": 65}}})
     result = compute_design(parse_spec(load_preset("dgx-h100-superpod-4su")), cat)
     text = "".join(iter_ibnetdiscover(result))
-    assert set(re.findall(r'^Switch\t(\d+) ', text, re.M)) == {"65"}
+    assert set(re.findall(r"^Switch\t(\d+) ", text, re.M)) == {"65"}
 
 
 def test_no_infiniband_file_for_an_ethernet_design(tmp_path):
@@ -620,8 +686,14 @@ def test_no_infiniband_file_for_an_ethernet_design(tmp_path):
 def test_netbox_csvs_use_netbox_import_columns(design, out):
     path, _ = out
     cables = read_csv(path / "netbox" / "cables.csv")
-    assert list(cables[0])[:6] == ["side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type",
-                                   "side_b_name"]
+    assert list(cables[0])[:6] == [
+        "side_a_device",
+        "side_a_type",
+        "side_a_name",
+        "side_b_device",
+        "side_b_type",
+        "side_b_name",
+    ]
     assert {"type", "length", "length_unit", "label"} <= set(cables[0])
     # one NetBox cable per link of a multi-link cable, per panel pair of a trunk (test_netbox_import.py)
     assert len(cables) >= design.summary["cables_total"]

@@ -1,6 +1,7 @@
 """The netbox/ export set loads into an empty NetBox: every file against NetBox's own import fields for the
 chosen release series (data/netbox_import_fields.json, read from NetBox's import forms), every reference
 resolving in import order, and every planned link traced through the files as NetBox traces it."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -14,8 +15,12 @@ from apps.exports.renderers.netbox import import_fields
 
 from .conftest import read_csv
 
-BOTH_TIERS = {"tiers": {"node-leaf": {"medium": "single-mode", "cabling": "panels", "trunk_base": 8},
-                        "leaf-spine": {"medium": "single-mode", "cabling": "panels", "trunk_base": 8}}}
+BOTH_TIERS = {
+    "tiers": {
+        "node-leaf": {"medium": "single-mode", "cabling": "panels", "trunk_base": 8},
+        "leaf-spine": {"medium": "single-mode", "cabling": "panels", "trunk_base": 8},
+    }
+}
 SERIES = sorted(import_fields())
 
 
@@ -69,9 +74,15 @@ def netbox_set(result, version, tmp_path_factory) -> NetBoxSet:
     key = (id(result), version)
     if key not in _SETS:
         path = tmp_path_factory.mktemp(f"netbox-{version}")
-        write_deliverables(with_version(result, version), path,
-                           only=[k for k in __import__("apps.exports.renderers", fromlist=["DOCUMENTS"]).DOCUMENTS
-                                 if k.startswith("netbox/")])
+        write_deliverables(
+            with_version(result, version),
+            path,
+            only=[
+                k
+                for k in __import__("apps.exports.renderers", fromlist=["DOCUMENTS"]).DOCUMENTS
+                if k.startswith("netbox/")
+            ],
+        )
         _SETS[key] = NetBoxSet(path)
     return _SETS[key]
 
@@ -98,6 +109,7 @@ def check_row(spec: dict, row: dict, where: str):
 
 # ----- the import fields data ---------------------------------------------------------------------
 
+
 def test_the_import_fields_name_the_netbox_release_they_were_read_from():
     for series, entry in import_fields().items():
         assert entry["netbox_release"].startswith(series + "."), series
@@ -121,6 +133,7 @@ def test_the_default_version_is_the_newest_series_known():
 
 
 # ----- each file against NetBox's import form -----------------------------------------------------
+
 
 def test_the_export_holds_the_whole_import_order(files):
     result, version, nb = files
@@ -164,6 +177,7 @@ def test_device_types_are_in_netbox_device_type_import_format(files):
 
 
 # ----- references resolve in import order -----------------------------------------------------------
+
 
 def test_every_reference_resolves_in_import_order(files):
     result, version, nb = files
@@ -211,6 +225,7 @@ def test_racks_are_as_tall_as_the_layout(files):
 
 # ----- every planned link, traced as NetBox traces it ----------------------------------------------
 
+
 class Trace:
     def __init__(self, nb: NetBoxSet):
         dev_type = {d["name"]: d["device_type"] for d in nb.csv["devices.csv"]}
@@ -241,8 +256,11 @@ class Trace:
 
     def exists(self, term):
         dev, kind, name = term
-        ok = {"dcim.interface": (dev, name) in self.interfaces, "dcim.frontport": (dev, name) in self.front,
-              "dcim.rearport": (dev, name) in self.rear}[kind]
+        ok = {
+            "dcim.interface": (dev, name) in self.interfaces,
+            "dcim.frontport": (dev, name) in self.front,
+            "dcim.rearport": (dev, name) in self.rear,
+        }[kind]
         assert ok, f"{term} does not exist in NetBox after the earlier files"
 
     def path(self, dev: str, port: str):

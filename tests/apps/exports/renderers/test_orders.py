@@ -1,4 +1,5 @@
 """Purchase orders, spares rules, order deltas and the change order (Django-free: runs under -p no:django)."""
+
 from __future__ import annotations
 
 import csv
@@ -37,6 +38,7 @@ SUS = ("1", "2", "3")
 
 
 # --- spares rules -------------------------------------------------------------------------------------------
+
 
 def test_the_percent_rule_rounds_up_per_line_and_says_so():
     rule = PercentPerCategory(parse_percents("transceiver:2,fiber:5"))
@@ -98,6 +100,7 @@ def test_another_rule_plugs_in_through_the_registry(monkeypatch):
 
 # --- orders -------------------------------------------------------------------------------------------------
 
+
 def test_apportion_shares_out_exactly_in_proportion():
     assert apportion(9, [128, 40]) == [7, 2]
     assert apportion(0, [5, 5]) == [0, 0]
@@ -106,15 +109,21 @@ def test_apportion_shares_out_exactly_in_proportion():
 
 
 def test_an_order_prices_each_line_and_names_its_version():
-    order = build_order([{"category": "switch", "sku": "QM9700", "quantity": 12, "description": "Quantum-2"}],
-                        rule=PercentPerCategory(parse_percents("5")), prices={"QM9700": Decimal("0.125")},
-                        currency="EUR", price_version=3, price_source="price list v3")
+    order = build_order(
+        [{"category": "switch", "sku": "QM9700", "quantity": 12, "description": "Quantum-2"}],
+        rule=PercentPerCategory(parse_percents("5")),
+        prices={"QM9700": Decimal("0.125")},
+        currency="EUR",
+        price_version=3,
+        price_source="price list v3",
+    )
     d = order.to_dict()["lines"][0]
     assert (d["quantity"], d["spares"], d["order_quantity"]) == (12, 1, 13)
     assert (d["unit_price"], d["extended_price"], d["currency"], d["price_version"]) == ("0.125", "1.63", "EUR", 3)
 
 
 # --- the property: deltas are differences -------------------------------------------------------------------
+
 
 def _line_sets():
     line = st.tuples(st.sampled_from(CATEGORIES), st.sampled_from(PARTS), st.integers(0, 3000))
@@ -136,25 +145,36 @@ def _splits(lines, draw):
     return {"networks": nets, "sus": sus}
 
 
-percents = st.dictionaries(st.sampled_from(CATEGORIES + ("*",)),
-                           st.decimals(min_value=0, max_value=50, places=2), max_size=4)
+percents = st.dictionaries(
+    st.sampled_from(CATEGORIES + ("*",)), st.decimals(min_value=0, max_value=50, places=2), max_size=4
+)
 price = st.decimals(min_value=0, max_value=100000, places=3)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data(), old_lines=_line_sets(), new_lines=_line_sets(), pct_old=percents, pct_new=percents,
-       prices=st.dictionaries(st.sampled_from(PARTS), price), new_prices=st.dictionaries(st.sampled_from(PARTS), price),
-       same_currency=st.booleans())
-def test_every_order_delta_is_the_difference_of_the_two_orders(data, old_lines, new_lines, pct_old, pct_new,
-                                                               prices, new_prices, same_currency):
+@given(
+    data=st.data(),
+    old_lines=_line_sets(),
+    new_lines=_line_sets(),
+    pct_old=percents,
+    pct_new=percents,
+    prices=st.dictionaries(st.sampled_from(PARTS), price),
+    new_prices=st.dictionaries(st.sampled_from(PARTS), price),
+    same_currency=st.booleans(),
+)
+def test_every_order_delta_is_the_difference_of_the_two_orders(
+    data, old_lines, new_lines, pct_old, pct_new, prices, new_prices, same_currency
+):
     """For random pairs of BOMs, splits, prices and spares percents: each line's order delta is the difference of
     its two order quantities (a missing side counts 0), its money delta that of its extended prices (none when a
     side is unpriced or the currencies differ), the same holds per network and SU, and every split adds up to its
     order exactly."""
+
     def order(lines, pct, pr, cur):
         bom = [{"category": c, "sku": s, "quantity": q} for c, s, q in lines]
-        return build_order(bom, rule=PercentPerCategory(pct), prices=pr, currency=cur, price_version=1,
-                           split=_splits(lines, data.draw))
+        return build_order(
+            bom, rule=PercentPerCategory(pct), prices=pr, currency=cur, price_version=1, split=_splits(lines, data.draw)
+        )
 
     old = order(old_lines, pct_old, prices, "USD")
     new = order(new_lines, pct_new, {**prices, **new_prices}, "USD" if same_currency else "EUR")
@@ -174,7 +194,8 @@ def test_every_order_delta_is_the_difference_of_the_two_orders(data, old_lines, 
             assert line.spares == int((Decimal(line.quantity) * pct / 100).to_integral_value(ROUND_CEILING))
             if line.unit_price is not None:
                 assert line.extended_price == (line.unit_price * line.order_quantity).quantize(
-                    Decimal("0.01"), ROUND_HALF_UP)
+                    Decimal("0.01"), ROUND_HALF_UP
+                )
 
     delta = order_delta(old, new)
     # an order without any price has no currency: money compares only between two priced in the same one
@@ -211,6 +232,7 @@ def test_every_order_delta_is_the_difference_of_the_two_orders(data, old_lines, 
 
 # --- a real design: 127 servers -> 95 -----------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def shrink():
     from apps.exports.renderers.bom import compute_bom
@@ -228,9 +250,16 @@ def shrink():
 
 
 def _order(result, split, pct="5", label=""):
-    return build_order(result.summary["bom"], rule=PercentPerCategory(parse_percents(pct)), split=split, label=label,
-                       prices={"MFP7E10-N030": Decimal("96.50"), "QM9700": Decimal("31000")}, currency="USD",
-                       price_version=2, price_source="price list v2")
+    return build_order(
+        result.summary["bom"],
+        rule=PercentPerCategory(parse_percents(pct)),
+        split=split,
+        label=label,
+        prices={"MFP7E10-N030": Decimal("96.50"), "QM9700": Decimal("31000")},
+        currency="USD",
+        price_version=2,
+        price_source="price list v2",
+    )
 
 
 def test_the_split_of_a_real_design_adds_up_to_its_bom(shrink):
@@ -263,12 +292,16 @@ def test_the_change_order_csv_lists_removed_cords_with_negative_changes(shrink):
     line = next(r for r in rows if r["section"] == "line" and r["part"] == "MFP7E10-N030")
     assert (line["status"], line["delta_quantity"], line["delta_order_quantity"]) == ("removed", "-168", "-177")
     assert (line["old_extended_price"], line["new_extended_price"], line["delta_extended_price"]) == (
-        "17080.50", "", "-17080.50")
+        "17080.50",
+        "",
+        "-17080.50",
+    )
     per_network = [r for r in rows if r["section"] == "network" and r["part"] == "MFP7E10-N030"]
     assert sum(int(r["delta_order_quantity"]) for r in per_network) == -177
     total = next(r for r in rows if r["section"] == "total")
-    assert int(total["delta_order_quantity"]) == sum(int(r["delta_order_quantity"]) for r in rows
-                                                     if r["section"] == "line")
+    assert int(total["delta_order_quantity"]) == sum(
+        int(r["delta_order_quantity"]) for r in rows if r["section"] == "line"
+    )
     assert not any(r["status"] == "unchanged" for r in rows if r["section"] == "line")
 
 
@@ -288,14 +321,15 @@ def test_the_change_order_pdf_shows_the_same_changes(shrink):
 
 def test_the_change_order_csv_never_lets_a_description_run_as_a_formula():
     rule = PercentPerCategory({})
-    old = build_order([{"category": "fiber", "sku": "X", "quantity": 4, "description": "=HYPERLINK(\"x\")"}],
-                      rule=rule, label="r1")
+    old = build_order(
+        [{"category": "fiber", "sku": "X", "quantity": 4, "description": '=HYPERLINK("x")'}], rule=rule, label="r1"
+    )
     new = build_order([], rule=rule, label="r2")
     rows = list(csv.DictReader(io.StringIO("".join(iter_change_order_csv(order_delta(old, new))))))
     line = next(r for r in rows if r["section"] == "line")
-    assert line["description"] == "'=HYPERLINK(\"x\")" and line["delta_quantity"] == "-4"
+    assert line["description"] == '\'=HYPERLINK("x")' and line["delta_quantity"] == "-4"
     raw = list(csv.DictReader(io.StringIO("".join(iter_change_order_csv(order_delta(old, new), raw=True)))))
-    assert next(r for r in raw if r["section"] == "line")["description"] == "=HYPERLINK(\"x\")"
+    assert next(r for r in raw if r["section"] == "line")["description"] == '=HYPERLINK("x")'
 
 
 def test_bom_csv_per_network_and_su_rows_carry_the_orders_shares_and_add_up(design):
@@ -303,8 +337,11 @@ def test_bom_csv_per_network_and_su_rows_carry_the_orders_shares_and_add_up(desi
     so each section adds up, column by column, to the order rows."""
     from apps.exports.renderers import iter_bom_csv
 
-    options = {"prices": {"QM9700": "31000", "MMA4Z00-NS": "900.50"}, "currency": "EUR",
-               "spares_percent": {"transceiver": 2, "fiber": 5, "*": 1}}
+    options = {
+        "prices": {"QM9700": "31000", "MMA4Z00-NS": "900.50"},
+        "currency": "EUR",
+        "spares_percent": {"transceiver": 2, "fiber": 5, "*": 1},
+    }
     rows = list(csv.DictReader(line for line in iter_bom_csv(design, options) if not line.startswith("#")))
     order = {r["sku"]: r for r in rows if r["section"] == "order"}
     for section in ("network", "su"):

@@ -4,6 +4,7 @@ overflowing, no near-empty page inside a section, the layout rules on every docu
 Renders the 4-SU DGX H100 preset (leaf-spine in panel mode) once, with the layout audit on, and writes example
 pages to docs/examples/ (PNG) as it goes.
 """
+
 from __future__ import annotations
 
 import re
@@ -36,8 +37,11 @@ def site_docs(design, tmp_path_factory):
     v = DesignView(design)
     files = {}
     with audit_layout() as audit:
-        for name, fn in (("cabling-plan.pdf", render_cabling_plan_pdf), ("test-sheet.pdf", render_test_sheet_pdf),
-                         ("labels.pdf", render_labels_pdf)):
+        for name, fn in (
+            ("cabling-plan.pdf", render_cabling_plan_pdf),
+            ("test-sheet.pdf", render_test_sheet_pdf),
+            ("labels.pdf", render_labels_pdf),
+        ):
             with open(out / name, "wb") as fh:
                 files[name] = (out / name, fn(v, fh, OPTIONS, revision_label="r7"))
     write_lines(out / "labels.csv", iter_labels_csv(v, OPTIONS))
@@ -67,6 +71,7 @@ def write_example(path: Path, page: int, name: str, dpi: int = 60) -> None:
 
 # ----- nothing cut, nothing overflowing -------------------------------------------------------------
 
+
 def test_no_text_overflows_its_box_and_none_is_cut(site_docs):
     from reportlab.pdfbase.pdfmetrics import stringWidth
 
@@ -95,7 +100,7 @@ def test_fabric_diagram_boxes_do_not_overlap(design):
     rects = [(r.x, r.y, r.x + r.width, r.y + r.height) for r in d.contents if isinstance(r, Rect) and r.height > 12]
     assert len(rects) >= 10
     for i, a in enumerate(rects):
-        for b in rects[i + 1:]:
+        for b in rects[i + 1 :]:
             assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1], (a, b)
 
 
@@ -115,6 +120,7 @@ def test_no_page_below_minimum_fill_except_the_last_of_a_section(site_docs):
 
 
 # ----- layout rules on every document ---------------------------------------------------------------
+
 
 def _sample(n: int) -> list[int]:
     return sorted({0, 1, 2, n // 2, n - 1} | set(range(0, n, 40)))
@@ -146,6 +152,7 @@ def test_layout_rules_hold_on_every_document(site_docs, design, name):
 
 # ----- cabling plan ---------------------------------------------------------------------------------
 
+
 def test_cabling_plan_rack_pages_give_route_through_panels_and_trunks(site_docs, design):
     from apps.exports.renderers import DesignView, iter_cable_rows
     from apps.exports.renderers.cabling import cable_route
@@ -169,6 +176,7 @@ def test_cabling_plan_rack_pages_give_route_through_panels_and_trunks(site_docs,
 
 
 # ----- test sheet -----------------------------------------------------------------------------------
+
 
 def test_test_sheet_rows_are_tall_ruled_and_every_page_signed(site_docs, design):
     from apps.exports.renderers import iter_test_rows
@@ -200,6 +208,7 @@ def test_test_sheet_rows_are_tall_ruled_and_every_page_signed(site_docs, design)
 
 # ----- labels ---------------------------------------------------------------------------------------
 
+
 def test_every_barcode_on_the_first_label_page_decodes_to_its_cable_id(site_docs):
     files, _, out = site_docs
     rows = read_csv(out / "labels.csv")
@@ -211,8 +220,16 @@ def test_every_barcode_on_the_first_label_page_decodes_to_its_cable_id(site_docs
     assert all(r["barcode"] == r["cable_id"] for r in rows if r["kind"] in ("cable", "trunk"))
 
 
-@pytest.mark.parametrize("stock", ["wrap-2x1.5-letter", "avery-l7160", "avery-l7160-flag", "avery-5160",
-                                   {"preset": "wrap-2x1.5-letter", "code": "qr"}])
+@pytest.mark.parametrize(
+    "stock",
+    [
+        "wrap-2x1.5-letter",
+        "avery-l7160",
+        "avery-l7160-flag",
+        "avery-5160",
+        {"preset": "wrap-2x1.5-letter", "code": "qr"},
+    ],
+)
 def test_label_stocks_print_cable_ids_that_scan(design, tmp_path, stock):
     """A server rack's labels on every named stock: page 1 scans to the cable ids of labels.csv's page 1, both
     ends' text is printed, and nothing is cut."""
@@ -220,8 +237,11 @@ def test_label_stocks_print_cable_ids_that_scan(design, tmp_path, stock):
     from apps.exports.renderers._pdf import audit_layout
 
     v = DesignView(design)
-    rack = next(r.id for r in v.racks if any(d.role == "server" for d, p in zip(v.devices, design.places)
-                                             if p is not None and p.rack == r.idx))
+    rack = next(
+        r.id
+        for r in v.racks
+        if any(d.role == "server" for d, p in zip(v.devices, design.places) if p is not None and p.rack == r.idx)
+    )
     opts = ExportOptions.from_any({**OPTIONS, "rack": rack, "label_stock": stock})
     with audit_layout() as audit, open(tmp_path / "labels.pdf", "wb") as fh:
         render_labels_pdf(v, fh, opts, revision_label="r7")
@@ -256,19 +276,29 @@ def test_label_stock_presets_are_named_and_sourced():
     assert ExportOptions.from_any({"label_stock": "avery-5160"}).label_stock.rows == 10
     s = LabelStock.from_dict({"preset": "avery-l7160", "code": "qr", "label_height": "38mm"})
     assert s.code == "qr" and s.columns == 3 and s.key == "avery-l7160+custom"
-    for bad, match in (("no-such-stock", "unknown stock"), ({"code": "ean13"}, "code"),
-                       ({"label_width": "2 furlongs"}, "length"), ({"kind": "tag"}, "kind")):
+    for bad, match in (
+        ("no-such-stock", "unknown stock"),
+        ({"code": "ean13"}, "code"),
+        ({"label_width": "2 furlongs"}, "length"),
+        ({"kind": "tag"}, "kind"),
+    ):
         with pytest.raises(ValueError, match=match):
             LabelStock.from_dict(bad)
 
 
 # ----- example pages ---------------------------------------------------------------------------------
 
+
 def test_example_pages_are_written_to_docs_examples(site_docs):
     files, _, _ = site_docs
-    wanted = {"cabling-plan-001.png": ("cabling-plan.pdf", 0), "cabling-plan-rack.png": ("cabling-plan.pdf", 3),
-              "test-sheet-001.png": ("test-sheet.pdf", 0), "test-sheet-002.png": ("test-sheet.pdf", 1),
-              "labels-001.png": ("labels.pdf", 0), "labels-002.png": ("labels.pdf", 1)}
+    wanted = {
+        "cabling-plan-001.png": ("cabling-plan.pdf", 0),
+        "cabling-plan-rack.png": ("cabling-plan.pdf", 3),
+        "test-sheet-001.png": ("test-sheet.pdf", 0),
+        "test-sheet-002.png": ("test-sheet.pdf", 1),
+        "labels-001.png": ("labels.pdf", 0),
+        "labels-002.png": ("labels.pdf", 1),
+    }
     for png, (name, page) in wanted.items():
         write_example(files[name][0], page, png, dpi=72)
         assert (EXAMPLES / png).stat().st_size > 5000

@@ -9,6 +9,7 @@
 A 4-SU DGX H100 SuperPOD (48 + 18 IB switches, 1,020 + 262 CAs). Every process has a bounded timeout and is
 stopped by the fixture that started it.
 """
+
 from __future__ import annotations
 
 import os
@@ -39,8 +40,10 @@ TIMEOUT = 120  # seconds, per tool run
 def _need(*tools):
     missing = [t for t in tools if shutil.which(t) is None]
     if missing:
-        pytest.skip(f"{', '.join(missing)} not installed (Debian: ibsim-utils, opensm, infiniband-diags, graphviz; "
-                    "./scripts/test installs them when run as root)")
+        pytest.skip(
+            f"{', '.join(missing)} not installed (Debian: ibsim-utils, opensm, infiniband-diags, graphviz; "
+            "./scripts/test installs them when run as root)"
+        )
 
 
 @pytest.fixture(scope="module")
@@ -59,18 +62,24 @@ def sim(h100, tmp_path_factory):
     _need(*IB_TOOLS)
     _, out = h100
     work = tmp_path_factory.mktemp("ibsim")
-    env = dict(os.environ, IBSIM_SOCKNAME=f"fabricdesign-{os.getpid()}", OSM_TMP_DIR=str(work),
-               OSM_CACHE_DIR=str(work))
+    env = dict(os.environ, IBSIM_SOCKNAME=f"fabricdesign-{os.getpid()}", OSM_TMP_DIR=str(work), OSM_CACHE_DIR=str(work))
     log = open(work / "ibsim.log", "w")
-    proc = subprocess.Popen(["ibsim", "-s", "-n", str(out / "topology.ibnetdiscover")], cwd=work, env=env,
-                            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        ["ibsim", "-s", "-n", str(out / "topology.ibnetdiscover")],
+        cwd=work,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     try:
         deadline = time.monotonic() + TIMEOUT
         while True:  # ready once a client can discover through it
             if proc.poll() is not None:
                 pytest.fail("ibsim exited: " + (work / "ibsim.log").read_text()[-2000:])
-            probe = subprocess.run(["ibsim-run", "ibswitches"], env=env, cwd=work, capture_output=True, text=True,
-                                   timeout=TIMEOUT)
+            probe = subprocess.run(
+                ["ibsim-run", "ibswitches"], env=env, cwd=work, capture_output=True, text=True, timeout=TIMEOUT
+            )
             if probe.returncode == 0 and "Switch" in probe.stdout:
                 break
             if time.monotonic() > deadline:
@@ -104,8 +113,9 @@ def _planned(result, network):
                 ports_of.setdefault(e, set()).add(p)
     hca: dict = {}
     for d, ports in ports_of.items():
-        for k, p in enumerate(sorted(ports, key=lambda s: [int(x) if x.isdigit() else x
-                                                           for x in re.split(r"(\d+)", s)])):
+        for k, p in enumerate(
+            sorted(ports, key=lambda s: [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", s)])
+        ):
             hca[(d, p)] = k + 1
 
     def end(d, p):
@@ -127,12 +137,14 @@ def _node_of(out: Path, device: str) -> str:
     return topo.by_description()[device].name
 
 
-@pytest.mark.parametrize("network, first_switch, switches, cas", [
-    ("compute", "CF-S01", 48, 1020),
-    ("storage", "SF-S01", 18, None),
-])
-def test_ibsim_loads_the_plan_and_ibnetdiscover_rediscovers_every_link(h100, sim, network, first_switch, switches,
-                                                                        cas):
+@pytest.mark.parametrize(
+    "network, first_switch, switches, cas",
+    [
+        ("compute", "CF-S01", 48, 1020),
+        ("storage", "SF-S01", 18, None),
+    ],
+)
+def test_ibsim_loads_the_plan_and_ibnetdiscover_rediscovers_every_link(h100, sim, network, first_switch, switches, cas):
     result, out = h100
     env, work = sim
     found = parse_ibnetdiscover(_discover(env, work, _node_of(out, first_switch)))
@@ -163,8 +175,11 @@ def test_upstream_opensm_routes_the_simulated_fabric_with_ftree(h100, sim):
     conf = conf.replace("root_guid_file /etc/opensm/compute.root_guids.conf", f"root_guid_file {roots}")
     (work / "opensm.conf").write_text(conf)
     log = work / "opensm.log"
-    p = _run(["ibsim-run", "opensm", "-F", str(work / "opensm.conf"), "--once", "-e", "-f", str(log)],
-             dict(env, SIM_HOST=_node_of(out, "CF-S01")), work)
+    p = _run(
+        ["ibsim-run", "opensm", "-F", str(work / "opensm.conf"), "--once", "-e", "-f", str(log)],
+        dict(env, SIM_HOST=_node_of(out, "CF-S01")),
+        work,
+    )
     text = log.read_text()
     assert "Unrecognized" not in p.stdout + p.stderr + text
     assert "ftree tables configured on all switches" in text, text[-3000:]
@@ -192,14 +207,22 @@ def test_root_node_file_resolves_with_ibswitches(h100, sim):
 def test_dot_draws_the_ptm_file_without_a_warning(h100, tmp_path):
     _need("dot")
     _, out = h100
-    p = subprocess.run(["dot", "-Tsvg", str(out / "topology.dot"), "-o", str(tmp_path / "t.svg")],
-                       capture_output=True, text=True, timeout=TIMEOUT)
+    p = subprocess.run(
+        ["dot", "-Tsvg", str(out / "topology.dot"), "-o", str(tmp_path / "t.svg")],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
     assert p.returncode == 0 and p.stderr == "", p.stderr[:2000]
     assert (tmp_path / "t.svg").stat().st_size > 0
     # An Ethernet design's broken-out cages (swpNsM) draw as cleanly.
     eth = compute_design(parse_spec(load_preset("hgx-roce-2su")), load_catalog())
     write_deliverables(eth, tmp_path, only=["topology.dot"])
     assert "s1" in (tmp_path / "topology.dot").read_text()
-    p = subprocess.run(["dot", "-Tsvg", str(tmp_path / "topology.dot"), "-o", str(tmp_path / "e.svg")],
-                       capture_output=True, text=True, timeout=TIMEOUT)
+    p = subprocess.run(
+        ["dot", "-Tsvg", str(tmp_path / "topology.dot"), "-o", str(tmp_path / "e.svg")],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
     assert p.returncode == 0 and p.stderr == "", p.stderr[:2000]

@@ -1,4 +1,5 @@
 """The training-workload report shows the engine's own figures: verdicts, bytes per NIC, charts."""
+
 from __future__ import annotations
 
 import io
