@@ -171,7 +171,16 @@ class Watchdog:
             connection.close()
             return False
         # No row (deleted with its design, or not visible to this connection yet): progress writes decide.
-        return row is not None and (row[0] != JobStatus.RUNNING or row[1] != self.attempt or row[2])
+        if row is None:
+            return False
+        status, attempts, cancel = row
+        if attempts != self.attempt:
+            return True  # the reaper gave the job to another worker
+        if status == JobStatus.SUCCEEDED:
+            # This run's own result is committed (handlers mark success in their transaction) and the handler is
+            # tidying up after it (a large revision's sort indexes and ANALYZE): nothing left to cancel.
+            return False
+        return status != JobStatus.RUNNING or cancel
 
     def _stop(self, reason: str, grace: float) -> None:
         self.reason = reason

@@ -54,6 +54,15 @@ from .designs import job_for
 
 KINDS = list(DB_FILES) + list(DELIVERABLES)
 CONTENT_TYPES = {**DB_FILES, **{k: d.content_type for k, d in DELIVERABLES.items()}}
+_MEDIA_ORDER = ("text/csv", "application/pdf", "application/json", "text/vnd.graphviz", "text/plain")
+_FILE_MEDIA_TYPES = {
+    (200, media): OpenApiTypes.OBJECT if media == "application/json" else OpenApiTypes.BINARY
+    for media in sorted(
+        {ct.split(";")[0].strip() for ct in CONTENT_TYPES.values()},
+        # the order the schema always had (a generated client reads the first text type), new types after
+        key=lambda m: (_MEDIA_ORDER.index(m) if m in _MEDIA_ORDER else len(_MEDIA_ORDER), m),
+    )
+}
 
 
 def _attachment(response, revision, kind: str):
@@ -138,11 +147,8 @@ class DownloadApi(ApiView):
             ),
         ],
         responses={
-            (200, "text/csv"): OpenApiTypes.BINARY,
-            (200, "application/pdf"): OpenApiTypes.BINARY,
-            (200, "application/json"): OpenApiTypes.OBJECT,
-            (200, "text/vnd.graphviz"): OpenApiTypes.BINARY,
-            (200, "text/plain"): OpenApiTypes.BINARY,
+            # every media type a file kind is served as (CONTENT_TYPES), so a new kind cannot go undeclared
+            **_FILE_MEDIA_TYPES,
             202: OpenApiResponse(
                 JobOut,
                 description=(

@@ -90,3 +90,26 @@ def test_a_job_within_its_limits_is_untouched(settings):
     with running_with(lambda job, progress: {"file": "x.pdf"}):
         assert run_job(str(job.pk)) == "succeeded"
     assert Job.objects.get(pk=job.pk).result == {"file": "x.pdf"}
+
+
+@pytest.mark.django_db(transaction=True)  # the watchdog reads the job on a connection of its own
+def test_a_handler_tidying_up_after_committing_its_success_is_not_stopped(settings):
+    """A compute commits its revision and its job's success together, then builds the revision's sort indexes:
+    the watchdog's cancel check sees "succeeded" while the handler still runs, and must leave it be."""
+    from apps.jobs.limits import CANCEL_POLL_S
+    from apps.jobs.services import job_succeed
+
+    limits(settings, soft=30)
+    job = JobFactory(kind="export")
+    finished = []
+
+    def commits_then_tidies(job, progress):
+        assert job_succeed(job_id=str(job.pk), attempt=job.attempts, result={"file": "x.pdf"})
+        time.sleep(2.5 * CANCEL_POLL_S)  # two or three cancel checks while the tidy-up runs
+        finished.append(True)
+        return {"file": "x.pdf"}
+
+    with running_with(commits_then_tidies):
+        assert run_job(str(job.pk)) == "succeeded"
+    assert finished == [True]
+    assert Job.objects.get(pk=job.pk).status == JobStatus.SUCCEEDED
