@@ -11,8 +11,8 @@ imports none: tests/engine/test_engine_is_framework_free.py).
 Imports that already point upward are listed in KNOWN_UPWARD, each with the app it reaches. The list only
 shrinks: a new upward import fails `test_no_app_imports_a_layer_above_it`, and an entry that is no longer true
 fails `test_the_known_upward_imports_are_still_there`, so the list stays an honest record of the debt (issue 15,
-item 4: a job-kind registry filled from AppConfig.ready(), measurements in their own app, domain errors mapped
-by the API instead of raised by it). Imports inside functions count: a lazy import is still a dependency.
+item 4: measurements in their own app, custom parts in the catalog app, domain errors mapped by the API instead
+of raised by it; job kinds are already registered from AppConfig.ready(), apps/jobs/registry.py). Imports inside functions count: a lazy import is still a dependency.
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ KNOWN_UPWARD: dict[str, set[str]] = {
     "apps/designs/services.py": {"api"},  # owner catalogs (apps.api.catalog)
     "apps/designs/views.py": {"api", "exports"},  # completeness, downloads and results
     "apps/exports/services.py": {"api"},  # owner catalogs and API errors
-    "apps/jobs/runner.py": {"designs", "exports"},  # job kinds are hard-wired, not registered
 }
 
 

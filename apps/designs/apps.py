@@ -7,4 +7,8 @@ class DesignsConfig(AppConfig):
     label = "designs"
 
     def ready(self) -> None:
+        from apps.jobs.registry import job_kind_register
+
         from . import signals  # noqa: F401  (connects the receivers)
+
+        job_kind_register("compute", "apps.designs.services.design_compute_job")

@@ -13,6 +13,7 @@ from engine.errors import SpecError
 from .limits import JobLimitExceeded, Watchdog, as_sentence
 from .models import Job, JobStatus
 from .progress import DbProgress, Heartbeat, JobCancelled
+from .registry import job_handlers
 from .services import job_claim_next, job_fail, job_log, job_mark_cancelled, job_succeed
 
 log = logging.getLogger(__name__)
@@ -24,17 +25,7 @@ DB_RETRIES = 1
 
 
 def _handlers():
-    # Imported here: the services import the jobs app, not the other way round.
-    from apps.designs.services import design_compute_job
-
-    handlers = {"compute": design_compute_job}
-    try:
-        from apps.exports.services import export_build_job
-    except ImportError:  # exports app not installed
-        pass
-    else:
-        handlers["export"] = export_build_job
-    return handlers
+    return job_handlers()  # registered by the feature apps (apps.jobs.registry)
 
 
 def run_job(job_id: str | None = None) -> str:

@@ -1,0 +1,20 @@
+"""Feature apps register their job kinds; the jobs app runs them without importing a feature."""
+
+from __future__ import annotations
+
+import pytest
+
+from apps.jobs.registry import job_handlers, job_kind_register
+
+
+def test_the_feature_apps_register_compute_and_export_at_start_up():
+    from apps.designs.services import design_compute_job
+    from apps.exports.services import export_build_job
+
+    assert job_handlers() == {"compute": design_compute_job, "export": export_build_job}
+
+
+def test_registering_the_same_handler_again_is_harmless_and_another_one_is_refused():
+    job_kind_register("compute", "apps.designs.services.design_compute_job")
+    with pytest.raises(ValueError, match="already handled by apps.designs.services.design_compute_job"):
+        job_kind_register("compute", "apps.exports.services.export_build_job")
