@@ -399,6 +399,22 @@ class CableRowOut(serializers.Serializer):
 _PAGING = ("cursor", "limit", "order")
 
 
+def _rows_page(request, rev, q: dict, fetch, table: str) -> Response:
+    """One cursor page of a revision's links or cables, answered 304 when the client holds it (immutable rows)."""
+
+    def produce():
+        page = fetch(
+            revision=rev,
+            filters={k: v for k, v in q.items() if k not in _PAGING},
+            cursor=q.get("cursor"),
+            limit=q["limit"],
+            order=q["order"],
+        )
+        return Response(page_body(request, page.rows, page.next_cursor, page.prev_cursor))
+
+    return conditional(request, revision_etag(rev, table, query_key(request), request.get_host()), produce)
+
+
 class RevisionLinksApi(ApiView):
     class OutputSerializer(PageOut):
         results = LinkRowOut(many=True)
@@ -414,17 +430,7 @@ class RevisionLinksApi(ApiView):
         q = query(LinkQuery, request)
         rev = _revision(request, design_id, number, rows_only=True)
 
-        def produce():
-            page = link_page(
-                revision=rev,
-                filters={k: v for k, v in q.items() if k not in _PAGING},
-                cursor=q.get("cursor"),
-                limit=q["limit"],
-                order=q["order"],
-            )
-            return Response(page_body(request, page.rows, page.next_cursor, page.prev_cursor))
-
-        return conditional(request, revision_etag(rev, "links", query_key(request), request.get_host()), produce)
+        return _rows_page(request, rev, q, link_page, "links")
 
 
 class RevisionCablesApi(ApiView):
@@ -442,17 +448,7 @@ class RevisionCablesApi(ApiView):
         q = query(CableQuery, request)
         rev = _revision(request, design_id, number, rows_only=True)
 
-        def produce():
-            page = cable_page(
-                revision=rev,
-                filters={k: v for k, v in q.items() if k not in _PAGING},
-                cursor=q.get("cursor"),
-                limit=q["limit"],
-                order=q["order"],
-            )
-            return Response(page_body(request, page.rows, page.next_cursor, page.prev_cursor))
-
-        return conditional(request, revision_etag(rev, "cables", query_key(request), request.get_host()), produce)
+        return _rows_page(request, rev, q, cable_page, "cables")
 
 
 __all__ = [
