@@ -1,0 +1,156 @@
+"""The design's ports as an exporter sees them: which interface of which device carries which tier, rail, SU,
+plane and spine, grouped so one Prometheus selector covers many ports.
+
+Prometheus gets the per-device labels from the scrape targets (prometheus-targets.json, `targets()` here:
+fabric_device, fabric_role, fabric_model, network, plane, pod, su, rail for leaves, spine for spines). What
+differs per port of a device (the tier, the direction, the rail and SU behind a spine port, the spine behind a
+leaf uplink) goes into the recording rules' labels. Ports of devices of one class (same role, model, network,
+plane, pod) that carry the same labels share one selector: `{fabric_role="leaf", ..., device=~"swp33|swp34"}`.
+The design places every leaf's ports alike, so a design's rules stay small (a few selectors per class),
+whatever its size.
+
+Direction: every link is stored lower end first (server -> leaf -> spine -> core); a port's transmit counter
+measures traffic "up" at the lower end and "down" at the upper one. A server's port also has its receive counter
+recorded (the downward direction), because InfiniBand switches run no node_exporter: on an InfiniBand fabric the
+hosts' counters are often the only ones scraped.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..ifnames import build_interface_map, technology_of
+
+MONITORED_ROLES = ("server", "leaf", "spine", "core")
+MONITORED_NETWORKS = ("compute", "storage", "inband")  # the OOB network (1G management) is left out
+CLASS_KEYS = ("fabric_role", "fabric_model", "network", "plane", "pod")
+
+
+@dataclass(frozen=True)
+class PortGroup:
+    """Ports of one device class that carry the same labels; one selector in the rules."""
+
+    technology: str  # infiniband | ethernet: which metric names apply
+    selector: tuple[tuple[str, str], ...]  # target labels naming the device class
+    ports: tuple[str, ...]  # interface names (values of the exporter's port label)
+    labels: tuple[tuple[str, str], ...]  # per-port labels the targets do not carry
+    speed_gbps: int
+    host: bool  # a server's port: its receive counter is recorded too (the downward direction)
+
+
+def rails_of_leaves(result) -> dict[int, int]:
+    """Compute leaf device index -> its rail, 1-based (a leaf carries one rail: engine/verify.py)."""
+    catalog = result.catalog
+    if catalog is None:
+        return {}
+    server = catalog.server(result.spec.servers.model)
+    rail_of = {p.name: p.rail for p in server.compute_ports}
+    out: dict[int, int] = {}
+    for lk in result.links:
+        if lk.network == "compute" and lk.tier == "node-leaf":
+            rail = rail_of.get(lk.a_port.split("/")[0])
+            if rail is not None:
+                out[lk.b] = rail + 1
+    return out
+
+
+def target_labels(result, idx: int, rails: dict[int, int]) -> dict[str, str]:
+    d = result.devices[idx]
+    labels = {"fabric_device": d.name, "fabric_role": d.role, "fabric_model": d.model}
+    if d.role != "server":
+        labels["network"] = d.network
+        labels["plane"] = str(d.plane)
+    if d.pod:
+        labels["pod"] = str(d.pod)
+    if d.su:
+        labels["su"] = str(d.su)
+    if idx in rails:
+        labels["rail"] = str(rails[idx])
+    if d.role == "spine":
+        labels["spine"] = d.name
+    return labels
+
+
+def monitored_devices(result) -> Iterator[int]:
+    used = {i for lk in result.links if lk.network in MONITORED_NETWORKS for i in (lk.a, lk.b)}
+    for i, d in enumerate(result.devices):
+        if d.role in MONITORED_ROLES and i in used:
+            yield i
+
+
+def _link_labels(result, lk, rails: dict[int, int]) -> dict[str, str]:
+    devs = result.devices
+    a, b = devs[lk.a], devs[lk.b]
+    out = {"network": lk.network, "tier": lk.tier, "plane": str(lk.plane)}
+    if lk.network == "compute":
+        leaf = lk.b if b.role == "leaf" else lk.a if a.role == "leaf" else None
+        if leaf is not None and leaf in rails:
+            out["rail"] = str(rails[leaf])
+        su = devs[leaf].su if leaf is not None else 0
+        if su:
+            out["su"] = str(su)
+    for d in (a, b):
+        if d.role == "spine":
+            out["spine"] = d.name
+        if d.pod:
+            out["pod"] = str(d.pod)
+    return out
+
+
+def port_groups(result, ethernet_os: str | None = None) -> tuple[list[PortGroup], list[str]]:
+    """(groups, notes). A note names a label that differed between devices of one class on the same interface
+    and was left out of the rules (the dashboards then cannot split by it there)."""
+    catalog = result.catalog
+    names = build_interface_map(result, catalog, ethernet_os) if catalog is not None else None
+    rails = rails_of_leaves(result)
+    devs = result.devices
+    targets = {i: target_labels(result, i, rails) for i in monitored_devices(result)}
+    # (class, interface, speed, technology, host) -> [label dicts, one per device end]
+    seen: dict[tuple, list[dict[str, str]]] = defaultdict(list)
+    for lk in result.links:
+        if lk.network not in MONITORED_NETWORKS:
+            continue
+        base = _link_labels(result, lk, rails)
+        tech = technology_of(result.spec, lk.network)
+        for idx, port, direction in ((lk.a, lk.a_port, "up"), (lk.b, lk.b_port, "down")):
+            t = targets.get(idx)
+            if t is None:
+                continue
+            ifname = names.name(idx, port, lk.speed_gbps) if names is not None else port
+            labels = {k: v for k, v in base.items() if t.get(k) != v}
+            labels["direction"] = direction
+            cls = tuple((k, t[k]) for k in CLASS_KEYS if k in t)
+            seen[(cls, ifname, lk.speed_gbps, tech, devs[idx].role == "server")].append(labels)
+    notes: set[str] = set()
+    grouped: dict[tuple, list[str]] = defaultdict(list)
+    for (cls, ifname, speed, tech, host), label_sets in seen.items():
+        common = dict(label_sets[0])
+        for other in label_sets[1:]:
+            for k in list(common):
+                if other.get(k) != common[k]:
+                    notes.add(f"{dict(cls).get('fabric_role')} ports: '{k}' differs between devices, left out")
+                    del common[k]
+        grouped[(cls, tuple(sorted(common.items())), speed, tech, host)].append(ifname)
+    groups = [
+        PortGroup(tech, cls, tuple(sorted(set(ports), key=_natural)), labels, speed, host)
+        for (cls, labels, speed, tech, host), ports in grouped.items()
+    ]
+    groups.sort(key=lambda g: (g.selector, g.labels, g.ports))
+    return groups, sorted(notes)
+
+
+def targets(result, port: int) -> list[dict]:
+    """Prometheus file_sd target groups: one per monitored device, `<name>:<port>` with its labels."""
+    rails = rails_of_leaves(result)
+    return [
+        {"targets": [f"{result.devices[i].name}:{port}"], "labels": target_labels(result, i, rails)}
+        for i in monitored_devices(result)
+    ]
+
+
+def _natural(s: str) -> tuple:
+    import re
+
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", s))
