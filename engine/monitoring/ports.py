@@ -100,15 +100,15 @@ def _link_labels(result, lk, rails: dict[int, int]) -> dict[str, str]:
 
 
 def port_groups(result, ethernet_os: str | None = None) -> tuple[list[PortGroup], list[str]]:
-    """(groups, notes). A note names a label that differed between devices of one class on the same interface
-    and was left out of the rules (the dashboards then cannot split by it there)."""
+    """(groups, notes). Devices of one class whose ports carry different labels on the same interface (a storage
+    leaf facing servers and one facing appliances) are told apart by their names in the selector; a note says so."""
     catalog = result.catalog
     names = build_interface_map(result, catalog, ethernet_os) if catalog is not None else None
     rails = rails_of_leaves(result)
     devs = result.devices
     targets = {i: target_labels(result, i, rails) for i in monitored_devices(result)}
-    # (class, interface, speed, technology, host) -> [label dicts, one per device end]
-    seen: dict[tuple, list[dict[str, str]]] = defaultdict(list)
+    # device -> {interface: (labels, speed, technology, host)}
+    ports_of: dict[int, dict[str, tuple]] = defaultdict(dict)
     for lk in result.links:
         if lk.network not in MONITORED_NETWORKS:
             continue
@@ -121,22 +121,29 @@ def port_groups(result, ethernet_os: str | None = None) -> tuple[list[PortGroup]
             ifname = names.name(idx, port, lk.speed_gbps) if names is not None else port
             labels = {k: v for k, v in base.items() if t.get(k) != v}
             labels["direction"] = direction
-            cls = tuple((k, t[k]) for k in CLASS_KEYS if k in t)
-            seen[(cls, ifname, lk.speed_gbps, tech, devs[idx].role == "server")].append(labels)
+            ports_of[idx][ifname] = (tuple(sorted(labels.items())), lk.speed_gbps, tech, devs[idx].role == "server")
+    # class -> port signature -> devices
+    classes: dict[tuple, dict[tuple, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for idx, ports in ports_of.items():
+        t = targets[idx]
+        cls = tuple((k, t[k]) for k in CLASS_KEYS if k in t)
+        classes[cls][tuple(sorted(ports.items()))].append(idx)
     notes: set[str] = set()
-    grouped: dict[tuple, list[str]] = defaultdict(list)
-    for (cls, ifname, speed, tech, host), label_sets in seen.items():
-        common = dict(label_sets[0])
-        for other in label_sets[1:]:
-            for k in list(common):
-                if other.get(k) != common[k]:
-                    notes.add(f"{dict(cls).get('fabric_role')} ports: '{k}' differs between devices, left out")
-                    del common[k]
-        grouped[(cls, tuple(sorted(common.items())), speed, tech, host)].append(ifname)
-    groups = [
-        PortGroup(tech, cls, tuple(sorted(set(ports), key=_natural)), labels, speed, host)
-        for (cls, labels, speed, tech, host), ports in grouped.items()
-    ]
+    groups: list[PortGroup] = []
+    for cls, signatures in classes.items():
+        for signature, members in signatures.items():
+            selector = cls
+            if len(signatures) > 1:
+                notes.add(
+                    f"{dict(cls).get('network', '')} {dict(cls)['fabric_role']} switches are wired differently from each "
+                    "other: their rules name the devices"
+                )
+                selector = cls + (("fabric_device", "|".join(sorted(devs[i].name for i in members))),)
+            by_labels: dict[tuple, list[str]] = defaultdict(list)
+            for ifname, (labels, speed, tech, host) in signature:
+                by_labels[(labels, speed, tech, host)].append(ifname)
+            for (labels, speed, tech, host), ifnames in by_labels.items():
+                groups.append(PortGroup(tech, selector, tuple(sorted(ifnames, key=_natural)), labels, speed, host))
     groups.sort(key=lambda g: (g.selector, g.labels, g.ports))
     return groups, sorted(notes)
 

@@ -70,7 +70,7 @@ def record_names(settings: MonitoringSettings) -> dict[str, str]:
 
 
 def _selector(group: PortGroup, settings: MonitoringSettings) -> str:
-    parts = [f'{k}="{v}"' for k, v in group.selector]
+    parts = [f"{k}=~`{v}`" if k == "fabric_device" else f'{k}="{v}"' for k, v in group.selector]
     ports = "|".join(re.escape(p) for p in group.ports)
     # A backtick string is raw in PromQL: the regex needs no second escaping.
     parts.append(f"{settings.port_label}=~`{ports}`")
@@ -260,6 +260,20 @@ def _alerts(s: MonitoringSettings, rec: dict[str, str], prio: int | None) -> lis
     return out
 
 
+def _merge_same_output(rules: list[dict]) -> list[dict]:
+    """One rule per (record, labels): groups of different device classes (the compute and in-band leaves) can
+    end up with the same output labels; their selectors pick disjoint series, so their results are joined with
+    `or` (two rules writing one series would be a conflict, and promtool refuses them as duplicates)."""
+    merged: dict[tuple, dict] = {}
+    for r in rules:
+        key = (r["record"], tuple(sorted(r["labels"].items())))
+        if key in merged:
+            merged[key]["expr"] = f"({merged[key]['expr']}) or ({r['expr']})"
+        else:
+            merged[key] = dict(r)
+    return list(merged.values())
+
+
 def _alerts_for(port_rules: list[dict], s: MonitoringSettings, rec: dict[str, str], prio: int | None) -> list[dict]:
     """The alerts whose series some port rule records (an InfiniBand design has no PFC or FEC alert)."""
     recorded = {r["record"] for r in port_rules} | set(AGGREGATES)
@@ -284,7 +298,7 @@ def rules_document(result, settings: MonitoringSettings | None = None) -> tuple[
     rec = record_names(s)
     prio = pfc_priority(result)
     groups, notes = port_groups(result)
-    port_rules = [r for g in groups for r in _port_rules(g, s, prio, rec)]
+    port_rules = _merge_same_output([r for g in groups for r in _port_rules(g, s, prio, rec)])
     aggregates = [
         {"record": a["record"], "expr": a["expr"].replace(UTIL_PLACEHOLDER, rec["utilization"])} for a in _aggregates()
     ]
@@ -328,3 +342,13 @@ def iter_rules_yaml(result, settings: MonitoringSettings | None = None) -> Itera
 
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())
+
+
+def iter_targets_json(result, settings: MonitoringSettings | None = None) -> Iterator[str]:
+    """prometheus-targets.json: file_sd target groups giving every scraped device its design labels."""
+    import json
+
+    from .ports import targets
+
+    s = settings or MonitoringSettings.from_dict(getattr(result.spec, "monitoring", None))
+    yield json.dumps(targets(result, s.exporter_port), indent=1) + "\n"

@@ -37,6 +37,7 @@ from .netbox import (
     iter_netbox_rear_ports,
     iter_netbox_sites,
 )
+from .monitoring import iter_grafana_dashboard, iter_monitoring_rules, iter_prometheus_targets
 from .options import ExportOptions, LabelStock, label_stock_presets
 from .testsheet import (
     TEST_SHEET_COLUMNS,
@@ -93,6 +94,9 @@ __all__ = [
     "iter_test_rows",
     "iter_test_sheet_csv",
     "iter_topology_dot",
+    "iter_grafana_dashboard",
+    "iter_monitoring_rules",
+    "iter_prometheus_targets",
     "parse_test_results",
     "render_bom_pdf",
     "render_cabling_plan_pdf",
@@ -174,6 +178,15 @@ DOCUMENTS = {
     "netbox/front-ports.csv": _netbox("front-ports.csv", iter_netbox_front_ports, has_panels),
     "netbox/cables.csv": _netbox("cables.csv", iter_netbox_cables),
     "netbox/interfaces.csv": _netbox("interfaces.csv", iter_netbox_interfaces),
+    "monitoring/prometheus-rules.yaml": lambda v, out, o, r: write_lines(
+        out / "monitoring" / "prometheus-rules.yaml", iter_monitoring_rules(v)
+    ),
+    "monitoring/prometheus-targets.json": lambda v, out, o, r: write_lines(
+        out / "monitoring" / "prometheus-targets.json", iter_prometheus_targets(v)
+    ),
+    "monitoring/grafana-dashboard.json": lambda v, out, o, r: write_lines(
+        out / "monitoring" / "grafana-dashboard.json", iter_grafana_dashboard(v)
+    ),
     "workloads.pdf": lambda v, out, o, r: (
         _pdf(out / "workloads.pdf", render_workloads_pdf, v.result, o, r) if v.result.summary.get("workloads") else None
     ),
