@@ -37,7 +37,12 @@ def _panel(pid: int, title: str, kind: str, exprs: list[tuple[str, str]], grid: 
         "datasource": {"type": "prometheus", "uid": "${datasource}"},
         "gridPos": {"x": x, "y": y, "w": w, "h": h},
         "targets": [
-            {"refId": chr(65 + i), "expr": e, "legendFormat": legend, "datasource": {"type": "prometheus", "uid": "${datasource}"}}
+            {
+                "refId": chr(65 + i),
+                "expr": e,
+                "legendFormat": legend,
+                "datasource": {"type": "prometheus", "uid": "${datasource}"},
+            }
             for i, (e, legend) in enumerate(exprs)
         ],
         "fieldConfig": {"defaults": {"unit": "percentunit", "min": 0, "thresholds": _thresholds(s)}, "overrides": []},
@@ -77,7 +82,10 @@ def dashboard(result, settings: MonitoringSettings | None = None) -> dict:
             (0, 9, 24, 10),
             s,
             transformations=[
-                {"id": "groupingToMatrix", "options": {"columnField": "spine", "rowField": "rail", "valueField": "Value"}}
+                {
+                    "id": "groupingToMatrix",
+                    "options": {"columnField": "spine", "rowField": "rail", "valueField": "Value"},
+                }
             ],
             options={"cellHeight": "sm"},
         ),

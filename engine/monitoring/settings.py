@@ -94,7 +94,11 @@ class MonitoringSettings:
                     kw[key] = float(value)
             elif key in FACTORS:
                 ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
-                if not ok or (key == "imbalance_hot_factor" and value <= 1) or (key == "imbalance_idle_factor" and value >= 1):
+                if (
+                    not ok
+                    or (key == "imbalance_hot_factor" and value <= 1)
+                    or (key == "imbalance_idle_factor" and value >= 1)
+                ):
                     errors.append(FieldError(p, "hot factor > 1, idle factor between 0 and 1"))
                 else:
                     kw[key] = float(value)
@@ -127,7 +131,9 @@ class MonitoringSettings:
         if th is not None:
             if isinstance(th, Mapping):
                 errors += [
-                    FieldError(f"{path}.thresholds.{k}", f"unknown threshold; known: {', '.join(COUNTER_THRESHOLD_KEYS)}")
+                    FieldError(
+                        f"{path}.thresholds.{k}", f"unknown threshold; known: {', '.join(COUNTER_THRESHOLD_KEYS)}"
+                    )
                     for k in th
                     if k not in COUNTER_THRESHOLD_KEYS
                 ]

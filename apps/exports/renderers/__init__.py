@@ -21,6 +21,7 @@ from .bom import BOM_CSV_COLUMNS, compute_bom, iter_bom_csv, iter_bom_rows, rend
 from .cabling import iter_cable_rows, iter_cables_csv, render_cabling_plan_pdf, write_cables_csv
 from .labels import LABEL_CSV_COLUMNS, count_labels, iter_label_records, iter_labels, iter_labels_csv, render_labels_pdf
 from .lossbudget import LOSS_COLUMNS, iter_loss_budget_csv, iter_loss_rows
+from .monitoring import iter_grafana_dashboard, iter_monitoring_rules, iter_prometheus_targets
 from .netbox import (
     IMPORT_ORDER as NETBOX_IMPORT_ORDER,
 )
@@ -37,7 +38,6 @@ from .netbox import (
     iter_netbox_rear_ports,
     iter_netbox_sites,
 )
-from .monitoring import iter_grafana_dashboard, iter_monitoring_rules, iter_prometheus_targets
 from .options import ExportOptions, LabelStock, label_stock_presets
 from .testsheet import (
     TEST_SHEET_COLUMNS,

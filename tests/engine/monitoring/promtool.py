@@ -20,7 +20,9 @@ def promtool(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess
 
 def check_expressions(exprs: list[str], tmp_path: Path) -> subprocess.CompletedProcess:
     """promtool parses every expression: each becomes a recording rule of a throwaway rules file."""
-    doc = {"groups": [{"name": "parse", "rules": [{"record": f"check:expr_{i}", "expr": e} for i, e in enumerate(exprs)]}]}
+    doc = {
+        "groups": [{"name": "parse", "rules": [{"record": f"check:expr_{i}", "expr": e} for i, e in enumerate(exprs)]}]
+    }
     path = tmp_path / "expressions.yaml"
     path.write_text(yaml.safe_dump(doc))
     return promtool("check", "rules", str(path))

@@ -136,9 +136,7 @@ def _unit_test(rules_path, series: dict, inputs: dict[str, str], alerts: list[tu
             {
                 "interval": f"{STEP_S}s",
                 "input_series": [{"series": f"{name}{_sel(series)}", "values": v} for name, v in inputs.items()],
-                "alert_rule_test": [
-                    {"eval_time": "20m", "alertname": name, "exp_alerts": exp} for name, exp in alerts
-                ],
+                "alert_rule_test": [{"eval_time": "20m", "alertname": name, "exp_alerts": exp} for name, exp in alerts],
             }
         ],
     }
@@ -175,7 +173,9 @@ def test_utilization_loss_and_pfc_alerts_fire_above_their_thresholds(roce, tmp_p
     where = "HGX-SU01-N01 NIC1 (compute node-leaf, plane 0, rail 1, SU 1)"
 
     def exp(labels, summary, description):
-        return [{"exp_labels": labels, "exp_annotations": {"summary": f"{where}: {summary}", "description": description}}]
+        return [
+            {"exp_labels": labels, "exp_annotations": {"summary": f"{where}: {summary}", "description": description}}
+        ]
 
     alerts = [
         (
@@ -281,4 +281,8 @@ def test_the_dashboard_reads_only_recorded_series_and_has_the_rail_spine_and_su_
     titles = " | ".join(p["title"] for p in doc["panels"])
     assert "Rail x spine" in titles and "Per SU" in titles
     matrix = next(p for p in doc["panels"] if p["title"].startswith("Rail x spine"))
-    assert matrix["transformations"][0]["options"] == {"columnField": "spine", "rowField": "rail", "valueField": "Value"}
+    assert matrix["transformations"][0]["options"] == {
+        "columnField": "spine",
+        "rowField": "rail",
+        "valueField": "Value",
+    }
