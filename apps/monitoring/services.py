@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db.models import QuerySet
 from django.http import Http404
 
+from apps.designs.measurements import measurement_standing, measurement_standing_report
 from apps.designs.models import Revision
 from apps.exports.services import custom_catalog_for_revision, revision_result
 from engine.errors import SpecError
@@ -59,12 +60,24 @@ def utilization_import(*, revision: Revision, user, data: object, kind: str, lab
     except SpecError as exc:
         raise UtilizationRejected(f"This revision no longer computes: {exc}", field="revision") from None
     try:
-        report = utilization_report(result, data, kind=kind, summary=revision.summary, settings=monitoring)
+        report = utilization_report(
+            result, data, kind=kind, summary=revision.summary, settings=monitoring, failing_links=_failing(revision)
+        )
     except SnapshotError as exc:
         raise UtilizationRejected(exc.message, exc.errors) from None
     return UtilizationSnapshot.objects.create(
         revision=revision, kind=kind, label=label[:200], report=report, created_by=user
     )
+
+
+def _failing(revision: Revision) -> list[dict]:
+    """Links whose fibers failed their loss test in the revision's standing measured results (commissioning), for
+    naming a degraded link behind an imbalance; none before the first upload or when they cannot be worked out."""
+    standing = measurement_standing(revision=revision)
+    if standing is None or not standing.uploads or not (standing.counts or {}).get("links", {}).get("fail"):
+        return []
+    report = measurement_standing_report(revision=revision, limit=1000)
+    return list(report.get("failing_links") or [])
 
 
 def utilization_list(*, revision: Revision) -> QuerySet[UtilizationSnapshot]:

@@ -265,10 +265,16 @@ def _predictions(summary: Mapping[str, Any] | None) -> dict[str, dict[str, float
 
 
 def analyze_utilization(
-    series: list[PortSeries], *, settings: MonitoringSettings, summary: Mapping[str, Any] | None = None
+    series: list[PortSeries],
+    *,
+    settings: MonitoringSettings,
+    summary: Mapping[str, Any] | None = None,
+    degraded: Iterable[Mapping[str, Any]] = (),
 ) -> dict:
     """Per dimension (tier, plane, rail, su, spine) the groups' average and peak against the targets and the
-    prediction, and the imbalanced groups with their likely causes."""
+    prediction, and the imbalanced groups with their likely causes. `degraded`: links known to be bad from
+    commissioning (each with `labels` as the port index gives them and a `reason`); an imbalanced group holding
+    one names it first among its causes."""
     s = settings
     predicted = _predictions(summary)
     groups: dict[str, list[dict]] = {}
@@ -299,6 +305,7 @@ def analyze_utilization(
             rows.append(row)
         groups[dim] = rows
     imbalance = _imbalance(groups, s)
+    _blame_degraded(imbalance, list(degraded))
     totals = {
         "ports": len(series),
         "average": mean(x.average for x in series),
@@ -348,14 +355,47 @@ def _imbalance(groups: dict[str, list[dict]], s: MonitoringSettings) -> list[dic
     return found
 
 
+def _blame_degraded(imbalance: list[dict], degraded: list[Mapping[str, Any]]) -> None:
+    for finding in imbalance:
+        dim, name, scope = finding["dimension"], finding["name"], finding["scope"]
+        here = [
+            d
+            for d in degraded
+            if d["labels"].get(dim) == name
+            and all(d["labels"].get(k) == v for k, v in scope.items() if k != "tier")
+            and (scope.get("tier") in (None, d["labels"].get("tier")))
+        ]
+        if here:
+            finding["degraded_links"] = [d["reason"] for d in here[:20]]
+            finding["likely_causes"] = [
+                f"commissioning: {len(here)} link(s) here failed their loss test ({here[0]['reason']}"
+                + (", ..." if len(here) > 1 else "")
+                + ")"
+            ] + list(finding["likely_causes"])
+
+
+def link_labels(result) -> dict[int, dict[str, str]]:
+    """Link id -> its labels (network, tier, plane, rail, su, spine, pod), for naming degraded links."""
+    rails = rails_of_leaves(result)
+    return {lk.id: _link_labels(result, lk, rails) for lk in result.links if lk.network in MONITORED_NETWORKS}
+
+
+def _link_number(value: Any) -> int | None:
+    text = str(value)
+    text = text[1:] if text[:1] in "Ll" else text
+    return int(text) if text.isdigit() else None
+
+
 def _natural(x: str) -> tuple:
     import re
 
     return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", str(x)))
 
 
-def utilization_report(result, data: Any, *, kind: str, summary=None, settings=None) -> dict:
-    """Read a snapshot (`kind` prometheus | counters) of a computed design and judge it; SnapshotError if unusable."""
+def utilization_report(result, data: Any, *, kind: str, summary=None, settings=None, failing_links=()) -> dict:
+    """Read a snapshot (`kind` prometheus | counters) of a computed design and judge it; SnapshotError if unusable.
+    `failing_links`: commissioning results, each a mapping with `link_id` (`L000123` or 123) and what failed
+    (`worst_db`, `limit_db`, the ends), named where an imbalanced rail, spine or SU holds them."""
     s = settings or MonitoringSettings.from_dict(getattr(result.spec, "monitoring", None))
     index = port_index(result)
     if kind == "prometheus":
@@ -364,7 +404,21 @@ def utilization_report(result, data: Any, *, kind: str, summary=None, settings=N
         series, notes = parse_counters(data, index)
     else:
         raise SnapshotError(f"kind: prometheus or counters, not {str(kind)[:40]!r}")
-    report = analyze_utilization(series, settings=s, summary=summary)
+    labels = link_labels(result) if failing_links else {}
+    degraded = []
+    for f in failing_links:
+        n = _link_number(f.get("link_id"))
+        if n is None or n not in labels:
+            continue
+        ends = f"{f.get('a_device', '')} {f.get('a_port', '')} - {f.get('b_device', '')} {f.get('b_port', '')}".strip()
+        worst, limit = f.get("worst_db"), f.get("limit_db")
+        detail = (
+            f", worst {worst:.2f} dB against {limit:.2f} dB"
+            if isinstance(worst, float) and isinstance(limit, float)
+            else ""
+        )
+        degraded.append({"labels": labels[n], "reason": f"L{n:06d} {ends}{detail}"})
+    report = analyze_utilization(series, settings=s, summary=summary, degraded=degraded)
     report["source"] = kind
     report["notes"] = notes[:200]
     report["notes_total"] = len(notes)

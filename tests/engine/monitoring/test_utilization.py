@@ -163,3 +163,29 @@ def test_the_measurement_is_set_against_the_traffic_analysis_prediction(design):
     report = analyze_utilization(series, settings=MonitoringSettings(), summary=summary)
     row = _row(report, "tier", tier="leaf-spine")
     assert row["predicted"] == {"llama": {"load": 0.4, "difference": pytest.approx(0.1)}}
+
+
+def test_a_link_that_failed_commissioning_is_named_first_among_the_idle_rails_causes(design):
+    devs = design.devices
+    bad = next(
+        lk for lk in design.links if lk.tier == "leaf-spine" and devs[lk.a].name.endswith("-L03")
+    )  # an uplink of a rail-3 leaf
+    failing = [
+        {
+            "link_id": f"L{bad.id:06d}",
+            "a_device": devs[bad.a].name,
+            "a_port": bad.a_port,
+            "b_device": devs[bad.b].name,
+            "b_port": bad.b_port,
+            "worst_db": 4.2,
+            "limit_db": 3.0,
+        }
+    ]
+    report = utilization_report(design, _snapshot(design), kind="counters", failing_links=failing)
+    rail = next(i for i in report["imbalance"] if i["dimension"] == "rail")
+    assert rail["likely_causes"][0].startswith("commissioning: 1 link(s) here failed their loss test")
+    assert rail["degraded_links"] == [
+        f"L{bad.id:06d} {devs[bad.a].name} {bad.a_port} - {devs[bad.b].name} {bad.b_port}, worst 4.20 dB against 3.00 dB"
+    ]
+    spine = next(i for i in report["imbalance"] if i["dimension"] == "spine")
+    assert "degraded_links" not in spine or devs[bad.b].name == "CF-S05"
