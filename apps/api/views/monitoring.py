@@ -40,6 +40,12 @@ class ImbalanceOut(serializers.Serializer):
     ratio = serializers.FloatField(allow_null=True, help_text="average / peers_median (null when the median is 0).")
     message = serializers.CharField(help_text="The finding in words.")
     likely_causes = serializers.ListField(child=serializers.CharField(), help_text="Placement, layout, degraded links.")
+    degraded_links = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="Links in this group that failed their loss test in the revision's measured results (present "
+        "only when there are some).",
+    )
 
 
 class SnapshotOut(serializers.Serializer):

@@ -99,3 +99,34 @@ def test_the_monitoring_files_download_from_the_api(alice, computed):
     assert r.status_code == 200 and b"groups:" in body and b"fabric:port_utilization:ratio_rate1m" in body
     r = alice.get(rev_url(computed, 1, "downloads/grafana-dashboard.json"))
     assert r.status_code == 200 and r["Content-Type"] == "application/json"
+
+
+def test_a_link_that_failed_its_loss_test_is_named_behind_the_idle_rail(alice, computed):
+    """GIVEN a measured test sheet in which one fiber of a rail-6 leaf's uplink fails its limit
+    WHEN a snapshot with rail 6 silent is imported
+    THEN the idle rail's first likely cause is that failed link, by id and ends."""
+    import csv
+    import io
+
+    sheet = alice.get(rev_url(computed, 1, "downloads/test-sheet.csv"))
+    text = (b"".join(sheet.streaming_content) if sheet.streaming else sheet.content).decode()
+    rows = list(csv.DictReader(io.StringIO(text)))
+    bad = next(r for r in rows if r["tier"] == "leaf-spine" and r["a_device"].endswith("-L06"))
+    out = io.StringIO()
+    w = csv.DictWriter(out, fieldnames=["fiber_id", "measured_loss_db"])
+    w.writeheader()
+    w.writerow({"fiber_id": bad["fiber_id"], "measured_loss_db": f"{float(bad['limit_db']) + 1:.2f}"})
+    up = alice.generic("POST", rev_url(computed, 1, "measurements/"), out.getvalue().encode(), content_type="text/csv")
+    assert up.status_code == 201, up.content[:300]
+
+    snap, *_ = _snapshot(computed.revisions.get(number=1))
+    body = alice.post(
+        rev_url(computed, tail="utilization/"), {"kind": "counters", "snapshot": snap}, format="json"
+    ).json()
+    rail = next(i for i in body["imbalance"] if i["dimension"] == "rail")
+    assert rail["name"] == "6"
+    assert rail["likely_causes"][0].startswith("commissioning: 1 link(s) here failed their loss test")
+    assert (
+        f"{bad['link_id']} {bad['a_device']} {bad['a_port']} - {bad['b_device']} {bad['b_port']}"
+        in rail["likely_causes"][0]
+    )
