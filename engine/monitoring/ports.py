@@ -99,11 +99,30 @@ def _link_labels(result, lk, rails: dict[int, int]) -> dict[str, str]:
     return out
 
 
+def interface_namer(result, ethernet_os: str | None = None):
+    """(device index, design port, speed) -> the interface name the device reports, memoized per platform, model,
+    port and speed (every leaf of a model names its ports alike; a 16K-GPU design asks ~100,000 times)."""
+    catalog = result.catalog
+    if catalog is None:
+        return lambda idx, port, speed: port
+    names = build_interface_map(result, catalog, ethernet_os)
+    devs = result.devices
+    memo: dict[tuple, str] = {}
+
+    def name(idx: int, port: str, speed: int) -> str:
+        key = (names.platforms[idx], devs[idx].model, port, speed)
+        got = memo.get(key)
+        if got is None:
+            got = memo[key] = names.name(idx, port, speed)
+        return got
+
+    return name
+
+
 def port_groups(result, ethernet_os: str | None = None) -> tuple[list[PortGroup], list[str]]:
     """(groups, notes). Devices of one class whose ports carry different labels on the same interface (a storage
     leaf facing servers and one facing appliances) are told apart by their names in the selector; a note says so."""
-    catalog = result.catalog
-    names = build_interface_map(result, catalog, ethernet_os) if catalog is not None else None
+    name_of = interface_namer(result, ethernet_os)
     rails = rails_of_leaves(result)
     devs = result.devices
     targets = {i: target_labels(result, i, rails) for i in monitored_devices(result)}
@@ -118,8 +137,12 @@ def port_groups(result, ethernet_os: str | None = None) -> tuple[list[PortGroup]
             t = targets.get(idx)
             if t is None:
                 continue
-            ifname = names.name(idx, port, lk.speed_gbps) if names is not None else port
+            ifname = name_of(idx, port, lk.speed_gbps)
             labels = {k: v for k, v in base.items() if t.get(k) != v}
+            if devs[idx].role == "core":
+                # A core's ports face spine j of every pod, and which j differs from core group to core group:
+                # kept, it would give every core group rules of its own. The spine's end records the link.
+                labels.pop("spine", None)
             labels["direction"] = direction
             ports_of[idx][ifname] = (tuple(sorted(labels.items())), lk.speed_gbps, tech, devs[idx].role == "server")
     # class -> port signature -> devices

@@ -28,8 +28,7 @@ from dataclasses import dataclass
 from statistics import mean, median
 from typing import Any
 
-from ..ifnames import build_interface_map
-from .ports import MONITORED_NETWORKS, _link_labels, rails_of_leaves
+from .ports import MONITORED_NETWORKS, _link_labels, interface_namer, rails_of_leaves
 from .settings import MonitoringSettings
 
 
@@ -107,7 +106,7 @@ def port_index(result) -> dict[tuple[str, str], PortInfo]:
     """(device name, design port or interface name) -> the port's labels, speed and link, both ends of every
     monitored link. The labels are the rules' (engine/monitoring/ports.py): a snapshot read here and the series
     Prometheus records are grouped alike."""
-    names = build_interface_map(result, result.catalog) if result.catalog is not None else None
+    name_of = interface_namer(result)
     rails = rails_of_leaves(result)
     devs = result.devices
     out: dict[tuple[str, str], PortInfo] = {}
@@ -125,8 +124,7 @@ def port_index(result) -> dict[tuple[str, str], PortInfo]:
                 labels["spine"] = d.name
             info = PortInfo(labels, lk.speed_gbps, lk.id)
             out[(d.name, port)] = info
-            if names is not None:
-                out.setdefault((d.name, names.name(idx, port, lk.speed_gbps)), info)
+            out.setdefault((d.name, name_of(idx, port, lk.speed_gbps)), info)
     return out
 
 

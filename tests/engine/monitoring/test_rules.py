@@ -286,3 +286,11 @@ def test_the_dashboard_reads_only_recorded_series_and_has_the_rail_spine_and_su_
         "rowField": "rail",
         "valueField": "Value",
     }
+
+
+def test_the_hand_written_yaml_reads_back_as_the_rules_document():
+    result = build(name='Rob\'s "lab" fabric: 4 SU')
+    text = "".join(iter_rules_yaml(result))
+    doc, _ = rules_document(result)
+    assert yaml.safe_load(text) == doc
+    assert doc["groups"][0]["name"] == 'Rob\'s "lab" fabric: 4 SU: ports'
