@@ -128,23 +128,31 @@ def port_groups(result, ethernet_os: str | None = None) -> tuple[list[PortGroup]
     targets = {i: target_labels(result, i, rails) for i in monitored_devices(result)}
     # device -> {interface: (labels, speed, technology, host)}
     ports_of: dict[int, dict[str, tuple]] = defaultdict(dict)
+    target_items = {i: frozenset(t.items()) for i, t in targets.items()}
+    technology = {n: technology_of(result.spec, n) for n in MONITORED_NETWORKS}
+    is_core = {i for i in targets if devs[i].role == "core"}
+    is_server = {i for i in targets if devs[i].role == "server"}
+    # (base labels, device's target labels, direction, core) -> the end's labels: a leaf's 32 downlinks share
+    # one entry, so a 128K-GPU design's 800,000 link ends cost a dictionary lookup each.
+    memo: dict[tuple, tuple] = {}
     for lk in result.links:
         if lk.network not in MONITORED_NETWORKS:
             continue
-        base = _link_labels(result, lk, rails)
-        tech = technology_of(result.spec, lk.network)
+        base = tuple(_link_labels(result, lk, rails).items())
         for idx, port, direction in ((lk.a, lk.a_port, "up"), (lk.b, lk.b_port, "down")):
-            t = targets.get(idx)
+            t = target_items.get(idx)
             if t is None:
                 continue
-            ifname = name_of(idx, port, lk.speed_gbps)
-            labels = {k: v for k, v in base.items() if t.get(k) != v}
-            if devs[idx].role == "core":
+            core = idx in is_core
+            key = (base, t, direction, core)
+            labels = memo.get(key)
+            if labels is None:
                 # A core's ports face spine j of every pod, and which j differs from core group to core group:
                 # kept, it would give every core group rules of its own. The spine's end records the link.
-                labels.pop("spine", None)
-            labels["direction"] = direction
-            ports_of[idx][ifname] = (tuple(sorted(labels.items())), lk.speed_gbps, tech, devs[idx].role == "server")
+                kept = tuple(kv for kv in base if kv not in t and not (core and kv[0] == "spine"))
+                labels = memo[key] = tuple(sorted(kept + (("direction", direction),)))
+            ifname = name_of(idx, port, lk.speed_gbps)
+            ports_of[idx][ifname] = (labels, lk.speed_gbps, technology[lk.network], idx in is_server)
     # class -> port signature -> devices
     classes: dict[tuple, dict[tuple, list[int]]] = defaultdict(lambda: defaultdict(list))
     for idx, ports in ports_of.items():
