@@ -156,8 +156,8 @@ def port_groups(result, ethernet_os: str | None = None) -> tuple[list[PortGroup]
     # class -> port signature -> devices
     classes: dict[tuple, dict[tuple, list[int]]] = defaultdict(lambda: defaultdict(list))
     for idx, ports in ports_of.items():
-        t = targets[idx]
-        cls = tuple((k, t[k]) for k in CLASS_KEYS if k in t)
+        own = targets[idx]
+        cls = tuple((k, own[k]) for k in CLASS_KEYS if k in own)
         classes[cls][tuple(sorted(ports.items()))].append(idx)
     notes: set[str] = set()
     groups: list[PortGroup] = []

@@ -25,7 +25,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from statistics import mean, median
+from statistics import median
 from typing import Any
 
 from .ports import MONITORED_NETWORKS, _link_labels, interface_namer, rails_of_leaves
@@ -48,7 +48,7 @@ class PortSeries:
 
     @property
     def average(self) -> float:
-        return mean(self.values)
+        return _mean(self.values)
 
     @property
     def peak(self) -> float:
@@ -276,19 +276,20 @@ def analyze_utilization(
     s = settings
     predicted = _predictions(summary)
     groups: dict[str, list[dict]] = {}
+    measured = [(ser.labels, ser.average, ser.peak) for ser in series]  # each port's average and peak, once
     for dim, keys in DIMENSIONS.items():
-        buckets: dict[tuple, list[PortSeries]] = defaultdict(list)
-        for ser in series:
-            if dim == "spine" and ser.labels.get("tier") != "leaf-spine":
+        buckets: dict[tuple, list[tuple[float, float]]] = defaultdict(list)
+        for labels, avg_, peak_ in measured:
+            if dim == "spine" and labels.get("tier") != "leaf-spine":
                 continue
-            key = tuple(ser.labels.get(k, "") for k in keys)
+            key = tuple(labels.get(k, "") for k in keys)
             if dim != "tier" and not key[-1]:
                 continue
-            buckets[key].append(ser)
+            buckets[key].append((avg_, peak_))
         rows = []
         for key, members in sorted(buckets.items(), key=lambda kv: tuple(_natural(x) for x in kv[0])):
-            avg = mean(m.average for m in members)
-            peak = max(m.peak for m in members)
+            avg = _mean(m[0] for m in members)
+            peak = max(m[1] for m in members)
             row: dict[str, Any] = dict(zip(keys, key))
             row.update(
                 ports=len(members),
@@ -306,8 +307,8 @@ def analyze_utilization(
     _blame_degraded(imbalance, list(degraded))
     totals = {
         "ports": len(series),
-        "average": mean(x.average for x in series),
-        "peak": max(x.peak for x in series),
+        "average": _mean(m[1] for m in measured),
+        "peak": max(m[2] for m in measured),
     }
     return {
         "targets": {"average": s.utilization_average, "peak": s.utilization_peak},
@@ -382,6 +383,12 @@ def _link_number(value: Any) -> int | None:
     text = str(value)
     text = text[1:] if text[:1] in "Ll" else text
     return int(text) if text.isdigit() else None
+
+
+def _mean(values) -> float:
+    """statistics.mean is exact (fractions) and 20x slower; fsum keeps the float sum correctly rounded."""
+    values = list(values)
+    return math.fsum(values) / len(values)
 
 
 def _natural(x: str) -> tuple:
