@@ -294,3 +294,28 @@ def test_the_hand_written_yaml_reads_back_as_the_rules_document():
     doc, _ = rules_document(result)
     assert yaml.safe_load(text) == doc
     assert doc["groups"][0]["name"] == 'Rob\'s "lab" fabric: 4 SU: ports'
+
+
+PROMETHEUS_YML = """\
+global: {scrape_interval: 15s, evaluation_interval: 15s}
+rule_files: [prometheus-rules.yaml]
+scrape_configs:
+  - job_name: fabric
+    file_sd_configs:
+      - files: [prometheus-targets.json]
+"""
+
+
+@needs_promtool
+@pytest.mark.parametrize("which", ["superpod", "roce"])
+def test_promtool_accepts_a_prometheus_config_loading_the_rules_and_the_targets(which, request, tmp_path):
+    """The scrape config docs/monitoring.md shows: promtool checks the rules and every file_sd target label."""
+    from engine.monitoring.rules import iter_targets_json
+
+    result = request.getfixturevalue(which)
+    _write(result, tmp_path, "prometheus-rules.yaml")
+    (tmp_path / "prometheus-targets.json").write_text("".join(iter_targets_json(result)))
+    (tmp_path / "prometheus.yml").write_text(PROMETHEUS_YML)
+    out = promtool("check", "config", "prometheus.yml", cwd=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "prometheus-targets.json" not in out.stdout + out.stderr  # no complaint about a target file
