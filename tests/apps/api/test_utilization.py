@@ -93,10 +93,17 @@ def test_a_snapshot_of_another_revision_is_a_404(alice, computed):
     assert alice.get(rev_url(computed, 2, f"utilization/{created['id']}/")).status_code == 404
 
 
-def test_the_monitoring_files_download_from_the_api(alice, computed):
+def test_the_monitoring_files_download_from_the_api(alice, computed, tmp_path):
+    import shutil
+    import subprocess
+
     r = alice.get(rev_url(computed, 1, "downloads/prometheus-rules.yaml"))
     body = b"".join(r.streaming_content) if r.streaming else r.content
     assert r.status_code == 200 and b"groups:" in body and b"fabric:port_utilization:ratio_rate1m" in body
+    if shutil.which("promtool"):  # the file as served, not only as the engine writes it
+        (tmp_path / "rules.yaml").write_bytes(body)
+        out = subprocess.run(["promtool", "check", "rules", str(tmp_path / "rules.yaml")], capture_output=True)
+        assert out.returncode == 0, out.stdout + out.stderr
     r = alice.get(rev_url(computed, 1, "downloads/grafana-dashboard.json"))
     assert r.status_code == 200 and r["Content-Type"] == "application/json"
 
