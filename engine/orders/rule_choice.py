@@ -13,7 +13,7 @@ RULE_CHOICES = ((PERCENT, "Flat percent per category"), (FAILURE_RATE, "From fai
 def spares_rule_from_inputs(
     *, rule: str = PERCENT, percent: str = "", afr: str = "", hours: str = "", level: str = ""
 ) -> SparesRule | None:
-    """"percent" (None when `percent` is empty: the caller's default applies) or "failure-rate" (an empty
+    """ "percent" (None when `percent` is empty: the caller's default applies) or "failure-rate" (an empty
     text takes the shipped defaults). ValueError names the field."""
     if rule in (PERCENT, PercentPerCategory.kind):
         return PercentPerCategory(parse_percents(percent)) if percent.strip() else None
