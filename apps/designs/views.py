@@ -507,10 +507,7 @@ def _compare_form(request: HttpRequest, design: Design):
 
 
 def _order_rule(form: CompareForm):
-    from engine.orders.spares import PercentPerCategory
-
-    percents = form.cleaned_data.get("spares_percent")
-    return PercentPerCategory(percents) if percents is not None else None
+    return form.spares_rule
 
 
 @signin_required
@@ -529,8 +526,8 @@ def revision_compare_view(request: HttpRequest, pk: int) -> HttpResponse:
         else order_delta_between(old=old, new=new, rule=rule)
     )
     query = {"old": ORDERED if baseline else old.number, "new": new.number}
-    if form.cleaned_data.get("spares_percent") is not None:
-        query["spares_percent"] = form.data.get("spares_percent", "").strip()
+    if rule is not None:
+        query.update(form.spares_query())
     base = f"/api/v1/designs/{design.pk}/change-order"
     return render(
         request,
@@ -614,18 +611,19 @@ def _order_view(delta) -> dict:
 @require_POST
 def revision_mark_ordered_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     """Mark the revision ordered: its order as it is now (prices, spares) becomes the design's baseline."""
-    from engine.orders.spares import PercentPerCategory
-
     design = design_get(user=request.user, design_id=pk, write=True)
     revision = revision_get(user=request.user, design_id=design.pk, number=number)
     form = MarkOrderedForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Spares %: " + "; ".join(form.errors.get("spares_percent", [])))
-    else:
-        percents = form.cleaned_data["spares_percent"]
-        baseline_mark(
-            revision=revision, user=request.user, rule=PercentPerCategory(percents) if percents is not None else None
+        messages.error(
+            request,
+            "; ".join(
+                f"{form.fields[k].label if k in form.fields else 'Spares'}: {' '.join(v)}"
+                for k, v in form.errors.items()
+            ),
         )
+    else:
+        baseline_mark(revision=revision, user=request.user, rule=form.spares_rule)
         messages.success(request, f"r{revision.number} is marked ordered: later revisions compare with this order.")
     return redirect(reverse("designs:revision", args=[pk, number]) + "#ordered-title")
 

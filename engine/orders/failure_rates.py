@@ -17,7 +17,7 @@ defaults to set.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from functools import cache
@@ -236,7 +236,43 @@ __all__ = [
     "poisson_quantile",
     "parse_category_values",
     "default_inputs",
+    "spares_beside",
+    "DEFAULTS_NOTE",
     "HOURS_PER_YEAR",
 ]
+
+DEFAULTS_NOTE = (
+    "The failure rates, replenishment times and service levels marked default are placeholders to set: the "
+    "reference gives no per-part failure rate (docs/data-gaps.md, Spares from failure rates)."
+)
+
+
+def spares_beside(bom: Iterable[Mapping], *, percent, failure: FailureRatePerCategory) -> list[dict]:
+    """Per BOM line ({"category", "sku", "quantity"}), the flat-percent spares beside the failure-rate spares
+    with every input of both: what a buyer compares before choosing a rule."""
+    rows = []
+    for ln in bom:
+        cat, part, qty = str(ln["category"]), str(ln["sku"]), int(ln["quantity"])
+        i = failure.inputs_for(cat)
+        flat = percent.spares(category=cat, part=part, quantity=qty)
+        rate = failure.spares(category=cat, part=part, quantity=qty)
+        rows.append(
+            {
+                "part": part,
+                "category": cat,
+                "quantity": qty,
+                "percent": _text(percent.percent_for(cat)),
+                "percent_spares": flat.count,
+                "afr_percent": _text(i.afr_percent),
+                "replenish_hours": _text(i.replenish_hours),
+                "service_level_percent": _text(i.service_level_percent),
+                "expected_failures": round(float(i.expected_failures(qty)), 4),
+                "failure_rate_spares": rate.count,
+                "defaults": failure.is_default(cat),
+                "failure_rate_rule": rate.rule,
+            }
+        )
+    return rows
+
 
 SPARES_RULES[FailureRatePerCategory.kind] = FailureRatePerCategory.from_dict

@@ -7,7 +7,12 @@ from decimal import Decimal
 import pytest
 
 from engine.catalog import load_catalog
-from engine.orders.failure_rates import FailureRatePerCategory, parse_category_values, poisson_quantile
+from engine.orders.failure_rates import (
+    FailureRatePerCategory,
+    parse_category_values,
+    poisson_quantile,
+    spares_beside,
+)
 from engine.orders.lines import build_order
 from engine.orders.rule_choice import spares_rule_from_inputs
 from engine.orders.spares import PercentPerCategory, parse_percents, spares_rule_from_dict
@@ -101,3 +106,17 @@ def test_the_rule_is_chosen_by_name():
         spares_rule_from_inputs(rule="mtbf")
     with pytest.raises(ValueError, match="^spares_service_level_percent: "):
         spares_rule_from_inputs(rule="failure-rate", level="100")
+
+
+def test_both_rules_are_shown_side_by_side_with_their_inputs():
+    bom = [{"category": "switch", "sku": "QM9700", "quantity": 48}, {"category": "fiber", "sku": "F", "quantity": 0}]
+    rows = spares_beside(
+        bom,
+        percent=PercentPerCategory(parse_percents("5")),
+        failure=FailureRatePerCategory.from_text(afr="switch:2", hours="switch:2160", level="switch:99"),
+    )
+    sw, fiber = rows
+    assert (sw["percent"], sw["percent_spares"], sw["failure_rate_spares"]) == ("5", 3, 2)
+    assert (sw["afr_percent"], sw["replenish_hours"], sw["service_level_percent"]) == ("2", "2160", "99")
+    assert sw["expected_failures"] == 0.2367 and sw["defaults"] is False
+    assert fiber["failure_rate_spares"] == 0 and fiber["defaults"] is True
