@@ -19,7 +19,7 @@ from django.conf import settings
 from engine.catalog import load_catalog
 from engine.errors import FieldError, SpecError
 from engine.model import NETWORKS
-from engine.orders.rule_choice import PERCENT, RULE_CHOICES, spares_rule_from_inputs
+from engine.orders.rule_choice import FAILURE_RATE, PERCENT, RULE_CHOICES, spares_rule_from_inputs
 from engine.presets import DEFAULT_PRESET, list_presets, preset_descriptions
 from engine.schema import DEFAULT_MAX_LENGTH, REQUIRED, Field
 from engine.spec import SCHEMA_VERSION, SPEC_FIELDS
@@ -440,18 +440,21 @@ class SparesRuleForm(forms.Form):
 
     def clean(self):
         data = super().clean()
+        self.spares_rule = None
+        texts = {
+            "percent": data.get("spares_percent", ""),
+            "afr": data.get("spares_afr_percent", ""),
+            "hours": data.get("spares_replenish_hours", ""),
+            "level": data.get("spares_service_level_percent", ""),
+        }
         try:
-            self.spares_rule = spares_rule_from_inputs(
-                rule=data.get("spares_rule") or PERCENT,
-                percent=data.get("spares_percent", ""),
-                afr=data.get("spares_afr_percent", ""),
-                hours=data.get("spares_replenish_hours", ""),
-                level=data.get("spares_service_level_percent", ""),
-            )
+            # Every text given is checked, whichever rule is chosen: a bad value is never silently ignored.
+            spares_rule_from_inputs(rule=FAILURE_RATE, **texts)
+            spares_rule_from_inputs(rule=PERCENT, percent=texts["percent"])
+            self.spares_rule = spares_rule_from_inputs(rule=data.get("spares_rule") or PERCENT, **texts)
         except ValueError as exc:
             name, _, message = str(exc).partition(": ")
             self.add_error(name if name in self.fields else None, message or str(exc))
-            self.spares_rule = None
         return data
 
     def spares_query(self) -> dict:
