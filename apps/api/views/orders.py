@@ -159,7 +159,7 @@ class SparesQuery(StrictSerializer):
     spares_service_level_percent = serializers.CharField(required=False, max_length=400, help_text=LEVEL_HELP)
 
 
-def _rule(q: dict) -> SparesRule | None:
+def spares_rule_of(q: dict) -> SparesRule | None:
     """The rule the parameters name; None (the endpoint's default) for percent without spares_percent."""
     try:
         return spares_rule_from_inputs(
@@ -183,7 +183,7 @@ class RevisionOrderApi(ApiView):
         summary="The revision's purchase order: order lines with spares and prices, per network and per SU",
     )
     def get(self, request, design_id: int, number: int):
-        rule = _rule(query(SparesQuery, request))
+        rule = spares_rule_of(query(SparesQuery, request))
         rev = revision_for(request, design_id, number)
         order = revision_order(revision=rev, rule=rule)
         return Response({"revision": rev.number, "split_available": bool(order.by_network), **order.to_dict()})
@@ -242,8 +242,8 @@ class RevisionSparesApi(ApiView):
     )
     def get(self, request, design_id: int, number: int):
         q = query(SparesBesideQuery, request)
-        percent = _rule({"spares_percent": q.get("spares_percent") or "0"})
-        failure = _rule({**q, "spares_rule": FAILURE_RATE, "spares_percent": ""})
+        percent = spares_rule_of({"spares_percent": q.get("spares_percent") or "0"})
+        failure = spares_rule_of({**q, "spares_rule": FAILURE_RATE, "spares_percent": ""})
         rev = revision_for(request, design_id, number)
         return Response(
             {
@@ -334,7 +334,7 @@ class DeltaQuery(SparesQuery):
 
 
 def _delta(request, design_id: int, q: dict):
-    rule = _rule(q)
+    rule = spares_rule_of(q)
     design = design_for(request, design_id)
     new = revision_for(request, design_id, q["new"])
     if q["old"] == "ordered":
@@ -459,7 +459,7 @@ class RevisionOrderedApi(ApiView):
     def post(self, request, design_id: int, number: int):
         s = MarkOrderedIn(data=request.data)
         s.is_valid(raise_exception=True)
-        rule = _rule(s.validated_data)
+        rule = spares_rule_of(s.validated_data)
         design_for(request, design_id, write=True)
         rev = revision_for(request, design_id, number)
         return Response(_baseline_out(baseline_mark(revision=rev, user=request.user, rule=rule)), status=201)

@@ -77,3 +77,19 @@ def test_the_spares_comparison_follows_the_designs_permissions(alice, bob, anon,
     design_share(design=computed, user=users.bob, access="read")
     assert bob.get(url).status_code == 200
     assert bob.post(rev_url(computed, 1, "ordered/"), {"spares_rule": "failure-rate"}, format="json").status_code == 404
+
+
+def test_the_bom_and_its_files_take_the_failure_rate_rule(alice, computed):
+    """The same 12 QM9700 at 2 %/year, 2,160 h, 99 %: 1 spare (worked above), in /bom/ and in bom.csv."""
+    params = urlencode({"spares_rule": "failure-rate", **RATES})
+    bom = alice.get(rev_url(computed, 1, "bom/?" + params)).json()
+    qm = next(ln for ln in bom["lines"] if ln["part"] == "QM9700")
+    assert (qm["quantity"], qm["spares"], qm["order_quantity"]) == (12, 1, 13)
+    assert bom["spares_rule"]["kind"] == "failure-rate" and bom["spares_percent"] == "0"
+    response = alice.get(rev_url(computed, 1, "downloads/bom.csv?" + params))
+    assert response.status_code == 200, response.content[:300]
+    text = b"".join(response.streaming_content if response.streaming else [response.content]).decode()
+    row = next(line for line in text.splitlines() if ",QM9700," in line and line.startswith("order"))
+    assert "Poisson 99 % quantile of 0.0592 expected failures (12 x 2 %/year x 2160 h / 8760 h)" in row
+    bad = alice.get(rev_url(computed, 1, "downloads/bom.csv?spares_rule=failure-rate&spares_afr_percent=x"))
+    assert bad.status_code == 400 and error_of(bad)["fields"][0]["path"] == "spares_afr_percent"
