@@ -381,7 +381,8 @@ def _spares_beside(request: HttpRequest, revision: Revision) -> dict:
     from engine.orders.failure_rates import DEFAULTS_NOTE, FailureRatePerCategory
     from engine.orders.spares import PercentPerCategory, parse_percents
 
-    form = SparesForm(request.GET if any(k in request.GET for k in SPARES_PARAMS) else None)
+    # Its own ids: the mark-ordered form on the same page has fields of the same names.
+    form = SparesForm(request.GET if any(k in request.GET for k in SPARES_PARAMS) else None, auto_id="beside_%s")
     percent, failure = PercentPerCategory(parse_percents("0")), FailureRatePerCategory.with_defaults()
     if form.is_bound and form.is_valid():
         data = form.cleaned_data
@@ -392,7 +393,7 @@ def _spares_beside(request: HttpRequest, revision: Revision) -> dict:
             level=data.get("spares_service_level_percent", ""),
         )
     rows = revision_spares_beside(revision=revision, percent=percent, failure=failure)
-    return {"form": form if form.is_bound else SparesForm(), "rows": rows, "note": DEFAULTS_NOTE}
+    return {"form": form, "rows": rows, "note": DEFAULTS_NOTE}
 
 
 def _blast(revision: Revision, *, inline: bool | None) -> dict:
