@@ -204,11 +204,16 @@ class _Fabric:
 
     def beyond(self, leaf_frac: dict[int, Fraction]) -> dict[int, Fraction]:
         """GPUs under leaves that lose `leaf_frac` of their uplinks (or of the paths beyond them)."""
-        share: dict[int, Fraction] = defaultdict(Fraction)
+        share: dict[int, Fraction] = {}
         for leaf, frac in leaf_frac.items():
+            scaled: dict[tuple[int, int], Fraction] = {}  # few distinct link/GPU speeds: each Fraction built once
             for g, bw in self.leaf_down.get(leaf, ()):
-                share[g] += frac * Fraction(bw, self.gpu_bw[g])
-        return dict(share)
+                key = (bw, self.gpu_bw[g])
+                part = scaled.get(key)
+                if part is None:
+                    part = scaled[key] = frac * Fraction(bw, key[1])
+                share[g] = share[g] + part if g in share else part
+        return share
 
     def leaf_fracs_of_spine(self, spine: int) -> dict[int, Fraction]:
         return {leaf: Fraction(bw, self.up_bw[leaf]) for leaf, bw in self.spine_leaves[spine].items()}
@@ -222,17 +227,20 @@ class _Fabric:
         return dict(out)
 
     def gpus_under(self, leaves: Iterable[int]) -> int:
-        return sum(len(self.leaf_down.get(leaf, ())) for leaf in leaves)
+        down = self.leaf_down
+        return sum(len(down[leaf]) for leaf in leaves if leaf in down)
 
     # --- grouping -----------------------------------------------------------------------------------------
 
     def groups(self, shares: dict[int, Fraction], scope: str) -> tuple[GpuGroup, ...]:
-        by: dict[tuple[Fraction, bool], list[int]] = defaultdict(list)
+        by: dict[tuple[int, int], list[int]] = defaultdict(list)  # keyed by plain ints: hashing a Fraction is slow
         for g, share in shares.items():
             if share:
-                by[(share, scope == ALL and share >= 1)].append(g)
+                by[(share.numerator, share.denominator)].append(g)
         out = []
-        for (share, lost), gs in sorted(by.items(), key=lambda kv: (-kv[0][1], -kv[0][0])):
+        keyed = [(Fraction(n, d), gs) for (n, d), gs in by.items()]
+        for share, gs in sorted(keyed, key=lambda kv: -kv[0]):
+            lost = scope == ALL and share >= 1
             servers = {self.gpu_server[g] for g in gs}
             out.append(
                 GpuGroup(
@@ -325,12 +333,20 @@ def blast_radius(devices: Sequence[Device], links: Iterable[Link]) -> BlastRadiu
         )
     )
     cores = sorted(f.core_spines)
+    under_spines: dict[frozenset[int], int] = {}  # the cores of one group serve the same spines: count once
+
+    def gpus_under_core(c: int) -> int:
+        spines = frozenset(f.core_spines[c])
+        if spines not in under_spines:
+            under_spines[spines] = f.gpus_under({leaf for s in spines for leaf in f.spine_leaves[s]})
+        return under_spines[spines]
+
     out.append(
         _impact(
             "core",
             "A core switch",
             cores,
-            lambda c: f.gpus_under({leaf for s in f.core_spines[c] for leaf in f.spine_leaves[s]}),
+            gpus_under_core,
             lambda c: f.groups(f.beyond(f.leaf_fracs_of_core(c)), BEYOND_POD),
             lambda c: name(c).name,
         )
