@@ -171,6 +171,8 @@ class FailureRatePerCategory:
             if not isinstance(raw, Mapping):
                 raise ValueError(f"spares.{f}: a mapping of category to value")
             parsed[f] = parse_category_values(raw, f"spares.{f}", f)
+        if all("*" in parsed[f] for f in FIELDS):
+            return cls(**parsed)  # a whole rule (to_dict's form): today's defaults never change it
         return cls.with_defaults(**parsed)
 
     def inputs_for(self, category: str) -> CategoryInputs:

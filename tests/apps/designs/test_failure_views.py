@@ -97,3 +97,20 @@ def test_an_order_can_be_frozen_with_the_failure_rate_rule(alice, tiny):
     assert response.status_code == 302
     rule = OrderedBaseline.objects.get(design=tiny).order["spares_rule"]
     assert rule["kind"] == "failure-rate" and rule["afr_percent"]["switch"] == "3"
+
+
+def test_compare_orders_with_the_failure_rate_rule_and_its_change_order_links_carry_it(alice, users):
+    design = design_create(user=users.alice, spec=TINY)
+    compute_now(design, users.alice)
+    design.spec = {**design.spec, "servers": {"model": "dgx-h100", "count": 4}}
+    design.save()
+    compute_now(design, users.alice)
+    response = alice.get(
+        url("compare", design.pk, old=1, new=2, spares_rule="failure-rate", spares_afr_percent="switch:2")
+    )
+    assert response.status_code == 200
+    order = response.context["order"]
+    assert order["new"].spares_rule["kind"] == "failure-rate"
+    assert all("Poisson" in r["spares_rule"] or "no expected" in r["spares_rule"] for r in order["rows"])
+    html = response.content.decode()
+    assert "spares_rule=failure-rate&amp;spares_afr_percent=switch%3A2" in html

@@ -120,3 +120,13 @@ def test_both_rules_are_shown_side_by_side_with_their_inputs():
     assert (sw["afr_percent"], sw["replenish_hours"], sw["service_level_percent"]) == ("2", "2160", "99")
     assert sw["expected_failures"] == 0.2367 and sw["defaults"] is False
     assert fiber["failure_rate_spares"] == 0 and fiber["defaults"] is True
+
+
+def test_a_stored_rule_never_takes_a_default_shipped_later(monkeypatch):
+    from engine.orders import failure_rates
+
+    stored = FailureRatePerCategory.from_text(afr="*:3").to_dict()
+    later = failure_rates.default_inputs()
+    later["afr_percent"]["new-category"] = Decimal(9)
+    monkeypatch.setattr(failure_rates, "default_inputs", lambda: later)
+    assert spares_rule_from_dict(stored).inputs_for("new-category").afr_percent == Decimal(3)
