@@ -359,7 +359,7 @@ def blast_radius(devices: Sequence[Device], links: Iterable[Link]) -> BlastRadiu
         out.append(
             _impact(
                 "plane",
-                "A whole plane (its subnet manager, or every switch of it)",
+                "A whole plane (every link of one plane)",
                 planes,
                 lambda p: len({g for g, _ in by_plane[p]}),
                 lambda p: f.groups(f.direct(by_plane[p]), ALL),

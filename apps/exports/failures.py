@@ -17,7 +17,7 @@ from engine.blast_radius import blast_radius
 
 from .services import custom_catalog_for_revision, revision_result
 
-_VERSION = 1  # bump when the stored shape changes
+_VERSION = 2  # bump when the stored shape or its words change
 
 
 def revision_blast_radius(*, revision: Revision) -> dict:
