@@ -402,15 +402,19 @@ def _revision_or_ordered(value: str):
     return ORDERED if value == ORDERED else int(value)
 
 
-SPARES_PARAMS = ("spares_rule", "spares_percent", "spares_afr_percent", "spares_replenish_hours")
-SPARES_PARAMS += ("spares_service_level_percent",)
+SPARES_PARAMS = (
+    "spares_rule",
+    "spares_percent",
+    "spares_afr_percent",
+    "spares_replenish_hours",
+    "spares_service_level_percent",
+)
 
 
 class SparesRuleForm(forms.Form):
     """The spares rule, chosen as everywhere (engine/orders/rule_choice.py): a flat percent per category, or
-    from failure rates. After validation `spares_rule` is the rule, or None for the caller's default."""
+    from failure rates. After validation `chosen_rule` is the rule, or None for the caller's default."""
 
-    spares_rule_kind = "percent"
     spares_rule = forms.ChoiceField(label="Spares rule", required=False, choices=RULE_CHOICES, initial=PERCENT)
     spares_percent = forms.CharField(
         label="Spares %",
@@ -440,7 +444,7 @@ class SparesRuleForm(forms.Form):
 
     def clean(self):
         data = super().clean()
-        self.spares_rule = None
+        self.chosen_rule = None
         texts = {
             "percent": data.get("spares_percent", ""),
             "afr": data.get("spares_afr_percent", ""),
@@ -451,7 +455,7 @@ class SparesRuleForm(forms.Form):
             # Every text given is checked, whichever rule is chosen: a bad value is never silently ignored.
             spares_rule_from_inputs(rule=FAILURE_RATE, **texts)
             spares_rule_from_inputs(rule=PERCENT, percent=texts["percent"])
-            self.spares_rule = spares_rule_from_inputs(rule=data.get("spares_rule") or PERCENT, **texts)
+            self.chosen_rule = spares_rule_from_inputs(rule=data.get("spares_rule") or PERCENT, **texts)
         except ValueError as exc:
             name, _, message = str(exc).partition(": ")
             self.add_error(name if name in self.fields else None, message or str(exc))

@@ -562,7 +562,7 @@ def _compare_form(request: HttpRequest, design: Design):
 
 
 def _order_rule(form: CompareForm):
-    return form.spares_rule
+    return form.chosen_rule
 
 
 @signin_required
@@ -678,7 +678,7 @@ def revision_mark_ordered_view(request: HttpRequest, pk: int, number: int) -> Ht
             ),
         )
     else:
-        baseline_mark(revision=revision, user=request.user, rule=form.spares_rule)
+        baseline_mark(revision=revision, user=request.user, rule=form.chosen_rule)
         messages.success(request, f"r{revision.number} is marked ordered: later revisions compare with this order.")
     return redirect(reverse("designs:revision", args=[pk, number]) + "#ordered-title")
 

@@ -143,8 +143,11 @@ class FailureRatePerCategory:
     ) -> FailureRatePerCategory:
         """The shipped defaults overridden by what is given: a category's own value, else the given "*",
         else the default for the category, else the default "*"."""
-        given = {"afr_percent": afr_percent, "replenish_hours": replenish_hours}
-        given["service_level_percent"] = service_level_percent
+        given = {
+            "afr_percent": afr_percent,
+            "replenish_hours": replenish_hours,
+            "service_level_percent": service_level_percent,
+        }
         merged = {}
         for f, defaults in default_inputs().items():
             user = dict(given[f] or {})
