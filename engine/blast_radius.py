@@ -227,6 +227,7 @@ class _Fabric:
         return dict(out)
 
     def gpus_under(self, leaves: Iterable[int]) -> int:
+        # Counts downlinks: a GPU has one link per plane, and a leaf, spine or core serves one plane.
         down = self.leaf_down
         return sum(len(down[leaf]) for leaf in leaves if leaf in down)
 
