@@ -52,7 +52,9 @@ def _money(d: Decimal) -> str:
     return fmt_money(d)
 
 
-def revision_bom(*, revision: Revision, spares_percent: Decimal = Decimal(0), category: str | None = None) -> dict:
+def revision_bom(
+    *, revision: Revision, spares_percent: Decimal = Decimal(0), category: str | None = None, failure_rate=None
+) -> dict:
     """BOM lines of a revision: quantity, spares (rounded up), unit price and total from the revision's price-list
     version (apps.api.pricing: the one in force when it was computed, unless explicitly repriced), priced by the
     same function as bom.csv and bom.pdf (apps.exports.renderers.bom.order_lines)."""
@@ -64,7 +66,12 @@ def revision_bom(*, revision: Revision, spares_percent: Decimal = Decimal(0), ca
     summary_lines = [
         line for line in (revision.summary or {}).get("bom") or [] if not category or line.get("category") == category
     ]
-    opts = ExportOptions.from_any({"prices": prices, "spares_percent": {"*": spares_percent}})
+    if failure_rate is not None:  # the failure-rate rule (engine/orders/failure_rates.py) replaces the percent
+        spares_percent = Decimal(0)
+    opts = ExportOptions.from_any(
+        {"prices": prices, "spares_percent": {"*": spares_percent}, "spares_failure_rate": failure_rate}
+    )
+    rule = opts.spares_rule()
     order, totals, _ = order_lines(summary_lines, opts)
     lines = [
         {
@@ -88,6 +95,7 @@ def revision_bom(*, revision: Revision, spares_percent: Decimal = Decimal(0), ca
         "currency": pricing.currency,
         **pricing.to_dict(),
         "spares_percent": format(spares_percent.normalize(), "f") if spares_percent else "0",
+        "spares_rule": {**rule.to_dict(), "text": rule.describe()},
         "complete": completeness["complete"],
         "links_without_part": completeness["links_without_part"],
         "missing": completeness["missing"],

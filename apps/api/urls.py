@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.urls import path, re_path, register_converter
 
 from .errors import ApiError
-from .views import catalog, designs, downloads, monitoring, orders, qos, revisions, tokens
+from .views import catalog, designs, downloads, failures, monitoring, orders, qos, revisions, tokens
 from .views.base import ApiView
 
 
@@ -77,6 +77,8 @@ urlpatterns = [
     path(f"{R}/", revisions.RevisionDetailApi.as_view(), name="revision-detail"),
     path(f"{R}/summary/", revisions.RevisionSummaryApi.as_view(), name="revision-summary"),
     path(f"{R}/bom/", revisions.RevisionBomApi.as_view(), name="revision-bom"),
+    path(f"{R}/spares/", orders.RevisionSparesApi.as_view(), name="revision-spares"),
+    path(f"{R}/blast-radius/", failures.RevisionBlastRadiusApi.as_view(), name="revision-blast-radius"),
     path(f"{R}/reprice/", revisions.RevisionRepriceApi.as_view(), name="revision-reprice"),
     path(f"{R}/order/", orders.RevisionOrderApi.as_view(), name="revision-order"),
     path(f"{R}/ordered/", orders.RevisionOrderedApi.as_view(), name="revision-ordered"),

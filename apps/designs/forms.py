@@ -19,6 +19,7 @@ from django.conf import settings
 from engine.catalog import load_catalog
 from engine.errors import FieldError, SpecError
 from engine.model import NETWORKS
+from engine.orders.rule_choice import FAILURE_RATE, PERCENT, RULE_CHOICES, spares_rule_from_inputs
 from engine.presets import DEFAULT_PRESET, list_presets, preset_descriptions
 from engine.schema import DEFAULT_MAX_LENGTH, REQUIRED, Field
 from engine.spec import SCHEMA_VERSION, SPEC_FIELDS
@@ -401,19 +402,80 @@ def _revision_or_ordered(value: str):
     return ORDERED if value == ORDERED else int(value)
 
 
-class CompareForm(forms.Form):
-    old = forms.TypedChoiceField(label="Older revision", coerce=_revision_or_ordered)
-    new = forms.TypedChoiceField(label="Newer revision", coerce=int)
+SPARES_PARAMS = (
+    "spares_rule",
+    "spares_percent",
+    "spares_afr_percent",
+    "spares_replenish_hours",
+    "spares_service_level_percent",
+)
+
+
+class SparesRuleForm(forms.Form):
+    """The spares rule, chosen as everywhere (engine/orders/rule_choice.py): a flat percent per category, or
+    from failure rates. After validation `chosen_rule` is the rule, or None for the caller's default."""
+
+    spares_rule = forms.ChoiceField(label="Spares rule", required=False, choices=RULE_CHOICES, initial=PERCENT)
     spares_percent = forms.CharField(
         label="Spares %",
         required=False,
         max_length=400,
-        help_text='Per line, rounded up: "5" for every category, or "transceiver:2,fiber:5". '
-        "Against the ordered baseline, empty keeps the spares it was ordered with.",
+        help_text='Flat percent: per line, rounded up: "5" for every category, or "transceiver:2,fiber:5".',
     )
+    spares_afr_percent = forms.CharField(
+        label="Annual failure rate %",
+        required=False,
+        max_length=400,
+        help_text='From failure rates: "2", or "transceiver:2,switch:1,*:0.5"; empty: the placeholder '
+        "defaults (the reference has no failure rates: set your own).",
+    )
+    spares_replenish_hours = forms.CharField(
+        label="Replenishment time (h)",
+        required=False,
+        max_length=400,
+        help_text='Hours until a failed part\'s replacement is on the shelf: "720", or "switch:2160,*:720".',
+    )
+    spares_service_level_percent = forms.CharField(
+        label="Service level %",
+        required=False,
+        max_length=400,
+        help_text='The chance the spares cover every failure meanwhile: "95", or "switch:99,*:95".',
+    )
+
+    def clean(self):
+        data = super().clean()
+        self.chosen_rule = None
+        texts = {
+            "percent": data.get("spares_percent", ""),
+            "afr": data.get("spares_afr_percent", ""),
+            "hours": data.get("spares_replenish_hours", ""),
+            "level": data.get("spares_service_level_percent", ""),
+        }
+        try:
+            # Every text given is checked, whichever rule is chosen: a bad value is never silently ignored.
+            spares_rule_from_inputs(rule=FAILURE_RATE, **texts)
+            spares_rule_from_inputs(rule=PERCENT, percent=texts["percent"])
+            self.chosen_rule = spares_rule_from_inputs(rule=data.get("spares_rule") or PERCENT, **texts)
+        except ValueError as exc:
+            name, _, message = str(exc).partition(": ")
+            self.add_error(name if name in self.fields else None, message or str(exc))
+        return data
+
+    def spares_query(self) -> dict:
+        """The non-empty spares parameters as given (for links that carry the same rule)."""
+        return {k: str(self.data.get(k, "")).strip() for k in SPARES_PARAMS if str(self.data.get(k, "")).strip()}
+
+
+class CompareForm(SparesRuleForm):
+    old = forms.TypedChoiceField(label="Older revision", coerce=_revision_or_ordered)
+    new = forms.TypedChoiceField(label="Newer revision", coerce=int)
+    field_order = ["old", "new", *SPARES_PARAMS]
 
     def __init__(self, *args, numbers: list[int], baseline_number: int | None = None, **kwargs):
         super().__init__(*args, **kwargs)
+        self.fields[
+            "spares_percent"
+        ].help_text += " Against the ordered baseline, empty keeps the spares it was ordered with."
         choices = [(n, f"r{n}") for n in numbers]
         self.fields["new"].choices = choices
         self.fields["old"].choices = (
@@ -422,17 +484,6 @@ class CompareForm(forms.Form):
         if len(numbers) >= 2:
             self.fields["new"].initial, self.fields["old"].initial = numbers[0], numbers[1]
 
-    def clean_spares_percent(self):
-        from engine.orders.spares import parse_percents
-
-        raw = self.cleaned_data.get("spares_percent", "").strip()
-        if not raw:
-            return None
-        try:
-            return parse_percents(raw, "Spares %")
-        except ValueError as exc:
-            raise forms.ValidationError(str(exc)) from None
-
     def clean(self):
         data = super().clean()
         if data.get("old") is not None and data.get("old") == data.get("new"):
@@ -440,22 +491,12 @@ class CompareForm(forms.Form):
         return data
 
 
-class MarkOrderedForm(forms.Form):
-    spares_percent = forms.CharField(
-        label="Spares %",
-        required=False,
-        max_length=400,
-        help_text='Spares ordered with it, per line, rounded up: "5", or "transceiver:2,fiber:5".',
-    )
+class MarkOrderedForm(SparesRuleForm):
+    """The rule the order is frozen with."""
 
-    def clean_spares_percent(self):
-        from engine.orders.spares import parse_percents
 
-        raw = self.cleaned_data.get("spares_percent", "").strip()
-        try:
-            return parse_percents(raw, "Spares %") if raw else None
-        except ValueError as exc:
-            raise forms.ValidationError(str(exc)) from None
+class SparesForm(SparesRuleForm):
+    """The revision page's spares table: both rules side by side, each with its inputs."""
 
 
 class ElevationForm(forms.Form):

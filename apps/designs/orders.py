@@ -18,8 +18,9 @@ import logging
 from django.db import transaction
 
 from engine.errors import SpecError
+from engine.orders.failure_rates import FailureRatePerCategory, spares_beside
 from engine.orders.lines import Order, OrderDelta, bom_split, build_order, order_delta
-from engine.orders.spares import SparesRule, spares_rule_from_dict
+from engine.orders.spares import PercentPerCategory, SparesRule, spares_rule_from_dict
 
 from .models import Design, OrderedBaseline, PartLeadTime, Revision
 from .pricing import revision_pricing
@@ -141,3 +142,11 @@ def order_delta_from_baseline(
     """From what was ordered to `new`'s order; `new` gets the baseline's spares rule unless `rule` is given."""
     ordered = baseline_order(baseline)
     return order_delta(ordered, revision_order(revision=new, rule=rule or spares_rule_from_dict(ordered.spares_rule)))
+
+
+def revision_spares_beside(
+    *, revision: Revision, percent: PercentPerCategory, failure: FailureRatePerCategory
+) -> list[dict]:
+    """Per line of the revision's stored BOM, the flat-percent spares beside the failure-rate spares, with the
+    inputs of both (engine/orders/failure_rates.py)."""
+    return spares_beside((revision.summary or {}).get("bom") or [], percent=percent, failure=failure)

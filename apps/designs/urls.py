@@ -29,6 +29,7 @@ urlpatterns = [
     path("<int:pk>/revisions/<int:number>/reprice/", views.revision_reprice_view, name="reprice"),
     path("<int:pk>/revisions/<int:number>/ordered/", views.revision_mark_ordered_view, name="mark_ordered"),
     path("<int:pk>/revisions/<int:number>/links/", views.revision_links, name="links"),
+    path("<int:pk>/revisions/<int:number>/blast-radius/", views.revision_blast_radius_view, name="blast_radius"),
     path("<int:pk>/revisions/<int:number>/cables/", views.revision_cables, name="cables"),
     path("<int:pk>/revisions/<int:number>/links.csv", views.revision_table_csv, {"table": "links"}, name="links_csv"),
     path(

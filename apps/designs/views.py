@@ -32,18 +32,26 @@ from . import diagrams
 from .compare import CHANGES, TABLES, previous_revision_number, revision_diff_page
 from .forms import (
     ORDERED,
+    SPARES_PARAMS,
     CompareForm,
     ElevationForm,
     MarkOrderedForm,
     NewDesignForm,
     ShareForm,
+    SparesForm,
     SpecForm,
     SpecYamlForm,
     TableFilterForm,
     spec_yaml,
 )
 from .models import CableRecord, Design, Revision
-from .orders import baseline_current, baseline_mark, order_delta_between, order_delta_from_baseline
+from .orders import (
+    baseline_current,
+    baseline_mark,
+    order_delta_between,
+    order_delta_from_baseline,
+    revision_spares_beside,
+)
 from .pricing import PriceListMissing, revision_pricing, revision_reprice
 from .selectors import design_can_write, design_get, design_list_owned, design_list_shared, revision_get
 from .services import (
@@ -362,7 +370,54 @@ def revision_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
             "can_write": design_can_write(user=request.user, design=revision.design),
             "baseline": baseline_current(design=revision.design),
             "mark_ordered_form": MarkOrderedForm(),
+            "spares": _spares_beside(request, revision),
+            "blast": _blast(revision, inline=None),
         },
+    )
+
+
+def _spares_beside(request: HttpRequest, revision: Revision) -> dict:
+    """Both spares rules per BOM line with their inputs; the inputs from the query (defaults when empty)."""
+    from engine.orders.failure_rates import DEFAULTS_NOTE, FailureRatePerCategory
+    from engine.orders.spares import PercentPerCategory, parse_percents
+
+    # Its own ids: the mark-ordered form on the same page has fields of the same names.
+    form = SparesForm(request.GET if any(k in request.GET for k in SPARES_PARAMS) else None, auto_id="beside_%s")
+    percent, failure = PercentPerCategory(parse_percents("0")), FailureRatePerCategory.with_defaults()
+    if form.is_bound and form.is_valid():
+        data = form.cleaned_data
+        percent = PercentPerCategory(parse_percents(data.get("spares_percent") or "0"))
+        failure = FailureRatePerCategory.from_text(
+            afr=data.get("spares_afr_percent", ""),
+            hours=data.get("spares_replenish_hours", ""),
+            level=data.get("spares_service_level_percent", ""),
+        )
+    rows = revision_spares_beside(revision=revision, percent=percent, failure=failure)
+    return {"form": form, "rows": rows, "note": DEFAULTS_NOTE}
+
+
+def _blast(revision: Revision, *, inline: bool | None) -> dict:
+    """The revision's blast radius for its page: computed in the request when the design is small enough to
+    render inline (or `inline` says so), else a link to its own page."""
+    from apps.exports.artifacts import inline_render_allowed
+    from apps.exports.failures import revision_blast_radius
+
+    if not (inline if inline is not None else inline_render_allowed(revision)):
+        return {"deferred": True}
+    try:
+        return {"data": revision_blast_radius(revision=revision)}
+    except SpecError as exc:
+        return {"error": f"The blast radius cannot be worked out: the revision no longer computes ({exc})."}
+
+
+@signin_required
+@require_safe
+def revision_blast_radius_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    revision = revision_get(user=request.user, design_id=pk, number=number)
+    return render(
+        request,
+        "designs/revision_blast_radius.html",
+        {"design": revision.design, "revision": revision, "blast": _blast(revision, inline=True)},
     )
 
 
@@ -507,10 +562,7 @@ def _compare_form(request: HttpRequest, design: Design):
 
 
 def _order_rule(form: CompareForm):
-    from engine.orders.spares import PercentPerCategory
-
-    percents = form.cleaned_data.get("spares_percent")
-    return PercentPerCategory(percents) if percents is not None else None
+    return form.chosen_rule
 
 
 @signin_required
@@ -529,8 +581,8 @@ def revision_compare_view(request: HttpRequest, pk: int) -> HttpResponse:
         else order_delta_between(old=old, new=new, rule=rule)
     )
     query = {"old": ORDERED if baseline else old.number, "new": new.number}
-    if form.cleaned_data.get("spares_percent") is not None:
-        query["spares_percent"] = form.data.get("spares_percent", "").strip()
+    if rule is not None:
+        query.update(form.spares_query())
     base = f"/api/v1/designs/{design.pk}/change-order"
     return render(
         request,
@@ -614,18 +666,19 @@ def _order_view(delta) -> dict:
 @require_POST
 def revision_mark_ordered_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     """Mark the revision ordered: its order as it is now (prices, spares) becomes the design's baseline."""
-    from engine.orders.spares import PercentPerCategory
-
     design = design_get(user=request.user, design_id=pk, write=True)
     revision = revision_get(user=request.user, design_id=design.pk, number=number)
     form = MarkOrderedForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Spares %: " + "; ".join(form.errors.get("spares_percent", [])))
-    else:
-        percents = form.cleaned_data["spares_percent"]
-        baseline_mark(
-            revision=revision, user=request.user, rule=PercentPerCategory(percents) if percents is not None else None
+        messages.error(
+            request,
+            "; ".join(
+                f"{form.fields[k].label if k in form.fields else 'Spares'}: {' '.join(v)}"
+                for k, v in form.errors.items()
+            ),
         )
+    else:
+        baseline_mark(revision=revision, user=request.user, rule=form.chosen_rule)
         messages.success(request, f"r{revision.number} is marked ordered: later revisions compare with this order.")
     return redirect(reverse("designs:revision", args=[pk, number]) + "#ordered-title")
 

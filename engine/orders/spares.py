@@ -7,7 +7,8 @@ named in the API), made back by `spares_rule_from_dict` through SPARES_RULES: an
 failure rates and lead times, say) plugs in by adding its constructor from a dict there.
 
 The first rule is the one the BOM always had: a percentage per part category ("*" for every other
-category), rounded up per line.
+category), rounded up per line. The second (failure_rates.py) takes per category an annual failure rate, a
+replenishment time and a service level, and orders the Poisson quantile of the failures expected meanwhile.
 """
 
 from __future__ import annotations

@@ -34,6 +34,7 @@ from apps.exports.services import (
 )
 from apps.jobs.services import job_sent
 from engine.errors import SpecError
+from engine.orders.rule_choice import FAILURE_RATE, PERCENT
 
 from ..downloads import (
     DB_FILES,
@@ -51,6 +52,7 @@ from ..parsers import CSVUploadParser
 from ..serializers import JobOut, StrictSerializer, query
 from .base import ApiView, revision_for
 from .designs import job_for
+from .orders import AFR_HELP, HOURS_HELP, LEVEL_HELP, spares_rule_of
 
 KINDS = list(DB_FILES) + list(DELIVERABLES)
 CONTENT_TYPES = {**DB_FILES, **{k: d.content_type for k, d in DELIVERABLES.items()}}
@@ -114,6 +116,15 @@ class DownloadApi(ApiView):
             required=False,
             help_text="BOM files: spares per line in percent (rounded up).",
         )
+        spares_rule = serializers.ChoiceField(
+            choices=[PERCENT, FAILURE_RATE],
+            required=False,
+            default=PERCENT,
+            help_text="BOM files: percent (default, spares_percent) or failure-rate (the spares_* inputs below).",
+        )
+        spares_afr_percent = serializers.CharField(required=False, max_length=400, help_text=AFR_HELP)
+        spares_replenish_hours = serializers.CharField(required=False, max_length=400, help_text=HOURS_HELP)
+        spares_service_level_percent = serializers.CharField(required=False, max_length=400, help_text=LEVEL_HELP)
         page_size = serializers.ChoiceField(choices=["a4", "letter"], required=False, help_text="PDF page size.")
         row = serializers.CharField(max_length=32, required=False, help_text="Cabling plan / labels: one row.")
         rack = serializers.CharField(max_length=32, required=False, help_text="Cabling plan / labels: one rack.")
@@ -192,6 +203,10 @@ class DownloadApi(ApiView):
         options: dict = {k: q[k] for k in ("page_size", "row", "rack", "test_limit", "spares_percent") if k in q}
         if q["csv"] == "raw":
             options["raw_csv"] = True
+        if q.get("spares_rule") == FAILURE_RATE:
+            rule = spares_rule_of({k: v for k, v in q.items() if k != "spares_percent"})
+            options["spares_failure_rate"] = rule.to_dict()
+            options.pop("spares_percent", None)
         try:
             export_options(options)
             _key, _full, artifact = artifact_lookup(revision=rev, kind=kind, options=options)

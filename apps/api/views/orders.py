@@ -21,9 +21,12 @@ from apps.designs.orders import (
     order_delta_between,
     order_delta_from_baseline,
     revision_order,
+    revision_spares_beside,
 )
 from apps.exports.renderers.changeorder import iter_change_order_csv, render_change_order_pdf
-from engine.orders.spares import SparesRule, parse_percents, spares_rule_from_dict
+from engine.orders.failure_rates import DEFAULTS_NOTE
+from engine.orders.rule_choice import FAILURE_RATE, PERCENT, spares_rule_from_inputs
+from engine.orders.spares import SparesRule
 
 from ..errors import ApiError
 from ..output import iso
@@ -36,16 +39,42 @@ SPARES_HELP = (
 )
 
 
+AFR_HELP = (
+    'failure-rate: annualized failure rate in percent per year, one number ("2") or category:value pairs '
+    '("transceiver:2,switch:1,*:0.5"); unset categories take the shipped placeholder defaults, which are not '
+    "rates from any source: set your own (docs/data-gaps.md)."
+)
+HOURS_HELP = 'failure-rate: replenishment time in hours ("720" or "switch:2160,*:720"); unset: the defaults.'
+LEVEL_HELP = (
+    'failure-rate: service level in percent, above 0 and below 100 ("95" or "switch:99,*:95"); unset: the defaults.'
+)
+
+
 def _money(**kw):
     return MoneyField(allow_null=True, **kw)
 
 
 class SparesRuleOut(serializers.Serializer):
-    kind = serializers.CharField(help_text='The rule: "percent-per-category" (more kinds may come).')
+    kind = serializers.CharField(help_text='The rule: "percent-per-category" or "failure-rate".')
     percents = serializers.DictField(
         child=serializers.CharField(),
         required=False,
         help_text='percent-per-category: category ("*": any other) -> percent.',
+    )
+    afr_percent = serializers.DictField(
+        child=serializers.CharField(),
+        required=False,
+        help_text='failure-rate: category ("*": any other) -> annualized failure rate in percent per year.',
+    )
+    replenish_hours = serializers.DictField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="failure-rate: category -> hours until a failed part's replacement is on the shelf.",
+    )
+    service_level_percent = serializers.DictField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="failure-rate: category -> the chance, in percent, that the spares cover every failure meanwhile.",
     )
     text = serializers.CharField(help_text="The rule in words.")
 
@@ -117,17 +146,32 @@ class RevisionOrderOut(OrderOut):
 
 
 class SparesQuery(StrictSerializer):
+    spares_rule = serializers.ChoiceField(
+        choices=[PERCENT, FAILURE_RATE],
+        required=False,
+        default=PERCENT,
+        help_text="percent (default): spares_percent; failure-rate: the Poisson quantile of the failures "
+        "expected in the replenishment time, from the three spares_* inputs below.",
+    )
     spares_percent = serializers.CharField(required=False, max_length=400, help_text=SPARES_HELP)
+    spares_afr_percent = serializers.CharField(required=False, max_length=400, help_text=AFR_HELP)
+    spares_replenish_hours = serializers.CharField(required=False, max_length=400, help_text=HOURS_HELP)
+    spares_service_level_percent = serializers.CharField(required=False, max_length=400, help_text=LEVEL_HELP)
 
 
-def _rule(q: dict) -> SparesRule | None:
-    raw = q.get("spares_percent")
-    if raw is None:
-        return None
+def spares_rule_of(q: dict) -> SparesRule | None:
+    """The rule the parameters name; None (the endpoint's default) for percent without spares_percent."""
     try:
-        return spares_rule_from_dict({"kind": "percent-per-category", "percents": parse_percents(raw)})
+        return spares_rule_from_inputs(
+            rule=q.get("spares_rule") or PERCENT,
+            percent=q.get("spares_percent") or "",
+            afr=q.get("spares_afr_percent") or "",
+            hours=q.get("spares_replenish_hours") or "",
+            level=q.get("spares_service_level_percent") or "",
+        )
     except ValueError as exc:
-        raise ApiError(400, "invalid", str(exc), [{"path": "spares_percent", "message": str(exc)}]) from None
+        path, _, message = str(exc).partition(": ")
+        raise ApiError(400, "invalid", str(exc), [{"path": path, "message": message}]) from None
 
 
 class RevisionOrderApi(ApiView):
@@ -139,10 +183,77 @@ class RevisionOrderApi(ApiView):
         summary="The revision's purchase order: order lines with spares and prices, per network and per SU",
     )
     def get(self, request, design_id: int, number: int):
-        rule = _rule(query(SparesQuery, request))
+        rule = spares_rule_of(query(SparesQuery, request))
         rev = revision_for(request, design_id, number)
         order = revision_order(revision=rev, rule=rule)
         return Response({"revision": rev.number, "split_available": bool(order.by_network), **order.to_dict()})
+
+
+class SparesLineOut(serializers.Serializer):
+    part = serializers.CharField()
+    category = serializers.CharField()
+    quantity = serializers.IntegerField(help_text="What the design needs.")
+    percent = serializers.CharField(help_text="Flat rule: the category's percent.")
+    percent_spares = serializers.IntegerField(help_text="Flat rule: ceil(quantity x percent / 100).")
+    afr_percent = serializers.CharField(help_text="Failure-rate rule: annualized failure rate, %/year.")
+    replenish_hours = serializers.CharField(help_text="Failure-rate rule: replenishment time in hours.")
+    service_level_percent = serializers.CharField(help_text="Failure-rate rule: service level in percent.")
+    expected_failures = serializers.FloatField(
+        help_text="quantity x afr_percent/100 x replenish_hours/8760: failures expected in one replenishment time."
+    )
+    failure_rate_spares = serializers.IntegerField(
+        help_text="The smallest k with P(Poisson(expected_failures) <= k) >= service level."
+    )
+    defaults = serializers.BooleanField(
+        help_text="Every failure-rate input of this category is the shipped placeholder default (not a rate "
+        "from any source: set your own)."
+    )
+    failure_rate_rule = serializers.CharField(help_text="The failure-rate spares in words, with their inputs.")
+
+
+class RevisionSparesOut(serializers.Serializer):
+    revision = serializers.IntegerField()
+    percent_rule = SparesRuleOut()
+    failure_rate_rule = SparesRuleOut()
+    defaults_note = serializers.CharField(help_text="Why the default failure rates are placeholders to set.")
+    lines = SparesLineOut(many=True)
+
+
+class SparesBesideQuery(StrictSerializer):
+    spares_percent = serializers.CharField(required=False, max_length=400, help_text=SPARES_HELP + " Default 0.")
+    spares_afr_percent = serializers.CharField(required=False, max_length=400, help_text=AFR_HELP)
+    spares_replenish_hours = serializers.CharField(required=False, max_length=400, help_text=HOURS_HELP)
+    spares_service_level_percent = serializers.CharField(required=False, max_length=400, help_text=LEVEL_HELP)
+
+
+class RevisionSparesApi(ApiView):
+    @extend_schema(
+        operation_id="revisions_spares",
+        parameters=[SparesBesideQuery],
+        responses={200: RevisionSparesOut},
+        tags=["orders"],
+        summary="Spares per BOM line under both rules side by side: the flat percent and the failure-rate "
+        "(Poisson) rule, each with its inputs",
+        description=(
+            "Compare the two spares rules before choosing one for an order (spares_rule=failure-rate on the "
+            "order endpoints). The failure-rate defaults are placeholders: the reference has no per-part "
+            "failure rate."
+        ),
+    )
+    def get(self, request, design_id: int, number: int):
+        q = query(SparesBesideQuery, request)
+        percent = spares_rule_of({"spares_percent": q.get("spares_percent") or "0"})
+        failure = spares_rule_of({**q, "spares_rule": FAILURE_RATE, "spares_percent": ""})
+        rev = revision_for(request, design_id, number)
+        return Response(
+            {
+                "revision": rev.number,
+                "percent_rule": {**percent.to_dict(), "text": percent.describe()},
+                "failure_rate_rule": {**failure.to_dict(), "text": failure.describe()},
+                "defaults_note": DEFAULTS_NOTE,
+                "lines": revision_spares_beside(revision=rev, percent=percent, failure=failure),
+            }
+        )
 
 
 class DeltaSideOut(serializers.Serializer):
@@ -223,7 +334,7 @@ class DeltaQuery(SparesQuery):
 
 
 def _delta(request, design_id: int, q: dict):
-    rule = _rule(q)
+    rule = spares_rule_of(q)
     design = design_for(request, design_id)
     new = revision_for(request, design_id, q["new"])
     if q["old"] == "ordered":
@@ -332,8 +443,8 @@ def _baseline_out(b) -> dict:
     }
 
 
-class MarkOrderedIn(StrictSerializer):
-    spares_percent = serializers.CharField(required=False, max_length=400, help_text=SPARES_HELP)
+class MarkOrderedIn(SparesQuery):
+    """The spares rule the order is frozen with (the same fields as the order's query)."""
 
 
 class RevisionOrderedApi(ApiView):
@@ -348,7 +459,7 @@ class RevisionOrderedApi(ApiView):
     def post(self, request, design_id: int, number: int):
         s = MarkOrderedIn(data=request.data)
         s.is_valid(raise_exception=True)
-        rule = _rule(s.validated_data)
+        rule = spares_rule_of(s.validated_data)
         design_for(request, design_id, write=True)
         rev = revision_for(request, design_id, number)
         return Response(_baseline_out(baseline_mark(revision=rev, user=request.user, rule=rule)), status=201)

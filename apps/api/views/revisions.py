@@ -15,6 +15,7 @@ from apps.designs.models import Revision
 from apps.designs.pricing import PriceListMissing, revision_pricing, revision_reprice
 from apps.designs.selectors import design_get
 from apps.designs.tables import CABLE_SORTS, LINK_SORTS, MAX_LIMIT, cable_page, link_page
+from engine.orders.rule_choice import FAILURE_RATE, PERCENT
 
 from ..errors import ApiError
 from ..output import revision_out
@@ -22,6 +23,7 @@ from ..pagination import id_page, page_body
 from ..results import bom_diff, revision_bom, revision_loss_budget
 from ..serializers import MoneyField, PageOut, RevisionOut, RevisionPageOut, StrictSerializer, query
 from .base import ApiView, design_for, revision_for
+from .orders import AFR_HELP, HOURS_HELP, LEVEL_HELP, SparesRuleOut, spares_rule_of
 from .tokens import PageQuery
 
 
@@ -123,6 +125,16 @@ class RevisionFibersApi(ApiView):
 
 
 class BomQuery(StrictSerializer):
+    spares_rule = serializers.ChoiceField(
+        choices=[PERCENT, FAILURE_RATE],
+        required=False,
+        default=PERCENT,
+        help_text="percent (default): spares_percent; failure-rate: the Poisson quantile of the failures expected "
+        "in the replenishment time, from the spares_* inputs below.",
+    )
+    spares_afr_percent = serializers.CharField(required=False, max_length=400, help_text=AFR_HELP)
+    spares_replenish_hours = serializers.CharField(required=False, max_length=400, help_text=HOURS_HELP)
+    spares_service_level_percent = serializers.CharField(required=False, max_length=400, help_text=LEVEL_HELP)
     spares_percent = serializers.DecimalField(
         max_digits=7,
         decimal_places=3,
@@ -185,7 +197,8 @@ class RevisionBomApi(ApiView):
         price_version_created_at = serializers.DateTimeField(allow_null=True)
         repriced_at = serializers.DateTimeField(allow_null=True, help_text="When it was last repriced; null if never.")
         repriced_by = serializers.CharField(allow_null=True)
-        spares_percent = serializers.CharField()
+        spares_percent = serializers.CharField(help_text='The flat percent ("0" under the failure-rate rule).')
+        spares_rule = SparesRuleOut(help_text="The rule the spares follow, with its inputs.")
         complete = serializers.BooleanField(
             help_text="False when some link has no part: then the lines lack those links' parts (see missing)."
         )
@@ -204,6 +217,11 @@ class RevisionBomApi(ApiView):
     )
     def get(self, request, design_id: int, number: int):
         q = query(BomQuery, request)
+        failure = (
+            spares_rule_of({k: v for k, v in q.items() if k != "spares_percent"})
+            if q["spares_rule"] == FAILURE_RATE
+            else None
+        )
         rev = revision_for(request, design_id, number, defer=("summary", "spec"))
         etag = revision_etag(rev, "bom", query_key(request), revision_pricing(revision=rev).to_dict())
 
@@ -214,7 +232,9 @@ class RevisionBomApi(ApiView):
             body = cache.get(key)
             if body is None:
                 rev.refresh_from_db(fields=["summary"])
-                body = revision_bom(revision=rev, spares_percent=q["spares_percent"], category=q.get("category"))
+                body = revision_bom(
+                    revision=rev, spares_percent=q["spares_percent"], category=q.get("category"), failure_rate=failure
+                )
                 cache.set(key, body, timeout=86400)
             return Response(body)
 

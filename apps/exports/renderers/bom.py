@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import IO
 
+from engine.orders.failure_rates import DEFAULTS_NOTE, FailureRatePerCategory
 from engine.orders.lines import CATEGORY_ORDER, CATEGORY_TITLE, NETWORK_ORDER
 from engine.orders.money import fmt_money, to_cents
 
@@ -589,7 +590,11 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
         )
         or "none"
     )
-    cover.append(f"Spares: {sp} (per part, rounded up)")
+    rule = opts.spares_rule()
+    if rule.kind == FailureRatePerCategory.kind:
+        cover.append(f"Spares: {rule.describe()}. {DEFAULTS_NOTE}")
+    else:
+        cover.append(f"Spares: {sp} (per part, rounded up)")
     doc.add(Heading(f"Bill of materials: {result.spec.name}", 1, section="Cover"))
     doc.add(Lines(cover, font=SANS, size=10, leading=14))
     doc.add(
@@ -659,7 +664,7 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
         rows.append(
             (
                 _B + f"{CATEGORY_TITLE.get(cat, cat)} subtotal",
-                f"spares {b.spares_percent.get(cat, 0)} %",
+                "spares from failure rates" if opts.spares_failure_rate else f"spares {b.spares_percent.get(cat, 0)} %",
                 "",
                 fmt_int(cq),
                 fmt_int(cs),

@@ -173,6 +173,10 @@ class ExportOptions:
     prices: Mapping[str, Decimal] = field(default_factory=dict)  # sku -> unit price
     currency: str = "USD"
     spares_percent: Mapping[str, Decimal] = field(default_factory=dict)  # category -> %, "*" for all
+    # The failure-rate spares rule instead of the percent (engine/orders/failure_rates.py), or None. Given as
+    # {"afr_percent": ..., "replenish_hours": ..., "service_level_percent": ...}, each a number, a text such as
+    # "transceiver:2,*:1" or a mapping; what is not given takes the placeholder defaults.
+    spares_failure_rate: Any = None
     row: str | None = None  # cabling plan / labels / test sheet: one row
     rack: str | None = None  # ... or one rack
     page_size: str = "a4"  # a4 | letter (the label stock has its own)
@@ -202,6 +206,8 @@ class ExportOptions:
             kw["prices"] = _prices(kw["prices"])
         if "spares_percent" in kw:
             kw["spares_percent"] = _spares(kw["spares_percent"])
+        if kw.get("spares_failure_rate") is not None:
+            kw["spares_failure_rate"] = _failure_rate(kw["spares_failure_rate"])
         if "label_stock" in kw:
             kw["label_stock"] = LabelStock.from_dict(kw["label_stock"])
         if not isinstance(kw.get("raw_csv", False), bool):
@@ -219,12 +225,22 @@ class ExportOptions:
         return cls(**kw)
 
     def spares_for(self, category: str) -> Decimal:
-        return self.spares_rule().percent_for(category)
-
-    def spares_rule(self):
-        """The spares rule these options name: today always a percentage per category (spares.py)."""
+        """The flat percent of a category (0 under the failure-rate rule, whose spares say their own inputs)."""
         from engine.orders.spares import PercentPerCategory
 
+        return (
+            Decimal(0)
+            if self.spares_failure_rate
+            else PercentPerCategory(dict(self.spares_percent)).percent_for(category)
+        )
+
+    def spares_rule(self):
+        """The spares rule these options name: the failure-rate rule when given, else a percentage per
+        category (engine/orders)."""
+        from engine.orders.spares import PercentPerCategory
+
+        if self.spares_failure_rate is not None:
+            return self.spares_failure_rate
         return PercentPerCategory(dict(self.spares_percent))
 
 
@@ -242,6 +258,26 @@ def _prices(p) -> dict[str, Decimal]:
     if not isinstance(p, Mapping):
         raise ValueError("options.prices: must map part numbers to unit prices")
     return {str(k): _dec(v, f"options.prices[{k!r}]") for k, v in p.items()}
+
+
+def _failure_rate(d):
+    from engine.orders.failure_rates import FIELDS, FailureRatePerCategory, parse_category_values
+
+    if isinstance(d, FailureRatePerCategory):
+        return d
+    if not isinstance(d, Mapping):
+        raise ValueError(
+            "options.spares_failure_rate: a mapping of afr_percent, replenish_hours, service_level_percent"
+        )
+    bad = sorted(set(d) - set(FIELDS) - {"kind"})
+    if bad:
+        raise ValueError(f"options.spares_failure_rate: unknown key(s) {', '.join(bad)}; known: {', '.join(FIELDS)}")
+    given = {
+        f: parse_category_values(d[f], f"options.spares_failure_rate.{f}", f)
+        for f in FIELDS
+        if d.get(f) not in (None, "")
+    }
+    return FailureRatePerCategory.with_defaults(**given)
 
 
 def _spares(s) -> dict[str, Decimal]:

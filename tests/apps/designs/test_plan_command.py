@@ -204,3 +204,35 @@ def test_a_bad_monitoring_setting_names_the_field_and_exits_non_zero(tmp_path):
     out = _run_cli(str(spec), "--out", str(tmp_path / "out"))
     assert out.returncode != 0
     assert "monitoring.targets.utilization_peak" in out.stderr + out.stdout
+
+
+def test_the_bom_takes_the_failure_rate_spares_rule(tmp_path):
+    """128 DGX H100 in 4 SUs: 48 QM9700 at 2 %/year, 2,160 h, 99 % -> lambda 0.23671, 2 spares
+    (worked in tests/engine/orders/test_failure_rates.py)."""
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(MINIMAL)
+    args = ("--spares-rule", "failure-rate", "--spares-afr-percent", "switch:2", "--spares-replenish-hours", "2160")
+    out = _run_cli(
+        str(spec),
+        "--out",
+        str(tmp_path / "out"),
+        "--deliverables",
+        "bom.csv",
+        *args,
+        "--spares-service-level-percent",
+        "switch:99",
+    )
+    assert out.returncode == 0, out.stderr
+    rows = list(csv.reader((tmp_path / "out" / "bom.csv").open(encoding="utf-8")))
+    qm = next(r for r in rows if r[0] == "order" and "QM9700" in r)
+    assert "Poisson 99 % quantile of 0.237 expected failures (48 x 2 %/year x 2160 h / 8760 h)" in qm
+    bad = _run_cli(
+        str(spec),
+        "--out",
+        str(tmp_path / "bad"),
+        "--spares-rule",
+        "failure-rate",
+        "--spares-service-level-percent",
+        "100",
+    )
+    assert bad.returncode != 0 and "--spares-service-level-percent:" in bad.stderr

@@ -44,6 +44,46 @@ class Command(BaseCommand):
             "with a leading ' so spreadsheets never run it; raw writes every cell unchanged",
         )
 
+        parser.add_argument(
+            "--spares-rule",
+            choices=("percent", "failure-rate"),
+            default="percent",
+            help="BOM spares: percent (default: --spares-percent, none when unset) or failure-rate (the Poisson "
+            "quantile of the failures expected in the replenishment time; docs/deliverables.md)",
+        )
+        parser.add_argument("--spares-percent", default="", help='percent rule: "5" or "transceiver:2,fiber:5,*:1"')
+        parser.add_argument(
+            "--spares-afr-percent",
+            default="",
+            help='failure-rate rule: annual failure rate %%, "2" or "transceiver:2,*:1" '
+            "(unset: placeholder defaults, not rates from any source)",
+        )
+        parser.add_argument("--spares-replenish-hours", default="", help='failure-rate rule: "720" or "switch:2160"')
+        parser.add_argument(
+            "--spares-service-level-percent", default="", help='failure-rate rule: "95" or "switch:99,*:95"'
+        )
+
+    def _spares_options(self, opts: dict) -> dict:
+        """The BOM files' spares options from the --spares-* arguments; a bad value stops with its option."""
+        from engine.orders.rule_choice import FAILURE_RATE, spares_rule_from_inputs
+
+        try:
+            rule = spares_rule_from_inputs(
+                rule=opts.get("spares_rule") or "percent",
+                percent=opts.get("spares_percent") or "",
+                afr=opts.get("spares_afr_percent") or "",
+                hours=opts.get("spares_replenish_hours") or "",
+                level=opts.get("spares_service_level_percent") or "",
+            )
+        except ValueError as exc:
+            name, _, message = str(exc).partition(": ")
+            raise CommandError(f"--{name.replace('_', '-')}: {message}") from None
+        if rule is None:
+            return {}
+        if rule.kind == FAILURE_RATE:
+            return {"spares_failure_rate": rule.to_dict()}
+        return {"spares_percent": dict(rule.to_dict()["percents"])}
+
     def handle(
         self,
         *args,
@@ -57,6 +97,7 @@ class Command(BaseCommand):
         **opts,
     ):
         only = self._deliverables(deliverables)
+        spares = self._spares_options(opts)
         design = self._load_spec(spec)
         cat = self._load_catalog(catalog)
         t0 = time.perf_counter()
@@ -81,7 +122,7 @@ class Command(BaseCommand):
             paths += [
                 p
                 for p in write_deliverables(
-                    result, Path(out), revision_label=revision_label, only=only, options={"raw_csv": raw}
+                    result, Path(out), revision_label=revision_label, only=only, options={"raw_csv": raw, **spares}
                 )
                 if p not in paths
             ]

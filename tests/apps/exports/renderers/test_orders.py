@@ -62,7 +62,7 @@ def test_bad_spares_percentages_are_refused_by_name(bad):
 
 
 def test_an_unknown_rule_kind_is_refused_naming_the_known_ones():
-    with pytest.raises(ValueError, match="spares.kind: unknown rule 'mtbf'; known: percent-per-category"):
+    with pytest.raises(ValueError, match="spares.kind: unknown rule 'mtbf'; known: failure-rate, percent-per-category"):
         spares_rule_from_dict({"kind": "mtbf"})
 
 
@@ -70,7 +70,7 @@ def test_an_unknown_rule_kind_is_refused_naming_the_known_ones():
 class FailureRate:
     """What a later failure-rate rule looks like: spares from an annual failure rate over a horizon."""
 
-    kind: ClassVar[str] = "failure-rate"
+    kind: ClassVar[str] = "toy-failure-rate"
     afr_percent: Decimal = Decimal(2)
     years: int = 3
 
@@ -91,7 +91,7 @@ class FailureRate:
 
 def test_another_rule_plugs_in_through_the_registry(monkeypatch):
     monkeypatch.setitem(SPARES_RULES, FailureRate.kind, FailureRate.from_dict)
-    rule = spares_rule_from_dict({"kind": "failure-rate", "afr_percent": "2", "years": 3})
+    rule = spares_rule_from_dict({"kind": "toy-failure-rate", "afr_percent": "2", "years": 3})
     order = build_order([{"category": "transceiver", "sku": "T", "quantity": 100}], rule=rule)
     line = order.lines[0]
     assert (line.spares, line.order_quantity, line.spares_rule) == (6, 106, "2 %/year over 3 years")

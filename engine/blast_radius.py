@@ -1,0 +1,373 @@
+"""Blast radius: what one failed part does to the GPUs' scale-out (compute fabric) bandwidth.
+
+Read from a design's devices and links alone. A GPU here is one server compute port as the catalog names it
+(one per GPU in every shipped server model); with two planes that port is split into two sub-ports
+("OSFP1/1", "OSFP1/2"), one per plane, and stays up while either sub-port has a link.
+
+For each kind of single failure the worst part of that kind (the most GPUs hit, then the first) is shown, with
+every other part of the kind counted in a range:
+
+- a node-leaf cable: the one link it carries;
+- a transceiver at the server end or the leaf end: every node-leaf link of its cage (a twin-port OSFP cage
+  carries two ports; a DGX B300 cage carries both planes' sub-ports). With a DAC or AOC the modules are part
+  of the cable; the cage's links fail together all the same;
+- a leaf: its node-leaf links;
+- a leaf-spine cable and a spine: the leaves lose that share of their uplinks, so the GPUs under them lose
+  that share of their bandwidth to GPUs under other leaves (same-leaf traffic is untouched);
+- a core (3 tiers): each spine it serves loses that share of its uplinks, so traffic leaving the pod loses
+  the spines' average share;
+- a plane of a multi-plane fabric: every link of the plane.
+
+A GPU whose every link is gone has lost its scale-out port: a job using it likely aborts (an NCCL job usually
+aborts when a NIC port it uses goes down, and restarts from a checkpoint). A GPU that keeps a link continues
+degraded: a DGX B300 on a twin-plane fabric that loses one plane's leaf continues at half bandwidth.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
+
+from .model import Device, Link
+
+NETWORK = "compute"
+ALL, BEYOND_LEAF, BEYOND_POD = "all", "beyond-leaf", "beyond-pod"
+SCOPE_WORDS = {
+    ALL: "of all their scale-out bandwidth",
+    BEYOND_LEAF: "of their bandwidth to GPUs under other leaves",
+    BEYOND_POD: "of their bandwidth to other pods",
+}
+ABORT, DEGRADED, NONE = "abort", "degraded", "none"
+_PLANE_SUFFIX = re.compile(r"/\d+$")
+
+
+@dataclass(frozen=True)
+class GpuGroup:
+    """GPUs that one failure hits alike."""
+
+    gpus: int
+    servers: int
+    share_lost: Fraction  # of the scope's bandwidth
+    scope: str  # all | beyond-leaf | beyond-pod
+    port_lost: bool
+    ports: tuple[str, ...]  # the server ports (GPU NICs) hit, as the catalog names them
+    sus: tuple[int, ...]
+
+    def describe(self) -> str:
+        per = " (one per server)" if self.gpus == self.servers else ""
+        where = f"port{'s' if len(self.ports) > 1 else ''} {_list(self.ports)}"
+        su = f" in SU{'s' if len(self.sus) > 1 else ''} {_list(map(str, self.sus))}" if self.sus else ""
+        what = (
+            "lose their scale-out port" if self.port_lost else f"lose {_pct(self.share_lost)} {SCOPE_WORDS[self.scope]}"
+        )
+        return f"{self.gpus:,} GPU{'s' if self.gpus != 1 else ''}{per}, {where} of {self.servers:,} server{'s' if self.servers != 1 else ''}{su}, {what}"
+
+    def to_dict(self) -> dict:
+        return {
+            "gpus": self.gpus,
+            "servers": self.servers,
+            "share_lost": round(float(self.share_lost), 6),
+            "scope": self.scope,
+            "port_lost": self.port_lost,
+            "ports": list(self.ports),
+            "sus": list(self.sus),
+            "text": self.describe(),
+        }
+
+
+@dataclass(frozen=True)
+class FailureImpact:
+    """One kind of single failure: its worst part and how many GPUs every part of the kind hits."""
+
+    kind: str
+    title: str
+    parts: int  # parts of this kind in the design
+    example: str  # the part shown: the one hitting the most GPUs
+    groups: tuple[GpuGroup, ...]
+    min_gpus: int
+    max_gpus: int
+    jobs: str  # abort | degraded | none
+
+    @property
+    def gpus(self) -> int:
+        return sum(g.gpus for g in self.groups)
+
+    @property
+    def gpus_losing_port(self) -> int:
+        return sum(g.gpus for g in self.groups if g.port_lost)
+
+    def verdict(self) -> str:
+        if self.jobs == ABORT:
+            return (
+                "jobs using these GPUs likely abort: an NCCL job usually aborts when a NIC port it uses goes down, "
+                "and restarts from its checkpoint without them or after the repair"
+            )
+        if self.jobs == DEGRADED:
+            worst = max(self.groups, key=lambda g: g.share_lost)
+            if worst.scope == ALL and worst.share_lost == Fraction(1, 2):
+                return "jobs continue at half bandwidth on these GPUs: every GPU keeps a link on its other plane"
+            return "jobs continue degraded: no GPU loses its port, traffic takes the remaining links"
+        return "no GPU is affected"
+
+    def to_dict(self) -> dict:
+        return {
+            "kind": self.kind,
+            "title": self.title,
+            "parts": self.parts,
+            "example": self.example,
+            "gpus_affected": self.gpus,
+            "gpus_losing_port": self.gpus_losing_port,
+            "min_gpus": self.min_gpus,
+            "max_gpus": self.max_gpus,
+            "jobs": self.jobs,
+            "verdict": self.verdict(),
+            "groups": [g.to_dict() for g in self.groups],
+        }
+
+
+@dataclass(frozen=True)
+class BlastRadius:
+    gpus: int  # GPU ports on the compute fabric
+    planes: int
+    tiers: int
+    failures: tuple[FailureImpact, ...]
+
+    def to_dict(self) -> dict:
+        return {
+            "gpus": self.gpus,
+            "planes": self.planes,
+            "tiers": self.tiers,
+            "failures": [f.to_dict() for f in self.failures],
+        }
+
+
+def _list(items: Iterable[str], most: int = 4) -> str:
+    items = list(items)
+    return ", ".join(items) if len(items) <= most else ", ".join(items[:most]) + f" and {len(items) - most:,} more"
+
+
+def _pct(f: Fraction) -> str:
+    v = (Decimal(f.numerator) * 100 / Decimal(f.denominator)).quantize(Decimal("0.001"), ROUND_HALF_UP)
+    return f"{v.normalize():f} %"
+
+
+class _Fabric:
+    """The compute fabric's graph, indexed for failures."""
+
+    def __init__(self, devices: Sequence[Device], links: Iterable[Link]):
+        self.devices = devices
+        comp = [ln for ln in links if ln.network == NETWORK]
+        self.planes = len({ln.plane for ln in comp}) or 1
+        self.gpu_of: dict[tuple[int, str], int] = {}
+        self.gpu_bw: list[int] = []
+        self.gpu_server: list[int] = []
+        self.gpu_port: list[str] = []
+        self.node: list[tuple[Link, int]] = []  # node-leaf links with their GPU
+        self.leaf_down: dict[int, list[tuple[int, int]]] = defaultdict(list)  # leaf -> [(gpu, Gb/s)]
+        self.up_bw: Counter[int] = Counter()  # leaf -> uplink Gb/s
+        self.up_links: list[Link] = []
+        self.spine_leaves: dict[int, Counter[int]] = defaultdict(Counter)  # spine -> leaf -> Gb/s
+        self.core_bw: Counter[int] = Counter()  # spine -> core-facing Gb/s
+        self.core_spines: dict[int, Counter[int]] = defaultdict(Counter)  # core -> spine -> Gb/s
+        for ln in comp:
+            if ln.tier == "node-leaf" and devices[ln.a].role == "server":
+                base = _PLANE_SUFFIX.sub("", ln.a_port) if self.planes > 1 else ln.a_port
+                g = self.gpu_of.setdefault((ln.a, base), len(self.gpu_bw))
+                if g == len(self.gpu_bw):
+                    self.gpu_bw.append(0)
+                    self.gpu_server.append(ln.a)
+                    self.gpu_port.append(base)
+                self.gpu_bw[g] += ln.speed_gbps
+                self.node.append((ln, g))
+                self.leaf_down[ln.b].append((g, ln.speed_gbps))
+            elif ln.tier == "leaf-spine":
+                self.up_bw[ln.a] += ln.speed_gbps
+                self.up_links.append(ln)
+                self.spine_leaves[ln.b][ln.a] += ln.speed_gbps
+            elif ln.tier == "spine-core":
+                self.core_bw[ln.a] += ln.speed_gbps
+                self.core_spines[ln.b][ln.a] += ln.speed_gbps
+        self.tiers = 3 if self.core_spines else 2
+
+    # --- impacts: gpu -> (share lost, scope) ---------------------------------------------------------------
+
+    def direct(self, lost: Iterable[tuple[int, int]]) -> dict[int, Fraction]:
+        """GPUs losing these (gpu, Gb/s) links: the share of their bandwidth gone."""
+        gone: Counter[int] = Counter()
+        for g, bw in lost:
+            gone[g] += bw
+        return {g: Fraction(bw, self.gpu_bw[g]) for g, bw in gone.items()}
+
+    def beyond(self, leaf_frac: dict[int, Fraction]) -> dict[int, Fraction]:
+        """GPUs under leaves that lose `leaf_frac` of their uplinks (or of the paths beyond them)."""
+        share: dict[int, Fraction] = {}
+        for leaf, frac in leaf_frac.items():
+            scaled: dict[tuple[int, int], Fraction] = {}  # few distinct link/GPU speeds: each Fraction built once
+            for g, bw in self.leaf_down.get(leaf, ()):
+                key = (bw, self.gpu_bw[g])
+                part = scaled.get(key)
+                if part is None:
+                    part = scaled[key] = frac * Fraction(bw, key[1])
+                share[g] = share[g] + part if g in share else part
+        return share
+
+    def leaf_fracs_of_spine(self, spine: int) -> dict[int, Fraction]:
+        return {leaf: Fraction(bw, self.up_bw[leaf]) for leaf, bw in self.spine_leaves[spine].items()}
+
+    def leaf_fracs_of_core(self, core: int) -> dict[int, Fraction]:
+        out: dict[int, Fraction] = defaultdict(Fraction)
+        for spine, bw in self.core_spines[core].items():
+            sfrac = Fraction(bw, self.core_bw[spine])
+            for leaf, lbw in self.spine_leaves[spine].items():
+                out[leaf] += sfrac * Fraction(lbw, self.up_bw[leaf])
+        return dict(out)
+
+    def gpus_under(self, leaves: Iterable[int]) -> int:
+        # Counts downlinks: a GPU has one link per plane, and a leaf, spine or core serves one plane.
+        down = self.leaf_down
+        return sum(len(down[leaf]) for leaf in leaves if leaf in down)
+
+    # --- grouping -----------------------------------------------------------------------------------------
+
+    def groups(self, shares: dict[int, Fraction], scope: str) -> tuple[GpuGroup, ...]:
+        by: dict[tuple[int, int], list[int]] = defaultdict(list)  # keyed by plain ints: hashing a Fraction is slow
+        for g, share in shares.items():
+            if share:
+                by[(share.numerator, share.denominator)].append(g)
+        out = []
+        keyed = [(Fraction(n, d), gs) for (n, d), gs in by.items()]
+        for share, gs in sorted(keyed, key=lambda kv: -kv[0]):
+            lost = scope == ALL and share >= 1
+            servers = {self.gpu_server[g] for g in gs}
+            out.append(
+                GpuGroup(
+                    gpus=len(gs),
+                    servers=len(servers),
+                    share_lost=min(share, Fraction(1)),
+                    scope=scope,
+                    port_lost=lost,
+                    ports=tuple(sorted({self.gpu_port[g] for g in gs})),
+                    sus=tuple(sorted({self.devices[s].su for s in servers if self.devices[s].su})),
+                )
+            )
+        return tuple(out)
+
+
+def _impact(kind: str, title: str, parts: list, count, shares, name) -> FailureImpact | None:
+    """The impact of the part of `parts` hitting the most GPUs (`count(part)`), computed in full."""
+    if not parts:
+        return None
+    counts = [count(p) for p in parts]
+    worst = max(range(len(parts)), key=lambda i: (counts[i], -i))
+    groups = shares(parts[worst])
+    jobs = ABORT if any(g.port_lost for g in groups) else DEGRADED if groups else NONE
+    return FailureImpact(kind, title, len(parts), name(parts[worst]), groups, min(counts), max(counts), jobs)
+
+
+def blast_radius(devices: Sequence[Device], links: Iterable[Link]) -> BlastRadius:
+    """Every kind of single failure of the compute fabric and the GPUs it hits (module docstring)."""
+    f = _Fabric(devices, links)
+    name = devices.__getitem__
+    out: list[FailureImpact | None] = []
+
+    cables = f.node
+    out.append(
+        _impact(
+            "node-leaf-cable",
+            "A node-leaf cable",
+            cables,
+            lambda c: 1,
+            lambda c: f.groups(f.direct([(c[1], c[0].speed_gbps)]), ALL),
+            lambda c: f"{name(c[0].a).name} {c[0].a_port} - {name(c[0].b).name} {c[0].b_port}",
+        )
+    )
+    for end, title in (("server", "A transceiver at the server end"), ("leaf", "A transceiver at the leaf end")):
+        cages: dict[tuple[int, str], list[tuple[int, int]]] = defaultdict(list)
+        for ln, g in f.node:
+            key = (ln.a, ln.a_cage) if end == "server" else (ln.b, ln.b_cage)
+            cages[key].append((g, ln.speed_gbps))
+        keys = list(cages)
+        out.append(
+            _impact(
+                f"{end}-transceiver",
+                title,
+                keys,
+                lambda k, cages=cages: len({g for g, _ in cages[k]}),
+                lambda k, cages=cages: f.groups(f.direct(cages[k]), ALL),
+                lambda k: f"{name(k[0]).name} cage {k[1]}",
+            )
+        )
+    leaves = sorted(f.leaf_down)
+    out.append(
+        _impact(
+            "leaf",
+            "A leaf switch",
+            leaves,
+            lambda leaf: len({g for g, _ in f.leaf_down[leaf]}),
+            lambda leaf: f.groups(f.direct(f.leaf_down[leaf]), ALL),
+            lambda leaf: name(leaf).name,
+        )
+    )
+    out.append(
+        _impact(
+            "leaf-spine-cable",
+            "A leaf-spine cable",
+            f.up_links,
+            lambda ln: f.gpus_under([ln.a]),
+            lambda ln: f.groups(f.beyond({ln.a: Fraction(ln.speed_gbps, f.up_bw[ln.a])}), BEYOND_LEAF),
+            lambda ln: f"{name(ln.a).name} {ln.a_port} - {name(ln.b).name} {ln.b_port}",
+        )
+    )
+    spines = sorted(f.spine_leaves)
+    out.append(
+        _impact(
+            "spine",
+            "A spine switch",
+            spines,
+            lambda s: f.gpus_under(f.spine_leaves[s]),
+            lambda s: f.groups(f.beyond(f.leaf_fracs_of_spine(s)), BEYOND_LEAF),
+            lambda s: name(s).name,
+        )
+    )
+    cores = sorted(f.core_spines)
+    under_spines: dict[frozenset[int], int] = {}  # the cores of one group serve the same spines: count once
+
+    def gpus_under_core(c: int) -> int:
+        spines = frozenset(f.core_spines[c])
+        if spines not in under_spines:
+            under_spines[spines] = f.gpus_under({leaf for s in spines for leaf in f.spine_leaves[s]})
+        return under_spines[spines]
+
+    out.append(
+        _impact(
+            "core",
+            "A core switch",
+            cores,
+            gpus_under_core,
+            lambda c: f.groups(f.beyond(f.leaf_fracs_of_core(c)), BEYOND_POD),
+            lambda c: name(c).name,
+        )
+    )
+    if f.planes > 1:
+        by_plane: dict[int, list[tuple[int, int]]] = defaultdict(list)
+        for ln, g in f.node:
+            by_plane[ln.plane].append((g, ln.speed_gbps))
+        planes = sorted(by_plane)
+        out.append(
+            _impact(
+                "plane",
+                "A whole plane (every link of one plane)",
+                planes,
+                lambda p: len({g for g, _ in by_plane[p]}),
+                lambda p: f.groups(f.direct(by_plane[p]), ALL),
+                lambda p: f"plane {'AB'[p] if p < 2 else p + 1}",
+            )
+        )
+    return BlastRadius(len(f.gpu_bw), f.planes, f.tiers, tuple(x for x in out if x is not None))
+
+
+__all__ = ["blast_radius", "BlastRadius", "FailureImpact", "GpuGroup", "ABORT", "DEGRADED", "NONE"]
