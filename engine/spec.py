@@ -294,6 +294,13 @@ SPEC_FIELDS = {
         nullable=True,
         help="Training workloads to check against the fabric (list of profiles or preset names).",
     ),
+    "monitoring": Field(
+        "any",
+        default=None,
+        nullable=True,
+        help="Monitoring rules and utilization targets: average/peak utilization, loss, PFC and ECN limits, "
+        "counter thresholds, windows, and exporter metric names (docs/monitoring.md).",
+    ),
     "exports": Field("object", default={}, fields=EXPORTS, help="Settings of the exported files."),
 }
 
@@ -405,6 +412,7 @@ class DesignSpec:
     workloads: Any
     normalized: str  # canonical JSON of the normalized spec, for hashing and storage
     exports: ExportsSpec = ExportsSpec()
+    monitoring: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict:
         return json.loads(self.normalized)
@@ -474,6 +482,7 @@ def parse_spec(data: Any) -> DesignSpec:
         qos=norm["qos"],
         workloads=norm["workloads"],
         exports=ExportsSpec(**norm["exports"]),
+        monitoring=norm["monitoring"],
         normalized=json.dumps({"schema_version": SCHEMA_VERSION, **norm}, sort_keys=True, separators=(",", ":")),
     )
 
@@ -494,6 +503,14 @@ def _policy_errors(norm: dict) -> list[FieldError]:
                 MediaPolicy.from_dict(physical)
             except SpecError as exc:
                 errors += exc.errors
+    monitoring = norm.get("monitoring")
+    if monitoring is not None:
+        from .monitoring.settings import MonitoringSettings
+
+        try:
+            MonitoringSettings.from_dict(monitoring)
+        except SpecError as exc:
+            errors += exc.errors
     qos = norm.get("qos")
     cf = norm.get("compute_fabric")
     technology = cf.get("technology") if isinstance(cf, Mapping) else None

@@ -90,6 +90,7 @@ INSTALLED_APPS = [
     "apps.catalog",
     "apps.designs",
     "apps.exports",
+    "apps.monitoring",
     "apps.jobs",
     "apps.api",
     "axes",
@@ -413,6 +414,8 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "ShareAccessEnum": "apps.designs.models.Access",
         "DesignAccessEnum": ["owner", "write", "read"],
+        "UtilizationSnapshotKindEnum": ["prometheus", "counters"],
+        "ImbalanceKindEnum": ["hot", "idle"],
     },
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "apps.api.schema.add_error_responses"],
 }

@@ -36,6 +36,7 @@ urlpatterns = [
     path("accounts/tokens/", token_views.token_list_view, name="tokens"),
     path("accounts/tokens/<int:token_id>/revoke/", token_views.token_revoke_view, name="token_revoke"),
     path("designs/", include("apps.designs.urls")),
+    path("designs/", include("apps.monitoring.urls")),
     path("api/v1/", include("apps.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", csp(API_DOCS_CSP)(SpectacularSwaggerSplitView.as_view(url_name="api-schema")), name="api-docs"),

@@ -2,6 +2,7 @@
 imports none: tests/engine/test_engine_is_framework_free.py).
 
     api        REST views and serializers over everything below
+    monitoring utilization snapshots judged against the plan (the rules and dashboard are exports)
     exports    renderers and export jobs: read stored revisions
     designs    designs, revisions, their rows and the browser pages
     catalog    custom parts and versioned price lists
@@ -21,7 +22,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-LAYERS = ("common", "jobs", "catalog", "designs", "exports", "api")  # lowest first
+LAYERS = ("common", "jobs", "catalog", "designs", "exports", "monitoring", "api")  # lowest first
 
 KNOWN_UPWARD: dict[str, set[str]] = {
     "apps/common/views.py": {"jobs"},  # /healthz reads the workers' last beat

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.urls import path, re_path, register_converter
 
 from .errors import ApiError
-from .views import catalog, designs, downloads, failures, orders, qos, revisions, tokens
+from .views import catalog, designs, downloads, failures, monitoring, orders, qos, revisions, tokens
 from .views.base import ApiView
 
 
@@ -96,6 +96,12 @@ urlpatterns = [
         name="revision-measurement-withdraw",
     ),
     path(f"{R}/exports/", downloads.ExportCreateApi.as_view(), name="revision-exports"),
+    path(f"{R}/utilization/", monitoring.UtilizationListApi.as_view(), name="revision-utilization-list"),
+    path(
+        f"{R}/utilization/<fdid:snapshot_id>/",
+        monitoring.UtilizationDetailApi.as_view(),
+        name="revision-utilization",
+    ),
     path(f"{D}/qos/", qos.DesignQosApi.as_view(), name="design-qos"),
     path(f"{R}/configs/", qos.RevisionConfigListApi.as_view(), name="revision-config-list"),
     path(f"{R}/configs/<str:name>", qos.RevisionConfigApi.as_view(), name="revision-config"),

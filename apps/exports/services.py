@@ -173,6 +173,31 @@ DELIVERABLES: dict[str, Deliverable] = {
             False,
             description="NetBox interfaces, for device types that exist without them (not in the order).",
         ),
+        # Monitoring (docs/monitoring.md): rules and dashboard from the design, targets that label the series.
+        Deliverable(
+            "prometheus-rules.yaml",
+            "application/yaml; charset=utf-8",
+            "iter_monitoring_rules",
+            False,
+            description="Prometheus recording and alerting rules with the design's device, port, tier, rail, "
+            "plane and SU labels: utilization against the targets, loss, PFC, ECN, flaps, FEC and symbol errors.",
+        ),
+        Deliverable(
+            "prometheus-targets.json",
+            "application/json",
+            "iter_prometheus_targets",
+            False,
+            description="Prometheus file_sd targets: every server and switch with its design labels, which the "
+            "rules select on.",
+        ),
+        Deliverable(
+            "grafana-dashboard.json",
+            "application/json",
+            "iter_grafana_dashboard",
+            False,
+            description="Grafana dashboard over the recording rules: utilization per tier, rail x spine, per SU "
+            "and per rail, and link health.",
+        ),
         Deliverable(
             "workloads.pdf",
             "application/pdf",

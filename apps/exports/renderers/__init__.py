@@ -21,6 +21,7 @@ from .bom import BOM_CSV_COLUMNS, compute_bom, iter_bom_csv, iter_bom_rows, rend
 from .cabling import iter_cable_rows, iter_cables_csv, render_cabling_plan_pdf, write_cables_csv
 from .labels import LABEL_CSV_COLUMNS, count_labels, iter_label_records, iter_labels, iter_labels_csv, render_labels_pdf
 from .lossbudget import LOSS_COLUMNS, iter_loss_budget_csv, iter_loss_rows
+from .monitoring import iter_grafana_dashboard, iter_monitoring_rules, iter_prometheus_targets
 from .netbox import (
     IMPORT_ORDER as NETBOX_IMPORT_ORDER,
 )
@@ -93,6 +94,9 @@ __all__ = [
     "iter_test_rows",
     "iter_test_sheet_csv",
     "iter_topology_dot",
+    "iter_grafana_dashboard",
+    "iter_monitoring_rules",
+    "iter_prometheus_targets",
     "parse_test_results",
     "render_bom_pdf",
     "render_cabling_plan_pdf",
@@ -174,6 +178,15 @@ DOCUMENTS = {
     "netbox/front-ports.csv": _netbox("front-ports.csv", iter_netbox_front_ports, has_panels),
     "netbox/cables.csv": _netbox("cables.csv", iter_netbox_cables),
     "netbox/interfaces.csv": _netbox("interfaces.csv", iter_netbox_interfaces),
+    "monitoring/prometheus-rules.yaml": lambda v, out, o, r: write_lines(
+        out / "monitoring" / "prometheus-rules.yaml", iter_monitoring_rules(v)
+    ),
+    "monitoring/prometheus-targets.json": lambda v, out, o, r: write_lines(
+        out / "monitoring" / "prometheus-targets.json", iter_prometheus_targets(v)
+    ),
+    "monitoring/grafana-dashboard.json": lambda v, out, o, r: write_lines(
+        out / "monitoring" / "grafana-dashboard.json", iter_grafana_dashboard(v)
+    ),
     "workloads.pdf": lambda v, out, o, r: (
         _pdf(out / "workloads.pdf", render_workloads_pdf, v.result, o, r) if v.result.summary.get("workloads") else None
     ),

@@ -181,6 +181,31 @@ def test_an_unknown_deliverable_is_refused_before_any_work(tmp_path):
     assert not (tmp_path / "x").exists()
 
 
+def test_it_writes_the_monitoring_files_that_promtool_accepts(tmp_path):
+    import shutil
+
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(MINIMAL)
+    only = "monitoring/prometheus-rules.yaml,monitoring/prometheus-targets.json,monitoring/grafana-dashboard.json"
+    call_command("plan", str(spec), "--out", str(tmp_path / "out"), "--deliverables", only)
+    folder = tmp_path / "out" / "monitoring"
+    targets = json.loads((folder / "prometheus-targets.json").read_text())
+    assert len(targets) == 128 + 32 + 16  # servers, leaves, spines
+    assert json.loads((folder / "grafana-dashboard.json").read_text())["panels"]
+    if shutil.which("promtool") is None:
+        pytest.skip("promtool not installed (apt-get install prometheus)")
+    out = subprocess.run(["promtool", "check", "rules", str(folder / "prometheus-rules.yaml")], capture_output=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_a_bad_monitoring_setting_names_the_field_and_exits_non_zero(tmp_path):
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(MINIMAL + "monitoring: {targets: {utilization_peak: 95}}\n")
+    out = _run_cli(str(spec), "--out", str(tmp_path / "out"))
+    assert out.returncode != 0
+    assert "monitoring.targets.utilization_peak" in out.stderr + out.stdout
+
+
 def test_the_bom_takes_the_failure_rate_spares_rule(tmp_path):
     """128 DGX H100 in 4 SUs: 48 QM9700 at 2 %/year, 2,160 h, 99 % -> lambda 0.23671, 2 spares
     (worked in tests/engine/orders/test_failure_rates.py)."""

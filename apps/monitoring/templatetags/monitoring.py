@@ -1,0 +1,33 @@
+"""{% utilization_summary revision %}: the revision page's monitoring section (files and the latest snapshot)."""
+
+from __future__ import annotations
+
+from django import template
+
+from ..models import UtilizationSnapshot
+
+register = template.Library()
+
+
+@register.inclusion_tag("monitoring/_revision_section.html")
+def utilization_summary(revision):
+    latest = UtilizationSnapshot.objects.filter(revision=revision).order_by("-created_at", "-id").first()
+    return {
+        "design": revision.design,
+        "revision": revision,
+        "latest": latest,
+        "count": UtilizationSnapshot.objects.filter(revision=revision).count(),
+    }
+
+
+@register.filter
+def pct(value, digits: int = 1) -> str:
+    """0.4648 -> '46.5 %'; empty for a missing value."""
+    if value is None or value == "":
+        return ""
+    return f"{float(value) * 100:.{int(digits)}f} %"
+
+
+@register.filter
+def pct_abs(value, digits: int = 1) -> str:
+    return "" if value is None or value == "" else pct(abs(float(value)), digits)
