@@ -483,8 +483,19 @@ def parse_spec(data: Any) -> DesignSpec:
         workloads=norm["workloads"],
         exports=ExportsSpec(**norm["exports"]),
         monitoring=norm["monitoring"],
-        normalized=json.dumps({"schema_version": SCHEMA_VERSION, **norm}, sort_keys=True, separators=(",", ":")),
+        normalized=json.dumps(
+            {"schema_version": SCHEMA_VERSION, **_hashed_sections(norm)}, sort_keys=True, separators=(",", ":")
+        ),
     )
+
+
+# Sections added after designs were stored, left out of the normalized text while unset: a spec that does not
+# use them keeps the hash it had before they existed, so compute de-duplication still finds its old revisions.
+_HASHED_ONLY_WHEN_SET = ("monitoring",)
+
+
+def _hashed_sections(norm: dict) -> dict:
+    return {k: v for k, v in norm.items() if not (k in _HASHED_ONLY_WHEN_SET and v is None)}
 
 
 def _policy_errors(norm: dict) -> list[FieldError]:

@@ -60,6 +60,16 @@ def test_it_round_trips_the_normalized_spec():
     assert s.to_dict()["schema_version"] == 1
 
 
+def test_an_unset_monitoring_section_leaves_the_hash_as_it_was_before_the_section_existed():
+    """Designs stored before `monitoring` was added are found again by compute de-duplication (same text);
+    a spec that sets it hashes differently."""
+    plain = parse_spec(MINIMAL)
+    assert "monitoring" not in json.loads(plain.normalized)
+    assert parse_spec(plain.to_dict()) == plain
+    watched = parse_spec({**MINIMAL, "monitoring": {}})
+    assert "monitoring" in json.loads(watched.normalized)
+
+
 def test_it_reports_bad_yaml_with_line_and_column():
     with pytest.raises(SpecError) as exc:
         load_spec_text("name: x\nservers: {model: dgx-h100, count: [\n")
