@@ -13,10 +13,12 @@ import os
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from reportlab.lib.pagesizes import A4, landscape, letter, portrait
+from reportlab.lib.rl_accel import instanceStringWidthTTF
 from reportlab.pdfbase import pdfdoc, pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
@@ -150,7 +152,7 @@ class LeanCanvas(Canvas):
         stream = page.stream
         if stream:
             data = stream.encode("utf8") if isinstance(stream, str) else stream
-            page.Contents = pdfdoc.PDFStream(pdfdoc.PDFDictionary({"Filter": _FLATE}), zlib.compress(data, 6))
+            page.Contents = pdfdoc.PDFStream(pdfdoc.PDFDictionary({"Filter": _FLATE}), zlib.compress(data, 3))
             page.stream = None
 
 
@@ -182,6 +184,8 @@ class Fitter:
         self.size = size
         font = pdfmetrics.getFont(font_name)
         self._sw = font.stringWidth
+        if isinstance(font, TTFont):  # TTFont.stringWidth's own body, without its Python frame
+            self._sw = partial(instanceStringWidthTTF, font)
         widths = font.face.charWidths
         self._maxw = max(widths.get(c, font.face.defaultWidth) for c in range(32, 127)) * size / 1000.0
         self._cache: dict[tuple[str, float], str] = {}
@@ -676,20 +680,44 @@ def line_writer(tx):
     """A fast textLine for a reportlab text object using one of our TrueType fonts.
 
     reportlab encodes every string through TTFont.splitString (pure Python, per character),
-    which dominated the cabling plan's time. With reportlab's default ``ttfAsciiReadable`` the
-    printable ASCII characters always sit at their own codes in subset 0, so once the text object
-    is on subset 0 an ASCII string's PDF code is just ``(escaped) Tj T*``. Anything else (first
-    line after a font change, non-ASCII text) goes through reportlab's own textLine. Output is
-    identical to textLine's (tests compare the content streams)."""
+    which dominated the cabling plan's and the labels' time. With reportlab's default
+    ``ttfAsciiReadable`` the printable ASCII characters always sit at their own codes in subset 0,
+    so once the text object is on subset 0 an ASCII string's PDF code is just ``(escaped) Tj T*``;
+    a string whose other characters (the labels' middle dot) already have codes in subset 0 is
+    written with those codes. Anything else (first line after a font change, a character not yet
+    seen, one in another subset) goes through reportlab's own textLine, which assigns the codes.
+    Output is identical to textLine's (tests compare the content streams)."""
     from reportlab.lib.rl_accel import escapePDF
 
     slow = tx.textLine
+    code = tx._code
+    font = pdfmetrics.getFont(tx._fontname)
+    doc = tx._canvas._doc
+    assigned: dict = {}
 
     def line(s: str) -> None:
-        if s and tx._curSubset == 0 and s.isascii() and s.isprintable():
-            tx._code.append(f"({escapePDF(s)}) Tj T*")
-        else:
-            slow(s)
+        if s and tx._curSubset == 0:
+            if s.isascii():
+                if s.isprintable():
+                    code.append(f"({escapePDF(s)}) Tj T*")
+                    return
+            else:
+                if not assigned:  # the font's codes in this document, once it has any
+                    state = font.state.get(doc)
+                    if state is not None:
+                        assigned.update(state.assignments)
+                try:
+                    # a KeyError: a character without a code yet; ValueError: a code outside subset 0
+                    b = bytes(map(assigned.__getitem__, map(ord, s)))
+                except (KeyError, ValueError):
+                    slow(s)
+                    state = font.state.get(doc)
+                    if state is not None:
+                        assigned.update(state.assignments)
+                    return
+                code.append(f"({escapePDF(b)}) Tj T*")
+                return
+        slow(s)
 
     return line
 
