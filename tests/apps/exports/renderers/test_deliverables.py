@@ -390,6 +390,29 @@ def test_line_writer_emits_what_reportlab_would(tmp_path):
     assert t1.getCode() == t2.getCode()
 
 
+def test_lines_writer_emits_what_reportlab_would():
+    """A column at once: all printable ASCII (one string of operators, empty cells included), and columns
+    with other characters, a font change between them."""
+    from apps.exports.renderers._pdf import COND, COND_BOLD, lines_writer, new_canvas
+
+    columns = [
+        ["C000001", "", "a(b)c\\d", "x y", ""],
+        ["", "DC1.A01", "abc"],
+        ["C000003 \u2192 T000004", "plain", "", "\u00e9t\u00e9", "x\ty"],
+    ]
+    c = new_canvas(io.BytesIO(), (600, 800), title="t", subject="t")
+    t1, t2 = c.beginText(10, 700), c.beginText(10, 700)
+    write = lines_writer(t2)
+    for font in (COND, COND_BOLD):
+        for t in (t1, t2):
+            t.setFont(font, 7, 8)
+        for col in columns:
+            for s in col:
+                t1.textLine(s)
+            write(col)
+    assert t1.getCode() == t2.getCode()
+
+
 # ----- labels ----------------------------------------------------------------------------------------
 
 
