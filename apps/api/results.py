@@ -59,7 +59,7 @@ def revision_bom(*, revision: Revision, spares_percent: Decimal = Decimal(0), ca
     from apps.exports.renderers.bom import order_lines
     from apps.exports.renderers.options import ExportOptions
 
-    pricing = revision_pricing(revision=revision)
+    pricing = revision_pricing(revision=revision, latest=False)
     prices = pricing.prices
     summary_lines = [
         line for line in (revision.summary or {}).get("bom") or [] if not category or line.get("category") == category

@@ -88,7 +88,7 @@ def artifact_options(*, revision, kind: str, options: dict | None) -> dict:
 
     out = {k: v for k, v in (options or {}).items() if v is not None and v != ""}
     if kind in PRICED_KINDS and "prices" not in out:
-        pricing = revision_pricing(revision=revision)
+        pricing = revision_pricing(revision=revision, latest=False)
         if pricing.version is not None:
             out.update(prices=pricing.prices, currency=pricing.currency, price_source=pricing.source)
     return _plain(out)

@@ -450,7 +450,6 @@ def test_code128_of_ids_and_panels_is_what_reportlab_encodes(count):
         assert bars == expect, value
 
 
-
 def test_labels_cover_both_ends_of_every_cable_panels_and_trunks(out, design):
     from apps.exports.renderers import count_labels, iter_labels
 
