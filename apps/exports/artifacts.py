@@ -235,10 +235,44 @@ def artifact_prune(*, max_bytes: int | None = None, max_age_days: float | None =
     partials = storage.stale_partials(ORPHAN_GRACE_S)
     for name in partials:
         storage.delete(name)
-    out = {"aged": n_aged, "over_size": n_size, "orphans": orphans, "partials": len(partials), "bytes": int(total)}
-    if n_aged or n_size or orphans or partials:
+    legacy = legacy_exports_prune()
+    out = {
+        "aged": n_aged,
+        "over_size": n_size,
+        "orphans": orphans,
+        "partials": len(partials),
+        "legacy": legacy,
+        "bytes": int(total),
+    }
+    if n_aged or n_size or orphans or partials or legacy:
         log.info("pruned artifacts: %s", out)
     return out
+
+
+def legacy_exports_prune() -> int:
+    """Delete what export jobs wrote before the artifact store (MEDIA_ROOT/exports/<job id>/<file>, and the
+    `.part` files of failed ones): no code reads them any more (such a job's file URL answers 410). Files younger
+    than ORPHAN_GRACE_S are left, in case a worker of the previous release is still writing one during a deploy.
+    Returns the number of files deleted; empty folders go too."""
+    root = Path(settings.MEDIA_ROOT) / "exports"
+    if not root.is_dir():
+        return 0
+    cutoff = time.time() - ORPHAN_GRACE_S
+    deleted = 0
+    for path in sorted(root.rglob("*"), key=lambda p: len(p.parts), reverse=True):  # files before their folders
+        try:
+            if path.is_dir():
+                path.rmdir()  # only when empty
+            elif path.lstat().st_mtime < cutoff:
+                path.unlink()
+                deleted += 1
+        except OSError:  # a folder still holding a young file, or one removed meanwhile
+            continue
+    try:
+        root.rmdir()
+    except OSError:
+        pass
+    return deleted
 
 
 def text_into(fh, lines) -> None:
