@@ -203,7 +203,7 @@ def artifact_open(artifact: Artifact):
 def artifact_prune(*, max_bytes: int | None = None, max_age_days: float | None = None) -> dict:
     """Keep the store bounded: delete artifacts unused for max_age_days, then the least recently used until the
     total is at most max_bytes, then stored files that no row names (older than ORPHAN_GRACE_S) and partial
-    files a killed writer left (the rename fallback). Deleting a row deletes its file (apps.exports.signals)."""
+    files a killed writer left (the rename fallback; the s3 store's unfinished multipart uploads). Deleting a row deletes its file (apps.exports.signals)."""
     max_bytes = settings.ARTIFACT_MAX_BYTES if max_bytes is None else max_bytes
     max_age_days = settings.ARTIFACT_MAX_AGE_DAYS if max_age_days is None else max_age_days
     aged = Artifact.objects.filter(used_at__lt=timezone.now() - timedelta(days=max_age_days))
@@ -235,16 +235,17 @@ def artifact_prune(*, max_bytes: int | None = None, max_age_days: float | None =
     partials = storage.stale_partials(ORPHAN_GRACE_S)
     for name in partials:
         storage.delete(name)
+    uploads = storage.abort_stale_uploads(ORPHAN_GRACE_S) if hasattr(storage, "abort_stale_uploads") else 0
     legacy = legacy_exports_prune()
     out = {
         "aged": n_aged,
         "over_size": n_size,
         "orphans": orphans,
-        "partials": len(partials),
+        "partials": len(partials) + uploads,
         "legacy": legacy,
         "bytes": int(total),
     }
-    if n_aged or n_size or orphans or partials or legacy:
+    if n_aged or n_size or orphans or partials or uploads or legacy:
         log.info("pruned artifacts: %s", out)
     return out
 
