@@ -33,7 +33,7 @@ RUN DJANGO_SECRET_KEY=collectstatic-only python manage.py collectstatic --noinpu
 
 VOLUME ["/data"]
 EXPOSE 8000
-# WEB_CONCURRENCY sets the number of gunicorn workers (default 1). Threads keep pages and /healthz answering
-# while clients download large files (README, Production).
-CMD ["gunicorn", "fabricdesign.wsgi", "--bind", "0.0.0.0:8000", "--worker-class", "gthread", "--threads", "8", \
-     "--access-logfile", "-"]
+# gunicorn.conf.py (read from /app): one gthread worker per CPU, 8 threads each; WEB_CONCURRENCY and
+# GUNICORN_THREADS override them. Threads keep pages and /healthz answering while clients download large files
+# (README, Production).
+CMD ["gunicorn", "fabricdesign.wsgi", "--bind", "0.0.0.0:8000", "--access-logfile", "-"]

@@ -1,7 +1,7 @@
 """Artifact store benchmark: first background builds, then serving stored files from gunicorn under load.
 
     .venv/bin/python bench/bench_artifacts.py [--sizes 16k,128k] [--store database|files] [--duration 15]
-                                              [--database-url URL] [--rebuild]
+                                              [--database-url URL] [--rebuild] [--kinds KIND,...]
 
 For each size (16k: 2,048 DGX H100 on QM9700; 128k: 16,384 DGX B300 on Q3400), computes and stores the design
 once (reused between runs), then times the first build of each large deliverable exactly as a worker runs it
@@ -83,11 +83,11 @@ def _revision(user, spec: dict):
     return rev
 
 
-def _builds(rev, rebuild: bool) -> dict:
+def _builds(rev, rebuild: bool, kinds=LARGE) -> dict:
     from apps.exports.artifacts import artifact_build, artifact_lookup
 
     out = {}
-    for kind in LARGE:
+    for kind in kinds:
         _key, _full, stored = artifact_lookup(revision=rev, kind=kind, options={})
         if stored is not None and rebuild:
             stored.delete()
@@ -208,6 +208,11 @@ def main() -> int:
     ap.add_argument("--store", choices=["database", "files"], default="database")
     ap.add_argument("--duration", type=float, default=15, help="seconds of load per measurement")
     ap.add_argument("--rebuild", action="store_true", help="time the first builds again")
+    ap.add_argument(
+        "--kinds",
+        default=",".join(LARGE),
+        help="deliverables whose first build is timed (labels.pdf is always built: it is the file served)",
+    )
     args = ap.parse_args()
     sizes = [s for s in args.sizes.split(",") if s]
     env = {
@@ -245,7 +250,10 @@ def main() -> int:
     for size in sizes:
         rev = _revision(user, SIZES[size])
         print(f"{size}: {rev.link_count:,} links, {rev.cable_count:,} cables")
-        revs[size] = (rev, _builds(rev, args.rebuild))
+        kinds = [k for k in args.kinds.split(",") if k]
+        if "labels.pdf" not in kinds:
+            kinds.append("labels.pdf")
+        revs[size] = (rev, _builds(rev, args.rebuild, kinds))
     from django.db import connections
 
     connections.close_all()

@@ -61,7 +61,7 @@ def revision_bom(
     from apps.exports.renderers.bom import order_lines
     from apps.exports.renderers.options import ExportOptions
 
-    pricing = revision_pricing(revision=revision)
+    pricing = revision_pricing(revision=revision, latest=False)
     prices = pricing.prices
     summary_lines = [
         line for line in (revision.summary or {}).get("bom") or [] if not category or line.get("category") == category

@@ -31,10 +31,8 @@ def price_version_latest(*, owner) -> PriceListVersion | None:
     return PriceListVersion.objects.filter(owner=owner).order_by("-number").first()
 
 
-def price_version_at(*, owner_id: int, when) -> PriceListVersion | None:
-    """The owner's version in force at `when`: the newest created at or before it."""
-    return (
-        PriceListVersion.objects.filter(owner_id=owner_id, created_at__lte=when)
-        .order_by("-created_at", "-number")
-        .first()
-    )
+def price_version_at(*, owner_id: int, when, prices: bool = True) -> PriceListVersion | None:
+    """The owner's version in force at `when`: the newest created at or before it (`prices=False`: without
+    loading its price map)."""
+    versions = PriceListVersion.objects.all() if prices else PriceListVersion.objects.defer("prices")
+    return versions.filter(owner_id=owner_id, created_at__lte=when).order_by("-created_at", "-number").first()

@@ -89,7 +89,7 @@ def lead_times_update(*, design: Design, values: dict[str, int | None]) -> dict[
 
 def revision_order(*, revision: Revision, rule: SparesRule | None = None, lead_times: dict | None = None) -> Order:
     """The revision's purchase order with `rule` (default: no spares), priced with its price-list version."""
-    pricing = revision_pricing(revision=revision)
+    pricing = revision_pricing(revision=revision, latest=False)
     if lead_times is None:
         lead_times = design_lead_times(design=revision.design)
     return build_order(
@@ -107,7 +107,7 @@ def revision_order(*, revision: Revision, rule: SparesRule | None = None, lead_t
 
 def baseline_mark(*, revision: Revision, user, rule: SparesRule | None = None) -> OrderedBaseline:
     """Mark the revision "ordered": its order, as it is now, becomes the design's baseline."""
-    pricing = revision_pricing(revision=revision)
+    pricing = revision_pricing(revision=revision, latest=False)
     order = revision_order(revision=revision, rule=rule).relabelled(f"r{revision.number} (ordered)")
     return OrderedBaseline.objects.create(
         design=revision.design, revision=revision, price_version=pricing.version, order=order.to_dict(), by=user

@@ -71,15 +71,19 @@ def _iso(dt) -> str:
     return dt.isoformat().replace("+00:00", "Z")
 
 
-def revision_pricing(*, revision: Revision) -> RevisionPricing:
+def revision_pricing(*, revision: Revision, latest: bool = True, prices: bool = True) -> RevisionPricing:
+    """`latest=False` leaves RevisionPricing.latest None (one query less; only `stale` reads it); `prices=False`
+    leaves the versions' price maps unloaded (for to_dict(), as an ETag needs it: no price map is read)."""
     owner_id = revision.design.owner_id
-    latest = PriceListVersion.objects.filter(owner_id=owner_id).order_by("-number").first()
-    repricing = (
-        RevisionRepricing.objects.filter(revision=revision).select_related("version", "by").order_by("-id").first()
-    )
-    if repricing is not None:
-        return RevisionPricing(repricing.version, repricing, latest)
-    return RevisionPricing(price_version_at(owner_id=owner_id, when=revision.created_at), None, latest)
+    versions = PriceListVersion.objects.all() if prices else PriceListVersion.objects.defer("prices")
+    newest = versions.filter(owner_id=owner_id).order_by("-number").first() if latest else None
+    repricing = RevisionRepricing.objects.filter(revision=revision).select_related("version", "by").order_by("-id")
+    if not prices:
+        repricing = repricing.defer("version__prices")
+    found = repricing.first()
+    if found is not None:
+        return RevisionPricing(found.version, found, newest)
+    return RevisionPricing(price_version_at(owner_id=owner_id, when=revision.created_at, prices=prices), None, newest)
 
 
 def revision_reprice(*, revision: Revision, user) -> RevisionPricing:

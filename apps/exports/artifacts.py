@@ -88,7 +88,7 @@ def artifact_options(*, revision, kind: str, options: dict | None) -> dict:
 
     out = {k: v for k, v in (options or {}).items() if v is not None and v != ""}
     if kind in PRICED_KINDS and "prices" not in out:
-        pricing = revision_pricing(revision=revision)
+        pricing = revision_pricing(revision=revision, latest=False)
         if pricing.version is not None:
             out.update(prices=pricing.prices, currency=pricing.currency, price_source=pricing.source)
     return _plain(out)
@@ -203,7 +203,7 @@ def artifact_open(artifact: Artifact):
 def artifact_prune(*, max_bytes: int | None = None, max_age_days: float | None = None) -> dict:
     """Keep the store bounded: delete artifacts unused for max_age_days, then the least recently used until the
     total is at most max_bytes, then stored files that no row names (older than ORPHAN_GRACE_S) and partial
-    files a killed writer left (the rename fallback). Deleting a row deletes its file (apps.exports.signals)."""
+    files a killed writer left (the rename fallback; the s3 store's unfinished multipart uploads). Deleting a row deletes its file (apps.exports.signals)."""
     max_bytes = settings.ARTIFACT_MAX_BYTES if max_bytes is None else max_bytes
     max_age_days = settings.ARTIFACT_MAX_AGE_DAYS if max_age_days is None else max_age_days
     aged = Artifact.objects.filter(used_at__lt=timezone.now() - timedelta(days=max_age_days))
@@ -235,10 +235,45 @@ def artifact_prune(*, max_bytes: int | None = None, max_age_days: float | None =
     partials = storage.stale_partials(ORPHAN_GRACE_S)
     for name in partials:
         storage.delete(name)
-    out = {"aged": n_aged, "over_size": n_size, "orphans": orphans, "partials": len(partials), "bytes": int(total)}
-    if n_aged or n_size or orphans or partials:
+    uploads = storage.abort_stale_uploads(ORPHAN_GRACE_S) if hasattr(storage, "abort_stale_uploads") else 0
+    legacy = legacy_exports_prune()
+    out = {
+        "aged": n_aged,
+        "over_size": n_size,
+        "orphans": orphans,
+        "partials": len(partials) + uploads,
+        "legacy": legacy,
+        "bytes": int(total),
+    }
+    if n_aged or n_size or orphans or partials or uploads or legacy:
         log.info("pruned artifacts: %s", out)
     return out
+
+
+def legacy_exports_prune() -> int:
+    """Delete what export jobs wrote before the artifact store (MEDIA_ROOT/exports/<job id>/<file>, and the
+    `.part` files of failed ones): no code reads them any more (such a job's file URL answers 410). Files younger
+    than ORPHAN_GRACE_S are left, in case a worker of the previous release is still writing one during a deploy.
+    Returns the number of files deleted; empty folders go too."""
+    root = Path(settings.MEDIA_ROOT) / "exports"
+    if not root.is_dir():
+        return 0
+    cutoff = time.time() - ORPHAN_GRACE_S
+    deleted = 0
+    for path in sorted(root.rglob("*"), key=lambda p: len(p.parts), reverse=True):  # files before their folders
+        try:
+            if path.is_dir():
+                path.rmdir()  # only when empty
+            elif path.lstat().st_mtime < cutoff:
+                path.unlink()
+                deleted += 1
+        except OSError:  # a folder still holding a young file, or one removed meanwhile
+            continue
+    try:
+        root.rmdir()
+    except OSError:
+        pass
+    return deleted
 
 
 def text_into(fh, lines) -> None:

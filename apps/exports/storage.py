@@ -274,6 +274,30 @@ def modified_at(storage, name: str) -> datetime | None:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
+S3_PART = 8 * 1024 * 1024  # every part but the last must be at least 5 MiB (S3's multipart rule)
+
+
+def _parts(content, size: int):
+    """The file's bytes in pieces of exactly `size` (the last shorter, however the reads come back); one empty
+    piece for an empty file, so that every upload has a part to complete."""
+    buf = b""
+    sent = False
+    while True:
+        data = content.read(size - len(buf))
+        if isinstance(data, str):
+            data = data.encode()
+        if data:
+            buf += data
+            if len(buf) < size:
+                continue
+        if buf or not sent:
+            yield buf
+            sent = True
+        if not data:
+            return
+        buf = b""
+
+
 @lru_cache(maxsize=1)
 def s3_storage_class():
     """S3ArtifactStorage, defined on first use so that django-storages and boto3 are imported only with the
@@ -283,9 +307,52 @@ def s3_storage_class():
 
     @deconstructible(path="apps.exports.storage.S3ArtifactStorage")
     class _S3ArtifactStorage(S3Storage):
-        """django-storages' S3Storage (an S3 PUT or multipart upload becomes visible only once complete; a
-        killed upload's parts stay invisible until the bucket's AbortIncompleteMultipartUpload rule removes
-        them), with reads streamed from the object's body instead of spooled whole first."""
+        """django-storages' S3Storage, writing every file as one multipart upload (an object becomes visible
+        only when its upload is completed; a killed writer's parts stay invisible until the retention aborts
+        the upload, or the bucket's AbortIncompleteMultipartUpload rule), with reads streamed from the
+        object's body instead of spooled whole first."""
+
+        def _save(self, name, content):
+            cleaned = clean_name(name)
+            key = self._normalize_name(cleaned)
+            params = self._get_write_parameters(key, content)
+            if hasattr(content, "seek"):
+                content.seek(0)
+            client = self.connection.meta.client
+            bucket = self.bucket.name
+            upload = client.create_multipart_upload(Bucket=bucket, Key=key, **params)["UploadId"]
+            try:
+                parts = []
+                for n, data in enumerate(_parts(content, S3_PART), 1):
+                    etag = client.upload_part(Bucket=bucket, Key=key, UploadId=upload, PartNumber=n, Body=data)["ETag"]
+                    parts.append({"ETag": etag, "PartNumber": n})
+                    if n == 1:
+                        test_stall("writing")
+                client.complete_multipart_upload(
+                    Bucket=bucket, Key=key, UploadId=upload, MultipartUpload={"Parts": parts}
+                )
+            except BaseException:
+                try:
+                    client.abort_multipart_upload(Bucket=bucket, Key=key, UploadId=upload)
+                except Exception:  # the write's own error matters; a stale upload is aborted by the retention
+                    log.warning("could not abort the S3 upload of %s", key, exc_info=True)
+                raise
+            return cleaned
+
+        def abort_stale_uploads(self, older_than_s: float) -> int:
+            """Abort this store's multipart uploads begun more than older_than_s ago (a killed writer's); returns
+            how many. Their parts were never visible as an object, but they take space until aborted."""
+            client = self.connection.meta.client
+            prefix = self._normalize_name("")
+            prefix = prefix.rstrip("/") + "/" if prefix else ""
+            cutoff = datetime.now(UTC).timestamp() - older_than_s
+            aborted = 0
+            for page in client.get_paginator("list_multipart_uploads").paginate(Bucket=self.bucket.name, Prefix=prefix):
+                for up in page.get("Uploads", []):
+                    if up["Initiated"].timestamp() < cutoff:
+                        client.abort_multipart_upload(Bucket=self.bucket.name, Key=up["Key"], UploadId=up["UploadId"])
+                        aborted += 1
+            return aborted
 
         def open_stream(self, name: str):
             key = self._normalize_name(clean_name(name))

@@ -223,7 +223,9 @@ class RevisionBomApi(ApiView):
             else None
         )
         rev = revision_for(request, design_id, number, defer=("summary", "spec"))
-        etag = revision_etag(rev, "bom", query_key(request), revision_pricing(revision=rev).to_dict())
+        etag = revision_etag(
+            rev, "bom", query_key(request), revision_pricing(revision=rev, latest=False, prices=False).to_dict()
+        )
 
         def produce():
             # The tag names everything the answer depends on, so the answer is kept under it (Redis with

@@ -13,10 +13,12 @@ import os
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from reportlab.lib.pagesizes import A4, landscape, letter, portrait
+from reportlab.lib.rl_accel import instanceStringWidthTTF
 from reportlab.pdfbase import pdfdoc, pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
@@ -150,7 +152,7 @@ class LeanCanvas(Canvas):
         stream = page.stream
         if stream:
             data = stream.encode("utf8") if isinstance(stream, str) else stream
-            page.Contents = pdfdoc.PDFStream(pdfdoc.PDFDictionary({"Filter": _FLATE}), zlib.compress(data, 6))
+            page.Contents = pdfdoc.PDFStream(pdfdoc.PDFDictionary({"Filter": _FLATE}), zlib.compress(data, 3))
             page.stream = None
 
 
@@ -182,6 +184,8 @@ class Fitter:
         self.size = size
         font = pdfmetrics.getFont(font_name)
         self._sw = font.stringWidth
+        if isinstance(font, TTFont):  # TTFont.stringWidth's own body, without its Python frame
+            self._sw = partial(instanceStringWidthTTF, font)
         widths = font.face.charWidths
         self._maxw = max(widths.get(c, font.face.defaultWidth) for c in range(32, 127)) * size / 1000.0
         self._cache: dict[tuple[str, float], str] = {}
@@ -192,6 +196,11 @@ class Fitter:
     def safe_len(self, width: float) -> int:
         """Strings up to this many characters always fit ``width`` (ASCII)."""
         return int(width / self._maxw)
+
+    def fit_all(self, strings, width: float) -> list[str]:
+        """[fit(s, width) for s in strings], measuring each string once at most (a table column)."""
+        maxw, sw, size, fit = self._maxw, self._sw, self.size, self.fit
+        return [s if len(s) * maxw <= width or sw(s, size) <= width else fit(s, width) for s in strings]
 
     def fit(self, s: str, width: float) -> str:
         if len(s) * self._maxw <= width:
@@ -538,21 +547,20 @@ class FlowDoc:
         bold_fit = fitter(t.bold_font, t.size)
         for ci, col in enumerate(t.columns):
             w = col.width - 2 * pad
-            # header (one line per text line of a row)
-            c.setFont(t.bold_font, t.size)
+            # one text object for the column on this page: header (one line per text line of a row), then body
+            tx = c.beginText()
+            tx.setFont(t.bold_font, t.size)
+            line = line_writer(tx)
             for k, title in enumerate((col.title.split("\n") + [""] * L)[:L]):
                 h = hdr_fit.fit(title, w)
-                if col.align == "right":
-                    c.drawRightString(x + col.width - pad, base - k * lead, h)
-                else:
-                    c.drawString(x + pad, base - k * lead, h)
-            # body: one text object for the whole column on this page
-            tx = c.beginText(x + pad, base - lh)
+                right = x + col.width - pad - hdr_fit.width(h) if col.align == "right" else x + pad
+                tx.setTextOrigin(right, base - k * lead)
+                line(h)
             tx.setFont(t.font, t.size, lead)
+            tx.setTextOrigin(x + pad, base - lh)
             # A TrueType font's Tf/TL reach the stream only with the first text drawn, so a column whose first
             # cells are empty would step down by the previous text object's leading: set it now.
             tx.setLeading(lead)
-            fit = body_fit.fit
             if col.align == "right" or bold_rows:
                 yy = base - lh
                 for j, r in enumerate(rows):
@@ -568,17 +576,10 @@ class FlowDoc:
                     if bold:
                         tx.setFont(t.font, t.size, lead)
                     yy -= lh
-            elif L == 1:
-                line = line_writer(tx)
-                for r in rows:
-                    line(fit(r[ci], w))
             else:
-                line = line_writer(tx)
                 lo = ci * L
-                hi = lo + L
-                for r in rows:
-                    for s in r[lo:hi]:
-                        line(fit(s, w))
+                cells = [r[lo] for r in rows] if L == 1 else [s for r in rows for s in r[lo : lo + L]]
+                lines_writer(tx)(body_fit.fit_all(cells, w))
             c.drawText(tx)
             if _audit is not None:
                 doc = self.info.kind
@@ -615,7 +616,6 @@ class FlowDoc:
         m = self.margin
         info = self.info
         c.setFillGray(0)
-        c.setFont(SANS_BOLD, 9.0)
         left = f"{info.kind} \u2014 {info.design}"
         right = f"Revision {info.revision} \u00b7 {info.date}" + (f" \u00b7 {info.extra}" if info.extra else "")
         rf = fitter(SANS, 8.0)
@@ -624,32 +624,36 @@ class FlowDoc:
         left = fitter(SANS_BOLD, 9.0).fit(left, lw)
         audit_box(info.kind, left, SANS_BOLD, 9.0, lw)
         audit_box(info.kind, right, SANS, 8.0, self.width * 0.45)
-        c.drawString(m, h - m - 10, left)
-        c.setFont(SANS, 8.0)
-        c.drawRightString(w - m, h - m - 10, right)
+        page = f"Page {n} of {total}"
+        pf = fitter(SANS, 7.5)
+        draw_strings(
+            c,
+            [
+                (SANS_BOLD, 9.0, m, h - m - 10, left),
+                (SANS, 8.0, w - m - rf.width(right), h - m - 10, right),
+                (SANS, 7.5, w - m - pf.width(page), m + 1, page),
+            ],
+        )
         c.setLineWidth(0.5)
         c.setStrokeGray(0.5)
         c.line(m, h - m - 14, w - m, h - m - 14)
         c.line(m, m + 10, w - m, m + 10)
-        c.setFont(SANS, 7.5)
-        page = f"Page {n} of {total}"
-        c.drawRightString(w - m, m + 1, page)
         if self.signature:
             self._signature_block(c, m + 16, self.width)
         foot = f"{info.design} \u00b7 revision {info.revision}" + (f" \u00b7 {section}" if section else "")
-        room = self.width - fitter(SANS, 7.5).width(page) - 12
+        room = self.width - pf.width(page) - 12
         x = m
+        items = []
         if info.notice:
             notice = fitter(SANS_BOLD, 7.5).fit(info.notice, room)
-            c.setFont(SANS_BOLD, 7.5)
-            c.drawString(x, m + 1, notice)
+            items.append((SANS_BOLD, 7.5, x, m + 1, notice))
             gap = fitter(SANS_BOLD, 7.5).width(notice) + 8
             x, room = x + gap, room - gap
-            c.setFont(SANS, 7.5)
         if room > 20:
-            foot = fitter(SANS, 7.5).fit(foot, room)
+            foot = pf.fit(foot, room)
             audit_box(info.kind, foot, SANS, 7.5, room)
-            c.drawString(x, m + 1, foot)
+            items.append((SANS, 7.5, x, m + 1, foot))
+        draw_strings(c, items)
 
     SIGNATURE_FIELDS = (("Tested by (name)", 0.28), ("Signature", 0.24), ("Date", 0.14), ("Meter / serial no.", 0.34))
 
@@ -672,26 +676,110 @@ class FlowDoc:
         c.setFillGray(0)
 
 
+def draw_strings(c, items) -> None:
+    """Draw (font, size, x, y, text) strings as c.setFont + c.drawString would (leading 1.2 x size), in one
+    text object (a page's header and footer)."""
+    if not items:
+        return
+    tx = c.beginText()
+    line = line_writer(tx)
+    current = None
+    for font, size, x, y, text in items:
+        if (font, size) != current:
+            tx.setFont(font, size)
+            current = (font, size)
+        tx.setTextOrigin(x, y)
+        line(text)
+    c.drawText(tx)
+
+
 def line_writer(tx):
     """A fast textLine for a reportlab text object using one of our TrueType fonts.
 
     reportlab encodes every string through TTFont.splitString (pure Python, per character),
-    which dominated the cabling plan's time. With reportlab's default ``ttfAsciiReadable`` the
-    printable ASCII characters always sit at their own codes in subset 0, so once the text object
-    is on subset 0 an ASCII string's PDF code is just ``(escaped) Tj T*``. Anything else (first
-    line after a font change, non-ASCII text) goes through reportlab's own textLine. Output is
-    identical to textLine's (tests compare the content streams)."""
-    from reportlab.lib.rl_accel import escapePDF
+    which dominated the cabling plan's and the labels' time. With reportlab's default
+    ``ttfAsciiReadable`` the printable ASCII characters always sit at their own codes in subset 0,
+    so once the text object is on subset 0 an ASCII string's PDF code is just ``(escaped) Tj T*``;
+    a string whose other characters (the labels' middle dot) already have codes in subset 0 is
+    written with those codes. Anything else (first line after a font change, a character not yet
+    seen, one in another subset) goes through reportlab's own textLine, which assigns the codes.
+    Output is identical to textLine's (tests compare the content streams)."""
+    return _writers(tx)[0]
+
+
+def lines_writer(tx):
+    """``lines(strings)``: line_writer's line for each string of a list (a table column), as one string of
+    operators when all of them are printable ASCII."""
+    return _writers(tx)[1]
+
+
+def _writers(tx):
+    from reportlab.lib.rl_accel import escapePDF, fp_str
 
     slow = tx.textLine
+    code = tx._code
+    doc = tx._canvas._doc
+    known = {"font": None, "assigned": {}}
+
+    def codes() -> dict:
+        """The current font's codes in this document (characters assigned so far)."""
+        if known["font"] != tx._fontname:
+            known["font"] = tx._fontname
+            known["assigned"] = {}
+        assigned = known["assigned"]
+        state = pdfmetrics.getFont(tx._fontname).state.get(doc)
+        if state is not None and len(state.assignments) != len(assigned):
+            assigned.update(state.assignments)
+        return assigned
+
+    def first(s: str) -> bool:
+        """The first text after a font change, printable ASCII, once the font has codes in this document:
+        select subset 0 (Tf, TL) before it, as _formatText does. False when that does not apply."""
+        font = pdfmetrics.getFont(tx._fontname)
+        if not (s and s.isascii() and s.isprintable() and font._dynamicFont) or font.state.get(doc) is None:
+            return False
+        name = font.getSubsetInternalName(0, doc)
+        code.append(f"{name} {fp_str(tx._fontsize)} Tf {fp_str(tx._leading)} TL ({escapePDF(s)}) Tj T*")
+        tx._curSubset = 0
+        return True
 
     def line(s: str) -> None:
-        if s and tx._curSubset == 0 and s.isascii() and s.isprintable():
-            tx._code.append(f"({escapePDF(s)}) Tj T*")
-        else:
-            slow(s)
+        if s and tx._curSubset == 0:
+            if s.isascii():
+                if s.isprintable():
+                    code.append(f"({escapePDF(s)}) Tj T*")
+                    return
+            else:
+                assigned = known["assigned"] if known["font"] == tx._fontname else codes()
+                try:
+                    # a KeyError: a character without a code yet; ValueError: a code outside subset 0
+                    b = bytes(map(assigned.__getitem__, map(ord, s)))
+                except (KeyError, ValueError):
+                    slow(s)
+                    codes()
+                    return
+                code.append(f"({escapePDF(b)}) Tj T*")
+                return
+        elif tx._curSubset != 0 and first(s):
+            return
+        slow(s)
 
-    return line
+    def lines(strings) -> None:
+        """line(s) for each of ``strings`` (a list): one string of operators when all of them are printable
+        ASCII, as textLine writes them (an empty one moves down only)."""
+        if not strings:
+            return
+        line(strings[0])  # sets the font (Tf) when it is the text object's first text
+        rest = strings[1:]
+        joined = "".join(rest)
+        if tx._curSubset == 0 and joined.isascii() and joined.isprintable():
+            if rest:
+                code.append(" ".join([f"({e}) Tj T*" if e else " T*" for e in map(escapePDF, rest)]))
+            return
+        for s in rest:
+            line(s)
+
+    return line, lines
 
 
 def fmt_int(n) -> str:

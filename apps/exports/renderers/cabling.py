@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from operator import itemgetter
 from typing import IO
 
 from ._csv import csv_lines
@@ -85,6 +86,19 @@ def plan_columns(width: float) -> list[Column]:
 
 _ROUTE = -2
 _PLAN_IDX = tuple(_ROUTE if c == "route" else (CI[c] if c else -1) for _, pair, _ in PLAN_COLUMNS for c in pair)
+# A plan row is the cables.csv cells before the route pair, the route pair, then the cells after it (each
+# group taken by one itemgetter): PLAN_COLUMNS must have one route column and every other cell named.
+_ROUTE_AT = _PLAN_IDX.index(_ROUTE)
+if (
+    _PLAN_IDX.count(_ROUTE) != 2
+    or _PLAN_IDX[_ROUTE_AT + 1] != _ROUTE
+    or -1 in _PLAN_IDX
+    or len(_PLAN_IDX) - _ROUTE_AT - 2 < 2
+    or _ROUTE_AT < 2
+):
+    raise ValueError("PLAN_COLUMNS: one route column, the others named cables.csv columns")
+_BEFORE_ROUTE = itemgetter(*_PLAN_IDX[:_ROUTE_AT])
+_AFTER_ROUTE = itemgetter(*_PLAN_IDX[_ROUTE_AT + 2 :])
 
 
 def cable_route(v: DesignView, row: tuple) -> tuple[str, str]:
@@ -115,18 +129,10 @@ def cable_route(v: DesignView, row: tuple) -> tuple[str, str]:
 
 
 def _plan_cells(v: DesignView, rows):
-    idx = _PLAN_IDX
+    """The plan's cells of each cables.csv row, as text, in PLAN_COLUMNS order (top, bottom per column)."""
+    before, after = _BEFORE_ROUTE, _AFTER_ROUTE
     for r in rows:
-        route = cable_route(v, r) if _ROUTE in idx else ("", "")
-        cells = []
-        k = 0
-        for i in idx:
-            if i == _ROUTE:
-                cells.append(route[k % 2])
-                k += 1
-            else:
-                cells.append("" if i < 0 else (r[i] if isinstance(r[i], str) else str(r[i])))
-        yield tuple(cells)
+        yield (*map(str, before(r)), *cable_route(v, r), *map(str, after(r)))
 
 
 def render_cabling_plan_pdf(result, fh, options=None, *, revision_label: str = "r1") -> int:

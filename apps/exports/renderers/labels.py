@@ -9,9 +9,12 @@ with the part number and length. All text is >= 7 pt and fitted to the label wid
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterator
 from math import ceil
+
+from reportlab.lib.rl_accel import fp_str
 
 from ._csv import csv_lines
 from ._pdf import (
@@ -257,15 +260,51 @@ _C128_QUIET = 10  # modules of quiet zone each side (ISO/IEC 15417 asks for at l
 
 
 def code128_bars(value: str) -> tuple[list[tuple[int, int]], int]:
-    """([(start module, width in modules)] of the bars, total modules without quiet zones)."""
+    """([(start module, width in modules)] of the bars, total modules without quiet zones).
+
+    reportlab's encoder chooses the symbols (code sets, shifts, check symbol); the bars of each
+    symbol's pattern are worked out once per symbol (a pattern reads bar/space widths as letters,
+    upper case a bar, lower case a space)."""
+    bars: list[tuple[int, int]] = []
+    x = 0
+    symbols = _C128_SYMBOLS
+    for sym in code128_symbols(value):
+        hit = symbols.get(sym)
+        if hit is None:
+            hit = symbols[sym] = _c128_symbol(sym)
+        rel, width = hit
+        bars.extend([(x + start, w) for start, w in rel])
+        x += width
+    return bars, x
+
+
+_C128_SYMBOLS: dict = {}
+_LETTER_DIGIT_PAIRS = re.compile(r"[A-Z](?:\d\d){2,}")
+
+
+def code128_symbols(value: str) -> list[int]:
+    """Code 128 symbol values of ``value``, start to stop. A cable or trunk id (one capital letter and an even
+    number of digits, at least four) is encoded directly, as reportlab's encoder does it: START B, the
+    letter, CODE C, the digit pairs, the check symbol, STOP (ISO/IEC 15417: the check is the start value
+    plus each symbol's value times its position, modulo 103). Anything else goes through reportlab's
+    encoder, which chooses code sets and shifts."""
+    if _LETTER_DIGIT_PAIRS.fullmatch(value):
+        e = [104, ord(value[0]) - 32, 99]
+        e += [int(value[i : i + 2]) for i in range(1, len(value), 2)]
+        check = 104 + sum(i * v for i, v in enumerate(e[1:], 1))
+        return e + [check % 103, 106]
     from reportlab.graphics.barcode.code128 import Code128
 
     b = Code128(value, barWidth=1, quiet=0)
     b.validate()
-    b.encode()
-    b.decompose()
+    return b.encode()
+
+
+def _c128_symbol(sym) -> tuple[list[tuple[int, int]], int]:
+    from reportlab.graphics.barcode.code128 import _patterns
+
     bars, x = [], 0
-    for ch in b.decomposed:
+    for ch in _patterns[sym]:
         w = "ABCD".find(ch.upper()) + 1
         if ch.isupper():
             bars.append((x, w))
@@ -301,37 +340,51 @@ def qr_modules(value: str) -> tuple[list[tuple[int, int, int]], int]:
 
 
 class _Codes:
-    """Memo of encoded values (both ends of a cable share one code)."""
+    """The code of a value as PDF path operators in the code box's own coordinates, memoized (both ends
+    of a cable, and both halves of a flag, print the same code): a label then costs one translation
+    (``q 1 0 0 1 x y cm ... f Q``) instead of formatting every bar again. Bars are rectangles ("x y w h
+    re", to 2 decimals as PDFPathObject.rect writes them). Code 128: modules of at most 1 pt, centred in the
+    box; QR: the box is square, one module of quiet zone inside it."""
 
-    def __init__(self, kind: str):
+    def __init__(self, kind: str, w: float, h: float):
         self.kind = kind
+        self.w, self.h = w, h
         self.memo: dict = {}
+        self._bars: dict = {}  # (module, start, width) -> "x 0 w h re" of one Code 128 bar
 
-    def get(self, value: str):
+    def get(self, value: str) -> tuple[str, float, float]:
+        """(operators, x, y offset of their origin from the code box's bottom left)."""
         hit = self.memo.get(value)
         if hit is None:
             if len(self.memo) > 4096:
                 self.memo.clear()
-            hit = self.memo[value] = code128_bars(value) if self.kind == "code128" else qr_modules(value)
+            hit = self.memo[value] = self._code128(value) if self.kind == "code128" else self._qr(value)
         return hit
 
+    def _code128(self, value: str) -> tuple[str, float, float]:
+        bars, total = code128_bars(value)
+        w, h = self.w, self.h
+        module = min(1.0, w / (total + 2 * _C128_QUIET))
+        frags = self._bars
+        out = []
+        for start, width in bars:
+            key = (module, start, width)
+            f = frags.get(key)
+            if f is None:
+                if len(frags) > 20000:
+                    frags.clear()
+                f = frags[key] = f"{start * module:.2f} 0 {width * module:.2f} {h:.2f} re"
+            out.append(f)
+        return " ".join(out), (w - total * module) / 2, 0.0
 
-def _draw_code128(path, enc, x: float, y: float, w: float, h: float) -> None:
-    bars, total = enc
-    module = min(1.0, w / (total + 2 * _C128_QUIET))
-    x0 = x + (w - total * module) / 2
-    add = path._code.append  # the "x y w h re" operator, as PDFPathObject.rect writes it (to 2 decimals)
-    for start, width in bars:
-        add(f"{x0 + start * module:.2f} {y:.2f} {width * module:.2f} {h:.2f} re")
-
-
-def _draw_qr(path, enc, x: float, y: float, side: float) -> None:
-    runs, n = enc
-    module = side / (n + 2)  # one module of the quiet zone inside the box, the label's white around it
-    top = y + side - module
-    add = path._code.append
-    for r, c0, ln in runs:
-        add(f"{x + module * (1 + c0):.2f} {top - module * (r + 1):.2f} {module * ln:.2f} {module:.2f} re")
+    def _qr(self, value: str) -> tuple[str, float, float]:
+        runs, n = qr_modules(value)
+        side = self.w
+        module = side / (n + 2)  # one module of the quiet zone inside the box, the label's white around it
+        ops = " ".join(
+            f"{module * (1 + c0):.2f} {-module * (r + 1):.2f} {module * ln:.2f} {module:.2f} re" for r, c0, ln in runs
+        )
+        return ops, 0.0, side - module
 
 
 # ----- layout of one label ---------------------------------------------------------------------
@@ -379,6 +432,10 @@ class _Layout:
         if pieces and used + self.small_lead <= h + 0.01:
             fs = fitter(COND, self.small)
             line = ""
+            whole = " \u00b7 ".join(pieces)
+            if pieces[0] and fs.width(whole) <= w:  # all of it fits: the loop below would end with it
+                pieces = ()
+                line = whole
             for piece in pieces:
                 cand = f"{line} \u00b7 {piece}" if line else piece
                 if fs.width(cand) > w:
@@ -410,7 +467,8 @@ def render_labels_pdf(result, fh, options=None, *, revision_label: str = "r1") -
     else:
         areas = [(0.0, stock.label_width)]
     layout = _Layout(stock, areas[0][1], printed_h)
-    codes = _Codes(stock.code)
+    cx, cy, cw, ch = layout.code
+    codes = _Codes(stock.code, cw, ch)
     # footer: in the larger of the two free page margins, centred in it
     used_h = stock.margin_top + stock.rows * stock.label_height + (stock.rows - 1) * stock.gap_y
     bottom_free = ph - used_h
@@ -423,12 +481,14 @@ def render_labels_pdf(result, fh, options=None, *, revision_label: str = "r1") -
     xs = [stock.margin_left + k * (stock.label_width + stock.gap_x) for k in range(stock.columns)]
     ys = [ph - stock.margin_top - k * (stock.label_height + stock.gap_y) for k in range(stock.rows)]
     tx0, ty0, tw, _ = layout.text
-    cx, cy, cw, ch = layout.code
     done = 0
     doc = "Labels"
     audit = auditing()
+    # "1 0 0 1 x y Tm" of every line start (a few dozen places per page), as TextObject.setTextOrigin
+    # writes it; written straight into the text objects (the fast line writer keeps no cursor)
+    origins: dict = {}
     for page in range(1, pages + 1):
-        # one text object per font (heading, text, small) so the fast ASCII path of line_writer applies
+        # one text object per font (heading, text, small) so the fast path of line_writer applies
         texts = {}
         for _key, font, size in (
             ("head", COND_BOLD, stock.font_size),
@@ -437,8 +497,8 @@ def render_labels_pdf(result, fh, options=None, *, revision_label: str = "r1") -
         ):
             t = c.beginText()
             t.setFont(font, size, size + 1)
-            texts[(font, size)] = (t, line_writer(t))
-        bars = c.beginPath()
+            texts[(font, size)] = (t, t._code.append, line_writer(t))
+        bars: list[str] = []
         on_page = 0
         for yk in ys:
             for xk in xs:
@@ -448,20 +508,21 @@ def render_labels_pdf(result, fh, options=None, *, revision_label: str = "r1") -
                 done += 1
                 on_page += 1
                 lines = layout.lines(head, text, pieces)
-                enc = codes.get(value)
+                ops, ox, oy = codes.get(value)
                 for ax, _aw in areas:
                     x, y = xk + ax + tx0, yk + ty0
                     for font, s, size in lines:
-                        t, write = texts[(font, size)]
+                        _t, add, write = texts[(font, size)]
                         y -= size + (1.2 if size > small else 1.0)
-                        t.setTextOrigin(x, y + 0.2 * size)
+                        key = (x, y + 0.2 * size)
+                        tm = origins.get(key)
+                        if tm is None:
+                            tm = origins[key] = f"1 0 0 1 {fp_str(*key)} Tm"
+                        add(tm)
                         write(s)
                         if audit:
                             audit_box(doc, s, font, size, tw)
-                    if stock.code == "code128":
-                        _draw_code128(bars, enc, xk + ax + cx, yk + cy, cw, ch)
-                    else:
-                        _draw_qr(bars, enc, xk + ax + cx, yk + cy, cw)
+                    bars.append(f"q 1 0 0 1 {xk + ax + cx + ox:.2f} {yk + cy + oy:.2f} cm {ops} f Q")
                 if stock.kind == "flag":  # where the flag wraps round the cable
                     c.setLineWidth(0.3)
                     c.setStrokeGray(0.6)
@@ -470,9 +531,9 @@ def render_labels_pdf(result, fh, options=None, *, revision_label: str = "r1") -
                         c.line(fx, yk - stock.label_height + 2, fx, yk - 2)
                     c.setDash()
         c.setFillGray(0)
-        c.drawPath(bars, stroke=0, fill=1)
-        for t, _ in texts.values():
-            c.drawText(t)
+        c._code.append("\n".join(bars))  # filled black, under the text
+        for t in texts.values():
+            c.drawText(t[0])
         c.setFont(COND, small)
         f_small = fitter(COND, small)
         right = f"Page {page} of {pages}"

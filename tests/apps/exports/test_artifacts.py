@@ -108,6 +108,28 @@ def test_retention_deletes_stored_files_no_row_names_once_they_are_an_hour_old(s
     assert names() == [kept.name]
 
 
+def test_retention_deletes_the_files_export_jobs_wrote_before_the_store_once_they_are_an_hour_old(settings, tmp_path):
+    import os
+
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    old_dir = tmp_path / "media" / "exports" / "41"
+    old_dir.mkdir(parents=True)
+    (old_dir / "labels.pdf").write_bytes(b"%PDF built by an export job before the artifact store")
+    (old_dir / "cabling-plan.pdf.part").write_bytes(b"%PDF left by a failed one")
+    young = tmp_path / "media" / "exports" / "42" / "bom.pdf"
+    young.parent.mkdir()
+    young.write_bytes(b"%PDF being written by a worker of the previous release")
+    for path in old_dir.iterdir():
+        os.utime(path, (0, 0))
+
+    assert artifact_prune()["legacy"] == 2
+    assert not old_dir.exists() and young.exists()
+    os.utime(young, (0, 0))
+    assert artifact_prune()["legacy"] == 1
+    assert not (tmp_path / "media" / "exports").exists()
+    assert artifact_prune()["legacy"] == 0
+
+
 def test_the_beat_schedule_runs_the_retention_task_hourly(settings):
     from apps.exports.tasks import prune_artifacts
 

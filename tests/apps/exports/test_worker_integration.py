@@ -16,6 +16,7 @@ from django.conf import settings as django_settings
 from django.db import connection
 
 from apps.designs.services import design_compute_enqueue, design_create
+from apps.exports.artifacts import artifact_prune, artifact_storage
 from apps.exports.models import Artifact, StoredChunk
 from apps.exports.services import export_enqueue
 from apps.jobs.models import Job, JobStatus
@@ -110,13 +111,19 @@ def test_a_worker_with_its_own_var_builds_a_large_export_that_the_web_serves_fro
     assert files_in(web_var) == [] and files_in(worker_var) == []
 
 
-@pytest.mark.parametrize("store", ["files", "database"])
-def test_a_build_killed_mid_write_leaves_no_partial_file_visible_or_behind(start_worker, users, tmp_path, store):
-    """GIVEN a worker holding its build after the first chunk of the file went to the store
+@pytest.mark.parametrize("store", ["files", "database", "s3"])
+def test_a_build_killed_mid_write_leaves_no_partial_file_visible_or_behind(
+    start_worker, users, tmp_path, store, request, monkeypatch
+):
+    """GIVEN a worker holding its build after the first chunk of the file went to the store (S3: the first
+         part of its multipart upload, through a local S3-compatible server)
     WHEN the worker is killed (SIGKILL)
-    THEN no artifact row, no file, no chunk was visible while it wrote, nor is one left after."""
+    THEN no artifact row, no file, no chunk, no object was visible while it wrote, nor is one left after
+         (S3: the unfinished upload's part, never visible, is aborted by the retention)."""
     worker_var = tmp_path / "worker-var"
     env = {"ARTIFACT_STORE": store, "ARTIFACT_FILES_DIR": str(worker_var / "artifacts"), "JOB_TEST_STALL": "writing:60"}
+    if store == "s3":
+        env.update(request.getfixturevalue("s3_store"))
     if not django_settings.CELERY_BROKER_URL.startswith("filesystem"):
         env["FABRICDESIGN_VAR_DIR"] = str(worker_var)  # the filesystem broker lives in the shared var/
     doomed = start_worker(**env)
@@ -129,8 +136,22 @@ def test_a_build_killed_mid_write_leaves_no_partial_file_visible_or_behind(start
     def nothing_visible():
         assert not Artifact.objects.exists() and not StoredChunk.objects.exists()
         assert files_in(worker_var) == []
+        if store == "s3":
+            assert artifact_storage().all_names() == []
 
     nothing_visible()
     doomed.kill()
     nothing_visible()
+    if store == "s3":
+        storage = artifact_storage()
+        client, bucket = storage.connection.meta.client, storage.bucket.name
+        (upload,) = client.list_multipart_uploads(Bucket=bucket).get("Uploads", [])
+        parts = client.list_parts(Bucket=bucket, Key=upload["Key"], UploadId=upload["UploadId"]).get("Parts", [])
+        assert len(parts) == 1  # the killed writer had sent its first part
+        # An upload younger than ORPHAN_GRACE_S may be a live build and is kept; moto dates every upload
+        # 2010-11-10, so that grace is not exercised here: no grace at all, and the upload is aborted.
+        monkeypatch.setattr("apps.exports.artifacts.ORPHAN_GRACE_S", 0)
+        assert artifact_prune()["partials"] == 1
+        assert client.list_multipart_uploads(Bucket=bucket).get("Uploads", []) == []
+        nothing_visible()
     assert Job.objects.get(pk=job.pk).status == JobStatus.RUNNING  # the reaper's to requeue

@@ -376,6 +376,8 @@ def test_line_writer_emits_what_reportlab_would(tmp_path):
 
     c = new_canvas(io.BytesIO(), (600, 800), title="t", subject="t")
     strs = ["C000001", "DC1.A01-45:09/DC1.A01-02:4/1", "a(b)c\\d", "", "x y", "\u00e9\u2192", "abc"]
+    # characters that already have a code (the labels' middle dot), a new one, a no-break space, a tab
+    strs += ["C000001 \u00b7 A end", "C000002 \u00b7 B end", "\u00e9(\u2192)", "x\u00a0y", "\u00b7\tz", "\u00b7\u00e9"]
     t1 = c.beginText(10, 700)
     t1.setFont(COND, 7, 8)
     for s in strs:
@@ -388,7 +390,64 @@ def test_line_writer_emits_what_reportlab_would(tmp_path):
     assert t1.getCode() == t2.getCode()
 
 
+def test_lines_writer_emits_what_reportlab_would():
+    """A column at once: all printable ASCII (one string of operators, empty cells included), and columns
+    with other characters, a font change between them."""
+    from apps.exports.renderers._pdf import COND, COND_BOLD, lines_writer, new_canvas
+
+    columns = [
+        ["C000001", "", "a(b)c\\d", "x y", ""],
+        ["", "DC1.A01", "abc"],
+        ["C000003 \u2192 T000004", "plain", "", "\u00e9t\u00e9", "x\ty"],
+    ]
+    c = new_canvas(io.BytesIO(), (600, 800), title="t", subject="t")
+    t1, t2 = c.beginText(10, 700), c.beginText(10, 700)
+    write = lines_writer(t2)
+    for font in (COND, COND_BOLD):
+        for t in (t1, t2):
+            t.setFont(font, 7, 8)
+        for col in columns:
+            for s in col:
+                t1.textLine(s)
+            write(col)
+    assert t1.getCode() == t2.getCode()
+
+
 # ----- labels ----------------------------------------------------------------------------------------
+
+
+def _reportlab_code128(value: str):
+    from reportlab.graphics.barcode.code128 import Code128
+
+    b = Code128(value, barWidth=1, quiet=0)
+    b.validate()
+    b.encode()
+    b.decompose()
+    return b
+
+
+@pytest.mark.parametrize("count", [400])
+def test_code128_of_ids_and_panels_is_what_reportlab_encodes(count):
+    """The direct encoding of cable/trunk ids gives reportlab's symbols, and the bars are its pattern's bars."""
+    import random
+
+    from apps.exports.renderers.labels import code128_bars, code128_symbols
+
+    rng = random.Random(16)
+    values = [f"{rng.choice('CT')}{rng.randrange(10**6):06d}" for _ in range(count)]
+    values += ["C0001", "C12345", "C1234567", "T000000", "X99", "PP-C09-U47", "PP-C09-U47:5", "C000001A", "Z99999999"]
+    for value in values:
+        b = _reportlab_code128(value)
+        assert code128_symbols(value) == b.encoded, value
+        bars, total = code128_bars(value)
+        assert total == sum("ABCD".find(ch.upper()) + 1 for ch in b.decomposed), value
+        x, expect = 0, []
+        for ch in b.decomposed:
+            w = "ABCD".find(ch.upper()) + 1
+            if ch.isupper():
+                expect.append((x, w))
+            x += w
+        assert bars == expect, value
 
 
 def test_labels_cover_both_ends_of_every_cable_panels_and_trunks(out, design):
