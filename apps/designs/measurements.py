@@ -38,7 +38,6 @@ from engine.errors import SpecError
 from .models import Revision
 from .revision_cache import (
     compute_once,
-    revision_custom_catalog,
     revision_fingerprint,
     revision_key,
     store_blob,
@@ -238,8 +237,7 @@ def _decode_limits(blob: bytes) -> LimitsTable:
 def _limits_table(r, revision: Revision, test_limit: str) -> LimitsTable:
     """The revision's limits table for `test_limit` from the cache; on a miss the design is recomputed once
     (concurrent misses wait) and the table kept unless larger than REVISION_CACHE_MAX_BYTES."""
-    custom = revision_custom_catalog(revision)
-    key = revision_key("test-limits", _LIMITS_VERSION, revision_fingerprint(revision, custom), test_limit)
+    key = revision_key("test-limits", _LIMITS_VERSION, revision_fingerprint(revision), test_limit)
 
     def ready() -> LimitsTable | None:
         blob = cache.get(key)
@@ -247,9 +245,9 @@ def _limits_table(r, revision: Revision, test_limit: str) -> LimitsTable:
 
     def compute() -> LimitsTable:
         try:
-            result = revision_result(revision=revision, extra_catalog=custom)
+            result = revision_result(revision=revision)
         except SpecError as exc:
-            raise MeasurementUnavailable(f"The revision no longer computes with the current catalog: {exc}") from None
+            raise MeasurementUnavailable(f"The revision's test limits are not available: {exc}") from None
         blob = _encode_limits(r.iter_test_rows(result, test_limit=test_limit), r.TEST_SHEET_COLUMNS)
         del result
         store_blob(key, blob)

@@ -35,28 +35,25 @@ def revision_bom_split(*, revision: Revision) -> dict | None:
     longer matches the stored BOM. Cached per revision fingerprint; concurrent misses compute once."""
     from django.core.cache import cache
 
-    from apps.exports.services import custom_catalog_for_revision
-
-    custom = custom_catalog_for_revision(revision)
-    key = revision_key("bomsplit", _SPLIT_VERSION, revision_fingerprint(revision, custom))
+    key = revision_key("bomsplit", _SPLIT_VERSION, revision_fingerprint(revision))
 
     def ready():
         return cache.get(key)  # bytes, b"null" when there is no split
 
     def compute():
-        blob = json.dumps(_split(revision, custom)).encode()
+        blob = json.dumps(_split(revision)).encode()
         store_blob(key, blob)
         return blob
 
     return json.loads(compute_once(key + ":lock", ready, compute))
 
 
-def _split(revision: Revision, custom) -> dict | None:
+def _split(revision: Revision) -> dict | None:
     from apps.exports.renderers.bom import compute_bom
     from apps.exports.services import revision_result
 
     try:
-        result = revision_result(revision=revision, extra_catalog=custom)
+        result = revision_result(revision=revision)
     except SpecError as exc:
         log.info("no BOM split for revision %s: %s", revision.pk, exc)
         return None
