@@ -17,7 +17,10 @@ postgres (set BENCH_DATABASE_URL to use another server), migrates it, then:
    phase, from the job's result ("store_phases"): each table's COPY ("load"), its index build at
    attach ("index"), the wait for cable rows still being generated when the link indexes were done
    ("rows wait"), the waits for the engine's checks ("early.wait") and for its roll-ups and summary
-   ("meanwhile.wait"), and the rest (revision row, summary update);
+   ("meanwhile.wait"), and the rest (revision row, summary update). A third line gives the revision snapshot
+   (apps/designs/snapshots.py): its compressed size, the time its encoding took inside the store (it runs
+   with the roll-ups, so it counts in "meanwhile.wait" only where it outlasts the cable indexes), and the
+   time to read and decode it as a renderer does;
 2. for the last 128K revision (or the largest size run): filtered link-table pages through
    tables.link_page, the first page and the last page of each filter, median of 20 calls in ms.
 
@@ -43,7 +46,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_engine import SIZES, calibrate  # noqa: E402  (same designs and yardstick as the engine bench)
 
-DB_NAME = "bench_fabricdesign"
+DB_NAME = os.environ.get("BENCH_DB_NAME", "bench_fabricdesign")  # one per worktree when several benches share a server
 SERVER_URL = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
 PAGE_CALLS = 20
 
@@ -119,7 +122,17 @@ def child_store(size: str, keep: bool) -> dict:
         "peak_rss_mb": peak,
         "rss_before_mb": rss_before,
         "revision_id": rev.pk,
+        "snapshot_mb": job.result.get("snapshot_bytes", 0) / 1e6,
+        "snapshot_encode_s": job.result.get("snapshot_encode_seconds", 0.0),
     }
+    # Reading the snapshot back as a renderer does (apps.designs.snapshots.revision_snapshot: one query and the
+    # decode), in a process that has not decoded it before.
+    from apps.designs import snapshots
+
+    snapshots._cache.clear()
+    t = time.perf_counter()
+    snapshots.revision_snapshot(rev)
+    out["snapshot_read_s"] = time.perf_counter() - t
     if not keep:
         # Empty the row tables rather than delete 760,000 rows: every run then loads into the same state, with
         # no dead rows for autovacuum to work on during the next one.
@@ -263,6 +276,11 @@ def main() -> None:
                     r["stored_s"] - r["compute_before_s"] - sum(r["phases"].values()) for r in runs
                 )
                 print(f"{'':>6} store phases, median s: {split}; the rest (revision row, summary) {rest:.2f}")
+            print(
+                f"{'':>6} snapshot: {statistics.median(r['snapshot_mb'] for r in runs):.1f} MB, encoded in "
+                f"{statistics.median(r['snapshot_encode_s'] for r in runs):.2f} s (inside the store, while the cable "
+                f"indexes build), read back and decoded in {statistics.median(r['snapshot_read_s'] for r in runs):.2f} s"
+            )
         if kept is not None:
             pages = _child(["--child", "pages", "--revision", str(kept)])
             print(

@@ -57,6 +57,7 @@ from .services import (
     design_update,
     revision_compare,
 )
+from .snapshots import snapshot_state
 from .table_csv import csv_lines, stored_columns
 from .tables import (
     CABLE_FIELDS,
@@ -362,6 +363,7 @@ def revision_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
             "can_write": design_can_write(user=request.user, design=revision.design),
             "baseline": baseline_current(design=revision.design),
             "mark_ordered_form": MarkOrderedForm(),
+            "snapshot": snapshot_state(revision),
         },
     )
 
