@@ -350,6 +350,10 @@ def configs_zip(plan) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for rel, text in plan.files:
-            zf.writestr(f"configs/{rel}", text)
+            # A fixed timestamp: the archive of a revision is the same bytes whenever it is built.
+            info = zipfile.ZipInfo(f"configs/{rel}", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, text)
     return buf.getvalue()
 
