@@ -373,5 +373,7 @@ def decode(blob: bytes) -> Any:
     except (zlib.error, ValueError) as exc:
         raise CodecError(f"unreadable document: {exc}") from None
     if not isinstance(doc, dict) or doc.get("codec") != CODEC_VERSION:
-        raise CodecError(f"document codec {doc.get('codec') if isinstance(doc, dict) else None!r}, expected {CODEC_VERSION}")
+        raise CodecError(
+            f"document codec {doc.get('codec') if isinstance(doc, dict) else None!r}, expected {CODEC_VERSION}"
+        )
     return _Decoder(doc["types"], doc["objects"]).value(doc["root"])

@@ -36,6 +36,7 @@ from .revision_cache import (
     revision_key,
     store_blob,
 )
+from .snapshots import SnapshotUnavailable
 
 # The speeds C.4 tabulates thresholds at, shown while a design has no revision to take its own from.
 C4_SPEEDS = (100, 400, 800)
@@ -130,6 +131,10 @@ def revision_qos_plan(*, revision: Revision) -> QosPlan:
     try:
         result = revision_result(revision=revision)
         return build_qos(result, result.catalog)
+    except SnapshotUnavailable as exc:
+        raise QosPlanError(
+            "revision_not_reproducible", f"This revision's configuration is not available: {exc.reason}"
+        ) from None
     except SpecError as exc:
         # parse_spec checks the policy, so only a revision stored before it did can hold one that does not parse.
         if exc.errors and all(_is_qos_path(e.path) for e in exc.errors):

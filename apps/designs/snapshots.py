@@ -198,7 +198,8 @@ def snapshot_backfill(revision: Revision, *, custom: dict | None = None) -> Revi
             note = ""
         else:
             which = " and ".join(
-                name for name, a, b in (("links", recomputed[0], stored[0]), ("cables", recomputed[1], stored[1]))
+                name
+                for name, a, b in (("links", recomputed[0], stored[0]), ("cables", recomputed[1], stored[1]))
                 if a != b
             )
             note = (

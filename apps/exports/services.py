@@ -356,4 +356,3 @@ def configs_zip(plan) -> bytes:
             info.external_attr = 0o644 << 16
             zf.writestr(info, text)
     return buf.getvalue()
-

@@ -75,8 +75,9 @@ def test_types_outside_the_engine_are_refused_both_ways():
     with pytest.raises(codec.CodecError, match="not an engine type"):
         codec.encode(Outsider(1))
     blob = zlib.compress(
-        json.dumps({"codec": codec.CODEC_VERSION, "types": ["os:system"], "objects": [[0, ["M", {}]]], "root": ["r", 0]})
-        .encode()
+        json.dumps(
+            {"codec": codec.CODEC_VERSION, "types": ["os:system"], "objects": [[0, ["M", {}]]], "root": ["r", 0]}
+        ).encode()
     )
     with pytest.raises(codec.CodecError, match="not an engine type"):
         codec.decode(blob)

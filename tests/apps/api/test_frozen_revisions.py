@@ -27,6 +27,7 @@ from tests.apps.api.conftest import SMALL_SPEC, compute_now, rev_url
 
 pytestmark = pytest.mark.django_db
 
+
 @pytest.fixture(autouse=True)
 def _invariant_pdfs(monkeypatch, settings, tmp_path):
     from reportlab import rl_config
