@@ -47,7 +47,7 @@ import json
 import sys
 import zlib
 from array import array
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from itertools import chain, repeat
 from operator import attrgetter, itemgetter
 from types import MappingProxyType, NoneType
@@ -183,10 +183,12 @@ class _Encoder:
                 return ["O", self.type_id(t0), list(names), cols, shape]
             if not any(k in _SCALARS or issubclass(k, (tuple, list, dict, set, frozenset)) for k in kinds - {NoneType}):
                 # references to shared objects (a link's medium choice and loss budget): their numbers, -1 for None
-                ids = list(map(self.memo.get, map(id, seq), repeat(-2)))  # memo knows None as -1
-                for i, x in enumerate(seq):
-                    if ids[i] == -2:
-                        ids[i] = self.ref(x)
+                memo = self.memo  # knows None as -1
+                ids = list(map(memo.get, map(id, seq), repeat(-2)))
+                if -2 in ids:  # objects not stored yet: each distinct one once, then every reference again
+                    for x in {id(x): x for x, i in zip(seq, ids) if i == -2}.values():
+                        self.ref(x)
+                    ids = list(map(memo.__getitem__, map(id, seq)))
                 return ["R", self.scalars(ids, {int}, 1), shape]
         return ["t" if as_tuple else "l", [self.value(x) for x in seq]]
 
@@ -257,7 +259,7 @@ def _state(v: Any) -> dict:
 
 class _Decoder:
     def __init__(self, types: list[str], objects: list) -> None:
-        self.types = [_resolve(name) for name in types]
+        self.types: list[Any] = [_resolve(name) for name in types]  # engine classes: dataclasses, NamedTuples
         self.raw = objects
         self.objects: list[Any] = [None] * len(objects)
         self.done = [False] * len(objects)
@@ -312,7 +314,7 @@ class _Decoder:
             rows = v[1] if v[3] else [None if x is None else tuple(x) for x in v[1]]
             return rows if v[2] else tuple(rows)
         if tag == "V":
-            joined = zip(*[self.value(c) for c in v[2]])
+            joined: Iterable[tuple] = zip(*[self.value(c) for c in v[2]])
             if type(v[1]) is not int:
                 joined = (row[:n] for row, n in zip(joined, self.value(v[1])))
             out = list(map(list, joined)) if v[4] else list(joined)
