@@ -1,10 +1,10 @@
 """Purchase orders of revisions, the ordered baseline, and the deltas between them.
 
 A revision's order is its stored BOM (summary["bom"]) with a spares rule, priced with the revision's price-list
-version (pricing.py), split per network and per SU. The split is not stored with the revision yet: it is worked
-out once from a recomputation (the engine is deterministic) and kept in the cache under the revision's
-fingerprint (revision_cache.py). When the recomputation no longer gives the stored BOM (the owner's custom parts
-changed), the order has no split rather than a wrong one.
+version (pricing.py), split per network and per SU. The split comes from the revision's snapshot (the engine's
+BOM split, stored with it: apps/designs/snapshots.py), worked out once and kept in the cache under the
+revision's fingerprint (revision_cache.py). A revision without a complete snapshot (stored before snapshots and
+not backfilled, or rows only) has no split rather than a wrong one.
 
 Marking a revision "ordered" freezes its whole order in an OrderedBaseline; deltas against it read that frozen
 copy, never today's prices or rules.
@@ -31,7 +31,7 @@ _SPLIT_VERSION = 1
 
 
 def revision_bom_split(*, revision: Revision) -> dict | None:
-    """{"networks": ..., "sus": ...} of the revision's BOM (orders.bom_split), or None when its recomputation no
+    """{"networks": ..., "sus": ...} of the revision's BOM (orders.bom_split), or None when its snapshot no
     longer matches the stored BOM. Cached per revision fingerprint; concurrent misses compute once."""
     from django.core.cache import cache
 
@@ -59,7 +59,7 @@ def _split(revision: Revision) -> dict | None:
         return None
     stored = _bom_key(revision.summary.get("bom"))
     if _bom_key(result.summary.get("bom")) != stored:
-        log.info("no BOM split for revision %s: its recomputation gives another BOM", revision.pk)
+        log.info("no BOM split for revision %s: its snapshot holds another BOM than its summary", revision.pk)
         return None
     return bom_split(compute_bom(result))
 

@@ -236,7 +236,7 @@ def _qos_keys(revision: Revision) -> _QosKeys:
 
 
 def _compute_and_store(revision: Revision, keys: _QosKeys) -> tuple[dict, bytes]:
-    """One recomputation: the report and the configs.zip bytes, both stored (the archive unless too big)."""
+    """One build from the snapshot: the report and the configs.zip bytes, both stored (the archive unless too big)."""
     plan = revision_qos_plan(revision=revision)
     report, archive = _report(plan), configs_zip(plan)
     cache.set(keys.report, report, timeout=CACHE_TIMEOUT_S)
@@ -245,7 +245,7 @@ def _compute_and_store(revision: Revision, keys: _QosKeys) -> tuple[dict, bytes]
 
 
 def revision_config_set(*, revision: Revision, keys: _QosKeys | None = None) -> ConfigSet:
-    """The revision's configuration set from the cache; on a miss recomputed once (concurrent misses wait for
+    """The revision's configuration set from the cache; on a miss built once (concurrent misses wait for
     it) and kept unless larger than REVISION_CACHE_MAX_BYTES. QosPlanError when it cannot be built."""
     keys = keys or _qos_keys(revision)
 

@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 CACHE_TIMEOUT_S = 30 * 24 * 3600  # revisions never change: kept until unused for a month (or evicted)
-LOCK_TIMEOUT_S = 120  # longer than a 128K-GPU recomputation (5-8 s) with room to spare
+LOCK_TIMEOUT_S = 120  # longer than reading a 128K-GPU snapshot and deriving from it, with room to spare
 POLL_S = 0.1
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 

@@ -342,8 +342,8 @@ def _after_store(revision_id: int, rows: int) -> None:
 
 
 def _owners_parts(job: Job) -> dict | None:
-    """The design owner's custom parts as a catalog extension: a design computes with them, as every later
-    recomputation of its revisions does (apps.exports.services.custom_catalog_for_revision)."""
+    """The design owner's custom parts as a catalog extension: a design computes with them, and its snapshot
+    keeps them (apps/designs/snapshots.py)."""
     from apps.api.catalog import custom_catalog_for  # the API app owns custom parts
 
     return custom_catalog_for(job.design.owner) if job.design_id else None

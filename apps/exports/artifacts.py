@@ -37,7 +37,7 @@ from .models import Artifact
 log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parents[2]
-# Files whose content shapes a rendered deliverable (the engine recomputes the result the renderers read).
+# Files whose content shapes a rendered deliverable (the engine's result types, which a snapshot decodes into).
 RENDERER_SOURCES = ("apps/exports/renderers", "apps/exports/services.py", "engine")
 PRICED_KINDS = frozenset({"bom.pdf", "bom.csv"})  # the only renderers that read prices
 USED_AT_RESOLUTION = timedelta(hours=1)  # how stale `used_at` may get before a download refreshes it
