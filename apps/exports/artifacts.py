@@ -93,7 +93,8 @@ def artifact_options(*, revision, kind: str, options: dict | None) -> dict:
     return _plain(out)
 
 
-def artifact_key(*, revision, kind: str, options: dict) -> str:
+def artifact_key(*, revision, kind: str, options: dict, custom=None) -> str:
+    """(`custom` is unused since snapshots: accepted from callers written before them.)"""
     from apps.designs.revision_cache import revision_fingerprint
 
     fingerprint = revision_fingerprint(revision)

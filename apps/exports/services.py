@@ -329,8 +329,10 @@ def export_build_job(*, job, progress) -> dict:
     }
 
 
-def render_into(*, kind: str, result: DesignResult, revision, options: dict, fh) -> None:
-    """Render one deliverable or archive of `result` into the binary file `fh`."""
+def render_into(*, kind: str, result: DesignResult, revision, options: dict, fh, custom=None) -> None:
+    """Render one deliverable or archive of `result` into the binary file `fh`. (`custom`, the owner's parts
+    that callers written before snapshots pass, is unused: `result.catalog` holds the parts it was computed
+    with.)"""
     from .artifacts import text_into
 
     if kind in ARCHIVES:
