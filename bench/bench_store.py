@@ -1,6 +1,6 @@
 """Store benchmark: compute-plus-store of a design through the job runner on PostgreSQL, then table pages.
 
-    python bench/bench_store.py [--repeat 3] [--sizes 16k,128k] [--keep-db]
+    python bench/bench_store.py [--repeat 3] [--sizes 16k,128k] [--keep-db] [--no-snapshot]
 
 It creates (and at the end drops) its own database, `bench_fabricdesign` on 127.0.0.1:5432 as user
 postgres (set BENCH_DATABASE_URL to use another server), migrates it, then:
@@ -87,10 +87,15 @@ def _vm(key: str) -> float:
 # ----- children (run with DATABASE_URL pointing at the bench database) -------------------------------------------
 
 
-def child_store(size: str, keep: bool) -> dict:
+def child_store(size: str, keep: bool, snapshot: bool = True) -> dict:
     import django
 
     django.setup()
+    if not snapshot:
+        # For an A/B comparison only: the store without the snapshot's encoding (an empty document is stored).
+        from apps.designs import services as design_services
+
+        design_services.encode_result = lambda result: b""
     from django.contrib.auth import get_user_model
     from django.db import connection
 
@@ -231,13 +236,19 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--sizes", default="16k,128k")
     ap.add_argument("--keep-db", action="store_true", help=f"leave the {DB_NAME} database in place")
+    ap.add_argument(
+        "--no-snapshot",
+        action="store_true",
+        help="store without encoding the revision snapshot (to compare with a normal run; such revisions "
+        "cannot be rendered)",
+    )
     ap.add_argument("--child", choices=("store", "pages"), help=argparse.SUPPRESS)
     ap.add_argument("--size", help=argparse.SUPPRESS)
     ap.add_argument("--keep", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--revision", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child == "store":
-        print(json.dumps(child_store(args.size, args.keep)))
+        print(json.dumps(child_store(args.size, args.keep, snapshot=not args.no_snapshot)))
         return
     if args.child == "pages":
         print(json.dumps(child_pages(args.revision)))
@@ -259,7 +270,8 @@ def main() -> None:
             runs = []
             for i in range(args.repeat):
                 last = i == args.repeat - 1
-                runs.append(_child(["--child", "store", "--size", size] + (["--keep"] if last else [])))
+                extra = (["--keep"] if last else []) + (["--no-snapshot"] if args.no_snapshot else [])
+                runs.append(_child(["--child", "store", "--size", size] + extra))
             kept = runs[-1]["revision_id"]
             secs = [r["stored_s"] for r in runs]
             med = statistics.median(secs)
