@@ -117,10 +117,11 @@ def inline_render_allowed(revision) -> bool:
 
 def artifact_build(*, revision, kind: str, options: dict | None, progress=None, on_stage=None) -> Artifact:
     """Render one deliverable (or archive) of the revision into the store and return its Artifact; the one
-    already stored when another build finished first. `on_stage(stage, percent)` reports the steps after
-    the engine's (whose progress goes to `progress`).
+    already stored when another build finished first. `on_stage(stage, percent)` reports its steps
+    (`progress`, the engine's progress before snapshots, is unused: nothing is computed).
 
-    Raises SpecError when the revision no longer computes, ValueError for options the renderer refuses."""
+    Raises SpecError (SnapshotUnavailable) when the revision has no snapshot to render from, ValueError for
+    options the renderer refuses."""
     from .services import render_into, revision_result
 
     full = artifact_options(revision=revision, kind=kind, options=options)
@@ -129,6 +130,8 @@ def artifact_build(*, revision, kind: str, options: dict | None, progress=None, 
     if existing is not None:
         return existing
     started = time.monotonic()
+    if on_stage:
+        on_stage("reading the revision's snapshot", 10)
     result = revision_result(revision=revision)
     if on_stage:
         on_stage(f"rendering {kind}", 50)

@@ -311,13 +311,11 @@ def export_build_job(*, job, progress) -> dict:
 
     revision = Revision.objects.select_related("design__owner").get(pk=job.params["revision_id"])
     kind = job.params["kind"]
-    progress.span = 50.0
-
     def on_stage(stage: str, percent: float) -> None:
         job_progress(job_id=job.pk, stage=stage, percent=percent, attempt=job.attempts)
 
     artifact = artifact_build(
-        revision=revision, kind=kind, options=job.params.get("options"), progress=progress, on_stage=on_stage
+        revision=revision, kind=kind, options=job.params.get("options"), on_stage=on_stage
     )
     return {
         "file": kind,
