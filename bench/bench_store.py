@@ -1,6 +1,6 @@
 """Store benchmark: compute-plus-store of a design through the job runner on PostgreSQL, then table pages.
 
-    python bench/bench_store.py [--repeat 3] [--sizes 16k,128k] [--keep-db]
+    python bench/bench_store.py [--repeat 3] [--sizes 16k,128k] [--keep-db] [--no-snapshot]
 
 It creates (and at the end drops) its own database, `bench_fabricdesign` on 127.0.0.1:5432 as user
 postgres (set BENCH_DATABASE_URL to use another server), migrates it, then:
@@ -17,7 +17,10 @@ postgres (set BENCH_DATABASE_URL to use another server), migrates it, then:
    phase, from the job's result ("store_phases"): each table's COPY ("load"), its index build at
    attach ("index"), the wait for cable rows still being generated when the link indexes were done
    ("rows wait"), the waits for the engine's checks ("early.wait") and for its roll-ups and summary
-   ("meanwhile.wait"), and the rest (revision row, summary update);
+   ("meanwhile.wait"), and the rest (revision row, summary update). A third line gives the revision snapshot
+   (apps/designs/snapshots.py): its compressed size, the time its encoding took inside the store (it runs
+   with the roll-ups, so it counts in "meanwhile.wait" only where it outlasts the cable indexes), and the
+   time to read and decode it as a renderer does;
 2. for the last 128K revision (or the largest size run): filtered link-table pages through
    tables.link_page, the first page and the last page of each filter, median of 20 calls in ms.
 
@@ -43,7 +46,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_engine import SIZES, calibrate  # noqa: E402  (same designs and yardstick as the engine bench)
 
-DB_NAME = "bench_fabricdesign"
+DB_NAME = os.environ.get("BENCH_DB_NAME", "bench_fabricdesign")  # one per worktree when several benches share a server
 SERVER_URL = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
 PAGE_CALLS = 20
 
@@ -84,10 +87,15 @@ def _vm(key: str) -> float:
 # ----- children (run with DATABASE_URL pointing at the bench database) -------------------------------------------
 
 
-def child_store(size: str, keep: bool) -> dict:
+def child_store(size: str, keep: bool, snapshot: bool = True) -> dict:
     import django
 
     django.setup()
+    if not snapshot:
+        # For an A/B comparison only: the store without the snapshot's encoding (an empty document is stored).
+        from apps.designs import services as design_services
+
+        design_services.encode_result = lambda result: b""
     from django.contrib.auth import get_user_model
     from django.db import connection
 
@@ -119,7 +127,20 @@ def child_store(size: str, keep: bool) -> dict:
         "peak_rss_mb": peak,
         "rss_before_mb": rss_before,
         "revision_id": rev.pk,
+        "snapshot_mb": job.result.get("snapshot_bytes", 0) / 1e6,
+        "snapshot_encode_s": job.result.get("snapshot_encode_seconds", 0.0),
     }
+    # Reading the snapshot back as a renderer does (apps.designs.snapshots.revision_snapshot: one query and the
+    # decode), in a process that has not decoded it before.
+    from apps.designs import snapshots
+
+    snapshots._cache.clear()
+    t = time.perf_counter()
+    try:
+        snapshots.revision_snapshot(rev)
+        out["snapshot_read_s"] = time.perf_counter() - t
+    except snapshots.SnapshotUnavailable:  # a run with the snapshot switched off (an A/B comparison)
+        out["snapshot_read_s"] = 0.0
     if not keep:
         # Empty the row tables rather than delete 760,000 rows: every run then loads into the same state, with
         # no dead rows for autovacuum to work on during the next one.
@@ -215,13 +236,19 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--sizes", default="16k,128k")
     ap.add_argument("--keep-db", action="store_true", help=f"leave the {DB_NAME} database in place")
+    ap.add_argument(
+        "--no-snapshot",
+        action="store_true",
+        help="store without encoding the revision snapshot (to compare with a normal run; such revisions "
+        "cannot be rendered)",
+    )
     ap.add_argument("--child", choices=("store", "pages"), help=argparse.SUPPRESS)
     ap.add_argument("--size", help=argparse.SUPPRESS)
     ap.add_argument("--keep", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--revision", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child == "store":
-        print(json.dumps(child_store(args.size, args.keep)))
+        print(json.dumps(child_store(args.size, args.keep, snapshot=not args.no_snapshot)))
         return
     if args.child == "pages":
         print(json.dumps(child_pages(args.revision)))
@@ -243,7 +270,8 @@ def main() -> None:
             runs = []
             for i in range(args.repeat):
                 last = i == args.repeat - 1
-                runs.append(_child(["--child", "store", "--size", size] + (["--keep"] if last else [])))
+                extra = (["--keep"] if last else []) + (["--no-snapshot"] if args.no_snapshot else [])
+                runs.append(_child(["--child", "store", "--size", size] + extra))
             kept = runs[-1]["revision_id"]
             secs = [r["stored_s"] for r in runs]
             med = statistics.median(secs)
@@ -263,6 +291,11 @@ def main() -> None:
                     r["stored_s"] - r["compute_before_s"] - sum(r["phases"].values()) for r in runs
                 )
                 print(f"{'':>6} store phases, median s: {split}; the rest (revision row, summary) {rest:.2f}")
+            print(
+                f"{'':>6} snapshot: {statistics.median(r['snapshot_mb'] for r in runs):.1f} MB, encoded in "
+                f"{statistics.median(r['snapshot_encode_s'] for r in runs):.2f} s (inside the store, while the cable "
+                f"indexes build), read back and decoded in {statistics.median(r['snapshot_read_s'] for r in runs):.2f} s"
+            )
         if kept is not None:
             pages = _child(["--child", "pages", "--revision", str(kept)])
             print(

@@ -312,6 +312,10 @@ CELERY_RESULT_BACKEND = None
 JOB_HEARTBEAT_INTERVAL_S = env_int("JOB_HEARTBEAT_INTERVAL_S", 10)
 JOB_HEARTBEAT_TIMEOUT_S = env_int("JOB_HEARTBEAT_TIMEOUT_S", 60)
 JOB_REAP_EVERY_S = env_int("JOB_REAP_EVERY_S", 20)
+# Revisions stored before snapshots get theirs from a periodic task (apps/designs/snapshots.py): how often it
+# runs and for how long at most per run (a 128K-GPU revision takes longer; the task finishes the one it started).
+SNAPSHOT_BACKFILL_EVERY_S = env_int("SNAPSHOT_BACKFILL_EVERY_S", 300)
+SNAPSHOT_BACKFILL_SECONDS = env_int("SNAPSHOT_BACKFILL_SECONDS", 120)
 # A job still queued this long after its task was sent gets the task sent again (a lost message).
 JOB_QUEUED_RESEND_S = env_int("JOB_QUEUED_RESEND_S", 600)
 # Limits per job kind, enforced inside the worker process by a watchdog thread (apps/jobs/limits.py).
@@ -359,6 +363,8 @@ CELERY_BEAT_SCHEDULE = {
     "prune-rate-counters": {"task": "api.prune_rate_counters", "schedule": 3600.0},
     # Size and age retention of the artifact store (apps/exports/artifacts.py).
     "prune-artifacts": {"task": "exports.prune_artifacts", "schedule": 3600.0},
+    # Snapshots of revisions stored before them (apps/designs/snapshots.py).
+    "backfill-snapshots": {"task": "designs.backfill_snapshots", "schedule": float(SNAPSHOT_BACKFILL_EVERY_S)},
 }
 
 # --- REST framework ---------------------------------------------------------

@@ -7,10 +7,10 @@ encoding, structured row errors when nothing is stored, and the full verdicts of
 and per link, worst first).
 
 Only the counts are stored with an upload; the verdicts are worked out again from the stored CSV
-and the revision's test sheet (the engine is deterministic), as the API's downloads are. What an upload
+and the revision's test sheet (from its snapshot), as the API's downloads are. What an upload
 is judged against (per fiber its link, expected loss and limit; per link its ends) is a per-revision
-limits table, recomputed once and kept in the cache under the revision's fingerprint
-(apps.designs.revision_cache), so an upload's page recomputes no design.
+limits table, derived once from the snapshot and kept in the cache under the revision's fingerprint
+(apps.designs.revision_cache), so an upload's page decodes no snapshot.
 """
 
 from __future__ import annotations
@@ -38,7 +38,6 @@ from engine.errors import SpecError
 from .models import Revision
 from .revision_cache import (
     compute_once,
-    revision_custom_catalog,
     revision_fingerprint,
     revision_key,
     store_blob,
@@ -116,7 +115,7 @@ def measurement_create(
 def measurements_check_revision(*, revision: Revision, text: str, test_limit: str = "pmd") -> dict:
     """Check a filled test sheet against the revision's limits table, as an upload is stored: {"rows",
     "errors": [(line, column, message)], "counts"} (counts of the valid rows). The table comes from the cache,
-    and a miss recomputes the design once and fills it, so the upload's own page then recomputes nothing.
+    and a miss reads the snapshot once and fills it, so the upload's own page then reads nothing more.
 
     DeliverableUnavailable when this build cannot read test sheets; MeasurementUnavailable when the revision
     no longer computes.
@@ -236,10 +235,9 @@ def _decode_limits(blob: bytes) -> LimitsTable:
 
 
 def _limits_table(r, revision: Revision, test_limit: str) -> LimitsTable:
-    """The revision's limits table for `test_limit` from the cache; on a miss the design is recomputed once
+    """The revision's limits table for `test_limit` from the cache; on a miss the snapshot is read once
     (concurrent misses wait) and the table kept unless larger than REVISION_CACHE_MAX_BYTES."""
-    custom = revision_custom_catalog(revision)
-    key = revision_key("test-limits", _LIMITS_VERSION, revision_fingerprint(revision, custom), test_limit)
+    key = revision_key("test-limits", _LIMITS_VERSION, revision_fingerprint(revision), test_limit)
 
     def ready() -> LimitsTable | None:
         blob = cache.get(key)
@@ -247,9 +245,9 @@ def _limits_table(r, revision: Revision, test_limit: str) -> LimitsTable:
 
     def compute() -> LimitsTable:
         try:
-            result = revision_result(revision=revision, extra_catalog=custom)
+            result = revision_result(revision=revision)
         except SpecError as exc:
-            raise MeasurementUnavailable(f"The revision no longer computes with the current catalog: {exc}") from None
+            raise MeasurementUnavailable(f"The revision's test limits are not available: {exc}") from None
         blob = _encode_limits(r.iter_test_rows(result, test_limit=test_limit), r.TEST_SHEET_COLUMNS)
         del result
         store_blob(key, blob)

@@ -232,3 +232,43 @@ class PartLeadTime(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["design", "part"], name="lead_time_per_part")]
+
+
+class SnapshotState(models.TextChoices):
+    COMPLETE = "complete", "Complete"
+    # Stored before snapshots: the backfill recomputed it and the recomputed links or cables differ from the
+    # stored rows, so only the stored rows are shown (never a mix of the two).
+    ROWS_ONLY = "rows-only", "Stored rows only"
+
+
+class RevisionSnapshot(models.Model):
+    """Everything a revision's pages, API answers and files are rendered from, frozen when it was computed.
+
+    `document` is the engine's DesignResult (devices, racks, links, the physical layer with its cable rows,
+    loss budgets, fiber totals, BOM and its network/SU split, warnings, the summary with the traffic
+    analysis, and the catalog the design was computed with, custom parts included) in the versioned JSON +
+    zlib codec of engine/snapshot_codec.py. It is read whole by a renderer, never queried, so it is one
+    compressed document rather than rows (apps/designs/snapshots.py; the figures are in docs/architecture.md).
+    Written in the compute job's transaction, or once by the backfill for a revision stored before it.
+    """
+
+    revision = models.OneToOneField(Revision, on_delete=models.CASCADE, related_name="snapshot")
+    state = models.CharField(max_length=16, choices=SnapshotState.choices, default=SnapshotState.COMPLETE)
+    codec = models.PositiveSmallIntegerField(default=1)
+    document = models.BinaryField(null=True)
+    size = models.PositiveIntegerField(default=0)
+    sha256 = models.CharField(max_length=64, blank=True, default="")
+    # Hashes of the link and cable rows as stored (apps/designs/snapshots.py rows_digest): the backfill
+    # compares a recomputation with them.
+    links_digest = models.CharField(max_length=64, blank=True, default="")
+    cables_digest = models.CharField(max_length=64, blank=True, default="")
+    catalog_version = models.CharField(max_length=128, blank=True, default="")  # what a backfill recomputed with
+    # The invariant checks the result passed: they finish while the document is being encoded (services.py).
+    checks = models.JSONField(default=list)
+    note = models.TextField(blank=True, default="")
+    encode_seconds = models.FloatField(default=0)
+    backfilled = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"snapshot of {self.revision} ({self.state})"

@@ -1,10 +1,10 @@
 """Purchase orders of revisions, the ordered baseline, and the deltas between them.
 
 A revision's order is its stored BOM (summary["bom"]) with a spares rule, priced with the revision's price-list
-version (pricing.py), split per network and per SU. The split is not stored with the revision yet: it is worked
-out once from a recomputation (the engine is deterministic) and kept in the cache under the revision's
-fingerprint (revision_cache.py). When the recomputation no longer gives the stored BOM (the owner's custom parts
-changed), the order has no split rather than a wrong one.
+version (pricing.py), split per network and per SU. The split comes from the revision's snapshot (the engine's
+BOM split, stored with it: apps/designs/snapshots.py), worked out once and kept in the cache under the
+revision's fingerprint (revision_cache.py). A revision without a complete snapshot (stored before snapshots and
+not backfilled, or rows only) has no split rather than a wrong one.
 
 Marking a revision "ordered" freezes its whole order in an OrderedBaseline; deltas against it read that frozen
 copy, never today's prices or rules.
@@ -32,38 +32,35 @@ _SPLIT_VERSION = 1
 
 
 def revision_bom_split(*, revision: Revision) -> dict | None:
-    """{"networks": ..., "sus": ...} of the revision's BOM (orders.bom_split), or None when its recomputation no
+    """{"networks": ..., "sus": ...} of the revision's BOM (orders.bom_split), or None when its snapshot no
     longer matches the stored BOM. Cached per revision fingerprint; concurrent misses compute once."""
     from django.core.cache import cache
 
-    from apps.exports.services import custom_catalog_for_revision
-
-    custom = custom_catalog_for_revision(revision)
-    key = revision_key("bomsplit", _SPLIT_VERSION, revision_fingerprint(revision, custom))
+    key = revision_key("bomsplit", _SPLIT_VERSION, revision_fingerprint(revision))
 
     def ready():
         return cache.get(key)  # bytes, b"null" when there is no split
 
     def compute():
-        blob = json.dumps(_split(revision, custom)).encode()
+        blob = json.dumps(_split(revision)).encode()
         store_blob(key, blob)
         return blob
 
     return json.loads(compute_once(key + ":lock", ready, compute))
 
 
-def _split(revision: Revision, custom) -> dict | None:
+def _split(revision: Revision) -> dict | None:
     from apps.exports.renderers.bom import compute_bom
     from apps.exports.services import revision_result
 
     try:
-        result = revision_result(revision=revision, extra_catalog=custom)
+        result = revision_result(revision=revision)
     except SpecError as exc:
         log.info("no BOM split for revision %s: %s", revision.pk, exc)
         return None
     stored = _bom_key(revision.summary.get("bom"))
     if _bom_key(result.summary.get("bom")) != stored:
-        log.info("no BOM split for revision %s: its recomputation gives another BOM", revision.pk)
+        log.info("no BOM split for revision %s: its snapshot holds another BOM than its summary", revision.pk)
         return None
     return bom_split(compute_bom(result))
 

@@ -2,12 +2,11 @@
 
 The policy lives in the spec's `qos` section; `design_qos` resolves it with the engine's own parser
 (defaults for the design's technology filled in). A revision's configuration files, headroom table and
-consistency warnings come from `engine.qos_stage.build_qos` on the revision's result, recomputed from its
-stored spec with the owner's custom parts, exactly as the configs.zip export builds them
-(apps.exports.services). One recomputation fills two cache entries keyed by what determines them
-(apps.designs.revision_cache): the small report the pages show and the configuration set as configs.zip
-bytes, which every file download and the archive are served from. So a revision is recomputed once, not on
-every page view or download; concurrent misses wait for one computation.
+consistency warnings come from `engine.qos_stage.build_qos` on the revision's stored snapshot with the catalog
+it was computed with, exactly as the configs.zip export builds them (apps.exports.services). One build fills
+two cache entries keyed by the revision and its snapshot (apps.designs.revision_cache): the small report the
+pages show and the configuration set as configs.zip bytes, which every file download and the archive are
+served from. Concurrent misses wait for one build.
 """
 
 from __future__ import annotations
@@ -22,7 +21,6 @@ from django.core.cache import cache
 from django.utils.text import slugify
 
 from apps.exports.services import configs_zip
-from engine.catalog import load_catalog
 from engine.errors import CatalogError, FieldError, SpecError
 from engine.physical.catalog import CatalogError as MediaCatalogError
 from engine.qos import QosPlan, bytes_to_us, headroom_bytes, per_speed_bits
@@ -34,11 +32,11 @@ from .models import Design, Revision
 from .revision_cache import (
     CACHE_TIMEOUT_S,
     compute_once,
-    revision_custom_catalog,
     revision_fingerprint,
     revision_key,
     store_blob,
 )
+from .snapshots import SnapshotUnavailable
 
 # The speeds C.4 tabulates thresholds at, shown while a design has no revision to take its own from.
 C4_SPEEDS = (100, 400, 800)
@@ -60,8 +58,8 @@ _CONFIGS_VERSION = 1
 
 
 class QosPlanError(Exception):
-    """A revision's configuration cannot be built: `code` is revision_not_reproducible (its custom parts or
-    the catalog changed) or invalid_qos_policy (the policy stored with it does not parse)."""
+    """A revision's configuration cannot be built: `code` is revision_not_reproducible (it has no snapshot to
+    build from) or invalid_qos_policy (the policy stored with it does not parse)."""
 
     def __init__(self, code: str, message: str, errors: list[FieldError] | None = None):
         super().__init__(message)
@@ -124,21 +122,19 @@ def headroom_term_bits(policy: QosPolicy, speeds: tuple[int, ...]) -> dict[str, 
 # --- a revision's configuration set ------------------------------------------------------------------
 
 
-_FETCH = object()  # "read the owner's custom parts now"
-
-
-def revision_qos_plan(*, revision: Revision, custom=_FETCH) -> QosPlan:
-    """The revision's QoS plan (files, headroom table, warnings); QosPlanError when it cannot be built.
-    Always a recomputation (revision_qos_report and revision_config_set are the cached reads); `custom` is the
-    owner's custom catalog when the caller has read it already."""
+def revision_qos_plan(*, revision: Revision) -> QosPlan:
+    """The revision's QoS plan (files, headroom table, warnings) from its snapshot, with the catalog it was
+    computed with; QosPlanError when it cannot be built. Always built (revision_qos_report and
+    revision_config_set are the cached reads)."""
     from apps.exports.services import revision_result
 
-    if custom is _FETCH:
-        custom = revision_custom_catalog(revision)
     try:
-        result = revision_result(revision=revision, extra_catalog=custom)
-        catalog = load_catalog(custom)
-        return build_qos(result, catalog)
+        result = revision_result(revision=revision)
+        return build_qos(result, result.catalog)
+    except SnapshotUnavailable as exc:
+        raise QosPlanError(
+            "revision_not_reproducible", f"This revision's configuration is not available: {exc.reason}"
+        ) from None
     except SpecError as exc:
         # parse_spec checks the policy, so only a revision stored before it did can hold one that does not parse.
         if exc.errors and all(_is_qos_path(e.path) for e in exc.errors):
@@ -227,24 +223,21 @@ class ConfigSet:
 
 @dataclass(frozen=True)
 class _QosKeys:
-    custom: dict | None  # the owner's custom catalog the keys were made from (and the plan is computed with)
     report: str
     configs: str
     lock: str
 
 
 def _qos_keys(revision: Revision) -> _QosKeys:
-    """The cache keys of the revision's report and configuration set: by revision, spec hash, engine and catalog
-    versions and the owner's custom parts (one query for those)."""
-    custom = revision_custom_catalog(revision)
-    fp = revision_fingerprint(revision, custom)
+    """The cache keys of the revision's report and configuration set: by revision and snapshot."""
+    fp = revision_fingerprint(revision)
     configs = revision_key("qos-configs", _CONFIGS_VERSION, fp)
-    return _QosKeys(custom, revision_key("qos-report", _REPORT_VERSION, fp), configs, f"{configs}:lock")
+    return _QosKeys(revision_key("qos-report", _REPORT_VERSION, fp), configs, f"{configs}:lock")
 
 
 def _compute_and_store(revision: Revision, keys: _QosKeys) -> tuple[dict, bytes]:
-    """One recomputation: the report and the configs.zip bytes, both stored (the archive unless too big)."""
-    plan = revision_qos_plan(revision=revision, custom=keys.custom)
+    """One build from the snapshot: the report and the configs.zip bytes, both stored (the archive unless too big)."""
+    plan = revision_qos_plan(revision=revision)
     report, archive = _report(plan), configs_zip(plan)
     cache.set(keys.report, report, timeout=CACHE_TIMEOUT_S)
     store_blob(keys.configs, archive)
@@ -252,7 +245,7 @@ def _compute_and_store(revision: Revision, keys: _QosKeys) -> tuple[dict, bytes]
 
 
 def revision_config_set(*, revision: Revision, keys: _QosKeys | None = None) -> ConfigSet:
-    """The revision's configuration set from the cache; on a miss recomputed once (concurrent misses wait for
+    """The revision's configuration set from the cache; on a miss built once (concurrent misses wait for
     it) and kept unless larger than REVISION_CACHE_MAX_BYTES. QosPlanError when it cannot be built."""
     keys = keys or _qos_keys(revision)
 
@@ -285,8 +278,8 @@ def revision_config_download(*, revision: Revision, name: str) -> tuple[bytes, s
 
 def revision_qos_report(*, revision: Revision) -> dict:
     """What the revision page shows: policy summary, warnings, headroom per speed, the switches needing the
-    most headroom with their worst port's delay terms, and the file list. Cached by what determines it (spec,
-    versions, custom parts), filled with the configuration set by one recomputation."""
+    most headroom with their worst port's delay terms, and the file list. Cached by revision and snapshot,
+    filled with the configuration set by one build."""
     keys = _qos_keys(revision)
     return compute_once(keys.lock, lambda: cache.get(keys.report), lambda: _compute_and_store(revision, keys)[0])
 

@@ -1,11 +1,10 @@
-"""What is worked out again from a revision, kept in Django's cache (settings.CACHES: Redis when REDIS_URL
+"""What is derived from a revision's snapshot, kept in Django's cache (settings.CACHES: Redis when REDIS_URL
 is set, else each process's own LocMemCache).
 
-A revision is immutable and the engine deterministic, so what the pages recompute from it (the QoS
-configuration set, the test sheet's limits) depends only on the revision, its stored spec, the engine and
-catalog versions and its owner's custom parts (custom_catalog_for_revision: they can change after the
-revision was stored, and the recomputation uses today's). `revision_fingerprint` hashes all of them, and
-every key is built from it, so a change of any of them reaches a new key and nothing is ever invalidated.
+A revision and its snapshot (apps/designs/snapshots.py) are immutable, so what the pages derive from it
+(the QoS configuration set, the test sheet's limits, the BOM's network/SU split) depends only on the
+revision and its snapshot. `revision_fingerprint` hashes them, and every key is built from it, so nothing
+is ever invalidated; a backfilled snapshot reaches a new key.
 
 `compute_once` runs a computation once for concurrent misses: the first caller takes a short-lived lock
 (cache.add) and computes; the others poll the cache until the result appears, and compute themselves only
@@ -31,28 +30,20 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 CACHE_TIMEOUT_S = 30 * 24 * 3600  # revisions never change: kept until unused for a month (or evicted)
-LOCK_TIMEOUT_S = 120  # longer than a 128K-GPU recomputation (5-8 s) with room to spare
+LOCK_TIMEOUT_S = 120  # longer than reading a 128K-GPU snapshot and deriving from it, with room to spare
 POLL_S = 0.1
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 
-_UNSET = object()
 
+def revision_fingerprint(revision, custom=None) -> str:
+    """Hash of what everything derived from the revision depends on: the revision and its snapshot's digest
+    (empty before the backfill gives it one). The owner's custom parts and today's catalog play no part
+    (`custom` is accepted from callers written before snapshots, and unused)."""
+    from .models import RevisionSnapshot
 
-def revision_custom_catalog(revision) -> dict | None:
-    """The owner's custom parts as the recomputation loads them (None when they have none)."""
-    from apps.exports.services import custom_catalog_for_revision
-
-    return custom_catalog_for_revision(revision)
-
-
-def revision_fingerprint(revision, custom=_UNSET) -> str:
-    """Hash of everything a recomputation of the revision depends on. Pass `custom` (the owner's custom
-    catalog) when the caller already has it, and compute with that same value, so a key never holds a result
-    computed from other parts."""
-    if custom is _UNSET:
-        custom = revision_custom_catalog(revision)
+    digest = RevisionSnapshot.objects.filter(revision_id=revision.pk).values_list("sha256", "state").first()
     state = json.dumps(
-        [revision.pk, revision.spec_hash, revision.engine_version, revision.catalog_version, custom],
+        [revision.pk, revision.spec_hash, revision.engine_version, revision.catalog_version, digest],
         sort_keys=True,
         default=str,
     )

@@ -27,6 +27,7 @@ from engine.spec import SCHEMA_VERSION, parse_spec
 from . import adapters
 from .models import Access, CableRecord, Design, DesignShare, LinkRecord, Revision
 from .partitions import analyze_partitions, build_sort_indexes, partitioned
+from .snapshots import encode_result, snapshot_save
 from .storage import RowLoad, store_revision_rows
 
 log = logging.getLogger(__name__)
@@ -251,13 +252,21 @@ def _compute_and_store(job: Job, progress: DbProgress) -> dict:
         checks = check_design(draft)
         finish_s += time.perf_counter() - t
 
+    document = b""
+    encode_s = 0.0
+
     def finish() -> DesignResult:
         # Starts once the rows are sent, maybe before check() is done: the checks are check()'s to run
         # (checks=() skips them here); their names go into the result once the store has waited for both.
-        nonlocal finish_s
+        # The snapshot is encoded here too, while the server builds the cable indexes; the checks' names,
+        # which may still be running, are stored beside it (RevisionSnapshot.checks).
+        nonlocal finish_s, document, encode_s
         t = time.perf_counter()
         result = finish_design(draft, checks=())
         finish_s += time.perf_counter() - t
+        t = time.perf_counter()
+        document = encode_result(result)
+        encode_s = time.perf_counter() - t
         return result
 
     # Progress written inside this transaction would stay invisible until the commit and would lock the
@@ -296,6 +305,7 @@ def _compute_and_store(job: Job, progress: DbProgress) -> dict:
         compute_s = round(start_s + finish_s, 3)
         result = replace(result, checks=checks)  # check() has finished: store_revision_rows waited for it
         Revision.objects.filter(pk=rev.pk).update(summary=result.summary, compute_seconds=compute_s)
+        snapshot_save(revision_id=rev.pk, document=document, encode_seconds=encode_s, checks=checks or ())
         # compute_seconds is the engine's time, both halves; the second overlaps store_seconds.
         outcome = {
             "revision": number,
@@ -307,6 +317,8 @@ def _compute_and_store(job: Job, progress: DbProgress) -> dict:
             "store_seconds": round(time.perf_counter() - t1, 3),
             "seconds": round(time.perf_counter() - t0, 3),
             "store_phases": {k: round(v, 3) for k, v in timings.items()},
+            "snapshot_bytes": len(document),
+            "snapshot_encode_seconds": round(encode_s, 3),
         }
         # The job flips to succeeded in the same transaction as the revision: both or neither.
         if not job_succeed(job_id=job.pk, result=outcome, attempt=attempt):
@@ -330,8 +342,8 @@ def _after_store(revision_id: int, rows: int) -> None:
 
 
 def _owners_parts(job: Job) -> dict | None:
-    """The design owner's custom parts as a catalog extension: a design computes with them, as every later
-    recomputation of its revisions does (apps.exports.services.custom_catalog_for_revision)."""
+    """The design owner's custom parts as a catalog extension: a design computes with them, and its snapshot
+    keeps them (apps/designs/snapshots.py)."""
     from apps.api.catalog import custom_catalog_for  # the API app owns custom parts
 
     return custom_catalog_for(job.design.owner) if job.design_id else None
@@ -449,3 +461,11 @@ __all__ = [
     "revision_compare",
     "JobStatus",
 ]
+
+
+def owner_custom_parts(owner) -> dict | None:
+    """A user's custom parts as a catalog extension (None when they have none): the snapshot backfill
+    recomputes an old revision with them, as its compute did."""
+    from apps.api.catalog import custom_catalog_for  # the API app owns custom parts
+
+    return custom_catalog_for(owner) if owner is not None else None

@@ -12,3 +12,14 @@ def drop_orphan_partitions() -> int:
     dropped = drop()
     build_missing_sort_indexes()
     return dropped
+
+
+@shared_task(name="designs.backfill_snapshots", ignore_result=True)
+def backfill_snapshots() -> dict:
+    """Periodic (settings.SNAPSHOT_BACKFILL_EVERY_S): snapshots for revisions stored before them, oldest first,
+    for at most SNAPSHOT_BACKFILL_SECONDS per run so a worker is not held for long."""
+    from django.conf import settings
+
+    from .snapshots import snapshot_backfill_all
+
+    return snapshot_backfill_all(seconds=settings.SNAPSHOT_BACKFILL_SECONDS)

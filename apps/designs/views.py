@@ -65,6 +65,7 @@ from .services import (
     design_update,
     revision_compare,
 )
+from .snapshots import snapshot_state
 from .table_csv import csv_lines, stored_columns
 from .tables import (
     CABLE_FIELDS,
@@ -372,6 +373,7 @@ def revision_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
             "mark_ordered_form": MarkOrderedForm(),
             "spares": _spares_beside(request, revision),
             "blast": _blast(revision, inline=None),
+            "snapshot": snapshot_state(revision),
         },
     )
 

@@ -1,11 +1,10 @@
 """The artifact store: every rendered deliverable is built once per (revision, kind, options, renderer version),
 kept in settings.STORAGES["artifacts"] and served from there afterwards.
 
-Until revisions carry their full snapshot, a renderer needs the engine's result, which is recomputed from the
-revision (apps.exports.services.revision_result). So an artifact's key hashes everything its bytes depend on:
-the revision's fingerprint (spec, engine and catalog versions, the owner's custom parts), the kind, the
-options with the revision's prices for priced kinds, and `renderer_version()`, a hash of the renderer and
-engine source and the shipped catalog data. A deploy that changes any of them builds new artifacts; the old
+A renderer reads the revision's stored snapshot (apps.exports.services.revision_result), never a
+recomputation. An artifact's key hashes everything its bytes depend on: the revision's fingerprint (the
+revision and its snapshot's digest), the kind, the options with the revision's prices for priced kinds, and
+`renderer_version()`, a hash of the renderer and engine source and the shipped catalog data. A deploy that changes any of them builds new artifacts; the old
 ones age out (`artifact_prune`).
 
 A build renders into an unnamed local spool file, then saves it to the storage, whose writes are atomic
@@ -38,7 +37,7 @@ from .models import Artifact
 log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parents[2]
-# Files whose content shapes a rendered deliverable (the engine recomputes the result the renderers read).
+# Files whose content shapes a rendered deliverable (the engine's result types, which a snapshot decodes into).
 RENDERER_SOURCES = ("apps/exports/renderers", "apps/exports/services.py", "engine")
 PRICED_KINDS = frozenset({"bom.pdf", "bom.csv"})  # the only renderers that read prices
 USED_AT_RESOLUTION = timedelta(hours=1)  # how stale `used_at` may get before a download refreshes it
@@ -94,14 +93,11 @@ def artifact_options(*, revision, kind: str, options: dict | None) -> dict:
     return _plain(out)
 
 
-_UNSET = object()
-
-
-def artifact_key(*, revision, kind: str, options: dict, custom=_UNSET) -> str:
-    """`custom`: the owner's custom catalog when the caller has it (None: they have none)."""
+def artifact_key(*, revision, kind: str, options: dict, custom=None) -> str:
+    """(`custom` is unused since snapshots: accepted from callers written before them.)"""
     from apps.designs.revision_cache import revision_fingerprint
 
-    fingerprint = revision_fingerprint(revision) if custom is _UNSET else revision_fingerprint(revision, custom)
+    fingerprint = revision_fingerprint(revision)
     state = {"revision": fingerprint, "kind": kind, "options": options, "renderer": renderer_version()}
     return hashlib.sha256(json.dumps(state, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -121,25 +117,27 @@ def inline_render_allowed(revision) -> bool:
 
 def artifact_build(*, revision, kind: str, options: dict | None, progress=None, on_stage=None) -> Artifact:
     """Render one deliverable (or archive) of the revision into the store and return its Artifact; the one
-    already stored when another build finished first. `on_stage(stage, percent)` reports the steps after
-    the engine's (whose progress goes to `progress`).
+    already stored when another build finished first. `on_stage(stage, percent)` reports its steps
+    (`progress`, the engine's progress before snapshots, is unused: nothing is computed).
 
-    Raises SpecError when the revision no longer computes, ValueError for options the renderer refuses."""
-    from .services import custom_catalog_for_revision, render_into, revision_result
+    Raises SpecError (SnapshotUnavailable) when the revision has no snapshot to render from, ValueError for
+    options the renderer refuses."""
+    from .services import render_into, revision_result
 
-    custom = custom_catalog_for_revision(revision)
     full = artifact_options(revision=revision, kind=kind, options=options)
-    key = artifact_key(revision=revision, kind=kind, options=full, custom=custom)
+    key = artifact_key(revision=revision, kind=kind, options=full)
     existing = stored().filter(key=key).first()
     if existing is not None:
         return existing
     started = time.monotonic()
-    result = revision_result(revision=revision, extra_catalog=custom, progress=progress)
+    if on_stage:
+        on_stage("reading the revision's snapshot", 10)
+    result = revision_result(revision=revision)
     if on_stage:
         on_stage(f"rendering {kind}", 50)
     storage = artifact_storage()
     with tempfile.TemporaryFile(dir=settings.VAR_DIR) as spool:  # unnamed: a killed build leaves nothing
-        render_into(kind=kind, result=result, revision=revision, options=full, fh=spool, custom=custom)
+        render_into(kind=kind, result=result, revision=revision, options=full, fh=spool)
         size = spool.tell()
         spool.seek(0)
         digest = hashlib.sha256()

@@ -1,9 +1,8 @@
 """Deliverables of a stored revision, for the REST API and the HTML views.
 
-Written by the API side as the meeting point with the (Django-free) renderers in
-`apps.exports.renderers`; their owner may grow it. The renderers need the engine's
-DesignResult, which is not stored: the engine is deterministic, so it is recomputed from the
-revision's spec (with the design owner's custom parts, as at compute time).
+The meeting point with the (Django-free) renderers in `apps.exports.renderers`. The renderers read the
+engine's DesignResult as the revision stored it (its snapshot, apps/designs/snapshots.py): nothing here runs
+the engine's compute, so a revision's files never follow a later catalog, custom part or engine change.
 
 A deliverable whose renderer is not in this build raises DeliverableUnavailable; callers
 answer 501 for it.
@@ -17,10 +16,7 @@ import io
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from engine.catalog import load_catalog
-from engine.errors import CatalogError, SpecError
-from engine.physical.catalog import CatalogError as MediaCatalogError
-from engine.pipeline import compute_design
+from engine.errors import SpecError
 from engine.result import DesignResult
 from engine.spec import parse_spec
 
@@ -247,35 +243,39 @@ def deliverable_applies(kind: str, spec: dict | None) -> bool:
 
 
 def revision_result(*, revision, extra_catalog: dict | None = None, progress=None) -> DesignResult:
-    """Recompute the engine result of a revision from its stored spec (the engine is deterministic).
+    """The engine result of a revision as it was computed: its stored snapshot, decoded (never recomputed).
 
-    SpecError when it no longer computes: its spec no longer validates, or the owner's custom parts no
-    longer load beside the shipped catalog (every caller answers both as "not reproducible").
-    """
-    spec = parse_spec(revision.spec)
-    try:
-        catalog = load_catalog(extra_catalog)
-    except (CatalogError, MediaCatalogError) as exc:
-        raise SpecError.at("catalog", f"the custom parts no longer load: {exc}") from None
-    return compute_design(spec, catalog) if progress is None else compute_design(spec, catalog, progress)
+    SnapshotUnavailable (a SpecError, answered as "not reproducible" by every caller) when the revision has
+    no snapshot to render from: stored before snapshots and not backfilled yet, or backfilled as rows only.
+    `extra_catalog` and `progress` are accepted for the callers written before snapshots, and unused: the
+    snapshot holds the catalog the revision was computed with."""
+    from apps.designs.snapshots import revision_snapshot
+
+    return revision_snapshot(revision)
 
 
-def export_options(options: dict | None):
-    """Validated ExportOptions (ValueError naming the option)."""
-    return _renderers().ExportOptions.from_any(dict(options or {}))
+def export_options(options: dict | None, result: DesignResult | None = None):
+    """Validated ExportOptions (ValueError naming the option); with `result`, its catalog (the one the revision
+    was computed with) is the one the renderers read part facts from."""
+    opts = _renderers().ExportOptions.from_any(dict(options or {}))
+    if result is not None and result.catalog is not None and opts.catalog is None:
+        from dataclasses import replace
+
+        opts = replace(opts, catalog=result.catalog)
+    return opts
 
 
 def deliverable_pdf(*, kind: str, result: DesignResult, options: dict | None, revision_label: str) -> bytes:
     fn = deliverable_renderer(kind)
     fh = io.BytesIO()
-    fn(result, fh, export_options(options), revision_label=revision_label)
+    fn(result, fh, export_options(options, result), revision_label=revision_label)
     return fh.getvalue()
 
 
 def deliverable_lines(*, kind: str, result: DesignResult, options: dict | None) -> Iterator[str]:
     d = DELIVERABLES[kind]
     fn = deliverable_renderer(kind)
-    opts = export_options(options)
+    opts = export_options(options, result)
     if d.args == ("options",):
         return fn(result, opts)
     kwargs = {name: getattr(opts, name) for name in d.args}
@@ -336,13 +336,11 @@ def export_build_job(*, job, progress) -> dict:
 
     revision = Revision.objects.select_related("design__owner").get(pk=job.params["revision_id"])
     kind = job.params["kind"]
-    progress.span = 50.0
-
     def on_stage(stage: str, percent: float) -> None:
         job_progress(job_id=job.pk, stage=stage, percent=percent, attempt=job.attempts)
 
     artifact = artifact_build(
-        revision=revision, kind=kind, options=job.params.get("options"), progress=progress, on_stage=on_stage
+        revision=revision, kind=kind, options=job.params.get("options"), on_stage=on_stage
     )
     return {
         "file": kind,
@@ -354,16 +352,18 @@ def export_build_job(*, job, progress) -> dict:
     }
 
 
-def render_into(*, kind: str, result: DesignResult, revision, options: dict, fh, custom) -> None:
-    """Render one deliverable or archive of `result` into the binary file `fh`."""
+def render_into(*, kind: str, result: DesignResult, revision, options: dict, fh, custom=None) -> None:
+    """Render one deliverable or archive of `result` into the binary file `fh`. (`custom`, the owner's parts
+    that callers written before snapshots pass, is unused: `result.catalog` holds the parts it was computed
+    with.)"""
     from .artifacts import text_into
 
     if kind in ARCHIVES:
         from engine.qos_stage import build_qos
 
-        fh.write(configs_zip(build_qos(result, load_catalog(custom))))
+        fh.write(configs_zip(build_qos(result, result.catalog)))
     elif DELIVERABLES[kind].pdf:
-        deliverable_renderer(kind)(result, fh, export_options(options), revision_label=f"r{revision.number}")
+        deliverable_renderer(kind)(result, fh, export_options(options, result), revision_label=f"r{revision.number}")
     else:
         text_into(fh, deliverable_lines(kind=kind, result=result, options=options))
 
@@ -375,11 +375,9 @@ def configs_zip(plan) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for rel, text in plan.files:
-            zf.writestr(f"configs/{rel}", text)
+            # A fixed timestamp: the archive of a revision is the same bytes whenever it is built.
+            info = zipfile.ZipInfo(f"configs/{rel}", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, text)
     return buf.getvalue()
-
-
-def custom_catalog_for_revision(revision):
-    from apps.api.catalog import custom_catalog_for
-
-    return custom_catalog_for(revision.design.owner)

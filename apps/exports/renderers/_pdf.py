@@ -158,7 +158,7 @@ class LeanCanvas(Canvas):
 
 def new_canvas(fh, pagesize, *, title: str, subject: str, author: str = "fabricdesign") -> LeanCanvas:
     register_fonts()
-    c = LeanCanvas(fh, pagesize=pagesize, pageCompression=0, invariant=0, initialFontName=SANS, initialFontSize=8)
+    c = LeanCanvas(fh, pagesize=pagesize, pageCompression=0, invariant=None, initialFontName=SANS, initialFontSize=8)
     c.setTitle(title)
     c.setSubject(subject)
     c.setAuthor(author)

@@ -117,8 +117,9 @@ def _network_key(n: str):
     return (NETWORK_ORDER.index(n) if n in NETWORK_ORDER else len(NETWORK_ORDER), n)
 
 
-def _form_factors(opts: ExportOptions) -> dict:
-    cat = opts.catalog
+def _form_factors(opts: ExportOptions, result=None) -> dict:
+    # The catalog the design was computed with (a stored revision's snapshot holds it), never today's when known.
+    cat = opts.catalog if opts.catalog is not None else getattr(result, "catalog", None)
     if cat is None:
         try:
             from engine.catalog import load_catalog
@@ -146,7 +147,7 @@ def compute_bom(result, options=None) -> Bom:
             line["category"], line["sku"], line.get("description", ""), unit_watts=uw
         )
     sku_cat = {sku: cat for cat, sku in parts}
-    ffs = _form_factors(opts)
+    ffs = _form_factors(opts, result)
     for (cat, sku), p in parts.items():
         if cat == "transceiver":
             ff = ffs.get(sku)

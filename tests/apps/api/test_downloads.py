@@ -161,17 +161,28 @@ def test_results_that_do_not_fit_the_test_sheet_are_a_400_naming_the_line(alice,
 
 
 @pytest.mark.skipif(not exports.deliverable_available("test-sheet.csv"), reason="no test-sheet renderer")
-def test_a_revision_whose_custom_parts_no_longer_load_is_a_409_not_a_500(alice, users, computed):
-    """Parts valid when saved can clash with a newer shipped catalog (here: a switch with no cages at all)."""
+def test_a_revision_whose_custom_parts_no_longer_load_still_renders_from_its_snapshot(alice, users, computed):
+    """Parts valid when saved can clash with a newer shipped catalog (here: a switch with no cages at all); the
+    revision renders from its stored snapshot, so its test sheet and uploads against it are unaffected."""
     from apps.api.models import CustomPart
 
     text = _filled_test_sheet(alice, computed)
+    before = b"".join(alice.get(rev_url(computed, 1, "downloads/test-sheet.csv")).streaming_content)
     CustomPart.objects.create(owner=users.alice, section="switches", key="broken", body={"name": "Broken"})
-    for response in (_upload(alice, computed, text), alice.get(rev_url(computed, 1, "downloads/test-sheet.csv"))):
-        assert response.status_code == 409, response.content[:300]
-        assert error_of(response)["code"] == "revision_not_reproducible"
-        assert "custom parts no longer load" in error_of(response)["message"]
-    assert not MeasurementUpload.objects.exists()
+    assert _upload(alice, computed, text).status_code == 201
+    after = alice.get(rev_url(computed, 1, "downloads/test-sheet.csv"))
+    assert after.status_code == 200
+    assert b"".join(after.streaming_content) == before
+
+
+def test_a_revision_without_a_snapshot_is_a_409_naming_the_backfill(alice, computed):
+    from apps.designs.models import RevisionSnapshot
+
+    RevisionSnapshot.objects.filter(revision__design=computed).delete()
+    response = alice.get(rev_url(computed, 1, "downloads/test-sheet.csv"))
+    assert response.status_code == 409, response.content[:300]
+    assert error_of(response)["code"] == "revision_not_reproducible"
+    assert "snapshot backfill" in error_of(response)["message"]
 
 
 def _with_bad_rows(text: str) -> str:

@@ -196,18 +196,24 @@ def test_files_of_an_infiniband_design_are_the_subnet_manager_settings(alice, co
 
 
 def test_a_revision_whose_policy_does_not_parse_is_a_409_naming_the_field(alice, users, roce):
-    """Only a revision stored before parse_spec checked the policy can hold one that does not parse."""
+    """Only a revision stored before parse_spec checked the policy (and before snapshots) can hold one that does
+    not parse: its snapshot backfill cannot recompute it, so it shows its stored rows only and says why."""
+    from apps.designs.models import RevisionSnapshot
+    from apps.designs.snapshots import snapshot_backfill_all
+
     compute_now(roce, users.alice)
     rev = roce.revisions.get(number=1)
     legacy = {**rev.spec, "qos": {"roce": {"dscp": [99]}}}
     Revision.objects.filter(pk=rev.pk).update(
         spec=legacy, spec_hash=spec_hash(json.dumps(legacy, sort_keys=True, separators=(",", ":")))
     )
+    RevisionSnapshot.objects.filter(revision=rev).delete()
+    assert snapshot_backfill_all() == {"complete": 0, "rows-only": 1}
     for tail in ("configs/", "configs/policy.json"):
         r = alice.get(rev_url(roce, tail=tail))
         err = error_of(r)
-        assert r.status_code == 409 and err["code"] == "invalid_qos_policy"
-        assert err["fields"][0]["path"] == "qos.roce.dscp[0]"
+        assert r.status_code == 409 and err["code"] == "revision_not_reproducible"
+        assert "not reproducible with catalog" in err["message"] and "qos.roce.dscp[0]" in err["message"]
 
 
 def test_a_reader_may_list_and_fetch_others_get_404_and_anonymous_401(alice, bob, anon, users, roce_computed):

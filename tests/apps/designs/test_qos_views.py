@@ -247,13 +247,12 @@ def computed(roce, users):
 
 def _zip_from_the_export(design) -> zipfile.ZipFile:
     """configs.zip exactly as the background export writes it (apps.exports.services)."""
-    from apps.exports.services import custom_catalog_for_revision, render_into, revision_result
+    from apps.exports.services import render_into, revision_result
 
     rev = design.revisions.get(number=1)
-    custom = custom_catalog_for_revision(rev)
-    result = revision_result(revision=rev, extra_catalog=custom)
+    result = revision_result(revision=rev)
     fh = io.BytesIO()
-    render_into(kind="configs.zip", result=result, revision=rev, options={}, fh=fh, custom=custom)
+    render_into(kind="configs.zip", result=result, revision=rev, options={}, fh=fh)
     return zipfile.ZipFile(io.BytesIO(fh.getvalue()))
 
 
@@ -340,17 +339,22 @@ def test_an_infiniband_revision_has_a_subnet_manager_file_and_no_headroom(alice,
 
 
 def test_a_revision_whose_policy_does_not_parse_explains_why(alice, users, roce):
-    """Only a revision stored before parse_spec checked the policy can hold one that does not parse."""
+    """Only a revision stored before parse_spec checked the policy (and before snapshots) can hold one that does
+    not parse: the snapshot backfill cannot recompute it, and the page says why."""
+    from apps.designs.models import RevisionSnapshot
+    from apps.designs.snapshots import snapshot_backfill_all
+
     compute_now(roce, users.alice)
     rev = roce.revisions.get(number=1)
     legacy = {**rev.spec, "qos": {"roce": {"dscp": [99]}}}
     Revision.objects.filter(pk=rev.pk).update(
         spec=legacy, spec_hash=spec_hash(json.dumps(legacy, sort_keys=True, separators=(",", ":")))
     )
+    RevisionSnapshot.objects.filter(revision=rev).delete()
+    snapshot_backfill_all()
     r = alice.get(url("revision_qos", roce.pk, 1) + "?fragment=1")
 
-    assert r.status_code == 409 and "qos.roce.dscp[0]" in _html(r)
-    assert f'href="{url("qos", roce.pk)}"' in _html(r)
+    assert r.status_code == 409 and "qos.roce.dscp[0]" in _html(r) and "not reproducible with catalog" in _html(r)
     assert alice.get(url("config_file", roce.pk, 1, "policy.json")).status_code == 409
 
 

@@ -1,0 +1,381 @@
+"""A versioned, pickle-free codec for the engine's results: plain JSON, zlib-compressed.
+
+A stored revision keeps its DesignResult (records, physical layer, summary and the catalog it was computed
+with, custom parts included) as one document, so every deliverable is rendered from what was computed, never
+from a recomputation with today's catalog. Decoding builds only classes defined in the engine's own modules
+(``engine.*``) and the containers below: nothing in a document can name code to run.
+
+The document is ``{"codec": CODEC_VERSION, "types": [...], "objects": [...], "root": <value>}``. A value is a
+JSON scalar or a tagged list:
+
+    ["t", [v...]] / ["l", [v...]]      tuple / list of encoded values
+    ["T", [...]] / ["L", [...]]        tuple / list whose items are scalars (stored as they are)
+    ["m", [k...], [v...]]              dict (keys of any encodable kind)
+    ["M", {...}]                       dict of str keys and scalar values (stored as it is)
+    ["s", [v...]] / ["f", [v...]]      set / frozenset
+    ["r", i]                           the i-th shared object (dataclass or engine object, encoded once)
+    ["n", type, [v...]]                a NamedTuple
+    ["U", [row...], list?, list rows?] a tuple / list of rows (tuples / lists of scalars) or None
+    ["C", type, [column...], list?]    a tuple / list of rows of one NamedTuple type, plain tuples (type -1) or
+                                       lists (type -2), column by column, each column an encoded list
+    ["R", numbers, list?]              a tuple / list of shared-object references (-1: None)
+    ["O", type, [name...], [column...], list?]
+                                       a tuple / list of one slotted dataclass type, attribute by attribute
+    ["I", code, base64, list?]         a long tuple / list of integers (code b, h, i, q: 1, 2, 4, 8 bytes) or
+                                       floats (d), little-endian machine words
+    ["D", table, codes, list?]         a long tuple / list of few distinct scalars or rows: a table and indexes
+    ["V", width|widths, [column...], list?, list rows?]
+                                       a tuple / list of rows of scalars, column by column (rows narrower than
+                                       the widest padded with None; `widths` then gives each row's)
+    ["e", type, value]                 an Enum member
+
+An engine object is stored once however often it is referenced (a 400,000-link design refers to a few
+hundred medium choices and loss budgets), and decoded into one object shared the same way. Objects are
+rebuilt without calling their constructors (their checks ran when they were computed).
+
+Bump CODEC_VERSION when the encoding changes; a stored document of another version is decoded by the code
+that matches it or reported as unreadable (CodecError), never misread.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import enum
+import importlib
+import json
+import sys
+import zlib
+from array import array
+from collections.abc import Iterable, Mapping
+from itertools import chain, repeat
+from operator import attrgetter, itemgetter
+from types import MappingProxyType, NoneType
+from typing import Any
+
+CODEC_VERSION = 1
+COMPRESS_LEVEL = 1  # level 1 keeps a 128K-GPU design's store under a second; higher levels gain little here
+
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+# The narrowest machine integer that holds a column (array type codes; sizes as on every CPython platform).
+_INT_CODES = (("b", 2**7), ("h", 2**15), ("i", 2**31), ("q", 2**63))
+
+
+def _packed(code: str, values) -> str:
+    """Numbers as base64 of little-endian machine words: about 10x faster to write and read than JSON numbers."""
+    a = array(code, values)
+    if sys.byteorder == "big":
+        a.byteswap()
+    return base64.b64encode(a.tobytes()).decode("ascii")
+
+
+def _unpacked(code: str, text: str) -> list:
+    a = array(code)
+    a.frombytes(base64.b64decode(text))
+    if sys.byteorder == "big":
+        a.byteswap()
+    return a.tolist()
+
+
+class CodecError(ValueError):
+    """A document that this codec cannot read (another version, a type outside the engine, corrupt data)."""
+
+
+def _is_namedtuple(t: type) -> bool:
+    return issubclass(t, tuple) and hasattr(t, "_fields")
+
+
+def _all_scalars(values) -> bool:
+    return set(map(type, values)) <= _SCALARS
+
+
+def _rows_of_scalars(seq, kinds: set) -> bool:
+    rows = seq if NoneType not in kinds else [row for row in seq if row is not None]
+    return _all_scalars(chain.from_iterable(rows))
+
+
+def _coded(seq) -> tuple[list, list] | None:
+    """(distinct values in first-seen order, each item's index among them) when few values repeat, else None."""
+    sample = seq[:1024]
+    if len(set(sample)) * 4 >= len(sample):  # a first look, so columns of distinct values cost little
+        return None
+    table = list(dict.fromkeys(seq))
+    if len(table) * 4 >= len(seq):
+        return None
+    index = {v: i for i, v in enumerate(table)}
+    return table, list(map(index.__getitem__, seq))
+
+
+class _Encoder:
+    def __init__(self) -> None:
+        self.types: list[str] = []
+        self.type_ids: dict[type, int] = {}
+        self.objects: list[Any] = []
+        self.memo: dict[int, int] = {id(None): -1}
+        self.keep: list[Any] = []  # keeps encoded objects alive so their ids stay unique
+
+    def type_id(self, t: type) -> int:
+        i = self.type_ids.get(t)
+        if i is None:
+            mod = t.__module__
+            if not (mod == "engine" or mod.startswith("engine.")):
+                raise CodecError(f"cannot encode {mod}.{t.__qualname__}: not an engine type")
+            i = self.type_ids[t] = len(self.types)
+            self.types.append(f"{mod}:{t.__qualname__}")
+        return i
+
+    def value(self, v: Any) -> Any:
+        t = type(v)
+        if t in _SCALARS:
+            return v
+        if t is tuple or t is list:
+            return self.sequence(v, t is tuple)
+        if t is dict or isinstance(v, (dict, MappingProxyType)):
+            return self.mapping(v)
+        if _is_namedtuple(t):
+            return ["n", self.type_id(t), [self.value(x) for x in v]]
+        if t is set or t is frozenset:
+            return ["s" if t is set else "f", [self.value(x) for x in sorted(v, key=repr)]]
+        if isinstance(v, enum.Enum):
+            return ["e", self.type_id(t), v.value]
+        return ["r", self.ref(v)]
+
+    def ref(self, v: Any) -> int:
+        i = self.memo.get(id(v))
+        if i is not None:
+            return i
+        t = type(v)
+        if callable(v) and not dataclasses.is_dataclass(v):
+            raise CodecError(f"cannot encode a callable ({t.__qualname__})")
+        tid = self.type_id(t)
+        i = self.memo[id(v)] = len(self.objects)
+        self.keep.append(v)
+        self.objects.append(None)
+        self.objects[i] = [tid, self.mapping(_state(v))]
+        return i
+
+    def mapping(self, m: Mapping) -> Any:
+        if all(type(k) is str for k in m) and _all_scalars(m.values()):
+            return ["M", dict(m)]
+        return ["m", [self.value(k) for k in m], [self.value(x) for x in m.values()]]
+
+    def sequence(self, seq, as_tuple: bool) -> Any:
+        shape = int(not as_tuple)  # 0: a tuple, 1: a list
+        kinds = set(map(type, seq))
+        if kinds <= _SCALARS:
+            return self.scalars(seq, kinds, shape)
+        if len(seq) > 8:
+            for row_kind, row_type in enumerate((tuple, list)):
+                if kinds <= {row_type, NoneType} and _rows_of_scalars(seq, kinds):
+                    return self.rows(seq, shape, row_kind, NoneType in kinds)
+            t0 = next(iter(kinds))
+            if len(kinds) == 1 and (t0 is tuple or t0 is list or _is_namedtuple(t0)):
+                return self.columns(seq, t0, shape)
+            if (
+                len(kinds) == 1
+                and dataclasses.is_dataclass(t0)
+                and not hasattr(seq[0], "__dict__")
+                and len(set(map(id, seq))) == len(seq)
+            ):
+                # many distinct small records of one type (devices, racks): column by column
+                names = _slot_names(t0)
+                cols = [self.sequence(list(map(attrgetter(n), seq)), False) for n in names]
+                return ["O", self.type_id(t0), list(names), cols, shape]
+            if not any(k in _SCALARS or issubclass(k, (tuple, list, dict, set, frozenset)) for k in kinds - {NoneType}):
+                # references to shared objects (a link's medium choice and loss budget): their numbers, -1 for None
+                memo = self.memo  # knows None as -1
+                ids = list(map(memo.get, map(id, seq), repeat(-2)))
+                if -2 in ids:  # objects not stored yet: each distinct one once, then every reference again
+                    for x in {id(x): x for x, i in zip(seq, ids) if i == -2}.values():
+                        self.ref(x)
+                    ids = list(map(memo.__getitem__, map(id, seq)))
+                return ["R", self.scalars(ids, {int}, 1), shape]
+        return ["t" if as_tuple else "l", [self.value(x) for x in seq]]
+
+    def scalars(self, seq, kinds: set, shape: int) -> Any:
+        if len(seq) > 64:
+            if kinds == {int}:
+                lo, hi = min(seq), max(seq)
+                for code, bound in _INT_CODES:
+                    if -bound <= lo and hi < bound:
+                        return ["I", code, _packed(code, seq), shape]
+            if kinds == {float}:
+                return ["I", "d", _packed("d", seq), shape]
+            if str in kinds:
+                # a long column of repeated names (networks, tiers, parts, ports): a table and indexes
+                coded = _coded(seq)
+                if coded is not None:
+                    return ["D", ["L", coded[0]], self.scalars(coded[1], {int}, 1), shape]
+        return ["T" if shape == 0 else "L", list(seq)]
+
+    def rows(self, seq, shape: int, row_kind: int, has_none: bool) -> Any:
+        """A column of short rows of scalars (a cable's end: device and port; a link's cord: part, length)."""
+        if row_kind == 0:
+            # rows that repeat are stored once each
+            coded = _coded(seq)
+            if coded is not None:
+                return ["D", self.sequence(coded[0], False), self.scalars(coded[1], {int}, 1), shape]
+        if has_none:
+            return ["U", list(seq), shape, row_kind]
+        widths = list(map(len, seq))
+        lo, hi = min(widths), max(widths)
+        # rows of several widths (a cable end at a device or at a panel) are padded with None
+        if lo == hi:
+            cols = [list(map(itemgetter(i), seq)) for i in range(hi)]
+        else:
+            cols = [[row[i] if len(row) > i else None for row in seq] for i in range(hi)]
+        lengths: Any = hi if lo == hi else self.scalars(widths, {int}, 1)
+        return ["V", lengths, [self.sequence(c, False) for c in cols], shape, row_kind]
+
+    def columns(self, seq, t: type, shape: int) -> Any:
+        widths = set(map(len, seq))
+        if len(widths) != 1:
+            return ["t" if shape == 0 else "l", [self.value(x) for x in seq]]
+        out = [self.sequence(list(map(itemgetter(i), seq)), False) for i in range(next(iter(widths)))]
+        return ["C", -1 if t is tuple else -2 if t is list else self.type_id(t), out, shape]
+
+
+_SLOT_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _slot_names(t: type) -> tuple[str, ...]:
+    names = _SLOT_NAMES.get(t)
+    if names is None:
+        found: list[str] = []
+        for klass in t.__mro__:
+            slots = klass.__dict__.get("__slots__", ())
+            found += [slots] if isinstance(slots, str) else list(slots)
+        names = _SLOT_NAMES[t] = tuple(n for n in found if n not in ("__weakref__", "__dict__"))
+    return names
+
+
+def _state(v: Any) -> dict:
+    """The attributes that make up an engine object: its instance dict, or its slots."""
+    d = getattr(v, "__dict__", None)
+    if d is not None:
+        return dict(d)
+    return {n: getattr(v, n) for n in _slot_names(type(v)) if hasattr(v, n)}
+
+
+class _Decoder:
+    def __init__(self, types: list[str], objects: list) -> None:
+        self.types: list[Any] = [_resolve(name) for name in types]  # engine classes: dataclasses, NamedTuples
+        self.raw = objects
+        self.objects: list[Any] = [None] * len(objects)
+        self.done = [False] * len(objects)
+
+    def ref(self, i: int) -> Any:
+        if self.done[i]:
+            return self.objects[i]
+        tid, state = self.raw[i]
+        cls = self.types[tid]
+        obj = cls.__new__(cls)
+        self.objects[i] = obj
+        self.done[i] = True
+        for name, value in self.value(state).items():
+            object.__setattr__(obj, name, value)
+        return obj
+
+    def value(self, v: Any) -> Any:
+        if type(v) is not list:
+            return v
+        tag = v[0]
+        if tag == "T":
+            return tuple(v[1])
+        if tag == "L":
+            return v[1]
+        if tag == "t":
+            return tuple(map(self.value, v[1]))
+        if tag == "l":
+            return list(map(self.value, v[1]))
+        if tag == "M":
+            return v[1]
+        if tag == "m":
+            return dict(zip(map(self.value, v[1]), map(self.value, v[2])))
+        if tag == "r":
+            return self.ref(v[1])
+        if tag == "I":
+            if v[1] not in "bhiqd":
+                raise CodecError(f"unknown number type {v[1]!r}")
+            nums = _unpacked(v[1], v[2])
+            return nums if v[3] else tuple(nums)
+        if tag == "R":
+            ids = self.value(v[1])
+            for i in set(ids):
+                if i >= 0:
+                    self.ref(i)
+            out = list(map((self.objects + [None]).__getitem__, ids))  # -1 is the None at the end
+            return out if v[2] else tuple(out)
+        if tag == "D":
+            table = self.value(v[1])
+            out = list(map(table.__getitem__, self.value(v[2])))
+            return out if v[3] else tuple(out)
+        if tag == "U":
+            rows = v[1] if v[3] else [None if x is None else tuple(x) for x in v[1]]
+            return rows if v[2] else tuple(rows)
+        if tag == "V":
+            joined: Iterable[tuple] = zip(*[self.value(c) for c in v[2]])
+            if type(v[1]) is not int:
+                joined = (row[:n] for row, n in zip(joined, self.value(v[1])))
+            out = list(map(list, joined)) if v[4] else list(joined)
+            return out if v[3] else tuple(out)
+        if tag == "O":
+            cls, names = self.types[v[1]], v[2]
+            out = []
+            new, put = cls.__new__, object.__setattr__
+            for row in zip(*map(self.value, v[3])):
+                obj = new(cls)
+                for n, x in zip(names, row):
+                    put(obj, n, x)
+                out.append(obj)
+            return out if v[4] else tuple(out)
+        if tag == "n":
+            return self.types[v[1]]._make(map(self.value, v[2]))
+        if tag == "C":
+            rows = zip(*map(self.value, v[2]))
+            made = rows if v[1] == -1 else map(list, rows) if v[1] == -2 else map(self.types[v[1]]._make, rows)
+            return list(made) if v[3] else tuple(made)
+        if tag == "s":
+            return set(map(self.value, v[1]))
+        if tag == "f":
+            return frozenset(map(self.value, v[1]))
+        if tag == "e":
+            return self.types[v[1]](v[2])
+        raise CodecError(f"unknown tag {tag!r}")
+
+
+def _resolve(name: str) -> type:
+    mod, _, qual = name.partition(":")
+    if not (mod == "engine" or mod.startswith("engine.")):
+        raise CodecError(f"refusing to build {name}: not an engine type")
+    try:
+        obj: Any = importlib.import_module(mod)
+        for part in qual.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError):
+        raise CodecError(f"type {name} no longer exists") from None
+    if not isinstance(obj, type):
+        raise CodecError(f"{name} is not a type")
+    return obj
+
+
+def encode(value: Any) -> bytes:
+    """`value` as a compressed document (CodecError for anything the codec does not store)."""
+    enc = _Encoder()
+    root = enc.value(value)
+    doc = {"codec": CODEC_VERSION, "types": enc.types, "objects": enc.objects, "root": root}
+    text = json.dumps(doc, separators=(",", ":"), ensure_ascii=False, check_circular=False)
+    return zlib.compress(text.encode(), COMPRESS_LEVEL)
+
+
+def decode(blob: bytes) -> Any:
+    """The value `encode` stored (CodecError when the document is not one this version reads)."""
+    try:
+        doc = json.loads(zlib.decompress(blob))
+    except (zlib.error, ValueError) as exc:
+        raise CodecError(f"unreadable document: {exc}") from None
+    if not isinstance(doc, dict) or doc.get("codec") != CODEC_VERSION:
+        raise CodecError(
+            f"document codec {doc.get('codec') if isinstance(doc, dict) else None!r}, expected {CODEC_VERSION}"
+        )
+    return _Decoder(doc["types"], doc["objects"]).value(doc["root"])

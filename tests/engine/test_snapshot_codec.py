@@ -1,0 +1,114 @@
+"""The snapshot codec (engine/snapshot_codec.py): a computed design survives a store, pickle-free and versioned."""
+
+from __future__ import annotations
+
+import json
+import zlib
+from dataclasses import dataclass
+
+import pytest
+
+from engine import snapshot_codec as codec
+from engine.catalog import load_catalog
+from engine.outputs import write_links_csv
+from engine.pipeline import compute_design
+from engine.presets import load_preset
+from engine.spec import parse_spec
+
+
+@pytest.fixture(scope="module")
+def h100():
+    return compute_design(parse_spec(load_preset("dgx-h100-superpod-4su")), load_catalog())
+
+
+def _doc(blob: bytes) -> dict:
+    return json.loads(zlib.decompress(blob))
+
+
+def test_a_decoded_design_equals_the_computed_one_record_for_record(h100):
+    back = codec.decode(codec.encode(h100))
+
+    assert back == h100  # DesignRows' compared fields: spec, versions, devices, racks, places, links, lengths
+    assert back.summary == h100.summary and back.warnings == h100.warnings and back.checks == h100.checks
+    ph, ph2 = h100.physical, back.physical
+    for name in ("cords", "cables", "statuses", "cable_rows", "bom", "loss_counts", "worst", "completeness"):
+        assert getattr(ph2, name) == getattr(ph, name), name
+    assert [c == d for c, d in zip(ph2.choices, ph.choices)] == [True] * len(ph.choices)
+    assert ph2.budgets == ph.budgets and ph2.fibers == ph.fibers and ph2.bom_split == ph.bom_split
+    assert ph2.policy == ph.policy
+
+
+def test_a_decoded_design_writes_the_same_links_csv(h100, tmp_path):
+    import io
+
+    a, b = io.StringIO(), io.StringIO()
+    write_links_csv(h100, a)
+    write_links_csv(codec.decode(codec.encode(h100)), b)
+    assert a.getvalue() == b.getvalue() and len(a.getvalue().splitlines()) == len(h100.links) + 1
+
+
+def test_the_catalog_it_was_computed_with_travels_with_it(h100):
+    back = codec.decode(codec.encode(h100))
+
+    assert back.catalog.version == h100.catalog.version
+    assert back.catalog.switches == h100.catalog.switches and back.catalog.servers == h100.catalog.servers
+    assert back.catalog.media.transceivers == h100.catalog.media.transceivers
+
+
+def test_a_shared_engine_object_is_stored_once_and_decoded_shared(h100):
+    blob = codec.encode(h100)
+    kinds = [_doc(blob)["types"][tid] for tid, _state in _doc(blob)["objects"]]
+    choices = kinds.count("engine.physical.select:MediaChoice")
+
+    # 3,498 links, a few dozen distinct medium choices
+    assert 0 < choices < 100
+    back = codec.decode(blob).physical
+    assert len({id(c) for c in back.choices if c is not None}) <= choices
+
+
+def test_types_outside_the_engine_are_refused_both_ways():
+    @dataclass(frozen=True)
+    class Outsider:
+        x: int
+
+    Outsider.__module__ = "tests.elsewhere"
+    with pytest.raises(codec.CodecError, match="not an engine type"):
+        codec.encode(Outsider(1))
+    blob = zlib.compress(
+        json.dumps(
+            {"codec": codec.CODEC_VERSION, "types": ["os:system"], "objects": [[0, ["M", {}]]], "root": ["r", 0]}
+        ).encode()
+    )
+    with pytest.raises(codec.CodecError, match="not an engine type"):
+        codec.decode(blob)
+
+
+def test_a_document_of_another_codec_version_is_not_misread(h100):
+    doc = _doc(codec.encode(h100.summary))
+    doc["codec"] = codec.CODEC_VERSION + 1
+    with pytest.raises(codec.CodecError, match="expected"):
+        codec.decode(zlib.compress(json.dumps(doc).encode()))
+    with pytest.raises(codec.CodecError, match="unreadable"):
+        codec.decode(b"not zlib")
+
+
+def test_functions_are_not_stored():
+    with pytest.raises(codec.CodecError):
+        codec.encode({"f": test_functions_are_not_stored})
+
+
+def test_containers_keep_their_kinds():
+    from engine.model import Link, Place
+
+    value = {
+        (1, "a"): [Place(0, 1), None, Place(2, 3)] * 5,
+        "rows": tuple((i, f"p{i % 3}") for i in range(20)),
+        "lists": [[i, "x"] for i in range(20)],
+        "mixed": (1, "a", None, 2.5, True),
+        "sets": ({1, 2}, frozenset({"a"})),
+        "links": tuple(Link(i, "compute", 0, "leaf-spine", 0, "1", "c", 1, "2", "c", 400) for i in range(12)),
+        "names": ["compute", "storage"] * 40,
+    }
+    assert codec.decode(codec.encode(value)) == value
+    back = codec.decode(codec.encode(value))
+    assert type(back["rows"]) is tuple and type(back["lists"][0]) is list and type(back["links"][0]) is Link
