@@ -257,6 +257,26 @@ def _state(v: Any) -> dict:
     return {n: getattr(v, n) for n in _slot_names(type(v)) if hasattr(v, n)}
 
 
+def _missing_defaults(cls: type, stored: Iterable[str]) -> list[tuple[str, Any]]:
+    """Fields of a dataclass that a document stored before they existed does not carry, each with a maker of
+    its default (a field added later with a default, such as DesignSpec.monitoring, reads as that default).
+    A missing field without a default makes the document unreadable rather than half-built."""
+    if not dataclasses.is_dataclass(cls):
+        return []
+    have = set(stored)
+    out: list[tuple[str, Any]] = []
+    for f in dataclasses.fields(cls):
+        if f.name in have:
+            continue
+        if f.default is not dataclasses.MISSING:
+            out.append((f.name, lambda d=f.default: d))
+        elif f.default_factory is not dataclasses.MISSING:
+            out.append((f.name, f.default_factory))
+        else:
+            raise CodecError(f"{cls.__name__}.{f.name} is not in the document and has no default")
+    return out
+
+
 class _Decoder:
     def __init__(self, types: list[str], objects: list) -> None:
         self.types: list[Any] = [_resolve(name) for name in types]  # engine classes: dataclasses, NamedTuples
@@ -272,8 +292,11 @@ class _Decoder:
         obj = cls.__new__(cls)
         self.objects[i] = obj
         self.done[i] = True
-        for name, value in self.value(state).items():
+        stored = self.value(state)
+        for name, value in stored.items():
             object.__setattr__(obj, name, value)
+        for name, make in _missing_defaults(cls, stored):
+            object.__setattr__(obj, name, make())
         return obj
 
     def value(self, v: Any) -> Any:
@@ -323,10 +346,13 @@ class _Decoder:
             cls, names = self.types[v[1]], v[2]
             out = []
             new, put = cls.__new__, object.__setattr__
+            missing = _missing_defaults(cls, names)
             for row in zip(*map(self.value, v[3])):
                 obj = new(cls)
                 for n, x in zip(names, row):
                     put(obj, n, x)
+                for n, make in missing:
+                    put(obj, n, make())
                 out.append(obj)
             return out if v[4] else tuple(out)
         if tag == "n":

@@ -112,3 +112,36 @@ def test_containers_keep_their_kinds():
     assert codec.decode(codec.encode(value)) == value
     back = codec.decode(codec.encode(value))
     assert type(back["rows"]) is tuple and type(back["lists"][0]) is list and type(back["links"][0]) is Link
+
+
+def _drop_field(doc: dict, type_name: str, field: str) -> None:
+    """Edit a document as if it had been stored before `field` existed on `type_name`."""
+    tid = next(i for i, name in enumerate(doc["types"]) if name.endswith(":" + type_name))
+    dropped = 0
+    for obj in doc["objects"]:
+        if obj[0] != tid:
+            continue
+        state = obj[1]
+        if state[0] == "M":
+            del state[1][field]
+            dropped += 1
+        else:  # ["m", keys, values]
+            i = state[1].index(field)
+            del state[1][i], state[2][i]
+            dropped += 1
+    assert dropped
+
+
+def test_a_field_added_since_the_document_was_stored_reads_as_its_default(h100):
+    """DesignSpec.monitoring came after snapshots were first stored: an older document decodes with None."""
+    doc = _doc(codec.encode(h100.spec))
+    _drop_field(doc, "DesignSpec", "monitoring")
+    back = codec.decode(zlib.compress(json.dumps(doc).encode()))
+    assert back.monitoring is None and back.name == h100.spec.name
+
+
+def test_a_missing_field_without_a_default_makes_the_document_unreadable(h100):
+    doc = _doc(codec.encode(h100.spec))
+    _drop_field(doc, "DesignSpec", "name")
+    with pytest.raises(codec.CodecError, match="DesignSpec.name"):
+        codec.decode(zlib.compress(json.dumps(doc).encode()))
