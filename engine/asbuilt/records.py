@@ -26,6 +26,7 @@ class PlannedLink:
     b_u: int | None = None
     cables: tuple[str, ...] = ()  # "C000001", in path order from end a
     tier: str = ""
+    lanes: int = 0  # electrical lanes at the planned speed (400G over 100G lanes = 4); 0 = not known
 
 
 @dataclass(frozen=True, slots=True)
