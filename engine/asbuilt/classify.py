@@ -46,25 +46,37 @@ class Classification:
     status: dict[str, str] = field(repr=False)  # link_id -> class (every planned link)
 
 
-def accumulate(observations: Iterable[Observation], matcher: PortMatcher) -> tuple[list[ObservedLink], set[str]]:
-    """The observed links standing after `observations` (oldest first), and the plan's devices covered.
-    An observation drops earlier links with an end on a device it covers."""
-    standing: list[tuple[ObservedLink, frozenset[str]]] = []
-    covered: set[str] = set()
+def accumulate(
+    observations: Iterable[Observation], matcher: PortMatcher
+) -> tuple[list[ObservedLink], set[tuple[str, str]]]:
+    """The observed links standing after `observations` (oldest first), and what they cover: (plan's device,
+    technology) pairs, technology "" for a file that may hold any link. An observation drops earlier links
+    of its technology with an end on a device it covers."""
+    standing: list[tuple[ObservedLink, frozenset[str], str]] = []
+    covered: set[tuple[str, str]] = set()
     for obs in observations:
+        tech = obs.technology
         scope = {d for d in (matcher.device(x) for x in obs.devices) if d is not None}
         unresolved = {x for x in obs.devices if matcher.device(x) is None}
-        covered |= scope
+        covered |= {(d, tech) for d in scope}
         if scope or unresolved:
             standing = [
-                (lk, ends)
-                for lk, ends in standing
-                if not (ends & scope) and not ({lk.a.device, lk.b.device} & unresolved)
+                (lk, ends, t)
+                for lk, ends, t in standing
+                if not (tech in ("", t) or t == "")
+                or (not (ends & scope) and not ({lk.a.device, lk.b.device} & unresolved))
             ]
         for lk in obs.links:
             ends = frozenset(d for d in (matcher.device(lk.a.device), matcher.device(lk.b.device)) if d)
-            standing.append((lk, ends))
-    return [lk for lk, _ in standing], covered
+            standing.append((lk, ends, tech))
+    return [lk for lk, _, _ in standing], covered
+
+
+def _covers(covered: set[tuple[str, str]], link: PlannedLink) -> bool:
+    for device in (link.a_device, link.b_device):
+        if (device, "") in covered or (device, link.technology) in covered:
+            return True
+    return False
 
 
 def _planned_lanes(link: PlannedLink) -> int:
@@ -85,7 +97,7 @@ def classify(
     links: Sequence[PlannedLink],
     observed: Sequence[ObservedLink],
     matcher: PortMatcher,
-    covered: set[str],
+    covered: set[tuple[str, str]],
     *,
     compare_speed: bool = True,
 ) -> Classification:
@@ -159,7 +171,7 @@ def classify(
     for lk in links:
         if lk.link_id in status:
             continue
-        if lk.a_device in covered or lk.b_device in covered:
+        if _covers(covered, lk):
             status[lk.link_id] = "missing"
             findings.append(Finding("missing", (lk,)))
         else:

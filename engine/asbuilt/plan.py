@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.ifnames import technology_of
+
 from .matching import PortRef, port_aliases
 from .records import PlannedCable, PlannedLink
 
@@ -44,6 +46,7 @@ def planned_fabric(result, catalog=None, ethernet_os: str | None = None) -> Plan
                 tuple(f"C{c:06d}" for c in cable_ids),
                 tier,
                 int(lk.speed_gbps // rate) if rate else 0,
+                technology_of(result.spec, network),
             )
         )
     cables: dict[str, PlannedCable] = {}

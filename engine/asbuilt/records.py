@@ -27,6 +27,7 @@ class PlannedLink:
     cables: tuple[str, ...] = ()  # "C000001", in path order from end a
     tier: str = ""
     lanes: int = 0  # electrical lanes at the planned speed (400G over 100G lanes = 4); 0 = not known
+    technology: str = ""  # infiniband | ethernet: which tools can see the link
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,3 +84,13 @@ class Observation:
     source: str  # the format: ibnetdiscover | iblinkinfo | lldpctl | nvue | eos | csv
     links: tuple[ObservedLink, ...]
     devices: frozenset[str] = field(default_factory=frozenset)  # as reported (resolved by the matcher)
+
+    @property
+    def technology(self) -> str:
+        """The links the file can speak for: an InfiniBand sweep says nothing of a host's Ethernet ports, nor
+        LLDP of its HCAs; a CSV may hold anything ("")."""
+        if self.source in ("ibnetdiscover", "iblinkinfo"):
+            return "infiniband"
+        if self.source in ("lldpctl", "nvue", "eos"):
+            return "ethernet"
+        return ""
