@@ -36,8 +36,9 @@ urlpatterns = [
     path("accounts/tokens/", token_views.token_list_view, name="tokens"),
     path("accounts/tokens/<int:token_id>/revoke/", token_views.token_revoke_view, name="token_revoke"),
     path("designs/", include("apps.designs.urls")),
-    path("api/v1/", include("apps.api.urls")),
+    # Before apps.api's urls, which end in a catch-all 404 for unknown API paths.
     path("api/v1/", include("apps.commissioning.urls")),
+    path("api/v1/", include("apps.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", csp(API_DOCS_CSP)(SpectacularSwaggerSplitView.as_view(url_name="api-schema")), name="api-docs"),
     path("api/docs/redoc/", csp(API_DOCS_CSP)(SpectacularRedocView.as_view(url_name="api-schema")), name="api-redoc"),

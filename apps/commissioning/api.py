@@ -12,6 +12,7 @@ from rest_framework.response import Response
 
 from apps.api.errors import ApiError
 from apps.api.output import job_out
+from apps.api.parsers import read_limited
 from apps.api.serializers import StrictSerializer, query
 from apps.api.views.base import ApiView, revision_for
 from apps.designs.selectors import design_get
@@ -23,14 +24,20 @@ from .fixlist_pdf import fix_list_csv, fix_list_pdf
 from .services import AsBuiltRejected, asbuilt_import, commissioning_standing
 
 
-class RawUploadParser(parsers.BaseParser):
-    """The file as sent (text/plain, text/csv, application/json or octet-stream), up to API_MAX_UPLOAD_BYTES."""
-
-    media_type = "*/*"
+class _RawUpload(parsers.BaseParser):
+    """The file as sent, up to API_MAX_UPLOAD_BYTES (413 over it); the services decode and parse it."""
 
     def parse(self, stream, media_type=None, parser_context=None):
-        data = stream.read(settings.API_MAX_UPLOAD_BYTES + 1) if stream is not None else b""
-        return data
+        request = (parser_context or {}).get("request")
+        meta = request.META if request is not None else {}
+        return read_limited(stream, meta, settings.API_MAX_UPLOAD_BYTES, "upload")
+
+
+# The API negotiates parsers by exact media type (apps.api.views.base.JSONOnlyNegotiation): one per kind of file.
+UPLOAD_PARSERS = [
+    type(f"RawUpload_{mt.replace('/', '_').replace('-', '_')}", (_RawUpload,), {"media_type": mt})
+    for mt in ("text/plain", "text/csv", "application/json", "application/octet-stream")
+]
 
 
 class StandingOut(serializers.Serializer):
@@ -58,7 +65,7 @@ def standing_out(st) -> dict:
 
 
 class AsBuiltApi(ApiView):
-    parser_classes = [RawUploadParser]
+    parser_classes = UPLOAD_PARSERS
 
     class QuerySerializer(StrictSerializer):
         format = serializers.ChoiceField(choices=list(FORMATS), help_text="What the file is.")
@@ -79,6 +86,11 @@ class AsBuiltApi(ApiView):
             default="",
             max_length=20000,
             help_text="CSV lines device,ident,port: an RDMA device, netdev or port GUID -> the design's port.",
+        )
+        width_only = serializers.BooleanField(
+            required=False,
+            default=False,
+            help_text="Judge the file's links by width only, not speed (a simulator such as ibsim runs every lane at SDR).",
         )
 
     @extend_schema(
@@ -122,6 +134,7 @@ class AsBuiltApi(ApiView):
                 device=q["device"],
                 port=q["port"],
                 user_map=q["user_map"],
+                width_only=q["width_only"],
             )
         except AsBuiltRejected as exc:
             raise ApiError(400, "invalid", exc.message, [{"path": exc.field, "message": exc.message}]) from None

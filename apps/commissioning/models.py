@@ -23,6 +23,8 @@ class AsBuiltUpload(models.Model):
     device = models.CharField(max_length=64, blank=True, default="")  # the local system of an LLDP dump
     port = models.CharField(max_length=64, blank=True, default="")  # the interface of a one-port NVUE dump
     user_map = models.TextField(blank=True, default="")  # device,ident,port lines (RDMA device / GUID -> port)
+    # Judge this file's links by width only, not speed (a simulator such as ibsim runs every lane at SDR).
+    width_only = models.BooleanField(default=False)
     size = models.PositiveIntegerField()
     links = models.PositiveIntegerField()  # observed links in the file
     sha256 = models.CharField(max_length=64)

@@ -65,7 +65,16 @@ def asbuilt_check(*, fmt: str, data: bytes, device: str = "", port: str = "", us
 
 
 def asbuilt_upload(
-    *, revision, user, fmt: str, data: bytes, filename: str, device: str = "", port: str = "", user_map: str = ""
+    *,
+    revision,
+    user,
+    fmt: str,
+    data: bytes,
+    filename: str,
+    device: str = "",
+    port: str = "",
+    user_map: str = "",
+    width_only: bool = False,
 ) -> AsBuiltUpload:
     """Validate and store one as-built file (AsBuiltRejected: nothing stored)."""
     text, n = asbuilt_check(fmt=fmt, data=data, device=device, port=port, user_map=user_map)
@@ -77,6 +86,7 @@ def asbuilt_upload(
         device=device[:64],
         port=port[:64],
         user_map=user_map,
+        width_only=width_only,
         size=len(data),
         links=n,
         sha256=hashlib.sha256(data).hexdigest(),
@@ -132,7 +142,10 @@ def commissioning_refresh(*, revision, progress=None) -> CommissioningStanding:
         del result
         user_map = tuple(e for u in uploads for e in parse_user_map(u.user_map))
         matcher = PortMatcher(fabric.links, fabric.aliases, user_map)
-        observations = [parse(u.format, u.content, device=u.device, port=u.port) for u in uploads]
+        observations = []
+        for u in uploads:
+            obs = parse(u.format, u.content, device=u.device, port=u.port)
+            observations.append(obs.width_only() if u.width_only else obs)
         observed, covered = accumulate(observations, matcher)
         c = classify(fabric.links, observed, matcher, covered)
         fixes = fix_list(c.findings, fabric.cables, device_places(fabric.links))

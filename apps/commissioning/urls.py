@@ -1,5 +1,7 @@
 from django.urls import path
 
+import apps.api.urls  # noqa: F401  (registers the fdid and revno converters)
+
 from . import api
 
 R = "designs/<fdid:design_id>/revisions/<revno:number>"

@@ -85,6 +85,12 @@ class Observation:
     links: tuple[ObservedLink, ...]
     devices: frozenset[str] = field(default_factory=frozenset)  # as reported (resolved by the matcher)
 
+    def width_only(self) -> Observation:
+        """The same links with their rates dropped, so they are judged by width alone (a simulator such as
+        ibsim runs every lane at SDR whatever the fabric is)."""
+        links = tuple(ObservedLink(lk.a, lk.b, lk.width) for lk in self.links)
+        return Observation(self.source, links, self.devices)
+
     @property
     def technology(self) -> str:
         """The links the file can speak for: an InfiniBand sweep says nothing of a host's Ethernet ports, nor

@@ -36,8 +36,13 @@ class Command(BaseCommand):
         parser.add_argument("--port", default="", help="the interface of a one-interface NVUE dump")
         parser.add_argument("--user-map", help="CSV device,ident,port: RDMA device, netdev or GUID -> design port")
         parser.add_argument("--fix-list", help="write the fix list as CSV to this path")
+        parser.add_argument(
+            "--width-only", action="store_true", help="judge links by width only, not speed (ibsim runs lanes at SDR)"
+        )
 
-    def handle(self, *args, design, file, format, revision=None, device="", port="", user_map=None, fix_list=None, **o):
+    def handle(
+        self, *args, design, file, format, revision=None, device="", port="", user_map=None, fix_list=None, **opts
+    ):
         d = Design.objects.filter(pk=design).select_related("owner").first()
         if d is None:
             raise CommandError(f"no design {design}")
@@ -63,6 +68,7 @@ class Command(BaseCommand):
                 device=device,
                 port=port,
                 user_map=umap,
+                width_only=opts.get("width_only", False),
             )
         except AsBuiltRejected as exc:
             self.stderr.write(f"refused ({exc.field}): {exc.message}")
