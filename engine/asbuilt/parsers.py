@@ -217,6 +217,8 @@ def parse_lldpctl(text: str, *, device: str = "") -> Observation:
         if not device:
             raise AsBuiltParseError("lldpctl does not name the local system: give the device the dump is from")
         return Observation("lldpctl", _dedupe(_lldpd_links(device, data)), frozenset([device]))
+    if not data:
+        raise AsBuiltParseError('no "lldp" object: not `lldpctl -f json` output (nor a bundle {"<host>": <dump>})')
     links = []
     for host, dump in data.items():
         if not isinstance(dump, Mapping):
