@@ -227,13 +227,19 @@ def parse_lldpctl(text: str, *, device: str = "") -> Observation:
     return Observation("lldpctl", _dedupe(links), frozenset(str(h) for h in data))
 
 
+_MAC = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
+
+
 def _nvue_neighbors(device: str, ifname: str, lldp: Mapping) -> list[ObservedLink]:
     out = []
     for key, nb in _items(lldp.get("neighbor") or {}):
         chassis = nb.get("chassis") or {}
         port = nb.get("port") or {}
         name = str(chassis.get("system-name") or key)
-        pname = str(port.get("name") or port.get("description") or "")
+        pname = str(port.get("name") or "")
+        if port.get("type") == "mac" or _MAC.match(pname):
+            # A host's lldpd sends its MAC as the port id by default; the interface name is the description.
+            pname = str(port.get("description") or pname)
         out.append(ObservedLink(ObservedEnd(device, ifname), ObservedEnd(name, pname)))
     return out
 
