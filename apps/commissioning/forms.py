@@ -16,6 +16,9 @@ FORMAT_LABELS = {
 
 
 class AsBuiltUploadForm(forms.Form):
+    # The revision page holds the measured-results form too: a prefix keeps the two forms' ids apart.
+    prefix = "asbuilt"
+
     file = forms.FileField(label="As-built file", help_text="The tool's output as it printed it.")
     format = forms.ChoiceField(label="Format", choices=[(f, FORMAT_LABELS[f]) for f in FORMATS])
     device = forms.CharField(
