@@ -147,6 +147,13 @@ class AsBuiltApi(ApiView):
         )
 
 
+class FixListOut(serializers.Serializer):
+    fixes = serializers.ListField(
+        child=serializers.DictField(),
+        help_text=f"One object per row, keys {', '.join(FIX_COLUMNS)}; sorted by rack.",
+    )
+
+
 class AsBuiltFixListApi(ApiView):
     class QuerySerializer(StrictSerializer):
         format = serializers.ChoiceField(
@@ -156,7 +163,11 @@ class AsBuiltFixListApi(ApiView):
     @extend_schema(
         operation_id="revisions_asbuilt_fixlist",
         parameters=[QuerySerializer],
-        responses={200: OpenApiTypes.OBJECT},
+        responses={
+            (200, "application/json"): FixListOut,
+            (200, "text/csv"): OpenApiTypes.BINARY,
+            (200, "application/pdf"): OpenApiTypes.BINARY,
+        },
         tags=["commissioning"],
         summary="The fix list: per problem the cable, both labels, each end's rack, U and port, and the action",
         description=f"Sorted by rack for one walk through the hall; columns {', '.join(FIX_COLUMNS)}.",
