@@ -13,19 +13,29 @@ measured fibers within the loss budget: the measurement standing counts every li
 from __future__ import annotations
 
 import hashlib
+import pickle
+import zlib
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 
 from apps.api.models import MeasurementStanding
 from apps.designs.models import CableRecord
+from apps.designs.revision_cache import (
+    compute_once,
+    revision_custom_catalog,
+    revision_fingerprint,
+    revision_key,
+    store_blob,
+)
 from apps.exports.services import revision_result
 from apps.jobs.services import job_create
 from engine.asbuilt.classify import PROBLEMS, accumulate, classify
 from engine.asbuilt.fixlist import device_places, fix_list
 from engine.asbuilt.matching import PortMatcher, UserMapError, parse_user_map
 from engine.asbuilt.parsers import FORMATS, AsBuiltParseError, parse
-from engine.asbuilt.plan import planned_fabric
+from engine.asbuilt.plan import PlannedFabric, planned_fabric
 from engine.asbuilt.records import PlannedCable
 from engine.errors import SpecError
 
@@ -114,6 +124,28 @@ def asbuilt_refresh_job(*, job, progress) -> dict:
     return {"revision_id": revision.pk, "state": standing.state, "counts": standing.counts}
 
 
+_PLAN_VERSION = 1  # bump when PlannedFabric's shape changes
+
+
+def _planned(revision) -> PlannedFabric:
+    """The revision's plan side (links, port names) from the cache; a miss recomputes the design once
+    (concurrent misses wait) and keeps it unless larger than REVISION_CACHE_MAX_BYTES. Every import reclassifies
+    all the revision's files against it, so a campaign of partial imports recomputes the design once."""
+    custom = revision_custom_catalog(revision)
+    key = revision_key("asbuilt-plan", _PLAN_VERSION, revision_fingerprint(revision, custom))
+
+    def ready() -> PlannedFabric | None:
+        blob = cache.get(key)
+        return None if blob is None else pickle.loads(zlib.decompress(blob))
+
+    def compute() -> PlannedFabric:
+        fabric = planned_fabric(revision_result(revision=revision, extra_catalog=custom), cables=False)
+        store_blob(key, zlib.compress(pickle.dumps(fabric, protocol=pickle.HIGHEST_PROTOCOL), 1))
+        return fabric
+
+    return compute_once(f"{key}:lock", ready, compute)
+
+
 def _measured_ok(revision) -> bool:
     row = MeasurementStanding.objects.filter(revision=revision).first()
     links = (row.counts or {}).get("links", {}) if row is not None else {}
@@ -124,8 +156,6 @@ def _measured_ok(revision) -> bool:
 def commissioning_refresh(*, revision, progress=None) -> CommissioningStanding:
     """Classify every upload of the revision together and store the standing (one refresh at a time per
     revision: the row is locked, and the uploads are read after taking the lock)."""
-    from apps.designs.revision_cache import revision_custom_catalog
-
     with transaction.atomic():
         row, _ = CommissioningStanding.objects.select_for_update().get_or_create(revision=revision)
         uploads = list(AsBuiltUpload.objects.filter(revision=revision).order_by("id"))
@@ -135,13 +165,11 @@ def commissioning_refresh(*, revision, progress=None) -> CommissioningStanding:
             row.save()
             return row
         try:
-            result = revision_result(revision=revision, extra_catalog=revision_custom_catalog(revision))
+            fabric = _planned(revision)
         except SpecError as exc:
             row.error = f"The revision no longer computes with the current catalog: {exc}"
             row.save()
             return row
-        fabric = planned_fabric(result, cables=False)
-        del result
         user_map = tuple(e for u in uploads for e in parse_user_map(u.user_map))
         matcher = PortMatcher(fabric.links, fabric.aliases, user_map)
         observations = []
