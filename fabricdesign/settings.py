@@ -93,6 +93,7 @@ INSTALLED_APPS = [
     "apps.monitoring",
     "apps.jobs",
     "apps.api",
+    "apps.commissioning",
     "axes",
 ]
 
@@ -331,7 +332,7 @@ JOB_LIMITS = {
         "hard_time_limit_s": env_int(f"JOB_{kind.upper()}_HARD_TIME_LIMIT_S", soft + 30),
         "memory_limit_mb": env_int(f"JOB_{kind.upper()}_MEMORY_LIMIT_MB", 2048),
     }
-    for kind, soft in (("compute", 300), ("export", 600))
+    for kind, soft in (("compute", 300), ("export", 600), ("asbuilt", 300))
 }
 for _kind, _limits in JOB_LIMITS.items():
     if not 0 < _limits["soft_time_limit_s"] < _limits["hard_time_limit_s"] or _limits["memory_limit_mb"] <= 0:

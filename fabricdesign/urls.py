@@ -37,6 +37,9 @@ urlpatterns = [
     path("accounts/tokens/<int:token_id>/revoke/", token_views.token_revoke_view, name="token_revoke"),
     path("designs/", include("apps.designs.urls")),
     path("designs/", include("apps.monitoring.urls")),
+    path("designs/", include("apps.commissioning.page_urls")),
+    # Before apps.api's urls, which end in a catch-all 404 for unknown API paths.
+    path("api/v1/", include("apps.commissioning.urls")),
     path("api/v1/", include("apps.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", csp(API_DOCS_CSP)(SpectacularSwaggerSplitView.as_view(url_name="api-schema")), name="api-docs"),

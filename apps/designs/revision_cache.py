@@ -35,10 +35,9 @@ POLL_S = 0.1
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 
 
-def revision_fingerprint(revision, custom=None) -> str:
+def revision_fingerprint(revision) -> str:
     """Hash of what everything derived from the revision depends on: the revision and its snapshot's digest
-    (empty before the backfill gives it one). The owner's custom parts and today's catalog play no part
-    (`custom` is accepted from callers written before snapshots, and unused)."""
+    (empty before the backfill gives it one). The owner's custom parts and today's catalog play no part."""
     from .models import RevisionSnapshot
 
     digest = RevisionSnapshot.objects.filter(revision_id=revision.pk).values_list("sha256", "state").first()

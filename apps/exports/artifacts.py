@@ -93,8 +93,7 @@ def artifact_options(*, revision, kind: str, options: dict | None) -> dict:
     return _plain(out)
 
 
-def artifact_key(*, revision, kind: str, options: dict, custom=None) -> str:
-    """(`custom` is unused since snapshots: accepted from callers written before them.)"""
+def artifact_key(*, revision, kind: str, options: dict) -> str:
     from apps.designs.revision_cache import revision_fingerprint
 
     fingerprint = revision_fingerprint(revision)

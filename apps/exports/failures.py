@@ -15,21 +15,20 @@ from apps.designs.models import Revision
 from apps.designs.revision_cache import compute_once, revision_fingerprint, revision_key, store_blob
 from engine.blast_radius import blast_radius
 
-from .services import custom_catalog_for_revision, revision_result
+from .services import revision_result
 
 _VERSION = 2  # bump when the stored shape or its words change
 
 
 def revision_blast_radius(*, revision: Revision) -> dict:
     """BlastRadius.to_dict() of the revision, with its number. SpecError when it no longer computes."""
-    custom = custom_catalog_for_revision(revision)
-    key = revision_key("blastradius", _VERSION, revision_fingerprint(revision, custom))
+    key = revision_key("blastradius", _VERSION, revision_fingerprint(revision))
 
     def ready():
         return cache.get(key)
 
     def compute():
-        result = revision_result(revision=revision, extra_catalog=custom)
+        result = revision_result(revision=revision)
         blob = json.dumps(blast_radius(result.devices, result.links).to_dict()).encode()
         store_blob(key, blob)
         return blob

@@ -242,13 +242,12 @@ def deliverable_applies(kind: str, spec: dict | None) -> bool:
     return s.compute.technology == "infiniband" or (s.storage.enabled and s.storage.technology == "infiniband")
 
 
-def revision_result(*, revision, extra_catalog: dict | None = None, progress=None) -> DesignResult:
+def revision_result(*, revision) -> DesignResult:
     """The engine result of a revision as it was computed: its stored snapshot, decoded (never recomputed).
 
     SnapshotUnavailable (a SpecError, answered as "not reproducible" by every caller) when the revision has
     no snapshot to render from: stored before snapshots and not backfilled yet, or backfilled as rows only.
-    `extra_catalog` and `progress` are accepted for the callers written before snapshots, and unused: the
-    snapshot holds the catalog the revision was computed with."""
+    The snapshot holds the catalog the revision was computed with, custom parts included."""
     from apps.designs.snapshots import revision_snapshot
 
     return revision_snapshot(revision)
@@ -336,12 +335,11 @@ def export_build_job(*, job, progress) -> dict:
 
     revision = Revision.objects.select_related("design__owner").get(pk=job.params["revision_id"])
     kind = job.params["kind"]
+
     def on_stage(stage: str, percent: float) -> None:
         job_progress(job_id=job.pk, stage=stage, percent=percent, attempt=job.attempts)
 
-    artifact = artifact_build(
-        revision=revision, kind=kind, options=job.params.get("options"), on_stage=on_stage
-    )
+    artifact = artifact_build(revision=revision, kind=kind, options=job.params.get("options"), on_stage=on_stage)
     return {
         "file": kind,
         "artifact_id": artifact.pk,
@@ -352,10 +350,9 @@ def export_build_job(*, job, progress) -> dict:
     }
 
 
-def render_into(*, kind: str, result: DesignResult, revision, options: dict, fh, custom=None) -> None:
-    """Render one deliverable or archive of `result` into the binary file `fh`. (`custom`, the owner's parts
-    that callers written before snapshots pass, is unused: `result.catalog` holds the parts it was computed
-    with.)"""
+def render_into(*, kind: str, result: DesignResult, revision, options: dict, fh) -> None:
+    """Render one deliverable or archive of `result` into the binary file `fh` (`result.catalog` holds the
+    parts it was computed with)."""
     from .artifacts import text_into
 
     if kind in ARCHIVES:

@@ -15,7 +15,7 @@ from django.http import Http404
 
 from apps.designs.measurements import measurement_standing, measurement_standing_report
 from apps.designs.models import Revision
-from apps.exports.services import custom_catalog_for_revision, revision_result
+from apps.exports.services import revision_result
 from engine.errors import SpecError
 from engine.monitoring.settings import MonitoringSettings
 from engine.monitoring.utilization import SnapshotError, utilization_report
@@ -55,7 +55,7 @@ def utilization_import(*, revision: Revision, user, data: object, kind: str, lab
     if kind not in KINDS:
         raise UtilizationRejected(f"Unknown snapshot kind {kind!r}; known: {', '.join(KINDS)}.", field="kind")
     try:
-        result = revision_result(revision=revision, extra_catalog=custom_catalog_for_revision(revision))
+        result = revision_result(revision=revision)
         monitoring = MonitoringSettings.from_dict(getattr(result.spec, "monitoring", None))
     except SpecError as exc:
         raise UtilizationRejected(f"This revision no longer computes: {exc}", field="revision") from None
