@@ -7,6 +7,7 @@ files); those entries are validated the same way and may override shipped keys.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -73,6 +74,12 @@ class ServerModel:
     # Design port -> host netdev name (e.g. {"OSFP1P1": "ibp24s0"}): a setting per server model, used by the
     # interface-name map (engine/ifnames.py). Empty = the design's port names (docs/data-gaps.md).
     netdevs: Mapping[str, str] = field(default_factory=dict)
+    # Design port -> the RDMA device the host's kernel names it (e.g. {"OSFP4P2": "mlx5_0"}): an InfiniBand HCA
+    # describes itself as "<hostname> mlx5_N", so this says which rail an as-built discovery found on a port
+    # (engine/asbuilt/matching.py). From the vendor's user guide where one gives it (`rdma_source`); empty
+    # for the other models (docs/data-gaps.md), where the user supplies the map with the as-built import.
+    rdma_devices: Mapping[str, str] = field(default_factory=dict)
+    rdma_source: str = ""
 
     @property
     def compute_ports(self) -> tuple[ServerPort, ...]:
@@ -223,6 +230,8 @@ def _server(key: str, raw: Mapping, all_raw: Mapping, path: str) -> ServerModel:
         oob=_port_group(ports_from.get("oob"), path + ".oob"),
         sources=tuple(raw.get("sources") or ()),
         netdevs=_netdevs(raw.get("netdevs", ports_from.get("netdevs")), path),
+        rdma_devices=_rdma_devices(raw.get("rdma_devices", ports_from.get("rdma_devices")), path),
+        rdma_source=str(raw.get("rdma_source", ports_from.get("rdma_source")) or ""),
     )
 
 
@@ -231,6 +240,18 @@ def _netdevs(raw, path: str) -> dict[str, str]:
         return {}
     if not isinstance(raw, Mapping) or not all(isinstance(k, str) and isinstance(v, str) and v for k, v in raw.items()):
         raise CatalogError(f"{path}.netdevs: must map design port names to netdev names")
+    return dict(raw)
+
+
+def _rdma_devices(raw, path: str) -> dict[str, str]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) and re.fullmatch(r"[A-Za-z0-9_]+", v) for k, v in raw.items()
+    ):
+        raise CatalogError(f"{path}.rdma_devices: must map design port names to RDMA device names (mlx5_0)")
+    if len(set(raw.values())) != len(raw):
+        raise CatalogError(f"{path}.rdma_devices: an RDMA device is named for two ports")
     return dict(raw)
 
 

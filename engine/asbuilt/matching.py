@@ -1,0 +1,230 @@
+"""Observed port identity -> the plan's port and link: the one matcher the as-built comparison (issue 28) and
+the counter checks (issue 29) share.
+
+A tool names a port its own way; the plan writes device names and design port names (`OSFP1P1`, `17/2`). The
+matcher knows, per planned end, every name the port goes by:
+
+* the design port name itself;
+* the platform's interface name from engine.ifnames (the map the switch configs use): `swp17s1` (NVUE),
+  `Ethernet132` (SONiC), `Ethernet17/5` (EOS), the IB port number `34` (Quantum), a host's netdev;
+* on an InfiniBand host port, the RDMA device (`mlx5_3`) from the server model's catalog map
+  (`rdma_devices`, with its source) or a user-supplied map, and `HCA-<n>` as the planned ibnetdiscover file
+  names its CAs (apps/exports/renderers/topology.py);
+* anything the user-supplied map adds: an RDMA device or netdev name, or a port GUID, per device or for
+  every server.
+
+Devices are matched by name without regard to case, then without a DNS domain (`dgx-01.cluster` ->
+`dgx-01`), then, for an InfiniBand node description, by its words: an HCA describes itself as
+`<hostname> mlx5_N` (the last word is then the port's RDMA device) and a Quantum switch as
+`MF0;<hostname>:MQM9700/U1`.
+
+Interface (kept stable for engine.asbuilt.classify and the counters): PortMatcher(links, aliases, user_map),
+.device(reported) -> device or None, .port(ObservedEnd) -> PortRef or None, .link_at(PortRef) -> PlannedLink
+or None, .ends(PlannedLink) -> (PortRef, PortRef); port_aliases(result) builds `aliases` from a computed
+design, and parse_user_map(text) reads the user's map.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from engine.ifnames import build_interface_map, technology_of
+
+from .records import ObservedEnd, PlannedLink
+
+
+class PortRef(NamedTuple):
+    """A planned port: (device name, design port name), exactly as the plan writes them."""
+
+    device: str
+    port: str
+
+
+@dataclass(frozen=True)
+class UserMapEntry:
+    """One line of a user-supplied map: on `device` (empty: every device), the port a tool names `ident`
+    (an RDMA device `mlx5_3`, a netdev, or a port GUID `0x...`) is the plan's `port`."""
+
+    device: str
+    ident: str
+    port: str
+
+
+class UserMapError(ValueError):
+    """A line of the user's map that cannot be read (its 1-based line number and why)."""
+
+    def __init__(self, line: int, message: str):
+        super().__init__(f"line {line}: {message}")
+        self.line = line
+        self.message = message
+
+
+_GUID = re.compile(r"^(?:0x)?([0-9a-fA-F]{1,16})$")
+_WORDS = re.compile(r"[;:/,\s]+")
+_RDMA = re.compile(r"^(?:mlx\d+_\d+|HCA-\d+)$", re.IGNORECASE)
+
+
+def norm_guid(text: str) -> str:
+    """A GUID as one key: "0x" + lower-case hex without leading zeros ("0x0002C9..." -> "0x2c9...")."""
+    m = _GUID.match(text.strip())
+    if not m:
+        return ""
+    return f"0x{int(m.group(1), 16):x}"
+
+
+def parse_user_map(text: str) -> tuple[UserMapEntry, ...]:
+    """The user's port map as CSV: `device,ident,port` (header optional; device may be empty for every
+    server). A GUID identifies the port on its own, so its device may stay empty."""
+    out: list[UserMapEntry] = []
+    for n, row in enumerate(csv.reader(io.StringIO(text)), start=1):
+        cells = [c.strip() for c in row]
+        if not cells or not any(cells) or cells[0].startswith("#"):
+            continue
+        if n == 1 and [c.lower() for c in cells[:3]] == ["device", "ident", "port"]:
+            continue
+        if len(cells) != 3:
+            raise UserMapError(n, f"expected 3 columns (device, ident, port), got {len(cells)}")
+        device, ident, port = cells
+        if not ident or not port:
+            raise UserMapError(n, "ident and port must not be empty")
+        out.append(UserMapEntry(device, ident, port))
+    return tuple(out)
+
+
+def _key(text: str) -> str:
+    return text.strip().lower()
+
+
+class PortMatcher:
+    """Resolves observed ends to planned ports (see the module docstring)."""
+
+    def __init__(
+        self,
+        links: Iterable[PlannedLink],
+        aliases: Mapping[PortRef, Iterable[str]] | None = None,
+        user_map: Iterable[UserMapEntry] = (),
+    ):
+        self._links: dict[PortRef, PlannedLink] = {}
+        self._devices: dict[str, str] = {}  # lower-case name -> plan's name
+        # (lower-case device, lower-case port name) -> design port; design names first, so a platform name
+        # that happens to equal another port's design name wins (it is what the tools print).
+        self._ports: dict[tuple[str, str], str] = {}
+        for lk in links:
+            for ref in (PortRef(lk.a_device, lk.a_port), PortRef(lk.b_device, lk.b_port)):
+                self._links[ref] = lk
+                dk = _key(ref.device)
+                self._devices[dk] = ref.device
+                self._ports.setdefault((dk, _key(ref.port)), ref.port)
+        for ref, names in (aliases or {}).items():
+            dk = _key(ref.device)
+            self._devices.setdefault(dk, ref.device)
+            for name in names:
+                if name:
+                    self._ports[(dk, _key(name))] = ref.port
+        self._short: dict[str, str] = {}
+        for dk, name in self._devices.items():
+            self._short.setdefault(dk.split(".")[0], name)
+        self._guids: dict[str, PortRef] = {}
+        self._any_device: dict[str, str] = {}  # ident -> port, on every device
+        for e in user_map:
+            guid = norm_guid(e.ident) if e.ident.lower().startswith("0x") else ""
+            device = self.device(e.device) if e.device else None
+            if guid:
+                if device is None:
+                    # A GUID alone: the device comes from the node description when matched.
+                    self._any_device[guid] = e.port
+                else:
+                    self._guids[guid] = PortRef(device, e.port)
+            elif device is not None:
+                self._ports[(_key(device), _key(e.ident))] = e.port
+            elif not e.device:
+                self._any_device[_key(e.ident)] = e.port
+
+    # -- devices -----------------------------------------------------------------------------------------
+
+    def device(self, reported: str) -> str | None:
+        """The plan's device a reported name means, or None."""
+        k = _key(reported)
+        if not k:
+            return None
+        hit = self._devices.get(k) or self._short.get(k) or self._short.get(k.split(".")[0])
+        if hit is not None:
+            return hit
+        for word in _WORDS.split(k):
+            hit = self._devices.get(word) or self._short.get(word.split(".")[0])
+            if hit is not None:
+                return hit
+        return None
+
+    # -- ports -------------------------------------------------------------------------------------------
+
+    def port(self, end: ObservedEnd) -> PortRef | None:
+        """The planned port an observed end is, or None (unknown device, or a port the plan does not name:
+        then `device(end.device)` still says whose port it is)."""
+        guid = norm_guid(end.guid) if end.guid else ""
+        if guid and guid in self._guids:
+            return self._guids[guid]
+        device = self.device(end.device)
+        if device is None:
+            return None
+        dk = _key(device)
+        names = [end.port]
+        words = end.device.split()
+        if len(words) > 1 and _RDMA.match(words[-1]):
+            # "<hostname> mlx5_N": the HCA is the port; its IB port number (1) says nothing more.
+            names = [words[-1]]
+        for name in names:
+            k = _key(name)
+            port = self._ports.get((dk, k))
+            if port is None and guid:
+                port = self._any_device.get(guid)
+            if port is None:
+                port = self._any_device.get(k)
+            if port is not None:
+                return PortRef(device, port)
+        return None
+
+    def link_at(self, ref: PortRef | None) -> PlannedLink | None:
+        return None if ref is None else self._links.get(ref)
+
+    @staticmethod
+    def ends(link: PlannedLink) -> tuple[PortRef, PortRef]:
+        return PortRef(link.a_device, link.a_port), PortRef(link.b_device, link.b_port)
+
+
+def _natural(s: str):
+    return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", str(s))]
+
+
+def port_aliases(result, catalog=None, ethernet_os: str | None = None) -> dict[PortRef, tuple[str, ...]]:
+    """Every other name of every planned port of a computed design (see the module docstring)."""
+    catalog = catalog if catalog is not None else getattr(result, "catalog", None)
+    devs = result.devices
+    spec = result.spec
+    names = build_interface_map(result, catalog, ethernet_os) if catalog is not None else None
+    servers = getattr(catalog, "servers", {}) if catalog is not None else {}
+    ib_ports: dict[int, set[str]] = {}
+    out: dict[PortRef, list[str]] = {}
+    for lk in result.links:
+        ib = technology_of(spec, lk.network) == "infiniband"
+        for d, p in ((lk.a, lk.a_port), (lk.b, lk.b_port)):
+            ref = PortRef(devs[d].name, p)
+            found = out.setdefault(ref, [])
+            if names is not None:
+                found.append(names.name(d, p, lk.speed_gbps))
+            if ib and devs[d].role == "server":
+                ib_ports.setdefault(d, set()).add(p)
+                model = servers.get(devs[d].model)
+                rdma = (getattr(model, "rdma_devices", None) or {}).get(p) if model is not None else None
+                if rdma:
+                    found.append(rdma)
+    # The planned ibnetdiscover file's CA names: "<server> HCA-<n>", n in natural port order.
+    for d, ports in ib_ports.items():
+        for k, p in enumerate(sorted(ports, key=_natural)):
+            out[PortRef(devs[d].name, p)].append(f"HCA-{k + 1}")
+    return {ref: tuple(dict.fromkeys(v)) for ref, v in out.items()}

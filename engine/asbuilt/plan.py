@@ -1,0 +1,49 @@
+"""The plan side of the as-built comparison, from a computed design: its links with where each end stands and
+their cables, the cables' labels, and every name of every port (engine.asbuilt.matching.port_aliases)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .matching import PortRef, port_aliases
+from .records import PlannedCable, PlannedLink
+
+
+@dataclass(frozen=True)
+class PlannedFabric:
+    links: tuple[PlannedLink, ...]
+    cables: dict[str, PlannedCable]
+    aliases: dict[PortRef, tuple[str, ...]]
+
+
+def planned_fabric(result, catalog=None, ethernet_os: str | None = None) -> PlannedFabric:
+    """Every link of the design (all networks), its cables and labels; the design must have its physical
+    layer (compute_design always makes one)."""
+    physical = result.physical
+    per_link = physical.cables if physical is not None else [()] * len(result.links)
+    links = []
+    for row, cable_ids in zip(result.link_rows(), per_link):
+        link_id, network, _plane, tier, speed, a_dev, a_port, a_rack, a_u, b_dev, b_port, b_rack, b_u, _len = row
+        links.append(
+            PlannedLink(
+                link_id,
+                network,
+                int(speed),
+                a_dev,
+                a_port,
+                b_dev,
+                b_port,
+                a_rack,
+                a_u if a_u != "" else None,
+                b_rack,
+                b_u if b_u != "" else None,
+                tuple(f"C{c:06d}" for c in cable_ids),
+                tier,
+            )
+        )
+    cables: dict[str, PlannedCable] = {}
+    if physical is not None:
+        for row in physical.cable_rows_out(result):
+            cid, a_dev, a_port, b_dev, b_port, la, lb = row[0], row[6], row[7], row[10], row[11], row[14], row[15]
+            cables[cid] = PlannedCable(cid, la, lb, a_dev, a_port, b_dev, b_port)
+    return PlannedFabric(tuple(links), cables, port_aliases(result, catalog, ethernet_os))
