@@ -92,6 +92,7 @@ INSTALLED_APPS = [
     "apps.exports",
     "apps.jobs",
     "apps.api",
+    "apps.counters",
     "axes",
 ]
 
@@ -392,6 +393,29 @@ API_MAX_UPLOAD_BYTES = env_int("API_MAX_UPLOAD_BYTES", 32 * 1024 * 1024)
 # admit 131,072 GPUs with all four networks (about 560,000 links, 36,000 devices).
 DESIGN_MAX_LINKS = env_int("DESIGN_MAX_LINKS", 1_000_000)
 DESIGN_MAX_DEVICES = env_int("DESIGN_MAX_DEVICES", 150_000)
+# Error-counter flag thresholds: engine/counters/data/thresholds.yaml, overridden by this YAML file's plain
+# values ({name: number}); checked at start-up.
+COUNTER_THRESHOLDS_FILE = env_str("COUNTER_THRESHOLDS_FILE", "")
+
+
+def _counter_thresholds(path: str) -> dict:
+    if not path:
+        return {}
+    import yaml
+
+    from engine.counters import CounterParseError, load_thresholds
+
+    try:
+        data = yaml.safe_load(Path(path).read_text()) or {}
+        if not isinstance(data, dict):
+            raise CounterParseError("expected a mapping of threshold names to numbers")
+        load_thresholds().with_overrides(data, "COUNTER_THRESHOLDS_FILE")
+    except (OSError, yaml.YAMLError, CounterParseError) as exc:
+        raise ImproperlyConfigured(f"COUNTER_THRESHOLDS_FILE={path!r}: {exc}") from None
+    return data
+
+
+COUNTER_THRESHOLDS = _counter_thresholds(COUNTER_THRESHOLDS_FILE)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "fabricdesign API",

@@ -36,6 +36,9 @@ urlpatterns = [
     path("accounts/tokens/", token_views.token_list_view, name="tokens"),
     path("accounts/tokens/<int:token_id>/revoke/", token_views.token_revoke_view, name="token_revoke"),
     path("designs/", include("apps.designs.urls")),
+    path("designs/", include("apps.counters.urls")),
+    # ahead of apps.api.urls, whose last route answers every other /api/v1/ path with a 404
+    path("api/v1/", include("apps.counters.api_urls")),
     path("api/v1/", include("apps.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", csp(API_DOCS_CSP)(SpectacularSwaggerSplitView.as_view(url_name="api-schema")), name="api-docs"),

@@ -96,7 +96,11 @@ def parse_ibqueryerrors(text: str) -> CounterFile:
     if not saw_summary:
         raise CounterParseError("no '## Summary' line: not ibqueryerrors output (or cut short)")
     return CounterFile(
-        "ibqueryerrors", tuple(readings), IBQUERYERRORS_REPORTS, implicit_zero=True, checked_ports=checked,
+        "ibqueryerrors",
+        tuple(readings),
+        IBQUERYERRORS_REPORTS,
+        implicit_zero=True,
+        checked_ports=checked,
         notes=tuple(notes),
     )
 

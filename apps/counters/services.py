@@ -1,0 +1,152 @@
+"""Import a counter file into a revision: parse it (engine.counters), match every reading to a planned port
+(engine.asbuilt.matching, the as-built import's matcher) and store the matched readings.
+
+Nothing is stored from a file that cannot be read; readings of ports the plan does not have are counted and
+the first of them listed with the snapshot (never silently dropped).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from apps.designs.models import LinkRecord, Revision
+from apps.designs.revision_cache import revision_custom_catalog
+from apps.exports.services import revision_result
+from engine.asbuilt.matching import PortMatcher, port_aliases
+from engine.asbuilt.records import ObservedEnd, PlannedLink
+from engine.counters import FORMATS, CounterParseError, parse_counters
+from engine.counters.formats import NEEDS_DEVICE
+from engine.errors import SpecError
+
+from .models import CounterReading, CounterSnapshot
+
+UNMATCHED_KEPT = 50
+IB_FORMATS = frozenset(("ibqueryerrors", "perfquery"))
+
+
+@dataclass
+class CounterImportRejected(Exception):
+    """Nothing stored: `field` names the input at fault (format, file, device, interface, taken_at, network)."""
+
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.message}"
+
+
+def _planned_links(revision: Revision) -> list[PlannedLink]:
+    rows = LinkRecord.objects.filter(revision=revision).values_list(
+        "link_id", "network", "speed_gbps", "a_device", "a_port", "b_device", "b_port", "tier", "cables"
+    )
+    return [
+        PlannedLink(f"L{i:06d}", net, speed, ad, ap, bd, bp, cables=tuple(c.split()), tier=tier)
+        for i, net, speed, ad, ap, bd, bp, tier, c in rows.iterator(chunk_size=5000)
+    ]
+
+
+def revision_matcher(revision: Revision) -> tuple[PortMatcher, dict[str, PlannedLink]]:
+    """The matcher of a revision's planned ports (names from its stored links, the platform names from a
+    recomputation of its design) and its links by id."""
+    links = _planned_links(revision)
+    try:
+        result = revision_result(revision=revision, extra_catalog=revision_custom_catalog(revision))
+    except SpecError as exc:
+        raise CounterImportRejected("revision", f"this revision no longer computes ({exc}); cannot name its ports")
+    return PortMatcher(links, port_aliases(result)), {lk.link_id: lk for lk in links}
+
+
+def counter_snapshot_create(
+    *,
+    revision: Revision,
+    user,
+    text: str,
+    fmt: str,
+    taken_at: datetime | None = None,
+    device: str = "",
+    interface: str = "",
+    network: str = "",
+    filename: str = "",
+) -> CounterSnapshot:
+    """Parse, match and store one counter file; CounterImportRejected (nothing stored) when it cannot be read."""
+    if fmt not in FORMATS:
+        raise CounterImportRejected("format", f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
+    if fmt in NEEDS_DEVICE and not device:
+        raise CounterImportRejected("device", f"{fmt} output does not name its device: give the device name")
+    if not text.strip():
+        raise CounterImportRejected("file", "the file is empty")
+    taken = taken_at or timezone.now()
+    if timezone.is_naive(taken):
+        raise CounterImportRejected("taken_at", "give a time zone (e.g. 2026-12-03T18:00:00Z)")
+    if taken > timezone.now() + timezone.timedelta(minutes=5):
+        raise CounterImportRejected("taken_at", "is in the future")
+    try:
+        parsed = parse_counters(text, fmt, device=device or None, interface=interface or None)
+    except CounterParseError as exc:
+        field = "interface" if "interface is required" in str(exc) else "file"
+        raise CounterImportRejected(field, str(exc)) from None
+    matcher, by_id = revision_matcher(revision)
+    matched: dict[tuple[int, str], dict[str, int]] = {}
+    unmatched: list[str] = []
+    networks: set[str] = set()
+    for r in parsed.readings:
+        ref = matcher.port(ObservedEnd(r.device, r.port, r.guid))
+        link = matcher.link_at(ref)
+        if link is None or ref is None:
+            unmatched.append(f"{r.device} {r.port}")
+            continue
+        end = "a" if (ref.device, ref.port) == (link.a_device, link.a_port) else "b"
+        matched[(int(link.link_id[1:]), end)] = dict(r.counters)
+        networks.add(link.network)
+    if network:
+        if network not in {lk.network for lk in by_id.values()}:
+            raise CounterImportRejected("network", f"this revision has no {network!r} network")
+        networks = {network}
+    elif parsed.implicit_zero and not networks:
+        # A clean sweep lists no port: it covers the revision's InfiniBand networks.
+        networks = {lk.network for lk in by_id.values() if lk.speed_gbps > 1} & _ib_networks(revision)
+    with transaction.atomic():
+        snap = CounterSnapshot.objects.create(
+            revision=revision,
+            format=fmt,
+            device=device,
+            interface=interface,
+            filename=filename[:200],
+            taken_at=taken,
+            uploaded_by=user,
+            content=text,
+            ports=len(parsed.readings),
+            matched=len(matched),
+            unmatched=unmatched[:UNMATCHED_KEPT],
+            implicit_zero=parsed.implicit_zero,
+            networks=sorted(networks),
+            reported=list(parsed.reported),
+            notes=list(parsed.notes) + ([f"{len(unmatched)} ports not in the plan"] if unmatched else []),
+        )
+        CounterReading.objects.bulk_create(
+            [
+                CounterReading(snapshot=snap, revision=revision, link_id=link_id, end=end, counters=c)
+                for (link_id, end), c in matched.items()
+            ],
+            batch_size=2000,
+        )
+    return snap
+
+
+def _ib_networks(revision: Revision) -> set[str]:
+    spec = revision.spec or {}
+    out = set()
+    if (spec.get("compute_fabric") or {}).get("technology") == "infiniband":
+        out.add("compute")
+    storage = spec.get("storage_fabric") or {}
+    if storage.get("enabled") and storage.get("technology", "infiniband") == "infiniband":
+        out.add("storage")
+    return out
+
+
+def counter_snapshot_delete(*, snapshot: CounterSnapshot) -> None:
+    snapshot.delete()
