@@ -186,6 +186,7 @@ def counter_report(*, revision: Revision, thresholds: Thresholds | None = None, 
             {
                 "kind": g.kind,
                 "key": g.key,
+                "keys": list(g.keys),
                 "links": [label(i) for i in g.links],
                 "flags": dict(g.flags),
                 "population": g.population,

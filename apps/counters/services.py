@@ -56,7 +56,9 @@ def revision_matcher(revision: Revision) -> tuple[PortMatcher, dict[str, Planned
     try:
         result = revision_result(revision=revision, extra_catalog=revision_custom_catalog(revision))
     except SpecError as exc:
-        raise CounterImportRejected("revision", f"this revision no longer computes ({exc}); cannot name its ports")
+        raise CounterImportRejected(
+            "revision", f"this revision no longer computes ({exc}); cannot name its ports"
+        ) from None
     return PortMatcher(links, port_aliases(result)), {lk.link_id: lk for lk in links}
 
 

@@ -61,12 +61,19 @@ class LinkFacts:
 
 @dataclass(frozen=True)
 class SuspectGroup:
+    """A suspect component. Components of one kind through which exactly the same flagged links run (the two
+    panels at the ends of the same trunks) are one suspect with several `keys`."""
+
     kind: str
-    key: str
+    keys: tuple[str, ...]
     links: tuple[int, ...]  # flagged links through it, in id order
     flags: Mapping[str, int]  # flag -> how many of those links carry it
     population: int  # links (flagged or not) through it
     action: tuple[str, ...]
+
+    @property
+    def key(self) -> str:
+        return " / ".join(self.keys)
 
     @property
     def share(self) -> float:
@@ -100,19 +107,23 @@ def suspects(
             continue
         for comp in components(f, t):
             members.setdefault(comp, []).append(link_id)
-    groups = []
+    same: dict[tuple, list[str]] = {}
     for (kind, key), links in members.items():
-        if len(links) < t.min_group_links:
-            continue
+        if len(links) >= t.min_group_links:
+            pop = max(population.get((kind, key), len(links)), len(links))
+            same.setdefault((kind, tuple(links), pop), []).append(key)
+    groups = []
+    for (kind, links, pop), keys in same.items():
         counts = {flag: sum(flag in flagged[i] for i in links) for flag in FLAGS}
+        name = " and ".join(sorted(keys))
         groups.append(
             SuspectGroup(
                 kind,
-                key,
-                tuple(links),
+                tuple(sorted(keys)),
+                links,
                 {k: v for k, v in counts.items() if v},
-                max(population.get((kind, key), len(links)), len(links)),
-                (_AIM[kind].format(key=key), *CHECKLIST),
+                pop,
+                (_AIM[kind].format(key=name), *CHECKLIST),
             )
         )
     groups.sort(key=lambda g: (-g.score, KINDS.index(g.kind), -len(g.links), g.key))
