@@ -7,6 +7,7 @@ from engine.counters import FORMATS
 
 
 class CounterUploadForm(forms.Form):
+    prefix = "counters"  # the revision page has the measured-results form too: ids stay unique
     file = forms.FileField(
         label="Counter file",
         help_text="Tool output as printed: ibqueryerrors, perfquery, ethtool -S, or NVUE / EOS / SONiC JSON.",

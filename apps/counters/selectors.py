@@ -29,20 +29,24 @@ def counter_thresholds(overrides: Mapping[str, object] | None = None) -> Thresho
 
 
 def _series(snapshots, readings, networks_of_link) -> dict[tuple[int, str], list[tuple[float, dict]]]:
+    """Per port of every link with a reading: (time, counters) per snapshot that read it, including the sweeps
+    that checked it and found it clean (implicit zeros: both ends of an InfiniBand link are swept)."""
     by_port: dict[tuple[int, str], dict[int, dict]] = defaultdict(dict)
     for r in readings:
         by_port[(r.link_id, r.end)][r.snapshot_id] = r.counters
     out = {}
-    for (link_id, end), per in by_port.items():
+    for link_id in {k[0] for k in by_port}:
         net = networks_of_link.get(link_id)
-        seq = []
-        for s in snapshots:
-            if s.pk in per:
-                seq.append((s.taken_at.timestamp(), per[s.pk]))
-            elif s.implicit_zero and net in s.networks:
-                seq.append((s.taken_at.timestamp(), dict.fromkeys(s.reported, 0)))
-        if seq:
-            out[(link_id, end)] = seq
+        for end in ("a", "b"):
+            per = by_port.get((link_id, end), {})
+            seq = []
+            for s in snapshots:
+                if s.pk in per:
+                    seq.append((s.taken_at.timestamp(), per[s.pk]))
+                elif s.implicit_zero and net in s.networks:
+                    seq.append((s.taken_at.timestamp(), dict.fromkeys(s.reported, 0)))
+            if seq:
+                out[(link_id, end)] = seq
     return out
 
 

@@ -185,7 +185,10 @@ def test_the_revision_page_imports_through_its_form_and_shows_the_trend(client, 
     for at, text in ((T0, CLEAN), (T0 + timedelta(hours=1), errors_on(links, SymbolErrorCounter=9))):
         f = StringIO(text)
         f.name = "sweep.txt"
-        r = client.post(upload, {"file": f, "format": "ibqueryerrors", "taken_at": at.strftime("%Y-%m-%d %H:%M:%S")})
+        r = client.post(
+            upload,
+            {"counters-file": f, "counters-format": "ibqueryerrors", "counters-taken_at": f"{at:%Y-%m-%d %H:%M:%S}"},
+        )
         assert r.status_code == 302, r.content.decode()[:2000]
     html = client.get(page).content.decode()
     assert 'id="counter-links"' in html and f'data-link="L{links[0].link_id:06d}"' in html
@@ -197,9 +200,9 @@ def test_a_bad_upload_shows_the_error_at_its_field_and_stores_nothing(client, re
     upload = reverse("counters:upload", args=[revision.design_id, revision.number])
     f = StringIO("NIC statistics:\n rx_packets: 1\n")
     f.name = "eth.txt"
-    r = client.post(upload, {"file": f, "format": "ethtool"})
+    r = client.post(upload, {"counters-file": f, "counters-format": "ethtool"})
     assert r.status_code == 400
-    assert "id_device_errors" in r.content.decode()
+    assert "id_counters-device_errors" in r.content.decode()
     assert CounterSnapshot.objects.count() == 0 and CounterReading.objects.count() == 0
 
 
@@ -208,6 +211,6 @@ def test_a_reader_cannot_upload_through_the_page(client, revision, users):
     upload = reverse("counters:upload", args=[revision.design_id, revision.number])
     f = StringIO(CLEAN)
     f.name = "sweep.txt"
-    assert client.post(upload, {"file": f, "format": "ibqueryerrors"}).status_code == 404
+    assert client.post(upload, {"counters-file": f, "counters-format": "ibqueryerrors"}).status_code == 404
     page = client.get(reverse("designs:revision", args=[revision.design_id, revision.number])).content.decode()
     assert 'id="counter-form"' not in page
