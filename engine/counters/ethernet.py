@@ -125,7 +125,8 @@ def _nvue_counters(obj: Mapping, where: str) -> dict[str, int]:
     """One interface's counters from whichever NVUE object was saved: the interface (link.stats and
     link.phy-detail inside), its `link`, or the `stats` / `phy-detail` object itself."""
     flat: dict = {}
-    link = obj.get("link") if isinstance(obj.get("link"), Mapping) else obj
+    inner = obj.get("link")
+    link: Mapping = inner if isinstance(inner, Mapping) else obj
     for part in (link.get("stats"), link.get("phy-detail"), obj):
         if isinstance(part, Mapping):
             flat.update({k: v for k, v in part.items() if not isinstance(v, Mapping)})
