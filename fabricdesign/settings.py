@@ -92,6 +92,7 @@ INSTALLED_APPS = [
     "apps.exports",
     "apps.jobs",
     "apps.api",
+    "apps.commissioning",
     "apps.counters",
     "axes",
 ]

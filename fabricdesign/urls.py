@@ -36,6 +36,9 @@ urlpatterns = [
     path("accounts/tokens/", token_views.token_list_view, name="tokens"),
     path("accounts/tokens/<int:token_id>/revoke/", token_views.token_revoke_view, name="token_revoke"),
     path("designs/", include("apps.designs.urls")),
+    path("designs/", include("apps.commissioning.page_urls")),
+    # Before apps.api's urls, which end in a catch-all 404 for unknown API paths.
+    path("api/v1/", include("apps.commissioning.urls")),
     path("designs/", include("apps.counters.urls")),
     # ahead of apps.api.urls, whose last route answers every other /api/v1/ path with a 404
     path("api/v1/", include("apps.counters.api_urls")),

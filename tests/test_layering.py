@@ -1,7 +1,8 @@
 """The apps form layers, and an app imports only from the layers below it (the engine sits under all of them and
 imports none: tests/engine/test_engine_is_framework_free.py).
 
-    counters   port error counters after commissioning: snapshots, drift, suspects (its own REST views)
+    counters       port error counters after commissioning: snapshots, drift, suspects (its REST views and page section too)
+    commissioning  as-built imports, their classification and fix list (its REST views and page section too)
     api        REST views and serializers over everything below
     exports    renderers and export jobs: read stored revisions
     designs    designs, revisions, their rows and the browser pages
@@ -22,7 +23,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-LAYERS = ("common", "jobs", "catalog", "designs", "exports", "api", "counters")  # lowest first
+LAYERS = ("common", "jobs", "catalog", "designs", "exports", "api", "commissioning", "counters")  # lowest first
 
 KNOWN_UPWARD: dict[str, set[str]] = {
     "apps/common/views.py": {"jobs"},  # /healthz reads the workers' last beat

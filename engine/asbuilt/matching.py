@@ -120,12 +120,15 @@ class PortMatcher:
                 dk = _key(ref.device)
                 self._devices[dk] = ref.device
                 self._ports.setdefault((dk, _key(ref.port)), ref.port)
+        self._ib_numbered: dict[str, bool] = {}  # device -> its IB port numbers name twin-port cages (c/p)
         for ref, names in (aliases or {}).items():
             dk = _key(ref.device)
             self._devices.setdefault(dk, ref.device)
             for name in names:
                 if name:
                     self._ports[(dk, _key(name))] = ref.port
+                    if name.isdigit() and name != ref.port:
+                        self._ib_numbered[dk] = "/" in ref.port
         self._short: dict[str, str] = {}
         for dk, name in self._devices.items():
             self._short.setdefault(dk.split(".")[0], name)
@@ -188,6 +191,18 @@ class PortMatcher:
             if port is not None:
                 return PortRef(device, port)
         return None
+
+    def design_port(self, device: str, reported: str) -> str:
+        """The design's name of a port the plan may not use (a cable on a spare port): the planned port when
+        known; on an InfiniBand switch, IB port n of a twin-port cage as "<cage>/<port>"; else as reported."""
+        dk = _key(device)
+        port = self._ports.get((dk, _key(reported)))
+        if port is not None:
+            return port
+        if reported.isdigit() and dk in self._ib_numbered:
+            n = int(reported)
+            return f"{(n + 1) // 2}/{2 - n % 2}" if self._ib_numbered[dk] else str(n)
+        return reported
 
     def link_at(self, ref: PortRef | None) -> PlannedLink | None:
         return None if ref is None else self._links.get(ref)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.ifnames import technology_of
+
 from .matching import PortRef, port_aliases
 from .records import PlannedCable, PlannedLink
 
@@ -20,9 +22,13 @@ def planned_fabric(result, catalog=None, ethernet_os: str | None = None) -> Plan
     """Every link of the design (all networks), its cables and labels; the design must have its physical
     layer (compute_design always makes one)."""
     physical = result.physical
+    catalog = catalog if catalog is not None else getattr(result, "catalog", None)
+    switches = getattr(catalog, "switches", {}) if catalog is not None else {}
+    lane_rate = [getattr(switches.get(d.model), "lanes_gbps", 0) or 0 for d in result.devices]
     per_link = physical.cables if physical is not None else [()] * len(result.links)
     links = []
-    for row, cable_ids in zip(result.link_rows(), per_link):
+    for row, lk, cable_ids in zip(result.link_rows(), result.links, per_link):
+        rate = lane_rate[lk.a] or lane_rate[lk.b]
         link_id, network, _plane, tier, speed, a_dev, a_port, a_rack, a_u, b_dev, b_port, b_rack, b_u, _len = row
         links.append(
             PlannedLink(
@@ -39,6 +45,8 @@ def planned_fabric(result, catalog=None, ethernet_os: str | None = None) -> Plan
                 b_u if b_u != "" else None,
                 tuple(f"C{c:06d}" for c in cable_ids),
                 tier,
+                int(lk.speed_gbps // rate) if rate else 0,
+                technology_of(result.spec, network),
             )
         )
     cables: dict[str, PlannedCable] = {}

@@ -26,6 +26,8 @@ class PlannedLink:
     b_u: int | None = None
     cables: tuple[str, ...] = ()  # "C000001", in path order from end a
     tier: str = ""
+    lanes: int = 0  # electrical lanes at the planned speed (400G over 100G lanes = 4); 0 = not known
+    technology: str = ""  # infiniband | ethernet: which tools can see the link
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,3 +84,19 @@ class Observation:
     source: str  # the format: ibnetdiscover | iblinkinfo | lldpctl | nvue | eos | csv
     links: tuple[ObservedLink, ...]
     devices: frozenset[str] = field(default_factory=frozenset)  # as reported (resolved by the matcher)
+
+    def width_only(self) -> Observation:
+        """The same links with their rates dropped, so they are judged by width alone (a simulator such as
+        ibsim runs every lane at SDR whatever the fabric is)."""
+        links = tuple(ObservedLink(lk.a, lk.b, lk.width) for lk in self.links)
+        return Observation(self.source, links, self.devices)
+
+    @property
+    def technology(self) -> str:
+        """The links the file can speak for: an InfiniBand sweep says nothing of a host's Ethernet ports, nor
+        LLDP of its HCAs; a CSV may hold anything ("")."""
+        if self.source in ("ibnetdiscover", "iblinkinfo"):
+            return "infiniband"
+        if self.source in ("lldpctl", "nvue", "eos"):
+            return "ethernet"
+        return ""

@@ -1,0 +1,57 @@
+"""The stored fix list as CSV text and as a PDF table (reportlab), landscape A4, one row per cable."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from reportlab.lib import colors
+from reportlab.lib.pagesizes import A4, landscape
+from reportlab.lib.styles import getSampleStyleSheet
+from reportlab.platypus import Paragraph, SimpleDocTemplate, Table, TableStyle
+
+from engine.asbuilt.fixlist import FIX_COLUMNS
+
+
+def fix_list_csv(fixes: list[dict]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(FIX_COLUMNS)
+    for f in fixes:
+        w.writerow([f.get(c, "") for c in FIX_COLUMNS])
+    return buf.getvalue()
+
+
+def fix_list_pdf(fixes: list[dict], *, title: str) -> bytes:
+    styles = getSampleStyleSheet()
+    small = styles["BodyText"].clone("small", fontSize=7, leading=8)
+    head = ["#", "class", "rack", "cable", "label A", "label B", "action"]
+    rows = [head] + [
+        [
+            str(f["problem"]),
+            f["class"],
+            f["rack"],
+            f["cable_id"],
+            Paragraph(f["label_a"], small),
+            Paragraph(f["label_b"], small),
+            Paragraph(f["action"], small),
+        ]
+        for f in fixes
+    ]
+    table = Table(rows, colWidths=[20, 55, 55, 55, 140, 140, 330], repeatRows=1)
+    table.setStyle(
+        TableStyle(
+            [
+                ("FONTSIZE", (0, 0), (-1, -1), 7),
+                ("BACKGROUND", (0, 0), (-1, 0), colors.lightgrey),
+                ("GRID", (0, 0), (-1, -1), 0.25, colors.grey),
+                ("VALIGN", (0, 0), (-1, -1), "TOP"),
+            ]
+        )
+    )
+    out = io.BytesIO()
+    doc = SimpleDocTemplate(out, pagesize=landscape(A4), title=title, leftMargin=20, rightMargin=20)
+    story = [Paragraph(title, styles["Heading2"])]
+    story.append(table if fixes else Paragraph("No problem left.", styles["BodyText"]))
+    doc.build(story)
+    return out.getvalue()

@@ -1,0 +1,170 @@
+"""As-built imports: store an upload, work out the revision's standing classification and fix list.
+
+An upload is parsed when it arrives (a file the parsers cannot read is refused, nothing stored) and kept as
+sent. The standing classification reads every upload of the revision in order (engine.asbuilt.classify.
+accumulate: a later file replaces what earlier ones said about the devices it covers) against the revision's
+plan, recomputed from its spec (the engine is deterministic), and is stored in CommissioningStanding. For a
+large fabric that is a background job (kind "asbuilt"); the CLI runs it in its own process.
+
+State: planned (no upload) -> cabling (an upload) -> verified (no problem, no link unseen, and every link's
+measured fibers within the loss budget: the measurement standing counts every link as passing).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from django.conf import settings
+from django.db import transaction
+
+from apps.api.models import MeasurementStanding
+from apps.exports.services import revision_result
+from apps.jobs.services import job_create
+from engine.asbuilt.classify import PROBLEMS, accumulate, classify
+from engine.asbuilt.fixlist import device_places, fix_list
+from engine.asbuilt.matching import PortMatcher, UserMapError, parse_user_map
+from engine.asbuilt.parsers import FORMATS, AsBuiltParseError, parse
+from engine.asbuilt.plan import planned_fabric
+from engine.errors import SpecError
+
+from .models import AsBuiltUpload, CommissioningStanding, RevisionState
+
+
+class AsBuiltRejected(Exception):
+    """The file was refused and nothing was stored: `field` names what is wrong (file, format, device, user_map)."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+def asbuilt_check(*, fmt: str, data: bytes, device: str = "", port: str = "", user_map: str = "") -> tuple[str, int]:
+    """(text, observed links) of an upload, or AsBuiltRejected naming the field."""
+    if fmt not in FORMATS:
+        raise AsBuiltRejected("format", f"Unknown format {fmt!r}; one of {', '.join(FORMATS)}.")
+    limit = settings.API_MAX_UPLOAD_BYTES
+    if len(data) > limit:
+        raise AsBuiltRejected("file", f"The file is {len(data):,} bytes; the limit is {limit:,} bytes.")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise AsBuiltRejected("file", "The file is not UTF-8 text.") from None
+    if not text.strip():
+        raise AsBuiltRejected("file", "The file is empty.")
+    try:
+        obs = parse(fmt, text, device=device, port=port)
+    except AsBuiltParseError as exc:
+        field = "device" if "give the device" in exc.message else "port" if "(port)" in exc.message else "file"
+        raise AsBuiltRejected(field, str(exc)) from None
+    try:
+        parse_user_map(user_map)
+    except UserMapError as exc:
+        raise AsBuiltRejected("user_map", str(exc)) from None
+    return text, len(obs.links)
+
+
+def asbuilt_upload(
+    *,
+    revision,
+    user,
+    fmt: str,
+    data: bytes,
+    filename: str,
+    device: str = "",
+    port: str = "",
+    user_map: str = "",
+    width_only: bool = False,
+) -> AsBuiltUpload:
+    """Validate and store one as-built file (AsBuiltRejected: nothing stored)."""
+    text, n = asbuilt_check(fmt=fmt, data=data, device=device, port=port, user_map=user_map)
+    return AsBuiltUpload.objects.create(
+        revision=revision,
+        uploaded_by=user,
+        format=fmt,
+        filename=(filename or "as-built")[:200],
+        device=device[:64],
+        port=port[:64],
+        user_map=user_map,
+        width_only=width_only,
+        size=len(data),
+        links=n,
+        sha256=hashlib.sha256(data).hexdigest(),
+        content=text,
+    )
+
+
+def asbuilt_import(*, revision, user, **kw):
+    """Store an upload and queue the refresh of the revision's standing (job kind "asbuilt"): (upload, job).
+    JobQuotaExceeded when the user has too many jobs waiting (nothing stored)."""
+    with transaction.atomic():
+        upload = asbuilt_upload(revision=revision, user=user, **kw)
+        job = job_create(kind="asbuilt", user=user, design=revision.design, params={"revision_id": revision.pk})
+    return upload, job
+
+
+def asbuilt_refresh_job(*, job, progress) -> dict:
+    """Worker side of asbuilt_import."""
+    from apps.designs.models import Revision
+
+    revision = Revision.objects.select_related("design__owner").get(pk=job.params["revision_id"])
+    standing = commissioning_refresh(revision=revision, progress=progress)
+    return {"revision_id": revision.pk, "state": standing.state, "counts": standing.counts}
+
+
+def _measured_ok(revision) -> bool:
+    row = MeasurementStanding.objects.filter(revision=revision).first()
+    links = (row.counts or {}).get("links", {}) if row is not None else {}
+    total = sum(links.values()) if links else 0
+    return bool(total) and links.get("pass", 0) == total
+
+
+def commissioning_refresh(*, revision, progress=None) -> CommissioningStanding:
+    """Classify every upload of the revision together and store the standing (one refresh at a time per
+    revision: the row is locked, and the uploads are read after taking the lock)."""
+    from apps.designs.revision_cache import revision_custom_catalog
+
+    with transaction.atomic():
+        row, _ = CommissioningStanding.objects.select_for_update().get_or_create(revision=revision)
+        uploads = list(AsBuiltUpload.objects.filter(revision=revision).order_by("id"))
+        row.uploads = len(uploads)
+        if not uploads:
+            row.state, row.counts, row.per_rack, row.fixes, row.error = RevisionState.PLANNED, {}, {}, [], ""
+            row.save()
+            return row
+        try:
+            result = revision_result(revision=revision, extra_catalog=revision_custom_catalog(revision))
+        except SpecError as exc:
+            row.error = f"The revision no longer computes with the current catalog: {exc}"
+            row.save()
+            return row
+        fabric = planned_fabric(result)
+        del result
+        user_map = tuple(e for u in uploads for e in parse_user_map(u.user_map))
+        matcher = PortMatcher(fabric.links, fabric.aliases, user_map)
+        observations = []
+        for u in uploads:
+            obs = parse(u.format, u.content, device=u.device, port=u.port)
+            observations.append(obs.width_only() if u.width_only else obs)
+        observed, covered = accumulate(observations, matcher)
+        c = classify(fabric.links, observed, matcher, covered)
+        fixes = fix_list(c.findings, fabric.cables, device_places(fabric.links))
+        problems = sum(c.counts.get(k, 0) for k in PROBLEMS)
+        clean = problems == 0 and c.counts.get("unseen", 0) == 0
+        row.state = RevisionState.VERIFIED if clean and _measured_ok(revision) else RevisionState.CABLING
+        row.counts = c.counts
+        row.per_rack = c.per_rack
+        row.fixes = [f.to_dict() for f in fixes]
+        row.error = ""
+        row.save()
+    return row
+
+
+def commissioning_standing(*, revision) -> CommissioningStanding | None:
+    return CommissioningStanding.objects.filter(revision=revision).first()
+
+
+def commissioning_states(*, revision_ids) -> dict[int, str]:
+    """revision id -> state, for lists (revisions without a row are planned)."""
+    rows = CommissioningStanding.objects.filter(revision_id__in=list(revision_ids)).values_list("revision_id", "state")
+    return dict(rows)
