@@ -11,7 +11,7 @@ interface). Sources of the counter names:
 * NVUE (Cumulus Linux 5.x user guide, "Monitoring Interfaces and Transceivers with NVUE"):
   `nv show interface <if> link stats` (carrier-transitions, in-errors, out-drops) and
   `nv show interface <if> link phy-detail` (symbol-errors; effective-errors = errors left after FEC;
-  phy-raw-errors-lane<n> = errors before FEC, which FEC corrected unless counted in effective-errors),
+  phy-raw-errors-lane<n> = errors before FEC, read as corrected FEC: all but effective-errors were corrected),
   each with `-o json`, or `nv show interface -o json` for all interfaces.
 * Arista EOS: `show interfaces counters errors | json` (interfaceErrorCounters: symbolErrors, fcsErrors,
   inErrors, outErrors) and `show interfaces | json` (interfaceCounters.linkStatusChanges, totalInErrors,
@@ -144,8 +144,9 @@ def _nvue_counters(obj: Mapping, where: str) -> dict[str, int]:
             raw_errors += n or 0
             lanes = True
     if lanes:
-        # Raw (pre-FEC) errors are what FEC had to correct; those it could not are effective-errors.
-        counters["fec_corrected"] = max(0, raw_errors - counters.get("fec_uncorrectable", 0))
+        # Raw errors are counted before FEC: what FEC had to correct, plus the few it could not (effective-errors).
+        # Kept as counted, not less effective-errors: a difference of two counters is no counter (it could drop).
+        counters["fec_corrected"] = raw_errors
     return counters
 
 

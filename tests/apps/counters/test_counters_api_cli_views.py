@@ -5,8 +5,10 @@ alice owns the design; bob reads it (shared read-only); charlie has no access.
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -214,3 +216,52 @@ def test_a_reader_cannot_upload_through_the_page(client, revision, users):
     assert client.post(upload, {"counters-file": f, "counters-format": "ibqueryerrors"}).status_code == 404
     page = client.get(reverse("designs:revision", args=[revision.design_id, revision.number])).content.decode()
     assert 'id="counter-form"' not in page
+
+
+NVUE_DOC = (Path(__file__).parents[2] / "engine" / "counters" / "data" / "nvue_swp1.json").read_text()
+
+
+def test_nvue_and_ethtool_counters_match_the_in_band_ports_by_their_interface_names(revision, users):
+    """The in-band leaf IB-L01 runs NVUE: its port 1 is swp1 (engine/ifnames.py), cabled to DGX-SU01-N01 slot1-p2.
+    The baseline is the Cumulus user guide's example (4 carrier transitions); an hour later the link went down
+    and up once and lost two blocks after FEC; the host's NIC saw the same link-down."""
+    alice = api(users.alice)
+    t0, t1 = T0.isoformat().replace("+00:00", "Z"), (T0 + timedelta(hours=1)).isoformat().replace("+00:00", "Z")
+    assert post(alice, revision, NVUE_DOC, format="nvue", device="IB-L01", taken_at=t0).json()["matched"] == 1
+    later = json.loads(NVUE_DOC)
+    later["swp1"]["link"]["stats"]["carrier-transitions"] = 6
+    later["swp1"]["link"]["phy-detail"]["effective-errors"] = 2
+    r = post(alice, revision, json.dumps(later), format="nvue", device="IB-L01", taken_at=t1)
+    assert r.status_code == 201 and r.json()["matched"] == 1
+    host = "NIC statistics:\n     link_down_events_phy: {}\n     rx_pcs_symbol_err_phy: 0\n"
+    for at, downs in ((t0, 3), (t1, 4)):
+        r = post(
+            alice,
+            revision,
+            host.format(downs),
+            format="ethtool",
+            device="DGX-SU01-N01",
+            interface="slot1-p2",
+            taken_at=at,
+        )
+        assert r.status_code == 201 and r.json()["matched"] == 1
+    [link] = alice.get(url(revision)).json()["links"]
+    assert link["ends"] == {"a": "DGX-SU01-N01 slot1-p2", "b": "IB-L01 1"}
+    assert link["flags"] == ["uncorrectable-fec", "link-down"]
+    assert link["drift"]["b"]["intervals"][0]["deltas"]["carrier_transitions"] == 2
+    assert link["drift"]["a"]["intervals"][0]["deltas"]["link_downed"] == 1
+
+
+def test_clearing_the_switch_counters_is_a_reset_of_every_counter_that_went_down(revision, users):
+    alice = api(users.alice)
+    cleared = json.loads(NVUE_DOC)
+    for k in cleared["swp1"]["link"]["phy-detail"]:
+        if k.startswith("phy-raw-errors-lane"):
+            cleared["swp1"]["link"]["phy-detail"][k] = 10
+    cleared["swp1"]["link"]["stats"]["carrier-transitions"] = 0
+    for hours, text in ((0, NVUE_DOC), (1, json.dumps(cleared))):
+        at = (T0 + timedelta(hours=hours)).isoformat().replace("+00:00", "Z")
+        assert post(alice, revision, text, format="nvue", device="IB-L01", taken_at=at).status_code == 201
+    [link] = alice.get(url(revision)).json()["links"]
+    assert {r["counter"] for r in link["resets"]} == {"carrier_transitions", "fec_corrected"}
+    assert link["flags"] == []  # 80 corrected errors in an hour after the clear: nothing rising

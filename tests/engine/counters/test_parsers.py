@@ -85,7 +85,7 @@ def test_nvue_reads_link_stats_and_phy_detail():
         "xmit_discards": 0,
         "symbol_errors": 0,
         "fec_uncorrectable": 0,
-        "fec_corrected": raw,  # raw errors before FEC, none left uncorrected
+        "fec_corrected": raw,  # the raw errors FEC saw
     }
 
 
@@ -94,7 +94,7 @@ def test_nvue_single_interface_output_needs_the_interface():
     with pytest.raises(CounterParseError, match="interface is required"):
         parse_counters(phy, "nvue", device="leaf-1")
     [r] = parse_counters(phy, "nvue", device="leaf-1", interface="swp3").readings
-    assert r.counters == {"symbol_errors": 2, "fec_uncorrectable": 1, "fec_corrected": 9}
+    assert r.counters == {"symbol_errors": 2, "fec_uncorrectable": 1, "fec_corrected": 10}
 
 
 def test_sonic_reads_formatted_values_and_the_fec_columns():
