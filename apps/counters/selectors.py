@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from django.conf import settings
 from django.db.models import Q
 
+from apps.designs.measurements import measurement_link_margins
 from apps.designs.models import CableRecord, LinkRecord, Revision
 from engine.counters import LinkFacts, Thresholds, drift_of_port, flags_of_link, load_thresholds, suspects
 from engine.counters.drift import FLAG_TEXT, EndDrift
@@ -50,7 +51,9 @@ def _series(snapshots, readings, networks_of_link) -> dict[tuple[int, str], list
     return out
 
 
-def _facts(revision: Revision, link_ids, rows) -> tuple[dict[int, LinkFacts], dict[tuple[str, str], int]]:
+def _facts(
+    revision: Revision, link_ids, rows, t: Thresholds
+) -> tuple[dict[int, LinkFacts], dict[tuple[str, str], int]]:
     cable_ids = {int(c[1:]) for r in rows.values() for c in r["cables"].split() if c[1:].isdigit()}
     trunks = {
         c["cable_id"]: c
@@ -61,6 +64,10 @@ def _facts(revision: Revision, link_ids, rows) -> tuple[dict[int, LinkFacts], di
     facts = {}
     population: dict[tuple[str, str], int] = {}
     panels: set[str] = set()
+    margins = measurement_link_margins(revision=revision) if link_ids else {}
+    low = [m for m in margins.values() if m < t.low_margin_db]
+    if low:
+        population[("loss", f"within {t.low_margin_db:g} dB of their limit")] = len(low)
     for link_id in link_ids:
         r = rows[link_id]
         t_names, p_names = [], []
@@ -79,6 +86,7 @@ def _facts(revision: Revision, link_ids, rows) -> tuple[dict[int, LinkFacts], di
             panels=tuple(dict.fromkeys(p_names)),
             parts=tuple(dict.fromkeys(p for p in (r["a_part"], r["b_part"]) if p)),
             racks=tuple(dict.fromkeys(x for x in (r["a_rack"], r["b_rack"]) if x)),
+            margin_db=margins.get(f"L{link_id:06d}"),
         )
     for p in panels:
         through = CableRecord.objects.filter(revision=revision, kind="trunk").filter(Q(a_device=p) | Q(b_device=p))
@@ -141,7 +149,7 @@ def counter_report(*, revision: Revision, thresholds: Thresholds | None = None, 
         per_link[link_id].append((end, drift_of_port(seq)))
     drifts = [flags_of_link(i, ends, t) for i, ends in per_link.items() if i in rows]
     flagged = {d.link_id: d.flags for d in drifts if d.flags}
-    facts, population = _facts(revision, sorted(flagged), rows)
+    facts, population = _facts(revision, sorted(flagged), rows, t)
     groups, ungrouped = suspects(flagged, facts, population, t)
 
     def label(i: int) -> str:

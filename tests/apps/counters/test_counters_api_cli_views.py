@@ -265,3 +265,26 @@ def test_clearing_the_switch_counters_is_a_reset_of_every_counter_that_went_down
     [link] = alice.get(url(revision)).json()["links"]
     assert {r["counter"] for r in link["resets"]} == {"carrier_transitions", "fec_corrected"}
     assert link["flags"] == []  # 80 corrected errors in an hour after the clear: nothing rising
+
+
+def test_flagged_links_whose_fibers_measured_close_to_their_limit_are_one_suspect(client, revision, users):
+    """The measured-results upload (the revision's own test sheet, filled in) joins the counters: two flagged
+    links measured within 0.5 dB of their limit form the "measured loss" suspect."""
+    from tests.apps.designs.test_measurement_views import as_csv, sheet, upload
+
+    links = switch_links(revision)
+    labels = {f"L{lk.link_id:06d}" for lk in links}
+    header, rows = sheet(revision)
+    col = {c: i for i, c in enumerate(header)}
+    for r in rows:
+        lossy = r[col["link_id"]] in labels and r[col["limit_db"]]
+        r[col["measured_loss_db"]] = f"{float(r[col['limit_db']]) - 0.2:.2f}" if lossy else "0.30"
+    client.force_login(users.alice)
+    assert upload(client, revision, as_csv(header, rows)).status_code == 302
+    alice = api(users.alice)
+    post(alice, revision, CLEAN, format="ibqueryerrors", taken_at=T0.isoformat().replace("+00:00", "Z"))
+    post(alice, revision, errors_on(links, SymbolErrorCounter=50), format="ibqueryerrors")
+    groups = alice.get(url(revision)).json()["groups"]
+    loss = next(g for g in groups if g["kind"] == "loss")
+    assert set(loss["links"]) == labels and loss["population"] == 2
+    assert loss["key"] == "within 0.5 dB of their limit" and "clean and re-test" in loss["action"][0]
