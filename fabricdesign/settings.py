@@ -15,6 +15,7 @@ from pathlib import Path
 from django.core.exceptions import ImproperlyConfigured
 
 from fabricdesign.env import (
+    counter_thresholds_file,
     env_bool,
     env_int,
     env_list,
@@ -397,26 +398,7 @@ DESIGN_MAX_DEVICES = env_int("DESIGN_MAX_DEVICES", 150_000)
 # Error-counter flag thresholds: engine/counters/data/thresholds.yaml, overridden by this YAML file's plain
 # values ({name: number}); checked at start-up.
 COUNTER_THRESHOLDS_FILE = env_str("COUNTER_THRESHOLDS_FILE", "")
-
-
-def _counter_thresholds(path: str) -> dict:
-    if not path:
-        return {}
-    import yaml
-
-    from engine.counters import CounterParseError, load_thresholds
-
-    try:
-        data = yaml.safe_load(Path(path).read_text()) or {}
-        if not isinstance(data, dict):
-            raise CounterParseError("expected a mapping of threshold names to numbers")
-        load_thresholds().with_overrides(data, "COUNTER_THRESHOLDS_FILE")
-    except (OSError, yaml.YAMLError, CounterParseError) as exc:
-        raise ImproperlyConfigured(f"COUNTER_THRESHOLDS_FILE={path!r}: {exc}") from None
-    return data
-
-
-COUNTER_THRESHOLDS = _counter_thresholds(COUNTER_THRESHOLDS_FILE)
+COUNTER_THRESHOLDS = counter_thresholds_file(COUNTER_THRESHOLDS_FILE)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "fabricdesign API",

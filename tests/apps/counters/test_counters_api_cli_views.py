@@ -288,3 +288,14 @@ def test_flagged_links_whose_fibers_measured_close_to_their_limit_are_one_suspec
     loss = next(g for g in groups if g["kind"] == "loss")
     assert set(loss["links"]) == labels and loss["population"] == 2
     assert loss["key"] == "within 0.5 dB of their limit" and "clean and re-test" in loss["action"][0]
+
+
+def test_the_app_wide_thresholds_apply_to_the_report(revision, users, settings):
+    links = switch_links(revision, 1)
+    alice = api(users.alice)
+    for hours, value in ((0, 0), (1, 40)):
+        at = (T0 + timedelta(hours=hours)).isoformat().replace("+00:00", "Z")
+        post(alice, revision, errors_on(links, SymbolErrorCounter=value), format="ibqueryerrors", taken_at=at)
+    assert alice.get(url(revision)).json()["counts"]["flagged"] == 1
+    settings.COUNTER_THRESHOLDS = {"symbol_errors_per_hour": 100}  # what COUNTER_THRESHOLDS_FILE sets
+    assert alice.get(url(revision)).json()["counts"]["flagged"] == 0
