@@ -13,10 +13,11 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
+from apps.commissioning.models import AsBuiltUpload
 from apps.designs.models import LinkRecord, Revision
 from apps.designs.revision_cache import revision_custom_catalog
 from apps.exports.services import revision_result
-from engine.asbuilt.matching import PortMatcher, port_aliases
+from engine.asbuilt.matching import PortMatcher, UserMapError, parse_user_map, port_aliases
 from engine.asbuilt.records import ObservedEnd, PlannedLink
 from engine.counters import FORMATS, CounterParseError, parse_counters
 from engine.counters.formats import NEEDS_DEVICE
@@ -49,9 +50,21 @@ def _planned_links(revision: Revision) -> list[PlannedLink]:
     ]
 
 
+def _user_map(revision: Revision) -> tuple:
+    """The port maps given with the revision's as-built uploads (RDMA device, netdev or GUID -> planned port):
+    the counters match ports exactly as the as-built import does."""
+    out: list = []
+    for text in AsBuiltUpload.objects.filter(revision=revision).order_by("id").values_list("user_map", flat=True):
+        try:
+            out.extend(parse_user_map(text))
+        except UserMapError:
+            continue  # checked when it was uploaded; a map that no longer reads adds nothing
+    return tuple(out)
+
+
 def revision_matcher(revision: Revision) -> tuple[PortMatcher, dict[str, PlannedLink]]:
     """The matcher of a revision's planned ports (names from its stored links, the platform names from a
-    recomputation of its design) and its links by id."""
+    recomputation of its design, the maps of its as-built uploads) and its links by id."""
     links = _planned_links(revision)
     try:
         result = revision_result(revision=revision, extra_catalog=revision_custom_catalog(revision))
@@ -59,7 +72,7 @@ def revision_matcher(revision: Revision) -> tuple[PortMatcher, dict[str, Planned
         raise CounterImportRejected(
             "revision", f"this revision no longer computes ({exc}); cannot name its ports"
         ) from None
-    return PortMatcher(links, port_aliases(result)), {lk.link_id: lk for lk in links}
+    return PortMatcher(links, port_aliases(result), _user_map(revision)), {lk.link_id: lk for lk in links}
 
 
 def counter_snapshot_create(

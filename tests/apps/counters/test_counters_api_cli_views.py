@@ -299,3 +299,28 @@ def test_the_app_wide_thresholds_apply_to_the_report(revision, users, settings):
     assert alice.get(url(revision)).json()["counts"]["flagged"] == 1
     settings.COUNTER_THRESHOLDS = {"symbol_errors_per_hour": 100}  # what COUNTER_THRESHOLDS_FILE sets
     assert alice.get(url(revision)).json()["counts"]["flagged"] == 0
+
+
+def test_the_port_map_given_with_an_as_built_upload_matches_counters_too(revision, users):
+    """A host whose HCA describes itself in a way the plan cannot know: the as-built import's user map
+    (device, GUID, port) names it, and the counter import uses the same map."""
+    from apps.commissioning.models import AsBuiltUpload
+
+    AsBuiltUpload.objects.create(
+        revision=revision,
+        uploaded_by=users.alice,
+        format="csv",
+        filename="map.csv",
+        user_map="device,ident,port\nDGX-SU01-N01,0xabc123,OSFP1P1\n",
+        size=0,
+        links=0,
+        sha256="",
+        content="",
+    )
+    text = ibqueryerrors({("node without a planned name", 1): {"SymbolErrorCounter": 3}}).replace(
+        "0x2c90000000000", "0xabc123"
+    )
+    r = post(api(users.alice), revision, text, format="ibqueryerrors")
+    assert r.status_code == 201 and r.json()["matched"] == 1, r.json()
+    [reading] = CounterReading.objects.all()
+    assert reading.counters == {"symbol_errors": 3}
