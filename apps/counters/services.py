@@ -7,17 +7,26 @@ the first of them listed with the snapshot (never silently dropped).
 
 from __future__ import annotations
 
+import pickle
+import zlib
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
 from apps.commissioning.models import AsBuiltUpload
 from apps.designs.models import LinkRecord, Revision
-from apps.designs.revision_cache import revision_custom_catalog
+from apps.designs.revision_cache import (
+    compute_once,
+    revision_custom_catalog,
+    revision_fingerprint,
+    revision_key,
+    store_blob,
+)
 from apps.exports.services import revision_result
-from engine.asbuilt.matching import PortMatcher, UserMapError, parse_user_map, port_aliases
+from engine.asbuilt.matching import PortMatcher, PortRef, UserMapError, parse_user_map, port_aliases
 from engine.asbuilt.records import ObservedEnd, PlannedLink
 from engine.counters import FORMATS, CounterParseError, parse_counters
 from engine.counters.formats import NEEDS_DEVICE
@@ -26,6 +35,7 @@ from engine.errors import SpecError
 from .models import CounterReading, CounterSnapshot
 
 UNMATCHED_KEPT = 50
+_ALIASES_VERSION = 1
 IB_FORMATS = frozenset(("ibqueryerrors", "perfquery"))
 
 
@@ -62,17 +72,38 @@ def _user_map(revision: Revision) -> tuple:
     return tuple(out)
 
 
+def _aliases(revision: Revision) -> dict:
+    """Every other name of every planned port (engine.asbuilt.matching.port_aliases), from the cache; on a miss
+    the design is recomputed once (concurrent misses wait) and the names kept unless larger than
+    REVISION_CACHE_MAX_BYTES: a revision never changes, so later imports skip the recomputation."""
+    custom = revision_custom_catalog(revision)
+    key = revision_key("port-aliases", _ALIASES_VERSION, revision_fingerprint(revision, custom))
+
+    def ready() -> dict | None:
+        blob = cache.get(key)
+        return None if blob is None else pickle.loads(zlib.decompress(blob))
+
+    def compute() -> dict:
+        try:
+            result = revision_result(revision=revision, extra_catalog=custom)
+        except SpecError as exc:
+            raise CounterImportRejected(
+                "revision", f"this revision no longer computes ({exc}); cannot name its ports"
+            ) from None
+        aliases = {tuple(ref): names for ref, names in port_aliases(result).items()}
+        del result
+        store_blob(key, zlib.compress(pickle.dumps(aliases, protocol=pickle.HIGHEST_PROTOCOL), 1))
+        return aliases
+
+    return compute_once(f"{key}:lock", ready, compute)
+
+
 def revision_matcher(revision: Revision) -> tuple[PortMatcher, dict[str, PlannedLink]]:
     """The matcher of a revision's planned ports (names from its stored links, the platform names from a
-    recomputation of its design, the maps of its as-built uploads) and its links by id."""
+    recomputation of its design, cached, and the maps of its as-built uploads) and its links by id."""
     links = _planned_links(revision)
-    try:
-        result = revision_result(revision=revision, extra_catalog=revision_custom_catalog(revision))
-    except SpecError as exc:
-        raise CounterImportRejected(
-            "revision", f"this revision no longer computes ({exc}); cannot name its ports"
-        ) from None
-    return PortMatcher(links, port_aliases(result), _user_map(revision)), {lk.link_id: lk for lk in links}
+    aliases = {PortRef(*ref): names for ref, names in _aliases(revision).items()}
+    return PortMatcher(links, aliases, _user_map(revision)), {lk.link_id: lk for lk in links}
 
 
 def counter_snapshot_create(
