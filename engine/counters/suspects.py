@@ -47,6 +47,16 @@ _AIM = {
 }
 
 
+# Two panels (or trunks) holding exactly the same flagged links: the two ends of the same trunks.
+_AIM_BOTH = {
+    "trunk": "Trunks {key}: inspect and clean both ends of each at the panels and the cords patched into them; "
+    "check their route and polarity end to end.",
+    "panel": "Patch panels {key} (the two ends of the same trunks): inspect and clean their adapters and the end "
+    "faces of the cords and trunk connectors patched there for these links; reseat them; check polarity "
+    "through both panels.",
+}
+
+
 @dataclass(frozen=True)
 class LinkFacts:
     """What a link is made of, for grouping. `margin_db` is its measured margin (None: not measured)."""
@@ -116,14 +126,10 @@ def suspects(
     for (kind, links, pop), keys in same.items():
         counts = {flag: sum(flag in flagged[i] for i in links) for flag in FLAGS}
         name = " and ".join(sorted(keys))
+        aim = (_AIM_BOTH if len(keys) > 1 and kind in _AIM_BOTH else _AIM)[kind].format(key=name)
         groups.append(
             SuspectGroup(
-                kind,
-                tuple(sorted(keys)),
-                links,
-                {k: v for k, v in counts.items() if v},
-                pop,
-                (_AIM[kind].format(key=name), *CHECKLIST),
+                kind, tuple(sorted(keys)), links, {k: v for k, v in counts.items() if v}, pop, (aim, *CHECKLIST)
             )
         )
     groups.sort(key=lambda g: (-g.score, KINDS.index(g.kind), -len(g.links), g.key))
