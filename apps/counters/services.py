@@ -30,6 +30,7 @@ from engine.asbuilt.matching import PortMatcher, PortRef, UserMapError, parse_us
 from engine.asbuilt.records import ObservedEnd, PlannedLink
 from engine.counters import FORMATS, CounterParseError, parse_counters
 from engine.counters.formats import NEEDS_DEVICE
+from engine.counters.lids import lid_names, resolve_lids
 from engine.errors import SpecError
 
 from .models import CounterReading, CounterSnapshot
@@ -98,6 +99,15 @@ def _aliases(revision: Revision) -> dict:
     return compute_once(f"{key}:lock", ready, compute)
 
 
+def _lid_names(revision: Revision) -> dict[int, str]:
+    """LID -> node description from the revision's ibnetdiscover as-built uploads, the newest winning."""
+    names: dict[int, str] = {}
+    uploads = AsBuiltUpload.objects.filter(revision=revision, format="ibnetdiscover").order_by("id")
+    for text in uploads.values_list("content", flat=True):
+        names.update(lid_names(text))
+    return names
+
+
 def revision_matcher(revision: Revision) -> tuple[PortMatcher, dict[str, PlannedLink]]:
     """The matcher of a revision's planned ports (names from its stored links, the platform names from a
     recomputation of its design, cached, and the maps of its as-built uploads) and its links by id."""
@@ -135,6 +145,15 @@ def counter_snapshot_create(
     except CounterParseError as exc:
         field = "interface" if "interface is required" in str(exc) else "file"
         raise CounterImportRejected(field, str(exc)) from None
+    notes = list(parsed.notes)
+    if fmt == "perfquery":
+        parsed = resolve_lids(parsed, _lid_names(revision))
+        unnamed = sum(r.device.startswith("lid ") for r in parsed.readings)
+        if unnamed:
+            notes.append(
+                f"{unnamed} perfquery readings name a LID no ibnetdiscover as-built upload of this revision names "
+                "(upload a discovery of the running fabric first)"
+            )
     matcher, by_id = revision_matcher(revision)
     matched: dict[tuple[int, str], dict[str, int]] = {}
     unmatched: list[str] = []
@@ -171,7 +190,7 @@ def counter_snapshot_create(
             implicit_zero=parsed.implicit_zero,
             networks=sorted(networks),
             reported=list(parsed.reported),
-            notes=list(parsed.notes) + ([f"{len(unmatched)} ports not in the plan"] if unmatched else []),
+            notes=notes + ([f"{len(unmatched)} ports not in the plan"] if unmatched else []),
         )
         CounterReading.objects.bulk_create(
             [

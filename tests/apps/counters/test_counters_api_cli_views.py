@@ -324,3 +324,12 @@ def test_the_port_map_given_with_an_as_built_upload_matches_counters_too(revisio
     assert r.status_code == 201 and r.json()["matched"] == 1, r.json()
     [reading] = CounterReading.objects.all()
     assert reading.counters == {"symbol_errors": 3}
+
+
+def test_perfquery_without_a_discovery_says_its_lids_are_unnamed(revision, users):
+    text = "# Port counters: Lid 7 port 3 (CapMask: 0x1300)\nSymbolErrorCounter:..............4\n"
+    r = post(api(users.alice), revision, text, format="perfquery")
+    assert r.status_code == 201
+    body = r.json()
+    assert (body["ports"], body["matched"], body["unmatched"]) == (1, 0, ["lid 7 3"])
+    assert any("LID" in n for n in body["notes"])

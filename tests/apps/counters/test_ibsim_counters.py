@@ -5,7 +5,8 @@ planned ibnetdiscover file loaded into ibsim with upstream OpenSM running,
 WHEN ibqueryerrors is read before and after symbol errors and a link-down are set (ibsim's PerformanceSet) on
 two links that share a patch panel but not a trunk,
 THEN exactly those two links are flagged and the first suspect is that panel; and when the counters are
-cleared after reading (`ibqueryerrors -k`) the next snapshot reports a reset, not a negative delta.
+cleared after reading (`ibqueryerrors -k`) the next snapshot reports a reset, not a negative delta. perfquery,
+which names ports by LID, is matched through an ibnetdiscover of the running fabric.
 
     leaf CF-SU01-L01 ──cord── PP-B09-Uxx ══trunk T1══ PP-A01-Uxx ──cord── spine
                               (same panel)  ══trunk T2══
@@ -19,6 +20,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from apps.commissioning.models import AsBuiltUpload
 from apps.counters.models import CounterSnapshot
 from apps.counters.selectors import counter_report
 from apps.counters.services import counter_snapshot_create
@@ -26,6 +28,7 @@ from apps.designs.models import CableRecord, LinkRecord
 from apps.designs.services import design_create
 from apps.exports.renderers import write_deliverables
 from apps.exports.services import revision_result
+from engine.counters.lids import lid_names
 from engine.ibnetdiscover import parse_ibnetdiscover
 from engine.ifnames import ib_port_number
 from engine.presets import load_preset
@@ -106,6 +109,28 @@ def test_errors_on_two_links_through_one_panel_flag_them_and_name_the_panel(revi
 
         third = snapshot(sim, t0 + timedelta(hours=2))  # after the clear: the counters went down
 
+        # perfquery names the port by LID: an ibnetdiscover of the running fabric (an as-built upload) names it
+        AsBuiltUpload.objects.create(
+            revision=revision,
+            format="ibnetdiscover",
+            filename="discovered.txt",
+            content=sim.run("ibnetdiscover"),
+            size=0,
+            links=0,
+            sha256="",
+        )
+        leaf = links[chosen[0]]
+        lid = next(k for k, v in lid_names(AsBuiltUpload.objects.get().content).items() if v == leaf.a_device)
+        text = sim.run("perfquery", str(lid), str(ib_port_number(leaf.a_port)))
+        pq = counter_snapshot_create(
+            revision=revision,
+            user=users.alice,
+            text=text,
+            fmt="perfquery",
+            taken_at=t0 + timedelta(hours=2, minutes=30),
+        )
+        assert (pq.ports, pq.matched, pq.unmatched) == (1, 1, [])
+
     assert third.ports == 0
     report = counter_report(revision=revision)
     assert report["counts"]["flagged"] == 0
@@ -116,4 +141,4 @@ def test_errors_on_two_links_through_one_panel_flag_them_and_name_the_panel(revi
     for lk in report["links"]:
         for drift in lk["drift"].values():
             assert all(v >= 0 for iv in drift["intervals"] for v in iv["deltas"].values())
-    assert CounterSnapshot.objects.filter(revision=revision).count() == 3
+    assert CounterSnapshot.objects.filter(revision=revision).count() == 4

@@ -158,3 +158,15 @@ def test_ethtool_maps_the_mlx5_phy_counters():
 def test_it_says_why_a_file_cannot_be_read(fmt, text, kwargs, message):
     with pytest.raises(CounterParseError, match=message):
         parse_counters(text, fmt, **kwargs)
+
+
+def test_perfquery_lids_are_named_by_an_ibnetdiscover_sweep_of_the_same_fabric():
+    """ibnetdiscover_ibsim_lids.txt: ibnetdiscover through ibsim on net.2sw2path4hca after OpenSM gave LIDs."""
+    from engine.counters.lids import lid_names, resolve_lids
+
+    names = lid_names(read("ibnetdiscover_ibsim_lids.txt"))
+    assert names == {1: "Switch1", 3: "Switch2", 2: "Hca1", 4: "Hca2", 5: "Hca3", 6: "Hca4"}
+    f = resolve_lids(parse_counters(read("perfquery_ibsim.txt"), "perfquery"), names)
+    assert [(r.device, r.port) for r in f.readings] == [("Switch1", "3")]
+    unknown = resolve_lids(parse_counters(read("perfquery_ibsim.txt"), "perfquery"), {})
+    assert unknown.readings[0].device == "lid 1"
