@@ -4,6 +4,7 @@ flag the links that degrade, and group the flagged links by the physical compone
 
     model.py       PortReading / CounterFile: one parsed file, counters under canonical names (COUNTERS)
     ib.py          ibqueryerrors and perfquery (infiniband-diags)
+    lids.py        perfquery's LIDs named by an ibnetdiscover sweep of the running fabric
     ethernet.py    ethtool -S (mlx5, bnxt_en), NVUE, Arista EOS and SONiC JSON
     formats.py     the formats by name, one parse entry point
     thresholds.py  the flag thresholds (data/thresholds.yaml, shared with the monitoring rules)
