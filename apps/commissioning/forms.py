@@ -16,11 +16,8 @@ FORMAT_LABELS = {
 
 
 class AsBuiltUploadForm(forms.Form):
-    def __init__(self, *args, **kwargs):
-        # Its own element ids: the revision page has the measured-results form (id_file) too. Field names
-        # stay as they are.
-        kwargs.setdefault("auto_id", "asbuilt_%s")
-        super().__init__(*args, **kwargs)
+    # The revision page holds the measured-results form too: a prefix keeps the two forms' ids apart.
+    prefix = "asbuilt"
 
     file = forms.FileField(label="As-built file", help_text="The tool's output as it printed it.")
     format = forms.ChoiceField(label="Format", choices=[(f, FORMAT_LABELS[f]) for f in FORMATS])

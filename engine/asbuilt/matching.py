@@ -114,37 +114,42 @@ class PortMatcher:
         # (lower-case device, lower-case port name) -> design port; design names first, so a platform name
         # that happens to equal another port's design name wins (it is what the tools print).
         self._ports: dict[tuple[str, str], str] = {}
+        lower: dict[str, str] = {}  # device name -> lower-case, once per device (400,000 links, 20,000 devices)
+        links_at, ports = self._links, self._ports
         for lk in links:
-            for ref in (PortRef(lk.a_device, lk.a_port), PortRef(lk.b_device, lk.b_port)):
-                self._links[ref] = lk
-                dk = _key(ref.device)
-                self._devices[dk] = ref.device
-                self._ports.setdefault((dk, _key(ref.port)), ref.port)
+            for device, port in ((lk.a_device, lk.a_port), (lk.b_device, lk.b_port)):
+                links_at[PortRef(device, port)] = lk
+                dk = lower.get(device)
+                if dk is None:
+                    dk = lower[device] = device.lower()
+                    self._devices[dk] = device
+                ports.setdefault((dk, port.lower()), port)
         self._ib_numbered: dict[str, bool] = {}  # device -> its IB port numbers name twin-port cages (c/p)
         for ref, names in (aliases or {}).items():
-            dk = _key(ref.device)
+            dk = lower.get(ref.device) or ref.device.lower()
             self._devices.setdefault(dk, ref.device)
             for name in names:
                 if name:
-                    self._ports[(dk, _key(name))] = ref.port
+                    ports[(dk, name.lower())] = ref.port
                     if name.isdigit() and name != ref.port:
                         self._ib_numbered[dk] = "/" in ref.port
         self._short: dict[str, str] = {}
         for dk, name in self._devices.items():
             self._short.setdefault(dk.split(".")[0], name)
+        self._device_memo: dict[str, str | None] = {}
         self._guids: dict[str, PortRef] = {}
         self._any_device: dict[str, str] = {}  # ident -> port, on every device
         for e in user_map:
             guid = norm_guid(e.ident) if e.ident.lower().startswith("0x") else ""
-            device = self.device(e.device) if e.device else None
+            known = self.device(e.device) if e.device else None
             if guid:
-                if device is None:
+                if known is None:
                     # A GUID alone: the device comes from the node description when matched.
                     self._any_device[guid] = e.port
                 else:
-                    self._guids[guid] = PortRef(device, e.port)
-            elif device is not None:
-                self._ports[(_key(device), _key(e.ident))] = e.port
+                    self._guids[guid] = PortRef(known, e.port)
+            elif known is not None:
+                self._ports[(_key(known), _key(e.ident))] = e.port
             elif not e.device:
                 self._any_device[_key(e.ident)] = e.port
 
@@ -152,6 +157,15 @@ class PortMatcher:
 
     def device(self, reported: str) -> str | None:
         """The plan's device a reported name means, or None."""
+        try:
+            return self._device_memo[reported]  # a file names each device once per port it reports
+        except KeyError:
+            pass
+        hit = self._device(reported)
+        self._device_memo[reported] = hit
+        return hit
+
+    def _device(self, reported: str) -> str | None:
         k = _key(reported)
         if not k:
             return None
@@ -175,22 +189,23 @@ class PortMatcher:
         device = self.device(end.device)
         if device is None:
             return None
-        dk = _key(device)
-        names = [end.port]
-        words = end.device.split()
-        if len(words) > 1 and _RDMA.match(words[-1]):
-            # "<hostname> mlx5_N": the HCA is the port; its IB port number (1) says nothing more.
-            names = [words[-1]]
-        for name in names:
-            k = _key(name)
+        dk = device.lower()
+        name = end.port
+        if " " in end.device:
+            words = end.device.split()
+            if _RDMA.match(words[-1]):
+                # "<hostname> mlx5_N": the HCA is the port; its IB port number (1) says nothing more.
+                name = words[-1]
+        k = name.lower()
+        port = self._ports.get((dk, k))
+        if port is None:
+            k = k.strip()
             port = self._ports.get((dk, k))
-            if port is None and guid:
-                port = self._any_device.get(guid)
-            if port is None:
-                port = self._any_device.get(k)
-            if port is not None:
-                return PortRef(device, port)
-        return None
+        if port is None and guid:
+            port = self._any_device.get(guid)
+        if port is None and self._any_device:
+            port = self._any_device.get(k)
+        return None if port is None else PortRef(device, port)
 
     def design_port(self, device: str, reported: str) -> str:
         """The design's name of a port the plan may not use (a cable on a spare port): the planned port when
@@ -225,17 +240,31 @@ def port_aliases(result, catalog=None, ethernet_os: str | None = None) -> dict[P
     servers = getattr(catalog, "servers", {}) if catalog is not None else {}
     ib_ports: dict[int, set[str]] = {}
     out: dict[PortRef, list[str]] = {}
+    # A name depends on the device's model and platform, the port and the speed, not on the device: worked
+    # out once per distinct combination (a few hundred in a 400,000-link design).
+    memo: dict[tuple, str] = {}
+    tech = {n: technology_of(spec, n) for n in {lk.network for lk in result.links}}
+    dname = [d.name for d in devs]
+    kind = [(d.model, names.platform(i) if names is not None else "", d.role == "server") for i, d in enumerate(devs)]
+    rdma_of = {k: dict(getattr(m, "rdma_devices", None) or {}) for k, m in servers.items()}
     for lk in result.links:
-        ib = technology_of(spec, lk.network) == "infiniband"
+        ib = tech[lk.network] == "infiniband"
+        speed = lk.speed_gbps
         for d, p in ((lk.a, lk.a_port), (lk.b, lk.b_port)):
-            ref = PortRef(devs[d].name, p)
-            found = out.setdefault(ref, [])
+            ref = PortRef(dname[d], p)
+            found = out.get(ref)
+            if found is None:
+                found = out[ref] = []
+            model, platform, server = kind[d]
             if names is not None:
-                found.append(names.name(d, p, lk.speed_gbps))
-            if ib and devs[d].role == "server":
+                key = (model, platform, p, speed)
+                name = memo.get(key)
+                if name is None:
+                    name = memo[key] = names.name(d, p, speed)
+                found.append(name)
+            if ib and server:
                 ib_ports.setdefault(d, set()).add(p)
-                model = servers.get(devs[d].model)
-                rdma = (getattr(model, "rdma_devices", None) or {}).get(p) if model is not None else None
+                rdma = rdma_of.get(model, {}).get(p)
                 if rdma:
                     found.append(rdma)
     # The planned ibnetdiscover file's CA names: "<server> HCA-<n>", n in natural port order.

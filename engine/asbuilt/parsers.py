@@ -72,12 +72,16 @@ def parse(fmt: str, text: str, *, device: str = "", port: str = "") -> Observati
 
 def _dedupe(links: list[ObservedLink]) -> tuple[ObservedLink, ...]:
     """One link per pair of ends (tools print each link from both sides)."""
-    seen: dict[frozenset, ObservedLink] = {}
+    seen: set[tuple[str, str, str, str]] = set()
+    out = []
     for lk in links:
-        key = frozenset(((lk.a.device, lk.a.port), (lk.b.device, lk.b.port)))
-        if key not in seen:
-            seen[key] = lk
-    return tuple(seen.values())
+        a, b = lk.a, lk.b
+        key = (a.device, a.port, b.device, b.port)
+        if key in seen or (b.device, b.port, a.device, a.port) in seen:
+            continue
+        seen.add(key)
+        out.append(lk)
+    return tuple(out)
 
 
 # --- InfiniBand ------------------------------------------------------------------------------------------
@@ -227,13 +231,19 @@ def parse_lldpctl(text: str, *, device: str = "") -> Observation:
     return Observation("lldpctl", _dedupe(links), frozenset(str(h) for h in data))
 
 
+_MAC = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
+
+
 def _nvue_neighbors(device: str, ifname: str, lldp: Mapping) -> list[ObservedLink]:
     out = []
     for key, nb in _items(lldp.get("neighbor") or {}):
         chassis = nb.get("chassis") or {}
         port = nb.get("port") or {}
         name = str(chassis.get("system-name") or key)
-        pname = str(port.get("name") or port.get("description") or "")
+        pname = str(port.get("name") or "")
+        if port.get("type") == "mac" or _MAC.match(pname):
+            # A host's lldpd sends its MAC as the port id by default; the interface name is the description.
+            pname = str(port.get("description") or pname)
         out.append(ObservedLink(ObservedEnd(device, ifname), ObservedEnd(name, pname)))
     return out
 
@@ -292,26 +302,29 @@ def parse_csv(text: str) -> Observation:
     if missing:
         raise AsBuiltParseError(f"the header lacks {', '.join(missing)} (columns: {', '.join(CSV_COLUMNS)})", 1)
     col = {h: i for i, h in enumerate(header)}
+    i_dev, i_port, i_ndev, i_nport = (col[c] for c in CSV_COLUMNS)
+    i_width, i_speed = col.get("width"), col.get("speed_gbps")
     links = []
     devices = set()
     for n, row in enumerate(reader, start=2):
-        if not any(c.strip() for c in row):
-            continue
         if len(row) < len(header):
+            if not any(c.strip() for c in row):
+                continue
             raise AsBuiltParseError(f"{len(row)} cells, the header has {len(header)}", n)
-        cell = {k: row[i].strip() for k, i in col.items()}
-        empty = [c for c in CSV_COLUMNS if not cell[c]]
-        if empty:
+        dev, port, ndev, nport = row[i_dev].strip(), row[i_port].strip(), row[i_ndev].strip(), row[i_nport].strip()
+        if not (dev and port and ndev and nport):
+            if not any(c.strip() for c in row):
+                continue
+            empty = [c for c, v in zip(CSV_COLUMNS, (dev, port, ndev, nport)) if not v]
             raise AsBuiltParseError(f"{', '.join(empty)} empty", n)
         width = speed = None
         try:
-            if cell.get("width"):
-                width = int(cell["width"].rstrip("xX"))
-            if cell.get("speed_gbps"):
-                speed = float(cell["speed_gbps"])
+            if i_width is not None and row[i_width].strip():
+                width = int(row[i_width].strip().rstrip("xX"))
+            if i_speed is not None and row[i_speed].strip():
+                speed = float(row[i_speed])
         except ValueError:
             raise AsBuiltParseError("width must be a whole number of lanes and speed_gbps a number", n) from None
-        a = ObservedEnd(cell["device"], cell["port"])
-        links.append(ObservedLink(a, ObservedEnd(cell["neighbor_device"], cell["neighbor_port"]), width, None, speed))
-        devices.add(cell["device"])
+        links.append(ObservedLink(ObservedEnd(dev, port), ObservedEnd(ndev, nport), width, None, speed))
+        devices.add(dev)
     return Observation("csv", _dedupe(links), frozenset(devices))

@@ -10,6 +10,8 @@ from engine.ifnames import technology_of
 from .matching import PortRef, port_aliases
 from .records import PlannedCable, PlannedLink
 
+_CABLE_ID = "C{:06d}"
+
 
 @dataclass(frozen=True)
 class PlannedFabric:
@@ -18,9 +20,10 @@ class PlannedFabric:
     aliases: dict[PortRef, tuple[str, ...]]
 
 
-def planned_fabric(result, catalog=None, ethernet_os: str | None = None) -> PlannedFabric:
+def planned_fabric(result, catalog=None, ethernet_os: str | None = None, *, cables: bool = True) -> PlannedFabric:
     """Every link of the design (all networks), its cables and labels; the design must have its physical
-    layer (compute_design always makes one)."""
+    layer (compute_design always makes one). `cables=False` leaves the labels out (rendering 400,000 of them
+    costs seconds): the app reads the few a fix list needs from the stored cable rows."""
     physical = result.physical
     catalog = catalog if catalog is not None else getattr(result, "catalog", None)
     switches = getattr(catalog, "switches", {}) if catalog is not None else {}
@@ -43,15 +46,15 @@ def planned_fabric(result, catalog=None, ethernet_os: str | None = None) -> Plan
                 a_u if a_u != "" else None,
                 b_rack,
                 b_u if b_u != "" else None,
-                tuple(f"C{c:06d}" for c in cable_ids),
+                tuple(map(_CABLE_ID.format, cable_ids)),
                 tier,
                 int(lk.speed_gbps // rate) if rate else 0,
                 technology_of(result.spec, network),
             )
         )
-    cables: dict[str, PlannedCable] = {}
-    if physical is not None:
+    labels: dict[str, PlannedCable] = {}
+    if physical is not None and cables:
         for row in physical.cable_rows_out(result):
             cid, a_dev, a_port, b_dev, b_port, la, lb = row[0], row[6], row[7], row[10], row[11], row[14], row[15]
-            cables[cid] = PlannedCable(cid, la, lb, a_dev, a_port, b_dev, b_port)
-    return PlannedFabric(tuple(links), cables, port_aliases(result, catalog, ethernet_os))
+            labels[cid] = PlannedCable(cid, la, lb, a_dev, a_port, b_dev, b_port)
+    return PlannedFabric(tuple(links), labels, port_aliases(result, catalog, ethernet_os))

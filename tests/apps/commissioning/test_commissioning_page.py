@@ -37,7 +37,7 @@ def asbuilt_csv(revision, cross: bool) -> bytes:
 def post(client, revision, data: bytes, fmt="csv"):
     return client.post(
         f"/designs/{revision.design_id}/revisions/{revision.number}/asbuilt/",
-        {"file": SimpleUploadedFile("asbuilt.csv", data), "format": fmt},
+        {"asbuilt-file": SimpleUploadedFile("asbuilt.csv", data), "asbuilt-format": fmt},
     )
 
 
