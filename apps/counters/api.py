@@ -50,7 +50,7 @@ class SnapshotOut(serializers.Serializer):
 
 
 class ReportOut(serializers.Serializer):
-    snapshots = SnapshotOut(many=True)
+    snapshots = SnapshotOut(many=True, help_text="Every snapshot of the revision, oldest first.")
     counts = serializers.DictField(child=serializers.IntegerField(), help_text="links_tracked, flagged, with_resets.")
     links = serializers.ListField(
         child=serializers.DictField(),
