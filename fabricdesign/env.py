@@ -160,3 +160,22 @@ def _postgres(parts: Any, url: str) -> dict[str, Any]:
         "PORT": str(port) if port else "",
         "OPTIONS": dict(parse_qsl(parts.query)),
     }
+
+
+def counter_thresholds_file(path: str) -> dict:
+    """COUNTER_THRESHOLDS_FILE's overrides of the error-counter thresholds ({name: number}), checked against
+    engine/counters/data/thresholds.yaml; {} when no file is named."""
+    if not path:
+        return {}
+    import yaml
+
+    from engine.counters import CounterParseError, load_thresholds
+
+    try:
+        data = yaml.safe_load(Path(path).read_text()) or {}
+        if not isinstance(data, dict):
+            raise CounterParseError("expected a mapping of threshold names to numbers")
+        load_thresholds().with_overrides(data, "COUNTER_THRESHOLDS_FILE")
+    except (OSError, yaml.YAMLError, CounterParseError) as exc:
+        raise ImproperlyConfigured(f"COUNTER_THRESHOLDS_FILE={path!r}: {exc}") from None
+    return data

@@ -15,6 +15,7 @@ from pathlib import Path
 from django.core.exceptions import ImproperlyConfigured
 
 from fabricdesign.env import (
+    counter_thresholds_file,
     env_bool,
     env_int,
     env_list,
@@ -94,6 +95,7 @@ INSTALLED_APPS = [
     "apps.jobs",
     "apps.api",
     "apps.commissioning",
+    "apps.counters",
     "axes",
 ]
 
@@ -400,6 +402,10 @@ API_MAX_UPLOAD_BYTES = env_int("API_MAX_UPLOAD_BYTES", 32 * 1024 * 1024)
 # admit 131,072 GPUs with all four networks (about 560,000 links, 36,000 devices).
 DESIGN_MAX_LINKS = env_int("DESIGN_MAX_LINKS", 1_000_000)
 DESIGN_MAX_DEVICES = env_int("DESIGN_MAX_DEVICES", 150_000)
+# Error-counter flag thresholds: engine/counters/data/thresholds.yaml, overridden by this YAML file's plain
+# values ({name: number}); checked at start-up.
+COUNTER_THRESHOLDS_FILE = env_str("COUNTER_THRESHOLDS_FILE", "")
+COUNTER_THRESHOLDS = counter_thresholds_file(COUNTER_THRESHOLDS_FILE)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "fabricdesign API",

@@ -40,6 +40,9 @@ urlpatterns = [
     path("designs/", include("apps.commissioning.page_urls")),
     # Before apps.api's urls, which end in a catch-all 404 for unknown API paths.
     path("api/v1/", include("apps.commissioning.urls")),
+    path("designs/", include("apps.counters.urls")),
+    # ahead of apps.api.urls, whose last route answers every other /api/v1/ path with a 404
+    path("api/v1/", include("apps.counters.api_urls")),
     path("api/v1/", include("apps.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", csp(API_DOCS_CSP)(SpectacularSwaggerSplitView.as_view(url_name="api-schema")), name="api-docs"),

@@ -1,6 +1,7 @@
 """The apps form layers, and an app imports only from the layers below it (the engine sits under all of them and
 imports none: tests/engine/test_engine_is_framework_free.py).
 
+    counters       port error counters after commissioning: snapshots, drift, suspects (its REST views and page section too)
     commissioning  as-built imports, their classification and fix list (its REST views and page section too)
     api        REST views and serializers over everything below
     monitoring utilization snapshots judged against the plan (the rules and dashboard are exports)
@@ -23,7 +24,17 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-LAYERS = ("common", "jobs", "catalog", "designs", "exports", "monitoring", "api", "commissioning")  # lowest first
+LAYERS = (
+    "common",
+    "jobs",
+    "catalog",
+    "designs",
+    "exports",
+    "monitoring",
+    "api",
+    "commissioning",
+    "counters",
+)  # lowest first
 
 KNOWN_UPWARD: dict[str, set[str]] = {
     "apps/common/views.py": {"jobs"},  # /healthz reads the workers' last beat

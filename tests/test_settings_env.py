@@ -155,3 +155,22 @@ def test_database_url_postgres_with_defaults():
 def test_database_url_rejects_what_it_cannot_use(url):
     with pytest.raises(ImproperlyConfigured):
         parse_database_url(url, base_dir=BASE)
+
+
+def test_counter_thresholds_file_overrides_by_name_and_refuses_a_bad_one(tmp_path):
+    from fabricdesign.env import counter_thresholds_file
+
+    assert counter_thresholds_file("") == {}
+    good = tmp_path / "t.yaml"
+    good.write_text("symbol_errors_per_hour: 10\nflaps_per_hour: 4\n")
+    assert counter_thresholds_file(str(good)) == {"symbol_errors_per_hour": 10, "flaps_per_hour": 4}
+    for text, message in (
+        ("nope: 1\n", "unknown threshold"),
+        ("flaps_per_hour: -2\n", "number >= 0"),
+        ("- 1\n", "mapping"),
+    ):
+        good.write_text(text)
+        with pytest.raises(ImproperlyConfigured, match=message):
+            counter_thresholds_file(str(good))
+    with pytest.raises(ImproperlyConfigured, match="COUNTER_THRESHOLDS_FILE"):
+        counter_thresholds_file(str(tmp_path / "missing.yaml"))

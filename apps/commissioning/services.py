@@ -127,9 +127,9 @@ _PLAN_VERSION = 1  # bump when PlannedFabric's shape changes
 
 
 def _planned(revision) -> PlannedFabric:
-    """The revision's plan side (links, port names) from the cache; a miss recomputes the design once
+    """The revision's plan side (links, port names) from the cache; a miss decodes the revision's snapshot once
     (concurrent misses wait) and keeps it unless larger than REVISION_CACHE_MAX_BYTES. Every import reclassifies
-    all the revision's files against it, so a campaign of partial imports recomputes the design once."""
+    all the revision's files against it, so a campaign of partial imports reads it once."""
     key = revision_key("asbuilt-plan", _PLAN_VERSION, revision_fingerprint(revision))
 
     def ready() -> PlannedFabric | None:

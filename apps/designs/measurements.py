@@ -410,6 +410,22 @@ def measurement_standing_report(*, revision: Revision, test_limit: str | None = 
     return report
 
 
+def measurement_link_margins(*, revision: Revision) -> dict[str, float]:
+    """Per measured link ("L000001") the least margin of its measured fibers to their limit (dB), from the
+    standing results; empty before any upload or when they cannot be worked out."""
+    if not _counted_uploads(revision):
+        return {}
+    try:
+        st = _standing(revision)
+    except MeasurementUnavailable:
+        return {}
+    out: dict[str, float] = {}
+    for f in st.comparison.fibers:
+        if f.margin_db is not None:
+            out[f.link_id] = min(out.get(f.link_id, f.margin_db), f.margin_db)
+    return out
+
+
 def measurement_standing_refresh(*, revision: Revision):
     """Work out the revision's standing counts again and store them (after an upload is stored or withdrawn).
 

@@ -48,7 +48,7 @@ class ImbalanceOut(serializers.Serializer):
     )
 
 
-class SnapshotOut(serializers.Serializer):
+class UtilizationSnapshotOut(serializers.Serializer):
     id = serializers.IntegerField(help_text="Snapshot id.")
     url = serializers.CharField(help_text="This snapshot's report.")
     kind = serializers.ChoiceField(choices=UtilizationSnapshot.Kind.values, help_text="Format it was imported in.")
@@ -59,7 +59,7 @@ class SnapshotOut(serializers.Serializer):
     imbalance = ImbalanceOut(many=True, help_text="Rails, spines, SUs or planes far from their peers.")
 
 
-class SnapshotReportOut(SnapshotOut):
+class UtilizationSnapshotReportOut(UtilizationSnapshotOut):
     report = serializers.JSONField(
         help_text="The whole report: targets, totals, groups per tier / plane / rail / su / spine (each with ports, "
         "average, peak, average_status, peak_status and, for compute tiers with workloads, predicted load per "
@@ -94,7 +94,7 @@ class UtilizationListApi(ApiView):
 
     @extend_schema(
         operation_id="revisions_utilization_list",
-        responses={200: SnapshotOut(many=True)},
+        responses={200: UtilizationSnapshotOut(many=True)},
         tags=["monitoring"],
         summary="Utilization snapshots imported for a revision, newest first (their totals and imbalance)",
         description="Each was judged against the plan when imported; GET one for the whole report.",
@@ -108,7 +108,7 @@ class UtilizationListApi(ApiView):
         operation_id="revisions_utilization_import",
         request=ImportIn,
         responses={
-            201: SnapshotReportOut,
+            201: UtilizationSnapshotReportOut,
             400: OpenApiResponse(
                 description="Nothing stored: not the named format, no usable port, or the revision no longer "
                 "computes; `fields` name the bad entries (`snapshot.before[3]`)."
@@ -143,7 +143,7 @@ class UtilizationListApi(ApiView):
 class UtilizationDetailApi(ApiView):
     @extend_schema(
         operation_id="revisions_utilization_retrieve",
-        responses={200: SnapshotReportOut},
+        responses={200: UtilizationSnapshotReportOut},
         tags=["monitoring"],
         summary="One utilization snapshot's report",
         description="The report made when the snapshot was imported (docs/monitoring.md).",

@@ -1,0 +1,9 @@
+from django.apps import AppConfig
+
+
+class CountersConfig(AppConfig):
+    """Port error counters of a revision's fabric after commissioning: snapshots, drift, flags, suspects."""
+
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "apps.counters"
+    label = "counters"
