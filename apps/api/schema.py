@@ -81,16 +81,25 @@ class ApiAutoSchema(AutoSchema):
 
 
 class TokenAuthenticationScheme(OpenApiAuthenticationExtension):
+    """Two ways to send the one token: either scheme satisfies every operation."""
+
     target_class = "apps.api.auth.TokenAuthentication"
-    name = "tokenAuth"
+    name = ["tokenAuth", "bearerAuth"]
 
     def get_security_definition(self, auto_schema):
-        return {
-            "type": "apiKey",
-            "in": "header",
-            "name": "Authorization",
-            "description": "Personal API token: `Authorization: Token <key>` (create one at POST /api/v1/tokens/).",
-        }
+        return [
+            {
+                "type": "apiKey",
+                "in": "header",
+                "name": "Authorization",
+                "description": "Personal API token: `Authorization: Token <key>` (create one at POST /api/v1/tokens/).",
+            },
+            {
+                "type": "http",
+                "scheme": "bearer",
+                "description": "The same personal API token as `Authorization: Bearer <key>` (generated clients' default).",
+            },
+        ]
 
 
 def _codes(path: str, method: str, op: dict) -> list[str]:
@@ -120,7 +129,7 @@ def add_error_responses(result, generator, request, public):
                             "description": "URL of the created object (201) or of the job to poll (202).",
                         }
                     }
-            if path.endswith("/downloads/{kind}") and "200" in responses:
+            if path.endswith(("/downloads/{kind}", "/jobs/{job_id}/file")) and "200" in responses:
                 responses["200"]["headers"] = {
                     "Content-Disposition": {
                         "schema": {"type": "string"},

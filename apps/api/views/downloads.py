@@ -29,6 +29,7 @@ from apps.exports.services import (
     DeliverableUnavailable,
     deliverable_applies,
     deliverable_available,
+    deliverable_missing_reason,
     export_enqueue,
     export_options,
 )
@@ -55,14 +56,28 @@ from .designs import job_for
 KINDS = list(DB_FILES) + list(DELIVERABLES)
 CONTENT_TYPES = {**DB_FILES, **{k: d.content_type for k, d in DELIVERABLES.items()}}
 _MEDIA_ORDER = ("text/csv", "application/pdf", "application/json", "text/vnd.graphviz", "text/plain")
-_FILE_MEDIA_TYPES = {
-    (200, media): OpenApiTypes.OBJECT if media == "application/json" else OpenApiTypes.BINARY
-    for media in sorted(
-        {ct.split(";")[0].strip() for ct in CONTENT_TYPES.values()},
-        # the order the schema always had (a generated client reads the first text type), new types after
-        key=lambda m: (_MEDIA_ORDER.index(m) if m in _MEDIA_ORDER else len(_MEDIA_ORDER), m),
-    )
-}
+
+
+def file_media_types(content_types) -> dict:
+    """The 200 answers of a file download: one entry per media type it can be served as, JSON as an object and the
+    rest as bytes. A generated client reads every answer as the first media type it understands: openapi-python-client
+    needs `content_type_overrides` mapping these types to application/octet-stream (docs/api.md, "Files")."""
+    return {
+        (200, media): OpenApiTypes.OBJECT if media == "application/json" else OpenApiTypes.BINARY
+        for media in sorted(
+            {ct.split(";")[0].strip() for ct in content_types},
+            # the order the schema always had, new types after
+            key=lambda m: (_MEDIA_ORDER.index(m) if m in _MEDIA_ORDER else len(_MEDIA_ORDER), m),
+        )
+    }
+
+
+# every media type a file kind is served as (CONTENT_TYPES), so a new kind cannot go undeclared
+_FILE_MEDIA_TYPES = file_media_types(CONTENT_TYPES.values())
+# an export job's file: any deliverable or archive
+_JOB_FILE_MEDIA_TYPES = file_media_types(
+    [d.content_type for d in DELIVERABLES.values()] + [ct for ct, _ in ARCHIVES.values()]
+)
 
 
 def _attachment(response, revision, kind: str):
@@ -147,7 +162,6 @@ class DownloadApi(ApiView):
             ),
         ],
         responses={
-            # every media type a file kind is served as (CONTENT_TYPES), so a new kind cannot go undeclared
             **_FILE_MEDIA_TYPES,
             202: OpenApiResponse(
                 JobOut,
@@ -169,7 +183,7 @@ class DownloadApi(ApiView):
         q = query(self.QuerySerializer, request)
         rev = revision_for(request, design_id, number, defer=() if kind == "summary.json" else ("summary",))
         if not deliverable_applies(kind, rev.spec):
-            raise Http404(f"This design has no {kind}: it has no InfiniBand network.")
+            raise Http404(f"This design has no {kind}: {deliverable_missing_reason(kind)}.")
         if kind in DB_FILES:
             etag = revision_etag(rev, kind, q["csv"])
             if if_none_match(request, etag):
@@ -345,7 +359,8 @@ class MeasurementListApi(ApiView):
     @extend_schema(
         operation_id="revisions_measurements_upload",
         parameters=[QuerySerializer],
-        request={"text/csv": OpenApiTypes.STR},
+        # binary: the sheet is sent as the bytes of a UTF-8 file, as a client uploads a file it holds
+        request={"text/csv": OpenApiTypes.BINARY},
         responses={
             201: MeasurementUploadOut,
             400: OpenApiResponse(
@@ -461,7 +476,7 @@ class JobFileApi(ApiView):
     @extend_schema(
         operation_id="jobs_file",
         responses={
-            (200, "application/octet-stream"): OpenApiTypes.BINARY,
+            **_JOB_FILE_MEDIA_TYPES,
             304: OpenApiResponse(description="If-None-Match names this file's ETag."),
             409: OpenApiResponse(description="Not built (yet)."),
             410: OpenApiResponse(description="Built, then removed by the store's retention: ask for the file again."),
