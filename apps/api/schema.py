@@ -43,6 +43,7 @@ ERRORS = {
     "404": "No such object, or not visible to you.",
     "405": "Method not allowed on this path.",
     "409": "Conflicts with the current state.",
+    "412": "If-Match names an ETag the object no longer has.",
     "413": "Request body too large.",
     "415": "Unsupported Content-Type.",
     "422": "Idempotency-Key reused with a different request.",
@@ -63,6 +64,16 @@ RATE_LIMIT_HEADERS = {
         "schema": {"type": "integer"},
         "description": "Unix time (seconds) at which this window ends.",
     },
+}
+
+
+RETRY_AFTER_JOB = {
+    "schema": {"type": "integer", "minimum": 1},
+    "description": "While the job is queued or running: seconds to wait before polling it again.",
+}
+ETAG_HEADER = {
+    "schema": {"type": "string"},
+    "description": "The object's current ETag: send it as If-Match with your next write of it.",
 }
 
 
@@ -118,17 +129,32 @@ def add_error_responses(result, generator, request, public):
     result.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA
     result["components"]["headers"] = RATE_LIMIT_HEADERS
     ref = {"$ref": "#/components/schemas/Error"}
+    # a GET of an object whose writes take If-Match answers its ETag
+    etag_paths = {
+        path
+        for path, item in result.get("paths", {}).items()
+        for op in item.values()
+        if any(p.get("name") == "If-Match" for p in op.get("parameters", []))
+    }
     for path, item in result.get("paths", {}).items():
         for method, op in item.items():
             responses = op.setdefault("responses", {})
             for code in ("201", "202"):
-                if code in responses and method == "post":
+                if code in responses and (method == "post" or code == "202"):
                     responses[code]["headers"] = {
                         "Location": {
                             "schema": {"type": "string", "format": "uri"},
                             "description": "URL of the created object (201) or of the job to poll (202).",
                         }
                     }
+            if "202" in responses:
+                responses["202"]["headers"]["Retry-After"] = RETRY_AFTER_JOB
+            if op.get("operationId") == "jobs_retrieve":
+                responses["200"]["headers"] = {"Retry-After": RETRY_AFTER_JOB}
+            if any(p.get("name") == "If-Match" for p in op.get("parameters", [])) or path in etag_paths:
+                for code in ("200", "201"):
+                    if code in responses:
+                        responses[code].setdefault("headers", {})["ETag"] = ETAG_HEADER
             if path.endswith(("/downloads/{kind}", "/jobs/{job_id}/file")) and "200" in responses:
                 responses["200"]["headers"] = {
                     "Content-Disposition": {

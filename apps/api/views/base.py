@@ -14,7 +14,7 @@ from apps.designs.models import Design, Revision
 from apps.designs.selectors import design_get, revision_get
 
 from ..auth import TokenAuthentication
-from ..errors import api_exception_handler
+from ..errors import ApiError, api_exception_handler
 from ..parsers import LimitedJSONParser
 from ..ratelimit import client_key, hit
 from ..schema import ApiAutoSchema
@@ -84,3 +84,15 @@ def revision_for(request, design_id: int, number: int, *, defer: tuple[str, ...]
     """A revision of a design the caller may see, in one query; else 404 (apps.designs.selectors.revision_get).
     `bare`: only its id and number (what a link or cable page needs), none of its JSON or its design's."""
     return revision_get(user=request.user, design_id=design_id, number=number, defer=defer, bare=bare)
+
+
+class NotFoundApi(ApiView):
+    """Any other path under /api/ (a typo, /api/v2/...): the API's 404, in the API's error shape, never HTML."""
+
+    permission_classes = []
+    schema = None
+
+    def _missing(self, request, *args, **kwargs):
+        raise ApiError(404, "not_found", "No such API endpoint; see /api/docs/.")
+
+    get = post = put = patch = delete = head = options = _missing

@@ -47,7 +47,7 @@ from ..downloads import (
 )
 from ..errors import ApiError
 from ..models import MeasurementUpload
-from ..output import iso, job_out, url
+from ..output import iso, job_out, job_poll_headers, url
 from ..parsers import CSVUploadParser
 from ..serializers import JobOut, StrictSerializer, query
 from .base import ApiView, revision_for
@@ -211,8 +211,9 @@ class DownloadApi(ApiView):
             _key, _full, artifact = artifact_lookup(revision=rev, kind=kind, options=options)
             if artifact is None and not inline_render_allowed(rev):
                 job = export_enqueue(revision=rev, kind=kind, user=request.user, options=options)
-                body = job_out(request, job_sent(job))  # 503 when the broker refused it
-                return Response(body, status=202, headers={"Location": body["url"], "Retry-After": "2"})
+                job = job_sent(job)  # 503 when the broker refused it
+                body = job_out(request, job)
+                return Response(body, status=202, headers={"Location": body["url"], **job_poll_headers(job)})
             if artifact is None:
                 artifact = artifact_build(revision=rev, kind=kind, options=options)
         except SpecError as exc:
@@ -468,8 +469,9 @@ class ExportCreateApi(ApiView):
             field, _, message = str(exc).partition(": ")
             path = field if field == "kind" or field.split(".", 1)[0] == "options" else f"options.{field}"
             raise ApiError(400, "invalid_option", str(exc), [{"path": path, "message": message or str(exc)}]) from None
-        body = job_out(request, job_sent(job))  # committed and sent by now: 503 when the broker refused it
-        return Response(body, status=202, headers={"Location": body["url"]})
+        job = job_sent(job)  # committed and sent by now: 503 when the broker refused it
+        body = job_out(request, job)
+        return Response(body, status=202, headers={"Location": body["url"], **job_poll_headers(job)})
 
 
 class JobFileApi(ApiView):
