@@ -25,23 +25,25 @@ from apps.jobs.services import JobNotQueued, job_request_cancel, job_sent
 from engine.presets import list_presets
 
 from ..errors import ApiError
-from ..idempotency import HEADER, idempotent
+from ..idempotency import HEADER, IDEMPOTENCY_KEY_SCHEMA, idempotent
 from ..idempotency import forget as forget_idempotency_key
 from ..output import design_out, job_out, job_poll_headers, revision_out, url
 from ..pagination import id_page, page_body
 from ..preconditions import IF_MATCH, PRECONDITION_FAILED, check_if_match, design_etag, share_etag, with_etag
 from ..serializers import DesignDetailOut, DesignPageOut, JobOut, StrictSerializer, query
+from ..spec_types import spec_json_type_check
 from .base import ApiView, design_for
 from .tokens import PageQuery
 
 IDEMPOTENCY = OpenApiParameter(
     HEADER,
-    str,
+    IDEMPOTENCY_KEY_SCHEMA,
     OpenApiParameter.HEADER,
     required=False,
     description=(
         "Makes a retry safe: the same key (per user) with the same request gets the first answer again "
-        "and creates nothing new; with a different request it is a 422. Keys live 24 hours."
+        "and creates nothing new; with a different request it is a 422. Keys live 24 hours. 1-255 printable ASCII "
+        "characters without spaces: anything else (an empty header too) is a 400 invalid_idempotency_key."
     ),
 )
 IDEMPOTENCY_ERRORS = {
@@ -128,6 +130,8 @@ class DesignListApi(ApiView):
         s.is_valid(raise_exception=True)
         data = s.validated_data
         spec = data.get("spec")
+        if spec is not None:
+            spec_json_type_check(spec)
         if spec is not None and data.get("name"):
             spec = {**spec, "name": data["name"]}
         design = design_create(user=request.user, spec=spec, preset=data.get("preset"), name=data.get("name"))
@@ -168,6 +172,8 @@ class DesignDetailApi(ApiView):
         design = design_for(request, design_id, write=True)
         s = self.InputSerializer(data=request.data)
         s.is_valid(raise_exception=True)
+        if "spec" in s.validated_data:
+            spec_json_type_check(s.validated_data["spec"])
         with transaction.atomic():
             design = Design.objects.select_for_update().get(pk=design.pk)
             check_if_match(request, design_etag(design))

@@ -46,6 +46,7 @@ from ..downloads import (
     measurement_upload,
 )
 from ..errors import ApiError
+from ..export_options import ExportOptionsIn, export_options_resolve, scope_check
 from ..models import MeasurementUpload
 from ..output import iso, job_out, job_poll_headers, url
 from ..parsers import CSVUploadParser
@@ -78,6 +79,29 @@ _FILE_MEDIA_TYPES = file_media_types(CONTENT_TYPES.values())
 _JOB_FILE_MEDIA_TYPES = file_media_types(
     [d.content_type for d in DELIVERABLES.values()] + [ct for ct, _ in ARCHIVES.values()]
 )
+
+
+_SCOPED = {"cabling-plan.pdf", "cable-schedule.csv", "labels.pdf", "labels.csv", "test-sheet.pdf", "test-sheet.csv"}
+# The kinds each option applies to; an option sent for another kind is a 400, not silently ignored (bom.csv?rack=).
+# `csv` is accepted by every kind (a generated client sends its default with every download): it only changes CSVs.
+OPTION_KINDS = {
+    "spares_percent": {"bom.pdf", "bom.csv"},
+    "page_size": {k for k in KINDS if k.endswith(".pdf")},
+    "row": _SCOPED,
+    "rack": _SCOPED,
+    "test_limit": {"test-sheet.pdf", "test-sheet.csv"},
+}
+
+
+def _refuse_options_of_other_kinds(request, kind: str) -> None:
+    bad = sorted(k for k, kinds in OPTION_KINDS.items() if k in request.query_params and kind not in kinds)
+    if bad:
+        raise ApiError(
+            400,
+            "invalid_query",
+            f"{kind} takes no {', '.join(bad)}.",
+            [{"path": k, "message": f"only for {', '.join(sorted(OPTION_KINDS[k]))}, not {kind}"} for k in bad],
+        )
 
 
 def _attachment(response, revision, kind: str):
@@ -127,11 +151,21 @@ class DownloadApi(ApiView):
             min_value=Decimal(0),
             max_value=Decimal(1000),
             required=False,
-            help_text="BOM files: spares per line in percent (rounded up).",
+            help_text="bom.pdf and bom.csv only (another kind: 400): spares per line in percent (rounded up).",
         )
-        page_size = serializers.ChoiceField(choices=["a4", "letter"], required=False, help_text="PDF page size.")
-        row = serializers.CharField(max_length=32, required=False, help_text="Cabling plan / labels: one row.")
-        rack = serializers.CharField(max_length=32, required=False, help_text="Cabling plan / labels: one rack.")
+        page_size = serializers.ChoiceField(
+            choices=["a4", "letter"], required=False, help_text="PDFs only (another kind: 400): page size."
+        )
+        row = serializers.CharField(
+            max_length=32,
+            required=False,
+            help_text="Cabling plan, cable schedule, labels and test sheet only (another kind: 400): one row.",
+        )
+        rack = serializers.CharField(
+            max_length=32,
+            required=False,
+            help_text="Cabling plan, cable schedule, labels and test sheet only (another kind: 400): one rack.",
+        )
         test_limit = serializers.ChoiceField(
             choices=["pmd", "budget"],
             required=False,
@@ -181,6 +215,7 @@ class DownloadApi(ApiView):
         if kind not in CONTENT_TYPES:
             raise Http404(f"No such file; known: {', '.join(KINDS)}.")
         q = query(self.QuerySerializer, request)
+        _refuse_options_of_other_kinds(request, kind)
         rev = revision_for(request, design_id, number, defer=() if kind == "summary.json" else ("summary",))
         if not deliverable_applies(kind, rev.spec):
             raise Http404(f"This design has no {kind}: {deliverable_missing_reason(kind)}.")
@@ -203,6 +238,7 @@ class DownloadApi(ApiView):
             raise ApiError(
                 501, "not_implemented", f"{kind} is not available in this build: its renderer is not installed yet."
             )
+        scope_check(revision=rev, row=q.get("row"), rack=q.get("rack"))  # before a job is queued for them
         options: dict = {k: q[k] for k in ("page_size", "row", "rack", "test_limit", "spares_percent") if k in q}
         if q["csv"] == "raw":
             options["raw_csv"] = True
@@ -442,8 +478,13 @@ class ExportCreateApi(ApiView):
     """Big deliverables (a 400,000-cable plan renders for tens of seconds) and archives are built by a worker."""
 
     class InputSerializer(StrictSerializer):
-        kind = serializers.ChoiceField(choices=sorted(list(DELIVERABLES) + list(ARCHIVES)))
-        options = serializers.DictField(required=False, help_text="Renderer options, as for downloads.")
+        kind = serializers.ChoiceField(
+            choices=sorted(list(DELIVERABLES) + list(ARCHIVES)), help_text="The file to build (as downloads name it)."
+        )
+        options = ExportOptionsIn(
+            required=False,
+            help_text="Renderer options; each applies to some kinds only (another kind: 400). configs.zip takes none.",
+        )
 
     @extend_schema(
         operation_id="revisions_exports_create",
@@ -457,13 +498,19 @@ class ExportCreateApi(ApiView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         rev = revision_for(request, design_id, number)
+        kind = data.validated_data["kind"]
+        options = data.validated_data.get("options")
+        if options:
+            if kind in ARCHIVES:
+                raise ApiError(
+                    400,
+                    "invalid_option",
+                    f"options: {kind} takes no options",
+                    [{"path": "options", "message": f"{kind} takes no options"}],
+                )
+            options = export_options_resolve(revision=rev, kind=kind, options=options)
         try:
-            job = export_enqueue(
-                revision=rev,
-                kind=data.validated_data["kind"],
-                user=request.user,
-                options=data.validated_data.get("options"),
-            )
+            job = export_enqueue(revision=rev, kind=kind, user=request.user, options=options)
         except ValueError as exc:
             # "kind: …", "options: …" or the renderers' "options.page_size: …" / "page_size: …"
             field, _, message = str(exc).partition(": ")

@@ -180,3 +180,75 @@ def test_every_unknown_api_path_is_a_json_404(anon, alice, path, method, db):
         assert response.status_code == 404, (path, response.status_code)
         assert response["Content-Type"].startswith("application/json")
         assert error_of(response)["code"] == "not_found"
+
+
+# --- Idempotency-Key -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key", ["", " ", "x" * 256, "two words", "caf\u00e9", "tab\there"])
+def test_a_malformed_idempotency_key_is_refused_and_creates_nothing(alice, users, key):
+    from apps.designs.models import Design
+
+    response = alice.post("/api/v1/designs/", {"spec": SMALL_SPEC}, format="json", HTTP_IDEMPOTENCY_KEY=key)
+    assert response.status_code == 400, (key, response.status_code)
+    error = error_of(response)
+    assert error["code"] == "invalid_idempotency_key" and error["fields"][0]["path"] == "Idempotency-Key"
+    assert not Design.objects.filter(owner=users.alice).exists()
+
+
+# --- unknown query parameters ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "method, path, param",
+    [
+        ("post", "/api/v1/designs/?x=1", "x"),
+        ("get", "/api/v1/designs/{id}/?verbose=1", "verbose"),
+        ("get", "/api/v1/jobs/?stauts=running", "stauts"),
+        ("get", "/api/v1/designs/{id}/revisions/1/links/?netwrok=compute", "netwrok"),
+    ],
+)
+def test_an_undeclared_query_parameter_is_a_400_naming_it(alice, computed, method, path, param):
+    url = path.format(id=computed.pk)
+    response = alice.post(url, {"spec": SMALL_SPEC}, format="json") if method == "post" else alice.get(url)
+    assert response.status_code == 400, response.content[:300]
+    assert [f["path"] for f in error_of(response)["fields"]] == [param]
+
+
+def test_format_is_the_whitelisted_query_parameter(alice, computed):
+    assert alice.get(f"/api/v1/designs/{computed.pk}/?format=json").status_code == 200
+
+
+@pytest.mark.parametrize(
+    "tail, param",
+    [("bom.csv?rack=zzz", "rack"), ("links.csv?page_size=a4", "page_size"), ("bom.pdf?test_limit=pmd", "test_limit")],
+)
+def test_a_download_option_of_another_kind_is_a_400(alice, computed, tail, param):
+    response = alice.get(f"/api/v1/designs/{computed.pk}/revisions/1/downloads/{tail}")
+    assert response.status_code == 400 and error_of(response)["fields"][0]["path"] == param
+
+
+def test_csv_is_accepted_by_every_download_kind(alice, computed):
+    # generated clients send the parameter's default (csv=safe) with every download
+    response = alice.get(f"/api/v1/designs/{computed.pk}/revisions/1/downloads/summary.json?csv=safe")
+    assert response.status_code == 200
+
+
+# --- JSON types of a spec --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "servers, path",
+    [({"model": "dgx-h100", "count": "3"}, "servers.count"), ({"model": "dgx-h100", "count": 3.0}, "servers.count")],
+)
+def test_a_number_of_the_wrong_json_type_is_refused_as_the_docs_say(alice, servers, path):
+    response = alice.post("/api/v1/designs/", {"spec": {**SMALL_SPEC, "servers": servers}}, format="json")
+    assert response.status_code == 400, response.content[:300]
+    error = error_of(response)
+    assert error["code"] == "invalid_spec" and [f["path"] for f in error["fields"]] == [path]
+
+
+def test_a_patched_spec_is_type_checked_too(alice, design):
+    bad = {**SMALL_SPEC, "servers": {"model": "dgx-h100", "count": "32"}}
+    response = alice.patch(f"/api/v1/designs/{design.pk}/", {"spec": bad}, format="json")
+    assert response.status_code == 400 and error_of(response)["fields"][0]["path"] == "servers.count"
