@@ -76,6 +76,7 @@ _ONLY_FOR = {
     "raw_csv": lambda k: k.endswith(".csv"),
     "label_stock": lambda k: k.startswith("labels."),
     "price_version": lambda k: k in PRICED_KINDS,
+    "date": lambda k: True,
 }
 
 

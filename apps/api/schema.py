@@ -7,8 +7,13 @@ the fuzzer (tests/apps/api/test_fuzz.py) know every status code the API may answ
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
-from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.extensions import (
+    OpenApiAuthenticationExtension,
+    OpenApiSerializerExtension,
+    OpenApiSerializerFieldExtension,
+)
 from drf_spectacular.openapi import AutoSchema
 
 ERROR_SCHEMA = {
@@ -23,12 +28,29 @@ ERROR_SCHEMA = {
                 "message": {"type": "string", "description": "What went wrong, for a person."},
                 "fields": {
                     "type": "array",
-                    "description": "One entry per bad field; `path` is dotted (compute_fabric.switch) "
-                    "or names a query parameter or header.",
+                    "description": "One entry per bad field: {path, line?, column?, message}.",
                     "items": {
                         "type": "object",
                         "required": ["path", "message"],
-                        "properties": {"path": {"type": "string"}, "message": {"type": "string"}},
+                        "properties": {
+                            "path": {
+                                "type": "string",
+                                "description": "Where: a dotted field path in the spec's syntax (`a.b[0].c`), a query "
+                                "parameter, a header, or an upload's column name (empty: the whole row or input).",
+                            },
+                            "line": {
+                                "type": "integer",
+                                "minimum": 1,
+                                "description": "Text inputs (CSV uploads): the line, the header being line 1.",
+                            },
+                            "column": {
+                                "type": "integer",
+                                "minimum": 1,
+                                "description": "Text inputs: the character position in the line, where known.",
+                            },
+                            "message": {"type": "string"},
+                        },
+                        "additionalProperties": False,
                     },
                 },
             },
@@ -113,6 +135,50 @@ class TokenAuthenticationScheme(OpenApiAuthenticationExtension):
         ]
 
 
+def decimal_pattern(max_digits: int, places: int, min_value, max_value) -> str:
+    """The decimal strings a DRF DecimalField with these bounds accepts (no sign when the minimum is not negative,
+    at most the whole digits and places it allows; a maximum of 10^k caps the whole part at k digits or 10^k)."""
+    whole = max_digits - places
+    frac = rf"(?:\.[0-9]{{1,{places}}})?" if places else ""
+    body = rf"[0-9]{{1,{whole}}}{frac}"
+    if max_value is not None and max_value > 0:
+        top = Decimal(max_value)
+        k = len(str(int(top))) - 1
+        if top == 10**k and k < whole:
+            zeros = rf"(?:\.0{{1,{places}}})?" if places else ""
+            body = rf"(?:1{'0' * k}{zeros}|[0-9]{{1,{k}}}{frac})"
+    sign = "-?" if min_value is None or Decimal(min_value) < 0 else ""
+    return rf"^{sign}{body}$"
+
+
+class DecimalFieldSchema(OpenApiSerializerFieldExtension):
+    """Decimal inputs as the strings the field accepts: drf-spectacular's own pattern allows a sign and an empty
+    string whatever the bounds, so a client's validator would pass what the server refuses."""
+
+    target_class = "rest_framework.fields.DecimalField"
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema, direction):
+        f = self.target
+        schema = {"type": "string", "format": "decimal"}
+        if f.max_digits is not None and f.decimal_places is not None:
+            schema["pattern"] = decimal_pattern(f.max_digits, f.decimal_places, f.min_value, f.max_value)
+        return schema
+
+
+class StrictSerializerSchema(OpenApiSerializerExtension):
+    """A StrictSerializer refuses fields it does not declare (400): its request schema says so."""
+
+    target_class = "apps.api.serializers.StrictSerializer"
+    match_subclasses = True
+
+    def map_serializer(self, auto_schema, direction):
+        schema = auto_schema._map_basic_serializer(self.target, direction)
+        if direction == "request":
+            schema["additionalProperties"] = False
+        return schema
+
+
 def _codes(path: str, method: str, op: dict) -> list[str]:
     codes = ["401", "403", "405", "429"]
     if "{" in path:
@@ -124,9 +190,36 @@ def _codes(path: str, method: str, op: dict) -> list[str]:
     return codes
 
 
+# Rules of request bodies a serializer states in code (validate()), said in the schema too.
+_PART_NUMBERS: dict = {}  # (keys of 1-64 characters: OpenAPI 3.0 has no propertyNames)
+COMPONENT_RULES = {
+    # spec or preset, not both or neither
+    "DesignListInputRequest": {"oneOf": [{"required": ["spec"]}, {"required": ["preset"]}]},
+    # name, spec or both
+    "PatchedDesignDetailInputRequest": {"minProperties": 1},
+    "PriceListInputRequest": {"properties": {"prices": {**_PART_NUMBERS, "maxProperties": 10000}}},
+    "LeadTimesIoRequest": {"properties": {"lead_times": {**_PART_NUMBERS, "maxProperties": 2000}}},
+    "PatchedLeadTimesIoRequest": {
+        "required": ["lead_times"],
+        "properties": {"lead_times": {**_PART_NUMBERS, "maxProperties": 2000}},
+    },
+}
+
+
+def _merge(schema: dict, rules: dict) -> None:
+    for key, value in rules.items():
+        if isinstance(value, dict) and isinstance(schema.get(key), dict):
+            _merge(schema[key], value)
+        else:
+            schema[key] = value
+
+
 def add_error_responses(result, generator, request, public):
     """POSTPROCESSING_HOOK: the Error component, and the error answers of every operation."""
     result.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA
+    for name, rules in COMPONENT_RULES.items():
+        if name in result["components"]["schemas"]:
+            _merge(result["components"]["schemas"][name], rules)
     result["components"]["headers"] = RATE_LIMIT_HEADERS
     ref = {"$ref": "#/components/schemas/Error"}
     # a GET of an object whose writes take If-Match answers its ETag

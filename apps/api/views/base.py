@@ -64,8 +64,9 @@ def declared_query_parameters(view, method: str) -> frozenset[str]:
 
 def refuse_undeclared_query(view, request) -> None:
     """400 naming each query parameter the operation does not declare: a typo (`?stauts=`) never passes."""
-    if request.method == "OPTIONS":
-        return
+    method = request.method.lower()
+    if method == "options" or method not in view.http_method_names or not hasattr(view, method):
+        return  # DRF answers 405 (or OPTIONS) for it
     allowed = declared_query_parameters(view, request.method) | QUERY_WHITELIST
     unknown = sorted(k for k in request.query_params if k not in allowed)
     if unknown:

@@ -9,7 +9,7 @@ import uuid
 from datetime import datetime
 
 from django.db.models import Q
-from drf_spectacular.utils import OpenApiExample, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
@@ -60,7 +60,7 @@ class JobListApi(ApiView):
     @extend_schema(
         operation_id="jobs_list",
         parameters=[ListQuery],
-        responses={200: JobPageOut},
+        responses={200: JobPageOut, 404: OpenApiResponse(description="`design` names no design you can see.")},
         tags=["jobs"],
         summary="List your jobs, newest first, by design and status",
         description=(

@@ -252,3 +252,24 @@ def test_a_patched_spec_is_type_checked_too(alice, design):
     bad = {**SMALL_SPEC, "servers": {"model": "dgx-h100", "count": "32"}}
     response = alice.patch(f"/api/v1/designs/{design.pk}/", {"spec": bad}, format="json")
     assert response.status_code == 400 and error_of(response)["fields"][0]["path"] == "servers.count"
+
+
+# --- one vocabulary --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "query, param",
+    [("status=no_medium", "status"), ("network=nonexistent", "network"), ("tier=nonexistent", "tier")],
+)
+def test_an_unknown_filter_value_is_a_400_not_an_empty_page(alice, computed, query, param):
+    response = alice.get(f"/api/v1/designs/{computed.pk}/revisions/1/links/?{query}")
+    assert response.status_code == 400, response.content[:300]
+    assert error_of(response)["fields"][0]["path"] == param
+
+
+def test_loss_budget_counts_use_the_links_status_values(alice, computed):
+    counts = alice.get(f"/api/v1/designs/{computed.pk}/revisions/1/loss-budget/").json()["counts"]
+    assert set(counts) == {"pass", "marginal", "fail", "n/a", "no-medium"}
+    for status, n in counts.items():
+        page = alice.get(f"/api/v1/designs/{computed.pk}/revisions/1/links/?status={status}&limit=1000")
+        assert page.status_code == 200 and len(page.json()["results"]) == min(n, 1000), status

@@ -80,6 +80,7 @@ def test_options_for_the_configs_archive_are_a_400(alice, computed, options, pat
         ("bom.pdf", {"price_version": 7}, "options.price_version"),  # no such version
         ("bom.pdf", {"spares_percent": 5}, "options.spares_percent"),  # a decimal string, as the schema says
         ("test-sheet.csv", {"test_limit": "best"}, "options.test_limit"),
+        ("bom.csv", {"date": "2000-01-01", "label_stock": {}}, "options.label_stock"),  # was a 500 (schemathesis)
     ],
 )
 def test_export_options_are_checked_before_a_job_is_queued(alice, computed, kind, options, path):
