@@ -3,7 +3,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.shortcuts import redirect
 from django.templatetags.static import static
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import (
     SpectacularAPIView,
     SpectacularRedocView,
@@ -11,6 +11,7 @@ from drf_spectacular.views import (
 )
 
 from apps.api import token_views
+from apps.api.views.base import NotFoundApi
 from apps.common import views as common_views
 from apps.common.security import csp
 
@@ -47,6 +48,8 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", csp(API_DOCS_CSP)(SpectacularSwaggerSplitView.as_view(url_name="api-schema")), name="api-docs"),
     path("api/docs/redoc/", csp(API_DOCS_CSP)(SpectacularRedocView.as_view(url_name="api-schema")), name="api-redoc"),
+    # every other /api/ path (/api/v2/..., /api/v1 without its slash) is the API's JSON 404, not the site's HTML one
+    re_path(r"^api(?:/[\s\S]*)?$", NotFoundApi.as_view()),
 ]
 
 # The admin is a second sign-in page: mounted only where DJANGO_ADMIN_ENABLED says so (README).

@@ -1,4 +1,5 @@
-"""Personal API tokens: `Authorization: Token <key>`.
+"""Personal API tokens: `Authorization: Token <key>`, or `Authorization: Bearer <key>` (RFC 6750's keyword,
+which generated clients such as openapi-python-client send by default).
 
 A key is 32 random bytes, shown once when the token is made. Only its SHA-256 digest is stored,
 so a leaked database does not leak usable keys; a 256-bit random key needs no slow hash.
@@ -36,16 +37,19 @@ def token_revoke(*, user, token_id: int) -> bool:
 
 
 class TokenAuthentication(authentication.BaseAuthentication):
-    """`Authorization: Token <key>`. A missing header leaves the request to the next authenticator."""
+    """`Authorization: Token <key>` or `Bearer <key>`. A missing header leaves the request to the next authenticator."""
 
     keyword = "Token"
+    keywords = (b"token", b"bearer")
 
     def authenticate(self, request):
         header = authentication.get_authorization_header(request).split()
-        if not header or header[0].lower() != self.keyword.lower().encode():
+        if not header or header[0].lower() not in self.keywords:
             return None
         if len(header) != 2:
-            raise exceptions.AuthenticationFailed("Send 'Authorization: Token <key>' with one key and no spaces.")
+            raise exceptions.AuthenticationFailed(
+                "Send 'Authorization: Token <key>' (or 'Bearer <key>') with one key and no spaces."
+            )
         try:
             key = header[1].decode("ascii")
         except UnicodeDecodeError:

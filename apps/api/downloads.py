@@ -136,11 +136,17 @@ class UploadRejected(ApiError):
 
 
 def error_fields(errors) -> list[dict]:
-    """(line, column, message) rows as the API's error fields: `line 3.measured_loss_db`."""
-    return [
-        {"path": f"line {line}" + (f".{column}" if column else ""), "message": message}
-        for line, column, message in errors
-    ]
+    """(line, column, message) rows as the API's error fields: {path: the CSV column's name ("" for the whole row),
+    line: the CSV line (the header is line 1), message} (docs/api.md, Errors)."""
+    return [{"path": column or "", "line": line, "message": message} for line, column, message in errors]
+
+
+def error_field_text(field: dict) -> str:
+    """A field error as a person reads it: `line 3.measured_loss_db`, `line 4`."""
+    where = f"line {field['line']}" if "line" in field else ""
+    if field.get("path"):
+        where = f"{where}.{field['path']}" if where else field["path"]
+    return where
 
 
 def _basic_check(text: str) -> int:
@@ -153,7 +159,7 @@ def _basic_check(text: str) -> int:
                 400,
                 "invalid_upload",
                 "The CSV has no header row.",
-                [{"path": "line 1", "message": "a header row is required"}],
+                [{"path": "", "line": 1, "message": "a header row is required"}],
             )
         rows = 0
         for row in reader:
@@ -166,7 +172,7 @@ def _basic_check(text: str) -> int:
                     400,
                     "invalid_upload",
                     f"Line {line} has {len(row)} columns; the header has {len(header)}.",
-                    [{"path": f"line {line}", "message": "column count differs"}],
+                    [{"path": "", "line": line, "message": "column count differs"}],
                 )
             if rows > MAX_ROWS:
                 raise ApiError(413, "payload_too_large", f"More than {MAX_ROWS} rows.")

@@ -2,7 +2,9 @@
 
     {"error": {"code": "invalid", "message": "...", "fields": [{"path": "compute_fabric.switch", "message": "..."}]}}
 
-`fields` is present (possibly empty) on every error; SpecError paths go into it unchanged.
+`fields` is present (possibly empty) on every error, each `{path, message}` plus `line` (and `column`, a 1-based
+character position) where the input is a text file (CSV uploads). `path` is always the spec's dotted syntax
+(`a.b[0].c`); SpecError paths go into it unchanged.
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ def _flatten(detail: Any, path: str = "") -> list[dict]:
         out = []
         for i, value in enumerate(detail):
             if value:
-                out += _flatten(value, f"{path}.{i}" if path else str(i))
+                out += _flatten(value, f"{path}[{i}]")  # the spec's syntax: a.b[0].c
         return out
     return [{"path": path, "message": str(detail)}]
 

@@ -27,6 +27,7 @@ from .models import IdempotencyRecord
 HEADER = "Idempotency-Key"
 KEY_TTL = timedelta(hours=24)
 _KEY = re.compile(r"^[\x21-\x7e]{1,255}$")  # printable ASCII, no spaces
+IDEMPOTENCY_KEY_SCHEMA = {"type": "string", "minLength": 1, "maxLength": 255, "pattern": _KEY.pattern}
 
 
 class _Failed(Exception):

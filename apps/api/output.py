@@ -78,3 +78,13 @@ def revision_out(request, rev: Revision) -> dict:
         "compute_seconds": rev.compute_seconds,
         "gpus": (rev.summary or {}).get("gpus"),
     }
+
+
+# How long a client should wait before polling a job that is not finished again: computes and exports of the
+# designs this app sees take seconds to minutes (docs/api.md, "Jobs").
+JOB_POLL_AFTER_S = 2
+
+
+def job_poll_headers(job: Job) -> dict[str, str]:
+    """`Retry-After` while the job is queued or running; nothing once it is finished."""
+    return {} if job.is_terminal else {"Retry-After": str(JOB_POLL_AFTER_S)}

@@ -159,6 +159,20 @@ WORST_FIELDS = (
 )
 
 
+# One vocabulary: a link's `status` (the stored rows, the ?status= filter). The engine's summary counts copper
+# links as "copper" and links without a medium as "no_medium"; the API names them as the links do.
+LINK_STATUSES = ["pass", "marginal", "fail", "n/a", "no-medium"]
+LINK_MEDIA = ["fiber-sm", "fiber-mm", "dac", "acc", "aoc", "copper-rj45"]
+_SUMMARY_TO_STATUS = {"copper": "n/a", "no_medium": "no-medium"}
+
+
+def loss_counts(summary_counts: dict) -> dict:
+    counts = {status: 0 for status in LINK_STATUSES}
+    for key, n in summary_counts.items():
+        counts[_SUMMARY_TO_STATUS.get(key, key)] = n
+    return counts
+
+
 def revision_loss_budget(*, revision: Revision) -> dict:
     """Loss-budget counts from the summary, and the worst links (smallest margin) with their rows."""
     s = revision.summary or {}
@@ -172,6 +186,6 @@ def revision_loss_budget(*, revision: Revision) -> dict:
     rows = {r["link_id"]: r for r in found}
     return {
         "revision": revision.number,
-        "counts": s.get("loss_budget") or {},
+        "counts": loss_counts(s.get("loss_budget") or {}),
         "worst_links": [rows[i] for i in ids if i in rows],
     }

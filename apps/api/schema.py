@@ -7,8 +7,13 @@ the fuzzer (tests/apps/api/test_fuzz.py) know every status code the API may answ
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
-from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.extensions import (
+    OpenApiAuthenticationExtension,
+    OpenApiSerializerExtension,
+    OpenApiSerializerFieldExtension,
+)
 from drf_spectacular.openapi import AutoSchema
 
 ERROR_SCHEMA = {
@@ -23,12 +28,29 @@ ERROR_SCHEMA = {
                 "message": {"type": "string", "description": "What went wrong, for a person."},
                 "fields": {
                     "type": "array",
-                    "description": "One entry per bad field; `path` is dotted (compute_fabric.switch) "
-                    "or names a query parameter or header.",
+                    "description": "One entry per bad field: {path, line?, column?, message}.",
                     "items": {
                         "type": "object",
                         "required": ["path", "message"],
-                        "properties": {"path": {"type": "string"}, "message": {"type": "string"}},
+                        "properties": {
+                            "path": {
+                                "type": "string",
+                                "description": "Where: a dotted field path in the spec's syntax (`a.b[0].c`), a query "
+                                "parameter, a header, or an upload's column name (empty: the whole row or input).",
+                            },
+                            "line": {
+                                "type": "integer",
+                                "minimum": 1,
+                                "description": "Text inputs (CSV uploads): the line, the header being line 1.",
+                            },
+                            "column": {
+                                "type": "integer",
+                                "minimum": 1,
+                                "description": "Text inputs: the character position in the line, where known.",
+                            },
+                            "message": {"type": "string"},
+                        },
+                        "additionalProperties": False,
                     },
                 },
             },
@@ -43,6 +65,7 @@ ERRORS = {
     "404": "No such object, or not visible to you.",
     "405": "Method not allowed on this path.",
     "409": "Conflicts with the current state.",
+    "412": "If-Match names an ETag the object no longer has.",
     "413": "Request body too large.",
     "415": "Unsupported Content-Type.",
     "422": "Idempotency-Key reused with a different request.",
@@ -66,6 +89,16 @@ RATE_LIMIT_HEADERS = {
 }
 
 
+RETRY_AFTER_JOB = {
+    "schema": {"type": "integer", "minimum": 1},
+    "description": "While the job is queued or running: seconds to wait before polling it again.",
+}
+ETAG_HEADER = {
+    "schema": {"type": "string"},
+    "description": "The object's current ETag: send it as If-Match with your next write of it.",
+}
+
+
 class ApiAutoSchema(AutoSchema):
     """Names nested serializers after their view: RevisionBomApi.OutputSerializer -> RevisionBomOutput.
 
@@ -81,16 +114,69 @@ class ApiAutoSchema(AutoSchema):
 
 
 class TokenAuthenticationScheme(OpenApiAuthenticationExtension):
+    """Two ways to send the one token: either scheme satisfies every operation."""
+
     target_class = "apps.api.auth.TokenAuthentication"
-    name = "tokenAuth"
+    name = ["tokenAuth", "bearerAuth"]
 
     def get_security_definition(self, auto_schema):
-        return {
-            "type": "apiKey",
-            "in": "header",
-            "name": "Authorization",
-            "description": "Personal API token: `Authorization: Token <key>` (create one at POST /api/v1/tokens/).",
-        }
+        return [
+            {
+                "type": "apiKey",
+                "in": "header",
+                "name": "Authorization",
+                "description": "Personal API token: `Authorization: Token <key>` (create one at POST /api/v1/tokens/).",
+            },
+            {
+                "type": "http",
+                "scheme": "bearer",
+                "description": "The same personal API token as `Authorization: Bearer <key>` (generated clients' default).",
+            },
+        ]
+
+
+def decimal_pattern(max_digits: int, places: int, min_value, max_value) -> str:
+    """The decimal strings a DRF DecimalField with these bounds accepts (no sign when the minimum is not negative,
+    at most the whole digits and places it allows; a maximum of 10^k caps the whole part at k digits or 10^k)."""
+    whole = max_digits - places
+    frac = rf"(?:\.[0-9]{{1,{places}}})?" if places else ""
+    body = rf"[0-9]{{1,{whole}}}{frac}"
+    if max_value is not None and max_value > 0:
+        top = Decimal(max_value)
+        k = len(str(int(top))) - 1
+        if top == 10**k and k < whole:
+            zeros = rf"(?:\.0{{1,{places}}})?" if places else ""
+            body = rf"(?:1{'0' * k}{zeros}|[0-9]{{1,{k}}}{frac})"
+    sign = "-?" if min_value is None or Decimal(min_value) < 0 else ""
+    return rf"^{sign}{body}$"
+
+
+class DecimalFieldSchema(OpenApiSerializerFieldExtension):
+    """Decimal inputs as the strings the field accepts: drf-spectacular's own pattern allows a sign and an empty
+    string whatever the bounds, so a client's validator would pass what the server refuses."""
+
+    target_class = "rest_framework.fields.DecimalField"
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema, direction):
+        f = self.target
+        schema = {"type": "string", "format": "decimal"}
+        if f.max_digits is not None and f.decimal_places is not None:
+            schema["pattern"] = decimal_pattern(f.max_digits, f.decimal_places, f.min_value, f.max_value)
+        return schema
+
+
+class StrictSerializerSchema(OpenApiSerializerExtension):
+    """A StrictSerializer refuses fields it does not declare (400): its request schema says so."""
+
+    target_class = "apps.api.serializers.StrictSerializer"
+    match_subclasses = True
+
+    def map_serializer(self, auto_schema, direction):
+        schema = auto_schema._map_basic_serializer(self.target, direction)
+        if direction == "request":
+            schema["additionalProperties"] = False
+        return schema
 
 
 def _codes(path: str, method: str, op: dict) -> list[str]:
@@ -104,23 +190,66 @@ def _codes(path: str, method: str, op: dict) -> list[str]:
     return codes
 
 
+# Rules of request bodies a serializer states in code (validate()), said in the schema too.
+_PART_NUMBERS: dict = {}  # (keys of 1-64 characters: OpenAPI 3.0 has no propertyNames)
+COMPONENT_RULES = {
+    # spec or preset, not both (not "neither": a oneOf of required lists makes openapi-python-client write
+    # code that does not compile; that half is an allowance of the schemathesis run)
+    "DesignListInputRequest": {"not": {"required": ["spec", "preset"]}},
+    # name, spec or both
+    "PatchedDesignDetailInputRequest": {"minProperties": 1},
+    "PriceListInputRequest": {"properties": {"prices": {**_PART_NUMBERS, "maxProperties": 10000}}},
+    "LeadTimesIoRequest": {"properties": {"lead_times": {**_PART_NUMBERS, "maxProperties": 2000}}},
+    "PatchedLeadTimesIoRequest": {
+        "required": ["lead_times"],
+        "properties": {"lead_times": {**_PART_NUMBERS, "maxProperties": 2000}},
+    },
+}
+
+
+def _merge(schema: dict, rules: dict) -> None:
+    for key, value in rules.items():
+        if isinstance(value, dict) and isinstance(schema.get(key), dict):
+            _merge(schema[key], value)
+        else:
+            schema[key] = value
+
+
 def add_error_responses(result, generator, request, public):
     """POSTPROCESSING_HOOK: the Error component, and the error answers of every operation."""
     result.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA
+    for name, rules in COMPONENT_RULES.items():
+        if name in result["components"]["schemas"]:
+            _merge(result["components"]["schemas"][name], rules)
     result["components"]["headers"] = RATE_LIMIT_HEADERS
     ref = {"$ref": "#/components/schemas/Error"}
+    # a GET of an object whose writes take If-Match answers its ETag
+    etag_paths = {
+        path
+        for path, item in result.get("paths", {}).items()
+        for op in item.values()
+        if any(p.get("name") == "If-Match" for p in op.get("parameters", []))
+    }
     for path, item in result.get("paths", {}).items():
         for method, op in item.items():
             responses = op.setdefault("responses", {})
             for code in ("201", "202"):
-                if code in responses and method == "post":
+                if code in responses and (method == "post" or code == "202"):
                     responses[code]["headers"] = {
                         "Location": {
                             "schema": {"type": "string", "format": "uri"},
                             "description": "URL of the created object (201) or of the job to poll (202).",
                         }
                     }
-            if path.endswith("/downloads/{kind}") and "200" in responses:
+            if "202" in responses:
+                responses["202"]["headers"]["Retry-After"] = RETRY_AFTER_JOB
+            if op.get("operationId") == "jobs_retrieve":
+                responses["200"]["headers"] = {"Retry-After": RETRY_AFTER_JOB}
+            if any(p.get("name") == "If-Match" for p in op.get("parameters", [])) or path in etag_paths:
+                for code in ("200", "201"):
+                    if code in responses:
+                        responses[code].setdefault("headers", {})["ETag"] = ETAG_HEADER
+            if path.endswith(("/downloads/{kind}", "/jobs/{job_id}/file")) and "200" in responses:
                 responses["200"]["headers"] = {
                     "Content-Disposition": {
                         "schema": {"type": "string"},

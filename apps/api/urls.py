@@ -1,12 +1,11 @@
-"""Routes of /api/v1/ (mounted by fabricdesign/urls.py). Every unmatched /api/v1/ path is a JSON 404."""
+"""Routes of /api/v1/ (mounted by fabricdesign/urls.py). Every unmatched /api/ path is a JSON 404 (NotFoundApi)."""
 
 from __future__ import annotations
 
 from django.urls import path, re_path, register_converter
 
-from .errors import ApiError
-from .views import catalog, designs, downloads, failures, monitoring, orders, qos, revisions, tokens
-from .views.base import ApiView
+from .views import catalog, designs, downloads, failures, jobs, monitoring, orders, qos, revisions, tokens
+from .views.base import NotFoundApi
 
 
 class IdConverter:
@@ -29,18 +28,6 @@ class NumberConverter(IdConverter):
 
 register_converter(IdConverter, "fdid")
 register_converter(NumberConverter, "revno")
-
-
-class NotFoundApi(ApiView):
-    """Any other path under /api/v1/: the API's 404, in the API's error shape."""
-
-    permission_classes = []
-    schema = None
-
-    def _missing(self, request, *args, **kwargs):
-        raise ApiError(404, "not_found", "No such API endpoint; see /api/docs/.")
-
-    get = post = put = patch = delete = head = options = _missing
 
 
 app_name = "api"
@@ -70,6 +57,7 @@ urlpatterns = [
     path(f"{D}/change-order.pdf", orders.ChangeOrderPdfApi.as_view(), name="design-change-order-pdf"),
     path(f"{D}/ordered/", orders.DesignBaselineApi.as_view(), name="design-ordered"),
     path(f"{D}/lead-times/", orders.LeadTimesApi.as_view(), name="design-lead-times"),
+    path("jobs/", jobs.JobListApi.as_view(), name="job-list"),
     path("jobs/<uuid:job_id>/", designs.JobDetailApi.as_view(), name="job-detail"),
     path("jobs/<uuid:job_id>/cancel/", designs.JobCancelApi.as_view(), name="job-cancel"),
     path("jobs/<uuid:job_id>/file", downloads.JobFileApi.as_view(), name="job-file"),

@@ -165,7 +165,7 @@ def commissioning_refresh(*, revision, progress=None) -> CommissioningStanding:
         try:
             fabric = _planned(revision)
         except SpecError as exc:
-            row.error = f"The revision no longer computes with the current catalog: {exc}"
+            row.error = f"The revision cannot be rendered from its snapshot: {exc}"
             row.save()
             return row
         user_map = tuple(e for u in uploads for e in parse_user_map(u.user_map))

@@ -144,11 +144,11 @@ def revision_qos_plan(*, revision: Revision) -> QosPlan:
                 exc.errors,
             ) from None
         raise QosPlanError(
-            "revision_not_reproducible", f"The revision no longer computes with the current catalog: {exc}"
+            "revision_not_reproducible", f"The revision cannot be rendered from its snapshot: {exc}"
         ) from None
     except (CatalogError, MediaCatalogError) as exc:
         raise QosPlanError(
-            "revision_not_reproducible", f"The revision no longer computes with the current catalog: {exc}"
+            "revision_not_reproducible", f"The revision cannot be rendered from its snapshot: {exc}"
         ) from None
 
 

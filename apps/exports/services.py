@@ -232,14 +232,24 @@ def deliverable_available(kind: str) -> bool:
 
 
 def deliverable_applies(kind: str, spec: dict | None) -> bool:
-    """False for a file the design cannot have: topology.ibnetdiscover without an InfiniBand network."""
-    if kind != "topology.ibnetdiscover":
+    """False for a file the design cannot have: topology.ibnetdiscover without an InfiniBand network,
+    workloads.pdf without workloads."""
+    if kind not in ("topology.ibnetdiscover", "workloads.pdf"):
         return True
     try:
         s = parse_spec(spec or {})
     except SpecError:
         return True  # let the download report why it cannot be built
+    if kind == "workloads.pdf":
+        return bool(s.workloads)
     return s.compute.technology == "infiniband" or (s.storage.enabled and s.storage.technology == "infiniband")
+
+
+def deliverable_missing_reason(kind: str) -> str:
+    """Why deliverable_applies() is False for this kind."""
+    return (
+        "it has no workloads (spec section `workloads`)" if kind == "workloads.pdf" else "it has no InfiniBand network"
+    )
 
 
 def revision_result(*, revision) -> DesignResult:
@@ -300,7 +310,7 @@ def export_enqueue(*, revision, kind: str, user, options: dict | None = None):
         raise ValueError(f"kind: unknown deliverable {kind!r}")
     if kind in DELIVERABLES:
         if not deliverable_applies(kind, revision.spec):
-            raise ValueError(f"kind: this design has no {kind} (it has no InfiniBand network)")
+            raise ValueError(f"kind: this design has no {kind} ({deliverable_missing_reason(kind)})")
         export_options(options)  # reject bad options now, not in the worker
     elif options:
         raise ValueError(f"options: {kind} takes no options")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from django.db import transaction
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -20,6 +21,7 @@ from ..catalog import catalog_entries, custom_part_delete, custom_part_save
 from ..models import CustomPart, PartSection
 from ..output import iso, url
 from ..pagination import id_page, page_body
+from ..preconditions import IF_MATCH, PRECONDITION_FAILED, check_if_match, part_etag, price_list_etag, with_etag
 from ..serializers import MoneyField, PageOut, StrictSerializer, query
 from .base import ApiView
 from .tokens import PageQuery
@@ -135,28 +137,46 @@ class PartDetailApi(ApiView):
         summary="Show one of your custom parts",
     )
     def get(self, request, part_id: int):
-        return Response(_part_out(request, self._part(request, part_id)))
+        part = self._part(request, part_id)
+        return with_etag(Response(_part_out(request, part)), part_etag(part))
+
+    def _locked(self, request, part_id: int) -> CustomPart:
+        part = CustomPart.objects.select_for_update().filter(owner=request.user, pk=part_id).first()
+        if part is None:
+            raise Http404("No such part.")
+        check_if_match(request, part_etag(part))
+        return part
 
     @extend_schema(
         operation_id="parts_replace",
         request=PartInput,
-        responses={200: PartOut},
+        parameters=[IF_MATCH],
+        responses={200: PartOut, 412: PRECONDITION_FAILED},
         tags=["catalog"],
         summary="Replace one of your custom parts",
     )
     def put(self, request, part_id: int):
-        part = self._part(request, part_id)
+        self._part(request, part_id)
         s = PartInput(data=request.data)
         s.is_valid(raise_exception=True)
         d = s.validated_data
-        part = custom_part_save(user=request.user, section=d["section"], key=d.get("key"), body=d["body"], part=part)
-        return Response(_part_out(request, part))
+        with transaction.atomic():
+            part = self._locked(request, part_id)
+            part = custom_part_save(
+                user=request.user, section=d["section"], key=d.get("key"), body=d["body"], part=part
+            )
+        return with_etag(Response(_part_out(request, part)), part_etag(part))
 
     @extend_schema(
-        operation_id="parts_delete", responses={204: None}, tags=["catalog"], summary="Delete one of your custom parts"
+        operation_id="parts_delete",
+        parameters=[IF_MATCH],
+        responses={204: None, 412: PRECONDITION_FAILED},
+        tags=["catalog"],
+        summary="Delete one of your custom parts",
     )
     def delete(self, request, part_id: int):
-        custom_part_delete(part=self._part(request, part_id))
+        with transaction.atomic():
+            custom_part_delete(part=self._locked(request, part_id))
         return Response(status=204)
 
 
@@ -217,12 +237,14 @@ class PriceListApi(ApiView):
         summary="Your price list (unit prices used in your designs' BOMs)",
     )
     def get(self, request):
-        return Response(self._out(PriceList.objects.filter(owner=request.user).first()))
+        pl = PriceList.objects.filter(owner=request.user).first()
+        return with_etag(Response(self._out(pl)), price_list_etag(pl))
 
     @extend_schema(
         operation_id="price_list_replace",
         request=InputSerializer,
-        responses={200: PriceListOut},
+        parameters=[IF_MATCH],
+        responses={200: PriceListOut, 412: PRECONDITION_FAILED},
         tags=["catalog"],
         summary="Replace your price list",
     )
@@ -230,8 +252,14 @@ class PriceListApi(ApiView):
         s = self.InputSerializer(data=request.data)
         s.is_valid(raise_exception=True)
         prices = {k: decimal_text(v) for k, v in s.validated_data["prices"].items()}
-        price_list_save(owner=request.user, currency=s.validated_data["currency"], prices=prices)
-        return Response(self._out(PriceList.objects.get(owner=request.user)))
+        with transaction.atomic():
+            if "If-Match" in request.headers:
+                # the user's row is the lock: the price list may not exist yet
+                type(request.user).objects.select_for_update().filter(pk=request.user.pk).first()
+                check_if_match(request, price_list_etag(PriceList.objects.filter(owner=request.user).first()))
+            price_list_save(owner=request.user, currency=s.validated_data["currency"], prices=prices)
+        pl = PriceList.objects.get(owner=request.user)
+        return with_etag(Response(self._out(pl)), price_list_etag(pl))
 
 
 # --- presets and the spec schema -----------------------------------------------------------------

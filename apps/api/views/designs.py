@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.db import transaction
 from django.db.models import OuterRef, Subquery
 from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -24,22 +25,25 @@ from apps.jobs.services import JobNotQueued, job_request_cancel, job_sent
 from engine.presets import list_presets
 
 from ..errors import ApiError
-from ..idempotency import HEADER, idempotent
+from ..idempotency import HEADER, IDEMPOTENCY_KEY_SCHEMA, idempotent
 from ..idempotency import forget as forget_idempotency_key
-from ..output import design_out, job_out, revision_out, url
+from ..output import design_out, job_out, job_poll_headers, revision_out, url
 from ..pagination import id_page, page_body
+from ..preconditions import IF_MATCH, PRECONDITION_FAILED, check_if_match, design_etag, share_etag, with_etag
 from ..serializers import DesignDetailOut, DesignPageOut, JobOut, StrictSerializer, query
+from ..spec_types import spec_json_type_check
 from .base import ApiView, design_for
 from .tokens import PageQuery
 
 IDEMPOTENCY = OpenApiParameter(
     HEADER,
-    str,
+    IDEMPOTENCY_KEY_SCHEMA,
     OpenApiParameter.HEADER,
     required=False,
     description=(
         "Makes a retry safe: the same key (per user) with the same request gets the first answer again "
-        "and creates nothing new; with a different request it is a 422. Keys live 24 hours."
+        "and creates nothing new; with a different request it is a 422. Keys live 24 hours. 1-255 printable ASCII "
+        "characters without spaces: anything else (an empty header too) is a 400 invalid_idempotency_key."
     ),
 )
 IDEMPOTENCY_ERRORS = {
@@ -126,6 +130,8 @@ class DesignListApi(ApiView):
         s.is_valid(raise_exception=True)
         data = s.validated_data
         spec = data.get("spec")
+        if spec is not None:
+            spec_json_type_check(spec)
         if spec is not None and data.get("name"):
             spec = {**spec, "name": data["name"]}
         design = design_create(user=request.user, spec=spec, preset=data.get("preset"), name=data.get("name"))
@@ -151,12 +157,14 @@ class DesignDetailApi(ApiView):
         summary="Show a design with its spec",
     )
     def get(self, request, design_id: int):
-        return Response(_detail(request, design_for(request, design_id)))
+        design = design_for(request, design_id)
+        return with_etag(Response(_detail(request, design)), design_etag(design))
 
     @extend_schema(
         operation_id="designs_update",
         request=InputSerializer,
-        responses={200: DesignDetailOut},
+        parameters=[IF_MATCH],
+        responses={200: DesignDetailOut, 412: PRECONDITION_FAILED},
         tags=["designs"],
         summary="Change a design's spec or name (needs write access)",
     )
@@ -164,20 +172,30 @@ class DesignDetailApi(ApiView):
         design = design_for(request, design_id, write=True)
         s = self.InputSerializer(data=request.data)
         s.is_valid(raise_exception=True)
-        spec = s.validated_data.get("spec", design.spec)
-        if "name" in s.validated_data:
-            spec = {**spec, "name": s.validated_data["name"]}
-        design = design_update(design=design, spec=spec)
-        return Response(_detail(request, design))
+        if "spec" in s.validated_data:
+            spec_json_type_check(s.validated_data["spec"])
+        with transaction.atomic():
+            design = Design.objects.select_for_update().get(pk=design.pk)
+            check_if_match(request, design_etag(design))
+            spec = s.validated_data.get("spec", design.spec)
+            if "name" in s.validated_data:
+                spec = {**spec, "name": s.validated_data["name"]}
+            design = design_update(design=design, spec=spec)
+        return with_etag(Response(_detail(request, design)), design_etag(design))
 
     @extend_schema(
         operation_id="designs_delete",
-        responses={204: None},
+        parameters=[IF_MATCH],
+        responses={204: None, 412: PRECONDITION_FAILED},
         tags=["designs"],
         summary="Delete a design with its revisions (owner only)",
     )
     def delete(self, request, design_id: int):
-        design_delete(design=design_for(request, design_id, owner=True))
+        design = design_for(request, design_id, owner=True)
+        with transaction.atomic():
+            design = Design.objects.select_for_update().get(pk=design.pk)
+            check_if_match(request, design_etag(design))
+            design_delete(design=design)
         return Response(status=204)
 
 
@@ -221,10 +239,22 @@ class DesignShareApi(ApiView):
                 [{"path": "username", "message": "at most 150 characters"}],
             )
 
+    @staticmethod
+    def _current(design: Design, username: str) -> str | None:
+        """The share's ETag, its row locked for the write (None: no share of that name)."""
+        access = (
+            DesignShare.objects.select_for_update()
+            .filter(design=design, username=username)
+            .values_list("access", flat=True)
+            .first()
+        )
+        return share_etag(access)
+
     @extend_schema(
         operation_id="designs_shares_put",
         request=InputSerializer,
-        responses={200: ShareOut},
+        parameters=[IF_MATCH],
+        responses={200: ShareOut, 412: PRECONDITION_FAILED},
         tags=["designs"],
         summary="Share a design with a username, or change its access (owner only)",
         description="Answers the same whether or not an account of that name exists, so sharing "
@@ -243,12 +273,18 @@ class DesignShareApi(ApiView):
                 "The owner already has full access.",
                 [{"path": "username", "message": "is the design's owner"}],
             )
-        share = design_share(design=design, username=username, access=s.validated_data["access"])
-        return Response(_share_out(request, design.pk, share.username, share.access))
+        with transaction.atomic():
+            check_if_match(request, self._current(design, username))
+            share = design_share(design=design, username=username, access=s.validated_data["access"])
+        return with_etag(
+            Response(_share_out(request, design.pk, share.username, share.access)),
+            share_etag(share.access),
+        )
 
     @extend_schema(
         operation_id="designs_shares_delete",
-        responses={204: None},
+        parameters=[IF_MATCH],
+        responses={204: None, 412: PRECONDITION_FAILED},
         tags=["designs"],
         summary="Stop sharing a design with a username (owner), or leave a design shared with you",
         description="The owner: 204 whether or not the name had a share or an account. The recipient, "
@@ -257,12 +293,14 @@ class DesignShareApi(ApiView):
     def delete(self, request, design_id: int, username: str):
         self._check(username)
         design = design_for(request, design_id)
-        if design.owner_id == request.user.pk:
-            design_unshare(design=design, username=username)
-        elif username == request.user.get_username():
-            design_leave(design_id=design.pk, user=request.user)
-        else:
+        if design.owner_id != request.user.pk and username != request.user.get_username():
             raise Http404("No such design.")  # as design_for(owner=True) answers a recipient
+        with transaction.atomic():
+            check_if_match(request, self._current(design, username))
+            if design.owner_id == request.user.pk:
+                design_unshare(design=design, username=username)
+            else:
+                design_leave(design_id=design.pk, user=request.user)
         return Response(status=204)
 
 
@@ -307,6 +345,8 @@ class DesignComputeApi(ApiView):
                 forget_idempotency_key(request)
                 raise
             response.data = job_out(request, job)
+            for name, value in job_poll_headers(job).items():
+                response[name] = value
         return response
 
     def _compute(self, request, design_id: int):
@@ -343,7 +383,8 @@ class JobDetailApi(ApiView):
         summary="A job's status, stage, percent and error (poll until status is terminal)",
     )
     def get(self, request, job_id):
-        return Response(job_out(request, job_for(request, job_id)))
+        job = job_for(request, job_id)
+        return Response(job_out(request, job), headers=job_poll_headers(job))
 
 
 class JobCancelApi(ApiView):

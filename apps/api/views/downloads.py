@@ -29,6 +29,7 @@ from apps.exports.services import (
     DeliverableUnavailable,
     deliverable_applies,
     deliverable_available,
+    deliverable_missing_reason,
     export_enqueue,
     export_options,
 )
@@ -46,8 +47,9 @@ from ..downloads import (
     measurement_upload,
 )
 from ..errors import ApiError
+from ..export_options import ExportOptionsIn, export_options_resolve, scope_check
 from ..models import MeasurementUpload
-from ..output import iso, job_out, url
+from ..output import iso, job_out, job_poll_headers, url
 from ..parsers import CSVUploadParser
 from ..serializers import JobOut, StrictSerializer, query
 from .base import ApiView, revision_for
@@ -57,14 +59,55 @@ from .orders import AFR_HELP, HOURS_HELP, LEVEL_HELP, spares_rule_of
 KINDS = list(DB_FILES) + list(DELIVERABLES)
 CONTENT_TYPES = {**DB_FILES, **{k: d.content_type for k, d in DELIVERABLES.items()}}
 _MEDIA_ORDER = ("text/csv", "application/pdf", "application/json", "text/vnd.graphviz", "text/plain")
-_FILE_MEDIA_TYPES = {
-    (200, media): OpenApiTypes.OBJECT if media == "application/json" else OpenApiTypes.BINARY
-    for media in sorted(
-        {ct.split(";")[0].strip() for ct in CONTENT_TYPES.values()},
-        # the order the schema always had (a generated client reads the first text type), new types after
-        key=lambda m: (_MEDIA_ORDER.index(m) if m in _MEDIA_ORDER else len(_MEDIA_ORDER), m),
-    )
+
+
+def file_media_types(content_types) -> dict:
+    """The 200 answers of a file download: one entry per media type it can be served as, JSON as an object and the
+    rest as bytes. A generated client reads every answer as the first media type it understands: openapi-python-client
+    needs `content_type_overrides` mapping these types to application/octet-stream (docs/api.md, "Files")."""
+    return {
+        (200, media): OpenApiTypes.OBJECT if media == "application/json" else OpenApiTypes.BINARY
+        for media in sorted(
+            {ct.split(";")[0].strip() for ct in content_types},
+            # the order the schema always had, new types after
+            key=lambda m: (_MEDIA_ORDER.index(m) if m in _MEDIA_ORDER else len(_MEDIA_ORDER), m),
+        )
+    }
+
+
+# every media type a file kind is served as (CONTENT_TYPES), so a new kind cannot go undeclared
+_FILE_MEDIA_TYPES = file_media_types(CONTENT_TYPES.values())
+# an export job's file: any deliverable or archive
+_JOB_FILE_MEDIA_TYPES = file_media_types(
+    [d.content_type for d in DELIVERABLES.values()] + [ct for ct, _ in ARCHIVES.values()]
+)
+
+
+_SCOPED = {"cabling-plan.pdf", "cable-schedule.csv", "labels.pdf", "labels.csv", "test-sheet.pdf", "test-sheet.csv"}
+# The kinds each option applies to; an option sent for another kind is a 400, not silently ignored (bom.csv?rack=).
+# `csv` is accepted by every kind (a generated client sends its default with every download): it only changes CSVs.
+OPTION_KINDS = {
+    "spares_percent": {"bom.pdf", "bom.csv"},
+    "spares_rule": {"bom.pdf", "bom.csv"},
+    "spares_afr_percent": {"bom.pdf", "bom.csv"},
+    "spares_replenish_hours": {"bom.pdf", "bom.csv"},
+    "spares_service_level_percent": {"bom.pdf", "bom.csv"},
+    "page_size": {k for k in KINDS if k.endswith(".pdf")},
+    "row": _SCOPED,
+    "rack": _SCOPED,
+    "test_limit": {"test-sheet.pdf", "test-sheet.csv"},
 }
+
+
+def _refuse_options_of_other_kinds(request, kind: str) -> None:
+    bad = sorted(k for k, kinds in OPTION_KINDS.items() if k in request.query_params and kind not in kinds)
+    if bad:
+        raise ApiError(
+            400,
+            "invalid_query",
+            f"{kind} takes no {', '.join(bad)}.",
+            [{"path": k, "message": f"only for {', '.join(sorted(OPTION_KINDS[k]))}, not {kind}"} for k in bad],
+        )
 
 
 def _attachment(response, revision, kind: str):
@@ -114,7 +157,20 @@ class DownloadApi(ApiView):
             min_value=Decimal(0),
             max_value=Decimal(1000),
             required=False,
-            help_text="BOM files: spares per line in percent (rounded up).",
+            help_text="bom.pdf and bom.csv only (another kind: 400): spares per line in percent (rounded up).",
+        )
+        page_size = serializers.ChoiceField(
+            choices=["a4", "letter"], required=False, help_text="PDFs only (another kind: 400): page size."
+        )
+        row = serializers.CharField(
+            max_length=32,
+            required=False,
+            help_text="Cabling plan, cable schedule, labels and test sheet only (another kind: 400): one row.",
+        )
+        rack = serializers.CharField(
+            max_length=32,
+            required=False,
+            help_text="Cabling plan, cable schedule, labels and test sheet only (another kind: 400): one rack.",
         )
         spares_rule = serializers.ChoiceField(
             choices=[PERCENT, FAILURE_RATE],
@@ -125,9 +181,6 @@ class DownloadApi(ApiView):
         spares_afr_percent = serializers.CharField(required=False, max_length=400, help_text=AFR_HELP)
         spares_replenish_hours = serializers.CharField(required=False, max_length=400, help_text=HOURS_HELP)
         spares_service_level_percent = serializers.CharField(required=False, max_length=400, help_text=LEVEL_HELP)
-        page_size = serializers.ChoiceField(choices=["a4", "letter"], required=False, help_text="PDF page size.")
-        row = serializers.CharField(max_length=32, required=False, help_text="Cabling plan / labels: one row.")
-        rack = serializers.CharField(max_length=32, required=False, help_text="Cabling plan / labels: one rack.")
         test_limit = serializers.ChoiceField(
             choices=["pmd", "budget"],
             required=False,
@@ -158,7 +211,6 @@ class DownloadApi(ApiView):
             ),
         ],
         responses={
-            # every media type a file kind is served as (CONTENT_TYPES), so a new kind cannot go undeclared
             **_FILE_MEDIA_TYPES,
             202: OpenApiResponse(
                 JobOut,
@@ -168,7 +220,9 @@ class DownloadApi(ApiView):
                 ),
             ),
             304: OpenApiResponse(description="If-None-Match names this file's ETag: use your copy."),
-            409: OpenApiResponse(description="The revision no longer recomputes (its custom parts changed)."),
+            409: OpenApiResponse(
+                description="The revision has no snapshot to render from (not backfilled yet, or not reproducible)."
+            ),
             501: OpenApiResponse(description="This build has no renderer for this kind of file."),
         },
         summary="Download one file of a revision: 200 with the file when it is stored or cheap to render, "
@@ -178,9 +232,10 @@ class DownloadApi(ApiView):
         if kind not in CONTENT_TYPES:
             raise Http404(f"No such file; known: {', '.join(KINDS)}.")
         q = query(self.QuerySerializer, request)
+        _refuse_options_of_other_kinds(request, kind)
         rev = revision_for(request, design_id, number, defer=() if kind == "summary.json" else ("summary",))
         if not deliverable_applies(kind, rev.spec):
-            raise Http404(f"This design has no {kind}: it has no InfiniBand network.")
+            raise Http404(f"This design has no {kind}: {deliverable_missing_reason(kind)}.")
         if kind in DB_FILES:
             etag = revision_etag(rev, kind, q["csv"])
             if if_none_match(request, etag):
@@ -200,6 +255,7 @@ class DownloadApi(ApiView):
             raise ApiError(
                 501, "not_implemented", f"{kind} is not available in this build: its renderer is not installed yet."
             )
+        scope_check(revision=rev, row=q.get("row"), rack=q.get("rack"))  # before a job is queued for them
         options: dict = {k: q[k] for k in ("page_size", "row", "rack", "test_limit", "spares_percent") if k in q}
         if q["csv"] == "raw":
             options["raw_csv"] = True
@@ -212,13 +268,14 @@ class DownloadApi(ApiView):
             _key, _full, artifact = artifact_lookup(revision=rev, kind=kind, options=options)
             if artifact is None and not inline_render_allowed(rev):
                 job = export_enqueue(revision=rev, kind=kind, user=request.user, options=options)
-                body = job_out(request, job_sent(job))  # 503 when the broker refused it
-                return Response(body, status=202, headers={"Location": body["url"], "Retry-After": "2"})
+                job = job_sent(job)  # 503 when the broker refused it
+                body = job_out(request, job)
+                return Response(body, status=202, headers={"Location": body["url"], **job_poll_headers(job)})
             if artifact is None:
                 artifact = artifact_build(revision=rev, kind=kind, options=options)
         except SpecError as exc:
             raise ApiError(
-                409, "revision_not_reproducible", f"The revision no longer computes with the current catalog: {exc}"
+                409, "revision_not_reproducible", f"The revision cannot be rendered from its snapshot: {exc}"
             ) from None
         except ValueError as exc:
             # The renderers' contract: a ValueError means options they cannot use ("rack 'X' is not in
@@ -360,7 +417,8 @@ class MeasurementListApi(ApiView):
     @extend_schema(
         operation_id="revisions_measurements_upload",
         parameters=[QuerySerializer],
-        request={"text/csv": OpenApiTypes.STR},
+        # binary: the sheet is sent as the bytes of a UTF-8 file, as a client uploads a file it holds
+        request={"text/csv": OpenApiTypes.BINARY},
         responses={
             201: MeasurementUploadOut,
             400: OpenApiResponse(
@@ -441,8 +499,13 @@ class ExportCreateApi(ApiView):
     """Big deliverables (a 400,000-cable plan renders for tens of seconds) and archives are built by a worker."""
 
     class InputSerializer(StrictSerializer):
-        kind = serializers.ChoiceField(choices=sorted(list(DELIVERABLES) + list(ARCHIVES)))
-        options = serializers.DictField(required=False, help_text="Renderer options, as for downloads.")
+        kind = serializers.ChoiceField(
+            choices=sorted(list(DELIVERABLES) + list(ARCHIVES)), help_text="The file to build (as downloads name it)."
+        )
+        options = ExportOptionsIn(
+            required=False,
+            help_text="Renderer options; each applies to some kinds only (another kind: 400). configs.zip takes none.",
+        )
 
     @extend_schema(
         operation_id="revisions_exports_create",
@@ -456,27 +519,34 @@ class ExportCreateApi(ApiView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         rev = revision_for(request, design_id, number)
+        kind = data.validated_data["kind"]
+        options = data.validated_data.get("options")
+        if options:
+            if kind in ARCHIVES:
+                raise ApiError(
+                    400,
+                    "invalid_option",
+                    f"options: {kind} takes no options",
+                    [{"path": "options", "message": f"{kind} takes no options"}],
+                )
+            options = export_options_resolve(revision=rev, kind=kind, options=options)
         try:
-            job = export_enqueue(
-                revision=rev,
-                kind=data.validated_data["kind"],
-                user=request.user,
-                options=data.validated_data.get("options"),
-            )
+            job = export_enqueue(revision=rev, kind=kind, user=request.user, options=options)
         except ValueError as exc:
             # "kind: …", "options: …" or the renderers' "options.page_size: …" / "page_size: …"
             field, _, message = str(exc).partition(": ")
             path = field if field == "kind" or field.split(".", 1)[0] == "options" else f"options.{field}"
             raise ApiError(400, "invalid_option", str(exc), [{"path": path, "message": message or str(exc)}]) from None
-        body = job_out(request, job_sent(job))  # committed and sent by now: 503 when the broker refused it
-        return Response(body, status=202, headers={"Location": body["url"]})
+        job = job_sent(job)  # committed and sent by now: 503 when the broker refused it
+        body = job_out(request, job)
+        return Response(body, status=202, headers={"Location": body["url"], **job_poll_headers(job)})
 
 
 class JobFileApi(ApiView):
     @extend_schema(
         operation_id="jobs_file",
         responses={
-            (200, "application/octet-stream"): OpenApiTypes.BINARY,
+            **_JOB_FILE_MEDIA_TYPES,
             304: OpenApiResponse(description="If-None-Match names this file's ETag."),
             409: OpenApiResponse(description="Not built (yet)."),
             410: OpenApiResponse(description="Built, then removed by the store's retention: ask for the file again."),

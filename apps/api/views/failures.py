@@ -70,7 +70,9 @@ class RevisionBlastRadiusApi(ApiView):
         operation_id="revisions_blast_radius",
         responses={
             200: BlastRadiusOut,
-            409: OpenApiResponse(description="The revision no longer computes with the current catalog."),
+            409: OpenApiResponse(
+                description="The revision has no snapshot to render from (not backfilled yet, or not reproducible)."
+            ),
         },
         tags=["revisions"],
         summary="Blast radius: per kind of single failure, which GPUs lose which share of their scale-out "
@@ -87,5 +89,5 @@ class RevisionBlastRadiusApi(ApiView):
             return Response(revision_blast_radius(revision=rev))
         except SpecError as exc:
             raise ApiError(
-                409, "revision_not_reproducible", f"The revision no longer computes with the current catalog: {exc}"
+                409, "revision_not_reproducible", f"The revision cannot be rendered from its snapshot: {exc}"
             ) from None

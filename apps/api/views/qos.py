@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from django.db import transaction
 from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from apps.designs.models import Design
 from apps.designs.qos_selectors import (
     ARCHIVE,
     QosPlanError,
@@ -20,12 +22,13 @@ from engine.errors import SpecError
 
 from ..errors import ApiError, spec_error_fields
 from ..output import url
+from ..preconditions import IF_MATCH, PRECONDITION_FAILED, check_if_match, qos_etag, with_etag
 from ..serializers import FieldErrorOut, StrictSerializer
 from .base import ApiView, design_for, revision_for
 
 NOT_BUILDABLE = OpenApiResponse(
-    description="The revision's configuration cannot be built: it no longer recomputes "
-    "with the current catalog, or its stored QoS policy is not valid."
+    description="The revision's configuration cannot be built: it has no snapshot to render from (not "
+    "backfilled yet, or not reproducible), or its stored QoS policy is not valid."
 )
 
 
@@ -76,12 +79,14 @@ class DesignQosApi(ApiView):
         summary="A design's QoS policy: the effective one (defaults filled) and what the spec stores",
     )
     def get(self, request, design_id: int):
-        return Response(_qos_out(request, design_for(request, design_id)))
+        design = design_for(request, design_id)
+        return with_etag(Response(_qos_out(request, design)), qos_etag(design))
 
     @extend_schema(
         operation_id="designs_qos_update",
         request=InputSerializer,
-        responses={200: QosOut},
+        parameters=[IF_MATCH],
+        responses={200: QosOut, 412: PRECONDITION_FAILED},
         tags=["designs"],
         summary="Replace a design's QoS policy (needs write access); a bad field is a 400 naming it (qos.roce.dscp)",
     )
@@ -90,12 +95,15 @@ class DesignQosApi(ApiView):
         s = self.InputSerializer(data=request.data)
         s.is_valid(raise_exception=True)
         try:
-            design = design_qos_update(design=design, policy=s.validated_data["policy"])
+            with transaction.atomic():
+                design = Design.objects.select_for_update().get(pk=design.pk)
+                check_if_match(request, qos_etag(design))
+                design = design_qos_update(design=design, policy=s.validated_data["policy"])
         except SpecError as exc:
             fields = spec_error_fields(exc)
             message = "; ".join(f"{f['path']}: {f['message']}" for f in fields[:5])
             raise ApiError(400, "invalid_qos", f"The QoS policy is not valid: {message}", fields) from None
-        return Response(_qos_out(request, design))
+        return with_etag(Response(_qos_out(request, design)), qos_etag(design))
 
 
 def _plan_error(exc: QosPlanError) -> ApiError:

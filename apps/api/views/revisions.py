@@ -14,13 +14,15 @@ from apps.common.http_cache import conditional, query_key, revision_etag
 from apps.designs.models import Revision
 from apps.designs.pricing import PriceListMissing, revision_pricing, revision_reprice
 from apps.designs.selectors import design_get
-from apps.designs.tables import CABLE_SORTS, LINK_SORTS, MAX_LIMIT, cable_page, link_page
+from apps.designs.tables import CABLE_SORTS, LINK_SORTS, MAX_LIMIT, cable_page, link_facets, link_page
+from engine.model import NETWORKS
 from engine.orders.rule_choice import FAILURE_RATE, PERCENT
+from engine.physical_stage import CABLE_KINDS
 
 from ..errors import ApiError
 from ..output import revision_out
 from ..pagination import id_page, page_body
-from ..results import bom_diff, revision_bom, revision_loss_budget
+from ..results import LINK_MEDIA, LINK_STATUSES, bom_diff, revision_bom, revision_loss_budget
 from ..serializers import MoneyField, PageOut, RevisionOut, RevisionPageOut, StrictSerializer, query
 from .base import ApiView, design_for, revision_for
 from .orders import AFR_HELP, HOURS_HELP, LEVEL_HELP, SparesRuleOut, spares_rule_of
@@ -329,9 +331,25 @@ class RevisionLossBudgetApi(ApiView):
             status = serializers.CharField(allow_blank=True)
 
         revision = serializers.IntegerField()
-        counts = serializers.DictField(
-            child=serializers.IntegerField(), help_text="Links per verdict: pass, marginal, fail, copper, no_medium."
-        )
+
+        class Counts(serializers.Serializer):
+            pass_ = serializers.IntegerField(help_text="Links within budget with margin.")
+            marginal = serializers.IntegerField()
+            fail = serializers.IntegerField()
+            n_a = serializers.IntegerField(help_text="Copper links: no optical budget (status n/a).")
+            no_medium = serializers.IntegerField(help_text="Links no part fits (status no-medium).")
+
+            def get_fields(self):
+                # the link `status` values as keys, some of which are not Python names
+                fields = super().get_fields()
+                return {
+                    "pass": fields.pop("pass_"),
+                    "n/a": fields.pop("n_a"),
+                    "no-medium": fields.pop("no_medium"),
+                    **fields,
+                }
+
+        counts = Counts(help_text="Links per verdict, keyed by the links' `status` values (the ?status= filter).")
         worst_links = Worst(many=True)
 
     @extend_schema(
@@ -351,8 +369,10 @@ def _sort_choices(sorts: tuple) -> list[str]:
 class TableQuery(StrictSerializer):
     cursor = serializers.CharField(required=False)
     limit = serializers.IntegerField(required=False, min_value=1, max_value=MAX_LIMIT, default=100)
-    network = serializers.CharField(required=False, max_length=16)
-    tier = serializers.CharField(required=False, max_length=24)
+    network = serializers.ChoiceField(choices=list(NETWORKS), required=False, help_text="Only this network's rows.")
+    tier = serializers.CharField(
+        required=False, max_length=24, help_text="Only this tier's rows (one the revision has, e.g. leaf-spine)."
+    )
     rack = serializers.CharField(required=False, max_length=32, help_text="Either end in this rack.")
     device = serializers.CharField(required=False, max_length=64, help_text="Either end on this device.")
     part = serializers.CharField(required=False, max_length=64)
@@ -365,14 +385,31 @@ class TableQuery(StrictSerializer):
 
 class LinkQuery(TableQuery):
     order = serializers.ChoiceField(choices=_sort_choices(LINK_SORTS), required=False, default="link_id")
-    medium = serializers.CharField(required=False, max_length=24)
-    status = serializers.CharField(required=False, max_length=16, help_text="Loss-budget verdict.")
+    medium = serializers.ChoiceField(choices=LINK_MEDIA, required=False, help_text="The link's medium.")
+    status = serializers.ChoiceField(
+        choices=LINK_STATUSES,
+        required=False,
+        help_text="Loss-budget verdict (n/a: copper, no optical budget; no-medium: no part fits the link).",
+    )
     plane = serializers.IntegerField(required=False, min_value=0, max_value=32)
 
 
 class CableQuery(TableQuery):
     order = serializers.ChoiceField(choices=_sort_choices(CABLE_SORTS), required=False, default="cable_id")
-    kind = serializers.CharField(required=False, max_length=24)
+    kind = serializers.ChoiceField(choices=list(CABLE_KINDS), required=False, help_text="The cable's kind.")
+
+
+def _refuse_values_not_in_the_revision(rev, q: dict) -> None:
+    """A network or tier the revision does not have is a 400 listing those it has (not an empty page)."""
+    facets = link_facets(rev)
+    for key in ("network", "tier"):
+        if key in q and q[key] not in facets[key]:
+            raise ApiError(
+                400,
+                "invalid_query",
+                f"{key}: {q[key]!r} is not a {key} of this revision (it has: {', '.join(facets[key]) or 'none'}).",
+                [{"path": key, "message": f"one of {', '.join(facets[key]) or 'none'}"}],
+            )
 
 
 class LinkRowOut(serializers.Serializer):
@@ -423,6 +460,8 @@ _PAGING = ("cursor", "limit", "order")
 
 def _rows_page(request, rev, q: dict, fetch, table: str) -> Response:
     """One cursor page of a revision's links or cables, answered 304 when the client holds it (immutable rows)."""
+
+    _refuse_values_not_in_the_revision(rev, q)
 
     def produce():
         page = fetch(

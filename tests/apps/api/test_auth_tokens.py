@@ -29,6 +29,26 @@ def test_it_rejects_bad_token_headers_with_401(header, db):
     assert error_of(response)["code"] == "authentication_failed"
 
 
+@pytest.mark.parametrize("keyword", ["Token", "Bearer", "bearer"])
+def test_a_key_is_accepted_after_token_or_bearer(keyword, users):
+    from apps.api.auth import token_create
+
+    _, key = token_create(user=users.alice, name="generated client")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"{keyword} {key}")
+    me = client.get("/api/v1/me/")
+    assert me.status_code == 200 and me.json()["username"] == "alice"
+
+
+@pytest.mark.parametrize("header", ["Bearer nope", "Bearer a b", "Bearer"])
+def test_a_bad_bearer_key_is_refused_as_a_bad_token_not_as_missing_credentials(header, db):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=header)
+    response = client.get("/api/v1/me/")
+    assert response.status_code == 401
+    assert error_of(response)["code"] == "authentication_failed"
+
+
 def browser_of(user) -> APIClient:
     """A browser sign-in of `user` (where tokens are made)."""
     client = APIClient()
@@ -125,6 +145,7 @@ def _operations():
         "name": "configs.zip",
         "job_id": "00000000-0000-0000-0000-000000000001",
         "upload_id": "1",
+        "snapshot_id": "1",
     }
     for path, item in yaml.safe_load(PUBLISHED.read_text())["paths"].items():
         for method in item:

@@ -63,11 +63,59 @@ def test_a_bad_option_is_a_400_naming_it_once(alice, computed):
     assert r.status_code == 400 and r.json()["error"]["fields"][0]["path"] == "options.page_size"
 
 
-def test_options_for_the_configs_archive_are_a_400(alice, computed):
+@pytest.mark.parametrize("options, path", [({"unknown": 1}, "options.unknown"), ({"page_size": "a4"}, "options")])
+def test_options_for_the_configs_archive_are_a_400(alice, computed, options, path):
+    r = alice.post(rev_url(computed, tail="exports/"), {"kind": "configs.zip", "options": options}, format="json")
+    assert r.status_code == 400 and r.json()["error"]["fields"][0]["path"] == path
+
+
+@pytest.mark.parametrize(
+    "kind, options, path",
+    [
+        ("cabling-plan.pdf", {"rack": "zzz"}, "options.rack"),
+        ("labels.pdf", {"row": "ZZ"}, "options.row"),
+        ("bom.csv", {"rack": "DC1.A01"}, "options.rack"),  # bom files have no rack scope
+        ("bom.pdf", {"prices": {"QM9700": "1"}}, "options.prices"),  # prices are never the caller's
+        ("bom.pdf", {"currency": "XXX"}, "options.currency"),
+        ("bom.pdf", {"price_version": 7}, "options.price_version"),  # no such version
+        ("bom.pdf", {"spares_percent": 5}, "options.spares_percent"),  # a decimal string, as the schema says
+        ("test-sheet.csv", {"test_limit": "best"}, "options.test_limit"),
+        ("bom.csv", {"date": "2000-01-01", "label_stock": {}}, "options.label_stock"),  # was a 500 (schemathesis)
+    ],
+)
+def test_export_options_are_checked_before_a_job_is_queued(alice, computed, kind, options, path):
+    from apps.jobs.models import Job
+
+    before = Job.objects.filter(kind="export").count()
+    r = alice.post(rev_url(computed, tail="exports/"), {"kind": kind, "options": options}, format="json")
+    assert r.status_code == 400, r.content[:300]
+    error = r.json()["error"]
+    assert error["fields"][0]["path"] == path, error
+    assert "ValueError" not in error["message"]
+    assert Job.objects.filter(kind="export").count() == before
+
+
+def test_a_rack_of_the_design_is_accepted(alice, computed):
+    from apps.designs.models import LinkRecord
+
+    rack = LinkRecord.objects.filter(revision__design=computed).values_list("a_rack", flat=True).first()
+    row = rack.rsplit(".", 1)[1].rstrip("0123456789")
     r = alice.post(
-        rev_url(computed, tail="exports/"), {"kind": "configs.zip", "options": {"unknown": 1}}, format="json"
+        rev_url(computed, tail="exports/"), {"kind": "labels.pdf", "options": {"rack": rack, "row": row}}, format="json"
     )
-    assert r.status_code == 400 and r.json()["error"]["fields"][0]["path"] == "options"
+    assert r.status_code == 202, r.content[:300]
+    assert _run(r.json()["id"]) == "succeeded"
+
+
+def test_a_bom_export_is_priced_with_a_named_price_version(alice, computed):
+    alice.put("/api/v1/price-list/", {"currency": "EUR", "prices": {"QM9700": "100.00"}}, format="json")
+    r = alice.post(
+        rev_url(computed, tail="exports/"), {"kind": "bom.csv", "options": {"price_version": 1}}, format="json"
+    )
+    assert r.status_code == 202, r.content[:300]
+    assert _run(r.json()["id"]) == "succeeded"
+    body = b"".join(alice.get(f"/api/v1/jobs/{r.json()['id']}/file").streaming_content).decode()
+    assert "EUR" in body and "100.00" in body
 
 
 def test_another_user_cannot_start_or_fetch_an_export(alice, bob, computed):

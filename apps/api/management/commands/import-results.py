@@ -11,7 +11,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from apps.api.downloads import MAX_STORED_ERRORS, UploadRejected, error_fields, measurement_upload
+from apps.api.downloads import MAX_STORED_ERRORS, UploadRejected, error_field_text, error_fields, measurement_upload
 from apps.api.errors import ApiError
 from apps.designs.measurements import (
     MeasurementUnavailable,
@@ -78,16 +78,16 @@ class Command(BaseCommand):
                 keep_valid=not all_or_nothing,
             )
         except UploadRejected as exc:
-            lines = [f"  {f['path']}: {f['message']}" for f in error_fields(exc.errors[:MAX_STORED_ERRORS])]
+            lines = [f"  {error_field_text(f)}: {f['message']}" for f in error_fields(exc.errors[:MAX_STORED_ERRORS])]
             if len(exc.errors) > MAX_STORED_ERRORS:
                 lines.append(f"  ... and {len(exc.errors) - MAX_STORED_ERRORS:,} more row(s) with errors")
             raise CommandError("\n".join([f"nothing stored: {exc.message}"] + lines)) from None
         except ApiError as exc:
-            lines = [f"  {f['path']}: {f['message']}" for f in exc.fields] if exc.fields else []
+            lines = [f"  {error_field_text(f)}: {f['message']}" for f in exc.fields] if exc.fields else []
             raise CommandError("\n".join([f"nothing stored: {exc.message}"] + lines)) from None
         standing = measurement_standing_refresh(revision=rev)
         for f in error_fields(upload.errors):
-            self.stderr.write(f"{f['path']}: {f['message']}")
+            self.stderr.write(f"{error_field_text(f)}: {f['message']}")
         if upload.error_count > len(upload.errors):
             self.stderr.write(f"... and {upload.error_count - len(upload.errors):,} more row(s) with errors")
         self.stdout.write(

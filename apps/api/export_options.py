@@ -1,0 +1,123 @@
+"""The options of an export (POST .../exports/), checked in full before the job is queued: a bad value is a 400
+naming `options.<field>`, never a job that fails later.
+
+Prices are never the caller's: the BOM files are priced with the revision's price-list version, or with another
+version of the design owner's price list named by `price_version` (so a BOM always says which list priced it).
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+from rest_framework import serializers
+
+from apps.catalog.models import PriceListVersion
+from apps.designs.models import LinkRecord
+from apps.exports.artifacts import PRICED_KINDS
+
+from .errors import ApiError
+from .serializers import StrictSerializer
+
+SCOPED_KINDS = frozenset(
+    {"cabling-plan.pdf", "cable-schedule.csv", "labels.pdf", "labels.csv", "test-sheet.pdf", "test-sheet.csv"}
+)
+# a rack id is "<site>.<row letters><position>" (engine/placement.py)
+_RACK_ROW = re.compile(r"\.([A-Z]+)\d+$")
+
+
+class ExportOptionsIn(StrictSerializer):
+    page_size = serializers.ChoiceField(choices=["a4", "letter"], required=False, help_text="PDFs: page size.")
+    row = serializers.CharField(
+        max_length=32, required=False, help_text="Cabling plan, cable schedule, labels, test sheet: only this row."
+    )
+    rack = serializers.CharField(
+        max_length=32,
+        required=False,
+        help_text="Cabling plan, cable schedule, labels, test sheet: only this rack (e.g. DC1.A03).",
+    )
+    test_limit = serializers.ChoiceField(
+        choices=["pmd", "budget"],
+        required=False,
+        help_text="Test sheets: pass limit from the PMD's maximum channel loss, or the design's worst case.",
+    )
+    spares_percent = serializers.DecimalField(
+        max_digits=7,
+        decimal_places=3,
+        min_value=Decimal(0),
+        max_value=Decimal(1000),
+        required=False,
+        help_text='BOM files: spares per line in percent (rounded up), as a decimal string such as "5".',
+    )
+    raw_csv = serializers.BooleanField(
+        required=False, help_text="CSV files: write every cell unchanged (the default guards formula-like cells)."
+    )
+    date = serializers.DateField(required=False, help_text="The date printed on the documents (default: today).")
+    label_stock = serializers.DictField(
+        required=False,
+        help_text="Labels: the label sheet's geometry (docs/deliverables.md, label stocks); default the generic "
+        "wrap-around stock.",
+    )
+    price_version = serializers.IntegerField(
+        min_value=1,
+        max_value=2_000_000_000,
+        required=False,
+        help_text="BOM files: price with this version of the design owner's price list instead of the revision's "
+        "own (GET /api/v1/price-list/ shows the newest version).",
+    )
+
+
+_ONLY_FOR = {
+    "page_size": lambda k: k.endswith(".pdf"),
+    "row": lambda k: k in SCOPED_KINDS,
+    "rack": lambda k: k in SCOPED_KINDS,
+    "test_limit": lambda k: k.startswith("test-sheet."),
+    "spares_percent": lambda k: k in PRICED_KINDS,
+    "raw_csv": lambda k: k.endswith(".csv"),
+    "label_stock": lambda k: k.startswith("labels."),
+    "price_version": lambda k: k in PRICED_KINDS,
+    "date": lambda k: True,
+}
+
+
+def _bad(path: str, message: str) -> ApiError:
+    return ApiError(400, "invalid_option", f"{path}: {message}", [{"path": path, "message": message}])
+
+
+def scope_check(*, revision, row: str | None, rack: str | None, prefix: str = "") -> None:
+    """400 for a row or rack the revision does not have (from its stored links, so no recompute)."""
+    links = LinkRecord.objects.filter(revision=revision)
+    if rack is not None:
+        if not (links.filter(a_rack=rack).exists() or links.filter(b_rack=rack).exists()):
+            raise _bad(f"{prefix}rack", f"rack {rack!r} is not in this design")
+        m = _RACK_ROW.search(rack)
+        if row is not None and m and m.group(1) != row:
+            raise _bad(f"{prefix}row", f"rack {rack!r} is in row {m.group(1)!r}, not {row!r}")
+    elif row is not None:
+        pattern = rf"\.{re.escape(row)}[0-9]+$"
+        if not (links.filter(a_rack__regex=pattern).exists() or links.filter(b_rack__regex=pattern).exists()):
+            raise _bad(f"{prefix}row", f"row {row!r} is not in this design")
+
+
+def export_options_resolve(*, revision, kind: str, options: dict) -> dict:
+    """The renderer options of a checked ExportOptionsIn: every option applies to the kind, the row or rack
+    exists, the price version is the owner's; prices become the version's."""
+    for name in options:
+        if not _ONLY_FOR[name](kind):
+            raise _bad(f"options.{name}", f"does not apply to {kind}")
+    out = {k: v for k, v in options.items() if k not in ("price_version", "date", "spares_percent")}
+    if "date" in options:
+        out["date"] = options["date"].isoformat()
+    if "spares_percent" in options:
+        out["spares_percent"] = str(options["spares_percent"])
+    scope_check(revision=revision, row=options.get("row"), rack=options.get("rack"), prefix="options.")
+    if "price_version" in options:
+        v = PriceListVersion.objects.filter(owner_id=revision.design.owner_id, number=options["price_version"]).first()
+        if v is None:
+            raise _bad("options.price_version", "the design owner's price list has no such version")
+        out.update(
+            prices=v.prices,
+            currency=v.currency,
+            price_source=f"price list v{v.number} of {v.created_at:%Y-%m-%d} ({v.currency}), chosen for this export",
+        )
+    return out
