@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from django.db import transaction
 from django.db.models import OuterRef, Subquery
 from django.http import Http404
@@ -352,7 +354,9 @@ class DesignComputeApi(ApiView):
     def _compute(self, request, design_id: int):
         # Retries are the IdempotencyRecord's (24 h, replayed answers); the job row keeps no key of its own.
         design = design_for(request, design_id, write=True)
-        s = self.InputSerializer(data=request.data or {})
+        # No body means {}; an empty JSON array is still not an object (400), so `or {}` would be wrong here.
+        body = request.data
+        s = self.InputSerializer(data={} if isinstance(body, Mapping) and not body else body)
         s.is_valid(raise_exception=True)
         outcome = design_compute_request(design=design, user=request.user, force=s.validated_data["force"])
         if outcome.revision is not None:

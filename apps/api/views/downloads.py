@@ -172,11 +172,12 @@ class DownloadApi(ApiView):
             required=False,
             help_text="Cabling plan, cable schedule, labels and test sheet only (another kind: 400): one rack.",
         )
+        # No schema default: a generated client sends declared defaults with every download, and this
+        # option belongs to the BOM files only (another kind: 400).
         spares_rule = serializers.ChoiceField(
             choices=[PERCENT, FAILURE_RATE],
             required=False,
-            default=PERCENT,
-            help_text="BOM files: percent (default, spares_percent) or failure-rate (the spares_* inputs below).",
+            help_text="BOM files only: percent (when absent; spares_percent) or failure-rate (the spares_* inputs).",
         )
         spares_afr_percent = serializers.CharField(required=False, max_length=400, help_text=AFR_HELP)
         spares_replenish_hours = serializers.CharField(required=False, max_length=400, help_text=HOURS_HELP)
