@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -44,7 +45,7 @@ class Thresholds:
 THRESHOLD_NAMES = tuple(f.name for f in fields(Thresholds))
 
 
-def check_overrides(overrides: Mapping[str, object] | None) -> tuple[dict[str, float], list[tuple[str, str]]]:
+def check_overrides(overrides: Mapping[str, object] | None) -> tuple[dict[str, Any], list[tuple[str, str]]]:
     """(the valid changes, [(name, problem)] for every bad one): one rule for every way of overriding."""
     if not overrides:
         return {}, []

@@ -40,6 +40,16 @@ FACTORS = ("imbalance_hot_factor", "imbalance_idle_factor")
 DURATIONS = ("scrape_interval", "rate_window", "average_window", "alert_for", "fec_baseline_window")
 
 
+# Names the rules used before they shared the counter flags' thresholds; a spec that still has one is told which
+# name replaced it rather than only "unknown".
+FORMER_THRESHOLDS = {
+    "link_down_per_hour": "link_down_increment (any increment: 1)",
+    "fec_uncorrectable_per_hour": "fec_uncorrectable_increment (any increment: 1)",
+    "link_recovery_per_hour": "flaps_per_hour (recoveries count as flaps)",
+    "fec_corrected_min_ber": "fec_corrected_min_per_hour (a count per hour)",
+}
+
+
 def duration_seconds(text: str) -> float:
     m = _DURATION.match(text)
     if not m:
@@ -136,7 +146,11 @@ class MonitoringSettings:
         if th is not None:
             changes, problems = check_overrides(th)
             errors += [
-                FieldError(f"{path}.thresholds.{k}" if k else f"{path}.thresholds", message) for k, message in problems
+                FieldError(
+                    f"{path}.thresholds.{k}" if k else f"{path}.thresholds",
+                    f"replaced by {FORMER_THRESHOLDS[k]}" if k in FORMER_THRESHOLDS else message,
+                )
+                for k, message in problems
             ]
             kw["thresholds"] = replace(base, **changes)
         if not errors:

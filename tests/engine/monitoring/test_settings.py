@@ -91,6 +91,7 @@ def test_a_threshold_override_is_checked_like_the_counter_files_and_named_by_its
         "monitoring.thresholds.link_down_per_hour",  # the old name of link_down_increment: refused, not ignored
         "monitoring.thresholds.min_group_links",
     ]
+    assert "replaced by link_down_increment" in str(exc.value)
 
 
 def test_the_spec_overrides_the_app_wide_thresholds_which_override_the_data_file():
