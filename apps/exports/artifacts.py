@@ -40,6 +40,9 @@ ROOT = Path(__file__).resolve().parents[2]
 # Files whose content shapes a rendered deliverable (the engine's result types, which a snapshot decodes into).
 RENDERER_SOURCES = ("apps/exports/renderers", "apps/exports/services.py", "engine")
 PRICED_KINDS = frozenset({"bom.pdf", "bom.csv"})  # the only renderers that read prices
+# Renderers that read the app-wide error-counter thresholds (COUNTER_THRESHOLDS_FILE): a stored file made under
+# other thresholds is not the one asked for.
+THRESHOLD_KINDS = frozenset({"prometheus-rules.yaml"})
 USED_AT_RESOLUTION = timedelta(hours=1)  # how stale `used_at` may get before a download refreshes it
 ORPHAN_GRACE_S = 3600  # a stored file without its row is left alone this long (a build between save and row)
 
@@ -98,6 +101,8 @@ def artifact_key(*, revision, kind: str, options: dict) -> str:
 
     fingerprint = revision_fingerprint(revision)
     state = {"revision": fingerprint, "kind": kind, "options": options, "renderer": renderer_version()}
+    if kind in THRESHOLD_KINDS:
+        state["counter_thresholds"] = getattr(settings, "COUNTER_THRESHOLDS", None) or {}
     return hashlib.sha256(json.dumps(state, sort_keys=True, default=str).encode()).hexdigest()
 
 

@@ -34,6 +34,8 @@ LINK_DOWN = "fabric:port_link_down:increase1h"
 RECOVERY = "fabric:port_link_recovery:increase1h"
 SYMBOL = "fabric:port_symbol_errors:increase1h"
 UNCORRECTABLE = "fabric:port_fec_uncorrectable:increase1h"
+FLAPS = "fabric:port_link_flaps:increase1h"
+FEC_CORRECTED = "fabric:port_fec_corrected:increase1h"
 
 AGGREGATES = {
     # record name -> (function, by-labels, filter)
@@ -65,6 +67,8 @@ def record_names(settings: MonitoringSettings) -> dict[str, str]:
         "link_recovery": RECOVERY,
         "symbol_errors": SYMBOL,
         "fec_uncorrectable": UNCORRECTABLE,
+        "link_flaps": FLAPS,
+        "fec_corrected": FEC_CORRECTED,
     }
 
 
@@ -137,8 +141,14 @@ def _port_rules(group: PortGroup, s: MonitoringSettings, prio: int | None, rec: 
     ):
         if metric(key):
             yield rule(rec[name], f"increase({metric(key)}{sel}[1h])")
+    # A flap is a link-down or a link error recovery, as in the counter flags (engine/counters/drift.py);
+    # an exporter without a recovery counter (mlx5 Ethernet) counts link-downs only.
+    flaps = [f"increase({metric(k)}{sel}[1h])" for k in ("link_down", "link_recovery") if metric(k)]
+    if flaps:
+        yield rule(rec["link_flaps"], " + ".join(flaps))
     if metric("fec_corrected_bits"):
         yield rule(rec["fec_ber"], f"rate({metric('fec_corrected_bits')}{sel}[{w}]) / {bps:g}")
+        yield rule(rec["fec_corrected"], f"increase({metric('fec_corrected_bits')}{sel}[1h])")
 
 
 def _alerts(s: MonitoringSettings, rec: dict[str, str], prio: int | None) -> list[dict]:
@@ -220,38 +230,53 @@ def _alerts(s: MonitoringSettings, rec: dict[str, str], prio: int | None) -> lis
             ),
         ]
     out += [
+        # Every threshold below is a value of engine/counters/data/thresholds.yaml, the one the counter flags
+        # read. The flags judge a count between two readings per hour of the interval; here the count is
+        # increase(...[1h]), which IS a count per hour, so a per-hour value is compared as it stands and an
+        # "increment" n becomes `>= n`. `>=` as in the flags (a value equal to the threshold fires).
         alert(
-            "FabricLinkFlapping",
-            f"{rec['link_down']} > {th.link_down_per_hour:g}",
+            "FabricLinkDown",
+            f"{rec['link_down']} >= {th.link_down_increment:g}",
             f"{where}: link went down {{{{ $value }}}} time(s) in the last hour",
             severity="critical",
             description="Reseat or clean the optics and check the cable route (commissioning counters, issue 29).",
         ),
         alert(
-            "FabricLinkErrorRecovery",
-            f"{rec['link_recovery']} > {th.link_recovery_per_hour:g}",
-            f"{where}: {{{{ $value }}}} link error recoveries in the last hour",
+            "FabricLinkFlapping",
+            # at least 2 as in the flags: one down-and-up is a link-down, not flapping
+            f"{rec['link_flaps']} >= {max(th.flaps_per_hour, 2):g}",
+            f"{where}: {{{{ $value }}}} link downs and error recoveries in the last hour",
+            severity="critical",
+            description="A link that keeps going down or retraining: reseat or clean the optics, then swap the "
+            "transceiver or cable (commissioning counters, issue 29).",
         ),
         alert(
             "FabricSymbolErrors",
-            f"{rec['symbol_errors']} > {th.symbol_errors_per_hour:g}",
+            # the flags also need one error: a threshold of 0 means "any", not "always"
+            f"{rec['symbol_errors']} >= {th.symbol_errors_per_hour:g}"
+            if th.symbol_errors_per_hour > 0
+            else f"{rec['symbol_errors']} > 0",
             f"{where}: {{{{ $value }}}} symbol errors FEC could not correct in the last hour",
             description="Clean and inspect the connectors first: the cheapest cause to rule out "
             "(GPU-networking seed article).",
         ),
         alert(
             "FabricFecUncorrectable",
-            f"{rec['fec_uncorrectable']} > {th.fec_uncorrectable_per_hour:g}",
+            f"{rec['fec_uncorrectable']} >= {th.fec_uncorrectable_increment:g}",
             f"{where}: {{{{ $value }}}} uncorrectable FEC codewords in the last hour",
             severity="critical",
         ),
         alert(
             "FabricFecCorrectedRising",
-            f"avg_over_time({rec['fec_ber']}[1h]) > {th.fec_corrected_rise_factor:g} * "
-            f"avg_over_time({rec['fec_ber']}[{s.fec_baseline_window}]) "
-            f"and avg_over_time({rec['fec_ber']}[1h]) > {th.fec_corrected_min_ber:g}",
-            f"{where}: FEC-corrected bit rate {{{{ $value }}}} of line rate, over "
-            f"{th.fec_corrected_rise_factor:g}x its {s.fec_baseline_window} baseline",
+            # The flags' rule: over fec_corrected_per_hour, or over fec_corrected_min_per_hour and rising by
+            # fec_corrected_rise_factor. The flags compare with the interval before; Prometheus has the port's
+            # own history, so the rise is against its fec_baseline_window average (a ratio of two rates of the
+            # same port, so the bits-vs-blocks unit cancels).
+            f"{rec['fec_corrected']} >= {th.fec_corrected_per_hour:g} or ({rec['fec_corrected']} >= "
+            f"{th.fec_corrected_min_per_hour:g} and avg_over_time({rec['fec_ber']}[1h]) >= "
+            f"{th.fec_corrected_rise_factor:g} * avg_over_time({rec['fec_ber']}[{s.fec_baseline_window}]))",
+            f"{where}: {{{{ $value }}}} FEC-corrected bits in the last hour, over {th.fec_corrected_per_hour:g} "
+            f"or {th.fec_corrected_rise_factor:g}x its {s.fec_baseline_window} baseline",
             description="Rising corrected errors do not always mean a dirty connector, but it is the cheapest "
             "cause to rule out (GPU-networking seed article).",
         ),

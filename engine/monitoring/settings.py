@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from ..counter_thresholds import COUNTER_THRESHOLD_KEYS, CounterThresholds
+from ..counters.thresholds import Thresholds, check_overrides, load_thresholds
 from ..errors import FieldError, SpecError
 from .metrics import parse_metric_map
 
@@ -38,6 +38,16 @@ _SECONDS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 RATIO_TARGETS = ("utilization_average", "utilization_peak", "packet_loss_ratio", "pfc_pause_share", "ecn_mark_ratio")
 FACTORS = ("imbalance_hot_factor", "imbalance_idle_factor")
 DURATIONS = ("scrape_interval", "rate_window", "average_window", "alert_for", "fec_baseline_window")
+
+
+# Names the rules used before they shared the counter flags' thresholds; a spec that still has one is told which
+# name replaced it rather than only "unknown".
+FORMER_THRESHOLDS = {
+    "link_down_per_hour": "link_down_increment (any increment: 1)",
+    "fec_uncorrectable_per_hour": "fec_uncorrectable_increment (any increment: 1)",
+    "link_recovery_per_hour": "flaps_per_hour (recoveries count as flaps)",
+    "fec_corrected_min_ber": "fec_corrected_min_per_hour (a count per hour)",
+}
 
 
 def duration_seconds(text: str) -> float:
@@ -67,17 +77,22 @@ class MonitoringSettings:
     exporter_port: int = 9100  # node_exporter's registered default port
     port_label: str = "device"  # the exporter label naming the interface
     metrics: Mapping[str, Mapping[str, str | None]] = field(default_factory=lambda: parse_metric_map(None))
-    thresholds: CounterThresholds = CounterThresholds()
+    # The per-port error thresholds come from the one source the counter flags read too
+    # (engine/counters/data/thresholds.yaml); rules.py says how each becomes a PromQL comparison.
+    thresholds: Thresholds = field(default_factory=load_thresholds)
 
     @classmethod
-    def from_dict(cls, data: Any, path: str = "monitoring") -> MonitoringSettings:
+    def from_dict(cls, data: Any, path: str = "monitoring", base: Thresholds | None = None) -> MonitoringSettings:
+        """`base`: the app-wide thresholds (COUNTER_THRESHOLDS_FILE over the data file) that the spec's
+        `monitoring.thresholds` override; the data file's when None."""
+        base = base or load_thresholds()
         if data is None:
-            return cls()
+            return cls(thresholds=base)
         if not isinstance(data, Mapping):
             raise SpecError.at(path, "must be a mapping")
         known = {f.name for f in fields(cls)} - {"thresholds"} | {"targets", "thresholds"}
         errors: list[FieldError] = []
-        kw: dict[str, Any] = {}
+        kw: dict[str, Any] = {"thresholds": base}
         for key in data:
             if key not in known or key in RATIO_TARGETS:
                 errors.append(FieldError(f"{path}.{key}", f"unknown field; known: {', '.join(sorted(known))}"))
@@ -129,18 +144,15 @@ class MonitoringSettings:
             errors += exc.errors
         th = data.get("thresholds")
         if th is not None:
-            if isinstance(th, Mapping):
-                errors += [
-                    FieldError(
-                        f"{path}.thresholds.{k}", f"unknown threshold; known: {', '.join(COUNTER_THRESHOLD_KEYS)}"
-                    )
-                    for k in th
-                    if k not in COUNTER_THRESHOLD_KEYS
-                ]
-            try:
-                kw["thresholds"] = CounterThresholds.from_mapping(th, f"{path}.thresholds")
-            except SpecError as exc:
-                errors += exc.errors
+            changes, problems = check_overrides(th)
+            errors += [
+                FieldError(
+                    f"{path}.thresholds.{k}" if k else f"{path}.thresholds",
+                    f"replaced by {FORMER_THRESHOLDS[k]}" if k in FORMER_THRESHOLDS else message,
+                )
+                for k, message in problems
+            ]
+            kw["thresholds"] = replace(base, **changes)
         if not errors:
             s = cls(**kw)
             if duration_seconds(s.rate_window) < 2 * duration_seconds(s.scrape_interval):

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from django.conf import settings
+
+from engine.counters.thresholds import load_thresholds
 from engine.monitoring.dashboard import iter_dashboard_json
 from engine.monitoring.rules import iter_rules_yaml, iter_targets_json
+from engine.monitoring.settings import MonitoringSettings
 
 from ._view import DesignView
 
@@ -15,9 +19,17 @@ def _result(result):
     return result.result if isinstance(result, DesignView) else result
 
 
+def monitoring_settings(result) -> MonitoringSettings:
+    """The spec's `monitoring` over the app-wide error-counter thresholds (COUNTER_THRESHOLDS_FILE over the data
+    file), so the alerts fire where the counter flags of the same installation do."""
+    base = load_thresholds().with_overrides(getattr(settings, "COUNTER_THRESHOLDS", None), "COUNTER_THRESHOLDS_FILE")
+    return MonitoringSettings.from_dict(getattr(result.spec, "monitoring", None), base=base)
+
+
 def iter_monitoring_rules(result) -> Iterator[str]:
     """prometheus-rules.yaml: recording and alerting rules (`promtool check rules` accepts it)."""
-    return iter_rules_yaml(_result(result))
+    r = _result(result)
+    return iter_rules_yaml(r, monitoring_settings(r))
 
 
 def iter_prometheus_targets(result) -> Iterator[str]:
