@@ -12,11 +12,12 @@ subprocess:
    crossed, so the import has something to find;
 2. `upload s`: asbuilt_import, as the API and the browser call it (validate by parsing, store, queue the job);
 3. `job s`: runs the queued "asbuilt" job exactly as a worker does (apps.jobs.runner.run_job): the plan
-   recomputed from the spec, every upload parsed, matched and classified, the fix list and counts stored.
+   read from the revision's stored snapshot, every upload parsed, matched and classified, the fix list and
+   counts stored.
 
 It prints every run and the medians, and the peak RSS of the subprocess. The job keeps the plan side (links and
-port names) in the cache (REDIS_URL; without it each subprocess has its own empty cache): the first run computes
-the design, later runs of the same revision read it, as a campaign of partial imports does. Target (issue 28):
+port names) in the cache (REDIS_URL; without it each subprocess has its own empty cache): the first run decodes
+the revision's snapshot, later runs of the same revision read it, as a campaign of partial imports does. Target (issue 28):
 under a minute from upload to the stored classification. The machine has 2 vCPUs shared with other work: expect
 15-40 % run-to-run spread.
 """

@@ -90,7 +90,9 @@ class UtilizationListApi(ApiView):
         label = serializers.CharField(
             required=False, default="", max_length=200, allow_blank=True, help_text="A name for it."
         )
-        snapshot = serializers.JSONField(help_text="The snapshot itself, in the format `kind` names.")
+        # An object in both formats (Prometheus' query answer; {"interval_s", "before", "after"}): a DictField,
+        # so the schema says object and never null.
+        snapshot = serializers.DictField(help_text="The snapshot itself, a JSON object in the format `kind` names.")
 
     @extend_schema(
         operation_id="revisions_utilization_list",

@@ -216,7 +216,7 @@ def _download_every_file(pkg, client, design_id: int, log: Path) -> None:
         if kind.endswith(".pdf"):
             assert body.startswith(b"%PDF-"), kind
         elif kind.endswith(".json"):
-            assert isinstance(json.loads(body), dict), kind
+            assert isinstance(json.loads(body), list if kind == "prometheus-targets.json" else dict), kind  # file_sd
         else:
             body.decode("utf-8")
     bom = list(csv.DictReader(io.StringIO(files["bom.csv"].decode())))
@@ -225,7 +225,10 @@ def _download_every_file(pkg, client, design_id: int, log: Path) -> None:
     exports_create = _op("downloads.revisions_exports_create")
     for kind in ("cabling-plan.pdf", "configs.zip"):
         started = exports_create.sync_detailed(
-            design_id, 1, client=client, body=pkg.models.ExportCreateInputRequest(kind=pkg.models.KindEnum(kind))
+            design_id,
+            1,
+            client=client,
+            body=pkg.models.ExportCreateInputRequest(kind=pkg.models.ExportCreateInputKindEnum(kind)),
         )
         assert started.status_code == 202 and started.headers["Location"] == started.parsed.url
         job = _wait_for_job(jobs_retrieve, client, started.parsed.id, log)

@@ -99,6 +99,22 @@ _allow(
     "part numbers (object keys) of 1-64 characters: OpenAPI 3.0 has no propertyNames",
 )
 
+_allow(
+    ["revisions_spares"],
+    [400],
+    "the spares_* inputs are one number or category:value pairs, each value bounded (a pattern cannot bound it)",
+)
+_allow(
+    ["revisions_asbuilt_upload", "revisions_counters_import"],
+    [400],
+    "the file must be the named tool's output, not empty, naming devices and ports of the design",
+)
+_allow(
+    ["revisions_utilization_import"],
+    [400],
+    "a snapshot must be the named format's object and name ports of the design",
+)
+
 # tokens_create: a token may not create tokens (403 by design; test_auth_tokens.py covers the browser path)
 EXCLUDED = ["tokens_create"]
 
