@@ -288,8 +288,13 @@ def deliverable_lines(*, kind: str, result: DesignResult, options: dict | None) 
     if d.args == ("options",):
         return fn(result, opts)
     kwargs = {name: getattr(opts, name) for name in d.args}
-    if "raw" in inspect.signature(fn).parameters:  # CSV renderers: the declared csv=safe|raw option
+    params = inspect.signature(fn).parameters
+    if "raw" in params:  # CSV renderers: the declared csv=safe|raw option
         kwargs["raw"] = opts.raw_csv
+    if "counter_thresholds" in params:  # the monitoring rules: the installation's thresholds
+        from django.conf import settings
+
+        kwargs["counter_thresholds"] = getattr(settings, "COUNTER_THRESHOLDS", None)
     return fn(result, **kwargs)
 
 

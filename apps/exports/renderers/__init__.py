@@ -179,7 +179,7 @@ DOCUMENTS = {
     "netbox/cables.csv": _netbox("cables.csv", iter_netbox_cables),
     "netbox/interfaces.csv": _netbox("interfaces.csv", iter_netbox_interfaces),
     "monitoring/prometheus-rules.yaml": lambda v, out, o, r: write_lines(
-        out / "monitoring" / "prometheus-rules.yaml", iter_monitoring_rules(v)
+        out / "monitoring" / "prometheus-rules.yaml", iter_monitoring_rules(v, o.counter_thresholds)
     ),
     "monitoring/prometheus-targets.json": lambda v, out, o, r: write_lines(
         out / "monitoring" / "prometheus-targets.json", iter_prometheus_targets(v)

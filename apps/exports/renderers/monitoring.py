@@ -3,9 +3,8 @@ and a Grafana dashboard. The engine builds them (engine/monitoring); this module
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-from django.conf import settings
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from engine.counters.thresholds import load_thresholds
 from engine.monitoring.dashboard import iter_dashboard_json
@@ -19,17 +18,18 @@ def _result(result):
     return result.result if isinstance(result, DesignView) else result
 
 
-def monitoring_settings(result) -> MonitoringSettings:
-    """The spec's `monitoring` over the app-wide error-counter thresholds (COUNTER_THRESHOLDS_FILE over the data
-    file), so the alerts fire where the counter flags of the same installation do."""
-    base = load_thresholds().with_overrides(getattr(settings, "COUNTER_THRESHOLDS", None), "COUNTER_THRESHOLDS_FILE")
+def monitoring_settings(result, counter_thresholds: Mapping[str, Any] | None = None) -> MonitoringSettings:
+    """The spec's `monitoring` over the app-wide error-counter thresholds (`counter_thresholds`: the
+    installation's COUNTER_THRESHOLDS_FILE, which the caller reads from settings, over the data file), so the
+    alerts fire where the counter flags of the same installation do. Renderers take no Django import."""
+    base = load_thresholds().with_overrides(counter_thresholds, "COUNTER_THRESHOLDS_FILE")
     return MonitoringSettings.from_dict(getattr(result.spec, "monitoring", None), base=base)
 
 
-def iter_monitoring_rules(result) -> Iterator[str]:
+def iter_monitoring_rules(result, counter_thresholds: Mapping[str, Any] | None = None) -> Iterator[str]:
     """prometheus-rules.yaml: recording and alerting rules (`promtool check rules` accepts it)."""
     r = _result(result)
-    return iter_rules_yaml(r, monitoring_settings(r))
+    return iter_rules_yaml(r, monitoring_settings(r, counter_thresholds))
 
 
 def iter_prometheus_targets(result) -> Iterator[str]:

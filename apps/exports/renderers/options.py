@@ -188,6 +188,9 @@ class ExportOptions:
     # CSV files: False (default) writes a text cell beginning with = + - @ tab or CR with a leading ' so
     # spreadsheets never run it as a formula (engine/csvcells.py); True writes every cell unchanged.
     raw_csv: bool = False
+    # The installation's error-counter thresholds (settings.COUNTER_THRESHOLDS, from COUNTER_THRESHOLDS_FILE),
+    # handed in by the Django side for the Prometheus rules; None: the shipped data file's.
+    counter_thresholds: Mapping[str, Any] | None = None
 
     @classmethod
     def from_any(cls, options) -> ExportOptions:

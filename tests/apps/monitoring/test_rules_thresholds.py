@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from apps.exports.renderers.monitoring import iter_monitoring_rules
+from apps.exports.services import deliverable_lines
 from tests.apps.api.conftest import compute_now
 from tests.engine.conftest import DELETE, build
 
@@ -23,7 +23,8 @@ ROCE = {
 
 
 def _expr(result, alert: str) -> str:
-    doc = yaml.safe_load("".join(iter_monitoring_rules(result)))
+    # Through the service, as a download or an export job builds it: it hands the renderer the settings' thresholds.
+    doc = yaml.safe_load("".join(deliverable_lines(kind="prometheus-rules.yaml", result=result, options=None)))
     return next(r["expr"] for g in doc["groups"] for r in g["rules"] if r.get("alert") == alert)
 
 

@@ -122,7 +122,15 @@ class Command(BaseCommand):
             paths += [
                 p
                 for p in write_deliverables(
-                    result, Path(out), revision_label=revision_label, only=only, options={"raw_csv": raw, **spares}
+                    result,
+                    Path(out),
+                    revision_label=revision_label,
+                    only=only,
+                    options={
+                        "raw_csv": raw,
+                        **spares,
+                        "counter_thresholds": getattr(settings, "COUNTER_THRESHOLDS", None),
+                    },
                 )
                 if p not in paths
             ]
