@@ -26,7 +26,7 @@ from typing import ClassVar
 
 import yaml
 
-from .spares import SPARES_RULES, Spares
+from .spares import SPARES_RULES, Spares, category_map
 
 DEFAULTS_FILE = Path(__file__).with_name("data") / "failure-rates.yaml"
 HOURS_PER_YEAR = Decimal(8760)
@@ -75,24 +75,7 @@ def default_inputs() -> dict[str, dict[str, Decimal]]:
 def parse_category_values(raw, what: str, field_name: str) -> dict[str, Decimal]:
     """{category: value} from a number (every category, "*"), a mapping, or text such as "2" or
     "transceiver:2,switch:0.5,*:1". ValueError naming `what` for anything else or out of bounds."""
-    if isinstance(raw, bool):
-        raise ValueError(f"{what}: {_WORDS[field_name]}, or category:value pairs")
-    if isinstance(raw, (int, float, Decimal)):
-        raw = {"*": raw}
-    elif isinstance(raw, str):
-        text = raw.strip()
-        if ":" not in text:
-            raw = {"*": text}
-        else:
-            pairs = {}
-            for item in text.split(","):
-                cat, sep, val = item.partition(":")
-                if not sep or not cat.strip():
-                    raise ValueError(f"{what}: {item.strip()!r} is not category:value")
-                pairs[cat.strip()] = val
-            raw = pairs
-    if not isinstance(raw, Mapping):
-        raise ValueError(f"{what}: {_WORDS[field_name]}, or category:value pairs")
+    raw = category_map(raw, what, whole=_WORDS[field_name], pair="category:value")
     lo, hi, lo_ok, hi_ok = _BOUNDS[field_name]
     out = {}
     for k, v in raw.items():

@@ -94,11 +94,35 @@ def spares_rule_from_dict(d: Mapping | None) -> SparesRule:
     return make(d)
 
 
+def category_map(raw, what: str, *, whole: str, pair: str) -> Mapping:
+    """A mapping {category: raw value} from a number or a text without ':' (every category, "*"), a mapping, or
+    text such as "transceiver:2,*:1"; the values are left for the caller to check. ValueError naming `what`
+    (`whole` says what one value is, `pair` what a pair looks like) for anything else."""
+    if isinstance(raw, bool):
+        raise ValueError(f"{what}: {whole}, or {pair} pairs")
+    if isinstance(raw, (int, float, Decimal)):
+        raw = {"*": raw}
+    elif isinstance(raw, str):
+        text = raw.strip()
+        if ":" not in text:
+            raw = {"*": text}
+        else:
+            pairs = {}
+            for item in text.split(","):
+                cat, sep, val = item.partition(":")
+                if not sep or not cat.strip():
+                    raise ValueError(f"{what}: {item.strip()!r} is not {pair}")
+                pairs[cat.strip()] = val
+            raw = pairs
+    if not isinstance(raw, Mapping):
+        raise ValueError(f"{what}: {whole}, or {pair} pairs")
+    return raw
+
+
 def parse_percents(raw, what: str = "spares_percent") -> dict[str, Decimal]:
     """{category: percent} from a number (every category), a mapping, or text such as "5" or
     "transceiver:2,fiber:5,*:1". ValueError naming `what` for anything else."""
-    if isinstance(raw, bool):
-        raise ValueError(f"{what}: a percentage, or category:percentage pairs")
+    raw = category_map(raw, what, whole="a percentage", pair="category:percentage")
     if isinstance(raw, (int, float, Decimal)):
         raw = {"*": raw}
     elif isinstance(raw, str):
