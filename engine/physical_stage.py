@@ -21,12 +21,11 @@ from math import ceil
 from operator import itemgetter
 from typing import Any, NamedTuple
 
+from .cable_schedule import CABLE_COLUMNS, CableSchedule
 from .catalog import Catalog
 from .model import APPLIANCE_ROLES, Device, Link, Place, Rack
 from .physical import (
     CageEnd,
-    LabelEnd,
-    LabelTemplate,
     LinkSlot,
     MediaPolicy,
     MediaRequest,
@@ -34,7 +33,6 @@ from .physical import (
     TrunkDemand,
     build_channel,
     cable_for_run,
-    cable_labels_of,
     check_channel,
     describe,
     fiber_totals,
@@ -42,9 +40,7 @@ from .physical import (
     loss_budget,
     plan_panels,
     plan_trunks,
-    port_template,
     select_media,
-    trunk_labels,
 )
 from .physical.constants import FORM_FACTORS
 from .physical.panel_layout import PanelOverflow, PanelUnits
@@ -52,25 +48,6 @@ from .physical.panel_layout import PanelOverflow, PanelUnits
 # Appliance NICs are not in the reference; a single-port QSFP112 flat-top cage is the default (data gap).
 APPLIANCE_CAGE = ("qsfp112", "flat")
 
-CABLE_COLUMNS = (
-    "id",
-    "network",
-    "tier",
-    "type",
-    "part",
-    "ordered_length_m",
-    "a_device",
-    "a_port",
-    "a_rack",
-    "a_u",
-    "b_device",
-    "b_port",
-    "b_rack",
-    "b_u",
-    "label_a",
-    "label_b",
-    "links",
-)
 LINK_PHYSICAL_COLUMNS = (
     "medium",
     "a_part",
@@ -160,51 +137,11 @@ class PhysicalResult:
 
     def cable_rows_out(self, result):
         """cables.csv rows (CABLE_COLUMNS), labels rendered on the fly (own end first, TIA-606 style)."""
-        return self._cable_rows(result, None)
+        return CableSchedule(result).rows()
 
     def cable_db_rows(self, result, revision_id: int):
-        """Every cable as the database stores it, led by `revision_id`: integer id, labels cut to 128 characters
-        and the link ids to 256."""
-        return self._cable_rows(result, revision_id)
-
-    def _cable_rows(self, result, db_prefix):
-        # One loop for both shapes, each tuple built once: this runs for every cable of a 400,000-cable design.
-        template = self.policy.labels
-        end = _EndRenderer(result, template)
-        for cid, kind, part, length, a, b, link_ids, tier, network in self.cable_rows:
-            if kind == "trunk":
-                la, lb = trunk_labels(template, f"T{cid:06d}", end.label_end(a), end.label_end(b))
-                a_row, b_row = end(a)[1], end(b)[1]
-            else:
-                near_a, a_row = end(a)
-                near_b, b_row = end(b)
-                la, lb = cable_labels_of(template, near_a, near_b, f"C{cid:06d}")
-            links = f"L{link_ids[0]:06d}" if len(link_ids) == 1 else " ".join([f"L{x:06d}" for x in link_ids])
-            if db_prefix is None:
-                yield (f"C{cid:06d}", network, tier, kind, part, length) + a_row + b_row + (la, lb, links)
-            else:
-                # an unplaced end has no rack unit: "" in cables.csv, NULL in the database (a 0U PDU has 0)
-                ua, ub = a_row[3], b_row[3]
-                yield (
-                    db_prefix,
-                    cid,
-                    network,
-                    tier,
-                    kind,
-                    part,
-                    length,
-                    a_row[0],
-                    a_row[1],
-                    a_row[2],
-                    None if ua == "" else ua,
-                    b_row[0],
-                    b_row[1],
-                    b_row[2],
-                    None if ub == "" else ub,
-                    la[:128],
-                    lb[:128],
-                    links[:256],
-                )
+        """Every cable as the database stores it, led by `revision_id` (CableSchedule.db_rows)."""
+        return CableSchedule(result).db_rows(revision_id)
 
     def write_files(self, result, out_dir, *, raw: bool = False) -> list:
         import csv
@@ -250,77 +187,6 @@ def _link_parts(c, b, cord, db: bool) -> tuple[tuple, tuple]:
     loss = none if b is None or b.status == "n/a" else round(b.loss_db, 2)
     margin = none if b is None or b.margin_db is None else round(b.margin_db, 2)
     return (c.medium, a_part, b_part), (c.fibers_per_link, "type-b" if c.optical else "", loss, margin)
-
-
-class _EndRenderer:
-    """One cable end as (its end label, its four cables.csv columns: device, port, rack, rack unit).
-
-    An end is (device index, port) or ("panel", rack index, u, port label). What a label says about the
-    device (site, grid, rack unit, name, rack, row) is worked out once per device or panel, as a template
-    with only the port left to fill (labels.port_template), shared by all its ports: a 400,000-cable
-    design has about 20,000 devices, and this runs for 800,000 ends. A cable end's label says no tier.
-    """
-
-    def __init__(self, result, template: LabelTemplate) -> None:
-        self.devs, self.places, self.racks = result.devices, result.places, result.racks
-        self.end_template = template._end
-        self.by_device: dict = {}
-        self.by_panel: dict = {}
-
-    def __call__(self, end):
-        if end[0] == "panel":
-            _, rack_i, u, port = end
-            known = self.by_panel.get((rack_i, u))
-            if known is None:
-                known = self._panel(rack_i, u)
-            fmt, name, rack_id = known
-            return fmt.format(port), (name, str(port), rack_id, u)
-        dev, port = end
-        known = self.by_device.get(dev)
-        if known is None:
-            known = self._device(dev)
-        fmt, name, rack_id, u = known
-        if fmt is None:  # not placed: the label names the device and port only
-            return self.end_template.format(*LabelEnd(device=name, port=port)), (name, port, "", "")
-        return fmt.format(_port_label(port)), (name, port, rack_id, u)
-
-    def label_end(self, end) -> LabelEnd:
-        """The LabelEnd of a panel end (trunk labels name panels, not ports)."""
-        _, rack_i, u, port = end
-        return self._panel_end(rack_i, u, port)
-
-    def _panel_end(self, rack_i: int, u: int, port) -> LabelEnd:
-        r = self.racks[rack_i]
-        site, _, grid = r.id.partition(".")
-        return LabelEnd(site=site, grid=grid or site, ru=u, port=port, device="PANEL", rack=r.id, row=r.row_name)
-
-    def _panel(self, rack_i: int, u: int) -> tuple:
-        end = self._panel_end(rack_i, u, "")
-        known = self.by_panel[(rack_i, u)] = (
-            port_template(self.end_template, end),
-            f"PP-{end.grid}-U{u:02d}",
-            end.rack,
-        )
-        return known
-
-    def _device(self, dev: int) -> tuple:
-        name, p = self.devs[dev].name, self.places[dev]
-        known: tuple[str | None, str, str, int | str]  # (port template, device, rack id, unit); placed or not
-        if p is None:
-            known = (None, name, "", "")
-        else:
-            r = self.racks[p.rack]
-            site, _, grid = r.id.partition(".")
-            end = LabelEnd(site=site, grid=grid or site, ru=p.u, device=name, rack=r.id, row=r.row_name)
-            known = (port_template(self.end_template, end), name, r.id, p.u)
-        self.by_device[dev] = known
-        return known
-
-
-def _port_label(port: str) -> str:
-    # "/" joins the two ends of a cable label (TIA-606 / ISO 14763-2-1 grammar), so a split port
-    # "17/2" is printed "17.2" on labels; "OSFP1P2" stays as is.
-    return port.replace("/", ".")
 
 
 # Lane rate of a form factor whose name fixes it (QSFP28 = 4 x 25G NRZ, QSFP56 = 4 x 50G PAM4).

@@ -398,7 +398,7 @@ def check_design(draft: DesignDraft) -> tuple[str, ...]:
     )
     physical = draft.physical
     if physical is not None:
-        from .physical_stage import _EndRenderer
+        from .cable_schedule import EndRenderer
 
         checks += verify_cabling(
             devices=draft.devices,
@@ -406,7 +406,7 @@ def check_design(draft: DesignDraft) -> tuple[str, ...]:
             racks=draft.racks,
             physical=physical,
             rack_units=draft.spec.layout.rack_units,
-            renderer=_EndRenderer(draft, physical.policy.labels),
+            renderer=EndRenderer(draft, physical.policy.labels),
         )
     return tuple(checks)
 
@@ -425,10 +425,10 @@ def finish_design(
     warnings = list(draft.warnings)
     if draft.physical is not None:
         warnings += draft.physical.roll_up()
-        from .physical_stage import _EndRenderer
+        from .cable_schedule import EndRenderer
 
         clash = label_warning(
-            devices=draft.devices, physical=draft.physical, renderer=_EndRenderer(draft, draft.physical.policy.labels)
+            devices=draft.devices, physical=draft.physical, renderer=EndRenderer(draft, draft.physical.policy.labels)
         )
         if clash:
             warnings.append(clash)

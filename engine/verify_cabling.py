@@ -44,7 +44,7 @@ def _fields(compiled: str) -> set[int]:
 
 def verify_cabling(*, devices, places, racks, physical, rack_units: int, renderer) -> list[str]:
     """Raise on the first broken invariant; return the names of the checks run. `renderer` renders cable ends
-    (physical_stage._EndRenderer over the same devices, places and racks)."""
+    (cable_schedule.EndRenderer over the same devices, places and racks)."""
     rows = physical.cable_rows
     checks = []
 

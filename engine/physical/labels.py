@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import re
 import string
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import NamedTuple
 
 
@@ -77,6 +79,26 @@ def compile_template(template: str, allowed: tuple[str, ...], *, name: str = "te
     return "".join(out)
 
 
+_FIELD = re.compile(r"\{(\d+)(?::([^{}]*))?\}")
+
+
+@lru_cache(maxsize=64)
+def fast_format(compiled: str, nargs: int) -> Callable[..., str]:
+    """``compiled.format`` for ``nargs`` positional arguments as an f-string function, about twice as fast
+    per call (a cable label is rendered twice for each of 400,000 cables). ``compiled`` comes from
+    compile_template: positional fields and escaped braces only; the result is checked against ``format``."""
+    names = [f"_{i}" for i in range(nargs)]
+    body = _FIELD.sub(lambda m: "{_" + m.group(1) + (":" + m.group(2) if m.group(2) else "") + "}", compiled)
+    try:
+        fn = eval(f"lambda {', '.join(names)}: f{body!r}", {"__builtins__": {}})  # noqa: S307
+        probe = tuple(f"x{i}" for i in range(nargs))
+        if fn(*probe) != compiled.format(*probe):
+            raise ValueError("mismatch")
+        return fn
+    except Exception:  # pragma: no cover - any template the f-string path cannot express
+        return compiled.format
+
+
 def _escape(literal: str) -> str:
     return literal.replace("{", "{{").replace("}", "}}")
 
@@ -133,9 +155,10 @@ def cable_labels_of(
     template: LabelTemplate, near_a: str, near_b: str, cable_id: str, tier_a: str = "", tier_b: str = ""
 ) -> tuple[str, str]:
     """cable_labels() from the two end labels already rendered (see port_template)."""
-    at_a = template._cable.format(near_a, near_b, cable_id, tier_a)
+    fmt = fast_format(template._cable, 4)
+    at_a = fmt(near_a, near_b, cable_id, tier_a)
     if template.own_end_first:
-        return at_a, template._cable.format(near_b, near_a, cable_id, tier_b)
+        return at_a, fmt(near_b, near_a, cable_id, tier_b)
     return at_a, at_a
 
 

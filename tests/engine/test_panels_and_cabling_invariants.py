@@ -18,9 +18,9 @@ from collections import Counter
 
 import pytest
 
+from engine.cable_schedule import EndRenderer
 from engine.catalog import load_catalog
 from engine.errors import EngineInvariantError
-from engine.physical_stage import _EndRenderer
 from engine.pipeline import compute_design, start_design
 from engine.spec import parse_spec
 from engine.verify_cabling import verify_cabling
@@ -96,7 +96,7 @@ def _verify(draft):
         racks=draft.racks,
         physical=ph,
         rack_units=draft.spec.layout.rack_units,
-        renderer=_EndRenderer(draft, ph.policy.labels),
+        renderer=EndRenderer(draft, ph.policy.labels),
     )
 
 

@@ -1,4 +1,4 @@
-"""cables.csv: the fast line builder (DesignView.cable_csv_lines) writes exactly what csv.writer writes
+"""cables.csv: the fast line builder (engine/cable_schedule.py, CableSchedule.schedule_csv_lines) writes exactly what csv.writer writes
 for the same rows, whatever the label templates: port in the middle of the end label, padded ports,
 labels that do not name their own end first, and templates that need quoting (the checked path)."""
 
@@ -43,10 +43,11 @@ def _reference(result) -> str:
 
 @pytest.mark.parametrize("name", list(TEMPLATES))
 def test_cables_csv_lines_equal_csv_writer_for_any_label_template(name):
-    from apps.exports.renderers import DesignView, iter_cables_csv
+    from apps.exports.renderers import iter_cables_csv
+    from engine.cable_schedule import CableSchedule
 
     result = _result(TEMPLATES[name])
-    fast = DesignView(result)._fast_csv_setup() is not None
+    fast = CableSchedule(result)._fast_setup() is not None
     assert fast == (name in ("default", "port-first-padded", "not-own-end-first"))
     assert "".join(iter_cables_csv(result)) == _reference(result)
 
@@ -72,7 +73,7 @@ def test_a_port_that_needs_quoting_goes_through_csv_writer(design):
 
 
 def test_label_pair_equals_the_cable_template_both_ways():
-    from apps.exports.renderers._view import label_pair
+    from engine.cable_schedule import _label_pair as label_pair
     from engine.physical.labels import CABLE_PLACEHOLDERS, compile_template
 
     for template in ("<near>/<far>", "<cable> <near>/<far>", "<cable:08>|<tier><near>", "{<near>}/<far>"):

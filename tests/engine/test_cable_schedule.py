@@ -1,0 +1,62 @@
+"""The one cable-row and label implementation (engine/cable_schedule.py): the installer's schedule, the stored
+rows and the engine's cables.csv say the same thing about every cable, and the fast formatting paths say what
+the plain ones say."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.cable_schedule import CABLE_COLUMNS, SCHEDULE_COLUMNS, CableSchedule
+from engine.physical.labels import CABLE_PLACEHOLDERS, END_PLACEHOLDERS, compile_template, fast_format
+from engine.pipeline import compute_design
+from engine.spec import parse_spec
+
+from .conftest import spec
+
+PANELS = {"tiers": {"leaf-spine": {"medium": "single-mode", "cabling": "panels", "trunk_base": 8}}}
+
+
+@pytest.fixture(scope="module")
+def panelled():
+    labels = {"end": "<device>:<port:03>@<grid>", "own_end_first": False}
+    return compute_design(parse_spec(spec(physical=dict(PANELS, labels=labels))))
+
+
+def test_the_schedule_leads_with_the_engine_columns_and_agrees_with_them_row_for_row(panelled):
+    schedule = CableSchedule(panelled)
+    engine_rows = list(panelled.physical.cable_rows_out(panelled))
+    rows = list(schedule.schedule_rows())
+    assert SCHEDULE_COLUMNS[: len(CABLE_COLUMNS)] == CABLE_COLUMNS
+    assert len(rows) == len(engine_rows) > 0
+    assert {r[3] for r in rows} >= {"trunk"}  # panels and trunks are covered, not only device-to-device cords
+    assert [r[: len(CABLE_COLUMNS)] for r in rows] == engine_rows
+
+
+def test_rows_in_a_given_order_are_the_same_rows(panelled):
+    schedule = CableSchedule(panelled)
+    every = list(schedule.schedule_rows())
+    picked = [len(every) - 1, 0, len(every) // 2]
+    assert list(schedule.schedule_rows(picked)) == [every[i] for i in picked]
+
+
+def test_the_stored_rows_carry_the_same_labels(panelled):
+    engine_rows = list(panelled.physical.cable_rows_out(panelled))
+    stored = list(panelled.physical.cable_db_rows(panelled, 42))
+    assert all(s[0] == 42 for s in stored)
+    assert [(s[15], s[16]) for s in stored] == [(r[14][:128], r[15][:128]) for r in engine_rows]
+
+
+@pytest.mark.parametrize(
+    "template",
+    ["<near>/<far>", "<cable> <near>/<far>", "<cable:08>|<tier><near>", "{<near>}/<far>", "'<near>\"<far>"],
+)
+def test_fast_format_writes_what_format_writes(template):
+    compiled = compile_template(template, CABLE_PLACEHOLDERS)
+    args = ("DC1.A01-07:17", "DC1.B02-40:3", "C000012", "")
+    assert fast_format(compiled, 4)(*args) == compiled.format(*args)
+
+
+def test_fast_format_pads_as_the_template_says():
+    compiled = compile_template("<ru:02>-<port:03>", END_PLACEHOLDERS)
+    args = ("", "", "", 7, "4", "", "", "", "", "", "", "")
+    assert fast_format(compiled, len(args))(*args) == "07-004"
