@@ -348,7 +348,9 @@ class CableSchedule:
                 heads.append(None)
                 tails.append(None)
                 continue
-            head, tail, seen = [], [], False
+            head: list[str] = []
+            tail: list[str] = []
+            seen = False
             for literal, fname, _, _ in _FORMATTER.parse(fmt):
                 (tail if seen else head).append(literal)
                 seen = seen or fname is not None

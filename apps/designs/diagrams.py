@@ -6,14 +6,17 @@ summarised: every tier is drawn, but only a handful of scalable units (the rest 
 Rack elevations need device positions, which are not stored per device: they are derived from
 the revision's link rows, whose two ends carry device, rack and rack unit. One aggregate query
 per row of racks (grouped by rack and device, over the per-rack indexes) keeps this fast at
-400,000 links; a page shows at most RACKS_PER_VIEW racks of one row.
+400,000 links; a page shows at most RACKS_PER_VIEW racks of one row. A device's kind and height are the
+ones the revision stored (its snapshot's devices: role and rack units), never guessed from its name or read
+from today's catalog; a revision without a readable snapshot draws its devices as "other", one unit high.
 
 Every text that reaches the SVG goes through `escape`, so the result is marked safe for templates.
 """
 
 from __future__ import annotations
 
-import re
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from html import escape
@@ -23,11 +26,10 @@ from typing import Any
 from django.db.models import Count, F, Min
 from django.utils.safestring import SafeString, mark_safe
 
-from engine.catalog import load_catalog
 from engine.model import NETWORKS, TIERS
 from engine.placement import row_name
 
-from .models import LinkRecord, Revision
+from .models import LinkRecord, Revision, SnapshotState
 
 RACKS_PER_VIEW = 16
 MAX_SU_COLUMNS = 6  # scalable units drawn side by side before the rest are summarised
@@ -317,26 +319,56 @@ def network_svg(key: str, net: Mapping) -> SafeString:
 
 # --- Rack elevations -----------------------------------------------------------
 
-_KIND_RULES = [
-    (re.compile(r"^PDU-"), "pdu"),
-    (re.compile(r"^OOB-AGG"), "oob-agg"),
-    (re.compile(r"^OOB-"), "oob"),
-    (re.compile(r"^UFM-"), "ufm"),
-    (re.compile(r"^STOR-"), "storage"),
-    (re.compile(r"^MGMT-"), "mgmt"),
-    (re.compile(r"^[A-Z]+(?:-[AB])?-(?:.*-)?A?L\d+$"), "leaf"),
-    (re.compile(r"^[A-Z]+(?:-[AB])?-(?:.*-)?S\d+$"), "spine"),
-    (re.compile(r"^[A-Z]+(?:-[AB])?-C\d+$"), "core"),
-    (re.compile(r"-SU\d+-N\d+$"), "server"),
-]
-_NETWORK_OF_PREFIX = {"CF": "compute", "SF": "storage", "IB": "inband"}
+# Diagram kind of a stored device's role (engine/model.py Device.role); a role not listed draws as "other".
+_KIND_OF_ROLE = {
+    "server": "server",
+    "leaf": "leaf",
+    "spine": "spine",
+    "core": "core",
+    "oob": "oob",
+    "oob-agg": "oob-agg",
+    "ufm": "ufm",
+    "storage-appliance": "storage",
+    "mgmt-server": "mgmt",
+    "pdu": "pdu",
+}
+# A device the revision has no stored facts for (its snapshot is rows only, or not backfilled yet).
+UNKNOWN_DEVICE = ("other", 1)
+_FACTS_ENTRIES = 8
+_facts: OrderedDict[tuple[int, str], dict[str, tuple[str, int]]] = OrderedDict()
+_facts_lock = threading.Lock()
 
 
-def device_kind(name: str) -> str:
-    for pattern, kind in _KIND_RULES:
-        if pattern.search(name):
-            return kind
-    return "other"
+def device_kind(role: str) -> str:
+    return _KIND_OF_ROLE.get(role, "other")
+
+
+def device_facts(revision: Revision) -> dict[str, tuple[str, int]]:
+    """{device name: (diagram kind, rack units)} as the revision stored its devices (its snapshot), so a later
+    catalog cannot change an old revision's elevation. Empty when the revision has no snapshot to read.
+
+    Kept per process (a few entries): a 128K-GPU snapshot takes seconds to decode, its devices a few MB."""
+    from .snapshots import SnapshotUnavailable, revision_snapshot, snapshot_state
+
+    snap = snapshot_state(revision)
+    if snap is None or snap.state != SnapshotState.COMPLETE:
+        return {}
+    key = (revision.pk, snap.sha256)
+    with _facts_lock:
+        hit = _facts.get(key)
+        if hit is not None:
+            _facts.move_to_end(key)
+            return hit
+    try:
+        result = revision_snapshot(revision)
+    except SnapshotUnavailable:
+        return {}
+    facts = {d.name: (device_kind(d.role), d.rack_units) for d in result.devices}
+    with _facts_lock:
+        _facts[key] = facts
+        while len(_facts) > _FACTS_ENTRIES:
+            _facts.popitem(last=False)
+    return facts
 
 
 @dataclass(frozen=True)
@@ -390,31 +422,6 @@ def _site(revision: Revision) -> str:
     return ((revision.spec or {}).get("layout") or {}).get("site") or "DC1"
 
 
-def _heights(summary: Mapping) -> dict[str, int]:
-    """Rack units per device kind and network, from the catalog models the summary names."""
-    cat = load_catalog(with_media=False)
-    nets = summary.get("networks") or {}
-    out = {"pdu": 0}
-    server = cat.servers.get(summary.get("server_model") or "")
-    if server is not None:
-        out["server"] = server.rack_units
-    for net, data in nets.items():
-        for role, key in (data.get("switch_models") or {}).items():
-            model = cat.switches.get(key or "")
-            if model is not None:
-                kind = {"leaf": "oob", "spine": "oob-agg"}.get(role, role) if net == "oob" else role
-                out[f"{net}/{kind}"] = model.rack_units
-    for kind, key in (("ufm", "ufm"), ("storage", "storage"), ("mgmt", "management-server")):
-        if key in cat.appliances:
-            out[kind] = cat.appliances[key].rack_units
-    return out
-
-
-def _height(heights: Mapping[str, int], name: str, kind: str) -> int:
-    net = "oob" if kind in ("oob", "oob-agg") else _NETWORK_OF_PREFIX.get(name.split("-", 1)[0], "")
-    return heights.get(f"{net}/{kind}", heights.get(kind, 1))
-
-
 def rack_row(revision: Revision, row: str, *, start: int = 1, per_view: int = RACKS_PER_VIEW) -> RowView:
     """Devices of up to `per_view` racks of one row, from one aggregate query over the link rows.
 
@@ -436,11 +443,11 @@ def rack_row(revision: Revision, row: str, *, start: int = 1, per_view: int = RA
         u, n = found.get(key, (None, 0))
         found[key] = (r["u"] if u is None else min(u, r["u"]) if r["u"] is not None else u, n + r["n"])
     rack_units = int(((revision.spec or {}).get("layout") or {}).get("rack_units") or 48)
-    heights = _heights(revision.summary or {})
+    facts = device_facts(revision)
     racks = {rid: RackView(rid) for rid in ids}
     for (rid, name), (u, n) in sorted(found.items(), key=lambda kv: (kv[0][0], kv[1][0] or 0, kv[0][1])):
-        kind = device_kind(name)
-        dev = RackDevice(name, u or 0, _height(heights, name, kind), kind, n)
+        kind, height = facts.get(name, UNKNOWN_DEVICE)
+        dev = RackDevice(name, u or 0, height, kind, n)
         (racks[rid].zero_u if dev.height == 0 or not dev.u else racks[rid].devices).append(dev)
     shown = [racks[rid] for rid in ids[:per_view] if racks[rid].devices or racks[rid].zero_u]
     more = bool(racks[ids[-1]].devices or racks[ids[-1]].zero_u)
