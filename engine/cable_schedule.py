@@ -247,7 +247,10 @@ class CableSchedule:
         by_device, device = ends.by_device, ends.device
         cable_fmt = fast_format(self.template._cable, 4)
         own_first = self.template.own_end_first
-        media = self.media
+        media, memo = self.media, self._media_memo
+        choices = self.ph.choices
+        ident = self._link_index is None
+        li = self.link_index
         src = self.ph.cable_rows
         it = src if indexes is None else (src[i] for i in indexes)
         generic = self._row
@@ -268,7 +271,10 @@ class CableSchedule:
             la = cable_fmt(na, nb, cs, "")
             lb = cable_fmt(nb, na, cs, "") if own_first else la
             first = lids[0]
-            m = media(kind, first, False, False)
+            # media(), its memo read inline: a call per cable costs as much as the rest of the row
+            m = memo.get((id(choices[first - 1] if ident else choices[li(first)]), kind, False, False))
+            if m is None:
+                m = media(kind, first, False, False)
             yield (
                 cs,
                 network,
@@ -291,7 +297,11 @@ class CableSchedule:
                 da[5],
                 db[4],
                 db[5],
-            ) + m
+                m[0],
+                m[1],
+                m[2],
+                m[3],
+            )
 
     def _row(self, row) -> tuple:
         """One SCHEDULE_COLUMNS row, any kind of cable and end (the reference for the loops above and below)."""
