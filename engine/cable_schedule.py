@@ -156,6 +156,8 @@ class CableSchedule:
         self._link_index = None if ids_ok else {lk.id: i for i, lk in enumerate(links)}
         self._media_memo: dict = {}
         self._fast: tuple | None | bool = False  # _fast_setup(), worked out on first use
+        self._devices: list | None = None  # _device_lists(), worked out on first use
+        self._formats: list = []
 
     def link_index(self, link_id: int) -> int:
         return link_id - 1 if self._link_index is None else self._link_index[link_id]
@@ -243,8 +245,7 @@ class CableSchedule:
     def schedule_rows(self, indexes: Sequence[int] | None = None) -> Iterator[tuple]:
         """SCHEDULE_COLUMNS rows in cable-id order, or in the order of `indexes` (positions in
         PhysicalResult.cable_rows)."""
-        ends = self.ends
-        by_device, device = ends.by_device, ends.device
+        devices, formats = self._device_lists()
         cable_fmt = fast_format(self.template._cable, 4)
         own_first = self.template.own_end_first
         media, memo = self.media, self._media_memo
@@ -260,13 +261,13 @@ class CableSchedule:
             if a0 == "panel" or b0 == "panel" or kind == "trunk":
                 yield generic(row)
                 continue
-            da = by_device.get(a0) or device(a0)
-            db = by_device.get(b0) or device(b0)
-            if da[0] is None or db[0] is None:
+            fa, fb = formats[a0], formats[b0]
+            if fa is None or fb is None:
                 yield generic(row)
                 continue
+            da, db = devices[a0], devices[b0]
             pa, pb = a[1], b[1]
-            na, nb = da[0].format(port_label(pa)), db[0].format(port_label(pb))
+            na, nb = fa(port_label(pa)), fb(port_label(pb))
             cs = f"C{cid:06d}"
             la = cable_fmt(na, nb, cs, "")
             lb = cable_fmt(nb, na, cs, "") if own_first else la
@@ -302,6 +303,15 @@ class CableSchedule:
                 m[2],
                 m[3],
             )
+
+    def _device_lists(self) -> tuple[list, list]:
+        """Every device's EndRenderer.device() facts, and its port template's bound format (None when unplaced),
+        as lists: the per-cable loops index them instead of asking the memo."""
+        if self._devices is None:
+            ends = self.ends
+            self._devices = [ends.by_device.get(d) or ends.device(d) for d in range(len(self.result.devices))]
+            self._formats = [None if k[0] is None else k[0].format for k in self._devices]
+        return self._devices, self._formats
 
     def _row(self, row) -> tuple:
         """One SCHEDULE_COLUMNS row, any kind of cable and end (the reference for the loops above and below)."""
@@ -351,12 +361,16 @@ class CableSchedule:
         spec = next(fs for f, fs in fields if f == port_index) or ""
         heads: list[str | None] = []
         tails: list[str | None] = []
-        by_device, device = self.ends.by_device, self.ends.device
-        for d in range(len(self.result.devices)):
-            fmt = (by_device.get(d) or device(d))[0]
+        for known in self._device_lists()[0]:
+            fmt = known[0]
             if fmt is None:
                 heads.append(None)
                 tails.append(None)
+                continue
+            if "{{" not in fmt and "}}" not in fmt:  # no escaped brace: the one field is the only "{...}"
+                i = fmt.index("{")
+                heads.append(fmt[:i])
+                tails.append(fmt[fmt.index("}", i) + 1 :])
                 continue
             head: list[str] = []
             tail: list[str] = []

@@ -173,15 +173,25 @@ def port_template(compiled_end: str, end: LabelEnd) -> str:
     800,000 end labels for about 20,000 devices, and one field per label formats faster than twelve.
     """
     out = []
-    for literal, index, spec, _conv in _FORMATTER.parse(compiled_end):
-        out.append(_escape(literal))
+    for literal, index, spec in _parsed(compiled_end):
+        out.append(literal)
         if index is None:
             continue
-        if int(index) == _PORT:
+        if index == _PORT:
             out.append(f"{{0:{spec}}}" if spec else "{0}")
         else:
-            out.append(_escape(format(end[int(index)], spec or "")))
+            out.append(_escape(format(end[index], spec)))
     return "".join(out)
+
+
+@lru_cache(maxsize=64)
+def _parsed(compiled: str) -> tuple[tuple[str, int | None, str], ...]:
+    """A compiled template's pieces once, for port_template's thousands of calls: (escaped literal, field index
+    or None, format spec)."""
+    return tuple(
+        (_escape(literal), None if index is None else int(index), spec or "")
+        for literal, index, spec, _conv in _FORMATTER.parse(compiled)
+    )
 
 
 def trunk_labels(template: LabelTemplate, trunk_id: str, panel_a: LabelEnd, panel_b: LabelEnd) -> tuple[str, str]:
