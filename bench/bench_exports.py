@@ -37,7 +37,8 @@ from pathlib import Path
 from engine.catalog import load_catalog
 from engine.spec import parse_spec
 from engine.pipeline import compute_design
-from apps.exports.renderers import DOCUMENTS, DesignView, ExportOptions
+from apps.exports.registry import FOLDER_FILES
+from apps.exports.renderers import ExportOptions, write_deliverables
 
 def status(key):
     for line in open("/proc/self/status"):
@@ -55,7 +56,7 @@ only = {only!r}
 repeat = {repeat!r}
 print(json.dumps({{"event": "design", "compute_s": compute_s, "cables": len(result.physical.cable_rows),
                   "links": len(result.links), "rss_mb": status("VmRSS")}}), flush=True)
-for name, fn in DOCUMENTS.items():
+for name in FOLDER_FILES:
     if only and name not in only:
         continue
     runs = []
@@ -70,10 +71,9 @@ for name, fn in DOCUMENTS.items():
             reset = False
         rss = status("VmRSS")
         t = time.perf_counter()
-        view = DesignView(result)
-        path = fn(view, out, opts, "bench")
+        written = write_deliverables(result, out, revision_label="bench", options=opts, only=[name])
         runs.append(time.perf_counter() - t)
-        del view
+        path = written[0] if written else None
         hwm = status("VmHWM")
         if hwm > peak:
             peak, before = hwm, rss

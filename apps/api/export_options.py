@@ -15,13 +15,12 @@ from rest_framework import serializers
 from apps.catalog.models import PriceListVersion
 from apps.designs.models import LinkRecord
 from apps.exports.artifacts import PRICED_KINDS
+from apps.exports.registry import kinds_taking
 
 from .errors import ApiError
 from .serializers import StrictSerializer
 
-SCOPED_KINDS = frozenset(
-    {"cabling-plan.pdf", "cable-schedule.csv", "labels.pdf", "labels.csv", "test-sheet.pdf", "test-sheet.csv"}
-)
+SCOPED_KINDS = kinds_taking("row")  # the deliverable registry: the kinds a row or rack can scope
 # a rack id is "<site>.<row letters><position>" (engine/placement.py)
 _RACK_ROW = re.compile(r"\.([A-Z]+)\d+$")
 

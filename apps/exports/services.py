@@ -11,206 +11,19 @@ answer 501 for it.
 from __future__ import annotations
 
 import importlib
-import inspect
 import io
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from engine.errors import SpecError
 from engine.result import DesignResult
 from engine.spec import parse_spec
 
+# The one deliverable registry; callers of this service read it through here as well.
+from .registry import ARCHIVES, DELIVERABLES, Deliverable, render_lines  # noqa: F401
+
 
 class DeliverableUnavailable(Exception):
     """The renderer for a deliverable is not part of this build."""
-
-
-@dataclass(frozen=True)
-class Deliverable:
-    kind: str  # the file name's tail, e.g. "bom.pdf"
-    content_type: str
-    renderer: str  # function name in apps.exports.renderers
-    pdf: bool  # render(view, fh, options, revision_label=...) into bytes; else an iterator of text lines
-    args: tuple[str, ...] = ()  # ExportOptions fields a line renderer takes as keyword arguments ("options": all)
-    description: str = ""
-
-
-_CSV = "text/csv; charset=utf-8"
-_TEXT = "text/plain; charset=utf-8"
-
-# kind -> renderer. links.csv, cables.csv, summary.json and spec.json come from the database instead.
-DELIVERABLES: dict[str, Deliverable] = {
-    d.kind: d
-    for d in (
-        Deliverable(
-            "bom.pdf",
-            "application/pdf",
-            "render_bom_pdf",
-            True,
-            description="Bill of materials: order summary with spares and prices, by network, per SU.",
-        ),
-        Deliverable("bom.csv", _CSV, "iter_bom_csv", False, ("options",), description="The BOM as CSV."),
-        Deliverable(
-            "cabling-plan.pdf",
-            "application/pdf",
-            "render_cabling_plan_pdf",
-            True,
-            description="Fabric diagram, rack elevations and every cable, rack by rack.",
-        ),
-        Deliverable(
-            "cable-schedule.csv",
-            _CSV,
-            "iter_cables_csv",
-            False,
-            ("row", "rack"),
-            description="The installer's cable schedule (cables.csv plus rooms, rows, modules, polarity).",
-        ),
-        Deliverable(
-            "labels.pdf",
-            "application/pdf",
-            "render_labels_pdf",
-            True,
-            description="Both-end labels of every cable and trunk, panels and panel ports.",
-        ),
-        Deliverable(
-            "labels.csv",
-            _CSV,
-            "iter_labels_csv",
-            False,
-            ("options",),
-            description="The labels of labels.pdf for label-printer software: barcode value, texts, sheet position.",
-        ),
-        Deliverable(
-            "test-sheet.pdf",
-            "application/pdf",
-            "render_test_sheet_pdf",
-            True,
-            description="One row per fiber of every optical link, with expected loss and pass limit.",
-        ),
-        Deliverable(
-            "test-sheet.csv",
-            _CSV,
-            "iter_test_sheet_csv",
-            False,
-            ("row", "rack", "test_limit"),
-            description="The test sheet as CSV: fill in measured_loss_db and upload it as measurements.",
-        ),
-        Deliverable(
-            "loss-budget.csv",
-            _CSV,
-            "iter_loss_budget_csv",
-            False,
-            description="Per optical link: the loss-budget terms, worst links first.",
-        ),
-        Deliverable(
-            "topology.dot",
-            "text/vnd.graphviz; charset=utf-8",
-            "iter_topology_dot",
-            False,
-            description="Graphviz / Cumulus PTM topology of the intended cabling.",
-        ),
-        Deliverable(
-            "topology.ibnetdiscover",
-            _TEXT,
-            "iter_ibnetdiscover",
-            False,
-            description="The InfiniBand networks in ibnetdiscover's format.",
-        ),
-        # NetBox bulk import, in import order (docs/deliverables.md); interfaces only for existing device types.
-        Deliverable("netbox-sites.csv", _CSV, "iter_netbox_sites", False, description="NetBox import 1: sites."),
-        Deliverable(
-            "netbox-manufacturers.csv",
-            _CSV,
-            "iter_netbox_manufacturers",
-            False,
-            description="NetBox import 2: manufacturers.",
-        ),
-        Deliverable(
-            "netbox-device-roles.csv",
-            _CSV,
-            "iter_netbox_device_roles",
-            False,
-            description="NetBox import 3: device roles.",
-        ),
-        Deliverable("netbox-racks.csv", _CSV, "iter_netbox_racks", False, description="NetBox import 4: racks."),
-        Deliverable(
-            "netbox-device-types.yaml",
-            "application/yaml; charset=utf-8",
-            "iter_netbox_device_types",
-            False,
-            description="NetBox import 5: device types with heights and interface templates.",
-        ),
-        Deliverable("netbox-devices.csv", _CSV, "iter_netbox_devices", False, description="NetBox import 6: devices."),
-        Deliverable(
-            "netbox-rear-ports.csv",
-            _CSV,
-            "iter_netbox_rear_ports",
-            False,
-            description="NetBox import 7: patch-panel rear ports, one per trunk (header only without panels).",
-        ),
-        Deliverable(
-            "netbox-front-ports.csv",
-            _CSV,
-            "iter_netbox_front_ports",
-            False,
-            description="NetBox import 8: patch-panel front ports (header only without panels).",
-        ),
-        Deliverable(
-            "netbox-cables.csv",
-            _CSV,
-            "iter_netbox_cables",
-            False,
-            description="NetBox import 9: cables, one per link of a multi-link cable.",
-        ),
-        Deliverable(
-            "netbox-interfaces.csv",
-            _CSV,
-            "iter_netbox_interfaces",
-            False,
-            description="NetBox interfaces, for device types that exist without them (not in the order).",
-        ),
-        # Monitoring (docs/monitoring.md): rules and dashboard from the design, targets that label the series.
-        Deliverable(
-            "prometheus-rules.yaml",
-            "application/yaml; charset=utf-8",
-            "iter_monitoring_rules",
-            False,
-            description="Prometheus recording and alerting rules with the design's device, port, tier, rail, "
-            "plane and SU labels: utilization against the targets, loss, PFC, ECN, flaps, FEC and symbol errors.",
-        ),
-        Deliverable(
-            "prometheus-targets.json",
-            "application/json",
-            "iter_prometheus_targets",
-            False,
-            description="Prometheus file_sd targets: every server and switch with its design labels, which the "
-            "rules select on.",
-        ),
-        Deliverable(
-            "grafana-dashboard.json",
-            "application/json",
-            "iter_grafana_dashboard",
-            False,
-            description="Grafana dashboard over the recording rules: utilization per tier, rail x spine, per SU "
-            "and per rail, and link health.",
-        ),
-        Deliverable(
-            "workloads.pdf",
-            "application/pdf",
-            "render_workloads_pdf",
-            True,
-            description="Training-traffic analysis of the design's workloads, with charts.",
-        ),
-    )
-}
-
-# Built only as background jobs (archives of many files): kind -> (content type, description).
-ARCHIVES = {
-    "configs.zip": (
-        "application/zip",
-        "QoS / congestion-control configuration: one file per switch, hosts, subnet manager.",
-    ),
-}
 
 
 def _renderers():
@@ -234,13 +47,14 @@ def deliverable_available(kind: str) -> bool:
 def deliverable_applies(kind: str, spec: dict | None) -> bool:
     """False for a file the design cannot have: topology.ibnetdiscover without an InfiniBand network,
     workloads.pdf without workloads."""
-    if kind not in ("topology.ibnetdiscover", "workloads.pdf"):
+    needs = DELIVERABLES[kind].needs
+    if not needs:
         return True
     try:
         s = parse_spec(spec or {})
     except SpecError:
         return True  # let the download report why it cannot be built
-    if kind == "workloads.pdf":
+    if needs == "workloads":
         return bool(s.workloads)
     return s.compute.technology == "infiniband" or (s.storage.enabled and s.storage.technology == "infiniband")
 
@@ -248,7 +62,9 @@ def deliverable_applies(kind: str, spec: dict | None) -> bool:
 def deliverable_missing_reason(kind: str) -> str:
     """Why deliverable_applies() is False for this kind."""
     return (
-        "it has no workloads (spec section `workloads`)" if kind == "workloads.pdf" else "it has no InfiniBand network"
+        "it has no workloads (spec section `workloads`)"
+        if DELIVERABLES[kind].needs == "workloads"
+        else "it has no InfiniBand network"
     )
 
 
@@ -282,20 +98,13 @@ def deliverable_pdf(*, kind: str, result: DesignResult, options: dict | None, re
 
 
 def deliverable_lines(*, kind: str, result: DesignResult, options: dict | None) -> Iterator[str]:
-    d = DELIVERABLES[kind]
+    from django.conf import settings
+
     fn = deliverable_renderer(kind)
     opts = export_options(options, result)
-    if d.args == ("options",):
-        return fn(result, opts)
-    kwargs = {name: getattr(opts, name) for name in d.args}
-    params = inspect.signature(fn).parameters
-    if "raw" in params:  # CSV renderers: the declared csv=safe|raw option
-        kwargs["raw"] = opts.raw_csv
-    if "counter_thresholds" in params:  # the monitoring rules: the installation's thresholds
-        from django.conf import settings
-
-        kwargs["counter_thresholds"] = getattr(settings, "COUNTER_THRESHOLDS", None)
-    return fn(result, **kwargs)
+    # the monitoring rules take the installation's counter thresholds (the CLI: its options')
+    thresholds = getattr(settings, "COUNTER_THRESHOLDS", None)
+    return render_lines(DELIVERABLES[kind], fn, result, opts, counter_thresholds=thresholds)
 
 
 # --- background exports ------------------------------------------------------------------------

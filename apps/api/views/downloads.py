@@ -23,6 +23,8 @@ from apps.designs.measurements import (
 from apps.designs.selectors import design_get
 from apps.exports.artifacts import PRICED_KINDS, artifact_build, artifact_lookup, inline_render_allowed
 from apps.exports.models import Artifact
+from apps.exports.registry import OPTIONS as REGISTRY_OPTIONS
+from apps.exports.registry import kinds_taking
 from apps.exports.services import (
     ARCHIVES,
     DELIVERABLES,
@@ -83,20 +85,10 @@ _JOB_FILE_MEDIA_TYPES = file_media_types(
 )
 
 
-_SCOPED = {"cabling-plan.pdf", "cable-schedule.csv", "labels.pdf", "labels.csv", "test-sheet.pdf", "test-sheet.csv"}
-# The kinds each option applies to; an option sent for another kind is a 400, not silently ignored (bom.csv?rack=).
-# `csv` is accepted by every kind (a generated client sends its default with every download): it only changes CSVs.
-OPTION_KINDS = {
-    "spares_percent": {"bom.pdf", "bom.csv"},
-    "spares_rule": {"bom.pdf", "bom.csv"},
-    "spares_afr_percent": {"bom.pdf", "bom.csv"},
-    "spares_replenish_hours": {"bom.pdf", "bom.csv"},
-    "spares_service_level_percent": {"bom.pdf", "bom.csv"},
-    "page_size": {k for k in KINDS if k.endswith(".pdf")},
-    "row": _SCOPED,
-    "rack": _SCOPED,
-    "test_limit": {"test-sheet.pdf", "test-sheet.csv"},
-}
+# The kinds each option applies to (the deliverable registry, apps/exports/registry.py); an option sent for another
+# kind is a 400, not silently ignored (bom.csv?rack=). `csv` is accepted by every kind (a generated client sends its
+# default with every download): it only changes CSVs.
+OPTION_KINDS = {option: kinds_taking(option) for option in REGISTRY_OPTIONS}
 
 
 def _refuse_options_of_other_kinds(request, kind: str) -> None:

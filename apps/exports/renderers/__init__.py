@@ -106,7 +106,6 @@ __all__ = [
     "write_cables_csv",
     "write_deliverables",
     "write_lines",
-    "DOCUMENTS",
     "chart_svgs",
     "render_workloads_pdf",
 ]
@@ -126,71 +125,7 @@ def write_lines(path: Path, lines, chunk: int = 4000) -> Path:
     return path
 
 
-def _pdf(path: Path, render, result, opts, revision_label) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as fh:
-        render(result, fh, opts, revision_label=revision_label)
-    return path
-
-
-# name -> writer(view, out_dir, options, revision_label) -> Path | None. Order = write order.
-def _netbox(name, fn, when=None):
-    """A netbox/ file writer; `when(view)` false = the design has no such file (ports of panels it lacks)."""
-
-    def write(v, out, o, r):
-        if when is not None and not when(v):
-            return None
-        return write_lines(out / "netbox" / name, fn(v))
-
-    return write
-
-
 from .workloads import chart_svgs, render_workloads_pdf  # noqa: E402
-
-DOCUMENTS = {
-    "bom.pdf": lambda v, out, o, r: _pdf(out / "bom.pdf", render_bom_pdf, v.result, o, r),
-    "bom.csv": lambda v, out, o, r: write_lines(out / "bom.csv", iter_bom_csv(v.result, o)),
-    "cabling-plan.pdf": lambda v, out, o, r: _pdf(out / "cabling-plan.pdf", render_cabling_plan_pdf, v, o, r),
-    "cables.csv": lambda v, out, o, r: write_lines(
-        out / "cables.csv", iter_cables_csv(v, row=o.row, rack=o.rack, raw=o.raw_csv)
-    ),
-    "labels.pdf": lambda v, out, o, r: _pdf(out / "labels.pdf", render_labels_pdf, v, o, r),
-    "labels.csv": lambda v, out, o, r: write_lines(out / "labels.csv", iter_labels_csv(v, o)),
-    "test-sheet.pdf": lambda v, out, o, r: _pdf(out / "test-sheet.pdf", render_test_sheet_pdf, v, o, r),
-    "test-sheet.csv": lambda v, out, o, r: write_lines(
-        out / "test-sheet.csv", iter_test_sheet_csv(v, row=o.row, rack=o.rack, test_limit=o.test_limit, raw=o.raw_csv)
-    ),
-    "loss-budget.csv": lambda v, out, o, r: write_lines(
-        out / "loss-budget.csv", iter_loss_budget_csv(v, raw=o.raw_csv)
-    ),
-    "topology.dot": lambda v, out, o, r: write_lines(out / "topology.dot", iter_topology_dot(v)),
-    "topology.ibnetdiscover": lambda v, out, o, r: (
-        write_lines(out / "topology.ibnetdiscover", iter_ibnetdiscover(v)) if ib_networks(v.result.spec) else None
-    ),
-    # netbox/: in NetBox's import order (netbox.IMPORT_ORDER), then interfaces.csv (not in that order).
-    "netbox/sites.csv": _netbox("sites.csv", iter_netbox_sites),
-    "netbox/manufacturers.csv": _netbox("manufacturers.csv", iter_netbox_manufacturers),
-    "netbox/device-roles.csv": _netbox("device-roles.csv", iter_netbox_device_roles),
-    "netbox/racks.csv": _netbox("racks.csv", iter_netbox_racks),
-    "netbox/device-types.yaml": _netbox("device-types.yaml", iter_netbox_device_types),
-    "netbox/devices.csv": _netbox("devices.csv", iter_netbox_devices),
-    "netbox/rear-ports.csv": _netbox("rear-ports.csv", iter_netbox_rear_ports, has_panels),
-    "netbox/front-ports.csv": _netbox("front-ports.csv", iter_netbox_front_ports, has_panels),
-    "netbox/cables.csv": _netbox("cables.csv", iter_netbox_cables),
-    "netbox/interfaces.csv": _netbox("interfaces.csv", iter_netbox_interfaces),
-    "monitoring/prometheus-rules.yaml": lambda v, out, o, r: write_lines(
-        out / "monitoring" / "prometheus-rules.yaml", iter_monitoring_rules(v, o.counter_thresholds)
-    ),
-    "monitoring/prometheus-targets.json": lambda v, out, o, r: write_lines(
-        out / "monitoring" / "prometheus-targets.json", iter_prometheus_targets(v)
-    ),
-    "monitoring/grafana-dashboard.json": lambda v, out, o, r: write_lines(
-        out / "monitoring" / "grafana-dashboard.json", iter_grafana_dashboard(v)
-    ),
-    "workloads.pdf": lambda v, out, o, r: (
-        _pdf(out / "workloads.pdf", render_workloads_pdf, v.result, o, r) if v.result.summary.get("workloads") else None
-    ),
-}
 
 
 def write_deliverables(
@@ -200,17 +135,34 @@ def write_deliverables(
 
     links.csv and summary.json are the engine's (engine.outputs.write_plan). cables.csv here is
     the engine's cable table plus the installer's columns (same first columns, same order).
-    ``only`` limits the run to some DOCUMENTS keys.
+    The files are the deliverables of apps/exports/registry.py, each at its folder path (FOLDER_FILES, in that
+    order; cables.csv is the cable schedule); ``only`` limits the run to some of those paths.
     """
+    from ..registry import FOLDER_FILES, render_lines
+
     opts = ExportOptions.from_any(options)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     v = DesignView(result)
+    renderers = globals()
     written: list[Path] = []
-    for name, fn in DOCUMENTS.items():
+    for name, d in FOLDER_FILES.items():
         if only is not None and name not in only:
             continue
-        p = fn(v, out, opts, revision_label)
-        if p is not None:
-            written.append(p)
+        if (d.needs == "infiniband" and not ib_networks(result.spec)) or (
+            d.needs == "workloads" and not (result.summary or {}).get("workloads")
+        ):
+            continue
+        if d.folder_needs_panels and not has_panels(v):
+            continue
+        fn = renderers[d.renderer]
+        source = v if d.reads_index else result
+        path = out / name
+        if d.pdf:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "wb") as fh:
+                fn(source, fh, opts, revision_label=revision_label)
+        else:
+            write_lines(path, render_lines(d, fn, source, opts, counter_thresholds=opts.counter_thresholds))
+        written.append(path)
     return written

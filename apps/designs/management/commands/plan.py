@@ -158,16 +158,16 @@ class Command(BaseCommand):
 
     def _deliverables(self, arg: str) -> list[str] | None:
         """None = all, [] = none, else the named documents (checked before any work is done)."""
-        from apps.exports.renderers import DOCUMENTS
+        from apps.exports.registry import FOLDER_FILES
 
         if arg == "all":
             return None
         if arg == "none":
             return []
         names = [n.strip() for n in arg.split(",") if n.strip()]
-        unknown = [n for n in names if n not in DOCUMENTS]
+        unknown = [n for n in names if n not in FOLDER_FILES]
         if unknown:
-            raise CommandError(f"--deliverables: unknown {', '.join(unknown)}; known: {', '.join(DOCUMENTS)}")
+            raise CommandError(f"--deliverables: unknown {', '.join(unknown)}; known: {', '.join(FOLDER_FILES)}")
         return names
 
     def _load_spec(self, arg: str):

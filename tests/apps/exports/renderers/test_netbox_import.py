@@ -10,6 +10,7 @@ from collections import Counter, defaultdict
 import pytest
 import yaml
 
+from apps.exports.registry import FOLDER_FILES
 from apps.exports.renderers import NETBOX_IMPORT_ORDER, write_deliverables
 from apps.exports.renderers.netbox import import_fields
 
@@ -77,11 +78,7 @@ def netbox_set(result, version, tmp_path_factory) -> NetBoxSet:
         write_deliverables(
             with_version(result, version),
             path,
-            only=[
-                k
-                for k in __import__("apps.exports.renderers", fromlist=["DOCUMENTS"]).DOCUMENTS
-                if k.startswith("netbox/")
-            ],
+            only=[k for k in FOLDER_FILES if k.startswith("netbox/")],
         )
         _SETS[key] = NetBoxSet(path)
     return _SETS[key]
