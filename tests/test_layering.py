@@ -38,12 +38,10 @@ LAYERS = (
 
 KNOWN_UPWARD: dict[str, set[str]] = {
     "apps/common/views.py": {"jobs"},  # /healthz reads the workers' last beat
-    "apps/designs/catalog_views.py": {"api"},  # custom-part validation and the price-list serializer
     "apps/designs/management/commands/plan.py": {"exports"},  # the CLI writes every deliverable
     "apps/designs/orders.py": {"exports"},  # the BOM's network/SU split from the snapshot through the BOM renderer
     "apps/designs/measurements.py": {"api", "exports"},  # measurement uploads, to move to their own app
     "apps/designs/qos_selectors.py": {"exports"},  # the snapshot read (revision_result) and configs.zip
-    "apps/designs/services.py": {"api"},  # owner catalogs (apps.api.catalog)
     "apps/designs/views.py": {"api", "exports"},  # completeness, downloads and results
 }
 

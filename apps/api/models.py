@@ -1,4 +1,4 @@
-"""Rows the API keeps: personal tokens, custom parts, idempotency keys, test results (price lists: apps.catalog)."""
+"""Rows the API keeps: personal tokens, idempotency keys, test results (custom parts and price lists: apps.catalog)."""
 
 from __future__ import annotations
 
@@ -21,40 +21,6 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
-
-
-class PartSection(models.TextChoices):
-    """Catalog sections a user may add parts to: the hardware catalog's and the media catalog's."""
-
-    SERVERS = "servers"
-    SWITCHES = "switches"
-    TRANSCEIVERS = "transceivers"
-    CABLES = "cables"
-    CORDS = "cords"
-    TRUNKS = "trunks"
-    ADAPTERS = "adapters"
-    PANELS = "panels"
-    CASSETTES = "cassettes"
-    COPPER_CORDS = "copper_cords"
-    PMDS = "pmds"
-
-
-HARDWARE_SECTIONS = (PartSection.SERVERS, PartSection.SWITCHES)
-
-
-class CustomPart(models.Model):
-    """A user's own catalog entry (same shape as the YAML catalog), used when that user's designs compute."""
-
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="custom_parts")
-    section = models.CharField(max_length=24, choices=PartSection.choices)
-    key = models.CharField(max_length=64)  # servers/switches: the catalog key; media: sku, id or family
-    body = models.JSONField()
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        ordering = ["-id"]
-        constraints = [models.UniqueConstraint(fields=["owner", "section", "key"], name="custom_part_unique")]
 
 
 class IdempotencyRecord(models.Model):

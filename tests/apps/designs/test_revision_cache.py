@@ -19,7 +19,7 @@ import pytest
 from django.core.cache import cache
 
 import apps.exports.services as export_services
-from apps.api.catalog import custom_part_save
+from apps.catalog.services import custom_part_save
 from apps.designs import measurements, qos_selectors
 from apps.designs.measurements import (
     END_COLUMNS,

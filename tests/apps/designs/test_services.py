@@ -223,7 +223,7 @@ def test_a_design_computes_with_its_owners_custom_parts():
     """GIVEN alice's own 64-port InfiniBand switch "acme-x64" (an API custom part)
     WHEN her design that names it computes
     THEN the stored revision's leaves are that switch (the same parts every later recomputation uses)."""
-    from apps.api.models import CustomPart
+    from apps.catalog.models import CustomPart
 
     design = DesignFactory()
     CustomPart.objects.create(
