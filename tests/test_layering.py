@@ -5,6 +5,7 @@ imports none: tests/engine/test_engine_is_framework_free.py).
     commissioning  as-built imports, their classification and fix list (its REST views and page section too)
     api        REST views and serializers over everything below
     monitoring utilization snapshots judged against the plan (the rules and dashboard are exports)
+    measurements  measured fiber test results: uploads judged against the test sheet, the standing (pages too)
     exports    renderers and export jobs: read stored revisions
     designs    designs, revisions, their rows and the browser pages
     catalog    custom parts and versioned price lists
@@ -30,6 +31,7 @@ LAYERS = (
     "catalog",
     "designs",
     "exports",
+    "measurements",
     "monitoring",
     "api",
     "commissioning",
@@ -40,7 +42,6 @@ KNOWN_UPWARD: dict[str, set[str]] = {
     "apps/common/views.py": {"jobs"},  # /healthz reads the workers' last beat
     "apps/designs/management/commands/plan.py": {"exports"},  # the CLI writes every deliverable
     "apps/designs/orders.py": {"exports"},  # the BOM's network/SU split from the snapshot through the BOM renderer
-    "apps/designs/measurements.py": {"api", "exports"},  # measurement uploads, to move to their own app
     "apps/designs/qos_selectors.py": {"exports"},  # the snapshot read (revision_result) and configs.zip
     "apps/designs/views.py": {"api", "exports"},  # completeness, downloads and results
 }

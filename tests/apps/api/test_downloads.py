@@ -7,10 +7,10 @@ import io
 
 import pytest
 
-from apps.api.models import MeasurementUpload
 from apps.designs.models import Revision
 from apps.designs.services import design_share
 from apps.exports import services as exports
+from apps.measurements.models import MeasurementUpload
 from tests.apps.api.conftest import error_of, rev_url
 
 
