@@ -15,7 +15,7 @@ from django.db.models import Max
 from apps.catalog.services import CustomPartsBroken, catalog_for, custom_catalog_for
 from apps.jobs.models import Job, JobStatus
 from apps.jobs.progress import DbProgress, JobCancelled
-from apps.jobs.services import job_create, job_progress, job_succeed
+from apps.jobs.services import job_create, job_succeed
 from engine.catalog import load_catalog
 from engine.errors import FieldError, SpecError
 from engine.gcpause import cyclic_gc_paused
@@ -231,13 +231,11 @@ def _compute_and_store(job: Job, progress: DbProgress) -> dict:
     attempt = job.attempts
     spec = parse_spec(job.params["spec"])
     catalog = load_catalog(_owners_parts(job))
-    progress.span = 70.0
-    draft = start_design(spec, catalog, _engine_progress(progress), design_limits())
+    draft = start_design(spec, catalog, _engine_progress(progress.sub(0.0, 0.7)), design_limits())
     start_s = time.perf_counter() - t0
     links = len(draft.links)
     cables = adapters.cable_count(draft)
-    if not job_progress(job_id=job.pk, stage="storing", percent=70, attempt=attempt):
-        raise JobCancelled("the job was cancelled, or another worker took it over")
+    progress.mark("storing", 0.7)
     finish_s = 0.0
     checks: tuple[str, ...] | None = None
 
