@@ -83,12 +83,20 @@ def _plain(value):
     return value
 
 
+def revision_date(revision) -> str:
+    """The day the revision was computed (ISO, the installation's time zone): the date its documents print unless
+    the caller names one, so a frozen revision's files are the same bytes whichever day they are rendered."""
+    return timezone.localtime(revision.created_at).date().isoformat()
+
+
 def artifact_options(*, revision, kind: str, options: dict | None) -> dict:
-    """The options a build renders with: the caller's (validated), plus for the BOM files the revision's prices
-    (its price-list version in force when computed, unless repriced), unless the caller names prices."""
+    """The options a build renders with: the caller's (validated), plus the revision's date (revision_date) and
+    for the BOM files the revision's prices (its price-list version in force when computed, unless repriced),
+    unless the caller names them."""
     from apps.designs.pricing import revision_pricing
 
     out = {k: v for k, v in (options or {}).items() if v is not None and v != ""}
+    out.setdefault("date", revision_date(revision))
     if kind in PRICED_KINDS and "prices" not in out:
         pricing = revision_pricing(revision=revision, latest=False)
         if pricing.version is not None:
