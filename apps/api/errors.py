@@ -17,6 +17,15 @@ from django.http import Http404
 from rest_framework import exceptions
 from rest_framework.response import Response
 
+from apps.common.errors import (
+    Conflict,
+    DomainError,
+    Invalid,
+    NotFound,
+    PreconditionFailed,
+    QuotaExceeded,
+    TooLarge,
+)
 from apps.common.exceptions import ApplicationError
 from apps.designs.tables import TableError
 from apps.jobs.services import JobNotQueued, JobQuotaExceeded
@@ -26,7 +35,8 @@ from .output import job_out
 
 
 class ApiError(exceptions.APIException):
-    """An expected failure with its own code and status, raised by views and API services."""
+    """An expected failure with its own code and status, raised by API views only (the services below the API raise
+    apps.common.errors, mapped by `domain_status`)."""
 
     def __init__(
         self, status_code: int, code: str, message: str, fields: list[dict] | None = None, headers: dict | None = None
@@ -69,6 +79,21 @@ def _flatten(detail: Any, path: str = "") -> list[dict]:
     return [{"path": path, "message": str(detail)}]
 
 
+# The status of each kind of domain error; the first class the error is an instance of wins.
+_DOMAIN_STATUS: tuple[tuple[type[DomainError], int], ...] = (
+    (Invalid, 400),
+    (NotFound, 404),
+    (Conflict, 409),  # NotReady included
+    (PreconditionFailed, 412),
+    (TooLarge, 413),
+    (QuotaExceeded, 429),
+)
+
+
+def domain_status(exc: DomainError) -> int:
+    return next((status for cls, status in _DOMAIN_STATUS if isinstance(exc, cls)), 400)
+
+
 _CODES = {
     exceptions.ParseError: "malformed_request",
     exceptions.NotAuthenticated: "not_authenticated",
@@ -99,6 +124,10 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
         # The job exists and is failed: it will not run later. Its representation says so.
         body, code = error_body("broker_unavailable", exc.message), 503
         body["job"] = job_out(context["request"], exc.job)
+    elif isinstance(exc, DomainError):
+        body, code = error_body(exc.code, exc.message, exc.fields), domain_status(exc)
+        if isinstance(exc, QuotaExceeded):
+            headers["Retry-After"] = str(exc.retry_after)
     elif isinstance(exc, ApplicationError):
         body, code = error_body(exc.extra.get("code", "invalid"), exc.message, exc.extra.get("fields")), 400
     elif isinstance(exc, RequestDataTooBig):
@@ -126,4 +155,4 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
     return Response(body, status=code, headers=headers)
 
 
-__all__ = ["ApiError", "api_exception_handler", "error_body", "spec_error_fields"]
+__all__ = ["ApiError", "api_exception_handler", "domain_status", "error_body", "spec_error_fields"]

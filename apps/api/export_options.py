@@ -51,7 +51,9 @@ class ExportOptionsIn(StrictSerializer):
     raw_csv = serializers.BooleanField(
         required=False, help_text="CSV files: write every cell unchanged (the default guards formula-like cells)."
     )
-    date = serializers.DateField(required=False, help_text="The date printed on the documents (default: today).")
+    date = serializers.DateField(
+        required=False, help_text="The date printed on the documents (default: the day the revision was computed)."
+    )
     label_stock = serializers.DictField(
         required=False,
         help_text="Labels: the label sheet's geometry (docs/deliverables.md, label stocks); default the generic "

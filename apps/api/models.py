@@ -1,4 +1,5 @@
-"""Rows the API keeps: personal tokens, custom parts, idempotency keys, test results (price lists: apps.catalog)."""
+"""Rows the API keeps: personal tokens, idempotency keys, rate counters (custom parts and price lists: apps.catalog;
+measured test results: apps.measurements)."""
 
 from __future__ import annotations
 
@@ -23,40 +24,6 @@ class ApiToken(models.Model):
         return f"{self.name} ({self.prefix}…)"
 
 
-class PartSection(models.TextChoices):
-    """Catalog sections a user may add parts to: the hardware catalog's and the media catalog's."""
-
-    SERVERS = "servers"
-    SWITCHES = "switches"
-    TRANSCEIVERS = "transceivers"
-    CABLES = "cables"
-    CORDS = "cords"
-    TRUNKS = "trunks"
-    ADAPTERS = "adapters"
-    PANELS = "panels"
-    CASSETTES = "cassettes"
-    COPPER_CORDS = "copper_cords"
-    PMDS = "pmds"
-
-
-HARDWARE_SECTIONS = (PartSection.SERVERS, PartSection.SWITCHES)
-
-
-class CustomPart(models.Model):
-    """A user's own catalog entry (same shape as the YAML catalog), used when that user's designs compute."""
-
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="custom_parts")
-    section = models.CharField(max_length=24, choices=PartSection.choices)
-    key = models.CharField(max_length=64)  # servers/switches: the catalog key; media: sku, id or family
-    body = models.JSONField()
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        ordering = ["-id"]
-        constraints = [models.UniqueConstraint(fields=["owner", "section", "key"], name="custom_part_unique")]
-
-
 class IdempotencyRecord(models.Model):
     """The first answer to a request sent with an Idempotency-Key, replayed for its retries."""
 
@@ -70,48 +37,6 @@ class IdempotencyRecord(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "key"], name="idempotency_key_per_user")]
-
-
-class MeasurementUpload(models.Model):
-    """Measured fiber test results uploaded for a revision (the CSV as sent, validated)."""
-
-    revision = models.ForeignKey("designs.Revision", on_delete=models.CASCADE, related_name="measurements")
-    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
-    filename = models.CharField(max_length=200)
-    size = models.PositiveIntegerField()
-    rows = models.PositiveIntegerField()
-    counts = models.JSONField(default=dict)  # pass/fail per fiber and per link, against the test sheet
-    test_limit = models.CharField(max_length=8, default="pmd")  # the pass limit judged against: pmd | budget
-    # Rows that did not fit the test sheet and were left out while the valid rows were stored (the
-    # default of the API, the CLI and the browser): [[line, column, message], ...], the first
-    # MAX_STORED_ERRORS of error_count.
-    errors = models.JSONField(default=list, blank=True)
-    error_count = models.PositiveIntegerField(default=0)
-    sha256 = models.CharField(max_length=64)
-    content = models.TextField()
-    created_at = models.DateTimeField(auto_now_add=True)
-    # A withdrawn upload (measured on the wrong port, a meter out of calibration) is kept and listed, but its
-    # rows no longer count towards the revision's standing results.
-    withdrawn_at = models.DateTimeField(null=True, blank=True)
-    withdrawn_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-
-    class Meta:
-        ordering = ["-id"]
-
-
-class MeasurementStanding(models.Model):
-    """A revision's measured results across its uploads: per fiber the latest measured value of any upload not
-    withdrawn, judged against the test sheet. Refreshed whenever an upload is stored or withdrawn, so the
-    revision page reads one row instead of re-reading every upload."""
-
-    revision = models.OneToOneField("designs.Revision", on_delete=models.CASCADE, related_name="measured_standing")
-    test_limit = models.CharField(max_length=8, default="pmd")  # judged against: that of the newest upload counted
-    counts = models.JSONField(default=dict)  # as MeasurementUpload.counts, for the uploads counted together
-    uploads = models.PositiveIntegerField(default=0)  # uploads counted (not withdrawn)
-    measured_fibers = models.PositiveIntegerField(default=0)  # fibers with a measured value in any of them
-    updated_at = models.DateTimeField(auto_now=True)
 
 
 class RateCounter(models.Model):

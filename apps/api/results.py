@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from apps.designs.completeness import completeness_of
 from apps.designs.models import LinkRecord, Revision
 from apps.designs.pricing import revision_pricing
 
@@ -27,23 +28,6 @@ def _bom_by_part(summary: dict) -> dict[str, dict]:
             if line.get("watts") is not None:
                 cur["watts"] = round((cur["watts"] or 0) + line["watts"], 2)
     return out
-
-
-def completeness_of(summary: dict | None) -> dict:
-    """A revision's BOM completeness (engine summary "completeness"): complete, links_without_part, missing
-    per network and tier, unconfirmed lines. Summaries stored before it existed are read from their loss
-    counts ("no_medium" links) without the per-tier split."""
-    summary = summary or {}
-    c = summary.get("completeness")
-    if c:
-        return {
-            "complete": bool(c.get("complete")),
-            "links_without_part": int(c.get("links_without_part") or 0),
-            "missing": list(c.get("missing") or []),
-            "unconfirmed": list(c.get("unconfirmed") or []),
-        }
-    n = int(((summary.get("loss_budget") or {}).get("no_medium")) or 0)
-    return {"complete": n == 0, "links_without_part": n, "missing": [], "unconfirmed": []}
 
 
 def _money(d: Decimal) -> str:

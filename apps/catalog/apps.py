@@ -2,7 +2,7 @@ from django.apps import AppConfig
 
 
 class CatalogConfig(AppConfig):
-    """What a user adds to the shipped catalog: price lists and their versions (custom parts move here later).
+    """What a user adds to the shipped catalog: custom parts, price lists and their versions.
 
     It sits below the designs, exports and api apps: they import it, it imports none of them."""
 

@@ -1,4 +1,4 @@
-"""Price lists: the one a user edits, and the immutable versions every change leaves behind."""
+"""What a user adds to the shipped catalog: custom parts, and price lists with their immutable versions."""
 
 from __future__ import annotations
 
@@ -40,3 +40,40 @@ class PriceListVersion(models.Model):
 
     def __str__(self) -> str:
         return f"price list v{self.number} of {self.owner}"
+
+
+class PartSection(models.TextChoices):
+    """Catalog sections a user may add parts to: the hardware catalog's and the media catalog's."""
+
+    SERVERS = "servers"
+    SWITCHES = "switches"
+    TRANSCEIVERS = "transceivers"
+    CABLES = "cables"
+    CORDS = "cords"
+    TRUNKS = "trunks"
+    ADAPTERS = "adapters"
+    PANELS = "panels"
+    CASSETTES = "cassettes"
+    COPPER_CORDS = "copper_cords"
+    PMDS = "pmds"
+
+
+HARDWARE_SECTIONS = (PartSection.SERVERS, PartSection.SWITCHES)
+
+
+class CustomPart(models.Model):
+    """A user's own catalog entry (same shape as the YAML catalog), used when that user's designs compute.
+
+    Moved from the api app (migration catalog.0002; the table keeps its name)."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="custom_parts")
+    section = models.CharField(max_length=24, choices=PartSection.choices)
+    key = models.CharField(max_length=64)  # servers/switches: the catalog key; media: sku, id or family
+    body = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "api_custompart"
+        ordering = ["-id"]
+        constraints = [models.UniqueConstraint(fields=["owner", "section", "key"], name="custom_part_unique")]

@@ -20,7 +20,6 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 
-from apps.api.models import MeasurementStanding
 from apps.designs.models import CableRecord
 from apps.designs.revision_cache import (
     compute_once,
@@ -30,6 +29,7 @@ from apps.designs.revision_cache import (
 )
 from apps.exports.services import revision_result
 from apps.jobs.services import job_create
+from apps.measurements.models import MeasurementStanding
 from engine.asbuilt.classify import PROBLEMS, accumulate, classify
 from engine.asbuilt.fixlist import device_places, fix_list
 from engine.asbuilt.matching import PortMatcher, UserMapError, parse_user_map

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from django.conf import settings
 from django.db.models import Q
 
-from apps.designs.measurements import measurement_link_margins
 from apps.designs.models import CableRecord, LinkRecord, Revision
+from apps.measurements.services import measurement_link_margins
 from engine.counters import LinkFacts, Thresholds, drift_of_port, flags_of_link, load_thresholds, suspects
 from engine.counters.drift import FLAG_TEXT, EndDrift
 

@@ -1,6 +1,6 @@
 """The catalog page: the shipped parts with their sources and flags (searchable), and the signed-in user's
-own parts and price list, added and edited with the same validation the API uses (apps.api.catalog,
-apps.api.views.catalog). A design computed after a part is added uses it (the compute service loads the
+own parts and price list, added and edited with the same services and validation the API uses
+(apps/catalog/services.py). A design computed after a part is added uses it (the compute service loads the
 owner's custom parts)."""
 
 from __future__ import annotations
@@ -13,12 +13,17 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from apps.api.catalog import catalog_for, custom_part_delete, custom_part_save
-from apps.api.errors import ApiError
-from apps.api.models import CustomPart, PartSection
-from apps.api.views.catalog import PriceListApi, decimal_text
-from apps.catalog.models import PriceList
-from apps.catalog.services import price_list_save
+from apps.catalog.models import CustomPart, PartSection, PriceList
+from apps.catalog.services import (
+    CustomPartsBroken,
+    catalog_for,
+    custom_part_delete,
+    custom_part_save,
+    price_list_clean,
+    price_list_save,
+)
+from apps.common.errors import DomainError
+from engine.catalog import load_catalog
 
 from .views import signin_required
 
@@ -183,14 +188,6 @@ def _parse_prices(text: str) -> tuple[dict, list[str]]:
     return prices, errors
 
 
-def _api_error_text(exc: ApiError) -> list[str]:
-    return [exc.message] + [
-        f"{f.get('path')}: {f.get('message')}"
-        for f in exc.fields
-        if f.get("message") and f.get("message") not in exc.message
-    ]
-
-
 @signin_required
 @require_http_methods(["GET", "POST"])
 def catalog_view(request: HttpRequest) -> HttpResponse:
@@ -224,8 +221,8 @@ def catalog_view(request: HttpRequest) -> HttpResponse:
                     part = custom_part_save(
                         user=user, section=form["section"], key=form["key"] or None, body=body, part=editing
                     )
-                except ApiError as exc:
-                    part_errors = _api_error_text(exc)
+                except DomainError as exc:
+                    part_errors = exc.texts()
                 else:
                     messages.success(
                         request, f"Saved your {part.section} part {part.key}. Compute a design again to use it."
@@ -238,14 +235,14 @@ def catalog_view(request: HttpRequest) -> HttpResponse:
         }
         prices, price_errors = _parse_prices(prices_form["prices"])
         if not price_errors:
-            s = PriceListApi.InputSerializer(data={"currency": prices_form["currency"], "prices": prices})
-            if s.is_valid():
-                clean = {k: decimal_text(v) for k, v in s.validated_data["prices"].items()}
-                price_list_save(owner=user, currency=s.validated_data["currency"], prices=clean)
+            try:
+                currency, clean = price_list_clean(currency=prices_form["currency"], prices=prices)
+            except DomainError as exc:
+                price_errors = [f"{f['path']}: {f['message']}" for f in exc.fields] or [exc.message]
+            else:
+                price_list_save(owner=user, currency=currency, prices=clean)
                 messages.success(request, f"Saved your price list ({len(clean)} parts).")
                 return redirect("designs:catalog")
-            for field, errs in s.errors.items():
-                price_errors += [f"{field}: {e}" for e in (errs if isinstance(errs, list) else [errs])]
     elif request.method == "GET" and request.GET.get("edit", "").isdigit():
         editing = get_object_or_404(CustomPart, owner=user, pk=int(request.GET["edit"]))
         form = {
@@ -255,11 +252,9 @@ def catalog_view(request: HttpRequest) -> HttpResponse:
         }
     try:
         catalog, own = catalog_for(user)
-    except ApiError as exc:
-        from engine.catalog import load_catalog
-
+    except CustomPartsBroken as exc:
         catalog, own = load_catalog(), set()
-        part_errors = part_errors or _api_error_text(exc)
+        part_errors = part_errors or exc.texts()
     q = request.GET.get("q", "").strip()[:100]
     rows = _rows(catalog, own)
     shown = [r for r in rows if _matches(r, q)] if q else rows

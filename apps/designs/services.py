@@ -12,9 +12,10 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import Max
 
+from apps.catalog.services import CustomPartsBroken, catalog_for, custom_catalog_for
 from apps.jobs.models import Job, JobStatus
 from apps.jobs.progress import DbProgress, JobCancelled
-from apps.jobs.services import job_create, job_progress, job_succeed
+from apps.jobs.services import job_create, job_succeed
 from engine.catalog import load_catalog
 from engine.errors import FieldError, SpecError
 from engine.gcpause import cyclic_gc_paused
@@ -57,12 +58,9 @@ def _catalog_for(owner):
     state); custom parts that no longer load are the spec's problem to report, not a server error."""
     if owner is None or not getattr(owner, "pk", None):
         return load_catalog()
-    from apps.api.catalog import catalog_for  # the API app owns custom parts
-    from apps.api.errors import ApiError
-
     try:
         return catalog_for(owner)[0]
-    except ApiError as exc:
+    except CustomPartsBroken as exc:
         raise SpecError.at("servers.model", exc.message) from None
 
 
@@ -202,8 +200,6 @@ def design_compute_request(*, design: Design, user, force: bool = False) -> Comp
 def compute_fingerprint(design: Design) -> tuple[str, str, str] | None:
     """(spec_hash, engine version, catalog version) a compute of the design now would store on its revision,
     or None when they cannot be known here (a spec or custom parts that no longer load: the job says why)."""
-    from apps.api.catalog import catalog_for, custom_catalog_for  # the API app owns custom parts
-
     try:
         spec = parse_spec(design.spec)
         catalog = catalog_for(design.owner)[0] if custom_catalog_for(design.owner) else load_catalog()
@@ -235,13 +231,11 @@ def _compute_and_store(job: Job, progress: DbProgress) -> dict:
     attempt = job.attempts
     spec = parse_spec(job.params["spec"])
     catalog = load_catalog(_owners_parts(job))
-    progress.span = 70.0
-    draft = start_design(spec, catalog, _engine_progress(progress), design_limits())
+    draft = start_design(spec, catalog, _engine_progress(progress.sub(0.0, 0.7)), design_limits())
     start_s = time.perf_counter() - t0
     links = len(draft.links)
     cables = adapters.cable_count(draft)
-    if not job_progress(job_id=job.pk, stage="storing", percent=70, attempt=attempt):
-        raise JobCancelled("the job was cancelled, or another worker took it over")
+    progress.mark("storing", 0.7)
     finish_s = 0.0
     checks: tuple[str, ...] | None = None
 
@@ -344,8 +338,6 @@ def _after_store(revision_id: int, rows: int) -> None:
 def _owners_parts(job: Job) -> dict | None:
     """The design owner's custom parts as a catalog extension: a design computes with them, and its snapshot
     keeps them (apps/designs/snapshots.py)."""
-    from apps.api.catalog import custom_catalog_for  # the API app owns custom parts
-
     return custom_catalog_for(job.design.owner) if job.design_id else None
 
 
@@ -466,6 +458,4 @@ __all__ = [
 def owner_custom_parts(owner) -> dict | None:
     """A user's custom parts as a catalog extension (None when they have none): the snapshot backfill
     recomputes an old revision with them, as its compute did."""
-    from apps.api.catalog import custom_catalog_for  # the API app owns custom parts
-
     return custom_catalog_for(owner) if owner is not None else None

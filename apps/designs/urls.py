@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import catalog_views, measurement_views, qos_views, views
+from . import catalog_views, qos_views, views
 
 app_name = "designs"
 
@@ -34,32 +34,6 @@ urlpatterns = [
     path("<int:pk>/revisions/<int:number>/links.csv", views.revision_table_csv, {"table": "links"}, name="links_csv"),
     path(
         "<int:pk>/revisions/<int:number>/cables.csv", views.revision_table_csv, {"table": "cables"}, name="cables_csv"
-    ),
-    path("<int:pk>/revisions/<int:number>/measurements/", measurement_views.measurement_list_view, name="measurements"),
-    path(
-        "<int:pk>/revisions/<int:number>/measurements/<int:upload_id>/",
-        measurement_views.measurement_detail,
-        name="measurement",
-    ),
-    path(
-        "<int:pk>/revisions/<int:number>/measurements/<int:upload_id>/withdraw/",
-        measurement_views.measurement_withdraw_view,
-        name="measurement_withdraw",
-    ),
-    path(
-        "<int:pk>/revisions/<int:number>/measurements/fiber/",
-        measurement_views.measurement_fiber_view,
-        name="measurement_fiber",
-    ),
-    path(
-        "<int:pk>/revisions/<int:number>/measurements/<int:upload_id>/results.csv",
-        measurement_views.measurement_results_csv,
-        name="measurement_results_csv",
-    ),
-    path(
-        "<int:pk>/revisions/<int:number>/measurements/<int:upload_id>/uploaded.csv",
-        measurement_views.measurement_uploaded_csv,
-        name="measurement_uploaded_csv",
     ),
     path("<int:pk>/qos/", qos_views.design_qos_view, name="qos"),
     path("<int:pk>/qos/reset/", qos_views.design_qos_reset, name="qos_reset"),

@@ -22,7 +22,6 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from apps.api.results import completeness_of
 from apps.jobs.models import Job
 from apps.jobs.services import JobNotQueued, JobQuotaExceeded, job_request_cancel, job_sent
 from engine.errors import SpecError
@@ -30,6 +29,7 @@ from engine.model import TIERS
 
 from . import diagrams
 from .compare import CHANGES, TABLES, previous_revision_number, revision_diff_page
+from .completeness import completeness_of
 from .forms import (
     ORDERED,
     SPARES_PARAMS,

@@ -83,12 +83,20 @@ def _plain(value):
     return value
 
 
+def revision_date(revision) -> str:
+    """The day the revision was computed (ISO, the installation's time zone): the date its documents print unless
+    the caller names one, so a frozen revision's files are the same bytes whichever day they are rendered."""
+    return timezone.localtime(revision.created_at).date().isoformat()
+
+
 def artifact_options(*, revision, kind: str, options: dict | None) -> dict:
-    """The options a build renders with: the caller's (validated), plus for the BOM files the revision's prices
-    (its price-list version in force when computed, unless repriced), unless the caller names prices."""
+    """The options a build renders with: the caller's (validated), plus the revision's date (revision_date) and
+    for the BOM files the revision's prices (its price-list version in force when computed, unless repriced),
+    unless the caller names them."""
     from apps.designs.pricing import revision_pricing
 
     out = {k: v for k, v in (options or {}).items() if v is not None and v != ""}
+    out.setdefault("date", revision_date(revision))
     if kind in PRICED_KINDS and "prices" not in out:
         pricing = revision_pricing(revision=revision, latest=False)
         if pricing.version is not None:
@@ -125,7 +133,9 @@ def artifact_build(*, revision, kind: str, options: dict | None, progress=None, 
     (`progress`, the engine's progress before snapshots, is unused: nothing is computed).
 
     Raises SpecError (SnapshotUnavailable) when the revision has no snapshot to render from, ValueError for
-    options the renderer refuses."""
+    options the renderer refuses. A build stopped on the way (an error, or a job's cancel raised by on_stage or
+    its watchdog) stores nothing: the file is rendered into an unnamed spool, named in the store only complete,
+    and deleted again when its row is not written."""
     from .services import render_into, revision_result
 
     full = artifact_options(revision=revision, kind=kind, options=options)
@@ -140,6 +150,7 @@ def artifact_build(*, revision, kind: str, options: dict | None, progress=None, 
     if on_stage:
         on_stage(f"rendering {kind}", 50)
     storage = artifact_storage()
+    user_options = {k: v for k, v in full.items() if k != "prices"}
     with tempfile.TemporaryFile(dir=settings.VAR_DIR) as spool:  # unnamed: a killed build leaves nothing
         render_into(kind=kind, result=result, revision=revision, options=full, fh=spool)
         size = spool.tell()
@@ -151,27 +162,35 @@ def artifact_build(*, revision, kind: str, options: dict | None, progress=None, 
             on_stage(f"storing {kind}", 90)
         name = f"{revision.pk}/{key[:32]}-{uuid.uuid4().hex[:8]}/{kind}"
         spool.seek(0)
-        name = storage.save(name, File(spool, name=kind))
-    user_options = {k: v for k, v in full.items() if k != "prices"}
-    try:
-        with transaction.atomic():
-            return Artifact.objects.create(
-                revision=revision,
-                kind=kind,
-                key=key,
-                store=settings.ARTIFACT_STORE,
-                renderer_version=renderer_version(),
-                options=user_options,
-                name=name,
-                content_type=content_type(kind),
-                size=size,
-                sha256=digest.hexdigest(),
-                build_seconds=round(time.monotonic() - started, 3),
-                used_at=timezone.now(),
-            )
-    except IntegrityError:
-        storage.delete(name)  # another build of the same key won: serve that one
-        return stored().get(key=key)
+        saved = None
+        try:
+            saved = storage.save(name, File(spool, name=kind))
+            with transaction.atomic():
+                return Artifact.objects.create(
+                    revision=revision,
+                    kind=kind,
+                    key=key,
+                    store=settings.ARTIFACT_STORE,
+                    renderer_version=renderer_version(),
+                    options=user_options,
+                    name=saved,
+                    content_type=content_type(kind),
+                    size=size,
+                    sha256=digest.hexdigest(),
+                    build_seconds=round(time.monotonic() - started, 3),
+                    used_at=timezone.now(),
+                )
+        except IntegrityError:
+            if saved is None:
+                raise
+            storage.delete(saved)  # another build of the same key won: serve that one
+            return stored().get(key=key)
+        except BaseException:
+            # A stop (a cancel or a limit, raised into this thread) between the store and the row: a file no
+            # row names would wait for the prune; delete it now, so a stopped build leaves nothing behind. It may
+            # land as save returns, before `saved` is set: the name asked for is then the one (it is unique).
+            storage.delete(saved if saved is not None else name)
+            raise
 
 
 def content_type(kind: str) -> str:

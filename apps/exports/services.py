@@ -152,9 +152,12 @@ def export_content_type(kind: str) -> str:
 
 
 def export_build_job(*, job, progress) -> dict:
-    """Worker side of export_enqueue: build the file into the artifact store (or find it there)."""
+    """Worker side of export_enqueue: build the file into the artifact store (or find it there).
+
+    Each step is marked on the job's progress, which stops the build (JobCancelled) when the user cancelled it
+    meanwhile, as a compute stops at its next report; a cancel while a renderer runs is raised by the job's
+    watchdog. Either way the build leaves no file behind (artifact_build)."""
     from apps.designs.models import Revision
-    from apps.jobs.services import job_progress
 
     from .artifacts import artifact_build
 
@@ -162,7 +165,7 @@ def export_build_job(*, job, progress) -> dict:
     kind = job.params["kind"]
 
     def on_stage(stage: str, percent: float) -> None:
-        job_progress(job_id=job.pk, stage=stage, percent=percent, attempt=job.attempts)
+        progress.mark(stage, percent / 100)
 
     artifact = artifact_build(revision=revision, kind=kind, options=job.params.get("options"), on_stage=on_stage)
     return {

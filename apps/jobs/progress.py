@@ -19,9 +19,10 @@ class JobCancelled(Exception):
 class DbProgress:
     """Engine Progress that writes at most every `interval` seconds and stops a cancelled job.
 
-    The engine's `done / total` maps onto `start .. start + span` percent, so a service can give
-    the engine part of the bar and keep the rest for storing the result. `attempt` is the worker's
-    claim (see apps.jobs.services): a write that finds the job in other hands stops the run.
+    The engine's `done / total` maps onto `start .. start + span` percent. A handler never changes that range:
+    it hands each part of its work a sub-range of its own (`progress.sub(0.0, 0.7)` for the engine, the rest for
+    storing), which shares this object's throttle, watchdog and claim. `attempt` is the worker's claim (see
+    apps.jobs.services): a write that finds the job in other hands stops the run.
     """
 
     def __init__(
@@ -43,17 +44,48 @@ class DbProgress:
         self._last: float | None = None
 
     def __call__(self, stage: str, done: int, total: int) -> None:
+        self._report(stage, self.start + self.span * (done / total if total else 1.0), final=done >= total)
+
+    def sub(self, low: float, high: float) -> SubProgress:
+        """The part of this range from `low` to `high` (fractions of it, 0 <= low <= high <= 1)."""
+        return SubProgress(self, self.start, self.span, low, high)
+
+    def mark(self, stage: str, at: float) -> None:
+        """Record that `stage` starts at fraction `at` of this range, unthrottled (a step the user should see),
+        and stop the run if the job was cancelled meanwhile."""
+        self._report(stage, self.start + self.span * at, final=True)
+
+    def _report(self, stage: str, percent: float, *, final: bool) -> None:
         stop = self.watchdog.stop_reason() if self.watchdog is not None else None
         if stop is not None:
             raise stop
         now = time.monotonic()
-        if self._last is not None and now - self._last < self.interval and done < total:
+        if self._last is not None and now - self._last < self.interval and not final:
             return
         self._last = now
-        percent = self.start + self.span * (done / total if total else 1.0)
         # One UPDATE both records progress and checks for a cancel request (it matches no row then).
         if not job_progress(job_id=self.job_id, stage=stage, percent=percent, attempt=self.attempt):
             raise JobCancelled("the job was cancelled, or another worker took it over")
+
+
+class SubProgress:
+    """A sub-range of a DbProgress: the same callable, reporting into `low .. high` of its parent's range."""
+
+    def __init__(self, root: DbProgress, start: float, span: float, low: float, high: float):
+        if not 0.0 <= low <= high <= 1.0:
+            raise ValueError(f"a progress sub-range is 0 <= low <= high <= 1, not {low}..{high}")
+        self._root = root
+        self.start = start + span * low
+        self.span = span * (high - low)
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        self._root._report(stage, self.start + self.span * (done / total if total else 1.0), final=done >= total)
+
+    def sub(self, low: float, high: float) -> SubProgress:
+        return SubProgress(self._root, self.start, self.span, low, high)
+
+    def mark(self, stage: str, at: float) -> None:
+        self._root._report(stage, self.start + self.span * at, final=True)
 
 
 class Heartbeat:

@@ -13,9 +13,9 @@ from django.conf import settings
 from django.db.models import QuerySet
 from django.http import Http404
 
-from apps.designs.measurements import measurement_standing, measurement_standing_report
 from apps.designs.models import Revision
 from apps.exports.services import revision_result
+from apps.measurements.services import measurement_standing, measurement_standing_report
 from engine.errors import SpecError
 from engine.monitoring.settings import MonitoringSettings
 from engine.monitoring.utilization import SnapshotError, utilization_report

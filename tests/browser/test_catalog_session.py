@@ -24,7 +24,7 @@ def test_alice_adds_a_fitting_part_on_the_catalog_page_and_the_bom_becomes_compl
     """
     from playwright.sync_api import expect
 
-    from apps.api.catalog import custom_part_save
+    from apps.catalog.services import custom_part_save
     from apps.designs.services import design_create
 
     alice = django_user_model.objects.create_user("alice", password=PASSWORD)

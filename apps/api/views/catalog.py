@@ -11,14 +11,24 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from apps.catalog.models import PriceList
-from apps.catalog.services import price_list_save, price_version_latest
+from apps.catalog.models import CustomPart, PartSection, PriceList
+from apps.catalog.services import (
+    CURRENCY_PATTERN,
+    MAX_PRICED_PARTS,
+    PART_NUMBER_MAX,
+    PRICE_DECIMAL_PLACES,
+    PRICE_MAX_DIGITS,
+    custom_part_delete,
+    custom_part_save,
+    decimal_text,
+    price_list_save,
+    price_version_latest,
+)
 from engine.orders.money import fmt_money
 from engine.presets import list_presets, load_preset
 from engine.spec import spec_json_schema
 
-from ..catalog import catalog_entries, custom_part_delete, custom_part_save
-from ..models import CustomPart, PartSection
+from ..catalog import catalog_entries
 from ..output import iso, url
 from ..pagination import id_page, page_body
 from ..preconditions import IF_MATCH, PRECONDITION_FAILED, check_if_match, part_etag, price_list_etag, with_etag
@@ -196,26 +206,22 @@ class PriceListOut(serializers.Serializer):
     )
 
 
-def decimal_text(d: Decimal) -> str:
-    """12.5000 -> "12.5", 100 -> "100" (never exponent notation)."""
-    text = format(d, "f")
-    return text.rstrip("0").rstrip(".") if "." in text else text
-
-
 class PriceListApi(ApiView):
     class InputSerializer(StrictSerializer):
-        currency = serializers.RegexField(r"^[A-Z]{3}$", default="USD", help_text="ISO 4217 code, e.g. USD.")
+        currency = serializers.RegexField(CURRENCY_PATTERN, default="USD", help_text="ISO 4217 code, e.g. USD.")
         prices = serializers.DictField(
-            child=serializers.DecimalField(max_digits=14, decimal_places=4, min_value=Decimal(0)),
+            child=serializers.DecimalField(
+                max_digits=PRICE_MAX_DIGITS, decimal_places=PRICE_DECIMAL_PLACES, min_value=Decimal(0)
+            ),
             help_text="Part number -> unit price (up to 10 digits before the point, 4 after).",
         )
 
         def validate_prices(self, value):
-            if len(value) > 10000:
-                raise serializers.ValidationError("at most 10,000 parts")
-            bad = [k for k in value if not k or len(k) > 64]
+            if len(value) > MAX_PRICED_PARTS:
+                raise serializers.ValidationError(f"at most {MAX_PRICED_PARTS:,} parts")
+            bad = [k for k in value if not k or len(k) > PART_NUMBER_MAX]
             if bad:
-                raise serializers.ValidationError("part numbers are 1-64 characters")
+                raise serializers.ValidationError(f"part numbers are 1-{PART_NUMBER_MAX} characters")
             return value
 
     @staticmethod

@@ -12,14 +12,6 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from apps.common.http_cache import cache_headers, if_none_match, not_modified, revision_etag
-from apps.designs.measurements import (
-    MeasurementUnavailable,
-    measurement_get,
-    measurement_standing,
-    measurement_standing_refresh,
-    measurement_withdraw,
-    measurements_check_revision,
-)
 from apps.designs.selectors import design_get
 from apps.exports.artifacts import PRICED_KINDS, artifact_build, artifact_lookup, inline_render_allowed
 from apps.exports.models import Artifact
@@ -36,21 +28,28 @@ from apps.exports.services import (
     export_options,
 )
 from apps.jobs.services import job_sent
+from apps.measurements.models import MeasurementUpload
+from apps.measurements.services import (
+    MeasurementUnavailable,
+    measurement_get,
+    measurement_standing,
+    measurement_standing_refresh,
+    measurement_withdraw,
+    measurements_check_revision,
+)
+from apps.measurements.uploads import MAX_STORED_ERRORS, measurement_upload
 from engine.errors import SpecError
 from engine.orders.rule_choice import FAILURE_RATE, PERCENT
 
 from ..downloads import (
     DB_FILES,
-    MAX_STORED_ERRORS,
     artifact_etag,
     artifact_response,
     download_filename,
     iter_table_csv,
-    measurement_upload,
 )
 from ..errors import ApiError
 from ..export_options import ExportOptionsIn, export_options_resolve, scope_check
-from ..models import MeasurementUpload
 from ..output import iso, job_out, job_poll_headers, url
 from ..parsers import CSVUploadParser
 from ..serializers import JobOut, StrictSerializer, query

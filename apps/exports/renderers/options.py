@@ -181,7 +181,9 @@ class ExportOptions:
     rack: str | None = None  # ... or one rack
     page_size: str = "a4"  # a4 | letter (the label stock has its own)
     label_stock: LabelStock = field(default_factory=LabelStock)
-    date: str = ""  # ISO date on every document; default: today
+    # ISO date on every document. A stored revision's renders pass the day it was computed (apps/exports/artifacts.py
+    # revision_date), so its files never change with the calendar; without one (the CLI's fresh compute): today.
+    date: str = ""
     test_limit: str = "pmd"  # pmd: the PMD's max channel IL | budget: the design's worst-case loss
     catalog: Any = None  # engine Catalog or MediaCatalog, for transceiver form factors
     price_source: str = ""  # which prices these are, e.g. "price list v3 of 2026-12-01" (named on the BOM)

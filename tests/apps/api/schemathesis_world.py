@@ -35,13 +35,12 @@ def _compute(design, user) -> None:
 def build_world(user, other) -> dict:
     """Objects for `user` (shared with `other`); returns the schemathesis parameters that pin them."""
     from apps.api.auth import token_create
-    from apps.api.catalog import custom_part_save
-    from apps.api.downloads import measurement_upload
-    from apps.catalog.services import price_list_save
+    from apps.catalog.services import custom_part_save, price_list_save
     from apps.designs.models import LinkRecord
     from apps.designs.services import design_create, design_share
     from apps.exports.services import export_enqueue
     from apps.jobs.runner import run_job
+    from apps.measurements.uploads import measurement_upload
 
     design = design_create(user=user, spec=SPEC)
     _compute(design, user)

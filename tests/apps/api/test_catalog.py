@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from apps.api.catalog import custom_catalog_for
-from apps.api.models import CustomPart
+from apps.catalog.models import CustomPart
+from apps.catalog.services import custom_catalog_for
 from engine.catalog import load_catalog
 from tests.apps.api.conftest import error_of
 

@@ -7,10 +7,10 @@ import io
 
 import pytest
 
-from apps.api.models import MeasurementUpload
 from apps.designs.models import Revision
 from apps.designs.services import design_share
 from apps.exports import services as exports
+from apps.measurements.models import MeasurementUpload
 from tests.apps.api.conftest import error_of, rev_url
 
 
@@ -167,7 +167,7 @@ def test_results_that_do_not_fit_the_test_sheet_are_a_400_naming_the_line(alice,
 def test_a_revision_whose_custom_parts_no_longer_load_still_renders_from_its_snapshot(alice, users, computed):
     """Parts valid when saved can clash with a newer shipped catalog (here: a switch with no cages at all); the
     revision renders from its stored snapshot, so its test sheet and uploads against it are unaffected."""
-    from apps.api.models import CustomPart
+    from apps.catalog.models import CustomPart
 
     text = _filled_test_sheet(alice, computed)
     before = b"".join(alice.get(rev_url(computed, 1, "downloads/test-sheet.csv")).streaming_content)

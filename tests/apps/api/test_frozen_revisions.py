@@ -196,7 +196,7 @@ def test_every_page_answer_and_file_of_a_stored_revision_renders_without_the_eng
 def test_a_revision_renders_the_same_after_the_catalog_custom_parts_and_prices_change(
     alice, users, computed, monkeypatch, tmp_path
 ):
-    from apps.api.models import CustomPart
+    from apps.catalog.models import CustomPart
     from apps.catalog.services import price_list_save
     from engine import catalog as hardware
     from engine.physical import catalog as media

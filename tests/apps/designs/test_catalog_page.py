@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from apps.api.models import CustomPart
-from apps.catalog.models import PriceList
+from apps.catalog.models import CustomPart, PriceList
 from tests.engine.stage.test_catalog_completeness import LAB_MODULE, LAB_SPEC, LAB_SWITCH
 
 pytestmark = pytest.mark.django_db
@@ -92,7 +91,7 @@ def compute(design, user) -> int:
 
 
 def test_an_incomplete_bom_is_marked_everywhere_until_a_fitting_part_is_added(client, users):
-    from apps.api.catalog import custom_part_save
+    from apps.catalog.services import custom_part_save
     from apps.designs.services import design_create
     from tests.apps.api.conftest import token_client
 

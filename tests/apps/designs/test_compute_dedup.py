@@ -7,7 +7,7 @@ from unittest import mock
 
 import pytest
 
-from apps.api.models import CustomPart
+from apps.catalog.models import CustomPart
 from apps.designs.services import design_compute_request, design_update
 from apps.jobs.models import Job, JobStatus
 from apps.jobs.runner import run_job

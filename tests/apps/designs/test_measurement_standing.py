@@ -15,8 +15,8 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 
-from apps.api.models import MeasurementStanding, MeasurementUpload
 from apps.designs.models import Access, DesignShare
+from apps.measurements.models import MeasurementStanding, MeasurementUpload
 
 from .test_measurement_views import as_csv, sheet, upload
 from .test_views import alice, design, revision, url  # noqa: F401 - fixtures
@@ -56,7 +56,7 @@ def test_two_partial_sheets_both_count(alice, revision, halves):
     assert fibers(standing.counts) == {"pass": total, "fail": 0, "not-measured": 0}
     latest = MeasurementUpload.objects.order_by("-id").first()
     assert fibers(latest.counts)["not-measured"] == len(first)  # one upload alone is still half the sheet
-    html = alice.get(url("measurements", revision.design_id, revision.number)).content.decode()
+    html = alice.get(url("measurements:measurements", revision.design_id, revision.number)).content.decode()
     assert standing_metric(html, "fibers-pass") == f"{total:,}"
     assert standing_metric(html, "fibers-not-measured") == "0"
     page = alice.get(url("revision", revision.design_id, revision.number)).content.decode()
@@ -79,7 +79,7 @@ def test_a_retest_supersedes_and_an_empty_cell_does_not_erase(alice, revision, h
 
     counts = fibers(MeasurementStanding.objects.get().counts)
     assert counts == {"pass": len(first) + len(second), "fail": 0, "not-measured": 0}
-    history = alice.get(url("measurement_fiber", revision.design_id, revision.number, fiber=fiber))
+    history = alice.get(url("measurements:measurement_fiber", revision.design_id, revision.number, fiber=fiber))
     rows = history.content.decode().split('id="fiber-history"')[1].split("</table>")[0]
     assert history.status_code == 200
     assert rows.index("retest.csv") < rows.index("day-1.csv")  # newest first
@@ -96,17 +96,21 @@ def test_withdrawing_an_upload_takes_its_rows_out_and_restoring_brings_them_back
     assert fibers(MeasurementStanding.objects.get().counts)["fail"] == 1
     wrong_upload = MeasurementUpload.objects.get(filename="wrong-port.csv")
 
-    response = alice.post(url("measurement_withdraw", revision.design_id, revision.number, wrong_upload.pk))
+    response = alice.post(
+        url("measurements:measurement_withdraw", revision.design_id, revision.number, wrong_upload.pk)
+    )
 
     assert response.status_code == 302
     wrong_upload.refresh_from_db()
     assert wrong_upload.withdrawn_at is not None and wrong_upload.withdrawn_by.username == "alice"
     standing = MeasurementStanding.objects.get()
     assert fibers(standing.counts)["fail"] == 0 and standing.uploads == 1
-    html = alice.get(url("measurements", revision.design_id, revision.number)).content.decode()
+    html = alice.get(url("measurements:measurements", revision.design_id, revision.number)).content.decode()
     assert "withdrawn" in html.split(f'data-upload="{wrong_upload.pk}"')[1].split("</tr>")[0]
 
-    alice.post(url("measurement_withdraw", revision.design_id, revision.number, wrong_upload.pk), {"restore": "1"})
+    alice.post(
+        url("measurements:measurement_withdraw", revision.design_id, revision.number, wrong_upload.pk), {"restore": "1"}
+    )
     assert fibers(MeasurementStanding.objects.get().counts)["fail"] == 1
 
 
@@ -119,20 +123,28 @@ def test_bob_reads_the_standing_results_but_cannot_withdraw_and_charlie_sees_not
     DesignShare.objects.create(design=revision.design, user=users.bob, access=Access.READ)
     client.force_login(users.bob)
 
-    html = client.get(url("measurements", revision.design_id, revision.number)).content.decode()
-    refused = client.post(url("measurement_withdraw", revision.design_id, revision.number, stored.pk))
+    html = client.get(url("measurements:measurements", revision.design_id, revision.number)).content.decode()
+    refused = client.post(url("measurements:measurement_withdraw", revision.design_id, revision.number, stored.pk))
 
     assert 'id="standing-counts"' in html and "Withdraw</button>" not in html
     assert refused.status_code == 404
     stored.refresh_from_db()
     assert stored.withdrawn_at is None
     client.force_login(users.charlie)
-    assert client.get(url("measurement_fiber", revision.design_id, revision.number, fiber="x")).status_code == 404
-    assert client.post(url("measurement_withdraw", revision.design_id, revision.number, stored.pk)).status_code == 404
+    assert (
+        client.get(url("measurements:measurement_fiber", revision.design_id, revision.number, fiber="x")).status_code
+        == 404
+    )
+    assert (
+        client.post(
+            url("measurements:measurement_withdraw", revision.design_id, revision.number, stored.pk)
+        ).status_code
+        == 404
+    )
 
 
 def test_an_unknown_fiber_says_so(alice, revision):
-    response = alice.get(url("measurement_fiber", revision.design_id, revision.number, fiber="L999999:1"))
+    response = alice.get(url("measurements:measurement_fiber", revision.design_id, revision.number, fiber="L999999:1"))
 
     assert response.status_code == 404
     assert "No fiber &#x27;L999999:1&#x27; on this revision" in response.content.decode()

@@ -11,10 +11,10 @@ import io
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from apps.api.models import MeasurementUpload
 from apps.designs.models import Access, DesignShare
 from apps.exports.renderers import iter_test_sheet_csv
 from apps.exports.services import revision_result
+from apps.measurements.models import MeasurementUpload
 
 from .test_views import alice, design, revision, url  # noqa: F401 - fixtures
 
@@ -38,7 +38,7 @@ def upload(client, revision, data: bytes, name="filled.csv", test_limit="pmd", k
     form = {"file": SimpleUploadedFile(name, data, content_type="text/csv"), "test_limit": test_limit}
     if keep_valid:
         form["keep_valid"] = "on"
-    return client.post(url("measurements", revision.design_id, revision.number), form, follow=follow)
+    return client.post(url("measurements:measurements", revision.design_id, revision.number), form, follow=follow)
 
 
 @pytest.fixture
@@ -68,7 +68,7 @@ def test_alice_uploads_a_filled_sheet_and_sees_pass_fail_and_every_bad_row(alice
 
     stored = MeasurementUpload.objects.get()
     assert response.status_code == 302
-    assert response.url == url("measurement", revision.design_id, revision.number, stored.pk)
+    assert response.url == url("measurements:measurement", revision.design_id, revision.number, stored.pk)
     assert (stored.filename, stored.uploaded_by.username, stored.test_limit) == ("row-A.csv", "alice", "pmd")
     assert stored.rows == fibers - 2 and stored.error_count == 3
     assert stored.counts["fibers"] == {"pass": fibers - 4, "fail": 1, "not-measured": 3}
@@ -149,7 +149,7 @@ def test_the_budget_limit_is_kept_with_the_upload_and_judges_against_the_expecte
     budget, pmd = MeasurementUpload.objects.order_by("id")
     assert (budget.test_limit, budget.counts["fibers"]["fail"]) == ("budget", 1)
     assert (pmd.test_limit, pmd.counts["fibers"]["pass"]) == ("pmd", 1)
-    html = alice.get(url("measurement", revision.design_id, 1, budget.pk)).content.decode()
+    html = alice.get(url("measurements:measurement", revision.design_id, 1, budget.pk)).content.decode()
     assert "The design&#x27;s worst-case loss" in html and 'data-metric="fibers-fail">1<' in html
 
 
@@ -159,9 +159,9 @@ def test_the_verdicts_download_as_csv_per_fiber_and_the_upload_as_sent(alice, re
     upload(alice, revision, data)
     stored = MeasurementUpload.objects.get()
 
-    response = alice.get(url("measurement_results_csv", revision.design_id, 1, stored.pk))
+    response = alice.get(url("measurements:measurement_results_csv", revision.design_id, 1, stored.pk))
     verdicts = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
-    sent = alice.get(url("measurement_uploaded_csv", revision.design_id, 1, stored.pk))
+    sent = alice.get(url("measurements:measurement_uploaded_csv", revision.design_id, 1, stored.pk))
 
     assert response["Content-Type"].startswith("text/csv")
     assert "attachment" in response["Content-Disposition"]
@@ -231,10 +231,10 @@ def _pages(revision, upload_id) -> list[str]:
     d = revision.design_id
     return [
         url("revision", d, 1),
-        url("measurements", d, 1),
-        url("measurement", d, 1, upload_id),
-        url("measurement_results_csv", d, 1, upload_id),
-        url("measurement_uploaded_csv", d, 1, upload_id),
+        url("measurements:measurements", d, 1),
+        url("measurements:measurement", d, 1, upload_id),
+        url("measurements:measurement_results_csv", d, 1, upload_id),
+        url("measurements:measurement_uploaded_csv", d, 1, upload_id),
     ]
 
 
@@ -245,7 +245,7 @@ def test_a_read_only_sharer_sees_the_results_but_cannot_upload(client, users, re
     for page in _pages(revision, uploaded.pk):
         assert client.get(page).status_code == 200, page
     revision_html = client.get(url("revision", revision.design_id, 1)).content.decode()
-    list_html = client.get(url("measurements", revision.design_id, 1)).content.decode()
+    list_html = client.get(url("measurements:measurements", revision.design_id, 1)).content.decode()
     header, rows, _ = filled
 
     assert "row-A.csv" in revision_html and 'id="measurement-form"' not in revision_html
@@ -278,7 +278,7 @@ def test_an_upload_of_another_revision_is_a_404(alice, revision, uploaded):
 
     alice.force_login(revision.design.owner)
     compute_now(revision.design, revision.design.owner)
-    assert alice.get(url("measurement", revision.design_id, 2, uploaded.pk)).status_code == 404
+    assert alice.get(url("measurements:measurement", revision.design_id, 2, uploaded.pk)).status_code == 404
 
 
 def test_anonymous_users_are_sent_to_sign_in(client, revision, uploaded, filled):

@@ -19,13 +19,8 @@ import pytest
 from django.core.cache import cache
 
 import apps.exports.services as export_services
-from apps.api.catalog import custom_part_save
-from apps.designs import measurements, qos_selectors
-from apps.designs.measurements import (
-    END_COLUMNS,
-    measurement_create,
-    measurement_report,
-)
+from apps.catalog.services import custom_part_save
+from apps.designs import qos_selectors
 from apps.designs.qos_selectors import (
     _qos_keys,
     config_files,
@@ -36,6 +31,12 @@ from apps.designs.qos_selectors import (
 )
 from apps.designs.revision_cache import compute_once
 from apps.exports import renderers
+from apps.measurements import services as measurements
+from apps.measurements.services import (
+    END_COLUMNS,
+    measurement_create,
+    measurement_report,
+)
 
 from .test_measurement_views import as_csv, sheet
 from .test_qos_views import computed, roce  # noqa: F401 - fixtures
@@ -251,10 +252,10 @@ def test_an_uploads_page_is_judged_from_the_cached_limits_table(alice, revision,
     upload = _uploaded(revision, users.alice)
     at_upload = engine_calls()
 
-    first = alice.get(url("measurement", revision.design_id, revision.number, upload.pk))
+    first = alice.get(url("measurements:measurement", revision.design_id, revision.number, upload.pk))
     assert engine_calls() == at_upload  # the upload's check filled the limits table its page reads
-    again = alice.get(url("measurement", revision.design_id, revision.number, upload.pk))
-    results = alice.get(url("measurement_results_csv", revision.design_id, revision.number, upload.pk))
+    again = alice.get(url("measurements:measurement", revision.design_id, revision.number, upload.pk))
+    results = alice.get(url("measurements:measurement_results_csv", revision.design_id, revision.number, upload.pk))
     b"".join(results.streaming_content)
 
     assert engine_calls() == at_upload

@@ -223,7 +223,7 @@ def test_a_design_computes_with_its_owners_custom_parts():
     """GIVEN alice's own 64-port InfiniBand switch "acme-x64" (an API custom part)
     WHEN her design that names it computes
     THEN the stored revision's leaves are that switch (the same parts every later recomputation uses)."""
-    from apps.api.models import CustomPart
+    from apps.catalog.models import CustomPart
 
     design = DesignFactory()
     CustomPart.objects.create(
@@ -384,13 +384,13 @@ def test_the_test_stall_holds_the_computation_at_a_stage_and_keeps_reporting(set
     job = claimed()
     calls = []
     progress = DbProgress(job.pk, attempt=job.attempts)
-    real_call = DbProgress.__call__
+    real_report = DbProgress._report  # every report of the job's bar and its sub-ranges, before the throttle
 
-    def record(self, stage, done, total):
+    def record(self, stage, percent, *, final):
         calls.append(stage)
-        real_call(self, stage, done, total)
+        real_report(self, stage, percent, final=final)
 
-    with mock.patch.object(DbProgress, "__call__", record):
+    with mock.patch.object(DbProgress, "_report", record):
         design_compute_job(job=job, progress=progress)
     assert calls.count("placement") >= 3  # the report, then one every 0.2 s while it waits
 

@@ -57,7 +57,7 @@ def alice(client, users):
 
 
 def url(name: str, *args, **query) -> str:
-    path = reverse(f"designs:{name}", args=args)
+    path = reverse(name if ":" in name else f"designs:{name}", args=args)
     return path + ("?" + "&".join(f"{k}={v}" for k, v in query.items()) if query else "")
 
 

@@ -66,6 +66,46 @@ def test_it_maps_the_engine_onto_its_part_of_the_bar(job, clock):
     assert Job.objects.get(pk=job.pk).percent == 60
 
 
+def test_a_handler_gives_part_of_its_work_a_sub_range_and_keeps_its_own_range(job, clock):
+    progress = DbProgress(job.pk, start=0, span=100)
+    engine = progress.sub(0.2, 0.9)
+    engine("physical", 1, 2)
+    assert Job.objects.get(pk=job.pk).percent == 55  # halfway through 20..90
+    clock.now += 1
+    engine.sub(0.5, 1.0)("summary", 0, 0)  # a sub-range of a sub-range: 55..90, complete
+    assert Job.objects.get(pk=job.pk).percent == 90
+    assert (progress.start, progress.span) == (0, 100)
+    clock.now += 1
+    progress("done", 1, 1)
+    assert Job.objects.get(pk=job.pk).percent == 100
+
+
+def test_a_sub_range_shares_the_throttle_of_the_whole_bar(job, clock):
+    progress = DbProgress(job.pk, interval=0.5)
+    progress.sub(0.0, 0.5)("topology", 0, 6)
+    progress.sub(0.5, 1.0)("storing", 1, 6)  # within the interval: dropped
+    assert Job.objects.get(pk=job.pk).stage == "topology"
+
+
+def test_a_marked_step_is_written_at_once_and_stops_a_cancelled_run(job, clock):
+    progress = DbProgress(job.pk, interval=60, attempt=job.attempts)
+    progress("topology", 0, 6)
+    progress.mark("storing", 0.7)  # within the interval, but a step the user should see
+    row = Job.objects.get(pk=job.pk)
+    assert (row.stage, row.percent) == ("storing", 70)
+    job_request_cancel(job=job)
+    with pytest.raises(JobCancelled):
+        progress.sub(0.7, 1.0).mark("rendering", 0.5)
+
+
+def test_a_sub_range_outside_the_bar_is_refused(job):
+    progress = DbProgress(job.pk)
+    with pytest.raises(ValueError, match="sub-range"):
+        progress.sub(0.5, 1.2)
+    with pytest.raises(ValueError, match="sub-range"):
+        progress.sub(0.6, 0.4)
+
+
 def test_it_stops_the_run_when_the_user_cancels(job, clock):
     progress = DbProgress(job.pk, attempt=job.attempts)
     progress("topology", 0, 6)

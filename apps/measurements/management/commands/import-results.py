@@ -11,15 +11,21 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from apps.api.downloads import MAX_STORED_ERRORS, UploadRejected, error_field_text, error_fields, measurement_upload
-from apps.api.errors import ApiError
-from apps.designs.measurements import (
+from apps.common.errors import DomainError
+from apps.designs.models import Design
+from apps.exports.services import DeliverableUnavailable
+from apps.measurements.services import (
     MeasurementUnavailable,
     measurement_standing_refresh,
     measurements_check_revision,
 )
-from apps.designs.models import Design
-from apps.exports.services import DeliverableUnavailable
+from apps.measurements.uploads import (
+    MAX_STORED_ERRORS,
+    UploadRejected,
+    error_field_text,
+    error_fields,
+    measurement_upload,
+)
 
 EXIT_ROWS_LEFT_OUT = 3
 
@@ -82,7 +88,7 @@ class Command(BaseCommand):
             if len(exc.errors) > MAX_STORED_ERRORS:
                 lines.append(f"  ... and {len(exc.errors) - MAX_STORED_ERRORS:,} more row(s) with errors")
             raise CommandError("\n".join([f"nothing stored: {exc.message}"] + lines)) from None
-        except ApiError as exc:
+        except DomainError as exc:
             lines = [f"  {error_field_text(f)}: {f['message']}" for f in exc.fields] if exc.fields else []
             raise CommandError("\n".join([f"nothing stored: {exc.message}"] + lines)) from None
         standing = measurement_standing_refresh(revision=rev)

@@ -1,6 +1,6 @@
 """Measured fiber test results in the browser: store an upload, list a revision's uploads, judge one.
 
-Storing is the API's service (`apps.api.downloads.measurement_upload`), shared with the REST API and
+Storing is `apps.measurements.uploads.measurement_upload`, shared with the REST API and
 `manage.py import-results`: it decides what is refused and what is kept (by default the valid rows of a
 sheet that has some bad rows). This module adds what the browser needs around it: the file's size and
 encoding, structured row errors when nothing is stored, and the full verdicts of one upload (per fiber
@@ -16,7 +16,6 @@ limits table, derived once from the snapshot and kept in the cache under the rev
 from __future__ import annotations
 
 import pickle
-import re
 import zlib
 from collections import Counter
 from collections.abc import Iterator
@@ -29,19 +28,19 @@ from django.db.models import QuerySet
 from django.http import Http404
 from django.utils import timezone
 
-from apps.api.downloads import MAX_STORED_ERRORS, UploadRejected, measurement_upload
-from apps.api.errors import ApiError
-from apps.api.models import MeasurementStanding, MeasurementUpload
-from apps.exports.services import DeliverableUnavailable, revision_result
-from engine.errors import SpecError
-
-from .models import Revision
-from .revision_cache import (
+from apps.common.errors import DomainError
+from apps.designs.models import Revision
+from apps.designs.revision_cache import (
     compute_once,
     revision_fingerprint,
     revision_key,
     store_blob,
 )
+from apps.exports.services import DeliverableUnavailable, revision_result
+from engine.errors import SpecError
+
+from .models import MeasurementStanding, MeasurementUpload
+from .uploads import MAX_STORED_ERRORS, UploadRejected, measurement_upload
 
 TEST_LIMITS = {
     "pmd": "The PMD's maximum channel loss (the test sheet's limit_db)",
@@ -106,7 +105,7 @@ def measurement_create(
         )
     except UploadRejected as exc:
         raise MeasurementRejected(exc.message, exc.errors) from None
-    except ApiError as exc:
+    except DomainError as exc:
         raise MeasurementRejected(exc.message, _errors_of(exc.fields)) from None
     measurement_standing_refresh(revision=revision)
     return upload
@@ -139,12 +138,8 @@ def _test_sheet_renderers():
 
 
 def _errors_of(fields) -> list[tuple[int | None, str, str]]:
-    """The API error's fields ("line 3.fiber_id") as (line, column, message)."""
-    out = []
-    for f in fields or []:
-        m = re.fullmatch(r"line (\d+)(?:\.(.+))?", str(f.get("path", "")))
-        out.append((int(m.group(1)), m.group(2) or "", f["message"]) if m else (None, "", f["message"]))
-    return out
+    """A refusal's fields ({path: column, line, message}) as (line, column, message)."""
+    return [(f.get("line"), f.get("path") or "", f["message"]) for f in fields or []]
 
 
 # --- selectors -------------------------------------------------------------------------------------

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from django import template
 
-from ..measurement_views import MeasurementUploadForm
-from ..measurements import measurement_list, measurement_standing
-from ..selectors import design_can_write
+from apps.designs.selectors import design_can_write
+
+from ..services import measurement_list, measurement_standing
+from ..views import MeasurementUploadForm
 
 register = template.Library()
 

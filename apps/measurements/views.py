@@ -14,7 +14,10 @@ from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpRespons
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from .measurements import (
+from apps.designs.selectors import design_can_write, revision_get
+from apps.designs.views import signin_required
+
+from .services import (
     TEST_LIMITS,
     MeasurementRejected,
     MeasurementUnavailable,
@@ -27,8 +30,6 @@ from .measurements import (
     measurement_standing_report,
     measurement_withdraw,
 )
-from .selectors import design_can_write, revision_get
-from .views import signin_required
 
 LIST_LIMIT = 200
 
@@ -85,7 +86,7 @@ def measurement_list_view(request: HttpRequest, pk: int, number: int) -> HttpRes
             else:
                 note = f", {upload.error_count:,} row(s) with errors left out" if upload.error_count else ""
                 messages.success(request, f"Stored {upload.filename}: {upload.rows:,} row(s){note}.")
-                return redirect("designs:measurement", pk=pk, number=number, upload_id=upload.pk)
+                return redirect("measurements:measurement", pk=pk, number=number, upload_id=upload.pk)
     uploads = list(measurement_list(revision=revision)[: LIST_LIMIT + 1])
     test_limit = request.GET.get("test_limit")
     standing = (
@@ -132,7 +133,7 @@ def measurement_withdraw_view(request: HttpRequest, pk: int, number: int, upload
         if restore
         else f"Withdrew {upload.filename}: its rows no longer count; it stays listed.",
     )
-    return redirect("designs:measurements", pk=pk, number=number)
+    return redirect("measurements:measurements", pk=pk, number=number)
 
 
 @signin_required
