@@ -10,9 +10,14 @@ from __future__ import annotations
 import hashlib
 import secrets
 from datetime import timedelta
+from functools import lru_cache
 
+from django.contrib.auth import get_user_model
+from django.db import connection
 from django.utils import timezone
 from rest_framework import authentication, exceptions
+
+from apps.common.db import partial_instance
 
 from .models import ApiToken
 
@@ -30,6 +35,24 @@ def token_create(*, user, name: str) -> tuple[ApiToken, str]:
     key = KEY_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(user=user, name=name, digest=token_digest(key), prefix=key[:10])
     return token, key
+
+
+@lru_cache(maxsize=1)
+def _token_user_sql() -> str:
+    qn = connection.ops.quote_name
+    users = qn(get_user_model()._meta.db_table)
+    return (
+        f"SELECT u.*, t.id AS token_id, (t.last_used_at IS NULL OR t.last_used_at < %s) AS token_stale "
+        f"FROM {qn(ApiToken._meta.db_table)} t JOIN {users} u ON u.id = t.user_id WHERE t.digest = %s"
+    )
+
+
+def token_user(*, digest: str, stale_before):
+    """The user of the token with this digest, or None; with `token_id`, and `token_stale` when the token was last
+    used before `stale_before` (or never). One hand-written query: it runs on every API request, and the ORM's
+    select_related query cost about 0.5 ms of CPU to build each time (apps/common/db.py)."""
+    param = connection.ops.adapt_datetimefield_value(stale_before)
+    return next(iter(get_user_model().objects.raw(_token_user_sql(), [param, digest])), None)
 
 
 def token_revoke(*, user, token_id: int) -> bool:
@@ -54,13 +77,15 @@ class TokenAuthentication(authentication.BaseAuthentication):
             key = header[1].decode("ascii")
         except UnicodeDecodeError:
             raise exceptions.AuthenticationFailed("The token is not valid.") from None
-        token = ApiToken.objects.select_related("user").filter(digest=token_digest(key)).first()
-        if token is None or not token.user.is_active:
-            raise exceptions.AuthenticationFailed("The token is not valid (revoked, mistyped or its user disabled).")
         now = timezone.now()
-        if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
-            ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
-        return token.user, token
+        found = token_user(digest=token_digest(key), stale_before=now - LAST_USED_RESOLUTION)
+        if found is None or not found.is_active:
+            raise exceptions.AuthenticationFailed("The token is not valid (revoked, mistyped or its user disabled).")
+        if found.token_stale:
+            ApiToken.objects.filter(pk=found.token_id).update(last_used_at=now)
+        token = partial_instance(ApiToken, id=found.token_id, user_id=found.pk)
+        token.user = found
+        return found, token
 
     def authenticate_header(self, request) -> str:
         # Makes DRF answer 401 (with WWW-Authenticate) rather than 403 to a request with no credentials.

@@ -20,7 +20,7 @@ from apps.designs.measurements import (
     measurement_withdraw,
     measurements_check_revision,
 )
-from apps.designs.selectors import design_get
+from apps.designs.selectors import design_get, revision_head
 from apps.exports.artifacts import PRICED_KINDS, artifact_build, artifact_lookup, inline_render_allowed
 from apps.exports.models import Artifact
 from apps.exports.services import (
@@ -234,7 +234,8 @@ class DownloadApi(ApiView):
             raise Http404(f"No such file; known: {', '.join(KINDS)}.")
         q = query(self.QuerySerializer, request)
         _refuse_options_of_other_kinds(request, kind)
-        rev = revision_for(request, design_id, number, defer=() if kind == "summary.json" else ("summary",))
+        # One hand-written query (access, identity, snapshot digest): stored files are fetched again and again.
+        rev = revision_head(user=request.user, design_id=design_id, number=number)
         if not deliverable_applies(kind, rev.spec):
             raise Http404(f"This design has no {kind}: {deliverable_missing_reason(kind)}.")
         if kind in DB_FILES:
