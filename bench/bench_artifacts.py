@@ -19,7 +19,8 @@ Defaults to DATABASE_URL (a PostgreSQL database named in it is created when miss
 artifact store (web and workers on different hosts). Prints medians and p99; the machine's CPU count and
 load average are printed first, since other jobs on a shared machine change every figure. Each line also
 gives the gunicorn workers' CPU per request (from /proc), which other load changes far less than latency:
-with 20 clients on two cores, a request waits roughly 20 x that / 2 for its turn.
+with 20 clients on two cores a request waits for the CPU of those ahead of it (the app's, the database's and
+this client's).
 """
 
 from __future__ import annotations
