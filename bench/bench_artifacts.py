@@ -17,7 +17,10 @@ it from one asyncio client process on 127.0.0.1 (no wrk needed), each request a 
 
 Defaults to DATABASE_URL (a PostgreSQL database named in it is created when missing) and the database
 artifact store (web and workers on different hosts). Prints medians and p99; the machine's CPU count and
-load average are printed first, since other jobs on a shared machine change every figure.
+load average are printed first, since other jobs on a shared machine change every figure. Each line also
+gives the gunicorn workers' CPU per request (from /proc), which other load changes far less than latency:
+with 20 clients on two cores a request waits for the CPU of those ahead of it (the app's, the database's and
+this client's).
 """
 
 from __future__ import annotations
@@ -189,12 +192,34 @@ def _pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
 
 
-def _report(name: str, rows, which: int, target_ms: float) -> None:
+def _server_cpu(pid: int) -> float:
+    """CPU seconds gunicorn's workers (the children of `pid`) have used so far; 0 where /proc cannot tell."""
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        ticks = 0
+        for child in children:
+            fields = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])  # utime + stime
+    except (OSError, IndexError, ValueError):
+        return 0.0
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _measured(pid: int, run) -> tuple[list, float]:
+    """`run()`'s rows and the app's CPU per request in ms: unlike latency, it hardly moves with the load other
+    work puts on the machine, so a quiet re-run can be compared with it."""
+    before = _server_cpu(pid)
+    rows = run()
+    return rows, (_server_cpu(pid) - before) * 1000 / max(1, len(rows))
+
+
+def _report(name: str, rows, which: int, target_ms: float, cpu_ms: float | None = None) -> None:
     ms = [r[which] * 1000 for r in rows]
     bad = sum(1 for r in rows if r[2] != 200)
     print(
         f"  {name:44} n={len(rows):5d}  median {statistics.median(ms):7.1f} ms  p99 {_pct(ms, 0.99):7.1f} ms"
         f"  non-200 {bad}  (target p99 < {target_ms:.0f} ms: {'yes' if _pct(ms, 0.99) < target_ms else 'NO'})"
+        + (f"  app CPU {cpu_ms:.1f} ms/request" if cpu_ms else "")
     )
 
 
@@ -295,17 +320,20 @@ def main() -> int:
             _one(port, labels, key)
             _one(port, f"{base}/bom/", key)
         print(f"\ngunicorn -w 2 --worker-class gthread --threads 8; {largest} revision; new connection per request")
-        rows = _load(port, labels, key, 1, min(args.duration, 5))
-        _report("stored labels.pdf, 1 client: TTFB", rows, 0, 250)
-        rows = _load(port, f"{base}/bom/", key, 1, min(args.duration, 5))
-        _report("BOM JSON, 1 client", rows, 1, 100)
-        rows = _load(port, labels, key, 20, args.duration)
-        _report(f"stored labels.pdf ({built['labels.pdf'].size / 1e6:.1f} MB), 20 clients: TTFB", rows, 0, 250)
-        rows = _load(port, f"{base}/bom/", key, 20, args.duration)
-        _report("BOM JSON, 20 clients", rows, 1, 100)
+        pid = server.pid
+        rows, cpu = _measured(pid, lambda: _load(port, labels, key, 1, min(args.duration, 5)))
+        _report("stored labels.pdf, 1 client: TTFB", rows, 0, 250, cpu)
+        rows, cpu = _measured(pid, lambda: _load(port, f"{base}/bom/", key, 1, min(args.duration, 5)))
+        _report("BOM JSON, 1 client", rows, 1, 100, cpu)
+        rows, cpu = _measured(pid, lambda: _load(port, labels, key, 20, args.duration))
+        _report(f"stored labels.pdf ({built['labels.pdf'].size / 1e6:.1f} MB), 20 clients: TTFB", rows, 0, 250, cpu)
+        rows, cpu = _measured(pid, lambda: _load(port, f"{base}/bom/", key, 20, args.duration))
+        _report("BOM JSON, 20 clients", rows, 1, 100, cpu)
         etag = _etag(port, f"{base}/bom/", key)
-        rows = _load(port, f"{base}/bom/", key + f"\r\nIf-None-Match: {etag}", 20, args.duration)
-        _report("BOM JSON revalidated (304), 20 clients", rows, 1, 100)
+        rows, cpu = _measured(
+            pid, lambda: _load(port, f"{base}/bom/", key + f"\r\nIf-None-Match: {etag}", 20, args.duration)
+        )
+        _report("BOM JSON revalidated (304), 20 clients", rows, 1, 100, cpu)
 
         health, got = asyncio.run(_health_during_downloads(port, labels, key, args.duration))
         n, mb = len(got), sum(r[3] for r in got) / 1e6

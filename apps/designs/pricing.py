@@ -9,11 +9,15 @@ action that records who did it, when, and with which version.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
+
+from django.contrib.auth import get_user_model
+from django.db import connection
 
 from apps.catalog.models import PriceListVersion
 from apps.catalog.services import price_version_at, price_version_latest
 
-from .models import Revision, RevisionRepricing
+from .models import Design, Revision, RevisionRepricing
 
 
 class PriceListMissing(Exception):
@@ -84,6 +88,34 @@ def revision_pricing(*, revision: Revision, latest: bool = True, prices: bool = 
     if found is not None:
         return RevisionPricing(found.version, found, newest)
     return RevisionPricing(price_version_at(owner_id=owner_id, when=revision.created_at, prices=prices), None, newest)
+
+
+@lru_cache(maxsize=1)
+def _pricing_key_sql() -> str:
+    qn = connection.ops.quote_name
+    revisions, designs = qn(Revision._meta.db_table), qn(Design._meta.db_table)
+    repricings, versions = qn(RevisionRepricing._meta.db_table), qn(PriceListVersion._meta.db_table)
+    users = qn(get_user_model()._meta.db_table)
+    return (
+        f"SELECT CASE WHEN rp.id IS NULL THEN (SELECT v.id FROM {versions} v WHERE v.owner_id = d.owner_id "
+        f"AND v.created_at <= r.created_at ORDER BY v.created_at DESC, v.number DESC LIMIT 1) "
+        f"ELSE rp.version_id END, rp.id, u.{qn(get_user_model().USERNAME_FIELD)} "
+        f"FROM {revisions} r JOIN {designs} d ON d.id = r.design_id "
+        f"LEFT JOIN {repricings} rp ON rp.id = (SELECT MAX(x.id) FROM {repricings} x WHERE x.revision_id = r.id) "
+        f"LEFT JOIN {users} u ON u.id = rp.by_id "
+        f"WHERE r.id = %s"
+    )
+
+
+def revision_pricing_key(*, revision_id: int) -> tuple[int | None, int | None, str | None]:
+    """(price-list version id, repricing id, the repricer's username) of what revision_pricing() chooses, in one
+    hand-written query: what a BOM's ETag names on every request (a version never changes, so its id stands
+    for its prices, number and date). The same rule as revision_pricing (tests/apps/designs/test_pricing_key.py)
+    at a fraction of the CPU: the ORM compiles its two queries again on every call."""
+    with connection.cursor() as cursor:
+        cursor.execute(_pricing_key_sql(), [revision_id])
+        row = cursor.fetchone()
+    return (row[0], row[1], row[2]) if row else (None, None, None)
 
 
 def revision_reprice(*, revision: Revision, user) -> RevisionPricing:

@@ -35,12 +35,18 @@ POLL_S = 0.1
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 
 
+_UNREAD = object()
+
+
 def revision_fingerprint(revision) -> str:
     """Hash of what everything derived from the revision depends on: the revision and its snapshot's digest
     (empty before the backfill gives it one). The owner's custom parts and today's catalog play no part."""
     from .models import RevisionSnapshot
 
-    digest = RevisionSnapshot.objects.filter(revision_id=revision.pk).values_list("sha256", "state").first()
+    # A revision from selectors.revision_head read its snapshot's digest in the same query.
+    digest = getattr(revision, "snapshot_digest", _UNREAD)
+    if digest is _UNREAD:
+        digest = RevisionSnapshot.objects.filter(revision_id=revision.pk).values_list("sha256", "state").first()
     state = json.dumps(
         [revision.pk, revision.spec_hash, revision.engine_version, revision.catalog_version, digest],
         sort_keys=True,

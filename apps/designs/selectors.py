@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
+from django.db import connection
 from django.db.models import F, Q, QuerySet
 from django.http import Http404
 
-from .models import Access, Design, Revision
+from apps.common.db import columns, partial_instance, row_instance
+
+from .models import Access, Design, DesignShare, Revision, RevisionSnapshot
 
 
 def design_list(*, user) -> QuerySet[Design]:
@@ -63,6 +68,60 @@ def revision_get(*, user, design_id: int, number: int, defer: tuple[str, ...] = 
     rev = revisions.filter(design_id=design_id, design__in=visible, number=number).first()
     if rev is None:
         raise Http404("No such revision.")
+    return rev
+
+
+# What revision_head loads of a revision: all but its summary (tens of KB of JSON), deferred.
+HEAD_FIELDS = (
+    "id",
+    "number",
+    "design_id",
+    "created_at",
+    "spec",
+    "spec_hash",
+    "engine_version",
+    "catalog_version",
+    "link_count",
+    "cable_count",
+    "created_by_id",
+)
+
+
+@lru_cache(maxsize=1)
+def _head_sql() -> str:
+    qn = connection.ops.quote_name
+    revisions, designs = qn(Revision._meta.db_table), qn(Design._meta.db_table)
+    shares, snapshots = qn(DesignShare._meta.db_table), qn(RevisionSnapshot._meta.db_table)
+    return (
+        f"SELECT {columns(Revision, HEAD_FIELDS, 'r')}, d.name, d.owner_id, s.id, s.sha256, s.state "
+        f"FROM {revisions} r JOIN {designs} d ON d.id = r.design_id "
+        f"LEFT JOIN {snapshots} s ON s.revision_id = r.id "
+        f"WHERE r.design_id = %s AND r.number = %s AND (d.owner_id = %s OR EXISTS "
+        f"(SELECT 1 FROM {shares} sh WHERE sh.design_id = d.id AND sh.user_id = %s))"
+    )
+
+
+def revision_head(*, user, design_id: int, number: int) -> Revision:
+    """revision_get's answer for the reads every client repeats (a revision's BOM, its stored files): the same
+    rule (its design's owner, or a user it is shared with; else Http404) in one hand-written query.
+
+    The ORM builds and compiles its SQL again on every call, which took 1.3-2.7 ms of CPU for revision_get's
+    query, more than the rest of a 304; this one costs about a tenth of that. The revision comes with every
+    column but its summary (HEAD_FIELDS; the summary loads on first use, in a query), `design` with only its id,
+    name and owner id, and `snapshot_digest`, which revision_cache.revision_fingerprint then reads instead
+    of querying. tests/apps/designs/test_selectors.py holds it to revision_get's rule."""
+    if user is None or user.pk is None:
+        raise Http404("No such revision.")
+    with connection.cursor() as cursor:
+        cursor.execute(_head_sql(), [design_id, number, user.pk, user.pk])
+        row = cursor.fetchone()
+    if row is None:
+        raise Http404("No such revision.")
+    n = len(HEAD_FIELDS)
+    rev = row_instance(Revision, HEAD_FIELDS, row[:n])
+    name, owner_id, snapshot_id, sha256, state = row[n:]
+    rev.design = partial_instance(Design, id=rev.design_id, name=name, owner_id=owner_id)
+    rev.snapshot_digest = None if snapshot_id is None else (sha256, state)
     return rev
 
 

@@ -12,7 +12,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from apps.common.http_cache import cache_headers, if_none_match, not_modified, revision_etag
-from apps.designs.selectors import design_get
+from apps.designs.selectors import design_get, revision_head
 from apps.exports.artifacts import PRICED_KINDS, artifact_build, artifact_lookup, inline_render_allowed
 from apps.exports.models import Artifact
 from apps.exports.registry import OPTIONS as REGISTRY_OPTIONS
@@ -225,7 +225,8 @@ class DownloadApi(ApiView):
             raise Http404(f"No such file; known: {', '.join(KINDS)}.")
         q = query(self.QuerySerializer, request)
         _refuse_options_of_other_kinds(request, kind)
-        rev = revision_for(request, design_id, number, defer=() if kind == "summary.json" else ("summary",))
+        # One hand-written query (access, identity, snapshot digest): stored files are fetched again and again.
+        rev = revision_head(user=request.user, design_id=design_id, number=number)
         if not deliverable_applies(kind, rev.spec):
             raise Http404(f"This design has no {kind}: {deliverable_missing_reason(kind)}.")
         if kind in DB_FILES:

@@ -5,15 +5,17 @@ from __future__ import annotations
 from decimal import Decimal
 
 from django.core.cache import cache
+from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
 from apps.common.http_cache import conditional, query_key, revision_etag
 from apps.designs.models import Revision
-from apps.designs.pricing import PriceListMissing, revision_pricing, revision_reprice
-from apps.designs.selectors import design_get
+from apps.designs.pricing import PriceListMissing, revision_pricing_key, revision_reprice
+from apps.designs.selectors import design_get, revision_head
 from apps.designs.tables import CABLE_SORTS, LINK_SORTS, MAX_LIMIT, cable_page, link_facets, link_page
 from engine.model import NETWORKS
 from engine.orders.rule_choice import FAILURE_RATE, PERCENT
@@ -224,23 +226,27 @@ class RevisionBomApi(ApiView):
             if q["spares_rule"] == FAILURE_RATE
             else None
         )
-        rev = revision_for(request, design_id, number, defer=("summary", "spec"))
-        etag = revision_etag(
-            rev, "bom", query_key(request), revision_pricing(revision=rev, latest=False, prices=False).to_dict()
-        )
+        # Two hand-written queries (access and identity, then the price version): every client asks this often.
+        head = revision_head(user=request.user, design_id=design_id, number=number)
+        etag = revision_etag(head, "bom", query_key(request), revision_pricing_key(revision_id=head.pk))
 
         def produce():
-            # The tag names everything the answer depends on, so the answer is kept under it (Redis with
-            # REDIS_URL, else per process) and the summary is read only on a miss.
-            key = f"api:bom:{etag}"
+            # The tag names everything the answer depends on, so the rendered answer is kept under it (Redis
+            # with REDIS_URL, else per process): a hit is bytes, and the revision is read whole only on a miss.
+            key = f"api:bom-json:{etag}"
             body = cache.get(key)
             if body is None:
-                rev.refresh_from_db(fields=["summary"])
-                body = revision_bom(
-                    revision=rev, spares_percent=q["spares_percent"], category=q.get("category"), failure_rate=failure
+                rev = revision_for(request, design_id, number, defer=("spec",))
+                body = JSONRenderer().render(
+                    revision_bom(
+                        revision=rev,
+                        spares_percent=q["spares_percent"],
+                        category=q.get("category"),
+                        failure_rate=failure,
+                    )
                 )
                 cache.set(key, body, timeout=86400)
-            return Response(body)
+            return HttpResponse(body, content_type="application/json")
 
         return conditional(request, etag, produce, immutable=False)
 
