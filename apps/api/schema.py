@@ -16,6 +16,8 @@ from drf_spectacular.extensions import (
 )
 from drf_spectacular.openapi import AutoSchema
 
+from .schema_components import add_typed_components
+
 ERROR_SCHEMA = {
     "type": "object",
     "required": ["error"],
@@ -216,8 +218,10 @@ def _merge(schema: dict, rules: dict) -> None:
 
 
 def add_error_responses(result, generator, request, public):
-    """POSTPROCESSING_HOOK: the Error component, and the error answers of every operation."""
+    """POSTPROCESSING_HOOK: the Error component, the typed components (apps/api/schema_components.py), and the
+    error answers of every operation."""
     result.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA
+    add_typed_components(result)
     for name, rules in COMPONENT_RULES.items():
         if name in result["components"]["schemas"]:
             _merge(result["components"]["schemas"][name], rules)
