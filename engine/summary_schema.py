@@ -7,10 +7,9 @@ Sections that appear only with a physical layer, workloads or spine choices are 
 
 from __future__ import annotations
 
-from .model import NETWORKS, TIERS
+from .model import ALL_TIERS, NETWORKS
 from .physical_stage import BOM_CATEGORIES
 
-_ALL_TIERS = sorted({t for tiers in TIERS.values() for t in tiers})
 _RATIO = "Reduced ratio such as 1:1 or 3:1."
 
 
@@ -52,7 +51,7 @@ def _per_role(what: dict, description: str) -> dict:
 
 
 def _per_tier(description: str) -> dict:
-    return _object({t: _int() for t in _ALL_TIERS}, description=description)
+    return _object({t: _int() for t in list(ALL_TIERS)}, description=description)
 
 
 _OVERSUBSCRIPTION = _object(
@@ -205,7 +204,7 @@ _SUMMARY_PROPERTIES: dict = {
                 "items": _object(
                     {
                         "network": {"enum": list(NETWORKS)},
-                        "tier": {"enum": _ALL_TIERS},
+                        "tier": {"enum": list(ALL_TIERS)},
                         "links": _int("Links of this network and tier without a part."),
                         "reason": _str("Why no catalog part fits (the first case found)."),
                     },
