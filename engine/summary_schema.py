@@ -223,10 +223,10 @@ _SUMMARY_PROPERTIES: dict = {
         },
         description="Physical layer: whether every link has a part.",
     ),
-    "workloads": {
-        "type": "object",
-        "description": "With workloads in the spec: each profile checked (docs/traffic.md).",
-    },
+    "workloads": _map(
+        {"type": "object", "description": "The profile's analysis: settings, figures and verdict (docs/traffic.md)."},
+        "With workloads in the spec: per profile name, its analysis.",
+    ),
 }
 
 # What summarize() has always written; the rest came later or only with a physical layer.

@@ -47,13 +47,14 @@ COMPONENTS: dict[str, Callable[[], dict]] = {
     "RevisionSummary": revision_summary,
 }
 
-# (component, property) -> the typed component that replaces its free-form object
-TYPED_PROPERTIES: dict[tuple[str, str], str] = {
-    ("DesignDetailOut", "spec"): "DesignSpec",
-    ("PresetDetailOutput", "spec"): "DesignSpec",
-    ("RevisionDetailOutput", "spec"): "DesignSpec",
-    ("DesignListInputRequest", "spec"): "DesignSpecRequest",
-    ("PatchedDesignDetailInputRequest", "spec"): "DesignSpecRequest",
+# (component, property) -> the typed component that replaces its free-form object, and the description it gets
+# when its serializer field gives none
+TYPED_PROPERTIES: dict[tuple[str, str], tuple[str, str]] = {
+    ("DesignDetailOut", "spec"): ("DesignSpec", "The design's spec, normalized: every default filled in."),
+    ("PresetDetailOutput", "spec"): ("DesignSpec", "The preset's spec as written (defaults left out)."),
+    ("RevisionDetailOutput", "spec"): ("DesignSpec", "The spec this revision was computed from."),
+    ("DesignListInputRequest", "spec"): ("DesignSpecRequest", "A spec."),
+    ("PatchedDesignDetailInputRequest", "spec"): ("DesignSpecRequest", "Replace the spec."),
 }
 
 # operationId -> the typed component of its 200 answer
@@ -72,13 +73,13 @@ def add_typed_components(result: dict) -> None:
     schemas = result["components"]["schemas"]
     for name, build in COMPONENTS.items():
         schemas[name] = build()
-    for (component, prop), target in TYPED_PROPERTIES.items():
+    for (component, prop), (target, description) in TYPED_PROPERTIES.items():
         try:
             old = schemas[component]["properties"][prop]
         except KeyError:
             raise LookupError(f"schema hook: no property {component}.{prop} to type as {target}") from None
-        kept = {k: old[k] for k in _ANNOTATIONS if k in old}
-        schemas[component]["properties"][prop] = {"allOf": [_ref(target)], **kept} if kept else _ref(target)
+        kept = {"description": description, **{k: old[k] for k in _ANNOTATIONS if k in old}}
+        schemas[component]["properties"][prop] = {"allOf": [_ref(target)], **kept}
     found = set()
     for item in result.get("paths", {}).values():
         for op in item.values():
