@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
+from engine.qos.schema import qos_policy_json_schema
 from engine.spec import spec_json_schema
 from engine.summary_schema import summary_json_schema
 
@@ -35,16 +36,30 @@ def design_spec_request() -> dict:
     return schema
 
 
-def revision_summary() -> dict:
-    schema = openapi_schema(summary_json_schema())
-    schema.pop("title", None)
+def _component(json_schema: dict) -> dict:
+    schema = openapi_schema(json_schema)
+    schema.pop("title", None)  # a generator would name the model after it
     return schema
+
+
+def revision_summary() -> dict:
+    return _component(summary_json_schema())
+
+
+def qos_policy() -> dict:
+    return _component(qos_policy_json_schema(effective=True))
+
+
+def qos_policy_request() -> dict:
+    return _component(qos_policy_json_schema(effective=False))
 
 
 COMPONENTS: dict[str, Callable[[], dict]] = {
     "DesignSpec": design_spec,
     "DesignSpecRequest": design_spec_request,
     "RevisionSummary": revision_summary,
+    "QosPolicy": qos_policy,
+    "QosPolicyRequest": qos_policy_request,
 }
 
 # (component, property) -> the typed component that replaces its free-form object, and the description it gets
@@ -55,6 +70,9 @@ TYPED_PROPERTIES: dict[tuple[str, str], tuple[str, str]] = {
     ("RevisionDetailOutput", "spec"): ("DesignSpec", "The spec this revision was computed from."),
     ("DesignListInputRequest", "spec"): ("DesignSpecRequest", "A spec."),
     ("PatchedDesignDetailInputRequest", "spec"): ("DesignSpecRequest", "Replace the spec."),
+    ("QosOut", "policy"): ("QosPolicy", "The effective policy."),
+    ("QosOut", "stored"): ("QosPolicyRequest", "What the spec stores."),
+    ("DesignQosInputRequest", "policy"): ("QosPolicyRequest", "The new policy."),
 }
 
 # operationId -> the typed component of its 200 answer

@@ -1,9 +1,9 @@
 """The typed components of the served schema are the engine's own schemas, not copies that can drift.
 
-GIVEN the published schema (docs/openapi.yaml) and the engine's JSON Schemas (docs/spec.schema.json, summary.json's)
+GIVEN the published schema (docs/openapi.yaml) and the engine's JSON Schemas (spec, summary.json, QoS policy)
 WHEN their OpenAPI components are read back into JSON Schema 2020-12 (nullable -> a null member, a one-value enum
      -> const, the type beside an enum dropped: the only dialect differences)
-THEN they are equal, every spec property and the summary answer use them, and the closed sets are the engine's.
+THEN they are equal, every spec and QoS policy property and the summary answer use them, and the closed sets are the engine's.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from apps.api.results import LINK_MEDIA, LINK_STATUSES
 from apps.api.schema_components import add_typed_components
 from engine.model import ALL_TIERS, NETWORKS
 from engine.physical_stage import BOM_CATEGORIES, CABLE_KINDS
+from engine.qos.schema import qos_policy_json_schema
 from engine.summary_schema import summary_json_schema
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -87,20 +88,29 @@ def test_the_summary_component_is_the_engines_summary_schema():
     assert comparable(as_json_schema(COMPONENTS["RevisionSummary"])) == comparable(summary_json_schema())
 
 
+@pytest.mark.parametrize(("component", "effective"), [("QosPolicy", True), ("QosPolicyRequest", False)])
+def test_the_qos_policy_components_are_the_engines_policy_schemas(component, effective):
+    served = comparable(as_json_schema(COMPONENTS[component]))
+    assert served == comparable(qos_policy_json_schema(effective=effective))
+
+
 @pytest.mark.parametrize(
-    ("component", "target"),
+    ("component", "prop", "target"),
     [
-        ("DesignDetailOut", "DesignSpec"),
-        ("PresetDetailOutput", "DesignSpec"),
-        ("RevisionDetailOutput", "DesignSpec"),
-        ("DesignListInputRequest", "DesignSpecRequest"),
-        ("PatchedDesignDetailInputRequest", "DesignSpecRequest"),
+        ("DesignDetailOut", "spec", "DesignSpec"),
+        ("PresetDetailOutput", "spec", "DesignSpec"),
+        ("RevisionDetailOutput", "spec", "DesignSpec"),
+        ("DesignListInputRequest", "spec", "DesignSpecRequest"),
+        ("PatchedDesignDetailInputRequest", "spec", "DesignSpecRequest"),
+        ("QosOut", "policy", "QosPolicy"),
+        ("QosOut", "stored", "QosPolicyRequest"),
+        ("DesignQosInputRequest", "policy", "QosPolicyRequest"),
     ],
 )
-def test_every_spec_property_is_the_typed_spec_with_its_description(component, target):
-    spec = COMPONENTS[component]["properties"]["spec"]
-    assert spec["allOf"] == [{"$ref": f"#/components/schemas/{target}"}]
-    assert spec["description"]
+def test_every_spec_and_qos_policy_property_is_typed_with_its_description(component, prop, target):
+    typed = COMPONENTS[component]["properties"][prop]
+    assert typed["allOf"] == [{"$ref": f"#/components/schemas/{target}"}]
+    assert typed["description"]
 
 
 def test_the_summary_answer_is_the_typed_summary():
