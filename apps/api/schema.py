@@ -16,6 +16,8 @@ from drf_spectacular.extensions import (
 )
 from drf_spectacular.openapi import AutoSchema
 
+from engine.spec import CATALOG_KEY_PATTERN
+
 from .schema_components import add_typed_components
 
 ERROR_SCHEMA = {
@@ -201,6 +203,9 @@ COMPONENT_RULES = {
     # name, spec or both
     "PatchedDesignDetailInputRequest": {"minProperties": 1},
     "PriceListInputRequest": {"properties": {"prices": {**_PART_NUMBERS, "maxProperties": 10000}}},
+    # a custom part's key: what apps/api/catalog.py checks (a media part's must also equal its body's own), around
+    # it the spaces DRF trims
+    "PartInputRequest": {"properties": {"key": {"pattern": rf"^\s*(?:{CATALOG_KEY_PATTERN})\s*$"}}},
     "LeadTimesIoRequest": {"properties": {"lead_times": {**_PART_NUMBERS, "maxProperties": 2000}}},
     "PatchedLeadTimesIoRequest": {
         "required": ["lead_times"],

@@ -12,7 +12,7 @@ path (`qos.roce.dscp`). Choices that are legal but risky are left to checks.chec
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -409,7 +409,7 @@ class _Parser:
     # validators: callables (value, path) -> value | _BAD
     def rule(self, kind: str, *args):
         """The validator of one rule of the field tables (CLASS_FIELDS ...)."""
-        makers = {
+        makers: dict[str, Callable[..., Callable[[Any, str], Any]]] = {
             "int": self.int_,
             "float": self.float_,
             "bool": self.bool_,

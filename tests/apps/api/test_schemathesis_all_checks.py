@@ -62,9 +62,14 @@ _allow(
 _allow(
     ["designs_create", "designs_update"],
     [400],
-    "a spec must fit the catalog (server, switch keys) and the topology's sizing rules (feasibility)",
+    "a spec must fit the catalog (server, switch keys) and the topology's sizing rules (feasibility), and have a "
+    "name: its own or the body's (DesignSpecRequest leaves it optional)",
 )
-_allow(["designs_qos_update"], [400], "a QoS policy's cross-field rules for the design's switches")
+_allow(
+    ["designs_qos_update"],
+    [400],
+    "a QoS policy's cross-field rules (a DSCP in one class, a weight for a DWRR class) and the design's switches",
+)
 _allow(["parts_create", "parts_replace"], [400], "a part's body must load with the engine's catalog loaders")
 _allow(
     ["revisions_measurements_upload"],
