@@ -12,6 +12,7 @@ import json
 import re
 from pathlib import Path
 
+import jsonschema
 import pytest
 import yaml
 
@@ -21,6 +22,7 @@ from engine.model import ALL_TIERS, NETWORKS
 from engine.physical_stage import BOM_CATEGORIES, CABLE_KINDS
 from engine.qos.schema import qos_policy_json_schema
 from engine.summary_schema import summary_json_schema
+from tests.apps.api.conftest import rev_url
 
 ROOT = Path(__file__).resolve().parents[3]
 SCHEMA = yaml.safe_load((ROOT / "docs" / "openapi.yaml").read_text())
@@ -167,3 +169,20 @@ def test_a_custom_part_key_the_server_takes_fits_the_schema(key):
 def test_a_custom_part_key_the_server_refuses_the_schema_refuses(key):
     pattern = COMPONENTS["PartInputRequest"]["properties"]["key"]["pattern"]
     assert not re.search(pattern, key)
+
+
+# --- answers of a computed revision conform to the typed components ---------------------------------
+
+
+def test_a_revisions_summary_answer_fits_the_summary_component(alice, computed):
+    summary = alice.get(rev_url(computed, 1, "summary/")).json()
+    validator = jsonschema.Draft202012Validator(as_json_schema(COMPONENTS["RevisionSummary"]))
+    assert [e.message for e in validator.iter_errors(summary)] == []
+
+
+@pytest.mark.parametrize(("given", "answered"), [("0", "0"), ("2.50", "2.5"), ("0.125", "0.125"), ("1000", "1000")])
+def test_the_boms_spares_percent_is_the_decimal_its_schema_declares(alice, computed, given, answered):
+    declared = COMPONENTS["RevisionBomOutput"]["properties"]["spares_percent"]
+    body = alice.get(rev_url(computed, 1, f"bom/?spares_percent={given}")).json()
+    assert body["spares_percent"] == answered and declared["format"] == "decimal"
+    assert re.search(declared["pattern"], answered)
