@@ -20,6 +20,8 @@ TIERS = {
     "inband": ("node-leaf", "mgmt-leaf", "leaf-spine"),
     "oob": ("device-oob", "oob-uplink"),
 }
+# Every tier name of any network, once each, in path order.
+ALL_TIERS = tuple(dict.fromkeys(t for tiers in TIERS.values() for t in tiers))
 
 
 # Device roles that are not switches: their ports are NICs or management ports, not a switch's radix.

@@ -816,6 +816,20 @@ _CABLE_CATEGORY = {
     "splitter": "fiber",
     "rj45": "copper",
 }
+# Every BOM line category, in the order a BOM lists them (a closed set: the API and summary schemas enumerate it);
+# "cable" takes a cable of a kind without a category of its own.
+BOM_CATEGORIES = (
+    "switch",
+    "appliance",
+    "transceiver",
+    "copper",
+    "aoc",
+    "fiber",
+    "trunk",
+    "panel",
+    "panel-insert",
+    "cable",
+)
 CABLE_KINDS = tuple(_CABLE_CATEGORY)  # every kind a cable row can have (the cable table's filter offers them)
 # columns of cable_rows: id, kind, part, ordered length, a end, b end, link ids, tier, network
 _ROW_KIND, _ROW_PART, _ROW_LENGTH, _ROW_A, _ROW_NETWORK = (
@@ -969,18 +983,8 @@ def _bom(
                 else (describe.adapter(entry) if insert in media.adapters else describe.cassette(entry))
             )
             add("panel-insert", insert, text, count, unconfirmed=entry.unconfirmed if entry else "")
-    order = {
-        "switch": 0,
-        "appliance": 1,
-        "transceiver": 2,
-        "copper": 3,
-        "aoc": 4,
-        "fiber": 5,
-        "trunk": 6,
-        "panel": 7,
-        "panel-insert": 8,
-    }
-    out = sorted(lines.values(), key=lambda x: (order.get(x["category"], 9), x["sku"]))
+    order = {c: i for i, c in enumerate(BOM_CATEGORIES)}
+    out = sorted(lines.values(), key=lambda x: (order[x["category"]], x["sku"]))
     for line in out:
         line.pop("unit_watts", None)
     return out, BomSplit(_sorted(modules_split), _sorted(cables_split), cable_lengths)

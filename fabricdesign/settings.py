@@ -430,6 +430,13 @@ SPECTACULAR_SETTINGS = {
         "DesignAccessEnum": ["owner", "write", "read"],
         "UtilizationSnapshotKindEnum": ["prometheus", "counters"],
         "ImbalanceKindEnum": ["hot", "idle"],
+        # closed sets the engine owns, one name each wherever they appear
+        "BomCategoryEnum": "engine.physical_stage.BOM_CATEGORIES",
+        "NetworkEnum": "engine.model.NETWORKS",
+        "TierEnum": "engine.model.ALL_TIERS",
+        "CableKindEnum": "engine.physical_stage.CABLE_KINDS",
+        "LinkMediumEnum": "apps.api.results.LINK_MEDIA",
+        "LinkStatusEnum": "apps.api.results.LINK_STATUSES",
     },
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "apps.api.schema.add_error_responses"],
 }

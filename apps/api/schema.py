@@ -16,6 +16,10 @@ from drf_spectacular.extensions import (
 )
 from drf_spectacular.openapi import AutoSchema
 
+from engine.spec import CATALOG_KEY_PATTERN
+
+from .schema_components import add_typed_components
+
 ERROR_SCHEMA = {
     "type": "object",
     "required": ["error"],
@@ -199,6 +203,11 @@ COMPONENT_RULES = {
     # name, spec or both
     "PatchedDesignDetailInputRequest": {"minProperties": 1},
     "PriceListInputRequest": {"properties": {"prices": {**_PART_NUMBERS, "maxProperties": 10000}}},
+    # the flat spares percent as apps/api/results.py writes it (a normalized, non-negative decimal)
+    "RevisionBomOutput": {"properties": {"spares_percent": {"format": "decimal", "pattern": r"^[0-9]+(?:\.[0-9]+)?$"}}},
+    # a custom part's key: what apps/api/catalog.py checks (a media part's must also equal its body's own), around
+    # it the spaces DRF trims
+    "PartInputRequest": {"properties": {"key": {"pattern": rf"^\s*(?:{CATALOG_KEY_PATTERN})\s*$"}}},
     "LeadTimesIoRequest": {"properties": {"lead_times": {**_PART_NUMBERS, "maxProperties": 2000}}},
     "PatchedLeadTimesIoRequest": {
         "required": ["lead_times"],
@@ -216,8 +225,10 @@ def _merge(schema: dict, rules: dict) -> None:
 
 
 def add_error_responses(result, generator, request, public):
-    """POSTPROCESSING_HOOK: the Error component, and the error answers of every operation."""
+    """POSTPROCESSING_HOOK: the Error component, the typed components (apps/api/schema_components.py), and the
+    error answers of every operation."""
     result.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA
+    add_typed_components(result)
     for name, rules in COMPONENT_RULES.items():
         if name in result["components"]["schemas"]:
             _merge(result["components"]["schemas"][name], rules)

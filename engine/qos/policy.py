@@ -12,7 +12,7 @@ path (`qos.roce.dscp`). Choices that are legal but risky are left to checks.chec
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -31,6 +31,72 @@ ROUTING_ENGINES = ("auto", "ftree", "updn", "ar_ftree", "ar_updn", "minhop")
 SUBNET_MANAGERS = ("ufm", "opensm")
 AR_ENGINES = ("ar_ftree", "ar_updn")
 TECHNOLOGIES = ("ethernet", "infiniband")
+
+
+# The rules of each section's fields, one table each: the parser checks with them and engine/qos/schema.py
+# publishes them as JSON Schema. A rule is (kind, *arguments): ("int", lo, hi), ("float", lo, hi), ("bool",),
+# ("word",), ("choice", values), ("int_list", lo, hi) (one integer or a list of distinct ones), ("names", allowed),
+# ("sl2vl",) (16 VLs), ("weights",) (VL -> weight), ("speed_table",) (port speed in Gb/s -> bit times).
+CLASS_FIELDS: dict[str, tuple] = {
+    "dscp": ("int_list", 0, 63),
+    "priority": ("int", 0, 7),
+    "scheduling": ("choice", SCHEDULING),
+    "weight": ("int", 0, 100),
+}
+ECN_FIELDS: dict[str, tuple] = {
+    "min_bytes": ("int", 1, 10**9),
+    "max_bytes": ("int", 1, 10**9),
+    "probability": ("int", 0, 100),
+    "classes": ("names", CLASS_NAMES),
+}
+PFC_FIELDS: dict[str, tuple] = {
+    "priorities": ("int_list", 0, 7),
+    "watchdog": ("bool",),
+    "watchdog_poll_ms": ("int", 1, 60_000),
+    "watchdog_detect_ms": ("int", 1, 60_000),
+    "watchdog_restore_ms": ("int", 1, 60_000),
+    "watchdog_action": ("choice", ("drop", "forward", "alert")),
+    "headroom_buffer_share": ("float", 0.0, 1.0),
+}
+MTU_FIELDS: dict[str, tuple] = {
+    "switch": ("int", 1500, 9216),
+    "host": ("int", 1500, 9216),
+    "roce": ("choice", (256, 512, 1024, 2048, 4096)),
+}
+HOST_FIELDS: dict[str, tuple] = {
+    "roce_dscp": ("int", 0, 63),
+    "cnp_dscp": ("int", 0, 63),
+    "pfc_priorities": ("int_list", 0, 7),
+    "trust": ("choice", ("dscp", "pcp")),
+}
+SONIC_FIELDS: dict[str, tuple] = {
+    "map_name": ("word",),
+    "replace_stock_map": ("bool",),
+    "xon_bytes": ("int", 0, 10**8),
+    "dynamic_th": ("word",),
+}
+INFINIBAND_FIELDS: dict[str, tuple] = {
+    "subnet_manager": ("choice", SUBNET_MANAGERS),
+    "routing_engine": ("choice", ROUTING_ENGINES),
+    "adaptive_routing": ("bool",),
+    "qos": ("bool",),
+    "max_operational_vls": ("choice", (1, 2, 4, 8, 15)),
+    "sl2vl": ("sl2vl",),
+    "vlarb_low": ("weights",),
+    "sharp": ("choice", ("auto", "on", "off")),
+    "sharp_sl": ("int", 0, 15),
+    "lmc": ("int", 0, 7),
+}
+HEADROOM_FIELDS: dict[str, tuple] = {
+    "d_pause_bits": ("int", 0, 10**7),
+    "ifg_bytes": ("int", 0, 1000),
+    "propagation_ns_per_m": ("float", 0.1, 100.0),
+    "lossless_frame_bytes": ("int", 64, 16384),
+    "d_intf_bits": ("speed_table",),
+    "d_resp_bits": ("speed_table",),
+}
+DCQCN_MASK_RULE = ("int", 0, 255)
+DCQCN_VALUE_RULE = ("int", 0, 2**31 - 1)  # every rp and np field (their names: ref.DCQCN_RP, ref.DCQCN_NP)
 
 
 @dataclass(frozen=True)
@@ -248,84 +314,20 @@ class QosPolicy:
         roce = classes["roce"] or base.roce
         cnp = classes["cnp"] or base.cnp
 
-        ecn = p.section(
-            data.get("ecn"),
-            "qos.ecn",
-            EcnSettings(),
-            {
-                "min_bytes": p.int_(1, 10**9),
-                "max_bytes": p.int_(1, 10**9),
-                "probability": p.int_(0, 100),
-                "classes": p.names(CLASS_NAMES),
-            },
-        )
+        ecn = p.section(data.get("ecn"), "qos.ecn", EcnSettings(), p.rules(ECN_FIELDS))
         pfc_default = PfcSettings(priorities=(roce.priority,) if mode != "lossy" else ())
-        pfc = p.section(
-            data.get("pfc"),
-            "qos.pfc",
-            pfc_default,
-            {
-                "priorities": p.int_list(0, 7),
-                "watchdog": p.bool_(),
-                "watchdog_poll_ms": p.int_(1, 60_000),
-                "watchdog_detect_ms": p.int_(1, 60_000),
-                "watchdog_restore_ms": p.int_(1, 60_000),
-                "watchdog_action": p.choice(("drop", "forward", "alert")),
-                "headroom_buffer_share": p.float_(0.0, 1.0),
-            },
-        )
-        mtu = p.section(
-            data.get("mtu"),
-            "qos.mtu",
-            MtuSettings(),
-            {"switch": p.int_(1500, 9216), "host": p.int_(1500, 9216), "roce": p.choice((256, 512, 1024, 2048, 4096))},
-        )
+        pfc = p.section(data.get("pfc"), "qos.pfc", pfc_default, p.rules(PFC_FIELDS))
+        mtu = p.section(data.get("mtu"), "qos.mtu", MtuSettings(), p.rules(MTU_FIELDS))
         host_default = HostSettings(
             roce_dscp=roce.dscp[0] if roce.dscp else ref.ROCE_DSCP,
             cnp_dscp=cnp.dscp[0] if cnp.dscp else ref.CNP_DSCP,
             pfc_priorities=pfc.priorities,
         )
-        host = p.section(
-            data.get("host"),
-            "qos.host",
-            host_default,
-            {
-                "roce_dscp": p.int_(0, 63),
-                "cnp_dscp": p.int_(0, 63),
-                "pfc_priorities": p.int_list(0, 7),
-                "trust": p.choice(("dscp", "pcp")),
-            },
-        )
+        host = p.section(data.get("host"), "qos.host", host_default, p.rules(HOST_FIELDS))
         dcqcn = p.dcqcn(data.get("dcqcn"), "qos.dcqcn")
         headroom = p.headroom(data.get("headroom"), "qos.headroom")
-        sonic = p.section(
-            data.get("sonic"),
-            "qos.sonic",
-            SonicSettings(),
-            {
-                "map_name": p.str_(),
-                "replace_stock_map": p.bool_(),
-                "xon_bytes": p.int_(0, 10**8),
-                "dynamic_th": p.str_(),
-            },
-        )
-        ib = p.section(
-            data.get("infiniband"),
-            "qos.infiniband",
-            InfinibandSettings(),
-            {
-                "subnet_manager": p.choice(SUBNET_MANAGERS),
-                "routing_engine": p.choice(ROUTING_ENGINES),
-                "adaptive_routing": p.bool_(),
-                "qos": p.bool_(),
-                "max_operational_vls": p.choice((1, 2, 4, 8, 15)),
-                "sl2vl": p.sl2vl(),
-                "vlarb_low": p.weights(),
-                "sharp": p.choice(("auto", "on", "off")),
-                "sharp_sl": p.int_(0, 15),
-                "lmc": p.int_(0, 7),
-            },
-        )
+        sonic = p.section(data.get("sonic"), "qos.sonic", SonicSettings(), p.rules(SONIC_FIELDS))
+        ib = p.section(data.get("infiniband"), "qos.infiniband", InfinibandSettings(), p.rules(INFINIBAND_FIELDS))
         if ib.subnet_manager == "opensm" and ib.routing_engine in AR_ENGINES:
             p.err(
                 "qos.infiniband.routing_engine",
@@ -405,6 +407,24 @@ class _Parser:
         return value
 
     # validators: callables (value, path) -> value | _BAD
+    def rule(self, kind: str, *args):
+        """The validator of one rule of the field tables (CLASS_FIELDS ...)."""
+        makers: dict[str, Callable[..., Callable[[Any, str], Any]]] = {
+            "int": self.int_,
+            "float": self.float_,
+            "bool": self.bool_,
+            "word": self.str_,
+            "choice": self.choice,
+            "int_list": self.int_list,
+            "names": self.names,
+            "sl2vl": self.sl2vl,
+            "weights": self.weights,
+        }
+        return makers[kind](*args)
+
+    def rules(self, table: Mapping[str, tuple]) -> dict:
+        return {name: self.rule(*rule) for name, rule in table.items()}
+
     def int_(self, lo: int, hi: int):
         def check(v, path):
             if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
@@ -526,17 +546,7 @@ class _Parser:
 
     def traffic_class(self, data: Any, path: str, default: TrafficClass) -> TrafficClass | None:
         n_before = len(self.errors)
-        tc = self.section(
-            data,
-            path,
-            default,
-            {
-                "dscp": self.int_list(0, 63),
-                "priority": self.int_(0, 7),
-                "scheduling": self.choice(SCHEDULING),
-                "weight": self.int_(0, 100),
-            },
-        )
+        tc = self.section(data, path, default, self.rules(CLASS_FIELDS))
         if len(self.errors) > n_before:
             return None
         if tc.scheduling == "strict" and tc.weight:
@@ -554,12 +564,12 @@ class _Parser:
         self.keys(data, path, ("prio_mask", *rp, *np_))
         mask = base.prio_mask
         if "prio_mask" in data:
-            v = self.int_(0, 255)(data["prio_mask"], f"{path}.prio_mask")
+            v = self.rule(*DCQCN_MASK_RULE)(data["prio_mask"], f"{path}.prio_mask")
             mask = mask if v is _BAD else v
         for table in (rp, np_):
             for k in table:
                 if k in data:
-                    v = self.int_(0, 2**31 - 1)(data[k], f"{path}.{k}")
+                    v = self.rule(*DCQCN_VALUE_RULE)(data[k], f"{path}.{k}")
                     if v is not _BAD:
                         table[k] = v
         return DcqcnSettings(prio_mask=mask, rp=tuple(rp.items()), np=tuple(np_.items()))
@@ -589,18 +599,14 @@ class _Parser:
             table = speed_table(v, p)
             return _BAD if table is _BAD else tuple(sorted({**dict(current), **dict(table)}.items()))
 
+        tables = [k for k, rule in HEADROOM_FIELDS.items() if rule[0] == "speed_table"]
         out = self.section(
-            {k: v for k, v in data.items() if k not in ("d_intf_bits", "d_resp_bits")},
+            {k: v for k, v in data.items() if k not in tables},
             path,
             base,
-            {
-                "d_pause_bits": self.int_(0, 10**7),
-                "ifg_bytes": self.int_(0, 1000),
-                "propagation_ns_per_m": self.float_(0.1, 100.0),
-                "lossless_frame_bytes": self.int_(64, 16384),
-            },
+            self.rules({k: rule for k, rule in HEADROOM_FIELDS.items() if k not in tables}),
         )
-        for k in ("d_intf_bits", "d_resp_bits"):
+        for k in tables:
             if k in data:
                 v = merged(data[k], f"{path}.{k}", getattr(base, k))
                 if v is not _BAD:

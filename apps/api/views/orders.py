@@ -27,6 +27,7 @@ from apps.exports.renderers.changeorder import iter_change_order_csv, render_cha
 from engine.orders.failure_rates import DEFAULTS_NOTE
 from engine.orders.rule_choice import FAILURE_RATE, PERCENT, spares_rule_from_inputs
 from engine.orders.spares import SparesRule
+from engine.physical_stage import BOM_CATEGORIES
 
 from ..errors import ApiError
 from ..output import iso
@@ -82,7 +83,7 @@ class SparesRuleOut(serializers.Serializer):
 class OrderLineOut(serializers.Serializer):
     part = serializers.CharField(help_text="Orderable part number (the vendor's OPN as the catalog lists it).")
     description = serializers.CharField(allow_blank=True)
-    category = serializers.CharField()
+    category = serializers.ChoiceField(choices=BOM_CATEGORIES, help_text="BOM category.")
     category_title = serializers.CharField()
     quantity = serializers.IntegerField(help_text="What the design needs.")
     spares = serializers.IntegerField()
@@ -191,7 +192,7 @@ class RevisionOrderApi(ApiView):
 
 class SparesLineOut(serializers.Serializer):
     part = serializers.CharField()
-    category = serializers.CharField()
+    category = serializers.ChoiceField(choices=BOM_CATEGORIES, help_text="BOM category.")
     quantity = serializers.IntegerField(help_text="What the design needs.")
     percent = serializers.CharField(help_text="Flat rule: the category's percent.")
     percent_spares = serializers.IntegerField(help_text="Flat rule: ceil(quantity x percent / 100).")
@@ -275,7 +276,7 @@ class DeltaFiguresOut(serializers.Serializer):
 class LineDeltaOut(serializers.Serializer):
     part = serializers.CharField()
     description = serializers.CharField(allow_blank=True)
-    category = serializers.CharField()
+    category = serializers.ChoiceField(choices=BOM_CATEGORIES, help_text="BOM category.")
     category_title = serializers.CharField()
     status = serializers.ChoiceField(choices=["added", "removed", "changed", "unchanged"])
     old = DeltaSideOut(allow_null=True, help_text="Null for a part added.")

@@ -17,9 +17,9 @@ from apps.designs.models import Revision
 from apps.designs.pricing import PriceListMissing, revision_pricing_key, revision_reprice
 from apps.designs.selectors import design_get, revision_head
 from apps.designs.tables import CABLE_SORTS, LINK_SORTS, MAX_LIMIT, cable_page, link_facets, link_page
-from engine.model import NETWORKS
+from engine.model import ALL_TIERS, NETWORKS
 from engine.orders.rule_choice import FAILURE_RATE, PERCENT
-from engine.physical_stage import CABLE_KINDS
+from engine.physical_stage import BOM_CATEGORIES, CABLE_KINDS
 
 from ..errors import ApiError
 from ..output import revision_out
@@ -29,6 +29,8 @@ from ..serializers import MoneyField, PageOut, RevisionOut, RevisionPageOut, Str
 from .base import ApiView, design_for, revision_for
 from .orders import AFR_HELP, HOURS_HELP, LEVEL_HELP, SparesRuleOut, spares_rule_of
 from .tokens import PageQuery
+
+STATUS_HELP = "Loss-budget verdict (n/a: copper, no optical budget; no-medium: no part fits the link)."
 
 
 def _revision(request, design_id: int, number: int, *, rows_only: bool = False) -> Revision:
@@ -154,7 +156,7 @@ class BomQuery(StrictSerializer):
 class BomLineOut(serializers.Serializer):
     part = serializers.CharField()
     description = serializers.CharField(allow_blank=True)
-    category = serializers.CharField()
+    category = serializers.ChoiceField(choices=BOM_CATEGORIES, help_text="BOM category.")
     quantity = serializers.IntegerField()
     spares = serializers.IntegerField()
     order_quantity = serializers.IntegerField(help_text="quantity + spares")
@@ -168,8 +170,8 @@ class BomLineOut(serializers.Serializer):
 
 
 class MissingLinksOut(serializers.Serializer):
-    network = serializers.CharField()
-    tier = serializers.CharField()
+    network = serializers.ChoiceField(choices=NETWORKS)
+    tier = serializers.ChoiceField(choices=ALL_TIERS)
     links = serializers.IntegerField(help_text="Links of this network and tier that have no part.")
     reason = serializers.CharField(allow_blank=True, help_text="Why no catalog part fits (the first case found).")
 
@@ -286,13 +288,13 @@ class BomDiffApi(ApiView):
         class Part(serializers.Serializer):
             part = serializers.CharField()
             description = serializers.CharField(allow_blank=True)
-            category = serializers.CharField()
+            category = serializers.ChoiceField(choices=BOM_CATEGORIES, help_text="BOM category.")
             quantity = serializers.IntegerField()
 
         class Changed(serializers.Serializer):
             part = serializers.CharField()
             description = serializers.CharField(allow_blank=True)
-            category = serializers.CharField()
+            category = serializers.ChoiceField(choices=BOM_CATEGORIES, help_text="BOM category.")
             old_quantity = serializers.IntegerField()
             new_quantity = serializers.IntegerField()
             delta = serializers.IntegerField()
@@ -322,19 +324,19 @@ class RevisionLossBudgetApi(ApiView):
     class OutputSerializer(serializers.Serializer):
         class Worst(serializers.Serializer):
             link_id = serializers.IntegerField()
-            network = serializers.CharField()
-            tier = serializers.CharField()
+            network = serializers.ChoiceField(choices=NETWORKS)
+            tier = serializers.ChoiceField(choices=ALL_TIERS)
             a_device = serializers.CharField()
             a_port = serializers.CharField()
             b_device = serializers.CharField()
             b_port = serializers.CharField()
             length_m = serializers.FloatField()
-            medium = serializers.CharField(allow_blank=True)
+            medium = serializers.ChoiceField(choices=LINK_MEDIA, allow_blank=True, help_text="Empty: no part fits.")
             a_part = serializers.CharField(allow_blank=True)
             b_part = serializers.CharField(allow_blank=True)
             loss_db = serializers.FloatField(allow_null=True)
             margin_db = serializers.FloatField(allow_null=True)
-            status = serializers.CharField(allow_blank=True)
+            status = serializers.ChoiceField(choices=LINK_STATUSES, allow_blank=True, help_text=STATUS_HELP)
 
         revision = serializers.IntegerField()
 
@@ -395,7 +397,7 @@ class LinkQuery(TableQuery):
     status = serializers.ChoiceField(
         choices=LINK_STATUSES,
         required=False,
-        help_text="Loss-budget verdict (n/a: copper, no optical budget; no-medium: no part fits the link).",
+        help_text=STATUS_HELP,
     )
     plane = serializers.IntegerField(required=False, min_value=0, max_value=32)
 
@@ -420,9 +422,9 @@ def _refuse_values_not_in_the_revision(rev, q: dict) -> None:
 
 class LinkRowOut(serializers.Serializer):
     link_id = serializers.IntegerField()
-    network = serializers.CharField()
+    network = serializers.ChoiceField(choices=NETWORKS)
     plane = serializers.IntegerField()
-    tier = serializers.CharField()
+    tier = serializers.ChoiceField(choices=ALL_TIERS)
     speed_gbps = serializers.IntegerField()
     a_device = serializers.CharField()
     a_port = serializers.CharField()
@@ -433,21 +435,21 @@ class LinkRowOut(serializers.Serializer):
     b_rack = serializers.CharField(allow_blank=True)
     b_u = serializers.IntegerField(allow_null=True)
     length_m = serializers.FloatField()
-    medium = serializers.CharField(allow_blank=True)
+    medium = serializers.ChoiceField(choices=LINK_MEDIA, allow_blank=True, help_text="Empty: no part fits.")
     a_part = serializers.CharField(allow_blank=True)
     b_part = serializers.CharField(allow_blank=True)
     cables = serializers.CharField(allow_blank=True)
     fibers = serializers.IntegerField()
     loss_db = serializers.FloatField(allow_null=True)
     margin_db = serializers.FloatField(allow_null=True)
-    status = serializers.CharField(allow_blank=True)
+    status = serializers.ChoiceField(choices=LINK_STATUSES, allow_blank=True, help_text=STATUS_HELP)
 
 
 class CableRowOut(serializers.Serializer):
     cable_id = serializers.IntegerField()
-    network = serializers.CharField()
-    tier = serializers.CharField()
-    kind = serializers.CharField()
+    network = serializers.ChoiceField(choices=NETWORKS, allow_blank=True, help_text="Empty: a trunk of no one network.")
+    tier = serializers.ChoiceField(choices=ALL_TIERS, allow_blank=True)
+    kind = serializers.ChoiceField(choices=CABLE_KINDS)
     part = serializers.CharField()
     length_m = serializers.FloatField()
     a_device = serializers.CharField()

@@ -315,6 +315,7 @@ def test_a_generated_client_creates_computes_and_compares_boms(worker, live_serv
         designs_bom_diff,
         revisions_bom,
         revisions_links,
+        revisions_summary,
     ) = (
         _op(m)
         for m in (
@@ -327,6 +328,7 @@ def test_a_generated_client_creates_computes_and_compares_boms(worker, live_serv
             "revisions.designs_bom_diff",
             "revisions.revisions_bom",
             "revisions.revisions_links",
+            "revisions.revisions_summary",
         )
     )
     models = pkg.models
@@ -338,11 +340,14 @@ def test_a_generated_client_creates_computes_and_compares_boms(worker, live_serv
     assert "qm9700" in {item["key"] for item in switches.results}
 
     # Create, and retry the create as a flaky network would make us: one design.
-    body = models.DesignListInputRequest(spec=models.DesignListInputRequestSpec.from_dict(SPEC))
+    body = models.DesignListInputRequest(spec=models.DesignSpecRequest.from_dict(SPEC))
     created = designs_create.sync_detailed(client=client, body=body, idempotency_key="po-2026-0001")
     retried = designs_create.sync_detailed(client=client, body=body, idempotency_key="po-2026-0001")
     assert created.status_code == 201 and retried.status_code == 201
     design = created.parsed
+    # the spec comes back as typed models, defaults filled in
+    assert isinstance(design.spec, models.DesignSpec) and design.spec.servers.count == 32
+    assert design.spec.compute_fabric.technology == models.DesignSpecComputeFabricTechnology.INFINIBAND
     assert retried.parsed.id == design.id and retried.headers["Idempotent-Replayed"] == "true"
 
     price_list_replace.sync(
@@ -361,6 +366,11 @@ def test_a_generated_client_creates_computes_and_compares_boms(worker, live_serv
     bom = revisions_bom.sync(design.id, 1, client=client, spares_percent="5")
     qm = next(line for line in bom.lines if line.part == "QM9700")
     assert (qm.quantity, qm.spares, qm.unit_price, qm.total) == (12, 1, "31000.00", "403000.00")
+    assert qm.category == models.BomCategoryEnum.SWITCH
+    summary = revisions_summary.sync(design.id, 1, client=client)
+    assert isinstance(summary, models.RevisionSummary) and summary.gpus == 32 * 8
+    compute = summary.networks.compute
+    assert compute.switches.leaf + compute.switches.spine == qm.quantity
     assert bom.currency == "EUR"
     links = revisions_links.sync(design.id, 1, client=client, limit=5, tier="leaf-spine")
     assert len(links.results) == 5 and links.next_cursor
@@ -372,7 +382,7 @@ def test_a_generated_client_creates_computes_and_compares_boms(worker, live_serv
     designs_update.sync(
         design.id,
         client=client,
-        body=models.PatchedDesignDetailInputRequest(spec=models.PatchedDesignDetailInputRequestSpec.from_dict(bigger)),
+        body=models.PatchedDesignDetailInputRequest(spec=models.DesignSpecRequest.from_dict(bigger)),
     )
     second = designs_compute.sync(design.id, client=client)
     assert _wait_for_job(jobs_retrieve, client, second.id, worker).revision == 2

@@ -6,8 +6,9 @@ WHEN schemathesis's CLI runs all its phases with `--checks all` on the schema th
 THEN it ends with 0 failures, no operation saw only 401/403 and only the delete operations ran out of objects.
 
 The allowances (ALLOWANCES) are rules JSON Schema cannot express, each with its reason: they only widen what
-`positive_data_acceptance` accepts as an answer to schema-valid data for the operations named. They are
-listed in docs/api.md ("Schema conformance").
+`positive_data_acceptance` accepts as an answer to schema-valid data for the operations named. REFUSALS add 412
+to the answers `negative_data_rejection` counts as refusing schema-invalid data, for the writes taking If-Match.
+Both are listed in docs/api.md ("Schema conformance").
 
 Examples per operation: SCHEMATHESIS_EXAMPLES (default 4; the coverage phase adds its own cases). The run takes
 a few minutes on a busy machine; `slow`.
@@ -62,9 +63,14 @@ _allow(
 _allow(
     ["designs_create", "designs_update"],
     [400],
-    "a spec must fit the catalog (server, switch keys) and the topology's sizing rules (feasibility)",
+    "a spec must fit the catalog (server, switch keys) and the topology's sizing rules (feasibility), and have a "
+    "name: its own or the body's (DesignSpecRequest leaves it optional)",
 )
-_allow(["designs_qos_update"], [400], "a QoS policy's cross-field rules for the design's switches")
+_allow(
+    ["designs_qos_update"],
+    [400],
+    "a QoS policy's cross-field rules (a DSCP in one class, a weight for a DWRR class) and the design's switches",
+)
 _allow(["parts_create", "parts_replace"], [400], "a part's body must load with the engine's catalog loaders")
 _allow(
     ["revisions_measurements_upload"],
@@ -115,6 +121,20 @@ _allow(
     "a snapshot must be the named format's object and name ports of the design",
 )
 
+# operationId -> (extra statuses negative_data_rejection counts as a refusal, why): widen only what counts as
+# refusing schema-invalid data, never what counts as accepting it
+REFUSALS: dict[str, tuple[list[int], str]] = {
+    op: ([412], "If-Match is checked before the body: an ETag that does not match refuses any body with 412")
+    for op in (
+        "designs_update",
+        "designs_qos_update",
+        "designs_shares_put",
+        "parts_replace",
+        "price_list_replace",
+    )
+}
+NEGATIVE_EXPECTED: list = [400, 401, 403, 404, 405, 406, 409, 415, 422, 428, 429, "5xx"]
+
 # tokens_create: a token may not create tokens (403 by design; test_auth_tokens.py covers the browser path)
 EXCLUDED = ["tokens_create"]
 
@@ -127,6 +147,8 @@ def _toml(world: dict) -> str:
     per_op: dict[str, dict] = {op: {"parameters": params} for op, params in world["operations"].items()}
     for op, (statuses, _why) in ALLOWANCES.items():
         per_op.setdefault(op, {})["statuses"] = statuses
+    for op, (statuses, _why) in REFUSALS.items():
+        per_op.setdefault(op, {})["refusals"] = statuses
     for op, conf in per_op.items():
         lines += ["", "[[operations]]", f'include-operation-id = "{op}"']
         if "parameters" in conf:
@@ -134,6 +156,9 @@ def _toml(world: dict) -> str:
         if "statuses" in conf:
             expected = ["2xx", "3xx", 401, 403, 404, 409, 429, *conf["statuses"]]
             lines += ["[operations.checks.positive_data_acceptance]", f"expected-statuses = {val(expected)}"]
+        if "refusals" in conf:
+            refused = [*NEGATIVE_EXPECTED, *conf["refusals"]]
+            lines += ["[operations.checks.negative_data_rejection]", f"expected-statuses = {val(refused)}"]
     return "\n".join(lines) + "\n"
 
 
