@@ -259,9 +259,6 @@ class DesignShareApi(ApiView):
         responses={200: ShareOut, 412: PRECONDITION_FAILED},
         tags=["designs"],
         summary="Share a design with a username, or change its access (owner only)",
-        description="Answers the same whether or not an account of that name exists, so sharing "
-        "reveals nothing about accounts. A name with no account grants nothing until "
-        "an account of that name is created.",
     )
     def put(self, request, design_id: int, username: str):
         design = design_for(request, design_id, owner=True)
@@ -289,8 +286,6 @@ class DesignShareApi(ApiView):
         responses={204: None, 412: PRECONDITION_FAILED},
         tags=["designs"],
         summary="Stop sharing a design with a username (owner), or leave a design shared with you",
-        description="The owner: 204 whether or not the name had a share or an account. The recipient, "
-        "with their own username: gives the share back (the design leaves their list).",
     )
     def delete(self, request, design_id: int, username: str):
         self._check(username)

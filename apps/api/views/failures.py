@@ -77,11 +77,6 @@ class RevisionBlastRadiusApi(ApiView):
         tags=["revisions"],
         summary="Blast radius: per kind of single failure, which GPUs lose which share of their scale-out "
         "bandwidth, and whether jobs likely abort or continue degraded",
-        description=(
-            "Worked out from the revision's stored links. Each kind (node-leaf cable, transceiver at either end, "
-            "leaf, leaf-spine cable, spine, core, plane of a multi-plane fabric) shows its worst part; min_gpus "
-            "and max_gpus cover every part of the kind. See docs/api.md, Blast radius."
-        ),
     )
     def get(self, request, design_id: int, number: int):
         rev = revision_for(request, design_id, number)

@@ -234,11 +234,6 @@ class RevisionSparesApi(ApiView):
         tags=["orders"],
         summary="Spares per BOM line under both rules side by side: the flat percent and the failure-rate "
         "(Poisson) rule, each with its inputs",
-        description=(
-            "Compare the two spares rules before choosing one for an order (spares_rule=failure-rate on the "
-            "order endpoints). The failure-rate defaults are placeholders: the reference has no per-part "
-            "failure rate."
-        ),
     )
     def get(self, request, design_id: int, number: int):
         q = query(SparesBesideQuery, request)

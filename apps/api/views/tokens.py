@@ -69,9 +69,6 @@ class TokenListApi(ApiView):
         responses={201: CreatedSerializer},
         tags=["tokens"],
         summary="Create an API token (the key is shown once)",
-        description="Only from a browser sign-in (session); a request authenticated by a token "
-        "gets 403, so a leaked token cannot mint itself successors. The CLI makes "
-        "tokens too: `manage.py api_token create <username> --name <name>`.",
     )
     def post(self, request):
         if isinstance(request.auth, ApiToken):
@@ -109,8 +106,6 @@ class TokenDetailApi(ApiView):
         responses={204: None},
         tags=["tokens"],
         summary="Revoke an API token (it stops working at once)",
-        description="Any of your tokens, with a browser sign-in or any of your tokens (a token "
-        "may revoke itself). Revoking only ever takes access away.",
     )
     def delete(self, request, token_id: int):
         if not token_revoke(user=request.user, token_id=token_id):
