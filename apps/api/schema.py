@@ -22,6 +22,7 @@ ERROR_SCHEMA = {
     "properties": {
         "error": {
             "type": "object",
+            "description": "What went wrong: a code for machines, a message for people, and the fields at fault.",
             "required": ["code", "message", "fields"],
             "properties": {
                 "code": {"type": "string", "description": "Stable machine-readable code, e.g. invalid_spec."},
@@ -48,7 +49,7 @@ ERROR_SCHEMA = {
                                 "minimum": 1,
                                 "description": "Text inputs: the character position in the line, where known.",
                             },
-                            "message": {"type": "string"},
+                            "message": {"type": "string", "description": "What is wrong there, for a person."},
                         },
                         "additionalProperties": False,
                     },

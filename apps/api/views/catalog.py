@@ -31,8 +31,10 @@ CATALOG_SECTIONS = [c.value for c in PartSection]
 
 class CatalogListApi(ApiView):
     class OutputSerializer(serializers.Serializer):
-        section = serializers.CharField()
-        catalog_version = serializers.CharField()
+        section = serializers.CharField(help_text="The catalog section listed.")
+        catalog_version = serializers.CharField(
+            help_text="Version of the shipped catalog (a compute records it in its revision)."
+        )
         results = serializers.ListField(
             child=serializers.DictField(),
             help_text=(
@@ -59,13 +61,13 @@ class CatalogListApi(ApiView):
 
 
 class PartOut(serializers.Serializer):
-    id = serializers.IntegerField()
-    url = serializers.URLField()
-    section = serializers.ChoiceField(choices=CATALOG_SECTIONS)
-    key = serializers.CharField()
+    id = serializers.IntegerField(help_text="The custom part's id, used in /parts/{part_id}/.")
+    url = serializers.URLField(help_text="This part's URL.")
+    section = serializers.ChoiceField(choices=CATALOG_SECTIONS, help_text="The catalog section the part belongs to.")
+    key = serializers.CharField(help_text="The part's key in its section (what a spec or the BOM names it by).")
     body = serializers.DictField()
-    created_at = serializers.DateTimeField()
-    updated_at = serializers.DateTimeField()
+    created_at = serializers.DateTimeField(help_text="When the part was added.")
+    updated_at = serializers.DateTimeField(help_text="When the part was last replaced.")
 
 
 def _part_out(request, p: CustomPart) -> dict:
@@ -81,7 +83,7 @@ def _part_out(request, p: CustomPart) -> dict:
 
 
 class PartInput(StrictSerializer):
-    section = serializers.ChoiceField(choices=CATALOG_SECTIONS)
+    section = serializers.ChoiceField(choices=CATALOG_SECTIONS, help_text="The catalog section the part belongs to.")
     key = serializers.CharField(
         max_length=64,
         required=False,
@@ -92,7 +94,7 @@ class PartInput(StrictSerializer):
 
 class PartListApi(ApiView):
     class OutputSerializer(PageOut):
-        results = PartOut(many=True)
+        results = PartOut(many=True, help_text="Your custom parts on this page, newest first.")
 
     @extend_schema(
         operation_id="parts_list",
@@ -184,9 +186,11 @@ class PartDetailApi(ApiView):
 
 
 class PriceListOut(serializers.Serializer):
-    currency = serializers.CharField()
+    currency = serializers.CharField(help_text="ISO 4217 code of every price of the list.")
     prices = serializers.DictField(child=MoneyField(), help_text="Part number -> unit price.")
-    updated_at = serializers.DateTimeField(allow_null=True)
+    updated_at = serializers.DateTimeField(
+        allow_null=True, help_text="When the list last changed; null before you have one."
+    )
     version = serializers.IntegerField(
         allow_null=True,
         help_text=(
@@ -268,11 +272,11 @@ class PriceListApi(ApiView):
 class PresetListApi(ApiView):
     class OutputSerializer(serializers.Serializer):
         class Item(serializers.Serializer):
-            key = serializers.CharField()
-            name = serializers.CharField()
-            url = serializers.URLField()
+            key = serializers.CharField(help_text='The preset\'s key: create a design with {"preset": key}.')
+            name = serializers.CharField(help_text="The preset's name.")
+            url = serializers.URLField(help_text="URL of the preset's spec (presets_retrieve).")
 
-        results = Item(many=True)
+        results = Item(many=True, help_text="Every preset design.")
 
     @extend_schema(
         operation_id="presets_list",
@@ -292,7 +296,7 @@ class PresetListApi(ApiView):
 
 class PresetDetailApi(ApiView):
     class OutputSerializer(serializers.Serializer):
-        key = serializers.CharField()
+        key = serializers.CharField(help_text="The preset's key.")
         spec = serializers.DictField()
 
     @extend_schema(

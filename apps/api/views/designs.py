@@ -202,9 +202,11 @@ class DesignDetailApi(ApiView):
 
 
 class ShareOut(serializers.Serializer):
-    username = serializers.CharField()
-    access = serializers.ChoiceField(choices=Access.choices)
-    url = serializers.URLField()
+    username = serializers.CharField(help_text="The account the design is shared with.")
+    access = serializers.ChoiceField(
+        choices=Access.choices, help_text="read: see the design and its results; write: also change and compute it."
+    )
+    url = serializers.URLField(help_text="This share's URL (designs_shares_put, designs_shares_delete).")
 
 
 def _share_out(request, design_id: int, username: str, access: str) -> dict:
@@ -213,7 +215,7 @@ def _share_out(request, design_id: int, username: str, access: str) -> dict:
 
 class DesignShareListApi(ApiView):
     class OutputSerializer(serializers.Serializer):
-        results = ShareOut(many=True)
+        results = ShareOut(many=True, help_text="Every share of the design.")
 
     @extend_schema(
         operation_id="designs_shares_list",
@@ -229,7 +231,11 @@ class DesignShareListApi(ApiView):
 
 class DesignShareApi(ApiView):
     class InputSerializer(StrictSerializer):
-        access = serializers.ChoiceField(choices=Access.choices, default=Access.READ)
+        access = serializers.ChoiceField(
+            choices=Access.choices,
+            default=Access.READ,
+            help_text="read (the default): see the design and its results; write: also change and compute it.",
+        )
 
     @staticmethod
     def _check(username: str) -> None:

@@ -17,11 +17,11 @@ from .base import ApiView
 
 
 class TokenOut(serializers.Serializer):
-    id = serializers.IntegerField()
-    url = serializers.URLField()
-    name = serializers.CharField()
+    id = serializers.IntegerField(help_text="The token's id, used in /tokens/{token_id}/.")
+    url = serializers.URLField(help_text="This token's URL (tokens_retrieve, tokens_revoke).")
+    name = serializers.CharField(help_text="The name you gave it.")
     prefix = serializers.CharField(help_text="The key's first characters, to recognise it.")
-    created_at = serializers.DateTimeField()
+    created_at = serializers.DateTimeField(help_text="When it was created.")
     last_used_at = serializers.DateTimeField(allow_null=True, help_text="Refreshed at most once a minute.")
 
 
@@ -43,7 +43,7 @@ class PageQuery(StrictSerializer):
 
 class TokenListApi(ApiView):
     class OutputSerializer(PageOut):
-        results = TokenOut(many=True)
+        results = TokenOut(many=True, help_text="Your tokens on this page, newest first.")
 
     class InputSerializer(StrictSerializer):
         name = serializers.CharField(max_length=100, help_text="What the token is for, e.g. 'procurement sync'.")
@@ -115,10 +115,13 @@ class TokenDetailApi(ApiView):
 
 class MeApi(ApiView):
     class OutputSerializer(serializers.Serializer):
-        id = serializers.IntegerField()
-        username = serializers.CharField()
-        email = serializers.CharField()
-        auth = serializers.ChoiceField(choices=["token", "session"])
+        id = serializers.IntegerField(help_text="The user's id.")
+        username = serializers.CharField(help_text="The username (what shares name).")
+        email = serializers.CharField(help_text="The account's e-mail address; empty when none.")
+        auth = serializers.ChoiceField(
+            choices=["token", "session"],
+            help_text="How this request was authenticated: token (an API token) or session (a browser sign-in).",
+        )
 
     @extend_schema(
         operation_id="me_retrieve",
