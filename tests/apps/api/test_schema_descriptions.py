@@ -52,9 +52,7 @@ def _undescribed(node, where: str):
 
 def test_every_property_of_every_component_is_described():
     missing = {
-        spot
-        for name, component in SCHEMA["components"]["schemas"].items()
-        for spot in _undescribed(component, name)
+        spot for name, component in SCHEMA["components"]["schemas"].items() for spot in _undescribed(component, name)
     }
     assert missing - UNDESCRIBED == set(), "give each a help_text (or a description in apps/api/schema.py)"
     assert UNDESCRIBED <= missing, f"described now: drop from UNDESCRIBED {sorted(UNDESCRIBED - missing)}"
