@@ -7,7 +7,7 @@ from decimal import Decimal
 from django.db import transaction
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
@@ -92,6 +92,9 @@ class PartInput(StrictSerializer):
     body = serializers.DictField(help_text="The entry, in the same shape as the shipped YAML catalog.")
 
 
+PART_KEY_TAKEN = OpenApiResponse(description="You already have a part of this key in the section (`conflict`).")
+
+
 class PartListApi(ApiView):
     class OutputSerializer(PageOut):
         results = PartOut(many=True, help_text="Your custom parts on this page, newest first.")
@@ -111,7 +114,7 @@ class PartListApi(ApiView):
     @extend_schema(
         operation_id="parts_create",
         request=PartInput,
-        responses={201: PartOut},
+        responses={201: PartOut, 409: PART_KEY_TAKEN},
         tags=["catalog"],
         summary="Add a custom part (validated by the engine's catalog loaders)",
     )
@@ -153,7 +156,7 @@ class PartDetailApi(ApiView):
         operation_id="parts_replace",
         request=PartInput,
         parameters=[IF_MATCH],
-        responses={200: PartOut, 412: PRECONDITION_FAILED},
+        responses={200: PartOut, 409: PART_KEY_TAKEN, 412: PRECONDITION_FAILED},
         tags=["catalog"],
         summary="Replace one of your custom parts",
     )
