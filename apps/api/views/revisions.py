@@ -405,15 +405,22 @@ def _sort_choices(sorts: tuple) -> list[str]:
 
 
 class TableQuery(StrictSerializer):
-    cursor = serializers.CharField(required=False)
-    limit = serializers.IntegerField(required=False, min_value=1, max_value=MAX_LIMIT, default=100)
+    cursor = serializers.CharField(
+        required=False,
+        help_text="Where the page starts: a next_cursor or previous_cursor a page of this table gave out with the same order (opaque).",
+    )
+    limit = serializers.IntegerField(
+        required=False, min_value=1, max_value=MAX_LIMIT, default=100, help_text="Rows per page (1-1000, default 100)."
+    )
     network = serializers.ChoiceField(choices=list(NETWORKS), required=False, help_text="Only this network's rows.")
     tier = serializers.CharField(
         required=False, max_length=24, help_text="Only this tier's rows (one the revision has, e.g. leaf-spine)."
     )
     rack = serializers.CharField(required=False, max_length=32, help_text="Either end in this rack.")
     device = serializers.CharField(required=False, max_length=64, help_text="Either end on this device.")
-    part = serializers.CharField(required=False, max_length=64)
+    part = serializers.CharField(
+        required=False, max_length=64, help_text="Only rows with this part number (either end's part for links)."
+    )
     q = serializers.CharField(
         required=False,
         max_length=64,
@@ -422,18 +429,30 @@ class TableQuery(StrictSerializer):
 
 
 class LinkQuery(TableQuery):
-    order = serializers.ChoiceField(choices=_sort_choices(LINK_SORTS), required=False, default="link_id")
+    order = serializers.ChoiceField(
+        choices=_sort_choices(LINK_SORTS),
+        required=False,
+        default="link_id",
+        help_text="Sort column; a leading - sorts descending.",
+    )
     medium = serializers.ChoiceField(choices=LINK_MEDIA, required=False, help_text="The link's medium.")
     status = serializers.ChoiceField(
         choices=LINK_STATUSES,
         required=False,
         help_text="Loss-budget verdict (n/a: copper, no optical budget; no-medium: no part fits the link).",
     )
-    plane = serializers.IntegerField(required=False, min_value=0, max_value=32)
+    plane = serializers.IntegerField(
+        required=False, min_value=0, max_value=32, help_text="Only links of this plane (0: a single-plane fabric)."
+    )
 
 
 class CableQuery(TableQuery):
-    order = serializers.ChoiceField(choices=_sort_choices(CABLE_SORTS), required=False, default="cable_id")
+    order = serializers.ChoiceField(
+        choices=_sort_choices(CABLE_SORTS),
+        required=False,
+        default="cable_id",
+        help_text="Sort column; a leading - sorts descending.",
+    )
     kind = serializers.ChoiceField(choices=list(CABLE_KINDS), required=False, help_text="The cable's kind.")
 
 

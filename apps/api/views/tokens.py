@@ -37,8 +37,17 @@ def _token_out(request, t: ApiToken) -> dict:
 
 
 class PageQuery(StrictSerializer):
-    cursor = serializers.CharField(required=False)
-    limit = serializers.IntegerField(required=False, min_value=1, max_value=MAX_LIMIT, default=DEFAULT_LIMIT)
+    cursor = serializers.CharField(
+        required=False,
+        help_text="Where the page starts: a next_cursor or previous_cursor a page of this list gave out (opaque).",
+    )
+    limit = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_LIMIT,
+        default=DEFAULT_LIMIT,
+        help_text="Items per page (1-1000, default 100).",
+    )
 
 
 class TokenListApi(ApiView):

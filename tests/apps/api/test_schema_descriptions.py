@@ -2,8 +2,8 @@
 
 GIVEN the schema the code generates (docs/openapi.yaml, checked against the code by test_schema.py)
 THEN every operation's description is the text docs/api.md's "Operation reference" gives it (one source: a
-     generated client's docstrings and the docs cannot disagree), and every property of every component, nested
-     inline objects included, has a description, except those listed in UNDESCRIBED.
+     generated client's docstrings and the docs cannot disagree), every parameter has a description, and every
+     property of every component, nested inline objects included, has one, except those listed in UNDESCRIBED.
 """
 
 from __future__ import annotations
@@ -36,6 +36,16 @@ def test_every_operation_has_the_description_docs_api_md_gives_it():
     for where, op in _operations():
         assert op.get("description"), f"{where} ({op['operationId']}) has no description"
         assert op["description"] == reference[op["operationId"]], where
+
+
+def test_every_parameter_is_described():
+    missing = [
+        f"{where} {parameter['in']} {parameter['name']}"
+        for where, op in _operations()
+        for parameter in op.get("parameters", [])
+        if not parameter.get("description")
+    ]
+    assert not missing, "path parameters: apps/api/schema_docs.PATH_PARAMETERS; others: help_text or OpenApiParameter"
 
 
 def _undescribed(node, where: str):
@@ -102,7 +112,9 @@ def test_an_operation_described_nowhere_or_also_in_code_is_a_schema_warning(monk
             },
         }
     }
+    result["paths"]["/api/v1/me/"]["get"]["parameters"] = [{"in": "path", "name": "design_id"}]
     schema_docs.add_operation_descriptions(result, None, None, True)
+    assert result["paths"]["/api/v1/me/"]["get"]["parameters"][0]["description"].startswith("The design's id")
     assert result["paths"]["/api/v1/me/"]["get"]["description"] == "Who you are.\n\nSecond paragraph."
     assert result["paths"]["/api/v1/tokens/"]["get"]["description"] == "Your tokens."
     assert len(warnings) == 2
