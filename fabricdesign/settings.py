@@ -438,7 +438,12 @@ SPECTACULAR_SETTINGS = {
         "LinkMediumEnum": "apps.api.results.LINK_MEDIA",
         "LinkStatusEnum": "apps.api.results.LINK_STATUSES",
     },
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "apps.api.schema.add_error_responses"],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "apps.api.schema.add_error_responses",
+        "apps.api.schema_docs.add_operation_descriptions",
+        "apps.api.schema_examples.add_examples",
+    ],
 }
 
 # --- Logging ----------------------------------------------------------------

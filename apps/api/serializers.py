@@ -85,26 +85,32 @@ class MoneyField(serializers.CharField):
 
 class FieldErrorOut(serializers.Serializer):
     path = serializers.CharField(help_text="Dotted path of the field (spec field, body field or query parameter).")
-    message = serializers.CharField()
+    message = serializers.CharField(help_text="What is wrong there, for a person.")
 
 
 class PageOut(serializers.Serializer):
     next_cursor = serializers.CharField(allow_null=True, help_text="Pass as ?cursor= for the next page.")
-    next = serializers.URLField(allow_null=True)
-    previous_cursor = serializers.CharField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
+    next = serializers.URLField(
+        allow_null=True, help_text="URL of the next page (this query with next_cursor); null on the last page."
+    )
+    previous_cursor = serializers.CharField(
+        allow_null=True, help_text="Pass as ?cursor= for the previous page; null on the first page."
+    )
+    previous = serializers.URLField(allow_null=True, help_text="URL of the previous page; null on the first page.")
 
 
 class DesignOut(serializers.Serializer):
-    id = serializers.IntegerField()
-    url = serializers.URLField()
-    name = serializers.CharField()
+    id = serializers.IntegerField(help_text="The design's id, used in every path under /designs/{design_id}/.")
+    url = serializers.URLField(help_text="This design's URL.")
+    name = serializers.CharField(help_text="The design's name (the spec's name).")
     preset = serializers.CharField(help_text="Preset the design was created from, or empty.")
     owner = serializers.CharField(help_text="Username of the owner.")
     access = serializers.ChoiceField(choices=["owner", "write", "read"], help_text="What the caller may do.")
-    latest_revision = serializers.IntegerField(allow_null=True)
-    created_at = serializers.DateTimeField()
-    updated_at = serializers.DateTimeField()
+    latest_revision = serializers.IntegerField(
+        allow_null=True, help_text="Number of the newest computed revision; null before the first compute."
+    )
+    created_at = serializers.DateTimeField(help_text="When the design was created.")
+    updated_at = serializers.DateTimeField(help_text="When its name or spec last changed.")
 
 
 class DesignDetailOut(DesignOut):
@@ -117,54 +123,75 @@ class DesignDetailOut(DesignOut):
             "(e.g. a workload step time implying more TFLOP/s per GPU than achievable)."
         ),
     )
-    revisions_url = serializers.URLField()
-    compute_url = serializers.URLField()
+    revisions_url = serializers.URLField(help_text="URL of the design's revisions (revisions_list).")
+    compute_url = serializers.URLField(help_text="POST here to compute the current spec (designs_compute).")
 
 
 class DesignPageOut(PageOut):
-    results = DesignOut(many=True)
+    results = DesignOut(many=True, help_text="The designs of this page, newest first.")
 
 
 class JobOut(serializers.Serializer):
-    id = serializers.UUIDField()
-    url = serializers.URLField()
-    kind = serializers.CharField()
-    status = serializers.ChoiceField(choices=["queued", "running", "succeeded", "failed", "cancelled"])
-    stage = serializers.CharField()
-    percent = serializers.FloatField()
+    id = serializers.UUIDField(help_text="The job's id (a UUID).")
+    url = serializers.URLField(help_text="This job's URL: poll it (jobs_retrieve).")
+    kind = serializers.CharField(
+        help_text="What the job does: compute (a revision), export (a file), asbuilt (an as-built classification)."
+    )
+    status = serializers.ChoiceField(
+        choices=["queued", "running", "succeeded", "failed", "cancelled"],
+        help_text="queued or running until it ends as succeeded, failed or cancelled (final).",
+    )
+    stage = serializers.CharField(help_text="The step it is at, in words (e.g. physical, done, cancelled).")
+    percent = serializers.FloatField(help_text="Progress, 0 to 100.")
     error = serializers.CharField(help_text="Why the job failed; empty otherwise.")
-    cancel_requested = serializers.BooleanField()
-    design = serializers.IntegerField(allow_null=True)
-    design_url = serializers.URLField(allow_null=True)
+    cancel_requested = serializers.BooleanField(
+        help_text="True once jobs_cancel was asked; a running job stops at its next progress report."
+    )
+    design = serializers.IntegerField(allow_null=True, help_text="Id of the job's design; null for a job of no design.")
+    design_url = serializers.URLField(allow_null=True, help_text="URL of the job's design, or null.")
     revision = serializers.IntegerField(allow_null=True, help_text="Revision number the job stored, once succeeded.")
-    revision_url = serializers.URLField(allow_null=True)
+    revision_url = serializers.URLField(
+        allow_null=True, help_text="URL of the revision the job stored or exports from, or null."
+    )
     file_url = serializers.URLField(allow_null=True, help_text="Export jobs: the built file, once succeeded.")
-    created_at = serializers.DateTimeField()
-    started_at = serializers.DateTimeField(allow_null=True)
-    finished_at = serializers.DateTimeField(allow_null=True)
+    created_at = serializers.DateTimeField(help_text="When the job was asked for.")
+    started_at = serializers.DateTimeField(allow_null=True, help_text="When a worker started it; null while queued.")
+    finished_at = serializers.DateTimeField(
+        allow_null=True, help_text="When it succeeded, failed or was cancelled; null before."
+    )
 
 
 class JobPageOut(PageOut):
-    results = JobOut(many=True)
+    results = JobOut(many=True, help_text="The jobs of this page, newest first.")
 
 
 class RevisionOut(serializers.Serializer):
-    number = serializers.IntegerField()
-    url = serializers.URLField()
-    design = serializers.IntegerField()
-    created_at = serializers.DateTimeField()
-    created_by = serializers.CharField(allow_null=True)
-    engine_version = serializers.CharField()
-    catalog_version = serializers.CharField()
-    spec_hash = serializers.CharField()
-    link_count = serializers.IntegerField()
-    cable_count = serializers.IntegerField()
-    compute_seconds = serializers.FloatField()
-    gpus = serializers.IntegerField(allow_null=True)
+    number = serializers.IntegerField(
+        help_text="The revision's number within its design (1, 2, ...), used in paths as {number}."
+    )
+    url = serializers.URLField(help_text="This revision's URL.")
+    design = serializers.IntegerField(help_text="Id of the revision's design.")
+    created_at = serializers.DateTimeField(help_text="When the computation was stored.")
+    created_by = serializers.CharField(
+        allow_null=True, help_text="Username of who computed it; null when that account is gone."
+    )
+    engine_version = serializers.CharField(help_text="Version of the design engine that computed it.")
+    catalog_version = serializers.CharField(
+        help_text="Version of the shipped catalog it was computed with, with a digest of the owner's custom parts."
+    )
+    spec_hash = serializers.CharField(
+        help_text="SHA-256 of the normalized spec it was computed from: equal hashes, equal specs."
+    )
+    link_count = serializers.IntegerField(help_text="Links of the revision, all networks.")
+    cable_count = serializers.IntegerField(help_text="Cables of the revision, all networks.")
+    compute_seconds = serializers.FloatField(help_text="How long the engine took to compute it, in seconds.")
+    gpus = serializers.IntegerField(
+        allow_null=True, help_text="GPUs of the design's servers; null for a revision stored without the figure."
+    )
 
 
 class RevisionPageOut(PageOut):
-    results = RevisionOut(many=True)
+    results = RevisionOut(many=True, help_text="The revisions of this page, newest first.")
 
 
 __all__ = [

@@ -98,7 +98,6 @@ class AsBuiltApi(ApiView):
         responses={200: StandingOut},
         tags=["commissioning"],
         summary="The revision's as-built classification (counts per class, per rack) and its state",
-        description="Every as-built file imported for the revision, classified together against the plan.",
     )
     def get(self, request, design_id: int, number: int):
         rev = revision_for(request, design_id, number)
@@ -114,10 +113,6 @@ class AsBuiltApi(ApiView):
         },
         tags=["commissioning"],
         summary="Upload an as-built file (needs write access)",
-        description=(
-            "The body is the tool's output as it printed it: ibnetdiscover, iblinkinfo, `lldpctl -f json`, NVUE or "
-            "EOS LLDP JSON, or a CSV device,port,neighbor_device,neighbor_port."
-        ),
     )
     def post(self, request, design_id: int, number: int):
         q = query(self.QuerySerializer, request)
@@ -170,7 +165,6 @@ class AsBuiltFixListApi(ApiView):
         },
         tags=["commissioning"],
         summary="The fix list: per problem the cable, both labels, each end's rack, U and port, and the action",
-        description=f"Sorted by rack for one walk through the hall; columns {', '.join(FIX_COLUMNS)}.",
     )
     def get(self, request, design_id: int, number: int):
         q = query(self.QuerySerializer, request)

@@ -106,8 +106,6 @@ class CounterReportApi(ApiView):
         tags=["counters"],
         summary="A revision's error counters: per link the baseline, deltas per hour, resets and flags, and the "
         "suspect groups",
-        description="Worked out from every snapshot imported into the revision, with the thresholds in force "
-        "(engine/counters/data/thresholds.yaml, COUNTER_THRESHOLDS_FILE).",
     )
     def get(self, request, design_id: int, number: int):
         rev = revision_for(request, design_id, number)
@@ -123,8 +121,6 @@ class CounterReportApi(ApiView):
         },
         tags=["counters"],
         summary="Import one counter file (tool output as a text/plain body; needs write access)",
-        description="The first snapshot of a port is its baseline; later ones give deltas per hour. Readings are "
-        "matched to planned ports as the as-built import matches them.",
     )
     def post(self, request, design_id: int, number: int):
         q = query(self.QuerySerializer, request)

@@ -7,7 +7,7 @@ from decimal import Decimal
 from django.db import transaction
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
@@ -41,8 +41,10 @@ CATALOG_SECTIONS = [c.value for c in PartSection]
 
 class CatalogListApi(ApiView):
     class OutputSerializer(serializers.Serializer):
-        section = serializers.CharField()
-        catalog_version = serializers.CharField()
+        section = serializers.CharField(help_text="The catalog section listed.")
+        catalog_version = serializers.CharField(
+            help_text="Version of the shipped catalog (a compute records it in its revision)."
+        )
         results = serializers.ListField(
             child=serializers.DictField(),
             help_text=(
@@ -69,13 +71,13 @@ class CatalogListApi(ApiView):
 
 
 class PartOut(serializers.Serializer):
-    id = serializers.IntegerField()
-    url = serializers.URLField()
-    section = serializers.ChoiceField(choices=CATALOG_SECTIONS)
-    key = serializers.CharField()
+    id = serializers.IntegerField(help_text="The custom part's id, used in /parts/{part_id}/.")
+    url = serializers.URLField(help_text="This part's URL.")
+    section = serializers.ChoiceField(choices=CATALOG_SECTIONS, help_text="The catalog section the part belongs to.")
+    key = serializers.CharField(help_text="The part's key in its section (what a spec or the BOM names it by).")
     body = serializers.DictField()
-    created_at = serializers.DateTimeField()
-    updated_at = serializers.DateTimeField()
+    created_at = serializers.DateTimeField(help_text="When the part was added.")
+    updated_at = serializers.DateTimeField(help_text="When the part was last replaced.")
 
 
 def _part_out(request, p: CustomPart) -> dict:
@@ -91,7 +93,7 @@ def _part_out(request, p: CustomPart) -> dict:
 
 
 class PartInput(StrictSerializer):
-    section = serializers.ChoiceField(choices=CATALOG_SECTIONS)
+    section = serializers.ChoiceField(choices=CATALOG_SECTIONS, help_text="The catalog section the part belongs to.")
     key = serializers.CharField(
         max_length=64,
         required=False,
@@ -100,9 +102,12 @@ class PartInput(StrictSerializer):
     body = serializers.DictField(help_text="The entry, in the same shape as the shipped YAML catalog.")
 
 
+PART_KEY_TAKEN = OpenApiResponse(description="You already have a part of this key in the section (`conflict`).")
+
+
 class PartListApi(ApiView):
     class OutputSerializer(PageOut):
-        results = PartOut(many=True)
+        results = PartOut(many=True, help_text="Your custom parts on this page, newest first.")
 
     @extend_schema(
         operation_id="parts_list",
@@ -119,7 +124,7 @@ class PartListApi(ApiView):
     @extend_schema(
         operation_id="parts_create",
         request=PartInput,
-        responses={201: PartOut},
+        responses={201: PartOut, 409: PART_KEY_TAKEN},
         tags=["catalog"],
         summary="Add a custom part (validated by the engine's catalog loaders)",
     )
@@ -161,7 +166,7 @@ class PartDetailApi(ApiView):
         operation_id="parts_replace",
         request=PartInput,
         parameters=[IF_MATCH],
-        responses={200: PartOut, 412: PRECONDITION_FAILED},
+        responses={200: PartOut, 409: PART_KEY_TAKEN, 412: PRECONDITION_FAILED},
         tags=["catalog"],
         summary="Replace one of your custom parts",
     )
@@ -194,9 +199,11 @@ class PartDetailApi(ApiView):
 
 
 class PriceListOut(serializers.Serializer):
-    currency = serializers.CharField()
+    currency = serializers.CharField(help_text="ISO 4217 code of every price of the list.")
     prices = serializers.DictField(child=MoneyField(), help_text="Part number -> unit price.")
-    updated_at = serializers.DateTimeField(allow_null=True)
+    updated_at = serializers.DateTimeField(
+        allow_null=True, help_text="When the list last changed; null before you have one."
+    )
     version = serializers.IntegerField(
         allow_null=True,
         help_text=(
@@ -274,11 +281,11 @@ class PriceListApi(ApiView):
 class PresetListApi(ApiView):
     class OutputSerializer(serializers.Serializer):
         class Item(serializers.Serializer):
-            key = serializers.CharField()
-            name = serializers.CharField()
-            url = serializers.URLField()
+            key = serializers.CharField(help_text='The preset\'s key: create a design with {"preset": key}.')
+            name = serializers.CharField(help_text="The preset's name.")
+            url = serializers.URLField(help_text="URL of the preset's spec (presets_retrieve).")
 
-        results = Item(many=True)
+        results = Item(many=True, help_text="Every preset design.")
 
     @extend_schema(
         operation_id="presets_list",
@@ -298,7 +305,7 @@ class PresetListApi(ApiView):
 
 class PresetDetailApi(ApiView):
     class OutputSerializer(serializers.Serializer):
-        key = serializers.CharField()
+        key = serializers.CharField(help_text="The preset's key.")
         spec = serializers.DictField()
 
     @extend_schema(

@@ -202,9 +202,11 @@ class DesignDetailApi(ApiView):
 
 
 class ShareOut(serializers.Serializer):
-    username = serializers.CharField()
-    access = serializers.ChoiceField(choices=Access.choices)
-    url = serializers.URLField()
+    username = serializers.CharField(help_text="The account the design is shared with.")
+    access = serializers.ChoiceField(
+        choices=Access.choices, help_text="read: see the design and its results; write: also change and compute it."
+    )
+    url = serializers.URLField(help_text="This share's URL (designs_shares_put, designs_shares_delete).")
 
 
 def _share_out(request, design_id: int, username: str, access: str) -> dict:
@@ -213,7 +215,7 @@ def _share_out(request, design_id: int, username: str, access: str) -> dict:
 
 class DesignShareListApi(ApiView):
     class OutputSerializer(serializers.Serializer):
-        results = ShareOut(many=True)
+        results = ShareOut(many=True, help_text="Every share of the design.")
 
     @extend_schema(
         operation_id="designs_shares_list",
@@ -229,7 +231,11 @@ class DesignShareListApi(ApiView):
 
 class DesignShareApi(ApiView):
     class InputSerializer(StrictSerializer):
-        access = serializers.ChoiceField(choices=Access.choices, default=Access.READ)
+        access = serializers.ChoiceField(
+            choices=Access.choices,
+            default=Access.READ,
+            help_text="read (the default): see the design and its results; write: also change and compute it.",
+        )
 
     @staticmethod
     def _check(username: str) -> None:
@@ -259,9 +265,6 @@ class DesignShareApi(ApiView):
         responses={200: ShareOut, 412: PRECONDITION_FAILED},
         tags=["designs"],
         summary="Share a design with a username, or change its access (owner only)",
-        description="Answers the same whether or not an account of that name exists, so sharing "
-        "reveals nothing about accounts. A name with no account grants nothing until "
-        "an account of that name is created.",
     )
     def put(self, request, design_id: int, username: str):
         design = design_for(request, design_id, owner=True)
@@ -289,8 +292,6 @@ class DesignShareApi(ApiView):
         responses={204: None, 412: PRECONDITION_FAILED},
         tags=["designs"],
         summary="Stop sharing a design with a username (owner), or leave a design shared with you",
-        description="The owner: 204 whether or not the name had a share or an account. The recipient, "
-        "with their own username: gives the share back (the design leaves their list).",
     )
     def delete(self, request, design_id: int, username: str):
         self._check(username)

@@ -109,14 +109,16 @@ def _attachment(response, revision, kind: str):
 class DownloadListApi(ApiView):
     class OutputSerializer(serializers.Serializer):
         class Item(serializers.Serializer):
-            kind = serializers.CharField()
-            content_type = serializers.CharField()
-            filename = serializers.CharField()
-            url = serializers.URLField()
+            kind = serializers.CharField(
+                help_text="The file's kind, the {kind} of revisions_download (e.g. bom.csv, cabling-plan.pdf)."
+            )
+            content_type = serializers.CharField(help_text="The media type the file is served as.")
+            filename = serializers.CharField(help_text="The name Content-Disposition gives it: <design>-r<n>-<kind>.")
+            url = serializers.URLField(help_text="Its download URL (revisions_download).")
             available = serializers.BooleanField(help_text="False: this build has no renderer for it (501).")
 
-        revision = serializers.IntegerField()
-        results = Item(many=True)
+        revision = serializers.IntegerField(help_text="The revision's number.")
+        results = Item(many=True, help_text="One entry per file of the revision.")
 
     @extend_schema(
         operation_id="revisions_downloads_list",
@@ -292,30 +294,34 @@ class DownloadApi(ApiView):
 class MeasurementRowError(serializers.Serializer):
     line = serializers.IntegerField(help_text="Line of the CSV (the header is line 1).")
     column = serializers.CharField(allow_blank=True, help_text="The column at fault; empty when the whole row is.")
-    message = serializers.CharField()
+    message = serializers.CharField(help_text="What is wrong with the row or cell.")
 
 
 class MeasurementOut(serializers.Serializer):
-    id = serializers.IntegerField()
-    revision = serializers.IntegerField()
-    filename = serializers.CharField()
-    size = serializers.IntegerField()
+    id = serializers.IntegerField(help_text="The upload's id, used in its withdraw URL.")
+    revision = serializers.IntegerField(help_text="The revision's number.")
+    filename = serializers.CharField(help_text="The name given with ?filename= at upload.")
+    size = serializers.IntegerField(help_text="Size of the uploaded file, in bytes.")
     rows = serializers.IntegerField(help_text="Valid rows stored and judged.")
     counts = serializers.DictField(
         child=serializers.DictField(child=serializers.IntegerField()),
         help_text=("Against the test sheet: fibers {pass, fail, not-measured} and links {pass, fail, incomplete}."),
     )
     error_count = serializers.IntegerField(help_text="Rows left out because they do not fit the test sheet.")
-    sha256 = serializers.CharField()
-    uploaded_by = serializers.CharField(allow_null=True)
-    created_at = serializers.DateTimeField()
+    sha256 = serializers.CharField(help_text="SHA-256 of the uploaded bytes (hex).")
+    uploaded_by = serializers.CharField(
+        allow_null=True, help_text="Username of the uploader; null when that account is gone."
+    )
+    created_at = serializers.DateTimeField(help_text="When it was uploaded.")
     withdrawn_at = serializers.DateTimeField(
         allow_null=True,
         help_text=(
             "When the upload was withdrawn (its rows no longer count towards `standing`); null while it counts."
         ),
     )
-    withdrawn_by = serializers.CharField(allow_null=True)
+    withdrawn_by = serializers.CharField(
+        allow_null=True, help_text="Username of who withdrew it; null while it counts."
+    )
 
 
 class MeasurementStandingOut(serializers.Serializer):
@@ -389,7 +395,7 @@ class MeasurementListApi(ApiView):
         standing = MeasurementStandingOut(
             allow_null=True, help_text=("Every counted upload together (null before the first upload).")
         )
-        results = MeasurementOut(many=True)
+        results = MeasurementOut(many=True, help_text="Every upload of the revision, withdrawn ones included.")
 
     @extend_schema(
         operation_id="revisions_measurements_list",

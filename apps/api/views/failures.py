@@ -41,7 +41,7 @@ class FailureImpactOut(serializers.Serializer):
         ],
         help_text="The kind of part that fails.",
     )
-    title = serializers.CharField()
+    title = serializers.CharField(help_text="The kind of failure in words (e.g. A node-leaf cable).")
     parts = serializers.IntegerField(help_text="Parts of this kind in the compute fabric.")
     example = serializers.CharField(help_text="The part shown: of this kind, the one hitting the most GPUs.")
     gpus_affected = serializers.IntegerField(help_text="GPUs the example's failure hits.")
@@ -54,14 +54,14 @@ class FailureImpactOut(serializers.Serializer):
         "with less bandwidth.",
     )
     verdict = serializers.CharField(help_text="The effect on jobs, in words.")
-    groups = GpuGroupOut(many=True)
+    groups = GpuGroupOut(many=True, help_text="The GPUs the example failure hits, in groups hit alike.")
 
 
 class BlastRadiusOut(serializers.Serializer):
-    revision = serializers.IntegerField()
+    revision = serializers.IntegerField(help_text="The revision's number.")
     gpus = serializers.IntegerField(help_text="GPU ports on the compute fabric.")
-    planes = serializers.IntegerField()
-    tiers = serializers.IntegerField()
+    planes = serializers.IntegerField(help_text="Planes of the compute fabric (1: a single plane).")
+    tiers = serializers.IntegerField(help_text="Switch tiers of the compute fabric (2: leaf-spine, 3: with a core).")
     failures = FailureImpactOut(many=True, help_text="One entry per kind of single failure the fabric has.")
 
 
@@ -77,11 +77,6 @@ class RevisionBlastRadiusApi(ApiView):
         tags=["revisions"],
         summary="Blast radius: per kind of single failure, which GPUs lose which share of their scale-out "
         "bandwidth, and whether jobs likely abort or continue degraded",
-        description=(
-            "Worked out from the revision's stored links. Each kind (node-leaf cable, transceiver at either end, "
-            "leaf, leaf-spine cable, spine, core, plane of a multi-plane fabric) shows its worst part; min_gpus "
-            "and max_gpus cover every part of the kind. See docs/api.md, Blast radius."
-        ),
     )
     def get(self, request, design_id: int, number: int):
         rev = revision_for(request, design_id, number)

@@ -63,10 +63,6 @@ class JobListApi(ApiView):
         responses={200: JobPageOut, 404: OpenApiResponse(description="`design` names no design you can see.")},
         tags=["jobs"],
         summary="List your jobs, newest first, by design and status",
-        description=(
-            "The jobs of every design you can see (computes and exports, whoever started them) and the jobs you "
-            "started that belong to no design. Newest first, in cursor pages. A design you cannot see is a 404."
-        ),
         examples=[
             OpenApiExample(
                 "Running computes of design 7",

@@ -99,7 +99,6 @@ class UtilizationListApi(ApiView):
         responses={200: UtilizationSnapshotOut(many=True)},
         tags=["monitoring"],
         summary="Utilization snapshots imported for a revision, newest first (their totals and imbalance)",
-        description="Each was judged against the plan when imported; GET one for the whole report.",
     )
     def get(self, request, design_id: int, number: int):
         rev = revision_for(request, design_id, number)
@@ -118,10 +117,6 @@ class UtilizationListApi(ApiView):
         },
         tags=["monitoring"],
         summary="Import a utilization snapshot (needs write access) and judge it against the plan",
-        description="Per tier, plane, rail, SU and spine: average and peak against the targets (spec "
-        "`monitoring.targets`) and the traffic analysis's predicted load; imbalance across rails, spines, SUs "
-        "or planes named with likely causes. A counter that went backwards between two snapshots is reported as "
-        "a reset and left out.",
     )
     def post(self, request, design_id: int, number: int):
         design_for(request, design_id, write=True)
@@ -148,7 +143,6 @@ class UtilizationDetailApi(ApiView):
         responses={200: UtilizationSnapshotReportOut},
         tags=["monitoring"],
         summary="One utilization snapshot's report",
-        description="The report made when the snapshot was imported (docs/monitoring.md).",
     )
     def get(self, request, design_id: int, number: int, snapshot_id: int):
         rev = revision_for(request, design_id, number)

@@ -82,53 +82,68 @@ class SparesRuleOut(serializers.Serializer):
 
 class OrderLineOut(serializers.Serializer):
     part = serializers.CharField(help_text="Orderable part number (the vendor's OPN as the catalog lists it).")
-    description = serializers.CharField(allow_blank=True)
-    category = serializers.ChoiceField(choices=BOM_CATEGORIES, help_text="BOM category.")
-    category_title = serializers.CharField()
+    description = serializers.CharField(
+        allow_blank=True, help_text="The part's description from the catalog; empty when it has none."
+    )
+    category = serializers.ChoiceField(
+        choices=BOM_CATEGORIES, help_text="BOM category of the part (switch, transceiver, fiber, ...)."
+    )
+    category_title = serializers.CharField(help_text="The category's title for people (e.g. Switches).")
     quantity = serializers.IntegerField(help_text="What the design needs.")
-    spares = serializers.IntegerField()
+    spares = serializers.IntegerField(help_text="Spares of the line under the order's spares rule.")
     spares_rule = serializers.CharField(help_text="How `spares` was worked out, in words.")
     order_quantity = serializers.IntegerField(help_text="quantity + spares")
     unit_price = _money(help_text="From the price-list version `price_version`; null when it has none.")
     extended_price = _money(help_text="unit_price x order_quantity, rounded half-up to the cent.")
-    currency = serializers.CharField(allow_null=True)
-    price_version = serializers.IntegerField(allow_null=True)
+    currency = serializers.CharField(
+        allow_null=True, help_text="Currency of the prices; null when the line is unpriced."
+    )
+    price_version = serializers.IntegerField(
+        allow_null=True, help_text="Version of the price list the line is priced from; null when unpriced."
+    )
     lead_time_days = serializers.IntegerField(allow_null=True, help_text="As filled in (PATCH .../lead-times/).")
     verify_before_ordering = serializers.BooleanField(help_text="The part number or a figure is unconfirmed.")
     unconfirmed = serializers.CharField(allow_blank=True, help_text="What to verify, in words.")
 
 
 class OrderTotalsOut(serializers.Serializer):
-    lines = serializers.IntegerField()
-    quantity = serializers.IntegerField()
-    spares = serializers.IntegerField()
-    order_quantity = serializers.IntegerField()
+    lines = serializers.IntegerField(help_text="Number of order lines.")
+    quantity = serializers.IntegerField(help_text="Sum of the lines' quantities.")
+    spares = serializers.IntegerField(help_text="Sum of the lines' spares.")
+    order_quantity = serializers.IntegerField(help_text="Sum of the lines' order quantities (quantity + spares).")
     extended_price = _money(help_text="Null unless every line is priced.")
-    priced_lines = serializers.IntegerField()
+    priced_lines = serializers.IntegerField(
+        help_text="Lines with a unit price; extended_price is null unless every line is priced."
+    )
 
 
 class NetworkOrderOut(serializers.Serializer):
     network = serializers.CharField(help_text="compute, storage, inband, oob (or unassigned).")
-    title = serializers.CharField()
-    lines = OrderLineOut(many=True)
-    totals = OrderTotalsOut()
+    title = serializers.CharField(help_text="The network's title (e.g. Compute fabric).")
+    lines = OrderLineOut(many=True, help_text="The order lines' share in this network.")
+    totals = OrderTotalsOut(help_text="Totals of this network's lines.")
 
 
 class SuOrderOut(serializers.Serializer):
     su = serializers.CharField(help_text='The SU\'s number, or "outside" for parts of no SU.')
-    title = serializers.CharField()
-    lines = OrderLineOut(many=True)
-    totals = OrderTotalsOut()
+    title = serializers.CharField(help_text="The scalable unit's title (e.g. SU 1; outside: parts of no SU).")
+    lines = OrderLineOut(many=True, help_text="The order lines' share in this SU.")
+    totals = OrderTotalsOut(help_text="Totals of this SU's lines.")
 
 
 class OrderOut(serializers.Serializer):
-    label = serializers.CharField()
-    currency = serializers.CharField(allow_null=True)
-    price_version = serializers.IntegerField(allow_null=True)
-    price_source = serializers.CharField(allow_blank=True)
-    spares_rule = SparesRuleOut()
-    lines = OrderLineOut(many=True)
-    totals = OrderTotalsOut()
+    label = serializers.CharField(help_text="Which order this is (e.g. r1, r1 (ordered)).")
+    currency = serializers.CharField(allow_null=True, help_text="Currency of every price; null when unpriced.")
+    price_version = serializers.IntegerField(
+        allow_null=True, help_text="Version of the owner's price list the order is priced from; null when unpriced."
+    )
+    price_source = serializers.CharField(
+        allow_blank=True,
+        help_text="Where the prices come from, in words (version, date, currency, reprice); empty when unpriced.",
+    )
+    spares_rule = SparesRuleOut(help_text="The spares rule every line's spares come from.")
+    lines = OrderLineOut(many=True, help_text="One line per part.")
+    totals = OrderTotalsOut(help_text="Totals of all lines (equal to the BOM's).")
     by_network = NetworkOrderOut(
         many=True,
         help_text=("The same lines per network; each column of each network's lines adds up to the order's line."),
@@ -137,7 +152,7 @@ class OrderOut(serializers.Serializer):
 
 
 class RevisionOrderOut(OrderOut):
-    revision = serializers.IntegerField()
+    revision = serializers.IntegerField(help_text="The revision's number.")
     split_available = serializers.BooleanField(
         help_text=(
             "False when the per-network and per-SU split cannot be worked out again (the revision no longer "
@@ -191,8 +206,10 @@ class RevisionOrderApi(ApiView):
 
 
 class SparesLineOut(serializers.Serializer):
-    part = serializers.CharField()
-    category = serializers.ChoiceField(choices=BOM_CATEGORIES, help_text="BOM category.")
+    part = serializers.CharField(help_text="The part number of the BOM line.")
+    category = serializers.ChoiceField(
+        choices=BOM_CATEGORIES, help_text="BOM category of the part: the key of the per-category inputs."
+    )
     quantity = serializers.IntegerField(help_text="What the design needs.")
     percent = serializers.CharField(help_text="Flat rule: the category's percent.")
     percent_spares = serializers.IntegerField(help_text="Flat rule: ceil(quantity x percent / 100).")
@@ -213,11 +230,11 @@ class SparesLineOut(serializers.Serializer):
 
 
 class RevisionSparesOut(serializers.Serializer):
-    revision = serializers.IntegerField()
-    percent_rule = SparesRuleOut()
-    failure_rate_rule = SparesRuleOut()
+    revision = serializers.IntegerField(help_text="The revision's number.")
+    percent_rule = SparesRuleOut(help_text="The flat percent rule with its inputs.")
+    failure_rate_rule = SparesRuleOut(help_text="The failure-rate (Poisson) rule with its inputs.")
     defaults_note = serializers.CharField(help_text="Why the default failure rates are placeholders to set.")
-    lines = SparesLineOut(many=True)
+    lines = SparesLineOut(many=True, help_text="One line per BOM line, both rules side by side.")
 
 
 class SparesBesideQuery(StrictSerializer):
@@ -235,11 +252,6 @@ class RevisionSparesApi(ApiView):
         tags=["orders"],
         summary="Spares per BOM line under both rules side by side: the flat percent and the failure-rate "
         "(Poisson) rule, each with its inputs",
-        description=(
-            "Compare the two spares rules before choosing one for an order (spares_rule=failure-rate on the "
-            "order endpoints). The failure-rate defaults are placeholders: the reference has no per-part "
-            "failure rate."
-        ),
     )
     def get(self, request, design_id: int, number: int):
         q = query(SparesBesideQuery, request)
@@ -258,71 +270,82 @@ class RevisionSparesApi(ApiView):
 
 
 class DeltaSideOut(serializers.Serializer):
-    quantity = serializers.IntegerField()
-    spares = serializers.IntegerField()
-    spares_rule = serializers.CharField()
-    order_quantity = serializers.IntegerField()
-    unit_price = _money()
-    extended_price = _money()
+    quantity = serializers.IntegerField(help_text="The line's quantity on this side.")
+    spares = serializers.IntegerField(help_text="Its spares on this side.")
+    spares_rule = serializers.CharField(help_text="How this side's spares were worked out, in words.")
+    order_quantity = serializers.IntegerField(help_text="quantity + spares on this side.")
+    unit_price = _money(help_text="Unit price from this side's price-list version, or null.")
+    extended_price = _money(help_text="unit_price x order_quantity, rounded half-up to the cent, or null.")
 
 
 class DeltaFiguresOut(serializers.Serializer):
-    quantity = serializers.IntegerField()
-    spares = serializers.IntegerField()
-    order_quantity = serializers.IntegerField()
+    quantity = serializers.IntegerField(help_text="new - old quantity (a missing side counts 0).")
+    spares = serializers.IntegerField(help_text="new - old spares.")
+    order_quantity = serializers.IntegerField(help_text="new - old order quantity.")
     extended_price = _money(help_text="Null when a side is unpriced or the two currencies differ.")
 
 
 class LineDeltaOut(serializers.Serializer):
-    part = serializers.CharField()
-    description = serializers.CharField(allow_blank=True)
-    category = serializers.ChoiceField(choices=BOM_CATEGORIES, help_text="BOM category.")
-    category_title = serializers.CharField()
-    status = serializers.ChoiceField(choices=["added", "removed", "changed", "unchanged"])
+    part = serializers.CharField(help_text="The part number.")
+    description = serializers.CharField(
+        allow_blank=True, help_text="The part's description from the catalog; empty when it has none."
+    )
+    category = serializers.ChoiceField(choices=BOM_CATEGORIES, help_text="BOM category of the part.")
+    category_title = serializers.CharField(help_text="The category's title for people.")
+    status = serializers.ChoiceField(
+        choices=["added", "removed", "changed", "unchanged"],
+        help_text="added (only in new), removed (only in old), changed or unchanged.",
+    )
     old = DeltaSideOut(allow_null=True, help_text="Null for a part added.")
     new = DeltaSideOut(allow_null=True, help_text="Null for a part removed.")
     delta = DeltaFiguresOut(help_text="new - old; a missing side counts as 0.")
-    lead_time_days = serializers.IntegerField(allow_null=True)
+    lead_time_days = serializers.IntegerField(
+        allow_null=True, help_text="The lead time filled in for the part (designs_lead_times_update), or null."
+    )
 
 
 class DeltaTotalsOut(DeltaFiguresOut):
-    added = serializers.IntegerField()
-    removed = serializers.IntegerField()
-    changed = serializers.IntegerField()
-    unchanged = serializers.IntegerField()
+    added = serializers.IntegerField(help_text="Lines only in new.")
+    removed = serializers.IntegerField(help_text="Lines only in old.")
+    changed = serializers.IntegerField(help_text="Lines in both whose figures differ.")
+    unchanged = serializers.IntegerField(help_text="Lines in both with equal figures.")
 
 
 class NetworkDeltaOut(serializers.Serializer):
-    network = serializers.CharField()
-    title = serializers.CharField()
-    lines = LineDeltaOut(many=True)
-    totals = DeltaTotalsOut()
+    network = serializers.CharField(help_text="The network (compute, storage, inband, oob).")
+    title = serializers.CharField(help_text="The network's title for people.")
+    lines = LineDeltaOut(many=True, help_text="The changed lines' share in this network.")
+    totals = DeltaTotalsOut(help_text="Totals of this network's lines.")
 
 
 class SuDeltaOut(serializers.Serializer):
-    su = serializers.CharField()
-    title = serializers.CharField()
-    lines = LineDeltaOut(many=True)
-    totals = DeltaTotalsOut()
+    su = serializers.CharField(help_text="The scalable unit's key (outside: parts of no SU).")
+    title = serializers.CharField(help_text="The SU's title for people.")
+    lines = LineDeltaOut(many=True, help_text="The changed lines' share in this SU.")
+    totals = DeltaTotalsOut(help_text="Totals of this SU's lines.")
 
 
 class OrderSideOut(serializers.Serializer):
-    label = serializers.CharField()
-    currency = serializers.CharField(allow_null=True)
-    price_version = serializers.IntegerField(allow_null=True)
-    price_source = serializers.CharField(allow_blank=True)
-    spares_rule = SparesRuleOut()
-    totals = OrderTotalsOut()
+    label = serializers.CharField(help_text="Which order this side is (e.g. r1 (ordered), r2).")
+    currency = serializers.CharField(allow_null=True, help_text="Currency of this side's prices; null when unpriced.")
+    price_version = serializers.IntegerField(
+        allow_null=True, help_text="Price-list version this side is priced from; null when unpriced."
+    )
+    price_source = serializers.CharField(
+        allow_blank=True, help_text="Where this side's prices come from, in words; empty when unpriced."
+    )
+    spares_rule = SparesRuleOut(help_text="The spares rule of this side.")
+    totals = OrderTotalsOut(help_text="This side's order totals.")
 
 
 class OrderDeltaOut(serializers.Serializer):
-    old = OrderSideOut()
-    new = OrderSideOut()
+    old = OrderSideOut(help_text="The old side: a revision or the ordered baseline.")
+    new = OrderSideOut(help_text="The new side: a revision.")
     currency = serializers.CharField(allow_null=True, help_text="Null when money changes are not given.")
-    lines = LineDeltaOut(many=True)
-    totals = DeltaTotalsOut()
-    by_network = NetworkDeltaOut(many=True)
-    by_su = SuDeltaOut(many=True)
+    lines = LineDeltaOut(many=True, help_text="One line per part of either side.")
+    totals = DeltaTotalsOut(help_text="Totals of the deltas, with the count of lines per status.")
+    by_network = NetworkDeltaOut(many=True, help_text="The same delta per network.")
+    by_su = SuDeltaOut(many=True, help_text="The same delta per scalable unit.")
 
 
 class DeltaQuery(SparesQuery):
@@ -429,9 +452,11 @@ class ChangeOrderPdfApi(ApiView):
 
 
 class BaselineOut(serializers.Serializer):
-    revision = serializers.IntegerField()
-    marked_at = serializers.DateTimeField()
-    marked_by = serializers.CharField(allow_null=True)
+    revision = serializers.IntegerField(help_text="Number of the revision marked ordered.")
+    marked_at = serializers.DateTimeField(help_text="When it was marked ordered.")
+    marked_by = serializers.CharField(
+        allow_null=True, help_text="Username of who marked it; null when that account is gone."
+    )
     order = OrderOut(help_text="The order as it was marked: frozen, with its prices and spares rule.")
 
 

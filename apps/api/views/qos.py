@@ -33,8 +33,8 @@ NOT_BUILDABLE = OpenApiResponse(
 
 
 class QosOut(serializers.Serializer):
-    design = serializers.IntegerField()
-    url = serializers.URLField()
+    design = serializers.IntegerField(help_text="The design's id.")
+    url = serializers.URLField(help_text="This policy's URL.")
     technology = serializers.ChoiceField(
         choices=["ethernet", "infiniband"], help_text="The compute fabric's; the defaults are this technology's."
     )
@@ -118,15 +118,15 @@ class RevisionConfigListApi(ApiView):
             kind = serializers.CharField(help_text="switch, hosts, subnet-manager, policy, headroom or summary.")
             switch = serializers.CharField(allow_null=True, help_text="The switch a switch file configures.")
             format = serializers.CharField(help_text="nvue, sonic (config_db.json), eos, opensm, shell, json or csv.")
-            content_type = serializers.CharField()
+            content_type = serializers.CharField(help_text="The media type the file is served as.")
             size = serializers.IntegerField(help_text="Bytes.")
-            url = serializers.URLField()
+            url = serializers.URLField(help_text="The file's URL (revisions_config_file).")
 
-        revision = serializers.IntegerField()
+        revision = serializers.IntegerField(help_text="The revision's number.")
         mode = serializers.CharField(help_text="The policy's congestion-control mode.")
         warnings = serializers.IntegerField(help_text="Consistency warnings (the summary file lists them).")
         archive_url = serializers.URLField(help_text="configs.zip: every file under configs/.")
-        results = Item(many=True)
+        results = Item(many=True, help_text="One entry per configuration file.")
 
     @extend_schema(
         operation_id="revisions_configs_list",

@@ -83,8 +83,10 @@ class RevisionSummaryApi(ApiView):
 
 class RevisionWarningsApi(ApiView):
     class OutputSerializer(serializers.Serializer):
-        revision = serializers.IntegerField()
-        warnings = serializers.ListField(child=serializers.CharField())
+        revision = serializers.IntegerField(help_text="The revision's number.")
+        warnings = serializers.ListField(
+            child=serializers.CharField(), help_text="The engine's design warnings, one sentence each; empty when none."
+        )
 
     @extend_schema(
         operation_id="revisions_warnings",
@@ -98,18 +100,22 @@ class RevisionWarningsApi(ApiView):
 
 
 class FiberCountOut(serializers.Serializer):
-    active = serializers.IntegerField()
-    installed = serializers.IntegerField()
-    dark = serializers.IntegerField()
-    spare = serializers.IntegerField()
+    active = serializers.IntegerField(help_text="Strands carrying light: 2 per optical lane.")
+    installed = serializers.IntegerField(help_text="Strands installed: active + dark + spare.")
+    dark = serializers.IntegerField(help_text="Strands of installed trunks that no lane uses.")
+    spare = serializers.IntegerField(help_text="Strands installed as spares for growth or repair.")
 
 
 class RevisionFibersApi(ApiView):
     class OutputSerializer(serializers.Serializer):
-        revision = serializers.IntegerField()
-        total = FiberCountOut(allow_null=True)
-        per_network = serializers.DictField(child=FiberCountOut())
-        per_tier = serializers.DictField(child=FiberCountOut())
+        revision = serializers.IntegerField(help_text="The revision's number.")
+        total = FiberCountOut(
+            allow_null=True, help_text="All networks together; null for a revision with no fiber figures."
+        )
+        per_network = serializers.DictField(
+            child=FiberCountOut(), help_text="Per network (compute, storage, inband, oob)."
+        )
+        per_tier = serializers.DictField(child=FiberCountOut(), help_text="Per tier (node-leaf, leaf-spine, ...).")
 
     @extend_schema(
         operation_id="revisions_fibers",
@@ -154,11 +160,16 @@ class BomQuery(StrictSerializer):
 
 
 class BomLineOut(serializers.Serializer):
-    part = serializers.CharField()
-    description = serializers.CharField(allow_blank=True)
-    category = serializers.ChoiceField(choices=BOM_CATEGORIES, help_text="BOM category.")
-    quantity = serializers.IntegerField()
-    spares = serializers.IntegerField()
+    part = serializers.CharField(help_text="The part number (a catalog key).")
+    description = serializers.CharField(
+        allow_blank=True, help_text="The part's description from the catalog; empty when it has none."
+    )
+    category = serializers.ChoiceField(
+        choices=BOM_CATEGORIES,
+        help_text="BOM category of the part (switch, transceiver, fiber, ...): the category filter's values.",
+    )
+    quantity = serializers.IntegerField(help_text="Parts the design needs.")
+    spares = serializers.IntegerField(help_text="Spares under the spares rule asked for.")
     order_quantity = serializers.IntegerField(help_text="quantity + spares")
     unit_price = MoneyField(allow_null=True, help_text="From the revision's price-list version, or null.")
     total = MoneyField(allow_null=True, help_text="unit_price x order_quantity, rounded half-up to the cent, or null.")
@@ -170,8 +181,8 @@ class BomLineOut(serializers.Serializer):
 
 
 class MissingLinksOut(serializers.Serializer):
-    network = serializers.ChoiceField(choices=NETWORKS)
-    tier = serializers.ChoiceField(choices=ALL_TIERS)
+    network = serializers.ChoiceField(choices=NETWORKS, help_text="The network of the links without a part.")
+    tier = serializers.ChoiceField(choices=ALL_TIERS, help_text="Their tier.")
     links = serializers.IntegerField(help_text="Links of this network and tier that have no part.")
     reason = serializers.CharField(allow_blank=True, help_text="Why no catalog part fits (the first case found).")
 
@@ -179,14 +190,14 @@ class MissingLinksOut(serializers.Serializer):
 class RevisionBomApi(ApiView):
     class OutputSerializer(serializers.Serializer):
         class Totals(serializers.Serializer):
-            lines = serializers.IntegerField()
-            quantity = serializers.IntegerField()
-            spares = serializers.IntegerField()
+            lines = serializers.IntegerField(help_text="Number of lines.")
+            quantity = serializers.IntegerField(help_text="Sum of the quantities.")
+            spares = serializers.IntegerField(help_text="Sum of the spares.")
             price = MoneyField(allow_null=True, help_text="Null unless every line has a price.")
-            priced_lines = serializers.IntegerField()
-            watts = serializers.FloatField()
+            priced_lines = serializers.IntegerField(help_text="Lines with a unit price.")
+            watts = serializers.FloatField(help_text="Sum of the lines' maximum power, in watts.")
 
-        revision = serializers.IntegerField()
+        revision = serializers.IntegerField(help_text="The revision's number.")
         currency = serializers.CharField(
             allow_null=True,
             help_text=(
@@ -200,18 +211,24 @@ class RevisionBomApi(ApiView):
                 "computed, unless it was repriced (POST .../reprice/). A later price change never alters it silently."
             ),
         )
-        price_version_created_at = serializers.DateTimeField(allow_null=True)
+        price_version_created_at = serializers.DateTimeField(
+            allow_null=True, help_text="When that price-list version was made; null when unpriced."
+        )
         repriced_at = serializers.DateTimeField(allow_null=True, help_text="When it was last repriced; null if never.")
-        repriced_by = serializers.CharField(allow_null=True)
+        repriced_by = serializers.CharField(
+            allow_null=True, help_text="Username of who last repriced the revision; null when never repriced."
+        )
         spares_percent = serializers.CharField(help_text='The flat percent ("0" under the failure-rate rule).')
         spares_rule = SparesRuleOut(help_text="The rule the spares follow, with its inputs.")
         complete = serializers.BooleanField(
             help_text="False when some link has no part: then the lines lack those links' parts (see missing)."
         )
-        links_without_part = serializers.IntegerField()
+        links_without_part = serializers.IntegerField(
+            help_text="Links for which no catalog part fits (then complete is false)."
+        )
         missing = MissingLinksOut(many=True, help_text="Links without a part, per network and tier.")
-        lines = BomLineOut(many=True)
-        totals = Totals()
+        lines = BomLineOut(many=True, help_text="One line per part.")
+        totals = Totals(help_text="Totals of the lines.")
 
     @extend_schema(
         operation_id="revisions_bom",
@@ -255,11 +272,11 @@ class RevisionBomApi(ApiView):
 
 class RevisionRepriceApi(ApiView):
     class OutputSerializer(serializers.Serializer):
-        revision = serializers.IntegerField()
-        price_version = serializers.IntegerField()
-        price_version_created_at = serializers.DateTimeField()
+        revision = serializers.IntegerField(help_text="The revision's number.")
+        price_version = serializers.IntegerField(help_text="The price-list version the revision is now priced from.")
+        price_version_created_at = serializers.DateTimeField(help_text="When that version was made.")
         repriced_at = serializers.DateTimeField(allow_null=True, help_text="Null when it already used that version.")
-        repriced_by = serializers.CharField(allow_null=True)
+        repriced_by = serializers.CharField(allow_null=True, help_text="Username of who repriced it.")
 
     @extend_schema(
         operation_id="revisions_reprice",
@@ -286,24 +303,28 @@ class BomDiffApi(ApiView):
 
     class OutputSerializer(serializers.Serializer):
         class Part(serializers.Serializer):
-            part = serializers.CharField()
-            description = serializers.CharField(allow_blank=True)
-            category = serializers.ChoiceField(choices=BOM_CATEGORIES, help_text="BOM category.")
-            quantity = serializers.IntegerField()
+            part = serializers.CharField(help_text="The part number.")
+            description = serializers.CharField(
+                allow_blank=True, help_text="The part's description; empty when it has none."
+            )
+            category = serializers.ChoiceField(choices=BOM_CATEGORIES, help_text="BOM category of the part.")
+            quantity = serializers.IntegerField(help_text="Its quantity in the revision that has it.")
 
         class Changed(serializers.Serializer):
-            part = serializers.CharField()
-            description = serializers.CharField(allow_blank=True)
-            category = serializers.ChoiceField(choices=BOM_CATEGORIES, help_text="BOM category.")
-            old_quantity = serializers.IntegerField()
-            new_quantity = serializers.IntegerField()
-            delta = serializers.IntegerField()
+            part = serializers.CharField(help_text="The part number.")
+            description = serializers.CharField(
+                allow_blank=True, help_text="The part's description; empty when it has none."
+            )
+            category = serializers.ChoiceField(choices=BOM_CATEGORIES, help_text="BOM category of the part.")
+            old_quantity = serializers.IntegerField(help_text="Quantity in the old revision.")
+            new_quantity = serializers.IntegerField(help_text="Quantity in the new revision.")
+            delta = serializers.IntegerField(help_text="new_quantity - old_quantity.")
 
-        old = serializers.IntegerField()
-        new = serializers.IntegerField()
-        added = Part(many=True)
-        removed = Part(many=True)
-        changed = Changed(many=True)
+        old = serializers.IntegerField(help_text="The old revision's number.")
+        new = serializers.IntegerField(help_text="The new revision's number.")
+        added = Part(many=True, help_text="Parts only in the new revision.")
+        removed = Part(many=True, help_text="Parts only in the old revision.")
+        changed = Changed(many=True, help_text="Parts in both with another quantity.")
         unchanged = serializers.IntegerField(help_text="Parts with the same quantity in both.")
 
     @extend_schema(
@@ -323,27 +344,45 @@ class BomDiffApi(ApiView):
 class RevisionLossBudgetApi(ApiView):
     class OutputSerializer(serializers.Serializer):
         class Worst(serializers.Serializer):
-            link_id = serializers.IntegerField()
-            network = serializers.ChoiceField(choices=NETWORKS)
-            tier = serializers.ChoiceField(choices=ALL_TIERS)
-            a_device = serializers.CharField()
-            a_port = serializers.CharField()
-            b_device = serializers.CharField()
-            b_port = serializers.CharField()
-            length_m = serializers.FloatField()
-            medium = serializers.ChoiceField(choices=LINK_MEDIA, allow_blank=True, help_text="Empty: no part fits.")
-            a_part = serializers.CharField(allow_blank=True)
-            b_part = serializers.CharField(allow_blank=True)
-            loss_db = serializers.FloatField(allow_null=True)
-            margin_db = serializers.FloatField(allow_null=True)
-            status = serializers.ChoiceField(choices=LINK_STATUSES, allow_blank=True, help_text=STATUS_HELP)
+            link_id = serializers.IntegerField(
+                help_text="The link's number in the revision (L000001 in links.csv is 1)."
+            )
+            network = serializers.CharField(help_text="The link's network.")
+            tier = serializers.CharField(help_text="The link's tier.")
+            a_device = serializers.CharField(help_text="Device at end a.")
+            a_port = serializers.CharField(help_text="Port at end a.")
+            b_device = serializers.CharField(help_text="Device at end b.")
+            b_port = serializers.CharField(help_text="Port at end b.")
+            length_m = serializers.FloatField(help_text="Cable run length, in metres.")
+            medium = serializers.CharField(
+                allow_blank=True,
+                help_text="The link's medium (the links filter's medium values); empty when no part fits.",
+            )
+            a_part = serializers.CharField(
+                allow_blank=True, help_text="Transceiver or cable part at end a; empty when none."
+            )
+            b_part = serializers.CharField(
+                allow_blank=True, help_text="Transceiver or cable part at end b; empty when none."
+            )
+            loss_db = serializers.FloatField(
+                allow_null=True, help_text="Expected channel loss, in dB; null without an optical budget."
+            )
+            margin_db = serializers.FloatField(
+                allow_null=True,
+                help_text="Budget minus expected loss, in dB (negative: fails); null without an optical budget.",
+            )
+            status = serializers.CharField(
+                allow_blank=True, help_text="Loss verdict: pass, marginal, fail, n/a or no-medium."
+            )
 
-        revision = serializers.IntegerField()
+        revision = serializers.IntegerField(help_text="The revision's number.")
 
         class Counts(serializers.Serializer):
             pass_ = serializers.IntegerField(help_text="Links within budget with margin.")
-            marginal = serializers.IntegerField()
-            fail = serializers.IntegerField()
+            marginal = serializers.IntegerField(
+                help_text="Links that pass with less margin than the marginal threshold."
+            )
+            fail = serializers.IntegerField(help_text="Links whose expected loss exceeds their budget.")
             n_a = serializers.IntegerField(help_text="Copper links: no optical budget (status n/a).")
             no_medium = serializers.IntegerField(help_text="Links no part fits (status no-medium).")
 
@@ -358,7 +397,7 @@ class RevisionLossBudgetApi(ApiView):
                 }
 
         counts = Counts(help_text="Links per verdict, keyed by the links' `status` values (the ?status= filter).")
-        worst_links = Worst(many=True)
+        worst_links = Worst(many=True, help_text="The optical links with the least margin, least first.")
 
     @extend_schema(
         operation_id="revisions_loss_budget",
@@ -375,15 +414,22 @@ def _sort_choices(sorts: tuple) -> list[str]:
 
 
 class TableQuery(StrictSerializer):
-    cursor = serializers.CharField(required=False)
-    limit = serializers.IntegerField(required=False, min_value=1, max_value=MAX_LIMIT, default=100)
+    cursor = serializers.CharField(
+        required=False,
+        help_text="Where the page starts: a next_cursor or previous_cursor a page of this table gave out with the same order (opaque).",
+    )
+    limit = serializers.IntegerField(
+        required=False, min_value=1, max_value=MAX_LIMIT, default=100, help_text="Rows per page (1-1000, default 100)."
+    )
     network = serializers.ChoiceField(choices=list(NETWORKS), required=False, help_text="Only this network's rows.")
     tier = serializers.CharField(
         required=False, max_length=24, help_text="Only this tier's rows (one the revision has, e.g. leaf-spine)."
     )
     rack = serializers.CharField(required=False, max_length=32, help_text="Either end in this rack.")
     device = serializers.CharField(required=False, max_length=64, help_text="Either end on this device.")
-    part = serializers.CharField(required=False, max_length=64)
+    part = serializers.CharField(
+        required=False, max_length=64, help_text="Only rows with this part number (either end's part for links)."
+    )
     q = serializers.CharField(
         required=False,
         max_length=64,
@@ -392,18 +438,30 @@ class TableQuery(StrictSerializer):
 
 
 class LinkQuery(TableQuery):
-    order = serializers.ChoiceField(choices=_sort_choices(LINK_SORTS), required=False, default="link_id")
+    order = serializers.ChoiceField(
+        choices=_sort_choices(LINK_SORTS),
+        required=False,
+        default="link_id",
+        help_text="Sort column; a leading - sorts descending.",
+    )
     medium = serializers.ChoiceField(choices=LINK_MEDIA, required=False, help_text="The link's medium.")
     status = serializers.ChoiceField(
         choices=LINK_STATUSES,
         required=False,
         help_text=STATUS_HELP,
     )
-    plane = serializers.IntegerField(required=False, min_value=0, max_value=32)
+    plane = serializers.IntegerField(
+        required=False, min_value=0, max_value=32, help_text="Only links of this plane (0: a single-plane fabric)."
+    )
 
 
 class CableQuery(TableQuery):
-    order = serializers.ChoiceField(choices=_sort_choices(CABLE_SORTS), required=False, default="cable_id")
+    order = serializers.ChoiceField(
+        choices=_sort_choices(CABLE_SORTS),
+        required=False,
+        default="cable_id",
+        help_text="Sort column; a leading - sorts descending.",
+    )
     kind = serializers.ChoiceField(choices=list(CABLE_KINDS), required=False, help_text="The cable's kind.")
 
 
@@ -421,46 +479,61 @@ def _refuse_values_not_in_the_revision(rev, q: dict) -> None:
 
 
 class LinkRowOut(serializers.Serializer):
-    link_id = serializers.IntegerField()
-    network = serializers.ChoiceField(choices=NETWORKS)
-    plane = serializers.IntegerField()
-    tier = serializers.ChoiceField(choices=ALL_TIERS)
-    speed_gbps = serializers.IntegerField()
-    a_device = serializers.CharField()
-    a_port = serializers.CharField()
-    a_rack = serializers.CharField(allow_blank=True)
-    a_u = serializers.IntegerField(allow_null=True)
-    b_device = serializers.CharField()
-    b_port = serializers.CharField()
-    b_rack = serializers.CharField(allow_blank=True)
-    b_u = serializers.IntegerField(allow_null=True)
-    length_m = serializers.FloatField()
-    medium = serializers.ChoiceField(choices=LINK_MEDIA, allow_blank=True, help_text="Empty: no part fits.")
-    a_part = serializers.CharField(allow_blank=True)
-    b_part = serializers.CharField(allow_blank=True)
-    cables = serializers.CharField(allow_blank=True)
-    fibers = serializers.IntegerField()
-    loss_db = serializers.FloatField(allow_null=True)
-    margin_db = serializers.FloatField(allow_null=True)
-    status = serializers.ChoiceField(choices=LINK_STATUSES, allow_blank=True, help_text=STATUS_HELP)
+    link_id = serializers.IntegerField(help_text="The link's number in the revision (L000001 in links.csv is 1).")
+    network = serializers.CharField(help_text="The link's network (compute, storage, inband, oob).")
+    plane = serializers.IntegerField(help_text="The link's plane of a multi-plane fabric (0: single plane).")
+    tier = serializers.CharField(help_text="The link's tier (node-leaf, leaf-spine, spine-core, ...).")
+    speed_gbps = serializers.IntegerField(help_text="The link's speed, in Gb/s.")
+    a_device = serializers.CharField(help_text="Device at end a.")
+    a_port = serializers.CharField(help_text="Port at end a, as the device names it.")
+    a_rack = serializers.CharField(allow_blank=True, help_text="Rack of end a (site.rack); empty when not placed.")
+    a_u = serializers.IntegerField(allow_null=True, help_text="Rack unit of end a's device; null when not placed.")
+    b_device = serializers.CharField(help_text="Device at end b.")
+    b_port = serializers.CharField(help_text="Port at end b.")
+    b_rack = serializers.CharField(allow_blank=True, help_text="Rack of end b; empty when not placed.")
+    b_u = serializers.IntegerField(allow_null=True, help_text="Rack unit of end b's device; null when not placed.")
+    length_m = serializers.FloatField(help_text="Cable run length between the ends, in metres.")
+    medium = serializers.CharField(
+        allow_blank=True, help_text="The link's medium (the medium filter's values); empty when no part fits."
+    )
+    a_part = serializers.CharField(allow_blank=True, help_text="Transceiver or cable part at end a; empty when none.")
+    b_part = serializers.CharField(allow_blank=True, help_text="Transceiver or cable part at end b; empty when none.")
+    cables = serializers.CharField(
+        allow_blank=True, help_text="Public ids of the cables the link runs over (C000001), space-separated."
+    )
+    fibers = serializers.IntegerField(help_text="Fiber strands the link uses (0 for copper).")
+    loss_db = serializers.FloatField(
+        allow_null=True, help_text="Expected channel loss, in dB; null without an optical budget."
+    )
+    margin_db = serializers.FloatField(
+        allow_null=True,
+        help_text="Budget minus expected loss, in dB (negative: fails); null without an optical budget.",
+    )
+    status = serializers.CharField(
+        allow_blank=True, help_text="Loss verdict: pass, marginal, fail, n/a (copper) or no-medium (no part fits)."
+    )
 
 
 class CableRowOut(serializers.Serializer):
-    cable_id = serializers.IntegerField()
-    network = serializers.ChoiceField(choices=NETWORKS, allow_blank=True, help_text="Empty: a trunk of no one network.")
-    tier = serializers.ChoiceField(choices=ALL_TIERS, allow_blank=True)
-    kind = serializers.ChoiceField(choices=CABLE_KINDS)
-    part = serializers.CharField()
-    length_m = serializers.FloatField()
-    a_device = serializers.CharField()
-    a_port = serializers.CharField()
-    a_rack = serializers.CharField(allow_blank=True)
-    b_device = serializers.CharField()
-    b_port = serializers.CharField()
-    b_rack = serializers.CharField(allow_blank=True)
-    label_a = serializers.CharField(allow_blank=True)
-    label_b = serializers.CharField(allow_blank=True)
-    links = serializers.CharField(allow_blank=True)
+    cable_id = serializers.IntegerField(help_text="The cable's number in the revision (C000001 in cables.csv is 1).")
+    network = serializers.CharField(help_text="The cable's network.")
+    tier = serializers.CharField(help_text="The cable's tier.")
+    kind = serializers.CharField(
+        help_text="What the cable is (trunk, cord, dac, acc, aoc, ...): the kind filter's values."
+    )
+    part = serializers.CharField(help_text="The cable's part number.")
+    length_m = serializers.FloatField(help_text="Ordered length, in metres.")
+    a_device = serializers.CharField(help_text="Device or panel at end a.")
+    a_port = serializers.CharField(help_text="Port at end a.")
+    a_rack = serializers.CharField(allow_blank=True, help_text="Rack of end a; empty when not placed.")
+    b_device = serializers.CharField(help_text="Device or panel at end b.")
+    b_port = serializers.CharField(help_text="Port at end b.")
+    b_rack = serializers.CharField(allow_blank=True, help_text="Rack of end b; empty when not placed.")
+    label_a = serializers.CharField(allow_blank=True, help_text="The label printed for end a (labels.pdf).")
+    label_b = serializers.CharField(allow_blank=True, help_text="The label printed for end b.")
+    links = serializers.CharField(
+        allow_blank=True, help_text="Public ids of the links the cable carries (L000001), space-separated."
+    )
 
 
 _PAGING = ("cursor", "limit", "order")
@@ -486,7 +559,7 @@ def _rows_page(request, rev, q: dict, fetch, table: str) -> Response:
 
 class RevisionLinksApi(ApiView):
     class OutputSerializer(PageOut):
-        results = LinkRowOut(many=True)
+        results = LinkRowOut(many=True, help_text="The links of this page.")
 
     @extend_schema(
         operation_id="revisions_links",
@@ -504,7 +577,7 @@ class RevisionLinksApi(ApiView):
 
 class RevisionCablesApi(ApiView):
     class OutputSerializer(PageOut):
-        results = CableRowOut(many=True)
+        results = CableRowOut(many=True, help_text="The cables of this page.")
 
     @extend_schema(
         operation_id="revisions_cables",

@@ -17,11 +17,11 @@ from .base import ApiView
 
 
 class TokenOut(serializers.Serializer):
-    id = serializers.IntegerField()
-    url = serializers.URLField()
-    name = serializers.CharField()
+    id = serializers.IntegerField(help_text="The token's id, used in /tokens/{token_id}/.")
+    url = serializers.URLField(help_text="This token's URL (tokens_retrieve, tokens_revoke).")
+    name = serializers.CharField(help_text="The name you gave it.")
     prefix = serializers.CharField(help_text="The key's first characters, to recognise it.")
-    created_at = serializers.DateTimeField()
+    created_at = serializers.DateTimeField(help_text="When it was created.")
     last_used_at = serializers.DateTimeField(allow_null=True, help_text="Refreshed at most once a minute.")
 
 
@@ -37,13 +37,22 @@ def _token_out(request, t: ApiToken) -> dict:
 
 
 class PageQuery(StrictSerializer):
-    cursor = serializers.CharField(required=False)
-    limit = serializers.IntegerField(required=False, min_value=1, max_value=MAX_LIMIT, default=DEFAULT_LIMIT)
+    cursor = serializers.CharField(
+        required=False,
+        help_text="Where the page starts: a next_cursor or previous_cursor a page of this list gave out (opaque).",
+    )
+    limit = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_LIMIT,
+        default=DEFAULT_LIMIT,
+        help_text="Items per page (1-1000, default 100).",
+    )
 
 
 class TokenListApi(ApiView):
     class OutputSerializer(PageOut):
-        results = TokenOut(many=True)
+        results = TokenOut(many=True, help_text="Your tokens on this page, newest first.")
 
     class InputSerializer(StrictSerializer):
         name = serializers.CharField(max_length=100, help_text="What the token is for, e.g. 'procurement sync'.")
@@ -69,9 +78,6 @@ class TokenListApi(ApiView):
         responses={201: CreatedSerializer},
         tags=["tokens"],
         summary="Create an API token (the key is shown once)",
-        description="Only from a browser sign-in (session); a request authenticated by a token "
-        "gets 403, so a leaked token cannot mint itself successors. The CLI makes "
-        "tokens too: `manage.py api_token create <username> --name <name>`.",
     )
     def post(self, request):
         if isinstance(request.auth, ApiToken):
@@ -109,8 +115,6 @@ class TokenDetailApi(ApiView):
         responses={204: None},
         tags=["tokens"],
         summary="Revoke an API token (it stops working at once)",
-        description="Any of your tokens, with a browser sign-in or any of your tokens (a token "
-        "may revoke itself). Revoking only ever takes access away.",
     )
     def delete(self, request, token_id: int):
         if not token_revoke(user=request.user, token_id=token_id):
@@ -120,10 +124,13 @@ class TokenDetailApi(ApiView):
 
 class MeApi(ApiView):
     class OutputSerializer(serializers.Serializer):
-        id = serializers.IntegerField()
-        username = serializers.CharField()
-        email = serializers.CharField()
-        auth = serializers.ChoiceField(choices=["token", "session"])
+        id = serializers.IntegerField(help_text="The user's id.")
+        username = serializers.CharField(help_text="The username (what shares name).")
+        email = serializers.CharField(help_text="The account's e-mail address; empty when none.")
+        auth = serializers.ChoiceField(
+            choices=["token", "session"],
+            help_text="How this request was authenticated: token (an API token) or session (a browser sign-in).",
+        )
 
     @extend_schema(
         operation_id="me_retrieve",
