@@ -480,9 +480,11 @@ def _refuse_values_not_in_the_revision(rev, q: dict) -> None:
 
 class LinkRowOut(serializers.Serializer):
     link_id = serializers.IntegerField(help_text="The link's number in the revision (L000001 in links.csv is 1).")
-    network = serializers.CharField(help_text="The link's network (compute, storage, inband, oob).")
+    network = serializers.ChoiceField(choices=NETWORKS, help_text="The link's network (compute, storage, inband, oob).")
     plane = serializers.IntegerField(help_text="The link's plane of a multi-plane fabric (0: single plane).")
-    tier = serializers.CharField(help_text="The link's tier (node-leaf, leaf-spine, spine-core, ...).")
+    tier = serializers.ChoiceField(
+        choices=ALL_TIERS, help_text="The link's tier (node-leaf, leaf-spine, spine-core, ...)."
+    )
     speed_gbps = serializers.IntegerField(help_text="The link's speed, in Gb/s.")
     a_device = serializers.CharField(help_text="Device at end a.")
     a_port = serializers.CharField(help_text="Port at end a, as the device names it.")
@@ -493,8 +495,10 @@ class LinkRowOut(serializers.Serializer):
     b_rack = serializers.CharField(allow_blank=True, help_text="Rack of end b; empty when not placed.")
     b_u = serializers.IntegerField(allow_null=True, help_text="Rack unit of end b's device; null when not placed.")
     length_m = serializers.FloatField(help_text="Cable run length between the ends, in metres.")
-    medium = serializers.CharField(
-        allow_blank=True, help_text="The link's medium (the medium filter's values); empty when no part fits."
+    medium = serializers.ChoiceField(
+        choices=LINK_MEDIA,
+        allow_blank=True,
+        help_text="The link's medium (the medium filter's values); empty when no part fits.",
     )
     a_part = serializers.CharField(allow_blank=True, help_text="Transceiver or cable part at end a; empty when none.")
     b_part = serializers.CharField(allow_blank=True, help_text="Transceiver or cable part at end b; empty when none.")
@@ -509,17 +513,21 @@ class LinkRowOut(serializers.Serializer):
         allow_null=True,
         help_text="Budget minus expected loss, in dB (negative: fails); null without an optical budget.",
     )
-    status = serializers.CharField(
-        allow_blank=True, help_text="Loss verdict: pass, marginal, fail, n/a (copper) or no-medium (no part fits)."
+    status = serializers.ChoiceField(
+        choices=LINK_STATUSES,
+        allow_blank=True,
+        help_text="Loss verdict: pass, marginal, fail, n/a (copper) or no-medium (no part fits).",
     )
 
 
 class CableRowOut(serializers.Serializer):
     cable_id = serializers.IntegerField(help_text="The cable's number in the revision (C000001 in cables.csv is 1).")
-    network = serializers.CharField(help_text="The cable's network.")
-    tier = serializers.CharField(help_text="The cable's tier.")
-    kind = serializers.CharField(
-        help_text="What the cable is (trunk, cord, dac, acc, aoc, ...): the kind filter's values."
+    network = serializers.ChoiceField(
+        choices=NETWORKS, allow_blank=True, help_text="The cable's network; empty: a trunk of no one network."
+    )
+    tier = serializers.ChoiceField(choices=ALL_TIERS, allow_blank=True, help_text="The cable's tier.")
+    kind = serializers.ChoiceField(
+        choices=CABLE_KINDS, help_text="What the cable is (trunk, cord, dac, acc, aoc, ...): the kind filter's values."
     )
     part = serializers.CharField(help_text="The cable's part number.")
     length_m = serializers.FloatField(help_text="Ordered length, in metres.")

@@ -38,8 +38,12 @@ PORTS_IN_SNAPSHOT = 4
 
 
 def _trim(value):
-    if isinstance(value, list):
+    # Only lists of objects (pages, BOM lines, rows) are cut: a list of scalars is a value with its own
+    # length rule (the QoS sl2vl table has exactly 16 entries), so cutting it would break the example.
+    if isinstance(value, list) and any(isinstance(v, dict) for v in value):
         return [_trim(v) for v in value[:RECORDED_ITEMS]]
+    if isinstance(value, list):
+        return [_trim(v) for v in value]
     if isinstance(value, dict):
         return {k: _trim(v) for k, v in value.items()}
     return value
