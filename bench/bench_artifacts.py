@@ -5,10 +5,11 @@
 
 For each size (16k: 2,048 DGX H100 on QM9700; 128k: 16,384 DGX B300 on Q3400), computes and stores the design
 once (reused between runs), then times the first build of each large deliverable exactly as a worker runs it
-(apps.exports.artifacts.artifact_build: recompute, render into a spool file, save to the store, record the
+(apps.exports.artifacts.artifact_build: read the revision snapshot, render into a spool file, save to the store, record the
 row). Targets: cabling plan < 60 s, labels < 90 s at 128K.
 
-Then it serves the app with gunicorn (2 workers x 8 threads, gthread, as the Dockerfile runs it) and drives
+Then it serves the app with gunicorn as gunicorn.conf.py sets it (what the Dockerfile runs; --workers and
+--threads override) and drives
 it from one asyncio client process on 127.0.0.1 (no wrk needed), each request a new connection:
 - time to first byte of a stored deliverable (the largest size's labels.pdf), 20 concurrent clients, each
   reading the whole file; target < 250 ms at p99;
@@ -107,6 +108,12 @@ def _builds(rev, rebuild: bool, kinds=LARGE) -> dict:
             f"{'' if fresh else '  (stored by an earlier run; --rebuild to time it again)'}"
         )
     return out
+
+
+def _gunicorn_shape(args) -> str:
+    workers = args.workers or int(os.environ.get("WEB_CONCURRENCY") or len(os.sched_getaffinity(0)))
+    threads = args.threads or int(os.environ.get("GUNICORN_THREADS") or 8)
+    return f"-w {workers} --worker-class gthread --threads {threads} (gunicorn.conf.py)"
 
 
 def _free_port() -> int:
@@ -232,6 +239,8 @@ def main() -> int:
     ap.add_argument("--sizes", default="16k,128k")
     ap.add_argument("--store", choices=["database", "files"], default="database")
     ap.add_argument("--duration", type=float, default=15, help="seconds of load per measurement")
+    ap.add_argument("--workers", type=int, help="gunicorn workers (default: gunicorn.conf.py, one per CPU)")
+    ap.add_argument("--threads", type=int, help="gunicorn threads per worker (default: gunicorn.conf.py)")
     ap.add_argument("--rebuild", action="store_true", help="time the first builds again")
     ap.add_argument(
         "--kinds",
@@ -290,12 +299,10 @@ def main() -> int:
         [
             str(Path(sys.executable).parent / "gunicorn"),
             "fabricdesign.wsgi",
-            "-w",
-            "2",
-            "--worker-class",
-            "gthread",
-            "--threads",
-            "8",
+            # gunicorn.conf.py (read from the working directory) sets what production runs: gthread, one
+            # worker per CPU, GUNICORN_THREADS threads; --workers/--threads here override it for a comparison.
+            *(["-w", str(args.workers)] if args.workers else []),
+            *(["--threads", str(args.threads)] if args.threads else []),
             "-b",
             f"127.0.0.1:{port}",
             "--log-level",
@@ -319,7 +326,7 @@ def main() -> int:
         for _ in range(4):
             _one(port, labels, key)
             _one(port, f"{base}/bom/", key)
-        print(f"\ngunicorn -w 2 --worker-class gthread --threads 8; {largest} revision; new connection per request")
+        print(f"\ngunicorn {_gunicorn_shape(args)}; {largest} revision; new connection per request")
         pid = server.pid
         rows, cpu = _measured(pid, lambda: _load(port, labels, key, 1, min(args.duration, 5)))
         _report("stored labels.pdf, 1 client: TTFB", rows, 0, 250, cpu)
