@@ -122,7 +122,9 @@ COMPUTE_FABRIC = {
 
 STORAGE_FABRIC = {
     "enabled": Field("bool", default=False, help="Build a separate storage fabric."),
-    "technology": Field("enum", default="infiniband", choices=("infiniband", "ethernet")),
+    "technology": Field(
+        "enum", default="infiniband", choices=("infiniband", "ethernet"), help="Storage fabric technology."
+    ),
     "switch": Field("str", default="qm9700", max_length=KEY_LENGTH, help="Storage leaf and spine switch model."),
     "oversubscription": Field(
         "ratio", default="4:3", help="Server-facing leaf ratio; the H100 RA runs DGX storage links about 4:3."
@@ -136,7 +138,7 @@ STORAGE_FABRIC = {
 INBAND = {
     "enabled": Field("bool", default=False, help="Build the in-band management Ethernet network."),
     "switch": Field("str", default="sn4600c", max_length=KEY_LENGTH, help="In-band leaf and spine switch model."),
-    "oversubscription": Field("ratio", default="1:1"),
+    "oversubscription": Field("ratio", default="1:1", help="Server-facing leaf ratio. " + _RATIO_HELP),
     "management_servers": Field(
         "int", default=0, minimum=0, maximum=100_000, help="Head and management nodes on the in-band network."
     ),
@@ -176,8 +178,12 @@ LAYOUT = {
         "(unless layout.network_rack_power_kw says otherwise) and warns about every rack "
         "above it; null = no budget for server racks.",
     ),
-    "rack_width_mm": Field("int", default=600, minimum=400, maximum=1200),
-    "rack_depth_mm": Field("int", default=1200, minimum=600, maximum=1600),
+    "rack_width_mm": Field(
+        "int", default=600, minimum=400, maximum=1200, help="Rack width: the spacing of racks along a row."
+    ),
+    "rack_depth_mm": Field(
+        "int", default=1200, minimum=600, maximum=1600, help="Rack depth: with the aisle, the spacing of rows."
+    ),
     "aisle_mm": Field("int", default=1200, minimum=600, maximum=3000, help="Aisle width between rows."),
     "racks_per_row": Field(
         "int",
@@ -261,9 +267,12 @@ EXPORTS = {
 
 SPEC_FIELDS = {
     "name": Field("str", max_length=NAME_LENGTH, help="Design name."),
-    "description": Field("str", default=None, nullable=True, max_length=DESCRIPTION_LENGTH),
+    "description": Field(
+        "str", default=None, nullable=True, max_length=DESCRIPTION_LENGTH, help="Free text about the design."
+    ),
     "servers": Field(
         "object",
+        help="The servers (or rack-scale systems) the fabrics connect.",
         fields={
             "model": Field("str", max_length=KEY_LENGTH, help="Server model (catalog key, e.g. dgx-h100)."),
             "count": Field(
@@ -271,11 +280,26 @@ SPEC_FIELDS = {
             ),
         },
     ),
-    "compute_fabric": Field("object", fields=COMPUTE_FABRIC),
-    "storage_fabric": Field("object", default={}, fields=STORAGE_FABRIC),
-    "inband": Field("object", default={}, fields=INBAND),
-    "oob": Field("object", default={}, fields=OOB),
-    "layout": Field("object", default={}, fields=LAYOUT),
+    "compute_fabric": Field(
+        "object",
+        fields=COMPUTE_FABRIC,
+        help="The compute fabric on the servers' compute NICs: technology, switches, tiers, planes, oversubscription.",
+    ),
+    "storage_fabric": Field(
+        "object", default={}, fields=STORAGE_FABRIC, help="A separate storage fabric (built only when enabled)."
+    ),
+    "inband": Field(
+        "object", default={}, fields=INBAND, help="The in-band management network (built only when enabled)."
+    ),
+    "oob": Field(
+        "object", default={}, fields=OOB, help="The out-of-band management network (built only when enabled)."
+    ),
+    "layout": Field(
+        "object",
+        default={},
+        fields=LAYOUT,
+        help="Racks, rows and floor, and the allowances that turn rack positions into cable run lengths.",
+    ),
     "physical": Field(
         "any",
         default=None,
@@ -545,5 +569,8 @@ def load_spec_text(text: str, max_chars: int = DEFAULT_MAX_CHARS) -> DesignSpec:
 
 def spec_json_schema() -> dict:
     schema = json_schema(SPEC_FIELDS, title="fabricdesign design spec")
-    schema["properties"]["schema_version"] = {"const": SCHEMA_VERSION}
+    schema["properties"]["schema_version"] = {
+        "const": SCHEMA_VERSION,
+        "description": f"Version of the spec layout; may be left out, and only {SCHEMA_VERSION} is read.",
+    }
     return schema

@@ -46,12 +46,36 @@ def _map(values: dict, description: str) -> dict:
     return {"type": "object", "additionalProperties": values, "description": description}
 
 
-def _per_role(what: dict, description: str) -> dict:
-    return _object({r: what for r in ("leaf", "spine", "core")}, description=description)
+# What a link of each tier joins; a network's `links` holds only its own tiers (engine/model.py TIERS).
+TIER_HELP = {
+    "node-leaf": "Server NIC ports to leaves.",
+    "ufm-leaf": "Compute: fabric-manager (UFM) appliances to reserved leaf ports.",
+    "appliance-leaf": "Storage: storage appliances to leaves.",
+    "mgmt-leaf": "In-band: management servers to leaves.",
+    "leaf-spine": "Leaves to spines.",
+    "spine-core": "Compute, 3-tier fabrics: spines to cores.",
+    "device-oob": "OOB: management ports of servers, switches, appliances and PDUs to OOB switches.",
+    "oob-uplink": "OOB: OOB switches to the aggregation switches.",
+}
+
+# The OOB network fills the leaf and spine roles with its per-rack and aggregation switches.
+_ROLE_HELP = {
+    "leaf": "leaf (OOB: per-rack OOB switch)",
+    "spine": "spine (OOB: aggregation switch)",
+    "core": "core (3-tier compute fabrics only)",
+}
+
+
+def _per_role(what: dict, description: str, field: str) -> dict:
+    return _object(
+        {r: {**what, "description": field.format(role=_ROLE_HELP[r])} for r in ("leaf", "spine", "core")},
+        description=description,
+    )
 
 
 def _per_tier(description: str) -> dict:
-    return _object({t: _int() for t in list(ALL_TIERS)}, description=description)
+    # TIER_HELP[t], not .get: a tier added to the engine without a meaning stops the schema from being built
+    return _object({t: _int("Links: " + TIER_HELP[t]) for t in ALL_TIERS}, description=description)
 
 
 _OVERSUBSCRIPTION = _object(
@@ -59,6 +83,11 @@ _OVERSUBSCRIPTION = _object(
     required=("leaf", "spine"),
     description="Oversubscription as built, per tier.",
 )
+
+
+def _network(description: str) -> dict:
+    return {**_NETWORK, "description": description}
+
 
 _NETWORK = _object(
     {
@@ -70,8 +99,16 @@ _NETWORK = _object(
         "scalable_units": _int("Compute fabric: scalable units."),
         "pods": _int("Compute fabric: pods (0 outside 3-tier fabrics)."),
         "reserved_node_slots": _int("Compute fabric: node slots held back on the last SU's leaves."),
-        "switch_models": _per_role(_nullable(_str()), "Catalog key of the switch model per role (null: none)."),
-        "switches": _per_role(_int(), "Switch count per role, all planes (OOB: leaf = per-rack, spine = aggregation)."),
+        "switch_models": _per_role(
+            _nullable(_str()),
+            "Catalog key of the switch model per role (null: none).",
+            "Catalog key of the {role} model; null: the network has no such switch.",
+        ),
+        "switches": _per_role(
+            _int(),
+            "Switch count per role, all planes (OOB: leaf = per-rack, spine = aggregation).",
+            "Switches in the {role} role, all planes.",
+        ),
         "links": _per_tier("Link count per tier of this network."),
         "oversubscription": _OVERSUBSCRIPTION,
         "injection_gbps_per_gpu": _num("Compute fabric: NIC bandwidth per GPU, all planes."),
@@ -82,8 +119,16 @@ _NETWORK = _object(
 )
 
 _FIBER_COUNTS = _object(
-    {"active": _int(), "installed": _int(), "dark": _int(), "spare": _int()},
+    {
+        "active": _int("Lit fibers: 2 per optical lane."),
+        "installed": _int(
+            "Fibers installed: direct cord fibers, or trunk fibers in panel mode (active + dark + spare)."
+        ),
+        "dark": _int("Unlit fibers in used legs (e.g. MPO-12 positions 5-8 with 4-lane optics)."),
+        "spare": _int("Fibers of unused trunk legs."),
+    },
     required=("active", "installed", "dark", "spare"),
+    description="Fiber strands counted on end-to-end paths (docs/physical-layer.md, fiber counts).",
 )
 
 BOM_LINE = _object(
@@ -98,6 +143,13 @@ BOM_LINE = _object(
     required=("sku", "description", "category", "quantity", "watts", "unconfirmed"),
 )
 
+NETWORK_HELP = {
+    "compute": "The compute fabric.",
+    "storage": "The storage fabric (when enabled).",
+    "inband": "The in-band management network (when enabled).",
+    "oob": "The out-of-band management network (when enabled).",
+}
+
 _SUMMARY_PROPERTIES: dict = {
     "name": _str("Design name."),
     "schema_version": {"const": 1, "description": "Version of this summary layout."},
@@ -107,7 +159,7 @@ _SUMMARY_PROPERTIES: dict = {
     "servers": _int("Servers as specified."),
     "gpus": _int("GPUs of all servers."),
     "networks": _object(
-        {n: _NETWORK for n in NETWORKS},
+        {n: _network(NETWORK_HELP[n]) for n in NETWORKS},
         description="One entry per network built: compute, and when enabled the others.",
     ),
     "oversubscription": _OVERSUBSCRIPTION,
@@ -123,7 +175,8 @@ _SUMMARY_PROPERTIES: dict = {
     },
     "rows": _int("Rows on the floor plan."),
     "power_kw": _object(
-        {
+        description="Maximum power of all devices, as far as their models have a figure.",
+        properties={
             "known_total": _num("Summed maximum power of the devices whose model has a figure, kW."),
             "models_without_figure": {"type": "array", "items": _str(), "description": "Models without a figure."},
         },
@@ -131,7 +184,13 @@ _SUMMARY_PROPERTIES: dict = {
     ),
     "run_length_m": _map(
         _object(
-            {"total": _num(), "min": _num(), "max": _num(), "mean": _num(), "links": _int()},
+            {
+                "total": _num("Summed run length, m."),
+                "min": _num("Shortest run, m."),
+                "max": _num("Longest run, m."),
+                "mean": _num("Mean run, m."),
+                "links": _int("Links of this network and tier."),
+            },
             required=("total", "min", "max", "mean", "links"),
         ),
         "Per `<network>/<tier>`: run lengths in metres before rounding to stocked lengths.",
@@ -139,9 +198,15 @@ _SUMMARY_PROPERTIES: dict = {
     "warnings": {"type": "array", "items": _str(), "description": "Design warnings (also shown in the UI)."},
     "notes": {"type": "array", "items": _str(), "description": "Design notes (shown under the warnings)."},
     "rack_power": _object(
-        {
+        description="Known power draw of the racks against their budgets.",
+        properties={
             "budget_kw": _object(
-                {"server": _nullable(_num("Null: no budget.")), "network": _nullable(_num())},
+                {
+                    "server": _nullable(_num("Server racks' budget (layout.rack_power_kw); null: none.")),
+                    "network": _nullable(
+                        _num("Network racks' budget (network_budget_from says where it comes from); null: none.")
+                    ),
+                },
                 description="kW budget of server and network racks.",
             ),
             "network_budget_from": _str("Where the network racks' budget comes from."),
@@ -149,7 +214,12 @@ _SUMMARY_PROPERTIES: dict = {
             "over_budget": {
                 "type": "array",
                 "items": _object(
-                    {"rack": _str(), "kind": _str(), "kw": _num(), "budget_kw": _num()},
+                    {
+                        "rack": _str("Rack id."),
+                        "kind": _str("Rack kind (server, network, spine, core, services)."),
+                        "kw": _num("Known draw of the rack (devices with a power figure), kW."),
+                        "budget_kw": _num("The rack's budget, kW."),
+                    },
                     required=("rack", "kind", "kw", "budget_kw"),
                 ),
                 "description": "Every rack above its budget.",
@@ -179,32 +249,44 @@ _SUMMARY_PROPERTIES: dict = {
         {
             "total": _FIBER_COUNTS,
             "per_network": _map(_FIBER_COUNTS, "Per network."),
-            "per_tier": _map(_FIBER_COUNTS, "Per tier."),
+            "per_tier": _map(_FIBER_COUNTS, "Per tier name, all networks together."),
         },
         description="Physical layer: fiber strands.",
     ),
     "bom": {"type": "array", "items": BOM_LINE, "description": "Physical layer: bill of materials, before spares."},
     "loss_budget": _object(
-        {"pass": _int(), "marginal": _int(), "fail": _int(), "copper": _int(), "no_medium": _int()},
+        {
+            "pass": _int("Optical links with a margin of at least physical.loss.marginal_threshold_db."),
+            "marginal": _int("Optical links with a margin from 0 up to that threshold."),
+            "fail": _int("Optical links whose loss exceeds their PMD's channel limit (negative margin)."),
+            "copper": _int("Links with no optical budget to check: copper (link status n/a)."),
+            "no_medium": _int("Links no catalog part fits (link status no-medium)."),
+        },
         description="Physical layer: links per loss-budget verdict.",
     ),
     "cables_total": _int("Physical layer: cables."),
     "trunks_total": _int("Physical layer: trunk cables."),
     "worst_links": {
         "type": "array",
-        "items": _object({"link": _str(), "margin_db": _num()}, required=("link", "margin_db")),
+        "items": _object(
+            {
+                "link": _str("Link id, as in links.csv (L000001...)."),
+                "margin_db": _num("Loss margin, dB: the PMD's channel limit minus the channel's loss."),
+            },
+            required=("link", "margin_db"),
+        ),
         "description": "Physical layer: the links with the least loss margin.",
     },
     "completeness": _object(
         {
             "complete": {"type": "boolean", "description": "Every link has a part."},
-            "links_without_part": _int(),
+            "links_without_part": _int("Links no catalog part fits, all networks."),
             "missing": {
                 "type": "array",
                 "items": _object(
                     {
-                        "network": {"enum": list(NETWORKS)},
-                        "tier": {"enum": list(ALL_TIERS)},
+                        "network": {"enum": list(NETWORKS), "description": "Network."},
+                        "tier": {"enum": list(ALL_TIERS), "description": "Tier."},
                         "links": _int("Links of this network and tier without a part."),
                         "reason": _str("Why no catalog part fits (the first case found)."),
                     },
@@ -215,7 +297,11 @@ _SUMMARY_PROPERTIES: dict = {
             "unconfirmed": {
                 "type": "array",
                 "items": _object(
-                    {"sku": _str(), "category": {"enum": list(BOM_CATEGORIES)}, "reason": _str()},
+                    {
+                        "sku": _str("Part number of the BOM line."),
+                        "category": {"enum": list(BOM_CATEGORIES), "description": "BOM category of the line."},
+                        "reason": _str("Why to verify it before ordering."),
+                    },
                     required=("sku", "category", "reason"),
                 ),
                 "description": "Lines to verify before ordering.",

@@ -20,6 +20,7 @@ from django import forms
 from django.utils.datastructures import MultiValueDict
 
 from engine.errors import SpecError
+from engine.qos.field_help import DCQCN_HELP
 from engine.qos.policy import (
     CLASS_NAMES,
     ETHERNET_OSES,
@@ -74,28 +75,6 @@ CLASS_TITLES = {
         ),
     ),
     "default": ("Default (everything else)", "Takes every DSCP no other class lists; priority 0, DWRR 50% [CL-RoCE]."),
-}
-
-# C.2 meanings of the ConnectX DCQCN parameters (sysfs names under /sys/class/net/<if>/ecn/roce_rp|roce_np).
-DCQCN_HELP = {
-    "prio_mask": "ROCE_CC_PRIO_MASK: bit mask of priorities with congestion control (255 = all).",
-    "rpg_time_reset": "µs between rate increases.",
-    "rpg_byte_reset": "Bytes between rate increases.",
-    "rpg_threshold": "Stage count before fast recovery ends.",
-    "rpg_max_rate": "Mb/s; 0 = line rate.",
-    "rpg_ai_rate": "Mb/s additive increase.",
-    "rpg_hai_rate": "Mb/s hyper-additive increase.",
-    "rpg_gd": "Rate cut gain, as log2.",
-    "rpg_min_dec_fac": "% smallest per-CNP rate cut.",
-    "rpg_min_rate": "Mb/s.",
-    "rate_to_set_on_first_cnp": "Rate set on the first CNP (0 = not used).",
-    "dce_tcp_g": "Alpha update gain.",
-    "dce_tcp_rtt": "Alpha update period.",
-    "rate_reduce_monitor_period": "µs.",
-    "initial_alpha_value": "Initial alpha.",
-    "clamp_tgt_rate": "0 = false, 1 = true.",
-    "clamp_tgt_rate_after_time_inc": "0 = false, 1 = true.",
-    "min_time_between_cnps": "µs between CNPs (notification point).",
 }
 
 

@@ -3,7 +3,8 @@
 Two shapes: what a spec's `qos` section (and the API's policy input) may hold, every field optional, and the
 effective policy `QosPolicy.to_dict()` writes, every field present. The rules across fields (a DSCP in two
 classes, a DWRR class without a weight, an engine upstream OpenSM lacks, what the design's switches support)
-are the parser's alone.
+are the parser's alone. Each field is described by what it means (engine/qos/field_help.py) and then by what its
+rule allows.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from . import reference as ref
+from .field_help import CLASS_HELP, DCQCN_HELP, SECTION_HELP
 from .policy import (
     CLASS_FIELDS,
     CLASS_NAMES,
@@ -92,11 +94,20 @@ def _rule(rule: tuple, *, effective: bool) -> dict:
     raise AssertionError(f"unknown rule kind {kind}")
 
 
-def _section(table: Mapping[str, tuple], description: str, *, effective: bool) -> dict:
+def _field(rule: tuple, meaning: str, *, effective: bool) -> dict:
+    """A field's schema described by what it means, then by what its rule allows."""
+    schema = _rule(rule, effective=effective)
+    allowed = schema.get("description")
+    schema["description"] = f"{meaning} {allowed}" if allowed else meaning
+    return schema
+
+
+def _section(table: Mapping[str, tuple], meanings: Mapping[str, str], description: str, *, effective: bool) -> dict:
+    # meanings[name], not .get: a field added to a table without a meaning stops the schema from being built
     out = {
         "type": "object",
         "additionalProperties": False,
-        "properties": {name: _rule(rule, effective=effective) for name, rule in table.items()},
+        "properties": {name: _field(rule, meanings[name], effective=effective) for name, rule in table.items()},
         "description": description,
     }
     if effective:
@@ -108,7 +119,10 @@ def _dcqcn(*, effective: bool) -> dict:
     names = ["prio_mask", *dict(ref.DCQCN_RP), *dict(ref.DCQCN_NP)]
     rules = {n: DCQCN_MASK_RULE if n == "prio_mask" else DCQCN_VALUE_RULE for n in names}
     return _section(
-        rules, "ConnectX DCQCN settings (the sysfs names under /sys/class/net/<if>/ecn/).", effective=effective
+        rules,
+        DCQCN_HELP,
+        "ConnectX DCQCN settings (the sysfs names under /sys/class/net/<if>/ecn/).",
+        effective=effective,
     )
 
 
@@ -124,10 +138,10 @@ def qos_policy_json_schema(*, effective: bool) -> dict:
         "ethernet_os": {"enum": list(ETHERNET_OSES), "description": "OS of NVIDIA Spectrum switches."},
     }
     for name in CLASS_NAMES:
-        properties[name] = _section(CLASS_FIELDS, f"The {name} traffic class.", effective=effective)
+        properties[name] = _section(CLASS_FIELDS, CLASS_HELP, f"The {name} traffic class.", effective=effective)
     properties["dcqcn"] = _dcqcn(effective=effective)
     for name, (table, description) in SECTIONS.items():
-        properties[name] = _section(table, description, effective=effective)
+        properties[name] = _section(table, SECTION_HELP[name], description, effective=effective)
     schema: dict = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "fabricdesign QoS policy",

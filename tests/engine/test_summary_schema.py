@@ -3,7 +3,8 @@
 GIVEN designs of every shape the summary has (with and without the physical layer, storage, in-band and OOB
       networks, 3 tiers, workloads)
 WHEN the engine computes them
-THEN each summary validates against the schema, and the schema's closed sets are the engine's.
+THEN each summary validates against the schema, the schema's closed sets are the engine's, and every property,
+     nested ones included, says what it is.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from engine.model import ALL_TIERS, NETWORKS, TIERS
 from engine.pipeline import compute_design
 from engine.presets import load_preset
 from engine.spec import parse_spec
-from engine.summary_schema import summary_json_schema
+from engine.summary_schema import NETWORK_HELP, TIER_HELP, summary_json_schema
 from tests.engine.conftest import build
 
 VALIDATOR = jsonschema.Draft202012Validator(summary_json_schema(), format_checker=jsonschema.FormatChecker())
@@ -61,3 +62,25 @@ def test_its_tiers_and_networks_are_the_engines():
     assert set(ALL_TIERS) == {t for tiers in TIERS.values() for t in tiers}
     networks = summary_json_schema()["properties"]["networks"]["properties"]
     assert tuple(networks) == NETWORKS
+
+
+def test_every_tier_and_network_has_a_meaning_and_every_meaning_is_the_engines():
+    assert set(TIER_HELP) == set(ALL_TIERS)
+    assert set(NETWORK_HELP) == set(NETWORKS)
+
+
+def _undescribed(node, where: str):
+    if isinstance(node, dict):
+        for name, prop in (node.get("properties") or {}).items():
+            if not prop.get("description"):
+                yield f"{where}.{name}"
+        for key, value in node.items():
+            if isinstance(value, (dict, list)):
+                yield from _undescribed(value, where if key == "properties" else f"{where}/{key}")
+    elif isinstance(node, list):
+        for value in node:
+            yield from _undescribed(value, where)
+
+
+def test_every_property_nested_ones_included_is_described():
+    assert list(_undescribed(summary_json_schema(), "summary")) == []

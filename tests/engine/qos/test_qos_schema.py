@@ -3,7 +3,8 @@
 GIVEN the schema of a policy as written and of the effective policy, built from the parser's field tables
 WHEN policies are parsed and validated
 THEN every effective policy the engine writes fits the effective schema, and for each field rule the schema and
-     the parser accept and refuse the same values (the cross-field rules are the parser's alone).
+     the parser accept and refuse the same values (the cross-field rules are the parser's alone)
+AND  every field is described by what it means, then by what its rule allows.
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ import jsonschema
 import pytest
 
 from engine.errors import SpecError
-from engine.qos.policy import TECHNOLOGIES, QosPolicy
-from engine.qos.schema import qos_policy_json_schema
+from engine.qos import reference as ref
+from engine.qos.field_help import CLASS_HELP, DCQCN_HELP, SECTION_HELP
+from engine.qos.policy import CLASS_FIELDS, TECHNOLOGIES, QosPolicy
+from engine.qos.schema import SECTIONS, qos_policy_json_schema
 
 EFFECTIVE = jsonschema.Draft202012Validator(qos_policy_json_schema(effective=True))
 WRITTEN = jsonschema.Draft202012Validator(qos_policy_json_schema(effective=False))
@@ -99,3 +102,23 @@ def test_what_the_schema_accepts_field_by_field_the_parser_accepts(policy):
 def test_what_the_schema_refuses_field_by_field_the_parser_refuses(policy):
     assert list(WRITTEN.iter_errors(policy))
     assert not _parser_accepts(policy)
+
+
+def test_every_field_of_every_table_has_a_meaning_and_every_meaning_a_field():
+    assert set(CLASS_HELP) == set(CLASS_FIELDS)
+    assert set(DCQCN_HELP) == {"prio_mask", *dict(ref.DCQCN_RP), *dict(ref.DCQCN_NP)}
+    assert {name: set(help_) for name, help_ in SECTION_HELP.items()} == {
+        name: set(table) for name, (table, _) in SECTIONS.items()
+    }
+
+
+@pytest.mark.parametrize("effective", [True, False])
+def test_a_field_is_described_by_its_meaning_then_by_what_its_rule_allows(effective):
+    schema = qos_policy_json_schema(effective=effective)["properties"]
+    assert schema["ecn"]["properties"]["min_bytes"]["description"] == (
+        "Queue depth where ECN marking starts, bytes. An integer from 1 to 1000000000."
+    )
+    assert schema["pfc"]["properties"]["watchdog"]["description"] == SECTION_HELP["pfc"]["watchdog"]
+    for section in schema.values():
+        for name, field in section.get("properties", {}).items():
+            assert field["description"], name
