@@ -211,9 +211,8 @@ COMPONENT_RULES = {
     "PriceListInputRequest": {"properties": {"prices": {**_PART_NUMBERS, "maxProperties": 10000}}},
     # the flat spares percent as apps/api/results.py writes it (a normalized, non-negative decimal)
     "RevisionBomOutput": {"properties": {"spares_percent": {"format": "decimal", "pattern": r"^[0-9]+(?:\.[0-9]+)?$"}}},
-    # a custom part's key: what apps/api/catalog.py checks (a media part's must also equal its body's own), around
-    # it the spaces DRF trims
-    "PartInputRequest": {"properties": {"key": {"pattern": rf"^\s*(?:{CATALOG_KEY_PATTERN})\s*$"}}},
+    # a custom part's key: what apps/catalog/services.py checks (a media part's must also equal its body's own)
+    "PartInputRequest": {"properties": {"key": {"pattern": rf"^(?:{CATALOG_KEY_PATTERN})$"}}},
     "LeadTimesIoRequest": {"properties": {"lead_times": {**_PART_NUMBERS, "maxProperties": 2000}}},
     "PatchedLeadTimesIoRequest": {
         "required": ["lead_times"],

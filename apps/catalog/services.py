@@ -201,6 +201,18 @@ def price_version_at(*, owner_id: int, when, prices: bool = True) -> PriceListVe
 CURRENCY_PATTERN = r"^[A-Z]{3}$"
 MAX_PRICED_PARTS = 10_000
 PART_NUMBER_MAX = 64
+
+
+def part_number_problem(part: str) -> str | None:
+    """Why ``part`` cannot be a part number a price list or lead time is keyed by, or None. Control characters
+    are refused here because PostgreSQL cannot store NUL in text or jsonb (it would surface as a server error)."""
+    if not part or len(part) > PART_NUMBER_MAX:
+        return f"part numbers are 1-{PART_NUMBER_MAX} characters"
+    if any(ord(c) < 32 or ord(c) == 127 for c in part):
+        return "part numbers contain no control characters"
+    return None
+
+
 PRICE_MAX_DIGITS = 14
 PRICE_DECIMAL_PLACES = 4
 
@@ -221,8 +233,9 @@ def price_list_clean(*, currency: str, prices: dict[str, str]) -> tuple[str, dic
     clean = {}
     whole = PRICE_MAX_DIGITS - PRICE_DECIMAL_PLACES
     for part, text in prices.items():
-        if not part or len(part) > PART_NUMBER_MAX:
-            fields.append({"path": "prices", "message": f"part numbers are 1-{PART_NUMBER_MAX} characters"})
+        problem = part_number_problem(part)
+        if problem:
+            fields.append({"path": "prices", "message": problem})
             continue
         try:
             price = Decimal(str(text).strip())

@@ -94,8 +94,10 @@ def _part_out(request, p: CustomPart) -> dict:
 
 class PartInput(StrictSerializer):
     section = serializers.ChoiceField(choices=CATALOG_SECTIONS, help_text="The catalog section the part belongs to.")
+    # Not trimmed: the schema's pattern and maxLength then describe exactly the string the server checks.
     key = serializers.CharField(
         max_length=64,
+        trim_whitespace=False,
         required=False,
         help_text=("Catalog key of a server or switch (required there); media parts take theirs from the body."),
     )

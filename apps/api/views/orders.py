@@ -12,6 +12,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from apps.catalog.services import part_number_problem
 from apps.designs.orders import (
     baseline_current,
     baseline_mark,
@@ -513,8 +514,9 @@ class LeadTimesIo(StrictSerializer):
 
     def validate_lead_times(self, value):
         for part in value:
-            if not part or len(part) > 64:
-                raise serializers.ValidationError(f"{part[:64]!r}: a part number of 1 to 64 characters")
+            problem = part_number_problem(part)
+            if problem:
+                raise serializers.ValidationError(f"{part[:64]!r}: {problem}")
         if len(value) > 2000:
             raise serializers.ValidationError("at most 2000 parts at once")
         return value

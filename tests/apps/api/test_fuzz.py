@@ -28,6 +28,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from tests.apps.api.conftest import compute_now, token_client
+from tests.apps.api.schemathesis_world import REFUSALS
 
 FUZZ_EXAMPLES = int(os.environ.get("API_FUZZ_EXAMPLES", "12"))  # raise it for a deeper run
 
@@ -52,13 +53,21 @@ def not_a_server_error_but_a_documented_501(ctx, response, case):
     return not_a_server_error(ctx, response, case)
 
 
+def negative_data_rejection_or_a_precondition(ctx, response, case):
+    # a write taking If-Match answers 412 to a stale ETag before it reads the body (schemathesis_world.REFUSALS)
+    refusals = REFUSALS.get(case.operation.definition.raw.get("operationId"), ([], ""))[0]
+    if response.status_code in refusals:
+        return None
+    return negative_data_rejection(ctx, response, case)
+
+
 CHECKS = [
     not_a_server_error_but_a_documented_501,
     status_code_conformance,
     content_type_conformance,
     response_headers_conformance,
     response_schema_conformance,
-    negative_data_rejection,
+    negative_data_rejection_or_a_precondition,
 ]
 
 

@@ -234,3 +234,12 @@ def two_revisions(two, users):
     for r in revs:
         revision_reprice(revision=r, user=users.alice)
     return revs
+
+
+@pytest.mark.parametrize("part", ["QM\u00009700", "QM\t9700", ""])
+def test_a_lead_time_part_number_with_a_control_character_is_a_400_not_a_server_error(alice, computed, part):
+    """PostgreSQL cannot store NUL in text: a fuzzer's key once reached it and answered 500."""
+    url = f"/api/v1/designs/{computed.pk}/lead-times/"
+    response = alice.patch(url, {"lead_times": {part: 5}}, format="json")
+    assert response.status_code == 400, response.content
+    assert alice.get(url).json() == {"lead_times": {}}

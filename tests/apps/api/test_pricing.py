@@ -88,3 +88,9 @@ def test_the_revision_page_names_the_version_and_offers_to_reprice(client, users
 
     line = response.content.decode().split('id="bom-pricing"')[1].split("</p>")[0]
     assert "price list <strong>v1</strong>" in line and "chosen by alice" in line and "Reprice" not in line
+
+
+def test_a_price_list_part_number_with_a_control_character_is_a_400_not_a_server_error(alice):
+    response = alice.put("/api/v1/price-list/", {"currency": "EUR", "prices": {"QM\u00009700": "1"}}, format="json")
+    assert response.status_code == 400, response.content
+    assert "control characters" in response.json()["error"]["fields"][0]["message"]

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.apps.api.schemathesis_world import build_world
+from tests.apps.api.schemathesis_world import REFUSALS, build_world
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
@@ -123,16 +123,6 @@ _allow(
 
 # operationId -> (extra statuses negative_data_rejection counts as a refusal, why): widen only what counts as
 # refusing schema-invalid data, never what counts as accepting it
-REFUSALS: dict[str, tuple[list[int], str]] = {
-    op: ([412], "If-Match is checked before the body: an ETag that does not match refuses any body with 412")
-    for op in (
-        "designs_update",
-        "designs_qos_update",
-        "designs_shares_put",
-        "parts_replace",
-        "price_list_replace",
-    )
-}
 NEGATIVE_EXPECTED: list = [400, 401, 403, 404, 405, 406, 409, 415, 422, 428, 429, "5xx"]
 
 # tokens_create: a token may not create tokens (403 by design; test_auth_tokens.py covers the browser path)
