@@ -7,10 +7,29 @@ and add nothing autouse that touches the database or settings.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
+
+from tests.parallel import ParallelConfigError, group_by_module, worker_environment
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_setupnodes(config, specs):
+    """Before the xdist workers start: give each its own Redis databases and var folder (tests/parallel.py)."""
+    for index, spec in enumerate(specs):
+        try:
+            spec.env.update(worker_environment(os.environ, index, len(specs)))
+        except ParallelConfigError as e:
+            raise pytest.UsageError(str(e)) from None
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(config, items):
+    if getattr(config.option, "loadgroup", False):
+        group_by_module(items)
 
 
 @dataclass(frozen=True)
