@@ -8,12 +8,13 @@ and add nothing autouse that touches the database or settings.
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from tests.parallel import ParallelConfigError, group_by_module, worker_environment
+from tests.parallel import ParallelConfigError, group_by_module, worker_environment, xdist_frames
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -30,6 +31,18 @@ def pytest_xdist_setupnodes(config, specs):
 def pytest_collection_modifyitems(config, items):
     if getattr(config.option, "loadgroup", False):
         group_by_module(items)
+
+
+_DEFAULT_RECURSION_LIMIT = sys.getrecursionlimit()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    # An xdist worker runs each test under execnet's and xdist's frames, which one process does not have: the
+    # recursion limit grows by as many, so a test has the stack headroom it has in one process
+    # (tests/apps/api/test_abuse.py opens a spec stored 900 levels deep, close to Python's default limit).
+    if os.environ.get("PYTEST_XDIST_WORKER") and sys.getrecursionlimit() == _DEFAULT_RECURSION_LIMIT:
+        sys.setrecursionlimit(_DEFAULT_RECURSION_LIMIT + xdist_frames())
 
 
 @dataclass(frozen=True)

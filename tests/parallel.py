@@ -84,3 +84,18 @@ def group_by_module(items: list) -> None:
     for item in items:
         if item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(str(item.path.relative_to(ROOT))))
+
+
+def xdist_frames() -> int:
+    """How many frames of execnet and xdist lie under the caller: the stack an xdist worker adds."""
+    import sys
+
+    import execnet
+    import xdist
+
+    roots = tuple(str(Path(m.__file__).parent) for m in (execnet, xdist))
+    frame, count = sys._getframe(), 0
+    while frame is not None:
+        count += frame.f_code.co_filename.startswith(roots)
+        frame = frame.f_back
+    return count

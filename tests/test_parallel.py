@@ -66,3 +66,16 @@ def test_settings_use_this_worker_s_var_folder_and_a_single_process_the_configur
         assert (var.parent.name, var.name) == ("test-workers", worker)
     else:
         assert "test-workers" not in var.parts
+
+
+def test_an_xdist_worker_raises_the_recursion_limit_by_the_frames_it_adds_and_one_process_keeps_it():
+    import sys
+
+    from tests.conftest import _DEFAULT_RECURSION_LIMIT
+    from tests.parallel import xdist_frames
+
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        assert xdist_frames() > 0
+        assert sys.getrecursionlimit() == _DEFAULT_RECURSION_LIMIT + xdist_frames()
+    else:
+        assert (xdist_frames(), sys.getrecursionlimit()) == (0, _DEFAULT_RECURSION_LIMIT)
