@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.parallel import ParallelConfigError, group_by_module, worker_environment, xdist_frames
+from tests.parallel import ParallelConfigError, slow_modules_first, worker_environment, xdist_frames
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -27,10 +27,9 @@ def pytest_xdist_setupnodes(config, specs):
             raise pytest.UsageError(str(e)) from None
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config, items):
-    if getattr(config.option, "loadgroup", False):
-        group_by_module(items)
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        slow_modules_first(items)
 
 
 _DEFAULT_RECURSION_LIMIT = sys.getrecursionlimit()

@@ -69,21 +69,17 @@ def worker_environment(environ: Mapping[str, str], index: int, workers: int) -> 
     return out
 
 
-def group_by_module(items: list) -> None:
-    """Order and group the collected tests for `--dist loadgroup` (in place).
+def slow_modules_first(items: list) -> None:
+    """Order the collected tests for xdist (in place): modules with a `slow` test first, each module's tests in
+    their own order. xdist hands tests out in this order, and a long one started last would leave the other
+    workers idle at the end.
 
-    Each module's tests stay on one worker, so what they share at module or session scope (a Celery worker,
-    Chromium, a computed design) is made once; a test may name another group with `xdist_group` to share a
-    worker with tests elsewhere. Modules with a `slow` test go first: the scheduler hands modules out in this
-    order, and a long one started last would leave the other workers idle at the end.
+    Tests are handed out one by one (`--dist load`), not a module at a time: the scope schedulers (loadscope,
+    loadfile, loadgroup) find a test by its node id, and of tests sharing one they run only the first, as
+    schemathesis' 68 items in tests/apps/api/test_fuzz.py do.
     """
-    import pytest
-
     slow_modules = {item.path for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.path not in slow_modules)  # stable: each module keeps its own order
-    for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(str(item.path.relative_to(ROOT))))
+    items.sort(key=lambda item: item.path not in slow_modules)  # stable
 
 
 def xdist_frames() -> int:
