@@ -7,10 +7,41 @@ and add nothing autouse that touches the database or settings.
 
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
+
+from tests.parallel import ParallelConfigError, slow_modules_first, worker_environment, xdist_frames
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_setupnodes(config, specs):
+    """Before the xdist workers start: give each its own Redis databases and var folder (tests/parallel.py)."""
+    for index, spec in enumerate(specs):
+        try:
+            spec.env.update(worker_environment(os.environ, index, len(specs)))
+        except ParallelConfigError as e:
+            raise pytest.UsageError(str(e)) from None
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        slow_modules_first(items)
+
+
+_DEFAULT_RECURSION_LIMIT = sys.getrecursionlimit()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    # An xdist worker runs each test under execnet's and xdist's frames, which one process does not have: the
+    # recursion limit grows by as many, so a test has the stack headroom it has in one process
+    # (tests/apps/api/test_abuse.py opens a spec stored 900 levels deep, close to Python's default limit).
+    if os.environ.get("PYTEST_XDIST_WORKER") and sys.getrecursionlimit() == _DEFAULT_RECURSION_LIMIT:
+        sys.setrecursionlimit(_DEFAULT_RECURSION_LIMIT + xdist_frames())
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,8 @@ def test_the_catalog_it_was_computed_with_travels_with_it(h100):
 
 def test_a_shared_engine_object_is_stored_once_and_decoded_shared(h100):
     blob = codec.encode(h100)
-    kinds = [_doc(blob)["types"][tid] for tid, _state in _doc(blob)["objects"]]
+    doc = _doc(blob)
+    kinds = [doc["types"][tid] for tid, _state in doc["objects"]]
     choices = kinds.count("engine.physical.select:MediaChoice")
 
     # 3,498 links, a few dozen distinct medium choices

@@ -19,6 +19,21 @@ ROOT = Path(__file__).resolve().parents[4]
 PAGE_RE = re.compile(r"^Page (\d+) of (\d+)$")
 
 
+@pytest.fixture(scope="session")
+def whole_pdf(out):
+    """whole_pdf(name): every page of one of `out`'s PDFs, parsed once for all the tests that read them whole
+    (parsing is most of their cost; they only read the result)."""
+    path, _ = out
+    parsed: dict[str, PdfText] = {}
+
+    def get(name: str) -> PdfText:
+        if name not in parsed:
+            parsed[name] = PdfText(path / name)
+        return parsed[name]
+
+    return get
+
+
 def test_renderers_do_not_import_django():
     code = (
         "import sys; import apps.exports.renderers as r; "
@@ -169,10 +184,10 @@ def test_bom_per_su_breakdown(design, out):
     assert got == su1_cables
 
 
-def test_bom_pdf_numbers_equal_the_csv(out):
+def test_bom_pdf_numbers_equal_the_csv(out, whole_pdf):
     path, _ = out
     rows = read_csv(path / "bom.csv")
-    pdf = PdfText(path / "bom.pdf")
+    pdf = whole_pdf("bom.pdf")
     order = [r for r in rows if r["section"] == "order"]
     # order summary table: every part's row carries its quantity, spares, order quantity and prices
     found = {}
@@ -200,10 +215,10 @@ def test_bom_pdf_numbers_equal_the_csv(out):
 # ----- cabling plan ----------------------------------------------------------------------------------
 
 
-def test_cabling_plan_has_every_cable_and_label_of_the_csv(out):
+def test_cabling_plan_has_every_cable_and_label_of_the_csv(out, whole_pdf):
     path, _ = out
     rows = read_csv(path / "cables.csv")
-    pdf = PdfText(path / "cabling-plan.pdf")
+    pdf = whole_pdf("cabling-plan.pdf")
     texts = pdf.texts()
     ids = {t for t in texts if re.fullmatch(r"C\d{6}", t)}
     assert ids == {r["id"] for r in rows}
@@ -281,9 +296,8 @@ def test_cabling_plan_is_ordered_rack_by_rack(out, design):
 
 
 @pytest.mark.parametrize("name", ["cabling-plan.pdf", "bom.pdf", "test-sheet.pdf", "labels.pdf"])
-def test_every_page_says_page_n_of_n_and_design_and_revision(out, design, name):
-    path, _ = out
-    pdf = PdfText(path / name)
+def test_every_page_says_page_n_of_n_and_design_and_revision(whole_pdf, design, name):
+    pdf = whole_pdf(name)
     per_page = defaultdict(list)
     for it in pdf.items:
         per_page[it[0]].append(it[3])
@@ -298,9 +312,8 @@ def test_every_page_says_page_n_of_n_and_design_and_revision(out, design, name):
 
 
 @pytest.mark.parametrize("name", ["cabling-plan.pdf", "test-sheet.pdf"])
-def test_table_headers_repeat_on_every_table_page(out, name):
-    path, _ = out
-    pdf = PdfText(path / name)
+def test_table_headers_repeat_on_every_table_page(whole_pdf, name):
+    pdf = whole_pdf(name)
     first = "Cable" if name == "cabling-plan.pdf" else "Link"
     table_pages = 0
     for page in range(pdf.n):
