@@ -15,12 +15,12 @@ from apps.catalog.models import CustomPart, PartSection, PriceList
 from apps.catalog.services import (
     CURRENCY_PATTERN,
     MAX_PRICED_PARTS,
-    PART_NUMBER_MAX,
     PRICE_DECIMAL_PLACES,
     PRICE_MAX_DIGITS,
     custom_part_delete,
     custom_part_save,
     decimal_text,
+    part_number_problem,
     price_list_save,
     price_version_latest,
 )
@@ -228,9 +228,9 @@ class PriceListApi(ApiView):
         def validate_prices(self, value):
             if len(value) > MAX_PRICED_PARTS:
                 raise serializers.ValidationError(f"at most {MAX_PRICED_PARTS:,} parts")
-            bad = [k for k in value if not k or len(k) > PART_NUMBER_MAX]
-            if bad:
-                raise serializers.ValidationError(f"part numbers are 1-{PART_NUMBER_MAX} characters")
+            problems = sorted({p for p in map(part_number_problem, value) if p})
+            if problems:
+                raise serializers.ValidationError("; ".join(problems))
             return value
 
     @staticmethod
