@@ -33,7 +33,7 @@ RUN DJANGO_SECRET_KEY=collectstatic-only python manage.py collectstatic --noinpu
 
 VOLUME ["/data"]
 EXPOSE 8000
-# gunicorn.conf.py (read from /app): one gthread worker per CPU, 8 threads each; WEB_CONCURRENCY and
+# gunicorn.conf.py (read from /app): one gthread worker per CPU, 16 threads each; WEB_CONCURRENCY and
 # GUNICORN_THREADS override them. Threads keep pages and /healthz answering while clients download large files
 # (README, Production).
 CMD ["gunicorn", "fabricdesign.wsgi", "--bind", "0.0.0.0:8000", "--access-logfile", "-"]

@@ -112,7 +112,7 @@ def _builds(rev, rebuild: bool, kinds=LARGE) -> dict:
 
 def _gunicorn_shape(args) -> str:
     workers = args.workers or int(os.environ.get("WEB_CONCURRENCY") or len(os.sched_getaffinity(0)))
-    threads = args.threads or int(os.environ.get("GUNICORN_THREADS") or 8)
+    threads = args.threads or int(os.environ.get("GUNICORN_THREADS") or 16)
     return f"-w {workers} --worker-class gthread --threads {threads} (gunicorn.conf.py)"
 
 
