@@ -123,22 +123,6 @@ def parse_percents(raw, what: str = "spares_percent") -> dict[str, Decimal]:
     """{category: percent} from a number (every category), a mapping, or text such as "5" or
     "transceiver:2,fiber:5,*:1". ValueError naming `what` for anything else."""
     raw = category_map(raw, what, whole="a percentage", pair="category:percentage")
-    if isinstance(raw, (int, float, Decimal)):
-        raw = {"*": raw}
-    elif isinstance(raw, str):
-        text = raw.strip()
-        if ":" not in text:
-            raw = {"*": text}
-        else:
-            pairs = {}
-            for item in text.split(","):
-                cat, sep, val = item.partition(":")
-                if not sep or not cat.strip():
-                    raise ValueError(f"{what}: {item.strip()!r} is not category:percentage")
-                pairs[cat.strip()] = val
-            raw = pairs
-    if not isinstance(raw, Mapping):
-        raise ValueError(f"{what}: a percentage, or category:percentage pairs")
     out = {}
     for k, v in raw.items():
         try:
