@@ -1,8 +1,8 @@
 from __future__ import annotations
 
 from django import forms
-from django.conf import settings
 
+from apps.common.forms import upload_within_limit
 from engine.counters import FORMATS
 
 
@@ -26,9 +26,4 @@ class CounterUploadForm(forms.Form):
     )
 
     def clean_file(self):
-        f = self.cleaned_data["file"]
-        if f.size > settings.API_MAX_UPLOAD_BYTES:
-            raise forms.ValidationError(
-                f"The file is {f.size:,} bytes; the limit is {settings.API_MAX_UPLOAD_BYTES:,} bytes."
-            )
-        return f
+        return upload_within_limit(self.cleaned_data["file"])

@@ -6,12 +6,12 @@ who may only read it (they still see every report)."""
 from __future__ import annotations
 
 from django import forms
-from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_safe
 
+from apps.common.forms import upload_within_limit
 from apps.designs.selectors import design_can_write, revision_get
 from apps.designs.views import signin_required
 
@@ -32,12 +32,7 @@ class UtilizationImportForm(forms.Form):
     label = forms.CharField(label="Label", max_length=200, required=False, help_text="e.g. the job and the time range")
 
     def clean_file(self):
-        f = self.cleaned_data["file"]
-        if f.size > settings.API_MAX_UPLOAD_BYTES:
-            raise forms.ValidationError(
-                f"The file is {f.size:,} bytes; the limit is {settings.API_MAX_UPLOAD_BYTES:,} bytes."
-            )
-        return f
+        return upload_within_limit(self.cleaned_data["file"])
 
 
 @signin_required
