@@ -442,8 +442,7 @@ def _downloads(revision) -> list[dict]:
     """Every deliverable. The files from the database are served by the API's download endpoint (it accepts
     the browser's session); the rendered ones go through revision_file, which shows a background build's
     progress when the file is large and not stored yet."""
-    from apps.exports.artifacts import artifact_key, artifact_options, inline_render_allowed
-    from apps.exports.artifacts import stored as stored_artifacts
+    from apps.exports.artifacts import inline_render_allowed, stored_kinds
     from apps.exports.services import DELIVERABLES, deliverable_applies
 
     base = f"/api/v1/designs/{revision.design_id}/revisions/{revision.number}/downloads/"
@@ -453,16 +452,7 @@ def _downloads(revision) -> list[dict]:
         if (k != "workloads.pdf" or (revision.summary or {}).get("workloads")) and deliverable_applies(k, revision.spec)
     ]
     background = not inline_render_allowed(revision)
-    # stored as the link would build it: default options (the revision's date, its prices) and today's renderer
-    keys = (
-        [
-            artifact_key(revision=revision, kind=k, options=artifact_options(revision=revision, kind=k, options={}))
-            for k in rendered
-        ]
-        if background
-        else []
-    )
-    stored = set(stored_artifacts().filter(key__in=keys).values_list("kind", flat=True)) if keys else set()
+    stored = stored_kinds(revision=revision, kinds=rendered) if background else set()
     out = [{"kind": k, "url": base + k, "download": True} for k in ("links.csv", "cables.csv", "summary.json")] + [
         {
             "kind": k,

@@ -104,10 +104,11 @@ def artifact_options(*, revision, kind: str, options: dict | None) -> dict:
     return _plain(out)
 
 
-def artifact_key(*, revision, kind: str, options: dict) -> str:
+def artifact_key(*, revision, kind: str, options: dict, fingerprint: str | None = None) -> str:
+    """``fingerprint``: the revision's (revision_fingerprint), when the caller keys several kinds at once."""
     from apps.designs.revision_cache import revision_fingerprint
 
-    fingerprint = revision_fingerprint(revision)
+    fingerprint = fingerprint or revision_fingerprint(revision)
     state = {"revision": fingerprint, "kind": kind, "options": options, "renderer": renderer_version()}
     if kind in THRESHOLD_KINDS:
         state["counter_thresholds"] = getattr(settings, "COUNTER_THRESHOLDS", None) or {}
@@ -119,6 +120,24 @@ def artifact_lookup(*, revision, kind: str, options: dict | None) -> tuple[str, 
     full = artifact_options(revision=revision, kind=kind, options=options)
     key = artifact_key(revision=revision, kind=kind, options=full)
     return key, full, artifact_stored(key)
+
+
+def stored_kinds(*, revision, kinds) -> set[str]:
+    """Which of ``kinds`` are stored as a plain download would build them (default options, today's renderer):
+    one fingerprint and one query for the lot."""
+    from apps.designs.revision_cache import revision_fingerprint
+
+    fingerprint = revision_fingerprint(revision)
+    keys = [
+        artifact_key(
+            revision=revision,
+            kind=k,
+            options=artifact_options(revision=revision, kind=k, options={}),
+            fingerprint=fingerprint,
+        )
+        for k in kinds
+    ]
+    return set(stored().filter(key__in=keys).values_list("kind", flat=True))
 
 
 def artifact_stored(key: str) -> Artifact | None:
