@@ -1,27 +1,30 @@
 """Artifact store benchmark: first background builds, then serving stored files from gunicorn under load.
 
     .venv/bin/python bench/bench_artifacts.py [--sizes 16k,128k] [--store database|files] [--duration 15]
-                                              [--database-url URL] [--rebuild] [--kinds KIND,...]
+                                              [--database-url URL] [--redis-url URL] [--rebuild]
+                                              [--kinds KIND,...] [--client curl|asyncio] [--keep-alive]
 
 For each size (16k: 2,048 DGX H100 on QM9700; 128k: 16,384 DGX B300 on Q3400), computes and stores the design
 once (reused between runs), then times the first build of each large deliverable exactly as a worker runs it
-(apps.exports.artifacts.artifact_build: read the revision snapshot, render into a spool file, save to the store, record the
-row). Targets: cabling plan < 60 s, labels < 90 s at 128K.
+(apps.exports.artifacts.artifact_build: read the revision snapshot, render into a spool file, save to the store,
+record the row). Targets: cabling plan < 60 s, labels < 90 s at 128K.
 
 Then it serves the app with gunicorn as gunicorn.conf.py sets it (what the Dockerfile runs; --workers and
---threads override) and drives
-it from one asyncio client process on 127.0.0.1 (no wrk needed), each request a new connection:
+--threads override) and drives it from 127.0.0.1, by default with one `curl --parallel` process (C, bodies to
+/dev/null; --client asyncio uses this script's own client, whose Python CPU on the same two cores shows up in
+what it measures), each request on a new connection unless --keep-alive:
 - time to first byte of a stored deliverable (the largest size's labels.pdf), 20 concurrent clients, each
   reading the whole file; target < 250 ms at p99;
 - the BOM JSON, 20 concurrent clients; target p99 < 100 ms; then the same revalidated with its ETag (304);
 - /healthz latency every 0.2 s while 8 clients download the largest stored file; target < 1 s.
 
 Defaults to DATABASE_URL (a PostgreSQL database named in it is created when missing) and the database
-artifact store (web and workers on different hosts). Prints medians and p99; the machine's CPU count and
-load average are printed first, since other jobs on a shared machine change every figure. Each line also
+artifact store (web and workers on different hosts); with REDIS_URL (or --redis-url) the cache and the API's
+rate-limit counters are in Redis, as production runs them. Prints medians and p99; the machine's CPU count
+and load average are printed first, since other jobs on a shared machine change every figure. Each line also
 gives the gunicorn workers' CPU per request (from /proc), which other load changes far less than latency:
 with 20 clients on two cores a request waits for the CPU of those ahead of it (the app's, the database's and
-this client's).
+the client's).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -164,17 +168,81 @@ def _load(port: int, path: str, key: str, clients: int, seconds: float):
     return asyncio.run(_aload(port, path, key, clients, seconds))
 
 
-async def _health_during_downloads(port: int, path: str, key: str, seconds: float):
+# curl's time_starttransfer: from the start until the first response byte (what the asyncio client calls TTFB).
+_CURL_WRITE_OUT = "%{http_code} %{time_starttransfer} %{time_total} %{size_download}\n"
+
+
+KEEP_ALIVE = False  # --keep-alive: curl reuses its connections, as HTTP client libraries and browsers do
+
+
+def _curl_run(port: int, path: str, key: str | None, clients: int, count: int | None, seconds: float) -> list:
+    """Rows of one curl process driving `clients` transfers at a time (`curl --parallel`, C, single-threaded,
+    bodies written to /dev/null), each on a new connection. With `count` it runs that many requests to the end;
+    without, it is stopped after `seconds` and only the finished transfers count."""
+    import tempfile
+
+    url = f"http://127.0.0.1:{port}{path}"
+    with tempfile.NamedTemporaryFile("w", suffix=".curlrc", delete=False) as cfg:
+        for _ in range(count or 100_000):
+            cfg.write(f'url = "{url}"\noutput = "/dev/null"\n')
+    headers = [] if KEEP_ALIVE else ["-H", "Connection: close"]
+    for line in (key or "").split("\r\n"):
+        if line:
+            headers += ["-H", line if ":" in line else f"Authorization: Token {line}"]
+    cmd = [
+        "curl",
+        "-s",
+        "--no-progress-meter",
+        "--parallel",
+        "--parallel-immediate",
+        "--parallel-max",
+        str(clients),
+        *headers,
+    ]
+    cmd += ["-w", _CURL_WRITE_OUT, "--config", cfg.name]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        if count:
+            out, _ = proc.communicate()
+        else:
+            time.sleep(seconds)
+            proc.terminate()
+            out, _ = proc.communicate()
+    finally:
+        os.unlink(cfg.name)
+    rows = []
+    for line in out.splitlines():
+        if len(line.split()) != 4:  # a line cut off by the stop
+            continue
+        code, first, total, size = line.split()
+        rows.append((float(first), float(total), int(code), int(float(size))))
+    return rows
+
+
+def _curl_count(port: int, path: str, key: str | None, clients: int, seconds: float) -> int:
+    """How many requests make about `seconds` of load, from the time a short run of `clients` x 5 takes, so the
+    timed run can be run to its end and no slow request is cut off by a deadline."""
+    n = clients * 5
+    t0 = time.perf_counter()
+    _curl_run(port, path, key, clients, n, seconds)
+    return max(n, int(n / (time.perf_counter() - t0) * seconds))
+
+
+async def _health_during_downloads(port: int, path: str, key: str, seconds: float, curl: bool):
     downloads: list = []
     until = time.time() + seconds
-    tasks = [asyncio.create_task(_loop(port, path, key, until, downloads)) for _ in range(8)]
+    if curl:
+        runner = asyncio.create_task(asyncio.to_thread(_curl_run, port, path, key, 8, None, seconds))
+        tasks = [runner]
+    else:
+        tasks = [asyncio.create_task(_loop(port, path, key, until, downloads)) for _ in range(8)]
     await asyncio.sleep(1)
     health = []
     while time.time() < until - 0.5:
         health.append(await _aget(port, "/healthz", None))
         await asyncio.sleep(0.2)
-    await asyncio.gather(*tasks)
-    return health, downloads
+    done = await asyncio.gather(*tasks)
+    return health, (done[0] if curl else downloads)
 
 
 def _etag(port: int, path: str, key: str) -> str:
@@ -241,13 +309,33 @@ def main() -> int:
     ap.add_argument("--duration", type=float, default=15, help="seconds of load per measurement")
     ap.add_argument("--workers", type=int, help="gunicorn workers (default: gunicorn.conf.py, one per CPU)")
     ap.add_argument("--threads", type=int, help="gunicorn threads per worker (default: gunicorn.conf.py)")
+    ap.add_argument(
+        "--redis-url",
+        default=os.environ.get("REDIS_URL", ""),
+        help="Redis for the cache and the rate-limit counters, as in production (default: REDIS_URL; without it "
+        "every API request also writes its rate-limit counter to the database)",
+    )
+    ap.add_argument(
+        "--keep-alive",
+        action="store_true",
+        help="with curl: each client keeps its connection between requests (default: a new connection per request)",
+    )
     ap.add_argument("--rebuild", action="store_true", help="time the first builds again")
+    ap.add_argument(
+        "--client",
+        choices=["curl", "asyncio"],
+        default="curl" if shutil.which("curl") else "asyncio",
+        help="load generator: one `curl --parallel` process (default when curl is installed) or this script's "
+        "asyncio client, whose own Python CPU on the shared cores shows up in the measured latency",
+    )
     ap.add_argument(
         "--kinds",
         default=",".join(LARGE),
         help="deliverables whose first build is timed (labels.pdf is always built: it is the file served)",
     )
     args = ap.parse_args()
+    global KEEP_ALIVE
+    KEEP_ALIVE = args.keep_alive and args.client == "curl"
     sizes = [s for s in args.sizes.split(",") if s]
     env = {
         **os.environ,
@@ -259,6 +347,8 @@ def main() -> int:
         "ARTIFACT_STORE": args.store,
         "DATABASE_CONN_MAX_AGE": os.environ.get("DATABASE_CONN_MAX_AGE", "60"),
     }
+    if args.redis_url:  # as production runs: rate-limit counters and the cache in Redis, not in the database
+        env["REDIS_URL"] = args.redis_url
     if args.database_url.startswith("postgres"):
         _ensure_postgres_database(args.database_url)
     else:
@@ -275,7 +365,8 @@ def main() -> int:
 
     print(
         f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; store: {args.store}; "
-        f"{'PostgreSQL' if args.database_url.startswith('postgres') else 'SQLite'}"
+        f"{'PostgreSQL' if args.database_url.startswith('postgres') else 'SQLite'}; "
+        f"{'Redis' if args.redis_url else 'no Redis (rate-limit counters in the database)'}"
     )
     call_command("migrate", verbosity=0)
     user, _ = get_user_model().objects.get_or_create(username="bench")
@@ -326,23 +417,33 @@ def main() -> int:
         for _ in range(4):
             _one(port, labels, key)
             _one(port, f"{base}/bom/", key)
-        print(f"\ngunicorn {_gunicorn_shape(args)}; {largest} revision; new connection per request")
+        print(f"\ngunicorn {_gunicorn_shape(args)}; {largest} revision")
         pid = server.pid
-        rows, cpu = _measured(pid, lambda: _load(port, labels, key, 1, min(args.duration, 5)))
+        curl = args.client == "curl"
+        print(
+            f"load from {'one curl --parallel process' if curl else 'one asyncio process'}; "
+            f"{'connections kept alive' if KEEP_ALIVE else 'a new connection per request'}"
+        )
+
+        def timed(path: str, clients: int, seconds: float, key: str = key):
+            if curl:
+                count = _curl_count(port, path, key, clients, seconds)
+                return _measured(pid, lambda: _curl_run(port, path, key, clients, count, seconds))
+            return _measured(pid, lambda: _load(port, path, key, clients, seconds))
+
+        rows, cpu = timed(labels, 1, min(args.duration, 5))
         _report("stored labels.pdf, 1 client: TTFB", rows, 0, 250, cpu)
-        rows, cpu = _measured(pid, lambda: _load(port, f"{base}/bom/", key, 1, min(args.duration, 5)))
+        rows, cpu = timed(f"{base}/bom/", 1, min(args.duration, 5))
         _report("BOM JSON, 1 client", rows, 1, 100, cpu)
-        rows, cpu = _measured(pid, lambda: _load(port, labels, key, 20, args.duration))
+        rows, cpu = timed(labels, 20, args.duration)
         _report(f"stored labels.pdf ({built['labels.pdf'].size / 1e6:.1f} MB), 20 clients: TTFB", rows, 0, 250, cpu)
-        rows, cpu = _measured(pid, lambda: _load(port, f"{base}/bom/", key, 20, args.duration))
+        rows, cpu = timed(f"{base}/bom/", 20, args.duration)
         _report("BOM JSON, 20 clients", rows, 1, 100, cpu)
         etag = _etag(port, f"{base}/bom/", key)
-        rows, cpu = _measured(
-            pid, lambda: _load(port, f"{base}/bom/", key + f"\r\nIf-None-Match: {etag}", 20, args.duration)
-        )
+        rows, cpu = timed(f"{base}/bom/", 20, args.duration, key=key + f"\r\nIf-None-Match: {etag}")
         _report("BOM JSON revalidated (304), 20 clients", rows, 1, 100, cpu)
 
-        health, got = asyncio.run(_health_during_downloads(port, labels, key, args.duration))
+        health, got = asyncio.run(_health_during_downloads(port, labels, key, args.duration, curl))
         n, mb = len(got), sum(r[3] for r in got) / 1e6
         _report(f"/healthz while 8 clients download ({n} files, {mb:.0f} MB)", health, 1, 1000)
         return 0
