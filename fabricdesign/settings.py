@@ -246,7 +246,7 @@ REDIS_URL = env_str("REDIS_URL", "")
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "apps.common.cache_backends.SharedClientRedisCache",
             "LOCATION": REDIS_URL,
         }
     }
@@ -255,6 +255,10 @@ else:
 # Results recomputed from a revision (QoS configuration set, test-sheet limits) are cached as one blob each
 # (apps/designs/revision_cache.py); a blob larger than this is served but not kept.
 REVISION_CACHE_MAX_BYTES = env_int("REVISION_CACHE_MAX_BYTES", 64 * 1024 * 1024)
+# Each web process also keeps the most recently used immutable answers (named by their strong ETag: the BOM JSON)
+# in its own memory, up to this many bytes (0: off), which spares a hot request the trip to Redis
+# (apps/common/hot_cache.py).
+HOT_CACHE_MAX_BYTES = env_int("HOT_CACHE_MAX_BYTES", 32 * 1024 * 1024)
 
 # Retention of the artifact store (the hourly exports.prune_artifacts): artifacts unused this many days go,
 # then the least recently used until the store holds at most ARTIFACT_MAX_BYTES.

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from django.core.cache import cache
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -12,9 +11,10 @@ from rest_framework import serializers
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
+from apps.common.hot_cache import immutable_body
 from apps.common.http_cache import conditional, query_key, revision_etag
 from apps.designs.models import Revision
-from apps.designs.pricing import PriceListMissing, revision_pricing_key, revision_reprice
+from apps.designs.pricing import PriceListMissing, revision_reprice
 from apps.designs.selectors import design_get, revision_head
 from apps.designs.tables import CABLE_SORTS, LINK_SORTS, MAX_LIMIT, cable_page, link_facets, link_page
 from engine.model import ALL_TIERS, NETWORKS
@@ -245,26 +245,21 @@ class RevisionBomApi(ApiView):
             if q["spares_rule"] == FAILURE_RATE
             else None
         )
-        # Two hand-written queries (access and identity, then the price version): every client asks this often.
-        head = revision_head(user=request.user, design_id=design_id, number=number)
-        etag = revision_etag(head, "bom", query_key(request), revision_pricing_key(revision_id=head.pk))
+        # One hand-written query (access, identity and the price version): every client asks this often.
+        head = revision_head(user=request.user, design_id=design_id, number=number, pricing=True)
+        etag = revision_etag(head, "bom", query_key(request), head.pricing_key)
+
+        def render() -> bytes:
+            rev = revision_for(request, design_id, number, defer=("spec",))
+            bom = revision_bom(
+                revision=rev, spares_percent=q["spares_percent"], category=q.get("category"), failure_rate=failure
+            )
+            return JSONRenderer().render(bom)
 
         def produce():
-            # The tag names everything the answer depends on, so the rendered answer is kept under it (Redis
-            # with REDIS_URL, else per process): a hit is bytes, and the revision is read whole only on a miss.
-            key = f"api:bom-json:{etag}"
-            body = cache.get(key)
-            if body is None:
-                rev = revision_for(request, design_id, number, defer=("spec",))
-                body = JSONRenderer().render(
-                    revision_bom(
-                        revision=rev,
-                        spares_percent=q["spares_percent"],
-                        category=q.get("category"),
-                        failure_rate=failure,
-                    )
-                )
-                cache.set(key, body, timeout=86400)
+            # The tag names everything the answer depends on, so the rendered answer is kept under it (in this
+            # process, and in Redis with REDIS_URL): a hit is bytes, and the revision is read whole only on a miss.
+            body = immutable_body(f"api:bom-json:{etag}", render, timeout=86400)
             return HttpResponse(body, content_type="application/json")
 
         return conditional(request, etag, produce, immutable=False)

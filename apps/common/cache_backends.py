@@ -1,0 +1,29 @@
+"""Django's Redis cache with one client object per connection pool.
+
+Django's RedisCacheClient builds a new `redis.Redis` for every cache call; each build fills the client's table of
+about 170 response callbacks, which measured 0.26 ms of a 3.7 ms BOM request (cProfile, 500 requests). A client
+is safe to share between threads (every command takes its own connection from the pool), so one per pool does.
+"""
+
+from __future__ import annotations
+
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+
+
+class SharedClientRedisCacheClient(RedisCacheClient):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._clients: dict[bool, object] = {}
+
+    def get_client(self, key=None, *, write=False):
+        client = self._clients.get(write)
+        if client is None:
+            # A race here builds two clients on the same pool, both valid; the last one stays.
+            client = self._clients[write] = super().get_client(key, write=write)
+        return client
+
+
+class SharedClientRedisCache(RedisCache):
+    def __init__(self, server, params):
+        super().__init__(server, params)
+        self._class = SharedClientRedisCacheClient
