@@ -6,7 +6,9 @@ with a user's first request and lasts the rate's period; the count is taken and 
 atomic step, so concurrent requests in any number of processes can never let more than the limit
 through:
 
-- Redis (when REDIS_URL is set): SET NX with the window's expiry, then INCR, in one MULTI transaction;
+- Redis (when REDIS_URL is set): SET NX with the window's expiry, then INCR and PTTL, in one Lua script
+  (atomic like a MULTI transaction, but one command to send and one reply to parse: the transaction's five
+  replies were a fifth of a cached BOM answer's CPU);
 - the database otherwise: one INSERT ... ON CONFLICT DO UPDATE ... RETURNING on the client's row,
   which PostgreSQL runs under the row's lock and SQLite under its write lock.
 
@@ -91,21 +93,26 @@ def hit(key: str) -> RateLimit | None:
     return RateLimit(limit=limit, remaining=limit - count, reset_at=reset_at)
 
 
+# KEYS[1]: the client's counter; ARGV[1]: the window in seconds. Returns {count, milliseconds left}.
+_HIT_SCRIPT = """
+redis.call('SET', KEYS[1], 0, 'EX', ARGV[1], 'NX')
+local count = redis.call('INCR', KEYS[1])
+return {count, redis.call('PTTL', KEYS[1])}
+"""
+
+
 @lru_cache(maxsize=4)
-def _redis_client(url: str):
+def _redis_script(url: str):
     import redis
 
-    # One pool per process (threads share it); short timeouts so a Redis outage fails fast.
-    return redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+    # One pool per process (threads share it); short timeouts so a Redis outage fails fast. The script runs by
+    # its SHA1 (EVALSHA), loaded again by redis-py when a restarted Redis no longer knows it.
+    return redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2).register_script(_HIT_SCRIPT)
 
 
 def _redis_hit(key: str, now: float, period: int) -> tuple[int, float]:
-    pipe = _redis_client(settings.REDIS_URL).pipeline(transaction=True)
-    pipe.set(key, 0, ex=period, nx=True)  # a new window: the key expires when the window ends
-    pipe.incr(key)
-    pipe.pttl(key)
-    _, count, ttl_ms = pipe.execute()
-    return int(count), now + max(ttl_ms, 0) / 1000
+    count, ttl_ms = _redis_script(settings.REDIS_URL)(keys=[key], args=[period])
+    return int(count), now + max(int(ttl_ms), 0) / 1000
 
 
 def _database_hit(key: str, now: float, period: int) -> tuple[int, float]:
