@@ -90,28 +90,38 @@ def revision_pricing(*, revision: Revision, latest: bool = True, prices: bool = 
     return RevisionPricing(price_version_at(owner_id=owner_id, when=revision.created_at, prices=prices), None, newest)
 
 
+def pricing_key_sql() -> tuple[str, str]:
+    """(three SELECT columns, their LEFT JOINs) that give revision_pricing()'s choice for the revision aliased `r`
+    whose design is aliased `d`: the price-list version's id, the repricing's id and the repricer's username."""
+    qn = connection.ops.quote_name
+    repricings, versions = qn(RevisionRepricing._meta.db_table), qn(PriceListVersion._meta.db_table)
+    users = qn(get_user_model()._meta.db_table)
+    select = (
+        f"CASE WHEN rp.id IS NULL THEN (SELECT v.id FROM {versions} v WHERE v.owner_id = d.owner_id "
+        f"AND v.created_at <= r.created_at ORDER BY v.created_at DESC, v.number DESC LIMIT 1) "
+        f"ELSE rp.version_id END, rp.id, pu.{qn(get_user_model().USERNAME_FIELD)}"
+    )
+    joins = (
+        f"LEFT JOIN {repricings} rp ON rp.id = (SELECT MAX(x.id) FROM {repricings} x WHERE x.revision_id = r.id) "
+        f"LEFT JOIN {users} pu ON pu.id = rp.by_id"
+    )
+    return select, joins
+
+
 @lru_cache(maxsize=1)
 def _pricing_key_sql() -> str:
     qn = connection.ops.quote_name
     revisions, designs = qn(Revision._meta.db_table), qn(Design._meta.db_table)
-    repricings, versions = qn(RevisionRepricing._meta.db_table), qn(PriceListVersion._meta.db_table)
-    users = qn(get_user_model()._meta.db_table)
-    return (
-        f"SELECT CASE WHEN rp.id IS NULL THEN (SELECT v.id FROM {versions} v WHERE v.owner_id = d.owner_id "
-        f"AND v.created_at <= r.created_at ORDER BY v.created_at DESC, v.number DESC LIMIT 1) "
-        f"ELSE rp.version_id END, rp.id, u.{qn(get_user_model().USERNAME_FIELD)} "
-        f"FROM {revisions} r JOIN {designs} d ON d.id = r.design_id "
-        f"LEFT JOIN {repricings} rp ON rp.id = (SELECT MAX(x.id) FROM {repricings} x WHERE x.revision_id = r.id) "
-        f"LEFT JOIN {users} u ON u.id = rp.by_id "
-        f"WHERE r.id = %s"
-    )
+    select, joins = pricing_key_sql()
+    return f"SELECT {select} FROM {revisions} r JOIN {designs} d ON d.id = r.design_id {joins} WHERE r.id = %s"
 
 
 def revision_pricing_key(*, revision_id: int) -> tuple[int | None, int | None, str | None]:
     """(price-list version id, repricing id, the repricer's username) of what revision_pricing() chooses, in one
     hand-written query: what a BOM's ETag names on every request (a version never changes, so its id stands
     for its prices, number and date). The same rule as revision_pricing (tests/apps/designs/test_pricing_key.py)
-    at a fraction of the CPU: the ORM compiles its two queries again on every call."""
+    at a fraction of the CPU: the ORM compiles its two queries again on every call. selectors.revision_head
+    reads the same three columns in its own query when asked (`pricing=True`)."""
     with connection.cursor() as cursor:
         cursor.execute(_pricing_key_sql(), [revision_id])
         row = cursor.fetchone()

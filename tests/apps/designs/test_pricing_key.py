@@ -1,4 +1,5 @@
-"""revision_pricing_key, which a BOM's ETag reads on every request, names what revision_pricing chooses:
+"""revision_pricing_key, which a BOM's ETag reads on every request (with the revision itself, through
+revision_head(pricing=True)), names what revision_pricing chooses:
 
 alice's list: v1 (before r1), v2 and v3 (same instant, after r1)  -> r1 is priced with v1
 bob reprices r1 with v3, then alice with v2                          -> the newest reprice, v2 by alice
@@ -12,6 +13,7 @@ from datetime import timedelta
 from apps.catalog.models import PriceListVersion
 from apps.designs.models import Revision, RevisionRepricing
 from apps.designs.pricing import revision_pricing, revision_pricing_key
+from apps.designs.selectors import revision_head
 from tests.factories import DesignFactory
 
 
@@ -19,6 +21,14 @@ def orm_key(revision) -> tuple:
     p = revision_pricing(revision=Revision.objects.get(pk=revision.pk))
     by = p.repricing.by.get_username() if p.repricing and p.repricing.by_id else None
     return (p.version.pk if p.version else None, p.repricing.pk if p.repricing else None, by)
+
+
+def key(revision) -> tuple:
+    """The key both ways: on its own and as the BOM reads it, in the same query as the revision (as its owner)."""
+    alone = revision_pricing_key(revision_id=revision.pk)
+    head = revision_head(user=revision.design.owner, design_id=revision.design_id, number=revision.number, pricing=True)
+    assert head.pricing_key == alone
+    return alone
 
 
 def version(owner, number: int, at) -> PriceListVersion:
@@ -30,20 +40,20 @@ def test_it_follows_revision_pricing_through_versions_and_reprices(users):
     rev = Revision.objects.create(
         design=design, number=1, spec={}, spec_hash="x", engine_version="e", catalog_version="c", summary={}
     )
-    assert revision_pricing_key(revision_id=rev.pk) == orm_key(rev) == (None, None, None)
+    assert key(rev) == orm_key(rev) == (None, None, None)
 
     v1 = version(users.alice, 1, rev.created_at - timedelta(days=1))
     later = rev.created_at + timedelta(days=1)
     v2, v3 = version(users.alice, 2, later), version(users.alice, 3, later)
     version(users.bob, 1, rev.created_at - timedelta(hours=1))  # another owner's list plays no part
-    assert revision_pricing_key(revision_id=rev.pk) == orm_key(rev) == (v1.pk, None, None)
+    assert key(rev) == orm_key(rev) == (v1.pk, None, None)
 
     RevisionRepricing.objects.create(revision=rev, version=v3, by=users.bob)
     newest = RevisionRepricing.objects.create(revision=rev, version=v2, by=users.alice)
-    assert revision_pricing_key(revision_id=rev.pk) == orm_key(rev) == (v2.pk, newest.pk, "alice")
+    assert key(rev) == orm_key(rev) == (v2.pk, newest.pk, "alice")
 
     RevisionRepricing.objects.filter(pk=newest.pk).update(by=None)  # what deleting alice's account leaves
-    assert revision_pricing_key(revision_id=rev.pk) == orm_key(rev) == (v2.pk, newest.pk, None)
+    assert key(rev) == orm_key(rev) == (v2.pk, newest.pk, None)
 
 
 def test_versions_made_at_the_same_instant_go_by_number(users):
@@ -55,4 +65,4 @@ def test_versions_made_at_the_same_instant_go_by_number(users):
     version(users.alice, 1, earlier)
     v2 = version(users.alice, 2, earlier)
 
-    assert revision_pricing_key(revision_id=rev.pk) == orm_key(rev) == (v2.pk, None, None)
+    assert key(rev) == orm_key(rev) == (v2.pk, None, None)
