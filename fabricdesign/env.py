@@ -151,7 +151,7 @@ def _postgres(parts: Any, url: str) -> dict[str, Any]:
     except ValueError:
         raise ImproperlyConfigured(f"DATABASE_URL {url!r} has a bad port.") from None
     return {
-        "ENGINE": "django.db.backends.postgresql",
+        "ENGINE": "apps.common.postgresql",
         "NAME": name,
         "USER": unquote(parts.username or ""),
         "PASSWORD": unquote(parts.password or ""),

@@ -119,7 +119,7 @@ def test_database_url_postgres(scheme):
     )
 
     assert config == {
-        "ENGINE": "django.db.backends.postgresql",
+        "ENGINE": "apps.common.postgresql",
         "NAME": "fabric",
         "USER": "fab",
         "PASSWORD": "p@ss/word",
