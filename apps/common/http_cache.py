@@ -63,7 +63,11 @@ def cache_headers(response, etag: str, *, immutable: bool = True):
 
 
 def not_modified(etag: str, *, immutable: bool = True) -> HttpResponse:
-    return cache_headers(HttpResponse(status=304), etag, immutable=immutable)
+    response = HttpResponse(status=304)
+    # No body, so no Content-Type (RFC 9110 15.4.5: a 304 carries no representation metadata beyond the
+    # validators and caching fields); HttpResponse would otherwise add Django's text/html default.
+    del response["Content-Type"]
+    return cache_headers(response, etag, immutable=immutable)
 
 
 def query_key(request) -> str:

@@ -50,6 +50,7 @@ def test_if_none_match_answers_304_without_a_body(alice, computed):
 
     assert again.status_code == 304 and again.content == b"" and again["ETag"] == etag
     assert again["Cache-Control"] == IMMUTABLE
+    assert "Content-Type" not in again  # no body, no representation metadata (RFC 9110 15.4.5)
     assert other.status_code == 200
 
 
