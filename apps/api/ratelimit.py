@@ -8,7 +8,7 @@ through:
 
 - Redis (when REDIS_URL is set): SET NX with the window's expiry, then INCR and PTTL, in one Lua script
   (atomic like a MULTI transaction, but one command to send and one reply to parse: the transaction's five
-  replies were a fifth of a cached BOM answer's CPU);
+  replies were a fifth of a cached BOM answer's CPU under cProfile);
 - the database otherwise: one INSERT ... ON CONFLICT DO UPDATE ... RETURNING on the client's row,
   which PostgreSQL runs under the row's lock and SQLite under its write lock.
 

@@ -9,7 +9,6 @@ action that records who did it, when, and with which version.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -17,7 +16,7 @@ from django.db import connection
 from apps.catalog.models import PriceListVersion
 from apps.catalog.services import price_version_at, price_version_latest
 
-from .models import Design, Revision, RevisionRepricing
+from .models import Revision, RevisionRepricing
 
 
 class PriceListMissing(Exception):
@@ -92,7 +91,11 @@ def revision_pricing(*, revision: Revision, latest: bool = True, prices: bool = 
 
 def pricing_key_sql() -> tuple[str, str]:
     """(three SELECT columns, their LEFT JOINs) that give revision_pricing()'s choice for the revision aliased `r`
-    whose design is aliased `d`: the price-list version's id, the repricing's id and the repricer's username."""
+    whose design is aliased `d`: the price-list version's id, the repricing's id and the repricer's username.
+    What a BOM's ETag names on every request (a version never changes, so its id stands for its prices, number
+    and date), read by selectors.revision_head(pricing=True) in the revision's own query; the ORM would compile
+    revision_pricing's two queries again on every call. tests/apps/designs/test_pricing_key.py holds it to
+    revision_pricing's rule."""
     qn = connection.ops.quote_name
     repricings, versions = qn(RevisionRepricing._meta.db_table), qn(PriceListVersion._meta.db_table)
     users = qn(get_user_model()._meta.db_table)
@@ -106,26 +109,6 @@ def pricing_key_sql() -> tuple[str, str]:
         f"LEFT JOIN {users} pu ON pu.id = rp.by_id"
     )
     return select, joins
-
-
-@lru_cache(maxsize=1)
-def _pricing_key_sql() -> str:
-    qn = connection.ops.quote_name
-    revisions, designs = qn(Revision._meta.db_table), qn(Design._meta.db_table)
-    select, joins = pricing_key_sql()
-    return f"SELECT {select} FROM {revisions} r JOIN {designs} d ON d.id = r.design_id {joins} WHERE r.id = %s"
-
-
-def revision_pricing_key(*, revision_id: int) -> tuple[int | None, int | None, str | None]:
-    """(price-list version id, repricing id, the repricer's username) of what revision_pricing() chooses, in one
-    hand-written query: what a BOM's ETag names on every request (a version never changes, so its id stands
-    for its prices, number and date). The same rule as revision_pricing (tests/apps/designs/test_pricing_key.py)
-    at a fraction of the CPU: the ORM compiles its two queries again on every call. selectors.revision_head
-    reads the same three columns in its own query when asked (`pricing=True`)."""
-    with connection.cursor() as cursor:
-        cursor.execute(_pricing_key_sql(), [revision_id])
-        row = cursor.fetchone()
-    return (row[0], row[1], row[2]) if row else (None, None, None)
 
 
 def revision_reprice(*, revision: Revision, user) -> RevisionPricing:

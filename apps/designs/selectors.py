@@ -114,9 +114,9 @@ def revision_head(*, user, design_id: int, number: int, pricing: bool = False) -
     name and owner id, and `snapshot_digest`, which revision_cache.revision_fingerprint then reads instead
     of querying. tests/apps/designs/test_selectors.py holds it to revision_get's rule.
 
-    `pricing`: the same query also reads revision_pricing_key()'s three columns into `pricing_key`, which
-    spares the BOM a second round trip to the database (each costs about 0.3 ms of PostgreSQL's CPU on top
-    of the app's, measured on two cores)."""
+    `pricing`: the same query also reads the price-list choice (pricing.pricing_key_sql) into `pricing_key`,
+    which spares the BOM a second round trip to the database (a statement cost PostgreSQL about 0.5 ms of CPU
+    with 20 clients on two cores, bench_artifacts.py, on top of the app's)."""
     if user is None or user.pk is None:
         raise Http404("No such revision.")
     with connection.cursor() as cursor:

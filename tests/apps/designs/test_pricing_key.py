@@ -1,5 +1,5 @@
-"""revision_pricing_key, which a BOM's ETag reads on every request (with the revision itself, through
-revision_head(pricing=True)), names what revision_pricing chooses:
+"""The price-list key a BOM's ETag reads on every request, with the revision itself (revision_head(pricing=True)),
+names what revision_pricing chooses:
 
 alice's list: v1 (before r1), v2 and v3 (same instant, after r1)  -> r1 is priced with v1
 bob reprices r1 with v3, then alice with v2                          -> the newest reprice, v2 by alice
@@ -12,7 +12,7 @@ from datetime import timedelta
 
 from apps.catalog.models import PriceListVersion
 from apps.designs.models import Revision, RevisionRepricing
-from apps.designs.pricing import revision_pricing, revision_pricing_key
+from apps.designs.pricing import revision_pricing
 from apps.designs.selectors import revision_head
 from tests.factories import DesignFactory
 
@@ -24,11 +24,9 @@ def orm_key(revision) -> tuple:
 
 
 def key(revision) -> tuple:
-    """The key both ways: on its own and as the BOM reads it, in the same query as the revision (as its owner)."""
-    alone = revision_pricing_key(revision_id=revision.pk)
+    """The key as the BOM reads it: in the same query as the revision (read as its owner)."""
     head = revision_head(user=revision.design.owner, design_id=revision.design_id, number=revision.number, pricing=True)
-    assert head.pricing_key == alone
-    return alone
+    return head.pricing_key
 
 
 def version(owner, number: int, at) -> PriceListVersion:
