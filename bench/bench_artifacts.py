@@ -172,10 +172,9 @@ def _load(port: int, path: str, key: str, clients: int, seconds: float):
 _CURL_WRITE_OUT = "%{http_code} %{time_starttransfer} %{time_total} %{size_download}\n"
 
 
-KEEP_ALIVE = False  # --keep-alive: curl reuses its connections, as HTTP client libraries and browsers do
-
-
-def _curl_run(port: int, path: str, key: str | None, clients: int, count: int | None, seconds: float) -> list:
+def _curl_run(
+    port: int, path: str, key: str | None, clients: int, count: int | None, seconds: float, keep_alive: bool = False
+) -> list:
     """Rows of one curl process driving `clients` transfers at a time (`curl --parallel`, C, single-threaded,
     bodies written to /dev/null), each on a new connection. With `count` it runs that many requests to the end;
     without, it is stopped after `seconds` and only the finished transfers count."""
@@ -185,7 +184,8 @@ def _curl_run(port: int, path: str, key: str | None, clients: int, count: int | 
     with tempfile.NamedTemporaryFile("w", suffix=".curlrc", delete=False) as cfg:
         for _ in range(count or 100_000):
             cfg.write(f'url = "{url}"\noutput = "/dev/null"\n')
-    headers = [] if KEEP_ALIVE else ["-H", "Connection: close"]
+    # keep_alive: curl reuses its connections, as HTTP client libraries and browsers do
+    headers = [] if keep_alive else ["-H", "Connection: close"]
     for line in (key or "").split("\r\n"):
         if line:
             headers += ["-H", line if ":" in line else f"Authorization: Token {line}"]
@@ -219,20 +219,20 @@ def _curl_run(port: int, path: str, key: str | None, clients: int, count: int | 
     return rows
 
 
-def _curl_count(port: int, path: str, key: str | None, clients: int, seconds: float) -> int:
+def _curl_count(port: int, path: str, key: str | None, clients: int, seconds: float, keep_alive: bool) -> int:
     """How many requests make about `seconds` of load, from the time a short run of `clients` x 5 takes, so the
     timed run can be run to its end and no slow request is cut off by a deadline."""
     n = clients * 5
     t0 = time.perf_counter()
-    _curl_run(port, path, key, clients, n, seconds)
+    _curl_run(port, path, key, clients, n, seconds, keep_alive)
     return max(n, int(n / (time.perf_counter() - t0) * seconds))
 
 
-async def _health_during_downloads(port: int, path: str, key: str, seconds: float, curl: bool):
+async def _health_during_downloads(port: int, path: str, key: str, seconds: float, curl: bool, keep_alive: bool):
     downloads: list = []
     until = time.time() + seconds
     if curl:
-        runner = asyncio.create_task(asyncio.to_thread(_curl_run, port, path, key, 8, None, seconds))
+        runner = asyncio.create_task(asyncio.to_thread(_curl_run, port, path, key, 8, None, seconds, keep_alive))
         tasks = [runner]
     else:
         tasks = [asyncio.create_task(_loop(port, path, key, until, downloads)) for _ in range(8)]
@@ -334,8 +334,7 @@ def main() -> int:
         help="deliverables whose first build is timed (labels.pdf is always built: it is the file served)",
     )
     args = ap.parse_args()
-    global KEEP_ALIVE
-    KEEP_ALIVE = args.keep_alive and args.client == "curl"
+    keep_alive = args.keep_alive and args.client == "curl"
     sizes = [s for s in args.sizes.split(",") if s]
     env = {
         **os.environ,
@@ -422,13 +421,13 @@ def main() -> int:
         curl = args.client == "curl"
         print(
             f"load from {'one curl --parallel process' if curl else 'one asyncio process'}; "
-            f"{'connections kept alive' if KEEP_ALIVE else 'a new connection per request'}"
+            f"{'connections kept alive' if keep_alive else 'a new connection per request'}"
         )
 
         def timed(path: str, clients: int, seconds: float, key: str = key):
             if curl:
-                count = _curl_count(port, path, key, clients, seconds)
-                return _measured(pid, lambda: _curl_run(port, path, key, clients, count, seconds))
+                count = _curl_count(port, path, key, clients, seconds, keep_alive)
+                return _measured(pid, lambda: _curl_run(port, path, key, clients, count, seconds, keep_alive))
             return _measured(pid, lambda: _load(port, path, key, clients, seconds))
 
         rows, cpu = timed(labels, 1, min(args.duration, 5))
@@ -443,7 +442,7 @@ def main() -> int:
         rows, cpu = timed(f"{base}/bom/", 20, args.duration, key=key + f"\r\nIf-None-Match: {etag}")
         _report("BOM JSON revalidated (304), 20 clients", rows, 1, 100, cpu)
 
-        health, got = asyncio.run(_health_during_downloads(port, labels, key, args.duration, curl))
+        health, got = asyncio.run(_health_during_downloads(port, labels, key, args.duration, curl, keep_alive))
         n, mb = len(got), sum(r[3] for r in got) / 1e6
         _report(f"/healthz while 8 clients download ({n} files, {mb:.0f} MB)", health, 1, 1000)
         return 0
