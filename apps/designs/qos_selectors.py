@@ -1,18 +1,23 @@
 """Reads of a design's QoS policy and of a revision's QoS configuration set (docs/qos.md).
 
 The policy lives in the spec's `qos` section; `design_qos` resolves it with the engine's own parser
-(defaults for the design's technology filled in). A revision's configuration files, headroom table and
-consistency warnings come from `engine.qos_stage.build_qos` on the revision's stored snapshot with the catalog
-it was computed with, exactly as the configs.zip export builds them (apps.exports.services). One build fills
-two cache entries keyed by the revision and its snapshot (apps.designs.revision_cache): the small report the
-pages show and the configuration set as configs.zip bytes, which every file download and the archive are
-served from. Concurrent misses wait for one build.
+(defaults for the design's technology filled in).
+
+A revision's configuration set is its configs.zip in the artifact store (apps.exports.artifacts): built once
+from the revision's snapshot with the catalog it was computed with (`engine.qos_stage.build_qos`), in the request
+for a small revision and by a worker's export job for a large one (`revision_qos_request`, the same
+DOWNLOAD_INLINE_MAX_CABLES line as the other deliverables: a 128K-GPU set takes seconds). Every file download,
+the file list and the report the pages show are read from that archive: the report from its summary.json,
+policy.json and headroom.csv, kept in the cache under the archive's key, so it follows the archive's renderer
+version and never disagrees with the files.
 """
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 import io
+import json
 import zipfile
 from dataclasses import asdict, dataclass
 from functools import cached_property
@@ -20,23 +25,28 @@ from functools import cached_property
 from django.core.cache import cache
 from django.utils.text import slugify
 
-from apps.exports.services import configs_zip
+from apps.exports.artifacts import (
+    artifact_build,
+    artifact_key,
+    artifact_open,
+    artifact_options,
+    artifact_stored,
+    inline_render_allowed,
+)
+from apps.exports.models import Artifact
+from apps.exports.services import export_enqueue
+from apps.jobs.models import Job, JobStatus
+from apps.jobs.services import job_sent
 from engine.errors import CatalogError, FieldError, SpecError
 from engine.physical.catalog import CatalogError as MediaCatalogError
-from engine.qos import QosPlan, bytes_to_us, headroom_bytes, per_speed_bits
+from engine.qos import HeadroomRow, QosPlan, bytes_to_us, headroom_bytes, per_speed_bits
 from engine.qos.policy import QosPolicy
 from engine.qos.render import SUFFIX
 from engine.qos_stage import QOS_NETWORKS, build_qos
 
-from .models import Design, Revision
-from .revision_cache import (
-    CACHE_TIMEOUT_S,
-    compute_once,
-    revision_fingerprint,
-    revision_key,
-    store_blob,
-)
-from .snapshots import SnapshotUnavailable
+from .models import Design, Revision, SnapshotState
+from .revision_cache import CACHE_TIMEOUT_S, compute_once
+from .snapshots import SnapshotUnavailable, snapshot_state
 
 # The speeds C.4 tabulates thresholds at, shown while a design has no revision to take its own from.
 C4_SPEEDS = (100, 400, 800)
@@ -52,9 +62,8 @@ _FORMATS = {  # format -> content type
     "json": "application/json",
     "csv": "text/csv; charset=utf-8",
 }
-# Bump when the cached report's shape changes (_CONFIGS_VERSION: the cached configuration set's).
-_REPORT_VERSION = 2
-_CONFIGS_VERSION = 1
+# Bump when the cached report's shape changes.
+_REPORT_VERSION = 3
 
 
 class QosPlanError(Exception):
@@ -85,8 +94,8 @@ class ConfigFile:
     size: int
 
 
-def design_technology(design: Design) -> str:
-    return (design.spec.get("compute_fabric") or {}).get("technology", "ethernet")
+def design_technology(design: Design | Revision) -> str:
+    return ((design.spec or {}).get("compute_fabric") or {}).get("technology", "ethernet")
 
 
 def design_qos(*, design: Design) -> DesignQos:
@@ -124,8 +133,8 @@ def headroom_term_bits(policy: QosPolicy, speeds: tuple[int, ...]) -> dict[str, 
 
 def revision_qos_plan(*, revision: Revision) -> QosPlan:
     """The revision's QoS plan (files, headroom table, warnings) from its snapshot, with the catalog it was
-    computed with; QosPlanError when it cannot be built. Always built (revision_qos_report and
-    revision_config_set are the cached reads)."""
+    computed with; QosPlanError when it cannot be built. Always built (the pages and API read the stored
+    configs.zip instead)."""
     from apps.exports.services import revision_result
 
     try:
@@ -194,103 +203,236 @@ def archive_filename(revision: Revision) -> str:
 
 
 _IN_ARCHIVE = "configs/"  # every file's folder in configs.zip
+_SUMMARY, _POLICY, _HEADROOM = "configs/qos/summary.json", "configs/qos/policy.json", "configs/qos/headroom.csv"
 
 
-@dataclass(frozen=True)
 class ConfigSet:
-    """A revision's configuration set as configs.zip bytes (what the cache keeps), its files listed from them."""
+    """A revision's configuration set: its configs.zip, read from the artifact store (a seekable file: the
+    files store's; other stores' streams are read into memory first). Only the members asked for are read."""
 
-    archive: bytes
+    def __init__(self, archive: Artifact | bytes):
+        if isinstance(archive, bytes):
+            fh = io.BytesIO(archive)
+        else:
+            fh = artifact_open(archive)
+            if not (hasattr(fh, "seekable") and fh.seekable()):
+                with fh:
+                    fh = io.BytesIO(fh.read())
+        self._fh = fh
+        self.zip = zipfile.ZipFile(fh)
+
+    def close(self) -> None:
+        self.zip.close()
+        self._fh.close()
+
+    def __enter__(self) -> ConfigSet:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
     @cached_property
-    def _entries(self) -> tuple[zipfile.ZipFile, list[zipfile.ZipInfo]]:
-        zf = zipfile.ZipFile(io.BytesIO(self.archive))
-        return zf, [i for i in zf.infolist() if i.filename.startswith(_IN_ARCHIVE)]
+    def _infos(self) -> list[zipfile.ZipInfo]:
+        return [i for i in self.zip.infolist() if i.filename.startswith(_IN_ARCHIVE)]
 
     @cached_property
     def files(self) -> list[ConfigFile]:
         """As config_files(plan): sizes are the files' uncompressed sizes (their UTF-8 bytes)."""
-        return _config_files((i.filename[len(_IN_ARCHIVE) :], i.file_size) for i in self._entries[1])
+        return _config_files((i.filename[len(_IN_ARCHIVE) :], i.file_size) for i in self._infos)
 
     def file(self, name: str) -> tuple[ConfigFile, bytes] | None:
         """One file by its name, or None."""
-        zf, infos = self._entries
-        for f, info in zip(self.files, infos):
+        for f, info in zip(self.files, self._infos):
             if f.name == name:
-                return f, zf.read(info)
+                return f, self.zip.read(info)
         return None
+
+    def report(self) -> dict:
+        """The report the revision page shows, from the archive's own files: summary.json (warnings, headroom per
+        speed), policy.json (the policy, for the worst ports' delay terms) and headroom.csv (every lossless port),
+        so the report and the files can never disagree."""
+        summary = json.loads(self.zip.read(_SUMMARY))
+        stored = json.loads(self.zip.read(_POLICY))
+        technology = stored.pop("technology")  # policy.json is QosPolicy.to_dict(): the technology is the argument
+        policy = QosPolicy.from_dict(stored, technology)
+        names = set(self.zip.namelist())
+        rows = _headroom_rows(self.zip.read(_HEADROOM).decode()) if _HEADROOM in names else []
+        return _report(policy, summary, rows, self.files)
+
+
+def _headroom_rows(text: str) -> list[HeadroomRow]:
+    """headroom.csv (engine.qos.headroom_csv: unquoted, names without commas) back into rows."""
+    out = []
+    for line in text.splitlines()[1:]:
+        head, speed, cable, hb = line.rsplit(",", 3)
+        switch, port, peer = head.split(",", 2)
+        out.append(HeadroomRow(switch, port, peer, int(speed), float(cable), int(hb)))
+    return out
+
+
+# --- where a revision's set comes from: the artifact store, built in the request or by a worker ----------
 
 
 @dataclass(frozen=True)
-class _QosKeys:
-    report: str
-    configs: str
-    lock: str
+class QosState:
+    """What a request for a revision's QoS configuration gets: the report (the set is stored), or the job
+    building the set, or the failed job that tried last (shown until the user asks again)."""
+
+    report: dict | None = None
+    job: Job | None = None
+
+    @property
+    def building(self) -> bool:
+        return self.report is None and self.job is not None and not self.job.is_terminal
 
 
-def _qos_keys(revision: Revision) -> _QosKeys:
-    """The cache keys of the revision's report and configuration set: by revision and snapshot."""
-    fp = revision_fingerprint(revision)
-    configs = revision_key("qos-configs", _CONFIGS_VERSION, fp)
-    return _QosKeys(revision_key("qos-report", _REPORT_VERSION, fp), configs, f"{configs}:lock")
+def _report_key(artifact_key: str) -> str:
+    # The archive's key covers the revision, its snapshot and the renderer version: so does the report's.
+    return f"designs:qos-report:v{_REPORT_VERSION}:{artifact_key}"
 
 
-def _compute_and_store(revision: Revision, keys: _QosKeys) -> tuple[dict, bytes]:
-    """One build from the snapshot: the report and the configs.zip bytes, both stored (the archive unless too big)."""
-    plan = revision_qos_plan(revision=revision)
-    report, archive = _report(plan), configs_zip(plan)
-    cache.set(keys.report, report, timeout=CACHE_TIMEOUT_S)
-    store_blob(keys.configs, archive)
-    return report, archive
+def _archive_key(revision: Revision) -> str:
+    key, _full, _stored = _archive_lookup(revision, stored=False)
+    return key
 
 
-def revision_config_set(*, revision: Revision, keys: _QosKeys | None = None) -> ConfigSet:
-    """The revision's configuration set from the cache; on a miss built once (concurrent misses wait for
-    it) and kept unless larger than REVISION_CACHE_MAX_BYTES. QosPlanError when it cannot be built."""
-    keys = keys or _qos_keys(revision)
-
-    def ready() -> ConfigSet | None:
-        archive = cache.get(keys.configs)
-        return None if archive is None else ConfigSet(archive)
-
-    return compute_once(keys.lock, ready, lambda: ConfigSet(_compute_and_store(revision, keys)[1]))
+def _archive_lookup(revision: Revision, *, stored: bool = True) -> tuple[str, dict, Artifact | None]:
+    options = artifact_options(revision=revision, kind=ARCHIVE, options=None)
+    key = artifact_key(revision=revision, kind=ARCHIVE, options=options)
+    return key, options, artifact_stored(key) if stored else None
 
 
-def revision_config_download(*, revision: Revision, name: str) -> tuple[bytes, str, str] | None:
-    """(content, content type, file name) of one file of the revision's set, or of configs.zip; None when
-    the set has no file of that name. QosPlanError when the set cannot be built."""
-    keys = _qos_keys(revision)
-    if name != ARCHIVE:
-        # The cached report knows the names, so an unknown one costs no recomputation even when the set is
-        # too big to be kept.
-        report = cache.get(keys.report)
-        if report is not None and name not in {f["name"] for f in report["files"]}:
-            return None
-    config_set = revision_config_set(revision=revision, keys=keys)
-    if name == ARCHIVE:
-        return config_set.archive, "application/zip", archive_filename(revision)
-    found = config_set.file(name)
-    if found is None:
+def qos_precheck(*, revision: Revision) -> None:
+    """QosPlanError now for what would make a build fail (no snapshot; a stored policy that does not parse),
+    so no job is queued only to fail."""
+    snap = snapshot_state(revision)
+    if snap is None or snap.state != SnapshotState.COMPLETE:
+        reason = (
+            (snap.note or "not reproducible: only the stored rows are shown")
+            if snap is not None
+            else "this revision was stored before snapshots; its files are being prepared (snapshot backfill), "
+            "try again shortly"
+        )
+        raise QosPlanError("revision_not_reproducible", f"This revision's configuration is not available: {reason}")
+    technology = design_technology(revision)
+    try:
+        QosPolicy.from_dict((revision.spec or {}).get("qos"), technology)
+    except SpecError as exc:
+        if exc.errors and all(_is_qos_path(e.path) for e in exc.errors):
+            raise QosPlanError(
+                "invalid_qos_policy",
+                "The QoS policy stored with this revision is not valid: " + "; ".join(str(e) for e in exc.errors),
+                exc.errors,
+            ) from None
+        raise
+
+
+def qos_report_stored(*, revision: Revision) -> dict | None:
+    """The revision's report when its configs.zip is stored (read from the cache, else from the archive once
+    for concurrent callers); None when the set is not built yet."""
+    key = _archive_key(revision)
+    report_key = _report_key(key)
+
+    def ready() -> dict | None:
+        return cache.get(report_key)
+
+    report = ready()
+    if report is not None:
+        return report
+    artifact = artifact_stored(key)
+    if artifact is None:
         return None
-    f, content = found
-    return content, f.content_type, f.name
+    return compute_once(f"{report_key}:lock", ready, lambda: qos_report_from_artifact(artifact))
+
+
+def qos_report_from_artifact(artifact: Artifact) -> dict:
+    """Read the report out of a stored configs.zip and keep it in the cache (the export job calls this after
+    building the archive, so the pages find it ready)."""
+    with ConfigSet(artifact) as config_set:
+        report = config_set.report()
+    cache.set(_report_key(artifact.key), report, timeout=CACHE_TIMEOUT_S)
+    return report
+
+
+def qos_archive_build(*, revision: Revision) -> Artifact:
+    """Build the revision's configs.zip into the artifact store in this process (or find it there)."""
+    try:
+        return artifact_build(revision=revision, kind=ARCHIVE, options=None)
+    except SpecError:
+        revision_qos_plan(revision=revision)  # raises the QosPlanError that says why
+        raise
 
 
 def revision_qos_report(*, revision: Revision) -> dict:
-    """What the revision page shows: policy summary, warnings, headroom per speed, the switches needing the
-    most headroom with their worst port's delay terms, and the file list. Cached by revision and snapshot,
-    filled with the configuration set by one build."""
-    keys = _qos_keys(revision)
-    return compute_once(keys.lock, lambda: cache.get(keys.report), lambda: _compute_and_store(revision, keys)[0])
+    """The revision's report: stored, else built in this process (for any size: the pages and API ask
+    revision_qos_request instead, which hands large revisions to a worker). QosPlanError when it cannot be built."""
+    report = qos_report_stored(revision=revision)
+    if report is not None:
+        return report
+    qos_precheck(revision=revision)
+    return qos_report_from_artifact(qos_archive_build(revision=revision))
 
 
-def _report(plan: QosPlan) -> dict:
-    policy = plan.policy
-    summary = plan.summary()
+def revision_qos_request(*, revision: Revision, user, retry: bool = True) -> QosState:
+    """The report when the set is stored or cheap to build here (apps.exports.artifacts.inline_render_allowed);
+    else the worker's build of configs.zip (the running one, or a new one). With retry=False, a failed last
+    build is returned rather than queued again, so a page that reloads when the job ends does not loop.
+    QosPlanError when the set cannot be built; JobQuotaExceeded / JobNotQueued from queueing."""
+    report = qos_report_stored(revision=revision)
+    if report is not None:
+        return QosState(report=report)
+    if not retry and not inline_render_allowed(revision):
+        last = (
+            Job.objects.filter(kind="export", design_id=revision.design_id, params__key=_archive_key(revision))
+            .order_by("-created_at")
+            .first()
+        )
+        if last is not None and last.status in (JobStatus.FAILED, JobStatus.CANCELLED):
+            return QosState(job=last)
+    built = qos_archive_request(revision=revision, user=user)
+    if isinstance(built, Job):
+        return QosState(job=built)
+    return QosState(report=qos_report_from_artifact(built))
+
+
+def qos_archive_request(*, revision: Revision, user) -> Artifact | Job:
+    """The revision's stored configs.zip; when it is not stored (never built, or removed by the retention while
+    its report stayed in the cache), built here for a small revision, else the worker's build job (the running
+    one or a new one). QosPlanError when the set cannot be built; JobQuotaExceeded / JobNotQueued from queueing."""
+    artifact = qos_archive_stored(revision=revision)
+    if artifact is not None:
+        return artifact
+    qos_precheck(revision=revision)
+    if inline_render_allowed(revision):
+        artifact = qos_archive_build(revision=revision)
+        qos_report_from_artifact(artifact)
+        return artifact
+    return job_sent(export_enqueue(revision=revision, kind=ARCHIVE, user=user))
+
+
+def revision_config_download(*, artifact: Artifact, name: str) -> tuple[ConfigFile, bytes] | None:
+    """One file of a stored configs.zip by name: (the file, its bytes); None when the set has no such file."""
+    report = cache.get(_report_key(artifact.key))
+    if report is not None and name not in {f["name"] for f in report["files"]}:
+        return None  # the cached report knows the names: an unknown one opens nothing
+    with ConfigSet(artifact) as config_set:
+        return config_set.file(name)
+
+
+def qos_archive_stored(*, revision: Revision) -> Artifact | None:
+    return _archive_lookup(revision)[2]
+
+
+def config_file_etag(artifact: Artifact, name: str) -> str:
+    """A strong ETag for one file of a stored archive: the archive's digest and the file's name."""
+    return '"' + hashlib.sha256(f"{artifact.sha256}/{name}".encode()).hexdigest() + '"'
+
+
+def _report(policy: QosPolicy, summary: dict, headroom_table: list[HeadroomRow], files: list[ConfigFile]) -> dict:
     n_pfc = len(policy.pfc_priorities)
     # Per switch: its total (what the buffer check compares) and its worst port, in one pass over the ports.
     per_switch: dict[str, list] = {}
-    for r in plan.headroom_table:
+    for r in headroom_table:
         acc = per_switch.get(r.switch)
         if acc is None:
             per_switch[r.switch] = [r.headroom_bytes, 1, r]
@@ -312,7 +454,7 @@ def _report(plan: QosPlan) -> dict:
                 "terms": [{"name": n, "bits": b, "bytes": y} for n, b, y in h.terms],
             }
         )
-    files = [asdict(f) for f in config_files(plan)]
+    file_list = [asdict(f) for f in files]
     ecn = summary["ecn"]
     return {
         "technology": policy.technology,
@@ -320,16 +462,18 @@ def _report(plan: QosPlan) -> dict:
         "summary": summary,
         "ecn_us": [
             {"speed_gbps": int(k), "min": f"{v['min_us']:g}", "max": f"{v['max_us']:g}"}
-            for k, v in ecn["by_speed"].items()
+            for k, v in sorted(ecn["by_speed"].items(), key=lambda kv: int(kv[0]))
         ],
-        "warnings": [w.to_dict() for w in plan.warnings],
+        "warnings": summary["warnings"],
         "headroom_by_speed": [
-            {"speed_gbps": int(s), **v} for s, v in summary["headroom"]["per_priority_bytes_by_speed"].items()
+            {"speed_gbps": int(s), **v}
+            # summary.json's keys are sorted as text: 1600 would come before 400
+            for s, v in sorted(summary["headroom"]["per_priority_bytes_by_speed"].items(), key=lambda kv: int(kv[0]))
         ],
-        "lossless_ports": len(plan.headroom_table),
+        "lossless_ports": len(headroom_table),
         "pfc_priorities": list(policy.pfc_priorities),
         "worst_ports": rows,
         "term_names": [t["name"] for t in rows[0]["terms"]] if rows else [],
-        "files": files,
-        "switch_files": sum(1 for f in files if f["kind"] == "switch"),
+        "files": file_list,
+        "switch_files": sum(1 for f in file_list if f["kind"] == "switch"),
     }

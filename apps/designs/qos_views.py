@@ -6,23 +6,29 @@ save by a user who may only read; readers see the form disabled.
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from apps.jobs.services import JobNotQueued, JobQuotaExceeded
 from engine.errors import SpecError
 
 from .models import Design
 from .qos_forms import MODE_HELP, QosPolicyForm
 from .qos_selectors import (
+    ARCHIVE,
     QosPlanError,
     design_port_speeds,
     design_qos,
     ecn_microseconds,
     headroom_term_bits,
-    revision_config_download,
-    revision_qos_report,
+    inline_render_allowed,
+    qos_archive_stored,
+    qos_precheck,
+    revision_qos_request,
 )
 from .qos_services import design_qos_update, qos_save_errors
 from .selectors import design_can_write, design_get, revision_get
@@ -110,13 +116,27 @@ def design_qos_reset(request: HttpRequest, pk: int) -> HttpResponse:
 @signin_required
 @require_safe
 def revision_qos_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
-    """The revision's QoS report: a page of its own, or (?fragment=1) the section the revision page loads."""
+    """The revision's QoS report: a page of its own, or (?fragment=1) the section the revision page loads.
+
+    A large revision's configuration set is built by a worker: the answer is then 202 with the build's
+    progress, which reloads (the page) or is fetched again (the fragment, static/js/qos_report.js) when the job
+    ends. A failed build is shown with a retry link (?retry=1) instead of being queued again by that reload."""
     revision = revision_get(user=request.user, design_id=pk, number=number)
+    report = job = error = None
     try:
-        report, error = revision_qos_report(revision=revision), None
+        state = revision_qos_request(revision=revision, user=request.user, retry=request.GET.get("retry") == "1")
+        report, job = state.report, state.job
     except QosPlanError as exc:
-        report, error = None, exc
+        error = exc
+    except (JobQuotaExceeded, JobNotQueued) as exc:
+        error = QosPlanError(
+            exc.extra.get("code", "not_queued"),
+            f"The configuration set could not be queued for building: {exc.message}",
+        )
     fragment = request.GET.get("fragment") == "1"
+    if request.GET.get("retry") == "1" and not fragment and error is None:
+        # the page reloads itself when the build ends: without ?retry=1, so a failure is shown, not queued again
+        return redirect("designs:revision_qos", pk=pk, number=number)
     return render(
         request,
         "designs/_qos_report.html" if fragment else "designs/revision_qos.html",
@@ -124,24 +144,33 @@ def revision_qos_view(request: HttpRequest, pk: int, number: int) -> HttpRespons
             "design": revision.design,
             "revision": revision,
             "report": report,
+            "job": job,
             "error": error,
+            "export": {"kind": ARCHIVE, "number": revision.number} if job is not None else None,
+            "can_write": False,  # the build is shared by every reader of the revision: nobody cancels it here
         },
-        status=409 if error else 200,
+        status=409 if error else (202 if job is not None and report is None and not job.is_terminal else 200),
     )
 
 
 @signin_required
 @require_safe
 def revision_config_file(request: HttpRequest, pk: int, number: int, name: str) -> HttpResponse:
-    """One file of the revision's configuration set by name (configs.zip: all of them)."""
+    """One file of the revision's configuration set by name (configs.zip: all of them). The API's download serves
+    it (it accepts the browser's session: one serving path, with its ETag and caching) once the set is stored or
+    cheap to build; a large revision's set not built yet sends the browser to the QoS page, which builds it and
+    shows the build's progress."""
     revision = revision_get(user=request.user, design_id=pk, number=number)
+    api_url = f"/api/v1/designs/{pk}/revisions/{number}/configs/{quote(name)}"
+    if qos_archive_stored(revision=revision) is not None:
+        return redirect(api_url)
     try:
-        found = revision_config_download(revision=revision, name=name)
+        qos_precheck(revision=revision)
     except QosPlanError as exc:
         return HttpResponse(exc.message + "\n", status=409, content_type="text/plain; charset=utf-8")
-    if found is None:
-        raise Http404("No such configuration file.")
-    content, content_type, filename = found
-    response = HttpResponse(content, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+    if inline_render_allowed(revision):
+        return redirect(api_url)
+    messages.info(
+        request, f"The configuration set of r{number} is being built; {name} can be downloaded when it is ready."
+    )
+    return redirect("designs:revision_qos", pk=pk, number=number)

@@ -14,7 +14,7 @@ Cost is O(ports): switch-wide config parts are built once per policy, headroom i
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from .checks import QosWarning, check_consistency
@@ -130,28 +130,21 @@ def plan_qos(policy: QosPolicy | None, switches: list[SwitchPorts], host: HostIn
             {p.speed_gbps for s in eth for p in s.ports} | ({roce_host.speed_gbps} if roce_host is not None else set())
         )
     )
+    files.append(("qos/policy.json", json.dumps(policy.to_dict(), indent=2, sort_keys=True) + "\n"))
+    if rows:
+        files.append(("qos/headroom.csv", headroom_csv(rows)))
     plan = QosPlan(
         policy=policy,
-        files=(),
+        # summary.json counts every file, itself included: a placeholder stands for it while it is written
+        files=(*files, ("qos/summary.json", "")),
         warnings=tuple(warnings),
         headroom_table=tuple(rows),
         switches_by_os=tuple(sorted(by_os.items())),
         speeds=speeds,
         ib_fabrics=tuple(fabrics),
     )
-    files.append(("qos/policy.json", json.dumps(policy.to_dict(), indent=2, sort_keys=True) + "\n"))
-    if rows:
-        files.append(("qos/headroom.csv", headroom_csv(rows)))
     files.append(("qos/summary.json", json.dumps(plan.summary(), indent=2, sort_keys=True) + "\n"))
-    return QosPlan(
-        policy=policy,
-        files=tuple(files),
-        warnings=plan.warnings,
-        headroom_table=plan.headroom_table,
-        switches_by_os=plan.switches_by_os,
-        speeds=speeds,
-        ib_fabrics=plan.ib_fabrics,
-    )
+    return replace(plan, files=tuple(files))
 
 
 def headroom_csv(rows: list[HeadroomRow]) -> str:

@@ -58,4 +58,52 @@ def test_a_large_file_shows_its_build_progress_then_downloads(
     with page.expect_download() as again:
         link.click()
     assert again.value.suggested_filename == "big-enough-r1-labels.pdf"
-    assert Job.objects.filter(kind="export").count() == 1
+    # one build of labels.pdf (the page's QoS section queues configs.zip's build of its own)
+    assert Job.objects.filter(kind="export", params__kind="labels.pdf").count() == 1
+
+
+ROCE = {
+    "name": "Big RoCE",
+    "servers": {"model": "hgx-8gpu", "count": 8},
+    "compute_fabric": {"technology": "ethernet", "switch": "sn5600"},
+}
+
+
+def test_a_large_revisions_qos_section_shows_its_build_then_the_report(
+    live_server, celery_worker, page, django_user_model, settings
+):
+    """The QoS report of a large revision is read from its configs.zip, which a worker builds first: the revision
+    page's QoS section shows that build's progress, then the report, whose file links download from the store."""
+    from playwright.sync_api import expect
+
+    from apps.designs.services import design_compute_enqueue, design_create
+    from apps.jobs.models import Job
+
+    settings.DOWNLOAD_INLINE_MAX_CABLES = 0
+    alice = django_user_model.objects.create_user("alice", password=PASSWORD)
+    design = design_create(user=alice, spec=ROCE)
+    job = design_compute_enqueue(design=design, user=alice)
+    deadline = time.monotonic() + 120
+    while not Job.objects.filter(pk=job.pk, status="succeeded").exists():
+        assert time.monotonic() < deadline, "the worker did not compute the design"
+        time.sleep(0.2)
+
+    page.goto(f"{live_server.url}/accounts/login/?next=/designs/{design.pk}/revisions/1/")
+    page.get_by_label("Username").fill("alice")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+
+    section = page.locator("#qos-report")
+    # The build is queued by the section's first fetch; its progress shows until the worker is done (or, on a
+    # fast worker, the report follows at once: either way the report must arrive without a reload).
+    expect(
+        section.get_by_role("heading", name=re.compile(r"^(Building configs\.zip of r1|Consistency checks)"))
+    ).to_be_visible()
+    expect(section.get_by_role("heading", name="Consistency checks")).to_be_visible(timeout=120_000)
+    assert Job.objects.filter(kind="export", params__kind="configs.zip", status="succeeded").count() == 1
+
+    with page.expect_download() as download:
+        section.get_by_role("link", name="policy.json", exact=True).click()
+    assert download.value.suggested_filename == "policy.json"
+    with open(download.value.path(), encoding="utf-8") as fh:
+        assert '"mode": "dcqcn"' in fh.read()

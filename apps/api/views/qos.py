@@ -5,25 +5,32 @@ from __future__ import annotations
 from django.db import transaction
 from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from apps.common.http_cache import cache_headers, if_none_match, not_modified
 from apps.designs.models import Design
 from apps.designs.qos_selectors import (
     ARCHIVE,
     QosPlanError,
+    archive_filename,
+    config_file_etag,
     design_qos,
+    qos_archive_request,
     revision_config_download,
-    revision_qos_report,
+    revision_qos_request,
 )
 from apps.designs.qos_services import design_qos_update
+from apps.exports.models import Artifact
+from apps.jobs.models import Job
 from engine.errors import SpecError
 
+from ..downloads import artifact_etag, artifact_response
 from ..errors import ApiError, spec_error_fields
-from ..output import url
+from ..output import job_out, job_poll_headers, url
 from ..preconditions import IF_MATCH, PRECONDITION_FAILED, check_if_match, qos_etag, with_etag
-from ..serializers import FieldErrorOut, StrictSerializer
+from ..serializers import FieldErrorOut, JobOut, StrictSerializer
 from .base import ApiView, design_for, revision_for
 
 NOT_BUILDABLE = OpenApiResponse(
@@ -110,6 +117,31 @@ def _plan_error(exc: QosPlanError) -> ApiError:
     return ApiError(409, exc.code, exc.message, [{"path": e.path, "message": e.message} for e in exc.errors])
 
 
+BUILDING = OpenApiResponse(
+    JobOut,
+    description=(
+        "A large revision whose configuration set is not stored yet: a worker builds configs.zip. `Location` is the "
+        "job; poll it until `status` is succeeded, then GET this URL again."
+    ),
+)
+
+
+def _report_or_building(request, rev) -> tuple[dict | None, Response | None]:
+    """The revision's report, or the 202 answer naming the worker's build of its configuration set."""
+    try:
+        state = revision_qos_request(revision=rev, user=request.user)
+    except QosPlanError as exc:
+        raise _plan_error(exc) from None
+    if state.report is not None:
+        return state.report, None
+    return None, _building(request, state.job)
+
+
+def _building(request, job: Job) -> Response:
+    body = job_out(request, job)
+    return Response(body, status=202, headers={"Location": body["url"], **job_poll_headers(job)})
+
+
 class RevisionConfigListApi(ApiView):
     class OutputSerializer(serializers.Serializer):
         class Item(serializers.Serializer):
@@ -130,17 +162,16 @@ class RevisionConfigListApi(ApiView):
 
     @extend_schema(
         operation_id="revisions_configs_list",
-        responses={200: OutputSerializer, 409: NOT_BUILDABLE},
+        responses={200: OutputSerializer, 202: BUILDING, 409: NOT_BUILDABLE},
         tags=["downloads"],
         summary="The revision's QoS configuration files: one per switch, hosts, "
-        "subnet manager, policy, headroom and summary",
+        "subnet manager, policy, headroom and summary (202 while a worker builds them)",
     )
     def get(self, request, design_id: int, number: int):
         rev = revision_for(request, design_id, number)
-        try:
-            report = revision_qos_report(revision=rev)
-        except QosPlanError as exc:
-            raise _plan_error(exc) from None
+        report, building = _report_or_building(request, rev)
+        if building is not None:
+            return building
         items = [{**f, "url": url(request, "revision-config", design_id, number, f["name"])} for f in report["files"]]
         return Response(
             {
@@ -157,24 +188,53 @@ class RevisionConfigApi(ApiView):
     @extend_schema(
         operation_id="revisions_config_file",
         tags=["downloads"],
+        parameters=[
+            OpenApiParameter(
+                "If-None-Match",
+                OpenApiTypes.STR,
+                OpenApiParameter.HEADER,
+                required=False,
+                description="The ETag of a copy you hold: 304 when it is still this file.",
+            ),
+        ],
         responses={
             (200, "text/plain"): OpenApiTypes.BINARY,
             (200, "application/json"): OpenApiTypes.OBJECT,
             (200, "text/csv"): OpenApiTypes.BINARY,
             (200, "application/zip"): OpenApiTypes.BINARY,
+            202: BUILDING,
+            304: OpenApiResponse(description="If-None-Match names this file's ETag: use your copy."),
             409: NOT_BUILDABLE,
         },
-        summary="One QoS configuration file of a revision by name (configs.zip: all of them)",
+        summary="One QoS configuration file of a revision by name (configs.zip: all of them); "
+        "202 while a worker builds the set",
     )
     def get(self, request, design_id: int, number: int, name: str):
         rev = revision_for(request, design_id, number)
         try:
-            found = revision_config_download(revision=rev, name=name)
+            built = qos_archive_request(revision=rev, user=request.user)
         except QosPlanError as exc:
             raise _plan_error(exc) from None
-        if found is None:
-            raise Http404("No such configuration file; GET configs/ lists them.")
-        content, content_type, filename = found
-        response = HttpResponse(content, content_type=content_type)
-        response["Content-Disposition"] = f'attachment; filename="{filename}"'
-        return response
+        if isinstance(built, Job):
+            return _building(request, built)
+        return _config_file_response(request, rev, built, name)
+
+
+def _config_file_response(request, revision, artifact: Artifact, name: str) -> HttpResponse:
+    """One file of the stored configuration set, or configs.zip itself streamed from the artifact store, with a
+    strong ETag: a revision's configuration never changes, so it is cached as immutable and revalidated (304)."""
+    if name == ARCHIVE:
+        etag = artifact_etag(artifact)
+        if if_none_match(request, etag):
+            return not_modified(etag)
+        return artifact_response(artifact, archive_filename(revision))
+    etag = config_file_etag(artifact, name)
+    if if_none_match(request, etag):
+        return not_modified(etag)  # a name the set lacks has no copy to hold: only a file's own tag matches
+    found = revision_config_download(artifact=artifact, name=name)
+    if found is None:
+        raise Http404("No such configuration file; GET configs/ lists them.")
+    f, content = found
+    response = HttpResponse(content, content_type=f.content_type)
+    response["Content-Disposition"] = f'attachment; filename="{f.name}"'
+    return cache_headers(response, etag)

@@ -203,6 +203,9 @@ def test_record_api_examples(settings, users, tmp_path):
     call("revisions_measurements_withdraw", "POST", withdraw, {"withdrawn": True}, expect=200)
     settings.DOWNLOAD_INLINE_MAX_CABLES = 0  # as for a revision too big to render in the request
     call("revisions_download", "GET", f"{r1}/downloads/cabling-plan.pdf", expect=202)
+    # r2's QoS configuration set is not built yet: a worker builds configs.zip first
+    call("revisions_configs_list", "GET", f"{d}/revisions/2/configs/", expect=202)
+    call("revisions_config_file", "GET", f"{d}/revisions/2/configs/policy.json", expect=202)
 
     # utilization: two counter readings of a few ports
     from apps.designs.models import Revision

@@ -195,9 +195,10 @@ def _file_bytes(answer) -> bytes:
     return answer.parsed.payload.read()
 
 
-def _download_every_file(pkg, client, design_id: int, log: Path) -> None:
+def _download_every_file(pkg, client, design_id: int, log: Path, settings) -> None:
     """Every kind the revision lists, through revisions_download: a 200 is the file, a 202 the job that builds it
-    (its file from jobs_file); then two background exports, and every QoS configuration file."""
+    (its file from jobs_file); then every QoS configuration file (after the 202 of their build) and two
+    background exports."""
     jobs_retrieve, jobs_file = _op("jobs.jobs_retrieve"), _op("jobs.jobs_file")
     listing = _op("downloads.revisions_downloads_list").sync(design_id, 1, client=client)
     kinds = [item.kind for item in listing.results if item.available]
@@ -222,6 +223,24 @@ def _download_every_file(pkg, client, design_id: int, log: Path) -> None:
     bom = list(csv.DictReader(io.StringIO(files["bom.csv"].decode())))
     assert "QM9700" in {r["sku"] for r in bom}
 
+    # The QoS set as a large revision's: a 202 naming the worker's build of configs.zip, then the files.
+    settings.DOWNLOAD_INLINE_MAX_CABLES, inline = 0, settings.DOWNLOAD_INLINE_MAX_CABLES
+    configs_list, config_file = _op("downloads.revisions_configs_list"), _op("downloads.revisions_config_file")
+    listed = configs_list.sync_detailed(design_id, 1, client=client)
+    assert listed.status_code == 202 and listed.headers["Location"] == listed.parsed.url
+    job = _wait_for_job(jobs_retrieve, client, listed.parsed.id, log)
+    assert job.status.value == "succeeded", job.error
+    configs = configs_list.sync(design_id, 1, client=client)
+    settings.DOWNLOAD_INLINE_MAX_CABLES = inline
+    assert configs.results
+    for item in configs.results:
+        answer = config_file.sync_detailed(design_id, 1, item.name, client=client)
+        assert answer.status_code == 200, (item.name, answer.content[:300])
+        if item.content_type.startswith("application/json"):
+            assert answer.parsed is not None
+        else:
+            assert len(answer.parsed.payload.read()) == item.size, item.name
+
     exports_create = _op("downloads.revisions_exports_create")
     for kind in ("cabling-plan.pdf", "configs.zip"):
         started = exports_create.sync_detailed(
@@ -238,17 +257,6 @@ def _download_every_file(pkg, client, design_id: int, log: Path) -> None:
             assert zipfile.ZipFile(io.BytesIO(body)).namelist()
         else:
             assert body.startswith(b"%PDF-")
-
-    configs = _op("downloads.revisions_configs_list").sync(design_id, 1, client=client)
-    config_file = _op("downloads.revisions_config_file")
-    assert configs.results
-    for item in configs.results:
-        answer = config_file.sync_detailed(design_id, 1, item.name, client=client)
-        assert answer.status_code == 200, (item.name, answer.content[:300])
-        if item.content_type.startswith("application/json"):
-            assert answer.parsed is not None
-        else:
-            assert len(answer.parsed.payload.read()) == item.size, item.name
 
 
 def _upload_a_filled_in_test_sheet(pkg, client, design_id: int) -> None:
@@ -297,7 +305,7 @@ def test_the_client_configuration_covers_every_file_media_type_of_the_schema():
     assert served == set(FILE_MEDIA_TYPES)
 
 
-def test_a_generated_client_creates_computes_and_compares_boms(worker, live_server, tmp_path):
+def test_a_generated_client_creates_computes_and_compares_boms(worker, live_server, tmp_path, settings):
     from django.contrib.auth import get_user_model
 
     from apps.api.auth import token_create
@@ -375,7 +383,7 @@ def test_a_generated_client_creates_computes_and_compares_boms(worker, live_serv
     links = revisions_links.sync(design.id, 1, client=client, limit=5, tier="leaf-spine")
     assert len(links.results) == 5 and links.next_cursor
 
-    _download_every_file(pkg, client, design.id, worker)
+    _download_every_file(pkg, client, design.id, worker, settings)
     _upload_a_filled_in_test_sheet(pkg, client, design.id)
 
     bigger = {**SPEC, "servers": {"model": "dgx-h100", "count": 64}}

@@ -172,7 +172,7 @@ def test_the_list_names_every_file_with_its_switch_format_size_and_url(alice, ro
 
 def test_each_file_matches_the_archive(alice, roce_computed):
     archive = alice.get(rev_url(roce_computed, tail="configs/configs.zip"))
-    zf = zipfile.ZipFile(io.BytesIO(archive.content))
+    zf = zipfile.ZipFile(io.BytesIO(b"".join(archive.streaming_content)))  # streamed from the artifact store
 
     assert archive["Content-Type"] == "application/zip"
     assert archive["Content-Disposition"] == 'attachment; filename="tiny-roce-r1-configs.zip"'

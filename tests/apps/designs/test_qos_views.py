@@ -279,9 +279,9 @@ def test_the_report_shows_warnings_headroom_and_a_file_per_switch(alice, compute
 
 def test_each_file_is_what_configs_zip_holds_for_it(alice, computed):
     export = _zip_from_the_export(computed)
-    switch = alice.get(url("config_file", computed.pk, 1, "CF-SU01-L01.nvue.txt"))
-    hosts = alice.get(url("config_file", computed.pk, 1, "roce-qos-connectx-7.sh"))
-    policy = alice.get(url("config_file", computed.pk, 1, "policy.json"))
+    switch = alice.get(url("config_file", computed.pk, 1, "CF-SU01-L01.nvue.txt"), follow=True)
+    hosts = alice.get(url("config_file", computed.pk, 1, "roce-qos-connectx-7.sh"), follow=True)
+    policy = alice.get(url("config_file", computed.pk, 1, "policy.json"), follow=True)
 
     assert switch.status_code == 200 and switch["Content-Type"] == "text/plain; charset=utf-8"
     assert switch["Content-Disposition"] == 'attachment; filename="CF-SU01-L01.nvue.txt"'
@@ -292,8 +292,8 @@ def test_each_file_is_what_configs_zip_holds_for_it(alice, computed):
 
 
 def test_configs_zip_from_the_browser_holds_the_same_files_as_the_export(alice, computed):
-    r = alice.get(url("config_file", computed.pk, 1, "configs.zip"))
-    got = zipfile.ZipFile(io.BytesIO(r.content))
+    r = alice.get(url("config_file", computed.pk, 1, "configs.zip"), follow=True)
+    got = zipfile.ZipFile(io.BytesIO(b"".join(r.streaming_content)))  # streamed from the artifact store
     export = _zip_from_the_export(computed)
 
     assert r["Content-Type"] == "application/zip"
@@ -303,8 +303,8 @@ def test_configs_zip_from_the_browser_holds_the_same_files_as_the_export(alice, 
 
 
 def test_an_unknown_file_is_a_404(alice, computed):
-    assert alice.get(url("config_file", computed.pk, 1, "CF-NOPE.nvue.txt")).status_code == 404
-    assert alice.get(url("config_file", computed.pk, 9, "policy.json")).status_code == 404
+    assert alice.get(url("config_file", computed.pk, 1, "CF-NOPE.nvue.txt"), follow=True).status_code == 404
+    assert alice.get(url("config_file", computed.pk, 9, "policy.json"), follow=True).status_code == 404
 
 
 def test_a_reader_may_download(client, users, computed):
@@ -312,15 +312,15 @@ def test_a_reader_may_download(client, users, computed):
     client.force_login(users.bob)
 
     assert client.get(url("revision_qos", computed.pk, 1)).status_code == 200
-    assert client.get(url("config_file", computed.pk, 1, "CF-S01.nvue.txt")).status_code == 200
+    assert client.get(url("config_file", computed.pk, 1, "CF-S01.nvue.txt"), follow=True).status_code == 200
 
 
 def test_a_saved_policy_reaches_the_next_revisions_files(alice, users, roce):
     alice.post(url("qos", roce.pk), posted(roce, mode="pfc-only", roce__dscp="24"))
     roce.refresh_from_db()
     compute_now(roce, users.alice)
-    switch = alice.get(url("config_file", roce.pk, 1, "CF-SU01-L01.nvue.txt")).content.decode()
-    hosts = alice.get(url("config_file", roce.pk, 1, "roce-qos-connectx-7.sh")).content.decode()
+    switch = alice.get(url("config_file", roce.pk, 1, "CF-SU01-L01.nvue.txt"), follow=True).content.decode()
+    hosts = alice.get(url("config_file", roce.pk, 1, "roce-qos-connectx-7.sh"), follow=True).content.decode()
 
     assert "dscp 24 switch-priority 3" in switch and "dscp 26 switch-priority 3" not in switch
     assert "set,24,3" in hosts
@@ -334,7 +334,7 @@ def test_an_infiniband_revision_has_a_subnet_manager_file_and_no_headroom(alice,
     assert "compute.opensm.conf" in html and "lossless by credit flow control" in html
     line = html.split('id="qos-line"')[1].split("</p>")[0]
     assert "PFC, ECN marking and DCQCN do not apply" in line and "PFC on priority" not in line
-    body = alice.get(url("config_file", design.pk, 1, "compute.opensm.conf")).content.decode()
+    body = alice.get(url("config_file", design.pk, 1, "compute.opensm.conf"), follow=True).content.decode()
     assert "routing_engine" in body
 
 
@@ -355,7 +355,7 @@ def test_a_revision_whose_policy_does_not_parse_explains_why(alice, users, roce)
     r = alice.get(url("revision_qos", roce.pk, 1) + "?fragment=1")
 
     assert r.status_code == 409 and "qos.roce.dscp[0]" in _html(r) and "not reproducible with catalog" in _html(r)
-    assert alice.get(url("config_file", roce.pk, 1, "policy.json")).status_code == 409
+    assert alice.get(url("config_file", roce.pk, 1, "policy.json"), follow=True).status_code == 409
 
 
 # --- cross-field rules checked at save, for the design's switches ----------------------------------------------

@@ -2,13 +2,15 @@
 
 GIVEN alice's computed RoCE design (12 NVUE switches) or IB design with an upload of measured results
 WHEN switch files, the file list, configs.zip or an upload's page are asked for again
-THEN the snapshot is not read again; a change of the owner's custom parts changes nothing; a result over
+THEN the snapshot is not read again (the QoS set is stored once as configs.zip in the artifact store, its
+     report read out of it); a change of the owner's custom parts changes nothing; a result over
      REVISION_CACHE_MAX_BYTES is served but not kept; concurrent misses compute once.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import threading
 import time
 import uuid
@@ -22,15 +24,18 @@ import apps.exports.services as export_services
 from apps.catalog.services import custom_part_save
 from apps.designs import qos_selectors
 from apps.designs.qos_selectors import (
-    _qos_keys,
+    ConfigSet,
     config_files,
+    qos_archive_stored,
+    qos_report_stored,
     revision_config_download,
-    revision_config_set,
     revision_qos_plan,
     revision_qos_report,
 )
 from apps.designs.revision_cache import compute_once
 from apps.exports import renderers
+from apps.exports.models import Artifact
+from apps.exports.services import configs_zip
 from apps.measurements import services as measurements
 from apps.measurements.services import (
     END_COLUMNS,
@@ -82,24 +87,30 @@ def _rev(computed_design):
 # --- the QoS configuration set -----------------------------------------------------------------------
 
 
+def _follow(client, path):
+    """The browser's download: the page's link, redirected to the API's download of the stored set."""
+    return client.get(path, follow=True)
+
+
 def test_a_second_download_of_a_switch_file_does_not_recompute(alice, computed, engine_calls):
-    first = alice.get(url("config_file", computed.pk, 1, "CF-SU01-L01.nvue.txt"))
+    first = _follow(alice, url("config_file", computed.pk, 1, "CF-SU01-L01.nvue.txt"))
     assert first.status_code == 200 and engine_calls() == 1
 
-    again = alice.get(url("config_file", computed.pk, 1, "CF-SU01-L01.nvue.txt"))
-    other = alice.get(url("config_file", computed.pk, 1, "CF-S01.nvue.txt"))
-    archive = alice.get(url("config_file", computed.pk, 1, "configs.zip"))
+    again = _follow(alice, url("config_file", computed.pk, 1, "CF-SU01-L01.nvue.txt"))
+    other = _follow(alice, url("config_file", computed.pk, 1, "CF-S01.nvue.txt"))
+    archive = _follow(alice, url("config_file", computed.pk, 1, "configs.zip"))
     report = alice.get(url("revision_qos", computed.pk, 1) + "?fragment=1")
-    missing = alice.get(url("config_file", computed.pk, 1, "CF-NOPE.nvue.txt"))
+    missing = _follow(alice, url("config_file", computed.pk, 1, "CF-NOPE.nvue.txt"))
 
-    assert engine_calls() == 1  # one recomputation filled the report and the files
+    assert engine_calls() == 1  # one build stored the set; the report and every file are read from it
     assert again.content == first.content and again["Content-Disposition"] == first["Content-Disposition"]
     assert other.status_code == 200 and report.status_code == 200 and missing.status_code == 404
-    zf = zipfile.ZipFile(io.BytesIO(archive.content))
+    zf = zipfile.ZipFile(io.BytesIO(b"".join(archive.streaming_content)))
     assert zf.read("configs/qos/switches/CF-SU01-L01.nvue.txt") == first.content
+    assert Artifact.objects.filter(kind="configs.zip").count() == 1
 
 
-def test_the_api_list_and_files_come_from_the_cache_too(computed, users, engine_calls):
+def test_the_api_list_and_files_come_from_the_store_too(computed, users, engine_calls):
     from tests.apps.api.conftest import rev_url, token_client
 
     client = token_client(users.alice)
@@ -111,70 +122,65 @@ def test_the_api_list_and_files_come_from_the_cache_too(computed, users, engine_
     assert [len(r.content) for r in files] == [f["size"] for f in listing["results"][:3]]
 
 
-def test_the_cached_set_is_the_plans_files_byte_for_byte(computed):
+def test_a_config_file_has_a_strong_etag_and_revalidates(computed, users):
+    from tests.apps.api.conftest import rev_url, token_client
+
+    client = token_client(users.alice)
+    first = client.get(rev_url(computed, tail="configs/policy.json"))
+    again = client.get(rev_url(computed, tail="configs/policy.json"), HTTP_IF_NONE_MATCH=first["ETag"])
+    other = client.get(rev_url(computed, tail="configs/summary.json"))
+    archive = client.get(rev_url(computed, tail="configs/configs.zip"))
+
+    artifact = Artifact.objects.get(kind="configs.zip")
+    assert first.status_code == 200 and first["ETag"].startswith('"') and "immutable" in first["Cache-Control"]
+    assert again.status_code == 304 and again["ETag"] == first["ETag"]
+    assert other["ETag"] != first["ETag"]
+    assert archive["ETag"] == f'"{artifact.sha256}"' and archive["Content-Length"] == str(artifact.size)
+
+
+def test_the_stored_set_is_the_plans_files_byte_for_byte(computed, users):
     rev = _rev(computed)
     plan = revision_qos_plan(revision=rev)
-    config_set = revision_config_set(revision=rev)
-
-    assert config_set.files == config_files(plan)
+    revision_qos_report(revision=rev)
+    with ConfigSet(Artifact.objects.get(kind="configs.zip")) as config_set:
+        assert config_set.files == config_files(plan)
+    artifact = qos_archive_stored(revision=rev)
     for f, (_, text) in zip(config_files(plan), plan.files):
-        assert revision_config_download(revision=rev, name=f.name) == (text.encode(), f.content_type, f.name)
+        assert revision_config_download(artifact=artifact, name=f.name) == (f, text.encode())
+
+
+def test_the_report_read_from_the_archive_is_the_report_of_the_plan(computed):
+    """The pages' report comes out of configs.zip (summary.json, policy.json, headroom.csv): it equals the report
+    of the plan the archive was built from, so the two can never disagree."""
+    plan = revision_qos_plan(revision=_rev(computed))
+    from_plan = qos_selectors._report(plan.policy, plan.summary(), list(plan.headroom_table), config_files(plan))
+
+    with ConfigSet(configs_zip(plan)) as config_set:
+        assert config_set.report() == from_plan
+    assert from_plan["lossless_ports"] == len(plan.headroom_table) > 0 and from_plan["worst_ports"]
 
 
 def test_a_change_of_the_owners_custom_parts_changes_nothing(computed, users, engine_calls):
     """The configuration set is built from the revision's snapshot, which holds the catalog it was computed with:
     the owner's parts today play no part in it or in its key."""
     rev = _rev(computed)
-    before = _qos_keys(rev)
-    first = revision_config_download(revision=rev, name="policy.json")
-    assert engine_calls() == 1
+    revision_qos_report(revision=rev)
+    first = qos_archive_stored(revision=rev)
+    assert first is not None and engine_calls() == 1
 
     custom_part_save(user=users.alice, section="switches", key="acme-x64", body=SWITCH)
 
-    assert _qos_keys(rev) == before
-    assert revision_config_download(revision=rev, name="policy.json") == first
-    assert engine_calls() == 1
+    assert qos_archive_stored(revision=rev) == first
+    assert Artifact.objects.filter(kind="configs.zip").count() == 1 and engine_calls() == 1
 
 
-def test_a_set_over_the_size_limit_is_served_but_not_kept(alice, computed, settings, engine_calls):
-    settings.REVISION_CACHE_MAX_BYTES = 100
-    keys = _qos_keys(_rev(computed))
-
-    first = alice.get(url("config_file", computed.pk, 1, "CF-SU01-L01.nvue.txt"))
-    second = alice.get(url("config_file", computed.pk, 1, "CF-SU01-L01.nvue.txt"))
-
-    assert first.status_code == second.status_code == 200 and first.content == second.content
-    assert cache.get(keys.configs) is None and engine_calls() == 2
-    assert cache.get(keys.report) is not None  # the small report is kept: an unknown name costs nothing
-    assert alice.get(url("config_file", computed.pk, 1, "CF-NOPE.nvue.txt")).status_code == 404
-    assert engine_calls() == 2
-
-
-def test_two_concurrent_misses_compute_the_set_once(computed):
+def test_an_evicted_report_is_read_again_from_the_stored_archive(computed, engine_calls):
     rev = _rev(computed)
-    plan = revision_qos_plan(revision=rev)
-    keys = _qos_keys(rev)  # read in this thread: the test database is not visible to other threads
-    calls = []
+    report = revision_qos_report(revision=rev)
+    cache.clear()
 
-    def slow_plan(**kwargs):
-        calls.append(kwargs)
-        time.sleep(0.3)
-        return plan
-
-    results: list = []
-    with mock.patch.object(qos_selectors, "revision_qos_plan", side_effect=slow_plan):
-        threads = [
-            threading.Thread(target=lambda: results.append(revision_config_set(revision=rev, keys=keys)))
-            for _ in range(2)
-        ]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(10)
-
-    assert len(calls) == 1 and len(results) == 2
-    assert results[0].archive == results[1].archive
-    assert revision_qos_report(revision=rev) == cache.get(keys.report)
+    assert qos_report_stored(revision=rev) == report
+    assert engine_calls() == 1
 
 
 # --- compute_once ---------------------------------------------------------------------------------------
@@ -286,3 +292,15 @@ def test_the_limits_table_holds_every_fiber_of_the_test_sheet_in_order(revision,
 
     assert renderers.compare([], table.index) == renderers.compare([], rows)
     assert table.ends == ends
+
+
+def test_a_set_removed_by_the_retention_is_built_again_though_its_report_is_cached(computed, users, engine_calls):
+    from tests.apps.api.conftest import rev_url, token_client
+
+    client = token_client(users.alice)
+    assert client.get(rev_url(computed, tail="configs/policy.json")).status_code == 200
+    Artifact.objects.all().delete()  # the retention sweep; the report stays in the cache
+
+    again = client.get(rev_url(computed, tail="configs/policy.json"))
+    assert again.status_code == 200 and json.loads(again.content)["mode"] == "dcqcn"
+    assert engine_calls() == 2 and Artifact.objects.filter(kind="configs.zip").count() == 1

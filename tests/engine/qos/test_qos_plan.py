@@ -41,6 +41,8 @@ def test_small_roce_plan():
     }
     s = plan.summary()
     assert json.loads(json.dumps(s)) == s
+    # the file written says the same as the plan: every file counted, summary.json itself included
+    assert json.loads(dict(plan.files)["qos/summary.json"]) == s and s["files"] == 7
     assert s["ecn"]["by_speed"] == {"400": {"min_us": 3.0, "max_us": 30.0}, "800": {"min_us": 1.5, "max_us": 15.0}}
     assert s["pfc_priorities"] == [3] and s["switches_by_os"] == {"eos": 1, "nvue": 1, "sonic": 1}
     assert (
