@@ -318,13 +318,11 @@ def qos_precheck(*, revision: Revision) -> None:
     try:
         QosPolicy.from_dict((revision.spec or {}).get("qos"), technology)
     except SpecError as exc:
-        if exc.errors and all(_is_qos_path(e.path) for e in exc.errors):
-            raise QosPlanError(
-                "invalid_qos_policy",
-                "The QoS policy stored with this revision is not valid: " + "; ".join(str(e) for e in exc.errors),
-                exc.errors,
-            ) from None
-        raise
+        raise QosPlanError(
+            "invalid_qos_policy",
+            "The QoS policy stored with this revision is not valid: " + "; ".join(str(e) for e in exc.errors),
+            exc.errors,
+        ) from None
 
 
 def qos_report_stored(*, revision: Revision) -> dict | None:
@@ -342,7 +340,10 @@ def qos_report_stored(*, revision: Revision) -> dict | None:
     artifact = artifact_stored(key)
     if artifact is None:
         return None
-    return compute_once(f"{report_key}:lock", ready, lambda: qos_report_from_artifact(artifact))
+    try:
+        return compute_once(f"{report_key}:lock", ready, lambda: qos_report_from_artifact(artifact))
+    except FileNotFoundError:  # its file is gone from the store (artifact_open forgot the row): not built
+        return None
 
 
 def qos_report_from_artifact(artifact: Artifact) -> dict:
@@ -404,9 +405,7 @@ def qos_archive_request(*, revision: Revision, user) -> Artifact | Job:
         return artifact
     qos_precheck(revision=revision)
     if inline_render_allowed(revision):
-        artifact = qos_archive_build(revision=revision)
-        qos_report_from_artifact(artifact)
-        return artifact
+        return qos_archive_build(revision=revision)
     return job_sent(export_enqueue(revision=revision, kind=ARCHIVE, user=user))
 
 

@@ -21,6 +21,7 @@ from .qos_forms import MODE_HELP, QosPolicyForm
 from .qos_selectors import (
     ARCHIVE,
     QosPlanError,
+    QosState,
     design_port_speeds,
     design_qos,
     ecn_microseconds,
@@ -122,10 +123,9 @@ def revision_qos_view(request: HttpRequest, pk: int, number: int) -> HttpRespons
     progress, which reloads (the page) or is fetched again (the fragment, static/js/qos_report.js) when the job
     ends. A failed build is shown with a retry link (?retry=1) instead of being queued again by that reload."""
     revision = revision_get(user=request.user, design_id=pk, number=number)
-    report = job = error = None
+    state, error = QosState(), None
     try:
         state = revision_qos_request(revision=revision, user=request.user, retry=request.GET.get("retry") == "1")
-        report, job = state.report, state.job
     except QosPlanError as exc:
         error = exc
     except (JobQuotaExceeded, JobNotQueued) as exc:
@@ -143,13 +143,13 @@ def revision_qos_view(request: HttpRequest, pk: int, number: int) -> HttpRespons
         {
             "design": revision.design,
             "revision": revision,
-            "report": report,
-            "job": job,
+            "report": state.report,
+            "job": state.job,
             "error": error,
-            "export": {"kind": ARCHIVE, "number": revision.number} if job is not None else None,
+            "export": {"kind": ARCHIVE, "number": revision.number} if state.job is not None else None,
             "can_write": False,  # the build is shared by every reader of the revision: nobody cancels it here
         },
-        status=409 if error else (202 if job is not None and report is None and not job.is_terminal else 200),
+        status=409 if error else (202 if state.building else 200),
     )
 
 

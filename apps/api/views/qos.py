@@ -217,7 +217,14 @@ class RevisionConfigApi(ApiView):
             raise _plan_error(exc) from None
         if isinstance(built, Job):
             return _building(request, built)
-        return _config_file_response(request, rev, built, name)
+        try:
+            return _config_file_response(request, rev, built, name)
+        except FileNotFoundError:
+            # its file is gone from the store (its row went with it, artifact_open): build it again, once
+            built = qos_archive_request(revision=rev, user=request.user)
+            if isinstance(built, Job):
+                return _building(request, built)
+            return _config_file_response(request, rev, built, name)
 
 
 def _config_file_response(request, revision, artifact: Artifact, name: str) -> HttpResponse:

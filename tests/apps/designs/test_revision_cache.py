@@ -304,3 +304,20 @@ def test_a_set_removed_by_the_retention_is_built_again_though_its_report_is_cach
     again = client.get(rev_url(computed, tail="configs/policy.json"))
     assert again.status_code == 200 and json.loads(again.content)["mode"] == "dcqcn"
     assert engine_calls() == 2 and Artifact.objects.filter(kind="configs.zip").count() == 1
+
+
+def test_a_set_whose_file_vanished_from_the_store_is_built_again(computed, users, engine_calls):
+    """A file deleted from the store by hand (or a store restored from an older backup) forgets its row and is
+    built again by the same request, not answered with an error."""
+    from apps.exports.artifacts import artifact_storage
+    from tests.apps.api.conftest import rev_url, token_client
+
+    client = token_client(users.alice)
+    assert client.get(rev_url(computed, tail="configs/policy.json")).status_code == 200
+    gone = Artifact.objects.get(kind="configs.zip")
+    artifact_storage().delete(gone.name)
+
+    again = client.get(rev_url(computed, tail="configs/policy.json"))
+    assert again.status_code == 200 and json.loads(again.content)["mode"] == "dcqcn"
+    rebuilt = Artifact.objects.get(kind="configs.zip")
+    assert rebuilt.pk != gone.pk and engine_calls() == 2
