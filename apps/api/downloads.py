@@ -12,13 +12,13 @@ from collections.abc import Iterator
 
 from django.conf import settings
 from django.db import connection
-from django.http import FileResponse, HttpResponse, HttpResponseRedirect
+from django.http import FileResponse, HttpResponse, HttpResponseRedirect, StreamingHttpResponse
 from django.utils.text import slugify
 
 from apps.common.http_cache import cache_headers
 from apps.designs.models import CableRecord, LinkRecord, Revision
 from apps.designs.table_csv import csv_lines, sql_select_list, stored_columns
-from apps.exports.artifacts import artifact_open, artifact_storage, artifact_touch
+from apps.exports.artifacts import artifact_chunks, artifact_open, artifact_storage, artifact_touch
 from apps.exports.models import Artifact
 
 CHUNK = 64 * 1024
@@ -65,6 +65,10 @@ def artifact_response(artifact: Artifact, filename: str, *, immutable: bool = Tr
     if settings.ARTIFACT_ACCEL_REDIRECT and settings.ARTIFACT_STORE == "files":
         response = HttpResponse(content_type=artifact.content_type)
         response["X-Accel-Redirect"] = settings.ARTIFACT_ACCEL_REDIRECT.rstrip("/") + "/" + artifact.name
+    elif hasattr(artifact_storage(), "iter_chunks"):
+        # the database store: its chunks as the driver returns them (apps.exports.storage.DatabaseStorage)
+        response = StreamingHttpResponse(artifact_chunks(artifact), content_type=artifact.content_type)
+        response["Content-Length"] = str(artifact.size)
     else:
         response = FileResponse(artifact_open(artifact), content_type=artifact.content_type)
         response.block_size = FILE_BLOCK

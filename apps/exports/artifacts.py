@@ -248,6 +248,17 @@ def artifact_open(artifact: Artifact):
         raise
 
 
+def artifact_chunks(artifact: Artifact):
+    """The stored file as an iterator of byte blocks, from a storage that streams its own (the database store's
+    iter_chunks); FileNotFoundError, forgetting the row, as artifact_open."""
+    try:
+        return artifact_storage().iter_chunks(artifact.name)
+    except FileNotFoundError:
+        log.warning("artifact %s: its file %s is missing from the store; forgetting it", artifact.pk, artifact.name)
+        Artifact.objects.filter(pk=artifact.pk).delete()
+        raise
+
+
 def artifact_prune(*, max_bytes: int | None = None, max_age_days: float | None = None) -> dict:
     """Keep the store bounded: delete artifacts unused for max_age_days, then the least recently used until the
     total is at most max_bytes, then stored files that no row names (older than ORPHAN_GRACE_S) and partial

@@ -20,6 +20,7 @@ import logging
 import os
 import time
 import uuid
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
@@ -204,6 +205,14 @@ class _ChunkReader(io.RawIOBase):
         return n
 
 
+def _iter_chunks(name: str, count: int) -> Iterator[bytes]:
+    for seq in range(count):
+        data = _read_chunk(name, seq)
+        if data is None:
+            raise OSError(f"{name}: chunk {seq} is missing (the file was deleted while being read)")
+        yield data
+
+
 @deconstructible
 class DatabaseStorage(Storage):
     """Files as chunks in the project's database (PostgreSQL in production): see the module docstring."""
@@ -239,6 +248,16 @@ class DatabaseStorage(Storage):
         if not count:
             raise FileNotFoundError(name)
         return File(io.BufferedReader(_ChunkReader(name, count), buffer_size=self.chunk_size), name=name)
+
+    def iter_chunks(self, name: str) -> Iterator[bytes]:
+        """The file as its stored chunks, each the bytes the driver returns (no copy in between): what a download
+        streams. Reading through open() costs two more copies of every byte (the reader's slice and the buffered
+        read), which on a 53 MB file under 20 concurrent downloads kept the GIL from new requests.
+        FileNotFoundError now, before the answer starts, when there is no such file."""
+        count = _chunk_count(name)
+        if not count:
+            raise FileNotFoundError(name)
+        return _iter_chunks(name, count)
 
     def delete(self, name):
         from .models import StoredChunk

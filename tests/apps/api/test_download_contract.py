@@ -187,3 +187,17 @@ def test_after_a_change_of_store_the_other_stores_files_are_not_served(alice, co
     r = alice.get(rev_url(computed, tail="downloads/labels.pdf"))
     assert r.status_code == 200 and body(r).startswith(b"%PDF")
     assert sorted(Artifact.objects.values_list("store", flat=True)) == sorted([other, settings.ARTIFACT_STORE])
+
+
+def test_the_database_store_streams_the_file_with_its_length_and_etag(alice, computed, settings):
+    settings.ARTIFACT_STORE = "database"
+    settings.STORAGES = {**settings.STORAGES, "artifacts": {"BACKEND": "apps.exports.storage.DatabaseStorage"}}
+
+    first = alice.get(rev_url(computed, tail="downloads/labels.pdf"))
+    second = alice.get(rev_url(computed, tail="downloads/labels.pdf"))
+
+    artifact = Artifact.objects.get(kind="labels.pdf", store="database")
+    data = body(first)
+    assert first.streaming and data.startswith(b"%PDF") and len(data) == artifact.size
+    assert first["Content-Length"] == str(artifact.size) and first["ETag"] == f'"{artifact.sha256}"'
+    assert body(second) == data

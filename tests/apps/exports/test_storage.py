@@ -54,6 +54,24 @@ def test_a_saved_file_reads_back_whole_in_chunks(tmp_path, which):
     assert not storage.exists(name)
 
 
+def test_the_database_store_streams_a_file_as_its_chunks(tmp_path):
+    """A download reads the chunks as the driver returns them; a missing file is known before the answer starts."""
+    storage = DatabaseStorage(chunk_size=1000)
+    data = os.urandom(2500)
+    name = storage.save("7/abc/labels.pdf", File(io.BytesIO(data)))
+
+    blocks = list(storage.iter_chunks(name))
+
+    assert [len(b) for b in blocks] == [1000, 1000, 500] and b"".join(blocks) == data
+    with pytest.raises(FileNotFoundError):
+        storage.iter_chunks("7/abc/nothing.pdf")
+    deleted_meanwhile = storage.iter_chunks(name)
+    assert next(deleted_meanwhile) == data[:1000]
+    storage.delete(name)
+    with pytest.raises(OSError, match="chunk 1 is missing"):
+        next(deleted_meanwhile)
+
+
 @pytest.mark.parametrize("which", [0, 1], ids=["files", "database"])
 def test_a_write_that_fails_midway_leaves_no_file_and_keeps_the_previous_one(tmp_path, which):
     storage = storages(tmp_path)[which]
