@@ -4,17 +4,18 @@
                                               [--database-url URL] [--redis-url URL] [--rebuild]
                                               [--kinds KIND,...] [--client curl|asyncio] [--keep-alive]
 
-For each size (16k: 2,048 DGX H100 on QM9700; 128k: 16,384 DGX B300 on Q3400), computes and stores the design
+For each size (16k: 2,048 DGX H100 on QM9700; 128k: 16,384 DGX B300 on Q3400; 16k-roce, not run unless named:
+2,048 DGX H100 on SN5600, RoCE), computes and stores the design
 once (reused between runs), then times the first build of each large deliverable exactly as a worker runs it
 (apps.exports.artifacts.artifact_build: read the revision snapshot, render into a spool file, save to the store,
 record the row). Targets: cabling plan < 60 s, labels < 90 s at 128K. configs.zip (the QoS configuration set) is
 timed the same way, with the reading of the QoS report out of it.
 
 Then it serves the app with gunicorn as gunicorn.conf.py sets it (what the Dockerfile runs; --workers and
---threads override) and drives it from 127.0.0.1, by default with one `curl --parallel` process (C, bodies to
+--threads override) and drives it from 127.0.0.1, for each size's revision in turn, by default with one `curl --parallel` process (C, bodies to
 /dev/null; --client asyncio uses this script's own client, whose Python CPU on the same two cores shows up in
 what it measures), each request on a new connection unless --keep-alive:
-- time to first byte of a stored deliverable (the largest size's labels.pdf), 20 concurrent clients, each
+- time to first byte of a stored deliverable (the revision's labels.pdf), 20 concurrent clients, each
   reading the whole file; target < 250 ms at p99;
 - the BOM JSON, 20 concurrent clients; target p99 < 100 ms; then the same revalidated with its ETag (304);
 - /healthz latency every 0.2 s while 8 clients download the largest stored file; target < 1 s.
@@ -47,6 +48,12 @@ SIZES = {
         "name": "bench 16K",
         "servers": {"model": "dgx-h100", "count": 2048},
         "compute_fabric": {"technology": "infiniband", "switch": "qm9700", "scalable_unit": 32},
+    },
+    # RoCE: one QoS configuration file per switch and a headroom row per lossless port (configs.zip's worst case)
+    "16k-roce": {
+        "name": "bench 16K RoCE",
+        "servers": {"model": "dgx-h100", "count": 2048},
+        "compute_fabric": {"technology": "ethernet", "switch": "sn5600"},
     },
     "128k": {
         "name": "bench 128K",
@@ -394,8 +401,6 @@ def main() -> int:
 
     connections.close_all()
 
-    largest, (rev, built) = list(revs.items())[-1]
-    base = f"/api/v1/designs/{rev.design_id}/revisions/{rev.number}"
     port = _free_port()
     server = subprocess.Popen(
         [
@@ -424,11 +429,7 @@ def main() -> int:
             if time.monotonic() > deadline or server.poll() is not None:
                 raise SystemExit("gunicorn did not start")
             time.sleep(0.2)
-        labels = f"{base}/downloads/labels.pdf"
-        for _ in range(4):
-            _one(port, labels, key)
-            _one(port, f"{base}/bom/", key)
-        print(f"\ngunicorn {_gunicorn_shape(args)}; {largest} revision")
+        print(f"\ngunicorn {_gunicorn_shape(args)}")
         pid = server.pid
         curl = args.client == "curl"
         print(
@@ -442,21 +443,29 @@ def main() -> int:
                 return _measured(pid, lambda: _curl_run(port, path, key, clients, count, seconds, keep_alive))
             return _measured(pid, lambda: _load(port, path, key, clients, seconds))
 
-        rows, cpu = timed(labels, 1, min(args.duration, 5))
-        _report("stored labels.pdf, 1 client: TTFB", rows, 0, 250, cpu)
-        rows, cpu = timed(f"{base}/bom/", 1, min(args.duration, 5))
-        _report("BOM JSON, 1 client", rows, 1, 100, cpu)
-        rows, cpu = timed(labels, 20, args.duration)
-        _report(f"stored labels.pdf ({built['labels.pdf'].size / 1e6:.1f} MB), 20 clients: TTFB", rows, 0, 250, cpu)
-        rows, cpu = timed(f"{base}/bom/", 20, args.duration)
-        _report("BOM JSON, 20 clients", rows, 1, 100, cpu)
-        etag = _etag(port, f"{base}/bom/", key)
-        rows, cpu = timed(f"{base}/bom/", 20, args.duration, key=key + f"\r\nIf-None-Match: {etag}")
-        _report("BOM JSON revalidated (304), 20 clients", rows, 1, 100, cpu)
+        for size, (rev, built) in revs.items():
+            base = f"/api/v1/designs/{rev.design_id}/revisions/{rev.number}"
+            labels = f"{base}/downloads/labels.pdf"
+            for _ in range(4):
+                _one(port, labels, key)
+                _one(port, f"{base}/bom/", key)
+            mb = built["labels.pdf"].size / 1e6
+            print(f"{size} revision")
+            rows, cpu = timed(labels, 1, min(args.duration, 5))
+            _report("stored labels.pdf, 1 client: TTFB", rows, 0, 250, cpu)
+            rows, cpu = timed(f"{base}/bom/", 1, min(args.duration, 5))
+            _report("BOM JSON, 1 client", rows, 1, 100, cpu)
+            rows, cpu = timed(labels, 20, args.duration)
+            _report(f"stored labels.pdf ({mb:.1f} MB), 20 clients: TTFB", rows, 0, 250, cpu)
+            rows, cpu = timed(f"{base}/bom/", 20, args.duration)
+            _report("BOM JSON, 20 clients", rows, 1, 100, cpu)
+            etag = _etag(port, f"{base}/bom/", key)
+            rows, cpu = timed(f"{base}/bom/", 20, args.duration, key=key + f"\r\nIf-None-Match: {etag}")
+            _report("BOM JSON revalidated (304), 20 clients", rows, 1, 100, cpu)
 
-        health, got = asyncio.run(_health_during_downloads(port, labels, key, args.duration, curl, keep_alive))
-        n, mb = len(got), sum(r[3] for r in got) / 1e6
-        _report(f"/healthz while 8 clients download ({n} files, {mb:.0f} MB)", health, 1, 1000)
+            health, got = asyncio.run(_health_during_downloads(port, labels, key, args.duration, curl, keep_alive))
+            n, total = len(got), sum(r[3] for r in got) / 1e6
+            _report(f"/healthz while 8 clients download ({n} files, {total:.0f} MB)", health, 1, 1000)
         return 0
     finally:
         server.terminate()
