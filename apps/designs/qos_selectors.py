@@ -327,8 +327,14 @@ def qos_precheck(*, revision: Revision) -> None:
 
 def qos_report_stored(*, revision: Revision) -> dict | None:
     """The revision's report when its configs.zip is stored (read from the cache, else from the archive once
-    for concurrent callers); None when the set is not built yet."""
+    for concurrent callers); None when the set is not built yet.
+
+    The archive is looked up first, even when the cache holds the report: a report whose archive the retention
+    has removed would list files whose links then have nothing to serve, and no build would be started."""
     key = _archive_key(revision)
+    artifact = artifact_stored(key)
+    if artifact is None:
+        return None
     report_key = _report_key(key)
 
     def ready() -> dict | None:
@@ -337,9 +343,6 @@ def qos_report_stored(*, revision: Revision) -> dict | None:
     report = ready()
     if report is not None:
         return report
-    artifact = artifact_stored(key)
-    if artifact is None:
-        return None
     try:
         return compute_once(f"{report_key}:lock", ready, lambda: qos_report_from_artifact(artifact))
     except FileNotFoundError:  # its file is gone from the store (artifact_open forgot the row): not built

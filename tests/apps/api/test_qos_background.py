@@ -9,6 +9,7 @@ Workers are stood in for by the job runner, run here synchronously (the same cod
 from __future__ import annotations
 
 import json
+import uuid
 
 import pytest
 from django.core.cache import cache
@@ -31,9 +32,15 @@ def _large(settings):
 
 
 @pytest.fixture(autouse=True)
-def _empty_cache():
-    # The report is kept in the cache under the archive's key; a revision of an earlier test can share it.
-    cache.clear()
+def _private_cache(settings):
+    # CI points the default cache at Redis, shared by every test (and flushing it would disturb the others):
+    # each test here starts with an empty cache of its own.
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": f"qos-background-tests-{uuid.uuid4().hex}",
+        }
+    }
 
 
 def test_the_list_and_a_file_are_202_naming_one_build_job_then_200_from_the_store(alice, roce_computed):
@@ -122,3 +129,20 @@ def test_a_file_link_before_the_set_is_built_leads_to_the_qos_page(browser, roce
     assert not Job.objects.filter(kind="export").exists()  # the page queues it, when it is opened
     page = browser.get(r["Location"])
     assert page.status_code == 202 and "policy.json can be downloaded when it is ready" in page.content.decode()
+
+
+def test_a_set_removed_by_the_retention_is_built_again_though_its_report_is_cached(browser, roce_computed):
+    """The report is shown only while its archive is stored: its file links must have something to serve."""
+    run_job(str(_queued_build(browser, roce_computed).pk))
+    assert browser.get(_page(roce_computed, "?fragment=1")).status_code == 200
+    Artifact.objects.all().delete()  # the retention sweep; the report stays in the cache
+
+    again = browser.get(_page(roce_computed, "?fragment=1"))
+
+    assert again.status_code == 202 and "Building configs.zip of r1" in again.content.decode()
+    assert Job.objects.filter(kind="export").count() == 2
+
+
+def _queued_build(client, design) -> Job:
+    assert client.get(_page(design, "?fragment=1")).status_code == 202
+    return Job.objects.get(kind="export", status=JobStatus.QUEUED)
