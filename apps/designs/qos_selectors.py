@@ -20,9 +20,11 @@ import io
 import json
 import zipfile
 from dataclasses import asdict, dataclass
+from datetime import timedelta
 from functools import cached_property
 
 from django.core.cache import cache
+from django.utils import timezone
 from django.utils.text import slugify
 
 from apps.exports.artifacts import (
@@ -219,7 +221,11 @@ class ConfigSet:
                 with fh:
                     fh = io.BytesIO(fh.read())
         self._fh = fh
-        self.zip = zipfile.ZipFile(fh)
+        try:
+            self.zip = zipfile.ZipFile(fh)
+        except BaseException:
+            fh.close()
+            raise
 
     def close(self) -> None:
         self.zip.close()
@@ -359,12 +365,15 @@ def qos_report_from_artifact(artifact: Artifact) -> dict:
 
 
 def qos_archive_build(*, revision: Revision) -> Artifact:
-    """Build the revision's configs.zip into the artifact store in this process (or find it there)."""
+    """Build the revision's configs.zip into the artifact store in this process (or find it there);
+    QosPlanError when the revision cannot be rendered."""
     try:
         return artifact_build(revision=revision, kind=ARCHIVE, options=None)
-    except SpecError:
-        revision_qos_plan(revision=revision)  # raises the QosPlanError that says why
-        raise
+    except (SpecError, CatalogError, MediaCatalogError) as exc:
+        revision_qos_plan(revision=revision)  # raises the QosPlanError that says why, when it can
+        raise QosPlanError(
+            "revision_not_reproducible", f"The revision cannot be rendered from its snapshot: {exc}"
+        ) from None
 
 
 def revision_qos_report(*, revision: Revision) -> dict:
@@ -393,10 +402,28 @@ def revision_qos_request(*, revision: Revision, user, retry: bool = True) -> Qos
         )
         if last is not None and last.status in (JobStatus.FAILED, JobStatus.CANCELLED):
             return QosState(job=last)
+        if (
+            last is not None
+            and last.status == JobStatus.SUCCEEDED
+            and last.finished_at is not None
+            and timezone.now() - last.finished_at < UNSHARED_STORE_WINDOW
+        ):
+            # A build that just succeeded stored its archive under this key (export_build_job checks it), yet
+            # this process cannot read it: queueing another would only repeat that, on every reload.
+            raise QosPlanError(
+                "artifact_not_found",
+                "The configuration set was built but this server cannot read it from the artifact store: web and "
+                "worker processes must share the store (README, Production: ARTIFACT_STORE).",
+            )
     built = qos_archive_request(revision=revision, user=user)
     if isinstance(built, Job):
         return QosState(job=built)
     return QosState(report=qos_report_from_artifact(built))
+
+
+# How long after a build succeeded its archive must be readable here (else the store is not shared): far shorter
+# than any retention age, far longer than a page's reload after its job ended.
+UNSHARED_STORE_WINDOW = timedelta(minutes=10)
 
 
 def qos_archive_request(*, revision: Revision, user) -> Artifact | Job:
@@ -410,6 +437,15 @@ def qos_archive_request(*, revision: Revision, user) -> Artifact | Job:
     if inline_render_allowed(revision):
         return qos_archive_build(revision=revision)
     return job_sent(export_enqueue(revision=revision, kind=ARCHIVE, user=user))
+
+
+def config_file_names(artifact: Artifact) -> set[str]:
+    """The names of a stored set's files: from the cached report, else from the archive's directory."""
+    report = cache.get(_report_key(artifact.key))
+    if report is not None:
+        return {f["name"] for f in report["files"]}
+    with ConfigSet(artifact) as config_set:
+        return {f.name for f in config_set.files}
 
 
 def revision_config_download(*, artifact: Artifact, name: str) -> tuple[ConfigFile, bytes] | None:

@@ -2,7 +2,7 @@
 is set, else each process's own LocMemCache).
 
 A revision and its snapshot (apps/designs/snapshots.py) are immutable, so what the pages derive from it
-(the QoS configuration set, the test sheet's limits, the BOM's network/SU split) depends only on the
+(the QoS report read out of its stored configs.zip, the test sheet's limits, the BOM's network/SU split) depends only on the
 revision and its snapshot. `revision_fingerprint` hashes them, and every key is built from it, so nothing
 is ever invalidated; a backfilled snapshot reaches a new key.
 

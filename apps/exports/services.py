@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import io
+import logging
 from collections.abc import Iterator
 
 from engine.errors import SpecError
@@ -20,6 +21,8 @@ from engine.spec import parse_spec
 
 # The one deliverable registry; callers of this service read it through here as well.
 from .registry import ARCHIVES, DELIVERABLES, Deliverable, render_lines  # noqa: F401
+
+log = logging.getLogger(__name__)
 
 
 class DeliverableUnavailable(Exception):
@@ -116,6 +119,8 @@ def deliverable_lines(*, kind: str, result: DesignResult, options: dict | None) 
 def export_enqueue(*, revision, kind: str, user, options: dict | None = None):
     """Queue the build of one deliverable (or archive) of a revision; returns the Job. A queued or running
     build of the same file (same artifact key) is returned instead of starting another."""
+    from django.db import connection, transaction
+
     from apps.jobs.models import Job, JobStatus
     from apps.jobs.services import job_create
 
@@ -130,21 +135,27 @@ def export_enqueue(*, revision, kind: str, user, options: dict | None = None):
     elif options:
         raise ValueError(f"options: {kind} takes no options")
     key, _full, _stored = artifact_lookup(revision=revision, kind=kind, options=options)
-    running = Job.objects.filter(
-        kind="export",
-        design=revision.design,
-        params__key=key,
-        status__in=(JobStatus.QUEUED, JobStatus.RUNNING),
-        cancel_requested=False,
-    ).first()
-    if running is not None:
-        return running
-    return job_create(
-        kind="export",
-        user=user,
-        design=revision.design,
-        params={"revision_id": revision.pk, "kind": kind, "options": options or {}, "key": key},
-    )
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            # Two requests for the same file at once (two tabs, two readers of a large revision's QoS page)
+            # queue one build: the second waits here until the first's job is committed, then finds it.
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"export:{key}"])
+        running = Job.objects.filter(
+            kind="export",
+            design=revision.design,
+            params__key=key,
+            status__in=(JobStatus.QUEUED, JobStatus.RUNNING),
+            cancel_requested=False,
+        ).first()
+        if running is not None:
+            return running
+        return job_create(
+            kind="export",
+            user=user,
+            design=revision.design,
+            params={"revision_id": revision.pk, "kind": kind, "options": options or {}, "key": key},
+        )
 
 
 def export_content_type(kind: str) -> str:
@@ -168,12 +179,24 @@ def export_build_job(*, job, progress) -> dict:
         progress.mark(stage, percent / 100)
 
     artifact = artifact_build(revision=revision, kind=kind, options=job.params.get("options"), on_stage=on_stage)
+    if job.params.get("key") and artifact.key != job.params["key"]:
+        # The web asked for the file under another key: this worker renders with other code or data (a deploy
+        # half done), or the revision was repriced meanwhile. The web would never find what was stored under
+        # this key and would ask again and again: say why instead.
+        raise RuntimeError(
+            f"{kind} was built under another key than was asked for: this worker's renderer version "
+            f"({artifact.renderer_version[:12]}) is not the web's (deploy the same release to both), or the "
+            "revision was repriced while the build waited (ask for the file again)"
+        )
     if kind == "configs.zip":
         # The QoS pages read their report out of this archive: do it here, once, so they find it in the cache.
+        # Best effort: the archive is stored, and a page reads the report out of it itself when it must.
         from apps.designs.qos_selectors import qos_report_from_artifact
 
-        progress.mark("reading the QoS report", 0.95)
-        qos_report_from_artifact(artifact)
+        try:
+            qos_report_from_artifact(artifact)
+        except Exception:
+            log.exception("export %s: the QoS report could not be read out of the stored configs.zip", job.pk)
     return {
         "file": kind,
         "artifact_id": artifact.pk,

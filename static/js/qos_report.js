@@ -30,7 +30,16 @@
       .catch(function () {
         box.removeAttribute("aria-busy");
         var note = box.querySelector("[data-qos-loading]");
-        if (note) { note.textContent = "The QoS report could not be loaded here. "; }
+        if (note) {
+          note.textContent = "The QoS report could not be loaded here. ";
+        } else {
+          // after a build's progress was shown: replace it, or it would stay on screen as if still running
+          var p = document.createElement("p");
+          p.className = "error-text";
+          p.setAttribute("role", "alert");
+          p.textContent = "The QoS report could not be loaded here; reload the page or open it on its own page.";
+          box.replaceChildren(p);
+        }
       });
   }
 

@@ -16,6 +16,7 @@ from apps.designs.qos_selectors import (
     QosPlanError,
     archive_filename,
     config_file_etag,
+    config_file_names,
     design_qos,
     qos_archive_request,
     revision_config_download,
@@ -235,9 +236,11 @@ def _config_file_response(request, revision, artifact: Artifact, name: str) -> H
         if if_none_match(request, etag):
             return not_modified(etag)
         return artifact_response(artifact, archive_filename(revision))
+    if name not in config_file_names(artifact):  # before If-None-Match: "*" matches any file, not a missing one
+        raise Http404("No such configuration file; GET configs/ lists them.")
     etag = config_file_etag(artifact, name)
     if if_none_match(request, etag):
-        return not_modified(etag)  # a name the set lacks has no copy to hold: only a file's own tag matches
+        return not_modified(etag)
     found = revision_config_download(artifact=artifact, name=name)
     if found is None:
         raise Http404("No such configuration file; GET configs/ lists them.")

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 import uuid
+from datetime import timedelta
 
 import pytest
 from django.core.cache import cache
+from django.utils import timezone
 
 from apps.designs import qos_selectors
 from apps.designs.models import RevisionSnapshot
@@ -135,7 +137,8 @@ def test_a_set_removed_by_the_retention_is_built_again_though_its_report_is_cach
     """The report is shown only while its archive is stored: its file links must have something to serve."""
     run_job(str(_queued_build(browser, roce_computed).pk))
     assert browser.get(_page(roce_computed, "?fragment=1")).status_code == 200
-    Artifact.objects.all().delete()  # the retention sweep; the report stays in the cache
+    Artifact.objects.all().delete()  # the retention sweep, days later; the report stays in the cache
+    Job.objects.update(finished_at=timezone.now() - timedelta(days=3))
 
     again = browser.get(_page(roce_computed, "?fragment=1"))
 
@@ -146,3 +149,46 @@ def test_a_set_removed_by_the_retention_is_built_again_though_its_report_is_cach
 def _queued_build(client, design) -> Job:
     assert client.get(_page(design, "?fragment=1")).status_code == 202
     return Job.objects.get(kind="export", status=JobStatus.QUEUED)
+
+
+def test_a_build_the_web_cannot_read_is_explained_not_queued_again(browser, roce_computed):
+    """Web and worker not sharing the store: the job succeeded, the archive is not readable here. The page says
+    so rather than queueing a build on every reload."""
+    run_job(str(_queued_build(browser, roce_computed).pk))
+    Artifact.objects.all().delete()  # what this process sees when the worker stored it elsewhere
+
+    r = browser.get(_page(roce_computed, "?fragment=1"))
+
+    assert r.status_code == 409 and "must share the store" in r.content.decode()
+    assert Job.objects.filter(kind="export").count() == 1
+
+
+def test_a_full_job_quota_is_shown_and_queues_nothing(browser, roce_computed, settings):
+    settings.JOB_MAX_QUEUED_PER_USER = 0
+
+    r = browser.get(_page(roce_computed, "?fragment=1"))
+
+    assert r.status_code == 409 and "could not be queued" in r.content.decode()
+    assert not Job.objects.filter(kind="export").exists()
+
+
+def test_a_worker_that_builds_under_another_key_fails_the_job_saying_why(browser, roce_computed):
+    """A worker of another release (renderer version) stores the archive where the web would never look: the job
+    fails with the reason instead of succeeding uselessly."""
+    job = _queued_build(browser, roce_computed)
+    Job.objects.filter(pk=job.pk).update(params={**job.params, "key": "0" * 64})
+
+    assert run_job(str(job.pk)) == "failed"
+    assert "renderer version" in Job.objects.get(pk=job.pk).error
+
+
+def test_a_catalog_error_while_rendering_is_a_409_not_a_500(roce_computed, monkeypatch):
+    from engine.errors import CatalogError
+
+    def broken(**kwargs):
+        raise CatalogError("part 'sn5600' is not in the catalog")
+
+    monkeypatch.setattr(qos_selectors, "artifact_build", broken)
+    with pytest.raises(qos_selectors.QosPlanError) as caught:
+        qos_selectors.qos_archive_build(revision=roce_computed.revisions.get(number=1))
+    assert caught.value.code == "revision_not_reproducible" and "sn5600" in caught.value.message
