@@ -14,6 +14,8 @@ from django.conf import settings
 from django.db import connection
 from django.http import FileResponse, HttpResponse, HttpResponseRedirect, StreamingHttpResponse
 from django.utils.text import slugify
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter
 
 from apps.common.http_cache import cache_headers
 from apps.designs.models import CableRecord, LinkRecord, Revision
@@ -36,6 +38,15 @@ def download_filename(revision: Revision, kind: str) -> str:
     name = slugify(revision.design.name)[:60] or f"design-{revision.design_id}"
     return f"{name}-r{revision.number}-{kind}"
 
+
+# A file download's revalidation header, as the schema declares it.
+IF_NONE_MATCH = OpenApiParameter(
+    "If-None-Match",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    required=False,
+    description="The ETag of a copy you hold: 304 when it is still this file.",
+)
 
 FILE_BLOCK = 256 * 1024  # bytes per write while streaming a stored file
 

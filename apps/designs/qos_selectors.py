@@ -30,6 +30,7 @@ from django.utils.text import slugify
 from apps.exports.artifacts import (
     artifact_build,
     artifact_key,
+    artifact_lookup,
     artifact_open,
     artifact_options,
     artifact_stored,
@@ -298,14 +299,10 @@ def _report_key(artifact_key: str) -> str:
 
 
 def _archive_key(revision: Revision) -> str:
-    key, _full, _stored = _archive_lookup(revision, stored=False)
-    return key
-
-
-def _archive_lookup(revision: Revision, *, stored: bool = True) -> tuple[str, dict, Artifact | None]:
-    options = artifact_options(revision=revision, kind=ARCHIVE, options=None)
-    key = artifact_key(revision=revision, kind=ARCHIVE, options=options)
-    return key, options, artifact_stored(key) if stored else None
+    """configs.zip's artifact key for the revision (no query: the options and key are hashed here)."""
+    return artifact_key(
+        revision=revision, kind=ARCHIVE, options=artifact_options(revision=revision, kind=ARCHIVE, options=None)
+    )
 
 
 def qos_precheck(*, revision: Revision) -> None:
@@ -449,16 +446,14 @@ def config_file_names(artifact: Artifact) -> set[str]:
 
 
 def revision_config_download(*, artifact: Artifact, name: str) -> tuple[ConfigFile, bytes] | None:
-    """One file of a stored configs.zip by name: (the file, its bytes); None when the set has no such file."""
-    report = cache.get(_report_key(artifact.key))
-    if report is not None and name not in {f["name"] for f in report["files"]}:
-        return None  # the cached report knows the names: an unknown one opens nothing
+    """One file of a stored configs.zip by name: (the file, its bytes); None when the set has no such file
+    (config_file_names answers that without opening the archive when the report is cached)."""
     with ConfigSet(artifact) as config_set:
         return config_set.file(name)
 
 
 def qos_archive_stored(*, revision: Revision) -> Artifact | None:
-    return _archive_lookup(revision)[2]
+    return artifact_lookup(revision=revision, kind=ARCHIVE, options=None)[2]
 
 
 def config_file_etag(artifact: Artifact, name: str) -> str:

@@ -1,7 +1,8 @@
 // Progress of a background job: polls the job's small JSON view about once a second and
 // updates the server-rendered bar. The page itself stays the record: a reload renders the
 // current state again, and a finished job sends the browser to its result (or reloads to show
-// the error); a finished build of a file downloads it. Plain JS, no dependencies.
+// the error); a finished build of a file downloads it. A section shown later (qos_report.js) is watched through
+// window.fabricJobProgress.watch. Plain JS, no dependencies.
 (function () {
   "use strict";
 
@@ -23,7 +24,9 @@
     });
   }
 
-  function watch(section) {
+  // onTerminal (optional): called with the job's status once it has ended, instead of the page's own
+  // data-on-done (the revision page's QoS section fetches its report again).
+  function watch(section, onTerminal) {
     var url = section.getAttribute("data-job-status-url");
     var onDone = section.getAttribute("data-on-done");
     var failures = 0;
@@ -39,6 +42,8 @@
           show(section, data);
           if (!data.terminal) {
             window.setTimeout(tick, 1000);
+          } else if (typeof onTerminal === "function") {
+            onTerminal(data);
           } else if (data.status === "succeeded" && onDone === "result" && data.revision_url) {
             window.location.assign(data.revision_url);
           } else if (data.status === "succeeded" && onDone === "download" && data.file_url) {
@@ -59,5 +64,6 @@
     window.setTimeout(tick, 1000);
   }
 
-  document.querySelectorAll("[data-job-status-url]").forEach(watch);
+  window.fabricJobProgress = {watch: watch};
+  document.querySelectorAll("[data-job-status-url]").forEach(function (section) { watch(section); });
 })();

@@ -19,17 +19,13 @@ SPEC = {
 }
 
 
-def test_a_large_file_shows_its_build_progress_then_downloads(
-    live_server, celery_worker, page, django_user_model, settings
-):
-    from playwright.sync_api import expect
-
+def _computed_and_open(live_server, page, django_user_model, spec: dict):
+    """alice's design computed by the worker, its revision page open in the browser, signed in as alice."""
     from apps.designs.services import design_compute_enqueue, design_create
     from apps.jobs.models import Job
 
-    settings.DOWNLOAD_INLINE_MAX_CABLES = 0  # every rendered file of this design is "large"
     alice = django_user_model.objects.create_user("alice", password=PASSWORD)
-    design = design_create(user=alice, spec=SPEC)
+    design = design_create(user=alice, spec=spec)
     job = design_compute_enqueue(design=design, user=alice)
     deadline = time.monotonic() + 120
     while not Job.objects.filter(pk=job.pk, status="succeeded").exists():
@@ -40,6 +36,18 @@ def test_a_large_file_shows_its_build_progress_then_downloads(
     page.get_by_label("Username").fill("alice")
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Sign in").click()
+    return design
+
+
+def test_a_large_file_shows_its_build_progress_then_downloads(
+    live_server, celery_worker, page, django_user_model, settings
+):
+    from playwright.sync_api import expect
+
+    from apps.jobs.models import Job
+
+    settings.DOWNLOAD_INLINE_MAX_CABLES = 0  # every rendered file of this design is "large"
+    design = _computed_and_open(live_server, page, django_user_model, SPEC)
     expect(page.get_by_text("(built in the background)").first).to_be_visible()
 
     with page.expect_download(timeout=120_000) as download:
@@ -76,22 +84,10 @@ def test_a_large_revisions_qos_section_shows_its_build_then_the_report(
     page's QoS section shows that build's progress, then the report, whose file links download from the store."""
     from playwright.sync_api import expect
 
-    from apps.designs.services import design_compute_enqueue, design_create
     from apps.jobs.models import Job
 
     settings.DOWNLOAD_INLINE_MAX_CABLES = 0
-    alice = django_user_model.objects.create_user("alice", password=PASSWORD)
-    design = design_create(user=alice, spec=ROCE)
-    job = design_compute_enqueue(design=design, user=alice)
-    deadline = time.monotonic() + 120
-    while not Job.objects.filter(pk=job.pk, status="succeeded").exists():
-        assert time.monotonic() < deadline, "the worker did not compute the design"
-        time.sleep(0.2)
-
-    page.goto(f"{live_server.url}/accounts/login/?next=/designs/{design.pk}/revisions/1/")
-    page.get_by_label("Username").fill("alice")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
+    _computed_and_open(live_server, page, django_user_model, ROCE)
 
     section = page.locator("#qos-report")
     # The build is queued by the section's first fetch; its progress shows until the worker is done (or, on a

@@ -43,6 +43,7 @@ from engine.orders.rule_choice import FAILURE_RATE, PERCENT
 
 from ..downloads import (
     DB_FILES,
+    IF_NONE_MATCH,
     artifact_etag,
     artifact_response,
     download_filename,
@@ -196,13 +197,7 @@ class DownloadApi(ApiView):
         parameters=[
             OpenApiParameter("kind", OpenApiTypes.STR, OpenApiParameter.PATH, enum=KINDS),
             QuerySerializer,
-            OpenApiParameter(
-                "If-None-Match",
-                OpenApiTypes.STR,
-                OpenApiParameter.HEADER,
-                required=False,
-                description="The ETag of a copy you hold: 304 when it is still this file.",
-            ),
+            IF_NONE_MATCH,
         ],
         responses={
             **_FILE_MEDIA_TYPES,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
@@ -27,7 +27,7 @@ from apps.exports.models import Artifact
 from apps.jobs.models import Job
 from engine.errors import SpecError
 
-from ..downloads import artifact_etag, artifact_response
+from ..downloads import IF_NONE_MATCH, artifact_etag, artifact_response
 from ..errors import ApiError, spec_error_fields
 from ..output import job_out, job_poll_headers, url
 from ..preconditions import IF_MATCH, PRECONDITION_FAILED, check_if_match, qos_etag, with_etag
@@ -189,15 +189,7 @@ class RevisionConfigApi(ApiView):
     @extend_schema(
         operation_id="revisions_config_file",
         tags=["downloads"],
-        parameters=[
-            OpenApiParameter(
-                "If-None-Match",
-                OpenApiTypes.STR,
-                OpenApiParameter.HEADER,
-                required=False,
-                description="The ETag of a copy you hold: 304 when it is still this file.",
-            ),
-        ],
+        parameters=[IF_NONE_MATCH],
         responses={
             (200, "text/plain"): OpenApiTypes.BINARY,
             (200, "application/json"): OpenApiTypes.OBJECT,

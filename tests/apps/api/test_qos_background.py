@@ -2,14 +2,14 @@
 deliverables: the file list and every file answer 202 with the build job in Location until configs.zip is stored,
 then 200 from the store; the page shows the build's progress and then the report, read out of the archive.
 
-GIVEN alice's RoCE design (8 generic 8-GPU servers on SN5600), made "large" by DOWNLOAD_INLINE_MAX_CABLES = 0
+GIVEN alice's RoCE design (8 generic 8-GPU servers on SN5600), made "large" by DOWNLOAD_INLINE_MAX_CABLES = 0;
+      each test has a cache of its own (tests/apps/api/conftest.py)
 Workers are stood in for by the job runner, run here synchronously (the same code a worker runs).
 """
 
 from __future__ import annotations
 
 import json
-import uuid
 from datetime import timedelta
 
 import pytest
@@ -31,18 +31,6 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(autouse=True)
 def _large(settings):
     settings.DOWNLOAD_INLINE_MAX_CABLES = 0
-
-
-@pytest.fixture(autouse=True)
-def _private_cache(settings):
-    # CI points the default cache at Redis, shared by every test (and flushing it would disturb the others):
-    # each test here starts with an empty cache of its own.
-    settings.CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-            "LOCATION": f"qos-background-tests-{uuid.uuid4().hex}",
-        }
-    }
 
 
 def test_the_list_and_a_file_are_202_naming_one_build_job_then_200_from_the_store(alice, roce_computed):
