@@ -19,8 +19,8 @@ Devices are matched by name without regard to case, then without a DNS domain (`
 `MF0;<hostname>:MQM9700/U1`.
 
 Interface (kept stable for engine.asbuilt.classify and the counters): PortMatcher(links, aliases, user_map),
-.device(reported) -> device or None, .port(ObservedEnd) -> PortRef or None, .link_at(PortRef) -> PlannedLink
-or None, .ends(PlannedLink) -> (PortRef, PortRef); port_aliases(result) builds `aliases` from a computed
+.device(reported) -> device or None, .port(ObservedEnd) -> PortRef or None, .resolve(ObservedEnd) -> PortRef
+(the design's names where known, for printing), .link_at(PortRef) -> PlannedLink or None, .ends(PlannedLink) -> (PortRef, PortRef); port_aliases(result) builds `aliases` from a computed
 design, and parse_user_map(text) reads the user's map.
 """
 
@@ -218,6 +218,22 @@ class PortMatcher:
             n = int(reported)
             return f"{(n + 1) // 2}/{2 - n % 2}" if self._ib_numbered[dk] else str(n)
         return reported
+
+    def resolve(self, end: ObservedEnd) -> PortRef:
+        """Where an observed end sits, named as the design names it: the planned port when known; else the
+        plan's device (from a node description such as `MF0;<host>:MQM9700/U1` or `<host>.cm.cluster mlx5_11`)
+        and the port by its design name where it can be worked out (design_port; an HCA by its RDMA device);
+        else as reported. What a fix list prints for any end, planned or not."""
+        ref = self.port(end)
+        if ref is not None:
+            return ref
+        device = self.device(end.device)
+        if device is None:
+            return PortRef(end.device, end.port)
+        words = end.device.split()
+        if len(words) > 1 and _RDMA.match(words[-1]):
+            return PortRef(device, self.design_port(device, words[-1]))
+        return PortRef(device, self.design_port(device, end.port))
 
     def link_at(self, ref: PortRef | None) -> PlannedLink | None:
         return None if ref is None else self._links.get(ref)
