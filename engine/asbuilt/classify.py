@@ -34,7 +34,8 @@ class Finding:
     each link's, in natural order) that no single observed link joins: the side where both observed links
     meet on one device first and alone; both sides, in natural order, when the evidence cannot tell (both
     sides on one device each, as two parallel switch links, or neither). Its links are in link-id order.
-    An unexpected link's `resolved` holds its two ends (PortMatcher.resolve)."""
+    An unexpected link's `resolved` holds its two ends (PortMatcher.resolve) in natural order, whichever the file
+    printed first."""
 
     kind: str
     links: tuple[PlannedLink, ...]
@@ -190,7 +191,8 @@ def classify(
         observed[i] for i in range(len(observed)) if i not in used and not _planned_pair(resolved[i], status, matcher)
     ]
     for o in unexpected:
-        findings.append(Finding("unexpected", (), (o,), resolved=(matcher.resolve(o.a), matcher.resolve(o.b))))
+        ends = sorted((matcher.resolve(o.a), matcher.resolve(o.b)), key=lambda r: [_natural(x) for x in r])
+        findings.append(Finding("unexpected", (), (o,), resolved=tuple(ends)))
 
     counts = Counter(status.values())
     out = {k: counts.get(k, 0) for k in CLASSES if k != "unexpected"}

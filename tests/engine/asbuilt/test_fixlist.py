@@ -1,0 +1,185 @@
+"""The fix list's actions, decided by the evidence and not by the order a file prints its ports (CSV inputs
+against the 16-server InfiniBand plan of test_matching.IB_16; every cable is one cord, labelled with both ends):
+
+    DGX-SU01-N01 OSFP1P1 --C000001-- 1/1 CF-SU01-L01 1/2 --C000009-- OSFP1P1 DGX-SU01-N02
+    DGX-SU01-N01 OSFP1P2 --C000002-- 1/1 CF-SU01-L02
+    CF-SU01-L08 30/2 --C000380-- 30/2 CF-S04        CF-SU01-L08 31/1 --C000381-- 31/1 CF-S04
+
+The cabling is modelled as the cord plugged in each port (`Wiring`); a mistake is made by exchanging two
+ports' cords, the file is what a tool would see of that wiring, and the fix list's action is applied back to
+the same wiring: afterwards every cord must sit where its labels say.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+
+import pytest
+
+from engine.asbuilt.classify import accumulate, classify
+from engine.asbuilt.fixlist import FixItem, device_places, fix_list, iter_fix_csv
+from engine.asbuilt.matching import PortMatcher, PortRef
+from engine.asbuilt.parsers import parse
+from engine.asbuilt.plan import planned_fabric
+from engine.asbuilt.records import ObservedEnd
+from engine.catalog import load_catalog
+from engine.pipeline import compute_design
+from engine.spec import parse_spec
+
+from .test_matching import IB_16
+
+HEAD = "device,port,neighbor_device,neighbor_port\n"
+N01, N02, L01, L02 = "DGX-SU01-N01", "DGX-SU01-N02", "CF-SU01-L01", "CF-SU01-L02"
+
+
+@pytest.fixture(scope="module")
+def fabric():
+    return planned_fabric(compute_design(parse_spec(IB_16), load_catalog()))
+
+
+class Wiring:
+    """port -> the cord plugged in it; starts as the labels say."""
+
+    def __init__(self, fabric):
+        self.cables = fabric.cables
+        self.at: dict[PortRef, str] = {}
+        for c in fabric.cables.values():
+            self.at[PortRef(c.a_device, c.a_port)] = c.cable_id
+            self.at[PortRef(c.b_device, c.b_port)] = c.cable_id
+
+    def cross(self, p: PortRef, q: PortRef) -> None:
+        self.at[p], self.at[q] = self.at[q], self.at[p]
+
+    def links(self, devices) -> list[tuple[PortRef, PortRef]]:
+        """What a tool sees: the two ports each cord joins (cords with an end on `devices`)."""
+        ends: dict[str, list[PortRef]] = {}
+        for port, cid in self.at.items():
+            ends.setdefault(cid, []).append(port)
+        return [tuple(e) for e in ends.values() if {e[0].device, e[1].device} & set(devices)]  # type: ignore[misc]
+
+    def apply(self, row: FixItem) -> None:
+        """Do a swap row's action: the cords at its two ports exchanged."""
+        assert row.kind == "swapped"
+        self.cross(PortRef(row.a_device, row.a_port), PortRef(row.b_device, row.b_port))
+
+    def mislabelled(self) -> list[str]:
+        wrong = []
+        for port, cid in self.at.items():
+            c = self.cables[cid]
+            if port not in (PortRef(c.a_device, c.a_port), PortRef(c.b_device, c.b_port)):
+                wrong.append(f"{cid} at {port}")
+        return wrong
+
+
+def csv_of(links, flip: bool, reverse: bool) -> str:
+    """One CSV of the seen links: printed from either end, in either order."""
+    rows = [(b, a) if flip else (a, b) for a, b in links]
+    rows = rows[::-1] if reverse else rows
+    return HEAD + "".join(f"{a.device},{a.port},{b.device},{b.port}\n" for a, b in rows)
+
+
+def fixes_of(fabric, text: str) -> list[FixItem]:
+    m = PortMatcher(fabric.links, fabric.aliases)
+    observed, covered = accumulate([parse("csv", text)], m)
+    c = classify(fabric.links, observed, m, covered)
+    return [f for f in fix_list(c.findings, fabric.cables, device_places(fabric.links)) if f.kind != "missing"]
+
+
+def every_print_order(fabric, wiring: Wiring, devices) -> list[list[FixItem]]:
+    """The problem rows of the same links printed four ways. A file speaks for the devices of its first column,
+    so the planned links it does not show are missing, numbered among the rest: those rows are left out."""
+    links = wiring.links(devices)
+    out = [fixes_of(fabric, csv_of(links, flip, rev)) for flip, rev in itertools.product((False, True), repeat=2)]
+    return [[replace(f, problem=0) for f in fixes] for fixes in out]
+
+
+def test_a_pair_crossed_at_a_server_is_one_swap_at_that_server_whatever_the_print_order(fabric):
+    """N01's two rails land on each other's leaf: the two observed links meet only at N01 (the leaves are two
+    devices), so the cords were crossed there."""
+    w = Wiring(fabric)
+    w.cross(PortRef(N01, "OSFP1P1"), PortRef(N01, "OSFP1P2"))
+    answers = every_print_order(fabric, w, [N01])
+    assert all(a == answers[0] for a in answers)
+    (row,) = answers[0]
+    assert row.action == (
+        "swap the cords at DGX-SU01-N01 OSFP1P1 and OSFP1P2 (DC1.B01-01): C000001 belongs on OSFP1P1, C000002 on OSFP1P2"
+    )
+    assert (row.rack, row.cable_id, row.link_id) == ("DC1.B01", "C000001 C000002", "L000001 L000002")
+    assert row.label_a == fabric.cables["C000001"].label_a  # each cord's label at the server end
+    assert row.label_b == fabric.cables["C000002"].label_a
+    w.apply(row)
+    assert w.mislabelled() == []
+
+
+def test_a_pair_crossed_at_a_leaf_is_one_swap_at_that_leaf_whatever_the_print_order(fabric):
+    """L01 1/1 and 1/2 hold each other's server cord: the observed links meet at L01 (N01 and N02 are two
+    devices in two places); sending the technician to the servers would leave both cords mislabelled."""
+    w = Wiring(fabric)
+    w.cross(PortRef(L01, "1/1"), PortRef(L01, "1/2"))
+    answers = every_print_order(fabric, w, [L01])
+    assert all(a == answers[0] for a in answers)
+    (row,) = answers[0]
+    assert (
+        row.action == "swap the cords at CF-SU01-L01 1/1 and 1/2 (DC1.B05-01): C000001 belongs on 1/1, C000009 on 1/2"
+    )
+    assert row.rack == "DC1.B05" and (row.a_device, row.a_port, row.b_device, row.b_port) == (L01, "1/1", L01, "1/2")
+    wrong_end = Wiring(fabric)
+    wrong_end.cross(PortRef(L01, "1/1"), PortRef(L01, "1/2"))
+    wrong_end.cross(PortRef(N01, "OSFP1P1"), PortRef(N02, "OSFP1P1"))  # the servers' cords instead
+    assert wrong_end.mislabelled() != []
+    w.apply(row)
+    assert w.mislabelled() == []
+
+
+def test_two_parallel_links_crossed_give_both_places_because_the_evidence_cannot_tell(fabric):
+    """L08 30/2 and 31/1 to S04 30/2 and 31/1, seen crossed: both ends are one device each, so the cords may
+    have been crossed at the leaf or at the spine; the labels on site decide, and the action says so."""
+    w = Wiring(fabric)
+    w.cross(PortRef("CF-SU01-L08", "30/2"), PortRef("CF-SU01-L08", "31/1"))
+    answers = every_print_order(fabric, w, ["CF-SU01-L08"])
+    assert all(a == answers[0] for a in answers)
+    (row,) = answers[0]
+    assert row.action.startswith("crossed at one end, the plan cannot tell which: swap the cords at CF-S04 30/2")
+    assert "; or, if those cords already match their labels, swap the cords at CF-SU01-L08 30/2 and 31/1" in row.action
+    # Either place restores the links; only the one the labels point to restores the labels.
+    spine_first = Wiring(fabric)
+    spine_first.cross(PortRef("CF-SU01-L08", "30/2"), PortRef("CF-SU01-L08", "31/1"))
+    spine_first.apply(row)
+    assert spine_first.mislabelled() != []
+    w.cross(PortRef("CF-SU01-L08", "30/2"), PortRef("CF-SU01-L08", "31/1"))
+    assert w.mislabelled() == []
+
+
+def test_an_extra_cable_between_real_fabric_descriptions_is_printed_in_design_ports_with_its_racks(fabric):
+    """A cord between two leaves' spare ports, as a running fabric names them (`MF0;<host>:MQM9700/U1`, InfiniBand
+    port numbers): QM9700 IB port 25 is cage 13 port 1, 26 is 13/2."""
+    text = HEAD + "MF0;CF-SU01-L01:MQM9700/U1,25,MF0;cf-su01-l02.cm.cluster:MQM9700/U1,26\n"
+    (row,) = fixes_of(fabric, text)
+    assert row.kind == "unexpected"
+    assert (row.a_device, row.a_rack, row.a_u, row.a_port) == (L01, "DC1.B05", 1, "13/1")
+    assert (row.b_device, row.b_rack, row.b_u, row.b_port) == (L02, "DC1.B05", 2, "13/2")
+    assert row.rack == "DC1.B05"
+    assert row.action == "remove the cable between DC1.B05-01:13/1 and DC1.B05-02:13/2: not in the plan"
+    assert "13/1" in list(iter_fix_csv([row]))[1]
+
+
+def test_an_unexpected_row_keeps_the_rack_of_the_end_the_plan_knows(fabric):
+    """A laptop the plan does not know on L01's spare IB port 30 (cage 15 port 2): the row stands in L01's rack,
+    whichever end the file printed first."""
+    for text in ("lab-laptop,eth0,MF0;CF-SU01-L01:MQM9700/U1,30\n", "MF0;CF-SU01-L01:MQM9700/U1,30,lab-laptop,eth0\n"):
+        (row,) = fixes_of(fabric, HEAD + text)
+        assert row.rack == "DC1.B05" and (row.a_device, row.a_port, row.b_device) == (L01, "15/2", "lab-laptop")
+        assert row.action == "remove the cable between DC1.B05-01:15/2 and lab-laptop:eth0: not in the plan"
+
+
+def test_a_moved_hca_named_as_a_running_fabric_names_it_is_moved_back_by_design_ports(fabric):
+    """`<host>.cm.cluster mlx5_0` is N03's OSFP4P2 (the catalog's RDMA map); it sits on L08 IB port 20, a spare
+    port, which the design calls 10/2."""
+    m = PortMatcher(fabric.links, fabric.aliases)
+    assert m.resolve(ObservedEnd("dgx-su01-n03.cm.cluster mlx5_0", "1")) == PortRef("DGX-SU01-N03", "OSFP4P2")
+    assert m.resolve(ObservedEnd("MF0;CF-SU01-L08:MQM9700/U1", "20")) == PortRef("CF-SU01-L08", "10/2")
+    text = HEAD + "dgx-su01-n03.cm.cluster mlx5_0,1,MF0;CF-SU01-L08:MQM9700/U1,20\n"
+    (row,) = [f for f in fixes_of(fabric, text) if f.kind == "miswired"]
+    planned = m.link_at(PortRef("DGX-SU01-N03", "OSFP4P2"))
+    assert row.action == f"move {planned.cables[-1]} from DC1.B05-08:10/2 to DC1.B05-08:{planned.b_port}"
