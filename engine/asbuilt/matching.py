@@ -29,11 +29,12 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from engine.ifnames import build_interface_map, technology_of
+from engine.ifnames import build_interface_map, design_port_name, lanes_per_cage, technology_of
 
 from .records import ObservedEnd, PlannedLink
 
@@ -53,6 +54,23 @@ class UserMapEntry:
     device: str
     ident: str
     port: str
+
+
+@dataclass(frozen=True)
+class SpareNames:
+    """How a switch names the ports its plan leaves unused (a stray cable's), for the fix list: the settings of
+    engine.ifnames.design_port_name, taken from the device's model and its planned links."""
+
+    platform: str
+    lanes: int
+    split: int
+    cages: int
+    slashed: bool
+
+    def design_port(self, name: str) -> str | None:
+        return design_port_name(
+            name, self.platform, lanes=self.lanes, split=self.split, cages=self.cages, slashed=self.slashed
+        )
 
 
 class UserMapError(ValueError):
@@ -108,7 +126,9 @@ class PortMatcher:
         links: Iterable[PlannedLink],
         aliases: Mapping[PortRef, Iterable[str]] | None = None,
         user_map: Iterable[UserMapEntry] = (),
+        spare: Mapping[str, SpareNames] | None = None,
     ):
+        self._spare = {k.lower(): v for k, v in (spare or {}).items()}
         self._links: dict[PortRef, PlannedLink] = {}
         self._devices: dict[str, str] = {}  # lower-case name -> plan's name
         # (lower-case device, lower-case port name) -> design port; design names first, so a platform name
@@ -214,6 +234,9 @@ class PortMatcher:
         port = self._ports.get((dk, _key(reported)))
         if port is not None:
             return port
+        namer = self._spare.get(dk)
+        if namer is not None:
+            return namer.design_port(reported.strip()) or reported
         if reported.isdigit() and dk in self._ib_numbered:
             n = int(reported)
             return f"{(n + 1) // 2}/{2 - n % 2}" if self._ib_numbered[dk] else str(n)
@@ -245,6 +268,28 @@ class PortMatcher:
 
 def _natural(s: str):
     return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", str(s))]
+
+
+def spare_names(result, catalog=None, ethernet_os: str | None = None) -> dict[str, SpareNames]:
+    """Per switch of a computed design, how it names the ports its plan does not use (SpareNames)."""
+    catalog = catalog if catalog is not None else getattr(result, "catalog", None)
+    if catalog is None:
+        return {}
+    names = build_interface_map(result, catalog, ethernet_os)
+    splits: dict[int, Counter] = {}
+    slashed: dict[int, bool] = {}
+    for lk in result.links:
+        for d, p in ((lk.a, lk.a_port), (lk.b, lk.b_port)):
+            if names.switch_model(d) is not None:
+                splits.setdefault(d, Counter())[names.split(d, lk.speed_gbps)] += 1
+                slashed[d] = slashed.get(d, False) or "/" in p
+    out = {}
+    for d, count in splits.items():
+        sw = names.switch_model(d)
+        assert sw is not None
+        split = count.most_common(1)[0][0]
+        out[result.devices[d].name] = SpareNames(names.platform(d), lanes_per_cage(sw), split, sw.cages, slashed[d])
+    return out
 
 
 def port_aliases(result, catalog=None, ethernet_os: str | None = None) -> dict[PortRef, tuple[str, ...]]:

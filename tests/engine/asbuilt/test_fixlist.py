@@ -80,7 +80,7 @@ def csv_of(links, flip: bool, reverse: bool) -> str:
 
 
 def fixes_of(fabric, text: str) -> list[FixItem]:
-    m = PortMatcher(fabric.links, fabric.aliases)
+    m = PortMatcher(fabric.links, fabric.aliases, spare=fabric.spare)
     observed, covered = accumulate([parse("csv", text)], m)
     c = classify(fabric.links, observed, m, covered)
     return [f for f in fix_list(c.findings, fabric.cables, device_places(fabric.links)) if f.kind != "missing"]
@@ -176,7 +176,7 @@ def test_an_unexpected_row_keeps_the_rack_of_the_end_the_plan_knows(fabric):
 def test_a_moved_hca_named_as_a_running_fabric_names_it_is_moved_back_by_design_ports(fabric):
     """`<host>.cm.cluster mlx5_0` is N03's OSFP4P2 (the catalog's RDMA map); it sits on L08 IB port 20, a spare
     port, which the design calls 10/2."""
-    m = PortMatcher(fabric.links, fabric.aliases)
+    m = PortMatcher(fabric.links, fabric.aliases, spare=fabric.spare)
     assert m.resolve(ObservedEnd("dgx-su01-n03.cm.cluster mlx5_0", "1")) == PortRef("DGX-SU01-N03", "OSFP4P2")
     assert m.resolve(ObservedEnd("MF0;CF-SU01-L08:MQM9700/U1", "20")) == PortRef("CF-SU01-L08", "10/2")
     text = HEAD + "dgx-su01-n03.cm.cluster mlx5_0,1,MF0;CF-SU01-L08:MQM9700/U1,20\n"

@@ -54,7 +54,7 @@ def mistaken(result) -> str:
 
 
 def run(fabric, texts):
-    matcher = PortMatcher(fabric.links, fabric.aliases)
+    matcher = PortMatcher(fabric.links, fabric.aliases, spare=fabric.spare)
     observations = [
         parse_ibnetdiscover(t) if "caguid" in t or "switchguid" in t else parse_iblinkinfo(t) for t in texts
     ]
