@@ -14,6 +14,7 @@ import io
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from pypdf import PdfReader
 
 from apps.commissioning.models import AsBuiltUpload
 from apps.commissioning.services import commissioning_refresh
@@ -59,6 +60,8 @@ def test_the_section_shows_classes_fix_list_and_the_state_moves_to_verified(alic
     assert len(csv_text.splitlines()) == 2 and "C000001 C000002" in csv_text
     pdf = alice.get(f"/designs/{revision.design_id}/revisions/{revision.number}/fix-list.pdf")
     assert pdf.content.startswith(b"%PDF")
+    text = " ".join(" ".join(p.extract_text().split()) for p in PdfReader(io.BytesIO(pdf.content)).pages)
+    assert "swap the cords at DGX-SU01-N01 OSFP1P1 and OSFP1P2" in text and "C000001 C000002" in text
 
     post(alice, revision, asbuilt_csv(revision, cross=False))
     st = commissioning_refresh(revision=revision)
