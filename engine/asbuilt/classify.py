@@ -44,6 +44,9 @@ class Finding:
     observed_at: tuple[str, str] = ("", "")
     detail: str = ""
     resolved: tuple = ()  # swapped: ((PortRef, PortRef), ...) options; unexpected: (PortRef, PortRef)
+    # miswired, when the evidence cannot tell which end of the observed link is the wrong one: the other
+    # reading, (link, wrong_end, observed_at) as above
+    alternative: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -156,7 +159,7 @@ def classify(
     for i, (ra, rb) in enumerate(resolved):
         if i in used:
             continue
-        best = None
+        best = alt = None
         for here, there, raw_there in ((ra, rb, observed[i].b), (rb, ra, observed[i].a)):
             cand = matcher.link_at(here)
             if here is None or cand is None or cand.link_id in status:
@@ -166,16 +169,24 @@ def classify(
             where = there if there is not None else matcher.resolve(raw_there)
             same_device = where[0] == target.device
             score = (free, same_device)
-            # A tie goes to the lower link id, not to the end the file happened to print first.
+            # A tie is both readings, the lower link id first: not the end the file happened to print first.
             if best is None or score > best[0] or (score == best[0] and cand.link_id < best[1].link_id):
-                best = (score, cand, target, where)
+                best, alt = (score, cand, target, where), best
+            else:
+                alt = (score, cand, target, where)
         if best is None:
             continue
         _, lk, target, where = best
         used.add(i)
         status[lk.link_id] = "miswired"
+        other: tuple = ()
+        if alt is not None and alt[0] == best[0]:
+            _, alk, atarget, awhere = alt
+            other = (alk, 0 if (alk.a_device, alk.a_port) == tuple(atarget) else 1, awhere)
         wrong = 0 if (lk.a_device, lk.a_port) == tuple(target) else 1
-        findings.append(Finding("miswired", (lk,), (observed[i],), wrong_end=wrong, observed_at=where))
+        findings.append(
+            Finding("miswired", (lk,), (observed[i],), wrong_end=wrong, observed_at=where, alternative=other)
+        )
 
     # missing / unseen
     for lk in links:

@@ -226,6 +226,16 @@ def fix_list(
             right = (lk.a_device, lk.a_port) if end == 0 else (lk.b_device, lk.b_port)
             cable = _cable_at(lk, end)
             action = f"move {cable or 'the cable'} from {loc(*f.observed_at)} to {loc(*right)}"
+            if f.alternative:
+                # One cord joins two planned links' ports, each of which could be the one misplaced.
+                alk, aend, awhere = f.alternative
+                aright = (alk.a_device, alk.a_port) if aend == 0 else (alk.b_device, alk.b_port)
+                there, moved = _cable_at(alk, 1 - aend), _cable_at(alk, aend)
+                what = "its other end" if moved == there else (moved or "its other end")
+                action += (
+                    f"; or, if the cord there is {there or 'the other link'} (by its labels), move {what} from"
+                    f" {loc(*awhere)} to {loc(*aright)}"
+                )
             item(n, f, lk, cable, action, f.observed_at)
         elif f.kind == "swapped":
             l1, l2 = f.links

@@ -183,3 +183,20 @@ def test_a_moved_hca_named_as_a_running_fabric_names_it_is_moved_back_by_design_
     (row,) = [f for f in fixes_of(fabric, text) if f.kind == "miswired"]
     planned = m.link_at(PortRef("DGX-SU01-N03", "OSFP4P2"))
     assert row.action == f"move {planned.cables[-1]} from DC1.B05-08:10/2 to DC1.B05-08:{planned.b_port}"
+
+
+def test_a_cord_between_two_planned_ports_of_other_devices_gives_both_readings(fabric):
+    """N01 OSFP1P1 (planned to L01 1/1) is seen on L02 1/2 (planned to N02 OSFP1P2): either C000001's leaf end is
+    on the wrong leaf, or C000010's server end is on the wrong server; neither end is on its planned device, so
+    the evidence cannot tell, and the row gives both, whichever end the file printed first."""
+    for text in ("DGX-SU01-N01,OSFP1P1,CF-SU01-L02,1/2\n", "CF-SU01-L02,1/2,DGX-SU01-N01,OSFP1P1\n"):
+        (row,) = [f for f in fixes_of(fabric, HEAD + text) if f.kind == "miswired"]
+        assert row.action == (
+            "move C000001 from DC1.B05-02:1/2 to DC1.B05-01:1/1; or, if the cord there is C000010 (by its labels), "
+            "move its other end from DC1.B01-01:OSFP1P1 to DC1.B01-09:OSFP1P2"
+        )
+
+
+def test_a_cord_moved_to_another_port_of_its_own_leaf_is_one_reading(fabric):
+    (row,) = [f for f in fixes_of(fabric, HEAD + "DGX-SU01-N01,OSFP1P1,CF-SU01-L01,1/2\n") if f.kind == "miswired"]
+    assert row.action == "move C000001 from DC1.B05-01:1/2 to DC1.B05-01:1/1"
