@@ -276,19 +276,25 @@ def spare_names(result, catalog=None, ethernet_os: str | None = None) -> dict[st
     if catalog is None:
         return {}
     names = build_interface_map(result, catalog, ethernet_os)
-    splits: dict[int, Counter] = {}
-    slashed: dict[int, bool] = {}
+    speeds: Counter = Counter()  # (device, speed) -> planned ends
+    slashed: set[int] = set()
     for lk in result.links:
-        for d, p in ((lk.a, lk.a_port), (lk.b, lk.b_port)):
-            if names.switch_model(d) is not None:
-                splits.setdefault(d, Counter())[names.split(d, lk.speed_gbps)] += 1
-                slashed[d] = slashed.get(d, False) or "/" in p
+        speeds[(lk.a, lk.speed_gbps)] += 1
+        speeds[(lk.b, lk.speed_gbps)] += 1
+        if "/" in lk.a_port:
+            slashed.add(lk.a)
+        if "/" in lk.b_port:
+            slashed.add(lk.b)
+    splits: dict[int, Counter] = {}
+    for (d, speed), n in speeds.items():
+        if names.switch_model(d) is not None:
+            splits.setdefault(d, Counter())[names.split(d, speed)] += n
     out = {}
     for d, count in splits.items():
         sw = names.switch_model(d)
         assert sw is not None
         split = count.most_common(1)[0][0]
-        out[result.devices[d].name] = SpareNames(names.platform(d), lanes_per_cage(sw), split, sw.cages, slashed[d])
+        out[result.devices[d].name] = SpareNames(names.platform(d), lanes_per_cage(sw), split, sw.cages, d in slashed)
     return out
 
 
