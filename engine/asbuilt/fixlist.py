@@ -8,7 +8,8 @@ A swap (two cables crossed) is one row and one action, at the device where the t
 ("swap the cords at CF-SU02-L03 1/2 and 3/1"): its a and b ends are the two ports whose cords are exchanged,
 `cable_id` and `link_id` name both cords and links (space-separated, in that order), `label_a` and `label_b`
 are each cord's label. When the evidence cannot tell at which end the cords were crossed, the action gives
-both places and the labels decide (classify.Finding).
+both places and the labels decide (classify.Finding). So does a miswired cord neither of whose ends is on its
+planned device: it may be either planned link's cord, and the action gives both moves.
 """
 
 from __future__ import annotations

@@ -18,7 +18,11 @@ Devices are matched by name without regard to case, then without a DNS domain (`
 `<hostname> mlx5_N` (the last word is then the port's RDMA device) and a Quantum switch as
 `MF0;<hostname>:MQM9700/U1`.
 
-Interface (kept stable for engine.asbuilt.classify and the counters): PortMatcher(links, aliases, user_map),
+A port the plan leaves unused (a stray cable's) is named back to the design's name by the switch's platform
+rules (SpareNames, engine.ifnames.design_port_name: `swp13s0`, `Ethernet13/1`, IB port 25 -> `13/1`).
+
+Interface (kept stable for engine.asbuilt.classify and the counters): PortMatcher(links, aliases, user_map,
+spare=None),
 .device(reported) -> device or None, .port(ObservedEnd) -> PortRef or None, .resolve(ObservedEnd) -> PortRef
 (the design's names where known, for printing), .link_at(PortRef) -> PlannedLink or None, .ends(PlannedLink) -> (PortRef, PortRef); port_aliases(result) builds `aliases` from a computed
 design, and parse_user_map(text) reads the user's map.

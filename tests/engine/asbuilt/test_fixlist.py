@@ -13,6 +13,7 @@ the same wiring: afterwards every cord must sit where its labels say.
 from __future__ import annotations
 
 import itertools
+import json
 from dataclasses import replace
 
 import pytest
@@ -200,3 +201,66 @@ def test_a_cord_between_two_planned_ports_of_other_devices_gives_both_readings(f
 def test_a_cord_moved_to_another_port_of_its_own_leaf_is_one_reading(fabric):
     (row,) = [f for f in fixes_of(fabric, HEAD + "DGX-SU01-N01,OSFP1P1,CF-SU01-L01,1/2\n") if f.kind == "miswired"]
     assert row.action == "move C000001 from DC1.B05-01:1/2 to DC1.B05-01:1/1"
+
+
+EOS_2 = {
+    "name": "eos 2",
+    "servers": {"model": "dgx-h100", "count": 2},
+    "compute_fabric": {"technology": "ethernet", "switch": "arista-7060x6-64pe", "scalable_unit": 2},
+}
+
+
+def test_arista_lldp_and_the_hosts_view_give_the_same_swap_at_the_leaf_and_name_a_stray_cable_by_design_ports():
+    """Two Arista leaves (EOS names a 2 x 400G cage's ports by first lane: 1/1 is Ethernet1/1, 1/2 Ethernet1/5):
+
+        CF-SU01-L03 Ethernet1/1 -> dgx-su01-n02 OSFP2P1, Ethernet1/5 -> dgx-su01-n01 OSFP2P1   crossed at L03
+        CF-SU01-L03 Ethernet13/1 -- CF-SU01-L04 Ethernet13/5                                   extra (13/1, 13/2)
+
+    seen by L03's `show lldp neighbors | json` (neighbours named by FQDN) and by the two hosts (a CSV of what
+    their lldpd heard): one swap at L03 either way."""
+    fabric = planned_fabric(compute_design(parse_spec(EOS_2), load_catalog()))
+    eos = {
+        "lldpNeighbors": [
+            {
+                "ttl": 120,
+                "port": "Ethernet1/1",
+                "neighborDevice": "dgx-su01-n02.example.com",
+                "neighborPort": "OSFP2P1",
+            },
+            {
+                "ttl": 120,
+                "port": "Ethernet1/5",
+                "neighborDevice": "dgx-su01-n01.example.com",
+                "neighborPort": "OSFP2P1",
+            },
+            {"ttl": 120, "port": "Ethernet2/1", "neighborDevice": "CF-S01.example.com", "neighborPort": "Ethernet3/1"},
+            {"ttl": 120, "port": "Ethernet2/5", "neighborDevice": "CF-S01.example.com", "neighborPort": "Ethernet3/5"},
+            {
+                "ttl": 120,
+                "port": "Ethernet13/1",
+                "neighborDevice": "CF-SU01-L04.example.com",
+                "neighborPort": "Ethernet13/5",
+            },
+        ]
+    }
+    hosts = HEAD + ("DGX-SU01-N01,OSFP2P1,CF-SU01-L03,Ethernet1/5\nDGX-SU01-N02,OSFP2P1,CF-SU01-L03,Ethernet1/1\n")
+    rows = []
+    for obs in (parse("eos", json.dumps(eos), device="CF-SU01-L03"), parse("csv", hosts)):
+        m = PortMatcher(fabric.links, fabric.aliases, spare=fabric.spare)
+        observed, covered = accumulate([obs], m)
+        c = classify(fabric.links, observed, m, covered)
+        rows.append(
+            [f for f in fix_list(c.findings, fabric.cables, device_places(fabric.links)) if f.kind != "missing"]
+        )
+    assert sorted(f.kind for f in rows[0]) == ["swapped", "unexpected"] and [f.kind for f in rows[1]] == ["swapped"]
+    swaps = [[replace(f, problem=0) for f in r if f.kind == "swapped"] for r in rows]
+    assert len(swaps[0]) == 1 and swaps[0] == swaps[1]
+    assert swaps[0][0].action.startswith("swap the cords at CF-SU01-L03 1/1 and 1/2 (")
+    (extra,) = [f for f in rows[0] if f.kind == "unexpected"]
+    assert (extra.a_device, extra.a_port, extra.b_device, extra.b_port) == (
+        "CF-SU01-L03",
+        "13/1",
+        "CF-SU01-L04",
+        "13/2",
+    )
+    assert extra.a_rack and extra.b_rack and extra.rack == extra.a_rack
