@@ -264,3 +264,20 @@ def test_arista_lldp_and_the_hosts_view_give_the_same_swap_at_the_leaf_and_name_
         "13/2",
     )
     assert extra.a_rack and extra.b_rack and extra.rack == extra.a_rack
+
+
+def test_over_patch_panels_the_swap_names_the_cords_at_the_shared_device_not_the_trunk():
+    """Cabled through panels (`DGX --cord-- PP ==trunk== PP --cord-- leaf`), N01's first two rails seen on each
+    other's leaf: the cords to exchange are the two server cords, each with its label at the server."""
+    from tests.engine.test_panels_and_cabling_invariants import SPEC
+
+    fabric = planned_fabric(compute_design(parse_spec(SPEC), load_catalog()))
+    l1, l2 = fabric.links[0], fabric.links[1]
+    assert len(l1.cables) == 3 and l1.a_device == l2.a_device  # cord, trunk, cord
+    text = HEAD + (
+        f"{l1.a_device},{l1.a_port},{l2.b_device},{l2.b_port}\n{l2.a_device},{l2.a_port},{l1.b_device},{l1.b_port}\n"
+    )
+    (row,) = fixes_of(fabric, text)
+    assert row.cable_id == f"{l1.cables[0]} {l2.cables[0]}"
+    assert (row.label_a, row.label_b) == (fabric.cables[l1.cables[0]].label_a, fabric.cables[l2.cables[0]].label_a)
+    assert row.action.startswith(f"swap the cords at {l1.a_device} {l1.a_port} and {l2.a_port} (")
