@@ -71,8 +71,10 @@ def test_the_four_mistakes_are_found_and_the_fixed_fabric_clears_them(plan, tmp_
     need_tools()
     result, fabric = plan
     ibnd, ili = discover(mistaken(result), tmp_path, "mistakes")
+    answers = []
     for texts in ([ibnd], [ili], [ibnd, ili]):
         c, fixes = run(fabric, texts)
+        answers.append([f.to_dict() for f in fixes])
         assert c.counts == {
             "ok": len(fabric.links) - 5,
             "degraded": 1,
@@ -83,6 +85,7 @@ def test_the_four_mistakes_are_found_and_the_fixed_fabric_clears_them(plan, tmp_
             "unseen": 0,
         }, texts[0][:40]
         assert sorted({f.problem for f in fixes}) == [1, 2, 3, 4]
+    assert answers[0] == answers[1] == answers[2]  # whichever tool, whichever end it prints first
     by_kind = {}
     for f in fixes:
         by_kind.setdefault(f.kind, []).append(f)
