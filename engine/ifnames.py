@@ -98,6 +98,63 @@ def switch_port_name(
     return port
 
 
+_NVUE_IF = re.compile(r"^swp(\d+)(?:s(\d+))?$")
+_SONIC_IF = re.compile(r"^Ethernet(\d+)$")
+_EOS_IF = re.compile(r"^Ethernet(\d+)(?:/(\d+))?$")
+
+
+def design_port_name(
+    name: str,
+    platform: str,
+    *,
+    lanes: int = 8,
+    split: int = 1,
+    cages: int = 0,
+    uplink_lanes: int = 4,
+    slashed: bool = True,
+) -> str | None:
+    """The design's name of a switch port a platform prints, the inverse of switch_port_name for a port the plan
+    may not use (a stray cable's), or None when `name` is not one of the platform's port names. The port's
+    speed is not known there: `split` is the split the device's cages use in the plan, `slashed` whether the
+    design names its ports "<cage>/<n>" (twin-port cages) or "<cage>"."""
+    if name == MGMT_PORT.get(platform):
+        return "mgmt0"
+    step = max(1, lanes // max(1, split))
+    if platform == "ib":
+        if not name.isdigit() or int(name) < 1:
+            return None
+        n = int(name)
+        return f"{(n + 1) // 2}/{2 - n % 2}" if slashed else str(n)
+    if platform == "nvue":
+        m = _NVUE_IF.match(name)
+        if not m:
+            return None
+        c = int(m.group(1))
+        if cages and c > cages:
+            return f"up{c - cages}"
+        return f"{c}/{int(m.group(2)) + 1}" if m.group(2) is not None else str(c)
+    if platform == "sonic":
+        m = _SONIC_IF.match(name)
+        if not m:
+            return None
+        n = int(m.group(1))
+        if cages and n >= cages * lanes:
+            return f"up{(n - cages * lanes) // max(1, uplink_lanes) + 1}"
+        c, sub = n // lanes + 1, (n % lanes) // step
+        return f"{c}/{sub + 1}" if slashed else str(c)
+    if platform == "eos":
+        m = _EOS_IF.match(name)
+        if not m:
+            return None
+        c = int(m.group(1))
+        if cages and c > cages:
+            return f"up{c - cages}"
+        if m.group(2) is None:
+            return str(c)
+        return f"{c}/{(int(m.group(2)) - 1) // step + 1}" if slashed else str(c)
+    return None
+
+
 def breakout_mode(split: int, speed_gbps: int) -> str:
     """NVUE's explicit breakout value, `<ports>x<speed>G` (e.g. 2x400G)."""
     return f"{split}x{speed_gbps}G"
@@ -145,6 +202,9 @@ class InterfaceMap:
         return switch_port_name(
             port, platform, lanes=lanes_per_cage(sw), split=self.split(device, speed_gbps), cages=sw.cages
         )
+
+    def switch_model(self, device: int) -> SwitchModel | None:
+        return self._switch_models.get(device)
 
     def breakout(self, device: int, port: str, speed_gbps: int) -> tuple[str, str] | None:
         """(cage interface, NVUE breakout mode) when the port sits in a split cage, else None."""

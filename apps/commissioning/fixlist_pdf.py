@@ -1,4 +1,5 @@
-"""The stored fix list as CSV text and as a PDF table (reportlab), landscape A4, one row per cable."""
+"""The stored fix list as CSV text and as a PDF table (reportlab), landscape A4, one row per fix list row (a swap's
+two cords one above the other in its cable cell)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def fix_list_pdf(fixes: list[dict], *, title: str) -> bytes:
             str(f["problem"]),
             f["class"],
             f["rack"],
-            f["cable_id"],
+            f["cable_id"].replace(" ", "\n"),
             Paragraph(f["label_a"], small),
             Paragraph(f["label_b"], small),
             Paragraph(f["action"], small),

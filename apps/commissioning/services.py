@@ -123,7 +123,7 @@ def asbuilt_refresh_job(*, job, progress) -> dict:
     return {"revision_id": revision.pk, "state": standing.state, "counts": standing.counts}
 
 
-_PLAN_VERSION = 1  # bump when PlannedFabric's shape changes
+_PLAN_VERSION = 2  # bump when PlannedFabric's shape changes (2: spare port names)
 
 
 def _planned(revision) -> PlannedFabric:
@@ -169,7 +169,7 @@ def commissioning_refresh(*, revision, progress=None) -> CommissioningStanding:
             row.save()
             return row
         user_map = tuple(e for u in uploads for e in parse_user_map(u.user_map))
-        matcher = PortMatcher(fabric.links, fabric.aliases, user_map)
+        matcher = PortMatcher(fabric.links, fabric.aliases, user_map, fabric.spare)
         observations = []
         for u in uploads:
             obs = parse(u.format, u.content, device=u.device, port=u.port)

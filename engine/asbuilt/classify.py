@@ -12,6 +12,7 @@ about the devices it covers and keeps the rest, so a problem fixed and re-import
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -27,7 +28,14 @@ PROBLEMS = ("degraded", "swapped", "miswired", "missing", "unexpected")
 class Finding:
     """One problem: its class, the planned links it concerns, the observed links behind it, and for a
     miswired link which end is wrong: `wrong_end` (0 = a, 1 = b) of link_ids[0] sits at `observed_at`
-    (as resolved, or as reported when the plan does not know the port)."""
+    (PortMatcher.resolve: the design's names where known).
+
+    A swap's `resolved` holds where its cords can be exchanged, each option a pair of planned ports (one of
+    each link's, in natural order) that no single observed link joins: the side where both observed links
+    meet on one device first and alone; both sides, in natural order, when the evidence cannot tell (both
+    sides on one device each, as two parallel switch links, or neither). Its links are in link-id order.
+    An unexpected link's `resolved` holds its two ends (PortMatcher.resolve) in natural order, whichever the file
+    printed first."""
 
     kind: str
     links: tuple[PlannedLink, ...]
@@ -35,7 +43,10 @@ class Finding:
     wrong_end: int | None = None
     observed_at: tuple[str, str] = ("", "")
     detail: str = ""
-    resolved: tuple = ()  # swapped: the plan's ports the first observed link joins (one of each link's)
+    resolved: tuple = ()  # swapped: ((PortRef, PortRef), ...) options; unexpected: (PortRef, PortRef)
+    # miswired, when the evidence cannot tell which end of the observed link is the wrong one: the other
+    # reading, (link, wrong_end, observed_at) as above
+    alternative: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -140,32 +151,42 @@ def classify(
             continue
         used.update((i, j))
         status[l1.link_id] = status[l2.link_id] = "swapped"
-        findings.append(Finding("swapped", (l1, l2), (observed[i], observed[j]), resolved=(ra, rb)))
+        pair = tuple(sorted((l1, l2), key=lambda lk: lk.link_id))
+        findings.append(Finding("swapped", pair, (observed[i], observed[j]), resolved=_swap_sides(ra, rb, o1, o2)))
 
     # miswired: one end where planned, the other elsewhere. The link whose correct port is free is the one
     # moved; a move on the same device (another port) is preferred to one onto another device.
     for i, (ra, rb) in enumerate(resolved):
         if i in used:
             continue
-        best = None
+        best = alt = None
         for here, there, raw_there in ((ra, rb, observed[i].b), (rb, ra, observed[i].a)):
             cand = matcher.link_at(here)
             if here is None or cand is None or cand.link_id in status:
                 continue
             target = _other(matcher, cand, here)
             free = target not in at
-            where = (there.device, there.port) if there is not None else _reported(matcher, raw_there)
+            where = there if there is not None else matcher.resolve(raw_there)
             same_device = where[0] == target.device
             score = (free, same_device)
-            if best is None or score > best[0]:
-                best = (score, cand, target, where)
+            # A tie is both readings, the lower link id first: not the end the file happened to print first.
+            if best is None or score > best[0] or (score == best[0] and cand.link_id < best[1].link_id):
+                best, alt = (score, cand, target, where), best
+            else:
+                alt = (score, cand, target, where)
         if best is None:
             continue
         _, lk, target, where = best
         used.add(i)
         status[lk.link_id] = "miswired"
+        other: tuple = ()
+        if alt is not None and alt[0] == best[0]:
+            _, alk, atarget, awhere = alt
+            other = (alk, 0 if (alk.a_device, alk.a_port) == tuple(atarget) else 1, awhere)
         wrong = 0 if (lk.a_device, lk.a_port) == tuple(target) else 1
-        findings.append(Finding("miswired", (lk,), (observed[i],), wrong_end=wrong, observed_at=where))
+        findings.append(
+            Finding("miswired", (lk,), (observed[i],), wrong_end=wrong, observed_at=where, alternative=other)
+        )
 
     # missing / unseen
     for lk in links:
@@ -181,7 +202,8 @@ def classify(
         observed[i] for i in range(len(observed)) if i not in used and not _planned_pair(resolved[i], status, matcher)
     ]
     for o in unexpected:
-        findings.append(Finding("unexpected", (), (o,)))
+        ends = sorted((matcher.resolve(o.a), matcher.resolve(o.b)), key=lambda r: [_natural(x) for x in r])
+        findings.append(Finding("unexpected", (), (o,), resolved=tuple(ends)))
 
     counts = Counter(status.values())
     out = {k: counts.get(k, 0) for k in CLASSES if k != "unexpected"}
@@ -201,13 +223,24 @@ def _other(matcher: PortMatcher, link: PlannedLink, end: PortRef) -> PortRef:
     return b if end == a else a
 
 
-def _reported(matcher: PortMatcher, end) -> tuple[str, str]:
-    """Where an end the plan has no port for sits: the plan's device name when known, and its port by the design's
-    name where it can be worked out (matching.PortMatcher.design_port)."""
-    device = matcher.device(end.device)
-    if device is None:
-        return (end.device, end.port)
-    return (device, matcher.design_port(device, end.port))
+def _natural(s: str) -> list:
+    return [(0, int(x), "") if x.isdigit() else (1, 0, x) for x in re.split(r"(\d+)", s)]
+
+
+def _side_key(side: tuple[PortRef, PortRef]) -> list:
+    return [_natural(part) for ref in side for part in ref]
+
+
+def _swap_sides(ra: PortRef, rb: PortRef, o1: PortRef, o2: PortRef) -> tuple[tuple[PortRef, PortRef], ...]:
+    """Where a crossed pair can be put right. Planned l1 = ra-o1 and l2 = rb-o2 are seen as ra-rb and o1-o2:
+    exchanging the cords at ra and o2 (one side) or at o1 and rb (the other) both restore the links, and only
+    one leaves each cord where its label says. The cords were crossed where the two observed links meet: the
+    side whose two ports are on one device (two cables from two racks can only have been crossed there)."""
+    sides = [tuple(sorted(s, key=lambda r: [_natural(x) for x in r])) for s in ((ra, o2), (o1, rb))]
+    shared = [s for s in sides if s[0].device == s[1].device]
+    if len(shared) == 1:
+        return (shared[0],)  # type: ignore[return-value]
+    return tuple(sorted(sides, key=_side_key))  # type: ignore[arg-type]
 
 
 def _planned_pair(refs, status, matcher) -> bool:

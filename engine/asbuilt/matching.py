@@ -18,9 +18,13 @@ Devices are matched by name without regard to case, then without a DNS domain (`
 `<hostname> mlx5_N` (the last word is then the port's RDMA device) and a Quantum switch as
 `MF0;<hostname>:MQM9700/U1`.
 
-Interface (kept stable for engine.asbuilt.classify and the counters): PortMatcher(links, aliases, user_map),
-.device(reported) -> device or None, .port(ObservedEnd) -> PortRef or None, .link_at(PortRef) -> PlannedLink
-or None, .ends(PlannedLink) -> (PortRef, PortRef); port_aliases(result) builds `aliases` from a computed
+A port the plan leaves unused (a stray cable's) is named back to the design's name by the switch's platform
+rules (SpareNames, engine.ifnames.design_port_name: `swp13s0`, `Ethernet13/1`, IB port 25 -> `13/1`).
+
+Interface (kept stable for engine.asbuilt.classify and the counters): PortMatcher(links, aliases, user_map,
+spare=None),
+.device(reported) -> device or None, .port(ObservedEnd) -> PortRef or None, .resolve(ObservedEnd) -> PortRef
+(the design's names where known, for printing), .link_at(PortRef) -> PlannedLink or None, .ends(PlannedLink) -> (PortRef, PortRef); port_aliases(result) builds `aliases` from a computed
 design, and parse_user_map(text) reads the user's map.
 """
 
@@ -29,11 +33,12 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from engine.ifnames import build_interface_map, technology_of
+from engine.ifnames import build_interface_map, design_port_name, lanes_per_cage, technology_of
 
 from .records import ObservedEnd, PlannedLink
 
@@ -53,6 +58,23 @@ class UserMapEntry:
     device: str
     ident: str
     port: str
+
+
+@dataclass(frozen=True)
+class SpareNames:
+    """How a switch names the ports its plan leaves unused (a stray cable's), for the fix list: the settings of
+    engine.ifnames.design_port_name, taken from the device's model and its planned links."""
+
+    platform: str
+    lanes: int
+    split: int
+    cages: int
+    slashed: bool
+
+    def design_port(self, name: str) -> str | None:
+        return design_port_name(
+            name, self.platform, lanes=self.lanes, split=self.split, cages=self.cages, slashed=self.slashed
+        )
 
 
 class UserMapError(ValueError):
@@ -108,7 +130,9 @@ class PortMatcher:
         links: Iterable[PlannedLink],
         aliases: Mapping[PortRef, Iterable[str]] | None = None,
         user_map: Iterable[UserMapEntry] = (),
+        spare: Mapping[str, SpareNames] | None = None,
     ):
+        self._spare = {k.lower(): v for k, v in (spare or {}).items()}
         self._links: dict[PortRef, PlannedLink] = {}
         self._devices: dict[str, str] = {}  # lower-case name -> plan's name
         # (lower-case device, lower-case port name) -> design port; design names first, so a platform name
@@ -214,10 +238,29 @@ class PortMatcher:
         port = self._ports.get((dk, _key(reported)))
         if port is not None:
             return port
+        namer = self._spare.get(dk)
+        if namer is not None:
+            return namer.design_port(reported.strip()) or reported
         if reported.isdigit() and dk in self._ib_numbered:
             n = int(reported)
             return f"{(n + 1) // 2}/{2 - n % 2}" if self._ib_numbered[dk] else str(n)
         return reported
+
+    def resolve(self, end: ObservedEnd) -> PortRef:
+        """Where an observed end sits, named as the design names it: the planned port when known; else the
+        plan's device (from a node description such as `MF0;<host>:MQM9700/U1` or `<host>.cm.cluster mlx5_11`)
+        and the port by its design name where it can be worked out (design_port; an HCA by its RDMA device);
+        else as reported. What a fix list prints for any end, planned or not."""
+        ref = self.port(end)
+        if ref is not None:
+            return ref
+        device = self.device(end.device)
+        if device is None:
+            return PortRef(end.device, end.port)
+        words = end.device.split()
+        if len(words) > 1 and _RDMA.match(words[-1]):
+            return PortRef(device, self.design_port(device, words[-1]))
+        return PortRef(device, self.design_port(device, end.port))
 
     def link_at(self, ref: PortRef | None) -> PlannedLink | None:
         return None if ref is None else self._links.get(ref)
@@ -229,6 +272,34 @@ class PortMatcher:
 
 def _natural(s: str):
     return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", str(s))]
+
+
+def spare_names(result, catalog=None, ethernet_os: str | None = None) -> dict[str, SpareNames]:
+    """Per switch of a computed design, how it names the ports its plan does not use (SpareNames)."""
+    catalog = catalog if catalog is not None else getattr(result, "catalog", None)
+    if catalog is None:
+        return {}
+    names = build_interface_map(result, catalog, ethernet_os)
+    speeds: Counter = Counter()  # (device, speed) -> planned ends
+    slashed: set[int] = set()
+    for lk in result.links:
+        speeds[(lk.a, lk.speed_gbps)] += 1
+        speeds[(lk.b, lk.speed_gbps)] += 1
+        if "/" in lk.a_port:
+            slashed.add(lk.a)
+        if "/" in lk.b_port:
+            slashed.add(lk.b)
+    splits: dict[int, Counter] = {}
+    for (d, speed), n in speeds.items():
+        if names.switch_model(d) is not None:
+            splits.setdefault(d, Counter())[names.split(d, speed)] += n
+    out = {}
+    for d, count in splits.items():
+        sw = names.switch_model(d)
+        assert sw is not None
+        split = count.most_common(1)[0][0]
+        out[result.devices[d].name] = SpareNames(names.platform(d), lanes_per_cage(sw), split, sw.cages, d in slashed)
+    return out
 
 
 def port_aliases(result, catalog=None, ethernet_os: str | None = None) -> dict[PortRef, tuple[str, ...]]:

@@ -3,11 +3,11 @@ their cables, the cables' labels, and every name of every port (engine.asbuilt.m
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.ifnames import technology_of
 
-from .matching import PortRef, port_aliases
+from .matching import PortRef, SpareNames, port_aliases, spare_names
 from .records import PlannedCable, PlannedLink
 
 _CABLE_ID = "C{:06d}"
@@ -18,6 +18,7 @@ class PlannedFabric:
     links: tuple[PlannedLink, ...]
     cables: dict[str, PlannedCable]
     aliases: dict[PortRef, tuple[str, ...]]
+    spare: dict[str, SpareNames] = field(default_factory=dict)  # switch -> names of its unused ports
 
 
 def planned_fabric(result, catalog=None, ethernet_os: str | None = None, *, cables: bool = True) -> PlannedFabric:
@@ -57,4 +58,6 @@ def planned_fabric(result, catalog=None, ethernet_os: str | None = None, *, cabl
         for row in physical.cable_rows_out(result):
             cid, a_dev, a_port, b_dev, b_port, la, lb = row[0], row[6], row[7], row[10], row[11], row[14], row[15]
             labels[cid] = PlannedCable(cid, la, lb, a_dev, a_port, b_dev, b_port)
-    return PlannedFabric(tuple(links), labels, port_aliases(result, catalog, ethernet_os))
+    return PlannedFabric(
+        tuple(links), labels, port_aliases(result, catalog, ethernet_os), spare_names(result, catalog, ethernet_os)
+    )

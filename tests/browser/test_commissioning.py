@@ -54,8 +54,8 @@ def test_alice_uploads_an_asbuilt_file_and_sees_the_classes_and_the_fix_list(
     """
     GIVEN alice's small InfiniBand design, computed by the worker
     WHEN she uploads a CSV of what is cabled, two cables crossed, through the Commissioning form
-    THEN the worker's job classifies it: 2 swapped, the rest ok, state "cabling", a fix list of 2 rows
-         (one problem) naming the cables, and fix-list.csv downloads with the same rows;
+    THEN the worker's job classifies it: 2 swapped, the rest ok, state "cabling", a fix list of one row (one
+         swap at the server both cables meet) naming the cords, and fix-list.csv downloads with the same row;
     AND the corrected file, uploaded next, leaves no problem.
     """
     from playwright.sync_api import expect
@@ -89,12 +89,12 @@ def test_alice_uploads_an_asbuilt_file_and_sees_the_classes_and_the_fix_list(
     expect(section.locator('[data-metric="ok"]')).to_have_text(str(revision.link_count - 2))
     expect(section.locator("#revision-state")).to_have_text("cabling")
     rows = section.locator("#fix-list tbody tr")
-    expect(rows).to_have_count(2)
-    expect(rows.first).to_contain_text("swap C000001 and C000002")
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_contain_text("swap the cords at DGX-SU01-N01 OSFP1P1 and OSFP1P2")
     with page.expect_download() as info:
         section.get_by_role("link", name="fix-list.csv").click()
     lines = open(info.value.path(), encoding="utf-8").read().splitlines()
-    assert lines[0].startswith("problem,class,rack,cable_id") and len(lines) == 3
+    assert lines[0].startswith("problem,class,rack,cable_id") and len(lines) == 2
 
     fixed = tmp_path / "asbuilt-fixed.csv"
     fixed.write_bytes(asbuilt(revision, cross=False))

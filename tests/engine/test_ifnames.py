@@ -9,6 +9,7 @@ import pytest
 from engine.catalog import load_catalog
 from engine.ifnames import (
     build_interface_map,
+    design_port_name,
     ib_port_number,
     lanes_per_cage,
     switch_port_name,
@@ -102,3 +103,20 @@ def test_arista_configs_name_split_ports_by_their_first_lane():
     interfaces = set(re.findall(r"^interface (\S+)$", eos, re.M))
     assert interfaces and all(re.fullmatch(r"Ethernet\d+/[15]", i) for i in interfaces)  # 2 x 400G per OSFP
     assert any(i.endswith("/5") for i in interfaces) and not any(i.endswith("/2") for i in interfaces)
+
+
+@pytest.mark.parametrize("platform", ["nvue", "sonic", "eos", "ib"])
+@pytest.mark.parametrize("split", [1, 2, 4, 8])
+def test_a_printed_name_reads_back_as_the_design_port_on_every_platform(platform, split):
+    """The as-built fix list names a stray cable's ports as the design does (engine.asbuilt.matching.SpareNames):
+    design_port_name inverts switch_port_name, uplinks and the management port included."""
+    ports = [f"{c}/{s}" for c in (1, 17, 64) for s in range(1, split + 1)] if split > 1 else ["1", "17", "64"]
+    if platform == "ib":  # Quantum-2: two ports per cage, every port "<cage>/<n>"
+        ports = ["1/1", "1/2", "17/2", "32/1"]
+    for port in [*ports, "up1", "up2", "mgmt0"]:
+        if platform == "ib" and port.startswith("up"):
+            continue
+        name = switch_port_name(port, platform, lanes=8, split=split, cages=64)
+        slashed = split > 1 or platform == "ib"
+        assert design_port_name(name, platform, lanes=8, split=split, cages=64, slashed=slashed) == port, name
+    assert design_port_name("bond0", platform) is None

@@ -1,7 +1,8 @@
 """The Commissioning section and the revision state in the browser's pages (Django test client; the real
 browser walk is tests/browser/test_commissioning.py).
 
-    a CSV as-built of every planned link, one pair crossed   -> cabling, 2 swapped, a fix list of 2 rows
+    a CSV as-built of every planned link, one pair crossed   -> cabling, 2 swapped, a fix list of 1 row: one
+                                                                swap at the server both cables meet
     the same CSV corrected                                    -> cabling, no problem (links not yet measured)
     every fiber measured within its limit                     -> verified (the design list says so)
 """
@@ -13,6 +14,7 @@ import io
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from pypdf import PdfReader
 
 from apps.commissioning.models import AsBuiltUpload
 from apps.commissioning.services import commissioning_refresh
@@ -51,11 +53,15 @@ def test_the_section_shows_classes_fix_list_and_the_state_moves_to_verified(alic
     page = alice.get(url("revision", revision.design_id, revision.number)).content.decode()
     assert 'data-state="cabling"' in page
     assert '<td data-metric="swapped">2</td>' in page and '<td data-metric="ok">' in page
-    assert page.count('<tr data-class="swapped">') == 2 and "swap C000001 and C000002" in page
+    # The first two links (DGX-SU01-N01's first two rails) have their far ends crossed: both meet at the server.
+    assert page.count('<tr data-class="swapped">') == 1
+    assert "swap the cords at DGX-SU01-N01 OSFP1P1 and OSFP1P2 (DC1.B01-01): C000001 belongs on OSFP1P1" in page
     csv_text = alice.get(f"/designs/{revision.design_id}/revisions/{revision.number}/fix-list.csv").content.decode()
-    assert len(csv_text.splitlines()) == 3
+    assert len(csv_text.splitlines()) == 2 and "C000001 C000002" in csv_text
     pdf = alice.get(f"/designs/{revision.design_id}/revisions/{revision.number}/fix-list.pdf")
     assert pdf.content.startswith(b"%PDF")
+    text = " ".join(" ".join(p.extract_text().split()) for p in PdfReader(io.BytesIO(pdf.content)).pages)
+    assert "swap the cords at DGX-SU01-N01 OSFP1P1 and OSFP1P2" in text and "C000001 C000002" in text
 
     post(alice, revision, asbuilt_csv(revision, cross=False))
     st = commissioning_refresh(revision=revision)

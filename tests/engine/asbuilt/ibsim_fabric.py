@@ -9,6 +9,10 @@ the rails the way a real fabric does. Mistakes are edits of that file:
     unplug(ca)        the CA's cable is gone (both lines)
     move(ca, port)    the CA's cable sits on another port of the same switch
     narrow(ca)        the link trains at 1X (ibsim takes the enabled width from the `lid 0 <w>x<speed>` comment)
+    join(s1, p1, s2, p2)  an extra cable between two switches' ports (spare ones: the plan has nothing there)
+    describe_as_running()  every node described as a running fabric describes it (after the edits above):
+                      a Quantum switch `MF0;<host>:MQM9700/U1`, an HCA `<host>.cm.cluster mlx5_N` (Bright/BCM
+                      node names) or, where `bare` says so, `<host> mlx5_N`
 """
 
 from __future__ import annotations
@@ -105,6 +109,25 @@ class Net:
         c = self._ca_line(desc)
         self.lines[c] = self.lines[c].replace(f'"{sw}"[{port}]', f'"{sw}"[{new_port}]')
         self.lines[w] = f"[{new_port}]" + self.lines[w][len(f"[{port}]") :]
+
+    def join(self, s1: str, p1: int, s2: str, p2: int):
+        """A cable between switch `s1` port `p1` and `s2` port `p2` (switches by description)."""
+        n1, n2 = self.switch[s1], self.switch[s2]
+        for name, port, peer, pport, pdesc in ((n1, p1, n2, p2, s2), (n2, p2, n1, p1, s1)):
+            head = next(i for i, ln in enumerate(self.lines) if ln.startswith("Switch\t") and f'"{name}"' in ln)
+            self.lines.insert(head + 1, f'[{port}]\t"{peer}"[{pport}]\t\t# "{pdesc}" lid 0 4xNDR')
+
+    def describe_as_running(self, bare: tuple[str, ...] = ()):
+        """Switch and CA descriptions as a running fabric prints them; CAs of hosts in `bare` as "<host> mlx5_N"."""
+        names = {d: f"MF0;{d}:MQM9700/U1" for d in self.switch}
+        for d in self.ca:
+            host, rdma = d.rsplit(" ", 1)
+            names[d] = d if host in bare else f"{host.lower()}.cm.cluster {rdma}"
+        self.lines = [
+            re.sub(r'# "([^"]+)"', lambda m: f'# "{names.get(m.group(1), m.group(1))}"', ln) for ln in self.lines
+        ]
+        self.switch = {names[d]: n for d, n in self.switch.items()}
+        self.ca = {names[d]: n for d, n in self.ca.items()}
 
     def narrow(self, desc: str):
         sw, port = self.peer(desc)

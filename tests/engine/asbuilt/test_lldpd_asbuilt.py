@@ -1,9 +1,14 @@
 """Done-when of the as-built import on Ethernet: lldpd in network namespaces, one per device of a 2-server RoCE
 plan, joined by veth pairs named as the plan's ports (engine.ifnames: swpNsM on the Cumulus leaves and spine,
 the design's port names on the hosts); `lldpctl -f json` of every namespace is one upload. One pair of cables
-is crossed; the fix list names exactly that pair; rewired and imported again, it is clear.
+crossed at a server, one at a leaf, and one extra cable joins two leaves; the fix list has one swap at each
+device where the crossed cables meet and the extra cable in the design's port names with its racks, the same
+from the hosts' and switches' lldpd (`lldpctl -f json`) as from the switches' NVUE (`nv show interface -o json`,
+which on Cumulus Linux reports what its lldpd hears); rewired and imported again, it is clear.
 
-    DGX-SU01-N01 OSFP1P1 -> CF-SU01-L02 swp1s0 and OSFP1P2 -> CF-SU01-L01 swp1s0   (planned L01 / L02)
+    DGX-SU01-N01 OSFP1P1 -> CF-SU01-L02 swp1s0 and OSFP1P2 -> CF-SU01-L01 swp1s0   crossed at N01
+    CF-SU01-L03 swp1s0 -> DGX-SU01-N02 OSFP2P1 and swp1s1 -> DGX-SU01-N01 OSFP2P1  crossed at L03 (1/1, 1/2)
+    CF-SU01-L05 swp5s0 -- CF-SU01-L06 swp5s0                                        extra (5/1 -- 5/1)
 
 Needs root (namespaces, veth) and lldpd; skipped with the reason otherwise. Every lldpd is stopped by its pid
 and every namespace deleted by the fixture that made it.
@@ -24,7 +29,7 @@ import pytest
 from engine.asbuilt.classify import accumulate, classify
 from engine.asbuilt.fixlist import device_places, fix_list
 from engine.asbuilt.matching import PortMatcher
-from engine.asbuilt.parsers import parse_lldpctl
+from engine.asbuilt.parsers import parse_lldpctl, parse_nvue
 from engine.asbuilt.plan import planned_fabric
 from engine.catalog import load_catalog
 from engine.pipeline import compute_design
@@ -148,48 +153,104 @@ def _wiring(fabric, cross: bool):
         for lk in fabric.links
     ]
     if cross:
-        (a0, b0), (a1, b1) = ends[0], ends[1]
-        ends[0], ends[1] = (a0, b1), (a1, b0)
+        at = {end: i for i, (a, b) in enumerate(ends) for end in (a, b)}
+        for p, q in (
+            (("DGX-SU01-N01", "OSFP1P1"), ("DGX-SU01-N01", "OSFP1P2")),
+            (("CF-SU01-L03", "swp1s0"), ("CF-SU01-L03", "swp1s1")),
+        ):
+            i, j = at[p], at[q]
+            ends[i] = tuple(q if e == p else e for e in ends[i])  # type: ignore[assignment]
+            ends[j] = tuple(p if e == q else e for e in ends[j])  # type: ignore[assignment]
+        ends.append((("CF-SU01-L05", "swp5s0"), ("CF-SU01-L06", "swp5s0")))
     return ends
 
 
-def _import(fabric, bundles):
-    matcher = PortMatcher(fabric.links, fabric.aliases)
-    observed, covered = accumulate([parse_lldpctl(b) for b in bundles], matcher)
+def _import(fabric, observations):
+    matcher = PortMatcher(fabric.links, fabric.aliases, spare=fabric.spare)
+    observed, covered = accumulate(observations, matcher)
     c = classify(fabric.links, observed, matcher, covered)
     return c, fix_list(c.findings, fabric.cables, device_places(fabric.links))
 
 
-def test_lldpd_over_veth_pairs_finds_the_swapped_pair_and_the_rewired_fabric_clears_it(plan, tmp_path):
+def _nvue(bundle: str, switches) -> list[tuple[str, str]]:
+    """Each switch's `nv show interface -o json` (its interfaces' lldp.neighbor objects: chassis system-name,
+    port name/type/description) made from what that switch's lldpd heard."""
+    out = []
+    for dev, dump in json.loads(bundle).items():
+        if dev not in switches:
+            continue
+        ifaces = dump["lldp"]["interface"]
+        items = [kv for x in ifaces for kv in x.items()] if isinstance(ifaces, list) else list(ifaces.items())
+        nv = {}
+        for ifname, entry in items:
+            ((peer, _),) = entry["chassis"].items()
+            pid = entry["port"]["id"]
+            port = {"name": pid["value"], "type": pid["type"], "description": entry["port"].get("descr", "")}
+            nv[ifname] = {"type": "swp", "lldp": {"neighbor": {peer: {"chassis": {"system-name": peer}, "port": port}}}}
+        out.append((dev, json.dumps(nv)))
+    return out
+
+
+def test_lldpd_over_veth_pairs_gives_one_swap_where_the_cables_meet_and_the_rewired_fabric_clears_it(plan, tmp_path):
     _need()
     devices = {d for lk in plan.links for d in (lk.a_device, lk.b_device)}
-    per_device = {d: sum((lk.a_device, lk.b_device).count(d) for lk in plan.links) for d in devices}
+    wiring = _wiring(plan, cross=True)
+    per_device = {d: sum((a[0], b[0]).count(d) for a, b in wiring) for d in devices}
     lab = Lab(tmp_path, devices)
     try:
-        lab.start(_wiring(plan, cross=True))
+        lab.start(wiring)
         crossed = lab.dumps(per_device)
     finally:
         lab.stop()
-    c, fixes = _import(plan, [crossed])
-    assert c.counts["swapped"] == 2 and c.counts["ok"] == len(plan.links) - 2
-    assert sum(c.counts[k] for k in ("degraded", "miswired", "missing", "unexpected")) == 0
-    l0, l1 = plan.links[0], plan.links[1]
-    assert [f.kind for f in fixes] == ["swapped", "swapped"] and {f.problem for f in fixes} == {1}
-    assert {f.cable_id for f in fixes} == {l0.cables[-1], l1.cables[-1]} or {f.cable_id for f in fixes} == {
-        l0.cables[0],
-        l1.cables[0],
-    }
-    assert all(
-        f.action.startswith(f"swap {fixes[0].cable_id} and {fixes[1].cable_id}")
-        or f.action.startswith(f"swap {fixes[1].cable_id} and {fixes[0].cable_id}")
-        for f in fixes
+    switches = {d for d in devices if d.startswith("CF-")}
+    nvue = [parse_nvue(text, device=dev) for dev, text in _nvue(crossed, switches)]
+    answers = []
+    for observations in ([parse_lldpctl(crossed)], nvue):
+        c, fixes = _import(plan, observations)
+        assert (c.counts["swapped"], c.counts["unexpected"], c.counts["ok"]) == (4, 1, len(plan.links) - 4)
+        assert c.counts["degraded"] == c.counts["miswired"] == c.counts["missing"] == 0
+        answers.append([f.to_dict() for f in fixes])
+    assert answers[0] == answers[1]
+    rows = {f["class"] + f["a_device"]: f for f in answers[0]}
+    assert len(answers[0]) == 3
+
+    server = rows["swappedDGX-SU01-N01"]
+    assert server["action"] == (
+        "swap the cords at DGX-SU01-N01 OSFP1P1 and OSFP1P2 (DC1.B01-01): C000001 belongs on OSFP1P1, C000002 on OSFP1P2"
     )
+    place = {lk.b_device: f"{lk.b_rack}-{lk.b_u:02d}" for lk in plan.links}
+    leaf = rows["swappedCF-SU01-L03"]
+    assert leaf["action"] == (
+        f"swap the cords at CF-SU01-L03 1/1 and 1/2 ({place['CF-SU01-L03']}): C000003 belongs on 1/1, C000011 on 1/2"
+    )
+    assert (server["rack"], leaf["rack"]) == ("DC1.B01", "DC1.B02")
+    extra = rows["unexpectedCF-SU01-L05"]
+    assert (extra["a_port"], extra["b_device"], extra["b_port"]) == ("5/1", "CF-SU01-L06", "5/1")
+    assert (extra["a_rack"], extra["b_rack"], extra["rack"]) == ("DC1.B02", "DC1.B02", "DC1.B02")
+    assert extra["action"] == (
+        f"remove the cable between {place['CF-SU01-L05']}:5/1 and {place['CF-SU01-L06']}:5/1: not in the plan"
+    )
+
+    # Done on site, the two swaps leave every cord where its labels say (as planted: crossed at N01 and at L03).
+    cord_at = {}
+    for cab in plan.cables.values():
+        cord_at[(cab.a_device, cab.a_port)] = cord_at[(cab.b_device, cab.b_port)] = cab.cable_id
+    for p, q in (
+        (("DGX-SU01-N01", "OSFP1P1"), ("DGX-SU01-N01", "OSFP1P2")),
+        (("CF-SU01-L03", "1/1"), ("CF-SU01-L03", "1/2")),
+    ):
+        cord_at[p], cord_at[q] = cord_at[q], cord_at[p]
+    for row in (server, leaf):
+        p, q = (row["a_device"], row["a_port"]), (row["b_device"], row["b_port"])
+        cord_at[p], cord_at[q] = cord_at[q], cord_at[p]
+    for cab in plan.cables.values():
+        assert cord_at[(cab.a_device, cab.a_port)] == cord_at[(cab.b_device, cab.b_port)] == cab.cable_id
 
     lab = Lab(tmp_path, devices)
     try:
         lab.start(_wiring(plan, cross=False))
-        rewired = lab.dumps(per_device)
+        rewired = lab.dumps({d: sum((lk.a_device, lk.b_device).count(d) for lk in plan.links) for d in devices})
     finally:
         lab.stop()
-    c, fixes = _import(plan, [crossed, rewired])
+    c, fixes = _import(plan, [parse_lldpctl(crossed), parse_lldpctl(rewired)])
     assert fixes == [] and c.counts["ok"] == len(plan.links)
