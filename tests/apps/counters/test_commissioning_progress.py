@@ -106,7 +106,9 @@ def test_as_built_loss_and_counters_move_racks_from_planned_to_verified(rev, use
     # A clean sweep, then one two hours later with symbol errors on one leaf-spine link (DC1.B05 - DC1.A01).
     t0 = timezone.now() - timedelta(hours=3)
     counters = f"/api/v1/designs/{rev.design_id}/revisions/{rev.number}/counters/?format=ibqueryerrors"
-    assert alice.post(f"{counters}&taken_at={_stamp(t0)}", ibqueryerrors({}), content_type="text/plain").status_code == 201
+    assert (
+        alice.post(f"{counters}&taken_at={_stamp(t0)}", ibqueryerrors({}), content_type="text/plain").status_code == 201
+    )
     (spine_link,) = switch_links(rev, 1, tier="leaf-spine")
     sweep = errors_on([spine_link], SymbolErrorCounter=1200)
     later = f"{counters}&taken_at={_stamp(t0 + timedelta(hours=2))}"
