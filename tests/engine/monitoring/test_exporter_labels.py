@@ -7,6 +7,8 @@ cage name OSFP1P1. The catalog's `rdma_devices` map (the as-built import's) says
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 import yaml
 
@@ -14,7 +16,10 @@ from engine.catalog import load_catalog
 from engine.ifnames import ib_port_number
 from engine.monitoring.ports import port_groups, targets
 from engine.monitoring.rules import iter_rules_yaml, rules_document
-from tests.engine.conftest import build
+from engine.monitoring.utilization import parse_prometheus, port_index
+from engine.pipeline import compute_design
+from engine.spec import parse_spec
+from tests.engine.conftest import DELETE, build, catalog_no_media, spec
 
 from .promtool import needs_promtool, promtool
 
@@ -151,3 +156,39 @@ def test_promtool_fires_the_utilization_alert_once_per_link_at_85_percent_and_no
     out = promtool("test", "rules", "test.yaml", cwd=tmp_path)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "SUCCESS" in out.stdout
+
+
+def test_an_ethernet_server_port_is_selected_by_its_netdev_when_the_catalog_names_it():
+    """The ethtool collector labels a port device="<netdev>" and has no port label. No shipped model has a netdevs
+    map (docs/data-gaps.md), so the test gives the hgx-8gpu one, as a site would in its catalog."""
+    base = catalog_no_media()
+    hgx = base.servers["hgx-8gpu"]
+    netdevs = {p.name: f"enp{i + 1}s0np0" for i, p in enumerate(hgx.compute_ports)}
+    catalog = replace(base, servers={**base.servers, "hgx-8gpu": replace(hgx, netdevs=netdevs)})
+    raw = spec(
+        servers={"model": "hgx-8gpu", "count": 32},
+        compute_fabric={"technology": "ethernet", "switch": "sn5600", "scalable_unit": DELETE},
+    )
+    result = compute_design(parse_spec(raw), catalog)
+    groups, notes = port_groups(result)
+    nic1 = next(g for g in groups if ("fabric_port", "NIC1") in g.labels)
+    assert nic1.ports == ("enp1s0np0",) and nic1.port_selector == () and nic1.lower
+    assert not [n for n in notes if n.startswith("hgx-8gpu compute")]
+    # the server end records its links: the leaf's server-facing ports get no rule
+    assert not [g for g in groups if dict(g.selector)["fabric_role"] == "leaf" and ("tier", "node-leaf") in g.labels]
+
+
+def test_a_utilization_snapshot_places_a_series_by_its_rdma_device(dgx):
+    """A Prometheus answer whose series carry only the exporter's and the targets' labels (no design labels) is
+    placed by fabric_device and the device label node_exporter gave it."""
+    index = port_index(dgx)
+    answer = {
+        "status": "success",
+        "data": {
+            "resultType": "vector",
+            "result": [{"metric": {"fabric_device": "DGX-SU01-N01", "device": "mlx5_0"}, "value": [0, "0.5"]}],
+        },
+    }
+    (series,), notes = parse_prometheus(answer, index)
+    assert notes == []
+    assert (series.labels["port"], series.labels["rail"], series.labels["tier"]) == ("OSFP4P2", "8", "node-leaf")
