@@ -2,9 +2,9 @@
 as-built class and where it is built. The counters app, the layer above, adds the error-counter flags and serves
 the view (apps/counters/progress.py), since only it may read both.
 
-The standing row keeps the classification's counts, not each link's class, so the class per link is worked out
-again from the stored uploads, as commissioning_refresh does, and cached per revision and set of uploads: a page
-or an API read after the first costs a cache hit.
+The standing row keeps the classification's counts, not each link's class: the as-built job hands its classes
+over (remember_asbuilt_classes, cached per revision and set of uploads), and a cache miss works them out again
+from the stored uploads as the job does.
 """
 
 from __future__ import annotations
@@ -28,8 +28,16 @@ from .services import _planned
 _VERSION = 1  # bump when the cached shapes change
 
 
+def _key(kind: str, parts: tuple[str, ...], revision) -> str:
+    return revision_key(kind, _VERSION, revision_fingerprint(revision), *parts)
+
+
+def _store(key: str, value) -> None:
+    store_blob(key, zlib.compress(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL), 1))
+
+
 def _cached(kind: str, parts: tuple[str, ...], revision, compute):
-    key = revision_key(kind, _VERSION, revision_fingerprint(revision), *parts)
+    key = _key(kind, parts, revision)
 
     def ready():
         blob = cache.get(key)
@@ -37,7 +45,7 @@ def _cached(kind: str, parts: tuple[str, ...], revision, compute):
 
     def build():
         value = compute()
-        store_blob(key, zlib.compress(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL), 1))
+        _store(key, value)
         return value
 
     return compute_once(f"{key}:lock", ready, build)
@@ -49,7 +57,7 @@ def asbuilt_link_classes(*, revision) -> dict[str, str]:
     uploads = list(AsBuiltUpload.objects.filter(revision=revision).order_by("id").values_list("id", "sha256"))
     if not uploads:
         return {}
-    digest = hashlib.sha256(repr(uploads).encode()).hexdigest()[:32]
+    digest = _uploads_digest(uploads)
 
     def compute() -> dict[str, str]:
         fabric = _planned(revision)
@@ -64,6 +72,17 @@ def asbuilt_link_classes(*, revision) -> dict[str, str]:
         return dict(classify(fabric.links, observed, matcher, covered).status)
 
     return _cached("asbuilt-classes", (digest,), revision, compute)
+
+
+def remember_asbuilt_classes(*, revision, uploads, status: dict[str, str]) -> None:
+    """Keep the classes the as-built job has just worked out (`uploads`: the AsBuiltUpload rows it read, oldest
+    first), so the progress view of a large fabric reads them instead of classifying again in a request."""
+    digest = _uploads_digest([(u.pk, u.sha256) for u in uploads])
+    _store(_key("asbuilt-classes", (digest,), revision), dict(status))
+
+
+def _uploads_digest(uploads) -> str:
+    return hashlib.sha256(repr([(int(i), str(h)) for i, h in uploads]).encode()).hexdigest()[:32]
 
 
 def revision_link_places(*, revision) -> list[LinkPlace]:

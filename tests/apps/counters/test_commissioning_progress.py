@@ -13,6 +13,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.core.cache import cache
 from django.urls import reverse
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -72,7 +73,9 @@ def test_a_fresh_revision_is_all_planned(rev, users):
     assert [r["name"] for r in body["racks"]] == ["DC1.A01", "DC1.B01", "DC1.B02", "DC1.B03", "DC1.B04", "DC1.B05"]
 
 
-def test_as_built_loss_and_counters_move_racks_from_planned_to_verified(rev, users, client, ibnetdiscover_text):
+def test_as_built_loss_and_counters_move_racks_from_planned_to_verified(
+    rev, users, client, ibnetdiscover_text, monkeypatch
+):
     alice = api(users.alice)
     asbuilt = f"/api/v1/designs/{rev.design_id}/revisions/{rev.number}/asbuilt/"
     r = alice.post(
@@ -80,6 +83,8 @@ def test_as_built_loss_and_counters_move_racks_from_planned_to_verified(rev, use
     )
     assert r.status_code == 202, r.content
     commissioning_refresh(revision=rev)  # what the queued "asbuilt" job runs
+    # the job handed its classes over: the view does not classify the uploads again
+    monkeypatch.setattr("apps.commissioning.progress.classify", _must_not_run)
 
     # Cabled, nothing measured yet: every link is on the test sheet, so none is verified.
     body = alice.get(progress_url(rev)).json()
@@ -143,6 +148,15 @@ def test_as_built_loss_and_counters_move_racks_from_planned_to_verified(rev, use
     assert 'data-name="DC1.B01" data-state="cabling"' in section
     assert 'data-name="DC1.B03" data-state="verified"' in section
     assert '<progress max="384" value="376"' in section
+
+    # With the cache gone (evicted, or another cache per process), the classes are worked out again: same view.
+    monkeypatch.undo()
+    cache.clear()
+    assert api(users.bob).get(progress_url(rev)).json() == body
+
+
+def _must_not_run(*args, **kwargs):
+    raise AssertionError("classified again in the request")
 
 
 def test_strangers_get_a_404_and_anonymous_callers_a_401(rev, users):
