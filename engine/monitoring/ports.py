@@ -36,6 +36,7 @@ MONITORED_ROLES = ("server", "leaf", "spine", "core")
 # the `infiniband` collector's label for it is `port`.
 IB_PORT_LABEL = "port"
 MLX5_PORT = "1"
+NOTE_PORTS = 8  # ports named in a note before "and N more" (a GB200 NVL72 rack has 72)
 MONITORED_NETWORKS = ("compute", "storage", "inband")  # the OOB network (1G management) is left out
 CLASS_KEYS = ("fabric_role", "fabric_model", "network", "plane", "pod")
 
@@ -221,8 +222,12 @@ def port_groups(result, ethernet_os: str | None = None) -> tuple[list[PortGroup]
     notes: set[str] = set()
     for (model, network, tech), missing in unnamed.items():
         what = "RDMA device (infiniband collector)" if tech == "infiniband" else "netdev (ethtool collector)"
+        names = sorted(missing, key=_natural)
+        shown = ", ".join(names[:NOTE_PORTS]) + (
+            f" and {len(names) - NOTE_PORTS} more" if len(names) > NOTE_PORTS else ""
+        )
         notes.add(
-            f"{model} {network} ports {', '.join(sorted(missing, key=_natural))}: the catalog names no {what} for "
+            f"{model} {network} ports {shown}: the catalog names no {what} for "
             "them, so no rule selects them (it could never match); their links are recorded at the switch end. "
             f"Add the model's {'rdma_devices' if tech == 'infiniband' else 'netdevs'} map (docs/data-gaps.md)"
         )
