@@ -176,6 +176,9 @@ def commissioning_refresh(*, revision, progress=None) -> CommissioningStanding:
             observations.append(obs.width_only() if u.width_only else obs)
         observed, covered = accumulate(observations, matcher)
         c = classify(fabric.links, observed, matcher, covered)
+        from .progress import remember_asbuilt_classes  # the build progress view reads each link's class
+
+        remember_asbuilt_classes(revision=revision, uploads=uploads, status=c.status)
         fixes = fix_list(c.findings, _labels(revision, c.findings), device_places(fabric.links))
         problems = sum(c.counts.get(k, 0) for k in PROBLEMS)
         clean = problems == 0 and c.counts.get("unseen", 0) == 0

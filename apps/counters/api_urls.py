@@ -8,6 +8,7 @@ from django.urls import path
 import apps.api.urls  # noqa: F401  (registers the fdid and revno converters)
 
 from .api import CounterReportApi
+from .progress import CommissioningProgressApi
 
 app_name = "counters-api"
 
@@ -16,5 +17,10 @@ urlpatterns = [
         "designs/<fdid:design_id>/revisions/<revno:number>/counters/",
         CounterReportApi.as_view(),
         name="revision-counters",
+    ),
+    path(
+        "designs/<fdid:design_id>/revisions/<revno:number>/commissioning/progress/",
+        CommissioningProgressApi.as_view(),
+        name="revision-commissioning-progress",
     ),
 ]

@@ -421,6 +421,17 @@ def measurement_link_margins(*, revision: Revision) -> dict[str, float]:
     return out
 
 
+def measurement_link_status(*, revision: Revision) -> dict[str, str] | None:
+    """Per link of the test sheet ("L000001") its standing loss verdict: pass, fail or incomplete (not every
+    fiber measured yet; every link before the first upload); None when the verdicts cannot be worked out. A link
+    not on the test sheet (copper) has no loss test."""
+    try:
+        st = _standing(revision)
+    except MeasurementUnavailable:
+        return None
+    return {lk.link_id: lk.status for lk in st.comparison.links}
+
+
 def measurement_standing_refresh(*, revision: Revision):
     """Work out the revision's standing counts again and store them (after an upload is stored or withdrawn).
 

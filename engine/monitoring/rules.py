@@ -9,7 +9,7 @@ Three rule groups:
 * `<design>: alerts`: one alert per check, over the recorded series, so an alert names the design's device,
   interface, tier, rail and SU.
 
-Utilization = transmitted bits per second over the link's design speed (not the exporter's reported rate: a
+Utilization = bits per second each way (transmit and receive of the link's recording end) over the link's design speed (not the exporter's reported rate: a
 link that trained down to a lower speed then shows as over-full, which is what it is against the plan).
 Rates average over `rate_window`; nothing here sees a sub-millisecond microburst (monitoring/settings.py).
 """
@@ -77,6 +77,7 @@ def _selector(group: PortGroup, settings: MonitoringSettings) -> str:
     ports = "|".join(re.escape(p) for p in group.ports)
     # A backtick string is raw in PromQL: the regex needs no second escaping.
     parts.append(f"{settings.port_label}=~`{ports}`")
+    parts += [f'{k}="{v}"' for k, v in group.port_selector]
     return "{" + ", ".join(parts) + "}"
 
 
@@ -110,13 +111,19 @@ def _port_rules(group: PortGroup, s: MonitoringSettings, prio: int | None, rec: 
     def rule(record: str, expr: str, extra: dict | None = None) -> dict:
         return {"record": record, "expr": expr, "labels": {**labels, **(extra or {})}}
 
+    # The one recording end of each link measures both directions (ports.py): at the lower end transmit is up.
+    tx_dir, rx_dir = ("up", "down") if group.lower else ("down", "up")
     if metric("tx_bytes"):
-        yield rule(rec["utilization"], f"rate({metric('tx_bytes')}{sel}[{w}]) * 8 / {bps:g}", {"counter": "tx"})
-    if group.host and metric("rx_bytes"):
+        yield rule(
+            rec["utilization"],
+            f"rate({metric('tx_bytes')}{sel}[{w}]) * 8 / {bps:g}",
+            {"counter": "tx", "direction": tx_dir},
+        )
+    if metric("rx_bytes"):
         yield rule(
             rec["utilization"],
             f"rate({metric('rx_bytes')}{sel}[{w}]) * 8 / {bps:g}",
-            {"counter": "rx", "direction": "down"},
+            {"counter": "rx", "direction": rx_dir},
         )
     drops = [metric(k) for k in ("tx_discards", "rx_discards") if metric(k)]
     pkts = [metric(k) for k in ("tx_packets", "rx_packets") if metric(k)]
@@ -166,10 +173,12 @@ def _alerts(s: MonitoringSettings, rec: dict[str, str], prio: int | None) -> lis
         return a
 
     pct = "{{ $value | humanizePercentage }}"
+    # One alert per link: its busier direction (both are recorded at the link's one recording end, ports.py).
+    link = "max without (counter, direction) "
     out = [
         alert(
             "FabricLinkUtilizationPeak",
-            f"{rec['utilization']} > {s.utilization_peak:g}",
+            f"{link}({rec['utilization']}) > {s.utilization_peak:g}",
             f"{where}: {pct} of the design speed, above the {s.utilization_peak:.0%} peak target",
             for_=s.alert_for,
             description="Peaks should stay under the target to absorb bursts (bandwidth seed article). "
@@ -177,7 +186,7 @@ def _alerts(s: MonitoringSettings, rec: dict[str, str], prio: int | None) -> lis
         ),
         alert(
             "FabricLinkUtilizationAverage",
-            f"avg_over_time({rec['utilization']}[{avg_w}]) > {s.utilization_average:g}",
+            f"{link}(avg_over_time({rec['utilization']}[{avg_w}])) > {s.utilization_average:g}",
             f"{where}: {avg_w} average {pct}, above the {s.utilization_average:.0%} average target",
             description="A link busy above the average target for long needs capacity or a better placement.",
         ),

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from statistics import median
 from typing import Any
 
-from .ports import MONITORED_NETWORKS, _link_labels, interface_namer, rails_of_leaves
+from ..ifnames import technology_of
+from .ports import MONITORED_NETWORKS, _link_labels, exporter_namer, interface_namer, rails_of_leaves
 from .settings import MonitoringSettings
 
 
@@ -107,9 +108,11 @@ def port_index(result) -> dict[tuple[str, str], PortInfo]:
     monitored link. The labels are the rules' (engine/monitoring/ports.py): a snapshot read here and the series
     Prometheus records are grouped alike."""
     name_of = interface_namer(result)
+    exporter_name = exporter_namer(result)
     rails = rails_of_leaves(result)
     devs = result.devices
     out: dict[tuple[str, str], PortInfo] = {}
+    tech = {n: technology_of(result.spec, n) for n in MONITORED_NETWORKS}
     for lk in result.links:
         if lk.network not in MONITORED_NETWORKS:
             continue
@@ -125,6 +128,10 @@ def port_index(result) -> dict[tuple[str, str], PortInfo]:
             info = PortInfo(labels, lk.speed_gbps, lk.id)
             out[(d.name, port)] = info
             out.setdefault((d.name, name_of(idx, port, lk.speed_gbps)), info)
+            # the node_exporter name of a server port (mlx5_11), as the recorded series carry it
+            named = exporter_name(idx, port, lk.speed_gbps, tech[lk.network])
+            if named is not None:
+                out.setdefault((d.name, named[0]), info)
     return out
 
 

@@ -104,6 +104,10 @@ class CategoryInputs:
     def expected_failures(self, quantity: int) -> Decimal:
         return Decimal(quantity) * self.afr_percent / 100 * self.replenish_hours / HOURS_PER_YEAR
 
+    def failures_per_year(self, quantity: int) -> Decimal:
+        """Failures expected in a year among `quantity` installed units: what a site plans RMAs and visits by."""
+        return Decimal(quantity) * self.afr_percent / 100
+
 
 @dataclass(frozen=True)
 class FailureRatePerCategory:
@@ -225,6 +229,8 @@ __all__ = [
     "parse_category_values",
     "default_inputs",
     "spares_beside",
+    "failures_per_year",
+    "failures_text",
     "DEFAULTS_NOTE",
     "HOURS_PER_YEAR",
 ]
@@ -255,12 +261,30 @@ def spares_beside(bom: Iterable[Mapping], *, percent, failure: FailureRatePerCat
                 "replenish_hours": _text(i.replenish_hours),
                 "service_level_percent": _text(i.service_level_percent),
                 "expected_failures": round(float(i.expected_failures(qty)), 4),
+                "failures_per_year": round(float(i.failures_per_year(qty)), 4),
                 "failure_rate_spares": rate.count,
                 "defaults": failure.is_default(cat),
                 "failure_rate_rule": rate.rule,
             }
         )
     return rows
+
+
+@cache
+def _default_rates() -> FailureRatePerCategory:
+    return FailureRatePerCategory.with_defaults()
+
+
+def failures_per_year(rule, *, category: str, quantity: int) -> Decimal:
+    """Failures expected in a year among `quantity` units of a category, beside any spares line: at the failure-rate
+    rule's rates when that is the rule, else at the shipped rates (placeholders: DEFAULTS_NOTE)."""
+    rates = rule if isinstance(rule, FailureRatePerCategory) else _default_rates()
+    return rates.inputs_for(category).failures_per_year(quantity)
+
+
+def failures_text(value: Decimal) -> str:
+    """A failures-per-year figure as the files print it (4 decimals at most, no trailing zeros)."""
+    return _text(value.quantize(Decimal("0.0001")))
 
 
 SPARES_RULES[FailureRatePerCategory.kind] = FailureRatePerCategory.from_dict

@@ -223,6 +223,9 @@ class SparesLineOut(serializers.Serializer):
     failure_rate_spares = serializers.IntegerField(
         help_text="The smallest k with P(Poisson(expected_failures) <= k) >= service level."
     )
+    failures_per_year = serializers.FloatField(
+        help_text="quantity x afr_percent/100: failures expected in a year among the line's installed units."
+    )
     defaults = serializers.BooleanField(
         help_text="Every failure-rate input of this category is the shipped placeholder default (not a rate "
         "from any source: set your own)."

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import IO
 
-from engine.orders.failure_rates import DEFAULTS_NOTE, FailureRatePerCategory
+from engine.orders.failure_rates import DEFAULTS_NOTE, FailureRatePerCategory, failures_per_year, failures_text
 from engine.orders.lines import CATEGORY_ORDER, CATEGORY_TITLE, NETWORK_ORDER
 from engine.orders.money import fmt_money, to_cents
 
@@ -52,6 +52,7 @@ BOM_CSV_COLUMNS = (
     "unit_price",
     "extended_price",
     "spares_rule",
+    "failures_per_year",  # order rows: quantity x the failure-rate rule's AFR (engine/orders/failure_rates.py)
 )
 
 _FF = re.compile(r"\b(OSFP|QSFP112|QSFP-DD|QSFP56|QSFP28|SFP28|SFP\+|RJ45)\b", re.I)
@@ -325,6 +326,7 @@ def _bom_rows(result, options, bom):
                 _money(unit),
                 _money(ext),
                 rule.spares(category=cat, part=sku, quantity=qty).rule,
+                failures_text(failures_per_year(rule, category=cat, quantity=qty)),
             )
             cq += qty
             cs += spares

@@ -239,6 +239,7 @@ def test_record_api_examples(settings, users, tmp_path):
     url = f"{counters}&taken_at={stamp(t0 + timedelta(hours=2))}&filename=sweep-2.txt"
     call("revisions_counters_import", "POST", url, expect=201, text=sweep)
     call("revisions_counters_report", "GET", f"{r1}/counters/", expect=200)
+    call("revisions_commissioning_progress", "GET", f"{r1}/commissioning/progress/", expect=200)
 
     # an error answer: a spec the topology refuses
     bad = {"spec": {**SMALL_SPEC, "servers": {"model": "dgx-h100", "count": "32"}}}

@@ -59,20 +59,24 @@ def test_promtool_accepts_the_generated_rules(overrides, tmp_path):
 def test_every_port_rule_names_its_tier_and_direction(superpod):
     doc, _ = rules_document(superpod)
     ports = doc["groups"][0]["rules"]
-    assert ports and all({"tier", "direction"} <= set(r["labels"]) or "tier" in r["expr"] for r in ports)
+    assert ports and all("tier" in r["labels"] for r in ports)
+    util = [r for r in ports if r["record"].startswith("fabric:port_utilization:")]
+    assert util and all("direction" in r["labels"] for r in util)
     tiers = {r["labels"].get("tier") for r in ports}
     assert {"node-leaf", "leaf-spine"} <= tiers
 
 
-def test_a_leaf_uplink_rule_names_its_spine_and_a_spine_port_rule_names_rail_and_su(superpod):
+def test_a_leaf_uplink_rule_names_its_spine_and_each_link_is_recorded_at_one_end(superpod):
     groups, _ = port_groups(superpod)
-    leaf_up = [g for g in groups if dict(g.selector)["fabric_role"] == "leaf" and ("direction", "up") in g.labels]
-    spine_down = [g for g in groups if dict(g.selector)["fabric_role"] == "spine"]
-    assert leaf_up and all("spine" in dict(g.labels) for g in leaf_up)
-    assert spine_down and all({"rail", "su"} <= set(dict(g.labels)) for g in spine_down)
-    # the rail x spine view needs every (rail, spine) pair: 8 rails x every spine of the plane
+    leaf_up = [g for g in groups if dict(g.selector)["fabric_role"] == "leaf" and ("tier", "leaf-spine") in g.labels]
+    assert leaf_up and all(g.lower and "spine" in dict(g.labels) for g in leaf_up)
+    # the rail x spine view needs every (rail, spine) pair: the leaf's target gives the rail, the rule the spine
     spines = {dict(g.labels)["spine"] for g in leaf_up}
     assert len(spines) == sum(1 for d in superpod.devices if d.role == "spine")
+    # a leaf-spine link is recorded at its leaf (the lower end), a server-leaf link at its server: no rule
+    # selects a spine port in a 2-tier design, nor a leaf's server-facing ports
+    assert not [g for g in groups if dict(g.selector)["fabric_role"] == "spine"]
+    assert not [g for g in groups if dict(g.selector)["fabric_role"] == "leaf" and ("tier", "node-leaf") in g.labels]
 
 
 def test_the_targets_give_leaves_their_rail_and_su(superpod):
@@ -112,11 +116,17 @@ STEP_S = 15
 
 
 def _server_port(result):
-    """Labels of one scraped server port of the compute fabric (as Prometheus sees them) and its rule labels."""
-    groups, _ = port_groups(result)
-    g = next(g for g in groups if dict(g.selector)["fabric_role"] == "server" and ("rail", "1") in g.labels)
-    series = {**dict(g.selector), "fabric_device": "HGX-SU01-N01", "su": "1", "device": g.ports[0]}
-    series.update(instance="HGX-SU01-N01:9100", job="node")
+    """Labels of the scraped port of one RoCE server-leaf link (as Prometheus sees them) and its rule labels. The
+    hgx-8gpu has no netdev map in the catalog, so its links are recorded at the leaf: swp1s0 of rail 1's leaf."""
+    groups, notes = port_groups(result)
+    assert any(n.startswith("hgx-8gpu compute ports NIC1") for n in notes)
+    target = next(t["labels"] for t in targets(result, 9100) if t["labels"]["fabric_device"] == "CF-SU01-L01")
+    g = next(
+        g
+        for g in groups
+        if set(g.selector) <= set(target.items()) and ("tier", "node-leaf") in g.labels and "swp1s0" in g.ports
+    )
+    series = {**target, "device": "swp1s0", "instance": "CF-SU01-L01:9100", "job": "node"}
     return series, dict(g.labels)
 
 
@@ -168,9 +178,9 @@ def test_utilization_loss_and_pfc_alerts_fire_above_their_thresholds(roce, tmp_p
         "node_ethtool_received_prio3_pause_duration": _counter(0.20e6),  # paused 20 % of the time (us/s)
         "node_ethtool_transmitted_pause_storm_error_events": "0x40 1x200",  # one storm event after 10 min
     }
-    up = _alert_labels(roce, {"counter": "tx"}, "warning")
+    link = _alert_labels(roce, {}, "warning")  # one alert per link: no counter, no direction
     port = _alert_labels(roce, {}, "warning")
-    where = "HGX-SU01-N01 NIC1 (compute node-leaf, plane 0, rail 1, SU 1)"
+    where = "CF-SU01-L01 swp1s0 (compute node-leaf, plane 0, rail 1, SU 1)"
 
     def exp(labels, summary, description):
         return [
@@ -181,7 +191,7 @@ def test_utilization_loss_and_pfc_alerts_fire_above_their_thresholds(roce, tmp_p
         (
             "FabricLinkUtilizationPeak",
             exp(
-                up,
+                link,
                 "97% of the design speed, above the 95% peak target",
                 "Peaks should stay under the target to absorb bursts (bandwidth seed article). "
                 "A 1m rate cannot show sub-millisecond microbursts.",
@@ -190,7 +200,7 @@ def test_utilization_loss_and_pfc_alerts_fire_above_their_thresholds(roce, tmp_p
         (
             "FabricLinkUtilizationAverage",
             exp(
-                up,
+                link,
                 "10m average 97%, above the 80% average target",
                 "A link busy above the average target for long needs capacity or a better placement.",
             ),

@@ -14,7 +14,7 @@ from engine.monitoring.settings import MonitoringSettings
 from .promtool import needs_promtool
 from .test_rules import _alert_labels, _run, roce  # noqa: F401  (roce is a fixture)
 
-WHERE = "HGX-SU01-N01 NIC1 (compute node-leaf, plane 0, rail 1, SU 1)"
+WHERE = "CF-SU01-L01 swp1s0 (compute node-leaf, plane 0, rail 1, SU 1)"  # the hgx-8gpu has no netdev map: its links are recorded at the leaf
 
 
 @pytest.fixture

@@ -1,0 +1,90 @@
+"""The as-built side of the per-rack and per-SU progress view (engine/asbuilt/progress.py): each planned link's
+as-built class and where it is built. The counters app, the layer above, adds the error-counter flags and serves
+the view (apps/counters/progress.py), since only it may read both.
+
+The standing row keeps the classification's counts, not each link's class: the as-built job hands its classes
+over (remember_asbuilt_classes, cached per revision and set of uploads), and a cache miss works them out again
+from the stored uploads as the job does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+import zlib
+
+from django.core.cache import cache
+
+from apps.designs.revision_cache import compute_once, revision_fingerprint, revision_key, store_blob
+from apps.exports.services import revision_result
+from engine.asbuilt.classify import accumulate, classify
+from engine.asbuilt.matching import PortMatcher, parse_user_map
+from engine.asbuilt.parsers import parse
+from engine.asbuilt.progress import LinkPlace, link_places
+
+from .models import AsBuiltUpload
+from .services import _planned
+
+_VERSION = 1  # bump when the cached shapes change
+
+
+def _key(kind: str, parts: tuple[str, ...], revision) -> str:
+    return revision_key(kind, _VERSION, revision_fingerprint(revision), *parts)
+
+
+def _store(key: str, value) -> None:
+    store_blob(key, zlib.compress(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL), 1))
+
+
+def _cached(kind: str, parts: tuple[str, ...], revision, compute):
+    key = _key(kind, parts, revision)
+
+    def ready():
+        blob = cache.get(key)
+        return None if blob is None else pickle.loads(zlib.decompress(blob))
+
+    def build():
+        value = compute()
+        _store(key, value)
+        return value
+
+    return compute_once(f"{key}:lock", ready, build)
+
+
+def asbuilt_link_classes(*, revision) -> dict[str, str]:
+    """Planned link id ("L000001") -> its as-built class over every upload of the revision (empty before the
+    first upload: every link unseen)."""
+    uploads = list(AsBuiltUpload.objects.filter(revision=revision).order_by("id").values_list("id", "sha256"))
+    if not uploads:
+        return {}
+    digest = _uploads_digest(uploads)
+
+    def compute() -> dict[str, str]:
+        fabric = _planned(revision)
+        rows = list(AsBuiltUpload.objects.filter(revision=revision).order_by("id"))
+        user_map = tuple(e for u in rows for e in parse_user_map(u.user_map))
+        matcher = PortMatcher(fabric.links, fabric.aliases, user_map)
+        observations = []
+        for u in rows:
+            obs = parse(u.format, u.content, device=u.device, port=u.port)
+            observations.append(obs.width_only() if u.width_only else obs)
+        observed, covered = accumulate(observations, matcher)
+        return dict(classify(fabric.links, observed, matcher, covered).status)
+
+    return _cached("asbuilt-classes", (digest,), revision, compute)
+
+
+def remember_asbuilt_classes(*, revision, uploads, status: dict[str, str]) -> None:
+    """Keep the classes the as-built job has just worked out (`uploads`: the AsBuiltUpload rows it read, oldest
+    first), so the progress view of a large fabric reads them instead of classifying again in a request."""
+    digest = _uploads_digest([(u.pk, u.sha256) for u in uploads])
+    _store(_key("asbuilt-classes", (digest,), revision), dict(status))
+
+
+def _uploads_digest(uploads) -> str:
+    return hashlib.sha256(repr([(int(i), str(h)) for i, h in uploads]).encode()).hexdigest()[:32]
+
+
+def revision_link_places(*, revision) -> list[LinkPlace]:
+    """Every planned link with its ends' racks and SUs, from the revision's snapshot (cached per revision)."""
+    return _cached("link-places", (), revision, lambda: link_places(revision_result(revision=revision)))
