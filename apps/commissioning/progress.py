@@ -17,13 +17,10 @@ from django.core.cache import cache
 
 from apps.designs.revision_cache import compute_once, revision_fingerprint, revision_key, store_blob
 from apps.exports.services import revision_result
-from engine.asbuilt.classify import accumulate, classify
-from engine.asbuilt.matching import PortMatcher, parse_user_map
-from engine.asbuilt.parsers import parse
 from engine.asbuilt.progress import LinkPlace, link_places
 
 from .models import AsBuiltUpload
-from .services import _planned
+from .services import _planned, classify_uploads
 
 _VERSION = 1  # bump when the cached shapes change
 
@@ -60,16 +57,8 @@ def asbuilt_link_classes(*, revision) -> dict[str, str]:
     digest = _uploads_digest(uploads)
 
     def compute() -> dict[str, str]:
-        fabric = _planned(revision)
         rows = list(AsBuiltUpload.objects.filter(revision=revision).order_by("id"))
-        user_map = tuple(e for u in rows for e in parse_user_map(u.user_map))
-        matcher = PortMatcher(fabric.links, fabric.aliases, user_map)
-        observations = []
-        for u in rows:
-            obs = parse(u.format, u.content, device=u.device, port=u.port)
-            observations.append(obs.width_only() if u.width_only else obs)
-        observed, covered = accumulate(observations, matcher)
-        return dict(classify(fabric.links, observed, matcher, covered).status)
+        return dict(classify_uploads(_planned(revision), rows).status)
 
     return _cached("asbuilt-classes", (digest,), revision, compute)
 

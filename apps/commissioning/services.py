@@ -30,7 +30,7 @@ from apps.designs.revision_cache import (
 from apps.exports.services import revision_result
 from apps.jobs.services import job_create
 from apps.measurements.models import MeasurementStanding
-from engine.asbuilt.classify import PROBLEMS, accumulate, classify
+from engine.asbuilt.classify import PROBLEMS, Classification, accumulate, classify
 from engine.asbuilt.fixlist import device_places, fix_list
 from engine.asbuilt.matching import PortMatcher, UserMapError, parse_user_map
 from engine.asbuilt.parsers import FORMATS, AsBuiltParseError, parse
@@ -151,6 +151,19 @@ def _measured_ok(revision) -> bool:
     return bool(total) and links.get("pass", 0) == total
 
 
+def classify_uploads(fabric: PlannedFabric, uploads) -> Classification:
+    """Every upload (oldest first) matched together against the plan: the one classification the standing and
+    the build-progress view both read."""
+    user_map = tuple(e for u in uploads for e in parse_user_map(u.user_map))
+    matcher = PortMatcher(fabric.links, fabric.aliases, user_map, fabric.spare)
+    observations = []
+    for u in uploads:
+        obs = parse(u.format, u.content, device=u.device, port=u.port)
+        observations.append(obs.width_only() if u.width_only else obs)
+    observed, covered = accumulate(observations, matcher)
+    return classify(fabric.links, observed, matcher, covered)
+
+
 def commissioning_refresh(*, revision, progress=None) -> CommissioningStanding:
     """Classify every upload of the revision together and store the standing (one refresh at a time per
     revision: the row is locked, and the uploads are read after taking the lock)."""
@@ -168,14 +181,7 @@ def commissioning_refresh(*, revision, progress=None) -> CommissioningStanding:
             row.error = f"The revision cannot be rendered from its snapshot: {exc}"
             row.save()
             return row
-        user_map = tuple(e for u in uploads for e in parse_user_map(u.user_map))
-        matcher = PortMatcher(fabric.links, fabric.aliases, user_map, fabric.spare)
-        observations = []
-        for u in uploads:
-            obs = parse(u.format, u.content, device=u.device, port=u.port)
-            observations.append(obs.width_only() if u.width_only else obs)
-        observed, covered = accumulate(observations, matcher)
-        c = classify(fabric.links, observed, matcher, covered)
+        c = classify_uploads(fabric, uploads)
         from .progress import remember_asbuilt_classes  # the build progress view reads each link's class
 
         remember_asbuilt_classes(revision=revision, uploads=uploads, status=c.status)

@@ -84,7 +84,7 @@ def test_as_built_loss_and_counters_move_racks_from_planned_to_verified(
     assert r.status_code == 202, r.content
     commissioning_refresh(revision=rev)  # what the queued "asbuilt" job runs
     # the job handed its classes over: the view does not classify the uploads again
-    monkeypatch.setattr("apps.commissioning.progress.classify", _must_not_run)
+    monkeypatch.setattr("apps.commissioning.progress.classify_uploads", _must_not_run)
 
     # Cabled, nothing measured yet: every link is on the test sheet, so none is verified.
     body = alice.get(progress_url(rev)).json()
