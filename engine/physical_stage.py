@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 from .cable_schedule import CABLE_COLUMNS, CableSchedule
 from .catalog import Catalog
 from .model import APPLIANCE_ROLES, Device, Link, Place, Rack
+from .orders.orderable import device_lines
 from .physical import (
     CageEnd,
     LinkSlot,
@@ -690,6 +691,7 @@ def _roll_up(
         bom_warnings,
         result.policy.ufm_module,
         result.distinct_choices,
+        spec.procurement,
     )
     result.completeness = _completeness(result.missing, failures, result.bom)
     worst = _worst_links(links, result.budgets, 20)
@@ -853,6 +855,7 @@ def _bom(
     warnings: list[str],
     ufm_module: str = "",
     distinct_choices=None,
+    procurement=None,
 ) -> tuple[list[dict], BomSplit]:
     """BOM lines: switches, appliances, transceivers (one per cage end), cables by part, trunks, panels;
     and the transceivers and cables split by network and SU (BomSplit), from the same counts."""
@@ -877,19 +880,14 @@ def _bom(
         if watts is not None:
             line["watts"] = round((line["watts"] or 0) + watts * qty, 2)
 
+    by_model: dict = {}
     for d in devices:
-        if d.role in ("leaf", "spine", "core", "oob", "oob-agg"):
-            sw = catalog.switches.get(d.model)
-            add(
-                "switch",
-                d.model.upper(),
-                sw.name if sw else d.model,
-                1,
-                (sw.power_kw * 1000) if sw and sw.power_kw else None,
-            )
-        elif d.role == "ufm":
-            ufm = catalog.appliances.get("ufm")
-            add("appliance", "UFM", ufm.name if ufm else "UFM Enterprise appliance")
+        key = (d.role, d.model)
+        parts = by_model.get(key)
+        if parts is None:
+            parts = by_model[key] = device_lines(d.role, d.model, catalog, procurement)
+        for category, p, watts in parts:
+            add(category, p.sku, p.description, 1, watts, "", p.unconfirmed)
     media = catalog.media
     su_of = [d.su for d in devices]
     # One module per cage end that carries optics: collect the cages (device, cage) per network and

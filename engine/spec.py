@@ -265,6 +265,20 @@ EXPORTS = {
     ),
 }
 
+# The variants a buyer must choose that change a switch's orderable part number (engine/catalog AIRFLOWS).
+PROCUREMENT = {
+    "airflow": Field(
+        "enum",
+        default="p2c",
+        choices=("p2c", "c2p"),
+        help="Switch airflow ordered: p2c = power-to-connector (air in at the PSUs, out at the ports; NVIDIA's "
+        '"F" part numbers, the variant the reference architectures list) or c2p = connector-to-power ("R").',
+    ),
+    "rail_kits": Field(
+        "bool", default=True, help="Order a rail kit line per switch where the catalog names the switch's kit."
+    ),
+}
+
 SPEC_FIELDS = {
     "name": Field("str", max_length=NAME_LENGTH, help="Design name."),
     "description": Field(
@@ -326,6 +340,12 @@ SPEC_FIELDS = {
         "counter thresholds, windows, and exporter metric names (docs/monitoring.md).",
     ),
     "exports": Field("object", default={}, fields=EXPORTS, help="Settings of the exported files."),
+    "procurement": Field(
+        "object",
+        default={},
+        fields=PROCUREMENT,
+        help="Ordering variants printed on the BOM's switch lines (airflow) and whether rail kits are listed.",
+    ),
 }
 
 
@@ -422,6 +442,12 @@ class ExportsSpec:
 
 
 @dataclass(frozen=True)
+class ProcurementSpec:
+    airflow: str = "p2c"
+    rail_kits: bool = True
+
+
+@dataclass(frozen=True)
 class DesignSpec:
     name: str
     description: str | None
@@ -437,6 +463,7 @@ class DesignSpec:
     normalized: str  # canonical JSON of the normalized spec, for hashing and storage
     exports: ExportsSpec = ExportsSpec()
     monitoring: Mapping[str, Any] | None = None
+    procurement: ProcurementSpec = ProcurementSpec()
 
     def to_dict(self) -> dict:
         return json.loads(self.normalized)
@@ -507,6 +534,7 @@ def parse_spec(data: Any) -> DesignSpec:
         workloads=norm["workloads"],
         exports=ExportsSpec(**norm["exports"]),
         monitoring=norm["monitoring"],
+        procurement=ProcurementSpec(**norm["procurement"]),
         normalized=json.dumps(
             {"schema_version": SCHEMA_VERSION, **_hashed_sections(norm)}, sort_keys=True, separators=(",", ":")
         ),
@@ -518,8 +546,16 @@ def parse_spec(data: Any) -> DesignSpec:
 _HASHED_ONLY_WHEN_SET = ("monitoring",)
 
 
+# Sections added later that stay out of the normalized text while they hold only their defaults (same reason).
+_HASHED_ONLY_WHEN_CHANGED = {"procurement": {k: f.default for k, f in PROCUREMENT.items()}}
+
+
 def _hashed_sections(norm: dict) -> dict:
-    return {k: v for k, v in norm.items() if not (k in _HASHED_ONLY_WHEN_SET and v is None)}
+    return {
+        k: v
+        for k, v in norm.items()
+        if not (k in _HASHED_ONLY_WHEN_SET and v is None) and _HASHED_ONLY_WHEN_CHANGED.get(k, object()) != v
+    }
 
 
 def _policy_errors(norm: dict) -> list[FieldError]:

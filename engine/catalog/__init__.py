@@ -96,6 +96,22 @@ class ServerModel:
         return len(ports) // self.rails
 
 
+@dataclass(frozen=True, slots=True)
+class OrderInfo:
+    """One orderable variant of a switch or appliance (or its rail kit): the part number to order, what the
+    variant fixes (airflow, PSUs, management), its sources and, when only a secondary text gives it, why it
+    needs checking before ordering."""
+
+    opn: str
+    variant: str = ""
+    nvidia_opn: str = ""  # NVIDIA's 9xx- ordering code beside the legacy OPN, when published
+    sources: tuple[str, ...] = ()
+    unconfirmed: str = ""
+
+
+AIRFLOWS = ("p2c", "c2p")  # power-to-connector ("F" OPNs), connector-to-power ("R")
+
+
 @dataclass(frozen=True)
 class SwitchModel:
     key: str
@@ -118,6 +134,9 @@ class SwitchModel:
     # InfiniBand only: the port count the switch reports (NodeInfo NumPorts, the number after `Switch` in
     # ibnetdiscover). None = the logical front-panel ports (cages x ports per cage at the native speed).
     ib_reported_ports: int | None = None
+    # airflow (AIRFLOWS) -> the orderable variant; a missing airflow has no published OPN (docs/data-gaps.md)
+    orderable: Mapping[str, OrderInfo] = field(default_factory=dict)
+    rail_kit: OrderInfo | None = None
 
     def ports_per_cage(self, speed_gbps: int) -> int | None:
         return self.speeds.get(speed_gbps)
@@ -134,6 +153,7 @@ class ApplianceModel:
     rack_units: int
     power_kw: float | None
     sources: tuple[str, ...]
+    orderable: Mapping[str, OrderInfo] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -280,7 +300,29 @@ def _switch(key: str, raw: Mapping, path: str) -> SwitchModel:
         uplinks=raw.get("uplinks"),
         sources=tuple(raw.get("sources") or ()),
         ib_reported_ports=_optional_int(raw.get("ib_reported_ports"), f"{path}.ib_reported_ports"),
+        orderable=_orderable(raw.get("orderable"), f"{path}.orderable"),
+        rail_kit=_order_info(raw["rail_kit"], f"{path}.rail_kit") if raw.get("rail_kit") else None,
     )
+
+
+def _order_info(raw, path: str) -> OrderInfo:
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("opn"), str) or not raw["opn"].strip():
+        raise CatalogError(f"{path}.opn: is required (the part number to order)")
+    return OrderInfo(
+        opn=raw["opn"].strip(),
+        variant=str(raw.get("variant") or raw.get("description") or ""),
+        nvidia_opn=str(raw.get("nvidia_opn") or ""),
+        sources=tuple(str(x) for x in raw.get("sources") or ()),
+        unconfirmed=str(raw.get("unconfirmed") or "").strip(),
+    )
+
+
+def _orderable(raw, path: str) -> dict[str, OrderInfo]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping) or set(raw) - set(AIRFLOWS):
+        raise CatalogError(f"{path}: must map an airflow ({', '.join(AIRFLOWS)}) to its orderable variant")
+    return {k: _order_info(v, f"{path}.{k}") for k, v in raw.items()}
 
 
 def _optional_int(value, path: str) -> int | None:
@@ -331,7 +373,14 @@ def _build(extra: Mapping | None, with_media: bool) -> Catalog:
             raise
         raise CatalogError(f"catalog entry is malformed: {exc}") from None
     appliances = {
-        k: ApplianceModel(k, v["name"], int(v.get("rack_units", 1)), v.get("power_kw"), tuple(v.get("sources") or ()))
+        k: ApplianceModel(
+            k,
+            v["name"],
+            int(v.get("rack_units", 1)),
+            v.get("power_kw"),
+            tuple(v.get("sources") or ()),
+            _orderable(v.get("orderable"), f"appliances.{k}.orderable"),
+        )
         for k, v in (switches_doc.get("appliances") or {}).items()
     }
     media: MediaCatalog | None = None
