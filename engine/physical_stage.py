@@ -692,6 +692,7 @@ def _roll_up(
         result.policy.ufm_module,
         result.distinct_choices,
         spec.procurement,
+        result.policy.loss,
     )
     result.completeness = _completeness(result.missing, failures, result.bom)
     worst = _worst_links(links, result.budgets, 20)
@@ -856,6 +857,7 @@ def _bom(
     ufm_module: str = "",
     distinct_choices=None,
     procurement=None,
+    loss=None,
 ) -> tuple[list[dict], BomSplit]:
     """BOM lines: switches, appliances, transceivers (one per cage end), cables by part, trunks, panels;
     and the transceivers and cables split by network and SU (BomSplit), from the same counts."""
@@ -959,7 +961,7 @@ def _bom(
     cable_lengths: dict = {}
     families = _cable_families(choices if distinct_choices is None else distinct_choices, trunks, media)
     for (kind, part, length, net, a_dev), n in per_key.items():
-        desc, why = _describe_cable(families, kind, part, length)
+        desc, why = _describe_cable(families, kind, part, length, loss)
         add(_CABLE_CATEGORY.get(kind, "cable"), part, desc, n, unconfirmed=why)
         cables_split[(part, net, 0 if a_dev == "panel" else su_of[a_dev])] += n
         if part not in cable_lengths:
@@ -1041,7 +1043,7 @@ def _cable_families(choices, trunks, media) -> dict:
     return out
 
 
-def _describe_cable(families: dict, kind: str, part: str, length: float) -> tuple[str, str]:
+def _describe_cable(families: dict, kind: str, part: str, length: float, loss=None) -> tuple[str, str]:
     """(supplier-grade description, unconfirmed reason) of one cable part of `kind` at `length`."""
     from .physical.catalog import sku_for_length
 
@@ -1061,7 +1063,7 @@ def _describe_cable(families: dict, kind: str, part: str, length: float) -> tupl
             if kind == "rj45":
                 return describe.copper_cord(fam, part, length), fam.unconfirmed
             if kind in ("cord", "splitter") or hasattr(fam, "fiber_type"):
-                return describe.cord(fam, part, length), fam.unconfirmed
+                return describe.cord(fam, part, length, loss), fam.unconfirmed
             return describe.cable(fam, part, length), fam.unconfirmed
     return f"{kind} {length:g} m", ""
 

@@ -488,8 +488,33 @@ def _module_fits(
 def _pick_cord(
     catalog, *, connector, polish, mode, kind, min_fibers, length_run, policy, vendor, reach, fiber_type=None
 ):
-    """Best cord family for a run: shortest ordered length, the module vendor's own part
-    first, then family name. Returns (cord, length) or None."""
+    """Best cord family for a run: a stocked length before any made-to-order one (a cord cut to
+    length is used only where no fitting family stocks a length that covers the run, so one tier
+    and length class gets one part, not a length per metre), then the shortest ordered length,
+    the module vendor's own part first, then family name. Returns (cord, length) or None."""
+    for made_to_order in (False, True):
+        found = _pick_cord_pass(
+            catalog,
+            connector=connector,
+            polish=polish,
+            mode=mode,
+            kind=kind,
+            min_fibers=min_fibers,
+            length_run=length_run,
+            policy=policy,
+            vendor=vendor,
+            reach=reach,
+            fiber_type=fiber_type,
+            made_to_order=made_to_order,
+        )
+        if found is not None:
+            return found
+    return None
+
+
+def _pick_cord_pass(
+    catalog, *, connector, polish, mode, kind, min_fibers, length_run, policy, vendor, reach, fiber_type, made_to_order
+):
     polarity = "A-B" if connector == "lc" else "B"
     best = None
     for cord in catalog.cords.values():
@@ -506,7 +531,10 @@ def _pick_cord(
             continue
         cap = min(reach, cord.max_link_m) if cord.max_link_m else reach
         length = round_up_length(
-            cord.lengths_m, length_run, made_to_order=cord.made_to_order, step_m=policy.made_to_order_step_m
+            cord.lengths_m,
+            length_run,
+            made_to_order=made_to_order and cord.made_to_order,
+            step_m=policy.made_to_order_step_m,
         )
         if length is None or length > cap + _EPS:
             continue
