@@ -205,8 +205,9 @@ def _cage_end(d: Device, cage: str, speed: int, catalog: Catalog, server_cages: 
             info = server_cages.get(cage)
             if info is None:
                 return None
-            ff, top, twin, lanes = info
-            return CageEnd("server", ff, top, twin, speed, lanes)
+            ff, top, twin, lanes = info[:4]
+            nic, accepts = info[4:] if len(info) > 4 else ("", ())
+            return CageEnd("server", ff, top, twin, speed, lanes, nic=nic, accepts=accepts)
         if d.role == "ufm" and ufm_module is not None:
             # The UFM appliance's cage is the one its module (physical.ufm_module) plugs into.
             t = ufm_module
@@ -325,6 +326,8 @@ def run_physical(
                 "flat",
                 False,
                 100,
+                group.nic,
+                group.accepts,
             )
     for port in server.oob.ports:
         server_cages[port] = ("rj45", "flat", False, 1)
@@ -920,6 +923,9 @@ def _bom(
         why = t.unconfirmed if t is not None else ""
         if module == ufm_module and any(devices[dev].role == "ufm" for dev, _ in cages):
             why = "; ".join(x for x in (why, UFM_UNCONFIRMED) if x)
+        at_storage = sum(1 for dev, _ in cages if devices[dev].role == "storage-appliance")
+        if at_storage:
+            why = "; ".join(x for x in (why, STORAGE_UNCONFIRMED.format(n=at_storage)) if x)
         add(
             "transceiver",
             module,
@@ -1007,6 +1013,10 @@ def _completeness(missing: dict, failures: dict, bom: list[dict]) -> dict:
     return {"complete": total == 0, "links_without_part": total, "missing": rows, "unconfirmed": verify}
 
 
+STORAGE_UNCONFIRMED = (
+    "{n} of these sit in storage appliances, whose NIC and cage the storage vendor chooses (a default "
+    "QSFP112 flat cage here, docs/data-gaps.md): confirm the module with the appliance vendor"
+)
 UFM_UNCONFIRMED = (
     "UFM-side module not named by NVIDIA text (parts-beyond-ndr.md section 5): a user-settable "
     "default, physical.ufm_module"

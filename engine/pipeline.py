@@ -28,6 +28,7 @@ from .topology.advice import reserved_slot_warning, spine_choices
 from .topology.builder import Builder
 from .topology.compute import build_compute, plan_compute
 from .topology.oob import agg_pairs_needed, build_oob
+from .topology.subnet import subnet_manager_warnings
 from .verify import verify
 from .verify_cabling import label_warning, verify_cabling
 
@@ -200,6 +201,7 @@ def _start_design(spec: DesignSpec, catalog: Catalog, progress: ProgressFn) -> D
     extra_su = reserved_slot_warning(spec, plan, catalog)
     if extra_su:
         warnings.append(extra_su)
+    warnings += subnet_manager_warnings(spec, plan, catalog)
     server = catalog.server(spec.servers.model)
     b = Builder()
     prefix = _server_prefix(server.key)

@@ -51,6 +51,10 @@ class PortGroup:
     speed_gbps: int
     form_factor: str
     ports: tuple[str, ...]
+    # The NIC behind the ports and the only plug form factors its cages take, when narrower than the cage's
+    # (BlueField-3: "only accepts QSFP112s", parts-beyond-ndr.md section 3); empty = what the form factor takes.
+    nic: str = ""
+    accepts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -196,7 +200,13 @@ def _req(entry: Mapping, key: str, path: str, kind=None):
 
 def _port_group(raw: Mapping | None, path: str) -> PortGroup:
     raw = raw or {}
-    return PortGroup(int(raw.get("speed_gbps", 0)), str(raw.get("form_factor", "")), tuple(raw.get("ports") or ()))
+    return PortGroup(
+        int(raw.get("speed_gbps", 0)),
+        str(raw.get("form_factor", "")),
+        tuple(raw.get("ports") or ()),
+        str(raw.get("nic") or ""),
+        tuple(str(x) for x in raw.get("accepts") or ()),
+    )
 
 
 def _server(key: str, raw: Mapping, all_raw: Mapping, path: str) -> ServerModel:

@@ -64,9 +64,20 @@ def presets():
     return {key: compute_design(parse_spec(load_preset(key)), catalog) for key in list_presets()}
 
 
+# Issue 38: "BlueField-3 only accepts QSFP112s" (parts-beyond-ndr.md section 3). The B200/B300 presets' in-band
+# ports run 100G on BlueField-3 and the catalog has no QSFP112 part for 100G, so those links are refused, the cage
+# named, instead of getting the QSFP28 DAC/AOC they had (a wrong order). Every other link has a part.
+BF3_INBAND_REFUSED = {"dgx-b200-superpod-4su": 254, "dgx-b300-spectrum-x-4su": 512, "dgx-b300-xdr-8su": 1152}
+
+
 def test_every_preset_gives_every_link_a_part(presets):
     for key, r in presets.items():
         c = r.summary["completeness"]
+        if key in BF3_INBAND_REFUSED:
+            ((m),) = c["missing"]
+            assert (m["network"], m["tier"], m["links"]) == ("inband", "node-leaf", BF3_INBAND_REFUSED[key])
+            assert "BlueField-3" in m["reason"] and c["links_without_part"] == BF3_INBAND_REFUSED[key]
+            continue
         assert (key, c["complete"], c["links_without_part"], c["missing"]) == (key, True, 0, [])
         assert r.summary["loss_budget"]["no_medium"] == 0
         assert all(choice is not None for choice in r.physical.choices), key
@@ -203,7 +214,9 @@ def test_bom_part_numbers_and_descriptions_match_the_reference_tables(presets):
 def test_unconfirmed_numbers_are_marked_and_do_not_make_the_bom_incomplete(presets):
     xdr = presets["dgx-b300-xdr-8su"].summary
     flagged = {u["sku"] for u in xdr["completeness"]["unconfirmed"]}
-    assert {"MMS4A00", "MMS4A20"} <= flagged and xdr["completeness"]["complete"] is True
+    # flagged lines add no link without a part: the only ones are the refused BlueField-3 in-band links
+    assert {"MMS4A00", "MMS4A20"} <= flagged
+    assert xdr["completeness"]["links_without_part"] == BF3_INBAND_REFUSED["dgx-b300-xdr-8su"]
     for r in presets.values():
         for line in r.summary["bom"]:
             if line["sku"] in UNCONFIRMED:
