@@ -311,7 +311,10 @@ def run_physical(
     lanes = 200 if server.nic_speed_gbps >= 800 else 100
     # Server cage facts by cage name: compute cages (twin when they carry 2 ports, or 1 port split
     # over 2 planes), plus the storage / in-band ports, one per cage.
-    server_cages = {c.name: (c.form_factor, c.top, len(c.ports) * planes > 1, lanes) for c in server.cages}
+    # (form factor, top, twin, lanes[, NIC, accepted plugs])
+    server_cages: dict[str, tuple] = {
+        c.name: (c.form_factor, c.top, len(c.ports) * planes > 1, lanes) for c in server.cages
+    }
     if planes > 1:
         # A NIC split over two planes runs each port at half speed on 100G lanes (the Spectrum-4
         # switches it meets have 100G SerDes); 200G lanes are XDR's, at 800G per port.
