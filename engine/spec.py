@@ -275,7 +275,10 @@ PROCUREMENT = {
         '"F" part numbers, the variant the reference architectures list) or c2p = connector-to-power ("R").',
     ),
     "rail_kits": Field(
-        "bool", default=True, help="Order a rail kit line per switch where the catalog names the switch's kit."
+        "bool",
+        default=True,
+        help="Order a rail kit line per switch whose catalog kit is sold separately (a kit in the package is "
+        "named on the switch line).",
     ),
 }
 

@@ -111,6 +111,7 @@ class OrderInfo:
     nvidia_opn: str = ""  # NVIDIA's 9xx- ordering code beside the legacy OPN, when published
     sources: tuple[str, ...] = ()
     unconfirmed: str = ""
+    in_package: bool = False  # a rail kit shipped with the system: named on its line, not ordered again
 
 
 AIRFLOWS = ("p2c", "c2p")  # power-to-connector ("F" OPNs), connector-to-power ("R")
@@ -324,6 +325,7 @@ def _order_info(raw, path: str) -> OrderInfo:
         nvidia_opn=str(raw.get("nvidia_opn") or ""),
         sources=tuple(str(x) for x in raw.get("sources") or ()),
         unconfirmed=str(raw.get("unconfirmed") or "").strip(),
+        in_package=bool(raw.get("in_package", False)),
     )
 
 

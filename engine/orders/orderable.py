@@ -39,12 +39,14 @@ def switch_part(key: str, model, airflow: str) -> OrderedPart:
             f"no published orderable part number for the {airflow.upper()} variant of {name} (docs/data-gaps.md)",
         )
     code = f"; NVIDIA OPN {info.nvidia_opn}" if info.nvidia_opn else ""
-    return OrderedPart(info.opn, f"{name}: {info.variant}{code}", info.unconfirmed)
+    kit = model.rail_kit
+    packed = f"; rail kit {kit.opn} in the package" if kit is not None and kit.in_package else ""
+    return OrderedPart(info.opn, f"{name}: {info.variant}{code}{packed}", info.unconfirmed)
 
 
 def rail_kit_part(model) -> OrderedPart | None:
     kit = getattr(model, "rail_kit", None)
-    if kit is None:
+    if kit is None or kit.in_package:
         return None
     return OrderedPart(kit.opn, f"Rail kit for {model.name}: {kit.variant}", kit.unconfirmed)
 

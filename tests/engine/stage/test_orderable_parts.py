@@ -7,7 +7,8 @@ Specification:
 - the line names the variant ordered: its airflow (procurement.airflow, P2C by default), and the catalog's words
   for what else the OPN fixes (management, PSUs);
 - choosing C2P orders the C2P OPN where one is published;
-- a switch whose catalog names a rail kit gets one kit line per switch (unless procurement.rail_kits is off);
+- a rail kit sold separately is one line per switch (unless procurement.rail_kits is off); a kit in the
+  system's package (SN4600C) is named on the switch line and never ordered again;
 - a switch line carries the published maximum power, or none at all (never 0 W).
 """
 
@@ -70,7 +71,9 @@ def test_the_superpod_switches_carry_the_reference_architectures_opns(presets):
     assert "920-9B210-00FN-0M0" in skus["MQM9700-NS2F"]["description"]
     assert skus["920-9N302-00F7-0C2"]["quantity"] == 19  # SN4600C, P2C
     assert skus["920-9N110-00F1-0C0"]["quantity"] == 40  # SN2201, P2C
-    assert skus["930-9NRKT-00JN-000"]["quantity"] == 19  # one SN4600C rail kit per SN4600C
+    # the SN4600C's fixed rail kit ships in its package (SN4000 manual, Package Contents): named, not ordered
+    assert "rail kit 930-9NRKT-00JN-000 in the package" in skus["920-9N302-00F7-0C2"]["description"]
+    assert "930-9NRKT-00JN-000" not in skus
     assert "QM9700" not in skus and "UFM" not in skus
 
 
@@ -80,7 +83,25 @@ def test_c2p_orders_the_c2p_variant_and_marks_secondary_opns(catalog):
     assert bom["MQM9700-NS2R"]["quantity"] == 66
     assert "C2P" in bom["MQM9700-NS2R"]["description"] and bom["MQM9700-NS2R"]["unconfirmed"]
     assert bom["SN4600C-C2P-OPN-UNPUBLISHED"]["quantity"] == 19  # no C2P OPN published for the SN4600C
-    assert "930-9NRKT-00JN-000" not in bom and "MQM9700-NS2F" not in bom
+    assert "MQM9700-NS2F" not in bom
+
+
+LAB_KIT = {"opn": "LAB-RAIL-KIT", "description": "telescopic rail kit (lab)", "sources": ["test"]}
+
+
+@pytest.mark.parametrize("rail_kits, lines", [(True, 66), (False, 0)])
+def test_a_rail_kit_sold_separately_is_one_line_per_switch(rail_kits, lines):
+    import yaml
+
+    from engine.catalog import DATA_DIR
+
+    raw = yaml.safe_load((DATA_DIR / "switches.yaml").read_text())["switches"]["qm9700"] | {"rail_kit": LAB_KIT}
+    catalog = load_catalog({"switches": {"qm9700": raw}})
+    spec = load_preset("dgx-h100-superpod-4su") | {"procurement": {"rail_kits": rail_kits}}
+    bom = {ln["sku"]: ln for ln in compute_design(parse_spec(spec), catalog).summary["bom"]}
+    assert bom.get("LAB-RAIL-KIT", {}).get("quantity", 0) == lines
+    if lines:
+        assert bom["LAB-RAIL-KIT"]["category"] == "switch" and bom["LAB-RAIL-KIT"]["watts"] is None
 
 
 def test_the_default_airflow_keeps_the_spec_text_and_hash_unchanged():
