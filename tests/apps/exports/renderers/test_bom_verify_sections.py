@@ -59,3 +59,19 @@ def test_the_pdf_marks_verify_lines_in_every_table_and_prints_unknown_power(dire
     marked = [p for p, t in joined.items() if "Q3400-P2C-OPN-UNPUBLISHED" in t and "verify before ordering" in t]
     assert len(marked) >= 3  # order summary, compute network table, per-SU table
     assert any("unknown" in t for t in joined.values())
+
+
+def test_a_revision_stored_before_orderable_numbers_still_splits_its_switches_by_network(direct_design):
+    """A revision computed before issue 38 named its switch lines by model ("Q3400", "SN2201", "SN4600C"); its
+    snapshot is what it is, and bom.csv still places those lines in their networks (none "unassigned")."""
+    from dataclasses import replace
+
+    from apps.exports.renderers.bom import compute_bom
+
+    legacy = {"Q3400-P2C-OPN-UNPUBLISHED": "Q3400", "920-9N110-00F1-0C0": "SN2201", "920-9N302-00F7-0C2": "SN4600C"}
+    summary = dict(direct_design.summary)
+    summary["bom"] = [ln | {"sku": legacy.get(ln["sku"], ln["sku"])} for ln in summary["bom"]]
+    old = replace(direct_design, summary=summary)
+    b = compute_bom(old)
+    assert "unassigned" not in b.by_network
+    assert b.by_network["compute"][("switch", "Q3400")] == 100
