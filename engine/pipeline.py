@@ -57,7 +57,10 @@ def _uses_panels(spec: DesignSpec) -> bool:
 def _build_oob(spec, catalog, b, racks, places, oob_model, server, reserved_u, network_rack_kw=None):
     """OOB after placement: aggregation switches get their own services rack first, so they, like every
     other rack, get PDUs and an OOB switch of their own."""
-    agg_model = catalog.switch(spec.inband.switch, "inband.switch")
+    if spec.oob.aggregation_switch:
+        agg_model = catalog.switch(spec.oob.aggregation_switch, "oob.aggregation_switch")
+    else:
+        agg_model = catalog.switch(spec.inband.switch, "inband.switch")
     # Rack-scale systems fill their rack; their BMCs use the OOB switch of a network rack in their row.
     host_rack: dict[int, int] = {}
     if server.rack_scale:

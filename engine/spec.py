@@ -156,6 +156,14 @@ OOB = {
         maximum=8,
         help="PDU management ports per rack (user default; no reference figure).",
     ),
+    "aggregation_switch": Field(
+        "str",
+        default=None,
+        nullable=True,
+        max_length=KEY_LENGTH,
+        help="Switch model of the OOB aggregation pair the OOB switches' uplinks land on; defaults to the "
+        "in-band switch (set it when the in-band switch has no port at the OOB uplinks' speed).",
+    ),
 }
 
 LAYOUT = {
@@ -418,6 +426,7 @@ class OobSpec:
     enabled: bool
     switch: str
     pdus_per_rack: int
+    aggregation_switch: str | None = None
 
 
 @dataclass(frozen=True)
@@ -558,7 +567,17 @@ def _hashed_sections(norm: dict) -> dict:
         k: v
         for k, v in norm.items()
         if not (k in _HASHED_ONLY_WHEN_SET and v is None) and _HASHED_ONLY_WHEN_CHANGED.get(k, object()) != v
-    }
+    } | {k: _without_unset(norm[k], keys) for k, keys in _FIELDS_HASHED_ONLY_WHEN_SET.items() if k in norm}
+
+
+# Fields added to a section after designs were stored: out of the normalized text while null (same reason).
+_FIELDS_HASHED_ONLY_WHEN_SET = {"oob": ("aggregation_switch",)}
+
+
+def _without_unset(section, keys: tuple[str, ...]):
+    if not isinstance(section, dict):
+        return section
+    return {k: v for k, v in section.items() if not (k in keys and v is None)}
 
 
 def _policy_errors(norm: dict) -> list[FieldError]:

@@ -64,20 +64,9 @@ def presets():
     return {key: compute_design(parse_spec(load_preset(key)), catalog) for key in list_presets()}
 
 
-# Issue 38: "BlueField-3 only accepts QSFP112s" (parts-beyond-ndr.md section 3). The B200/B300 presets' in-band
-# ports run 100G on BlueField-3 and the catalog has no QSFP112 part for 100G, so those links are refused, the cage
-# named, instead of getting the QSFP28 DAC/AOC they had (a wrong order). Every other link has a part.
-BF3_INBAND_REFUSED = {"dgx-b200-superpod-4su": 254, "dgx-b300-spectrum-x-4su": 512, "dgx-b300-xdr-8su": 1152}
-
-
 def test_every_preset_gives_every_link_a_part(presets):
     for key, r in presets.items():
         c = r.summary["completeness"]
-        if key in BF3_INBAND_REFUSED:
-            ((m),) = c["missing"]
-            assert (m["network"], m["tier"], m["links"]) == ("inband", "node-leaf", BF3_INBAND_REFUSED[key])
-            assert "BlueField-3" in m["reason"] and c["links_without_part"] == BF3_INBAND_REFUSED[key]
-            continue
         assert (key, c["complete"], c["links_without_part"], c["missing"]) == (key, True, 0, [])
         assert r.summary["loss_budget"]["no_medium"] == 0
         assert all(choice is not None for choice in r.physical.choices), key
@@ -181,6 +170,10 @@ EXPECTED_NVIDIA_TRANSCEIVERS = {
         "finned (IHS) (OPN 980-9IAH1-00XM00)",
         "MMS4A20": "NVIDIA MMS4A20 800G single-port OSFP DR4 (200G/lane) transceiver, 500 m, MPO-12/APC, flat-top "
         "(ConnectX-8) (OPN 980-9IAT0-00XM00)",
+        # issue 38: in-band at the RA's 200G on SN5600, BlueField-3 QSFP112 optics on 1:2 fibers
+        "MMA1Z00-NS400": "NVIDIA MMA1Z00-NS400 QSFP112 400G SR4 transceiver, 850 nm, MPO-12/APC, 50 m OM4; 200G on "
+        "a 1:2 fiber (OPN 980-9I693-00NS00)",
+        "MMA4Z00-NS": "NVIDIA MMA4Z00-NS Twin-port OSFP 2x400G SR4, 30 m OM3 / 50 m OM4, finned (OPN 980-9I510-00NS00)",
     },
 }
 EXPECTED_CABLE_DESCRIPTIONS = {
@@ -214,9 +207,7 @@ def test_bom_part_numbers_and_descriptions_match_the_reference_tables(presets):
 def test_unconfirmed_numbers_are_marked_and_do_not_make_the_bom_incomplete(presets):
     xdr = presets["dgx-b300-xdr-8su"].summary
     flagged = {u["sku"] for u in xdr["completeness"]["unconfirmed"]}
-    # flagged lines add no link without a part: the only ones are the refused BlueField-3 in-band links
-    assert {"MMS4A00", "MMS4A20"} <= flagged
-    assert xdr["completeness"]["links_without_part"] == BF3_INBAND_REFUSED["dgx-b300-xdr-8su"]
+    assert {"MMS4A00", "MMS4A20"} <= flagged and xdr["completeness"]["complete"] is True
     for r in presets.values():
         for line in r.summary["bom"]:
             if line["sku"] in UNCONFIRMED:

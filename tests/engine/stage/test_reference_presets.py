@@ -5,8 +5,9 @@ Specification:
   or a warning naming the switch and the settings that add one (B300 XDR on Q3400);
 - GB200 NVL72 OOB reaches every compute-tray and NVLink-switch-tray BMC: 18 + 9 per rack;
 - the B300 Spectrum-X preset has the RA's storage fabric;
-- a BlueField-3 end (it "only accepts QSFP112s") never gets a QSFP28 part: the link is refused with the cage
-  named, and a QSFP112 part for its speed makes it complete;
+- a BlueField-3 end (it "only accepts QSFP112s") never gets a QSFP28 part: the B200/B300 presets run in-band at
+  the RA's 200G on SN5600 with QSFP112 optics; at 100G on an SN4600C (no QSFP112 part for 100G) the link is
+  refused with the cage named, where a NIC without that rule takes the QSFP28 parts;
 - storage-appliance optics say "verify" (the appliance vendor picks the NIC);
 - each preset holds the counts its reference gives (compute switches and links, fabric managers, OOB ports).
 """
@@ -88,23 +89,35 @@ def test_a_bluefield3_end_never_gets_a_qsfp28_part(presets):
         assert all(ff == "qsfp112" for _, ff in ends), (key, Counter(ff for _, ff in ends))
 
 
-def test_a_bluefield3_in_band_port_at_100g_is_refused_naming_the_cage_until_a_qsfp112_part_serves_it(presets):
-    missing = {
-        (m["network"], m["tier"]): m for m in presets["dgx-b200-superpod-4su"].summary["completeness"]["missing"]
-    }
+def test_the_b200_and_b300_in_band_runs_the_ras_200g_on_sn5600(presets):
+    for key in ("dgx-b200-superpod-4su", "dgx-b300-spectrum-x-4su", "dgx-b300-xdr-8su"):
+        r = presets[key]
+        inband = r.summary["networks"]["inband"]
+        assert (inband["port_speed_gbps"], inband["switch_models"]["leaf"]) == (200, "sn5600"), key
+        assert r.summary["networks"]["oob"]["switch_models"]["spine"] == "sn4600c", key  # the 100G OOB uplinks
+        assert r.summary["completeness"]["complete"], key
+
+
+def _b200_at_100g(nic_rule: bool):
+    raw = yaml.safe_load((DATA_DIR / "servers.yaml").read_text())["servers"]["dgx-b200"]
+    for group in ("storage", "inband"):
+        raw[group] = {k: v for k, v in raw[group].items() if nic_rule or k not in ("nic", "accepts")}
+    raw["inband"]["speed_gbps"] = 100
+    spec = load_preset("dgx-b200-superpod-4su")
+    spec["servers"]["model"] = "lab-b200-100g"
+    spec["inband"]["switch"] = "sn4600c"
+    spec["oob"].pop("aggregation_switch")
+    return compute_design(parse_spec(spec), load_catalog({"servers": {"lab-b200-100g": raw}}))
+
+
+def test_a_bluefield3_in_band_port_at_100g_is_refused_naming_the_cage():
+    missing = {(m["network"], m["tier"]): m for m in _b200_at_100g(True).summary["completeness"]["missing"]}
     assert set(missing) == {("inband", "node-leaf")} and missing[("inband", "node-leaf")]["links"] == 254
     reason = missing[("inband", "node-leaf")]["reason"]
     assert "server BlueField-3 qsfp112 (flat, accepts only QSFP112) 100G" in reason
     assert "a QSFP28 cable or module that its cage would hold is refused" in reason
-    # the same server with a NIC that takes any plug its QSFP112 cage holds gets the QSFP28 parts: the refusal is
-    # the BlueField-3 rule, nothing else
-    raw = yaml.safe_load((DATA_DIR / "servers.yaml").read_text())["servers"]["dgx-b200"]
-    for group in ("storage", "inband"):
-        raw[group] = {k: v for k, v in raw[group].items() if k not in ("nic", "accepts")}
-    spec = load_preset("dgx-b200-superpod-4su")
-    spec["servers"]["model"] = "lab-cx7-b200"
-    other = compute_design(parse_spec(spec), load_catalog({"servers": {"lab-cx7-b200": raw}}))
-    assert other.summary["completeness"]["complete"], other.summary["completeness"]["missing"]
+    # the same ports on a NIC without the rule take the QSFP28 parts: the refusal is the BlueField-3 rule alone
+    assert _b200_at_100g(False).summary["completeness"]["complete"]
 
 
 def test_storage_appliance_optics_say_verify(presets):
@@ -137,3 +150,16 @@ def test_each_preset_holds_its_references_compute_counts(presets, key):
         c["links"]["ufm-leaf"],
     )
     assert got == REFERENCE_COUNTS[key]
+
+
+def test_the_oob_aggregation_switch_is_a_setting_that_leaves_older_specs_unchanged(catalog):
+    h100 = load_preset("dgx-h100-superpod-4su")
+    assert "aggregation_switch" not in parse_spec(h100).to_dict()["oob"]  # unset: the spec text (and hash) as before
+    r = compute_design(parse_spec(h100), catalog)
+    assert r.summary["networks"]["oob"]["switch_models"]["spine"] == "sn4600c"  # the in-band switch, as before
+    from engine.errors import SpecError
+
+    bad = load_preset("dgx-h100-superpod-4su")
+    bad["oob"]["aggregation_switch"] = "no-such-switch"
+    with pytest.raises(SpecError, match="oob.aggregation_switch"):
+        compute_design(parse_spec(bad), catalog)

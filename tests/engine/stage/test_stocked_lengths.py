@@ -41,14 +41,20 @@ def _stocked_by_pattern(media) -> dict[str, tuple[float, ...]]:
 
 
 def _direct_rows(result):
-    """(preset cable row, run, choice) for every cable that is its links' only cable."""
+    """(preset cable row, run, choice) for every cable that is its links' only cable. A cable shared by links (a
+    twin-port DAC, a 1:2 splitter) is cut for its cage's longest run, the run its medium was chosen for: NVIDIA
+    wants a twin-port module's cables of about equal length (skew, optics-and-cabling.md D4)."""
     ph = result.physical
     index = {link.id: i for i, link in enumerate(result.links)}
     for row in ph.cable_rows:
         idx = [index[lid] for lid in row[6]]
         if any(len(ph.cables[i]) != 1 for i in idx):
             continue
-        yield row, max(result.lengths_m[i] for i in idx), ph.choices[idx[0]]
+        choice = ph.choices[idx[0]]
+        run = max(result.lengths_m[i] for i in idx)
+        if choice.cable_carries_links > 1:
+            run = max(run, choice.run_length_m)
+        yield row, run, choice
 
 
 def test_no_cable_is_shorter_than_its_run_or_more_than_one_stocked_step_longer(presets, catalog):

@@ -57,12 +57,11 @@ def test_unconfirmed_lines_say_verify_before_ordering_in_the_csv_and_pdf():
 
     r = compute_design(parse_spec(load_preset("dgx-b300-xdr-8su")))
     lines = list(iter_bom_csv(r))
-    # incomplete only by the BlueField-3 in-band links refused since issue 38 (no QSFP112 part for 100G)
-    assert lines[0].startswith("# INCOMPLETE: 1,152 links have no part")
+    assert lines[0].startswith("section,")  # complete: no notice
     mms4a00 = next(x for x in lines if x.startswith("order,,,transceiver,MMS4A00,"))
     assert "verify before ordering" in mms4a00
     assert not any("verify before ordering" in x for x in lines if x.startswith("order,,,fiber,MFP7E30"))
     buf = io.BytesIO()
     render_bom_pdf(r, buf)
     text = "\n".join(p.extract_text() for p in PdfReader(io.BytesIO(buf.getvalue())).pages)
-    assert "verify before ordering" in text
+    assert "verify before ordering" in text and "INCOMPLETE" not in text
