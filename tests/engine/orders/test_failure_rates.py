@@ -109,7 +109,10 @@ def test_the_rule_is_chosen_by_name():
 
 
 def test_both_rules_are_shown_side_by_side_with_their_inputs():
-    bom = [{"category": "switch", "sku": "MQM9700-NS2F", "quantity": 48}, {"category": "fiber", "sku": "F", "quantity": 0}]
+    bom = [
+        {"category": "switch", "sku": "MQM9700-NS2F", "quantity": 48},
+        {"category": "fiber", "sku": "F", "quantity": 0},
+    ]
     rows = spares_beside(
         bom,
         percent=PercentPerCategory(parse_percents("5")),
