@@ -924,3 +924,13 @@ def test_the_result_page_shows_the_extra_su_warning_the_notes_and_how_it_counts(
     assert node_leaf["links"] == 64 and node_leaf["links_per_plane"] == 64
     api = alice.get(f"/api/v1/designs/{revision.design_id}/revisions/{revision.number}/summary/")
     assert api.status_code == 200 and warning in api.json()["warnings"] and "counting" in api.json()
+
+
+def test_the_revision_page_names_the_switches_without_a_published_maximum_power(alice, users):
+    """Issue 38: a switch with no published maximum (the SN2201 OOB switches) adds nothing to "Power (known)";
+    the page says which models are left out rather than letting the sum read as complete."""
+    design = design_create(user=users.alice, spec=TINY | {"oob": {"enabled": True}})
+    revision = compute_now(design, users.alice)
+    html = alice.get(url("revision", revision.design_id, revision.number)).content.decode()
+    assert '<small data-metric="power-unknown">+ unknown for sn2201' in html
+    assert "(no published maximum)" in html and "(known figures only)" in html
