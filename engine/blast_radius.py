@@ -57,6 +57,11 @@ class GpuGroup:
     ports: tuple[str, ...]  # the server ports (GPU NICs) hit, as the catalog names them
     sus: tuple[int, ...]
 
+    @property
+    def isolated(self) -> bool:
+        """Cut off: the GPU's port is down, or its leaf lost every uplink (it reaches no GPU under another leaf)."""
+        return self.port_lost or (self.scope == BEYOND_LEAF and self.share_lost >= 1)
+
     def describe(self) -> str:
         per = " (one per server)" if self.gpus == self.servers else ""
         where = f"port{'s' if len(self.ports) > 1 else ''} {_list(self.ports)}"
@@ -73,6 +78,7 @@ class GpuGroup:
             "share_lost": round(float(self.share_lost), 6),
             "scope": self.scope,
             "port_lost": self.port_lost,
+            "isolated": self.isolated,
             "ports": list(self.ports),
             "sus": list(self.sus),
             "text": self.describe(),
@@ -100,7 +106,20 @@ class FailureImpact:
     def gpus_losing_port(self) -> int:
         return sum(g.gpus for g in self.groups if g.port_lost)
 
+    @property
+    def gpus_isolated(self) -> int:
+        return sum(g.gpus for g in self.groups if g.isolated)
+
+    @property
+    def gpus_degraded(self) -> int:
+        return self.gpus - self.gpus_isolated
+
     def verdict(self) -> str:
+        if self.jobs == ABORT and not self.gpus_losing_port:
+            return (
+                "jobs using these GPUs likely abort: their leaf loses every uplink, so they reach no GPU under "
+                "another leaf and collectives across leaves stall until they time out"
+            )
         if self.jobs == ABORT:
             return (
                 "jobs using these GPUs likely abort: an NCCL job usually aborts when a NIC port it uses goes down, "
@@ -121,6 +140,8 @@ class FailureImpact:
             "example": self.example,
             "gpus_affected": self.gpus,
             "gpus_losing_port": self.gpus_losing_port,
+            "gpus_isolated": self.gpus_isolated,
+            "gpus_degraded": self.gpus_degraded,
             "min_gpus": self.min_gpus,
             "max_gpus": self.max_gpus,
             "jobs": self.jobs,
@@ -167,6 +188,9 @@ class _Fabric:
         self.gpu_server: list[int] = []
         self.gpu_port: list[str] = []
         self.node: list[tuple[Link, int]] = []  # node-leaf links with their GPU
+        self.gpu_of_link: dict[int, int] = {}  # node-leaf link id -> its GPU
+        self.links = comp
+        self.down_links: list[Link] = []  # spine-core links
         self.leaf_down: dict[int, list[tuple[int, int]]] = defaultdict(list)  # leaf -> [(gpu, Gb/s)]
         self.up_bw: Counter[int] = Counter()  # leaf -> uplink Gb/s
         self.up_links: list[Link] = []
@@ -183,12 +207,14 @@ class _Fabric:
                     self.gpu_port.append(base)
                 self.gpu_bw[g] += ln.speed_gbps
                 self.node.append((ln, g))
+                self.gpu_of_link[ln.id] = g
                 self.leaf_down[ln.b].append((g, ln.speed_gbps))
             elif ln.tier == "leaf-spine":
                 self.up_bw[ln.a] += ln.speed_gbps
                 self.up_links.append(ln)
                 self.spine_leaves[ln.b][ln.a] += ln.speed_gbps
             elif ln.tier == "spine-core":
+                self.down_links.append(ln)
                 self.core_bw[ln.a] += ln.speed_gbps
                 self.core_spines[ln.b][ln.a] += ln.speed_gbps
         self.tiers = 3 if self.core_spines else 2
@@ -231,6 +257,50 @@ class _Fabric:
         down = self.leaf_down
         return sum(len(down[leaf]) for leaf in leaves if leaf in down)
 
+    def lose(self, lost: Iterable[Link]) -> tuple[dict[int, Fraction], dict[int, Fraction], str]:
+        """What losing a set of links does (a trunk, a panel, a rack: links of several tiers at once): (GPUs
+        losing their own links -> share of all their bandwidth; the other GPUs -> share lost beyond their leaf,
+        or beyond their pod when only spine-core links are lost; that scope). A GPU losing its own links is
+        counted there only. Spine-core losses are counted only when no leaf-spine link is lost with them."""
+        own: list[tuple[int, int]] = []
+        leaf_lost: Counter[int] = Counter()
+        spine_lost: Counter[int] = Counter()
+        for ln in lost:
+            if ln.tier == "node-leaf":
+                g = self.gpu_of_link.get(ln.id)
+                if g is not None:
+                    own.append((g, ln.speed_gbps))
+            elif ln.tier == "leaf-spine":
+                leaf_lost[ln.a] += ln.speed_gbps
+            elif ln.tier == "spine-core":
+                spine_lost[ln.a] += ln.speed_gbps
+        direct = self.direct(own)
+        scope = BEYOND_LEAF
+        if leaf_lost:
+            fracs = {leaf: Fraction(bw, self.up_bw[leaf]) for leaf, bw in leaf_lost.items()}
+        else:
+            scope = BEYOND_POD
+            acc: dict[int, Fraction] = defaultdict(Fraction)
+            for spine, bw in spine_lost.items():
+                sfrac = Fraction(bw, self.core_bw[spine])
+                for leaf, lbw in self.spine_leaves[spine].items():
+                    acc[leaf] += sfrac * Fraction(lbw, self.up_bw[leaf])
+            fracs = dict(acc)
+        beyond = {g: v for g, v in self.beyond(fracs).items() if g not in direct}
+        return direct, beyond, scope
+
+    def tally(self, lost: Sequence[Link]) -> tuple[int, int]:
+        """(GPUs isolated, GPUs hit) by losing `lost`: isolated = every own link gone, or cut off beyond the leaf."""
+        direct, beyond, scope = self.lose(lost)
+        iso = sum(1 for v in direct.values() if v >= 1)
+        if scope == BEYOND_LEAF:
+            iso += sum(1 for v in beyond.values() if v >= 1)
+        return iso, sum(1 for v in direct.values() if v) + sum(1 for v in beyond.values() if v)
+
+    def lose_groups(self, lost: Sequence[Link]) -> tuple[GpuGroup, ...]:
+        direct, beyond, scope = self.lose(lost)
+        return self.groups(direct, ALL) + self.groups(beyond, scope)
+
     # --- grouping -----------------------------------------------------------------------------------------
 
     def groups(self, shares: dict[int, Fraction], scope: str) -> tuple[GpuGroup, ...]:
@@ -264,12 +334,76 @@ def _impact(kind: str, title: str, parts: list, count, shares, name) -> FailureI
     counts = [count(p) for p in parts]
     worst = max(range(len(parts)), key=lambda i: (counts[i], -i))
     groups = shares(parts[worst])
-    jobs = ABORT if any(g.port_lost for g in groups) else DEGRADED if groups else NONE
+    jobs = ABORT if any(g.isolated for g in groups) else DEGRADED if groups else NONE
     return FailureImpact(kind, title, len(parts), name(parts[worst]), groups, min(counts), max(counts), jobs)
 
 
-def blast_radius(devices: Sequence[Device], links: Iterable[Link]) -> BlastRadius:
-    """Every kind of single failure of the compute fabric and the GPUs it hits (module docstring)."""
+def _impact_of_sets(f: _Fabric, kind: str, title: str, parts: dict[str, list[Link]]) -> FailureImpact | None:
+    """The impact of the part losing the links it carries that isolates the most GPUs, then hits the most, then
+    comes first by name; every part's GPUs hit are counted for the range."""
+    if not parts:
+        return None
+    names = sorted(parts)
+    tallies = [f.tally(parts[n]) for n in names]
+    worst = max(range(len(names)), key=lambda i: (tallies[i], -i))
+    groups = f.lose_groups(parts[names[worst]])
+    jobs = ABORT if any(g.isolated for g in groups) else DEGRADED if groups else NONE
+    hit = [t[1] for t in tallies]
+    return FailureImpact(kind, title, len(names), names[worst], groups, min(hit), max(hit), jobs)
+
+
+def _physical_parts(
+    f: _Fabric, devices: Sequence[Device], physical, places, racks
+) -> list[tuple[str, str, dict[str, list[Link]]]]:
+    """(kind, title, part name -> the compute links it carries) of trunks, patch panels, racks and racks' power."""
+    from .physical.paths import physical_paths
+
+    out: list[tuple[str, str, dict[str, list[Link]]]] = []
+    by_id = {ln.id: ln for ln in f.links}
+    if physical is not None:
+        paths = physical_paths(physical)
+        trunks = {
+            f"T{t:06d}": [by_id[i] for i in ids if i in by_id] for t, ids in sorted(paths.trunk_links.items())
+        }
+        out.append(("trunk", "A trunk cable (every link it carries)", {k: v for k, v in trunks.items() if v}))
+        panels = {k: [by_id[i] for i in ids if i in by_id] for k, ids in paths.panel_links().items()}
+        out.append(
+            (
+                "patch-panel",
+                "A patch panel (its front ports and the trunk connectors at its rear)",
+                {k: v for k, v in panels.items() if v},
+            )
+        )
+    if places is not None and racks is not None:
+        rack_of = [None if p is None else racks[p.rack].id for p in places]
+        in_rack: dict[str, list[Link]] = defaultdict(list)
+        for ln in f.links:
+            ra, rb = rack_of[ln.a], rack_of[ln.b]
+            if ra is not None:
+                in_rack[ra].append(ln)
+            if rb is not None and rb != ra:
+                in_rack[rb].append(ln)
+        out.append(("rack", "A whole rack (every device in it down)", dict(in_rack)))
+        powered = {rack_of[i] for i, d in enumerate(devices) if d.role == "pdu" and rack_of[i] is not None}
+        feeds = {k: v for k, v in in_rack.items() if k in powered}
+        out.append(("rack-power", "A rack's power feed (every PDU of one rack)", feeds))
+    return out
+
+
+def blast_radius_of(result) -> BlastRadius:
+    """blast_radius() of a computed design, with its trunks, patch panels, racks and PDUs."""
+    return blast_radius(
+        result.devices, result.links, physical=result if result.physical else None, places=result.places,
+        racks=result.racks,
+    )
+
+
+def blast_radius(
+    devices: Sequence[Device], links: Iterable[Link], *, physical=None, places=None, racks=None
+) -> BlastRadius:
+    """Every kind of single failure of the compute fabric and the GPUs it hits (module docstring). With
+    `physical` (a computed result with a physical layer), `places` and `racks`, its trunks, patch panels,
+    racks and rack power feeds too."""
     f = _Fabric(devices, links)
     name = devices.__getitem__
     out: list[FailureImpact | None] = []
@@ -352,6 +486,20 @@ def blast_radius(devices: Sequence[Device], links: Iterable[Link]) -> BlastRadiu
             lambda c: name(c).name,
         )
     )
+    positions = [
+        ("leaf-uplink-transceiver", "A transceiver at a leaf's uplink", f.up_links, lambda ln: (ln.a, ln.a_cage)),
+        ("spine-transceiver", "A transceiver at a spine's downlink", f.up_links, lambda ln: (ln.b, ln.b_cage)),
+        ("spine-uplink-transceiver", "A transceiver at a spine's uplink", f.down_links, lambda ln: (ln.a, ln.a_cage)),
+        ("core-transceiver", "A transceiver at a core", f.down_links, lambda ln: (ln.b, ln.b_cage)),
+    ]
+    for kind, title, pool, cage_of in positions:
+        cages: dict[str, list[Link]] = defaultdict(list)
+        for ln in pool:
+            dev, cage = cage_of(ln)
+            cages[f"{name(dev).name} cage {cage}"].append(ln)
+        out.append(_impact_of_sets(f, kind, title, dict(cages)))
+    for kind, title, parts in _physical_parts(f, devices, physical, places, racks):
+        out.append(_impact_of_sets(f, kind, title, parts))
     if f.planes > 1:
         by_plane: dict[int, list[tuple[int, int]]] = defaultdict(list)
         for ln, g in f.node:
@@ -370,4 +518,4 @@ def blast_radius(devices: Sequence[Device], links: Iterable[Link]) -> BlastRadiu
     return BlastRadius(len(f.gpu_bw), f.planes, f.tiers, tuple(x for x in out if x is not None))
 
 
-__all__ = ["blast_radius", "BlastRadius", "FailureImpact", "GpuGroup", "ABORT", "DEGRADED", "NONE"]
+__all__ = ["blast_radius", "blast_radius_of", "BlastRadius", "FailureImpact", "GpuGroup", "ABORT", "DEGRADED", "NONE"]
