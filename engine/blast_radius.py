@@ -16,7 +16,16 @@ every other part of the kind counted in a range:
   that share of their bandwidth to GPUs under other leaves (same-leaf traffic is untouched);
 - a core (3 tiers): each spine it serves loses that share of its uplinks, so traffic leaving the pod loses
   the spines' average share;
-- a plane of a multi-plane fabric: every link of the plane.
+- a plane of a multi-plane fabric: every link of the plane;
+- a transceiver at a leaf's uplink, a spine's downlink (3 tiers: a spine's uplink, a core): every link of its cage;
+- with a computed result (blast_radius_of): a trunk, every link whose legs it carries; a patch panel, every link
+  whose cords are patched into it (engine/physical/paths.py); a rack, every device in it; a rack's power feed
+  (where the layout has PDUs), as the rack. These lose links of several tiers at once: a GPU losing its own link
+  is counted for it, the others for their leaves' lost uplinks.
+
+A GPU is isolated when it loses its port, or when its leaf loses every uplink (it reaches no GPU under another
+leaf); the other GPUs hit are degraded. Trunks, panels, racks and the uplink transceiver positions show the part
+isolating the most GPUs, then hitting the most.
 
 A GPU whose every link is gone has lost its scale-out port: a job using it likely aborts (an NCCL job usually
 aborts when a NIC port it uses goes down, and restarts from a checkpoint). A GPU that keeps a link continues
@@ -362,9 +371,7 @@ def _physical_parts(
     by_id = {ln.id: ln for ln in f.links}
     if physical is not None:
         paths = physical_paths(physical)
-        trunks = {
-            f"T{t:06d}": [by_id[i] for i in ids if i in by_id] for t, ids in sorted(paths.trunk_links.items())
-        }
+        trunks = {f"T{t:06d}": [by_id[i] for i in ids if i in by_id] for t, ids in sorted(paths.trunk_links.items())}
         out.append(("trunk", "A trunk cable (every link it carries)", {k: v for k, v in trunks.items() if v}))
         panels = {k: [by_id[i] for i in ids if i in by_id] for k, ids in paths.panel_links().items()}
         out.append(
@@ -393,7 +400,10 @@ def _physical_parts(
 def blast_radius_of(result) -> BlastRadius:
     """blast_radius() of a computed design, with its trunks, patch panels, racks and PDUs."""
     return blast_radius(
-        result.devices, result.links, physical=result if result.physical else None, places=result.places,
+        result.devices,
+        result.links,
+        physical=result if result.physical else None,
+        places=result.places,
         racks=result.racks,
     )
 
@@ -493,11 +503,11 @@ def blast_radius(
         ("core-transceiver", "A transceiver at a core", f.down_links, lambda ln: (ln.b, ln.b_cage)),
     ]
     for kind, title, pool, cage_of in positions:
-        cages: dict[str, list[Link]] = defaultdict(list)
+        at_cage: dict[str, list[Link]] = defaultdict(list)
         for ln in pool:
             dev, cage = cage_of(ln)
-            cages[f"{name(dev).name} cage {cage}"].append(ln)
-        out.append(_impact_of_sets(f, kind, title, dict(cages)))
+            at_cage[f"{name(dev).name} cage {cage}"].append(ln)
+        out.append(_impact_of_sets(f, kind, title, dict(at_cage)))
     for kind, title, parts in _physical_parts(f, devices, physical, places, racks):
         out.append(_impact_of_sets(f, kind, title, parts))
     if f.planes > 1:
