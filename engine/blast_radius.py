@@ -198,6 +198,7 @@ class _Fabric:
         self.gpu_port: list[str] = []
         self.node: list[tuple[Link, int]] = []  # node-leaf links with their GPU
         self.gpu_of_link: dict[int, int] = {}  # node-leaf link id -> its GPU
+        self._leaf_gpus: dict[int, frozenset[int]] = {}
         self.links = comp
         self.down_links: list[Link] = []  # spine-core links
         self.leaf_down: dict[int, list[tuple[int, int]]] = defaultdict(list)  # leaf -> [(gpu, Gb/s)]
@@ -299,12 +300,44 @@ class _Fabric:
         return direct, beyond, scope
 
     def tally(self, lost: Sequence[Link]) -> tuple[int, int]:
-        """(GPUs isolated, GPUs hit) by losing `lost`: isolated = every own link gone, or cut off beyond the leaf."""
-        direct, beyond, scope = self.lose(lost)
-        iso = sum(1 for v in direct.values() if v >= 1)
-        if scope == BEYOND_LEAF:
-            iso += sum(1 for v in beyond.values() if v >= 1)
-        return iso, sum(1 for v in direct.values() if v) + sum(1 for v in beyond.values() if v)
+        """(GPUs isolated, GPUs hit) by losing `lost`, as lose() counts them, in whole Gb/s and GPU sets (no
+        fractions: a design has tens of thousands of trunks and panels to count)."""
+        own: Counter[int] = Counter()
+        leaf_lost: Counter[int] = Counter()
+        spines: set[int] = set()
+        for ln in lost:
+            if ln.tier == "node-leaf":
+                g = self.gpu_of_link.get(ln.id)
+                if g is not None:
+                    own[g] += ln.speed_gbps
+            elif ln.tier == "leaf-spine":
+                leaf_lost[ln.a] += ln.speed_gbps
+            elif ln.tier == "spine-core":
+                spines.add(ln.a)
+        bw = self.gpu_bw
+        iso = sum(1 for g, lost_bw in own.items() if lost_bw >= bw[g])
+        if leaf_lost:
+            leaves: Iterable[int] = leaf_lost
+        elif spines:
+            leaves = {leaf for s in spines for leaf in self.spine_leaves[s]}
+        else:
+            return iso, len(own)
+        under = set().union(*(self.gpus_of_leaf(leaf) for leaf in leaves))
+        under.difference_update(own)
+        cut: Counter[int] = Counter()
+        for leaf, lost_bw in leaf_lost.items():  # a leaf without uplinks cuts its GPUs off
+            if lost_bw >= self.up_bw[leaf]:
+                for g, gbw in self.leaf_down.get(leaf, ()):
+                    if g not in own:
+                        cut[g] += gbw
+        iso += sum(1 for g, c in cut.items() if c >= bw[g])
+        return iso, len(own) + len(under)
+
+    def gpus_of_leaf(self, leaf: int) -> frozenset[int]:
+        known = self._leaf_gpus.get(leaf)
+        if known is None:
+            known = self._leaf_gpus[leaf] = frozenset(g for g, _ in self.leaf_down.get(leaf, ()))
+        return known
 
     def lose_groups(self, lost: Sequence[Link]) -> tuple[GpuGroup, ...]:
         direct, beyond, scope = self.lose(lost)

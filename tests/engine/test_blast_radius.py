@@ -186,3 +186,24 @@ def test_every_shared_part_has_a_blast_radius(panel_design):
     assert (up.gpus_isolated, up.gpus_degraded, up.groups[0].share_lost) == (0, 6, Fraction(1, 3))
     for f in kinds.values():
         assert f.gpus_isolated + f.gpus_degraded == f.gpus
+
+
+@pytest.mark.parametrize("which", ["panels", "twin-plane"])
+def test_the_quick_count_of_every_part_agrees_with_its_full_groups(panel_design, which):
+    """Every trunk, panel, rack and uplink transceiver is ranked by a count in whole Gb/s (no fractions); for
+    each of them it gives the isolated and hit GPUs that the full groups of its failure give (a twin-plane GPU
+    whose plane-A leaf is cut off keeps plane B: hit, not isolated)."""
+    from engine.blast_radius import _Fabric, _physical_parts
+
+    design = panel_design if which == "panels" else build(load_preset("dgx-b300-spectrum-x-4su"))
+    f = _Fabric(design.devices, design.links)
+    parts = _physical_parts(f, design.devices, design if design.physical else None, design.places, design.racks)
+    cages: dict = {}
+    for ln in f.up_links:
+        cages.setdefault((ln.a, ln.a_cage), []).append(ln)
+        cages.setdefault((ln.b, ln.b_cage), []).append(ln)
+    sets = [links for _, _, named in parts for links in named.values()] + list(cages.values())
+    assert len(sets) > 40
+    for lost in sets:
+        groups = f.lose_groups(lost)
+        assert f.tally(lost) == (sum(g.gpus for g in groups if g.isolated), sum(g.gpus for g in groups))
