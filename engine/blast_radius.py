@@ -199,6 +199,8 @@ class _Fabric:
         self.node: list[tuple[Link, int]] = []  # node-leaf links with their GPU
         self.gpu_of_link: dict[int, int] = {}  # node-leaf link id -> its GPU
         self._leaf_gpus: dict[int, frozenset[int]] = {}
+        self._under_spines: dict[frozenset[int], tuple[frozenset[int], int]] = {}
+        self.gpu_leaf: list[int] = []  # GPU -> the leaf of its (first) link
         self.links = comp
         self.down_links: list[Link] = []  # spine-core links
         self.leaf_down: dict[int, list[tuple[int, int]]] = defaultdict(list)  # leaf -> [(gpu, Gb/s)]
@@ -212,6 +214,7 @@ class _Fabric:
                 base = _PLANE_SUFFIX.sub("", ln.a_port) if self.planes > 1 else ln.a_port
                 g = self.gpu_of.setdefault((ln.a, base), len(self.gpu_bw))
                 if g == len(self.gpu_bw):
+                    self.gpu_leaf.append(ln.b)
                     self.gpu_bw.append(0)
                     self.gpu_server.append(ln.a)
                     self.gpu_port.append(base)
@@ -317,13 +320,22 @@ class _Fabric:
         bw = self.gpu_bw
         iso = sum(1 for g, lost_bw in own.items() if lost_bw >= bw[g])
         if leaf_lost:
-            leaves: Iterable[int] = leaf_lost
+            leaves: frozenset[int] = frozenset(leaf_lost)
+            under = self.gpus_under_leaves(leaves)
         elif spines:
-            leaves = {leaf for s in spines for leaf in self.spine_leaves[s]}
+            key = frozenset(spines)
+            known = self._under_spines.get(key)
+            if known is None:
+                lv = frozenset(leaf for s in spines for leaf in self.spine_leaves[s])
+                known = self._under_spines[key] = (lv, self.gpus_under_leaves(lv))
+            leaves, under = known
         else:
             return iso, len(own)
-        under = set().union(*(self.gpus_of_leaf(leaf) for leaf in leaves))
-        under.difference_update(own)
+        if own:  # a GPU losing its own link is counted once, for it
+            if self.planes == 1:
+                under -= sum(1 for g in own if self.gpu_leaf[g] in leaves)
+            else:
+                under = len(set().union(*(self.gpus_of_leaf(leaf) for leaf in leaves)).difference(own))
         cut: Counter[int] = Counter()
         for leaf, lost_bw in leaf_lost.items():  # a leaf without uplinks cuts its GPUs off
             if lost_bw >= self.up_bw[leaf]:
@@ -331,7 +343,14 @@ class _Fabric:
                     if g not in own:
                         cut[g] += gbw
         iso += sum(1 for g, c in cut.items() if c >= bw[g])
-        return iso, len(own) + len(under)
+        return iso, len(own) + under
+
+    def gpus_under_leaves(self, leaves: frozenset[int]) -> int:
+        """GPUs with a link to any of `leaves`: on one plane a GPU has one link, so the leaves' downlinks."""
+        if self.planes == 1:
+            down = self.leaf_down
+            return sum(len(down[leaf]) for leaf in leaves if leaf in down)
+        return len(set().union(*(self.gpus_of_leaf(leaf) for leaf in leaves)))
 
     def gpus_of_leaf(self, leaf: int) -> frozenset[int]:
         known = self._leaf_gpus.get(leaf)

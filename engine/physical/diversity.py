@@ -28,7 +28,9 @@ def uplink_diversity_warnings(result) -> list[str]:
     uplinks = {leaf: lks for leaf, lks in uplinks.items() if len(lks) >= 2}
     if not uplinks:
         return []
-    paths = physical_paths(result).links if result.physical is not None else {}
+    ph = result.physical
+    wanted = {lk.id for lks in uplinks.values() for lk in lks}
+    paths = physical_paths(result, wanted).links if ph is not None and ph.trunks else {}
     by_trunk: dict[str, str] = {}
     by_panel: dict[str, str] = {}
     by_rack: dict[str, str] = {}

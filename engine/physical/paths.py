@@ -68,8 +68,9 @@ def _port_counts(ph) -> dict[tuple[str, str], int]:
     return out
 
 
-def physical_paths(result) -> PhysicalPaths:
-    """Every placed panel and every patch-panel link's path, from a computed result's physical layer."""
+def physical_paths(result, only: set[int] | None = None) -> PhysicalPaths:
+    """Every placed panel and every patch-panel link's path (of the links in `only`, when given), from a computed
+    result's physical layer."""
     from engine.cable_schedule import EndRenderer
 
     ph = result.physical
@@ -109,7 +110,7 @@ def physical_paths(result) -> PhysicalPaths:
         if r[1] == "trunk":
             trunk_links[r[0]] = tuple(r[6])
     for lk, cids in zip(result.links, ph.cables):
-        if len(cids) != 3 or cids[1] not in trunk_links:
+        if len(cids) != 3 or cids[1] not in trunk_links or (only is not None and lk.id not in only):
             continue
         a_end, b_end = row(cids[0])[5], row(cids[2])[4]
         if a_end[0] != "panel" or b_end[0] != "panel":
