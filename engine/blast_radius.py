@@ -305,6 +305,16 @@ class _Fabric:
     def tally(self, lost: Sequence[Link]) -> tuple[int, int]:
         """(GPUs isolated, GPUs hit) by losing `lost`, as lose() counts them, in whole Gb/s and GPU sets (no
         fractions: a design has tens of thousands of trunks and panels to count)."""
+        first = lost[0] if lost else None
+        if first is not None and self.planes == 1 and first.tier != "node-leaf":
+            # the common part: uplinks of one leaf (a leaf's cage, a small trunk) or of one spine (a spine's cage)
+            if all(ln.tier == first.tier and ln.a == first.a for ln in lost):
+                if first.tier == "leaf-spine":
+                    n = len(self.leaf_down.get(first.a, ()))
+                    cut_off = sum(ln.speed_gbps for ln in lost) >= self.up_bw[first.a]
+                    return (n if cut_off else 0), n
+                if first.tier == "spine-core":
+                    return self.tally_spines(frozenset((first.a,)))
         own: Counter[int] = Counter()
         leaf_lost: Counter[int] = Counter()
         spines: set[int] = set()
@@ -323,12 +333,7 @@ class _Fabric:
             leaves: frozenset[int] = frozenset(leaf_lost)
             under = self.gpus_under_leaves(leaves)
         elif spines:
-            key = frozenset(spines)
-            known = self._under_spines.get(key)
-            if known is None:
-                lv = frozenset(leaf for s in spines for leaf in self.spine_leaves[s])
-                known = self._under_spines[key] = (lv, self.gpus_under_leaves(lv))
-            leaves, under = known
+            leaves, under = self.leaves_of_spines(frozenset(spines))
         else:
             return iso, len(own)
         if own:  # a GPU losing its own link is counted once, for it
@@ -344,6 +349,18 @@ class _Fabric:
                         cut[g] += gbw
         iso += sum(1 for g, c in cut.items() if c >= bw[g])
         return iso, len(own) + under
+
+    def leaves_of_spines(self, spines: frozenset[int]) -> tuple[frozenset[int], int]:
+        """The leaves under `spines` and the GPUs under those leaves, worked out once per set of spines."""
+        known = self._under_spines.get(spines)
+        if known is None:
+            lv = frozenset(leaf for s in spines for leaf in self.spine_leaves[s])
+            known = self._under_spines[spines] = (lv, self.gpus_under_leaves(lv))
+        return known
+
+    def tally_spines(self, spines: frozenset[int]) -> tuple[int, int]:
+        # spine-core links only: their leaves lose paths beyond the pod, none is cut off
+        return 0, self.leaves_of_spines(spines)[1]
 
     def gpus_under_leaves(self, leaves: frozenset[int]) -> int:
         """GPUs with a link to any of `leaves`: on one plane a GPU has one link, so the leaves' downlinks."""
