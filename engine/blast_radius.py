@@ -416,9 +416,9 @@ def _impact(kind: str, title: str, parts: list, count, shares, name) -> FailureI
     return FailureImpact(kind, title, len(parts), name(parts[worst]), groups, min(counts), max(counts), jobs)
 
 
-def _impact_of_sets(f: _Fabric, kind: str, title: str, parts: dict[str, list[Link]]) -> FailureImpact | None:
+def _impact_of_sets(f: _Fabric, kind: str, title: str, parts: dict, label=str) -> FailureImpact | None:
     """The impact of the part losing the links it carries that isolates the most GPUs, then hits the most, then
-    comes first by name; every part's GPUs hit are counted for the range."""
+    comes first by key; every part's GPUs hit are counted for the range. `label(key)` names the part shown."""
     if not parts:
         return None
     names = sorted(parts)
@@ -427,7 +427,7 @@ def _impact_of_sets(f: _Fabric, kind: str, title: str, parts: dict[str, list[Lin
     groups = f.lose_groups(parts[names[worst]])
     jobs = ABORT if any(g.isolated for g in groups) else DEGRADED if groups else NONE
     hit = [t[1] for t in tallies]
-    return FailureImpact(kind, title, len(names), names[worst], groups, min(hit), max(hit), jobs)
+    return FailureImpact(kind, title, len(names), label(names[worst]), groups, min(hit), max(hit), jobs)
 
 
 def _physical_parts(
@@ -572,11 +572,10 @@ def blast_radius(
         ("core-transceiver", "A transceiver at a core", f.down_links, lambda ln: (ln.b, ln.b_cage)),
     ]
     for kind, title, pool, cage_of in positions:
-        at_cage: dict[str, list[Link]] = defaultdict(list)
+        at_cage: dict[tuple[int, str], list[Link]] = defaultdict(list)
         for ln in pool:
-            dev, cage = cage_of(ln)
-            at_cage[f"{name(dev).name} cage {cage}"].append(ln)
-        out.append(_impact_of_sets(f, kind, title, dict(at_cage)))
+            at_cage[cage_of(ln)].append(ln)
+        out.append(_impact_of_sets(f, kind, title, dict(at_cage), lambda k: f"{name(k[0]).name} cage {k[1]}"))
     for kind, title, parts in _physical_parts(f, devices, physical, places, racks):
         out.append(_impact_of_sets(f, kind, title, parts))
     if f.planes > 1:

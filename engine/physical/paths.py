@@ -79,9 +79,13 @@ def physical_paths(result, only: set[int] | None = None) -> PhysicalPaths:
     ends = EndRenderer(result, ph.policy.labels)
     racks = result.racks
 
+    names: dict[tuple[int, int], str] = {}
+
     def panel_name(rack_i: int, u: int) -> str:
-        known = ends.by_panel.get((rack_i, u)) or ends.panel(rack_i, u)
-        return known[1]
+        name = names.get((rack_i, u))
+        if name is None:
+            name = names[(rack_i, u)] = (ends.by_panel.get((rack_i, u)) or ends.panel(rack_i, u))[1]
+        return name
 
     ports = _port_counts(ph)
     panels = {}
@@ -115,7 +119,8 @@ def physical_paths(result, only: set[int] | None = None) -> PhysicalPaths:
         a_end, b_end = row(cids[0])[5], row(cids[2])[4]
         if a_end[0] != "panel" or b_end[0] != "panel":
             continue
-        pa, pb = panel_name(a_end[1], a_end[2]), panel_name(b_end[1], b_end[2])
+        pa = names.get((a_end[1], a_end[2])) or panel_name(a_end[1], a_end[2])
+        pb = names.get((b_end[1], b_end[2])) or panel_name(b_end[1], b_end[2])
         links[lk.id] = LinkPath(lk.id, cids[1], pa, str(a_end[3]), pb, str(b_end[3]))
         trunk_panels[cids[1]].update({pa: None, pb: None})
     return PhysicalPaths(panels, links, trunk_links, {k: tuple(v) for k, v in trunk_panels.items()})
