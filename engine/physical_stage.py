@@ -446,7 +446,7 @@ def run_physical(
         if structured and optical:
             pa, pb = places[a], places[b]
             if pa is not None and pb is not None and pa.rack != pb.rack:
-                demands[(tier, network, pa.rack, pb.rack, choice, spine_group.get((tier, b), 0))].append(i)
+                demands[(tier, network, pa.rack, pb.rack, choice, spine_group.get((tier, a, b), 0))].append(i)
                 continue
         if shared:
             ck: tuple[int | str, ...]
@@ -727,19 +727,20 @@ def _worst_links(links, budgets, k: int) -> list[tuple[float, int]]:
     return out
 
 
-def _spine_groups(links) -> dict[tuple[str, int], int]:
-    """(tier, upper device) -> 0 or 1: the half of the spines (leaf-spine) or cores (spine-core) of its network
-    and plane it belongs to, by device order. Trunk diversity gives each half trunks and panels of its own, so
-    a switch reaching both halves has its uplinks in at least two trunks and on two panels at each end."""
-    uppers: dict[tuple[str, str, int], set[int]] = defaultdict(set)
+def _spine_groups(links) -> dict[tuple[str, int, int], int]:
+    """(tier, lower device, upper device) -> 0 or 1: the half of the spines (leaf-spine) or cores (spine-core) a
+    leaf (spine) reaches that the upper device is in, by device order. Halves are taken per lower device, so a
+    leaf of a pod splits its own pod's spines. Trunk diversity gives each half trunks and panels of its own, so a
+    switch reaching two or more spines has its uplinks in at least two trunks and on two panels at each end."""
+    uppers: dict[tuple[str, int], set[int]] = defaultdict(set)
     for lk in links:
         if lk.tier in ("leaf-spine", "spine-core"):
-            uppers[(lk.tier, lk.network, lk.plane)].add(lk.b)
-    out: dict[tuple[str, int], int] = {}
-    for (tier, _net, _plane), devs in uppers.items():
+            uppers[(lk.tier, lk.a)].add(lk.b)
+    out: dict[tuple[str, int, int], int] = {}
+    for (tier, a), devs in uppers.items():
         ordered = sorted(devs)
         for rank, d in enumerate(ordered):
-            out[(tier, d)] = 0 if 2 * rank < len(ordered) else 1
+            out[(tier, a, d)] = 0 if 2 * rank < len(ordered) else 1
     return out
 
 

@@ -102,3 +102,30 @@ def test_the_option_is_a_checked_boolean():
     assert MediaPolicy.from_dict({"trunk_diversity": True}).trunk_diversity is True
     with pytest.raises(SpecError, match="physical.trunk_diversity"):
         MediaPolicy.from_dict({"trunk_diversity": "sometimes"})
+
+
+def test_in_a_three_tier_fabric_each_leaf_splits_its_own_pods_spines_and_each_spine_its_cores():
+    """256 DGX H100 on 3 tiers (3 pods): a leaf reaches only its pod's spines, so the halves are taken per leaf
+    (halves of all spines would put a whole pod in one half); every leaf's and spine's uplinks run in at least
+    two trunks and on two panels at each end."""
+    spec = load_preset("dgx-h100-superpod-4su")
+    spec["servers"]["count"] = 256
+    spec["compute_fabric"]["tiers"] = 3
+    spec["storage_fabric"] = {"enabled": False}
+    spec["inband"] = {"enabled": False}
+    spec["oob"] = {"enabled": False}
+    spec["physical"] = {
+        "tiers": {"leaf-spine": {"cabling": "panels"}, "spine-core": {"cabling": "panels"}},
+        "trunk_diversity": True,
+    }
+    result = compute_design(parse_spec(spec), load_catalog())
+    assert result.summary["networks"]["compute"]["pods"] == 3
+    paths = physical_paths(result).links
+    per_switch: dict[tuple[str, int], list] = {}
+    for lk in result.links:
+        if lk.tier in ("leaf-spine", "spine-core"):
+            per_switch.setdefault((lk.tier, lk.a), []).append(paths[lk.id])
+    assert {tier for tier, _ in per_switch} == {"leaf-spine", "spine-core"}
+    for through in per_switch.values():
+        assert len({p.trunk for p in through}) >= 2
+        assert len({p.a_panel for p in through}) >= 2 and len({p.b_panel for p in through}) >= 2
