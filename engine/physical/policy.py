@@ -82,8 +82,8 @@ class MediaPolicy:
     trunk_spare_fraction: float = 0.0  # gap default: no spare beyond base rounding
     trunk_max_fibers: int = 144  # traditional top of the Base-12 range [S32]
     trunk_length_step_m: float = 1.0  # gap default: trunks ordered to the next whole metre
-    # Spread each switch's uplinks (leaf-spine, spine-core) over two trunk groups by the half of the spines (cores)
-    # they reach, each group starting on a panel of its own at both ends: no one trunk or panel carries every
+    # Spread each switch's uplinks (leaf-spine, spine-core) over two trunk groups by the half of its own spines
+    # (cores) they reach, each group starting on a panel of its own at both ends: no one trunk or panel carries every
     # uplink of a leaf. Off by default: it changes the trunk plan (and so the frozen outputs) of existing designs.
     trunk_diversity: bool = False
     made_to_order_step_m: float = 1.0  # gap default: cords past the stock list
