@@ -8,6 +8,7 @@ the ports that ever reported errors, plus the ports of Ethernet files, not every
 from __future__ import annotations
 
 import json
+import zlib
 from collections import defaultdict
 from collections.abc import Mapping
 
@@ -68,7 +69,7 @@ def panel_facts(revision: Revision) -> dict:
 
     def ready():
         blob = cache.get(key)
-        return None if blob is None else json.loads(blob)
+        return None if blob is None else json.loads(zlib.decompress(blob))
 
     def compute():
         try:
@@ -80,7 +81,7 @@ def panel_facts(revision: Revision) -> dict:
             "panel_links": {name: len(v) for name, v in paths.panel_links().items()},
             "trunk_links": {str(k): len(v) for k, v in paths.trunk_links.items()},
         }
-        store_blob(key, json.dumps(out).encode())
+        store_blob(key, zlib.compress(json.dumps(out).encode(), 1))  # panel names repeat: a 128K design's is small
         return out
 
     return compute_once(f"{key}:lock", ready, compute)
