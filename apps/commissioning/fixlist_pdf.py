@@ -8,8 +8,9 @@ import io
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4, landscape
 from reportlab.lib.styles import getSampleStyleSheet
-from reportlab.platypus import Paragraph, SimpleDocTemplate, Table, TableStyle
+from reportlab.platypus import SimpleDocTemplate, Table, TableStyle
 
+from apps.common.pdftext import paragraph
 from engine.asbuilt.fixlist import FIX_COLUMNS
 
 
@@ -32,9 +33,9 @@ def fix_list_pdf(fixes: list[dict], *, title: str) -> bytes:
             f["class"],
             f["rack"],
             f["cable_id"],
-            Paragraph(f["label_a"], small),
-            Paragraph(f["label_b"], small),
-            Paragraph(f["action"], small),
+            paragraph(f["label_a"], small),
+            paragraph(f["label_b"], small),
+            paragraph(f["action"], small),
         ]
         for f in fixes
     ]
@@ -51,7 +52,7 @@ def fix_list_pdf(fixes: list[dict], *, title: str) -> bytes:
     )
     out = io.BytesIO()
     doc = SimpleDocTemplate(out, pagesize=landscape(A4), title=title, leftMargin=20, rightMargin=20)
-    story = [Paragraph(title, styles["Heading2"])]
-    story.append(table if fixes else Paragraph("No problem left.", styles["BodyText"]))
+    story = [paragraph(title, styles["Heading2"])]
+    story.append(table if fixes else paragraph("No problem left.", styles["BodyText"]))
     doc.build(story)
     return out.getvalue()
