@@ -18,9 +18,20 @@ from .services import job_claim_next, job_fail, job_log, job_mark_cancelled, job
 
 log = logging.getLogger(__name__)
 
+
+def _driver_errors() -> tuple[type[Exception], ...]:
+    """psycopg's own connection errors: what the bulk store's COPY raises (it uses the driver's cursor, which
+    Django does not wrap), e.g. AdminShutdown when the backend is terminated mid-COPY."""
+    try:
+        import psycopg
+    except ImportError:  # SQLite-only installs
+        return ()
+    return (psycopg.OperationalError, psycopg.InterfaceError)
+
+
 # A dropped connection, a failover or a deadlock mid-store rolls the store back; the job then runs once more
 # in the same attempt before it is failed (the handlers are safe to run twice: nothing commits until the end).
-TRANSIENT_DB_ERRORS = (OperationalError, InterfaceError)
+TRANSIENT_DB_ERRORS = (OperationalError, InterfaceError, *_driver_errors())
 DB_RETRIES = 1
 
 
