@@ -12,7 +12,7 @@ from engine.errors import SpecError
 
 from .limits import JobLimitExceeded, Watchdog, as_sentence
 from .models import Job, JobStatus
-from .progress import DbProgress, Heartbeat, JobCancelled
+from .progress import DbProgress, Heartbeat, JobCancelled, JobFailed
 from .registry import job_handlers
 from .services import job_claim_next, job_fail, job_log, job_mark_cancelled, job_succeed
 
@@ -99,6 +99,10 @@ def _run_claimed(job: Job) -> tuple[str, bool]:
                 return "superseded", True
             job_log(job=job, level="error", message=reason)
             return "failed", True
+        except JobFailed as exc:
+            job_fail(job_id=job_id, attempt=attempt, error=str(exc))
+            job_log(job=job, level="error", message=str(exc))
+            return "failed", False
         except SpecError as exc:
             # A spec the engine cannot build is the user's to fix: show the field messages, no traceback.
             job_fail(

@@ -189,6 +189,7 @@ def rev(users):
     return design
 
 
+@pytest.mark.parametrize("where", ["request", "job"])
 @pytest.mark.parametrize(
     "fmt, body, content_type",
     [
@@ -199,12 +200,23 @@ def rev(users):
     ],
     ids=["lldpctl-deep", "nvue-deep", "csv-huge-cell", "lldpctl-wrong-type"],
 )
-def test_the_asbuilt_upload_refuses(alice, rev, fmt, body, content_type):
+def test_the_asbuilt_upload_refuses(alice, rev, fmt, body, content_type, where, settings):
+    """A file up to ASBUILT_READ_IN_REQUEST_BYTES is read in the request (a 400); a larger one is stored as
+    received and the job that reads it refuses it (the job fails saying why; nothing is kept)."""
     from apps.commissioning.models import AsBuiltUpload
+    from apps.jobs.models import Job
+    from apps.jobs.runner import run_job
 
+    settings.ASBUILT_READ_IN_REQUEST_BYTES = 10**9 if where == "request" else 0
     url = rev_url(rev, 1, f"asbuilt/?format={fmt}")
     r = timed(lambda: alice.post(url, data=body.encode(), content_type=content_type))
-    assert r.status_code == 400, r.content[:300]
+    if where == "request":
+        assert r.status_code == 400, r.content[:300]
+    else:
+        assert r.status_code == 202, r.content[:300]
+        job_id = r.json()["job"]["id"]
+        assert timed(lambda: run_job(job_id)) == "failed"
+        assert "was refused and not kept" in Job.objects.get(pk=job_id).error
     assert not AsBuiltUpload.objects.exists()
 
 
