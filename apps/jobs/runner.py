@@ -8,6 +8,7 @@ import traceback
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 
+from apps.common.errors import DomainError
 from engine.errors import SpecError
 
 from .limits import JobLimitExceeded, Watchdog, as_sentence
@@ -99,9 +100,12 @@ def _run_claimed(job: Job) -> tuple[str, bool]:
                 return "superseded", True
             job_log(job=job, level="error", message=reason)
             return "failed", True
-        except JobFailed as exc:
-            job_fail(job_id=job_id, attempt=attempt, error=str(exc))
-            job_log(job=job, level="error", message=str(exc))
+        except (JobFailed, DomainError) as exc:
+            # An expected failure with a message for the user (a file the job cannot read, a full store): that
+            # message is the job's error, without a traceback.
+            message = exc.message if isinstance(exc, DomainError) else str(exc)
+            job_fail(job_id=job_id, attempt=attempt, error=message)
+            job_log(job=job, level="error", message=message)
             return "failed", False
         except SpecError as exc:
             # A spec the engine cannot build is the user's to fix: show the field messages, no traceback.

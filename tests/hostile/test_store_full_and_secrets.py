@@ -54,6 +54,23 @@ def test_a_download_rendered_into_a_full_store_is_a_507_and_stores_nothing(alice
     assert alice.get(rev_url(computed, 1, "downloads/bom.pdf")).status_code == 200
 
 
+def test_a_background_build_into_a_full_store_fails_its_job_saying_why(computed, monkeypatch):
+    from apps.exports import storage
+    from apps.exports.models import Artifact
+    from apps.jobs.models import JobStatus
+    from apps.jobs.runner import run_job
+    from tests.factories import JobFactory
+
+    rev = computed.revisions.get()
+    job = JobFactory(kind="export", design=computed, params={"revision_id": rev.pk, "kind": "labels.pdf"})
+    monkeypatch.setattr(storage, "_write_all", _no_space)
+    assert run_job(str(job.pk)) == "failed"
+    job.refresh_from_db()
+    assert job.status == JobStatus.FAILED
+    assert job.error.startswith("labels.pdf could not be stored: the server's file store is full")
+    assert not Artifact.objects.exists() and _stored_files() == []
+
+
 def test_the_qos_page_says_the_store_is_full(client, users, monkeypatch, settings):
     from apps.designs.services import design_create
     from apps.exports import storage
