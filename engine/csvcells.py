@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import csv
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, Any
 
 TRIGGERS = "=+-@\t\r"
@@ -75,18 +75,27 @@ class _Line:
         return text
 
 
-def iter_csv(rows: Iterable[Sequence], *, raw: bool = False) -> Iterator[str]:
-    """Each row as one CSV line ("\n" ends, csv.writer's quoting), text cells neutralized unless `raw`.
+def line_writer() -> Callable[[Sequence], str]:
+    """A function giving one row's CSV line as csv.writer writes it ("\n" ends), cells unchanged.
 
     csv.writer quotes a cell holding a line terminator's characters only: with "\n" ends, a bare carriage
-    return stays unquoted and a reader starts a new row there, so "\r=cmd" would arrive as a row beginning
-    "=cmd". A row with a carriage return in a cell is written with every cell quoted."""
-    writer = csv.writer(_Line(), lineterminator="\n")
+    return stays unquoted and a reader starts a new row there, so "x\r=cmd()" (a design name) would arrive as
+    a row beginning "=cmd()", past the neutralizing. A row with a carriage return in a cell is written with
+    every cell quoted."""
+    plain = csv.writer(_Line(), lineterminator="\n")
     quoted = csv.writer(_Line(), lineterminator="\n", quoting=csv.QUOTE_ALL)
+
+    def write(row: Sequence) -> str:
+        return (quoted if any(type(c) is str and "\r" in c for c in row) else plain).writerow(row)
+
+    return write
+
+
+def iter_csv(rows: Iterable[Sequence], *, raw: bool = False) -> Iterator[str]:
+    """Each row as one CSV line (line_writer), text cells neutralized unless `raw`."""
+    write = line_writer()
     for row in rows:
-        cells = row if raw else neutralize_row(row)
-        w = quoted if any(type(c) is str and "\r" in c for c in cells) else writer
-        yield w.writerow(cells)
+        yield write(row if raw else neutralize_row(row))
 
 
 def csv_text(rows: Iterable[Sequence], *, raw: bool = False) -> str:
@@ -117,6 +126,7 @@ def neutralize_csv_text(text: str) -> str:
 __all__ = [
     "csv_text",
     "iter_csv",
+    "line_writer",
     "neutralize_csv_text",
     "write_csv",
     "PREFIX",

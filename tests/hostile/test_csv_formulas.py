@@ -23,12 +23,11 @@ ROOT = Path(__file__).resolve().parents[2]
 # file -> (csv.writer calls, why its output is safe)
 WRITERS = {
     "engine/csvcells.py": (2, "the writer: neutralizes unless raw (two: rows with a carriage return are quoted)"),
-    "apps/exports/renderers/_csv.py": (1, "the deliverables' fast path over csvcells (checked below)"),
-    "apps/designs/table_csv.py": (1, "the stored tables' writer: neutralize_row unless raw"),
     "engine/cable_schedule.py": (1, "the cable schedule's fast path: neutralizes flagged rows"),
-    "engine/outputs.py": (1, "the CLI's links.csv: neutralize_row unless raw"),
-    "engine/physical_stage.py": (1, "the CLI's cables.csv: neutralize_row unless raw"),
-    "apps/designs/snapshots.py": (1, "digests of the stored tables, never served"),
+    # The CLI's links.csv and cables.csv, files it writes (never served): neutralize_row unless raw, csv.writer's
+    # quoting (a generated name holds no carriage return).
+    "engine/outputs.py": (1, "the CLI's links.csv"),
+    "engine/physical_stage.py": (1, "the CLI's cables.csv"),
 }
 
 
@@ -72,6 +71,7 @@ def test_an_upload_served_back_is_exact_when_clean_and_neutralized_when_not():
 
 
 NAME = '=HYPERLINK("http://evil.example","x")'
+CR_NAME = "x\r=cmd()"
 
 
 @pytest.fixture(scope="module")
@@ -150,3 +150,26 @@ def test_a_measured_results_file_served_back_is_clean(users, client, api_client)
     assert "'=HYPERLINK(1)" in served.content.decode()
     raw = client.get(f"/designs/{rev.design_id}/revisions/{rev.number}/measurements/{upload.pk}/uploaded.csv?csv=raw")
     assert raw.content.decode() == body.getvalue()
+
+
+def test_a_carriage_return_in_a_design_name_never_starts_a_row(tmp_path):
+    """csv.writer leaves a bare carriage return unquoted ("\\n" line ends): "x\\r=cmd()" would arrive as a row
+    beginning "=cmd()", past the neutralizing. The writers quote such a row."""
+    from apps.exports.registry import FOLDER_FILES
+    from apps.exports.renderers import write_deliverables
+    from engine.pipeline import compute_design
+    from engine.spec import parse_spec
+    from tests.factories import SMALL_SPEC
+
+    result = compute_design(parse_spec({**SMALL_SPEC, "name": CR_NAME}))
+    written = write_deliverables(result, tmp_path, only=[p for p in FOLDER_FILES if p.endswith(".csv")])
+    assert {p.name for p in written} >= {"sites.csv", "bom.csv"}
+
+    def text(path):
+        with open(path, encoding="utf-8", newline="") as fh:  # as a spreadsheet reads it: a lone CR kept
+            return fh.read()
+
+    for path in written:
+        assert formula_cells(text(path)) == [], path.name
+    sites = list(csv.reader(io.StringIO(text(tmp_path / "netbox/sites.csv"), newline="")))
+    assert CR_NAME in [c for row in sites for c in row]
