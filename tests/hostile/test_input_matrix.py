@@ -270,3 +270,67 @@ def test_the_measurement_upload_refuses(alice, rev, text):
     r = timed(lambda: alice.post(rev_url(rev, 1, "measurements/"), data=text.encode(), content_type="text/csv"))
     assert r.status_code == 400, r.content[:300]
     assert not MeasurementUpload.objects.exists()
+
+
+# --- the same uploads from the browser's forms ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "fmt, body",
+    [("lldpctl", DEEP_JSON), ("nvue", deep_object(200_000)), ("lldpctl", '"just a string"')],
+    ids=["lldpctl-deep", "nvue-deep", "wrong-type"],
+)
+def test_the_asbuilt_form_refuses(client, users, rev, fmt, body, settings):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from apps.commissioning.models import AsBuiltUpload
+
+    settings.ASBUILT_READ_IN_REQUEST_BYTES = 10**9  # read here: the form's own answer
+    client.force_login(users.alice)
+    form = {
+        "asbuilt-file": SimpleUploadedFile("dump.json", body.encode()),
+        "asbuilt-format": fmt,
+        "asbuilt-device": "s1",
+    }
+    r = timed(lambda: client.post(f"/designs/{rev.pk}/revisions/1/asbuilt/", form))
+    assert r.status_code == 400 and "Nothing was stored" in r.content.decode()
+    assert not AsBuiltUpload.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "fmt, body, words",
+    [
+        ("nvue", deep_object(200_000), "nested deeper than 64 levels"),
+        ("sonic", DEEP_JSON, "nested deeper than 64 levels"),
+        ("nvue", "[1, 2]", "expected a JSON object"),
+    ],
+    ids=["deep", "deep-array", "wrong-type"],
+)
+def test_the_counters_form_refuses(client, users, rev, fmt, body, words):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from apps.counters.models import CounterSnapshot
+
+    client.force_login(users.alice)
+    form = {
+        "counters-file": SimpleUploadedFile("c.json", body.encode()),
+        "counters-format": fmt,
+        "counters-device": "s1",
+        "counters-interface": "swp1",
+    }
+    r = timed(lambda: client.post(f"/designs/{rev.pk}/revisions/1/counters/", form))
+    assert r.status_code == 400 and words in r.content.decode()
+    assert not CounterSnapshot.objects.exists()
+
+
+def test_the_measurements_form_refuses_a_file_the_csv_module_cannot_read(client, users, rev):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from apps.measurements.models import MeasurementUpload
+
+    client.force_login(users.alice)
+    body = "fiber_id,measured_loss_db\nF1," + "9" * 10_000 + "\n"
+    form = {"file": SimpleUploadedFile("m.csv", body.encode(), content_type="text/csv"), "test_limit": "pmd"}
+    r = timed(lambda: client.post(f"/designs/{rev.pk}/revisions/1/measurements/", form))
+    assert r.status_code == 400 and "cell 2 is 10,000 characters; the limit is 4,096" in r.content.decode()
+    assert not MeasurementUpload.objects.exists()
