@@ -12,7 +12,8 @@ is parsed by one of these functions, which bound it *before* and *while* buildin
   what is built is never bigger than the text;
 - nodes: more than `max_nodes` values (maps, lists and scalars) is refused;
 - CSV: rows beyond `max_rows` and cells beyond `max_cell` characters are refused with their line; the csv
-  module's own errors (a NUL byte, a cell over its limit) are a refusal with the line, not an exception.
+  module's own errors (a cell over its field limit, a quote it cannot close) are a refusal with the line, not
+  an exception.
 
 A refusal is an `InputRefused` (a ValueError) with the message and, where known, the 1-based line and column;
 the web layer shows it as a 400 or a form error naming the field, the CLI as a message and a non-zero exit.
@@ -77,7 +78,11 @@ def _text(text: str | bytes, max_chars: int) -> str:
 
 
 def load_yaml(
-    text: str | bytes, *, max_chars: int = DEFAULT_MAX_CHARS, max_depth: int = 32, max_nodes: int = MAX_NODES
+    text: str | bytes,
+    *,
+    max_chars: int = DEFAULT_MAX_CHARS,
+    max_depth: int = 32,  # yamlsafe.MAX_DEPTH (that module imports this one)
+    max_nodes: int = MAX_NODES,
 ) -> Any:
     """Plain data (dict, list, str, int, float, bool, None) from YAML or JSON text; InputRefused otherwise.
 

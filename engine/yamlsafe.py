@@ -31,7 +31,7 @@ from yaml.reader import Reader
 from yaml.resolver import Resolver
 from yaml.scanner import Scanner
 
-from .inputgate import InputRefused
+from .inputgate import MAX_NODES, InputRefused
 
 # Deep enough for any spec section (the deepest, qos, has 4 levels); shallow enough that neither
 # this loader nor json.dumps, yaml.safe_dump or the database ever recurses near Python's limit.
@@ -96,7 +96,7 @@ class _Composer(Composer):
     _depth = 0
     _nodes = 0
     max_depth = MAX_DEPTH
-    max_nodes = 1_000_000
+    max_nodes = MAX_NODES
 
     if TYPE_CHECKING:  # Parser's, which _Loader mixes in alongside this class
 
@@ -138,7 +138,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff]")
 
 
 def load_user_yaml(
-    text: str, *, max_chars: int = DEFAULT_MAX_CHARS, max_depth: int = MAX_DEPTH, max_nodes: int = 1_000_000
+    text: str, *, max_chars: int = DEFAULT_MAX_CHARS, max_depth: int = MAX_DEPTH, max_nodes: int = MAX_NODES
 ) -> Any:
     """Plain data (dict, list, str, int, float, bool, None) from YAML or JSON text, or UserYamlError."""
     if not isinstance(text, str):
