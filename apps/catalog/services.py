@@ -11,6 +11,7 @@ Price lists: every change adds a version, so what a revision was priced with can
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
@@ -127,8 +128,15 @@ def custom_part_save(*, user, section: str, key: str | None, body: Any, part: Cu
     """Create (part=None) or replace a custom part after validating it with the engine's loaders."""
     try:
         check_shape(body, max_depth=CUSTOM_PART_MAX_DEPTH, max_nodes=CUSTOM_PART_MAX_NODES)
+        size = len(json.dumps(body, ensure_ascii=False))
+        if size > CUSTOM_PART_MAX_CHARS:  # the API's body limit is the whole request's, 2 MiB
+            raise InputRefused(f"is {size:,} characters as JSON; the limit is {CUSTOM_PART_MAX_CHARS:,}")
     except InputRefused as exc:
         raise InvalidPart(f"body: {exc.message}.", fields=[{"path": "body", "message": exc.message}]) from None
+    except (TypeError, ValueError):  # not JSON data at all (the API and the page only ever pass JSON types)
+        raise InvalidPart(
+            "body: must be plain data.", fields=[{"path": "body", "message": "must be plain data"}]
+        ) from None
     if section in HARDWARE_SECTIONS:
         if not key:
             raise InvalidPart(

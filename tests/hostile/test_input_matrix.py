@@ -334,3 +334,20 @@ def test_the_measurements_form_refuses_a_file_the_csv_module_cannot_read(client,
     r = timed(lambda: client.post(f"/designs/{rev.pk}/revisions/1/measurements/", form))
     assert r.status_code == 400 and "cell 2 is 10,000 characters; the limit is 4,096" in r.content.decode()
     assert not MeasurementUpload.objects.exists()
+
+
+def test_the_api_refuses_a_custom_part_body_larger_than_a_part(alice):
+    from apps.catalog.models import CustomPart
+
+    body = {"name": "Big", "cages": 32, "speeds": {"400": 2}, "rack_units": 1, "vendor": "x" * 70_000}
+    r = timed(lambda: alice.post("/api/v1/parts/", {"section": "switches", "key": "big", "body": body}, format="json"))
+    assert "the limit is 65,536" in fields(r)["body"]
+    assert not CustomPart.objects.exists()
+
+
+def test_the_cli_refuses_a_spec_file_over_the_size_limit(tmp_path, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 10_000
+    path = tmp_path / "spec.yaml"
+    path.write_text("name: x\n# " + "x" * 20_000 + "\n")
+    with pytest.raises(CommandError, match="the limit is 10,000"):
+        call_command("plan", str(path), "--out", str(tmp_path / "out"))

@@ -178,8 +178,9 @@ class Command(BaseCommand):
                     return parse_spec(load_preset(arg.split(":", 1)[1]))
                 except KeyError:
                     raise CommandError(f"unknown preset {arg!r}; presets: {', '.join(list_presets())}") from None
-            text = sys.stdin.read() if arg == "-" else _read(arg)
-            return load_spec_text(text, max_chars=settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+            limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+            text = sys.stdin.read(limit + 1) if arg == "-" else _read(arg, limit)  # over the limit: refused
+            return load_spec_text(text, max_chars=limit)
         except SpecError as exc:
             raise CommandError(_spec_message(exc)) from None
 
