@@ -15,6 +15,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from apps.catalog.models import CustomPart, PartSection, PriceList
 from apps.catalog.services import (
+    CUSTOM_PART_MAX_CHARS,
+    MAX_PRICED_PARTS,
     CustomPartsBroken,
     catalog_for,
     custom_part_delete,
@@ -24,6 +26,7 @@ from apps.catalog.services import (
 )
 from apps.common.errors import DomainError
 from engine.catalog import load_catalog
+from engine.inputgate import InputRefused, load_yaml, text_lines
 
 from .views import signin_required
 
@@ -186,7 +189,12 @@ def _prices_text(pl: PriceList | None) -> str:
 def _parse_prices(text: str) -> tuple[dict, list[str]]:
     """ "PART,PRICE" per line (blank lines and # comments skipped) -> ({part: price text}, errors)."""
     prices, errors = {}, []
-    for n, raw in enumerate(text.splitlines(), 1):
+    try:
+        # Comments and blank lines are allowed, so a list may hold more lines than priced parts.
+        lines = text_lines(text, max_lines=2 * MAX_PRICED_PARTS)
+    except InputRefused as exc:
+        return {}, [exc.describe("prices")]
+    for n, raw in enumerate(lines, 1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
@@ -225,10 +233,10 @@ def catalog_view(request: HttpRequest) -> HttpResponse:
             part_errors.append(f"section: choose one of {', '.join(SECTIONS)}")
         else:
             try:
-                body = yaml.safe_load(form["body"]) if form["body"].strip() else None
-            except yaml.YAMLError as exc:
+                body = load_yaml(form["body"], max_chars=CUSTOM_PART_MAX_CHARS) if form["body"].strip() else None
+            except InputRefused as exc:
                 body = None
-                part_errors.append(f"body: not valid YAML ({str(exc).splitlines()[0]})")
+                part_errors.append(f"body: {exc.describe('not valid YAML')}")
             if not part_errors and not isinstance(body, dict):
                 part_errors.append("body: write the entry as a YAML mapping, in the shape of the shipped catalog")
             if not part_errors:
