@@ -327,6 +327,9 @@ class Table:
     # order, and column titles may hold a second line after a newline
     lines_per_row: int = 1
     grid: bool = False  # rules between rows and columns (sheets filled in by hand)
+    # the first `carry` columns of a row left blank (a continuation of the row above, e.g. a link's later
+    # fibers) are filled from the row above when the row heads a page, so no page starts unidentified
+    carry: int = 0
 
 
 @dataclass
@@ -489,6 +492,7 @@ class FlowDoc:
         title_h = 14.0 if t.title else 0.0
         lh = t.leading * t.lines_per_row
         rows_iter: Iterator | None = None
+        carried: Sequence[str] = ()
         done = 0
         first = True
         while first or done < t.count:
@@ -502,6 +506,14 @@ class FlowDoc:
                 if rows_iter is None:
                     rows_iter = iter(t.rows() if callable(t.rows) else t.rows)
                 rows = [next(rows_iter) for _ in range(k)]
+                if t.carry:
+                    n = t.carry * t.lines_per_row
+                    if not first and not any(rows[0][:n]):
+                        rows[0] = tuple(carried) + tuple(rows[0][n:])
+                    for r in reversed(rows):
+                        if any(r[:n]):
+                            carried = r[:n]
+                            break
                 self._draw_table_chunk(c, t, state["y"], rows, continued=not first)
             state["y"] -= title_h + lh * (k + 1) + 6
             done += k
