@@ -330,6 +330,9 @@ class Table:
     # the first `carry` columns of a row left blank (a continuation of the row above, e.g. a link's later
     # fibers) are filled from the row above when the row heads a page, so no page starts unidentified
     carry: int = 0
+    # a cell wider than its column wraps onto as many lines as it needs and the row grows (one-line tables; rows
+    # are read once and kept: for tables of a few thousand rows, such as the BOM's)
+    wrap: bool = False
 
 
 @dataclass
@@ -489,6 +492,9 @@ class FlowDoc:
         return 0.0
 
     def _table(self, c, t: Table, state, new_page, draw: bool) -> None:
+        if t.wrap:
+            self._wrapped_table(c, t, state, new_page, draw)
+            return
         title_h = 14.0 if t.title else 0.0
         lh = t.leading * t.lines_per_row
         rows_iter: Iterator | None = None
@@ -521,9 +527,98 @@ class FlowDoc:
             if done < t.count:
                 new_page()
 
+    def _wrapped_table(self, c, t: Table, state, new_page, draw: bool) -> None:
+        """A Table with wrap=True: each row as tall as its most-wrapped cell; pages break between rows."""
+        cells = getattr(t, "_wrapped", None)
+        if cells is None:  # the same lines in the counting and the drawing pass
+            cells = [self._wrap_row(t, r) for r in (t.rows() if callable(t.rows) else t.rows)][: t.count]
+            t._wrapped = cells  # type: ignore[attr-defined]
+        title_h = 14.0 if t.title else 0.0
+        lead = t.leading
+        done, first = 0, True
+        while first or done < len(cells):
+            avail = state["y"] - self.bottom - title_h - lead  # minus header row
+            k, used = 0, 0.0
+            while done + k < len(cells) and used + cells[done + k][1] * lead <= avail:
+                used += cells[done + k][1] * lead
+                k += 1
+            if k < min(3, len(cells) - done) and state["y"] < self.top - 0.5:
+                new_page()
+                continue
+            k = max(k, min(1, len(cells) - done))  # a row taller than a page still goes on one
+            if draw:
+                self._draw_wrapped_chunk(c, t, state["y"], cells[done : done + k], continued=not first)
+            state["y"] -= title_h + lead + sum(n for _, n, _ in cells[done : done + k]) * lead + 6
+            done += k
+            first = False
+            if done < len(cells):
+                new_page()
+
+    def _wrap_row(self, t: Table, r) -> tuple[list[list[str]], int, bool]:
+        """(lines per cell, lines of the row, bold) of one row."""
+        bold = bool(t.bold_marker and r and r[0].startswith(t.bold_marker))
+        if bold:
+            r = (r[0][len(t.bold_marker or "") :],) + tuple(r[1:])
+        font = t.bold_font if bold else t.font
+        f = fitter(font, t.size)
+        out = []
+        for s, col in zip(r, t.columns):
+            w = col.width - 3.0
+            out.append([s] if f.width(s) <= w else wrap(s, w, font, t.size, 0, " /-,;"))
+        return out, max(1, max(len(x) for x in out)), bold
+
+    def _draw_wrapped_chunk(self, c, t: Table, y: float, rows: list, *, continued: bool) -> None:
+        x0 = self.margin
+        lead, pad, size = t.leading, 1.5, t.size
+        total_w = sum(col.width for col in t.columns)
+        if t.title:
+            title = fitter(SANS_BOLD, 9.0).fit(t.title + (" (continued)" if continued else ""), self.width)
+            audit_box(self.info.kind, title, SANS_BOLD, 9.0, self.width)
+            draw_strings(c, [(SANS_BOLD, 9.0, x0, y - 10.0, title)])
+            y -= 14.0
+        c.setFillGray(0.85)
+        c.rect(x0, y - lead, total_w, lead, stroke=0, fill=1)
+        if t.zebra:
+            c.setFillGray(0.95)
+            yy = y - lead
+            for j, (_, n, _) in enumerate(rows):
+                if j % 2:
+                    c.rect(x0, yy - n * lead, total_w, n * lead, stroke=0, fill=1)
+                yy -= n * lead
+        c.setFillGray(0)
+        items = []
+        shift = (lead - size) / 2 + 0.15 * size  # baseline inside a line of the row
+        x = x0
+        hf = fitter(t.bold_font, size)
+        for col in t.columns:
+            h = hf.fit(col.title.split("\n")[0], col.width - 2 * pad)
+            audit_box(self.info.kind, h, t.bold_font, size, col.width - 2 * pad)
+            xx = x + col.width - pad - hf.width(h) if col.align == "right" else x + pad
+            items.append((t.bold_font, size, xx, y - lead + shift, h))
+            x += col.width
+        yy = y - lead
+        for cells, n, bold in rows:
+            font = t.bold_font if bold else t.font
+            f = fitter(font, size)
+            x = x0
+            for lines, col in zip(cells, t.columns):
+                for k, s in enumerate(lines):
+                    audit_box(self.info.kind, s, font, size, col.width - 2 * pad)
+                    xx = x + col.width - pad - f.width(s) if col.align == "right" else x + pad
+                    items.append((font, size, xx, yy - (k + 1) * lead + shift, s))
+                x += col.width
+            yy -= n * lead
+        draw_strings(c, items)
+        c.setLineWidth(0.4)
+        c.setStrokeGray(0.4)
+        c.line(x0, y - lead, x0 + total_w, y - lead)
+        c.line(x0, yy, x0 + total_w, yy)
+
     def _draw_table_chunk(self, c, t: Table, y: float, rows: list, *, continued: bool) -> None:
         x0 = self.margin
         L = t.lines_per_row
+        if L > 1:  # a line wider than its cell takes the cell's empty lines rather than being cut
+            rows = [self._rewrap_cells(t, r) for r in rows]
         lead = t.leading
         lh = lead * L  # row height
         if t.title:
@@ -622,6 +717,26 @@ class FlowDoc:
         c.setStrokeGray(0.4)
         c.line(x0, y - lh, x0 + total_w, y - lh)
         c.line(x0, y - lh * (len(rows) + 1), x0 + total_w, y - lh * (len(rows) + 1))
+
+    def _rewrap_cells(self, t: Table, r):
+        """A row of a multi-line table with every cell whose lines do not fit wrapped into the cell's L lines
+        (when they fit in L lines wrapped; else left as is, to be cut)."""
+        L = t.lines_per_row
+        f = fitter(t.font, t.size)
+        maxw = f._maxw
+        out = None
+        for ci, col in enumerate(t.columns):
+            w = col.width - 3.0
+            cell = r[ci * L : ci * L + L]
+            if all(len(s) * maxw <= w for s in cell) or all(f.width(s) <= w for s in cell):
+                continue
+            lines = [x for s in cell if s for x in ([s] if f.width(s) <= w else wrap(s, w, t.font, t.size, 0, " /-,;"))]
+            if len(lines) > L:  # the lines run on, joined by a middle dot ("part" then "length")
+                lines = wrap(" \u00b7 ".join(s for s in cell if s), w, t.font, t.size, 0, " /-,;")
+            if len(lines) <= L:
+                out = out or list(r)
+                out[ci * L : ci * L + L] = lines + [""] * (L - len(lines))
+        return r if out is None else tuple(out)
 
     def _decorate(self, c, n: int, total: int, section: str) -> None:
         w, h = self.pagesize

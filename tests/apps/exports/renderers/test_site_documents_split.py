@@ -117,3 +117,24 @@ def test_a_spine_racks_plan_lists_every_cable_with_an_end_in_it(design, out, tmp
     ids = [x.strip() for t in texts for x in t.split("\n") if re.fullmatch(r"C\d{6}", x.strip())]
     assert sorted(ids) == sorted(want)  # the rows' first cell: each cable once (routes name others as "A -> B")
     assert any(f"Cables in this plan: {len(want):,} (" in t for t in texts)
+
+
+@pytest.mark.parametrize("preset", ["panels", "direct"])
+def test_no_pdf_cuts_text_with_an_ellipsis(design, direct_design, preset):
+    """Every PDF deliverable of a design, rendered with the layout audit on: no drawn text (part numbers,
+    descriptions, the BOM's verify notes, labels) is cut with an ellipsis or wider than its box."""
+    from apps.exports.registry import DELIVERABLES
+    from apps.exports.renderers import DesignView
+    from apps.exports.renderers import __dict__ as renderers
+    from apps.exports.renderers._pdf import ELLIPSIS, audit_layout
+
+    result = design if preset == "panels" else direct_design
+    v = DesignView(result)
+    options = {**OPTIONS, "prices": {"QM9700": 30000}, "spares_percent": 2}
+    for kind, d in DELIVERABLES.items():
+        if not d.pdf or d.needs == "workloads" or kind.endswith(".zip"):
+            continue
+        with audit_layout() as audit:
+            renderers[d.renderer](v if d.reads_index else result, io.BytesIO(), options, revision_label="r7")
+        cut = [b for b in audit.boxes if ELLIPSIS in b[1]]
+        assert audit.boxes and not cut and not audit.overflowing(), (kind, cut[:5])
