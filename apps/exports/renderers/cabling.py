@@ -118,7 +118,7 @@ def cable_route(v: DesignView, row: tuple) -> tuple[str, str]:
     for cid in chain:
         raw = src[cid - 1] if cid - 1 < len(src) and src[cid - 1][0] == cid else None
         if raw is not None and raw[1] == "trunk":
-            names.append(f"T{cid:06d}")
+            names.append(f"C{cid:06d}")  # a trunk is a cable: one id on every document (issue 43)
             continue
         names.append(f"C{cid:06d}")
         if raw is not None:

@@ -77,7 +77,7 @@ LABEL_CSV_COLUMNS = (
 def iter_label_records(result, *, row: str | None = None, rack: str | None = None) -> Iterator[tuple]:
     """Labels in installation order as (kind, barcode value, heading, label text, small line pieces,
     cable id, end, device, port, rack, part, length). kind: cable | trunk | panel | panel-port; the
-    barcode value is the cable id (a trunk's T id), the panel id, or panel id:port."""
+    barcode value is the cable id (a trunk's too), the panel id, or panel id:port."""
     v = _view(result)
     sel = v.scope(row, rack)
     order, sections = v.install_order(sel)
@@ -139,7 +139,7 @@ def iter_label_records(result, *, row: str | None = None, rack: str | None = Non
             part, length = r[i_part], r[i_len]
             pieces = (part, f"{length} m")
             if r[i_kind] == "trunk":
-                tid = "T" + cid[1:]
+                tid = cid  # the id cables.csv, the plan and the test sheet give it
                 yield (
                     "trunk",
                     tid,
@@ -204,7 +204,7 @@ def iter_label_records(result, *, row: str | None = None, rack: str | None = Non
 
 def iter_labels(result, *, row: str | None = None, rack: str | None = None) -> Iterator[tuple[str, str, str]]:
     """Labels in installation order: (heading, label text, small line). Heading is e.g.
-    'C000001 \u00b7 A end', 'T000123 trunk \u00b7 B end', 'PANEL PP-C09-U47', 'PP-C09-U47:5' (a panel port)."""
+    'C000001 \u00b7 A end', 'C000123 trunk \u00b7 B end', 'PANEL PP-C09-U47', 'PP-C09-U47:5' (a panel port)."""
     for rec in iter_label_records(result, row=row, rack=rack):
         yield rec[2], rec[3], " \u00b7 ".join(rec[4])
 

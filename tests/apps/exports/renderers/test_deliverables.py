@@ -539,9 +539,13 @@ def test_test_sheet_pdf_numbers_equal_the_csv(out):
     for page in range(1, 6):
         cur = None
         for line in pdf.rows(page):
-            if line and re.fullmatch(r"L\d{6}", line[0]):
+            headed = bool(line) and re.fullmatch(r"L\d{6}", line[0]) is not None
+            if headed:
+                # a link's first fiber, or the first on a page it continues on (its id and columns repeated)
                 cur = line[0]
-                k = 0
+                fibers = [x["fiber_id"].split(":")[1].replace("-", "\u2192") for x in by_link[cur]]
+                here = next((x for x in line if "\u2192" in x), None)
+                k = fibers.index(here) if here in fibers else 0
             if cur is None or not line or "\u2192" not in " ".join(line):
                 continue
             fiber = next(x for x in line if "\u2192" in x)
@@ -549,9 +553,9 @@ def test_test_sheet_pdf_numbers_equal_the_csv(out):
             k += 1
             assert fiber == r["fiber_id"].split(":")[1].replace("-", "\u2192")
             nums = [x for x in line if re.fullmatch(r"\d+\.\d\d", x)]
-            # the link's worst case on its first fiber only; the limit beside every fiber, except for a PMD
-            # without a published channel limit (e.g. 100G PSM4)
-            keys = ("expected_loss_db", "limit_db") if k == 1 else ("limit_db",)
+            # the link's worst case on the row that names the link; the limit beside every fiber, except for a
+            # PMD without a published channel limit (e.g. 100G PSM4)
+            keys = ("expected_loss_db", "limit_db") if headed else ("limit_db",)
             want = [float(r[key]) for key in keys if r[key] != ""]
             assert [float(x) for x in nums[: len(want)]] == want
             checked += 1

@@ -138,3 +138,39 @@ def test_no_pdf_cuts_text_with_an_ellipsis(design, direct_design, preset):
             renderers[d.renderer](v if d.reads_index else result, io.BytesIO(), options, revision_label="r7")
         cut = [b for b in audit.boxes if ELLIPSIS in b[1]]
         assert audit.boxes and not cut and not audit.overflowing(), (kind, cut[:5])
+
+
+def test_one_identifier_per_trunk_and_panel_trunk_ports_numbered_as_netbox(design, out):
+    """A trunk is C000123 in cables.csv, on its labels (barcode and text), in the plan's routes and the test
+    sheet; its panel ends are rear ports T1..Tn of each panel, as netbox/rear-ports.csv names them."""
+    from apps.exports.renderers import DesignView, iter_label_records, iter_netbox_rear_ports, iter_test_rows
+    from apps.exports.renderers.cabling import cable_route
+    from apps.exports.renderers.testsheet import TI
+
+    path, _ = out
+    cables = read_csv(path / "cables.csv")
+    trunks = {c["id"]: c for c in cables if c["type"] == "trunk"}
+    assert trunks
+    v = DesignView(design)
+    labels = [rec for rec in iter_label_records(v) if rec[0] == "trunk"]
+    assert {rec[1] for rec in labels} == set(trunks) and all(rec[1] in rec[2] and rec[1] in rec[3] for rec in labels)
+    rear: dict = {}  # (trunk, panel) -> its rear ports there, first leg first
+    for row in read_csv_lines(iter_netbox_rear_ports(v)):
+        rear.setdefault((row["description"].split()[-1], row["device"]), []).append(row["name"])
+    for cid, c in trunks.items():
+        assert re.fullmatch(r"T\d+", c["a_port"]) and re.fullmatch(r"T\d+", c["b_port"]), c
+        a_ports, b_ports = rear[(cid, c["a_device"])], rear[(cid, c["b_device"])]
+        assert min(a_ports, key=lambda x: int(x[1:])) == c["a_port"], (cid, a_ports, c["a_port"])
+        assert min(b_ports, key=lambda x: int(x[1:])) == c["b_port"], (cid, b_ports, c["b_port"])
+    assert max(int(c["a_port"][1:]) for c in trunks.values()) > 1  # panels take several trunks
+    rows = {r[0]: r for r in v.cable_rows()}
+    cord = next(r for r in rows.values() if r[3] == "cord" and r[10].startswith("PP-"))
+    assert any(x in trunks for x in cable_route(v, cord)[0].split(" \u2192 "))
+    in_sheet = {x for r in iter_test_rows(v) for x in r[TI["cable_ids"]].split()}
+    assert set(trunks) & in_sheet and not {x for x in in_sheet if x.startswith("T")}
+
+
+def read_csv_lines(lines) -> list[dict]:
+    import csv
+
+    return list(csv.DictReader(io.StringIO("".join(lines))))
