@@ -326,7 +326,7 @@ class CableSchedule:
             for cid, kind, _p, _l, a, b, lids, *_ in rows:
                 if kind != "trunk":
                     continue
-                names = {}
+                names: dict[tuple, str] = {}
                 legs = dict.fromkeys((at_a.get(lid), at_b.get(lid)) for lid in lids)
                 for pa, pb in legs:
                     for side, panel in (("a", pa), ("b", pb)):
