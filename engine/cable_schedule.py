@@ -63,6 +63,19 @@ def port_label(port: str) -> str:
     return port.replace("/", ".")
 
 
+_TRAILING_NUMBER = re.compile(r"-(\d{1,2})$")
+
+
+def _zero_u_position(device) -> str:
+    """Where a zero-U PDU hangs, for its labels: "PA", "PB", ... (its number in the rack as a letter), so the two
+    PDUs of a rack, both at U0, never print the same end label; "" for any other device."""
+    if device.role != "pdu" or getattr(device, "rack_units", 1) != 0:
+        return ""
+    m = _TRAILING_NUMBER.search(device.name)
+    n = int(m.group(1)) if m else 0
+    return f"P{chr(64 + n)}" if 1 <= n <= 26 else ""
+
+
 class EndRenderer:
     """One cable end as (its end label, its four cables.csv columns: device, port, rack, rack unit).
 
@@ -133,7 +146,8 @@ class EndRenderer:
         else:
             r = self.racks[p.rack]
             site, _, grid = r.id.partition(".")
-            end = LabelEnd(site=site, grid=grid or site, ru=p.u, device=name, rack=r.id, row=r.row_name)
+            ru = _zero_u_position(self.devs[dev]) or p.u
+            end = LabelEnd(site=site, grid=grid or site, ru=ru, device=name, rack=r.id, row=r.row_name)
             known = (port_template(self.end_template, end), name, r.id, p.u, site, r.row_name)
         self.by_device[dev] = known
         return known

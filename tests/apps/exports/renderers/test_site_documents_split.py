@@ -174,3 +174,16 @@ def read_csv_lines(lines) -> list[dict]:
     import csv
 
     return list(csv.DictReader(io.StringIO("".join(lines))))
+
+
+def test_the_two_pdus_of_a_rack_print_distinct_labels(out):
+    """Both PDUs of a rack hang at U0: their end labels say PA and PB, and no two cable ends share a label."""
+    path, _ = out
+    cables = read_csv(path / "cables.csv")
+    pdu_ends = [(c["a_device"], c["label_a"]) for c in cables if c["a_device"].startswith("PDU-")]
+    assert pdu_ends
+    for name, label in pdu_ends:
+        side = "PA" if name.endswith("-1") else "PB"
+        assert f"-{side}:" in label.split("/")[0], (name, label)
+    ends = [c["label_a"] for c in cables] + [c["label_b"] for c in cables]
+    assert len(set(ends)) == len(ends)
