@@ -498,22 +498,29 @@ class _Layout:
         (each whole on a line where it fits, joined by a middle dot). Every character is printed."""
         _, _, w, h = self.text
         size = self.size
+        lead = self.lead
         while True:
-            out = [(COND_BOLD, ln, size) for ln in self._wrap(head, COND_BOLD, size, w)]
-            out += [(COND, ln, size) for ln in self._wrap(text, COND, size, w)]
             small = min(size, self.small)
             fs = fitter(COND, small)
-            line = ""
-            for piece in pieces:
-                cand = f"{line} \u00b7 {piece}" if line else piece
-                if line and fs.width(cand) > w:
-                    out += [(COND, ln, small) for ln in self._wrap(line, COND, small, w)]
-                    line = piece
+            out = [(COND_BOLD, ln, size) for ln in self._wrap(head, fitter(COND_BOLD, size), w)]
+            out += [(COND, ln, size) for ln in self._wrap(text, fitter(COND, size), w)]
+            big = len(out)
+            if pieces:
+                whole = " \u00b7 ".join(pieces)
+                if len(whole) * fs._maxw <= w or fs.width(whole) <= w:
+                    out.append((COND, whole, small))
                 else:
-                    line = cand
-            if line:
-                out += [(COND, ln, small) for ln in self._wrap(line, COND, small, w)]
-            if sum(self.lead(sz) for _, _, sz in out) <= h + 0.01:
+                    line = ""
+                    for piece in pieces:
+                        cand = f"{line} \u00b7 {piece}" if line else piece
+                        if line and fs.width(cand) > w:
+                            out += [(COND, ln, small) for ln in self._wrap(line, fs, w)]
+                            line = piece
+                        else:
+                            line = cand
+                    if line:
+                        out += [(COND, ln, small) for ln in self._wrap(line, fs, w)]
+            if big * lead(size) + (len(out) - big) * lead(small) <= h + 0.01:
                 return out
             if size <= MIN_FONT_SIZE:
                 raise LabelDoesNotFit(
@@ -522,15 +529,17 @@ class _Layout:
                 )
             size = max(MIN_FONT_SIZE, size - 0.5)
 
-    def _wrap(self, s: str, font: str, size: float, w: float) -> list[str]:
+    def _wrap(self, s: str, f, w: float) -> list[str]:
         if not s:
             return []
-        key = (s, font, size)
+        if len(s) * f._maxw <= w:
+            return [s]
+        key = (s, f.font_name, f.size)
         hit = self._memo.get(key)
         if hit is None:
             if len(self._memo) > 8192:
                 self._memo.clear()
-            hit = self._memo[key] = [s] if fitter(font, size).width(s) <= w else wrap(s, w, font, size, 0, _BREAKS)
+            hit = self._memo[key] = [s] if f.width(s) <= w else wrap(s, w, f.font_name, f.size, 0, _BREAKS)
         return hit
 
 
