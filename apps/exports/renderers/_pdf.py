@@ -304,6 +304,9 @@ class Graphic:
 @dataclass
 class PageBreak:
     section: str | None = None  # footer section text for the pages that follow (None: keep)
+    # a soft break: no new page while at least this share of the page's body is still free (what follows goes on
+    # under its own title), so a section's last few rows do not leave a page near empty
+    min_free: float = 0.0
 
 
 @dataclass
@@ -423,6 +426,8 @@ class FlowDoc:
             if isinstance(block, PageBreak):
                 if block.section is not None:
                     state["section"] = block.section
+                if block.min_free and state["y"] - self.bottom >= block.min_free * body:
+                    continue
                 if state["y"] < self.top - 0.5:
                     new_page(last=True)
                 else:
