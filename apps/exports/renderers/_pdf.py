@@ -268,6 +268,34 @@ def wrap(text: str, width: float, font: str, size: float, max_lines: int = 0, br
     return out
 
 
+def _fit_widths(t, rows) -> list:
+    """Column widths of a wrap table from its content: a right-aligned (number) column as wide as its widest
+    cell plus a 4 pt gap, so bold figures never touch; a column empty in every row (prices not given) as
+    narrow as its title. The widest left-aligned column (the description) gives and takes the difference."""
+    cols = [Column(c.title, c.width, c.align) for c in t.columns]
+    flex = max((i for i, c in enumerate(cols) if c.align != "right"), key=lambda i: cols[i].width, default=None)
+    if flex is None:
+        return cols
+    bold = fitter(t.bold_font, t.size)
+    marker = t.bold_marker or "\x00"
+    for i, col in enumerate(cols):
+        if i == flex:
+            continue
+        cells = [(r[i][len(marker) :] if i == 0 and r[i].startswith(marker) else r[i]) for r in rows if i < len(r)]
+        title = bold.width(col.title.split("\n")[0]) + 3.0
+        if not any(cells):
+            want = min(col.width, title)
+        elif col.align == "right":
+            want = max(col.width, max(bold.width(c) for c in cells) + 3.0 + 4.0)
+        else:
+            continue
+        delta = want - col.width
+        if delta and cols[flex].width - delta >= 60:
+            col.width = want
+            cols[flex].width -= delta
+    return cols
+
+
 # ----------------------------------------------------------------------------------------------
 # Layout engine
 # ----------------------------------------------------------------------------------------------
@@ -536,7 +564,9 @@ class FlowDoc:
         """A Table with wrap=True: each row as tall as its most-wrapped cell; pages break between rows."""
         cells = getattr(t, "_wrapped", None)
         if cells is None:  # the same lines in the counting and the drawing pass
-            cells = [self._wrap_row(t, r) for r in (t.rows() if callable(t.rows) else t.rows)][: t.count]
+            raw = list(t.rows() if callable(t.rows) else t.rows)[: t.count]
+            t.columns = _fit_widths(t, raw)
+            cells = [self._wrap_row(t, r) for r in raw]
             t._wrapped = cells  # type: ignore[attr-defined]
         title_h = 14.0 if t.title else 0.0
         lead = t.leading
@@ -569,7 +599,7 @@ class FlowDoc:
         out = []
         for s, col in zip(r, t.columns):
             w = col.width - 3.0
-            out.append([s] if f.width(s) <= w else wrap(s, w, font, t.size, 0, " /-,;"))
+            out.append([s] if f.width(s) <= w else wrap(s, w, font, t.size, 0, " /-;"))
         return out, max(1, max(len(x) for x in out)), bold
 
     def _draw_wrapped_chunk(self, c, t: Table, y: float, rows: list, *, continued: bool) -> None:
