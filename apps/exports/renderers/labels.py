@@ -1,6 +1,7 @@
 """Label sheets (labels.pdf): both-end labels of every cable and trunk, plus every patch panel
 and used panel port, laid out on a wrap-around label stock, in installation order (rack by rack,
-as the cabling plan: panels of the rack first, then each cable's A-end label and B-end label).
+as the cabling plan: panels of the rack first, then each cable's A-end label and B-end label). The
+panel-port labels follow on pages of their own stock (port_stock: no wider than a panel's port pitch).
 
 Each label's print area holds: a bold first line (cable id and which end), the label text (as
 the engine renders it; wrapped at '/' or ' ' when it is wider than the label), and a small line
