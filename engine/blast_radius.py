@@ -440,7 +440,7 @@ def _physical_parts(
     by_id = {ln.id: ln for ln in f.links}
     if physical is not None:
         paths = physical_paths(physical)
-        trunks = {f"T{t:06d}": [by_id[i] for i in ids if i in by_id] for t, ids in sorted(paths.trunk_links.items())}
+        trunks = {f"C{t:06d}": [by_id[i] for i in ids if i in by_id] for t, ids in sorted(paths.trunk_links.items())}
         out.append(("trunk", "A trunk cable (every link it carries)", {k: v for k, v in trunks.items() if v}))
         panels = {k: [by_id[i] for i in ids if i in by_id] for k, ids in paths.panel_links().items()}
         out.append(

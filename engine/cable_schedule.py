@@ -63,6 +63,19 @@ def port_label(port: str) -> str:
     return port.replace("/", ".")
 
 
+_TRAILING_NUMBER = re.compile(r"-(\d{1,2})$")
+
+
+def _zero_u_position(device) -> str:
+    """Where a zero-U PDU hangs, for its labels: "PA", "PB", ... (its number in the rack as a letter), so the two
+    PDUs of a rack, both at U0, never print the same end label; "" for any other device."""
+    if device.role != "pdu" or getattr(device, "rack_units", 1) != 0:
+        return ""
+    m = _TRAILING_NUMBER.search(device.name)
+    n = int(m.group(1)) if m else 0
+    return f"P{chr(64 + n)}" if 1 <= n <= 26 else ""
+
+
 class EndRenderer:
     """One cable end as (its end label, its four cables.csv columns: device, port, rack, rack unit).
 
@@ -133,7 +146,8 @@ class EndRenderer:
         else:
             r = self.racks[p.rack]
             site, _, grid = r.id.partition(".")
-            end = LabelEnd(site=site, grid=grid or site, ru=p.u, device=name, rack=r.id, row=r.row_name)
+            ru = _zero_u_position(self.devs[dev]) or p.u
+            end = LabelEnd(site=site, grid=grid or site, ru=ru, device=name, rack=r.id, row=r.row_name)
             known = (port_template(self.end_template, end), name, r.id, p.u, site, r.row_name)
         self.by_device[dev] = known
         return known
@@ -158,6 +172,7 @@ class CableSchedule:
         self._fast: tuple | None | bool = False  # _fast_setup(), worked out on first use
         self._devices: list | None = None  # _device_lists(), worked out on first use
         self._formats: list = []
+        self._trunk_ports: dict | None = None  # trunk_ports(), worked out on first use
 
     def link_index(self, link_id: int) -> int:
         return link_id - 1 if self._link_index is None else self._link_index[link_id]
@@ -179,8 +194,8 @@ class CableSchedule:
         cable_fmt, own_first = fast_format(template._cable, 4), template.own_end_first  # cable_labels_of, inlined
         for cid, kind, part, length, a, b, link_ids, tier, network in self.ph.cable_rows:
             if kind == "trunk":
-                la, lb = trunk_labels(template, f"T{cid:06d}", end.label_end(a), end.label_end(b))
-                a_row, b_row = end(a)[1], end(b)[1]
+                la, lb = trunk_labels(template, f"C{cid:06d}", end.label_end(a), end.label_end(b))
+                a_row, b_row = self._trunk_ends(cid, end(a)[1], end(b)[1])
             else:
                 near_a, a_row = end(a)
                 near_b, b_row = end(b)
@@ -304,6 +319,41 @@ class CableSchedule:
                 m[3],
             )
 
+    def trunk_ports(self) -> dict[int, tuple[str, str]]:
+        """{trunk cable id: (its rear port on the A panel, on the B panel)}, named as the NetBox export names them
+        (apps/exports/renderers/netbox.py _PanelPorts; a test keeps the two equal): a trunk has a rear port per
+        pair of panels its links' cords meet ("legs", in link order), numbered T1, T2, ... per panel in trunk
+        order. A panel takes 2-6 trunks; the engine keeps every trunk end as port "T", which stays where a
+        trunk carries no corded link on its recorded panel."""
+        if self._trunk_ports is None:
+            rows = self.ph.cable_rows
+            at_a: dict = {}  # link id -> the panel its A-side cord meets
+            at_b: dict = {}
+            for _cid, kind, _p, _l, a, b, lids, *_ in rows:
+                if kind != "trunk":
+                    if b[0] == "panel":
+                        at_a[lids[0]] = b[1:3]
+                    if a[0] == "panel":
+                        at_b[lids[0]] = a[1:3]
+            count: dict = {}
+            out = {}
+            for cid, kind, _p, _l, a, b, lids, *_ in rows:
+                if kind != "trunk":
+                    continue
+                names: dict[tuple, str] = {}
+                legs = dict.fromkeys((at_a.get(lid), at_b.get(lid)) for lid in lids)
+                for pa, pb in legs:
+                    for side, panel in (("a", pa), ("b", pb)):
+                        k = count[panel] = count.get(panel, 0) + 1
+                        names.setdefault((side, panel), f"T{k}")
+                out[cid] = (names.get(("a", a[1:3]), str(a[-1])), names.get(("b", b[1:3]), str(b[-1])))
+            self._trunk_ports = out
+        return self._trunk_ports
+
+    def _trunk_ends(self, cid: int, ca: tuple, cb: tuple) -> tuple[tuple, tuple]:
+        pa, pb = self.trunk_ports()[cid]
+        return (ca[0], pa) + ca[2:], (cb[0], pb) + cb[2:]
+
     def _device_lists(self) -> tuple[list, list]:
         """Every device's EndRenderer.device() facts, and its port template's bound format (None when unplaced),
         as lists: the per-cable loops index them instead of asking the memo."""
@@ -318,8 +368,8 @@ class CableSchedule:
         cid, kind, part, length, a, b, lids, tier, network = row
         ends = self.ends
         if kind == "trunk":
-            la, lb = trunk_labels(self.template, f"T{cid:06d}", ends.label_end(a), ends.label_end(b))
-            ca, cb = ends(a)[1], ends(b)[1]
+            la, lb = trunk_labels(self.template, f"C{cid:06d}", ends.label_end(a), ends.label_end(b))
+            ca, cb = self._trunk_ends(cid, ends(a)[1], ends(b)[1])
         else:
             na, ca = ends(a)
             nb, cb = ends(b)

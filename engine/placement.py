@@ -23,13 +23,21 @@ from .spec import LayoutSpec
 U_M = 0.04445  # one rack unit in metres (EIA-310)
 
 
-def row_name(i: int) -> str:
-    """0 -> A, 25 -> Z, 26 -> AA: spreadsheet-style row letters, as floor grids use."""
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_LETTERS_NO_IO = _LETTERS.replace("I", "").replace("O", "")
+
+
+def row_name(i: int, skip_io: bool = False) -> str:
+    """0 -> A, 25 -> Z, 26 -> AA: spreadsheet-style row letters, as floor grids use. skip_io (layout.row_letters
+    "skip-io"): the same over the 24 letters without I and O, which read as 1 and 0 on labels (0 -> A, 7 -> H,
+    8 -> J, 23 -> Z, 24 -> AA)."""
+    letters = _LETTERS_NO_IO if skip_io else _LETTERS
+    n = len(letters)
     name = ""
     i += 1
     while i:
-        i, r = divmod(i - 1, 26)
-        name = chr(65 + r) + name
+        i, r = divmod(i - 1, n)
+        name = letters[r] + name
     return name
 
 
@@ -96,7 +104,7 @@ class _Floor:
             self.new_row()
         self.pos += 1
         idx = len(self.racks)
-        rn = row_name(self.row)
+        rn = row_name(self.row, lay.row_letters == "skip-io")
         self.racks.append(
             Rack(
                 idx,

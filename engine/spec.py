@@ -229,6 +229,14 @@ LAYOUT = {
         "(it names racks in labels, CSVs and NetBox imports)",
         help=f"Site/room prefix used in rack ids and labels (up to {SITE_LENGTH} letters, digits, - or _).",
     ),
+    "row_letters": Field(
+        "enum",
+        default="all",
+        choices=("all", "skip-io"),
+        help="Row letters of rack ids: all (A-Z, then AA) or skip-io (no I or O, which read as 1 and 0 on "
+        "labels: DC1.AO09 reads A009). A site naming setting; changing it renames the racks of designs with "
+        "more than 8 rows.",
+    ),
     "panel_units": Field(
         "int",
         default=2,
@@ -446,6 +454,7 @@ class LayoutSpec:
     panel_units: int
     network_rack_power_kw: float | None = None  # None = auto
     network_rack_devices: int | None = None  # None = auto
+    row_letters: str = "all"  # all | skip-io (placement.row_name)
 
 
 @dataclass(frozen=True)

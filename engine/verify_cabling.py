@@ -148,7 +148,7 @@ def _trunk_labels(physical, renderer):
     template = physical.policy.labels
     for row in physical.cable_rows:
         if row[1] == "trunk":
-            yield trunk_labels(template, f"T{row[0]:06d}", renderer.label_end(row[4]), renderer.label_end(row[5]))
+            yield trunk_labels(template, f"C{row[0]:06d}", renderer.label_end(row[4]), renderer.label_end(row[5]))
 
 
 def _cord_label_clash(cords, template: LabelTemplate, renderer, n_devices: int, panel_places) -> str | None:

@@ -130,7 +130,7 @@ def _facts(
         ends: tuple[tuple[str, str], ...] = ()
         if path is not None:
             trunk, end_a, end_b, carried = path
-            name = f"T{trunk:06d}"
+            name = f"C{trunk:06d}"  # a trunk is named by its cable id, as on cables.csv and its labels
             t_names = (name,)
             n = known.get("trunk_links", {}).get(str(trunk))
             population[("trunk", name)] = n if n is not None else len(carried.split())

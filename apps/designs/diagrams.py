@@ -406,7 +406,8 @@ class RowView:
 
 
 def row_names(revision: Revision) -> list[str]:
-    return [row_name(i) for i in range(int((revision.summary or {}).get("rows") or 0))]
+    skip_io = ((revision.spec or {}).get("layout") or {}).get("row_letters") == "skip-io"
+    return [row_name(i, skip_io) for i in range(int((revision.summary or {}).get("rows") or 0))]
 
 
 def first_server_row(revision: Revision) -> str | None:

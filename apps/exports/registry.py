@@ -107,6 +107,14 @@ DELIVERABLES: dict[str, Deliverable] = {
             options=_PDF | _SCOPED | _TEST,
         ),
         Deliverable(
+            "test-sheets-by-rack.zip",
+            "application/zip",
+            "render_test_sheets_zip",
+            True,
+            description="The test sheet split by rack: one PDF per rack, every link in exactly one of them.",
+            options=_PDF | _SCOPED | _TEST,
+        ),
+        Deliverable(
             "test-sheet.csv",
             _CSV,
             "iter_test_sheet_csv",

@@ -50,6 +50,7 @@ from .testsheet import (
     iter_test_sheet_csv,
     parse_test_results,
     render_test_sheet_pdf,
+    render_test_sheets_zip,
 )
 from .topology import ib_networks, iter_ibnetdiscover, iter_topology_dot
 
@@ -102,6 +103,7 @@ __all__ = [
     "render_cabling_plan_pdf",
     "render_labels_pdf",
     "render_test_sheet_pdf",
+    "render_test_sheets_zip",
     "write_bom_csv",
     "write_cables_csv",
     "write_deliverables",

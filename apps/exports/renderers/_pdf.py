@@ -268,6 +268,34 @@ def wrap(text: str, width: float, font: str, size: float, max_lines: int = 0, br
     return out
 
 
+def _fit_widths(t, rows) -> list:
+    """Column widths of a wrap table from its content: a right-aligned (number) column as wide as its widest
+    cell plus a 4 pt gap, so bold figures never touch; a column empty in every row (prices not given) as
+    narrow as its title. The widest left-aligned column (the description) gives and takes the difference."""
+    cols = [Column(c.title, c.width, c.align) for c in t.columns]
+    flex = max((i for i, c in enumerate(cols) if c.align != "right"), key=lambda i: cols[i].width, default=None)
+    if flex is None:
+        return cols
+    bold = fitter(t.bold_font, t.size)
+    marker = t.bold_marker or "\x00"
+    for i, col in enumerate(cols):
+        if i == flex:
+            continue
+        cells = [(r[i][len(marker) :] if i == 0 and r[i].startswith(marker) else r[i]) for r in rows if i < len(r)]
+        title = bold.width(col.title.split("\n")[0]) + 3.0
+        if not any(cells):
+            want = min(col.width, title)
+        elif col.align == "right":
+            want = max(col.width, max(bold.width(c) for c in cells) + 3.0 + 4.0)
+        else:
+            continue
+        delta = want - col.width
+        if delta and cols[flex].width - delta >= 60:
+            col.width = want
+            cols[flex].width -= delta
+    return cols
+
+
 # ----------------------------------------------------------------------------------------------
 # Layout engine
 # ----------------------------------------------------------------------------------------------
@@ -304,6 +332,9 @@ class Graphic:
 @dataclass
 class PageBreak:
     section: str | None = None  # footer section text for the pages that follow (None: keep)
+    # a soft break: no new page while at least this share of the page's body is still free (what follows goes on
+    # under its own title), so a section's last few rows do not leave a page near empty
+    min_free: float = 0.0
 
 
 @dataclass
@@ -327,6 +358,12 @@ class Table:
     # order, and column titles may hold a second line after a newline
     lines_per_row: int = 1
     grid: bool = False  # rules between rows and columns (sheets filled in by hand)
+    # the first `carry` columns of a row left blank (a continuation of the row above, e.g. a link's later
+    # fibers) are filled from the row above when the row heads a page, so no page starts unidentified
+    carry: int = 0
+    # a cell wider than its column wraps onto as many lines as it needs and the row grows (one-line tables; rows
+    # are read once and kept: for tables of a few thousand rows, such as the BOM's)
+    wrap: bool = False
 
 
 @dataclass
@@ -417,6 +454,8 @@ class FlowDoc:
             if isinstance(block, PageBreak):
                 if block.section is not None:
                     state["section"] = block.section
+                if block.min_free and state["y"] - self.bottom >= block.min_free * body:
+                    continue
                 if state["y"] < self.top - 0.5:
                     new_page(last=True)
                 else:
@@ -486,9 +525,13 @@ class FlowDoc:
         return 0.0
 
     def _table(self, c, t: Table, state, new_page, draw: bool) -> None:
+        if t.wrap:
+            self._wrapped_table(c, t, state, new_page, draw)
+            return
         title_h = 14.0 if t.title else 0.0
         lh = t.leading * t.lines_per_row
         rows_iter: Iterator | None = None
+        carried: Sequence[str] = ()
         done = 0
         first = True
         while first or done < t.count:
@@ -502,6 +545,14 @@ class FlowDoc:
                 if rows_iter is None:
                     rows_iter = iter(t.rows() if callable(t.rows) else t.rows)
                 rows = [next(rows_iter) for _ in range(k)]
+                if t.carry:
+                    n = t.carry * t.lines_per_row
+                    if not first and not any(rows[0][:n]):
+                        rows[0] = tuple(carried) + tuple(rows[0][n:])
+                    for r in reversed(rows):
+                        if any(r[:n]):
+                            carried = r[:n]
+                            break
                 self._draw_table_chunk(c, t, state["y"], rows, continued=not first)
             state["y"] -= title_h + lh * (k + 1) + 6
             done += k
@@ -509,9 +560,100 @@ class FlowDoc:
             if done < t.count:
                 new_page()
 
+    def _wrapped_table(self, c, t: Table, state, new_page, draw: bool) -> None:
+        """A Table with wrap=True: each row as tall as its most-wrapped cell; pages break between rows."""
+        cells = getattr(t, "_wrapped", None)
+        if cells is None:  # the same lines in the counting and the drawing pass
+            raw = list(t.rows() if callable(t.rows) else t.rows)[: t.count]
+            t.columns = _fit_widths(t, raw)
+            cells = [self._wrap_row(t, r) for r in raw]
+            t._wrapped = cells  # type: ignore[attr-defined]
+        title_h = 14.0 if t.title else 0.0
+        lead = t.leading
+        done, first = 0, True
+        while first or done < len(cells):
+            avail = state["y"] - self.bottom - title_h - lead  # minus header row
+            k, used = 0, 0.0
+            while done + k < len(cells) and used + cells[done + k][1] * lead <= avail:
+                used += cells[done + k][1] * lead
+                k += 1
+            if k < min(3, len(cells) - done) and state["y"] < self.top - 0.5:
+                new_page()
+                continue
+            k = max(k, min(1, len(cells) - done))  # a row taller than a page still goes on one
+            if draw:
+                self._draw_wrapped_chunk(c, t, state["y"], cells[done : done + k], continued=not first)
+            state["y"] -= title_h + lead + sum(n for _, n, _ in cells[done : done + k]) * lead + 6
+            done += k
+            first = False
+            if done < len(cells):
+                new_page()
+
+    def _wrap_row(self, t: Table, r) -> tuple[list[list[str]], int, bool]:
+        """(lines per cell, lines of the row, bold) of one row."""
+        bold = bool(t.bold_marker and r and r[0].startswith(t.bold_marker))
+        if bold:
+            r = (r[0][len(t.bold_marker or "") :],) + tuple(r[1:])
+        font = t.bold_font if bold else t.font
+        f = fitter(font, t.size)
+        out = []
+        for s, col in zip(r, t.columns):
+            w = col.width - 3.0
+            out.append([s] if f.width(s) <= w else wrap(s, w, font, t.size, 0, " /-;"))
+        return out, max(1, max(len(x) for x in out)), bold
+
+    def _draw_wrapped_chunk(self, c, t: Table, y: float, rows: list, *, continued: bool) -> None:
+        x0 = self.margin
+        lead, pad, size = t.leading, 1.5, t.size
+        total_w = sum(col.width for col in t.columns)
+        if t.title:
+            title = fitter(SANS_BOLD, 9.0).fit(t.title + (" (continued)" if continued else ""), self.width)
+            audit_box(self.info.kind, title, SANS_BOLD, 9.0, self.width)
+            draw_strings(c, [(SANS_BOLD, 9.0, x0, y - 10.0, title)])
+            y -= 14.0
+        c.setFillGray(0.85)
+        c.rect(x0, y - lead, total_w, lead, stroke=0, fill=1)
+        if t.zebra:
+            c.setFillGray(0.95)
+            yy = y - lead
+            for j, (_, n, _) in enumerate(rows):
+                if j % 2:
+                    c.rect(x0, yy - n * lead, total_w, n * lead, stroke=0, fill=1)
+                yy -= n * lead
+        c.setFillGray(0)
+        items = []
+        shift = (lead - size) / 2 + 0.15 * size  # baseline inside a line of the row
+        x = x0
+        hf = fitter(t.bold_font, size)
+        for col in t.columns:
+            h = hf.fit(col.title.split("\n")[0], col.width - 2 * pad)
+            audit_box(self.info.kind, h, t.bold_font, size, col.width - 2 * pad)
+            xx = x + col.width - pad - hf.width(h) if col.align == "right" else x + pad
+            items.append((t.bold_font, size, xx, y - lead + shift, h))
+            x += col.width
+        yy = y - lead
+        for cells, n, bold in rows:
+            font = t.bold_font if bold else t.font
+            f = fitter(font, size)
+            x = x0
+            for lines, col in zip(cells, t.columns):
+                for k, s in enumerate(lines):
+                    audit_box(self.info.kind, s, font, size, col.width - 2 * pad)
+                    xx = x + col.width - pad - f.width(s) if col.align == "right" else x + pad
+                    items.append((font, size, xx, yy - (k + 1) * lead + shift, s))
+                x += col.width
+            yy -= n * lead
+        draw_strings(c, items)
+        c.setLineWidth(0.4)
+        c.setStrokeGray(0.4)
+        c.line(x0, y - lead, x0 + total_w, y - lead)
+        c.line(x0, yy, x0 + total_w, yy)
+
     def _draw_table_chunk(self, c, t: Table, y: float, rows: list, *, continued: bool) -> None:
         x0 = self.margin
         L = t.lines_per_row
+        if L > 1:  # a line wider than its cell takes the cell's empty lines rather than being cut
+            rows = [self._rewrap_cells(t, r) for r in rows]
         lead = t.leading
         lh = lead * L  # row height
         if t.title:
@@ -610,6 +752,26 @@ class FlowDoc:
         c.setStrokeGray(0.4)
         c.line(x0, y - lh, x0 + total_w, y - lh)
         c.line(x0, y - lh * (len(rows) + 1), x0 + total_w, y - lh * (len(rows) + 1))
+
+    def _rewrap_cells(self, t: Table, r):
+        """A row of a multi-line table with every cell whose lines do not fit wrapped into the cell's L lines
+        (when they fit in L lines wrapped; else left as is, to be cut)."""
+        L = t.lines_per_row
+        f = fitter(t.font, t.size)
+        maxw = f._maxw
+        out = None
+        for ci, col in enumerate(t.columns):
+            w = col.width - 3.0
+            cell = r[ci * L : ci * L + L]
+            if all(len(s) * maxw <= w for s in cell) or all(f.width(s) <= w for s in cell):
+                continue
+            lines = [x for s in cell if s for x in ([s] if f.width(s) <= w else wrap(s, w, t.font, t.size, 0, " /-,;"))]
+            if len(lines) > L:  # the lines run on, joined by a middle dot ("part" then "length")
+                lines = wrap(" \u00b7 ".join(s for s in cell if s), w, t.font, t.size, 0, " /-,;")
+            if len(lines) <= L:
+                out = out or list(r)
+                out[ci * L : ci * L + L] = lines + [""] * (L - len(lines))
+        return r if out is None else tuple(out)
 
     def _decorate(self, c, n: int, total: int, section: str) -> None:
         w, h = self.pagesize

@@ -717,7 +717,7 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
             fmt_money(t["price"]),
         )
     )
-    doc.add(Table(cols, len(rows), rows, bold_marker=_B))
+    doc.add(Table(cols, len(rows), rows, bold_marker=_B, wrap=True))
     # per network
     doc.add(PageBreak(section="By network"))
     doc.add(Heading("By network and category", 1))
@@ -756,7 +756,7 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
                     cw += wv
                     anyw = True
             rows.append((_B + f"{CATEGORY_TITLE.get(cat, cat)}", "", "", fmt_int(cq), f"{cw:,.2f}" if anyw else ""))
-        doc.add(Table(ncols, len(rows), rows, title=f"{net} network", bold_marker=_B))
+        doc.add(Table(ncols, len(rows), rows, title=f"{net} network", bold_marker=_B, wrap=True))
     # per SU, identical SUs grouped
     if b.by_su:
         doc.add(PageBreak(section="Per SU"))
@@ -786,7 +786,7 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
                 p = b.parts.get((cat, sku))
                 rows.append((sku, _marked(p.description if p else cat, sku, verify), fmt_int(q)))
             title = f"{_ranges('SU ', sus)} ({len(sus)} SU{'s' if len(sus) > 1 else ''}, quantities per SU)"
-            doc.add(Table(scols, len(rows), rows, title=title))
+            doc.add(Table(scols, len(rows), rows, title=title, wrap=True))
     # fibers
     fib = b.fibers
     if fib:
@@ -815,7 +815,7 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
                         fmt_int(data.get("spare", 0)),
                     )
                 )
-        doc.add(Table(fcols, len(rows), rows))
+        doc.add(Table(fcols, len(rows), rows, wrap=True))
         doc.add(
             Lines(
                 [

@@ -118,7 +118,7 @@ def cable_route(v: DesignView, row: tuple) -> tuple[str, str]:
     for cid in chain:
         raw = src[cid - 1] if cid - 1 < len(src) and src[cid - 1][0] == cid else None
         if raw is not None and raw[1] == "trunk":
-            names.append(f"T{cid:06d}")
+            names.append(f"C{cid:06d}")  # a trunk is a cable: one id on every document (issue 43)
             continue
         names.append(f"C{cid:06d}")
         if raw is not None:
@@ -157,9 +157,11 @@ def render_cabling_plan_pdf(result, fh, options=None, *, revision_label: str = "
                 f"\u00b7 catalog {res.catalog_version}",
                 f"Cables in this plan: {len(order):,} ({', '.join(f'{k} {n:,}' for k, n in sorted(kinds.items()))}); "
                 f"racks with cables: {len(sections):,}. The design has {len(v.ph.cable_rows):,} cables in all.",
-                "Order of work: one section per rack, rows in floor order, racks by position; in a rack, by rack unit from "
+                "Order of work: one section per rack (a new page unless the last one is less than half full), rows in floor "
+                "order, racks by position; in a rack, by rack unit from "
                 "the top down. Each cable is listed once, under its A end (the lower tier: server, or leaf for "
-                "leaf-spine) when that end is in scope, else under its B end.",
+                "leaf-spine) when that end is in scope, else under its B end: a plan of one rack lists every cable "
+                "with an end in it.",
                 "Rack ids read <room>.<row><position>: DC1.C19 is room DC1, row C, rack 19. U = lowest rack unit of the "
                 "device (PP-... = patch panel). Lengths are ordered lengths in metres. Labels: each end's label names its "
                 "own end first.",
@@ -194,9 +196,10 @@ def render_cabling_plan_pdf(result, fh, options=None, *, revision_label: str = "
     cols = plan_columns(w)
     rows_iter = _plan_cells(v, v.cable_rows(order))
     racks = v.racks
-    for ri, n in sections:
+    for k, (ri, n) in enumerate(sections):
         title = v.rack_title(ri)
         sect = f"Row {racks[ri].row_name} \u00b7 Rack {racks[ri].id}" if ri >= 0 else "Unplaced devices"
-        doc.add(PageBreak(section=sect))
+        # a rack starts a new page unless the page before is less than half full (its last rows)
+        doc.add(PageBreak(section=sect, min_free=0.5 if k else 0.0))
         doc.add(Table(cols, n, rows_iter, title=f"{title}: {n:,} cable(s)", lines_per_row=2, leading=8.2))
     return doc.render(fh)

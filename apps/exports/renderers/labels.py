@@ -1,6 +1,7 @@
 """Label sheets (labels.pdf): both-end labels of every cable and trunk, plus every patch panel
 and used panel port, laid out on a wrap-around label stock, in installation order (rack by rack,
-as the cabling plan: panels of the rack first, then each cable's A-end label and B-end label).
+as the cabling plan: panels of the rack first, then each cable's A-end label and B-end label). The
+panel-port labels follow on pages of their own stock (port_stock: no wider than a panel's port pitch).
 
 Each label's print area holds: a bold first line (cable id and which end), the label text (as
 the engine renders it; wrapped at '/' or ' ' when it is wider than the label), and a small line
@@ -77,7 +78,7 @@ LABEL_CSV_COLUMNS = (
 def iter_label_records(result, *, row: str | None = None, rack: str | None = None) -> Iterator[tuple]:
     """Labels in installation order as (kind, barcode value, heading, label text, small line pieces,
     cable id, end, device, port, rack, part, length). kind: cable | trunk | panel | panel-port; the
-    barcode value is the cable id (a trunk's T id), the panel id, or panel id:port."""
+    barcode value is the cable id (a trunk's too), the panel id, or panel id:port."""
     v = _view(result)
     sel = v.scope(row, rack)
     order, sections = v.install_order(sel)
@@ -117,9 +118,9 @@ def iter_label_records(result, *, row: str | None = None, rack: str | None = Non
                 yield (
                     "panel-port",
                     f"{pid}:{p}",
-                    f"PANEL PORT {p}",
+                    f"{pid}:{p}",  # the port code, printed as text under its QR code
                     v.panel_port_label(ri, u, p),
-                    (f"{pid} port {p}",),
+                    (),
                     "",
                     "",
                     pid,
@@ -139,7 +140,7 @@ def iter_label_records(result, *, row: str | None = None, rack: str | None = Non
             part, length = r[i_part], r[i_len]
             pieces = (part, f"{length} m")
             if r[i_kind] == "trunk":
-                tid = "T" + cid[1:]
+                tid = cid  # the id cables.csv, the plan and the test sheet give it
                 yield (
                     "trunk",
                     tid,
@@ -204,41 +205,68 @@ def iter_label_records(result, *, row: str | None = None, rack: str | None = Non
 
 def iter_labels(result, *, row: str | None = None, rack: str | None = None) -> Iterator[tuple[str, str, str]]:
     """Labels in installation order: (heading, label text, small line). Heading is e.g.
-    'C000001 \u00b7 A end', 'T000123 trunk \u00b7 B end', 'PANEL PP-C09-U47', 'PANEL PORT 5'."""
+    'C000001 \u00b7 A end', 'C000123 trunk \u00b7 B end', 'PANEL PP-C09-U47', 'PP-C09-U47:5' (a panel port)."""
     for rec in iter_label_records(result, row=row, rack=rack):
         yield rec[2], rec[3], " \u00b7 ".join(rec[4])
 
 
+def _sections(v: DesignView, opts: ExportOptions) -> list[tuple]:
+    """[(stock, count, records)] of labels.pdf in print order: everything but panel ports on label_stock, then the
+    panel-port labels on port_stock (a label no wider than the panel's port pitch). Sections without a label are
+    left out."""
+    sel = v.scope(opts.row, opts.rack)
+    order, _ = v.install_order(sel)
+    ports = _panel_ports(v, sel)
+    n_ports = sum(len(p) for us in ports.values() for p in us.values())
+    n_main = 2 * len(order) + sum(len(us) for us in ports.values())
+
+    def records(port: bool):
+        for rec in iter_label_records(v, row=opts.row, rack=opts.rack):
+            if (rec[0] == "panel-port") == port:
+                yield rec
+
+    out = []
+    for stock, n, port in ((opts.label_stock, n_main, False), (opts.port_stock, n_ports, True)):
+        if n:
+            out.append((stock, n, records(port)))
+    return out
+
+
 def iter_labels_csv(result, options=None, *, raw: bool = False) -> Iterator[str]:
     """labels.csv: one row per label of labels.pdf, in the same order, with its page and position on the
-    sheet, for label-printer software (merge fields: barcode, heading, label_text, ...)."""
+    sheet and its stock, for label-printer software (merge fields: barcode, heading, label_text, ...)."""
     opts = ExportOptions.from_any(options)
-    stock = opts.label_stock
-    per_page = stock.columns * stock.rows
+    v = _view(result)
 
     def rows():
-        for k, rec in enumerate(iter_label_records(result, row=opts.row, rack=opts.rack)):
-            kind, value, head, text, _pieces, cid, end, dev, port, rk, part, length = rec
-            page, pos = divmod(k, per_page)
-            yield (
-                k + 1,
-                page + 1,
-                pos // stock.columns + 1,
-                pos % stock.columns + 1,
-                kind,
-                cid,
-                end,
-                stock.code,
-                value,
-                head,
-                text,
-                dev,
-                port,
-                rk,
-                part,
-                length,
-                stock.key,
-            )
+        k = 0
+        first_page = 0
+        for stock, n, records in _sections(v, opts):
+            per_page = stock.columns * stock.rows
+            for j, rec in enumerate(records):
+                kind, value, head, text, _pieces, cid, end, dev, port, rk, part, length = rec
+                page, pos = divmod(j, per_page)
+                k += 1
+                yield (
+                    k,
+                    first_page + page + 1,
+                    pos // stock.columns + 1,
+                    pos % stock.columns + 1,
+                    kind,
+                    cid,
+                    end,
+                    stock.code,
+                    value,
+                    head,
+                    text,
+                    dev,
+                    port,
+                    rk,
+                    part,
+                    length,
+                    stock.key,
+                )
+            first_page += ceil(n / per_page)
 
     yield from csv_lines(LABEL_CSV_COLUMNS, rows(), raw=raw or opts.raw_csv)
 
@@ -339,16 +367,43 @@ def qr_modules(value: str) -> tuple[list[tuple[int, int, int]], int]:
     return runs, n
 
 
+# Every bar and QR module is a whole number of printer dots, at least MIN_MODULE_DOTS: 2-dot modules at 203 dpi
+# (0.25 mm) were missed by one decoder in about 40 % of panel-port labels (issue 43). The modules are at most
+# MAX_MODULE_PT wide, as before, unless MIN_MODULE_DOTS needs more (a 203 dpi printer).
+MIN_MODULE_DOTS = 3
+MAX_MODULE_PT = 1.0
+# Clear space between a code and the label's bottom edge on stocks printed whole, so a code never sits against
+# the next label's text (the next label keeps its own padding above its text).
+BOTTOM_CLEAR_PT = 2.0 * 72 / 25.4
+_QR_QUIET = 2  # modules of quiet zone inside the QR box, on each side (the label's padding adds to it)
+
+
+class LabelDoesNotFit(ValueError):
+    """A label's content cannot be printed whole on the stock: the renderer never drops text or shrinks a
+    barcode below MIN_MODULE_DOTS; the message names the label and what to change."""
+
+
+def module_dots(available_pt: float, modules: int, dpi: int) -> int:
+    """Dots per module for `modules` modules in `available_pt`: as many as fit up to MAX_MODULE_PT (but never
+    fewer than MIN_MODULE_DOTS allow); 0 when even MIN_MODULE_DOTS do not fit."""
+    fit = int(available_pt * dpi / 72 / modules + 1e-9)
+    cap = max(MIN_MODULE_DOTS, int(MAX_MODULE_PT * dpi / 72 + 1e-9))
+    n = min(fit, cap)
+    return n if n >= MIN_MODULE_DOTS else 0
+
+
 class _Codes:
     """The code of a value as PDF path operators in the code box's own coordinates, memoized (both ends
     of a cable, and both halves of a flag, print the same code): a label then costs one translation
     (``q 1 0 0 1 x y cm ... f Q``) instead of formatting every bar again. Bars are rectangles ("x y w h
-    re", to 2 decimals as PDFPathObject.rect writes them). Code 128: modules of at most 1 pt, centred in the
-    box; QR: the box is square, one module of quiet zone inside it."""
+    re", to 2 decimals as PDFPathObject.rect writes them). Code 128: whole-dot modules (module_dots),
+    centred in the box with its 10-module quiet zones inside it; QR: the box is square, _QR_QUIET modules of
+    quiet zone inside it."""
 
-    def __init__(self, kind: str, w: float, h: float):
+    def __init__(self, kind: str, w: float, h: float, dpi: int):
         self.kind = kind
         self.w, self.h = w, h
+        self.dpi = dpi
         self.memo: dict = {}
         self._bars: dict = {}  # (module, start, width) -> "x 0 w h re" of one Code 128 bar
 
@@ -361,10 +416,21 @@ class _Codes:
             hit = self.memo[value] = self._code128(value) if self.kind == "code128" else self._qr(value)
         return hit
 
+    def _too_small(self, value: str, modules: int) -> LabelDoesNotFit:
+        need = modules * MIN_MODULE_DOTS / self.dpi * 25.4
+        return LabelDoesNotFit(
+            f"label_stock: the {self.kind} code of {value!r} needs {need:.1f} mm at {MIN_MODULE_DOTS} dots per module "
+            f"and {self.dpi} dpi; the code box is {self.w / 72 * 25.4:.1f} mm: choose a wider stock"
+            + (" or code: qr" if self.kind == "code128" else "")
+        )
+
     def _code128(self, value: str) -> tuple[str, float, float]:
         bars, total = code128_bars(value)
         w, h = self.w, self.h
-        module = min(1.0, w / (total + 2 * _C128_QUIET))
+        dots = module_dots(w, total + 2 * _C128_QUIET, self.dpi)
+        if not dots:
+            raise self._too_small(value, total + 2 * _C128_QUIET)
+        module = dots * 72 / self.dpi
         frags = self._bars
         out = []
         for start, width in bars:
@@ -380,85 +446,166 @@ class _Codes:
     def _qr(self, value: str) -> tuple[str, float, float]:
         runs, n = qr_modules(value)
         side = self.w
-        module = side / (n + 2)  # one module of the quiet zone inside the box, the label's white around it
+        dots = module_dots(side, n + 2 * _QR_QUIET, self.dpi)
+        if not dots:
+            raise self._too_small(value, n + 2 * _QR_QUIET)
+        module = dots * 72 / self.dpi
+        inset = (side - n * module) / 2  # the quiet zone, centred
         ops = " ".join(
-            f"{module * (1 + c0):.2f} {-module * (r + 1):.2f} {module * ln:.2f} {module:.2f} re" for r, c0, ln in runs
+            f"{inset + module * c0:.2f} {-module * (r + 1):.2f} {module * ln:.2f} {module:.2f} re" for r, c0, ln in runs
         )
-        return ops, 0.0, side - module
+        return ops, 0.0, side - inset
 
 
 # ----- layout of one label ---------------------------------------------------------------------
 
+_BREAKS = " /-:\u00b7"  # where label text may wrap: between the two ends, between words, inside an id
+
 
 class _Layout:
-    """Where the code and the text go in one printed area (w x h, origin at its top-left)."""
+    """Where the code and the text go in one printed area (w x h, origin at its top-left), and how the text is
+    fitted: the stock's font size, then smaller in half points down to MIN_FONT_SIZE, wrapping every part onto
+    as many lines as it needs; a label that does not fit even then is an error (LabelDoesNotFit), never cut."""
 
     def __init__(self, stock, w: float, h: float):
         pad = stock.padding
+        self.stock = stock
         self.size = stock.font_size
-        self.lead = stock.font_size + 1.2
         self.small = MIN_FONT_SIZE
-        self.small_lead = MIN_FONT_SIZE + 1.0
-        inner_w, inner_h = w - 2 * pad, h - 2 * pad
+        # wrap: the clear laminate is below the print; otherwise the gap to the next label counts
+        bottom = pad if stock.kind == "wrap" else max(pad, BOTTOM_CLEAR_PT - stock.gap_y)
+        inner_w, inner_h = w - 2 * pad, h - pad - bottom
         if stock.code == "code128":
             bar_h = max(14.0, min(28.0, inner_h * 0.28))
-            self.code = (pad, -(h - pad), inner_w, bar_h)  # x, y (bottom, from the top edge), w, h
+            self.code = (pad, -(h - bottom), inner_w, bar_h)  # x, y (bottom, from the top edge), w, h
             self.text = (pad, -pad, inner_w, inner_h - bar_h - 2)
         else:
             side = min(inner_h, inner_w * 0.42)
             if inner_w - side - 4 >= 70:  # beside the text
                 self.code = (pad, -(pad + side), side, side)
                 self.text = (pad + side + 4, -pad, inner_w - side - 4, inner_h)
-            else:  # above the text
-                side = min(inner_w, inner_h * 0.45)
+            else:  # above the text: no larger than a version-2 QR of MIN_MODULE_DOTS needs, to leave room for text
+                side = min(inner_w, inner_h * 0.45, (25 + 2 * _QR_QUIET) * MIN_MODULE_DOTS * 72 / stock.printer_dpi)
                 self.code = (pad + (inner_w - side) / 2, -(pad + side), side, side)
-                self.text = (pad, -(pad + side + 2), inner_w, inner_h - side - 2)
+                self.text = (pad, -(pad + side + 1), inner_w, inner_h - side - 1)
+        self._memo: dict = {}
+
+    @staticmethod
+    def lead(size: float) -> float:
+        return size + (1.2 if size > MIN_FONT_SIZE else 1.0)
 
     def lines(self, head: str, text: str, pieces) -> list[tuple[str, str, float]]:
-        """[(font, text, size)] top down: heading, the label text (wrapped at '/' or ' '), then as many
-        of the small line's pieces as fit. Only what fits the text box; never wider than it."""
+        """[(font, text, size)] top down: the heading (bold), the label text, then the small line's pieces
+        (each whole on a line where it fits, joined by a middle dot). Every character is printed."""
         _, _, w, h = self.text
-        fh = fitter(COND_BOLD, self.size)
-        heads = [head] if fh.width(head) <= w else wrap(head, w, COND_BOLD, self.size, 2)
-        out = [(COND_BOLD, ln, self.size) for ln in heads]
-        room = int((h - self.lead * len(heads)) // self.lead)
-        f = fitter(COND, self.size)
-        if f.width(text) <= w:
-            body = [text]
-        else:
-            body = wrap(text, w, COND, self.size, max(1, room))
-        out += [(COND, ln, self.size) for ln in body]
-        used = self.lead * (len(heads) + len(body))
-        if pieces and used + self.small_lead <= h + 0.01:
-            fs = fitter(COND, self.small)
-            line = ""
-            whole = " \u00b7 ".join(pieces)
-            if pieces[0] and fs.width(whole) <= w:  # all of it fits: the loop below would end with it
-                pieces = ()
-                line = whole
-            for piece in pieces:
-                cand = f"{line} \u00b7 {piece}" if line else piece
-                if fs.width(cand) > w:
-                    break
-                line = cand
-            if line:
-                out.append((COND, line, self.small))
-        return out
+        size = self.size
+        lead = self.lead
+        while True:
+            small = min(size, self.small)
+            fs = fitter(COND, small)
+            out = [(COND_BOLD, ln, size) for ln in self._wrap(head, fitter(COND_BOLD, size), w)]
+            out += [(COND, ln, size) for ln in self._wrap(text, fitter(COND, size), w)]
+            big = len(out)
+            if pieces:
+                whole = " \u00b7 ".join(pieces)
+                if len(whole) * fs._maxw <= w or fs.width(whole) <= w:
+                    out.append((COND, whole, small))
+                else:
+                    # first fit: a short piece (the length) joins an earlier line with room rather than taking a
+                    # line of its own after a long part number; every piece stays whole where it fits a line
+                    packed: list[str] = []
+                    for piece in pieces:
+                        for i, line in enumerate(packed):
+                            cand = f"{line} \u00b7 {piece}"
+                            if fs.width(cand) <= w:
+                                packed[i] = cand
+                                break
+                        else:
+                            packed.append(piece)
+                    for line in packed:
+                        out += [(COND, ln, small) for ln in self._wrap(line, fs, w)]
+            if big * lead(size) + (len(out) - big) * lead(small) <= h + 0.01:
+                return out
+            if size <= MIN_FONT_SIZE:
+                raise LabelDoesNotFit(
+                    f"label_stock {self.stock.key}: the label {head!r} does not fit at {MIN_FONT_SIZE:g} pt "
+                    f"({len(out)} lines in a {h / 72 * 25.4:.1f} mm text area): choose a larger stock"
+                )
+            size = max(MIN_FONT_SIZE, size - 0.5)
+
+    def _wrap(self, s: str, f, w: float) -> list[str]:
+        if not s:
+            return []
+        if len(s) * f._maxw <= w:
+            return [s]
+        key = (s, f.font_name, f.size)
+        hit = self._memo.get(key)
+        if hit is None:
+            if len(self._memo) > 8192:
+                self._memo.clear()
+            hit = self._memo[key] = [s] if f.width(s) <= w else wrap(s, w, f.font_name, f.size, 0, _BREAKS)
+        return hit
 
 
 def render_labels_pdf(result, fh, options=None, *, revision_label: str = "r1") -> int:
-    """Write labels.pdf; returns the page count."""
+    """Write labels.pdf; returns the page count. The cable, trunk and panel labels on label_stock, then the
+    panel-port labels on port_stock, each section on its own pages."""
     opts = ExportOptions.from_any(options)
     v = _view(result)
-    stock = opts.label_stock
-    stock.validate()
-    total_labels = count_labels(v, row=opts.row, rack=opts.rack)
-    per_page = stock.columns * stock.rows
-    pages = max(1, ceil(total_labels / per_page))
-    pw, ph = page_size(stock.page_size, "portrait")
+    sections = _sections(v, opts)
+    stocks = [opts.label_stock] + [s for s, _, _ in sections]
+    for st in stocks:
+        st.validate()
+    pages = max(1, sum(ceil(n / (st.columns * st.rows)) for st, n, _ in sections))
     name = v.result.spec.name
-    c = new_canvas(fh, (pw, ph), title=f"Label sheets: {name} ({revision_label})", subject="Label sheets")
+    first = stocks[1] if len(stocks) > 1 else stocks[0]
+    c = new_canvas(
+        fh,
+        page_size(first.page_size, "portrait"),
+        title=f"Label sheets: {name} ({revision_label})",
+        subject="Label sheets",
+    )
+    scope = f" \u00b7 rack {opts.rack}" if opts.rack else (f" \u00b7 row {opts.row}" if opts.row else "")
+    page = 0
+    if not sections:
+        _foot(c, opts.label_stock, name, revision_label, opts, scope, 1, 1)
+        audit_page("Labels", 1, 0.0, True)
+        c.showPage()
+    for stock, total, records in sections:
+        page = _render_section(c, stock, total, records, page, pages, name, revision_label, opts, scope)
+    c.save()
+    return pages
+
+
+def _foot(c, stock, name, revision_label, opts, scope, page, pages) -> None:
+    """The footer: in the larger of the two free page margins, centred in it."""
     small = MIN_FONT_SIZE
+    pw, ph = page_size(stock.page_size, "portrait")
+    used_h = stock.margin_top + stock.rows * stock.label_height + (stock.rows - 1) * stock.gap_y
+    bottom_free = ph - used_h
+    if bottom_free >= stock.margin_top:
+        foot_y = bottom_free / 2 - small * 0.35
+    else:
+        foot_y = ph - stock.margin_top / 2 - small * 0.35
+    c.setFillGray(0)
+    c.setFont(COND, small)
+    f_small = fitter(COND, small)
+    right = f"Page {page} of {pages}"
+    room = pw - 2 * stock.margin_left - f_small.width(right) - 12
+    foot = f_small.fit(
+        f"Labels \u2014 {name} \u00b7 revision {revision_label} \u00b7 {opts.date}{scope} \u00b7 stock: {stock.name}",
+        room,
+    )
+    audit_box("Labels", foot, COND, small, room)
+    c.drawString(stock.margin_left, foot_y, foot)
+    c.drawRightString(pw - stock.margin_left, foot_y, right)
+
+
+def _render_section(c, stock, total_labels, records, page0, pages, name, revision_label, opts, scope) -> int:
+    """The pages of one stock's labels; returns the last page number written."""
+    per_page = stock.columns * stock.rows
+    pw, ph = page_size(stock.page_size, "portrait")
+    c.setPageSize((pw, ph))
     # the printed area(s) of one label, relative to its top-left corner: a flag prints twice
     printed_h = stock.printed_height
     if stock.kind == "flag":
@@ -468,16 +615,7 @@ def render_labels_pdf(result, fh, options=None, *, revision_label: str = "r1") -
         areas = [(0.0, stock.label_width)]
     layout = _Layout(stock, areas[0][1], printed_h)
     cx, cy, cw, ch = layout.code
-    codes = _Codes(stock.code, cw, ch)
-    # footer: in the larger of the two free page margins, centred in it
-    used_h = stock.margin_top + stock.rows * stock.label_height + (stock.rows - 1) * stock.gap_y
-    bottom_free = ph - used_h
-    if bottom_free >= stock.margin_top:
-        foot_y = bottom_free / 2 - small * 0.35
-    else:
-        foot_y = ph - stock.margin_top / 2 - small * 0.35
-    scope = f" \u00b7 rack {opts.rack}" if opts.rack else (f" \u00b7 row {opts.row}" if opts.row else "")
-    records = iter_label_records(v, row=opts.row, rack=opts.rack)
+    codes = _Codes(stock.code, cw, ch, stock.printer_dpi)
     xs = [stock.margin_left + k * (stock.label_width + stock.gap_x) for k in range(stock.columns)]
     ys = [ph - stock.margin_top - k * (stock.label_height + stock.gap_y) for k in range(stock.rows)]
     tx0, ty0, tw, _ = layout.text
@@ -487,17 +625,19 @@ def render_labels_pdf(result, fh, options=None, *, revision_label: str = "r1") -
     # "1 0 0 1 x y Tm" of every line start (a few dozen places per page), as TextObject.setTextOrigin
     # writes it; written straight into the text objects (the fast line writer keeps no cursor)
     origins: dict = {}
-    for page in range(1, pages + 1):
-        # one text object per font (heading, text, small) so the fast path of line_writer applies
-        texts = {}
-        for _key, font, size in (
-            ("head", COND_BOLD, stock.font_size),
-            ("text", COND, stock.font_size),
-            ("small", COND, small),
-        ):
-            t = c.beginText()
-            t.setFont(font, size, size + 1)
-            texts[(font, size)] = (t, t._code.append, line_writer(t))
+    page = page0
+    while done < total_labels:
+        page += 1
+        texts: dict = {}  # one text object per (font, size), so the fast path of line_writer applies
+
+        def text_of(font, size, texts=texts):
+            t = texts.get((font, size))
+            if t is None:
+                tx = c.beginText()
+                tx.setFont(font, size, size + 1)
+                t = texts[(font, size)] = (tx, tx._code.append, line_writer(tx))
+            return t
+
         bars: list[str] = []
         on_page = 0
         for yk in ys:
@@ -512,8 +652,8 @@ def render_labels_pdf(result, fh, options=None, *, revision_label: str = "r1") -
                 for ax, _aw in areas:
                     x, y = xk + ax + tx0, yk + ty0
                     for font, s, size in lines:
-                        _t, add, write = texts[(font, size)]
-                        y -= size + (1.2 if size > small else 1.0)
+                        _t, add, write = text_of(font, size)
+                        y -= layout.lead(size)
                         key = (x, y + 0.2 * size)
                         tm = origins.get(key)
                         if tm is None:
@@ -534,19 +674,7 @@ def render_labels_pdf(result, fh, options=None, *, revision_label: str = "r1") -
         c._code.append("\n".join(bars))  # filled black, under the text
         for t in texts.values():
             c.drawText(t[0])
-        c.setFont(COND, small)
-        f_small = fitter(COND, small)
-        right = f"Page {page} of {pages}"
-        room = pw - 2 * stock.margin_left - f_small.width(right) - 12
-        foot = f_small.fit(
-            f"Labels \u2014 {name} \u00b7 revision {revision_label} \u00b7 {opts.date}{scope} \u00b7 "
-            f"stock: {stock.name}",
-            room,
-        )
-        audit_box(doc, foot, COND, small, room)
-        c.drawString(stock.margin_left, foot_y, foot)
-        c.drawRightString(pw - stock.margin_left, foot_y, right)
-        audit_page(doc, page, on_page / per_page, page == pages)
+        _foot(c, stock, name, revision_label, opts, scope, page, pages)
+        audit_page(doc, page, on_page / per_page, page == pages or done >= total_labels)
         c.showPage()
-    c.save()
-    return pages
+    return page

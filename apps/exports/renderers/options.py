@@ -16,6 +16,7 @@ INCH = 72.0
 LABEL_STOCKS_FILE = Path(__file__).with_name("data") / "label-stocks.yaml"
 LABEL_KINDS = ("wrap", "flag", "sheet")
 LABEL_CODES = ("code128", "qr")
+PORT_LABEL_STOCK = "port-17x25-a4"  # the default stock of panel-port labels (label-stocks.yaml)
 _UNITS = {"mm": MM, "in": INCH, "pt": 1.0}
 
 
@@ -75,6 +76,9 @@ class LabelStock:
     padding: float = 3.0
     wrap_zone: float = 0.0  # flag: the unprinted middle that wraps round the cable
     code: str = "code128"  # code128 | qr: the cable id as a barcode on every label
+    # The label printer's resolution: every barcode module is a whole number of its dots, at least
+    # MIN_MODULE_DOTS (labels.py); 300 dpi is a documented default (data-gaps L5), 203 dpi printers are common.
+    printer_dpi: int = 300
 
     @classmethod
     def preset(cls, key: str) -> LabelStock:
@@ -106,7 +110,7 @@ class LabelStock:
         for k, v in d.items():
             if k in _LENGTH_FIELDS:
                 kw[k] = _length(v, f"label_stock.{k}")
-            elif k in ("columns", "rows"):
+            elif k in ("columns", "rows", "printer_dpi"):
                 if not isinstance(v, int) or isinstance(v, bool):
                     raise ValueError(f"label_stock.{k}: a whole number")
                 kw[k] = v
@@ -132,6 +136,8 @@ class LabelStock:
             raise ValueError(f"label_stock.kind: one of {', '.join(LABEL_KINDS)}")
         if self.code not in LABEL_CODES:
             raise ValueError(f"label_stock.code: one of {', '.join(LABEL_CODES)}")
+        if not 100 <= self.printer_dpi <= 1200:
+            raise ValueError("label_stock.printer_dpi: the label printer's resolution, 100 to 1200 dots per inch")
         if self.columns < 1 or self.rows < 1:
             raise ValueError("label_stock: columns and rows must be >= 1")
         if self.font_size < MIN_FONT_SIZE:
@@ -181,6 +187,9 @@ class ExportOptions:
     rack: str | None = None  # ... or one rack
     page_size: str = "a4"  # a4 | letter (the label stock has its own)
     label_stock: LabelStock = field(default_factory=LabelStock)
+    # Panel-port labels go on their own stock, one label no wider than the panel's port pitch (labels.py);
+    # the preset's printer_dpi is replaced by label_stock's, so one setting states the printer.
+    port_label_stock: LabelStock | None = None
     # ISO date on every document. A stored revision's renders pass the day it was computed (apps/exports/artifacts.py
     # revision_date), so its files never change with the calendar; without one (the CLI's fresh compute): today.
     date: str = ""
@@ -215,6 +224,8 @@ class ExportOptions:
             kw["spares_failure_rate"] = _failure_rate(kw["spares_failure_rate"])
         if "label_stock" in kw:
             kw["label_stock"] = LabelStock.from_dict(kw["label_stock"])
+        if kw.get("port_label_stock") is not None:
+            kw["port_label_stock"] = LabelStock.from_dict(kw["port_label_stock"])
         if not isinstance(kw.get("raw_csv", False), bool):
             raise ValueError("options.raw_csv: must be true or false")
         if kw.get("test_limit", "pmd") not in ("pmd", "budget"):
@@ -228,6 +239,14 @@ class ExportOptions:
             raise ValueError("options.currency: a short code such as 'USD' or 'EUR'")
         kw.setdefault("date", _dt.date.today().isoformat())
         return cls(**kw)
+
+    @property
+    def port_stock(self) -> LabelStock:
+        """The stock of panel-port labels, printed at label_stock's resolution."""
+        stock = self.port_label_stock or LabelStock.preset(PORT_LABEL_STOCK)
+        if stock.printer_dpi != self.label_stock.printer_dpi:
+            stock = replace(stock, printer_dpi=self.label_stock.printer_dpi)
+        return stock
 
     def spares_for(self, category: str) -> Decimal:
         """The flat percent of a category (0 under the failure-rate rule, whose spares say their own inputs)."""

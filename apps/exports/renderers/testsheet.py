@@ -11,6 +11,7 @@ both ways (A->B and B->A), so a DR4 link has 8 rows.
 
 from __future__ import annotations
 
+import io
 import math
 import re
 from collections import Counter
@@ -22,7 +23,7 @@ from engine.inputgate import CsvReader, InputRefused
 from engine.physical.channel import build_channel, lane_map
 
 from ._csv import csv_lines
-from ._pdf import COND, SANS, Column, DocInfo, FlowDoc, Heading, Lines, PageBreak, Table, page_size
+from ._pdf import COND, SANS, Column, DocInfo, FlowDoc, Heading, Lines, PageBreak, Table, page_size, wrap
 from ._view import DesignView
 from .options import ExportOptions
 
@@ -161,8 +162,8 @@ def count_test_rows(v: DesignView, order) -> int:
 SHEET_COLUMNS = (
     ("Link", 34),
     ("Cables", 110),
-    ("A end", 84),
-    ("B end", 84),
+    ("A end\ndevice port, rack", 84),
+    ("B end\ndevice port, rack", 84),
     ("Worst case dB", 54),
     ("Fiber", 44),
     ("Limit dB", 34),
@@ -177,9 +178,42 @@ def render_test_sheet_pdf(result, fh, options=None, *, revision_label: str = "r1
     v = _view(result)
     sel = v.scope(opts.row, opts.rack)
     order, sections = v.link_order(sel, optical_link_filter(v))
-    res = v.result
     scope_text = f"rack {opts.rack}" if opts.rack else (f"row {opts.row}" if opts.row else "whole design")
-    info = DocInfo("Test sheet", res.spec.name, revision_label, opts.date, "" if sel is None else scope_text)
+    return _render_sheet(v, fh, opts, revision_label, order, sections, scope_text, sel is not None)
+
+
+def render_test_sheets_zip(result, fh, options=None, *, revision_label: str = "r1") -> int:
+    """test-sheets-by-rack.zip: the test sheet split by rack, one PDF per rack (test-sheets/<rack id>.pdf) with
+    the links the whole sheet lists under that rack (anchored at their A end, else their B end), so every link is
+    in exactly one file; a large design's 10,000-page sheet becomes files a rack team can print. Returns the
+    number of files."""
+    import zipfile
+
+    opts = ExportOptions.from_any(options)
+    v = _view(result)
+    sel = v.scope(opts.row, opts.rack)
+    order, sections = v.link_order(sel, optical_link_filter(v))
+    files = 0
+    pos = 0
+    with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for ri, n in sections:
+            idx = order[pos : pos + n]
+            pos += n
+            name = v.racks[ri].id if ri >= 0 else "unplaced"
+            buf = io.BytesIO()
+            _render_sheet(v, buf, opts, revision_label, idx, [(ri, n)], f"rack {name}", True)
+            # a fixed timestamp: the archive of a revision is the same bytes whenever it is built
+            info = zipfile.ZipInfo(f"test-sheets/{name}.pdf", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, buf.getvalue())
+            files += 1
+    return files
+
+
+def _render_sheet(v: DesignView, fh, opts, revision_label: str, order, sections, scope_text: str, scoped: bool) -> int:
+    res = v.result
+    info = DocInfo("Test sheet", res.spec.name, revision_label, opts.date, scope_text if scoped else "")
     doc = FlowDoc(info, page_size(opts.page_size, "portrait"), margin=28.0, signature=True)
     cols = [Column(t, w) for t, w in SHEET_COLUMNS]
     extra = doc.width - sum(c.width for c in cols)
@@ -217,26 +251,39 @@ def render_test_sheet_pdf(result, fh, options=None, *, revision_label: str = "r1
         count = sum(len(_fibers_of(v, i, memo)) for i in idx)
         tables.append((ri, idx, count))
 
+    cable_w = cols[1].width - 3.0  # the cell's text width (1.5 pt padding each side)
+
     def cells(idx):
         last = None
         for r in _rows_for(v, idx, opts.test_limit):
             lid = r[TI["link_id"]]
             fiber = r[TI["fiber_id"]].split(":", 1)[1].replace("-", "\u2192")
+            # two text lines per ruled row: device and port above, the rack below
             if lid != last:
                 last = lid
+                cab = wrap(r[TI["cable_ids"]], cable_w, COND, 7.0, 0, " ")
                 yield (
                     lid,
-                    r[TI["cable_ids"]],
+                    "",
+                    cab[0],
+                    " ".join(cab[1:]),
                     f"{r[TI['a_device']]} {r[TI['a_port']]}",
+                    r[TI["a_rack"]] and f"rack {r[TI['a_rack']]}",
                     f"{r[TI['b_device']]} {r[TI['b_port']]}",
+                    r[TI["b_rack"]] and f"rack {r[TI['b_rack']]}",
                     f"{r[TI['expected_loss_db']]:.2f}",
+                    "",
                     fiber,
+                    "",
                     _lim(r[TI["limit_db"]]),
+                    "",
+                    "",
+                    "",
                     "",
                     "",
                 )
             else:
-                yield ("", "", "", "", "", fiber, _lim(r[TI["limit_db"]]), "", "")
+                yield ("",) * 10 + (fiber, "", _lim(r[TI["limit_db"]]), "") + ("",) * 4
 
     for k, (ri, idx, count) in enumerate(tables):
         sect = f"Row {racks[ri].row_name} \u00b7 Rack {racks[ri].id}" if ri >= 0 else "Unplaced devices"
@@ -250,8 +297,10 @@ def render_test_sheet_pdf(result, fh, options=None, *, revision_label: str = "r1
                 title=f"{v.rack_title(ri)}: {len(idx):,} link(s), {count:,} fibers",
                 font=COND,
                 size=7.0,
-                leading=SHEET_ROW_PT,
+                leading=SHEET_ROW_PT / 2,
+                lines_per_row=2,
                 grid=True,
+                carry=5,  # a link's id, cables, ends and worst case head every page it continues on
             )
         )
     return doc.render(fh)

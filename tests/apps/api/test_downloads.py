@@ -73,6 +73,8 @@ def test_rendered_deliverables_download_or_answer_501(alice, computed, kind):
     body = _body(response)
     if kind.endswith(".pdf"):
         assert body.startswith(b"%PDF")
+    elif kind.endswith(".zip"):
+        assert body.startswith(b"PK\x03\x04")
     else:
         assert body.decode().count("\n") >= 1
 

@@ -86,7 +86,7 @@ def test_links_on_one_panel_whose_trunks_are_split_over_two_panels_name_that_pan
     facts = {
         p.link_id: LinkFacts(
             p.link_id,
-            trunks=(f"T{p.trunk:06d}",),
+            trunks=(f"C{p.trunk:06d}",),
             panels=(p.a_panel, p.b_panel),
             parts=(PART,),
             racks=("DC1.B09", "DC1.A01"),
@@ -95,7 +95,7 @@ def test_links_on_one_panel_whose_trunks_are_split_over_two_panels_name_that_pan
         for p in chosen
     }
     population = {("panel", k): len(v) for k, v in paths.panel_links().items()}
-    population |= {("trunk", f"T{k:06d}"): len(v) for k, v in paths.trunk_links.items()}
+    population |= {("trunk", f"C{k:06d}"): len(v) for k, v in paths.trunk_links.items()}
     population |= {("part", PART): 512, ("rack", "DC1.B09"): 512, ("rack", "DC1.A01"): 256}
     ports = {k: p.ports for k, p in paths.panels.items()}
     groups, ungrouped = suspects(flagged, facts, population, T, ports)

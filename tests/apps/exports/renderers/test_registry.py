@@ -38,4 +38,4 @@ def test_the_cli_folder_holds_the_registry_files_the_design_has(out, design):
 def test_every_pdf_takes_a_page_size_and_only_the_bom_takes_spares():
     assert kinds_taking("page_size") == {k for k, d in DELIVERABLES.items() if d.pdf}
     assert kinds_taking("spares_percent") == {"bom.pdf", "bom.csv"}
-    assert kinds_taking("test_limit") == {"test-sheet.pdf", "test-sheet.csv"}
+    assert kinds_taking("test_limit") == {"test-sheet.pdf", "test-sheet.csv", "test-sheets-by-rack.zip"}
