@@ -161,6 +161,13 @@ def decimal_pattern(max_digits: int, places: int, min_value, max_value) -> str:
     return rf"^{sign}{body}$"
 
 
+# The spares_percent grammar (apps/api/spares_params.py): a percentage for every category or category:percentage
+# pairs ("*": every other category), each 0-1000 with up to three decimals.
+_PERCENT = decimal_pattern(7, 3, 0, 1000)[1:-1]
+_CATEGORY = r"(?:\*|[a-z][a-z0-9_-]{0,31})"
+SPARES_PERCENT_PATTERN = rf"^(?:{_PERCENT}|{_CATEGORY}:{_PERCENT}(?:,{_CATEGORY}:{_PERCENT})*)$"
+
+
 class DecimalFieldSchema(OpenApiSerializerFieldExtension):
     """Decimal inputs as the strings the field accepts: drf-spectacular's own pattern allows a sign and an empty
     string whatever the bounds, so a client's validator would pass what the server refuses."""
@@ -209,8 +216,8 @@ COMPONENT_RULES = {
     # name, spec or both
     "PatchedDesignDetailInputRequest": {"minProperties": 1},
     "PriceListInputRequest": {"properties": {"prices": {**_PART_NUMBERS, "maxProperties": 10000}}},
-    # the flat spares percent as apps/api/results.py writes it (a normalized, non-negative decimal)
-    "RevisionBomOutput": {"properties": {"spares_percent": {"format": "decimal", "pattern": r"^[0-9]+(?:\.[0-9]+)?$"}}},
+    # the percent rule as apps/api/results.py writes it: the spares_percent grammar, normalized
+    "RevisionBomOutput": {"properties": {"spares_percent": {"pattern": SPARES_PERCENT_PATTERN}}},
     # a custom part's key: what apps/catalog/services.py checks (a media part's must also equal its body's own)
     "PartInputRequest": {"properties": {"key": {"pattern": rf"^(?:{CATALOG_KEY_PATTERN})$"}}},
     "LeadTimesIoRequest": {"properties": {"lead_times": {**_PART_NUMBERS, "maxProperties": 2000}}},

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from decimal import Decimal
 
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
@@ -40,6 +39,7 @@ from apps.measurements.services import (
 from apps.measurements.uploads import MAX_STORED_ERRORS, measurement_upload
 from engine.errors import SpecError
 from engine.orders.rule_choice import FAILURE_RATE, PERCENT
+from engine.orders.spares import PercentPerCategory
 
 from ..downloads import (
     DB_FILES,
@@ -54,9 +54,9 @@ from ..export_options import ExportOptionsIn, export_options_resolve, scope_chec
 from ..output import iso, job_out, job_poll_headers, url
 from ..parsers import CSVUploadParser
 from ..serializers import JobOut, StrictSerializer, query
+from ..spares_params import RULE_HELP, SparesQuery, spares_percent_field, spares_rule_of
 from .base import ApiView, revision_for
 from .designs import job_for
-from .orders import AFR_HELP, HOURS_HELP, LEVEL_HELP, spares_rule_of
 
 KINDS = list(DB_FILES) + list(DELIVERABLES)
 CONTENT_TYPES = {**DB_FILES, **{k: d.content_type for k, d in DELIVERABLES.items()}}
@@ -144,15 +144,13 @@ class DownloadListApi(ApiView):
 
 
 class DownloadApi(ApiView):
-    class QuerySerializer(StrictSerializer):
-        spares_percent = serializers.DecimalField(
-            max_digits=7,
-            decimal_places=3,
-            min_value=Decimal(0),
-            max_value=Decimal(1000),
-            required=False,
-            help_text="bom.pdf and bom.csv only (another kind: 400): spares per line in percent (rounded up).",
+    class QuerySerializer(SparesQuery):
+        # BOM files only (another kind: 400). No schema default for spares_rule: a generated client sends declared
+        # defaults with every download, and these options belong to the BOM files only.
+        spares_rule = serializers.ChoiceField(
+            choices=[PERCENT, FAILURE_RATE], required=False, help_text="BOM files only. " + RULE_HELP
         )
+        spares_percent = spares_percent_field(" BOM files only (another kind: 400).")
         page_size = serializers.ChoiceField(
             choices=["a4", "letter"], required=False, help_text="PDFs only (another kind: 400): page size."
         )
@@ -166,16 +164,6 @@ class DownloadApi(ApiView):
             required=False,
             help_text="Cabling plan, cable schedule, labels and test sheet only (another kind: 400): one rack.",
         )
-        # No schema default: a generated client sends declared defaults with every download, and this
-        # option belongs to the BOM files only (another kind: 400).
-        spares_rule = serializers.ChoiceField(
-            choices=[PERCENT, FAILURE_RATE],
-            required=False,
-            help_text="BOM files only: percent (when absent; spares_percent) or failure-rate (the spares_* inputs).",
-        )
-        spares_afr_percent = serializers.CharField(required=False, max_length=400, help_text=AFR_HELP)
-        spares_replenish_hours = serializers.CharField(required=False, max_length=400, help_text=HOURS_HELP)
-        spares_service_level_percent = serializers.CharField(required=False, max_length=400, help_text=LEVEL_HELP)
         test_limit = serializers.ChoiceField(
             choices=["pmd", "budget"],
             required=False,
@@ -246,13 +234,14 @@ class DownloadApi(ApiView):
                 501, "not_implemented", f"{kind} is not available in this build: its renderer is not installed yet."
             )
         scope_check(revision=rev, row=q.get("row"), rack=q.get("rack"))  # before a job is queued for them
-        options: dict = {k: q[k] for k in ("page_size", "row", "rack", "test_limit", "spares_percent") if k in q}
+        options: dict = {k: q[k] for k in ("page_size", "row", "rack", "test_limit") if k in q}
         if q["csv"] == "raw":
             options["raw_csv"] = True
-        if q.get("spares_rule") == FAILURE_RATE:
-            rule = spares_rule_of({k: v for k, v in q.items() if k != "spares_percent"})
+        rule = spares_rule_of(q)  # the grammar and meaning of bom/ and order/ (apps/api/spares_params.py)
+        if isinstance(rule, PercentPerCategory):
+            options["spares_percent"] = dict(rule.percents)
+        elif rule is not None:
             options["spares_failure_rate"] = rule.to_dict()
-            options.pop("spares_percent", None)
         try:
             export_options(options)
             _key, _full, artifact = artifact_lookup(revision=rev, kind=kind, options=options)

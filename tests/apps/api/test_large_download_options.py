@@ -39,7 +39,7 @@ def _values(design) -> dict:
         "row": row,
         "rack": rack,
         "test_limit": "budget",
-        "spares_percent": "12.5",
+        "spares_percent": "transceiver:2,fiber:5,*:12.5",
     }
 
 
@@ -78,7 +78,7 @@ def test_the_export_of_a_priced_file_with_a_decimal_spares_percent_is_queued(ali
     for kind in ("bom.csv", "bom.pdf"):
         r = alice.post(
             rev_url(computed, tail="exports/"),
-            {"kind": kind, "options": {"spares_percent": "7.25", "date": "2026-12-01"}},
+            {"kind": kind, "options": {"spares_percent": "transceiver:7.25,*:1", "date": "2026-12-01"}},
             format="json",
         )
         assert r.status_code == 202, r.content
