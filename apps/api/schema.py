@@ -102,6 +102,14 @@ ETAG_HEADER = {
     "schema": {"type": "string"},
     "description": "The object's current ETag: send it as If-Match with your next write of it.",
 }
+PRECONDITION_ETAG_HEADER = {
+    "schema": {"type": "string"},
+    "description": "The object's current ETag (none when there is no such object): read it again, then retry.",
+}
+READ_ETAG_HEADER = {
+    "schema": {"type": "string"},
+    "description": "A strong ETag of this answer: send it as If-None-Match to revalidate your copy (304).",
+}
 
 
 class ApiAutoSchema(AutoSchema):
@@ -272,11 +280,25 @@ def add_error_responses(result, generator, request, public):
                 for code in ("200", "201"):
                     if code in responses:
                         responses[code].setdefault("headers", {})["ETag"] = ETAG_HEADER
+            if any(p.get("name") == "If-Match" for p in op.get("parameters", [])) and "412" in responses:
+                responses["412"].setdefault("headers", {})["ETag"] = PRECONDITION_ETAG_HEADER
             if path.endswith(("/downloads/{kind}", "/jobs/{job_id}/file")) and "200" in responses:
                 responses["200"]["headers"] = {
                     "Content-Disposition": {
                         "schema": {"type": "string"},
                         "description": 'attachment; filename="<design>-r<n>-<kind>"',
+                    }
+                }
+            if any(p.get("name") == "If-None-Match" for p in op.get("parameters", [])):
+                # a conditional read (apps.common.http_cache): its 200 carries the tag, its 304 the same tag
+                for code in ("200", "304"):
+                    if code in responses:
+                        responses[code].setdefault("headers", {})["ETag"] = READ_ETAG_HEADER
+            if op.get("operationId") == "designs_compute" and "200" in responses:
+                responses["200"]["headers"] = {
+                    "Location": {
+                        "schema": {"type": "string", "format": "uri"},
+                        "description": "URL of the revision that already has this computation.",
                     }
                 }
             for code in _codes(path, method, op):

@@ -44,6 +44,7 @@ from engine.orders.spares import PercentPerCategory
 from ..downloads import (
     DB_FILES,
     IF_NONE_MATCH,
+    NOT_MODIFIED,
     artifact_etag,
     artifact_response,
     download_filename,
@@ -196,7 +197,7 @@ class DownloadApi(ApiView):
                     "job; poll it until `status` is succeeded, then GET this URL again (or the job's file_url)."
                 ),
             ),
-            304: OpenApiResponse(description="If-None-Match names this file's ETag: use your copy."),
+            304: NOT_MODIFIED,
             409: OpenApiResponse(
                 description="The revision has no snapshot to render from (not backfilled yet, or not reproducible)."
             ),
@@ -528,9 +529,10 @@ class ExportCreateApi(ApiView):
 class JobFileApi(ApiView):
     @extend_schema(
         operation_id="jobs_file",
+        parameters=[IF_NONE_MATCH],
         responses={
             **_JOB_FILE_MEDIA_TYPES,
-            304: OpenApiResponse(description="If-None-Match names this file's ETag."),
+            304: NOT_MODIFIED,
             409: OpenApiResponse(description="Not built (yet)."),
             410: OpenApiResponse(description="Built, then removed by the store's retention: ask for the file again."),
         },

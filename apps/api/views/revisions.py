@@ -18,6 +18,7 @@ from apps.designs.tables import CABLE_SORTS, LINK_SORTS, MAX_CURSOR_CHARS, MAX_L
 from engine.model import ALL_TIERS, NETWORKS
 from engine.physical_stage import BOM_CATEGORIES, CABLE_KINDS
 
+from ..downloads import IF_NONE_MATCH, NOT_MODIFIED
 from ..errors import ApiError
 from ..output import revision_out
 from ..pagination import id_page, page_body
@@ -70,7 +71,8 @@ class RevisionDetailApi(ApiView):
 class RevisionSummaryApi(ApiView):
     @extend_schema(
         operation_id="revisions_summary",
-        responses={200: OpenApiTypes.OBJECT},
+        parameters=[IF_NONE_MATCH],
+        responses={200: OpenApiTypes.OBJECT, 304: NOT_MODIFIED},
         tags=["revisions"],
         summary="The revision's summary.json (layout: docs/summary.md); immutable, with an ETag",
     )
@@ -214,8 +216,8 @@ class RevisionBomApi(ApiView):
 
     @extend_schema(
         operation_id="revisions_bom",
-        parameters=[BomQuery],
-        responses={200: OutputSerializer},
+        parameters=[BomQuery, IF_NONE_MATCH],
+        responses={200: OutputSerializer, 304: NOT_MODIFIED},
         tags=["revisions"],
         summary="Bill of materials with spares and prices (the revision's price-list "
         "version); with an ETag, revalidated (a reprice changes it)",
@@ -543,8 +545,8 @@ class RevisionLinksApi(ApiView):
 
     @extend_schema(
         operation_id="revisions_links",
-        parameters=[LinkQuery],
-        responses={200: OutputSerializer},
+        parameters=[LinkQuery, IF_NONE_MATCH],
+        responses={200: OutputSerializer, 304: NOT_MODIFIED},
         tags=["revisions"],
         summary="Links of a revision: filter, sort, page by cursor",
     )
@@ -561,8 +563,8 @@ class RevisionCablesApi(ApiView):
 
     @extend_schema(
         operation_id="revisions_cables",
-        parameters=[CableQuery],
-        responses={200: OutputSerializer},
+        parameters=[CableQuery, IF_NONE_MATCH],
+        responses={200: OutputSerializer, 304: NOT_MODIFIED},
         tags=["revisions"],
         summary="Cables of a revision: filter, sort, page by cursor",
     )

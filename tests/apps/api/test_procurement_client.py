@@ -82,7 +82,8 @@ CLIENT_CONFIG = {
 }
 
 
-def _generate_client(tmp_path: Path):
+def _generate_client(tmp_path: Path, base_url: str):
+    """The client as a user generates it: from the schema the running server serves (GET /api/schema/)."""
     out = tmp_path / "fabricdesign_client"
     config = tmp_path / "client.json"
     config.write_text(json.dumps(CLIENT_CONFIG))
@@ -90,8 +91,8 @@ def _generate_client(tmp_path: Path):
         [
             str(Path(sys.executable).parent / "openapi-python-client"),
             "generate",
-            "--path",
-            str(ROOT / "docs" / "openapi.yaml"),
+            "--url",
+            f"{base_url}/api/schema/",
             "--output-path",
             str(out),
             "--meta",
@@ -207,13 +208,24 @@ def _download_every_file(pkg, client, design_id: int, log: Path, settings) -> No
     files = {}
     for kind in kinds:
         answer = download.sync_detailed(design_id, 1, pkg.models.RevisionsDownloadKind(kind), client=client)
+        built = None
         if answer.status_code == 202:
-            job = _wait_for_job(jobs_retrieve, client, answer.parsed.id, log)
-            assert job.status.value == "succeeded", job.error
-            answer = jobs_file.sync_detailed(job.id, client=client)
+            built = _wait_for_job(jobs_retrieve, client, answer.parsed.id, log)
+            assert built.status.value == "succeeded", built.error
+            answer = jobs_file.sync_detailed(built.id, client=client)
         body = files[kind] = _file_bytes(answer)
         assert body, kind
         assert answer.headers["Content-Disposition"].endswith(f'-r1-{kind}"'), kind
+        # revalidated with the ETag it came with: a 304 the client returns (no body) rather than raises on
+        tag = answer.headers["ETag"]
+        again = (
+            jobs_file.sync_detailed(built.id, client=client, if_none_match=tag)
+            if built is not None
+            else download.sync_detailed(
+                design_id, 1, pkg.models.RevisionsDownloadKind(kind), client=client, if_none_match=tag
+            )
+        )
+        assert (again.status_code, again.headers["ETag"], again.parsed) == (304, tag, None), kind
         if kind.endswith(".pdf"):
             assert body.startswith(b"%PDF-"), kind
         elif kind.endswith(".json"):
@@ -257,6 +269,44 @@ def _download_every_file(pkg, client, design_id: int, log: Path, settings) -> No
             assert zipfile.ZipFile(io.BytesIO(body)).namelist()
         else:
             assert body.startswith(b"%PDF-")
+
+
+RULE = "transceiver:2,fiber:5,*:1"  # one spares rule for the order, the BOM file and the baseline
+
+
+def _revalidate_the_revision_reads(client, design_id: int) -> None:
+    """summary/, bom/, links/ and cables/ with the ETag of their last answer: 304, returned by the client (no body)."""
+    reads = {
+        "revisions.revisions_summary": {},
+        "revisions.revisions_bom": {"spares_percent": RULE},
+        "revisions.revisions_links": {"limit": 5},
+        "revisions.revisions_cables": {"limit": 5},
+    }
+    for name, kwargs in reads.items():
+        op = _op(name)
+        first = op.sync_detailed(design_id, 1, client=client, **kwargs)
+        assert first.status_code == 200 and first.parsed is not None, name
+        tag = first.headers["ETag"]
+        again = op.sync_detailed(design_id, 1, client=client, if_none_match=tag, **kwargs)
+        assert (again.status_code, again.headers["ETag"], again.parsed) == (304, tag, None), name
+        stale = op.sync_detailed(design_id, 1, client=client, if_none_match='"stale"', **kwargs)
+        assert stale.status_code == 200 and stale.parsed is not None, name
+
+
+def _bom_file_spares(pkg, client, design_id: int, log: Path, settings) -> dict[str, int]:
+    """bom.csv with RULE as a large revision gets it: 202, the job, then the file; its spares per part."""
+    settings.DOWNLOAD_INLINE_MAX_CABLES, inline = 0, settings.DOWNLOAD_INLINE_MAX_CABLES
+    try:
+        answer = _op("downloads.revisions_download").sync_detailed(
+            design_id, 1, pkg.models.RevisionsDownloadKind("bom.csv"), client=client, spares_percent=RULE
+        )
+    finally:
+        settings.DOWNLOAD_INLINE_MAX_CABLES = inline
+    assert answer.status_code == 202, answer.content[:300]
+    job = _wait_for_job(_op("jobs.jobs_retrieve"), client, answer.parsed.id, log)
+    assert job.status.value == "succeeded", job.error
+    rows = csv.DictReader(io.StringIO(_file_bytes(_op("jobs.jobs_file").sync_detailed(job.id, client=client)).decode()))
+    return {r["sku"]: int(r["spares"]) for r in rows if r["section"] == "order"}
 
 
 def _upload_a_filled_in_test_sheet(pkg, client, design_id: int) -> None:
@@ -312,7 +362,7 @@ def test_a_generated_client_creates_computes_and_compares_boms(worker, live_serv
 
     user = get_user_model().objects.create_user(username="procurement")
     _, key = token_create(user=user, name="procurement tool")
-    pkg = _generate_client(tmp_path)
+    pkg = _generate_client(tmp_path, live_server.url)
     (
         catalog_list,
         price_list_replace,
@@ -382,6 +432,17 @@ def test_a_generated_client_creates_computes_and_compares_boms(worker, live_serv
     assert bom.currency == "EUR"
     links = revisions_links.sync(design.id, 1, client=client, limit=5, tier="leaf-spine")
     assert len(links.results) == 5 and links.next_cursor
+    _revalidate_the_revision_reads(client, design.id)
+
+    # Nothing changed: computing again answers 200 with the revision that has it, typed.
+    again = designs_compute.sync_detailed(design.id, client=client)
+    assert again.status_code == 200 and again.parsed.deduplicated is True and again.parsed.number == 1
+    assert again.headers["Location"] == again.parsed.url
+
+    # The order, and the BOM file built in the background with the same per-category spares rule: one meaning.
+    order = _op("orders.revisions_order").sync(design.id, 1, client=client, spares_percent=RULE)
+    assert order.spares_rule.kind == "percent-per-category" and order.totals.spares > 0
+    assert _bom_file_spares(pkg, client, design.id, worker, settings) == {ln.part: ln.spares for ln in order.lines}
 
     _download_every_file(pkg, client, design.id, worker, settings)
     _upload_a_filled_in_test_sheet(pkg, client, design.id)
@@ -398,3 +459,20 @@ def test_a_generated_client_creates_computes_and_compares_boms(worker, live_serv
     diff = designs_bom_diff.sync(design.id, client=client, old=1, new=2)
     changed = {c.part: (c.old_quantity, c.new_quantity) for c in diff.changed}
     assert changed["QM9700"][0] == 12 and changed["QM9700"][1] > 12
+
+    # Order delta r1 -> r2; r1 marked ordered; the baseline; the delta from what was ordered.
+    delta = _op("orders.designs_order_delta").sync(design.id, client=client, old="1", new=2, spares_percent=RULE)
+    qm_delta = next(ln for ln in delta.lines if ln.part == "QM9700")
+    assert qm_delta.status.value == "changed" and qm_delta.delta.quantity == changed["QM9700"][1] - 12
+    marked = _op("orders.revisions_mark_ordered").sync_detailed(
+        design.id, 1, client=client, body=models.MarkOrderedInRequest(spares_percent=RULE)
+    )
+    assert marked.status_code == 201 and marked.parsed.revision == 1
+    baseline = _op("orders.designs_ordered_baseline").sync(design.id, client=client)
+    assert baseline.revision == 1 and baseline.order.spares_rule.percents["transceiver"] == "2"
+    assert {ln.part: ln.spares for ln in baseline.order.lines} == {ln.part: ln.spares for ln in order.lines}
+    from_ordered = _op("orders.designs_order_delta").sync(design.id, client=client, old="ordered", new=2)
+    assert from_ordered.old.spares_rule.percents == baseline.order.spares_rule.percents
+    assert {ln.part: ln.delta.quantity for ln in from_ordered.lines} == {
+        ln.part: ln.delta.quantity for ln in delta.lines
+    }
