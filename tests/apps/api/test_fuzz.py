@@ -90,6 +90,7 @@ def world(users, settings):
     settings.API_THROTTLE_RATE = "100000/min"  # the fuzzer is not testing the rate limit
     settings.JOB_MAX_QUEUED_PER_USER = 100000  # nor the job quota (no worker runs the jobs it starts)
     pins = build_world(users.alice, users.bob)
+    pins["uploads"] = _real_files(users.alice)
     # The WSGI app runs inside the test's transaction. Django's own test client stops it from
     # closing the connection at the end of each request; calling the WSGI app directly must too.
     request_started.disconnect(close_old_connections)
@@ -97,6 +98,31 @@ def world(users, settings):
     yield {"token": token_client(users.alice).key, **pins}
     request_started.connect(close_old_connections)
     request_finished.connect(close_old_connections)
+
+
+def _real_files(user) -> dict:
+    """operationId -> (query, body) of a file the field brings, for the world's revision: the operations whose body
+    is a tool's output, which generated text never is (an as-built CSV walk, an ibqueryerrors sweep, a filled-in
+    test sheet, a utilization snapshot). A positive case of them is sent one of these, so they are reached with 2xx."""
+    from apps.designs.models import Revision
+    from tests.apps.api.test_utilization import _snapshot
+    from tests.apps.counters.helpers import errors_on, ibqueryerrors, switch_links
+
+    rev = Revision.objects.filter(design__owner=user, design__name="fuzz").order_by("pk").first()
+    links = list(rev.links.order_by("link_id")[:2])
+    walk = "device,port,neighbor_device,neighbor_port\n" + "".join(
+        f"{lk.a_device},{lk.a_port},{lk.b_device},{lk.b_port}\n" for lk in links
+    )
+    snap, *_ = _snapshot(rev)
+    return {
+        "revisions_asbuilt_upload": ({"format": "csv", "filename": "walk.csv"}, walk),
+        "revisions_counters_import": (
+            {"format": "ibqueryerrors"},
+            errors_on(switch_links(rev, 2), SymbolErrorCounter=5) or ibqueryerrors({}),
+        ),
+        "revisions_measurements_upload": ({"filename": "otdr.csv"}, b"fiber_id,measured_loss_db\nL000001-F1,0.3\n"),
+        "revisions_utilization_import": ({}, {"kind": "counters", "label": "fuzz", "snapshot": snap}),
+    }
 
 
 schema = _live_schema()
@@ -113,12 +139,16 @@ def _pinned(case) -> bool:
 def test_no_server_error_and_every_answer_matches_the_schema(case, world):
     op = case.operation.definition.raw.get("operationId")
     RAN.add(op)
-    if _pinned(case):
+    # a positive case of an upload carries one of the world's real files (_real_files), on the world's revision
+    upload = op in world["uploads"] and case.meta is not None and case.meta.generation.mode.value == "positive"
+    if upload or _pinned(case):
         pins = {**world["common"], **world["operations"].get(op, {})}
         for where, values in (("path", case.path_parameters), ("query", case.query)):
             for name in values or {}:
                 if f"{where}.{name}" in pins:
                     values[name] = pins[f"{where}.{name}"]
+    if upload:
+        case.query, case.body = world["uploads"][op]
     response = case.call_and_validate(headers={"Authorization": f"Token {world['token']}"}, checks=CHECKS)
     if 200 <= response.status_code < 300:
         REACHED.setdefault(op, set()).add(response.status_code)
@@ -131,4 +161,13 @@ def test_every_operation_was_reached_with_a_2xx():
     }
     if RAN != operations:
         pytest.skip("the fuzz items did not all run in this process (-k, or split between xdist workers)")
-    assert sorted(operations - set(REACHED)) == []
+    assert sorted(operations - set(REACHED) - set(NEVER_2XX)) == []
+
+
+NEVER_2XX = {
+    # 403 by design; the browser's session does (test_auth_tokens.py)
+    "tokens_create": "a token may not create tokens",
+    # schemathesis 4.32 generates only negative cases for its text/csv (binary) body, so no case carries the
+    # world's sheet; its 201 is covered by test_downloads.py and the generated-client flow
+    "revisions_measurements_upload": "no positive case is generated for a text/csv body",
+}
