@@ -24,3 +24,16 @@ os.environ.setdefault("DATABASE_CONN_MAX_AGE", "60")
 workers = int(os.environ.get("WEB_CONCURRENCY") or len(os.sched_getaffinity(0)))
 worker_class = "gthread"
 threads = int(os.environ.get("GUNICORN_THREADS") or 16)
+
+# Keep-alive above every Retry-After the API sends by default: a job poll's 2 s (apps/api/output.py
+# JOB_POLL_AFTER_S), the job quota's 30 s (JOB_QUOTA_RETRY_AFTER_S) and a refused request's wait of at most the
+# rate-limit window (API_THROTTLE_RATE, 60 s for 1200/min). gunicorn's default of 2 s closed the connection just
+# as a client polling every Retry-After seconds sent its next request on it ("Server disconnected", issue 40).
+# 75 s, as nginx's keepalive_timeout default, also outlasts a load balancer's 60 s idle timeout, so the balancer,
+# not gunicorn, closes an idle connection. An idle connection waits in the worker's poller, not in a thread.
+keepalive = int(os.environ.get("GUNICORN_KEEPALIVE") or 75)
+
+# The longest request line gunicorn takes (its maximum; the default 4094 refused, with a 414 the schema did not
+# declare, queries the schema admits: four spares_* inputs at their 400 characters, percent-encoded). Every
+# operation's longest query fits (tests/apps/api/test_request_line_limit.py).
+limit_request_line = 8190

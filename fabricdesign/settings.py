@@ -437,6 +437,7 @@ SPECTACULAR_SETTINGS = {
         "DesignAccessEnum": ["owner", "write", "read"],
         "UtilizationSnapshotKindEnum": ["prometheus", "counters"],
         "ImbalanceKindEnum": ["hot", "idle"],
+        "JobOutStatusEnum": ["queued", "running", "succeeded", "failed", "cancelled"],
         # closed sets the engine owns, one name each wherever they appear
         "BomCategoryEnum": "engine.physical_stage.BOM_CATEGORIES",
         "NetworkEnum": "engine.model.NETWORKS",

@@ -15,7 +15,7 @@ from django.db import connection
 from django.http import FileResponse, HttpResponse, HttpResponseRedirect, StreamingHttpResponse
 from django.utils.text import slugify
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 
 from apps.common.http_cache import cache_headers
 from apps.designs.models import CableRecord, LinkRecord, Revision
@@ -39,14 +39,17 @@ def download_filename(revision: Revision, kind: str) -> str:
     return f"{name}-r{revision.number}-{kind}"
 
 
-# A file download's revalidation header, as the schema declares it.
+# A conditional read's revalidation header and answer, as the schema declares them (every view that answers 304:
+# a file download and the revision reads built on apps.common.http_cache.conditional); the 200's ETag header is
+# added to every operation taking If-None-Match (apps/api/schema.py).
 IF_NONE_MATCH = OpenApiParameter(
     "If-None-Match",
     OpenApiTypes.STR,
     OpenApiParameter.HEADER,
     required=False,
-    description="The ETag of a copy you hold: 304 when it is still this file.",
+    description="The ETag of a copy you hold (from this URL's ETag header): 304 with no body when it is still current.",
 )
+NOT_MODIFIED = OpenApiResponse(description="If-None-Match names the current ETag: use your copy (no body).")
 
 FILE_BLOCK = 256 * 1024  # bytes per write while streaming a stored file
 

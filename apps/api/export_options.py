@@ -8,7 +8,6 @@ version of the design owner's price list named by `price_version` (so a BOM alwa
 from __future__ import annotations
 
 import re
-from decimal import Decimal
 
 from rest_framework import serializers
 
@@ -19,6 +18,7 @@ from apps.exports.registry import kinds_taking
 
 from .errors import ApiError
 from .serializers import StrictSerializer
+from .spares_params import spares_percent_field, spares_rule_of
 
 SCOPED_KINDS = kinds_taking("row")  # the deliverable registry: the kinds a row or rack can scope
 # a rack id is "<site>.<row letters><position>" (engine/placement.py)
@@ -40,14 +40,7 @@ class ExportOptionsIn(StrictSerializer):
         required=False,
         help_text="Test sheets: pass limit from the PMD's maximum channel loss, or the design's worst case.",
     )
-    spares_percent = serializers.DecimalField(
-        max_digits=7,
-        decimal_places=3,
-        min_value=Decimal(0),
-        max_value=Decimal(1000),
-        required=False,
-        help_text='BOM files: spares per line in percent (rounded up), as a decimal string such as "5".',
-    )
+    spares_percent = spares_percent_field(" BOM files only.")
     raw_csv = serializers.BooleanField(
         required=False, help_text="CSV files: write every cell unchanged (the default guards formula-like cells)."
     )
@@ -110,7 +103,8 @@ def export_options_resolve(*, revision, kind: str, options: dict) -> dict:
     if "date" in options:
         out["date"] = options["date"].isoformat()
     if "spares_percent" in options:
-        out["spares_percent"] = str(options["spares_percent"])
+        rule = spares_rule_of({"spares_percent": options["spares_percent"]})  # the grammar of bom/ and order/
+        out["spares_percent"] = {k: str(v) for k, v in rule.percents.items()} if rule is not None else {}
     scope_check(revision=revision, row=options.get("row"), rack=options.get("rack"), prefix="options.")
     if "price_version" in options:
         v = PriceListVersion.objects.filter(owner_id=revision.design.owner_id, number=options["price_version"]).first()

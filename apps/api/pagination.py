@@ -16,6 +16,9 @@ from apps.designs.tables import TableError, _decode, _encode
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
+# A cursor given out is a few dozen characters (a key, or a table row's sort values and id, base64): a longer one is
+# none of ours, and a bound keeps every request line within gunicorn's (tests/apps/api/test_request_line_limit.py).
+CURSOR_MAX_LENGTH = 512
 
 
 def page_url(request: Request, cursor: str | None) -> str | None:

@@ -36,24 +36,30 @@ def _money(d: Decimal) -> str:
     return fmt_money(d)
 
 
-def revision_bom(
-    *, revision: Revision, spares_percent: Decimal = Decimal(0), category: str | None = None, failure_rate=None
-) -> dict:
+def revision_bom(*, revision: Revision, rule=None, category: str | None = None) -> dict:
     """BOM lines of a revision: quantity, spares (rounded up), unit price and total from the revision's price-list
     version (apps.api.pricing: the one in force when it was computed, unless explicitly repriced), priced by the
-    same function as bom.csv and bom.pdf (apps.exports.renderers.bom.order_lines)."""
+    same function as bom.csv and bom.pdf (apps.exports.renderers.bom.order_lines). `rule`: the spares rule
+    (apps.api.spares_params.spares_rule_of), None for no spares."""
     from apps.exports.renderers.bom import order_lines
     from apps.exports.renderers.options import ExportOptions
+    from engine.orders.spares import PercentPerCategory
+
+    from .spares_params import percent_text
 
     pricing = revision_pricing(revision=revision, latest=False)
     prices = pricing.prices
     summary_lines = [
         line for line in (revision.summary or {}).get("bom") or [] if not category or line.get("category") == category
     ]
-    if failure_rate is not None:  # the failure-rate rule (engine/orders/failure_rates.py) replaces the percent
-        spares_percent = Decimal(0)
+    percent = rule if isinstance(rule, PercentPerCategory) else None
     opts = ExportOptions.from_any(
-        {"prices": prices, "spares_percent": {"*": spares_percent}, "spares_failure_rate": failure_rate}
+        {
+            "prices": prices,
+            "spares_percent": dict(percent.percents) if percent is not None else {},
+            # the failure-rate rule (engine/orders/failure_rates.py) replaces the percent
+            "spares_failure_rate": rule if rule is not None and percent is None else None,
+        }
     )
     rule = opts.spares_rule()
     order, totals, _ = order_lines(summary_lines, opts)
@@ -78,7 +84,7 @@ def revision_bom(
         "revision": revision.number,
         "currency": pricing.currency,
         **pricing.to_dict(),
-        "spares_percent": format(spares_percent.normalize(), "f") if spares_percent else "0",
+        "spares_percent": percent_text(percent),
         "spares_rule": {**rule.to_dict(), "text": rule.describe()},
         "complete": completeness["complete"],
         "links_without_part": completeness["links_without_part"],

@@ -102,6 +102,14 @@ ETAG_HEADER = {
     "schema": {"type": "string"},
     "description": "The object's current ETag: send it as If-Match with your next write of it.",
 }
+PRECONDITION_ETAG_HEADER = {
+    "schema": {"type": "string"},
+    "description": "The object's current ETag (none when there is no such object): read it again, then retry.",
+}
+READ_ETAG_HEADER = {
+    "schema": {"type": "string"},
+    "description": "A strong ETag of this answer: send it as If-None-Match to revalidate your copy (304).",
+}
 
 
 class ApiAutoSchema(AutoSchema):
@@ -161,6 +169,13 @@ def decimal_pattern(max_digits: int, places: int, min_value, max_value) -> str:
     return rf"^{sign}{body}$"
 
 
+# The spares_percent grammar (apps/api/spares_params.py): a percentage for every category or category:percentage
+# pairs ("*": every other category), each 0-1000 with up to three decimals.
+_PERCENT = decimal_pattern(7, 3, 0, 1000)[1:-1]
+_CATEGORY = r"(?:\*|[a-z][a-z0-9_-]{0,31})"
+SPARES_PERCENT_PATTERN = rf"^(?:{_PERCENT}|{_CATEGORY}:{_PERCENT}(?:,{_CATEGORY}:{_PERCENT})*)$"
+
+
 class DecimalFieldSchema(OpenApiSerializerFieldExtension):
     """Decimal inputs as the strings the field accepts: drf-spectacular's own pattern allows a sign and an empty
     string whatever the bounds, so a client's validator would pass what the server refuses."""
@@ -209,8 +224,8 @@ COMPONENT_RULES = {
     # name, spec or both
     "PatchedDesignDetailInputRequest": {"minProperties": 1},
     "PriceListInputRequest": {"properties": {"prices": {**_PART_NUMBERS, "maxProperties": 10000}}},
-    # the flat spares percent as apps/api/results.py writes it (a normalized, non-negative decimal)
-    "RevisionBomOutput": {"properties": {"spares_percent": {"format": "decimal", "pattern": r"^[0-9]+(?:\.[0-9]+)?$"}}},
+    # the percent rule as apps/api/results.py writes it: the spares_percent grammar, normalized
+    "RevisionBomOutput": {"properties": {"spares_percent": {"pattern": SPARES_PERCENT_PATTERN}}},
     # a custom part's key: what apps/catalog/services.py checks (a media part's must also equal its body's own)
     "PartInputRequest": {"properties": {"key": {"pattern": rf"^(?:{CATALOG_KEY_PATTERN})$"}}},
     "LeadTimesIoRequest": {"properties": {"lead_times": {**_PART_NUMBERS, "maxProperties": 2000}}},
@@ -265,11 +280,25 @@ def add_error_responses(result, generator, request, public):
                 for code in ("200", "201"):
                     if code in responses:
                         responses[code].setdefault("headers", {})["ETag"] = ETAG_HEADER
+            if any(p.get("name") == "If-Match" for p in op.get("parameters", [])) and "412" in responses:
+                responses["412"].setdefault("headers", {})["ETag"] = PRECONDITION_ETAG_HEADER
             if path.endswith(("/downloads/{kind}", "/jobs/{job_id}/file")) and "200" in responses:
                 responses["200"]["headers"] = {
                     "Content-Disposition": {
                         "schema": {"type": "string"},
                         "description": 'attachment; filename="<design>-r<n>-<kind>"',
+                    }
+                }
+            if any(p.get("name") == "If-None-Match" for p in op.get("parameters", [])):
+                # a conditional read (apps.common.http_cache): its 200 carries the tag, its 304 the same tag
+                for code in ("200", "304"):
+                    if code in responses:
+                        responses[code].setdefault("headers", {})["ETag"] = READ_ETAG_HEADER
+            if op.get("operationId") == "designs_compute" and "200" in responses:
+                responses["200"]["headers"] = {
+                    "Location": {
+                        "schema": {"type": "string", "format": "uri"},
+                        "description": "URL of the revision that already has this computation.",
                     }
                 }
             for code in _codes(path, method, op):

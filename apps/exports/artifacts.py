@@ -87,6 +87,12 @@ def _plain(value):
     return value
 
 
+def artifact_options_plain(options: dict | None) -> dict:
+    """Options as the plain JSON data the artifact key hashes (a Decimal as its normalized string): what an export
+    job carries, so the worker, reading them back from the job's JSON, keys the file as the web did."""
+    return _plain(dict(options or {}))
+
+
 def revision_date(revision) -> str:
     """The day the revision was computed (ISO, the installation's time zone): the date its documents print unless
     the caller names one, so a frozen revision's files are the same bytes whichever day they are rendered."""

@@ -124,7 +124,7 @@ def export_enqueue(*, revision, kind: str, user, options: dict | None = None):
     from apps.jobs.models import Job, JobStatus
     from apps.jobs.services import job_create
 
-    from .artifacts import artifact_lookup
+    from .artifacts import artifact_lookup, artifact_options_plain
 
     if kind not in DELIVERABLES and kind not in ARCHIVES:
         raise ValueError(f"kind: unknown deliverable {kind!r}")
@@ -134,6 +134,7 @@ def export_enqueue(*, revision, kind: str, user, options: dict | None = None):
         export_options(options)  # reject bad options now, not in the worker
     elif options:
         raise ValueError(f"options: {kind} takes no options")
+    options = artifact_options_plain(options)  # JSON for the job, and the same key in the worker
     key, _full, _stored = artifact_lookup(revision=revision, kind=kind, options=options)
     with transaction.atomic():
         if connection.vendor == "postgresql":
@@ -154,7 +155,7 @@ def export_enqueue(*, revision, kind: str, user, options: dict | None = None):
             kind="export",
             user=user,
             design=revision.design,
-            params={"revision_id": revision.pk, "kind": kind, "options": options or {}, "key": key},
+            params={"revision_id": revision.pk, "kind": kind, "options": options, "key": key},
         )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 
 
@@ -27,10 +28,12 @@ class Job(models.Model):
     status = models.CharField(max_length=16, choices=JobStatus.choices, default=JobStatus.QUEUED, db_index=True)
     stage = models.CharField(max_length=64, blank=True, default="")
     percent = models.FloatField(default=0)
-    log = models.JSONField(default=list, blank=True)
+    # A payload may hold what a validated form or query gives (Decimal percents, dates, UUIDs): stored as their
+    # strings, never a TypeError at the save (a BOM file's spares_percent once was a 500 here).
+    log = models.JSONField(default=list, blank=True, encoder=DjangoJSONEncoder)
     error = models.TextField(blank=True, default="")
-    params = models.JSONField(default=dict, blank=True)
-    result = models.JSONField(default=dict, blank=True)
+    params = models.JSONField(default=dict, blank=True, encoder=DjangoJSONEncoder)
+    result = models.JSONField(default=dict, blank=True, encoder=DjangoJSONEncoder)
     design = models.ForeignKey("designs.Design", null=True, blank=True, on_delete=models.CASCADE, related_name="jobs")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     idempotency_key = models.CharField(max_length=128, null=True, blank=True)

@@ -32,7 +32,7 @@ from ..idempotency import forget as forget_idempotency_key
 from ..output import design_out, job_out, job_poll_headers, revision_out, url
 from ..pagination import id_page, page_body
 from ..preconditions import IF_MATCH, PRECONDITION_FAILED, check_if_match, design_etag, share_etag, with_etag
-from ..serializers import DesignDetailOut, DesignPageOut, JobOut, StrictSerializer, query
+from ..serializers import DesignDetailOut, DesignPageOut, JobOut, RevisionOut, StrictSerializer, query
 from ..spec_types import spec_json_type_check
 from .base import ApiView, design_for
 from .tokens import PageQuery
@@ -307,6 +307,16 @@ class DesignShareApi(ApiView):
         return Response(status=204)
 
 
+class ComputeJobOut(JobOut):
+    deduplicated = serializers.BooleanField(
+        required=False, help_text="true: a job already computing this exact computation (this one); absent: a new job."
+    )
+
+
+class ComputeRevisionOut(RevisionOut):
+    deduplicated = serializers.BooleanField(help_text="Always true: the revision that already has this computation.")
+
+
 class DesignComputeApi(ApiView):
     class InputSerializer(StrictSerializer):
         force = serializers.BooleanField(
@@ -321,12 +331,16 @@ class DesignComputeApi(ApiView):
         request=InputSerializer,
         parameters=[IDEMPOTENCY],
         responses={
-            202: JobOut,
+            202: OpenApiResponse(
+                ComputeJobOut,
+                description="The job computing it (`deduplicated: true`: one already computing this exact computation).",
+            ),
             200: OpenApiResponse(
+                ComputeRevisionOut,
                 description=(
                     "Nothing to compute: the body is the existing revision with this exact computation "
                     "(`deduplicated: true`); send `force: true` to compute anyway."
-                )
+                ),
             ),
             429: OpenApiResponse(description="Too many of your jobs are waiting (Retry-After)."),
             503: OpenApiResponse(

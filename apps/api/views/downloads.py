@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from decimal import Decimal
 
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
@@ -40,10 +39,12 @@ from apps.measurements.services import (
 from apps.measurements.uploads import MAX_STORED_ERRORS, measurement_upload
 from engine.errors import SpecError
 from engine.orders.rule_choice import FAILURE_RATE, PERCENT
+from engine.orders.spares import PercentPerCategory
 
 from ..downloads import (
     DB_FILES,
     IF_NONE_MATCH,
+    NOT_MODIFIED,
     artifact_etag,
     artifact_response,
     download_filename,
@@ -54,9 +55,9 @@ from ..export_options import ExportOptionsIn, export_options_resolve, scope_chec
 from ..output import iso, job_out, job_poll_headers, url
 from ..parsers import CSVUploadParser
 from ..serializers import JobOut, StrictSerializer, query
+from ..spares_params import RULE_HELP, SparesQuery, spares_percent_field, spares_rule_of
 from .base import ApiView, revision_for
 from .designs import job_for
-from .orders import AFR_HELP, HOURS_HELP, LEVEL_HELP, spares_rule_of
 
 KINDS = list(DB_FILES) + list(DELIVERABLES)
 CONTENT_TYPES = {**DB_FILES, **{k: d.content_type for k, d in DELIVERABLES.items()}}
@@ -144,15 +145,13 @@ class DownloadListApi(ApiView):
 
 
 class DownloadApi(ApiView):
-    class QuerySerializer(StrictSerializer):
-        spares_percent = serializers.DecimalField(
-            max_digits=7,
-            decimal_places=3,
-            min_value=Decimal(0),
-            max_value=Decimal(1000),
-            required=False,
-            help_text="bom.pdf and bom.csv only (another kind: 400): spares per line in percent (rounded up).",
+    class QuerySerializer(SparesQuery):
+        # BOM files only (another kind: 400). No schema default for spares_rule: a generated client sends declared
+        # defaults with every download, and these options belong to the BOM files only.
+        spares_rule = serializers.ChoiceField(
+            choices=[PERCENT, FAILURE_RATE], required=False, help_text="BOM files only. " + RULE_HELP
         )
+        spares_percent = spares_percent_field(" BOM files only (another kind: 400).")
         page_size = serializers.ChoiceField(
             choices=["a4", "letter"], required=False, help_text="PDFs only (another kind: 400): page size."
         )
@@ -166,16 +165,6 @@ class DownloadApi(ApiView):
             required=False,
             help_text="Cabling plan, cable schedule, labels and test sheet only (another kind: 400): one rack.",
         )
-        # No schema default: a generated client sends declared defaults with every download, and this
-        # option belongs to the BOM files only (another kind: 400).
-        spares_rule = serializers.ChoiceField(
-            choices=[PERCENT, FAILURE_RATE],
-            required=False,
-            help_text="BOM files only: percent (when absent; spares_percent) or failure-rate (the spares_* inputs).",
-        )
-        spares_afr_percent = serializers.CharField(required=False, max_length=400, help_text=AFR_HELP)
-        spares_replenish_hours = serializers.CharField(required=False, max_length=400, help_text=HOURS_HELP)
-        spares_service_level_percent = serializers.CharField(required=False, max_length=400, help_text=LEVEL_HELP)
         test_limit = serializers.ChoiceField(
             choices=["pmd", "budget"],
             required=False,
@@ -208,7 +197,7 @@ class DownloadApi(ApiView):
                     "job; poll it until `status` is succeeded, then GET this URL again (or the job's file_url)."
                 ),
             ),
-            304: OpenApiResponse(description="If-None-Match names this file's ETag: use your copy."),
+            304: NOT_MODIFIED,
             409: OpenApiResponse(
                 description="The revision has no snapshot to render from (not backfilled yet, or not reproducible)."
             ),
@@ -246,13 +235,14 @@ class DownloadApi(ApiView):
                 501, "not_implemented", f"{kind} is not available in this build: its renderer is not installed yet."
             )
         scope_check(revision=rev, row=q.get("row"), rack=q.get("rack"))  # before a job is queued for them
-        options: dict = {k: q[k] for k in ("page_size", "row", "rack", "test_limit", "spares_percent") if k in q}
+        options: dict = {k: q[k] for k in ("page_size", "row", "rack", "test_limit") if k in q}
         if q["csv"] == "raw":
             options["raw_csv"] = True
-        if q.get("spares_rule") == FAILURE_RATE:
-            rule = spares_rule_of({k: v for k, v in q.items() if k != "spares_percent"})
+        rule = spares_rule_of(q)  # the grammar and meaning of bom/ and order/ (apps/api/spares_params.py)
+        if isinstance(rule, PercentPerCategory):
+            options["spares_percent"] = dict(rule.percents)
+        elif rule is not None:
             options["spares_failure_rate"] = rule.to_dict()
-            options.pop("spares_percent", None)
         try:
             export_options(options)
             _key, _full, artifact = artifact_lookup(revision=rev, kind=kind, options=options)
@@ -539,9 +529,10 @@ class ExportCreateApi(ApiView):
 class JobFileApi(ApiView):
     @extend_schema(
         operation_id="jobs_file",
+        parameters=[IF_NONE_MATCH],
         responses={
             **_JOB_FILE_MEDIA_TYPES,
-            304: OpenApiResponse(description="If-None-Match names this file's ETag."),
+            304: NOT_MODIFIED,
             409: OpenApiResponse(description="Not built (yet)."),
             410: OpenApiResponse(description="Built, then removed by the store's retention: ask for the file again."),
         },

@@ -26,30 +26,14 @@ from apps.designs.orders import (
 )
 from apps.exports.renderers.changeorder import iter_change_order_csv, render_change_order_pdf
 from engine.orders.failure_rates import DEFAULTS_NOTE
-from engine.orders.rule_choice import FAILURE_RATE, PERCENT, spares_rule_from_inputs
-from engine.orders.spares import SparesRule
+from engine.orders.rule_choice import FAILURE_RATE
 from engine.physical_stage import BOM_CATEGORIES
 
 from ..errors import ApiError
 from ..output import iso
 from ..serializers import MoneyField, StrictSerializer, query
+from ..spares_params import SparesQuery, spares_percent_field, spares_rule_of
 from .base import ApiView, design_for, revision_for
-
-SPARES_HELP = (
-    'Spares per line in percent, rounded up to whole parts: one number for every category ("5") or '
-    'category:percent pairs ("transceiver:2,fiber:5,*:1"; "*" is every other category).'
-)
-
-
-AFR_HELP = (
-    'failure-rate: annualized failure rate in percent per year, one number ("2") or category:value pairs '
-    '("transceiver:2,switch:1,*:0.5"); unset categories take the shipped placeholder defaults, which are not '
-    "rates from any source: set your own (docs/data-gaps.md)."
-)
-HOURS_HELP = 'failure-rate: replenishment time in hours ("720" or "switch:2160,*:720"); unset: the defaults.'
-LEVEL_HELP = (
-    'failure-rate: service level in percent, above 0 and below 100 ("95" or "switch:99,*:95"); unset: the defaults.'
-)
 
 
 def _money(**kw):
@@ -162,35 +146,6 @@ class RevisionOrderOut(OrderOut):
     )
 
 
-class SparesQuery(StrictSerializer):
-    spares_rule = serializers.ChoiceField(
-        choices=[PERCENT, FAILURE_RATE],
-        required=False,
-        default=PERCENT,
-        help_text="percent (default): spares_percent; failure-rate: the Poisson quantile of the failures "
-        "expected in the replenishment time, from the three spares_* inputs below.",
-    )
-    spares_percent = serializers.CharField(required=False, max_length=400, help_text=SPARES_HELP)
-    spares_afr_percent = serializers.CharField(required=False, max_length=400, help_text=AFR_HELP)
-    spares_replenish_hours = serializers.CharField(required=False, max_length=400, help_text=HOURS_HELP)
-    spares_service_level_percent = serializers.CharField(required=False, max_length=400, help_text=LEVEL_HELP)
-
-
-def spares_rule_of(q: dict) -> SparesRule | None:
-    """The rule the parameters name; None (the endpoint's default) for percent without spares_percent."""
-    try:
-        return spares_rule_from_inputs(
-            rule=q.get("spares_rule") or PERCENT,
-            percent=q.get("spares_percent") or "",
-            afr=q.get("spares_afr_percent") or "",
-            hours=q.get("spares_replenish_hours") or "",
-            level=q.get("spares_service_level_percent") or "",
-        )
-    except ValueError as exc:
-        path, _, message = str(exc).partition(": ")
-        raise ApiError(400, "invalid", str(exc), [{"path": path, "message": message}]) from None
-
-
 class RevisionOrderApi(ApiView):
     @extend_schema(
         operation_id="revisions_order",
@@ -241,11 +196,9 @@ class RevisionSparesOut(serializers.Serializer):
     lines = SparesLineOut(many=True, help_text="One line per BOM line, both rules side by side.")
 
 
-class SparesBesideQuery(StrictSerializer):
-    spares_percent = serializers.CharField(required=False, max_length=400, help_text=SPARES_HELP + " Default 0.")
-    spares_afr_percent = serializers.CharField(required=False, max_length=400, help_text=AFR_HELP)
-    spares_replenish_hours = serializers.CharField(required=False, max_length=400, help_text=HOURS_HELP)
-    spares_service_level_percent = serializers.CharField(required=False, max_length=400, help_text=LEVEL_HELP)
+class SparesBesideQuery(SparesQuery):
+    spares_rule = None  # both rules, side by side
+    spares_percent = spares_percent_field(" Default 0.")
 
 
 class RevisionSparesApi(ApiView):

@@ -27,7 +27,7 @@ from apps.exports.models import Artifact
 from apps.jobs.models import Job
 from engine.errors import SpecError
 
-from ..downloads import IF_NONE_MATCH, artifact_etag, artifact_response
+from ..downloads import IF_NONE_MATCH, NOT_MODIFIED, artifact_etag, artifact_response
 from ..errors import ApiError, spec_error_fields
 from ..output import job_out, job_poll_headers, url
 from ..preconditions import IF_MATCH, PRECONDITION_FAILED, check_if_match, qos_etag, with_etag
@@ -196,7 +196,7 @@ class RevisionConfigApi(ApiView):
             (200, "text/csv"): OpenApiTypes.BINARY,
             (200, "application/zip"): OpenApiTypes.BINARY,
             202: BUILDING,
-            304: OpenApiResponse(description="If-None-Match names this file's ETag: use your copy."),
+            304: NOT_MODIFIED,
             409: NOT_BUILDABLE,
         },
         summary="One QoS configuration file of a revision by name (configs.zip: all of them); "

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -16,18 +14,19 @@ from apps.common.http_cache import conditional, query_key, revision_etag
 from apps.designs.models import Revision
 from apps.designs.pricing import PriceListMissing, revision_reprice
 from apps.designs.selectors import design_get, revision_head
-from apps.designs.tables import CABLE_SORTS, LINK_SORTS, MAX_LIMIT, cable_page, link_facets, link_page
+from apps.designs.tables import CABLE_SORTS, LINK_SORTS, MAX_CURSOR_CHARS, MAX_LIMIT, cable_page, link_facets, link_page
 from engine.model import ALL_TIERS, NETWORKS
-from engine.orders.rule_choice import FAILURE_RATE, PERCENT
 from engine.physical_stage import BOM_CATEGORIES, CABLE_KINDS
 
+from ..downloads import IF_NONE_MATCH, NOT_MODIFIED
 from ..errors import ApiError
 from ..output import revision_out
 from ..pagination import id_page, page_body
 from ..results import LINK_MEDIA, LINK_STATUSES, bom_diff, revision_bom, revision_loss_budget
 from ..serializers import MoneyField, PageOut, RevisionOut, RevisionPageOut, StrictSerializer, query
+from ..spares_params import SparesQuery, spares_rule_of
 from .base import ApiView, design_for, revision_for
-from .orders import AFR_HELP, HOURS_HELP, LEVEL_HELP, SparesRuleOut, spares_rule_of
+from .orders import SparesRuleOut
 from .tokens import PageQuery
 
 STATUS_HELP = "Loss-budget verdict (n/a: copper, no optical budget; no-medium: no part fits the link)."
@@ -72,7 +71,8 @@ class RevisionDetailApi(ApiView):
 class RevisionSummaryApi(ApiView):
     @extend_schema(
         operation_id="revisions_summary",
-        responses={200: OpenApiTypes.OBJECT},
+        parameters=[IF_NONE_MATCH],
+        responses={200: OpenApiTypes.OBJECT, 304: NOT_MODIFIED},
         tags=["revisions"],
         summary="The revision's summary.json (layout: docs/summary.md); immutable, with an ETag",
     )
@@ -136,26 +136,7 @@ class RevisionFibersApi(ApiView):
         )
 
 
-class BomQuery(StrictSerializer):
-    spares_rule = serializers.ChoiceField(
-        choices=[PERCENT, FAILURE_RATE],
-        required=False,
-        default=PERCENT,
-        help_text="percent (default): spares_percent; failure-rate: the Poisson quantile of the failures expected "
-        "in the replenishment time, from the spares_* inputs below.",
-    )
-    spares_afr_percent = serializers.CharField(required=False, max_length=400, help_text=AFR_HELP)
-    spares_replenish_hours = serializers.CharField(required=False, max_length=400, help_text=HOURS_HELP)
-    spares_service_level_percent = serializers.CharField(required=False, max_length=400, help_text=LEVEL_HELP)
-    spares_percent = serializers.DecimalField(
-        max_digits=7,
-        decimal_places=3,
-        min_value=Decimal(0),
-        max_value=Decimal(1000),
-        required=False,
-        default=Decimal(0),
-        help_text="Spares in percent of each line, rounded up to whole parts.",
-    )
+class BomQuery(SparesQuery):
     category = serializers.CharField(max_length=32, required=False, help_text="Only lines of this category.")
 
 
@@ -218,7 +199,10 @@ class RevisionBomApi(ApiView):
         repriced_by = serializers.CharField(
             allow_null=True, help_text="Username of who last repriced the revision; null when never repriced."
         )
-        spares_percent = serializers.CharField(help_text='The flat percent ("0" under the failure-rate rule).')
+        spares_percent = serializers.CharField(
+            help_text='The percent rule in the spares_percent grammar ("5", "transceiver:2,*:1"); "0" under the '
+            "failure-rate rule or with no spares."
+        )
         spares_rule = SparesRuleOut(help_text="The rule the spares follow, with its inputs.")
         complete = serializers.BooleanField(
             help_text="False when some link has no part: then the lines lack those links' parts (see missing)."
@@ -232,28 +216,22 @@ class RevisionBomApi(ApiView):
 
     @extend_schema(
         operation_id="revisions_bom",
-        parameters=[BomQuery],
-        responses={200: OutputSerializer},
+        parameters=[BomQuery, IF_NONE_MATCH],
+        responses={200: OutputSerializer, 304: NOT_MODIFIED},
         tags=["revisions"],
         summary="Bill of materials with spares and prices (the revision's price-list "
         "version); with an ETag, revalidated (a reprice changes it)",
     )
     def get(self, request, design_id: int, number: int):
         q = query(BomQuery, request)
-        failure = (
-            spares_rule_of({k: v for k, v in q.items() if k != "spares_percent"})
-            if q["spares_rule"] == FAILURE_RATE
-            else None
-        )
+        rule = spares_rule_of(q)
         # One hand-written query (access, identity and the price version): every client asks this often.
         head = revision_head(user=request.user, design_id=design_id, number=number, pricing=True)
         etag = revision_etag(head, "bom", query_key(request), head.pricing_key)
 
         def render() -> bytes:
             rev = revision_for(request, design_id, number, defer=("spec",))
-            bom = revision_bom(
-                revision=rev, spares_percent=q["spares_percent"], category=q.get("category"), failure_rate=failure
-            )
+            bom = revision_bom(revision=rev, rule=rule, category=q.get("category"))
             return JSONRenderer().render(bom)
 
         def produce():
@@ -411,6 +389,7 @@ def _sort_choices(sorts: tuple) -> list[str]:
 class TableQuery(StrictSerializer):
     cursor = serializers.CharField(
         required=False,
+        max_length=MAX_CURSOR_CHARS,
         help_text="Where the page starts: a next_cursor or previous_cursor a page of this table gave out with the same order (opaque).",
     )
     limit = serializers.IntegerField(
@@ -566,8 +545,8 @@ class RevisionLinksApi(ApiView):
 
     @extend_schema(
         operation_id="revisions_links",
-        parameters=[LinkQuery],
-        responses={200: OutputSerializer},
+        parameters=[LinkQuery, IF_NONE_MATCH],
+        responses={200: OutputSerializer, 304: NOT_MODIFIED},
         tags=["revisions"],
         summary="Links of a revision: filter, sort, page by cursor",
     )
@@ -584,8 +563,8 @@ class RevisionCablesApi(ApiView):
 
     @extend_schema(
         operation_id="revisions_cables",
-        parameters=[CableQuery],
-        responses={200: OutputSerializer},
+        parameters=[CableQuery, IF_NONE_MATCH],
+        responses={200: OutputSerializer, 304: NOT_MODIFIED},
         tags=["revisions"],
         summary="Cables of a revision: filter, sort, page by cursor",
     )

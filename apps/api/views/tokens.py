@@ -11,7 +11,7 @@ from ..auth import token_create, token_revoke
 from ..errors import ApiError
 from ..models import ApiToken
 from ..output import iso, url
-from ..pagination import DEFAULT_LIMIT, MAX_LIMIT, id_page, page_body
+from ..pagination import CURSOR_MAX_LENGTH, DEFAULT_LIMIT, MAX_LIMIT, id_page, page_body
 from ..serializers import PageOut, StrictSerializer, query
 from .base import ApiView
 
@@ -39,6 +39,7 @@ def _token_out(request, t: ApiToken) -> dict:
 class PageQuery(StrictSerializer):
     cursor = serializers.CharField(
         required=False,
+        max_length=CURSOR_MAX_LENGTH,
         help_text="Where the page starts: a next_cursor or previous_cursor a page of this list gave out (opaque).",
     )
     limit = serializers.IntegerField(

@@ -39,6 +39,26 @@ def _private_rate_limit_counters(settings):
     settings.API_RATE_LIMIT_KEY_PREFIX = f"fd-test:{uuid.uuid4().hex}:"
 
 
+@pytest.fixture(autouse=True)
+def _answers_as_the_schema_declares(monkeypatch):
+    """Every answer of a DRF view in these tests is held against docs/openapi.yaml (tests/apps/api/contract_recorder.py)."""
+    from rest_framework.views import APIView
+
+    from tests.apps.api.contract_recorder import violations
+
+    seen: list[str] = []
+    finalize = APIView.finalize_response
+
+    def recorded(self, request, response, *args, **kwargs):
+        response = finalize(self, request, response, *args, **kwargs)
+        seen.extend(violations(request, response))
+        return response
+
+    monkeypatch.setattr(APIView, "finalize_response", recorded)
+    yield
+    assert not seen, "answers the schema does not declare:\n" + "\n".join(sorted(set(seen)))
+
+
 STORES = [
     "database",
     pytest.param(

@@ -158,3 +158,19 @@ def test_a_key_is_forgotten_after_a_day(alice):
         "/api/v1/designs/", {"spec": {**SMALL_SPEC, "name": "Next day"}}, format="json", HTTP_IDEMPOTENCY_KEY="daily"
     )
     assert later.status_code == 201 and later.json()["name"] == "Next day"
+
+
+def test_a_deduplicated_compute_answers_the_revision_its_schema_declares(alice, computed):
+    """The 200 of a compute with nothing to compute has a declared body (a generated client returns it)."""
+    import yaml
+
+    from tests.apps.api.contract_recorder import SCHEMA_FILE
+
+    schema = yaml.safe_load(SCHEMA_FILE.read_text())
+    answers = schema["paths"]["/api/v1/designs/{design_id}/compute/"]["post"]["responses"]
+    ref = answers["200"]["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[1]
+    declared = schema["components"]["schemas"][ref]
+    r = alice.post(f"/api/v1/designs/{computed.pk}/compute/")
+    assert r.status_code == 200 and r.json()["deduplicated"] is True
+    assert set(r.json()) == set(declared["properties"]) and set(declared["required"]) <= set(r.json())
+    assert r["Location"] == r.json()["url"] and "Location" in answers["200"]["headers"]
