@@ -11,3 +11,7 @@ class ExportsConfig(AppConfig):
         from . import signals  # noqa: F401 - connects the receivers
 
         job_kind_register("export", "apps.exports.services.export_build_job")
+
+        from .pages import register
+
+        register()
