@@ -46,7 +46,7 @@ def asbuilt_upload_view(request: HttpRequest, pk: int, number: int) -> HttpRespo
             messages.success(
                 request, f"Stored {upload.filename}: {upload.links:,} observed link(s); classifying.{note}"
             )
-            return redirect(f"/designs/{pk}/revisions/{number}/#commissioning")
+            return redirect(f"/designs/{pk}/revisions/{number}/commissioning/#commissioning")
     return render(
         request,
         "commissioning/upload_rejected.html",

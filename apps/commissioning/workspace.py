@@ -6,10 +6,16 @@ from __future__ import annotations
 from django.core.paginator import Paginator
 from django.middleware.csrf import get_token
 
-from apps.common.workspace import register_card, register_next_step, register_panel, register_section
+from apps.common.workspace import (
+    register_card,
+    register_next_step,
+    register_panel,
+    register_revision_states,
+    register_section,
+)
 
 from .models import AsBuiltUpload, CommissioningStanding, RevisionState
-from .templatetags.commissioning import commissioning_section
+from .templatetags.commissioning import commissioning_section, states_of_revisions
 
 FIXES_PAGE = 50
 
@@ -19,6 +25,7 @@ def register() -> None:
     register_panel("commissioning", "commissioning/_section.html", context=section_panel, order=10)
     register_card(state_card, order=70)
     register_next_step(upload_step, order=70)
+    register_revision_states(states_of_revisions)
 
 
 def section_panel(request, revision) -> dict:

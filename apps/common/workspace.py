@@ -68,7 +68,7 @@ def register_card(provider: ListProvider, *, order: int) -> None:
 
 
 def register_next_step(provider: ListProvider, *, order: int) -> None:
-    """"What to do next" on the overview: provider(request, revision) -> [{"text", "section"}]."""
+    """ "What to do next" on the overview: provider(request, revision) -> [{"text", "section"}]."""
     if (order, provider) not in _next_steps:
         _next_steps.append((order, provider))
 
@@ -91,3 +91,21 @@ def cards(request: Any, revision: Any) -> list[dict]:
 
 def next_steps(request: Any, revision: Any) -> list[dict]:
     return [step for _, provider in sorted(_next_steps, key=lambda c: c[0]) for step in provider(request, revision)]
+
+
+# A revision's commissioning state (planned / cabling / verified) on the design list and a design's page: the app
+# that keeps it registers one function, (design id, revision number) pairs -> {pair: state}.
+_states: list[Callable[[list[tuple[int, int]]], dict[tuple[int, int], str]]] = []
+
+
+def register_revision_states(provider: Callable[[list[tuple[int, int]]], dict[tuple[int, int], str]]) -> None:
+    if provider not in _states:
+        _states.append(provider)
+
+
+def revision_states(pairs: list[tuple[int, int]]) -> dict[tuple[int, int], str]:
+    """{(design id, number): state} from the registered provider; empty (no state shown) when none is."""
+    out: dict[tuple[int, int], str] = {}
+    for provider in _states:
+        out.update(provider(pairs))
+    return out

@@ -20,6 +20,7 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from apps.common import workspace
 from apps.jobs.models import Job
 from apps.jobs.services import JobNotQueued, JobQuotaExceeded, job_request_cancel, job_sent
 from engine.errors import SpecError
@@ -101,16 +102,15 @@ def sources_view(request: HttpRequest) -> HttpResponse:
 @require_safe
 def design_list_view(request: HttpRequest) -> HttpResponse:
     """Your designs, and apart from them (paged on their own) the designs others shared with you."""
-    own = Paginator(_list_rows(design_list_owned(user=request.user)), DESIGNS_PER_PAGE)
-    shared = Paginator(_list_rows(design_list_shared(user=request.user)), DESIGNS_PER_PAGE)
-    return render(
-        request,
-        "designs/list.html",
-        {
-            "designs": own.get_page(request.GET.get("page")),
-            "shared": shared.get_page(request.GET.get("shared_page")),
-        },
+    own = Paginator(_list_rows(design_list_owned(user=request.user)), DESIGNS_PER_PAGE).get_page(
+        request.GET.get("page")
     )
+    shared = Paginator(_list_rows(design_list_shared(user=request.user)), DESIGNS_PER_PAGE).get_page(
+        request.GET.get("shared_page")
+    )
+    latest = [(d.pk, d.latest) for d in [*own, *shared] if getattr(d, "latest", None)]
+    states = {pk: state for (pk, _n), state in workspace.revision_states(latest).items()}
+    return render(request, "designs/list.html", {"designs": own, "shared": shared, "states": states})
 
 
 @signin_required
@@ -153,6 +153,12 @@ def design_detail(request: HttpRequest, pk: int) -> HttpResponse:
         {
             "design": design,
             "revisions": revisions,
+            "states": {
+                number: state
+                for (_pk, number), state in workspace.revision_states(
+                    [(design.pk, r.number) for r in revisions]
+                ).items()
+            },
             "can_write": design_can_write(user=request.user, design=design),
             "jobs": design.jobs.select_related("created_by")[:5],
             "share_form": ShareForm(),
@@ -363,7 +369,7 @@ def revision_reprice_view(request: HttpRequest, pk: int, number: int) -> HttpRes
         messages.error(request, str(exc))
     else:
         messages.success(request, f"r{revision.number} is now priced with price list v{pricing.version.number}.")
-    return redirect(reverse("designs:revision", args=[pk, number]) + "#bom-title")
+    return redirect(reverse("workspace:section", args=[pk, number, "bom"]) + "#bom-title")
 
 
 @signin_required
@@ -529,7 +535,7 @@ def revision_mark_ordered_view(request: HttpRequest, pk: int, number: int) -> Ht
     else:
         baseline_mark(revision=revision, user=request.user, rule=form.chosen_rule)
         messages.success(request, f"r{revision.number} is marked ordered: later revisions compare with this order.")
-    return redirect(reverse("designs:revision", args=[pk, number]) + "#ordered-title")
+    return redirect(reverse("workspace:section", args=[pk, number, "bom"]) + "#ordered-title")
 
 
 @signin_required
