@@ -7,7 +7,13 @@ import re
 import pytest
 import yaml
 
-from tests.browser.test_design_session import COMPUTE_TIMEOUT_MS, PASSWORD, open_section, unlabelled_inputs, wait_for_revision
+from tests.browser.test_design_session import (
+    COMPUTE_TIMEOUT_MS,
+    PASSWORD,
+    open_section,
+    unlabelled_inputs,
+    wait_for_revision,
+)
 from tests.engine.stage.test_catalog_completeness import LAB_MODULE, LAB_SPEC, LAB_SWITCH
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.slow]
