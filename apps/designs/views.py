@@ -510,6 +510,7 @@ def _order_view(delta) -> dict:
         "groups": groups,
         "currency": delta.new.currency if delta.money_comparable else None,
         "money": fmt_signed_money(t.extended_price) if t.extended_price is not None else None,
+        "money_withheld": delta.money_withheld(),
         "old_money": fmt_money(delta.old.totals.extended_price),
         "new_money": fmt_money(delta.new.totals.extended_price),
         "old": delta.old,
