@@ -160,7 +160,9 @@ def design_detail(request: HttpRequest, pk: int) -> HttpResponse:
                 ).items()
             },
             "can_write": design_can_write(user=request.user, design=design),
-            "jobs": design.jobs.select_related("created_by")[:5],
+            # Computations apart from file builds and imports, so builds never push the computes off the list.
+            "jobs": design.jobs.select_related("created_by").filter(kind="compute")[:5],
+            "other_jobs": design.jobs.select_related("created_by").exclude(kind="compute")[:5],
             "share_form": ShareForm(),
             "shares": design.shares.order_by("username"),
             "compare_form": CompareForm(numbers=[r.number for r in revisions]),

@@ -928,3 +928,18 @@ def test_the_result_page_shows_the_extra_su_warning_the_notes_and_how_it_counts(
     assert node_leaf["links"] == 64 and node_leaf["links_per_plane"] == 64
     api = alice.get(f"/api/v1/designs/{revision.design_id}/revisions/{revision.number}/summary/")
     assert api.status_code == 200 and warning in api.json()["warnings"] and "counting" in api.json()
+
+
+def test_the_design_page_lists_computations_apart_from_file_builds(alice, revision, users):
+    """Six file builds after a computation: the computation stays listed, and each build says what it built."""
+    from apps.jobs.models import Job
+
+    for _ in range(6):
+        Job.objects.create(kind="export", created_by=users.alice, design=revision.design, params={"kind": "labels.pdf"})
+
+    html = alice.get(url("detail", revision.design_id)).content.decode()
+
+    computes = html.split('id="compute-jobs"')[1].split("</ul>")[0]
+    assert "Computation" in computes and "labels.pdf" not in computes
+    others = html.split('id="other-jobs"')[1].split("</ul>")[0]
+    assert others.count("Build of labels.pdf") == 5
