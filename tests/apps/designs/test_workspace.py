@@ -1,0 +1,103 @@
+"""The revision workspace: an overview and one page per section, contributed by the apps through the registry
+(apps/common/workspace.py); honest figures on the overview and in the bill of materials."""
+
+from __future__ import annotations
+
+import pytest
+
+from apps.common import workspace
+from apps.designs.workspace import _power_card, priced_lines
+
+from .test_views import alice, design, revision, url  # noqa: F401 - fixtures
+
+pytestmark = pytest.mark.django_db
+
+
+def test_every_section_is_in_the_navigation_and_answers_on_its_own_url(alice, revision):  # noqa: F811
+    keys = [s.key for s in workspace.sections()]
+    assert keys == [
+        "fabric",
+        "cabling",
+        "bom",
+        "congestion",
+        "traffic",
+        "failure",
+        "commissioning",
+        "monitoring",
+        "files",
+    ]
+    overview = alice.get(url("revision", revision.design_id, revision.number)).content.decode()
+    for key in keys:
+        href = url("workspace:section", revision.design_id, revision.number, key)
+        assert f'href="{href}"' in overview
+        page = alice.get(href)
+        assert page.status_code == 200, key
+        assert f'id="section-{key}"' in page.content.decode()
+        assert 'aria-current="page"' in page.content.decode().split(f'href="{href}"')[1].split(">")[0]
+    assert alice.get(url("workspace:section", revision.design_id, revision.number, "nope")).status_code == 404
+    # an app's own revision page is never hidden by a section key
+    assert alice.get(f"/designs/{revision.design_id}/revisions/1/measurements/").status_code == 200
+
+
+def test_a_section_is_only_for_readers_of_the_design(client, users, revision):  # noqa: F811
+    client.force_login(users.bob)
+    assert client.get(url("workspace:section", revision.design_id, revision.number, "fabric")).status_code == 404
+
+
+def test_the_overview_shows_the_cards_and_what_to_do_next_but_no_section_content(alice, revision):  # noqa: F811
+    html = alice.get(url("revision", revision.design_id, revision.number)).content.decode()
+    assert 'id="glance"' in html and 'id="next-steps"' in html
+    assert "When the order is placed, mark a revision as ordered" in html
+    assert "Once cabled, upload what the fabric reports" in html  # commissioning's next step, from its app
+    for inline in ('id="fix-list"', 'id="bom"', 'id="fabric-diagram"', 'id="blast-table"', 'id="downloads-title"'):
+        assert inline not in html
+
+
+def test_the_fabric_section_runs_none_of_the_other_sections_panels(alice, revision, monkeypatch):  # noqa: F811
+    called = []
+    original = workspace.panels
+
+    def spy(key):
+        called.append(key)
+        return original(key)
+
+    monkeypatch.setattr(workspace, "panels", spy)
+    assert alice.get(url("workspace:section", revision.design_id, revision.number, "fabric")).status_code == 200
+    assert called == ["fabric"]
+
+
+def test_unknown_switch_power_reads_unknown_with_the_reason_never_zero_kw():
+    summary = {
+        "power_kw": {"known_total": 81.6, "models_without_figure": ["sn5600"]},
+        "rack_power": {"max_kw": {"network": 0.0, "server": 40.8}, "budget_kw": {"network": 20.0, "server": 41.0}},
+    }
+    known, fullest = _power_card(summary)
+    assert known["value"] == "81.6" and "sn5600" in known["note"]
+    assert fullest["value"] == "network: unknown (no power figure for sn5600)"
+    assert fullest["note"] == "server: 40.8 of 41.0 kW known"
+    assert "0.0" not in fullest["value"]
+
+
+def test_a_priced_bom_has_unit_and_extended_prices_and_a_total_of_the_priced_lines():
+    bom = [{"sku": "QM9700", "quantity": 3}, {"sku": "CORD", "quantity": 10}]
+    lines, total, unpriced = priced_lines(bom, {"QM9700": "100.50"})
+    assert [str(x["extended_price"]) for x in lines] == ["301.50", "None"]
+    assert str(total) == "301.50" and unpriced == ["CORD"]
+    assert priced_lines(bom, {})[1] is None  # not priced: no total, never 0
+
+
+def test_the_bom_section_shows_prices_and_names_the_lines_without_one(client, users, revision):  # noqa: F811
+    from apps.catalog.services import price_list_save
+    from apps.designs.pricing import revision_reprice
+
+    sku = revision.summary["bom"][0]["sku"]
+    price_list_save(owner=users.alice, currency="USD", prices={sku: "10"})
+    revision_reprice(revision=revision, user=users.alice)
+    client.force_login(users.alice)
+
+    html = client.get(url("workspace:section", revision.design_id, revision.number, "bom")).content.decode()
+
+    assert "Unit price (USD)" in html and "Extended (USD)" in html
+    qty = revision.summary["bom"][0]["quantity"]
+    assert f"{qty * 10:.2f} USD" in html.split('id="bom-total"')[1].split("</td>")[0]
+    assert 'id="bom-unpriced"' in html and "without a price" in html
