@@ -51,7 +51,7 @@ t = time.perf_counter()
 result = compute_design(spec, load_catalog(with_media=True))
 compute_s = time.perf_counter() - t
 out = Path({out!r})
-opts = ExportOptions.from_any({{"prices": {{"QM9700": 30000, "Q3400": 60000}}, "spares_percent": {{"*": 2}}}})
+opts = ExportOptions.from_any({{"prices": {{"MQM9700-NS2F": 30000, "Q3400-P2C-OPN-UNPUBLISHED": 60000}}, "spares_percent": {{"*": 2}}}})
 only = {only!r}
 repeat = {repeat!r}
 print(json.dumps({{"event": "design", "compute_s": compute_s, "cables": len(result.physical.cable_rows),

@@ -119,6 +119,7 @@ def _check_keys(spec: DesignSpec, catalog: Catalog) -> None:
         wanted.append(("inband.switch", spec.inband.switch, catalog.switches, "switch model"))
     if spec.oob.enabled:
         wanted.append(("oob.switch", spec.oob.switch, catalog.switches, "switch model"))
+        wanted.append(("oob.aggregation_switch", spec.oob.aggregation_switch, catalog.switches, "switch model"))
     errors = [
         FieldError(path, f"unknown {what} {key!r} (known: {', '.join(sorted(known))})")
         for path, key, known, what in wanted

@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 from .cable_schedule import CABLE_COLUMNS, CableSchedule
 from .catalog import Catalog
 from .model import APPLIANCE_ROLES, Device, Link, Place, Rack
+from .orders.orderable import device_lines
 from .physical import (
     CageEnd,
     LinkSlot,
@@ -204,8 +205,9 @@ def _cage_end(d: Device, cage: str, speed: int, catalog: Catalog, server_cages: 
             info = server_cages.get(cage)
             if info is None:
                 return None
-            ff, top, twin, lanes = info
-            return CageEnd("server", ff, top, twin, speed, lanes)
+            ff, top, twin, lanes = info[:4]
+            nic, accepts = info[4:] if len(info) > 4 else ("", ())
+            return CageEnd("server", ff, top, twin, speed, lanes, nic=nic, accepts=accepts)
         if d.role == "ufm" and ufm_module is not None:
             # The UFM appliance's cage is the one its module (physical.ufm_module) plugs into.
             t = ufm_module
@@ -309,7 +311,10 @@ def run_physical(
     lanes = 200 if server.nic_speed_gbps >= 800 else 100
     # Server cage facts by cage name: compute cages (twin when they carry 2 ports, or 1 port split
     # over 2 planes), plus the storage / in-band ports, one per cage.
-    server_cages = {c.name: (c.form_factor, c.top, len(c.ports) * planes > 1, lanes) for c in server.cages}
+    # (form factor, top, twin, lanes[, NIC, accepted plugs])
+    server_cages: dict[str, tuple] = {
+        c.name: (c.form_factor, c.top, len(c.ports) * planes > 1, lanes) for c in server.cages
+    }
     if planes > 1:
         # A NIC split over two planes runs each port at half speed on 100G lanes (the Spectrum-4
         # switches it meets have 100G SerDes); 200G lanes are XDR's, at 800G per port.
@@ -324,6 +329,8 @@ def run_physical(
                 "flat",
                 False,
                 100,
+                group.nic,
+                group.accepts,
             )
     for port in server.oob.ports:
         server_cages[port] = ("rj45", "flat", False, 1)
@@ -690,6 +697,8 @@ def _roll_up(
         bom_warnings,
         result.policy.ufm_module,
         result.distinct_choices,
+        spec.procurement,
+        result.policy.loss,
     )
     result.completeness = _completeness(result.missing, failures, result.bom)
     worst = _worst_links(links, result.budgets, 20)
@@ -853,6 +862,8 @@ def _bom(
     warnings: list[str],
     ufm_module: str = "",
     distinct_choices=None,
+    procurement=None,
+    loss=None,
 ) -> tuple[list[dict], BomSplit]:
     """BOM lines: switches, appliances, transceivers (one per cage end), cables by part, trunks, panels;
     and the transceivers and cables split by network and SU (BomSplit), from the same counts."""
@@ -877,19 +888,14 @@ def _bom(
         if watts is not None:
             line["watts"] = round((line["watts"] or 0) + watts * qty, 2)
 
+    by_model: dict = {}
     for d in devices:
-        if d.role in ("leaf", "spine", "core", "oob", "oob-agg"):
-            sw = catalog.switches.get(d.model)
-            add(
-                "switch",
-                d.model.upper(),
-                sw.name if sw else d.model,
-                1,
-                (sw.power_kw * 1000) if sw and sw.power_kw else None,
-            )
-        elif d.role == "ufm":
-            ufm = catalog.appliances.get("ufm")
-            add("appliance", "UFM", ufm.name if ufm else "UFM Enterprise appliance")
+        key = (d.role, d.model)
+        parts = by_model.get(key)
+        if parts is None:
+            parts = by_model[key] = device_lines(d.role, d.model, catalog, procurement)
+        for category, p, watts in parts:
+            add(category, p.sku, p.description, 1, watts, "", p.unconfirmed)
     media = catalog.media
     su_of = [d.su for d in devices]
     # One module per cage end that carries optics: collect the cages (device, cage) per network and
@@ -920,6 +926,9 @@ def _bom(
         why = t.unconfirmed if t is not None else ""
         if module == ufm_module and any(devices[dev].role == "ufm" for dev, _ in cages):
             why = "; ".join(x for x in (why, UFM_UNCONFIRMED) if x)
+        at_storage = sum(1 for dev, _ in cages if devices[dev].role == "storage-appliance")
+        if at_storage:
+            why = "; ".join(x for x in (why, STORAGE_UNCONFIRMED.format(n=at_storage)) if x)
         add(
             "transceiver",
             module,
@@ -961,7 +970,7 @@ def _bom(
     cable_lengths: dict = {}
     families = _cable_families(choices if distinct_choices is None else distinct_choices, trunks, media)
     for (kind, part, length, net, a_dev), n in per_key.items():
-        desc, why = _describe_cable(families, kind, part, length)
+        desc, why = _describe_cable(families, kind, part, length, loss)
         add(_CABLE_CATEGORY.get(kind, "cable"), part, desc, n, unconfirmed=why)
         cables_split[(part, net, 0 if a_dev == "panel" else su_of[a_dev])] += n
         if part not in cable_lengths:
@@ -1007,6 +1016,10 @@ def _completeness(missing: dict, failures: dict, bom: list[dict]) -> dict:
     return {"complete": total == 0, "links_without_part": total, "missing": rows, "unconfirmed": verify}
 
 
+STORAGE_UNCONFIRMED = (
+    "{n} of these sit in storage appliances, whose NIC and cage the storage vendor chooses (a default "
+    "QSFP112 flat cage here, docs/data-gaps.md): confirm the module with the appliance vendor"
+)
 UFM_UNCONFIRMED = (
     "UFM-side module not named by NVIDIA text (parts-beyond-ndr.md section 5): a user-settable "
     "default, physical.ufm_module"
@@ -1043,7 +1056,7 @@ def _cable_families(choices, trunks, media) -> dict:
     return out
 
 
-def _describe_cable(families: dict, kind: str, part: str, length: float) -> tuple[str, str]:
+def _describe_cable(families: dict, kind: str, part: str, length: float, loss=None) -> tuple[str, str]:
     """(supplier-grade description, unconfirmed reason) of one cable part of `kind` at `length`."""
     from .physical.catalog import sku_for_length
 
@@ -1063,7 +1076,7 @@ def _describe_cable(families: dict, kind: str, part: str, length: float) -> tupl
             if kind == "rj45":
                 return describe.copper_cord(fam, part, length), fam.unconfirmed
             if kind in ("cord", "splitter") or hasattr(fam, "fiber_type"):
-                return describe.cord(fam, part, length), fam.unconfirmed
+                return describe.cord(fam, part, length, loss), fam.unconfirmed
             return describe.cable(fam, part, length), fam.unconfirmed
     return f"{kind} {length:g} m", ""
 

@@ -28,6 +28,7 @@ from .topology.advice import reserved_slot_warning, spine_choices
 from .topology.builder import Builder
 from .topology.compute import build_compute, plan_compute
 from .topology.oob import agg_pairs_needed, build_oob
+from .topology.subnet import subnet_manager_warnings
 from .verify import verify
 from .verify_cabling import label_warning, verify_cabling
 
@@ -56,7 +57,10 @@ def _uses_panels(spec: DesignSpec) -> bool:
 def _build_oob(spec, catalog, b, racks, places, oob_model, server, reserved_u, network_rack_kw=None):
     """OOB after placement: aggregation switches get their own services rack first, so they, like every
     other rack, get PDUs and an OOB switch of their own."""
-    agg_model = catalog.switch(spec.inband.switch, "inband.switch")
+    if spec.oob.aggregation_switch:
+        agg_model = catalog.switch(spec.oob.aggregation_switch, "oob.aggregation_switch")
+    else:
+        agg_model = catalog.switch(spec.inband.switch, "inband.switch")
     # Rack-scale systems fill their rack; their BMCs use the OOB switch of a network rack in their row.
     host_rack: dict[int, int] = {}
     if server.rack_scale:
@@ -200,6 +204,7 @@ def _start_design(spec: DesignSpec, catalog: Catalog, progress: ProgressFn) -> D
     extra_su = reserved_slot_warning(spec, plan, catalog)
     if extra_su:
         warnings.append(extra_su)
+    warnings += subnet_manager_warnings(spec, plan, catalog)
     server = catalog.server(spec.servers.model)
     b = Builder()
     prefix = _server_prefix(server.key)

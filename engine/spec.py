@@ -156,6 +156,14 @@ OOB = {
         maximum=8,
         help="PDU management ports per rack (user default; no reference figure).",
     ),
+    "aggregation_switch": Field(
+        "str",
+        default=None,
+        nullable=True,
+        max_length=KEY_LENGTH,
+        help="Switch model of the OOB aggregation pair the OOB switches' uplinks land on; defaults to the "
+        "in-band switch (set it when the in-band switch has no port at the OOB uplinks' speed).",
+    ),
 }
 
 LAYOUT = {
@@ -265,6 +273,23 @@ EXPORTS = {
     ),
 }
 
+# The variants a buyer must choose that change a switch's orderable part number (engine/catalog AIRFLOWS).
+PROCUREMENT = {
+    "airflow": Field(
+        "enum",
+        default="p2c",
+        choices=("p2c", "c2p"),
+        help="Switch airflow ordered: p2c = power-to-connector (air in at the PSUs, out at the ports; NVIDIA's "
+        '"F" part numbers, the variant the reference architectures list) or c2p = connector-to-power ("R").',
+    ),
+    "rail_kits": Field(
+        "bool",
+        default=True,
+        help="Order a rail kit line per switch whose catalog kit is sold separately (a kit in the package is "
+        "named on the switch line).",
+    ),
+}
+
 SPEC_FIELDS = {
     "name": Field("str", max_length=NAME_LENGTH, help="Design name."),
     "description": Field(
@@ -326,6 +351,12 @@ SPEC_FIELDS = {
         "counter thresholds, windows, and exporter metric names (docs/monitoring.md).",
     ),
     "exports": Field("object", default={}, fields=EXPORTS, help="Settings of the exported files."),
+    "procurement": Field(
+        "object",
+        default={},
+        fields=PROCUREMENT,
+        help="Ordering variants printed on the BOM's switch lines (airflow) and whether rail kits are listed.",
+    ),
 }
 
 
@@ -395,6 +426,7 @@ class OobSpec:
     enabled: bool
     switch: str
     pdus_per_rack: int
+    aggregation_switch: str | None = None
 
 
 @dataclass(frozen=True)
@@ -422,6 +454,12 @@ class ExportsSpec:
 
 
 @dataclass(frozen=True)
+class ProcurementSpec:
+    airflow: str = "p2c"
+    rail_kits: bool = True
+
+
+@dataclass(frozen=True)
 class DesignSpec:
     name: str
     description: str | None
@@ -437,6 +475,7 @@ class DesignSpec:
     normalized: str  # canonical JSON of the normalized spec, for hashing and storage
     exports: ExportsSpec = ExportsSpec()
     monitoring: Mapping[str, Any] | None = None
+    procurement: ProcurementSpec = ProcurementSpec()
 
     def to_dict(self) -> dict:
         return json.loads(self.normalized)
@@ -507,6 +546,7 @@ def parse_spec(data: Any) -> DesignSpec:
         workloads=norm["workloads"],
         exports=ExportsSpec(**norm["exports"]),
         monitoring=norm["monitoring"],
+        procurement=ProcurementSpec(**norm["procurement"]),
         normalized=json.dumps(
             {"schema_version": SCHEMA_VERSION, **_hashed_sections(norm)}, sort_keys=True, separators=(",", ":")
         ),
@@ -518,8 +558,26 @@ def parse_spec(data: Any) -> DesignSpec:
 _HASHED_ONLY_WHEN_SET = ("monitoring",)
 
 
+# Sections added later that stay out of the normalized text while they hold only their defaults (same reason).
+_HASHED_ONLY_WHEN_CHANGED = {"procurement": {k: f.default for k, f in PROCUREMENT.items()}}
+
+
 def _hashed_sections(norm: dict) -> dict:
-    return {k: v for k, v in norm.items() if not (k in _HASHED_ONLY_WHEN_SET and v is None)}
+    return {
+        k: v
+        for k, v in norm.items()
+        if not (k in _HASHED_ONLY_WHEN_SET and v is None) and _HASHED_ONLY_WHEN_CHANGED.get(k, object()) != v
+    } | {k: _without_unset(norm[k], keys) for k, keys in _FIELDS_HASHED_ONLY_WHEN_SET.items() if k in norm}
+
+
+# Fields added to a section after designs were stored: out of the normalized text while null (same reason).
+_FIELDS_HASHED_ONLY_WHEN_SET = {"oob": ("aggregation_switch",)}
+
+
+def _without_unset(section, keys: tuple[str, ...]):
+    if not isinstance(section, dict):
+        return section
+    return {k: v for k, v in section.items() if not (k in keys and v is None)}
 
 
 def _policy_errors(norm: dict) -> list[FieldError]:

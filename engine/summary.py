@@ -77,7 +77,11 @@ def summarize(
         }
     if spec.oob.enabled:
         networks["oob"] = {
-            "switch_models": {"leaf": spec.oob.switch, "spine": spec.inband.switch, "core": None},
+            "switch_models": {
+                "leaf": spec.oob.switch,
+                "spine": spec.oob.aggregation_switch or spec.inband.switch,
+                "core": None,
+            },
             "port_speed_gbps": 1,
             # Per-rack OOB switches play the leaf role; the aggregation pair plays the spine role.
             "switches": {"leaf": role_count[("oob", "oob")], "spine": role_count[("oob", "oob-agg")], "core": 0},

@@ -111,6 +111,21 @@ def _row(section: str, key: str, e, custom: bool) -> dict:
     }
 
 
+def _switch_opns(s) -> str:
+    """The orderable number per airflow variant (issue 38), e.g. "P2C MQM9700-NS2F, C2P MQM9700-NS2R"."""
+    opns = getattr(s, "orderable", None) or {}
+    return ", ".join(f"{airflow.upper()} {info.opn}" for airflow, info in sorted(opns.items(), reverse=True))
+
+
+def _switch_flags(s) -> list[tuple[str, str]]:
+    opns = getattr(s, "orderable", None) or {}
+    why = [f"{a.upper()}: {i.unconfirmed}" for a, i in sorted(opns.items(), reverse=True) if i.unconfirmed]
+    missing = [a.upper() for a in ("p2c", "c2p") if a not in opns]
+    if missing:
+        why.append(f"no published orderable number for {' / '.join(missing)}")
+    return [("unconfirmed", "; ".join(why))] if why else []
+
+
 def _rows(catalog, own: set) -> list[dict]:
     rows = []
     for k, s in sorted(catalog.switches.items()):
@@ -118,16 +133,16 @@ def _rows(catalog, own: set) -> list[dict]:
             {
                 "section": "switches",
                 "key": k,
-                "opn": "",
+                "opn": _switch_opns(s),
                 "description": s.name,
                 "form_factor": f"{s.cages} x {s.form_factor} ({s.top})",
                 "speed": ", ".join(f"{sp}G" for sp in sorted(s.speeds)),
                 "reach": "",
                 "medium": "",
-                "power": "" if s.power_kw is None else f"{_m(s.power_kw)} kW",
+                "power": "unknown (no published maximum)" if s.power_kw is None else f"{_m(s.power_kw)} kW",
                 "lengths": "",
                 "sources": ", ".join(s.sources),
-                "flags": [],
+                "flags": _switch_flags(s),
                 "custom": ("switches", k) in own,
             }
         )

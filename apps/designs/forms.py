@@ -32,7 +32,17 @@ from .tables import CABLE_SORTS, LINK_SORTS, MAX_LIMIT
 SEP = "__"  # form field names are spec paths with "." replaced (ids stay valid CSS selectors)
 
 # Spec sections shown folded (<details>) unless they are in use or have errors.
-OPTIONAL_SECTIONS = ("storage_fabric", "inband", "oob", "layout", "physical", "qos", "workloads", "exports")
+OPTIONAL_SECTIONS = (
+    "storage_fabric",
+    "inband",
+    "oob",
+    "layout",
+    "physical",
+    "qos",
+    "workloads",
+    "exports",
+    "procurement",
+)
 SECTION_TITLES = {
     "": "Design",
     "servers": "Servers",
@@ -45,6 +55,7 @@ SECTION_TITLES = {
     "qos": "QoS and congestion control",
     "workloads": "Training workloads",
     "exports": "Exported files",
+    "procurement": "Ordering variants",
 }
 # Words in field keys that are units: "port_speed_gbps" is labelled "Port speed (Gb/s)".
 _UNITS = {"gbps": "Gb/s", "kw": "kW", "mm": "mm", "m": "m"}
@@ -238,15 +249,24 @@ class SpecErrorsMixin:
 _FIELD_NAMES = {path: leaf.name for path, leaf in _BY_PATH.items()}
 
 
+def _spec_value(spec: Mapping, leaf: SpecLeaf):
+    """The spec's value at the leaf's path; a path the spec leaves out (a section the normalized text omits while
+    it holds its defaults, such as `procurement`) shows the schema's default, not an empty field."""
+    node: object = spec
+    for key in leaf.path.split("."):
+        if not isinstance(node, Mapping) or key not in node:
+            return None if leaf.spec.default is REQUIRED else leaf.spec.default
+        node = node[key]
+    return node
+
+
 class SpecForm(SpecErrorsMixin, forms.Form):
     """Every spec field as a form field; `cleaned_spec` is the engine-normalized spec dict."""
 
     def __init__(self, *args, spec: Mapping | None = None, owner=None, **kwargs):
         self.owner = owner
         if spec is not None:
-            kwargs.setdefault(
-                "initial", {leaf.name: _to_text(leaf.spec, dotted_get(spec, leaf.path)) for leaf in LEAVES}
-            )
+            kwargs.setdefault("initial", {leaf.name: _to_text(leaf.spec, _spec_value(spec, leaf)) for leaf in LEAVES})
         else:
             kwargs.setdefault(
                 "initial",
@@ -328,7 +348,7 @@ class SpecForm(SpecErrorsMixin, forms.Form):
         enabled = f"{key}{SEP}enabled"
         if enabled in self.fields:
             return bool(self[enabled].value())
-        return key not in ("layout", "exports") and any(f.value() not in (None, "") for f in fields)
+        return key not in ("layout", "exports", "procurement") and any(f.value() not in (None, "") for f in fields)
 
     @staticmethod
     def datalists() -> dict[str, list[tuple[str, str]]]:

@@ -136,17 +136,18 @@ def bom_panel(request, revision: Revision) -> dict:
 
 
 def _power_card(summary: dict) -> list[dict]:
-    """Known power, and the fullest racks; a figure that rests on parts without a power figure says so, and a
-    rack group whose devices all lack one is "unknown", never 0.0 kW."""
+    """Known power, and the fullest racks; a figure that rests on parts without a published maximum says so, and
+    a rack group whose devices all lack one is "unknown" with the reason, never 0.0 kW."""
     power = summary.get("power_kw") or {}
     missing = power.get("models_without_figure") or []
-    reason = f"no power figure for {', '.join(missing[:4])}{' …' if len(missing) > 4 else ''}" if missing else ""
+    models = ", ".join(missing)
     cards = [
         {
             "label": "Power (known)",
             "value": f"{power.get('known_total', 0):.1f}",
             "unit": "kW",
-            "note": f"without {len(missing)} model{'s' if len(missing) != 1 else ''}: {reason}" if missing else "",
+            "note": f"+ unknown for {models} (no published maximum)" if missing else "",
+            "note_metric": "power-unknown",
         }
     ]
     rack = summary.get("rack_power") or {}
@@ -159,10 +160,17 @@ def _power_card(summary: dict) -> list[dict]:
                 continue
             of = f" of {budget[group]:.1f}" if budget.get(group) else ""
             if not kw and missing:
-                parts.append(f"{group}: unknown ({reason})")
+                parts.append(f"{group}: unknown (no published maximum for {models})")
             else:
-                parts.append(f"{group}: {kw:.1f}{of} kW{' known' if missing else ''}")
-        cards.append({"label": "Fullest rack", "value": parts[0] if parts else "—", "note": "; ".join(parts[1:])})
+                parts.append(f"{group}: {kw:.1f}{of} kW{' (known figures only)' if missing else ''}")
+        cards.append(
+            {
+                "label": "Fullest rack",
+                "value": parts[0] if parts else "—",
+                "note": "; ".join(parts[1:]),
+                "metric": "rack-power",
+            }
+        )
     return cards
 
 
@@ -184,7 +192,12 @@ def summary_cards(request, revision: Revision) -> list[dict]:
         },
         {"label": "Links", "value": s.get("links_total"), "metric": "links", "section": "cabling"},
         {"label": "Racks", "value": (s.get("racks") or {}).get("total"), "unit": f"in {s.get('rows', 0)} rows"},
-        {"label": "Bisection bandwidth", "value": s.get("bisection_gbps"), "format": "bandwidth", "metric": "bisection"},
+        {
+            "label": "Bisection bandwidth",
+            "value": s.get("bisection_gbps"),
+            "format": "bandwidth",
+            "metric": "bisection",
+        },
         {
             "label": "Oversubscription",
             "value": over.get("leaf") or "—",

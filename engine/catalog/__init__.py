@@ -51,6 +51,10 @@ class PortGroup:
     speed_gbps: int
     form_factor: str
     ports: tuple[str, ...]
+    # The NIC behind the ports and the only plug form factors its cages take, when narrower than the cage's
+    # (BlueField-3: "only accepts QSFP112s", parts-beyond-ndr.md section 3); empty = what the form factor takes.
+    nic: str = ""
+    accepts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,23 @@ class ServerModel:
         return len(ports) // self.rails
 
 
+@dataclass(frozen=True, slots=True)
+class OrderInfo:
+    """One orderable variant of a switch or appliance (or its rail kit): the part number to order, what the
+    variant fixes (airflow, PSUs, management), its sources and, when only a secondary text gives it, why it
+    needs checking before ordering."""
+
+    opn: str
+    variant: str = ""
+    nvidia_opn: str = ""  # NVIDIA's 9xx- ordering code beside the legacy OPN, when published
+    sources: tuple[str, ...] = ()
+    unconfirmed: str = ""
+    in_package: bool = False  # a rail kit shipped with the system: named on its line, not ordered again
+
+
+AIRFLOWS = ("p2c", "c2p")  # power-to-connector ("F" OPNs), connector-to-power ("R")
+
+
 @dataclass(frozen=True)
 class SwitchModel:
     key: str
@@ -118,6 +139,9 @@ class SwitchModel:
     # InfiniBand only: the port count the switch reports (NodeInfo NumPorts, the number after `Switch` in
     # ibnetdiscover). None = the logical front-panel ports (cages x ports per cage at the native speed).
     ib_reported_ports: int | None = None
+    # airflow (AIRFLOWS) -> the orderable variant; a missing airflow has no published OPN (docs/data-gaps.md)
+    orderable: Mapping[str, OrderInfo] = field(default_factory=dict)
+    rail_kit: OrderInfo | None = None
 
     def ports_per_cage(self, speed_gbps: int) -> int | None:
         return self.speeds.get(speed_gbps)
@@ -134,6 +158,7 @@ class ApplianceModel:
     rack_units: int
     power_kw: float | None
     sources: tuple[str, ...]
+    orderable: Mapping[str, OrderInfo] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -176,7 +201,13 @@ def _req(entry: Mapping, key: str, path: str, kind=None):
 
 def _port_group(raw: Mapping | None, path: str) -> PortGroup:
     raw = raw or {}
-    return PortGroup(int(raw.get("speed_gbps", 0)), str(raw.get("form_factor", "")), tuple(raw.get("ports") or ()))
+    return PortGroup(
+        int(raw.get("speed_gbps", 0)),
+        str(raw.get("form_factor", "")),
+        tuple(raw.get("ports") or ()),
+        str(raw.get("nic") or ""),
+        tuple(str(x) for x in raw.get("accepts") or ()),
+    )
 
 
 def _server(key: str, raw: Mapping, all_raw: Mapping, path: str) -> ServerModel:
@@ -280,7 +311,30 @@ def _switch(key: str, raw: Mapping, path: str) -> SwitchModel:
         uplinks=raw.get("uplinks"),
         sources=tuple(raw.get("sources") or ()),
         ib_reported_ports=_optional_int(raw.get("ib_reported_ports"), f"{path}.ib_reported_ports"),
+        orderable=_orderable(raw.get("orderable"), f"{path}.orderable"),
+        rail_kit=_order_info(raw["rail_kit"], f"{path}.rail_kit") if raw.get("rail_kit") else None,
     )
+
+
+def _order_info(raw, path: str) -> OrderInfo:
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("opn"), str) or not raw["opn"].strip():
+        raise CatalogError(f"{path}.opn: is required (the part number to order)")
+    return OrderInfo(
+        opn=raw["opn"].strip(),
+        variant=str(raw.get("variant") or raw.get("description") or ""),
+        nvidia_opn=str(raw.get("nvidia_opn") or ""),
+        sources=tuple(str(x) for x in raw.get("sources") or ()),
+        unconfirmed=str(raw.get("unconfirmed") or "").strip(),
+        in_package=bool(raw.get("in_package", False)),
+    )
+
+
+def _orderable(raw, path: str) -> dict[str, OrderInfo]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping) or set(raw) - set(AIRFLOWS):
+        raise CatalogError(f"{path}: must map an airflow ({', '.join(AIRFLOWS)}) to its orderable variant")
+    return {k: _order_info(v, f"{path}.{k}") for k, v in raw.items()}
 
 
 def _optional_int(value, path: str) -> int | None:
@@ -331,7 +385,14 @@ def _build(extra: Mapping | None, with_media: bool) -> Catalog:
             raise
         raise CatalogError(f"catalog entry is malformed: {exc}") from None
     appliances = {
-        k: ApplianceModel(k, v["name"], int(v.get("rack_units", 1)), v.get("power_kw"), tuple(v.get("sources") or ()))
+        k: ApplianceModel(
+            k,
+            v["name"],
+            int(v.get("rack_units", 1)),
+            v.get("power_kw"),
+            tuple(v.get("sources") or ()),
+            _orderable(v.get("orderable"), f"appliances.{k}.orderable"),
+        )
         for k, v in (switches_doc.get("appliances") or {}).items()
     }
     media: MediaCatalog | None = None

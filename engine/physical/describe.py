@@ -34,15 +34,51 @@ def cable(c, sku: str, length_m: float) -> str:
     return f"{vendor_name(c.vendor)} {sku} {what}, {_m(length_m)}"
 
 
-def cord(c, sku: str, length_m: float) -> str:
+def cord(c, sku: str, length_m: float, loss=None) -> str:
+    """A vendor's cord by its part number; a generic cord (our GEN- pattern, no maker's number) also by the
+    specification a cable house can quote from, with the connector grade the loss budget (`loss`, the
+    policy's LossPolicy) assumed for its mated pairs."""
     conn = f"{_CONNECTOR.get(c.connector, c.connector)}/{c.polish.upper()}"
     if c.connector == "lc":
         conn += " duplex"
     kind = "1:2 splitter fiber" if c.kind == "splitter" else "fiber"
-    return (
+    text = (
         f"{vendor_name(c.vendor)} {sku} {conn} {_MODE.get(c.fiber_mode, c.fiber_mode)} {kind}, "
         f"{c.fiber_type.upper()}, {_m(length_m)}"
     )
+    if c.vendor.lower() != "generic":
+        return text
+    return f"{text}; {cord_spec(c, length_m, loss)}"
+
+
+# NVIDIA's cabling component limits [S9]: return loss of SM MPO APC better than 60 dB, MM MPO APC better than
+# 35 dB, LC SM UPC better than 55 dB (optics-and-cabling.md A2).
+_RETURN_LOSS_DB = {("mpo", "sm"): 60, ("mpo", "mm"): 35, ("lc", "sm"): 55}
+
+
+def cord_spec(c, length_m: float, loss=None) -> str:
+    """The supplier-grade specification of a generic cord: fiber, connectors and polish, gender, polarity,
+    fibers, insertion-loss grade per mated pair (the one the loss budget uses), return loss, length, jacket."""
+    group = "lc" if c.connector == "lc" else "mpo"
+    polish = "APC (8 degree)" if c.polish == "apc" else c.polish.upper()
+    ends = {"unpinned": "female (unpinned)", "pinned": "male (pinned)"}
+    gender = ends.get(c.gender_a, c.gender_a) if c.gender_a == c.gender_b else f"{c.gender_a} / {c.gender_b}"
+    parts = [
+        f"supplier spec: {c.fiber_type.upper()} {_MODE.get(c.fiber_mode, c.fiber_mode)} fiber",
+        f"{_CONNECTOR.get(c.connector, c.connector)} {polish} both ends"
+        + (f", {gender}" if c.connector != "lc" else ""),
+        f"polarity Type-{c.polarity}" if c.connector != "lc" else f"polarity {c.polarity}",
+    ]
+    if c.connector != "lc":
+        parts.append(f"{c.fibers} fibers" + (f", {c.legs} legs" if c.legs > 1 else ""))
+    if loss is not None:
+        parts.append(f"insertion loss <= {loss.pair_loss_db(group):g} dB per mated pair ({loss.grade(group)} grade)")
+    rl = _RETURN_LOSS_DB.get((group, c.fiber_mode))
+    if rl is not None:
+        parts.append(f"return loss > {rl} dB")
+    parts.append(f"length {_m(length_m)}")
+    parts.append("jacket: specify (LSZH, OFNR or OFNP to the site's fire code)")
+    return ", ".join(parts)
 
 
 def trunk(t, sku: str, length_m: float) -> str:

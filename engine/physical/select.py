@@ -64,6 +64,10 @@ class CageEnd:
     lanes_gbps: int = 100
     # A module SKU this cage must take (a user-settable default, e.g. physical.ufm_module), or None.
     module: str | None = None
+    # The NIC behind the cage and the only plug form factors it takes when narrower than the cage's form
+    # factor (BlueField-3 takes QSFP112 only, never a QSFP28/QSFP56 plug its QSFP112 cage would fit).
+    nic: str = ""
+    accepts: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.device_kind not in DEVICE_KINDS:
@@ -79,7 +83,9 @@ class CageEnd:
 
     def describe(self) -> str:
         twin = "twin-port " if self.twin_port else ""
-        return f"{self.device_kind} {twin}{self.form_factor} ({self.top}) {self.port_speed_gbps}G"
+        nic = f"{self.nic} " if self.nic else ""
+        only = f", accepts only {'/'.join(a.upper() for a in self.accepts)}" if self.accepts else ""
+        return f"{self.device_kind} {nic}{twin}{self.form_factor} ({self.top}{only}) {self.port_speed_gbps}G"
 
 
 def default_top(device_kind: str, liquid_cooled: bool = False) -> str:
@@ -300,6 +306,8 @@ def _takes(cage, form_factor: str, top: str) -> bool:
     """Whether a cage takes a plug of this form factor and top (the top matters for OSFP only)."""
     if form_factor not in CAGE_TAKES.get(cage.form_factor, (cage.form_factor,)):
         return False
+    if cage.accepts and form_factor not in cage.accepts:
+        return False
     if cage.form_factor in TOPPED_FORM_FACTORS and top != "any" and top != cage.top:
         return False
     return True
@@ -453,6 +461,17 @@ def _select_copper(req, policy, catalog, allowed, split, reasons) -> MediaChoice
     )
 
 
+def _only_hint(cage) -> str:
+    if not cage.accepts:
+        return ""
+    only = "/".join(a.upper() for a in cage.accepts)
+    return (
+        f"; the {cage.nic or 'NIC'} takes only {only} plugs, so a QSFP28 cable or module that its cage would hold "
+        f"is refused: add a {only} part for {cage.port_speed_gbps}G (a custom part) or run these ports at a "
+        f"speed a {only} part in the catalog serves"
+    )
+
+
 def _module_fits(
     t: Transceiver,
     cage,
@@ -488,8 +507,33 @@ def _module_fits(
 def _pick_cord(
     catalog, *, connector, polish, mode, kind, min_fibers, length_run, policy, vendor, reach, fiber_type=None
 ):
-    """Best cord family for a run: shortest ordered length, the module vendor's own part
-    first, then family name. Returns (cord, length) or None."""
+    """Best cord family for a run: a stocked length before any made-to-order one (a cord cut to
+    length is used only where no fitting family stocks a length that covers the run, so one tier
+    and length class gets one part, not a length per metre), then the shortest ordered length,
+    the module vendor's own part first, then family name. Returns (cord, length) or None."""
+    for made_to_order in (False, True):
+        found = _pick_cord_pass(
+            catalog,
+            connector=connector,
+            polish=polish,
+            mode=mode,
+            kind=kind,
+            min_fibers=min_fibers,
+            length_run=length_run,
+            policy=policy,
+            vendor=vendor,
+            reach=reach,
+            fiber_type=fiber_type,
+            made_to_order=made_to_order,
+        )
+        if found is not None:
+            return found
+    return None
+
+
+def _pick_cord_pass(
+    catalog, *, connector, polish, mode, kind, min_fibers, length_run, policy, vendor, reach, fiber_type, made_to_order
+):
     polarity = "A-B" if connector == "lc" else "B"
     best = None
     for cord in catalog.cords.values():
@@ -506,7 +550,10 @@ def _pick_cord(
             continue
         cap = min(reach, cord.max_link_m) if cord.max_link_m else reach
         length = round_up_length(
-            cord.lengths_m, length_run, made_to_order=cord.made_to_order, step_m=policy.made_to_order_step_m
+            cord.lengths_m,
+            length_run,
+            made_to_order=made_to_order and cord.made_to_order,
+            step_m=policy.made_to_order_step_m,
         )
         if length is None or length > cap + _EPS:
             continue
@@ -547,10 +594,12 @@ def _select_optics(req, policy, catalog, allowed, split, reasons) -> MediaChoice
     if not mods_a:
         reasons.append(
             f"no transceiver in the catalog fits the A cage ({a.describe()}{', splittable' if split else ''})"
+            + _only_hint(a)
         )
     if not mods_b:
         reasons.append(
             f"no transceiver in the catalog fits the B cage ({b.describe()}{', 2-lane mode' if split else ''})"
+            + _only_hint(b)
         )
     panels = tier.cabling == "panels"
     best = None

@@ -6,7 +6,7 @@ web layer can stream it; ``write_deliverables`` writes them all into a folder.
 
     from apps.exports.renderers import write_deliverables
     paths = write_deliverables(result, Path("out"), revision_label="r3",
-                               options={"prices": {"QM9700": 30000}, "currency": "USD",
+                               options={"prices": {"MQM9700-NS2F": 30000}, "currency": "USD",
                                         "spares_percent": {"transceiver": 2, "fiber": 5}})
 
 See docs/deliverables.md for every file, column and option.

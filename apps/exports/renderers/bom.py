@@ -17,6 +17,7 @@ from typing import IO
 from engine.orders.failure_rates import DEFAULTS_NOTE, FailureRatePerCategory, failures_per_year, failures_text
 from engine.orders.lines import CATEGORY_ORDER, CATEGORY_TITLE, NETWORK_ORDER
 from engine.orders.money import fmt_money, to_cents
+from engine.orders.orderable import SWITCH_ROLES, device_lines
 
 from ._csv import csv_lines
 from ._pdf import (
@@ -136,6 +137,20 @@ def _form_factors(opts: ExportOptions, result=None) -> dict:
         return {}
 
 
+def _device_keys(d, catalog, procurement, parts) -> list:
+    """The (category, sku) lines a device adds to the BOM; a revision computed before switches carried their
+    orderable numbers named the model ("QM9700", "UFM") and still splits by that."""
+    if d.role in SWITCH_ROLES:
+        legacy = ("switch", d.model.upper())
+    elif d.role == "ufm":
+        legacy = ("appliance", "UFM")
+    else:
+        return []
+    keys = [(c, p.sku) for c, p, _ in device_lines(d.role, d.model, catalog, procurement)] if catalog else []
+    keys = [k for k in keys if k in parts]
+    return keys or ([legacy] if legacy in parts else [])
+
+
 def compute_bom(result, options=None) -> Bom:
     opts = ExportOptions.from_any(options)
     ph = result.physical
@@ -159,15 +174,15 @@ def compute_bom(result, options=None) -> Bom:
     devices = result.devices
     by_network: dict = defaultdict(Counter)
     by_su: dict = defaultdict(Counter)
-    # switches and appliances
+    # switches and appliances: the parts the engine's BOM named for each device (engine/orders/orderable.py)
+    catalog = opts.catalog if opts.catalog is not None else getattr(result, "catalog", None)
+    procurement = getattr(getattr(result, "spec", None), "procurement", None)
+    device_keys: dict = {}
     for d in devices:
-        if d.role in ("leaf", "spine", "core", "oob", "oob-agg"):
-            key = ("switch", d.model.upper())
-        elif d.role == "ufm":
-            key = ("appliance", "UFM")
-        else:
-            continue
-        if key in parts:
+        keys = device_keys.get((d.role, d.model))
+        if keys is None:
+            keys = device_keys[(d.role, d.model)] = _device_keys(d, catalog, procurement, parts)
+        for key in keys:
             by_network[d.network or "compute"][key] += 1
             if d.su:
                 by_su[d.su][key] += 1
@@ -266,6 +281,18 @@ def order_lines(summary_lines, opts: ExportOptions) -> tuple[list[tuple], dict, 
     return order, totals, spares_pct
 
 
+def _marked(desc: str, sku: str, verify: dict) -> str:
+    return f"{desc} \u2014 {VERIFY}" if sku in verify else desc
+
+
+def _pdf_watts(watts, category: str) -> str:
+    """A line's power on the page: a switch or appliance without a published maximum reads "unknown", never
+    blank (a blank column adds up to 0 kW); other parts without a figure stay blank."""
+    if watts is not None:
+        return f"{watts:,.2f}"
+    return "unknown" if category in ("switch", "appliance") else ""
+
+
 def _w(x) -> str:
     return "" if x is None else f"{x:.2f}"
 
@@ -291,8 +318,10 @@ def _bom_rows(result, options, bom):
     verify = unconfirmed_of(result.summary)
 
     def pinfo(cat, sku):
+        # every section (order, network, su) carries the verify note of a line that needs one
         p = parts.get((cat, sku)) or Part(cat, sku, "")
-        return (p.description, p.form_factor, "" if p.length_m is None else p.length_m)
+        desc = f"{p.description} [{VERIFY}: {verify[sku]}]" if sku in verify else p.description
+        return (desc, p.form_factor, "" if p.length_m is None else p.length_m)
 
     by_cat: dict = defaultdict(list)
     for o in b.order:
@@ -304,8 +333,6 @@ def _bom_rows(result, options, bom):
         cw_any = cp_any = False
         for _cat, sku, qty, spares, oq, watts, unit, ext in by_cat[cat]:
             desc, ff, length = pinfo(cat, sku)
-            if sku in verify:
-                desc = f"{desc} [{VERIFY}: {verify[sku]}]"
             uw = parts[(cat, sku)].unit_watts if (cat, sku) in parts else None
             yield (
                 "order",
@@ -650,7 +677,7 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
                     fmt_int(qty),
                     fmt_int(spares),
                     fmt_int(oq),
-                    "" if watts is None else f"{watts:,.2f}",
+                    _pdf_watts(watts, cat),
                     fmt_money(unit),
                     fmt_money(ext),
                 )
@@ -718,10 +745,10 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
                 rows.append(
                     (
                         key[1],
-                        p.description if p else "",
+                        _marked(p.description if p else "", key[1], verify),
                         p.form_factor if p else "",
                         fmt_int(q),
-                        "" if wv is None else f"{wv:,.2f}",
+                        _pdf_watts(wv, cat),
                     )
                 )
                 cq += q
@@ -757,7 +784,7 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
             rows = [("servers", "servers in the SU", fmt_int(sig[0]))]
             for (cat, sku), q in sorted(sig[1:], key=lambda kv: (_category_key(kv[0][0]), kv[0][1])):
                 p = b.parts.get((cat, sku))
-                rows.append((sku, p.description if p else cat, fmt_int(q)))
+                rows.append((sku, _marked(p.description if p else cat, sku, verify), fmt_int(q)))
             title = f"{_ranges('SU ', sus)} ({len(sus)} SU{'s' if len(sus) > 1 else ''}, quantities per SU)"
             doc.add(Table(scols, len(rows), rows, title=title))
     # fibers

@@ -69,7 +69,7 @@ def build_world(user, other) -> dict:
     _compute(design, user)
     rev = design.revisions.get(number=1)
     design_share(design=design, user=other, access="read")
-    price_list_save(owner=user, currency="EUR", prices={"QM9700": "31000.00"})
+    price_list_save(owner=user, currency="EUR", prices={"MQM9700-NS2F": "31000.00"})
     part = custom_part_save(user=user, section="switches", key="fuzz-switch", body=SWITCH)
     export = export_enqueue(revision=rev, kind="bom.csv", user=user, options=None)
     assert run_job(str(export.pk)) == "succeeded"

@@ -149,10 +149,12 @@ def test_the_price_list_is_personal_and_validated(alice, bob):
         "version": None,
     }
     response = alice.put(
-        "/api/v1/price-list/", {"currency": "EUR", "prices": {"QM9700": "31000", "X": "0.125"}}, format="json"
+        "/api/v1/price-list/", {"currency": "EUR", "prices": {"MQM9700-NS2F": "31000", "X": "0.125"}}, format="json"
     )
     assert response.status_code == 200
-    assert response.json()["prices"] == {"QM9700": "31000.00", "X": "0.125"} and response.json()["currency"] == "EUR"
+    assert (
+        response.json()["prices"] == {"MQM9700-NS2F": "31000.00", "X": "0.125"} and response.json()["currency"] == "EUR"
+    )
     assert response.json()["version"] == 1
     assert bob.get("/api/v1/price-list/").json()["prices"] == {}
     for bad in (

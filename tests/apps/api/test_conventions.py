@@ -83,11 +83,11 @@ def test_a_custom_part_write_takes_if_match(alice, db):
 
 def test_the_price_list_takes_if_match(alice, db):
     etag = alice.get("/api/v1/price-list/")["ETag"]
-    first = alice.put("/api/v1/price-list/", {"prices": {"QM9700": "1.00"}}, format="json", HTTP_IF_MATCH=etag)
+    first = alice.put("/api/v1/price-list/", {"prices": {"MQM9700-NS2F": "1.00"}}, format="json", HTTP_IF_MATCH=etag)
     assert first.status_code == 200 and first["ETag"] != etag
-    stale = alice.put("/api/v1/price-list/", {"prices": {"QM9700": "2.00"}}, format="json", HTTP_IF_MATCH=etag)
+    stale = alice.put("/api/v1/price-list/", {"prices": {"MQM9700-NS2F": "2.00"}}, format="json", HTTP_IF_MATCH=etag)
     _refused_412(stale)
-    assert alice.get("/api/v1/price-list/").json()["prices"] == {"QM9700": "1.00"}
+    assert alice.get("/api/v1/price-list/").json()["prices"] == {"MQM9700-NS2F": "1.00"}
 
 
 def test_the_schema_declares_if_match_412_and_etag(client, db):

@@ -90,7 +90,7 @@ def test_new_prices_build_a_new_bom_file_and_leave_the_other_deliverables(alice,
 
     before = alice.get(rev_url(computed, tail="downloads/bom.csv"))
     alice.get(rev_url(computed, tail="downloads/labels.pdf"))
-    price_list_save(owner=users.alice, currency="USD", prices={"QM9700": "30000"})
+    price_list_save(owner=users.alice, currency="USD", prices={"MQM9700-NS2F": "30000"})
     alice.post(rev_url(computed, tail="reprice/"))
 
     after = alice.get(rev_url(computed, tail="downloads/bom.csv"))
@@ -164,7 +164,7 @@ def test_the_bom_json_is_revalidated_and_changes_its_etag_on_reprice(alice, comp
     r = alice.get(rev_url(computed, tail="bom/"))
     assert r["Cache-Control"] == "private, no-cache"
     assert alice.get(rev_url(computed, tail="bom/"), HTTP_IF_NONE_MATCH=r["ETag"]).status_code == 304
-    price_list_save(owner=users.alice, currency="USD", prices={"QM9700": "30000"})
+    price_list_save(owner=users.alice, currency="USD", prices={"MQM9700-NS2F": "30000"})
     alice.post(rev_url(computed, tail="reprice/"))
     assert alice.get(rev_url(computed, tail="bom/"), HTTP_IF_NONE_MATCH=r["ETag"]).status_code == 200
 

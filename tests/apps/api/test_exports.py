@@ -75,7 +75,7 @@ def test_options_for_the_configs_archive_are_a_400(alice, computed, options, pat
         ("cabling-plan.pdf", {"rack": "zzz"}, "options.rack"),
         ("labels.pdf", {"row": "ZZ"}, "options.row"),
         ("bom.csv", {"rack": "DC1.A01"}, "options.rack"),  # bom files have no rack scope
-        ("bom.pdf", {"prices": {"QM9700": "1"}}, "options.prices"),  # prices are never the caller's
+        ("bom.pdf", {"prices": {"MQM9700-NS2F": "1"}}, "options.prices"),  # prices are never the caller's
         ("bom.pdf", {"currency": "XXX"}, "options.currency"),
         ("bom.pdf", {"price_version": 7}, "options.price_version"),  # no such version
         ("bom.pdf", {"spares_percent": 5}, "options.spares_percent"),  # a decimal string, as the schema says
@@ -108,7 +108,7 @@ def test_a_rack_of_the_design_is_accepted(alice, computed):
 
 
 def test_a_bom_export_is_priced_with_a_named_price_version(alice, computed):
-    alice.put("/api/v1/price-list/", {"currency": "EUR", "prices": {"QM9700": "100.00"}}, format="json")
+    alice.put("/api/v1/price-list/", {"currency": "EUR", "prices": {"MQM9700-NS2F": "100.00"}}, format="json")
     r = alice.post(
         rev_url(computed, tail="exports/"), {"kind": "bom.csv", "options": {"price_version": 1}}, format="json"
     )

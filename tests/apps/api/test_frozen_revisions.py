@@ -232,7 +232,7 @@ def test_a_revision_renders_the_same_after_the_catalog_custom_parts_and_prices_c
     # ... alice's custom parts change (one that would no longer even load beside the catalog) ...
     CustomPart.objects.create(owner=users.alice, section="switches", key="broken", body={"name": "Broken"})
     # ... and her price list gets a new version.
-    assert price_list_save(owner=users.alice, currency="EUR", prices={"QM9700": "100"}) is not None
+    assert price_list_save(owner=users.alice, currency="EUR", prices={"MQM9700-NS2F": "100"}) is not None
 
     empty_caches()
     with engine_compute_forbidden():

@@ -45,7 +45,7 @@ def _money_fields(node):
 
 
 def test_the_order_per_network_and_su_adds_up_to_the_bom(alice, computed):
-    put_prices(alice, {"QM9700": "31000", "MMA4Z00-NS": "900.5"})
+    put_prices(alice, {"MQM9700-NS2F": "31000", "MMA4Z00-NS": "900.5"})
     compute_now(computed, computed.owner)  # r2 is priced with the version in force
     order = alice.get(rev_url(computed, 2, "order/?spares_percent=transceiver:2,*:5")).json()
     bom = alice.get(rev_url(computed, 2, "bom/")).json()
@@ -65,7 +65,7 @@ def test_the_order_per_network_and_su_adds_up_to_the_bom(alice, computed):
             > 0
         )
     assert [g["su"] for g in order["by_su"]][-1] == "outside"
-    qm = next(ln for ln in order["lines"] if ln["part"] == "QM9700")
+    qm = next(ln for ln in order["lines"] if ln["part"] == "MQM9700-NS2F")
     assert (qm["spares"], qm["spares_rule"], qm["unit_price"], qm["currency"], qm["price_version"]) == (
         1,
         "5 % of switch, rounded up",
@@ -100,12 +100,12 @@ def test_orders_follow_the_designs_permissions(alice, bob, anon, users, two):
     design_share(design=two, user=users.bob, access="read")
     assert bob.get(urls[1]).status_code == 200
     assert bob.post(rev_url(two, 1, "ordered/"), {}, format="json").status_code == 404  # read only
-    assert bob.patch(urls[3], {"lead_times": {"QM9700": 5}}, format="json").status_code == 404
+    assert bob.patch(urls[3], {"lead_times": {"MQM9700-NS2F": 5}}, format="json").status_code == 404
 
 
 def test_the_order_delta_between_two_revisions_signs_every_change(alice, two):
     body = alice.get(f"/api/v1/designs/{two.pk}/order-delta/?old=1&new=2&spares_percent=5").json()
-    qm = next(ln for ln in body["lines"] if ln["part"] == "QM9700")
+    qm = next(ln for ln in body["lines"] if ln["part"] == "MQM9700-NS2F")
     assert qm["status"] == "changed"
     assert qm["delta"]["order_quantity"] == qm["new"]["order_quantity"] - qm["old"]["order_quantity"] > 0
     back = alice.get(f"/api/v1/designs/{two.pk}/order-delta/?old=2&new=1&spares_percent=5").json()
@@ -133,7 +133,7 @@ def test_a_part_that_disappears_is_removed_with_its_negative_quantity(alice, two
 
 
 def test_the_ordered_baseline_is_frozen_with_its_prices_and_spares(alice, users, two):
-    put_prices(alice, {"QM9700": "100"})
+    put_prices(alice, {"MQM9700-NS2F": "100"})
     rev1 = Revision.objects.get(design=two, number=1)
     rev1.created_at = rev1.created_at.replace(year=2100)  # priced by the version in force at compute time
     rev1.save()
@@ -142,14 +142,14 @@ def test_the_ordered_baseline_is_frozen_with_its_prices_and_spares(alice, users,
     marked = alice.post(rev_url(two, 1, "ordered/"), {"spares_percent": "10"}, format="json")
     assert marked.status_code == 201, marked.json()
     assert marked.json()["revision"] == 1 and marked.json()["marked_by"] == "alice"
-    ordered_qm = next(ln for ln in marked.json()["order"]["lines"] if ln["part"] == "QM9700")
+    ordered_qm = next(ln for ln in marked.json()["order"]["lines"] if ln["part"] == "MQM9700-NS2F")
     assert ordered_qm["unit_price"] == "100.00" and ordered_qm["price_version"] == 1
 
-    put_prices(alice, {"QM9700": "250"})  # a later price change never reaches what was ordered
+    put_prices(alice, {"MQM9700-NS2F": "250"})  # a later price change never reaches what was ordered
     baseline = alice.get(f"/api/v1/designs/{two.pk}/ordered/").json()
     assert baseline["order"] == marked.json()["order"]
     delta = alice.get(f"/api/v1/designs/{two.pk}/order-delta/?old=ordered&new=1").json()
-    qm = next(ln for ln in delta["lines"] if ln["part"] == "QM9700")
+    qm = next(ln for ln in delta["lines"] if ln["part"] == "MQM9700-NS2F")
     assert delta["old"]["label"] == "r1 (ordered)" and delta["new"]["spares_rule"]["percents"] == {"*": "10"}
     # r1 now follows the newer version (its compute time is after it): the same parts at a new price
     assert (qm["status"], qm["delta"]["order_quantity"], qm["old"]["unit_price"], qm["new"]["unit_price"]) == (
@@ -159,14 +159,14 @@ def test_the_ordered_baseline_is_frozen_with_its_prices_and_spares(alice, users,
         "250.00",
     )
     assert Decimal(qm["delta"]["extended_price"]) == 150 * qm["new"]["order_quantity"]
-    assert {ln["status"] for ln in delta["lines"] if ln["part"] != "QM9700"} == {"unchanged"}
+    assert {ln["status"] for ln in delta["lines"] if ln["part"] != "MQM9700-NS2F"} == {"unchanged"}
 
     csv_response = alice.get(f"/api/v1/designs/{two.pk}/change-order.csv?old=ordered&new=2")
     assert csv_response["Content-Disposition"] == (
         f'attachment; filename="design-{two.pk}-change-order-ordered-to-r2.csv"'
     )
     rows = list(csv.DictReader(io.StringIO(csv_response.content.decode())))
-    line = next(r for r in rows if r["section"] == "line" and r["part"] == "QM9700")
+    line = next(r for r in rows if r["section"] == "line" and r["part"] == "MQM9700-NS2F")
     assert int(line["delta_order_quantity"]) == int(line["new_order_quantity"]) - int(line["old_order_quantity"])
     pdf = alice.get(f"/api/v1/designs/{two.pk}/change-order.pdf?old=ordered&new=2&page_size=letter")
     assert pdf.status_code == 200 and pdf["Content-Type"] == "application/pdf" and pdf.content[:5] == b"%PDF-"
@@ -181,15 +181,15 @@ def test_the_change_order_refuses_a_bad_old_side(alice, two):
 
 def test_lead_times_are_filled_in_and_shown_on_order_lines(alice, computed):
     url = f"/api/v1/designs/{computed.pk}/lead-times/"
-    assert alice.patch(url, {"lead_times": {"QM9700": 42, "X": 7}}, format="json").json() == {
-        "lead_times": {"QM9700": 42, "X": 7}
+    assert alice.patch(url, {"lead_times": {"MQM9700-NS2F": 42, "X": 7}}, format="json").json() == {
+        "lead_times": {"MQM9700-NS2F": 42, "X": 7}
     }
-    assert alice.patch(url, {"lead_times": {"X": None}}, format="json").json() == {"lead_times": {"QM9700": 42}}
-    response = alice.patch(url, {"lead_times": {"QM9700": -1}}, format="json")
+    assert alice.patch(url, {"lead_times": {"X": None}}, format="json").json() == {"lead_times": {"MQM9700-NS2F": 42}}
+    response = alice.patch(url, {"lead_times": {"MQM9700-NS2F": -1}}, format="json")
     assert response.status_code == 400 and error_of(response)["fields"][0]["path"].startswith("lead_times")
     order = alice.get(rev_url(computed, 1, "order/")).json()
-    assert next(ln for ln in order["lines"] if ln["part"] == "QM9700")["lead_time_days"] == 42
-    assert {ln["lead_time_days"] for ln in order["lines"] if ln["part"] != "QM9700"} == {None}
+    assert next(ln for ln in order["lines"] if ln["part"] == "MQM9700-NS2F")["lead_time_days"] == 42
+    assert {ln["lead_time_days"] for ln in order["lines"] if ln["part"] != "MQM9700-NS2F"} == {None}
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
@@ -227,7 +227,7 @@ def test_for_real_revisions_each_order_delta_is_the_difference_of_the_two_orders
 def two_revisions(two, users):
     from apps.catalog.services import price_list_save
 
-    price_list_save(owner=users.alice, currency="USD", prices={"QM9700": "31000.5", "MMA4Z00-NS": "0.125"})
+    price_list_save(owner=users.alice, currency="USD", prices={"MQM9700-NS2F": "31000.5", "MMA4Z00-NS": "0.125"})
     from apps.designs.pricing import revision_reprice
 
     revs = list(Revision.objects.filter(design=two).order_by("number"))

@@ -19,7 +19,7 @@ from tests.apps.api.conftest import compute_now, error_of, rev_url
 
 
 def qm9700(bom: dict) -> dict:
-    return next(x for x in bom["lines"] if x["part"] == "QM9700")
+    return next(x for x in bom["lines"] if x["part"] == "MQM9700-NS2F")
 
 
 def bom_csv(client, design, number: int) -> list[dict]:
@@ -31,10 +31,10 @@ def bom_csv(client, design, number: int) -> list[dict]:
 def test_a_revision_keeps_the_prices_it_was_computed_with_until_repriced(alice, users, computed):
     design = computed
     # `computed` was computed before any price list: unpriced, and it stays so when a list appears.
-    alice.put("/api/v1/price-list/", {"currency": "EUR", "prices": {"QM9700": "100"}}, format="json")
+    alice.put("/api/v1/price-list/", {"currency": "EUR", "prices": {"MQM9700-NS2F": "100"}}, format="json")
     r1 = design.revisions.get(number=compute_now(design, users.alice))  # r2 of the design, computed under v1
-    alice.put("/api/v1/price-list/", {"currency": "EUR", "prices": {"QM9700": "120"}}, format="json")
-    alice.put("/api/v1/price-list/", {"currency": "EUR", "prices": {"QM9700": "120"}}, format="json")  # no change
+    alice.put("/api/v1/price-list/", {"currency": "EUR", "prices": {"MQM9700-NS2F": "120"}}, format="json")
+    alice.put("/api/v1/price-list/", {"currency": "EUR", "prices": {"MQM9700-NS2F": "120"}}, format="json")  # no change
     r2 = design.revisions.get(number=compute_now(design, users.alice))
 
     assert list(PriceListVersion.objects.filter(owner=users.alice).values_list("number", flat=True)) == [2, 1]
@@ -44,7 +44,7 @@ def test_a_revision_keeps_the_prices_it_was_computed_with_until_repriced(alice, 
     assert unpriced["price_version"] is None and qm9700(unpriced)["unit_price"] is None
     assert (old["price_version"], qm9700(old)["unit_price"]) == (1, "100.00")
     assert (new["price_version"], qm9700(new)["unit_price"]) == (2, "120.00")
-    row = next(r for r in bom_csv(alice, design, r1.number) if r["section"] == "order" and r["sku"] == "QM9700")
+    row = next(r for r in bom_csv(alice, design, r1.number) if r["section"] == "order" and r["sku"] == "MQM9700-NS2F")
     assert row["unit_price"] == "100.00"
     pricing_row = next(r for r in bom_csv(alice, design, r1.number) if r["section"] == "pricing")
     assert pricing_row["description"].startswith("price list v1 of ") and "in force when" in pricing_row["description"]
@@ -68,7 +68,7 @@ def test_only_writers_reprice_and_there_must_be_a_list(alice, bob, users, comput
     refused = alice.post(rev_url(computed, 1, "reprice/"))
     assert refused.status_code == 409 and error_of(refused)["code"] == "no_price_list"
 
-    alice.put("/api/v1/price-list/", {"currency": "USD", "prices": {"QM9700": "1"}}, format="json")
+    alice.put("/api/v1/price-list/", {"currency": "USD", "prices": {"MQM9700-NS2F": "1"}}, format="json")
     assert bob.post(rev_url(computed, 1, "reprice/")).status_code == 404
     design_share(design=computed, user=users.bob, access="read")
     assert bob.post(rev_url(computed, 1, "reprice/")).status_code == 404
@@ -79,7 +79,7 @@ def test_only_writers_reprice_and_there_must_be_a_list(alice, bob, users, comput
 
 def test_the_revision_page_names_the_version_and_offers_to_reprice(client, users, computed, alice):
     client.force_login(users.alice)
-    alice.put("/api/v1/price-list/", {"currency": "EUR", "prices": {"QM9700": "100"}}, format="json")
+    alice.put("/api/v1/price-list/", {"currency": "EUR", "prices": {"MQM9700-NS2F": "100"}}, format="json")
     page = client.get(f"/designs/{computed.pk}/revisions/1/bom/").content.decode()
     line = page.split('id="bom-pricing"')[1].split("</p>")[0]
     assert "Not priced" in line and "Reprice with v1" in line

@@ -221,7 +221,7 @@ def _download_every_file(pkg, client, design_id: int, log: Path, settings) -> No
         else:
             body.decode("utf-8")
     bom = list(csv.DictReader(io.StringIO(files["bom.csv"].decode())))
-    assert "QM9700" in {r["sku"] for r in bom}
+    assert "MQM9700-NS2F" in {r["sku"] for r in bom}
 
     # The QoS set as a large revision's: a 202 naming the worker's build of configs.zip, then the files.
     settings.DOWNLOAD_INLINE_MAX_CABLES, inline = 0, settings.DOWNLOAD_INLINE_MAX_CABLES
@@ -361,7 +361,7 @@ def test_a_generated_client_creates_computes_and_compares_boms(worker, live_serv
     price_list_replace.sync(
         client=client,
         body=models.PriceListInputRequest(
-            currency="EUR", prices=models.PriceListInputRequestPrices.from_dict({"QM9700": "31000.00"})
+            currency="EUR", prices=models.PriceListInputRequestPrices.from_dict({"MQM9700-NS2F": "31000.00"})
         ),
     )
 
@@ -372,7 +372,7 @@ def test_a_generated_client_creates_computes_and_compares_boms(worker, live_serv
     assert job.revision == 1
 
     bom = revisions_bom.sync(design.id, 1, client=client, spares_percent="5")
-    qm = next(line for line in bom.lines if line.part == "QM9700")
+    qm = next(line for line in bom.lines if line.part == "MQM9700-NS2F")
     assert (qm.quantity, qm.spares, qm.unit_price, qm.total) == (12, 1, "31000.00", "403000.00")
     assert qm.category == models.BomCategoryEnum.SWITCH
     summary = revisions_summary.sync(design.id, 1, client=client)
@@ -397,4 +397,4 @@ def test_a_generated_client_creates_computes_and_compares_boms(worker, live_serv
 
     diff = designs_bom_diff.sync(design.id, client=client, old=1, new=2)
     changed = {c.part: (c.old_quantity, c.new_quantity) for c in diff.changed}
-    assert changed["QM9700"][0] == 12 and changed["QM9700"][1] > 12
+    assert changed["MQM9700-NS2F"][0] == 12 and changed["MQM9700-NS2F"][1] > 12

@@ -59,14 +59,14 @@ def test_a_revision_shows_its_spec_and_summary(alice, computed):
 def test_the_bom_adds_spares_rounded_up_and_prices_from_the_owners_list(alice, bob, users, computed):
     plain = alice.get(rev_url(computed, 1, "bom/")).json()
     switch = next(line for line in plain["lines"] if line["category"] == "switch")
-    assert switch["part"] == "QM9700" and switch["quantity"] == 12 and switch["spares"] == 0
+    assert switch["part"] == "MQM9700-NS2F" and switch["quantity"] == 12 and switch["spares"] == 0
     assert plain["currency"] is None and switch["unit_price"] is None and plain["totals"]["price"] is None
 
     spared = alice.get(rev_url(computed, 1, "bom/?spares_percent=5")).json()
     for line in spared["lines"]:
         assert line["spares"] == math.ceil(line["quantity"] * 5 / 100)
         assert line["order_quantity"] == line["quantity"] + line["spares"]
-    assert next(x for x in spared["lines"] if x["part"] == "QM9700")["spares"] == 1  # 0.6 rounds up
+    assert next(x for x in spared["lines"] if x["part"] == "MQM9700-NS2F")["spares"] == 1  # 0.6 rounds up
 
     parts = [line["part"] for line in plain["lines"]]
     alice.put("/api/v1/price-list/", {"currency": "EUR", "prices": {p: "10.50" for p in parts}}, format="json")
@@ -74,13 +74,13 @@ def test_the_bom_adds_spares_rounded_up_and_prices_from_the_owners_list(alice, b
     assert alice.post(rev_url(computed, 1, "reprice/")).status_code == 200  # ... unless it is repriced
     priced = alice.get(rev_url(computed, 1, "bom/?spares_percent=5")).json()
     assert priced["currency"] == "EUR"
-    qm = next(x for x in priced["lines"] if x["part"] == "QM9700")
+    qm = next(x for x in priced["lines"] if x["part"] == "MQM9700-NS2F")
     assert qm["unit_price"] == "10.50" and qm["total"] == "136.50"  # 13 x 10.50
     assert priced["totals"]["price"] == f"{sum(10.5 * x['order_quantity'] for x in priced['lines']):.2f}"
 
     # A collaborator sees the owner's prices; their own price list does not apply.
     design_share(design=computed, user=users.bob, access="read")
-    bob.put("/api/v1/price-list/", {"prices": {"QM9700": "1"}}, format="json")
+    bob.put("/api/v1/price-list/", {"prices": {"MQM9700-NS2F": "1"}}, format="json")
     assert bob.get(rev_url(computed, 1, "bom/")).json()["currency"] == "EUR"
 
 
@@ -89,13 +89,13 @@ def test_the_bom_is_priced_as_bom_csv_prices_it(alice, computed):
     import csv
     import io
 
-    alice.put("/api/v1/price-list/", {"currency": "EUR", "prices": {"QM9700": "0.125"}}, format="json")
+    alice.put("/api/v1/price-list/", {"currency": "EUR", "prices": {"MQM9700-NS2F": "0.125"}}, format="json")
     alice.post(rev_url(computed, 1, "reprice/"))
     api = alice.get(rev_url(computed, 1, "bom/?spares_percent=5")).json()
-    qm = next(x for x in api["lines"] if x["part"] == "QM9700")
+    qm = next(x for x in api["lines"] if x["part"] == "MQM9700-NS2F")
     response = alice.get(rev_url(computed, 1, "downloads/bom.csv?spares_percent=5"))
     text = (b"".join(response.streaming_content) if response.streaming else response.content).decode()
-    row = next(r for r in csv.DictReader(io.StringIO(text)) if r["section"] == "order" and r["sku"] == "QM9700")
+    row = next(r for r in csv.DictReader(io.StringIO(text)) if r["section"] == "order" and r["sku"] == "MQM9700-NS2F")
     assert qm["total"] == row["extended_price"] == "1.63"
     assert qm["order_quantity"] == int(row["order_quantity"]) == 13
 
@@ -202,7 +202,7 @@ def test_the_bom_difference_lists_parts_added_removed_and_changed(alice, users, 
     compute_now(computed, users.alice)
     diff = alice.get(f"/api/v1/designs/{computed.pk}/bom-diff/?old=1&new=2").json()
     assert diff["old"] == 1 and diff["new"] == 2
-    qm = next(c for c in diff["changed"] if c["part"] == "QM9700")
+    qm = next(c for c in diff["changed"] if c["part"] == "MQM9700-NS2F")
     assert qm["new_quantity"] > qm["old_quantity"] and qm["delta"] == qm["new_quantity"] - qm["old_quantity"]
     back = alice.get(f"/api/v1/designs/{computed.pk}/bom-diff/?old=2&new=1").json()
     assert {c["part"]: -c["delta"] for c in back["changed"]} == {c["part"]: c["delta"] for c in diff["changed"]}

@@ -21,7 +21,7 @@ def test_the_order_takes_the_failure_rate_rule_with_its_inputs(alice, computed):
     lambda = 12 x 0.02 x 2160/8760 = 0.05918; P(0) = e^-0.05918 = 0.94254 < 0.99,
     P(1) = 0.94254 x 0.05918 = 0.05578 -> 0.99832 >= 0.99: 1 spare."""
     order = alice.get(rev_url(computed, 1, "order/?" + urlencode({"spares_rule": "failure-rate", **RATES}))).json()
-    qm = next(ln for ln in order["lines"] if ln["part"] == "QM9700")
+    qm = next(ln for ln in order["lines"] if ln["part"] == "MQM9700-NS2F")
     assert (qm["quantity"], qm["spares"]) == (12, 1)
     assert qm["spares_rule"] == "Poisson 99 % quantile of 0.0592 expected failures (12 x 2 %/year x 2160 h / 8760 h)"
     rule = order["spares_rule"]
@@ -43,7 +43,7 @@ def test_a_baseline_is_frozen_with_the_failure_rate_rule(alice, computed):
 def test_both_rules_side_by_side_say_which_inputs_are_defaults(alice, computed):
     body = alice.get(rev_url(computed, 1, "spares/?" + urlencode({"spares_percent": "5", **RATES}))).json()
     lines = {ln["part"]: ln for ln in body["lines"]}
-    qm = lines["QM9700"]
+    qm = lines["MQM9700-NS2F"]
     assert (qm["percent_spares"], qm["failure_rate_spares"], qm["expected_failures"], qm["defaults"]) == (
         1,
         1,
@@ -83,13 +83,13 @@ def test_the_bom_and_its_files_take_the_failure_rate_rule(alice, computed):
     """The same 12 QM9700 at 2 %/year, 2,160 h, 99 %: 1 spare (worked above), in /bom/ and in bom.csv."""
     params = urlencode({"spares_rule": "failure-rate", **RATES})
     bom = alice.get(rev_url(computed, 1, "bom/?" + params)).json()
-    qm = next(ln for ln in bom["lines"] if ln["part"] == "QM9700")
+    qm = next(ln for ln in bom["lines"] if ln["part"] == "MQM9700-NS2F")
     assert (qm["quantity"], qm["spares"], qm["order_quantity"]) == (12, 1, 13)
     assert bom["spares_rule"]["kind"] == "failure-rate" and bom["spares_percent"] == "0"
     response = alice.get(rev_url(computed, 1, "downloads/bom.csv?" + params))
     assert response.status_code == 200, response.content[:300]
     text = b"".join(response.streaming_content if response.streaming else [response.content]).decode()
-    row = next(line for line in text.splitlines() if ",QM9700," in line and line.startswith("order"))
+    row = next(line for line in text.splitlines() if ",MQM9700-NS2F," in line and line.startswith("order"))
     assert "Poisson 99 % quantile of 0.0592 expected failures (12 x 2 %/year x 2160 h / 8760 h)" in row
     bad = alice.get(rev_url(computed, 1, "downloads/bom.csv?spares_rule=failure-rate&spares_afr_percent=x"))
     assert bad.status_code == 400 and error_of(bad)["fields"][0]["path"] == "spares_afr_percent"

@@ -68,7 +68,7 @@ def test_the_spares_table_shows_both_rules_and_says_the_rates_are_defaults(alice
         )
     )
     rows = {r["part"]: r for r in response.context["spares"]["rows"]}
-    qm = rows["QM9700"]
+    qm = rows["MQM9700-NS2F"]
     assert (qm["percent"], qm["afr_percent"], qm["replenish_hours"], qm["service_level_percent"]) == (
         "5",
         "2",

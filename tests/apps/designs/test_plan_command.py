@@ -224,7 +224,7 @@ def test_the_bom_takes_the_failure_rate_spares_rule(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     rows = list(csv.reader((tmp_path / "out" / "bom.csv").open(encoding="utf-8")))
-    qm = next(r for r in rows if r[0] == "order" and "QM9700" in r)
+    qm = next(r for r in rows if r[0] == "order" and "MQM9700-NS2F" in r)
     assert "Poisson 99 % quantile of 0.237 expected failures (48 x 2 %/year x 2160 h / 8760 h)" in qm
     bad = _run_cli(
         str(spec),

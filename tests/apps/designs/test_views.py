@@ -943,3 +943,13 @@ def test_the_design_page_lists_computations_apart_from_file_builds(alice, revisi
     assert "Computation" in computes and "labels.pdf" not in computes
     others = html.split('id="other-jobs"')[1].split("</ul>")[0]
     assert others.count("Build of labels.pdf") == 5
+
+
+def test_the_revision_page_names_the_switches_without_a_published_maximum_power(alice, users):
+    """Issue 38: a switch with no published maximum (the SN2201 OOB switches) adds nothing to "Power (known)";
+    the page says which models are left out rather than letting the sum read as complete."""
+    design = design_create(user=users.alice, spec=TINY | {"oob": {"enabled": True}})
+    revision = compute_now(design, users.alice)
+    html = alice.get(url("revision", revision.design_id, revision.number)).content.decode()
+    assert '<dd class="card-note" data-metric="power-unknown">+ unknown for sn2201' in html
+    assert "(no published maximum)" in html and "(known figures only)" in html

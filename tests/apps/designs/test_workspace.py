@@ -72,9 +72,9 @@ def test_unknown_switch_power_reads_unknown_with_the_reason_never_zero_kw():
         "rack_power": {"max_kw": {"network": 0.0, "server": 40.8}, "budget_kw": {"network": 20.0, "server": 41.0}},
     }
     known, fullest = _power_card(summary)
-    assert known["value"] == "81.6" and "sn5600" in known["note"]
-    assert fullest["value"] == "network: unknown (no power figure for sn5600)"
-    assert fullest["note"] == "server: 40.8 of 41.0 kW known"
+    assert known["value"] == "81.6" and known["note"] == "+ unknown for sn5600 (no published maximum)"
+    assert fullest["value"] == "network: unknown (no published maximum for sn5600)"
+    assert fullest["note"] == "server: 40.8 of 41.0 kW (known figures only)"
     assert "0.0" not in fullest["value"]
 
 

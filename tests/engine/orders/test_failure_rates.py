@@ -39,16 +39,16 @@ def test_spares_for_a_4_su_design_match_a_hand_worked_poisson_quantile():
     result = compute_design(parse_spec(spec()), load_catalog())
     bom = result.summary["bom"]
     qty = {ln["sku"]: ln["quantity"] for ln in bom}
-    assert (qty["QM9700"], qty["MMA4Z00-NS"], qty["MMA4Z00-NS-FLT"]) == (48, 1536, 512)
+    assert (qty["MQM9700-NS2F"], qty["MMA4Z00-NS"], qty["MMA4Z00-NS-FLT"]) == (48, 1536, 512)
 
     rule = spares_rule_from_inputs(
         rule="failure-rate", afr="switch:2,transceiver:2", hours="switch:2160,transceiver:720", level="switch:99,*:95"
     )
     spares = {ln.part: ln.spares for ln in build_order(bom, rule=rule).lines}
-    assert spares["QM9700"] == 2
+    assert spares["MQM9700-NS2F"] == 2
     assert spares["MMA4Z00-NS"] == 5
     flat = {ln.part: ln.spares for ln in build_order(bom, rule=PercentPerCategory(parse_percents("5"))).lines}
-    assert (flat["QM9700"], flat["MMA4Z00-NS"]) == (3, 77)
+    assert (flat["MQM9700-NS2F"], flat["MMA4Z00-NS"]) == (3, 77)
 
 
 def test_the_words_name_every_input():
@@ -109,7 +109,10 @@ def test_the_rule_is_chosen_by_name():
 
 
 def test_both_rules_are_shown_side_by_side_with_their_inputs():
-    bom = [{"category": "switch", "sku": "QM9700", "quantity": 48}, {"category": "fiber", "sku": "F", "quantity": 0}]
+    bom = [
+        {"category": "switch", "sku": "MQM9700-NS2F", "quantity": 48},
+        {"category": "fiber", "sku": "F", "quantity": 0},
+    ]
     rows = spares_beside(
         bom,
         percent=PercentPerCategory(parse_percents("5")),

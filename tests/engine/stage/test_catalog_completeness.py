@@ -148,7 +148,9 @@ def test_bom_lines_carry_supplier_descriptions_and_orderable_numbers(presets):
                 t = media.transceivers[sku]
                 assert d.startswith(f"NVIDIA {sku} ") and (not t.opn or f"OPN {t.opn}" in d), (key, line)
             else:
-                assert d.endswith(" m") and not d.startswith(("cord ", "dac ", "acc ", "rj45 ")), (key, line)
+                # a generic cord's length is followed by the specification a cable house quotes from
+                assert d.split("; supplier spec:")[0].endswith(" m"), (key, line)
+                assert not d.startswith(("cord ", "dac ", "acc ", "rj45 ")), (key, line)
 
 
 # The reference tables' parts, line by line (parts-beyond-ndr.md sections 1-5, optics-and-cabling.md D3/D4):
@@ -168,6 +170,10 @@ EXPECTED_NVIDIA_TRANSCEIVERS = {
         "finned (IHS) (OPN 980-9IAH1-00XM00)",
         "MMS4A20": "NVIDIA MMS4A20 800G single-port OSFP DR4 (200G/lane) transceiver, 500 m, MPO-12/APC, flat-top "
         "(ConnectX-8) (OPN 980-9IAT0-00XM00)",
+        # issue 38: in-band at the RA's 200G on SN5600, BlueField-3 QSFP112 optics on 1:2 fibers
+        "MMA1Z00-NS400": "NVIDIA MMA1Z00-NS400 QSFP112 400G SR4 transceiver, 850 nm, MPO-12/APC, 50 m OM4; 200G on "
+        "a 1:2 fiber (OPN 980-9I693-00NS00)",
+        "MMA4Z00-NS": "NVIDIA MMA4Z00-NS Twin-port OSFP 2x400G SR4, 30 m OM3 / 50 m OM4, finned (OPN 980-9I510-00NS00)",
     },
 }
 EXPECTED_CABLE_DESCRIPTIONS = {

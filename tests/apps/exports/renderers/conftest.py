@@ -20,7 +20,7 @@ def _static_files_without_collectstatic():
 
 PANELS = {"tiers": {"leaf-spine": {"medium": "single-mode", "cabling": "panels", "trunk_base": 8}}}
 OPTIONS = {
-    "prices": {"QM9700": 30000, "MMA4Z00-NS": "900.50"},
+    "prices": {"MQM9700-NS2F": 30000, "MMA4Z00-NS": "900.50"},
     "currency": "EUR",
     "spares_percent": {"transceiver": 2, "fiber": 5},
     "date": "2026-01-15",

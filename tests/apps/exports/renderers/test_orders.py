@@ -110,9 +110,9 @@ def test_apportion_shares_out_exactly_in_proportion():
 
 def test_an_order_prices_each_line_and_names_its_version():
     order = build_order(
-        [{"category": "switch", "sku": "QM9700", "quantity": 12, "description": "Quantum-2"}],
+        [{"category": "switch", "sku": "MQM9700-NS2F", "quantity": 12, "description": "Quantum-2"}],
         rule=PercentPerCategory(parse_percents("5")),
-        prices={"QM9700": Decimal("0.125")},
+        prices={"MQM9700-NS2F": Decimal("0.125")},
         currency="EUR",
         price_version=3,
         price_source="price list v3",
@@ -255,7 +255,7 @@ def _order(result, split, pct="5", label=""):
         rule=PercentPerCategory(parse_percents(pct)),
         split=split,
         label=label,
-        prices={"MFP7E10-N030": Decimal("96.50"), "QM9700": Decimal("31000")},
+        prices={"MFP7E10-N030": Decimal("96.50"), "MQM9700-NS2F": Decimal("31000")},
         currency="USD",
         price_version=2,
         price_source="price list v2",
@@ -338,7 +338,7 @@ def test_bom_csv_per_network_and_su_rows_carry_the_orders_shares_and_add_up(desi
     from apps.exports.renderers import iter_bom_csv
 
     options = {
-        "prices": {"QM9700": "31000", "MMA4Z00-NS": "900.50"},
+        "prices": {"MQM9700-NS2F": "31000", "MMA4Z00-NS": "900.50"},
         "currency": "EUR",
         "spares_percent": {"transceiver": 2, "fiber": 5, "*": 1},
     }
