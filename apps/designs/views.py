@@ -173,7 +173,10 @@ def design_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @signin_required
 @require_http_methods(["GET", "POST"])
 def design_edit(request: HttpRequest, pk: int) -> HttpResponse:
-    design = design_get(user=request.user, design_id=pk, write=True)
+    design = design_get(user=request.user, design_id=pk)
+    if not design_can_write(user=request.user, design=design):
+        # Shared read-only: the reader knows the design exists, so say why it cannot be edited (not a 404).
+        return render(request, "designs/read_only.html", {"design": design}, status=403)
     post = request.POST if request.method == "POST" else None
     yaml_mode = post is not None and "spec_yaml" in post
     form = SpecForm(None if yaml_mode else post, spec=design.spec, owner=design.owner)

@@ -101,3 +101,18 @@ def test_the_bom_section_shows_prices_and_names_the_lines_without_one(client, us
     qty = revision.summary["bom"][0]["quantity"]
     assert f"{qty * 10:.2f} USD" in html.split('id="bom-total"')[1].split("</td>")[0]
     assert 'id="bom-unpriced"' in html and "without a price" in html
+
+
+def test_a_read_only_sharer_opening_edit_is_told_it_is_read_only(client, users, design):  # noqa: F811
+    from apps.designs.services import design_share
+
+    design_share(design=design, user=users.bob, access="read")
+    client.force_login(users.bob)
+    response = client.get(url("edit", design.pk))
+    assert response.status_code == 403
+    assert "shared with you read-only" in response.content.decode() and "not shared with you" not in (
+        response.content.decode()
+    )
+    assert client.post(url("edit", design.pk), {"spec_yaml": "name: x"}).status_code == 403
+    client.force_login(users.charlie)
+    assert client.get(url("edit", design.pk)).status_code == 404
