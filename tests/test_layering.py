@@ -45,7 +45,6 @@ LAYERS = (
 )  # lowest first
 
 KNOWN_UPWARD: dict[str, set[str]] = {
-    "apps/common/views.py": {"jobs"},  # /healthz reads the workers' last beat
     # The renderers (apps/exports/renderers) are Django-free functions of a DesignResult; these designs modules
     # call them so that what they show equals the files: the CLI writes every deliverable of a fresh compute,
     # the ordered BOM splits quantities with the BOM renderer, the QoS page zips the same configs.zip.
