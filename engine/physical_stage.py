@@ -360,6 +360,7 @@ def run_physical(
     issues: list = []
     issues_append = issues.append
     demands: dict[tuple, list[int]] = defaultdict(list)  # panel-mode links by (tier, network, rack pair, choice)
+    spine_group = _spine_groups(links) if policy.trunk_diversity else {}
 
     missing: Counter = Counter()  # (network, tier) -> links without a part; counted only when it happens
     split_far: dict | None = None  # built on the first link between two quarter-rate cages
@@ -452,7 +453,7 @@ def run_physical(
         if structured and optical:
             pa, pb = places[a], places[b]
             if pa is not None and pb is not None and pa.rack != pb.rack:
-                demands[(tier, network, pa.rack, pb.rack, choice)].append(i)
+                demands[(tier, network, pa.rack, pb.rack, choice, spine_group.get((tier, a, b), 0))].append(i)
                 continue
         if shared:
             ck: tuple[int | str, ...]
@@ -521,11 +522,13 @@ def run_physical(
     )
     rack_names = [r.id for r in racks]
     for tier, groups in sorted(by_tier.items()):
+        if policy.trunk_diversity:  # one half of the spines' demands after the other: one panel change per rack
+            groups.sort(key=lambda g: g[0][5])
         dem = [
-            TrunkDemand(racks[k[2]].id, racks[k[3]].id, len(idxs), max(lengths[j] for j in idxs), k[4])
+            TrunkDemand(racks[k[2]].id, racks[k[3]].id, len(idxs), max(lengths[j] for j in idxs), k[4], k[5])
             for k, idxs in groups
         ]
-        plan = plan_trunks(tier, dem, policy)
+        plan = plan_trunks(tier, dem, policy, own_panels=policy.trunk_diversity)
         plans.append(plan)
         try:
             panel_units.add_plan(plan, rack_index, rack_names)
@@ -730,6 +733,23 @@ def _worst_links(links, budgets, k: int) -> list[tuple[float, int]]:
                 out.append((b.margin_db, link.id))
                 if len(out) >= k:
                     return out
+    return out
+
+
+def _spine_groups(links) -> dict[tuple[str, int, int], int]:
+    """(tier, lower device, upper device) -> 0 or 1: the half of the spines (leaf-spine) or cores (spine-core) a
+    leaf (spine) reaches that the upper device is in, by device order. Halves are taken per lower device, so a
+    leaf of a pod splits its own pod's spines. Trunk diversity gives each half trunks and panels of its own, so a
+    switch reaching two or more spines has its uplinks in at least two trunks and on two panels at each end."""
+    uppers: dict[tuple[str, int], set[int]] = defaultdict(set)
+    for lk in links:
+        if lk.tier in ("leaf-spine", "spine-core"):
+            uppers[(lk.tier, lk.a)].add(lk.b)
+    out: dict[tuple[str, int, int], int] = {}
+    for (tier, a), devs in uppers.items():
+        ordered = sorted(devs)
+        for rank, d in enumerate(ordered):
+            out[(tier, a, d)] = 0 if 2 * rank < len(ordered) else 1
     return out
 
 

@@ -437,6 +437,9 @@ def finish_design(
         )
         if clash:
             warnings.append(clash)
+    from .physical.diversity import uplink_diversity_warnings
+
+    warnings += uplink_diversity_warnings(draft)
     summary = summarize(
         spec=spec,
         catalog=catalog,

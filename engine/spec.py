@@ -329,7 +329,7 @@ SPEC_FIELDS = {
         "any",
         default=None,
         nullable=True,
-        help="Physical-layer policy (media per tier, structured cabling, loss thresholds, labels).",
+        help="Physical-layer policy (media per tier, structured cabling and trunk diversity, loss thresholds, labels).",
     ),
     "qos": Field(
         "any",

@@ -7,16 +7,23 @@ the ports that ever reported errors, plus the ports of Ethernet files, not every
 
 from __future__ import annotations
 
+import json
+import zlib
 from collections import defaultdict
 from collections.abc import Mapping
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db.models import Q
 
 from apps.designs.models import CableRecord, LinkRecord, Revision
+from apps.designs.revision_cache import compute_once, revision_fingerprint, revision_key, store_blob
+from apps.exports.services import revision_result
 from apps.measurements.services import measurement_link_margins
 from engine.counters import LinkFacts, Thresholds, drift_of_port, flags_of_link, load_thresholds, suspects
 from engine.counters.drift import FLAG_TEXT, EndDrift
+from engine.errors import SpecError
+from engine.physical.paths import physical_paths
 
 from .models import CounterReading, CounterSnapshot
 
@@ -51,46 +58,98 @@ def _series(snapshots, readings, networks_of_link) -> dict[tuple[int, str], list
     return out
 
 
-def _facts(
-    revision: Revision, link_ids, rows, t: Thresholds
-) -> tuple[dict[int, LinkFacts], dict[tuple[str, str], int]]:
-    cable_ids = {int(c[1:]) for r in rows.values() for c in r["cables"].split() if c[1:].isdigit()}
-    trunks = {
+_PATHS_VERSION = 1
+
+
+def panel_facts(revision: Revision) -> dict:
+    """{"ports": panel -> front ports, "panel_links": panel -> links patched into it, "trunk_links": trunk cable
+    id -> links it carries}, from the revision's physical paths (engine/physical/paths.py), kept in the cache.
+    Empty when the revision has no snapshot to read them from (then the stored rows are counted instead)."""
+    key = revision_key("panel-facts", _PATHS_VERSION, revision_fingerprint(revision))
+
+    def ready():
+        blob = cache.get(key)
+        return None if blob is None else json.loads(zlib.decompress(blob))
+
+    def compute():
+        try:
+            paths = physical_paths(revision_result(revision=revision))
+        except SpecError:
+            return {}
+        out = {
+            "ports": {name: p.ports for name, p in paths.panels.items()},
+            "panel_links": {name: len(v) for name, v in paths.panel_links().items()},
+            "trunk_links": {str(k): len(v) for k, v in paths.trunk_links.items()},
+        }
+        store_blob(key, zlib.compress(json.dumps(out).encode(), 1))  # panel names repeat: a 128K design's is small
+        return out
+
+    return compute_once(f"{key}:lock", ready, compute)
+
+
+def _cords_of(revision: Revision, rows: Mapping[int, dict], link_ids) -> dict[int, tuple]:
+    """Per link through patch panels: (trunk cable id, (panel, front port) at the A end, at the B end), from the
+    stored cords patched into the panels (cord A ends on a panel port, cord B starts on one)."""
+    channel: dict[int, tuple[int, int, int]] = {}
+    for link_id in link_ids:
+        ids = [int(c[1:]) for c in rows[link_id]["cables"].split() if c[1:].isdigit()]
+        if len(ids) == 3:
+            channel[link_id] = (ids[0], ids[1], ids[2])
+    wanted = {c for ch in channel.values() for c in ch}
+    cables = {
         c["cable_id"]: c
-        for c in CableRecord.objects.filter(revision=revision, cable_id__in=cable_ids, kind="trunk").values(
-            "cable_id", "a_device", "b_device", "links"
+        for c in CableRecord.objects.filter(revision=revision, cable_id__in=wanted).values(
+            "cable_id", "kind", "a_device", "a_port", "b_device", "b_port", "links"
         )
     }
+    out = {}
+    for link_id, (ca, tr, cb) in channel.items():
+        a, t, b = cables.get(ca), cables.get(tr), cables.get(cb)
+        if a is None or t is None or b is None or t["kind"] != "trunk":
+            continue
+        out[link_id] = (tr, (a["b_device"], a["b_port"]), (b["a_device"], b["a_port"]), t["links"])
+    return out
+
+
+def _facts(
+    revision: Revision, link_ids, rows, t: Thresholds
+) -> tuple[dict[int, LinkFacts], dict[tuple[str, str], int], dict[str, int]]:
+    paths = _cords_of(revision, rows, link_ids)
+    known = panel_facts(revision) if paths else {}
     facts = {}
     population: dict[tuple[str, str], int] = {}
-    panels: set[str] = set()
     margins = measurement_link_margins(revision=revision) if link_ids else {}
     low = [m for m in margins.values() if m < t.low_margin_db]
     if low:
         population[("loss", f"within {t.low_margin_db:g} dB of their limit")] = len(low)
+    panels: set[str] = set()
     for link_id in link_ids:
         r = rows[link_id]
-        t_names, p_names = [], []
-        for c in r["cables"].split():
-            t = trunks.get(int(c[1:])) if c[1:].isdigit() else None
-            if t is None:
-                continue
-            name = f"T{t['cable_id']:06d}"
-            t_names.append(name)
-            population[("trunk", name)] = len(t["links"].split())
-            p_names += [t["a_device"], t["b_device"]]
-        panels.update(p_names)
+        path = paths.get(link_id)
+        t_names: tuple[str, ...] = ()
+        ends: tuple[tuple[str, str], ...] = ()
+        if path is not None:
+            trunk, end_a, end_b, carried = path
+            name = f"T{trunk:06d}"
+            t_names = (name,)
+            n = known.get("trunk_links", {}).get(str(trunk))
+            population[("trunk", name)] = n if n is not None else len(carried.split())
+            ends = (end_a, end_b)
+            panels.update(p for p, _ in ends)
         facts[link_id] = LinkFacts(
             link_id,
-            trunks=tuple(t_names),
-            panels=tuple(dict.fromkeys(p_names)),
+            trunks=t_names,
+            panels=tuple(dict.fromkeys(p for p, _ in ends)),
             parts=tuple(dict.fromkeys(p for p in (r["a_part"], r["b_part"]) if p)),
             racks=tuple(dict.fromkeys(x for x in (r["a_rack"], r["b_rack"]) if x)),
             margin_db=margins.get(f"L{link_id:06d}"),
+            panel_ports=ends,
         )
+    cords = CableRecord.objects.filter(revision=revision, kind="cord")
     for p in panels:
-        through = CableRecord.objects.filter(revision=revision, kind="trunk").filter(Q(a_device=p) | Q(b_device=p))
-        population[("panel", p)] = sum(len(x.split()) for x in through.values_list("links", flat=True))
+        n = known.get("panel_links", {}).get(p)
+        # every link through a panel has one cord patched into it
+        population[("panel", p)] = n if n is not None else cords.filter(Q(a_device=p) | Q(b_device=p)).count()
     links = LinkRecord.objects.filter(revision=revision)
     for f in facts.values():
         for part in f.parts:
@@ -99,7 +158,7 @@ def _facts(
         for rack in f.racks:
             if ("rack", rack) not in population:
                 population[("rack", rack)] = links.filter(Q(a_rack=rack) | Q(b_rack=rack)).count()
-    return facts, population
+    return facts, population, {p: n for p, n in known.get("ports", {}).items() if p in panels}
 
 
 def _end_out(drift: EndDrift) -> dict:
@@ -149,8 +208,8 @@ def counter_report(*, revision: Revision, thresholds: Thresholds | None = None, 
         per_link[link_id].append((end, drift_of_port(seq)))
     drifts = [flags_of_link(i, ends, t) for i, ends in per_link.items() if i in rows]
     flagged = {d.link_id: d.flags for d in drifts if d.flags}
-    facts, population = _facts(revision, sorted(flagged), rows, t)
-    groups, ungrouped = suspects(flagged, facts, population, t)
+    facts, population, ports = _facts(revision, sorted(flagged), rows, t)
+    groups, ungrouped = suspects(flagged, facts, population, t, ports)
 
     def label(i: int) -> str:
         return f"L{i:06d}"
@@ -202,6 +261,8 @@ def counter_report(*, revision: Revision, thresholds: Thresholds | None = None, 
                 "links": [label(i) for i in g.links],
                 "flags": dict(g.flags),
                 "population": g.population,
+                "ports": g.ports,
+                "front_ports": {k: list(v) for k, v in g.front_ports.items()},
                 "share": round(g.share, 4),
                 "action": list(g.action),
             }

@@ -1,6 +1,6 @@
 """A revision's blast radius (engine/blast_radius.py): what each kind of single failure does to its GPUs.
 
-Read from the revision's devices and links through `revision_result` (the one accessor of a revision's engine
+Read from the revision's devices, links, racks and physical paths (trunks, patch panels) through `revision_result` (the one accessor of a revision's engine
 result), worked out once per revision fingerprint and kept in the cache like the other results recomputed from a
 revision (apps/designs/revision_cache.py).
 """
@@ -13,11 +13,11 @@ from django.core.cache import cache
 
 from apps.designs.models import Revision
 from apps.designs.revision_cache import compute_once, revision_fingerprint, revision_key, store_blob
-from engine.blast_radius import blast_radius
+from engine.blast_radius import blast_radius_of
 
 from .services import revision_result
 
-_VERSION = 2  # bump when the stored shape or its words change
+_VERSION = 3  # bump when the stored shape or its words change
 
 
 def revision_blast_radius(*, revision: Revision) -> dict:
@@ -29,7 +29,7 @@ def revision_blast_radius(*, revision: Revision) -> dict:
 
     def compute():
         result = revision_result(revision=revision)
-        blob = json.dumps(blast_radius(result.devices, result.links).to_dict()).encode()
+        blob = json.dumps(blast_radius_of(result).to_dict()).encode()
         store_blob(key, blob)
         return blob
 

@@ -62,10 +62,11 @@ class PanelUnits:
         for use in plan.usage:
             key = (rack_index[use.rack], use.panel_kind)
             entry = positions.get(key)
+            taken = use.positions + use.skipped  # skipped positions stand on the panels all the same
             if entry is None:
-                positions[key] = [use.positions, use.positions_per_panel, use.rack_units_per_panel, use.panel_sku]
+                positions[key] = [taken, use.positions_per_panel, use.rack_units_per_panel, use.panel_sku]
             else:
-                entry[0] += use.positions
+                entry[0] += taken
         for (rack, kind), (n, per, ru, sku) in positions.items():
             panels = -(-n // per)
             base = self.used.get(rack, 0)

@@ -82,6 +82,10 @@ class MediaPolicy:
     trunk_spare_fraction: float = 0.0  # gap default: no spare beyond base rounding
     trunk_max_fibers: int = 144  # traditional top of the Base-12 range [S32]
     trunk_length_step_m: float = 1.0  # gap default: trunks ordered to the next whole metre
+    # Spread each switch's uplinks (leaf-spine, spine-core) over two trunk groups by the half of its own spines
+    # (cores) they reach, each group starting on a panel of its own at both ends: no one trunk or panel carries every
+    # uplink of a leaf. Off by default: it changes the trunk plan (and so the frozen outputs) of existing designs.
+    trunk_diversity: bool = False
     made_to_order_step_m: float = 1.0  # gap default: cords past the stock list
     panel_cord_length_m: float = 3.0  # gap default: equipment-to-panel cord in panel mode
     mm_fiber: str = "auto"  # auto: OM3 <= 30 m, OM4 <= 50 m [S9]; or om3 / om4 / om5
@@ -112,6 +116,7 @@ class MediaPolicy:
             "trunk_spare_fraction": self.trunk_spare_fraction,
             "trunk_max_fibers": self.trunk_max_fibers,
             "trunk_length_step_m": self.trunk_length_step_m,
+            "trunk_diversity": self.trunk_diversity,
             "made_to_order_step_m": self.made_to_order_step_m,
             "panel_cord_length_m": self.panel_cord_length_m,
             "mm_fiber": self.mm_fiber,
@@ -166,6 +171,7 @@ class MediaPolicy:
                 "trunk_spare_fraction",
                 "trunk_max_fibers",
                 "trunk_length_step_m",
+                "trunk_diversity",
                 "made_to_order_step_m",
                 "panel_cord_length_m",
                 "mm_fiber",
@@ -205,6 +211,7 @@ class MediaPolicy:
             trunk_length_step_m=_pos_num(
                 d.get("trunk_length_step_m", base.trunk_length_step_m), f"{path}.trunk_length_step_m"
             ),
+            trunk_diversity=_bool(d.get("trunk_diversity", base.trunk_diversity), f"{path}.trunk_diversity"),
             made_to_order_step_m=_pos_num(
                 d.get("made_to_order_step_m", base.made_to_order_step_m), f"{path}.made_to_order_step_m"
             ),

@@ -39,6 +39,7 @@ class TrunkDemand(NamedTuple):
     links: int
     run_length_m: float
     choice: MediaChoice
+    group: int = 0  # trunk-diversity group (the half of the spines the links reach); see plan_trunks
 
 
 class LinkSlot(NamedTuple):
@@ -90,6 +91,7 @@ class PanelUse:
     rack_units_per_panel: int
     insert_sku: str  # adapter or cassette SKU
     positions: int
+    skipped: int = 0  # positions left empty so a trunk group starts on a panel of its own (trunk diversity)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,9 +142,14 @@ def _split_trunks(fibers: int, sizes: tuple[int, ...]) -> list[int]:
     return out
 
 
-def plan_trunks(tier: str, demands: Sequence[TrunkDemand], policy: MediaPolicy) -> TrunkPlan:
-    """Size the trunks of one tier and assign every link a trunk leg and panel ports."""
+def plan_trunks(
+    tier: str, demands: Sequence[TrunkDemand], policy: MediaPolicy, *, own_panels: bool = False
+) -> TrunkPlan:
+    """Size the trunks of one tier and assign every link a trunk leg and panel ports. `own_panels`: a demand of
+    another `group` than the demand before it in a rack starts on a panel of its own there (the positions left
+    empty before it are counted as skipped), so two groups never share a panel."""
     counters: dict[tuple[str, str], int] = {}
+    last_group: dict[tuple[str, str], int] = {}
     usage: dict[tuple[str, str, str, str], list] = {}
     trunks: list[TrunkRun] = []
     all_slots: list[tuple[LinkSlot, ...]] = []
@@ -173,6 +180,15 @@ def plan_trunks(tier: str, demands: Sequence[TrunkDemand], policy: MediaPolicy) 
             math.ceil(d.run_length_m / policy.trunk_length_step_m - _EPS) * policy.trunk_length_step_m,
         )
         gender = "MM" if sp.trunk_gender == "pinned" else "FF"
+        if own_panels:
+            for rack in (d.rack_a, d.rack_b):
+                at = counters.get((rack, kind), 0)
+                gap = -at % per_panel if last_group.setdefault((rack, kind), d.group) != d.group else 0
+                last_group[(rack, kind)] = d.group
+                if gap:
+                    counters[(rack, kind)] = at + gap
+                    u = usage.setdefault((rack, kind, sp.panel.sku, insert), [sp.panel, 0, 0])
+                    u[2] += gap
         # Allocate trunks and their panel positions at both ends.
         t_first_leg = []
         t_meta = []
@@ -187,7 +203,7 @@ def plan_trunks(tier: str, demands: Sequence[TrunkDemand], policy: MediaPolicy) 
             pos_b = counters.get((d.rack_b, kind), 0)
             counters[(d.rack_b, kind)] = pos_b + legs
             for rack in (d.rack_a, d.rack_b):
-                u = usage.setdefault((rack, kind, sp.panel.sku, insert), [sp.panel, 0])
+                u = usage.setdefault((rack, kind, sp.panel.sku, insert), [sp.panel, 0, 0])
                 u[1] += legs
             t_first_leg.append(leg0)
             t_meta.append((tid, size, legs, pos_a, pos_b))
@@ -239,8 +255,8 @@ def plan_trunks(tier: str, demands: Sequence[TrunkDemand], policy: MediaPolicy) 
                 )
             )
     use = tuple(
-        PanelUse(rack, tier, kind, psku, panel.positions, panel.rack_units, insert, n)
-        for (rack, kind, psku, insert), (panel, n) in sorted(usage.items())
+        PanelUse(rack, tier, kind, psku, panel.positions, panel.rack_units, insert, n, skipped)
+        for (rack, kind, psku, insert), (panel, n, skipped) in sorted(usage.items())
     )
     return TrunkPlan(tier=tier, trunks=tuple(trunks), slots=tuple(all_slots), usage=use)
 
@@ -254,13 +270,14 @@ def plan_panels(plans: TrunkPlan | Sequence[TrunkPlan]) -> tuple[RackPanels, ...
         for u in plan.usage:
             g = groups.setdefault(
                 (u.rack, u.tier, u.panel_kind, u.panel_sku),
-                {"per": u.positions_per_panel, "ru": u.rack_units_per_panel, "used": 0, "inserts": {}},
+                {"per": u.positions_per_panel, "ru": u.rack_units_per_panel, "used": 0, "skipped": 0, "inserts": {}},
             )
             g["used"] += u.positions
+            g["skipped"] += u.skipped
             g["inserts"][u.insert_sku] = g["inserts"].get(u.insert_sku, 0) + u.positions
     out = []
     for (rack, tier, kind, psku), g in sorted(groups.items()):
-        n = -(-g["used"] // g["per"])
+        n = -(-(g["used"] + g["skipped"]) // g["per"])
         out.append(
             RackPanels(
                 rack=rack,

@@ -35,9 +35,11 @@ def catalog():
     return load_catalog()
 
 
-@pytest.fixture(scope="module")
-def design(catalog):
-    return compute_design(parse_spec(SPEC), catalog)
+@pytest.fixture(scope="module", params=[False, True], ids=["default-trunks", "trunk-diversity"])
+def design(catalog, request):
+    """The design as planned by default, and with physical.trunk_diversity (each half of the spines on trunks and
+    panels of its own): every invariant holds for both."""
+    return compute_design(parse_spec({**SPEC, "physical": {**PANELS, "trunk_diversity": request.param}}), catalog)
 
 
 def _panel_ends(result):

@@ -22,6 +22,9 @@ class GpuGroupOut(serializers.Serializer):
         help_text="all: its scale-out bandwidth; beyond-leaf: to GPUs under other leaves; beyond-pod: to other pods.",
     )
     port_lost = serializers.BooleanField(help_text="Every link of the GPU's NIC port is down.")
+    isolated = serializers.BooleanField(
+        help_text="Cut off: the port is down, or the GPU's leaf lost every uplink (no GPU under another leaf reachable)."
+    )
     ports = serializers.ListField(child=serializers.CharField(), help_text="Server ports hit (catalog names).")
     sus = serializers.ListField(child=serializers.IntegerField(), help_text="Scalable units of those servers.")
     text = serializers.CharField(help_text="The group in words.")
@@ -38,6 +41,14 @@ class FailureImpactOut(serializers.Serializer):
             "spine",
             "core",
             "plane",
+            "leaf-uplink-transceiver",
+            "spine-transceiver",
+            "spine-uplink-transceiver",
+            "core-transceiver",
+            "trunk",
+            "patch-panel",
+            "rack",
+            "rack-power",
         ],
         help_text="The kind of part that fails.",
     )
@@ -46,12 +57,14 @@ class FailureImpactOut(serializers.Serializer):
     example = serializers.CharField(help_text="The part shown: of this kind, the one hitting the most GPUs.")
     gpus_affected = serializers.IntegerField(help_text="GPUs the example's failure hits.")
     gpus_losing_port = serializers.IntegerField(help_text="Of those, GPUs whose scale-out port goes down.")
+    gpus_isolated = serializers.IntegerField(help_text="Of those, GPUs cut off (port down or leaf without uplinks).")
+    gpus_degraded = serializers.IntegerField(help_text="Of those, GPUs that keep a path at less bandwidth.")
     min_gpus = serializers.IntegerField(help_text="Fewest GPUs any part of this kind hits.")
     max_gpus = serializers.IntegerField(help_text="Most GPUs any part of this kind hits.")
     jobs = serializers.ChoiceField(
         choices=["abort", "degraded", "none"],
-        help_text="abort: a GPU loses its NIC port, so a job using it likely aborts; degraded: jobs continue "
-        "with less bandwidth.",
+        help_text="abort: a GPU is isolated (its NIC port or its leaf's every uplink lost), so a job using it "
+        "likely aborts; degraded: jobs continue with less bandwidth.",
     )
     verdict = serializers.CharField(help_text="The effect on jobs, in words.")
     groups = GpuGroupOut(many=True, help_text="The GPUs the example failure hits, in groups hit alike.")

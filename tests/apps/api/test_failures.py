@@ -18,7 +18,12 @@ def test_it_reports_each_kind_of_failure_from_the_stored_plan(alice, computed):
         "leaf",
         "leaf-spine-cable",
         "spine",
+        "leaf-uplink-transceiver",
+        "spine-transceiver",
+        "rack",
     ]
+    # the spines share one rack: its failure isolates every GPU (direct cords: no trunk or panel)
+    assert (kinds["rack"]["example"], kinds["rack"]["gpus_isolated"]) == ("DC1.A01", 256)
     leaf = kinds["leaf"]
     assert (leaf["gpus_affected"], leaf["gpus_losing_port"], leaf["jobs"], leaf["example"]) == (
         32,

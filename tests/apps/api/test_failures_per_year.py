@@ -1,7 +1,7 @@
 """Failures per year beside each spares line, in the API, in bom.csv and on the revision page: quantity x the
 annualized failure rate in force (the failure-rate rule's inputs, else the shipped placeholder rates).
 
-The computed design (tests/apps/api/conftest.py, SMALL_SPEC) has 12 QM9700."""
+The computed design (tests/apps/api/conftest.py, SMALL_SPEC) has 12 QM9700 (MQM9700-NS2F)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def _bom_csv(client, computed, params: dict) -> dict[str, dict]:
 
 def test_the_spares_lines_give_the_failures_a_year_at_the_rates_in_force(alice, computed):
     lines = alice.get(rev_url(computed, 1, "spares/?spares_afr_percent=switch:2")).json()["lines"]
-    qm = next(ln for ln in lines if ln["part"] == "QM9700")
+    qm = next(ln for ln in lines if ln["part"] == "MQM9700-NS2F")
     assert (qm["quantity"], qm["afr_percent"], qm["failures_per_year"]) == (12, "2", 0.24)
     # every line: quantity x its rate
     assert all(ln["failures_per_year"] == round(ln["quantity"] * float(ln["afr_percent"]) / 100, 4) for ln in lines)
@@ -33,10 +33,10 @@ def test_the_spares_lines_give_the_failures_a_year_at_the_rates_in_force(alice, 
 def test_bom_csv_has_the_failures_a_year_beside_each_order_line(alice, computed):
     rate = _bom_csv(alice, computed, {"spares_rule": "failure-rate", "spares_afr_percent": "switch:2"})
     # 0.24 a year, but only 0.0197 in one 720 h replenishment time: P(0) = 0.98 >= 95 %, no spare
-    assert rate["QM9700"]["failures_per_year"] == "0.24" and rate["QM9700"]["spares"] == "0"
+    assert rate["MQM9700-NS2F"]["failures_per_year"] == "0.24" and rate["MQM9700-NS2F"]["spares"] == "0"
     # the flat rule orders its own spares; the figure beside it is at the shipped 1 %/year
     flat = _bom_csv(alice, computed, {"spares_percent": "10"})
-    assert flat["QM9700"]["failures_per_year"] == "0.12" and flat["QM9700"]["spares"] == "2"
+    assert flat["MQM9700-NS2F"]["failures_per_year"] == "0.12" and flat["MQM9700-NS2F"]["spares"] == "2"
 
 
 def test_the_revision_page_shows_the_column(client, users, computed):

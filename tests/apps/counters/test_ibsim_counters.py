@@ -9,7 +9,7 @@ cleared after reading (`ibqueryerrors -k`) the next snapshot reports a reset, no
 which names ports by LID, is matched through an ibnetdiscover of the running fabric.
 
     leaf CF-SU01-L01 ──cord── PP-B09-Uxx ══trunk T1══ PP-A01-Uxx ──cord── spine
-                              (same panel)  ══trunk T2══
+                              (same panel)  ══trunk T2══  (T2's row records the panel its first legs use)
 """
 
 from __future__ import annotations
@@ -51,16 +51,25 @@ def one_su_spec() -> dict:
 
 
 def two_links_sharing_a_panel_not_a_trunk(revision):
-    """(panel, [link ids]) : two leaf-spine links through one panel on different trunks."""
+    """(panel pair, [link ids], links patched into the pair): two leaf-spine links whose cords land on one panel
+    pair, on two trunks of which one straddles two panels (its row records its first leg's panels, not this
+    pair)."""
     trunks = {c.cable_id: c for c in CableRecord.objects.filter(revision=revision, kind="trunk")}
-    by_panel: dict[str, dict[int, int]] = defaultdict(dict)  # panel -> trunk -> a link through it
+    cords = {c.cable_id: c for c in CableRecord.objects.filter(revision=revision, kind="cord")}
+    by_panel: dict[tuple[str, str], dict[int, int]] = defaultdict(dict)  # panel pair -> trunk -> a link through it
+    on_pair: dict[tuple[str, str], int] = defaultdict(int)
     for link in LinkRecord.objects.filter(revision=revision, tier="leaf-spine").order_by("link_id"):
-        for c in link.cables.split():
-            t = trunks.get(int(c[1:]))
-            if t is not None:
-                by_panel[t.a_device].setdefault(t.cable_id, link.link_id)
-    panel, per_trunk = next((p, v) for p, v in sorted(by_panel.items()) if len(v) >= 2)
-    return panel, sorted(per_trunk.values())[:2]
+        ids = [int(c[1:]) for c in link.cables.split()]
+        if len(ids) == 3 and ids[1] in trunks:
+            pair = (cords[ids[0]].b_device, cords[ids[2]].a_device)  # cord A ends on a panel, cord B starts on one
+            by_panel[pair].setdefault(ids[1], link.link_id)
+            on_pair[pair] += 1
+    pair, per_trunk = next(
+        (p, v)
+        for p, v in sorted(by_panel.items())
+        if len(v) >= 2 and any(trunks[t].a_device != p[0] for t in v)  # a trunk recorded on another panel
+    )
+    return pair, sorted(per_trunk.values())[:2], on_pair[pair]
 
 
 @pytest.fixture
@@ -74,7 +83,7 @@ def test_errors_on_two_links_through_one_panel_flag_them_and_name_the_panel(revi
     write_deliverables(result, tmp_path, only=["topology.ibnetdiscover"])
     netfile = tmp_path / "topology.ibnetdiscover"
     nodes = parse_ibnetdiscover(netfile.read_text()).by_description()
-    panel, chosen = two_links_sharing_a_panel_not_a_trunk(revision)
+    panel, chosen, patched = two_links_sharing_a_panel_not_a_trunk(revision)
     links = {lk.link_id: lk for lk in LinkRecord.objects.filter(revision=revision, link_id__in=chosen)}
     t0 = timezone.now() - timedelta(hours=3)
 
@@ -100,8 +109,11 @@ def test_errors_on_two_links_through_one_panel_flag_them_and_name_the_panel(revi
         flagged = {lk["link"]: lk["flags"] for lk in report["links"] if lk["flags"]}
         assert flagged == {f"L{i:06d}": ["link-down", "rising-symbol-errors"] for i in chosen}
         top = report["groups"][0]
-        # the panels at both ends of the two trunks hold the same flagged links: one suspect naming both
-        assert top["kind"] == "panel" and panel in top["keys"] and len(top["keys"]) == 2
+        # the two panels the links' cords land on hold the same flagged links: one suspect naming exactly both,
+        # with its true population and ports (24-port MPO panels, one link a port), whatever panels the
+        # straddling trunk's row records
+        assert top["kind"] == "panel" and top["keys"] == sorted(panel)
+        assert (top["population"], top["ports"]) == (patched, 24) and patched <= 24
         assert top["links"] == [f"L{i:06d}" for i in chosen]
         assert {g["kind"] for g in report["groups"]} >= {"panel", "part", "rack"}
         assert not [g for g in report["groups"] if g["kind"] == "trunk"]  # different trunks, by choice

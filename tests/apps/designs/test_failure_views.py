@@ -115,3 +115,24 @@ def test_compare_orders_with_the_failure_rate_rule_and_its_change_order_links_ca
     assert all("Poisson" in r["spares_rule"] or "no expected" in r["spares_rule"] for r in order["rows"])
     html = response.content.decode()
     assert "spares_rule=failure-rate&amp;spares_afr_percent=switch%3A2" in html
+
+
+def test_trunks_panels_and_racks_are_listed_with_isolated_and_degraded_gpus(alice, users):
+    """The tiny design with its leaf-spine links through patch panels: the page lists the worst trunk, panel and
+    rack with the GPUs isolated and degraded, and links the trunk and the panel to their cables."""
+    design = design_create(
+        user=users.alice, spec={**TINY, "physical": {"tiers": {"leaf-spine": {"cabling": "panels"}}}}
+    )
+    compute_now(design, users.alice)
+    response = alice.get(url("revision", design.pk, 1))
+    html = response.content.decode()
+    kinds = {f["kind"]: f for f in response.context["blast"]["data"]["failures"]}
+    assert {"trunk", "patch-panel", "rack", "leaf-uplink-transceiver", "spine-transceiver"} <= set(kinds)
+    trunk, panel = kinds["trunk"], kinds["patch-panel"]
+    for f in (trunk, panel):
+        assert f["gpus_isolated"] + f["gpus_degraded"] == f["gpus_affected"] > 0
+        assert f'data-kind="{f["kind"]}"' in html
+    cables = f"/designs/{design.pk}/revisions/1/cables/?q="
+    assert f"{cables}C{trunk['example'][1:]}" in html and f"{cables}{panel['example']}" in html
+    listed = alice.get(f"{cables}C{trunk['example'][1:]}").content.decode()
+    assert "trunk" in listed and f"C{trunk['example'][1:]}" in listed

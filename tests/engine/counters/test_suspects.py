@@ -7,6 +7,7 @@ leaf-1 ─ PP-B09-U47 ══ T1 ══ PP-A01-U47 ─ spine-1     L1, L2 (T1) an
 from __future__ import annotations
 
 from engine.counters import CHECKLIST, LinkFacts, load_thresholds, suspects
+from engine.physical.paths import physical_paths
 
 T = load_thresholds()
 PART = "MMA4Z00-NS"
@@ -59,3 +60,66 @@ def test_high_measured_loss_is_a_component_too():
     lossy = {i: LinkFacts(i, margin_db=0.2) for i in (4, 5)}
     groups, _ = suspects({4: ("rising-symbol-errors",), 5: ("rising-symbol-errors",)}, lossy, {}, T)
     assert [(g.kind, g.links) for g in groups] == [("loss", (4, 5))]
+
+
+def test_links_on_one_panel_whose_trunks_are_split_over_two_panels_name_that_panel_with_its_ports():
+    """GIVEN a 1-SU DGX H100 whose 256 leaf-spine links run leaf rack B09 -> spine rack A01 through 24-port MPO
+    panels and 18-leg trunks. Trunks fill the panels in order, so they straddle panel boundaries:
+
+        PP-B09-U48  ports  1-18: trunk 1 (legs 1-18)      ports 19-24: trunk 2 (legs 1-6)
+        PP-B09-U47  ports  1-12: trunk 2 (legs 7-18)      ports 13-24: trunk 3 (legs 1-12)
+
+    Trunk 2's row records its first leg's panels (U48); trunk 3's records U47.
+    WHEN trunk 2's legs 7-8 and trunk 3's legs 1-2 flag (four links whose cords all land on U47 at both ends)
+    THEN the first suspect is exactly the panel pair PP-A01-U47 / PP-B09-U47, with its 24 links and 24 front
+    ports (by hand: 24 ports, one link each), its ports 1, 2, 13, 14 named; not U48 (a recorded trunk end),
+    and not a half-group per trunk. The rack, holding the same four links, ranks after the panel.
+    """
+    paths = physical_paths(_one_su_through_panels())
+    by_trunk: dict[int, list] = {}
+    for p in sorted(paths.links.values(), key=lambda p: p.link_id):
+        by_trunk.setdefault(p.trunk, []).append(p)
+    t1, t2, t3 = sorted(by_trunk)[:3]
+    assert [p.a_panel for p in by_trunk[t2]] == ["PP-B09-U48"] * 6 + ["PP-B09-U47"] * 12  # the straddling trunk
+    chosen = by_trunk[t2][6:8] + by_trunk[t3][:2]
+    flagged = {p.link_id: ("rising-symbol-errors",) for p in chosen}
+    facts = {
+        p.link_id: LinkFacts(
+            p.link_id,
+            trunks=(f"T{p.trunk:06d}",),
+            panels=(p.a_panel, p.b_panel),
+            parts=(PART,),
+            racks=("DC1.B09", "DC1.A01"),
+            panel_ports=((p.a_panel, p.a_port), (p.b_panel, p.b_port)),
+        )
+        for p in chosen
+    }
+    population = {("panel", k): len(v) for k, v in paths.panel_links().items()}
+    population |= {("trunk", f"T{k:06d}"): len(v) for k, v in paths.trunk_links.items()}
+    population |= {("part", PART): 512, ("rack", "DC1.B09"): 512, ("rack", "DC1.A01"): 256}
+    ports = {k: p.ports for k, p in paths.panels.items()}
+    groups, ungrouped = suspects(flagged, facts, population, T, ports)
+    top = groups[0]
+    assert (top.kind, top.keys, top.population, top.ports) == ("panel", ("PP-A01-U47", "PP-B09-U47"), 24, 24)
+    assert top.links == tuple(sorted(flagged)) and ungrouped == []
+    assert dict(top.front_ports) == {"PP-A01-U47": ("1", "2", "13", "14"), "PP-B09-U47": ("1", "2", "13", "14")}
+    assert "front ports 1, 2, 13, 14 of its 24" in top.action[0]
+    assert not [g for g in groups if g.kind == "panel" and "PP-B09-U48" in g.keys]
+    assert all(g.population <= (g.ports or 0) for g in groups if g.kind == "panel")
+    kinds = [g.kind for g in groups]
+    assert kinds.index("panel") < kinds.index("rack") < kinds.index("part")
+
+
+def _one_su_through_panels():
+    from engine.catalog import load_catalog
+    from engine.pipeline import compute_design
+    from engine.presets import load_preset
+    from engine.spec import parse_spec
+
+    spec = load_preset("dgx-h100-superpod-4su")
+    spec["servers"]["count"] = 31
+    spec["storage_fabric"] = {"enabled": False}
+    spec["inband"] = {"enabled": False}
+    spec["oob"] = {"enabled": False}
+    spec["physical"] = {"tiers": {"leaf-spine": {"cabling": "panels"}}}
+    return compute_design(parse_spec(spec), load_catalog())
