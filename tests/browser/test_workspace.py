@@ -4,6 +4,9 @@ The revisions are computed in this process (as the worker would); the designs ar
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 from tests.browser.test_design_session import PASSWORD
@@ -65,11 +68,13 @@ def test_every_section_of_three_revisions_opens_without_a_console_error(live_ser
         expect(page.locator("#glance")).to_be_visible()
         height = page.evaluate("document.documentElement.scrollHeight")
         assert height <= 3 * 768, f"{key}: the overview is {height} px high"
+        shot(page, key, "overview")
         for section in sections():
             nav.get_by_role("link", name=section.title, exact=True).click()
             expect(nav.locator("[aria-current=page]")).to_have_text(section.title)
             page.wait_for_load_state("networkidle")
             assert page.locator(f"#section-{section.key}").count() == 1, (key, section.key)
+            shot(page, key, section.key)
         if key == "infiniband":
             nav.get_by_role("link", name="Traffic", exact=True).click()
             assert page.locator(".charts svg").count() == 2
@@ -77,3 +82,11 @@ def test_every_section_of_three_revisions_opens_without_a_console_error(live_ser
             assert page.locator(".charts svg rect[fill^='rgb(']").count() > 0
 
     assert console == [], "console errors:\n" + "\n".join(console)
+
+
+def shot(page, design: str, section: str) -> None:
+    """FABRICDESIGN_WORKSPACE_SCREENSHOTS=docs/examples/workspace writes one screenshot per page (first screen)."""
+    folder = os.environ.get("FABRICDESIGN_WORKSPACE_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(folder) / f"{design}-{section}.png"))

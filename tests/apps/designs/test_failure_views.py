@@ -124,7 +124,7 @@ def test_trunks_panels_and_racks_are_listed_with_isolated_and_degraded_gpus(alic
         user=users.alice, spec={**TINY, "physical": {"tiers": {"leaf-spine": {"cabling": "panels"}}}}
     )
     compute_now(design, users.alice)
-    response = alice.get(url("revision", design.pk, 1))
+    response = alice.get(url("workspace:section", design.pk, 1, "failure"))
     html = response.content.decode()
     kinds = {f["kind"]: f for f in response.context["blast"]["data"]["failures"]}
     assert {"trunk", "patch-panel", "rack", "leaf-uplink-transceiver", "spine-transceiver"} <= set(kinds)
