@@ -153,24 +153,21 @@ def _power_card(summary: dict) -> list[dict]:
     rack = summary.get("rack_power") or {}
     if rack:
         peak, budget = rack.get("max_kw") or {}, rack.get("budget_kw") or {}
-        parts = []
+        figures = []  # (value, unit, note) per rack group, network first
         for group in ("network", "server"):
             kw = peak.get(group)
             if kw is None:
                 continue
             of = f" of {budget[group]:.1f}" if budget.get(group) else ""
             if not kw and missing:
-                parts.append(f"{group}: unknown (no published maximum for {models})")
+                figures.append(("unknown", group, f"no published maximum for {models}"))
             else:
-                parts.append(f"{group}: {kw:.1f}{of} kW{' (known figures only)' if missing else ''}")
-        cards.append(
-            {
-                "label": "Fullest rack",
-                "value": parts[0] if parts else "—",
-                "note": "; ".join(parts[1:]),
-                "metric": "rack-power",
-            }
-        )
+                figures.append((f"{kw:.1f}", f"kW {group}{of}", "known figures only" if missing else ""))
+        if figures:
+            value, unit, why = figures[0]
+            rest = [f"{v} {u}" + (f" ({w})" if w else "") for v, u, w in figures[1:]]
+            note = "; ".join([w for w in [why] if w] + rest)
+            cards.append({"label": "Fullest rack", "value": value, "unit": unit, "note": note, "metric": "rack-power"})
     return cards
 
 

@@ -73,9 +73,8 @@ def test_unknown_switch_power_reads_unknown_with_the_reason_never_zero_kw():
     }
     known, fullest = _power_card(summary)
     assert known["value"] == "81.6" and known["note"] == "+ unknown for sn5600 (no published maximum)"
-    assert fullest["value"] == "network: unknown (no published maximum for sn5600)"
-    assert fullest["note"] == "server: 40.8 of 41.0 kW (known figures only)"
-    assert "0.0" not in fullest["value"]
+    assert (fullest["value"], fullest["unit"]) == ("unknown", "network")
+    assert fullest["note"] == "no published maximum for sn5600; 40.8 kW server of 41.0 (known figures only)"
 
 
 def test_a_priced_bom_has_unit_and_extended_prices_and_a_total_of_the_priced_lines():
