@@ -229,6 +229,14 @@ confidence: L
 """
 
 
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """ "not valid YAML at line 3, column 7: found a tab" rather than the parser's first line without a place."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    return f"not valid YAML{where}: {problem}"
+
+
 def _known_part_numbers(user) -> set[str]:
     """Every part number a BOM of this user can carry: the catalog's keys, orderable numbers and SKUs, and the
     lines of the bills of materials of the user's recent revisions (cut lengths, kits)."""
@@ -276,9 +284,11 @@ def catalog_view(request: HttpRequest) -> HttpResponse:
                 body = yaml.safe_load(form["body"]) if form["body"].strip() else None
             except yaml.YAMLError as exc:
                 body = None
-                part_errors.append(f"body: not valid YAML ({str(exc).splitlines()[0]})")
+                part_errors.append(f"body: {_yaml_problem(exc)}")
             if not part_errors and not isinstance(body, dict):
-                part_errors.append("body: write the entry as a YAML mapping (keys and values), like the example below the box")
+                part_errors.append(
+                    "body: write the entry as a YAML mapping (keys and values), like the example below the box"
+                )
             if not part_errors:
                 try:
                     part = custom_part_save(

@@ -46,3 +46,11 @@ def test_a_price_list_warns_about_part_numbers_no_part_carries(client, users):
     assert PriceList.objects.get(owner=users.alice).prices == {"MQM9700-NS2F": "30000", "MQM9700-NSF2": "29000"}
     assert "1 part number of the price list is in no catalog part" in html and "MQM9700-NSF2" in html
     assert "MQM9700-NS2F," not in html.split("a typing mistake?")[1].split("<")[0]
+
+
+def test_a_yaml_mistake_in_the_part_box_names_its_line(client, users):
+    client.force_login(users.alice)
+    body = "sku: X\nvendor: lab\n\tform_factor: osfp\n"
+    response = client.post("/designs/catalog/", {"action": "part", "section": "transceivers", "key": "", "body": body})
+    assert response.status_code == 400
+    assert "body: not valid YAML at line 3, column 1" in response.content.decode()
