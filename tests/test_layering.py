@@ -47,9 +47,8 @@ LAYERS = (
 KNOWN_UPWARD: dict[str, set[str]] = {
     # The renderers (apps/exports/renderers) are Django-free functions of a DesignResult; these designs modules
     # call them so that what they show equals the files: the CLI writes every deliverable of a fresh compute,
-    # the ordered BOM splits quantities with the BOM renderer, the QoS page zips the same configs.zip.
+    # the QoS page zips the same configs.zip.
     "apps/designs/management/commands/plan.py": {"exports"},
-    "apps/designs/orders.py": {"exports"},
     "apps/designs/qos_selectors.py": {"exports"},
 }
 

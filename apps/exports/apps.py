@@ -12,6 +12,10 @@ class ExportsConfig(AppConfig):
 
         job_kind_register("export", "apps.exports.services.export_build_job")
 
+        from apps.designs.orders import register_bom_source
+
+        from .bom_source import revision_bom
         from .pages import register
 
         register()
+        register_bom_source(revision_bom)
