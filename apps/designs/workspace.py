@@ -207,6 +207,12 @@ def summary_cards(request, revision: Revision) -> list[dict]:
             "tone": "bad" if loss.get("fail") else ("warn" if loss.get("marginal") else ""),
             "section": "cabling",
         },
+        {
+            "label": "Fiber strands",
+            "value": ((s.get("fibers") or {}).get("total") or {}).get("installed"),
+            "unit": "installed",
+            "section": "cabling",
+        },
         *_power_card(s),
     ]
 
