@@ -83,7 +83,7 @@ class ProgressOut(serializers.Serializer):
     totals = StageRowOut(required=False, help_text="The whole fabric.")
     sus = StageRowOut(many=True, required=False, help_text="Per scalable unit, in order; then links outside them.")
     racks = StageRowOut(many=True, required=False, help_text="Per rack, in hall order.")
-    evidence = EvidenceOut()
+    evidence = EvidenceOut(help_text="Which kinds of commissioning evidence are stored.")
     notes = serializers.ListField(child=serializers.CharField(), help_text="What was left out, and why.")
     error = serializers.CharField(help_text="Why nothing could be worked out (empty when it was).")
 
