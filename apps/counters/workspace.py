@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+from django.core.paginator import Paginator
 from django.middleware.csrf import get_token
 
 from apps.common.workspace import register_panel
 
 from .templatetags.commissioning_progress import commissioning_progress_section
 from .templatetags.counters import counter_section
+
+RACKS_PAGE = 50
 
 
 def register() -> None:
@@ -17,7 +20,13 @@ def register() -> None:
 
 
 def progress_panel(request, revision) -> dict:
-    return commissioning_progress_section(revision)
+    ctx = commissioning_progress_section(revision)
+    if ctx.get("progress"):
+        # A page of racks at a time (the tag alone shows the first SHOWN_RACKS): no long table inline.
+        ctx["racks"] = Paginator(ctx["progress"].get("racks", []), RACKS_PAGE).get_page(request.GET.get("racks"))
+        ctx["more_racks"] = 0
+        ctx["racks_open"] = "racks" in request.GET
+    return ctx
 
 
 def counters_panel(request, revision) -> dict:
