@@ -115,3 +115,22 @@ def test_a_read_only_sharer_opening_edit_is_told_it_is_read_only(client, users, 
     assert client.post(url("edit", design.pk), {"spec_yaml": "name: x"}).status_code == 403
     client.force_login(users.charlie)
     assert client.get(url("edit", design.pk)).status_code == 404
+
+
+def test_the_fix_list_is_shown_a_page_at_a_time(alice, revision):  # noqa: F811
+    from apps.commissioning.models import CommissioningStanding
+
+    fixes = [
+        {"problem": n, "class": "missing", "rack": "B01", "cable_id": f"C{n:05d}", "label_a": "a", "label_b": "b"}
+        for n in range(1, 121)
+    ]
+    CommissioningStanding.objects.create(revision=revision, state="cabling", counts={"missing": 120}, fixes=fixes)
+    section = url("workspace:section", revision.design_id, revision.number, "commissioning")
+
+    first = alice.get(section).content.decode().split('id="fix-list"')[1].split("</table>")[0]
+    last = alice.get(section + "?fixes=3").content.decode()
+
+    assert first.count('<tr data-class="missing">') == 50 and "C00001" in first and "C00051" not in first
+    rows = last.split('id="fix-list"')[1].split("</table>")[0]
+    assert rows.count('<tr data-class="missing">') == 20 and "C00120" in rows
+    assert "page 3 of 3" in last
