@@ -214,6 +214,7 @@ def iso_currencies() -> list[tuple[str, str]]:
 
     return sorted((c.alpha_3, c.name) for c in pycountry.currencies)
 
+
 MAX_PRICED_PARTS = 10_000
 PART_NUMBER_MAX = 64
 
