@@ -247,14 +247,16 @@ def _curl_count(port: int, path: str, key: str | None, clients: int, seconds: fl
     return max(n, int(n / (time.perf_counter() - t0) * seconds))
 
 
-async def _health_during_downloads(port: int, path: str, key: str, seconds: float, curl: bool, keep_alive: bool):
+async def _health_during_downloads(
+    port: int, path: str, key: str, seconds: float, curl: bool, keep_alive: bool, clients: int = 8
+):
     downloads: list = []
     until = time.time() + seconds
     if curl:
-        runner = asyncio.create_task(asyncio.to_thread(_curl_run, port, path, key, 8, None, seconds, keep_alive))
+        runner = asyncio.create_task(asyncio.to_thread(_curl_run, port, path, key, clients, None, seconds, keep_alive))
         tasks = [runner]
     else:
-        tasks = [asyncio.create_task(_loop(port, path, key, until, downloads)) for _ in range(8)]
+        tasks = [asyncio.create_task(_loop(port, path, key, until, downloads)) for _ in range(clients)]
     await asyncio.sleep(1)
     health = []
     while time.time() < until - 0.5:
@@ -351,6 +353,12 @@ def main() -> int:
         "--kinds",
         default=",".join(LARGE),
         help="deliverables whose first build is timed (labels.pdf is always built: it is the file served)",
+    )
+    ap.add_argument(
+        "--download-clients", type=int, default=8, help="clients downloading while /healthz is timed (issue 44: 24)"
+    )
+    ap.add_argument(
+        "--health-only", action="store_true", help="time only /healthz during the downloads (skip TTFB and BOM)"
     )
     args = ap.parse_args()
     keep_alive = args.keep_alive and args.client == "curl"
@@ -451,6 +459,20 @@ def main() -> int:
                 _one(port, f"{base}/bom/", key)
             mb = built["labels.pdf"].size / 1e6
             print(f"{size} revision")
+            if args.health_only:
+                health, got = asyncio.run(
+                    _health_during_downloads(
+                        port, labels, key, args.duration, curl, keep_alive, clients=args.download_clients
+                    )
+                )
+                n, total = len(got), sum(r[3] for r in got) / 1e6
+                _report(
+                    f"/healthz while {args.download_clients} clients download ({n} files, {total:.0f} MB)",
+                    health,
+                    1,
+                    1000,
+                )
+                continue
             rows, cpu = timed(labels, 1, min(args.duration, 5))
             _report("stored labels.pdf, 1 client: TTFB", rows, 0, 250, cpu)
             rows, cpu = timed(f"{base}/bom/", 1, min(args.duration, 5))
@@ -463,9 +485,15 @@ def main() -> int:
             rows, cpu = timed(f"{base}/bom/", 20, args.duration, key=key + f"\r\nIf-None-Match: {etag}")
             _report("BOM JSON revalidated (304), 20 clients", rows, 1, 100, cpu)
 
-            health, got = asyncio.run(_health_during_downloads(port, labels, key, args.duration, curl, keep_alive))
+            health, got = asyncio.run(
+                _health_during_downloads(
+                    port, labels, key, args.duration, curl, keep_alive, clients=args.download_clients
+                )
+            )
             n, total = len(got), sum(r[3] for r in got) / 1e6
-            _report(f"/healthz while 8 clients download ({n} files, {total:.0f} MB)", health, 1, 1000)
+            _report(
+                f"/healthz while {args.download_clients} clients download ({n} files, {total:.0f} MB)", health, 1, 1000
+            )
         return 0
     finally:
         server.terminate()

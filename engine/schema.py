@@ -31,6 +31,9 @@ ANY_MAX_DEPTH = 16
 ANY_MAX_NODES = 20_000
 ANY_MAX_TEXT = 1_000
 ANY_MAX_INT = 2**63 - 1
+# Items of one list or mapping there: their entries are tiers, rooms, classes, thresholds and workloads, tens at
+# most in any design; a thousand is room to spare and keeps one list from taking the whole ANY_MAX_NODES budget.
+ANY_MAX_ITEMS = 1_000
 
 
 @dataclass(frozen=True)
@@ -218,6 +221,8 @@ def check_plain_data(value: Any, path: str) -> list[FieldError]:
             problem = text_problem(v, ANY_MAX_TEXT)
             if problem:
                 return [FieldError(p, problem)]
+        elif isinstance(v, (Mapping, list, tuple)) and len(v) > ANY_MAX_ITEMS:
+            return [FieldError(p, f"holds {len(v):,} items; at most {ANY_MAX_ITEMS:,}")]
         elif isinstance(v, Mapping):
             for k, item in v.items():
                 if not isinstance(k, str):

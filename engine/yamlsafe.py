@@ -10,7 +10,10 @@ JSON column can store, and reads text of any size. `load_user_yaml` refuses each
   makes the built data no bigger than the text;
 - nesting deeper than `MAX_DEPTH` levels;
 - any tag but the JSON types' (str, int, float, bool, null, map, seq); dates stay text;
-- text longer than `max_chars` (the callers pass the JSON body limit, API_MAX_JSON_BYTES).
+- text longer than `max_chars` (the callers pass the JSON body limit, API_MAX_JSON_BYTES);
+- more than `max_nodes` values.
+
+It is the YAML half of the input gate (engine/inputgate.py), through which everything else reads YAML.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from yaml.reader import Reader
 from yaml.resolver import Resolver
 from yaml.scanner import Scanner
 
+from .inputgate import MAX_NODES, InputRefused
+
 # Deep enough for any spec section (the deepest, qos, has 4 levels); shallow enough that neither
 # this loader nor json.dumps, yaml.safe_dump or the database ever recurses near Python's limit.
 MAX_DEPTH = 32
@@ -44,17 +49,12 @@ _JSON_TAGS = {
 }
 
 
-class UserYamlError(ValueError):
+class UserYamlError(InputRefused):
     """Text that is not acceptable YAML; `line` and `column` are 1-based (None when unknown)."""
 
     def __init__(self, message: str, line: int | None = None, column: int | None = None):
         self.message, self.line, self.column = message, line, column
-        super().__init__(self.describe("not valid YAML or JSON"))
-
-    def describe(self, what: str) -> str:
-        """`what` at line L, column C: the problem."""
-        where = f" at line {self.line}, column {self.column}" if self.line is not None else ""
-        return f"{what}{where}: {self.message}"
+        ValueError.__init__(self, self.describe("not valid YAML or JSON"))
 
 
 class _Resolver(Resolver):
@@ -94,6 +94,9 @@ class _Composer(Composer):
     """Refuses aliases and anchors, and counts nesting as it composes."""
 
     _depth = 0
+    _nodes = 0
+    max_depth = MAX_DEPTH
+    max_nodes = MAX_NODES
 
     if TYPE_CHECKING:  # Parser's, which _Loader mixes in alongside this class
 
@@ -106,9 +109,16 @@ class _Composer(Composer):
         if isinstance(event, (ScalarEvent, MappingStartEvent, SequenceStartEvent)) and event.anchor is not None:
             raise yaml.composer.ComposerError(None, None, "anchors (&name) are not allowed", _start(event))
         self._depth += 1
+        self._nodes += 1
         try:
-            if self._depth > MAX_DEPTH:
-                raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_DEPTH} levels", _start(event))
+            if self._depth > self.max_depth:
+                raise yaml.composer.ComposerError(
+                    None, None, f"nested deeper than {self.max_depth} levels", _start(event)
+                )
+            if self._nodes > self.max_nodes:
+                raise yaml.composer.ComposerError(
+                    None, None, f"holds more than {self.max_nodes:,} values", _start(event)
+                )
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
@@ -127,7 +137,9 @@ class _Loader(Reader, Scanner, Parser, _Composer, _Constructor, _Resolver):
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff]")
 
 
-def load_user_yaml(text: str, *, max_chars: int = DEFAULT_MAX_CHARS) -> Any:
+def load_user_yaml(
+    text: str, *, max_chars: int = DEFAULT_MAX_CHARS, max_depth: int = MAX_DEPTH, max_nodes: int = MAX_NODES
+) -> Any:
     """Plain data (dict, list, str, int, float, bool, None) from YAML or JSON text, or UserYamlError."""
     if not isinstance(text, str):
         raise UserYamlError("must be text")
@@ -139,6 +151,7 @@ def load_user_yaml(text: str, *, max_chars: int = DEFAULT_MAX_CHARS) -> Any:
         column = bad.start() - (text.rfind("\n", 0, bad.start()) + 1) + 1
         raise UserYamlError(f"control character U+{ord(bad.group()):04X} is not allowed", line, column)
     loader = _Loader(text)
+    loader.max_depth, loader.max_nodes = max_depth, max_nodes
     try:
         return loader.get_single_data()
     except yaml.MarkedYAMLError as exc:
@@ -147,7 +160,7 @@ def load_user_yaml(text: str, *, max_chars: int = DEFAULT_MAX_CHARS) -> Any:
         raise UserYamlError(problem, mark.line + 1 if mark else None, mark.column + 1 if mark else None) from None
     except yaml.YAMLError as exc:
         raise UserYamlError(str(exc)) from None
-    except RecursionError:  # pragma: no cover - MAX_DEPTH stops composing long before
-        raise UserYamlError(f"nested deeper than {MAX_DEPTH} levels") from None
+    except RecursionError:  # pragma: no cover - max_depth stops composing long before
+        raise UserYamlError(f"nested deeper than {max_depth} levels") from None
     finally:
         loader.dispose()

@@ -403,6 +403,9 @@ API_RATE_LIMIT_KEY_PREFIX = "fd:ratelimit:"
 # Largest JSON body (Django's own form/body limit too) and largest uploaded test-result CSV: 413 over it.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("API_MAX_JSON_BYTES", 2 * 1024 * 1024)
 API_MAX_UPLOAD_BYTES = env_int("API_MAX_UPLOAD_BYTES", 32 * 1024 * 1024)
+# An as-built file up to this size is read in the web request (about 3.5 MB/s: under 0.1 s), so a bad one is a
+# 400 at once; a larger one is stored as received and read by the "asbuilt" job, never in the web process.
+ASBUILT_READ_IN_REQUEST_BYTES = env_int("ASBUILT_READ_IN_REQUEST_BYTES", 256 * 1024)
 # Largest design a compute accepts, estimated from the spec when it is saved (engine/guard.py). The defaults
 # admit 131,072 GPUs with all four networks (about 560,000 links, 36,000 devices).
 DESIGN_MAX_LINKS = env_int("DESIGN_MAX_LINKS", 1_000_000)

@@ -24,6 +24,7 @@ from apps.common.errors import (
     NotFound,
     PreconditionFailed,
     QuotaExceeded,
+    StorageFull,
     TooLarge,
 )
 from apps.common.exceptions import ApplicationError
@@ -87,6 +88,7 @@ _DOMAIN_STATUS: tuple[tuple[type[DomainError], int], ...] = (
     (PreconditionFailed, 412),
     (TooLarge, 413),
     (QuotaExceeded, 429),
+    (StorageFull, 507),
 )
 
 

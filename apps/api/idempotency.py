@@ -21,8 +21,11 @@ from django.utils import timezone
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from engine.inputgate import load_json
+
 from .errors import ApiError
 from .models import IdempotencyRecord
+from .parsers import JSON_BODY_MAX_DEPTH
 
 HEADER = "Idempotency-Key"
 KEY_TTL = timedelta(hours=24)
@@ -39,7 +42,11 @@ def _fingerprint(request: Request) -> str:
     """Method, path and body; a JSON body counts by its content, not its spacing or key order."""
     body = request.body
     try:
-        body = json.dumps(json.loads(body), sort_keys=True, separators=(",", ":")).encode()
+        body = json.dumps(
+            load_json(body, max_chars=len(body) + 1, max_depth=JSON_BODY_MAX_DEPTH),
+            sort_keys=True,
+            separators=(",", ":"),
+        ).encode()
     except (ValueError, RecursionError):
         pass  # not JSON: the bytes as sent (a malformed body fails in the handler anyway)
     h = hashlib.sha256(f"{request.method} {request.path}\n".encode())

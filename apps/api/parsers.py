@@ -6,14 +6,17 @@ the limit is enforced here, on the declared Content-Length and on the bytes actu
 
 from __future__ import annotations
 
-import json
-import threading
-
 from django.conf import settings
 from rest_framework import parsers
 from rest_framework.exceptions import ParseError
 
+from engine.inputgate import InputRefused, load_json
+
 from .errors import ApiError
+
+# Python's recursion limit (1,000) bounds what the decoder reads even on a fresh stack; up to it, the spec's own
+# iterative depth check (engine.schema, ANY_MAX_DEPTH) names the field that is too deep (see LimitedJSONParser).
+JSON_BODY_MAX_DEPTH = 1_000
 
 
 def read_limited(stream, request_meta: dict, limit: int, what: str) -> bytes:
@@ -42,39 +45,13 @@ class LimitedJSONParser(parsers.JSONParser):
         except UnicodeDecodeError:
             raise ParseError("The JSON body is not UTF-8.") from None
         try:
-            try:
-                return json.loads(text, parse_constant=_reject_constant)
-            except RecursionError:
-                return _loads_on_a_fresh_stack(text)
-        except RecursionError:
-            raise ParseError("The JSON body is nested too deeply.") from None
-        except ValueError as exc:
-            raise ParseError(f"The body is not valid JSON: {exc}") from None
-
-
-def _loads_on_a_fresh_stack(text: str):
-    """json.loads in a new thread. The decoder recurses once per nesting level, so how deep a body it can read
-    depends on how deep the request's own call stack already is (middleware, DRF, a test client); a new thread
-    starts at the bottom, so every request gets the same budget and the spec's own, iterative depth check
-    (engine.schema, ANY_MAX_DEPTH) can name the field instead of the parser refusing the whole body."""
-    out: dict = {}
-
-    def run() -> None:
-        try:
-            out["value"] = json.loads(text, parse_constant=_reject_constant)
-        except (RecursionError, ValueError) as exc:
-            out["error"] = exc
-
-    worker = threading.Thread(target=run, name="json-deep-body")
-    worker.start()
-    worker.join()
-    if "error" in out:
-        raise out["error"]
-    return out["value"]
-
-
-def _reject_constant(name: str):
-    raise ValueError(f"{name} is not a JSON number")
+            # Deeper than any field the schema checks (ANY_MAX_DEPTH), so a body nested within this still gets
+            # a 400 naming its field (engine.schema); a body nested deeper is refused here as a whole.
+            return load_json(text, max_chars=settings.DATA_UPLOAD_MAX_MEMORY_SIZE, max_depth=JSON_BODY_MAX_DEPTH)
+        except InputRefused as exc:
+            if exc.message.startswith("nested deeper"):
+                raise ParseError("The JSON body is nested too deeply.") from None
+            raise ParseError(f"The body is {exc.describe('not valid JSON')}") from None
 
 
 class CSVUploadParser(parsers.BaseParser):

@@ -11,6 +11,7 @@ Price lists: every change adds a version, so what a revision was priced with can
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
@@ -23,6 +24,7 @@ from django.utils import timezone
 from apps.common.errors import Conflict, Invalid
 from engine.catalog import Catalog, load_catalog
 from engine.errors import CatalogError as HardwareCatalogError
+from engine.inputgate import InputRefused, check_shape
 from engine.physical.catalog import _PARSERS as MEDIA_PARSERS
 from engine.physical.catalog import CatalogError as MediaCatalogError
 from engine.spec import CATALOG_KEY_PATTERN
@@ -41,6 +43,12 @@ class CustomPartsBroken(Conflict):
 
 
 # --- custom parts ----------------------------------------------------------------------------------
+
+# One catalog entry. The largest shipped one (a server with its port groups) is 7 levels deep, 97 values and
+# 1.4 KB as JSON; these bounds leave room for fifty times that and refuse anything built to hurt.
+CUSTOM_PART_MAX_CHARS = 64 * 1024
+CUSTOM_PART_MAX_DEPTH = 10
+CUSTOM_PART_MAX_NODES = 5_000
 
 
 def _extra(parts) -> dict | None:
@@ -118,6 +126,17 @@ def _validate(parts: list[tuple[str, str, Any]]) -> None:
 
 def custom_part_save(*, user, section: str, key: str | None, body: Any, part: CustomPart | None = None) -> CustomPart:
     """Create (part=None) or replace a custom part after validating it with the engine's loaders."""
+    try:
+        check_shape(body, max_depth=CUSTOM_PART_MAX_DEPTH, max_nodes=CUSTOM_PART_MAX_NODES)
+        size = len(json.dumps(body, ensure_ascii=False))
+        if size > CUSTOM_PART_MAX_CHARS:  # the API's body limit is the whole request's, 2 MiB
+            raise InputRefused(f"is {size:,} characters as JSON; the limit is {CUSTOM_PART_MAX_CHARS:,}")
+    except InputRefused as exc:
+        raise InvalidPart(f"body: {exc.message}.", fields=[{"path": "body", "message": exc.message}]) from None
+    except (TypeError, ValueError):  # not JSON data at all (the API and the page only ever pass JSON types)
+        raise InvalidPart(
+            "body: must be plain data.", fields=[{"path": "body", "message": "must be plain data"}]
+        ) from None
     if section in HARDWARE_SECTIONS:
         if not key:
             raise InvalidPart(

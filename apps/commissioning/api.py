@@ -137,7 +137,11 @@ class AsBuiltApi(ApiView):
             raise ApiError(429, "too_many_jobs", str(exc)) from None
         job = job_sent(job)
         return Response(
-            {"upload": {"id": upload.pk, "format": upload.format, "links": upload.links}, "job": job_out(request, job)},
+            {
+                # links: null while a large file waits for the job to read it
+                "upload": {"id": upload.pk, "format": upload.format, "links": upload.links if upload.read else None},
+                "job": job_out(request, job),
+            },
             status=202,
         )
 

@@ -3,24 +3,21 @@ two cords one above the other in its cable cell)."""
 
 from __future__ import annotations
 
-import csv
 import io
 
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4, landscape
 from reportlab.lib.styles import getSampleStyleSheet
-from reportlab.platypus import Paragraph, SimpleDocTemplate, Table, TableStyle
+from reportlab.platypus import SimpleDocTemplate, Table, TableStyle
 
+from apps.common.pdftext import paragraph
 from engine.asbuilt.fixlist import FIX_COLUMNS
+from engine.csvcells import csv_text
 
 
 def fix_list_csv(fixes: list[dict]) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf)
-    w.writerow(FIX_COLUMNS)
-    for f in fixes:
-        w.writerow([f.get(c, "") for c in FIX_COLUMNS])
-    return buf.getvalue()
+    """Neutralized (engine/csvcells.py): device and port names come from the as-built files, written by anyone."""
+    return csv_text([FIX_COLUMNS, *([f.get(c, "") for c in FIX_COLUMNS] for f in fixes)])
 
 
 def fix_list_pdf(fixes: list[dict], *, title: str) -> bytes:
@@ -33,9 +30,9 @@ def fix_list_pdf(fixes: list[dict], *, title: str) -> bytes:
             f["class"],
             f["rack"],
             f["cable_id"].replace(" ", "\n"),
-            Paragraph(f["label_a"], small),
-            Paragraph(f["label_b"], small),
-            Paragraph(f["action"], small),
+            paragraph(f["label_a"], small),
+            paragraph(f["label_b"], small),
+            paragraph(f["action"], small),
         ]
         for f in fixes
     ]
@@ -52,7 +49,7 @@ def fix_list_pdf(fixes: list[dict], *, title: str) -> bytes:
     )
     out = io.BytesIO()
     doc = SimpleDocTemplate(out, pagesize=landscape(A4), title=title, leftMargin=20, rightMargin=20)
-    story = [Paragraph(title, styles["Heading2"])]
-    story.append(table if fixes else Paragraph("No problem left.", styles["BodyText"]))
+    story = [paragraph(title, styles["Heading2"])]
+    story.append(table if fixes else paragraph("No problem left.", styles["BodyText"]))
     doc.build(story)
     return out.getvalue()

@@ -26,7 +26,10 @@ class AsBuiltUpload(models.Model):
     # Judge this file's links by width only, not speed (a simulator such as ibsim runs every lane at SDR).
     width_only = models.BooleanField(default=False)
     size = models.PositiveIntegerField()
-    links = models.PositiveIntegerField()  # observed links in the file
+    links = models.PositiveIntegerField()  # observed links in the file (0 until `read`)
+    # False: stored as received, too large to read in the web request; the "asbuilt" job reads it (or refuses
+    # it, deleting it and failing the job with why). Only read uploads count in the standing.
+    read = models.BooleanField(default=True)
     sha256 = models.CharField(max_length=64)
     content = models.TextField()
     created_at = models.DateTimeField(auto_now_add=True)

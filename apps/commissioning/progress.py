@@ -51,13 +51,15 @@ def _cached(kind: str, parts: tuple[str, ...], revision, compute):
 def asbuilt_link_classes(*, revision) -> dict[str, str]:
     """Planned link id ("L000001") -> its as-built class over every upload of the revision (empty before the
     first upload: every link unseen)."""
-    uploads = list(AsBuiltUpload.objects.filter(revision=revision).order_by("id").values_list("id", "sha256"))
+    uploads = list(
+        AsBuiltUpload.objects.filter(revision=revision, read=True).order_by("id").values_list("id", "sha256")
+    )
     if not uploads:
         return {}
     digest = _uploads_digest(uploads)
 
     def compute() -> dict[str, str]:
-        rows = list(AsBuiltUpload.objects.filter(revision=revision).order_by("id"))
+        rows = list(AsBuiltUpload.objects.filter(revision=revision, read=True).order_by("id"))
         return dict(classify_uploads(_planned(revision), rows).status)
 
     return _cached("asbuilt-classes", (digest,), revision, compute)

@@ -28,6 +28,7 @@ from apps.designs.revision_cache import (
     store_blob,
 )
 from apps.exports.services import revision_result
+from apps.jobs.progress import JobFailed
 from apps.jobs.services import job_create
 from apps.measurements.models import MeasurementStanding
 from engine.asbuilt.classify import PROBLEMS, Classification, accumulate, classify
@@ -50,8 +51,11 @@ class AsBuiltRejected(Exception):
         self.message = message
 
 
-def asbuilt_check(*, fmt: str, data: bytes, device: str = "", port: str = "", user_map: str = "") -> tuple[str, int]:
-    """(text, observed links) of an upload, or AsBuiltRejected naming the field."""
+def asbuilt_check(
+    *, fmt: str, data: bytes, device: str = "", port: str = "", user_map: str = "", read_limit: int | None = None
+) -> tuple[str, int | None]:
+    """(text, observed links) of an upload, or AsBuiltRejected naming the field. A file larger than `read_limit`
+    bytes is only checked for size and type here (observed links None): the "asbuilt" job reads it."""
     if fmt not in FORMATS:
         raise AsBuiltRejected("format", f"Unknown format {fmt!r}; one of {', '.join(FORMATS)}.")
     limit = settings.API_MAX_UPLOAD_BYTES
@@ -63,16 +67,24 @@ def asbuilt_check(*, fmt: str, data: bytes, device: str = "", port: str = "", us
         raise AsBuiltRejected("file", "The file is not UTF-8 text.") from None
     if not text.strip():
         raise AsBuiltRejected("file", "The file is empty.")
+    if "\x00" in text:
+        raise AsBuiltRejected("file", "The file holds NUL characters: not a text export.")
+    try:
+        parse_user_map(user_map)
+    except UserMapError as exc:
+        raise AsBuiltRejected("user_map", str(exc)) from None
+    if read_limit is not None and len(data) > read_limit:
+        return text, None
+    return text, _observed_links(fmt, text, device, port)
+
+
+def _observed_links(fmt: str, text: str, device: str, port: str) -> int:
     try:
         obs = parse(fmt, text, device=device, port=port)
     except AsBuiltParseError as exc:
         field = "device" if "give the device" in exc.message else "port" if "(port)" in exc.message else "file"
         raise AsBuiltRejected(field, str(exc)) from None
-    try:
-        parse_user_map(user_map)
-    except UserMapError as exc:
-        raise AsBuiltRejected("user_map", str(exc)) from None
-    return text, len(obs.links)
+    return len(obs.links)
 
 
 def asbuilt_upload(
@@ -86,9 +98,11 @@ def asbuilt_upload(
     port: str = "",
     user_map: str = "",
     width_only: bool = False,
+    read_limit: int | None = None,
 ) -> AsBuiltUpload:
-    """Validate and store one as-built file (AsBuiltRejected: nothing stored)."""
-    text, n = asbuilt_check(fmt=fmt, data=data, device=device, port=port, user_map=user_map)
+    """Validate and store one as-built file (AsBuiltRejected: nothing stored); one over `read_limit` bytes is
+    stored as received, unread (asbuilt_check)."""
+    text, n = asbuilt_check(fmt=fmt, data=data, device=device, port=port, user_map=user_map, read_limit=read_limit)
     return AsBuiltUpload.objects.create(
         revision=revision,
         uploaded_by=user,
@@ -99,7 +113,8 @@ def asbuilt_upload(
         user_map=user_map,
         width_only=width_only,
         size=len(data),
-        links=n,
+        links=n or 0,
+        read=n is not None,
         sha256=hashlib.sha256(data).hexdigest(),
         content=text,
     )
@@ -109,8 +124,13 @@ def asbuilt_import(*, revision, user, **kw):
     """Store an upload and queue the refresh of the revision's standing (job kind "asbuilt"): (upload, job).
     JobQuotaExceeded when the user has too many jobs waiting (nothing stored)."""
     with transaction.atomic():
-        upload = asbuilt_upload(revision=revision, user=user, **kw)
-        job = job_create(kind="asbuilt", user=user, design=revision.design, params={"revision_id": revision.pk})
+        upload = asbuilt_upload(revision=revision, user=user, read_limit=settings.ASBUILT_READ_IN_REQUEST_BYTES, **kw)
+        job = job_create(
+            kind="asbuilt",
+            user=user,
+            design=revision.design,
+            params={"revision_id": revision.pk, "upload_id": upload.pk},
+        )
     return upload, job
 
 
@@ -119,8 +139,29 @@ def asbuilt_refresh_job(*, job, progress) -> dict:
     from apps.designs.models import Revision
 
     revision = Revision.objects.select_related("design__owner").get(pk=job.params["revision_id"])
+    refused = asbuilt_read_pending(revision=revision, upload_id=job.params.get("upload_id"), progress=progress)
     standing = commissioning_refresh(revision=revision, progress=progress)
+    if refused:
+        raise JobFailed(" ".join(refused))
     return {"revision_id": revision.pk, "state": standing.state, "counts": standing.counts}
+
+
+def asbuilt_read_pending(*, revision, upload_id: int | None, progress=None) -> list[str]:
+    """Read the job's upload if it was stored unread (too large for the web request): it is counted and kept, or
+    refused (deleted: it never counts) with why. Returns the refusal's text (none when read)."""
+    refused = []
+    pending = list(AsBuiltUpload.objects.filter(revision=revision, pk=upload_id, read=False))
+    for i, u in enumerate(pending):
+        if progress:
+            progress(f"reading {u.filename}", i, len(pending))
+        try:
+            n = _observed_links(u.format, u.content, u.device, u.port)
+        except AsBuiltRejected as exc:
+            AsBuiltUpload.objects.filter(pk=u.pk).delete()
+            refused.append(f"{u.filename} was refused and not kept ({exc.field}): {exc.message}")
+        else:
+            AsBuiltUpload.objects.filter(pk=u.pk).update(links=n, read=True)
+    return refused
 
 
 _PLAN_VERSION = 2  # bump when PlannedFabric's shape changes (2: spare port names)
@@ -169,7 +210,7 @@ def commissioning_refresh(*, revision, progress=None) -> CommissioningStanding:
     revision: the row is locked, and the uploads are read after taking the lock)."""
     with transaction.atomic():
         row, _ = CommissioningStanding.objects.select_for_update().get_or_create(revision=revision)
-        uploads = list(AsBuiltUpload.objects.filter(revision=revision).order_by("id"))
+        uploads = list(AsBuiltUpload.objects.filter(revision=revision, read=True).order_by("id"))
         row.uploads = len(uploads)
         if not uploads:
             row.state, row.counts, row.per_rack, row.fixes, row.error = RevisionState.PLANNED, {}, {}, [], ""

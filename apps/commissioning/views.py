@@ -43,9 +43,8 @@ def asbuilt_upload_view(request: HttpRequest, pk: int, number: int) -> HttpRespo
         else:
             job = job_sent(job)
             note = "" if job.status != "failed" else f" Classifying it failed: {job.error}"
-            messages.success(
-                request, f"Stored {upload.filename}: {upload.links:,} observed link(s); classifying.{note}"
-            )
+            seen = f"{upload.links:,} observed link(s)" if upload.read else "reading it in the background"
+            messages.success(request, f"Stored {upload.filename}: {seen}; classifying.{note}")
             return redirect(f"/designs/{pk}/revisions/{number}/commissioning/#commissioning")
     return render(
         request,

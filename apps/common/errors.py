@@ -65,6 +65,13 @@ class TooLarge(DomainError):
     default_code = "payload_too_large"
 
 
+class StorageFull(DomainError):
+    """Where files are kept has no room left (ENOSPC, a quota): nothing was stored; the request may be repeated
+    once space is freed (the artifact store's hourly prune, or an administrator)."""
+
+    default_code = "insufficient_storage"
+
+
 class QuotaExceeded(DomainError):
     """Too many of something for now; `retry_after` seconds is when to try again."""
 
@@ -83,5 +90,6 @@ __all__ = [
     "NotReady",
     "PreconditionFailed",
     "QuotaExceeded",
+    "StorageFull",
     "TooLarge",
 ]

@@ -28,7 +28,7 @@ ALL_LINKS = 10**9  # counter_report's list limit: every tracked link, to read th
 def progress_evidence(*, revision) -> dict[str, bool]:
     """Which kinds of commissioning evidence the revision has stored (cheap: three existence queries)."""
     return {
-        "asbuilt": AsBuiltUpload.objects.filter(revision=revision).exists(),
+        "asbuilt": AsBuiltUpload.objects.filter(revision=revision, read=True).exists(),
         "measurements": revision.measurements.filter(withdrawn_at__isnull=True).exists(),
         "counters": CounterSnapshot.objects.filter(revision=revision).exists(),
     }

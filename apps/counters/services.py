@@ -100,7 +100,7 @@ def _aliases(revision: Revision) -> dict:
 def _lid_names(revision: Revision) -> dict[int, str]:
     """LID -> node description from the revision's ibnetdiscover as-built uploads, the newest winning."""
     names: dict[int, str] = {}
-    uploads = AsBuiltUpload.objects.filter(revision=revision, format="ibnetdiscover").order_by("id")
+    uploads = AsBuiltUpload.objects.filter(revision=revision, format="ibnetdiscover", read=True).order_by("id")
     for text in uploads.values_list("content", flat=True):
         names.update(lid_names(text))
     return names

@@ -15,6 +15,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from apps.catalog.models import CustomPart, PartSection, PriceList
 from apps.catalog.services import (
+    CUSTOM_PART_MAX_CHARS,
+    MAX_PRICED_PARTS,
     CustomPartsBroken,
     catalog_for,
     custom_part_delete,
@@ -25,6 +27,7 @@ from apps.catalog.services import (
 )
 from apps.common.errors import DomainError
 from engine.catalog import load_catalog
+from engine.inputgate import InputRefused, load_yaml, text_lines
 
 from .models import Revision
 from .views import signin_required
@@ -188,7 +191,12 @@ def _prices_text(pl: PriceList | None) -> str:
 def _parse_prices(text: str) -> tuple[dict, list[str]]:
     """ "PART,PRICE" per line (blank lines and # comments skipped) -> ({part: price text}, errors)."""
     prices, errors = {}, []
-    for n, raw in enumerate(text.splitlines(), 1):
+    try:
+        # Comments and blank lines are allowed, so a list may hold more lines than priced parts.
+        lines = text_lines(text, max_lines=2 * MAX_PRICED_PARTS)
+    except InputRefused as exc:
+        return {}, [exc.describe("prices")]
+    for n, raw in enumerate(lines, 1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
@@ -227,14 +235,6 @@ technologies: [ethernet]
 sources: []
 confidence: L
 """
-
-
-def _yaml_problem(exc: yaml.YAMLError) -> str:
-    """ "not valid YAML at line 3, column 7: found a tab" rather than the parser's first line without a place."""
-    mark = getattr(exc, "problem_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-    return f"not valid YAML{where}: {problem}"
 
 
 def _known_part_numbers(user) -> set[str]:
@@ -281,10 +281,10 @@ def catalog_view(request: HttpRequest) -> HttpResponse:
             part_errors.append(f"section: choose one of {', '.join(SECTIONS)}")
         else:
             try:
-                body = yaml.safe_load(form["body"]) if form["body"].strip() else None
-            except yaml.YAMLError as exc:
+                body = load_yaml(form["body"], max_chars=CUSTOM_PART_MAX_CHARS) if form["body"].strip() else None
+            except InputRefused as exc:
                 body = None
-                part_errors.append(f"body: {_yaml_problem(exc)}")
+                part_errors.append(f"body: {exc.describe('not valid YAML')}")
             if not part_errors and not isinstance(body, dict):
                 part_errors.append(
                     "body: write the entry as a YAML mapping (keys and values), like the example below the box"

@@ -13,6 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from apps.common.errors import StorageFull
 from apps.jobs.services import JobNotQueued, JobQuotaExceeded
 from engine.errors import SpecError
 
@@ -133,6 +134,8 @@ def revision_qos_view(request: HttpRequest, pk: int, number: int) -> HttpRespons
             exc.extra.get("code", "not_queued"),
             f"The configuration set could not be queued for building: {exc.message}",
         )
+    except StorageFull as exc:
+        error = QosPlanError(exc.code, exc.message)
     fragment = request.GET.get("fragment") == "1"
     if request.GET.get("retry") == "1" and not fragment and error is None:
         # the page reloads itself when the build ends: without ?retry=1, so a failure is shown, not queued again
@@ -149,7 +152,7 @@ def revision_qos_view(request: HttpRequest, pk: int, number: int) -> HttpRespons
             "export": {"kind": ARCHIVE, "number": revision.number} if state.job is not None else None,
             "can_write": False,  # the build is shared by every reader of the revision: nobody cancels it here
         },
-        status=409 if error else (202 if state.building else 200),
+        status=(507 if error.code == StorageFull.default_code else 409) if error else (202 if state.building else 200),
     )
 
 

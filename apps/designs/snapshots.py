@@ -15,7 +15,6 @@ and nothing rendered from a recomputation, never a mix of the two.
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import logging
 import threading
@@ -27,6 +26,7 @@ from dataclasses import replace
 from django.db import IntegrityError, transaction
 
 from engine import snapshot_codec
+from engine.csvcells import line_writer
 from engine.errors import FieldError, SpecError
 from engine.physical_stage import CABLE_COLUMNS
 from engine.result import DesignResult
@@ -131,11 +131,6 @@ def snapshot_state(revision: Revision) -> RevisionSnapshot | None:
 # --- backfill ----------------------------------------------------------------------------------------------
 
 
-class _Line:
-    def write(self, text: str) -> str:
-        return text
-
-
 def _digest(lines: Iterable[str]) -> str:
     h = hashlib.sha256()
     for line in lines:
@@ -156,13 +151,13 @@ def result_digests(result: DesignResult) -> tuple[str, str]:
     """The same hashes for a computed result (its links.csv and cables.csv as the CLI writes them)."""
     from engine.outputs import _link_table
 
-    writer = csv.writer(_Line(), lineterminator="\n")
+    write = line_writer()  # as csv_lines writes the stored rows
     cols, rows = _link_table(result)
 
     def lines(header, body) -> Iterator[str]:
-        yield writer.writerow(header)
+        yield write(header)
         for row in body:
-            yield writer.writerow(row)
+            yield write(row)
 
     links = _digest(lines(cols, rows))
     cables = _digest(lines(CABLE_COLUMNS, result.physical.cable_rows_out(result) if result.physical else ()))

@@ -9,10 +9,9 @@ ORM path in performance-notes.md), with SQL expressions that format ids and floa
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable, Iterator
 
-from engine.csvcells import neutralize_row
+from engine.csvcells import line_writer, neutralize_row
 from engine.physical_stage import CABLE_COLUMNS, LINK_PHYSICAL_COLUMNS
 from engine.result import LINK_COLUMNS
 
@@ -64,15 +63,11 @@ def csv_lines(table: str, rows: Iterable[tuple], *, raw: bool = False) -> Iterat
     """Header and CSV lines ("\\n" ends) of values_list rows in stored_columns order; text cells beginning with a
     formula character get a leading ' unless `raw`, as the CLI writes them (engine/csvcells.py)."""
 
-    class _Line:
-        def write(self, text: str) -> str:
-            return text
-
-    writer = csv.writer(_Line(), lineterminator="\n")
-    yield writer.writerow([name for name, _c, _h in csv_spec(table)])
+    write = line_writer()
+    yield write([name for name, _c, _h in csv_spec(table)])
     cells = csv_cells(table)
     for row in rows:
-        yield writer.writerow(cells(row) if raw else neutralize_row(cells(row)))
+        yield write(cells(row) if raw else neutralize_row(cells(row)))
 
 
 # --- PostgreSQL: the same text from SQL -------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from typing import Any
 from django.db.models import BooleanField, Expression, F, Q, QuerySet, Value
 from django.db.models.functions import Coalesce
 
+from engine.inputgate import load_json
 from engine.model import NETWORKS
 from engine.physical_stage import CABLE_KINDS
 from engine.schema import text_problem
@@ -105,7 +106,7 @@ def _decode(cursor: str) -> dict:
         if not isinstance(cursor, str) or len(cursor) > MAX_CURSOR_CHARS:
             raise ValueError
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        data = json.loads(raw)
+        data = load_json(raw, max_chars=MAX_CURSOR_CHARS, max_depth=4)
         if not isinstance(data, dict) or not isinstance(data.get("id"), int) or isinstance(data["id"], bool):
             raise ValueError
         if not 0 <= data["id"] <= _MAX_INT or not isinstance(data.get("o", ""), str):

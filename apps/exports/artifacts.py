@@ -13,10 +13,12 @@ A build renders into an unnamed local spool file, then saves it to the storage, 
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import io
 import json
 import logging
+import os
 import tempfile
 import time
 import uuid
@@ -31,6 +33,8 @@ from django.core.files.storage import storages
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Sum
 from django.utils import timezone
+
+from apps.common.errors import StorageFull
 
 from .models import Artifact
 
@@ -163,7 +167,7 @@ def artifact_build(*, revision, kind: str, options: dict | None, progress=None, 
     options the renderer refuses. A build stopped on the way (an error, or a job's cancel raised by on_stage or
     its watchdog) stores nothing: the file is rendered into an unnamed spool, named in the store only complete,
     and deleted again when its row is not written."""
-    from .services import render_into, revision_result
+    from .services import revision_result
 
     full = artifact_options(revision=revision, kind=kind, options=options)
     key = artifact_key(revision=revision, kind=kind, options=full)
@@ -178,6 +182,26 @@ def artifact_build(*, revision, kind: str, options: dict | None, progress=None, 
         on_stage(f"rendering {kind}", 50)
     storage = artifact_storage()
     user_options = {k: v for k, v in full.items() if k != "prices"}
+    try:
+        return _render_and_store(revision, kind, key, full, user_options, storage, started, on_stage, result)
+    except OSError as exc:
+        if exc.errno not in _FULL:
+            raise
+        # The spool or the store has no room: nothing was stored (a partial file is never named, see below).
+        log.error("artifact store full building %s of revision %s: %s", kind, revision.pk, exc)
+        raise StorageFull(
+            f"{kind} could not be stored: the server's file store is full ({os.strerror(exc.errno)}). Nothing was "
+            "saved; try again later (old files are pruned hourly) or ask an administrator to free space."
+        ) from None
+
+
+# No space left, or over a disk quota: the store is full, not broken.
+_FULL = {errno.ENOSPC, errno.EDQUOT}
+
+
+def _render_and_store(revision, kind, key, full, user_options, storage, started, on_stage, result) -> Artifact:
+    from .services import render_into
+
     with tempfile.TemporaryFile(dir=settings.VAR_DIR) as spool:  # unnamed: a killed build leaves nothing
         render_into(kind=kind, result=result, revision=revision, options=full, fh=spool)
         size = spool.tell()

@@ -11,6 +11,10 @@ from .services import job_heartbeat, job_progress
 log = logging.getLogger(__name__)
 
 
+class JobFailed(Exception):
+    """A handler's own, expected failure: its text is the job's error as the user reads it (no traceback)."""
+
+
 class JobCancelled(Exception):
     """Raised inside the engine's run when the job must stop: the user cancelled it, or it is no
     longer this worker's to run (the reaper requeued or failed it)."""

@@ -8,19 +8,31 @@ import traceback
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 
+from apps.common.errors import DomainError
 from engine.errors import SpecError
 
 from .limits import JobLimitExceeded, Watchdog, as_sentence
 from .models import Job, JobStatus
-from .progress import DbProgress, Heartbeat, JobCancelled
+from .progress import DbProgress, Heartbeat, JobCancelled, JobFailed
 from .registry import job_handlers
 from .services import job_claim_next, job_fail, job_log, job_mark_cancelled, job_succeed
 
 log = logging.getLogger(__name__)
 
+
+def _driver_errors() -> tuple[type[Exception], ...]:
+    """psycopg's own connection errors: what the bulk store's COPY raises (it uses the driver's cursor, which
+    Django does not wrap), e.g. AdminShutdown when the backend is terminated mid-COPY."""
+    try:
+        import psycopg
+    except ImportError:  # SQLite-only installs
+        return ()
+    return (psycopg.OperationalError, psycopg.InterfaceError)
+
+
 # A dropped connection, a failover or a deadlock mid-store rolls the store back; the job then runs once more
 # in the same attempt before it is failed (the handlers are safe to run twice: nothing commits until the end).
-TRANSIENT_DB_ERRORS = (OperationalError, InterfaceError)
+TRANSIENT_DB_ERRORS = (OperationalError, InterfaceError, *_driver_errors())
 DB_RETRIES = 1
 
 
@@ -88,6 +100,13 @@ def _run_claimed(job: Job) -> tuple[str, bool]:
                 return "superseded", True
             job_log(job=job, level="error", message=reason)
             return "failed", True
+        except (JobFailed, DomainError) as exc:
+            # An expected failure with a message for the user (a file the job cannot read, a full store): that
+            # message is the job's error, without a traceback.
+            message = exc.message if isinstance(exc, DomainError) else str(exc)
+            job_fail(job_id=job_id, attempt=attempt, error=message)
+            job_log(job=job, level="error", message=message)
+            return "failed", False
         except SpecError as exc:
             # A spec the engine cannot build is the user's to fix: show the field messages, no traceback.
             job_fail(

@@ -7,12 +7,11 @@ them as 400 `invalid_upload` / 413 `payload_too_large`, the page and the CLI lis
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 
 from apps.common.errors import Invalid, TooLarge
 from apps.designs.models import Revision
+from engine.inputgate import CsvReader, InputRefused
 
 from .models import MeasurementUpload
 
@@ -52,7 +51,7 @@ def error_field_text(field: dict) -> str:
 
 def _basic_check(text: str) -> int:
     """Rows of a CSV with a header, every row as wide as the header; UploadInvalid (or TooLarge) otherwise."""
-    reader = csv.reader(io.StringIO(text))
+    reader = CsvReader(text, max_chars=len(text))  # the size was bounded where the upload was received
     try:
         header = next(reader, None)
         if not header or not any(h.strip() for h in header):
@@ -73,8 +72,8 @@ def _basic_check(text: str) -> int:
                 )
             if rows > MAX_ROWS:
                 raise TooLarge(f"More than {MAX_ROWS} rows.")
-    except csv.Error as exc:
-        raise UploadInvalid(f"Not a valid CSV file: {exc}") from None
+    except InputRefused as exc:
+        raise UploadInvalid(f"Not a valid CSV file: {exc.describe('').lstrip(': ')}") from None
     if rows == 0:
         raise UploadInvalid("The CSV has a header but no rows.")
     return rows

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from apps.common.forms import upload_within_limit
 from apps.designs.selectors import design_can_write, revision_get
 from apps.designs.views import signin_required
+from engine.csvcells import neutralize_csv_text
 
 from .services import (
     TEST_LIMITS,
@@ -197,9 +198,11 @@ def measurement_results_csv(request: HttpRequest, pk: int, number: int, upload_i
 @signin_required
 @require_safe
 def measurement_uploaded_csv(request: HttpRequest, pk: int, number: int, upload_id: int) -> HttpResponse:
-    """The file exactly as it was uploaded."""
+    """The file as it was uploaded: exactly, unless a cell would run as a formula in a spreadsheet, which is then
+    neutralized like every CSV the app serves (engine/csvcells.py); `?csv=raw` gives the bytes as uploaded."""
     revision = revision_get(user=request.user, design_id=pk, number=number)
     upload = measurement_get(revision=revision, upload_id=upload_id)
-    response = HttpResponse(upload.content, content_type="text/csv; charset=utf-8")
+    content = upload.content if request.GET.get("csv") == "raw" else neutralize_csv_text(upload.content)
+    response = HttpResponse(content, content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="design-{pk}-r{number}-measurements-{upload.pk}.csv"'
     return response

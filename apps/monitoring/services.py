@@ -7,8 +7,6 @@ revision's stored summary.
 
 from __future__ import annotations
 
-import json
-
 from django.conf import settings
 from django.db.models import QuerySet
 from django.http import Http404
@@ -17,6 +15,7 @@ from apps.designs.models import Revision
 from apps.exports.services import revision_result
 from apps.measurements.services import measurement_standing, measurement_standing_report
 from engine.errors import SpecError
+from engine.inputgate import UPLOAD_MAX_NODES, InputRefused, load_json
 from engine.monitoring.settings import MonitoringSettings
 from engine.monitoring.utilization import SnapshotError, utilization_report
 
@@ -45,9 +44,9 @@ def utilization_parse(raw: bytes | str) -> object:
         except UnicodeDecodeError:
             raise UtilizationRejected("The file is not UTF-8 text.") from None
     try:
-        return json.loads(raw)
-    except ValueError as exc:
-        raise UtilizationRejected(f"The file is not JSON: {exc}") from None
+        return load_json(raw, max_chars=settings.API_MAX_UPLOAD_BYTES, max_nodes=UPLOAD_MAX_NODES)
+    except InputRefused as exc:
+        raise UtilizationRejected(f"The file is {exc.describe('not JSON')}") from None
 
 
 def utilization_import(*, revision: Revision, user, data: object, kind: str, label: str = "") -> UtilizationSnapshot:

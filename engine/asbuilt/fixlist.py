@@ -14,12 +14,11 @@ planned device: it may be either planned link's cord, and the action gives both 
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
+from ..csvcells import iter_csv
 from .classify import Finding
 from .records import PlannedCable, PlannedLink
 
@@ -268,14 +267,5 @@ def fix_list(
 
 
 def iter_fix_csv(items: Iterable[FixItem]) -> Iterator[str]:
-    """The fix list as CSV lines (header first). Cells that look like formulas are left as they are: the list
-    holds only the plan's names and the tool's port names."""
-    buf = io.StringIO()
-    w = csv.writer(buf)
-    w.writerow(FIX_COLUMNS)
-    yield buf.getvalue()
-    for it in items:
-        buf.seek(0)
-        buf.truncate()
-        w.writerow(it.row())
-        yield buf.getvalue()
+    """The fix list as CSV lines (header first), neutralized: the as-built files' device names are anyone's text."""
+    yield from iter_csv([FIX_COLUMNS, *(it.row() for it in items)])

@@ -30,15 +30,14 @@ design, and parse_user_map(text) reads the user's map.
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from engine.ifnames import build_interface_map, design_port_name, lanes_per_cage, technology_of
+from engine.inputgate import InputRefused, csv_rows
 
 from .records import ObservedEnd, PlannedLink
 
@@ -99,11 +98,18 @@ def norm_guid(text: str) -> str:
     return f"0x{int(m.group(1), 16):x}"
 
 
+def _csv_rows(text: str) -> Iterator[list[str]]:
+    try:
+        yield from csv_rows(text, max_chars=len(text))  # size bounded where the map was received
+    except InputRefused as exc:
+        raise UserMapError(exc.line or 1, exc.message) from None
+
+
 def parse_user_map(text: str) -> tuple[UserMapEntry, ...]:
     """The user's port map as CSV: `device,ident,port` (header optional; device may be empty for every
     server). A GUID identifies the port on its own, so its device may stay empty."""
     out: list[UserMapEntry] = []
-    for n, row in enumerate(csv.reader(io.StringIO(text)), start=1):
+    for n, row in enumerate(_csv_rows(text), start=1):
         cells = [c.strip() for c in row]
         if not cells or not any(cells) or cells[0].startswith("#"):
             continue

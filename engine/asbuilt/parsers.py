@@ -20,11 +20,10 @@ Every reader raises AsBuiltParseError (a line when it has one, and why) on input
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+
+from engine.inputgate import UPLOAD_MAX_NODES, InputRefused, csv_rows, load_json
 
 from .records import Observation, ObservedEnd, ObservedLink
 
@@ -177,9 +176,9 @@ def parse_iblinkinfo(text: str) -> Observation:
 
 def _json(text: str):
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise AsBuiltParseError(f"not JSON: {exc.msg}", exc.lineno) from None
+        return load_json(text, max_chars=len(text), max_nodes=UPLOAD_MAX_NODES)  # size bounded at the upload
+    except InputRefused as exc:
+        raise AsBuiltParseError(exc.message, exc.line) from None
 
 
 def _items(x) -> list[tuple[str, Mapping]]:
@@ -295,8 +294,15 @@ def parse_eos(text: str, *, device: str = "") -> Observation:
 CSV_COLUMNS = ("device", "port", "neighbor_device", "neighbor_port")
 
 
+def _csv_rows(text: str) -> Iterator[list[str]]:
+    try:
+        yield from csv_rows(text, max_chars=len(text))  # size bounded at the upload
+    except InputRefused as exc:
+        raise AsBuiltParseError(exc.message, exc.line) from None
+
+
 def parse_csv(text: str) -> Observation:
-    reader = csv.reader(io.StringIO(text))
+    reader = _csv_rows(text)
     header = [h.strip().lower() for h in next(reader, [])]
     missing = [c for c in CSV_COLUMNS if c not in header]
     if missing:

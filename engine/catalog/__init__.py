@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from ..errors import CatalogError
+from .hardware_schema import check_entry
 
 if TYPE_CHECKING:
     from ..physical.catalog import MediaCatalog
@@ -377,6 +378,9 @@ def _build(extra: Mapping | None, with_media: bool) -> Catalog:
         raw_servers.update(extra.get("servers") or {})
         raw_switches.update(extra.get("switches") or {})
         digest.update(repr(sorted(extra.items(), key=lambda kv: kv[0])).encode())
+    for section, entries in (("servers", raw_servers), ("switches", raw_switches)):
+        for k, v in entries.items():
+            check_entry(section, k, v)  # the shipped entries' schema, types included (hardware_schema.py)
     try:
         servers = {k: _server(k, v, raw_servers, f"servers.{k}") for k, v in raw_servers.items()}
         switches = {k: _switch(k, v, f"switches.{k}") for k, v in raw_switches.items()}

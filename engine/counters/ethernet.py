@@ -24,10 +24,10 @@ interface). Sources of the counter names:
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 
+from ..inputgate import UPLOAD_MAX_NODES, InputRefused, load_json
 from .errors import CounterParseError
 from .model import CounterFile, PortReading
 
@@ -110,9 +110,9 @@ def parse_ethtool(text: str, *, device: str | None, interface: str | None) -> Co
 
 def _load_json(text: str):
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CounterParseError(f"not JSON: {exc.msg}", exc.lineno) from None
+        return load_json(text, max_chars=len(text), max_nodes=UPLOAD_MAX_NODES)  # size bounded at the upload
+    except InputRefused as exc:
+        raise CounterParseError(exc.message, exc.line) from None
 
 
 def _mapping(value, where: str) -> Mapping:

@@ -491,6 +491,11 @@ def _parse_one(item: Any, path: str, design_gpus: int | None, errors: list[Field
     return wl
 
 
+# Workloads one design is checked against: a handful of training jobs in practice. Each costs CPU at every save
+# (its fields and step time, about 4 ms) and at every compute (its traffic analysis).
+MAX_WORKLOADS = 32
+
+
 def parse_workloads(data: Any, *, path: str = "workloads", design_gpus: int | None = None) -> list[Workload]:
     """Validate workload profiles. `data` is a list (or one item); raises SpecError listing every bad field."""
     if data is None:
@@ -499,6 +504,12 @@ def parse_workloads(data: Any, *, path: str = "workloads", design_gpus: int | No
         data = [data]
     if not isinstance(data, list):
         raise SpecError.at(path, "must be a list of workload profiles or preset names")
+    if len(data) > MAX_WORKLOADS:
+        raise SpecError.at(
+            path,
+            f"{len(data):,} workloads; at most {MAX_WORKLOADS}: each is checked at every save and analysed at every "
+            "compute (2,000 cost about 25 s of CPU per save)",
+        )
     errors: list[FieldError] = []
     out: list[Workload] = []
     for i, item in enumerate(data):

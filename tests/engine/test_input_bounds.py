@@ -100,7 +100,8 @@ def test_free_form_sections_hold_only_bounded_plain_data():
     assert "finite" in errors_of(spec(workloads=[{"x": float("nan")}]))["workloads[0].x"]
     assert "too large" in errors_of(spec(qos={"x": 10**400}))["qos.x"]
     assert "plain data" in errors_of(spec(workloads=[{1, 2}]))["workloads[0]"]
-    assert "values" in errors_of(spec(workloads=[[0] * 30_000]))["workloads"]
+    assert "values" in errors_of(spec(workloads=[[0] * 1_000] * 30))["workloads"]
+    assert "at most 1,000" in errors_of(spec(workloads=[[0] * 30_000]))["workloads[0]"]
 
 
 def test_the_json_schema_publishes_the_text_bounds():

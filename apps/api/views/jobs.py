@@ -15,6 +15,7 @@ from rest_framework.response import Response
 
 from apps.designs.models import Design
 from apps.jobs.models import Job, JobStatus
+from engine.inputgate import load_json
 
 from ..errors import ApiError
 from ..output import job_out
@@ -34,7 +35,7 @@ def _after(cursor: str) -> tuple[datetime, uuid.UUID]:
     try:
         if len(cursor) > 200:
             raise ValueError
-        data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        data = load_json(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)), max_chars=200, max_depth=4)
         when = datetime.fromisoformat(data["t"])
         if when.tzinfo is None:
             raise ValueError

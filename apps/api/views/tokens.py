@@ -93,7 +93,8 @@ class TokenListApi(ApiView):
         return Response(
             {**_token_out(request, token), "key": key},
             status=201,
-            headers={"Location": url(request, "token-detail", token.pk)},
+            # The key is in this answer only: no cache, the browser's own included, may keep a copy of it.
+            headers={"Location": url(request, "token-detail", token.pk), "Cache-Control": "private, no-store"},
         )
 
 

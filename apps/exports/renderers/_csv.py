@@ -13,24 +13,17 @@ neutralized.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterable, Iterator, Sequence
 
-from engine.csvcells import TRIGGERS, neutralize_row, starts_unsafe
+from engine.csvcells import TRIGGERS, line_writer, neutralize_row, starts_unsafe
 
 
 class _Line:
     def __init__(self):
-        self.buf = io.StringIO()
-        self.w = csv.writer(self.buf, lineterminator="\n")
+        self.write = line_writer()  # csv.writer's bytes, a cell's carriage return quoted (engine/csvcells.py)
 
     def __call__(self, row) -> str:
-        b = self.buf
-        b.seek(0)
-        b.truncate()
-        self.w.writerow(row)
-        return b.getvalue()
+        return self.write(row)
 
 
 def csv_line(row: Sequence) -> str:

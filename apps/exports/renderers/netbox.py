@@ -18,9 +18,10 @@ import fields of each series, read from NetBox's own import forms, are in data/n
 * A cable carrying several links (twin-port DAC/AOC, breakouts) is one NetBox cable per link, each
   labelled with the physical cable's id: NetBox's CSV cable import takes one termination per side.
 
-Written raw (no ' before formula-like text, engine/csvcells.py): NetBox would store the ' as part of
-the name. The names come from the design (generated device names, racks named after layout.site, which
-the spec restricts to letters, digits, - and _), so no cell can begin with a formula character.
+Neutralized like every CSV (engine/csvcells.py). NetBox would store a leading ' as part of a name, but the
+names come from the design (generated device names, racks named after layout.site, which the spec restricts
+to letters, digits, - and _) and never begin with a formula character; only free text can (a site's
+description is the design name), and there a ' is the lesser harm.
 """
 
 from __future__ import annotations
@@ -177,13 +178,13 @@ def iter_netbox_sites(result) -> Iterator[str]:
     v = _view(result)
     sites = dict.fromkeys(v.rack_site)
     sites.setdefault(v.result.spec.layout.site)
-    yield from csv_lines(SITE_COLUMNS, ((s, _slug(s), "planned", f"{v.result.spec.name}") for s in sites), raw=True)
+    yield from csv_lines(SITE_COLUMNS, ((s, _slug(s), "planned", f"{v.result.spec.name}") for s in sites))
 
 
 def iter_netbox_manufacturers(result) -> Iterator[str]:
     v = _view(result)
     names = sorted({m for m, _ in _device_types(v).values()})
-    yield from csv_lines(MANUFACTURER_COLUMNS, ((m, _slug(m)) for m in names), raw=True)
+    yield from csv_lines(MANUFACTURER_COLUMNS, ((m, _slug(m)) for m in names))
 
 
 def _roles(v: DesignView) -> list[tuple[str, str]]:
@@ -195,7 +196,7 @@ def _roles(v: DesignView) -> list[tuple[str, str]]:
 
 def iter_netbox_device_roles(result) -> Iterator[str]:
     v = _view(result)
-    yield from csv_lines(ROLE_COLUMNS, ((name, _slug(name), ROLE_COLOR, what) for name, what in _roles(v)), raw=True)
+    yield from csv_lines(ROLE_COLUMNS, ((name, _slug(name), ROLE_COLOR, what) for name, what in _roles(v)))
 
 
 def iter_netbox_racks(result) -> Iterator[str]:
@@ -208,7 +209,7 @@ def iter_netbox_racks(result) -> Iterator[str]:
             r = v.racks[ri]
             yield (v.rack_site[ri], r.id, "planned", 19, height, f"{r.kind} rack, row {r.row_name}")
 
-    yield from csv_lines(RACK_COLUMNS, rows(), raw=True)
+    yield from csv_lines(RACK_COLUMNS, rows())
 
 
 def _port_types(v: DesignView, version: str) -> dict:
@@ -284,7 +285,7 @@ def iter_netbox_devices(result) -> Iterator[str]:
                 "patch panel",
             )
 
-    yield from csv_lines(NETBOX_DEVICE_COLUMNS, rows(), raw=True)
+    yield from csv_lines(NETBOX_DEVICE_COLUMNS, rows())
 
 
 def _if_type(lk, v: DesignView, choice, known: set) -> str:
@@ -341,7 +342,7 @@ def iter_netbox_interfaces(result) -> Iterator[str]:
                     f"{lk.network} {lk.tier}",
                 )
 
-    yield from csv_lines(NETBOX_INTERFACE_COLUMNS, rows(), raw=True)
+    yield from csv_lines(NETBOX_INTERFACE_COLUMNS, rows())
 
 
 # ----- panels -------------------------------------------------------------------------------------
@@ -414,7 +415,7 @@ def iter_netbox_rear_ports(result) -> Iterator[str]:
             for name, positions, cid in ports:
                 yield (_panel_name(v, ri, u), name, "mpo", positions, f"trunk C{cid:06d}")
 
-    yield from csv_lines(NETBOX_REAR_PORT_COLUMNS, rows(), raw=True)
+    yield from csv_lines(NETBOX_REAR_PORT_COLUMNS, rows())
 
 
 def iter_netbox_front_ports(result) -> Iterator[str]:
@@ -438,7 +439,7 @@ def iter_netbox_front_ports(result) -> Iterator[str]:
             }
             yield tuple(cells[c] for c in columns)
 
-    yield from csv_lines(columns, rows(), raw=True)
+    yield from csv_lines(columns, rows())
 
 
 # ----- cables -------------------------------------------------------------------------------------
@@ -494,4 +495,4 @@ def iter_netbox_cables(result) -> Iterator[str]:
                         + (f"{part} {network} {tier} L{lid:06d} (link {n} of {len(lids)})",)
                     )
 
-    yield from csv_lines(NETBOX_CABLE_COLUMNS, rows(), raw=True)
+    yield from csv_lines(NETBOX_CABLE_COLUMNS, rows())

@@ -11,8 +11,6 @@ both ways (A->B and B->A), so a DR4 link has 8 rows.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import re
 from collections import Counter
@@ -20,6 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from engine.csvcells import strip_prefix
+from engine.inputgate import CsvReader, InputRefused
 from engine.physical.channel import build_channel, lane_map
 
 from ._csv import csv_lines
@@ -319,13 +318,14 @@ def parse_test_results(csv_text: str, expected_rows) -> tuple[list[MeasuredFiber
     rows: list[MeasuredFiber] = []
     if csv_text.startswith("\ufeff"):
         csv_text = csv_text[1:]
-    reader = csv.reader(io.StringIO(csv_text, newline=""))
+    # The size was bounded where the upload was received (API_MAX_UPLOAD_BYTES); rows and cells are bounded here.
+    reader = CsvReader(csv_text, max_chars=len(csv_text))
     try:
         header = next(reader)
     except StopIteration:
         return [], [ParseError(1, "", "the file is empty; expected a header row with fiber_id and measured_loss_db")]
-    except csv.Error as exc:
-        return [], [ParseError(1, "", f"not valid CSV ({exc})")]
+    except InputRefused as exc:
+        return [], [ParseError(1, "", f"not valid CSV ({exc.message})")]
     header = [strip_prefix(h) for h in header]
     norm = [h.strip().lower() for h in header]
     missing = [c for c in ("fiber_id", "measured_loss_db") if c not in norm]
@@ -340,9 +340,9 @@ def parse_test_results(csv_text: str, expected_rows) -> tuple[list[MeasuredFiber
             rec = next(reader)
         except StopIteration:
             break
-        except csv.Error as exc:
-            line = reader.line_num
-            errors.append(ParseError(line, "", f"not valid CSV ({exc})"))
+        except InputRefused as exc:
+            line = exc.line or reader.line_num
+            errors.append(ParseError(line, "", f"not valid CSV ({exc.message})"))
             break
         line = reader.line_num
         if not rec or all(not x.strip() for x in rec):

@@ -17,6 +17,7 @@ from apps.commissioning.services import AsBuiltRejected, asbuilt_upload, commiss
 from apps.designs.models import Design
 from engine.asbuilt.fixlist import FIX_COLUMNS
 from engine.asbuilt.parsers import FORMATS
+from engine.csvcells import write_csv
 
 EXIT_PROBLEMS = 3
 
@@ -81,11 +82,7 @@ class Command(BaseCommand):
         for f in st.fixes:
             self.stdout.write(f"  #{f['problem']} {f['class']:<10} {f['rack']:<10} {f['action']}")
         if fix_list:
-            import csv
-
             with open(fix_list, "w", newline="", encoding="utf-8") as fh:
-                w = csv.writer(fh)
-                w.writerow(FIX_COLUMNS)
-                w.writerows([f[c] for c in FIX_COLUMNS] for f in st.fixes)
+                write_csv(fh, [FIX_COLUMNS, *([f[c] for c in FIX_COLUMNS] for f in st.fixes)])
         if st.fixes:
             sys.exit(EXIT_PROBLEMS)

@@ -6,7 +6,6 @@ import sys
 import time
 from pathlib import Path
 
-import yaml
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
@@ -14,7 +13,9 @@ from apps.designs.services import design_limits
 from engine.catalog import load_catalog
 from engine.errors import CatalogError, SpecError
 from engine.guard import check_spec
+from engine.inputgate import InputRefused, load_yaml
 from engine.outputs import write_plan
+from engine.physical.catalog import CatalogError as MediaCatalogError
 from engine.pipeline import compute_design
 from engine.presets import list_presets, load_preset
 from engine.spec import load_spec_text, parse_spec
@@ -177,25 +178,38 @@ class Command(BaseCommand):
                     return parse_spec(load_preset(arg.split(":", 1)[1]))
                 except KeyError:
                     raise CommandError(f"unknown preset {arg!r}; presets: {', '.join(list_presets())}") from None
-            text = sys.stdin.read() if arg == "-" else _read(arg)
-            return load_spec_text(text, max_chars=settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+            limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+            text = sys.stdin.read(limit + 1) if arg == "-" else _read(arg, limit)  # over the limit: refused
+            return load_spec_text(text, max_chars=limit)
         except SpecError as exc:
             raise CommandError(_spec_message(exc)) from None
 
     def _load_catalog(self, path: str | None):
         if not path:
             return load_catalog()
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         try:
-            return load_catalog(yaml.safe_load(_read(path)) or {})
-        except (CatalogError, yaml.YAMLError) as exc:
+            # Several sections of entries: a few levels deeper than one custom part (apps/catalog/services.py).
+            extra = load_yaml(_read(path, limit), max_chars=limit, max_depth=12)
+        except InputRefused as exc:
+            raise CommandError(f"catalog {path}: {exc.describe('not acceptable YAML')}") from None
+        if extra is not None and not isinstance(extra, dict):
+            raise CommandError(f"catalog {path}: write sections (servers:, switches:, media:) as a YAML mapping")
+        try:
+            return load_catalog(extra or {})
+        except (CatalogError, MediaCatalogError, TypeError, AttributeError, KeyError, ValueError) as exc:
             raise CommandError(f"catalog {path}: {exc}") from None
 
 
-def _read(path: str) -> str:
+def _read(path: str, limit: int | None = None) -> str:
+    """The file's text; with `limit`, at most limit + 1 characters (the gate then refuses it as too large)."""
     try:
-        return Path(path).read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as fh:
+            return fh.read() if limit is None else fh.read(limit + 1)
     except OSError as exc:
         raise CommandError(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise CommandError(f"cannot read {path}: not UTF-8 text") from None
 
 
 def _spec_message(exc: SpecError) -> str:
