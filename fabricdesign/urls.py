@@ -43,6 +43,9 @@ urlpatterns = [
     # Before apps.api's urls, which end in a catch-all 404 for unknown API paths.
     path("api/v1/", include("apps.commissioning.urls")),
     path("designs/", include("apps.counters.urls")),
+    path("designs/", include("apps.exports.page_urls")),
+    # last of the designs/ pages: a section key never hides an app's own revision page
+    path("designs/", include("apps.designs.workspace_urls")),
     # ahead of apps.api.urls, whose last route answers every other /api/v1/ path with a 404
     path("api/v1/", include("apps.counters.api_urls")),
     path("api/v1/", include("apps.api.urls")),

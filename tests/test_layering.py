@@ -18,13 +18,16 @@ fails `test_the_known_upward_imports_are_still_there`, so the list stays an hone
 item 4 paid off the designs -> api imports: custom parts and price lists live in the catalog app, measured
 results in the measurements app, services raise domain errors (apps/common/errors.py) that the API maps, and
 job kinds are registered from AppConfig.ready() (apps/jobs/registry.py). What remains is designs reaching the
-exports app's Django-free renderers (and, on the revision page, its download list) from below. Imports inside
-functions count: a lazy import is still a dependency.
+exports app's Django-free renderers from below. Imports inside functions count: a lazy import is still a dependency.
+The revision workspace's sections come from a registry in common (apps/common/workspace.py) that each app fills from
+its AppConfig.ready(), so no template {% load %}s a tag library of a layer above its own (the templates are checked
+too: templates/<app>/ belongs to <app>).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,17 +45,16 @@ LAYERS = (
 )  # lowest first
 
 KNOWN_UPWARD: dict[str, set[str]] = {
-    "apps/common/views.py": {"jobs"},  # /healthz reads the workers' last beat
     # The renderers (apps/exports/renderers) are Django-free functions of a DesignResult; these designs modules
     # call them so that what they show equals the files: the CLI writes every deliverable of a fresh compute,
-    # the ordered BOM splits quantities with the BOM renderer, the QoS page zips the same configs.zip.
+    # the QoS page zips the same configs.zip.
     "apps/designs/management/commands/plan.py": {"exports"},
-    "apps/designs/orders.py": {"exports"},
     "apps/designs/qos_selectors.py": {"exports"},
-    # The revision page lists its downloads (built inline or queued), the blast radius and the workload charts;
-    # moving the page above exports is a change of its own, left for after the download list's rework.
-    "apps/designs/views.py": {"exports"},
 }
+
+# Templates live in templates/<owner>/...; a directory that is no app names the app whose views render it.
+TEMPLATE_OWNERS = {"accounts": "api", "registration": "common", "": "common"}
+LOAD = re.compile(r"{%\s*load\s+([^%]*?)\s*%}")
 
 
 def _imported_apps(path: Path) -> set[str]:
@@ -84,6 +86,58 @@ def upward_imports() -> dict[str, set[str]]:
         if above:
             out[str(path.relative_to(ROOT))] = above
     return out
+
+
+def tag_libraries() -> dict[str, str]:
+    """{template tag library name: the app that defines it} (apps/<app>/templatetags/<name>.py)."""
+    return {
+        path.stem: path.relative_to(ROOT / "apps").parts[0]
+        for path in (ROOT / "apps").glob("*/templatetags/*.py")
+        if path.stem != "__init__"
+    }
+
+
+def _loaded_libraries(text: str) -> set[str]:
+    """Library names of every {% load a b %} (and the libraries of {% load x from a %})."""
+    found: set[str] = set()
+    for args in LOAD.findall(text):
+        words = args.split()
+        found.update(words[words.index("from") + 1 :] if "from" in words else words)
+    return found
+
+
+def upward_template_loads(root: Path = ROOT / "templates") -> dict[str, set[str]]:
+    """{template: apps above its owner whose tag library it loads}."""
+    rank = {app: i for i, app in enumerate(LAYERS)}
+    libraries = tag_libraries()
+    out: dict[str, set[str]] = {}
+    for path in sorted(root.rglob("*.html")):
+        rel = path.relative_to(root)
+        top = rel.parts[0] if len(rel.parts) > 1 else ""
+        owner = top if top in rank else TEMPLATE_OWNERS.get(top, "common")
+        above = {
+            libraries[lib]
+            for lib in _loaded_libraries(path.read_text())
+            if lib in libraries and rank[libraries[lib]] > rank[owner]
+        }
+        if above:
+            out[str(rel)] = above
+    return out
+
+
+def test_no_template_loads_a_tag_library_of_a_layer_above_it():
+    found = upward_template_loads()
+    assert not found, f"templates loading an upper layer's tags (register a workspace panel instead): {found}"
+
+
+def test_the_checker_sees_an_upward_load(tmp_path):
+    (tmp_path / "designs").mkdir()
+    (tmp_path / "designs" / "page.html").write_text(
+        "{% load fabric static %}\n{% load  counters %}{% load x from monitoring %}"
+    )
+    (tmp_path / "counters").mkdir()
+    (tmp_path / "counters" / "ok.html").write_text("{% load fabric monitoring %}")
+    assert upward_template_loads(tmp_path) == {"designs/page.html": {"counters", "monitoring"}}
 
 
 def test_every_app_has_a_layer():

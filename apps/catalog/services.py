@@ -218,6 +218,22 @@ def price_version_at(*, owner_id: int, when, prices: bool = True) -> PriceListVe
 
 # The price list's rules, shared by the API's input serializer (apps/api/views/catalog.py) and the catalog page.
 CURRENCY_PATTERN = r"^[A-Z]{3}$"
+
+
+def is_iso_currency(code: str) -> bool:
+    """A code of the ISO 4217 list (pycountry's copy of it): "DOL" is three capital letters but no currency."""
+    import pycountry
+
+    return pycountry.currencies.get(alpha_3=code) is not None
+
+
+def iso_currencies() -> list[tuple[str, str]]:
+    """(code, name) of every ISO 4217 currency, by code: the catalog page's choices."""
+    import pycountry
+
+    return sorted((c.alpha_3, c.name) for c in pycountry.currencies)
+
+
 MAX_PRICED_PARTS = 10_000
 PART_NUMBER_MAX = 64
 
@@ -247,6 +263,8 @@ def price_list_clean(*, currency: str, prices: dict[str, str]) -> tuple[str, dic
     fields = []
     if not re.fullmatch(CURRENCY_PATTERN, currency):
         fields.append({"path": "currency", "message": "is an ISO 4217 code of three capital letters, e.g. USD"})
+    elif not is_iso_currency(currency):
+        fields.append({"path": "currency", "message": f"{currency} is not an ISO 4217 currency code (e.g. USD, EUR)"})
     if len(prices) > MAX_PRICED_PARTS:
         fields.append({"path": "prices", "message": f"at most {MAX_PRICED_PARTS:,} parts"})
     clean = {}

@@ -12,3 +12,7 @@ class CommissioningConfig(AppConfig):
         from apps.jobs.registry import job_kind_register
 
         job_kind_register("asbuilt", "apps.commissioning.services.asbuilt_refresh_job")
+
+        from .workspace import register
+
+        register()

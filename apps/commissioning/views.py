@@ -45,7 +45,7 @@ def asbuilt_upload_view(request: HttpRequest, pk: int, number: int) -> HttpRespo
             note = "" if job.status != "failed" else f" Classifying it failed: {job.error}"
             seen = f"{upload.links:,} observed link(s)" if upload.read else "reading it in the background"
             messages.success(request, f"Stored {upload.filename}: {seen}; classifying.{note}")
-            return redirect(f"/designs/{pk}/revisions/{number}/#commissioning")
+            return redirect(f"/designs/{pk}/revisions/{number}/commissioning/#commissioning")
     return render(
         request,
         "commissioning/upload_rejected.html",

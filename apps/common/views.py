@@ -112,7 +112,7 @@ def _probe_database() -> dict:
     """SELECT 1 on a connection of its own (closed after), then when a worker was last seen."""
     from django.db import DEFAULT_DB_ALIAS, connections
 
-    from apps.jobs.services import worker_last_seen
+    from .health import worker_last_seen
 
     try:
         with connections[DEFAULT_DB_ALIAS].cursor() as cursor:

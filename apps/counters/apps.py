@@ -7,3 +7,8 @@ class CountersConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "apps.counters"
     label = "counters"
+
+    def ready(self) -> None:
+        from .workspace import register
+
+        register()

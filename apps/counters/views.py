@@ -48,7 +48,7 @@ def counter_upload(request: HttpRequest, pk: int, number: int) -> HttpResponse:
                 messages.success(
                     request, f"Counters read: {snap.matched} of {snap.ports} ports matched to planned links."
                 )
-                return redirect(reverse("designs:revision", args=[pk, number]) + "#counters")
+                return redirect(reverse("workspace:section", args=[pk, number, "commissioning"]) + "#counters")
     context = section_context(
         report=counter_report(revision=revision), design=revision.design, revision=revision, can_write=True, form=form
     )

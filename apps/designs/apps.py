@@ -12,3 +12,7 @@ class DesignsConfig(AppConfig):
         from . import signals  # noqa: F401  (connects the receivers)
 
         job_kind_register("compute", "apps.designs.services.design_compute_job")
+
+        from .workspace import register
+
+        register()

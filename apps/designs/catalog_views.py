@@ -21,6 +21,7 @@ from apps.catalog.services import (
     catalog_for,
     custom_part_delete,
     custom_part_save,
+    iso_currencies,
     price_list_clean,
     price_list_save,
 )
@@ -28,6 +29,7 @@ from apps.common.errors import DomainError
 from engine.catalog import load_catalog
 from engine.inputgate import InputRefused, load_yaml, text_lines
 
+from .models import Revision
 from .views import signin_required
 
 SECTIONS = [c.value for c in PartSection]
@@ -52,7 +54,7 @@ def _flags(entry) -> list[tuple[str, str]]:
     if why:
         out.append(("unconfirmed", why))
     if getattr(entry, "discontinued", False):
-        out.append(("discontinued", "skipped unless physical.allow_discontinued is true"))
+        out.append(("discontinued", "used only where a design allows discontinued parts (physical-layer options)"))
     if getattr(entry, "made_to_order", False):
         out.append(("made to order", "longer runs are ordered to length"))
     return out
@@ -211,6 +213,52 @@ def _parse_prices(text: str) -> tuple[dict, list[str]]:
     return prices, errors
 
 
+# A complete, valid custom transceiver to start from (the page shows it in the empty box and as a copyable block;
+# tests/apps/designs/test_catalog_workspace.py saves it).
+EXAMPLE_SECTION = "transceivers"
+EXAMPLE_PART = """\
+sku: MY-OSFP-100G-DR
+vendor: my-vendor
+description: OSFP 100G DR transceiver, 500 m, LC
+form_factor: osfp
+top: finned
+ports: 1
+port_gbps: 100
+lane_gbps: 100
+pmd: 100gbase-dr
+connector: lc
+polish: upc
+fiber_mode: sm
+reach_m: {os2: 500}
+power_w: 4
+technologies: [ethernet]
+sources: []
+confidence: L
+"""
+
+
+def _known_part_numbers(user) -> set[str]:
+    """Every part number a BOM of this user can carry: the catalog's keys, orderable numbers and SKUs, and the
+    lines of the bills of materials of the user's recent revisions (cut lengths, kits)."""
+    catalog, _own = catalog_for(user)
+    known = set(catalog.switches) | set(catalog.servers)
+    for s in catalog.switches.values():
+        known |= {info.opn for info in (getattr(s, "orderable", None) or {}).values()}
+    for section in _MEDIA_COLUMNS:
+        for key, e in getattr(catalog.media, section).items():
+            known |= {key, getattr(e, "sku", "") or "", getattr(e, "opn", "") or ""}
+    recent = Revision.objects.filter(design__owner=user).order_by("-created_at").values_list("summary", flat=True)
+    for summary in recent[:50]:
+        known |= {line.get("sku") or "" for line in (summary or {}).get("bom") or []}
+    known.discard("")
+    return known
+
+
+def _unknown_part_numbers(user, prices: dict) -> list[str]:
+    known = {k.upper() for k in _known_part_numbers(user)}
+    return sorted(p for p in prices if p.upper() not in known)
+
+
 @signin_required
 @require_http_methods(["GET", "POST"])
 def catalog_view(request: HttpRequest) -> HttpResponse:
@@ -238,7 +286,9 @@ def catalog_view(request: HttpRequest) -> HttpResponse:
                 body = None
                 part_errors.append(f"body: {exc.describe('not valid YAML')}")
             if not part_errors and not isinstance(body, dict):
-                part_errors.append("body: write the entry as a YAML mapping, in the shape of the shipped catalog")
+                part_errors.append(
+                    "body: write the entry as a YAML mapping (keys and values), like the example below the box"
+                )
             if not part_errors:
                 try:
                     part = custom_part_save(
@@ -265,6 +315,16 @@ def catalog_view(request: HttpRequest) -> HttpResponse:
             else:
                 price_list_save(owner=user, currency=currency, prices=clean)
                 messages.success(request, f"Saved your price list ({len(clean)} parts).")
+                unknown = _unknown_part_numbers(user, clean)
+                if unknown:
+                    shown = ", ".join(unknown[:10]) + (f" and {len(unknown) - 10} more" if len(unknown) > 10 else "")
+                    messages.warning(
+                        request,
+                        f"{len(unknown)} part number{'s' if len(unknown) != 1 else ''} of the price list "
+                        f"{'is' if len(unknown) == 1 else 'are'} in no catalog part and no bill of materials of "
+                        f"your designs, so {'it prices' if len(unknown) == 1 else 'they price'} nothing yet "
+                        f"(a typing mistake?): {shown}",
+                    )
                 return redirect("designs:catalog")
     elif request.method == "GET" and request.GET.get("edit", "").isdigit():
         editing = get_object_or_404(CustomPart, owner=user, pk=int(request.GET["edit"]))
@@ -297,6 +357,9 @@ def catalog_view(request: HttpRequest) -> HttpResponse:
             "part_errors": part_errors,
             "prices_form": prices_form,
             "price_errors": price_errors,
+            "currencies": iso_currencies(),
+            "example_part": EXAMPLE_PART,
+            "example_section": EXAMPLE_SECTION,
         },
         status=status,
     )

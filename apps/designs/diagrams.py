@@ -121,6 +121,19 @@ def _su_columns(n_su: int, limit: int) -> list[tuple[str, int]]:
     return [("su", i) for i in range(head)] + [("gap", n_su - head - 1), ("su", n_su - 1)]
 
 
+def _uplink_x(spine_boxes: list[tuple[float, float, int, float, float]], plane: int, cx: float) -> float:
+    """Where a leaf's uplink meets its own plane's spine block: in the block of the spine group above the leaf (or
+    the nearest), at the leaf's relative place across that group, so no line ends between two planes' blocks."""
+    own = [b for b in spine_boxes if b[2] == plane] or spine_boxes
+
+    def distance(b) -> float:
+        return 0.0 if b[3] <= cx <= b[3] + b[4] else min(abs(cx - b[3]), abs(cx - b[3] - b[4]))
+
+    sx, sw_, _p, gx, gw = min(own, key=distance)
+    share = min(max((cx - gx) / gw, 0.0), 1.0) if gw else 0.5
+    return sx + 4 + (sw_ - 8) * share
+
+
 def fabric_svg(summary: Mapping) -> SafeString | None:
     """The compute fabric by tier: core, spines (per pod), each SU's rail leaves, and its servers."""
     net = (summary.get("networks") or {}).get("compute")
@@ -168,7 +181,7 @@ def fabric_svg(summary: Mapping) -> SafeString | None:
 
     ratio = net.get("oversubscription") or {}
     # Spine (and core) boxes: their bottom edge is where the lines from below end.
-    spine_boxes: list[tuple[float, float, int]] = []  # (x, width, plane)
+    spine_boxes: list[tuple[float, float, int, float, float]] = []  # (x, width, plane, group x, group width)
     if tiers == 3:
         tier_label("Core", y["core"])
         per_plane_w = (right - left - gap * (planes - 1)) / planes
@@ -201,7 +214,7 @@ def fabric_svg(summary: Mapping) -> SafeString | None:
             if what:
                 svg.text(x + pw / 2, y["spine"] + 16, what, "fd-s")
             svg.text(x + pw / 2, y["spine"] + (31 if what else 25), label, "fd-s")
-            spine_boxes.append((x, pw, p))
+            spine_boxes.append((x, pw, p, gx, gw))
             if tiers == 3:
                 svg.line(x + pw / 2, y["spine"], x + pw / 2, y["core"] + box_h)
     leaf_note = f"leaf–spine: {_n(links.get('leaf-spine', 0))} links"
@@ -245,10 +258,9 @@ def fabric_svg(summary: Mapping) -> SafeString | None:
                     f"fd-p{p % 2}",
                     f"SU {idx + 1} leaf for rail {r + 1}" + (f", plane {'AB'[p]}" if planes > 1 else ""),
                 )
-                svg.text(lx + lw / 2, y["leaf"] + 17, f"R{r + 1}", "fd-s")
-                sx, sw_, _ = spine_boxes[min(p, len(spine_boxes) - 1)]
-                top_x = min(max(lx + lw / 2, sx + 4), sx + sw_ - 4)
-                svg.line(lx + lw / 2, y["leaf"], top_x, y["spine"] + box_h)
+                if lw >= 16:  # narrower leaves keep their rail in the tooltip: the labels would run together
+                    svg.text(lx + lw / 2, y["leaf"] + 17, f"R{r + 1}", "fd-s")
+                svg.line(lx + lw / 2, y["leaf"], _uplink_x(spine_boxes, p, lx + lw / 2), y["spine"] + box_h)
                 svg.line(
                     x + 10 + (col_w - 20) * (j + 0.5) / leaves_per_su, y["server"], lx + lw / 2, y["leaf"] + box_h - 12
                 )

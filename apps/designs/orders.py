@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
+from typing import Any
 
 from django.db import transaction
 
@@ -49,20 +51,30 @@ def revision_bom_split(*, revision: Revision) -> dict | None:
     return json.loads(compute_once(key + ":lock", ready, compute))
 
 
-def _split(revision: Revision) -> dict | None:
-    from apps.exports.renderers.bom import compute_bom
-    from apps.exports.services import revision_result
+# The BOM of a revision's full result, with the per-network and per-SU shares, comes from the layer that reads
+# snapshots and renders (the exports app registers it from its AppConfig.ready()): designs imports nothing of it.
+_bom_source: list[Callable[[Revision], tuple[dict, Any]]] = []
 
+
+def register_bom_source(source: Callable[[Revision], tuple[dict, Any]]) -> None:
+    """source(revision) -> (the result's summary, its computed BOM for bom_split); raises SpecError."""
+    _bom_source[:] = [source]
+
+
+def _split(revision: Revision) -> dict | None:
+    if not _bom_source:
+        log.info("no BOM split for revision %s: no app registered a BOM source", revision.pk)
+        return None
     try:
-        result = revision_result(revision=revision)
+        summary, bom = _bom_source[0](revision)
     except SpecError as exc:
         log.info("no BOM split for revision %s: %s", revision.pk, exc)
         return None
     stored = _bom_key(revision.summary.get("bom"))
-    if _bom_key(result.summary.get("bom")) != stored:
+    if _bom_key(summary.get("bom")) != stored:
         log.info("no BOM split for revision %s: its snapshot holds another BOM than its summary", revision.pk)
         return None
-    return bom_split(compute_bom(result))
+    return bom_split(bom)
 
 
 def _bom_key(lines) -> list:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import catalog_views, qos_views, views
+from . import catalog_views, qos_views, views, workspace_views
 
 app_name = "designs"
 
@@ -24,12 +24,10 @@ urlpatterns = [
     path("<int:pk>/jobs/<uuid:job_id>/cancel/", views.job_cancel, name="job_cancel"),
     path("<int:pk>/compare/", views.revision_compare_view, name="compare"),
     path("<int:pk>/compare/<str:table>/<str:change>/", views.revision_compare_rows_view, name="compare_rows"),
-    path("<int:pk>/revisions/<int:number>/", views.revision_detail, name="revision"),
-    path("<int:pk>/revisions/<int:number>/files/<str:kind>", views.revision_file, name="revision_file"),
+    path("<int:pk>/revisions/<int:number>/", workspace_views.revision_detail, name="revision"),
     path("<int:pk>/revisions/<int:number>/reprice/", views.revision_reprice_view, name="reprice"),
     path("<int:pk>/revisions/<int:number>/ordered/", views.revision_mark_ordered_view, name="mark_ordered"),
     path("<int:pk>/revisions/<int:number>/links/", views.revision_links, name="links"),
-    path("<int:pk>/revisions/<int:number>/blast-radius/", views.revision_blast_radius_view, name="blast_radius"),
     path("<int:pk>/revisions/<int:number>/cables/", views.revision_cables, name="cables"),
     path("<int:pk>/revisions/<int:number>/links.csv", views.revision_table_csv, {"table": "links"}, name="links_csv"),
     path(

@@ -6,15 +6,13 @@ Access is the selectors': a design a user may not see is a 404 (never a 403), an
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
 from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.cache import cache
 from django.core.paginator import Paginator
-from django.db.models import Count, OuterRef, Subquery
+from django.db.models import OuterRef, Subquery
 from django.db.models.fields.json import KT
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -22,19 +20,16 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from apps.common import workspace
 from apps.jobs.models import Job
 from apps.jobs.services import JobNotQueued, JobQuotaExceeded, job_request_cancel, job_sent
 from engine.errors import SpecError
-from engine.model import TIERS
 
-from . import diagrams
-from .compare import CHANGES, TABLES, previous_revision_number, revision_diff_page
-from .completeness import completeness_of
+from .compare import CHANGES, TABLES, revision_diff_page
 from .forms import (
     ORDERED,
     SPARES_PARAMS,
     CompareForm,
-    ElevationForm,
     MarkOrderedForm,
     NewDesignForm,
     ShareForm,
@@ -44,7 +39,7 @@ from .forms import (
     TableFilterForm,
     spec_yaml,
 )
-from .models import CableRecord, Design, Revision
+from .models import Design, Revision
 from .orders import (
     baseline_current,
     baseline_mark,
@@ -52,7 +47,7 @@ from .orders import (
     order_delta_from_baseline,
     revision_spares_beside,
 )
-from .pricing import PriceListMissing, revision_pricing, revision_reprice
+from .pricing import PriceListMissing, revision_reprice
 from .selectors import design_can_write, design_get, design_list_owned, design_list_shared, revision_get
 from .services import (
     design_check_spec,
@@ -65,7 +60,6 @@ from .services import (
     design_update,
     revision_compare,
 )
-from .snapshots import snapshot_state
 from .table_csv import csv_lines, stored_columns
 from .tables import (
     CABLE_FIELDS,
@@ -108,16 +102,15 @@ def sources_view(request: HttpRequest) -> HttpResponse:
 @require_safe
 def design_list_view(request: HttpRequest) -> HttpResponse:
     """Your designs, and apart from them (paged on their own) the designs others shared with you."""
-    own = Paginator(_list_rows(design_list_owned(user=request.user)), DESIGNS_PER_PAGE)
-    shared = Paginator(_list_rows(design_list_shared(user=request.user)), DESIGNS_PER_PAGE)
-    return render(
-        request,
-        "designs/list.html",
-        {
-            "designs": own.get_page(request.GET.get("page")),
-            "shared": shared.get_page(request.GET.get("shared_page")),
-        },
+    own = Paginator(_list_rows(design_list_owned(user=request.user)), DESIGNS_PER_PAGE).get_page(
+        request.GET.get("page")
     )
+    shared = Paginator(_list_rows(design_list_shared(user=request.user)), DESIGNS_PER_PAGE).get_page(
+        request.GET.get("shared_page")
+    )
+    latest = [(d.pk, d.latest) for d in [*own, *shared] if getattr(d, "latest", None)]
+    states = {pk: state for (pk, _n), state in workspace.revision_states(latest).items()}
+    return render(request, "designs/list.html", {"designs": own, "shared": shared, "states": states})
 
 
 @signin_required
@@ -160,8 +153,16 @@ def design_detail(request: HttpRequest, pk: int) -> HttpResponse:
         {
             "design": design,
             "revisions": revisions,
+            "states": {
+                number: state
+                for (_pk, number), state in workspace.revision_states(
+                    [(design.pk, r.number) for r in revisions]
+                ).items()
+            },
             "can_write": design_can_write(user=request.user, design=design),
-            "jobs": design.jobs.select_related("created_by")[:5],
+            # Computations apart from file builds and imports, so builds never push the computes off the list.
+            "jobs": design.jobs.select_related("created_by").filter(kind="compute")[:5],
+            "other_jobs": design.jobs.select_related("created_by").exclude(kind="compute")[:5],
             "share_form": ShareForm(),
             "shares": design.shares.order_by("username"),
             "compare_form": CompareForm(numbers=[r.number for r in revisions]),
@@ -172,7 +173,10 @@ def design_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @signin_required
 @require_http_methods(["GET", "POST"])
 def design_edit(request: HttpRequest, pk: int) -> HttpResponse:
-    design = design_get(user=request.user, design_id=pk, write=True)
+    design = design_get(user=request.user, design_id=pk)
+    if not design_can_write(user=request.user, design=design):
+        # Shared read-only: the reader knows the design exists, so say why it cannot be edited (not a 404).
+        return render(request, "designs/read_only.html", {"design": design}, status=403)
     post = request.POST if request.method == "POST" else None
     yaml_mode = post is not None and "spec_yaml" in post
     form = SpecForm(None if yaml_mode else post, spec=design.spec, owner=design.owner)
@@ -338,47 +342,7 @@ def _cancel_message(job: Job) -> str:
 # --- Revisions ---------------------------------------------------------------------
 
 
-@signin_required
-@require_safe
-def revision_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
-    revision = revision_get(user=request.user, design_id=pk, number=number)
-    form = ElevationForm(request.GET, rows=diagrams.row_names(revision))
-    row, start = form.selection(default_row=lambda: diagrams.first_server_row(revision))
-    elevation = diagrams.rack_row(revision, row, start=start) if row else None
-    networks = _network_rows(revision)
-    return render(
-        request,
-        "designs/revision.html",
-        {
-            "design": revision.design,
-            "revision": revision,
-            "s": revision.summary,
-            "networks": networks,
-            "switches_total": sum(sum(n["switches"].values()) for n in networks),
-            "bom_categories": _bom_categories(revision.summary),
-            "completeness": completeness_of(revision.summary),
-            "fabric_svg": diagrams.fabric_svg(revision.summary),
-            "elevation": elevation,
-            "elevation_form": form,
-            "elevation_svg": diagrams.elevation_svg(elevation) if elevation else None,
-            "other_svgs": [
-                diagrams.network_svg(k, n) for k, n in diagrams.networks_in_order(revision.summary) if k != "compute"
-            ],
-            "downloads": _downloads(revision),
-            "workload_charts": _workload_charts(revision.summary),
-            "previous_number": previous_revision_number(revision),
-            "pricing": revision_pricing(revision=revision),
-            "can_write": design_can_write(user=request.user, design=revision.design),
-            "baseline": baseline_current(design=revision.design),
-            "mark_ordered_form": MarkOrderedForm(),
-            "spares": _spares_beside(request, revision),
-            "blast": _blast(revision, inline=None),
-            "snapshot": snapshot_state(revision),
-        },
-    )
-
-
-def _spares_beside(request: HttpRequest, revision: Revision) -> dict:
+def spares_beside(request: HttpRequest, revision: Revision) -> dict:
     """Both spares rules per BOM line with their inputs; the inputs from the query (defaults when empty)."""
     from engine.orders.failure_rates import DEFAULTS_NOTE, FailureRatePerCategory
     from engine.orders.spares import PercentPerCategory, parse_percents
@@ -398,31 +362,6 @@ def _spares_beside(request: HttpRequest, revision: Revision) -> dict:
     return {"form": form, "rows": rows, "note": DEFAULTS_NOTE}
 
 
-def _blast(revision: Revision, *, inline: bool | None) -> dict:
-    """The revision's blast radius for its page: computed in the request when the design is small enough to
-    render inline (or `inline` says so), else a link to its own page."""
-    from apps.exports.artifacts import inline_render_allowed
-    from apps.exports.failures import revision_blast_radius
-
-    if not (inline if inline is not None else inline_render_allowed(revision)):
-        return {"deferred": True}
-    try:
-        return {"data": revision_blast_radius(revision=revision)}
-    except SpecError as exc:
-        return {"error": f"The blast radius cannot be worked out: the revision no longer computes ({exc})."}
-
-
-@signin_required
-@require_safe
-def revision_blast_radius_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
-    revision = revision_get(user=request.user, design_id=pk, number=number)
-    return render(
-        request,
-        "designs/revision_blast_radius.html",
-        {"design": revision.design, "revision": revision, "blast": _blast(revision, inline=True)},
-    )
-
-
 @signin_required
 @require_POST
 def revision_reprice_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
@@ -435,83 +374,7 @@ def revision_reprice_view(request: HttpRequest, pk: int, number: int) -> HttpRes
         messages.error(request, str(exc))
     else:
         messages.success(request, f"r{revision.number} is now priced with price list v{pricing.version.number}.")
-    return redirect(reverse("designs:revision", args=[pk, number]) + "#bom-title")
-
-
-def _downloads(revision) -> list[dict]:
-    """Every deliverable. The files from the database are served by the API's download endpoint (it accepts
-    the browser's session); the rendered ones go through revision_file, which shows a background build's
-    progress when the file is large and not stored yet."""
-    from apps.exports.artifacts import inline_render_allowed, stored_kinds
-    from apps.exports.services import DELIVERABLES, deliverable_applies
-
-    base = f"/api/v1/designs/{revision.design_id}/revisions/{revision.number}/downloads/"
-    rendered = [
-        k
-        for k in DELIVERABLES
-        if (k != "workloads.pdf" or (revision.summary or {}).get("workloads")) and deliverable_applies(k, revision.spec)
-    ]
-    background = not inline_render_allowed(revision)
-    stored = stored_kinds(revision=revision, kinds=rendered) if background else set()
-    out = [{"kind": k, "url": base + k, "download": True} for k in ("links.csv", "cables.csv", "summary.json")] + [
-        {
-            "kind": k,
-            "url": reverse("designs:revision_file", args=[revision.design_id, revision.number, k])
-            if background
-            else base + k,
-            "download": not background or k in stored,
-            "background": background and k not in stored,
-        }
-        for k in rendered
-    ]
-    # CSV files also as raw (every cell unchanged, no ' before formula-like text): the declared csv=raw option.
-    for d in out:
-        d["raw_url"] = (
-            d["url"] + "?csv=raw" if d["kind"].endswith(".csv") and not d["kind"].startswith("netbox") else None
-        )
-    return out
-
-
-@signin_required
-@require_safe
-def revision_file(request: HttpRequest, pk: int, number: int, kind: str) -> HttpResponse:
-    """A rendered deliverable for the browser: the API's download when it is stored or cheap to render; else
-    its background build (started, or the one already running) on the job page, which downloads it when done."""
-    from apps.exports.artifacts import artifact_lookup, inline_render_allowed
-    from apps.exports.services import DELIVERABLES, deliverable_applies, deliverable_available, export_enqueue
-
-    revision = revision_get(user=request.user, design_id=pk, number=number)
-    if kind not in DELIVERABLES or not deliverable_applies(kind, revision.spec):
-        raise Http404("No such file.")
-    raw = request.GET.get("csv") == "raw" and kind.endswith(".csv")
-    options = {"raw_csv": True} if raw else {}
-    api_url = f"/api/v1/designs/{pk}/revisions/{number}/downloads/{kind}" + ("?csv=raw" if raw else "")
-    if not deliverable_available(kind) or inline_render_allowed(revision):
-        return redirect(api_url)
-    try:
-        _key, _options, artifact = artifact_lookup(revision=revision, kind=kind, options=options)
-    except SpecError as exc:
-        messages.error(request, f"{kind} cannot be built: the revision no longer computes ({exc}).")
-        return redirect(reverse("designs:revision", args=[pk, number]) + "#downloads-title")
-    if artifact is not None:
-        return redirect(api_url)
-    back = reverse("designs:revision", args=[pk, number]) + "#downloads-title"
-    try:
-        job = job_sent(export_enqueue(revision=revision, kind=kind, user=request.user, options=options))
-    except (JobQuotaExceeded, JobNotQueued) as exc:
-        messages.error(request, f"{kind} not started: {exc.message}")
-        return redirect(back)
-    return redirect("designs:job", pk=pk, job_id=job.pk)
-
-
-def _workload_charts(summary: dict) -> dict[str, dict[str, str]]:
-    from apps.exports.renderers.workloads import chart_svgs
-
-    return {
-        name: chart_svgs(analysis)
-        for name, analysis in (summary.get("workloads") or {}).items()
-        if analysis.get("charts")
-    }
+    return redirect(reverse("workspace:section", args=[pk, number, "bom"]) + "#bom-title")
 
 
 @signin_required
@@ -652,6 +515,7 @@ def _order_view(delta) -> dict:
         "groups": groups,
         "currency": delta.new.currency if delta.money_comparable else None,
         "money": fmt_signed_money(t.extended_price) if t.extended_price is not None else None,
+        "money_withheld": delta.money_withheld(),
         "old_money": fmt_money(delta.old.totals.extended_price),
         "new_money": fmt_money(delta.new.totals.extended_price),
         "old": delta.old,
@@ -677,7 +541,7 @@ def revision_mark_ordered_view(request: HttpRequest, pk: int, number: int) -> Ht
     else:
         baseline_mark(revision=revision, user=request.user, rule=form.chosen_rule)
         messages.success(request, f"r{revision.number} is marked ordered: later revisions compare with this order.")
-    return redirect(reverse("designs:revision", args=[pk, number]) + "#ordered-title")
+    return redirect(reverse("workspace:section", args=[pk, number, "bom"]) + "#ordered-title")
 
 
 @signin_required
@@ -774,66 +638,6 @@ def _export_of(job: Job) -> dict | None:
         "revision_url": reverse("designs:revision", args=[job.design_id, number]) if number else None,
         "file_url": f"/api/v1/jobs/{job.pk}/file",
     }
-
-
-def _network_rows(revision: Revision) -> list[dict]:
-    """Per network and tier: switches, links (summary), cables (stored rows) and run length."""
-    summary = revision.summary or {}
-    cables = _cable_counts(revision)
-    runs = summary.get("run_length_m") or {}
-    out = []
-    for key, net in diagrams.networks_in_order(summary):
-        tiers = [
-            {
-                "tier": tier,
-                "links": n,
-                "cables": cables.get((key, tier), 0),
-                "run_m": (runs.get(f"{key}/{tier}") or {}).get("total"),
-            }
-            for tier, n in diagrams.in_order(net.get("links"), TIERS.get(key, ()))
-            if n
-        ]
-        out.append(
-            {
-                "key": key,
-                "title": diagrams.NETWORK_TITLES.get(key, key),
-                "net": net,
-                "tiers": tiers,
-                "switches": {r: n for r, n in diagrams.in_order(net.get("switches"), diagrams.ROLES) if n},
-                "links": sum(t["links"] for t in tiers),
-                "cables": sum(t["cables"] for t in tiers),
-            }
-        )
-    return out
-
-
-def _cable_counts(revision: Revision) -> dict[tuple[str, str], int]:
-    """Cables per (network, tier): one grouped query, cached for good (a revision never changes)."""
-
-    def count() -> dict:
-        rows = (
-            CableRecord.objects.filter(revision=revision)
-            .values_list("network", "tier")
-            .annotate(n=Count("id"))
-            .order_by()
-        )
-        return {(net, tier): n for net, tier, n in rows}
-
-    # Keyed by what determines the result, so equal computations share it and a reused id never misleads.
-    key = hashlib.sha256(f"{revision.spec_hash}|{revision.engine_version}|{revision.catalog_version}".encode())
-    return cache.get_or_set(f"designs:cable-counts:{key.hexdigest()}", count, timeout=None)
-
-
-def _bom_categories(summary: dict) -> list[dict]:
-    """BOM lines and quantities per category: a 128K-GPU design has hundreds of cord lengths."""
-    out: dict[str, dict] = {}
-    for line in summary.get("bom") or []:
-        row = out.setdefault(
-            line.get("category") or "other", {"category": line.get("category") or "other", "lines": 0, "quantity": 0}
-        )
-        row["lines"] += 1
-        row["quantity"] += line.get("quantity") or 0
-    return list(out.values())
 
 
 def _table(request: HttpRequest, pk: int, number: int, table: str) -> HttpResponse:

@@ -11,3 +11,11 @@ class ExportsConfig(AppConfig):
         from . import signals  # noqa: F401 - connects the receivers
 
         job_kind_register("export", "apps.exports.services.export_build_job")
+
+        from apps.designs.orders import register_bom_source
+
+        from .bom_source import revision_bom
+        from .pages import register
+
+        register()
+        register_bom_source(revision_bom)

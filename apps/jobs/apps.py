@@ -7,4 +7,9 @@ class JobsConfig(AppConfig):
     label = "jobs"
 
     def ready(self) -> None:
+        from apps.common.health import register_worker_last_seen
+
         from . import workerbeat  # noqa: F401 - connects the worker's "alive" beat to Celery's signals
+        from .services import worker_last_seen
+
+        register_worker_last_seen(worker_last_seen)

@@ -11,3 +11,8 @@ class MeasurementsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "apps.measurements"
     label = "measurements"
+
+    def ready(self) -> None:
+        from .workspace import register
+
+        register()

@@ -469,6 +469,20 @@ class OrderDelta:
     def changed(self) -> list[LineDelta]:
         return [d for d in self.lines if d.status != "unchanged"]
 
+    def money_withheld(self) -> str:
+        """Why the money change is not given, in words naming what keeps it back ("" when it is given): a side
+        without prices, two currencies, or the part numbers unpriced on a side."""
+        if self.totals.extended_price is not None:
+            return ""
+        if self.old.currency is None or self.new.currency is None:
+            sides = [o.label for o in (self.old, self.new) if o.currency is None]
+            return f"{' and '.join(sides)} {'is' if len(sides) == 1 else 'are'} not priced"
+        if self.old.currency != self.new.currency:
+            return f"{self.old.label} is priced in {self.old.currency}, {self.new.label} in {self.new.currency}"
+        parts = sorted({d.part for d in self.lines if d.extended_price is None})
+        shown = ", ".join(parts[:8]) + (f" and {len(parts) - 8} more" if len(parts) > 8 else "")
+        return f"{len(parts)} part{'s' if len(parts) != 1 else ''} without a price on one side: {shown}"
+
     def to_dict(self) -> dict:
         oc, nc = self.old.currency, self.new.currency
 

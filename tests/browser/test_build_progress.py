@@ -9,7 +9,7 @@ import os
 import pytest
 
 from .test_commissioning import TINY, asbuilt, reload_until
-from .test_design_session import PASSWORD, wait_for_revision
+from .test_design_session import PASSWORD, open_section, wait_for_revision
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.slow]
 
@@ -36,6 +36,7 @@ def test_the_site_lead_sees_which_su_and_rack_hold_the_build_back(
     page.get_by_role("button", name="Sign in").click()
     page.get_by_role("button", name="Compute", exact=True).click()
     wait_for_revision(page, 1)
+    open_section(page, "Commissioning")
     revision = Revision.objects.get(design=design, number=1)
     progress = page.locator("#build-progress")
     expect(progress.locator("#progress-empty")).to_contain_text("every link is planned")

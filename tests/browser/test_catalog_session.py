@@ -7,7 +7,13 @@ import re
 import pytest
 import yaml
 
-from tests.browser.test_design_session import COMPUTE_TIMEOUT_MS, PASSWORD, unlabelled_inputs, wait_for_revision
+from tests.browser.test_design_session import (
+    COMPUTE_TIMEOUT_MS,
+    PASSWORD,
+    open_section,
+    unlabelled_inputs,
+    wait_for_revision,
+)
 from tests.engine.stage.test_catalog_completeness import LAB_MODULE, LAB_SPEC, LAB_SWITCH
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.slow]
@@ -65,5 +71,6 @@ def test_alice_adds_a_fitting_part_on_the_catalog_page_and_the_bom_becomes_compl
     page.goto(f"{live_server.url}/designs/{design.pk}/")
     page.get_by_role("button", name="Compute", exact=True).click()
     wait_for_revision(page, 2)
-    expect(page.locator("#bom")).to_contain_text("LAB-OSFP-100G-DR", timeout=COMPUTE_TIMEOUT_MS)
     expect(page.locator("#bom-incomplete")).to_have_count(0)
+    open_section(page, "Bill of materials and orders")
+    expect(page.locator("#bom")).to_contain_text("LAB-OSFP-100G-DR", timeout=COMPUTE_TIMEOUT_MS)

@@ -9,7 +9,7 @@ import io
 
 import pytest
 
-from .test_design_session import PASSWORD, unlabelled_inputs, wait_for_revision
+from .test_design_session import PASSWORD, open_section, unlabelled_inputs, wait_for_revision
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.slow]
 
@@ -72,6 +72,7 @@ def test_alice_uploads_an_asbuilt_file_and_sees_the_classes_and_the_fix_list(
     page.get_by_role("button", name="Compute", exact=True).click()
     wait_for_revision(page, 1)
     revision = Revision.objects.get(design=design, number=1)
+    open_section(page, "Commissioning")
 
     section = page.locator("#commissioning")
     expect(section).to_contain_text("No as-built file yet")

@@ -27,6 +27,13 @@ def wait_for_revision(page, number: int) -> None:
     page.wait_for_url(re.compile(rf"/revisions/{number}/$"))
 
 
+def open_section(page, title: str) -> None:
+    """Open a section of the revision workspace from its navigation."""
+    nav = page.get_by_role("navigation", name="Revision sections")
+    nav.get_by_role("link", name=title, exact=True).click()
+    page.wait_for_url(re.compile(r"/revisions/\d+/[a-z-]+/$"))
+
+
 def reload_job_page(page) -> None:
     """Reload the job page once the form post has landed on it.
 
@@ -88,8 +95,9 @@ def test_a_new_user_designs_computes_filters_and_compares(live_server, celery_wo
 
     expect(page.locator('[data-metric="gpus"]')).to_have_text("1,016")
     expect(page.locator('[data-metric="servers"]')).to_contain_text("127")
-    expect(page.locator("#networks")).to_contain_text("Compute fabric")
     expect(page.locator('[data-metric="switches"]')).not_to_have_text("—")
+    open_section(page, "Fabric and racks")
+    expect(page.locator("#networks")).to_contain_text("Compute fabric")
     expect(page.locator("#fabric-diagram svg")).to_be_visible()
     expect(page.locator("#fabric-diagram svg")).to_contain_text("SU 4")
     expect(page.locator("#rack-elevations svg")).to_contain_text("DGX-SU01-N01")
@@ -100,7 +108,7 @@ def test_a_new_user_designs_computes_filters_and_compares(live_server, celery_wo
     expect(page.locator("#rack-elevations svg")).to_contain_text("CF-S01")
 
     # Filter the cable table down to the compute fabric's leaf-spine cables.
-    page.get_by_role("link", name="Cable table").click()
+    page.get_by_role("link", name="Cable table").first.click()
     page.get_by_label("Network").select_option("compute")
     page.get_by_label("Tier").select_option("leaf-spine")
     page.get_by_role("button", name="Apply").click()

@@ -49,7 +49,7 @@ def test_alice_imports_three_sweeps_and_sees_the_trend_the_suspects_and_the_rese
     for name, text, _ in sweeps:
         (tmp_path / name).write_text(text)
 
-    page.goto(f"{live_server.url}/accounts/login/?next=/designs/{revision.design_id}/revisions/1/")
+    page.goto(f"{live_server.url}/accounts/login/?next=/designs/{revision.design_id}/revisions/1/commissioning/")
     page.get_by_label("Username").fill("alice")
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Sign in").click()

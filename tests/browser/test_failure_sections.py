@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.test_design_session import PASSWORD, wait_for_revision
+from tests.browser.test_design_session import PASSWORD, open_section, wait_for_revision
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.slow]
 
@@ -39,6 +39,7 @@ def test_a_reliability_engineer_reads_the_blast_radius_and_sets_failure_rates(
     page.get_by_role("button", name="Sign in").click()
     page.get_by_role("button", name="Compute", exact=True).click()
     wait_for_revision(page, 1)
+    open_section(page, "Failure and spares")
 
     leaf = page.locator("#blast-table tr[data-kind='leaf']")
     expect(leaf).to_contain_text(

@@ -125,7 +125,7 @@ def test_the_first_hour(live_server, celery_worker, page, django_user_model, set
     shot(page, "first-hour-3-filtered-table")
 
     # The test sheet in two halves: both count.
-    page.goto(f"{design_url}/revisions/1/")
+    page.goto(f"{design_url}/revisions/1/cabling/")
     with page.expect_download() as info:
         page.locator("#measured-results").get_by_role("link", name="test-sheet.csv").click()
     rows = list(csv.reader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8"))))

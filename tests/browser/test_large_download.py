@@ -19,8 +19,8 @@ SPEC = {
 }
 
 
-def _computed_and_open(live_server, page, django_user_model, spec: dict):
-    """alice's design computed by the worker, its revision page open in the browser, signed in as alice."""
+def _computed_and_open(live_server, page, django_user_model, spec: dict, section: str):
+    """alice's design computed by the worker, a section of its revision open in the browser, signed in as alice."""
     from apps.designs.services import design_compute_enqueue, design_create
     from apps.jobs.models import Job
 
@@ -32,7 +32,7 @@ def _computed_and_open(live_server, page, django_user_model, spec: dict):
         assert time.monotonic() < deadline, "the worker did not compute the design"
         time.sleep(0.2)
 
-    page.goto(f"{live_server.url}/accounts/login/?next=/designs/{design.pk}/revisions/1/")
+    page.goto(f"{live_server.url}/accounts/login/?next=/designs/{design.pk}/revisions/1/{section}/")
     page.get_by_label("Username").fill("alice")
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Sign in").click()
@@ -47,7 +47,7 @@ def test_a_large_file_shows_its_build_progress_then_downloads(
     from apps.jobs.models import Job
 
     settings.DOWNLOAD_INLINE_MAX_CABLES = 0  # every rendered file of this design is "large"
-    design = _computed_and_open(live_server, page, django_user_model, SPEC)
+    design = _computed_and_open(live_server, page, django_user_model, SPEC, "files")
     expect(page.get_by_text("(built in the background)").first).to_be_visible()
 
     with page.expect_download(timeout=120_000) as download:
@@ -60,7 +60,7 @@ def test_a_large_file_shows_its_build_progress_then_downloads(
         assert fh.read(4) == b"%PDF"
     expect(page.get_by_role("link", name="Download labels.pdf")).to_be_visible()
 
-    page.goto(f"{live_server.url}/designs/{design.pk}/revisions/1/")
+    page.goto(f"{live_server.url}/designs/{design.pk}/revisions/1/files/")
     link = page.get_by_role("link", name="labels.pdf", exact=True)
     expect(link).to_have_attribute("download", "")  # stored now: a plain download
     with page.expect_download() as again:
@@ -87,7 +87,7 @@ def test_a_large_revisions_qos_section_shows_its_build_then_the_report(
     from apps.jobs.models import Job
 
     settings.DOWNLOAD_INLINE_MAX_CABLES = 0
-    _computed_and_open(live_server, page, django_user_model, ROCE)
+    _computed_and_open(live_server, page, django_user_model, ROCE, "congestion")
 
     section = page.locator("#qos-report")
     # The build is queued by the section's first fetch; its progress shows until the worker is done (or, on a

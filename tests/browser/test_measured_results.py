@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from .test_design_session import PASSWORD, unlabelled_inputs, wait_for_revision
+from .test_design_session import PASSWORD, open_section, unlabelled_inputs, wait_for_revision
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.slow]
 
@@ -43,6 +43,7 @@ def test_alice_uploads_a_filled_test_sheet_and_sees_the_verdicts(
     page.get_by_role("button", name="Sign in").click()
     page.get_by_role("button", name="Compute", exact=True).click()
     wait_for_revision(page, 1)
+    open_section(page, "Cabling and labels")
 
     # The test sheet, from the link in the empty "Measured results" section.
     section = page.locator("#measured-results")
@@ -82,6 +83,7 @@ def test_alice_uploads_a_filled_test_sheet_and_sees_the_verdicts(
 
     # Back on the revision page: the upload is listed, and the loss budget shows the measured links.
     page.get_by_role("link", name="r1", exact=True).click()
+    open_section(page, "Cabling and labels")
     expect(page.locator("#measured-links")).to_contain_text("1 fail")
     expect(page.locator("#measurement-uploads")).to_contain_text("filled-test-sheet.csv")
     expect(page.locator("#measurement-uploads")).to_contain_text("alice")

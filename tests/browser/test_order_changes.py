@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from tests.browser.test_design_session import PASSWORD, wait_for_revision
+from tests.browser.test_design_session import PASSWORD, open_section, wait_for_revision
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.slow]
 
@@ -34,6 +34,7 @@ def test_shrinking_to_95_servers_shows_removed_cords_in_compare_and_in_the_chang
     page.get_by_role("button", name="Sign in").click()
     page.get_by_role("button", name="Compute", exact=True).click()
     wait_for_revision(page, 1)
+    open_section(page, "Bill of materials and orders")
 
     # r1 is what was bought: mark it ordered with 5 % spares.
     ordered = page.get_by_role("form", name="Mark as ordered")
@@ -50,6 +51,7 @@ def test_shrinking_to_95_servers_shows_removed_cords_in_compare_and_in_the_chang
     page.get_by_role("button", name="Save and compute", exact=True).click()
     # the job page polls and opens r2 itself (no reload: a fast job may be navigating away already)
     wait_for_revision(page, 2)
+    open_section(page, "Bill of materials and orders")
     expect(page.locator("#ordered-baseline")).to_contain_text("compare this revision with what was ordered")
     page.get_by_role("link", name="compare this revision with what was ordered").click()
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.browser.test_design_session import PASSWORD, unlabelled_inputs, wait_for_revision
+from tests.browser.test_design_session import PASSWORD, open_section, unlabelled_inputs, wait_for_revision
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.slow]
 
@@ -58,8 +58,9 @@ def test_alice_edits_the_qos_policy_computes_and_downloads_a_switch_config(
     expect(page.get_by_label("RoCE data (lossless): DSCP")).to_have_value("24")
     page.get_by_role("button", name="Save and compute").click()
     wait_for_revision(page, 1)
+    open_section(page, "QoS")
 
-    # The revision page loads its QoS report.
+    # The revision's QoS section loads its report.
     report = page.locator("#qos-report")
     expect(report).to_contain_text("Consistency checks")
     expect(report).to_contain_text("pfc-only")

@@ -54,7 +54,7 @@ def test_alice_imports_counters_and_sees_the_hot_spine_and_idle_rail(
     page.get_by_role("button", name="Sign in").click()
     page.get_by_role("button", name="Compute", exact=True).click()
     wait_for_revision(page, 1)
-    page.goto(f"{live_server.url}/designs/{design.pk}/revisions/1/")
+    page.goto(f"{live_server.url}/designs/{design.pk}/revisions/1/monitoring/")
 
     section = page.locator("#monitoring")
     expect(section).to_contain_text("No utilization snapshot imported yet")
@@ -77,6 +77,6 @@ def test_alice_imports_counters_and_sees_the_hot_spine_and_idle_rail(
         "placement"
     )
     expect(page.locator("#groups-spine")).to_contain_text(hot)
-    page.goto(f"{live_server.url}/designs/{design.pk}/revisions/1/")
+    page.goto(f"{live_server.url}/designs/{design.pk}/revisions/1/monitoring/")
     expect(page.locator("#utilization-latest")).to_contain_text("after job 7")
     expect(page.locator("#utilization-latest")).to_contain_text(f"spine {hot} hot")

@@ -2,7 +2,6 @@
 
 {% load commissioning %}
 {% commissioning_section revision %}        the revision page's section: state, counts, racks, fix list, upload
-{% revision_state revision %}               a revision's state (planned / cabling / verified) as a badge
 """
 
 from __future__ import annotations
@@ -60,28 +59,15 @@ def commissioning_section(context, revision) -> dict:
     }
 
 
-@register.simple_tag
-def revision_states(revisions) -> dict:
-    """{revision id: state} for a list of revisions, in one query (planned when none is stored)."""
-    ids = [r.pk for r in revisions]
-    stored = dict(CommissioningStanding.objects.filter(revision_id__in=ids).values_list("revision_id", "state"))
-    return {i: stored.get(i, RevisionState.PLANNED) for i in ids}
-
-
-@register.filter
-def state_of(states: dict, revision_id) -> str:
-    return states.get(revision_id, RevisionState.PLANNED)
-
-
-@register.simple_tag
-def latest_states(designs) -> dict:
-    """{design id: state of its latest revision} for a design list (`d.latest` is the latest number), one query."""
-    latest = {d.pk: d.latest for d in designs if getattr(d, "latest", None)}
-    rows = CommissioningStanding.objects.filter(revision__design_id__in=list(latest)).values_list(
+def states_of_revisions(pairs: list[tuple[int, int]]) -> dict[tuple[int, int], str]:
+    """{(design id, number): state} for the workspace registry (apps/common/workspace.py), one query; a revision
+    with nothing stored is planned."""
+    wanted = set(pairs)
+    out = {pair: RevisionState.PLANNED.value for pair in wanted}
+    rows = CommissioningStanding.objects.filter(revision__design_id__in={pk for pk, _ in wanted}).values_list(
         "revision__design_id", "revision__number", "state"
     )
-    out = {pk: RevisionState.PLANNED.value for pk in latest}
     for design_id, number, state in rows:
-        if latest.get(design_id) == number:
-            out[design_id] = state
+        if (design_id, number) in wanted:
+            out[(design_id, number)] = state
     return out

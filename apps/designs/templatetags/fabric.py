@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django import template
@@ -54,3 +55,19 @@ def signed(value: Any) -> str:
     if not isinstance(value, int) or isinstance(value, bool):
         return "—" if value is None else str(value)
     return f"{value:+,}" if value else "0"
+
+
+# Internal references of the engine's notes ("[S25]", "parts-beyond-ndr.md section 5", "docs/data-gaps.md") mean
+# nothing in a browser: the page says "see Sources" once instead (the sources page lists every source).
+_SOURCE_KEY = re.compile(r"\s*\[S\d+\]")
+_TRAILING_REF = re.compile(r",\s*(?:docs/)?[\w-]+\.md(?: (?:section )?[\w./]+)?\)")
+_FILE_REF = re.compile(r"\s*\(?\b(?:docs/)?[\w-]+\.md(?: (?:section )?[\w./]+)?\)?(?=[\s:;,.)]|$)")
+
+
+@register.filter
+def plain(text: Any) -> str:
+    """A note without file names and source keys; "(see Sources)" where one was."""
+    if not isinstance(text, str):
+        return "" if text is None else str(text)
+    cleaned = _FILE_REF.sub("", _TRAILING_REF.sub(")", _SOURCE_KEY.sub("", text)))
+    return cleaned + (" (see Sources)" if cleaned != text else "")

@@ -150,7 +150,7 @@ def render_change_order_pdf(delta: OrderDelta, fh: IO[bytes], *, design: str, da
         (
             f"Money change: {fmt_signed_money(t.extended_price)} {cur}"
             if t.extended_price is not None
-            else "Money change: not given (a side is unpriced, or the two are priced in different currencies)"
+            else f"Money change: not given ({delta.money_withheld()})"
         ),
     ]
     doc.add(Heading(f"Change order: {design}", 1, section="Change order"))

@@ -124,12 +124,14 @@ def network_share_chart(analysis: dict, width: float = 420, height: float = 170)
 
 
 def chart_svgs(analysis: dict) -> dict[str, str]:
-    """Both charts as SVG text, for the design page."""
+    """Both charts as SVG text for the design page, without inline styles (the page's CSP forbids them)."""
     from reportlab.graphics import renderSVG
 
+    from .svg_csp import csp_safe_svg
+
     return {
-        "step_time": renderSVG.drawToString(step_time_chart(analysis)),
-        "network_share": renderSVG.drawToString(network_share_chart(analysis)),
+        "step_time": csp_safe_svg(renderSVG.drawToString(step_time_chart(analysis))),
+        "network_share": csp_safe_svg(renderSVG.drawToString(network_share_chart(analysis))),
     }
 
 

@@ -80,7 +80,7 @@ def test_only_writers_reprice_and_there_must_be_a_list(alice, bob, users, comput
 def test_the_revision_page_names_the_version_and_offers_to_reprice(client, users, computed, alice):
     client.force_login(users.alice)
     alice.put("/api/v1/price-list/", {"currency": "EUR", "prices": {"MQM9700-NS2F": "100"}}, format="json")
-    page = client.get(f"/designs/{computed.pk}/revisions/1/").content.decode()
+    page = client.get(f"/designs/{computed.pk}/revisions/1/bom/").content.decode()
     line = page.split('id="bom-pricing"')[1].split("</p>")[0]
     assert "Not priced" in line and "Reprice with v1" in line
 

@@ -44,13 +44,13 @@ def post(client, revision, data: bytes, fmt="csv"):
 
 
 def test_the_section_shows_classes_fix_list_and_the_state_moves_to_verified(alice, revision):
-    page = alice.get(url("revision", revision.design_id, revision.number)).content.decode()
+    page = alice.get(url("workspace:section", revision.design_id, revision.number, "commissioning")).content.decode()
     assert 'id="commissioning"' in page and 'data-state="planned"' in page and "No as-built file yet" in page
 
     r = post(alice, revision, asbuilt_csv(revision, cross=True))
     assert r.status_code == 302 and r["Location"].endswith("#commissioning")
     commissioning_refresh(revision=revision)  # what the queued job runs
-    page = alice.get(url("revision", revision.design_id, revision.number)).content.decode()
+    page = alice.get(url("workspace:section", revision.design_id, revision.number, "commissioning")).content.decode()
     assert 'data-state="cabling"' in page
     assert '<td data-metric="swapped">2</td>' in page and '<td data-metric="ok">' in page
     # The first two links (DGX-SU01-N01's first two rails) have their far ends crossed: both meet at the server.

@@ -143,7 +143,7 @@ def test_as_built_loss_and_counters_move_racks_from_planned_to_verified(
 
     # The revision page shows the same figures in its "Build progress" section.
     client.force_login(users.bob)
-    html = client.get(reverse("designs:revision", args=[rev.design_id, rev.number])).content.decode()
+    html = client.get(reverse("workspace:section", args=[rev.design_id, rev.number, "commissioning"])).content.decode()
     section = html[html.index('id="build-progress"') :]
     assert 'data-name="DC1.B01" data-state="cabling"' in section
     assert 'data-name="DC1.B03" data-state="verified"' in section
@@ -167,5 +167,5 @@ def test_strangers_get_a_404_and_anonymous_callers_a_401(rev, users):
 
 def test_the_page_of_a_fresh_revision_says_every_link_is_planned(rev, users, client):
     client.force_login(users.alice)
-    html = client.get(reverse("designs:revision", args=[rev.design_id, rev.number])).content.decode()
+    html = client.get(reverse("workspace:section", args=[rev.design_id, rev.number, "commissioning"])).content.decode()
     assert 'id="progress-empty"' in html and "every link is planned" in html

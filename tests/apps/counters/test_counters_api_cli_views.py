@@ -181,7 +181,7 @@ def test_the_cli_says_what_is_wrong(revision, args, message):
 def test_the_revision_page_imports_through_its_form_and_shows_the_trend(client, revision, users):
     links = switch_links(revision, 1)
     client.force_login(users.alice)
-    page = reverse("designs:revision", args=[revision.design_id, revision.number])
+    page = reverse("workspace:section", args=[revision.design_id, revision.number, "commissioning"])
     upload = reverse("counters:upload", args=[revision.design_id, revision.number])
     assert "No counters yet" in client.get(page).content.decode()
     for at, text in ((T0, CLEAN), (T0 + timedelta(hours=1), errors_on(links, SymbolErrorCounter=9))):
@@ -214,7 +214,9 @@ def test_a_reader_cannot_upload_through_the_page(client, revision, users):
     f = StringIO(CLEAN)
     f.name = "sweep.txt"
     assert client.post(upload, {"counters-file": f, "counters-format": "ibqueryerrors"}).status_code == 404
-    page = client.get(reverse("designs:revision", args=[revision.design_id, revision.number])).content.decode()
+    page = client.get(
+        reverse("workspace:section", args=[revision.design_id, revision.number, "commissioning"])
+    ).content.decode()
     assert 'id="counter-form"' not in page
 
 

@@ -139,5 +139,5 @@ def test_unconfirmed_lines_are_flagged_in_the_api_and_on_the_page(client, users)
     assert bom["complete"] is True
     assert lines["MMS4A20"]["verify_before_ordering"] is True and "third-party" in lines["MMS4A20"]["unconfirmed"]
     client.force_login(alice)
-    page = client.get(f"/designs/{design.pk}/revisions/1/").content.decode()
+    page = client.get(f"/designs/{design.pk}/revisions/1/bom/").content.decode()
     assert 'id="bom-verify"' in page and "verify before ordering" in page

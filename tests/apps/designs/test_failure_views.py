@@ -24,7 +24,7 @@ def tiny(users):
 
 
 def test_the_revision_page_shows_which_gpus_each_failure_hits(alice, tiny):
-    response = alice.get(url("revision", tiny.pk, 1))
+    response = alice.get(url("workspace:section", tiny.pk, 1, "failure"))
     html = response.content.decode()
     kinds = {f["kind"]: f for f in response.context["blast"]["data"]["failures"]}
     assert kinds["leaf"]["groups"][0]["text"] == (
@@ -37,29 +37,30 @@ def test_the_revision_page_shows_which_gpus_each_failure_hits(alice, tiny):
 
 def test_a_large_revision_links_to_the_blast_radius_page(alice, tiny, settings):
     settings.DOWNLOAD_INLINE_MAX_CABLES = 1
-    html = alice.get(url("revision", tiny.pk, 1)).content.decode()
-    assert 'id="blast-table"' not in html and url("blast_radius", tiny.pk, 1) in html
-    page = alice.get(url("blast_radius", tiny.pk, 1))
+    html = alice.get(url("workspace:section", tiny.pk, 1, "failure")).content.decode()
+    assert 'id="blast-table"' not in html and url("exports:blast_radius", tiny.pk, 1) in html
+    page = alice.get(url("exports:blast_radius", tiny.pk, 1))
     assert page.status_code == 200 and 'id="blast-table"' in page.content.decode()
 
 
 def test_the_blast_radius_page_is_only_for_readers_of_the_design(client, users, tiny):
     client.force_login(users.bob)
-    assert client.get(url("blast_radius", tiny.pk, 1)).status_code == 404
+    assert client.get(url("exports:blast_radius", tiny.pk, 1)).status_code == 404
     client.logout()
-    assert client.get(url("blast_radius", tiny.pk, 1)).status_code == 302  # to sign in
+    assert client.get(url("exports:blast_radius", tiny.pk, 1)).status_code == 302  # to sign in
 
 
 def test_the_spares_table_shows_both_rules_and_says_the_rates_are_defaults(alice, tiny):
     """8 servers in 2 SUs of 4: 16 leaves + 1 spine = 17 QM9700. Flat 5 %: ceil(0.85) = 1. At 2 %/year over
     2,160 h: lambda = 17 x 0.02 x 2160/8760 = 0.08384; P(0) = 0.91958 < 0.99, P(1) = 0.07710 -> 0.99668: 1."""
-    html = alice.get(url("revision", tiny.pk, 1)).content.decode()
+    html = alice.get(url("workspace:section", tiny.pk, 1, "failure")).content.decode()
     assert "placeholders to set" in html and "default</small>" in html
     response = alice.get(
         url(
-            "revision",
+            "workspace:section",
             tiny.pk,
             1,
+            "failure",
             spares_percent="5",
             spares_afr_percent="switch:2",
             spares_replenish_hours="switch:2160",
@@ -85,7 +86,7 @@ def test_the_spares_table_shows_both_rules_and_says_the_rates_are_defaults(alice
 
 
 def test_a_bad_failure_rate_is_a_form_error_at_its_field(alice, tiny):
-    response = alice.get(url("revision", tiny.pk, 1, spares_service_level_percent="100"))
+    response = alice.get(url("workspace:section", tiny.pk, 1, "failure", spares_service_level_percent="100"))
     assert response.status_code == 200
     assert "is not a service level" in response.context["spares"]["form"].errors["spares_service_level_percent"][0]
 
@@ -123,7 +124,7 @@ def test_trunks_panels_and_racks_are_listed_with_isolated_and_degraded_gpus(alic
         user=users.alice, spec={**TINY, "physical": {"tiers": {"leaf-spine": {"cabling": "panels"}}}}
     )
     compute_now(design, users.alice)
-    response = alice.get(url("revision", design.pk, 1))
+    response = alice.get(url("workspace:section", design.pk, 1, "failure"))
     html = response.content.decode()
     kinds = {f["kind"]: f for f in response.context["blast"]["data"]["failures"]}
     assert {"trunk", "patch-panel", "rack", "leaf-uplink-transceiver", "spine-transceiver"} <= set(kinds)

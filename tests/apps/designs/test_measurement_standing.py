@@ -59,7 +59,7 @@ def test_two_partial_sheets_both_count(alice, revision, halves):
     html = alice.get(url("measurements:measurements", revision.design_id, revision.number)).content.decode()
     assert standing_metric(html, "fibers-pass") == f"{total:,}"
     assert standing_metric(html, "fibers-not-measured") == "0"
-    page = alice.get(url("revision", revision.design_id, revision.number)).content.decode()
+    page = alice.get(url("workspace:section", revision.design_id, revision.number, "cabling")).content.decode()
     assert "2 uploads together" in page.split('id="measured-standing"')[1].split("</p>")[0]
 
 

@@ -91,10 +91,13 @@ def test_alice_uploads_a_filled_sheet_and_sees_pass_fail_and_every_bad_row(alice
 
 def test_the_revision_page_shows_the_standing_results_next_to_the_loss_budget(alice, revision, filled):
     header, rows, _ = filled
-    assert "No measured results yet" in alice.get(url("revision", revision.design_id, 1)).content.decode()
+    assert (
+        "No measured results yet"
+        in alice.get(url("workspace:section", revision.design_id, 1, "cabling")).content.decode()
+    )
     upload(alice, revision, as_csv(header, rows), name="row-A.csv")
 
-    html = alice.get(url("revision", revision.design_id, 1)).content.decode()
+    html = alice.get(url("workspace:section", revision.design_id, 1, "cabling")).content.decode()
 
     section = html.split('id="measured-results"')[1].split("</section>")[0]
     assert "row-A.csv" in section and "alice" in section
@@ -230,7 +233,7 @@ def uploaded(alice, revision, filled):
 def _pages(revision, upload_id) -> list[str]:
     d = revision.design_id
     return [
-        url("revision", d, 1),
+        url("workspace:section", d, 1, "cabling"),
         url("measurements:measurements", d, 1),
         url("measurements:measurement", d, 1, upload_id),
         url("measurements:measurement_results_csv", d, 1, upload_id),
@@ -244,7 +247,7 @@ def test_a_read_only_sharer_sees_the_results_but_cannot_upload(client, users, re
 
     for page in _pages(revision, uploaded.pk):
         assert client.get(page).status_code == 200, page
-    revision_html = client.get(url("revision", revision.design_id, 1)).content.decode()
+    revision_html = client.get(url("workspace:section", revision.design_id, 1, "cabling")).content.decode()
     list_html = client.get(url("measurements:measurements", revision.design_id, 1)).content.decode()
     header, rows, _ = filled
 

@@ -59,7 +59,7 @@ def test_marking_a_revision_ordered_makes_it_the_compare_baseline(alice, client,
     baseline = OrderedBaseline.objects.get(design=shrunk)
     assert baseline.revision.number == 1 and baseline.by == users.alice
     assert baseline.order["spares_rule"]["percents"] == {"transceiver": "2"}
-    page = alice.get(url("revision", shrunk.pk, 2)).content.decode()
+    page = alice.get(url("workspace:section", shrunk.pk, 2, "bom")).content.decode()
     assert "was marked ordered by alice" in page and "?old=ordered&amp;new=2" in page
 
     compare = alice.get(url("compare", shrunk.pk, old="ordered", new=2))
@@ -73,6 +73,6 @@ def test_only_writers_mark_a_revision_ordered(client, users, shrunk):
     DesignShare.objects.create(design=shrunk, user=users.bob, access="read")
     client.force_login(users.bob)
     assert client.post(url("mark_ordered", shrunk.pk, 1), {}).status_code == 404
-    assert "Mark r1 as ordered" not in client.get(url("revision", shrunk.pk, 1)).content.decode()
+    assert "Mark r1 as ordered" not in client.get(url("workspace:section", shrunk.pk, 1, "bom")).content.decode()
     assert not OrderedBaseline.objects.exists()
     assert client.get(url("compare", shrunk.pk, old=1, new=2)).status_code == 200

@@ -257,7 +257,7 @@ def _zip_from_the_export(design) -> zipfile.ZipFile:
 
 
 def test_the_revision_page_loads_its_qos_report(alice, computed):
-    html = _html(alice.get(url("revision", computed.pk, 1)))
+    html = _html(alice.get(url("workspace:section", computed.pk, 1, "congestion")))
 
     assert 'id="qos-title"' in html
     assert f'data-qos-report-url="{url("revision_qos", computed.pk, 1)}?fragment=1"' in html

@@ -31,7 +31,7 @@ def design(users, client, settings):
 
 
 def test_the_revision_page_marks_files_built_in_the_background(client, design):
-    page = client.get(f"/designs/{design.pk}/revisions/1/").content.decode()
+    page = client.get(f"/designs/{design.pk}/revisions/1/files/").content.decode()
     assert (
         f'href="/designs/{design.pk}/revisions/1/files/labels.pdf">labels.pdf</a> <span class="muted">'
         f"(built in the background)</span>" in page

@@ -386,10 +386,12 @@ def test_the_result_page_shows_the_counts_at_a_glance(alice, revision):
     assert response.status_code == 200
     assert f'data-metric="gpus">{s["gpus"]}<' in html
     assert f'data-metric="cables">{s["cables_total"]}<' in html
-    compute = next(n for n in response.context["networks"] if n["key"] == "compute")
+    fabric = alice.get(url("workspace:section", revision.design_id, revision.number, "fabric"))
+    compute = next(n for n in fabric.context["networks"] if n["key"] == "compute")
     assert compute["switches"] == {"leaf": 16, "spine": 1}  # 2 SUs x 8 rails; 64 uplinks fit one spine
     assert compute["cables"] == revision.cables.filter(network="compute").count()
-    assert "Bill of materials" in html and s["bom"][0]["sku"] in html
+    bom = alice.get(url("workspace:section", revision.design_id, revision.number, "bom")).content.decode()
+    assert "Bill of materials" in bom and s["bom"][0]["sku"] in bom
 
 
 def test_networks_and_tiers_keep_the_engines_order_whatever_the_json_column_kept(alice, users):
@@ -400,14 +402,14 @@ def test_networks_and_tiers_keep_the_engines_order_whatever_the_json_column_kept
     shuffled = {k: {**nets[k], "links": dict(reversed(nets[k]["links"].items()))} for k in reversed(list(nets))}
     Revision.objects.filter(pk=revision.pk).update(summary={**revision.summary, "networks": shuffled})
 
-    networks = alice.get(url("revision", revision.design_id, 1)).context["networks"]
+    networks = alice.get(url("workspace:section", revision.design_id, 1, "fabric")).context["networks"]
 
     assert [n["key"] for n in networks] == ["compute", "inband", "oob"]
     assert [t["tier"] for t in networks[0]["tiers"]] == ["node-leaf", "leaf-spine"]
 
 
 def test_the_result_page_draws_the_fabric_and_a_row_of_racks(alice, revision):
-    response = alice.get(url("revision", revision.design_id, revision.number))
+    response = alice.get(url("workspace:section", revision.design_id, revision.number, "fabric"))
 
     html = response.content.decode()
     assert 'id="fabric-diagram"><svg' in html
@@ -416,14 +418,14 @@ def test_the_result_page_draws_the_fabric_and_a_row_of_racks(alice, revision):
 
 
 def test_the_row_selector_switches_rows(alice, revision):
-    response = alice.get(url("revision", revision.design_id, revision.number, row="A"))
+    response = alice.get(url("workspace:section", revision.design_id, revision.number, "fabric", row="A"))
 
     assert response.context["elevation"].row == "A"
     assert "CF-S01" in response.content.decode()
 
 
 def test_a_row_that_does_not_exist_is_a_message_not_an_error(alice, revision):
-    response = alice.get(url("revision", revision.design_id, revision.number, row="ZZ", start="-4"))
+    response = alice.get(url("workspace:section", revision.design_id, revision.number, "fabric", row="ZZ", start="-4"))
 
     assert response.status_code == 200
     assert "That row or rack position is not in this design" in response.content.decode()
@@ -439,7 +441,7 @@ def test_the_result_page_lists_workload_verdicts(alice, users):
     }
     revision = compute_now(design_create(user=users.alice, spec=spec), users.alice)
 
-    html = alice.get(url("revision", revision.design_id, revision.number)).content.decode()
+    html = alice.get(url("workspace:section", revision.design_id, revision.number, "traffic")).content.decode()
 
     verdict = revision.summary["workloads"]["llama-70b-tp8-pp4-dp16"]["verdict"]["status"]
     assert "llama-70b-tp8-pp4-dp16" in html and f"verdict-{verdict}" in html
@@ -697,11 +699,12 @@ def test_the_revision_page_links_every_deliverable_and_draws_workload_charts(cli
     assert job_claim(job_id=job.pk)
     design_compute_job(job=Job.objects.get(pk=job.pk), progress=DbProgress(job.pk))
     client.force_login(users.alice)
-    page = client.get(f"/designs/{design.pk}/revisions/1/").content.decode()
+    page = client.get(f"/designs/{design.pk}/revisions/1/files/").content.decode()
     for kind in ("bom.pdf", "cabling-plan.pdf", "labels.pdf", "test-sheet.csv", "topology.dot", "workloads.pdf"):
         url = f"/api/v1/designs/{design.pk}/revisions/1/downloads/{kind}"
         assert url in page
-    assert page.count("<svg") >= 4  # fabric diagram, elevations, and the workload's two charts
+    traffic = client.get(f"/designs/{design.pk}/revisions/1/traffic/").content.decode()
+    assert traffic.count("<svg") >= 2  # the workload's two charts
     pdf = client.get(f"/api/v1/designs/{design.pk}/revisions/1/downloads/bom.pdf")
     assert pdf.status_code == 200 and b"".join(pdf.streaming_content if pdf.streaming else [pdf.content]).startswith(
         b"%PDF"
@@ -919,11 +922,27 @@ def test_the_result_page_shows_the_extra_su_warning_the_notes_and_how_it_counts(
     (warning,) = [w for w in revision.summary["warnings"] if w.startswith("compute_fabric.reserved_node_slots")]
     assert "7 servers fit 2 SUs with the 1 reserved node slot" in warning and "+8 leaves" in warning
     assert warning in html
-    assert 'id="counting"' in html and "How this design counts" in html
+    fabric = alice.get(url("workspace:section", revision.design_id, revision.number, "fabric")).content.decode()
+    assert 'id="counting"' in fabric and "How this design counts" in fabric
     node_leaf = revision.summary["counting"]["networks"]["compute"]["tiers"]["node-leaf"]
     assert node_leaf["links"] == 64 and node_leaf["links_per_plane"] == 64
     api = alice.get(f"/api/v1/designs/{revision.design_id}/revisions/{revision.number}/summary/")
     assert api.status_code == 200 and warning in api.json()["warnings"] and "counting" in api.json()
+
+
+def test_the_design_page_lists_computations_apart_from_file_builds(alice, revision, users):
+    """Six file builds after a computation: the computation stays listed, and each build says what it built."""
+    from apps.jobs.models import Job
+
+    for _ in range(6):
+        Job.objects.create(kind="export", created_by=users.alice, design=revision.design, params={"kind": "labels.pdf"})
+
+    html = alice.get(url("detail", revision.design_id)).content.decode()
+
+    computes = html.split('id="compute-jobs"')[1].split("</ul>")[0]
+    assert "Computation" in computes and "labels.pdf" not in computes
+    others = html.split('id="other-jobs"')[1].split("</ul>")[0]
+    assert others.count("Build of labels.pdf") == 5
 
 
 def test_the_revision_page_names_the_switches_without_a_published_maximum_power(alice, users):
@@ -932,5 +951,5 @@ def test_the_revision_page_names_the_switches_without_a_published_maximum_power(
     design = design_create(user=users.alice, spec=TINY | {"oob": {"enabled": True}})
     revision = compute_now(design, users.alice)
     html = alice.get(url("revision", revision.design_id, revision.number)).content.decode()
-    assert '<small data-metric="power-unknown">+ unknown for sn2201' in html
+    assert '<dd class="card-note" data-metric="power-unknown">+ unknown for sn2201' in html
     assert "(no published maximum)" in html and "(known figures only)" in html

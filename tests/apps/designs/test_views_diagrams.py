@@ -216,3 +216,28 @@ def test_a_device_taller_than_the_gap_above_it_is_clamped():
     svg = str(diagrams.elevation_svg(view))
 
     assert "BIG · Server · U1–U3 · 1 links" in svg
+
+
+def test_each_leaf_of_a_two_plane_fabric_reaches_its_own_planes_spines():
+    """B300 on two planes (issue 39): plane B's leaves of SU 1 and 2 were drawn to a point between the spine
+    blocks. Every uplink now ends inside its own plane's spine block, each at a place of its own."""
+    svg = str(diagrams.fabric_svg(summary(planes=2, switches={"leaf": 64, "spine": 32, "core": 0}, scalable_units=4)))
+    spines = {
+        cls: (float(x), float(x) + float(w))
+        for x, w, cls in re.findall(
+            r'<rect x="([\d.]+)" y="[\d.]+" width="([\d.]+)" height="[\d.]+" rx="[\d.]+" class="(fd-p\d)">'
+            r"<title>\d+ spine switches",
+            svg,
+        )
+    }
+    assert set(spines) == {"fd-p0", "fd-p1"}
+    uplinks = re.findall(
+        r'class="(fd-p\d)"><title>SU \d+ leaf for rail \d+, plane [AB]</title></rect>(?:<text[^>]*>[^<]*</text>)?'
+        r'<line x1="[\d.]+" y1="[\d.]+" x2="([\d.]+)"',
+        svg,
+    )
+    assert len(uplinks) == 64
+    for cls, x2 in uplinks:
+        low, high = spines[cls]
+        assert low < float(x2) < high, (cls, x2, spines[cls])
+    assert len({x2 for cls, x2 in uplinks if cls == "fd-p1"}) == 32

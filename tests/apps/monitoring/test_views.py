@@ -54,7 +54,7 @@ def test_alice_imports_a_prometheus_snapshot_and_reads_the_report(client, users,
     assert page.status_code == 200
     assert "40 ports: average 73.5 %, peak 97.0 %" in text
     assert 'id="groups-tier"' in text and 'id="groups-rail"' in text
-    section = client.get(f"/designs/{revision.design_id}/revisions/1/").content.decode()
+    section = client.get(f"/designs/{revision.design_id}/revisions/1/monitoring/").content.decode()
     assert 'id="monitoring"' in section and "prometheus-rules.yaml" in section and "after the job" in section
 
 

@@ -354,3 +354,25 @@ def test_bom_csv_per_network_and_su_rows_carry_the_orders_shares_and_add_up(desi
             if o["extended_price"]:
                 assert sum(Decimal(r["extended_price"]) for r in mine) == Decimal(o["extended_price"]), (section, sku)
     assert any(r["su"] == OUTSIDE_SU for r in rows if r["section"] == "su")
+
+
+def test_a_withheld_money_change_names_the_unpriced_parts_or_the_currencies():
+    """Both sides priced in USD but one part has no price: the change order names that part, not "a side"."""
+    rule = PercentPerCategory(parse_percents("0"))
+    bom = [
+        {"category": "switch", "sku": "QM9700", "quantity": 2},
+        {"category": "cable", "sku": "CORD-3M", "quantity": 8},
+    ]
+    usd = {"prices": {"QM9700": "30000"}, "currency": "USD"}
+    old = build_order(bom, rule=rule, label="r1", **usd)
+    new = build_order([{**bom[0], "quantity": 3}, bom[1]], rule=rule, label="r2", **usd)
+    assert order_delta(old, new).money_withheld() == "1 part without a price on one side: CORD-3M"
+    eur = build_order(bom, rule=rule, label="r2", prices={"QM9700": "1", "CORD-3M": "1"}, currency="EUR")
+    assert order_delta(old, eur).money_withheld() == "r1 is priced in USD, r2 in EUR"
+    bare = build_order(bom, rule=rule, label="r0")
+    assert order_delta(bare, eur).money_withheld() == "r0 is not priced"
+    priced = {"prices": {"QM9700": "30000", "CORD-3M": "40"}, "currency": "USD"}
+    full = order_delta(
+        build_order(bom, rule=rule, label="r1", **priced), build_order(bom, rule=rule, label="r2", **priced)
+    )
+    assert full.money_withheld() == ""
