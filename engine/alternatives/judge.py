@@ -33,11 +33,11 @@ def priced_total(summary: Mapping, prices: Mapping[str, Decimal]) -> Decimal | N
     return order.totals.extended_price
 
 
-def worst_verdict(statuses: Mapping[str, str]) -> str | None:
+def worst_verdict(statuses: Mapping[str, str | None]) -> str | None:
     if not statuses:
         return None
     rank = {v: i for i, v in enumerate(VERDICT_ORDER)}
-    return max(statuses.values(), key=lambda s: rank.get(s, len(rank)))
+    return max(statuses.values(), key=lambda s: rank.get(s or "", len(rank)))
 
 
 def figures(result: DesignResult, prices: Mapping[str, Decimal]) -> dict:

@@ -85,7 +85,7 @@ def parse_requirement(
         if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 200_000:
             errors.append(FieldError(fld, "must be a whole number from 1 to 200000"))
         elif gpus is not None and not errors:
-            per = gpus_per_server[model]
+            per = gpus_per_server[str(model)]
             servers = -(-n // per)
     workloads = data.get("workloads") or []
     if not isinstance(workloads, list) or len(workloads) > 8:
@@ -138,8 +138,8 @@ def parse_requirement(
     if errors:
         raise SpecError(errors)
     return Requirement(
-        server_model=model,
-        servers=int(servers),
+        server_model=str(model),
+        servers=int(servers or 0),
         workloads=tuple(workloads),
         networks=tuple(n for n in NETWORKS if n in networks),
         technology=tech,
