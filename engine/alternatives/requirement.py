@@ -15,7 +15,7 @@ OBJECTIVES = ("cost", "power", "cables", "blast_radius")
 TECHNOLOGIES = ("infiniband", "ethernet")
 # A study computes whole designs; this many is what one worker does in about a minute at 16K GPUs
 # (bench/bench_alternatives.py). A user may ask for fewer or more, up to MAX_CANDIDATES_LIMIT.
-DEFAULT_MAX_CANDIDATES = 16
+DEFAULT_MAX_CANDIDATES = 12
 MAX_CANDIDATES_LIMIT = 64
 
 
