@@ -6,11 +6,12 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from apps.api.errors import ApiError
+from apps.api.errors import ApiError, spec_error_fields
 from apps.api.output import job_out
 from apps.api.serializers import JobOut, StrictSerializer
 from apps.api.views.base import ApiView
 from apps.jobs.services import job_sent
+from engine.errors import SpecError
 
 from .output import candidate_out, study_out
 from .services import candidate_pick, study_create, study_get
@@ -103,9 +104,14 @@ class StudyListApi(ApiView):
         body = StudyIn(data=request.data)
         if not body.is_valid():
             raise ApiError(400, "invalid", "The study is not valid.", fields=_fields(body.errors))
-        study = study_create(
-            user=request.user, data=request.data["requirement"], name=body.validated_data.get("name", "")
-        )
+        try:
+            study = study_create(
+                user=request.user, data=request.data["requirement"], name=body.validated_data.get("name", "")
+            )
+        except SpecError as exc:
+            raise ApiError(
+                400, "invalid", "The requirement is not valid.", fields=spec_error_fields(exc, "requirement.")
+            ) from None
         if study.job is not None:
             study.job = job_sent(study.job)
         return Response(study_out(study), status=202)
