@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
@@ -15,6 +15,13 @@ from engine.errors import SpecError
 
 from .output import candidate_out, study_out
 from .services import candidate_pick, study_create, study_get
+
+STUDY_ID = OpenApiParameter(
+    "study_id", int, OpenApiParameter.PATH, description="The study's id (`id` of alternatives_create)."
+)
+INDEX = OpenApiParameter(
+    "index", int, OpenApiParameter.PATH, description="The candidate's number in its study (`index`, from 1)."
+)
 
 
 class RequirementIn(serializers.Serializer):
@@ -120,6 +127,7 @@ class StudyListApi(ApiView):
 class StudyDetailApi(ApiView):
     @extend_schema(
         operation_id="alternatives_retrieve",
+        parameters=[STUDY_ID],
         responses={200: StudyOut},
         tags=["alternatives"],
         summary="A study: its progress, candidates so far and dropped choices",
@@ -131,6 +139,7 @@ class StudyDetailApi(ApiView):
 class CandidateListApi(ApiView):
     @extend_schema(
         operation_id="alternatives_candidates",
+        parameters=[STUDY_ID],
         responses={200: CandidateOut(many=True)},
         tags=["alternatives"],
         summary="A study's computed candidates, in order",
@@ -143,6 +152,7 @@ class CandidateListApi(ApiView):
 class CandidatePickApi(ApiView):
     @extend_schema(
         operation_id="alternatives_pick",
+        parameters=[STUDY_ID, INDEX],
         request=None,
         responses={201: PickOut},
         tags=["alternatives"],
