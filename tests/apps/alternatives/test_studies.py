@@ -95,7 +95,13 @@ def test_the_picked_candidates_revision_shows_the_figures_its_row_showed(api_cli
     # the page shows the same rows, the plot with the front marked
     client.force_login(users.alice)
     page = client.get(body["page_url"]).content.decode()
-    assert "923200.00" in page and "on-front" in page and "style=" not in page and "<script>" not in page
+    assert (
+        "923200.00" in page
+        and "on-front" in page
+        and "pt verdict-fits" in page
+        and "style=" not in page
+        and "<script>" not in page
+    )
 
     picked = api_client.post(rows[1]["pick_url"])
     assert picked.status_code == 201, picked.content
