@@ -9,6 +9,7 @@ from typing import Any
 
 from ..errors import FieldError, SpecError
 from ..schema import parse_ratio
+from ..traffic.workload import parse_workloads
 
 NETWORKS = ("storage", "inband", "oob")  # the compute fabric is always built
 OBJECTIVES = ("cost", "power", "cables", "blast_radius")
@@ -135,6 +136,11 @@ def parse_requirement(
     most = data.get("max_candidates", DEFAULT_MAX_CANDIDATES)
     if not isinstance(most, int) or isinstance(most, bool) or not 1 <= most <= MAX_CANDIDATES_LIMIT:
         errors.append(FieldError("max_candidates", f"must be a whole number from 1 to {MAX_CANDIDATES_LIMIT}"))
+    if not errors and workloads:
+        try:  # checked once here, against the GPU count, rather than refused by every candidate alike
+            parse_workloads(workloads, design_gpus=int(servers or 0) * gpus_per_server[str(model)])
+        except SpecError as exc:
+            errors += exc.errors
     if errors:
         raise SpecError(errors)
     return Requirement(

@@ -36,6 +36,9 @@ def test_gpus_round_up_to_whole_servers_and_bad_fields_are_named(catalog):
     with pytest.raises(SpecError) as exc:
         _req(catalog, gpus=256, budget="1000000")
     assert [e.path for e in exc.value.errors] == ["budget"]
+    with pytest.raises(SpecError) as exc:  # a 512-GPU job on 256 GPUs: said once, not by every candidate
+        _req(catalog, gpus=256, workloads=["llama-70b-tp8-pp4-dp16"])
+    assert [e.path for e in exc.value.errors] == ["workloads[0].parallelism.data"]
 
 
 def test_candidates_are_valid_specs_within_the_requirement(catalog):
