@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -28,7 +30,7 @@ def study_list(request: HttpRequest) -> HttpResponse:
             return redirect("alternatives:study", study.pk)
         except SpecError as exc:
             for e in exc.errors:
-                field = e.path.split(".")[0]
+                field = re.split(r"[.\[]", e.path)[0]
                 form.add_error(field if field in form.fields else None, e.message)
         except (JobQuotaExceeded, JobNotQueued) as exc:
             form.add_error(None, str(exc))

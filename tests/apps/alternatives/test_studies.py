@@ -117,6 +117,17 @@ def test_the_page_form_queues_a_study_and_names_bad_fields(client, users):
     client.force_login(users.alice)
     bad = client.post("/alternatives/", {"server_model": "dgx-h100", "gpus": 0, "max_oversubscription": "1:1"})
     assert bad.status_code == 200 and not Study.objects.exists()
+    too_big = client.post(
+        "/alternatives/",
+        {
+            "server_model": "dgx-h100",
+            "gpus": 256,
+            "workloads": ["llama-70b-tp8-pp4-dp16"],
+            "max_oversubscription": "1:1",
+            "max_candidates": 2,
+        },
+    )
+    assert "more than the design&#x27;s 256" in too_big.content.decode() and not Study.objects.exists()
     ok = client.post(
         "/alternatives/",
         {"server_model": "dgx-h100", "gpus": 256, "max_oversubscription": "2:1", "max_candidates": 2},
