@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from apps.jobs.services import JobNotQueued, JobQuotaExceeded, job_sent
+from apps.jobs.services import JobNotQueued, JobQuotaExceeded, job_request_cancel, job_sent
 from engine.errors import SpecError
 
 from .forms import RequirementForm
@@ -67,3 +67,14 @@ def candidate_pick_view(request: HttpRequest, pk: int, index: int) -> HttpRespon
     if outcome.revision is not None:
         return redirect("designs:revision", cand.picked_design_id, outcome.revision.number)
     return redirect("designs:detail", cand.picked_design_id)
+
+
+@login_required
+@require_POST
+def study_cancel(request: HttpRequest, pk: int) -> HttpResponse:
+    """Stop the study's job: a queued one at once, a running one at its next candidate (the candidates
+    computed so far stay)."""
+    study = study_get(user=request.user, study_id=pk)
+    if study.job is not None:
+        job_request_cancel(job=study.job)
+    return redirect("alternatives:study", study.pk)

@@ -135,3 +135,17 @@ def test_the_page_form_queues_a_study_and_names_bad_fields(client, users):
     study = Study.objects.get()
     assert ok.status_code == 302 and ok["Location"] == f"/alternatives/{study.pk}/"
     assert study.job.status == JobStatus.QUEUED
+
+
+def test_a_cancelled_study_never_runs(client, api_client, users):
+    body = _create(api_client, users.alice).json()
+    client.force_login(users.charlie)
+    assert client.post(f"/alternatives/{body['id']}/cancel/").status_code == 404
+    client.force_login(users.alice)
+    page = client.get(body["page_url"]).content.decode()
+    assert f'action="/alternatives/{body["id"]}/cancel/"' in page
+    assert client.post(f"/alternatives/{body['id']}/cancel/").status_code == 302
+    assert Job.objects.get(pk=body["job"]).status == JobStatus.CANCELLED
+    run_job(body["job"])  # a late delivery
+    assert api_client.get(body["url"]).json()["status"] == "cancelled"
+    assert not Candidate.objects.exists()
