@@ -94,6 +94,13 @@ class StudyOut(serializers.Serializer):
     candidates = CandidateOut(many=True, required=False, help_text="Computed so far, in order.")
 
 
+class PickIn(StrictSerializer):
+    design = serializers.IntegerField(
+        required=False,
+        help_text="A design you may change: the candidate becomes its next revision (default: a new design).",
+    )
+
+
 class PickOut(serializers.Serializer):
     design = serializers.IntegerField(help_text="The new design's id.")
     job = JobOut(allow_null=True, help_text="Its compute job (poll it; its revision_url is the computed revision).")
@@ -121,7 +128,7 @@ class StudyListApi(ApiView):
             ) from None
         if study.job is not None:
             study.job = job_sent(study.job)
-        return Response(study_out(study), status=202)
+        return Response(study_out(study, absolute=request.build_absolute_uri), status=202)
 
 
 class StudyDetailApi(ApiView):
@@ -133,7 +140,8 @@ class StudyDetailApi(ApiView):
         summary="A study: its progress, candidates so far and dropped choices",
     )
     def get(self, request, study_id: int):
-        return Response(study_out(study_get(user=request.user, study_id=study_id)))
+        study = study_get(user=request.user, study_id=study_id)
+        return Response(study_out(study, absolute=request.build_absolute_uri))
 
 
 class CandidateListApi(ApiView):
@@ -146,21 +154,26 @@ class CandidateListApi(ApiView):
     )
     def get(self, request, study_id: int):
         study = study_get(user=request.user, study_id=study_id)
-        return Response([candidate_out(c, study) for c in study.candidates.all()])
+        return Response([candidate_out(c, study, request.build_absolute_uri) for c in study.candidates.all()])
 
 
 class CandidatePickApi(ApiView):
     @extend_schema(
         operation_id="alternatives_pick",
         parameters=[STUDY_ID, INDEX],
-        request=None,
+        request=PickIn,
         responses={201: PickOut},
         tags=["alternatives"],
-        summary="Use this candidate: a new design with its spec, queued for computing",
+        summary="Use this candidate: a new design (or a new revision of `design`) with its spec, queued for computing",
     )
     def post(self, request, study_id: int, index: int):
         study = study_get(user=request.user, study_id=study_id)
-        cand, outcome = candidate_pick(user=request.user, study=study, index=index)
+        body = PickIn(data=request.data or {})
+        if not body.is_valid():
+            raise ApiError(400, "invalid", "The pick is not valid.", fields=_fields(body.errors))
+        cand, outcome = candidate_pick(
+            user=request.user, study=study, index=index, design_id=body.validated_data.get("design")
+        )
         job = job_sent(outcome.job) if outcome.job is not None else None
         return Response({"design": cand.picked_design_id, "job": job_out(request, job) if job else None}, status=201)
 

@@ -16,7 +16,11 @@ def study_state(study: Study) -> dict:
     }
 
 
-def candidate_out(c: Candidate, study: Study) -> dict:
+def _same(url: str) -> str:
+    return url
+
+
+def candidate_out(c: Candidate, study: Study, absolute=_same) -> dict:
     return {
         "index": c.index,
         "label": c.label,
@@ -25,17 +29,18 @@ def candidate_out(c: Candidate, study: Study) -> dict:
         "pareto": c.pareto,
         "spec": c.spec,
         "picked_design": c.picked_design_id,
-        "pick_url": reverse("alternatives-api:candidate-pick", args=[study.pk, c.index]),
+        "pick_url": absolute(reverse("alternatives-api:candidate-pick", args=[study.pk, c.index])),
     }
 
 
-def study_out(study: Study, *, candidates: bool = True) -> dict:
+def study_out(study: Study, *, candidates: bool = True, absolute=_same) -> dict:
+    """`absolute`: makes a path a full URL (the API passes request.build_absolute_uri, as its other answers do)."""
     out = {
         "id": study.pk,
         "name": study.name,
         "requirement": study.requirement,
-        "url": reverse("alternatives-api:study-detail", args=[study.pk]),
-        "page_url": reverse("alternatives:study", args=[study.pk]),
+        "url": absolute(reverse("alternatives-api:study-detail", args=[study.pk])),
+        "page_url": absolute(reverse("alternatives:study", args=[study.pk])),
         "job": str(study.job_id) if study.job_id else None,
         **study_state(study),
         "currency": study.currency or None,
@@ -44,5 +49,5 @@ def study_out(study: Study, *, candidates: bool = True) -> dict:
         "rejected": study.rejected,
     }
     if candidates:
-        out["candidates"] = [candidate_out(c, study) for c in study.candidates.select_related(None)]
+        out["candidates"] = [candidate_out(c, study, absolute) for c in study.candidates.all()]
     return out

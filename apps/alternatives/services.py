@@ -7,7 +7,14 @@ from django.db import transaction
 from django.http import Http404
 
 from apps.catalog.services import catalog_for, price_version_latest
-from apps.designs.services import ComputeRequest, design_compute_request, design_create, design_limits
+from apps.designs.selectors import design_get
+from apps.designs.services import (
+    ComputeRequest,
+    design_compute_request,
+    design_create,
+    design_limits,
+    design_update,
+)
 from apps.jobs.models import Job
 from apps.jobs.progress import DbProgress
 from apps.jobs.services import job_create
@@ -112,13 +119,17 @@ def candidate_get(*, study: Study, index: int) -> Candidate:
     return cand
 
 
-def candidate_pick(*, user, study: Study, index: int) -> tuple[Candidate, ComputeRequest]:
-    """'Use this one': a new design with the candidate's spec, queued for computing. Call job_sent on the
-    request's job after the commit."""
+def candidate_pick(*, user, study: Study, index: int, design_id: int | None = None) -> tuple[Candidate, ComputeRequest]:
+    """'Use this one': a new design with the candidate's spec, or with `design_id` a new revision of that design
+    (the user needs write access to it; else Http404), queued for computing. Call job_sent on the request's job
+    after the commit."""
     cand = candidate_get(study=study, index=index)
-    spec = {**cand.spec, "name": f"{study.name}: {cand.label}"[:200]}
     with transaction.atomic():
-        design = design_create(user=user, spec=spec)
+        if design_id is None:
+            design = design_create(user=user, spec={**cand.spec, "name": f"{study.name}: {cand.label}"[:200]})
+        else:
+            design = design_get(user=user, design_id=design_id, write=True)
+            design = design_update(design=design, spec={**cand.spec, "name": design.name})
         request = design_compute_request(design=design, user=user)
         Candidate.objects.filter(pk=cand.pk).update(picked_design=design)
     cand.picked_design = design

@@ -149,3 +149,17 @@ def test_a_cancelled_study_never_runs(client, api_client, users):
     run_job(body["job"])  # a late delivery
     assert api_client.get(body["url"]).json()["status"] == "cancelled"
     assert not Candidate.objects.exists()
+
+
+def test_a_pick_can_become_the_next_revision_of_a_design_she_may_change(api_client, users):
+    from tests.factories import DesignFactory
+
+    mine, theirs = DesignFactory(owner=users.alice), DesignFactory(owner=users.charlie)
+    body = _create(api_client, users.alice).json()
+    assert run_job(body["job"]) == "succeeded"
+    pick = f"{body['url']}candidates/1/pick/"
+    assert api_client.post(pick, {"design": theirs.pk}, format="json").status_code == 404
+    r = api_client.post(pick, {"design": mine.pk}, format="json")
+    assert r.status_code == 201 and r.json()["design"] == mine.pk
+    mine.refresh_from_db()
+    assert mine.spec["compute_fabric"]["planes"] == 1 and mine.spec["servers"]["count"] == 32

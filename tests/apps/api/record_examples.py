@@ -252,7 +252,7 @@ def test_record_api_examples(settings, users, tmp_path):
     assert run_job(study["job"]) == "succeeded"
     call("alternatives_retrieve", "GET", study["url"], expect=200)
     call("alternatives_candidates", "GET", f"{study['url']}candidates/", expect=200)
-    call("alternatives_pick", "POST", f"{study['url']}candidates/1/pick/", expect=201)
+    call("alternatives_pick", "POST", f"{study['url']}candidates/1/pick/", {}, expect=201)
 
     # an error answer: a spec the topology refuses
     bad = {"spec": {**SMALL_SPEC, "servers": {"model": "dgx-h100", "count": "32"}}}
