@@ -97,6 +97,7 @@ INSTALLED_APPS = [
     "apps.api",
     "apps.commissioning",
     "apps.counters",
+    "apps.alternatives",
     "axes",
 ]
 
@@ -339,7 +340,7 @@ JOB_LIMITS = {
         "hard_time_limit_s": env_int(f"JOB_{kind.upper()}_HARD_TIME_LIMIT_S", soft + 30),
         "memory_limit_mb": env_int(f"JOB_{kind.upper()}_MEMORY_LIMIT_MB", 2048),
     }
-    for kind, soft in (("compute", 300), ("export", 600), ("asbuilt", 300))
+    for kind, soft in (("compute", 300), ("export", 600), ("asbuilt", 300), ("alternatives", 600))
 }
 for _kind, _limits in JOB_LIMITS.items():
     if not 0 < _limits["soft_time_limit_s"] < _limits["hard_time_limit_s"] or _limits["memory_limit_mb"] <= 0:

@@ -48,6 +48,8 @@ urlpatterns = [
     path("designs/", include("apps.designs.workspace_urls")),
     # ahead of apps.api.urls, whose last route answers every other /api/v1/ path with a 404
     path("api/v1/", include("apps.counters.api_urls")),
+    path("alternatives/", include("apps.alternatives.urls")),
+    path("api/v1/", include("apps.alternatives.api_urls")),
     path("api/v1/", include("apps.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", csp(API_DOCS_CSP)(SpectacularSwaggerSplitView.as_view(url_name="api-schema")), name="api-docs"),

@@ -1,6 +1,7 @@
 """The apps form layers, and an app imports only from the layers below it (the engine sits under all of them and
 imports none: tests/engine/test_engine_is_framework_free.py).
 
+    alternatives   design-alternatives studies: candidate fabrics of one requirement, judged, picked as a design
     counters       port error counters after commissioning: snapshots, drift, suspects (its REST views and page section too)
     commissioning  as-built imports, their classification and fix list (its REST views and page section too)
     api        REST views and serializers over everything below
@@ -42,6 +43,7 @@ LAYERS = (
     "api",
     "commissioning",
     "counters",
+    "alternatives",
 )  # lowest first
 
 KNOWN_UPWARD: dict[str, set[str]] = {

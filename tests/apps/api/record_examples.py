@@ -242,6 +242,19 @@ def test_record_api_examples(settings, users, tmp_path):
     call("revisions_counters_report", "GET", f"{r1}/counters/", expect=200)
     call("revisions_commissioning_progress", "GET", f"{r1}/commissioning/progress/", expect=200)
 
+    # design alternatives: a study of a small requirement, run as a worker runs it, and a pick
+    study = call(
+        "alternatives_create",
+        "POST",
+        "/api/v1/alternatives/",
+        {"requirement": {"server_model": "dgx-h100", "gpus": 256, "technology": "infiniband", "max_candidates": 2}},
+        expect=202,
+    )
+    assert run_job(study["job"]) == "succeeded"
+    call("alternatives_retrieve", "GET", study["url"], expect=200)
+    call("alternatives_candidates", "GET", f"{study['url']}candidates/", expect=200)
+    call("alternatives_pick", "POST", f"{study['url']}candidates/1/pick/", {}, expect=201)
+
     # an error answer: a spec the topology refuses
     bad = {"spec": {**SMALL_SPEC, "servers": {"model": "dgx-h100", "count": "32"}}}
     call("designs_create", "POST", "/api/v1/designs/", bad, expect=400)

@@ -1,0 +1,1 @@
+"""Design alternatives: studies of one requirement's candidate fabrics (docs/alternatives.md)."""
