@@ -7,3 +7,8 @@ class CountersConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "apps.counters"
     label = "counters"
+
+    def ready(self) -> None:
+        from apps.jobs.registry import job_kind_register
+
+        job_kind_register("counters", "apps.counters.services.counters_read_job")

@@ -11,3 +11,8 @@ class MeasurementsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "apps.measurements"
     label = "measurements"
+
+    def ready(self) -> None:
+        from apps.jobs.registry import job_kind_register
+
+        job_kind_register("measurements", "apps.measurements.services.measurements_read_job")
