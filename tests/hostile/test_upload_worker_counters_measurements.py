@@ -204,3 +204,23 @@ def test_the_browser_form_hands_a_large_sheet_to_its_job_too(alice, design, clie
     upload = MeasurementUpload.objects.get()
     assert upload.read is False
     assert Job.objects.get(kind="measurements").params["upload_id"] == upload.pk
+
+
+def test_the_browser_form_hands_a_large_counter_file_to_its_job_too(alice, design, client, users):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from apps.counters import services
+    from apps.counters.models import CounterSnapshot
+    from apps.jobs.models import Job
+
+    text = errors_on(switch_links(design.revisions.get(number=1), n=6), SymbolErrorCounter=7)
+    client.force_login(users.alice)
+    with mock.patch.object(services, "parse_counters", side_effect=AssertionError("parsed in the request")):
+        r = client.post(
+            f"/designs/{design.pk}/revisions/1/counters/",
+            {"counters-file": SimpleUploadedFile("sweep.txt", text.encode()), "counters-format": "ibqueryerrors"},
+        )
+    assert r.status_code == 302, r.content[:500]
+    snap = CounterSnapshot.objects.get()
+    assert snap.read is False and snap.filename == "sweep.txt"
+    assert Job.objects.get(kind="counters").params["snapshot_id"] == snap.pk

@@ -7,12 +7,20 @@ import pytest
 from apps.jobs.registry import job_handlers, job_kind_register
 
 
-def test_the_feature_apps_register_compute_export_and_asbuilt_at_start_up():
+def test_the_feature_apps_register_compute_export_asbuilt_counters_and_measurements_at_start_up():
     from apps.commissioning.services import asbuilt_refresh_job
+    from apps.counters.services import counters_read_job
     from apps.designs.services import design_compute_job
     from apps.exports.services import export_build_job
+    from apps.measurements.services import measurements_read_job
 
-    assert job_handlers() == {"compute": design_compute_job, "export": export_build_job, "asbuilt": asbuilt_refresh_job}
+    assert job_handlers() == {
+        "compute": design_compute_job,
+        "export": export_build_job,
+        "asbuilt": asbuilt_refresh_job,
+        "counters": counters_read_job,
+        "measurements": measurements_read_job,
+    }
 
 
 def test_registering_the_same_handler_again_is_harmless_and_another_one_is_refused():
