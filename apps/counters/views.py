@@ -54,8 +54,8 @@ def counter_upload(request: HttpRequest, pk: int, number: int) -> HttpResponse:
                     )
                 else:
                     job = job_sent(job)  # 503 when the broker refused it (the job is failed, never run later)
-                    note = "" if job.status != "failed" else f" Reading it failed: {job.error}"
-                    messages.success(request, f"Stored {f.name}: reading it in the background.{note}")
+                    messages.success(request, f"Stored {f.name}: reading it in the background.")
+                    return redirect("designs:job", pk=pk, job_id=job.pk)  # moves on to the revision's counters
                 return redirect(reverse("designs:revision", args=[pk, number]) + "#counters")
     context = section_context(
         report=counter_report(revision=revision), design=revision.design, revision=revision, can_write=True, form=form

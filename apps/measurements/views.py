@@ -85,9 +85,8 @@ def measurement_list_view(request: HttpRequest, pk: int, number: int) -> HttpRes
             else:
                 if job is not None:
                     job = job_sent(job)  # 503 when the broker refused it (the job is failed, never run later)
-                    failed = "" if job.status != "failed" else f" Reading it failed: {job.error}"
-                    messages.success(request, f"Stored {upload.filename}: judging it in the background.{failed}")
-                    return redirect("measurements:measurements", pk=pk, number=number)
+                    messages.success(request, f"Stored {upload.filename}: judging it in the background.")
+                    return redirect("designs:job", pk=pk, job_id=job.pk)  # moves on to the upload's page
                 note = f", {upload.error_count:,} row(s) with errors left out" if upload.error_count else ""
                 messages.success(request, f"Stored {upload.filename}: {upload.rows:,} row(s){note}.")
                 return redirect("measurements:measurement", pk=pk, number=number, upload_id=upload.pk)

@@ -186,6 +186,7 @@ def test_the_browser_form_hands_a_large_sheet_to_its_job_too(alice, design, clie
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     from apps.jobs.models import Job
+    from apps.jobs.runner import run_job
     from apps.measurements import services
     from apps.measurements.models import MeasurementUpload
 
@@ -203,7 +204,13 @@ def test_the_browser_form_hands_a_large_sheet_to_its_job_too(alice, design, clie
     assert r.status_code == 302, r.content[:500]
     upload = MeasurementUpload.objects.get()
     assert upload.read is False
-    assert Job.objects.get(kind="measurements").params["upload_id"] == upload.pk
+    job = Job.objects.get(kind="measurements")
+    assert job.params["upload_id"] == upload.pk
+    assert r["Location"] == f"/designs/{design.pk}/jobs/{job.pk}/"  # its progress, then the upload's page
+    assert client.get(f"{r['Location']}status/").json()["revision_url"] is None
+    run_job(str(job.pk))
+    done = f"/designs/{design.pk}/revisions/1/measurements/{upload.pk}/"
+    assert client.get(f"{r['Location']}status/").json()["revision_url"] == done
 
 
 def test_the_browser_form_hands_a_large_counter_file_to_its_job_too(alice, design, client, users):
@@ -212,6 +219,7 @@ def test_the_browser_form_hands_a_large_counter_file_to_its_job_too(alice, desig
     from apps.counters import services
     from apps.counters.models import CounterSnapshot
     from apps.jobs.models import Job
+    from apps.jobs.runner import run_job
 
     text = errors_on(switch_links(design.revisions.get(number=1), n=6), SymbolErrorCounter=7)
     client.force_login(users.alice)
@@ -223,4 +231,9 @@ def test_the_browser_form_hands_a_large_counter_file_to_its_job_too(alice, desig
     assert r.status_code == 302, r.content[:500]
     snap = CounterSnapshot.objects.get()
     assert snap.read is False and snap.filename == "sweep.txt"
-    assert Job.objects.get(kind="counters").params["snapshot_id"] == snap.pk
+    job = Job.objects.get(kind="counters")
+    assert job.params["snapshot_id"] == snap.pk
+    assert r["Location"] == f"/designs/{design.pk}/jobs/{job.pk}/"
+    run_job(str(job.pk))
+    done = f"/designs/{design.pk}/revisions/1/#counters"
+    assert client.get(f"{r['Location']}status/").json()["revision_url"] == done
