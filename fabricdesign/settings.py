@@ -407,6 +407,10 @@ API_MAX_UPLOAD_BYTES = env_int("API_MAX_UPLOAD_BYTES", 32 * 1024 * 1024)
 # An as-built file up to this size is read in the web request (about 3.5 MB/s: under 0.1 s), so a bad one is a
 # 400 at once; a larger one is stored as received and read by the "asbuilt" job, never in the web process.
 ASBUILT_READ_IN_REQUEST_BYTES = env_int("ASBUILT_READ_IN_REQUEST_BYTES", 256 * 1024)
+# Likewise a counter file and a measured-results CSV: up to this size read in the request (201 with the result),
+# larger stored as received and read by their job (202 with the job), never parsed in the web process.
+COUNTERS_READ_IN_REQUEST_BYTES = env_int("COUNTERS_READ_IN_REQUEST_BYTES", 256 * 1024)
+MEASUREMENTS_READ_IN_REQUEST_BYTES = env_int("MEASUREMENTS_READ_IN_REQUEST_BYTES", 256 * 1024)
 # Largest design a compute accepts, estimated from the spec when it is saved (engine/guard.py). The defaults
 # admit 131,072 GPUs with all four networks (about 560,000 links, 36,000 devices).
 DESIGN_MAX_LINKS = env_int("DESIGN_MAX_LINKS", 1_000_000)

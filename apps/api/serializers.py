@@ -135,7 +135,9 @@ class JobOut(serializers.Serializer):
     id = serializers.UUIDField(help_text="The job's id (a UUID).")
     url = serializers.URLField(help_text="This job's URL: poll it (jobs_retrieve).")
     kind = serializers.CharField(
-        help_text="What the job does: compute (a revision), export (a file), asbuilt (an as-built classification)."
+        help_text="What the job does: compute (a revision), export (a file), asbuilt (an as-built classification), "
+        "counters (reading a large counter file), measurements (judging a large measured-results sheet), "
+        "alternatives (computing the candidates of a design-alternatives study)."
     )
     status = serializers.ChoiceField(
         choices=["queued", "running", "succeeded", "failed", "cancelled"],

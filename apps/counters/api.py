@@ -10,14 +10,16 @@ from rest_framework.exceptions import ParseError
 from rest_framework.response import Response
 
 from apps.api.errors import ApiError
+from apps.api.output import job_out, job_poll_headers
 from apps.api.parsers import read_limited
-from apps.api.serializers import StrictSerializer, query
+from apps.api.serializers import JobOut, StrictSerializer, query
 from apps.api.views.base import ApiView, revision_for
 from apps.designs.selectors import design_get
+from apps.jobs.services import JobQuotaExceeded, job_sent
 from engine.counters import FORMATS
 
 from .selectors import counter_report
-from .services import CounterImportRejected, counter_snapshot_create
+from .services import CounterImportRejected, counter_import
 
 
 class TextUploadParser(parsers.BaseParser):
@@ -117,6 +119,12 @@ class CounterReportApi(ApiView):
         request={"text/plain": OpenApiTypes.STR},
         responses={
             201: CounterSnapshotOut,
+            202: OpenApiResponse(
+                JobOut,
+                description="A file over COUNTERS_READ_IN_REQUEST_BYTES (256 KiB): stored as received and read by a "
+                "worker. `Location` is the job; it succeeds once the readings count in the report, or fails saying "
+                "why the file was refused (then nothing is kept).",
+            ),
             400: OpenApiResponse(description="Nothing stored; `fields` names the parameter or `file`."),
         },
         tags=["counters"],
@@ -128,7 +136,7 @@ class CounterReportApi(ApiView):
         rev = revision_for(request, design_id, number)
         text = request.data if isinstance(request.data, str) else ""
         try:
-            snap = counter_snapshot_create(
+            snap, job = counter_import(
                 revision=rev,
                 user=request.user,
                 text=text,
@@ -143,4 +151,10 @@ class CounterReportApi(ApiView):
             raise ApiError(
                 400, "invalid", f"{exc.field}: {exc.message}", fields=[{"path": exc.field, "message": exc.message}]
             ) from None
-        return Response(_snapshot_out(snap), status=201)
+        except JobQuotaExceeded as exc:
+            raise ApiError(429, "too_many_jobs", str(exc)) from None
+        if job is None:
+            return Response(_snapshot_out(snap), status=201)
+        job = job_sent(job)  # 503 when the broker refused it
+        body = job_out(request, job)
+        return Response(body, status=202, headers={"Location": body["url"], **job_poll_headers(job)})

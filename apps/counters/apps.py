@@ -9,6 +9,10 @@ class CountersConfig(AppConfig):
     label = "counters"
 
     def ready(self) -> None:
+        from apps.jobs.registry import job_kind_register
+
+        job_kind_register("counters", "apps.counters.services.counters_read_job")
+
         from .workspace import register
 
         register()

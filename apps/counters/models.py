@@ -30,6 +30,9 @@ class CounterSnapshot(models.Model):
     networks = models.JSONField(default=list)
     reported = models.JSONField(default=list)
     notes = models.JSONField(default=list)
+    # False: stored as received, too large to read in the web request; the "counters" job reads it (or refuses
+    # it, deleting it and failing the job with why). Only read snapshots count in the report.
+    read = models.BooleanField(default=True)
 
     class Meta:
         ordering = ["taken_at", "id"]

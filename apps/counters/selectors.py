@@ -183,7 +183,7 @@ def _end_out(drift: EndDrift) -> dict:
 
 def counter_report(*, revision: Revision, thresholds: Thresholds | None = None, limit: int = LINKS_SHOWN) -> dict:
     t = thresholds or counter_thresholds()
-    snapshots = list(CounterSnapshot.objects.filter(revision=revision).defer("content"))
+    snapshots = list(CounterSnapshot.objects.filter(revision=revision, read=True).defer("content"))
     readings = list(CounterReading.objects.filter(revision=revision).only("snapshot_id", "link_id", "end", "counters"))
     link_ids = sorted({r.link_id for r in readings})
     rows = {

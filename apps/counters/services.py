@@ -12,6 +12,7 @@ import zlib
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
@@ -25,6 +26,8 @@ from apps.designs.revision_cache import (
     store_blob,
 )
 from apps.exports.services import revision_result
+from apps.jobs.progress import JobFailed
+from apps.jobs.services import job_create
 from engine.asbuilt.matching import PortMatcher, PortRef, UserMapError, parse_user_map, port_aliases
 from engine.asbuilt.records import ObservedEnd, PlannedLink
 from engine.counters import FORMATS, CounterParseError, parse_counters
@@ -114,30 +117,28 @@ def revision_matcher(revision: Revision) -> tuple[PortMatcher, dict[str, Planned
     return PortMatcher(links, aliases, _user_map(revision)), {lk.link_id: lk for lk in links}
 
 
-def counter_snapshot_create(
-    *,
-    revision: Revision,
-    user,
-    text: str,
-    fmt: str,
-    taken_at: datetime | None = None,
-    device: str = "",
-    interface: str = "",
-    network: str = "",
-    filename: str = "",
-) -> CounterSnapshot:
-    """Parse, match and store one counter file; CounterImportRejected (nothing stored) when it cannot be read."""
+def _check(*, text: str, fmt: str, taken_at: datetime | None, device: str) -> datetime:
+    """What the request can tell without reading the file: the format, the device, the time; the time taken."""
     if fmt not in FORMATS:
         raise CounterImportRejected("format", f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
     if fmt in NEEDS_DEVICE and not device:
         raise CounterImportRejected("device", f"{fmt} output does not name its device: give the device name")
     if not text.strip():
         raise CounterImportRejected("file", "the file is empty")
+    if "\x00" in text:
+        raise CounterImportRejected("file", "the file holds NUL characters: not a tool's text output")
     taken = taken_at or timezone.now()
     if timezone.is_naive(taken):
         raise CounterImportRejected("taken_at", "give a time zone (e.g. 2026-12-03T18:00:00Z)")
     if taken > timezone.now() + timezone.timedelta(minutes=5):
         raise CounterImportRejected("taken_at", "is in the future")
+    return taken
+
+
+def _read(
+    *, revision: Revision, text: str, fmt: str, device: str, interface: str, network: str
+) -> tuple[dict, dict[tuple[int, str], dict[str, int]]]:
+    """Parse and match one counter file: (the snapshot's fields, the matched readings by (link id, end))."""
     try:
         parsed = parse_counters(text, fmt, device=device or None, interface=interface or None)
     except CounterParseError as exc:
@@ -172,32 +173,111 @@ def counter_snapshot_create(
     elif parsed.implicit_zero and not networks:
         # A clean sweep lists no port: it covers the revision's InfiniBand networks.
         networks = {lk.network for lk in by_id.values() if lk.speed_gbps > 1} & _ib_networks(revision)
+    fields = {
+        "ports": len(parsed.readings),
+        "matched": len(matched),
+        "unmatched": unmatched[:UNMATCHED_KEPT],
+        "implicit_zero": parsed.implicit_zero,
+        "networks": sorted(networks),
+        "reported": list(parsed.reported),
+        "notes": notes + ([f"{len(unmatched)} ports not in the plan"] if unmatched else []),
+    }
+    return fields, matched
+
+
+def _store_readings(snap: CounterSnapshot, matched: dict[tuple[int, str], dict[str, int]]) -> None:
+    CounterReading.objects.bulk_create(
+        [
+            CounterReading(snapshot=snap, revision_id=snap.revision_id, link_id=link_id, end=end, counters=c)
+            for (link_id, end), c in matched.items()
+        ],
+        batch_size=2000,
+    )
+
+
+def counter_snapshot_create(
+    *,
+    revision: Revision,
+    user,
+    text: str,
+    fmt: str,
+    taken_at: datetime | None = None,
+    device: str = "",
+    interface: str = "",
+    network: str = "",
+    filename: str = "",
+    read_limit: int | None = None,
+) -> CounterSnapshot:
+    """Parse, match and store one counter file; CounterImportRejected (nothing stored) when it cannot be read.
+    A file over `read_limit` bytes is only checked (format, device, time) and stored unread (`read` False): the
+    "counters" job reads it (counter_import)."""
+    taken = _check(text=text, fmt=fmt, taken_at=taken_at, device=device)
+    row = {
+        "revision": revision,
+        "format": fmt,
+        "device": device,
+        "interface": interface,
+        "filename": filename[:200],
+        "taken_at": taken,
+        "uploaded_by": user,
+        "content": text,
+    }
+    if read_limit is not None and len(text.encode()) > read_limit:
+        return CounterSnapshot.objects.create(**row, read=False)
+    fields, matched = _read(revision=revision, text=text, fmt=fmt, device=device, interface=interface, network=network)
     with transaction.atomic():
-        snap = CounterSnapshot.objects.create(
-            revision=revision,
-            format=fmt,
-            device=device,
-            interface=interface,
-            filename=filename[:200],
-            taken_at=taken,
-            uploaded_by=user,
-            content=text,
-            ports=len(parsed.readings),
-            matched=len(matched),
-            unmatched=unmatched[:UNMATCHED_KEPT],
-            implicit_zero=parsed.implicit_zero,
-            networks=sorted(networks),
-            reported=list(parsed.reported),
-            notes=notes + ([f"{len(unmatched)} ports not in the plan"] if unmatched else []),
-        )
-        CounterReading.objects.bulk_create(
-            [
-                CounterReading(snapshot=snap, revision=revision, link_id=link_id, end=end, counters=c)
-                for (link_id, end), c in matched.items()
-            ],
-            batch_size=2000,
-        )
+        snap = CounterSnapshot.objects.create(**row, **fields)
+        _store_readings(snap, matched)
     return snap
+
+
+def counter_import(*, revision: Revision, user, **kw) -> tuple[CounterSnapshot, object | None]:
+    """Store a counter file: read at once up to COUNTERS_READ_IN_REQUEST_BYTES, (snapshot, None); a larger one
+    stored as received with the job that reads it (kind "counters"), (snapshot, job). JobQuotaExceeded when the
+    user has too many jobs waiting (nothing stored)."""
+    with transaction.atomic():
+        snap = counter_snapshot_create(
+            revision=revision, user=user, read_limit=settings.COUNTERS_READ_IN_REQUEST_BYTES, **kw
+        )
+        if snap.read:
+            return snap, None
+        job = job_create(
+            kind="counters",
+            user=user,
+            design=revision.design,
+            # the network asked for travels with the job, which reads the file against it
+            params={"revision_id": revision.pk, "snapshot_id": snap.pk, "network": kw.get("network", "")},
+        )
+    return snap, job
+
+
+def counters_read_job(*, job, progress) -> dict:
+    """Job kind "counters": read a counter file stored unread. One it cannot read is deleted (it never counts)
+    and the job fails saying why (JobFailed: no traceback)."""
+    snap = CounterSnapshot.objects.filter(pk=job.params["snapshot_id"]).select_related("revision").first()
+    if snap is None:
+        raise JobFailed("The counter file is no longer stored (deleted before it was read).")
+    if not snap.read:
+        progress(f"reading {snap.filename or 'the counter file'}", 0, 2)
+        try:
+            fields, matched = _read(
+                revision=snap.revision,
+                text=snap.content,
+                fmt=snap.format,
+                device=snap.device,
+                interface=snap.interface,
+                network=job.params.get("network", ""),
+            )
+        except CounterImportRejected as exc:
+            CounterSnapshot.objects.filter(pk=snap.pk).delete()
+            name = snap.filename or "the counter file"
+            raise JobFailed(f"{name} was refused and not kept ({exc.field}): {exc.message}") from None
+        progress("storing the readings", 1, 2)
+        with transaction.atomic():
+            CounterSnapshot.objects.filter(pk=snap.pk).update(**fields, read=True)
+            _store_readings(snap, matched)
+        snap.refresh_from_db()
+    return {"revision_id": snap.revision_id, "snapshot_id": snap.pk, "ports": snap.ports, "matched": snap.matched}
 
 
 def _ib_networks(revision: Revision) -> set[str]:

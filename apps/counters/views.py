@@ -10,10 +10,11 @@ from django.views.decorators.http import require_POST
 
 from apps.designs.selectors import design_can_write, revision_get
 from apps.designs.views import signin_required
+from apps.jobs.services import JobQuotaExceeded, job_sent
 
 from .forms import CounterUploadForm
 from .selectors import counter_report
-from .services import CounterImportRejected, counter_snapshot_create
+from .services import CounterImportRejected, counter_import
 from .templatetags.counters import section_context
 
 
@@ -32,7 +33,7 @@ def counter_upload(request: HttpRequest, pk: int, number: int) -> HttpResponse:
             form.add_error("file", "The file is not UTF-8 text.")
         else:
             try:
-                snap = counter_snapshot_create(
+                snap, job = counter_import(
                     revision=revision,
                     user=request.user,
                     text=text,
@@ -44,10 +45,17 @@ def counter_upload(request: HttpRequest, pk: int, number: int) -> HttpResponse:
                 )
             except CounterImportRejected as exc:
                 form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+            except JobQuotaExceeded as exc:
+                form.add_error(None, str(exc))
             else:
-                messages.success(
-                    request, f"Counters read: {snap.matched} of {snap.ports} ports matched to planned links."
-                )
+                if job is None:
+                    messages.success(
+                        request, f"Counters read: {snap.matched} of {snap.ports} ports matched to planned links."
+                    )
+                else:
+                    job = job_sent(job)  # 503 when the broker refused it (the job is failed, never run later)
+                    messages.success(request, f"Stored {f.name}: reading it in the background.")
+                    return redirect("designs:job", pk=pk, job_id=job.pk)  # moves on to the revision's counters
                 return redirect(reverse("workspace:section", args=[pk, number, "commissioning"]) + "#counters")
     context = section_context(
         report=counter_report(revision=revision), design=revision.design, revision=revision, can_write=True, form=form

@@ -622,9 +622,28 @@ def _job_status(job: Job) -> dict:
         "percent": job.percent,
         "terminal": job.is_terminal,
         "error": job.error,
-        "revision_url": reverse("designs:revision", args=[job.design_id, revision]) if revision else None,
+        "revision_url": reverse("designs:revision", args=[job.design_id, revision])
+        if revision
+        else _upload_result_url(job),
         "file_url": export["file_url"] if export and job.status == "succeeded" else None,
     }
+
+
+# Where a finished upload job's result is read (the page the job page moves on to): kind -> URL name, anchor.
+_UPLOAD_RESULTS = {"asbuilt": "#commissioning", "counters": "#counters", "measurements": ""}
+
+
+def _upload_result_url(job: Job) -> str | None:
+    """The page showing what a read upload (as-built, counters, measured results) counts for, once it succeeded."""
+    if job.kind not in _UPLOAD_RESULTS or job.status != "succeeded":
+        return None
+    number = Revision.objects.filter(pk=job.params.get("revision_id")).values_list("number", flat=True).first()
+    if number is None:
+        return None
+    if job.kind == "measurements":
+        return reverse("measurements:measurement", args=[job.design_id, number, job.params["upload_id"]])
+    # as-built and counters are read in the commissioning section of the revision workspace
+    return reverse("workspace:section", args=[job.design_id, number, "commissioning"]) + _UPLOAD_RESULTS[job.kind]
 
 
 def _export_of(job: Job) -> dict | None:

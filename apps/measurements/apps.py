@@ -13,6 +13,10 @@ class MeasurementsConfig(AppConfig):
     label = "measurements"
 
     def ready(self) -> None:
+        from apps.jobs.registry import job_kind_register
+
+        job_kind_register("measurements", "apps.measurements.services.measurements_read_job")
+
         from .workspace import register
 
         register()

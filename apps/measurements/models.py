@@ -25,6 +25,9 @@ class MeasurementUpload(models.Model):
     error_count = models.PositiveIntegerField(default=0)
     sha256 = models.CharField(max_length=64)
     content = models.TextField()
+    # False: stored as received, too large to read in the web request; the "measurements" job reads it (or
+    # refuses it, deleting it and failing the job with why). Only read uploads are listed and count.
+    read = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
     # A withdrawn upload (measured on the wrong port, a meter out of calibration) is kept and listed, but its
     # rows no longer count towards the revision's standing results.

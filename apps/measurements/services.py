@@ -37,10 +37,20 @@ from apps.designs.revision_cache import (
     store_blob,
 )
 from apps.exports.services import DeliverableUnavailable, revision_result
+from apps.jobs.progress import JobFailed
+from apps.jobs.services import job_create
 from engine.errors import SpecError
 
 from .models import MeasurementStanding, MeasurementUpload
-from .uploads import MAX_STORED_ERRORS, UploadRejected, measurement_upload
+from .uploads import (
+    MAX_STORED_ERRORS,
+    UploadInvalid,
+    UploadRejected,
+    error_field_text,
+    measurement_judge,
+    measurement_upload,
+    measurement_upload_unread,
+)
 
 TEST_LIMITS = {
     "pmd": "The PMD's maximum channel loss (the test sheet's limit_db)",
@@ -111,6 +121,94 @@ def measurement_create(
     return upload
 
 
+def measurement_submit(
+    *, revision: Revision, user, data: bytes, filename: str, test_limit: str = "pmd", keep_valid: bool = True
+):
+    """The browser's upload: (upload, None) once stored by measurement_create, or for a file over
+    MEASUREMENTS_READ_IN_REQUEST_BYTES (upload, job): stored as received and judged by the job. MeasurementRejected
+    as measurement_create (only what size and type tell for a large file); JobQuotaExceeded."""
+    if len(data) <= settings.MEASUREMENTS_READ_IN_REQUEST_BYTES:
+        return measurement_create(
+            revision=revision, user=user, data=data, filename=filename, test_limit=test_limit, keep_valid=keep_valid
+        ), None
+    limit = settings.API_MAX_UPLOAD_BYTES
+    if len(data) > limit:
+        raise MeasurementRejected(f"The file is {len(data):,} bytes; the limit is {limit:,} bytes.")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise MeasurementRejected("The file is not UTF-8 text. Upload the test sheet saved as CSV (UTF-8).") from None
+    try:
+        return measurement_import_unread(
+            revision=revision, user=user, text=text, filename=filename, test_limit=test_limit, keep_valid=keep_valid
+        )
+    except UploadInvalid as exc:
+        raise MeasurementRejected(exc.message, _errors_of(exc.fields)) from None
+
+
+def measurement_import_unread(
+    *, revision: Revision, user, text: str, filename: str, test_limit: str = "pmd", keep_valid: bool = True
+):
+    """A CSV over MEASUREMENTS_READ_IN_REQUEST_BYTES: stored as received and read by the job it returns with it
+    (kind "measurements"), never in the web process. UploadInvalid when empty or not text, JobQuotaExceeded when
+    the user has too many jobs waiting (nothing stored either way)."""
+    if test_limit not in TEST_LIMITS:
+        raise MeasurementRejected(f"Unknown pass limit {test_limit!r}.")
+    with transaction.atomic():
+        upload = measurement_upload_unread(
+            revision=revision, user=user, text=text, filename=filename, test_limit=test_limit
+        )
+        job = job_create(
+            kind="measurements",
+            user=user,
+            design=revision.design,
+            params={"revision_id": revision.pk, "upload_id": upload.pk, "keep_valid": keep_valid},
+        )
+    return upload, job
+
+
+def measurements_read_job(*, job, progress) -> dict:
+    """Job kind "measurements": judge a CSV stored unread against the revision's test sheet, as the request does
+    for a small one (measurement_judge), then refresh the standing. One it refuses is deleted (it never counts)
+    and the job fails saying why (JobFailed: no traceback)."""
+    upload = MeasurementUpload.objects.filter(pk=job.params["upload_id"]).select_related("revision").first()
+    if upload is None:
+        raise JobFailed("The measured-results file is no longer stored (deleted before it was read).")
+    revision = upload.revision
+    if not upload.read:
+        progress(f"reading {upload.filename}", 0, 2)
+
+        def check(text: str) -> dict | None:
+            try:
+                return measurements_check_revision(revision=revision, text=text, test_limit=upload.test_limit)
+            except DeliverableUnavailable:
+                return None
+
+        try:
+            rows, counts, errors = measurement_judge(
+                text=upload.content, check=check, keep_valid=job.params.get("keep_valid", True)
+            )
+        except (DomainError, MeasurementUnavailable) as exc:
+            MeasurementUpload.objects.filter(pk=upload.pk).delete()
+            fields = getattr(exc, "fields", None) or []
+            where = "; ".join(f"{error_field_text(f)}: {f['message']}" for f in fields[:5])
+            message = getattr(exc, "message", str(exc))
+            raise JobFailed(
+                f"{upload.filename} was refused and not kept: {message}" + (f" ({where})" if where else "")
+            ) from None
+        MeasurementUpload.objects.filter(pk=upload.pk).update(
+            rows=rows,
+            counts=counts,
+            errors=[list(e) for e in errors[:MAX_STORED_ERRORS]],
+            error_count=len(errors),
+            read=True,
+        )
+    progress("counting it with the other uploads", 1, 2)
+    measurement_standing_refresh(revision=revision)
+    upload.refresh_from_db()
+    return {"revision_id": revision.pk, "upload_id": upload.pk, "rows": upload.rows, "errors": upload.error_count}
+
+
 def measurements_check_revision(*, revision: Revision, text: str, test_limit: str = "pmd") -> dict:
     """Check a filled test sheet against the revision's limits table, as an upload is stored: {"rows",
     "errors": [(line, column, message)], "counts"} (counts of the valid rows). The table comes from the cache,
@@ -148,7 +246,10 @@ def _errors_of(fields) -> list[tuple[int | None, str, str]]:
 def measurement_list(*, revision: Revision) -> QuerySet[MeasurementUpload]:
     """A revision's uploads, newest first, without their CSV text."""
     return (
-        revision.measurements.select_related("uploaded_by", "withdrawn_by").defer("content", "errors").order_by("-id")
+        revision.measurements.filter(read=True)
+        .select_related("uploaded_by", "withdrawn_by")
+        .defer("content", "errors")
+        .order_by("-id")
     )
 
 
@@ -157,7 +258,7 @@ def measurement_latest(*, revision: Revision) -> MeasurementUpload | None:
 
 
 def measurement_get(*, revision: Revision, upload_id: int) -> MeasurementUpload:
-    upload = revision.measurements.select_related("uploaded_by").filter(pk=upload_id).first()
+    upload = revision.measurements.select_related("uploaded_by").filter(pk=upload_id, read=True).first()
     if upload is None:
         raise Http404("No such upload.")
     return upload
@@ -359,7 +460,7 @@ def _verdicts(table: LimitsTable, comparison, limit: int) -> dict:
 
 
 def _counted_uploads(revision: Revision) -> list[MeasurementUpload]:
-    return list(revision.measurements.filter(withdrawn_at__isnull=True).order_by("id"))
+    return list(revision.measurements.filter(withdrawn_at__isnull=True, read=True).order_by("id"))
 
 
 @dataclass(frozen=True)
@@ -480,7 +581,7 @@ def measurement_fiber_history(*, revision: Revision, fiber_id: str) -> dict:
     link_id, expected, limit_db = entry
     r = _test_sheet_renderers()
     rows = []
-    uploads = revision.measurements.select_related("uploaded_by", "withdrawn_by").order_by("-id")
+    uploads = revision.measurements.filter(read=True).select_related("uploaded_by", "withdrawn_by").order_by("-id")
     for upload in uploads:
         if fiber_id not in upload.content:  # cheap filter before parsing the whole file
             continue

@@ -79,6 +79,36 @@ def _basic_check(text: str) -> int:
     return rows
 
 
+def _refuse_unusable(text: str) -> None:
+    if not text.strip():
+        raise UploadInvalid("The upload is empty; send the CSV as a text/csv body.")
+    if "\x00" in text:
+        raise UploadInvalid("The upload contains NUL characters; it is not a CSV text file.")
+
+
+def measurement_judge(*, text: str, check=None, keep_valid: bool = True) -> tuple[int, dict, list[tuple]]:
+    """(rows, counts, errors) of a measured test-results CSV under the policy of measurement_upload (which see),
+    or its refusal (UploadInvalid / UploadRejected / TooLarge)."""
+    _refuse_unusable(text)
+    checked = check(text) if check is not None else None
+    if checked is None:
+        return _basic_check(text), {}, []
+    rows, counts, errors = checked["rows"], checked["counts"], [tuple(e) for e in checked["errors"]]
+    header = [e for e in errors if e[0] == 1]
+    if header:
+        raise UploadRejected(f"Wrong header: {header[0][2]}.", errors)
+    if not rows:
+        raise UploadRejected(
+            f"None of the rows fits this revision's test sheet ({len(errors):,} with errors)."
+            if errors
+            else "The CSV has a header but no rows.",
+            errors,
+        )
+    if errors and not keep_valid:
+        raise UploadRejected(f"{len(errors):,} row(s) do not fit this revision's test sheet.", errors)
+    return rows, counts, errors
+
+
 def measurement_upload(
     *, revision: Revision, user, text: str, filename: str, check=None, test_limit: str = "pmd", keep_valid: bool = True
 ) -> MeasurementUpload:
@@ -95,27 +125,7 @@ def measurement_upload(
     and stored, and the rows with errors are kept with the upload (`errors`, the first MAX_STORED_ERRORS
     of `error_count`). `test_limit` (pmd | budget) is recorded with it.
     """
-    if not text.strip():
-        raise UploadInvalid("The upload is empty; send the CSV as a text/csv body.")
-    if "\x00" in text:
-        raise UploadInvalid("The upload contains NUL characters; it is not a CSV text file.")
-    checked = check(text) if check is not None else None
-    if checked is None:
-        rows, counts, errors = _basic_check(text), {}, []
-    else:
-        rows, counts, errors = checked["rows"], checked["counts"], [tuple(e) for e in checked["errors"]]
-        header = [e for e in errors if e[0] == 1]
-        if header:
-            raise UploadRejected(f"Wrong header: {header[0][2]}.", errors)
-        if not rows:
-            raise UploadRejected(
-                f"None of the rows fits this revision's test sheet ({len(errors):,} with errors)."
-                if errors
-                else "The CSV has a header but no rows.",
-                errors,
-            )
-        if errors and not keep_valid:
-            raise UploadRejected(f"{len(errors):,} row(s) do not fit this revision's test sheet.", errors)
+    rows, counts, errors = measurement_judge(text=text, check=check, keep_valid=keep_valid)
     raw = text.encode()
     return MeasurementUpload.objects.create(
         revision=revision,
@@ -129,4 +139,22 @@ def measurement_upload(
         error_count=len(errors),
         sha256=hashlib.sha256(raw).hexdigest(),
         content=text,
+    )
+
+
+def measurement_upload_unread(*, revision: Revision, user, text: str, filename: str, test_limit: str = "pmd"):
+    """Store a CSV too large to read in the web request as received (`read` False: listed and counted only once
+    its job has read it with measurement_judge); refused here only when empty or not text."""
+    _refuse_unusable(text)
+    raw = text.encode()
+    return MeasurementUpload.objects.create(
+        revision=revision,
+        uploaded_by=user,
+        filename=filename[:200],
+        size=len(raw),
+        rows=0,
+        test_limit=test_limit,
+        sha256=hashlib.sha256(raw).hexdigest(),
+        content=text,
+        read=False,
     )

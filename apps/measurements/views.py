@@ -16,19 +16,20 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from apps.common.forms import upload_within_limit
 from apps.designs.selectors import design_can_write, revision_get
 from apps.designs.views import signin_required
+from apps.jobs.services import JobQuotaExceeded, job_sent
 from engine.csvcells import neutralize_csv_text
 
 from .services import (
     TEST_LIMITS,
     MeasurementRejected,
     MeasurementUnavailable,
-    measurement_create,
     measurement_fiber_history,
     measurement_get,
     measurement_list,
     measurement_report,
     measurement_results_lines,
     measurement_standing_report,
+    measurement_submit,
     measurement_withdraw,
 )
 
@@ -67,7 +68,7 @@ def measurement_list_view(request: HttpRequest, pk: int, number: int) -> HttpRes
         if form.is_valid():
             f = form.cleaned_data["file"]
             try:
-                upload = measurement_create(
+                upload, job = measurement_submit(
                     revision=revision,
                     user=request.user,
                     data=f.read(),
@@ -79,7 +80,13 @@ def measurement_list_view(request: HttpRequest, pk: int, number: int) -> HttpRes
                 listed = " They are listed below." if exc.errors else ""
                 form.add_error("file", f"Nothing was stored. {exc.message}{listed}")
                 rejected = exc
+            except JobQuotaExceeded as exc:
+                form.add_error(None, str(exc))
             else:
+                if job is not None:
+                    job = job_sent(job)  # 503 when the broker refused it (the job is failed, never run later)
+                    messages.success(request, f"Stored {upload.filename}: judging it in the background.")
+                    return redirect("designs:job", pk=pk, job_id=job.pk)  # moves on to the upload's page
                 note = f", {upload.error_count:,} row(s) with errors left out" if upload.error_count else ""
                 messages.success(request, f"Stored {upload.filename}: {upload.rows:,} row(s){note}.")
                 return redirect("measurements:measurement", pk=pk, number=number, upload_id=upload.pk)

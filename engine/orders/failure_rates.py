@@ -35,12 +35,12 @@ FIELDS = ("afr_percent", "replenish_hours", "service_level_percent")
 _BOUNDS = {
     "afr_percent": (Decimal(0), Decimal(1000), True, True),
     "replenish_hours": (Decimal(0), Decimal(87600), True, True),
-    "service_level_percent": (Decimal(0), Decimal("99.9999"), False, True),
+    "service_level_percent": (Decimal(0), Decimal(100), False, False),
 }
 _WORDS = {
     "afr_percent": "an annual failure rate in percent",
     "replenish_hours": "a replenishment time in hours",
-    "service_level_percent": "a service level in percent, above 0 and at most 99.9999",
+    "service_level_percent": "a service level in percent, above 0 and below 100",
 }
 
 
@@ -83,8 +83,12 @@ def parse_category_values(raw, what: str, field_name: str) -> dict[str, Decimal]
             d = Decimal(str(v).strip())
         except (InvalidOperation, ValueError):
             raise ValueError(f"{what}: {v!r} is not a number") from None
-        if not d.is_finite() or d < lo or d > hi or (d == lo and not lo_ok) or (d == hi and not hi_ok):
-            raise ValueError(f"{what}: {v!r} is not {_WORDS[field_name]} (from {lo} to {hi})")
+        if not d.is_finite():
+            raise ValueError(f"{what}: {v!r} is not a number")
+        if d < lo or d > hi or (d == lo and not lo_ok) or (d == hi and not hi_ok):
+            # the words carry an open bound themselves ("above 0 and below 100"); a closed range says its ends
+            ends = "" if not (lo_ok and hi_ok) else f" (from {lo} to {hi})"
+            raise ValueError(f"{what}: {v!r} is not {_WORDS[field_name]}{ends}")
         if len(str(k)) > 32 or not str(k):
             raise ValueError(f"{what}: category {str(k)[:32]!r} must have 1 to 32 characters")
         out[str(k)] = d

@@ -129,7 +129,9 @@ def parse_percents(raw, what: str = "spares_percent") -> dict[str, Decimal]:
             d = Decimal(str(v).strip())
         except (InvalidOperation, ValueError):
             raise ValueError(f"{what}: {v!r} is not a number") from None
-        if not d.is_finite() or d < 0 or d > MAX_PERCENT:
+        if not d.is_finite():
+            raise ValueError(f"{what}: {v!r} is not a number")
+        if d < 0 or d > MAX_PERCENT:
             raise ValueError(f"{what}: {v!r} must be a percentage from 0 to {MAX_PERCENT}")
         if len(str(k)) > 32:
             raise ValueError(f"{what}: category {str(k)[:32]!r}... is too long")

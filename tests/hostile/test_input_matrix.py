@@ -242,12 +242,27 @@ def test_the_cli_refuses_a_deep_lldpctl_file(rev, tmp_path):
     assert exit_.value.code == 1 and "refused (file): nested deeper than 64 levels" in err.getvalue()
 
 
+@pytest.mark.parametrize("where", ["request", "job"])
 @pytest.mark.parametrize("fmt", ["nvue&device=s1&interface=swp1", "sonic&device=s1"])
-def test_the_counters_upload_refuses_deep_json(alice, rev, fmt):
+def test_the_counters_upload_refuses_deep_json(alice, rev, fmt, where, settings):
+    """Read in the request up to COUNTERS_READ_IN_REQUEST_BYTES (a 400), else by its job (which fails saying why;
+    nothing is kept)."""
+    from apps.counters.models import CounterSnapshot
+    from apps.jobs.models import Job
+    from apps.jobs.runner import run_job
+
+    settings.COUNTERS_READ_IN_REQUEST_BYTES = 10**9 if where == "request" else 0
     url = rev_url(rev, 1, f"counters/?format={fmt}")
     r = timed(lambda: alice.post(url, data=deep_object(200_000), content_type="text/plain"))
-    assert r.status_code == 400, r.content[:300]
-    assert "nested deeper" in r.content.decode()
+    if where == "request":
+        assert r.status_code == 400, r.content[:300]
+        assert "nested deeper" in r.content.decode()
+    else:
+        assert r.status_code == 202, r.content[:300]
+        assert timed(lambda: run_job(r.json()["id"])) == "failed"
+        error = Job.objects.get(pk=r.json()["id"]).error
+        assert "was refused and not kept (file)" in error and "nested deeper" in error
+    assert not CounterSnapshot.objects.exists()
 
 
 @pytest.mark.parametrize(
@@ -306,10 +321,12 @@ def test_the_asbuilt_form_refuses(client, users, rev, fmt, body, settings):
     ],
     ids=["deep", "deep-array", "wrong-type"],
 )
-def test_the_counters_form_refuses(client, users, rev, fmt, body, words):
+def test_the_counters_form_refuses(client, users, rev, fmt, body, words, settings):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     from apps.counters.models import CounterSnapshot
+
+    settings.COUNTERS_READ_IN_REQUEST_BYTES = 10**9  # read in the request (a larger file: its job refuses it)
 
     client.force_login(users.alice)
     form = {

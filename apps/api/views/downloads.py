@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from django.conf import settings
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -26,11 +27,12 @@ from apps.exports.services import (
     export_enqueue,
     export_options,
 )
-from apps.jobs.services import job_sent
+from apps.jobs.services import JobQuotaExceeded, job_sent
 from apps.measurements.models import MeasurementUpload
 from apps.measurements.services import (
     MeasurementUnavailable,
     measurement_get,
+    measurement_import_unread,
     measurement_standing,
     measurement_standing_refresh,
     measurement_withdraw,
@@ -390,7 +392,11 @@ class MeasurementListApi(ApiView):
     )
     def get(self, request, design_id: int, number: int):
         rev = revision_for(request, design_id, number)
-        rows = rev.measurements.select_related("uploaded_by", "withdrawn_by").defer("content", "errors")[:1000]
+        rows = (
+            rev.measurements.filter(read=True)
+            .select_related("uploaded_by", "withdrawn_by")
+            .defer("content", "errors")[:1000]
+        )
         return Response(
             {
                 "standing": _standing_out(measurement_standing(revision=rev)),
@@ -405,6 +411,14 @@ class MeasurementListApi(ApiView):
         request={"text/csv": OpenApiTypes.BINARY},
         responses={
             201: MeasurementUploadOut,
+            202: OpenApiResponse(
+                JobOut,
+                description=(
+                    "A sheet over MEASUREMENTS_READ_IN_REQUEST_BYTES (256 KiB): stored as received and judged by a "
+                    "worker. `Location` is the job; it succeeds once the upload is listed and counts, or fails saying "
+                    "why the sheet was refused (then nothing is kept)."
+                ),
+            ),
             400: OpenApiResponse(
                 description=(
                     "Nothing stored: empty, not UTF-8, a wrong header, no valid row, or (reject_on_error) "
@@ -421,6 +435,22 @@ class MeasurementListApi(ApiView):
         design_get(user=request.user, design_id=design_id, write=True)
         rev = revision_for(request, design_id, number)
         text = request.data if isinstance(request.data, str) else ""
+        if len(text.encode()) > settings.MEASUREMENTS_READ_IN_REQUEST_BYTES:
+            # Never parsed in the web process: stored as received, judged by its job.
+            try:
+                _upload, job = measurement_import_unread(
+                    revision=rev,
+                    user=request.user,
+                    text=text,
+                    filename=q["filename"],
+                    test_limit=q["test_limit"],
+                    keep_valid=not q["reject_on_error"],
+                )
+            except JobQuotaExceeded as exc:
+                raise ApiError(429, "too_many_jobs", str(exc)) from None
+            job = job_sent(job)  # 503 when the broker refused it
+            body = job_out(request, job)
+            return Response(body, status=202, headers={"Location": body["url"], **job_poll_headers(job)})
 
         def check(text: str):
             try:

@@ -191,6 +191,7 @@ def test_record_api_examples(settings, users, tmp_path):
     # measured results: the test sheet filled in and uploaded, listed, withdrawn
     got = alice.get(f"{r1}/downloads/test-sheet.csv", secure=True)
     sheet = (b"".join(got.streaming_content) if got.streaming else got.content).decode()
+    settings.MEASUREMENTS_READ_IN_REQUEST_BYTES = 10**9  # judged in the request: the 201
     upload = call(
         "revisions_measurements_upload",
         "POST",
@@ -202,6 +203,16 @@ def test_record_api_examples(settings, users, tmp_path):
     call("revisions_measurements_list", "GET", f"{r1}/measurements/", expect=200)
     withdraw = f"{r1}/measurements/{upload['id']}/withdraw/"
     call("revisions_measurements_withdraw", "POST", withdraw, {"withdrawn": True}, expect=200)
+    settings.MEASUREMENTS_READ_IN_REQUEST_BYTES = 0  # as for a sheet too large to judge in the request: the 202
+    url = f"{r1}/measurements/?filename=hall-c-otdr.csv"
+    call(
+        "revisions_measurements_upload",
+        "POST",
+        url,
+        expect=202,
+        text=_filled_test_sheet(sheet),
+        content_type="text/csv",
+    )
     settings.DOWNLOAD_INLINE_MAX_CABLES = 0  # as for a revision too big to render in the request
     call("revisions_download", "GET", f"{r1}/downloads/cabling-plan.pdf", expect=202)
     # r2's QoS configuration set is not built yet: a worker builds configs.zip first
@@ -240,6 +251,9 @@ def test_record_api_examples(settings, users, tmp_path):
     url = f"{counters}&taken_at={stamp(t0 + timedelta(hours=2))}&filename=sweep-2.txt"
     call("revisions_counters_import", "POST", url, expect=201, text=sweep)
     call("revisions_counters_report", "GET", f"{r1}/counters/", expect=200)
+    settings.COUNTERS_READ_IN_REQUEST_BYTES = 0  # as for a file too large to read in the request: the 202
+    url = f"{counters}&taken_at={stamp(t0 + timedelta(hours=3))}&filename=sweep-3.txt"
+    call("revisions_counters_import", "POST", url, expect=202, text=sweep)
     call("revisions_commissioning_progress", "GET", f"{r1}/commissioning/progress/", expect=200)
 
     # design alternatives: a study of a small requirement, run as a worker runs it, and a pick

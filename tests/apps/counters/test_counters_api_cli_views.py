@@ -269,10 +269,12 @@ def test_clearing_the_switch_counters_is_a_reset_of_every_counter_that_went_down
     assert link["flags"] == []  # 80 corrected errors in an hour after the clear: nothing rising
 
 
-def test_flagged_links_whose_fibers_measured_close_to_their_limit_are_one_suspect(client, revision, users):
+def test_flagged_links_whose_fibers_measured_close_to_their_limit_are_one_suspect(client, revision, users, settings):
     """The measured-results upload (the revision's own test sheet, filled in) joins the counters: two flagged
     links measured within 0.5 dB of their limit form the "measured loss" suspect."""
     from tests.apps.designs.test_measurement_views import as_csv, sheet, upload
+
+    settings.MEASUREMENTS_READ_IN_REQUEST_BYTES = 10**9  # the sheet (420 KB) is judged in the request here
 
     links = switch_links(revision)
     labels = {f"L{lk.link_id:06d}" for lk in links}

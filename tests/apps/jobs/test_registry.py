@@ -7,17 +7,21 @@ import pytest
 from apps.jobs.registry import job_handlers, job_kind_register
 
 
-def test_the_feature_apps_register_compute_export_asbuilt_and_alternatives_at_start_up():
+def test_the_feature_apps_register_their_job_kinds_at_start_up():
     from apps.alternatives.services import study_run_job
     from apps.commissioning.services import asbuilt_refresh_job
+    from apps.counters.services import counters_read_job
     from apps.designs.services import design_compute_job
     from apps.exports.services import export_build_job
+    from apps.measurements.services import measurements_read_job
 
     assert job_handlers() == {
         "compute": design_compute_job,
         "export": export_build_job,
         "asbuilt": asbuilt_refresh_job,
         "alternatives": study_run_job,
+        "counters": counters_read_job,
+        "measurements": measurements_read_job,
     }
 
 

@@ -133,3 +133,28 @@ def test_a_stored_rule_never_takes_a_default_shipped_later(monkeypatch):
     later["afr_percent"]["new-category"] = Decimal(9)
     monkeypatch.setattr(failure_rates, "default_inputs", lambda: later)
     assert spares_rule_from_dict(stored).inputs_for("new-category").afr_percent == Decimal(3)
+
+
+@pytest.mark.parametrize("raw", ["0", "0.0", "-0", "100", "100.5"])
+def test_a_service_level_outside_the_documented_range_is_refused_in_the_documents_words(raw):
+    """docs/api.md: the service level is above 0 and below 100; the refusal says so and nothing else (no closed
+    "from 0 to ..." range that would admit 0)."""
+    with pytest.raises(ValueError) as exc:
+        parse_category_values(raw, "spares_service_level_percent", "service_level_percent")
+    assert (
+        str(exc.value)
+        == f"spares_service_level_percent: {raw!r} is not a service level in percent, above 0 and below 100"
+    )
+
+
+@pytest.mark.parametrize("raw", ["0.0001", "99.9999", "99.99999"])
+def test_every_service_level_the_documents_allow_is_taken(raw):
+    assert parse_category_values(raw, "l", "service_level_percent") == {"*": Decimal(raw)}
+
+
+@pytest.mark.parametrize("raw", ["abc", "5%", "NaN", "Infinity", "-inf", "transceiver:x"])
+def test_a_spares_percent_that_is_not_a_number_is_refused_as_not_a_number(raw):
+    with pytest.raises(ValueError, match=r"^spares_percent: '.*' is not a number$"):
+        parse_percents(raw)
+    with pytest.raises(ValueError, match=r"^spares_afr_percent: '.*' is not a number$"):
+        parse_category_values(raw, "spares_afr_percent", "afr_percent")
