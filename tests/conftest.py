@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests import fuzz_reach
 from tests.parallel import ParallelConfigError, slow_modules_first, worker_environment, xdist_frames
 
 
@@ -25,6 +26,30 @@ def pytest_xdist_setupnodes(config, specs):
             spec.env.update(worker_environment(os.environ, index, len(specs)))
         except ParallelConfigError as e:
             raise pytest.UsageError(str(e)) from None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """The controller keeps each worker's fuzz reach (tests/fuzz_reach.py)."""
+    out = getattr(node, "workeroutput", {}).get(fuzz_reach.KEY)
+    if out is not None:
+        node.config.stash.setdefault(_FUZZ_OUTPUTS, []).append(out)
+
+
+_FUZZ_OUTPUTS = pytest.StashKey[list]()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    config = session.config
+    if hasattr(config, "workeroutput"):  # an xdist worker: send its fuzz reach to the controller
+        out = fuzz_reach.worker_output()
+        if out is not None:
+            config.workeroutput[fuzz_reach.KEY] = out
+    elif not os.environ.get("PYTEST_XDIST_WORKER"):
+        missing = fuzz_reach.verdict(config.stash.get(_FUZZ_OUTPUTS, []))
+        if missing:
+            session.config.get_terminal_writer().line(f"FAILED {missing}", red=True)
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_collection_modifyitems(config, items):

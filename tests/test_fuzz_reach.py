@@ -1,0 +1,25 @@
+"""The fuzz run's reach rule over several xdist workers (tests/fuzz_reach.py): the union of what the workers ran
+and reached is held to the same rule one process holds itself to."""
+
+from __future__ import annotations
+
+from tests.fuzz_reach import verdict
+
+
+def _out(ran, reached):
+    return {"operations": ["a", "b", "c", "tokens"], "never_2xx": ["tokens"], "ran": ran, "reached": reached}
+
+
+def test_operations_reached_on_different_workers_count_together():
+    assert verdict([_out(["a", "b"], ["a"]), _out(["c", "tokens"], ["b", "c"])]) is None
+
+
+def test_an_operation_no_worker_reached_fails_the_run_naming_it():
+    assert verdict([_out(["a", "b"], ["a"]), _out(["c", "tokens"], ["c"])]) == (
+        "fuzz with data: these operations never answered a 2xx: b"
+    )
+
+
+def test_a_partial_run_is_not_held_to_it():
+    assert verdict([_out(["a"], [])]) is None
+    assert verdict([]) is None
