@@ -23,7 +23,7 @@ from .catalog import Catalog
 from .errors import FieldError, SpecError
 from .placement import servers_per_rack
 from .spec import DesignSpec
-from .topology.access import AccessPlan, plan_access
+from .topology.access import AccessPlan, plan_access, storage_ufm_links
 from .topology.compute import ComputePlan, plan_compute
 
 
@@ -71,6 +71,7 @@ def check_spec(spec: DesignSpec, catalog: Catalog, limits: Limits | None = None)
             server_ports=len(server.storage.ports),
             appliance_ports_total=st.appliances * st.ports_per_appliance,
             catalog=catalog,
+            reserved_ports=storage_ufm_links(spec, compute),
         )
     if spec.inband.enabled:
         ib = spec.inband
@@ -166,7 +167,7 @@ def _access_counts(plan: AccessPlan | None, servers: int, appliances: int) -> tu
     if plan is None:
         return 0, 0
     switches = plan.server_leaves + plan.appliance_leaves + plan.spines
-    links = plan.server_ports * servers + plan.appliance_ports_total
+    links = plan.server_ports * servers + plan.appliance_ports_total + plan.reserved_ports
     if plan.spines:
         links += plan.server_leaves * (plan.server_up // plan.spines) * plan.spines
         links += plan.appliance_leaves * (plan.appliance_up // plan.spines) * plan.spines

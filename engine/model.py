@@ -16,7 +16,7 @@ NETWORK_PREFIX = {"compute": "CF", "storage": "SF", "inband": "IB", "oob": "OOB"
 # Tier names per network, in path order from the endpoints up.
 TIERS = {
     "compute": ("node-leaf", "ufm-leaf", "leaf-spine", "spine-core"),
-    "storage": ("node-leaf", "appliance-leaf", "leaf-spine"),
+    "storage": ("node-leaf", "ufm-leaf", "appliance-leaf", "leaf-spine"),
     "inband": ("node-leaf", "mgmt-leaf", "leaf-spine"),
     "oob": ("device-oob", "oob-uplink"),
 }

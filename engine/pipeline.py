@@ -23,7 +23,7 @@ from .result import ENGINE_VERSION, DesignDraft, DesignResult, ProgressFn, no_pr
 from .runlength import device_geometry, run_lengths
 from .spec import DesignSpec
 from .summary import summarize
-from .topology.access import build_access, plan_access
+from .topology.access import build_access, plan_access, storage_ufm_links
 from .topology.advice import reserved_slot_warning, spine_choices
 from .topology.builder import Builder
 from .topology.compute import build_compute, plan_compute
@@ -263,10 +263,20 @@ def _start_design(spec: DesignSpec, catalog: Catalog, progress: ProgressFn) -> D
             server_ports=len(server.storage.ports),
             appliance_ports_total=st.appliances * st.ports_per_appliance,
             catalog=catalog,
+            reserved_ports=storage_ufm_links(spec, plan),
         )
         names = tuple(f"p{j + 1}" for j in range(st.ports_per_appliance))
+        # UFM Enterprise manages the storage InfiniBand fabric too (H100-RA Tables 1 and 7, fabrics-qos-traffic.md
+        # A.8): each appliance's second port on a storage leaf; the compute fabric has its first (ib0).
         devs = build_access(
-            storage_plan, b, "SF", servers, server.storage.ports, [(a, names) for a in apps], "appliance-leaf"
+            storage_plan,
+            b,
+            "SF",
+            servers,
+            server.storage.ports,
+            [(a, names) for a in apps],
+            "appliance-leaf",
+            tuple((u, "ib1") for u in ufms),
         )
         other_switches += devs["leaf"] + devs["spine"]
     if spec.inband.enabled:

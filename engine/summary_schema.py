@@ -49,7 +49,7 @@ def _map(values: dict, description: str) -> dict:
 # What a link of each tier joins; a network's `links` holds only its own tiers (engine/model.py TIERS).
 TIER_HELP = {
     "node-leaf": "Server NIC ports to leaves.",
-    "ufm-leaf": "Compute: fabric-manager (UFM) appliances to reserved leaf ports.",
+    "ufm-leaf": "Compute and InfiniBand storage: fabric-manager (UFM) appliances to reserved leaf ports.",
     "appliance-leaf": "Storage: storage appliances to leaves.",
     "mgmt-leaf": "In-band: management servers to leaves.",
     "leaf-spine": "Leaves to spines.",

@@ -4,6 +4,9 @@ Each server's ports of the network are dual-homed: its port *j* goes to a leaf o
 leaf failure never cuts a server off (H100-RA: in-band and storage ports come in pairs for two
 parallel paths). Servers attach at the network's ratio; appliances (storage controllers,
 management servers) attach to their own leaves at 1:1 (H100-RA p.12: storage devices 1:1).
+Fabric-manager (UFM) appliances take reserved ports on the server leaves, after the servers' ports and
+alternating over the sides (H100-RA Tables 1 and 7: UFM on leaf ports of the compute and the storage fabric,
+the "+4" cables; fabrics-qos-traffic.md A.8).
 """
 
 from __future__ import annotations
@@ -13,9 +16,10 @@ from math import ceil
 
 from ..catalog import Catalog, SwitchModel
 from ..errors import SpecError
-from ..spec import Ratio
+from ..spec import DesignSpec, Ratio
 from . import sizing
 from .builder import Builder, switch_port_names
+from .compute import ComputePlan
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,7 @@ class AccessPlan:
     appliance_ports_total: int
     appliance_leaves: int
     spines: int
+    reserved_ports: int = 0  # fabric-manager (UFM) ports on the server leaves
 
 
 def plan_access(
@@ -47,6 +52,7 @@ def plan_access(
     server_ports: int,
     appliance_ports_total: int,
     catalog: Catalog,
+    reserved_ports: int = 0,
 ) -> AccessPlan:
     sw = catalog.switch(switch_key, f"{path}.switch")
     if technology not in sw.technology:
@@ -63,7 +69,11 @@ def plan_access(
         raise SpecError.at(f"{path}.oversubscription", f"no split of a {radix}-port {sw.key} gives exactly {ratio}")
     down, up = split
     a_down, a_up = sizing.split_one_to_one(radix)
-    server_leaves = server_ports * ceil(servers / down) if server_ports else 0
+    # Without server leaves there is no reserved port to give (the pipeline passes none then).
+    reserved_ports = reserved_ports if server_ports else 0
+    # Each side's leaves hold its servers plus its share of the reserved (UFM) ports.
+    per_side = servers + ceil(reserved_ports / server_ports) if server_ports else 0
+    server_leaves = server_ports * ceil(per_side / down) if server_ports else 0
     appliance_leaves = ceil(appliance_ports_total / a_down) if appliance_ports_total else 0
     # Spines: every server leaf stripes its uplinks evenly, so the spine count divides them.
     # Appliance leaves send as many whole links per spine as their 1:1 uplinks allow.
@@ -106,7 +116,15 @@ def plan_access(
         appliance_ports_total,
         appliance_leaves,
         spines,
+        reserved_ports,
     )
+
+
+def storage_ufm_links(spec: DesignSpec, compute_plan: ComputePlan) -> int:
+    """Fabric-manager links on the storage fabric: one per UFM appliance when that fabric is InfiniBand."""
+    if not spec.storage.enabled or spec.storage.technology != "infiniband":
+        return 0
+    return compute_plan.fabric_managers * compute_plan.planes
 
 
 def build_access(
@@ -117,7 +135,10 @@ def build_access(
     server_port_names: tuple[str, ...],
     appliances: list[tuple[int, tuple[str, ...]]],
     appliance_tier: str,
+    reserved: tuple[tuple[int, str], ...] = (),
 ) -> dict:
+    """Wire the network into `b`. `reserved`: (device, port name) of each fabric-manager link, placed on the
+    server leaves' reserved ports: after the servers', side by side, so a UFM pair sits on two leaves."""
     ports, cages = switch_port_names(plan.switch, plan.speed_gbps)
     sw, speed, net = plan.switch, plan.speed_gbps, plan.network
     mk = lambda name: b.device(name, "leaf", sw.key, network=net, rack_units=sw.rack_units, power_kw=sw.power_kw)  # noqa: E731
@@ -140,6 +161,11 @@ def build_access(
                 cages[lp],
                 speed,
             )
+    sides = [leaves[side * per_side : (side + 1) * per_side] for side in range(plan.server_ports)]
+    for i, (dev, name) in enumerate(reserved[: plan.reserved_ports]):
+        side, nth = i % plan.server_ports, i // plan.server_ports
+        leaf_i, lp = divmod(len(servers) + nth, plan.server_down)
+        b.link(net, 0, "ufm-leaf", dev, name, name, sides[side][leaf_i], ports[lp], cages[lp], speed)
     app_leaves = [mk(f"{prefix}-AL{i + 1:02d}") for i in range(plan.appliance_leaves)]
     k = 0
     for dev, names in appliances:

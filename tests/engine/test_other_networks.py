@@ -92,10 +92,49 @@ def test_storage_counts_follow_the_4_to_3_ratio(pod, rows):
     Leaf-spine: 8 x 27 + 1 x 27 (32 uplinks trimmed to a multiple of 9) = 243."""
     s = pod.summary["networks"]["storage"]
     assert s["switches"] == {"leaf": 9, "spine": 9, "core": 0}
-    assert s["links"] == {"node-leaf": 254, "appliance-leaf": 16, "leaf-spine": 243}
+    assert s["links"] == {"node-leaf": 254, "ufm-leaf": 4, "appliance-leaf": 16, "leaf-spine": 243}
     assert s["oversubscription"]["leaf"] == "4:3"
     app = Counter(r["a_device"] for r in by_network(rows, "storage", "appliance-leaf"))
     assert len(app) == 8 and set(app.values()) == {2}
+
+
+def test_ufm_manages_the_storage_fabric_too_from_reserved_ports_on_the_server_leaves(pod, rows):
+    """[REF] A.8: UFM Enterprise manages the compute and the storage IB fabric, on leaf ports (the "+4" cables of
+    H100-RA Tables 1 and 7). Each UFM's second port (ib1) takes a storage server leaf's port after the servers',
+    alternating sides, so each side's leaves hold 127 + 2 ports (within 4 x 36: no extra leaf)."""
+    ufm = by_network(rows, "storage", "ufm-leaf")
+    assert len(ufm) == 4
+    assert {r["a_device"]: r["a_port"] for r in ufm} == {f"UFM-{i:02d}": "ib1" for i in range(1, 5)}
+    assert {r["b_device"] for r in ufm} == {"SF-L04", "SF-L08"}  # the last leaf of each side
+    assert [r["b_device"] for r in ufm[:2]] == ["SF-L04", "SF-L08"]  # consecutive UFMs on different leaves
+    taken = {(r["b_device"], r["b_port"]) for r in by_network(rows, "storage", "node-leaf")}
+    assert not taken & {(r["b_device"], r["b_port"]) for r in ufm}
+    assert {r["speed_gbps"] for r in ufm} == {400}
+    compute = {r["a_device"]: r["a_port"] for r in by_network(rows, "compute", "ufm-leaf")}
+    assert set(compute.values()) == {"ib0"} and set(compute) == {r["a_device"] for r in ufm}
+
+
+def test_storage_ufm_ports_grow_the_server_leaves_when_the_servers_fill_them():
+    """[DERIVED] 144 servers fill 4 x 36 ports per side: the 4 UFM ports (2 per side) need a fifth leaf per side."""
+    full = dict(
+        servers={"count": 144},
+        compute_fabric={"reserved_node_slots": 1, "fabric_managers": 4},
+        storage_fabric={"enabled": True, "appliances": 8},
+    )
+    with_ufm = build(**full).summary["networks"]["storage"]
+    assert with_ufm["links"]["ufm-leaf"] == 4
+    assert with_ufm["switches"]["leaf"] == 2 * 5 + 1
+    without = build(**full | {"compute_fabric": {"reserved_node_slots": 1, "fabric_managers": 0}})
+    assert without.summary["networks"]["storage"]["switches"]["leaf"] == 2 * 4 + 1
+
+
+def test_an_ethernet_storage_fabric_takes_no_ufm_link():
+    r = build(
+        servers={"count": 127},
+        compute_fabric={"reserved_node_slots": 1, "fabric_managers": 4},
+        storage_fabric={"enabled": True, "technology": "ethernet", "switch": "sn5600", "appliances": 8},
+    )
+    assert r.summary["networks"]["storage"]["links"]["ufm-leaf"] == 0
 
 
 # --- in-band -------------------------------------------------------------------------------------

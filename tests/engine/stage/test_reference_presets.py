@@ -5,6 +5,8 @@ Specification:
   or a warning naming the switch and the settings that add one (B300 XDR on Q3400);
 - GB200 NVL72 OOB reaches every compute-tray and NVLink-switch-tray BMC: 18 + 9 per rack;
 - the B300 Spectrum-X preset has the RA's storage fabric;
+- UFM manages both InfiniBand fabrics (H100-RA Tables 1 and 7, the "+4" cables): each appliance has a compute
+  and a storage leaf link, its UFM-side module "verify" on both;
 - a BlueField-3 end (it "only accepts QSFP112s") never gets a QSFP28 part: the B200/B300 presets run in-band at
   the RA's 200G on SN5600 with QSFP112 optics; at 100G on an SN4600C (no QSFP112 part for 100G) the link is
   refused with the cage named, where a NIC without that rule takes the QSFP28 parts;
@@ -68,6 +70,19 @@ def test_the_b300_spectrum_x_preset_has_the_ras_storage_fabric(presets):
     storage = presets["dgx-b300-spectrum-x-4su"].summary["networks"]["storage"]
     assert storage["links"]["node-leaf"] == 256 * 2  # both BlueField-3 storage ports of each of 256 nodes
     assert storage["switch_models"]["leaf"] == "sn5600"
+
+
+@pytest.mark.parametrize("key", ["dgx-h100-superpod-4su", "dgx-h200-superpod-4su"])
+def test_ufm_manages_the_compute_and_the_storage_infiniband_fabric(presets, key):
+    r = presets[key]
+    storage = r.summary["networks"]["storage"]["links"]
+    assert storage["ufm-leaf"] == 4  # A.8: 4 appliances at 4 SU on leaf ports, "+4" in Table 7 as in Table 1
+    assert storage["node-leaf"] + storage["ufm-leaf"] == 2 * 127 + 4
+    ends = Counter((lk.network, r.devices[lk.a].name) for lk in r.links if lk.tier == "ufm-leaf")
+    assert ends == {(net, f"UFM-{i:02d}"): 1 for net in ("compute", "storage") for i in range(1, 5)}
+    line = next(ln for ln in r.summary["bom"] if ln["sku"] == "MMA4Z00-NS400")
+    assert line["quantity"] == 8  # one UFM-side module per link, both fabrics
+    assert "UFM-side module not named by NVIDIA text" in line["unconfirmed"]
 
 
 def _bf3_ends(result):
