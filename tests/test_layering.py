@@ -7,6 +7,7 @@ imports none: tests/engine/test_engine_is_framework_free.py).
     api        REST views and serializers over everything below
     monitoring utilization snapshots judged against the plan (the rules and dashboard are exports)
     measurements  measured fiber test results: uploads judged against the test sheet, the standing (pages too)
+    qos        a design's QoS policy pages and a revision's QoS configuration set (its configs.zip and report)
     exports    renderers and export jobs: read stored revisions
     designs    designs, revisions, their rows and the browser pages
     catalog    custom parts and versioned price lists
@@ -38,6 +39,7 @@ LAYERS = (
     "catalog",
     "designs",
     "exports",
+    "qos",
     "measurements",
     "monitoring",
     "api",
@@ -48,10 +50,8 @@ LAYERS = (
 
 KNOWN_UPWARD: dict[str, set[str]] = {
     # The renderers (apps/exports/renderers) are Django-free functions of a DesignResult; these designs modules
-    # call them so that what they show equals the files: the CLI writes every deliverable of a fresh compute,
-    # the QoS page zips the same configs.zip.
+    # call them so that what they show equals the files: the CLI writes every deliverable of a fresh compute.
     "apps/designs/management/commands/plan.py": {"exports"},
-    "apps/designs/qos_selectors.py": {"exports"},
 }
 
 # Templates live in templates/<owner>/...; a directory that is no app names the app whose views render it.
