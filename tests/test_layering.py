@@ -19,8 +19,10 @@ shrinks: a new upward import fails `test_no_app_imports_a_layer_above_it`, and a
 fails `test_the_known_upward_imports_are_still_there`, so the list stays an honest record of the debt. Issue 15,
 item 4 paid off the designs -> api imports: custom parts and price lists live in the catalog app, measured
 results in the measurements app, services raise domain errors (apps/common/errors.py) that the API maps, and
-job kinds are registered from AppConfig.ready() (apps/jobs/registry.py). What remains is designs reaching the
-exports app's Django-free renderers from below. Imports inside functions count: a lazy import is still a dependency.
+job kinds are registered from AppConfig.ready() (apps/jobs/registry.py). Issue 39 emptied the list: the QoS
+feature is its own app above exports (apps/qos, which registers the worker's configs.zip report step with exports),
+and the plan CLI is an exports command (it writes the exports' files). Imports inside functions count: a lazy import
+is still a dependency.
 The revision workspace's sections come from a registry in common (apps/common/workspace.py) that each app fills from
 its AppConfig.ready(), so no template {% load %}s a tag library of a layer above its own (the templates are checked
 too: templates/<app>/ belongs to <app>).
@@ -48,11 +50,7 @@ LAYERS = (
     "alternatives",
 )  # lowest first
 
-KNOWN_UPWARD: dict[str, set[str]] = {
-    # The renderers (apps/exports/renderers) are Django-free functions of a DesignResult; these designs modules
-    # call them so that what they show equals the files: the CLI writes every deliverable of a fresh compute.
-    "apps/designs/management/commands/plan.py": {"exports"},
-}
+KNOWN_UPWARD: dict[str, set[str]] = {}
 
 # Templates live in templates/<owner>/...; a directory that is no app names the app whose views render it.
 TEMPLATE_OWNERS = {"accounts": "api", "registration": "common", "": "common"}
