@@ -122,7 +122,7 @@ def _builds(rev, rebuild: bool, kinds=LARGE) -> dict:
         if kind == "configs.zip":
             # What the QoS pages do once per archive (the worker does it after the build; a page again only when
             # the cache lost it): read the report out of the stored archive.
-            from apps.designs.qos_selectors import qos_report_from_artifact
+            from apps.qos.selectors import qos_report_from_artifact
 
             t0 = time.perf_counter()
             report = qos_report_from_artifact(stored)

@@ -91,6 +91,7 @@ INSTALLED_APPS = [
     "apps.catalog",
     "apps.designs",
     "apps.exports",
+    "apps.qos",
     "apps.measurements",
     "apps.monitoring",
     "apps.jobs",

@@ -37,6 +37,7 @@ urlpatterns = [
     path("accounts/tokens/", token_views.token_list_view, name="tokens"),
     path("accounts/tokens/<int:token_id>/revoke/", token_views.token_revoke_view, name="token_revoke"),
     path("designs/", include("apps.designs.urls")),
+    path("designs/", include("apps.qos.urls")),
     path("designs/", include("apps.measurements.urls")),
     path("designs/", include("apps.monitoring.urls")),
     path("designs/", include("apps.commissioning.page_urls")),

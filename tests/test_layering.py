@@ -7,6 +7,7 @@ imports none: tests/engine/test_engine_is_framework_free.py).
     api        REST views and serializers over everything below
     monitoring utilization snapshots judged against the plan (the rules and dashboard are exports)
     measurements  measured fiber test results: uploads judged against the test sheet, the standing (pages too)
+    qos        a design's QoS policy pages and a revision's QoS configuration set (its configs.zip and report)
     exports    renderers and export jobs: read stored revisions
     designs    designs, revisions, their rows and the browser pages
     catalog    custom parts and versioned price lists
@@ -18,8 +19,11 @@ shrinks: a new upward import fails `test_no_app_imports_a_layer_above_it`, and a
 fails `test_the_known_upward_imports_are_still_there`, so the list stays an honest record of the debt. Issue 15,
 item 4 paid off the designs -> api imports: custom parts and price lists live in the catalog app, measured
 results in the measurements app, services raise domain errors (apps/common/errors.py) that the API maps, and
-job kinds are registered from AppConfig.ready() (apps/jobs/registry.py). What remains is designs reaching the
-exports app's Django-free renderers from below. Imports inside functions count: a lazy import is still a dependency.
+job kinds are registered from AppConfig.ready() (apps/jobs/registry.py). Issue 39 emptied the list: the QoS
+feature is its own app above exports (apps/qos, which registers the worker's configs.zip report step with exports),
+and the plan CLI is an exports command (it writes the exports' files). Imports inside functions count: a lazy import
+is still a dependency. No two apps import each other either (`test_no_import_cycle_between_apps`; relative imports
+are resolved too).
 The revision workspace's sections come from a registry in common (apps/common/workspace.py) that each app fills from
 its AppConfig.ready(), so no template {% load %}s a tag library of a layer above its own (the templates are checked
 too: templates/<app>/ belongs to <app>).
@@ -38,6 +42,7 @@ LAYERS = (
     "catalog",
     "designs",
     "exports",
+    "qos",
     "measurements",
     "monitoring",
     "api",
@@ -46,27 +51,37 @@ LAYERS = (
     "alternatives",
 )  # lowest first
 
-KNOWN_UPWARD: dict[str, set[str]] = {
-    # The renderers (apps/exports/renderers) are Django-free functions of a DesignResult; these designs modules
-    # call them so that what they show equals the files: the CLI writes every deliverable of a fresh compute,
-    # the QoS page zips the same configs.zip.
-    "apps/designs/management/commands/plan.py": {"exports"},
-    "apps/designs/qos_selectors.py": {"exports"},
-}
+KNOWN_UPWARD: dict[str, set[str]] = {}
 
 # Templates live in templates/<owner>/...; a directory that is no app names the app whose views render it.
 TEMPLATE_OWNERS = {"accounts": "api", "registration": "common", "": "common"}
 LOAD = re.compile(r"{%\s*load\s+([^%]*?)\s*%}")
 
 
-def _imported_apps(path: Path) -> set[str]:
+def _package(path: Path, root: Path) -> list[str] | None:
+    """The dotted package a module under root sits in (["apps", "qos"] for apps/qos/views.py); None outside root."""
+    try:
+        return list(path.relative_to(root).parent.parts)
+    except ValueError:
+        return None
+
+
+def _imported_apps(path: Path, root: Path = ROOT) -> set[str]:
     tree = ast.parse(path.read_text(), filename=str(path))
+    package = _package(path, root)
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             names = [node.module]
+        elif isinstance(node, ast.ImportFrom) and node.level > 0 and package is not None:
+            # `from ..designs import x` in apps/qos/... reaches apps.designs as surely as the absolute spelling.
+            base = package[: len(package) - (node.level - 1)] if node.level - 1 <= len(package) else []
+            if node.module:
+                names = [".".join([*base, node.module])]
+            else:
+                names = [".".join([*base, alias.name]) for alias in node.names]
         else:
             continue
         for name in names:
@@ -164,3 +179,82 @@ def test_the_checker_sees_an_upward_import_inside_a_function(tmp_path):
     module = tmp_path / "m.py"
     module.write_text("def f():\n    from apps.api.errors import ApiError\n    import apps.exports.renderers\n")
     assert _imported_apps(module) == {"api", "exports"}
+
+
+def app_import_graph() -> dict[str, set[str]]:
+    """{app: the other apps its modules import}: every module of apps/, migrations and imports inside functions
+    included (a lazy import is still an edge)."""
+    graph: dict[str, set[str]] = {}
+    for path in sorted((ROOT / "apps").rglob("*.py")):
+        parts = path.relative_to(ROOT / "apps").parts
+        if len(parts) < 2:
+            continue  # apps/__init__.py
+        app = parts[0]
+        graph.setdefault(app, set()).update(other for other in _imported_apps(path) if other != app)
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of apps that reach each other through imports (strongly connected components of more than one
+    app, or an app importing itself through the graph), each sorted; Tarjan's algorithm."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(app: str) -> None:
+        index[app] = low[app] = len(index)
+        stack.append(app)
+        on_stack.add(app)
+        for other in sorted(graph.get(app, ())):
+            if other not in index:
+                visit(other)
+                low[app] = min(low[app], low[other])
+            elif other in on_stack:
+                low[app] = min(low[app], index[other])
+        if low[app] == index[app]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == app:
+                    break
+            if len(group) > 1 or app in graph.get(app, ()):
+                cycles.append(sorted(group))
+
+    for app in sorted(graph):
+        if app not in index:
+            visit(app)
+    return sorted(cycles)
+
+
+def test_no_import_cycle_between_apps():
+    graph = app_import_graph()
+    cycles = import_cycles(graph)
+    edges = {app: sorted(graph[app] & set(group)) for group in cycles for app in group}
+    assert not cycles, f"apps that import each other (register from the upper app instead): {cycles}, edges {edges}"
+
+
+def test_the_cycle_finder_sees_a_cycle_through_a_lazy_import(tmp_path):
+    lazy = tmp_path / "health.py"
+    lazy.write_text("def probe():\n    from apps.jobs.models import Job\n")
+    assert _imported_apps(lazy) == {"jobs"}
+    graph = {
+        "common": {"jobs"},
+        "jobs": {"common"},
+        "designs": {"common", "exports"},
+        "exports": {"designs", "jobs"},
+        "api": {"designs"},
+    }
+    assert import_cycles(graph) == [["common", "jobs"], ["designs", "exports"]]
+    assert import_cycles({"common": set(), "jobs": {"common"}, "designs": {"jobs", "common"}}) == []
+
+
+def test_a_relative_import_across_apps_counts(tmp_path):
+    # apps/qos/views.py spelling apps.designs.models as a relative import is still an edge qos -> designs
+    (tmp_path / "apps" / "qos").mkdir(parents=True)
+    module = tmp_path / "apps" / "qos" / "views.py"
+    module.write_text("from ..designs.models import Design\nfrom .. import exports\nfrom .selectors import ARCHIVE\n")
+    assert _imported_apps(module, root=tmp_path) == {"designs", "exports", "qos"}

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import catalog_views, qos_views, views, workspace_views
+from . import catalog_views, views, workspace_views
 
 app_name = "designs"
 
@@ -33,8 +33,4 @@ urlpatterns = [
     path(
         "<int:pk>/revisions/<int:number>/cables.csv", views.revision_table_csv, {"table": "cables"}, name="cables_csv"
     ),
-    path("<int:pk>/qos/", qos_views.design_qos_view, name="qos"),
-    path("<int:pk>/qos/reset/", qos_views.design_qos_reset, name="qos_reset"),
-    path("<int:pk>/revisions/<int:number>/qos/", qos_views.revision_qos_view, name="revision_qos"),
-    path("<int:pk>/revisions/<int:number>/configs/<str:name>", qos_views.revision_config_file, name="config_file"),
 ]

@@ -1,7 +1,7 @@
 """The designs app's part of the revision workspace: its sections (fabric and racks, cabling and labels, bill of
-materials and orders, QoS, traffic, failure and spares), their panels, the summary cards and next steps drawn
-from the stored summary. Registered from DesignsConfig.ready(); the other apps register theirs the same way
-(apps/common/workspace.py)."""
+materials and orders, traffic, failure and spares; the QoS section is apps/qos's), their panels, the summary cards
+and next steps drawn from the stored summary. Registered from DesignsConfig.ready(); the other apps register theirs
+the same way (apps/common/workspace.py)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,6 @@ def register() -> None:
     register_section("fabric", "Fabric and racks", order=10, blurb="Networks, diagrams, rack elevations")
     register_section("cabling", "Cabling and labels", order=20, blurb="Loss budgets, fiber, link and cable tables")
     register_section("bom", "Bill of materials and orders", order=30, blurb="Parts, prices, ordered baseline")
-    register_section("congestion", "QoS", order=40, blurb="Congestion control, PFC headroom, switch configurations")
     register_section("traffic", "Traffic", order=50, blurb="Workloads against the fabric")
     register_section("failure", "Failure and spares", order=60, blurb="Blast radius, spares rules")
     register_panel("fabric", "designs/_ws_networks.html", context=networks_panel, order=10)
@@ -39,7 +38,6 @@ def register() -> None:
     register_panel("fabric", "designs/_ws_elevations.html", context=elevations_panel, order=30)
     register_panel("cabling", "designs/_ws_physical.html", context=physical_panel, order=10)
     register_panel("bom", "designs/_ws_bom.html", context=bom_panel, order=10)
-    register_panel("congestion", "designs/_ws_qos.html", context=qos_panel, order=10)
     register_panel("failure", "designs/_spares_beside.html", context=spares_panel, order=50)
     register_card(summary_cards, order=10)
     register_next_step(next_steps, order=10)
@@ -78,10 +76,6 @@ def elevations_panel(request, revision: Revision) -> dict:
 
 
 def physical_panel(request, revision: Revision) -> dict:
-    return _base(request, revision)
-
-
-def qos_panel(request, revision: Revision) -> dict:
     return _base(request, revision)
 
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import importlib
 import io
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from engine.errors import SpecError
 from engine.result import DesignResult
@@ -163,6 +164,20 @@ def export_content_type(kind: str) -> str:
     return DELIVERABLES[kind].content_type if kind in DELIVERABLES else ARCHIVES[kind][0]
 
 
+# kind -> what a worker does with a file it has just built and stored, registered by the app that reads the file
+# (the qos app reads its report out of configs.zip here, so its pages find it in the cache).
+_post_build: dict[str, list[Callable[[Any], None]]] = {}
+
+
+def register_post_build(kind: str, fn: Callable[[Any], None]) -> None:
+    """After a worker builds `kind` (a deliverable or archive), call fn(artifact); registered from AppConfig.ready()."""
+    if kind not in DELIVERABLES and kind not in ARCHIVES:
+        raise ValueError(f"no deliverable or archive {kind!r} to run a post-build step on")
+    steps = _post_build.setdefault(kind, [])
+    if fn not in steps:
+        steps.append(fn)
+
+
 def export_build_job(*, job, progress) -> dict:
     """Worker side of export_enqueue: build the file into the artifact store (or find it there).
 
@@ -189,15 +204,12 @@ def export_build_job(*, job, progress) -> dict:
             f"({artifact.renderer_version[:12]}) is not the web's (deploy the same release to both), or the "
             "revision was repriced while the build waited (ask for the file again)"
         )
-    if kind == "configs.zip":
-        # The QoS pages read their report out of this archive: do it here, once, so they find it in the cache.
-        # Best effort: the archive is stored, and a page reads the report out of it itself when it must.
-        from apps.designs.qos_selectors import qos_report_from_artifact
-
+    for after in _post_build.get(kind, ()):
+        # Best effort: the file is stored, and whoever reads what `after` derives from it can derive it itself.
         try:
-            qos_report_from_artifact(artifact)
+            after(artifact)
         except Exception:
-            log.exception("export %s: the QoS report could not be read out of the stored configs.zip", job.pk)
+            log.exception("export %s: post-build step %s of the stored %s failed", job.pk, after.__qualname__, kind)
     return {
         "file": kind,
         "artifact_id": artifact.pk,

@@ -31,7 +31,7 @@ PARSERS = {
 # file -> (calls, why the text it parses is trusted)
 TRUSTED: dict[str, tuple[int, str]] = {
     "engine/inputgate.py": (2, "the gate: json.loads behind its limits, csv.reader behind its row and cell limits"),
-    "apps/designs/qos_selectors.py": (2, "the configs.zip the app built and stored itself"),
+    "apps/qos/selectors.py": (2, "the configs.zip the app built and stored itself"),
     "apps/designs/orders.py": (1, "the app's own cached JSON (compute_once)"),
     "apps/exports/failures.py": (1, "the app's own cached JSON (compute_once)"),
     "apps/counters/selectors.py": (1, "the app's own cached panel facts (compute_once)"),

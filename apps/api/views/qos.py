@@ -11,7 +11,9 @@ from rest_framework.response import Response
 
 from apps.common.http_cache import cache_headers, if_none_match, not_modified
 from apps.designs.models import Design
-from apps.designs.qos_selectors import (
+from apps.exports.models import Artifact
+from apps.jobs.models import Job
+from apps.qos.selectors import (
     ARCHIVE,
     QosPlanError,
     archive_filename,
@@ -22,9 +24,7 @@ from apps.designs.qos_selectors import (
     revision_config_download,
     revision_qos_request,
 )
-from apps.designs.qos_services import design_qos_update
-from apps.exports.models import Artifact
-from apps.jobs.models import Job
+from apps.qos.services import design_qos_update
 from engine.errors import SpecError
 
 from ..downloads import IF_NONE_MATCH, NOT_MODIFIED, artifact_etag, artifact_response

@@ -16,11 +16,11 @@ import pytest
 from django.core.cache import cache
 from django.utils import timezone
 
-from apps.designs import qos_selectors
 from apps.designs.models import RevisionSnapshot
 from apps.exports.models import Artifact
 from apps.jobs.models import Job, JobStatus
 from apps.jobs.runner import run_job
+from apps.qos import selectors as qos_selectors
 from tests.apps.api.conftest import rev_url
 
 from .test_qos import roce, roce_computed  # noqa: F401 - fixtures

@@ -22,16 +22,6 @@ from django.core.cache import cache
 
 import apps.exports.services as export_services
 from apps.catalog.services import custom_part_save
-from apps.designs import qos_selectors
-from apps.designs.qos_selectors import (
-    ConfigSet,
-    config_files,
-    qos_archive_stored,
-    qos_report_stored,
-    revision_config_download,
-    revision_qos_plan,
-    revision_qos_report,
-)
 from apps.designs.revision_cache import compute_once
 from apps.exports import renderers
 from apps.exports.models import Artifact
@@ -42,9 +32,19 @@ from apps.measurements.services import (
     measurement_create,
     measurement_report,
 )
+from apps.qos import selectors as qos_selectors
+from apps.qos.selectors import (
+    ConfigSet,
+    config_files,
+    qos_archive_stored,
+    qos_report_stored,
+    revision_config_download,
+    revision_qos_plan,
+    revision_qos_report,
+)
+from tests.apps.qos.test_qos_views import computed, roce  # noqa: F401 - fixtures
 
 from .test_measurement_views import as_csv, sheet
-from .test_qos_views import computed, roce  # noqa: F401 - fixtures
 from .test_views import alice, design, revision, url  # noqa: F401 - fixtures
 
 SWITCH = {
@@ -93,14 +93,14 @@ def _follow(client, path):
 
 
 def test_a_second_download_of_a_switch_file_does_not_recompute(alice, computed, engine_calls):
-    first = _follow(alice, url("config_file", computed.pk, 1, "CF-SU01-L01.nvue.txt"))
+    first = _follow(alice, url("qos:config_file", computed.pk, 1, "CF-SU01-L01.nvue.txt"))
     assert first.status_code == 200 and engine_calls() == 1
 
-    again = _follow(alice, url("config_file", computed.pk, 1, "CF-SU01-L01.nvue.txt"))
-    other = _follow(alice, url("config_file", computed.pk, 1, "CF-S01.nvue.txt"))
-    archive = _follow(alice, url("config_file", computed.pk, 1, "configs.zip"))
-    report = alice.get(url("revision_qos", computed.pk, 1) + "?fragment=1")
-    missing = _follow(alice, url("config_file", computed.pk, 1, "CF-NOPE.nvue.txt"))
+    again = _follow(alice, url("qos:config_file", computed.pk, 1, "CF-SU01-L01.nvue.txt"))
+    other = _follow(alice, url("qos:config_file", computed.pk, 1, "CF-S01.nvue.txt"))
+    archive = _follow(alice, url("qos:config_file", computed.pk, 1, "configs.zip"))
+    report = alice.get(url("qos:revision", computed.pk, 1) + "?fragment=1")
+    missing = _follow(alice, url("qos:config_file", computed.pk, 1, "CF-NOPE.nvue.txt"))
 
     assert engine_calls() == 1  # one build stored the set; the report and every file are read from it
     assert again.content == first.content and again["Content-Disposition"] == first["Content-Disposition"]

@@ -19,6 +19,8 @@ from typing import Any
 from django import forms
 from django.utils.datastructures import MultiValueDict
 
+from apps.designs.forms import SpecErrorsMixin, dotted_get, dotted_set, field_for_path
+from apps.designs.sources import cite
 from engine.errors import SpecError
 from engine.qos.field_help import DCQCN_HELP
 from engine.qos.policy import (
@@ -31,9 +33,6 @@ from engine.qos.policy import (
     DcqcnSettings,
     QosPolicy,
 )
-
-from .forms import SpecErrorsMixin, dotted_get, dotted_set, field_for_path
-from .sources import cite
 
 SEP = "__"  # form field names are policy paths with "." replaced (ids stay valid CSS selectors)
 

@@ -17,13 +17,12 @@ import pytest
 
 from apps.designs.adapters import spec_hash
 from apps.designs.models import Access, Design, DesignShare, Revision
-from apps.designs.qos_forms import FIELDS, QosPolicyForm
-from apps.designs.qos_selectors import design_qos
 from apps.designs.services import design_create
 from apps.jobs.models import Job
+from apps.qos.forms import FIELDS, QosPolicyForm
+from apps.qos.selectors import design_qos
 from engine.qos.policy import QosPolicy
-
-from .test_views import compute_now, url
+from tests.apps.designs.test_views import compute_now, url
 
 ROCE = {
     "name": "tiny roce",
@@ -90,7 +89,7 @@ def _errors_of(html: str, name: str) -> str:
 
 
 def test_the_page_shows_the_technology_defaults_with_the_trade_off_explained(alice, roce):
-    r = alice.get(url("qos", roce.pk))
+    r = alice.get(url("qos:policy", roce.pk))
     html = _html(r)
 
     assert r.status_code == 200
@@ -107,18 +106,18 @@ def test_the_page_shows_the_technology_defaults_with_the_trade_off_explained(ali
 
 
 def test_the_owner_changes_the_mode_and_a_dscp_and_saves(alice, roce):
-    r = alice.post(url("qos", roce.pk), posted(roce, mode="pfc-only", roce__dscp="24"))
+    r = alice.post(url("qos:policy", roce.pk), posted(roce, mode="pfc-only", roce__dscp="24"))
 
-    assert r.status_code == 302 and r["Location"] == url("qos", roce.pk)
+    assert r.status_code == 302 and r["Location"] == url("qos:policy", roce.pk)
     roce.refresh_from_db()
     assert roce.spec["qos"] == {"mode": "pfc-only", "roce": {"dscp": [24]}}  # only what differs is stored
     policy = design_qos(design=roce).policy
     assert policy.mode == "pfc-only" and policy.host.roce_dscp == 24  # the hosts follow the class
-    assert _input_value(_html(alice.get(url("qos", roce.pk))), "roce__dscp") == "24"
+    assert _input_value(_html(alice.get(url("qos:policy", roce.pk))), "roce__dscp") == "24"
 
 
 def test_settings_that_follow_the_classes_keep_following_them(alice, roce):
-    alice.post(url("qos", roce.pk), posted(roce, roce__priority="4"))
+    alice.post(url("qos:policy", roce.pk), posted(roce, roce__priority="4"))
     roce.refresh_from_db()
     policy = design_qos(design=roce).policy
 
@@ -135,7 +134,7 @@ def test_every_error_is_shown_next_to_its_field_and_nothing_typed_is_lost(alice,
         ecn__min_bytes="lots",
         infiniband__vlarb_low="0: 64, 1: 999",
     )
-    r = alice.post(url("qos", roce.pk), data)
+    r = alice.post(url("qos:policy", roce.pk), data)
     html = _html(r)
 
     assert r.status_code == 400
@@ -151,7 +150,7 @@ def test_every_error_is_shown_next_to_its_field_and_nothing_typed_is_lost(alice,
 
 def test_a_stored_policy_that_does_not_parse_is_shown_with_its_errors(alice, roce):
     Design.objects.filter(pk=roce.pk).update(spec={**roce.spec, "qos": {"roce": {"dscp": [99]}, "bogus": 1}})
-    html = _html(alice.get(url("qos", roce.pk)))
+    html = _html(alice.get(url("qos:policy", roce.pk)))
 
     assert _input_value(html, "roce__dscp") == "99"
     assert "must be an integer from 0 to 63" in _errors_of(html, "roce__dscp")
@@ -160,8 +159,8 @@ def test_a_stored_policy_that_does_not_parse_is_shown_with_its_errors(alice, roc
 
 
 def test_reset_puts_back_the_defaults(alice, roce):
-    alice.post(url("qos", roce.pk), posted(roce, mode="lossy"))
-    r = alice.post(url("qos_reset", roce.pk))
+    alice.post(url("qos:policy", roce.pk), posted(roce, mode="lossy"))
+    r = alice.post(url("qos:reset", roce.pk))
 
     assert r.status_code == 302
     roce.refresh_from_db()
@@ -170,7 +169,7 @@ def test_reset_puts_back_the_defaults(alice, roce):
 
 
 def test_save_and_compute_queues_a_computation(alice, roce):
-    r = alice.post(url("qos", roce.pk), {**posted(roce, mode="pfc-only"), "compute": "1"})
+    r = alice.post(url("qos:policy", roce.pk), {**posted(roce, mode="pfc-only"), "compute": "1"})
     job = Job.objects.get(design=roce)
 
     assert r.status_code == 302 and r["Location"] == url("job", roce.pk, job.pk)
@@ -179,7 +178,7 @@ def test_save_and_compute_queues_a_computation(alice, roce):
 
 def test_an_infiniband_design_folds_the_ethernet_sections(alice, users):
     design = design_create(user=users.alice, spec=IB)
-    html = _html(alice.get(url("qos", design.pk)))
+    html = _html(alice.get(url("qos:policy", design.pk)))
 
     assert re.search(r'<details class="section" id="qos-infiniband"\s+open>', html)
     assert re.search(r'<details class="section" id="qos-ecn"\s+>', html)
@@ -189,12 +188,12 @@ def test_an_infiniband_design_folds_the_ethernet_sections(alice, users):
 def test_a_reader_sees_the_form_disabled_and_cannot_save_or_reset(client, users, roce):
     DesignShare.objects.create(design=roce, user=users.bob, access=Access.READ)
     client.force_login(users.bob)
-    html = _html(client.get(url("qos", roce.pk)))
+    html = _html(client.get(url("qos:policy", roce.pk)))
 
     assert re.search(r'<input[^>]*name="roce__dscp"[^>]*disabled', html)
     assert "Save and compute" not in html and "Reset to" not in html
-    assert client.post(url("qos", roce.pk), posted(roce, mode="lossy")).status_code == 404
-    assert client.post(url("qos_reset", roce.pk)).status_code == 404
+    assert client.post(url("qos:policy", roce.pk), posted(roce, mode="lossy")).status_code == 404
+    assert client.post(url("qos:reset", roce.pk)).status_code == 404
     roce.refresh_from_db()
     assert roce.spec.get("qos") is None
 
@@ -203,7 +202,7 @@ def test_a_writer_may_save(client, users, roce):
     DesignShare.objects.create(design=roce, user=users.bob, access=Access.WRITE)
     client.force_login(users.bob)
 
-    assert client.post(url("qos", roce.pk), posted(roce, mode="lossy")).status_code == 302
+    assert client.post(url("qos:policy", roce.pk), posted(roce, mode="lossy")).status_code == 302
     roce.refresh_from_db()
     assert roce.spec["qos"] == {"mode": "lossy"}
 
@@ -213,24 +212,24 @@ def test_an_outsider_gets_404_everywhere(client, users, roce):
     client.force_login(users.charlie)
 
     for path in (
-        url("qos", roce.pk),
-        url("revision_qos", roce.pk, rev.number),
-        url("config_file", roce.pk, rev.number, "policy.json"),
-        url("config_file", roce.pk, rev.number, "configs.zip"),
+        url("qos:policy", roce.pk),
+        url("qos:revision", roce.pk, rev.number),
+        url("qos:config_file", roce.pk, rev.number, "policy.json"),
+        url("qos:config_file", roce.pk, rev.number, "configs.zip"),
     ):
         assert client.get(path).status_code == 404, path
-    assert client.post(url("qos", roce.pk), posted(roce, mode="lossy")).status_code == 404
-    assert client.post(url("qos_reset", roce.pk)).status_code == 404
+    assert client.post(url("qos:policy", roce.pk), posted(roce, mode="lossy")).status_code == 404
+    assert client.post(url("qos:reset", roce.pk)).status_code == 404
 
 
 def test_a_signed_out_visitor_is_sent_to_sign_in(client, roce):
-    for path in (url("qos", roce.pk), url("revision_qos", roce.pk, 1), url("config_file", roce.pk, 1, "x")):
+    for path in (url("qos:policy", roce.pk), url("qos:revision", roce.pk, 1), url("qos:config_file", roce.pk, 1, "x")):
         r = client.get(path)
         assert r.status_code == 302 and r["Location"].startswith("/accounts/login/"), path
 
 
 def test_the_design_page_and_the_spec_form_link_to_the_qos_page(alice, roce):
-    link = f'href="{url("qos", roce.pk)}"'
+    link = f'href="{url("qos:policy", roce.pk)}"'
     assert link in _html(alice.get(url("detail", roce.pk)))
     assert link in _html(alice.get(url("edit", roce.pk)))
 
@@ -260,28 +259,28 @@ def test_the_revision_page_loads_its_qos_report(alice, computed):
     html = _html(alice.get(url("workspace:section", computed.pk, 1, "congestion")))
 
     assert 'id="qos-title"' in html
-    assert f'data-qos-report-url="{url("revision_qos", computed.pk, 1)}?fragment=1"' in html
+    assert f'data-qos-report-url="{url("qos:revision", computed.pk, 1)}?fragment=1"' in html
     assert "js/qos_report.js" in html
 
 
 def test_the_report_shows_warnings_headroom_and_a_file_per_switch(alice, computed):
-    r = alice.get(url("revision_qos", computed.pk, 1) + "?fragment=1")
+    r = alice.get(url("qos:revision", computed.pk, 1) + "?fragment=1")
     html = _html(r)
 
     assert r.status_code == 200 and "<html" not in html  # the fragment the revision page inserts
     assert "buffer-unknown" in html and "packet-buffer size unpublished" in html  # with its explanation
     assert 'id="qos-worst-ports"' in html and "D-Cable x2" in html and "D-Resp" in html
     for name in ("CF-SU01-L01.nvue.txt", "CF-S01.nvue.txt", "roce-qos-connectx-7.sh", "policy.json"):
-        assert f'href="{url("config_file", computed.pk, 1, name)}"' in html
-    assert f'href="{url("config_file", computed.pk, 1, "configs.zip")}"' in html
-    assert "<html" in _html(alice.get(url("revision_qos", computed.pk, 1)))  # and a page of its own
+        assert f'href="{url("qos:config_file", computed.pk, 1, name)}"' in html
+    assert f'href="{url("qos:config_file", computed.pk, 1, "configs.zip")}"' in html
+    assert "<html" in _html(alice.get(url("qos:revision", computed.pk, 1)))  # and a page of its own
 
 
 def test_each_file_is_what_configs_zip_holds_for_it(alice, computed):
     export = _zip_from_the_export(computed)
-    switch = alice.get(url("config_file", computed.pk, 1, "CF-SU01-L01.nvue.txt"), follow=True)
-    hosts = alice.get(url("config_file", computed.pk, 1, "roce-qos-connectx-7.sh"), follow=True)
-    policy = alice.get(url("config_file", computed.pk, 1, "policy.json"), follow=True)
+    switch = alice.get(url("qos:config_file", computed.pk, 1, "CF-SU01-L01.nvue.txt"), follow=True)
+    hosts = alice.get(url("qos:config_file", computed.pk, 1, "roce-qos-connectx-7.sh"), follow=True)
+    policy = alice.get(url("qos:config_file", computed.pk, 1, "policy.json"), follow=True)
 
     assert switch.status_code == 200 and switch["Content-Type"] == "text/plain; charset=utf-8"
     assert switch["Content-Disposition"] == 'attachment; filename="CF-SU01-L01.nvue.txt"'
@@ -292,7 +291,7 @@ def test_each_file_is_what_configs_zip_holds_for_it(alice, computed):
 
 
 def test_configs_zip_from_the_browser_holds_the_same_files_as_the_export(alice, computed):
-    r = alice.get(url("config_file", computed.pk, 1, "configs.zip"), follow=True)
+    r = alice.get(url("qos:config_file", computed.pk, 1, "configs.zip"), follow=True)
     got = zipfile.ZipFile(io.BytesIO(b"".join(r.streaming_content)))  # streamed from the artifact store
     export = _zip_from_the_export(computed)
 
@@ -303,24 +302,24 @@ def test_configs_zip_from_the_browser_holds_the_same_files_as_the_export(alice, 
 
 
 def test_an_unknown_file_is_a_404(alice, computed):
-    assert alice.get(url("config_file", computed.pk, 1, "CF-NOPE.nvue.txt"), follow=True).status_code == 404
-    assert alice.get(url("config_file", computed.pk, 9, "policy.json"), follow=True).status_code == 404
+    assert alice.get(url("qos:config_file", computed.pk, 1, "CF-NOPE.nvue.txt"), follow=True).status_code == 404
+    assert alice.get(url("qos:config_file", computed.pk, 9, "policy.json"), follow=True).status_code == 404
 
 
 def test_a_reader_may_download(client, users, computed):
     DesignShare.objects.create(design=computed, user=users.bob, access=Access.READ)
     client.force_login(users.bob)
 
-    assert client.get(url("revision_qos", computed.pk, 1)).status_code == 200
-    assert client.get(url("config_file", computed.pk, 1, "CF-S01.nvue.txt"), follow=True).status_code == 200
+    assert client.get(url("qos:revision", computed.pk, 1)).status_code == 200
+    assert client.get(url("qos:config_file", computed.pk, 1, "CF-S01.nvue.txt"), follow=True).status_code == 200
 
 
 def test_a_saved_policy_reaches_the_next_revisions_files(alice, users, roce):
-    alice.post(url("qos", roce.pk), posted(roce, mode="pfc-only", roce__dscp="24"))
+    alice.post(url("qos:policy", roce.pk), posted(roce, mode="pfc-only", roce__dscp="24"))
     roce.refresh_from_db()
     compute_now(roce, users.alice)
-    switch = alice.get(url("config_file", roce.pk, 1, "CF-SU01-L01.nvue.txt"), follow=True).content.decode()
-    hosts = alice.get(url("config_file", roce.pk, 1, "roce-qos-connectx-7.sh"), follow=True).content.decode()
+    switch = alice.get(url("qos:config_file", roce.pk, 1, "CF-SU01-L01.nvue.txt"), follow=True).content.decode()
+    hosts = alice.get(url("qos:config_file", roce.pk, 1, "roce-qos-connectx-7.sh"), follow=True).content.decode()
 
     assert "dscp 24 switch-priority 3" in switch and "dscp 26 switch-priority 3" not in switch
     assert "set,24,3" in hosts
@@ -329,12 +328,12 @@ def test_a_saved_policy_reaches_the_next_revisions_files(alice, users, roce):
 def test_an_infiniband_revision_has_a_subnet_manager_file_and_no_headroom(alice, users):
     design = design_create(user=users.alice, spec=IB)
     compute_now(design, users.alice)
-    html = _html(alice.get(url("revision_qos", design.pk, 1) + "?fragment=1"))
+    html = _html(alice.get(url("qos:revision", design.pk, 1) + "?fragment=1"))
 
     assert "compute.opensm.conf" in html and "lossless by credit flow control" in html
     line = html.split('id="qos-line"')[1].split("</p>")[0]
     assert "PFC, ECN marking and DCQCN do not apply" in line and "PFC on priority" not in line
-    body = alice.get(url("config_file", design.pk, 1, "compute.opensm.conf"), follow=True).content.decode()
+    body = alice.get(url("qos:config_file", design.pk, 1, "compute.opensm.conf"), follow=True).content.decode()
     assert "routing_engine" in body
 
 
@@ -352,17 +351,17 @@ def test_a_revision_whose_policy_does_not_parse_explains_why(alice, users, roce)
     )
     RevisionSnapshot.objects.filter(revision=rev).delete()
     snapshot_backfill_all()
-    r = alice.get(url("revision_qos", roce.pk, 1) + "?fragment=1")
+    r = alice.get(url("qos:revision", roce.pk, 1) + "?fragment=1")
 
     assert r.status_code == 409 and "qos.roce.dscp[0]" in _html(r) and "not reproducible with catalog" in _html(r)
-    assert alice.get(url("config_file", roce.pk, 1, "policy.json"), follow=True).status_code == 409
+    assert alice.get(url("qos:config_file", roce.pk, 1, "policy.json"), follow=True).status_code == 409
 
 
 # --- cross-field rules checked at save, for the design's switches ----------------------------------------------
 
 
 def test_an_ecn_min_above_the_max_is_refused_at_its_field(alice, roce):
-    r = alice.post(url("qos", roce.pk), posted(roce, ecn__min_bytes="2000000", ecn__max_bytes="1500000"))
+    r = alice.post(url("qos:policy", roce.pk), posted(roce, ecn__min_bytes="2000000", ecn__max_bytes="1500000"))
 
     assert r.status_code == 400
     assert "must be below the max threshold (2,000,000 B is not below 1,500,000 B)" in _errors_of(
@@ -373,7 +372,7 @@ def test_an_ecn_min_above_the_max_is_refused_at_its_field(alice, roce):
 
 
 def test_dwrr_weights_are_percentages_on_nvue_and_relative_on_sonic(alice, roce):
-    refused = alice.post(url("qos", roce.pk), posted(roce, roce__weight="80"))  # 80 + 50 on NVUE (Cumulus)
+    refused = alice.post(url("qos:policy", roce.pk), posted(roce, roce__weight="80"))  # 80 + 50 on NVUE (Cumulus)
 
     html = _html(refused)
     assert refused.status_code == 400
@@ -381,14 +380,14 @@ def test_dwrr_weights_are_percentages_on_nvue_and_relative_on_sonic(alice, roce)
         assert "DWRR weights are percentages on NVUE and must add up to 100; these add up to 130" in _errors_of(
             html, field
         )
-    saved = alice.post(url("qos", roce.pk), posted(roce, ethernet_os="sonic", roce__weight="80"))
+    saved = alice.post(url("qos:policy", roce.pk), posted(roce, ethernet_os="sonic", roce__weight="80"))
     assert saved.status_code == 302
     roce.refresh_from_db()
     assert roce.spec["qos"] == {"ethernet_os": "sonic", "roce": {"weight": 80}}
 
 
 def test_a_dscp_clash_is_shown_at_the_class_that_was_edited(alice, roce):
-    r = alice.post(url("qos", roce.pk), posted(roce, roce__dscp="26, 48"))  # 48 is the CNP class's DSCP
+    r = alice.post(url("qos:policy", roce.pk), posted(roce, roce__dscp="26, 48"))  # 48 is the CNP class's DSCP
 
     html = _html(r)
     assert r.status_code == 400
@@ -399,7 +398,7 @@ def test_a_dscp_clash_is_shown_at_the_class_that_was_edited(alice, roce):
 def test_a_policy_stored_before_a_rule_existed_still_opens_with_what_it_breaks(alice, roce):
     Design.objects.filter(pk=roce.pk).update(spec={**roce.spec, "qos": {"ecn": {"min_bytes": 2000000}}})
 
-    r = alice.get(url("qos", roce.pk))
+    r = alice.get(url("qos:policy", roce.pk))
 
     html = _html(r)
     assert r.status_code == 200
@@ -411,7 +410,7 @@ def test_a_policy_stored_before_a_rule_existed_still_opens_with_what_it_breaks(a
 
 
 def test_help_texts_name_their_sources_in_words_that_link_to_the_sources_page(alice, roce):
-    html = _html(alice.get(url("qos", roce.pk)))
+    html = _html(alice.get(url("qos:policy", roce.pk)))
 
     assert "[CL-RoCE]" not in html and "(C.3)" not in html
     assert "NVIDIA&#x27;s Cumulus Linux RoCE guide</a>" in html
@@ -424,6 +423,6 @@ def test_a_design_whose_fabrics_share_a_technology_names_it_once(alice, users):
     spec = {**ROCE, "storage_fabric": {"enabled": True, "technology": "ethernet", "switch": "sn5600", "appliances": 4}}
     design = design_create(user=users.alice, spec=spec)
 
-    html = _html(alice.get(url("qos", design.pk)))
+    html = _html(alice.get(url("qos:policy", design.pk)))
 
     assert "ethernet and ethernet" not in html

@@ -14,12 +14,15 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from apps.common.errors import StorageFull
+from apps.designs.models import Design
+from apps.designs.selectors import design_can_write, design_get, revision_get
+from apps.designs.sources import cite
+from apps.designs.views import compute_response, signin_required
 from apps.jobs.services import JobNotQueued, JobQuotaExceeded
 from engine.errors import SpecError
 
-from .models import Design
-from .qos_forms import MODE_HELP, QosPolicyForm
-from .qos_selectors import (
+from .forms import MODE_HELP, QosPolicyForm
+from .selectors import (
     ARCHIVE,
     QosPlanError,
     QosState,
@@ -32,10 +35,7 @@ from .qos_selectors import (
     qos_precheck,
     revision_qos_request,
 )
-from .qos_services import design_qos_update, qos_save_errors
-from .selectors import design_can_write, design_get, revision_get
-from .sources import cite
-from .views import compute_response, signin_required
+from .services import design_qos_update, qos_save_errors
 
 
 def _technologies(design: Design) -> tuple[str, ...]:
@@ -67,7 +67,7 @@ def design_qos_view(request: HttpRequest, pk: int) -> HttpResponse:
                 messages.success(request, "Saved the QoS policy.")
                 if "compute" in post:
                     return compute_response(request, design)
-                return redirect("designs:qos", pk=design.pk)
+                return redirect("qos:policy", pk=design.pk)
     elif state.policy is None:
         form = QosPolicyForm.from_stored(state.stored, **common)
     else:
@@ -76,7 +76,7 @@ def design_qos_view(request: HttpRequest, pk: int) -> HttpResponse:
     stored_problems = qos_save_errors(design, state.policy) if post is None and state.policy is not None else []
     return render(
         request,
-        "designs/qos.html",
+        "qos/qos.html",
         {
             "design": design,
             "form": form,
@@ -112,7 +112,7 @@ def design_qos_reset(request: HttpRequest, pk: int) -> HttpResponse:
     design = design_get(user=request.user, design_id=pk, write=True)
     design_qos_update(design=design, policy=None)
     messages.success(request, f"Reset the QoS policy to the {design.spec['compute_fabric']['technology']} defaults.")
-    return redirect("designs:qos", pk=design.pk)
+    return redirect("qos:policy", pk=design.pk)
 
 
 @signin_required
@@ -139,10 +139,10 @@ def revision_qos_view(request: HttpRequest, pk: int, number: int) -> HttpRespons
     fragment = request.GET.get("fragment") == "1"
     if request.GET.get("retry") == "1" and not fragment and error is None:
         # the page reloads itself when the build ends: without ?retry=1, so a failure is shown, not queued again
-        return redirect("designs:revision_qos", pk=pk, number=number)
+        return redirect("qos:revision", pk=pk, number=number)
     return render(
         request,
-        "designs/_qos_report.html" if fragment else "designs/revision_qos.html",
+        "qos/_qos_report.html" if fragment else "qos/revision_qos.html",
         {
             "design": revision.design,
             "revision": revision,
@@ -176,4 +176,4 @@ def revision_config_file(request: HttpRequest, pk: int, number: int, name: str) 
     messages.info(
         request, f"The configuration set of r{number} is being built; {name} can be downloaded when it is ready."
     )
-    return redirect("designs:revision_qos", pk=pk, number=number)
+    return redirect("qos:revision", pk=pk, number=number)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from apps.designs.qos_selectors import design_qos
-from apps.designs.qos_services import design_qos_update, qos_parse, qos_sparse
 from apps.designs.services import design_create
+from apps.qos.selectors import design_qos
+from apps.qos.services import design_qos_update, qos_parse, qos_sparse
 from engine.errors import SpecError
 from engine.qos.policy import QosPolicy
 

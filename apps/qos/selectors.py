@@ -27,6 +27,9 @@ from django.core.cache import cache
 from django.utils import timezone
 from django.utils.text import slugify
 
+from apps.designs.models import Design, Revision, SnapshotState
+from apps.designs.revision_cache import CACHE_TIMEOUT_S, compute_once
+from apps.designs.snapshots import SnapshotUnavailable, snapshot_state
 from apps.exports.artifacts import (
     artifact_build,
     artifact_key,
@@ -46,10 +49,6 @@ from engine.qos import HeadroomRow, QosPlan, bytes_to_us, headroom_bytes, per_sp
 from engine.qos.policy import QosPolicy
 from engine.qos.render import SUFFIX
 from engine.qos_stage import QOS_NETWORKS, build_qos
-
-from .models import Design, Revision, SnapshotState
-from .revision_cache import CACHE_TIMEOUT_S, compute_once
-from .snapshots import SnapshotUnavailable, snapshot_state
 
 # The speeds C.4 tabulates thresholds at, shown while a design has no revision to take its own from.
 C4_SPEEDS = (100, 400, 800)

@@ -10,15 +10,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from apps.designs.models import Design
+from apps.designs.services import design_update
 from engine.errors import FieldError, SpecError
 from engine.qos.checks import policy_save_errors
 from engine.qos.inputs import os_for_model
 from engine.qos.policy import CLASS_NAMES, QosPolicy
 from engine.spec import parse_spec
 
-from .models import Design
-from .qos_selectors import design_technology
-from .services import design_update
+from .selectors import design_technology
 
 _SECTIONS = ("ecn", "pfc", "mtu", "host", "dcqcn", "headroom", "sonic", "infiniband")
 

@@ -1,0 +1,16 @@
+"""The QoS app's part of the revision workspace: its section and the panel that loads the revision's QoS report
+(apps/common/workspace.py). Registered from QosConfig.ready()."""
+
+from __future__ import annotations
+
+from apps.common.workspace import register_panel, register_section
+from apps.designs.models import Revision
+
+
+def register() -> None:
+    register_section("congestion", "QoS", order=40, blurb="Congestion control, PFC headroom, switch configurations")
+    register_panel("congestion", "qos/_ws_qos.html", context=qos_panel, order=10)
+
+
+def qos_panel(request, revision: Revision) -> dict:
+    return {"design": revision.design, "revision": revision, "s": revision.summary or {}}
