@@ -40,6 +40,7 @@ TRUSTED: dict[str, tuple[int, str]] = {
     "apps/api/schema_examples.py": (1, "recorded API examples shipped in the repository"),
     "engine/snapshot_codec.py": (1, "a revision snapshot the app compressed and stored itself"),
     "engine/spec.py": (1, "the spec's own normalized JSON (parsed from user text by the gate first)"),
+    "engine/alternatives/candidates.py": (1, "a candidate spec's own normalized JSON (made by engine/spec.py)"),
     "engine/catalog/__init__.py": (1, "the hardware catalog shipped in the repository"),
     "engine/orders/failure_rates.py": (1, "failure-rate defaults shipped in the repository"),
     "engine/counters/thresholds.py": (1, "counter thresholds shipped in the repository"),
