@@ -46,7 +46,10 @@ def pytest_sessionfinish(session, exitstatus):
         if out is not None:
             config.workeroutput[fuzz_reach.KEY] = out
     elif not os.environ.get("PYTEST_XDIST_WORKER"):
-        missing = fuzz_reach.verdict(config.stash.get(_FUZZ_OUTPUTS, []))
+        outputs = config.stash.get(_FUZZ_OUTPUTS, [])
+        if outputs:
+            session.config.get_terminal_writer().line(fuzz_reach.summary(outputs))
+        missing = fuzz_reach.verdict(outputs)
         if missing:
             session.config.get_terminal_writer().line(f"FAILED {missing}", red=True)
             session.exitstatus = pytest.ExitCode.TESTS_FAILED

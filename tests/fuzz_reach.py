@@ -31,6 +31,16 @@ def worker_output() -> dict | None:
     }
 
 
+def summary(outputs: list[dict]) -> str:
+    """One line for the run's end: how many operations the workers ran and reached."""
+    ran = set().union(*(o["ran"] for o in outputs))
+    reached = set().union(*(o["reached"] for o in outputs))
+    return (
+        f"fuzz reach over {len(outputs)} workers: {len(ran)} of {len(outputs[0]['operations'])} operations ran, "
+        f"{len(reached)} answered a 2xx"
+    )
+
+
 def verdict(outputs: list[dict]) -> str | None:
     """None when the union of the workers' outputs reaches every operation (or the fuzz items did not all run,
     e.g. under -k); otherwise what is missing."""

@@ -3,7 +3,7 @@ and reached is held to the same rule one process holds itself to."""
 
 from __future__ import annotations
 
-from tests.fuzz_reach import verdict
+from tests.fuzz_reach import summary, verdict
 
 
 def _out(ran, reached):
@@ -23,3 +23,9 @@ def test_an_operation_no_worker_reached_fails_the_run_naming_it():
 def test_a_partial_run_is_not_held_to_it():
     assert verdict([_out(["a"], [])]) is None
     assert verdict([]) is None
+
+
+def test_the_summary_counts_the_union():
+    assert summary([_out(["a", "b"], ["a"]), _out(["c"], ["c"])]) == (
+        "fuzz reach over 2 workers: 3 of 4 operations ran, 2 answered a 2xx"
+    )
