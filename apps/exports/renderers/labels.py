@@ -484,8 +484,11 @@ class _Layout:
             if inner_w - side - 4 >= 70:  # beside the text
                 self.code = (pad, -(pad + side), side, side)
                 self.text = (pad + side + 4, -pad, inner_w - side - 4, inner_h)
-            else:  # above the text: no larger than a version-2 QR of MIN_MODULE_DOTS needs, to leave room for text
-                side = min(inner_w, inner_h * 0.45, (25 + 2 * _QR_QUIET) * MIN_MODULE_DOTS * 72 / stock.printer_dpi)
+            else:  # above the text: no larger than a version-2 QR of the largest module module_dots picks needs
+                # (MAX_MODULE_PT, 4 dots at 300 dpi), to leave room for text; 3-dot modules at 300 dpi are 2 px at
+                # 200 dpi, where ZBar missed 11 of 108 port labels and most flag labels (test_label_content)
+                dots = max(MIN_MODULE_DOTS, int(MAX_MODULE_PT * stock.printer_dpi / 72 + 1e-9))
+                side = min(inner_w, inner_h * 0.45, (25 + 2 * _QR_QUIET) * dots * 72 / stock.printer_dpi)
                 self.code = (pad + (inner_w - side) / 2, -(pad + side), side, side)
                 self.text = (pad, -(pad + side + 1), inner_w, inner_h - side - 1)
         self._memo: dict = {}
