@@ -64,6 +64,17 @@ class ExportOptionsIn(StrictSerializer):
         help_text='Labels: the stock of panel-port labels, as label_stock (e.g. {"preset": "port-17x25-a4"}, '
         "the default, 17 mm wide for a 1U 24-port panel's port pitch).",
     )
+    thin_cord_stock = serializers.DictField(
+        required=False,
+        help_text='Labels: where a wrap stock\'s labels of cords too thin for it go (default {"preset": '
+        '"avery-l7160-flag"}); a flag or sheet stock, as label_stock.',
+    )
+    cord_diameter_mm = serializers.DictField(
+        child=serializers.FloatField(min_value=0.5, max_value=50),
+        required=False,
+        help_text='Labels: a cable\'s outer diameter in mm by cables.csv type (e.g. {"trunk": 4.5}), instead of '
+        "the shipped figures (copper 9.43, AOC and fibre 3.0); decides which wrap labels print as flags.",
+    )
     price_version = serializers.IntegerField(
         min_value=1,
         max_value=2_000_000_000,
@@ -83,6 +94,8 @@ _ONLY_FOR = {
     "label_stock": lambda k: k.startswith("labels."),
     "printer_dpi": lambda k: k.startswith("labels."),
     "port_label_stock": lambda k: k.startswith("labels."),
+    "thin_cord_stock": lambda k: k.startswith("labels."),
+    "cord_diameter_mm": lambda k: k.startswith("labels."),
     "price_version": lambda k: k in PRICED_KINDS,
     "date": lambda k: True,
 }
@@ -147,10 +160,12 @@ def _label_stocks(options: dict, out: dict) -> None:
         if set(stock) == {"printer_dpi"}:
             stock["preset"] = LabelStock().key  # the default stock at this resolution
         out["label_stock"] = stock
-    for name in ("label_stock", "port_label_stock"):
+    for name in ("label_stock", "port_label_stock", "thin_cord_stock"):
         if name in out:
             try:
-                LabelStock.from_dict(out[name])
+                stock = LabelStock.from_dict(out[name])
             except ValueError as exc:
                 message = str(exc).removeprefix("label_stock").lstrip(":. ")
                 raise _bad(f"options.{name}", message) from None
+            if name == "thin_cord_stock" and stock.kind == "wrap":
+                raise _bad(f"options.{name}", "a flag or sheet stock (a wrap is what these cords are too thin for)")

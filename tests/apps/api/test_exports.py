@@ -89,6 +89,9 @@ def test_options_for_the_configs_archive_are_a_400(alice, computed, options, pat
         ("labels.pdf", {"port_label_stock": {"preset": "no-such-stock"}}, "options.port_label_stock"),
         ("labels.pdf", {"port_label_stock": {"columns": 0}}, "options.port_label_stock"),
         ("labels.pdf", {"port_label_stock": "port-17x25-a4"}, "options.port_label_stock"),  # a mapping, as the schema
+        ("labels.pdf", {"thin_cord_stock": {"preset": "wrap-2x1.5-letter"}}, "options.thin_cord_stock"),
+        ("labels.pdf", {"cord_diameter_mm": {"aoc": 0}}, "options.cord_diameter_mm.aoc"),
+        ("bom.csv", {"cord_diameter_mm": {"aoc": 4}}, "options.cord_diameter_mm"),  # labels only
         ("labels.csv", {"label_stock": {"preset": "avery-l7160", "colour": "red"}}, "options.label_stock"),
     ],
 )
@@ -117,13 +120,18 @@ def test_a_rack_of_the_design_is_accepted(alice, computed):
 
 
 def test_printer_dpi_and_the_port_label_stock_reach_the_labels(alice, computed):
-    """printer_dpi sets the label printer's resolution of every label (the port stock's too); the labels.csv
-    names the stocks used."""
+    """printer_dpi sets the label printer's resolution of every label (the port stock's too), cord_diameter_mm
+    the cords' thickness; the labels.csv names the stocks used."""
     r = alice.post(
         rev_url(computed, tail="exports/"),
         {
             "kind": "labels.csv",
-            "options": {"printer_dpi": 203, "port_label_stock": {"preset": "port-17x25-a4", "columns": 9}},
+            "options": {
+                "printer_dpi": 203,
+                "port_label_stock": {"preset": "port-17x25-a4", "columns": 9},
+                # every cord as thick as copper: no label moves from the wrap stock to flags
+                "cord_diameter_mm": dict.fromkeys(("aoc", "cord", "splitter", "trunk"), 9.43),
+            },
         },
         format="json",
     )
