@@ -494,7 +494,7 @@ class _Layout:
     fitted: the stock's font size, then smaller in half points down to MIN_FONT_SIZE, wrapping every part onto
     as many lines as it needs; a label that does not fit even then is an error (LabelDoesNotFit), never cut."""
 
-    def __init__(self, stock, w: float, h: float):
+    def __init__(self, stock, w: float, h: float, compact: bool = False):
         pad = stock.padding
         self.stock = stock
         self.size = stock.font_size
@@ -514,8 +514,11 @@ class _Layout:
             else:  # above the text: no larger than a version-2 QR of the largest module module_dots picks needs
                 # (MAX_MODULE_PT, 4 dots at 300 dpi), to leave room for text; 3-dot modules at 300 dpi are 2 px at
                 # 200 dpi, where ZBar missed 11 of 108 port labels and most flag labels (test_label_content)
+                # compact: the smallest code, for a label whose text does not fit beside the larger one
                 dots = max(MIN_MODULE_DOTS, int(MAX_MODULE_PT * stock.printer_dpi / 72 + 1e-9))
                 quiet = _QR_QUIET_FLAG if stock.kind == "flag" else _QR_QUIET
+                if compact:
+                    dots, quiet = MIN_MODULE_DOTS, _QR_QUIET
                 side = min(inner_w, inner_h * 0.45, (25 + 2 * quiet) * dots * 72 / stock.printer_dpi)
                 self.code = (pad + (inner_w - side) / 2, -(pad + side), side, side)
                 self.text = (pad, -(pad + side + 1), inner_w, inner_h - side - 1)
@@ -664,9 +667,12 @@ def _render_section(c, stock, total_labels, records, page0, pages, name, revisio
         areas = [(0.0, half), (half + stock.wrap_zone, half)]
     else:
         areas = [(0.0, stock.label_width)]
-    layout = _Layout(stock, areas[0][1], printed_h)
+    layouts = []
+    for compact in (False, True):  # a label whose text does not fit beside the larger code takes the compact one
+        lay = _Layout(stock, areas[0][1], printed_h, compact=compact)
+        layouts.append((lay, _Codes(stock.code, lay.code[2], lay.code[3], stock.printer_dpi)))
+    layout = layouts[0][0]
     cx, cy, cw, ch = layout.code
-    codes = _Codes(stock.code, cw, ch, stock.printer_dpi)
     xs = [stock.margin_left + k * (stock.label_width + stock.gap_x) for k in range(stock.columns)]
     ys = [ph - stock.margin_top - k * (stock.label_height + stock.gap_y) for k in range(stock.rows)]
     tx0, ty0, tw, _ = layout.text
@@ -698,13 +704,22 @@ def _render_section(c, stock, total_labels, records, page0, pages, name, revisio
                 kind, value, head, text, pieces, *_ = next(records)
                 done += 1
                 on_page += 1
-                lines = layout.lines(head, text, pieces)
+                try:
+                    lay, codes = layouts[0]
+                    lines = lay.lines(head, text, pieces)
+                except LabelDoesNotFit:
+                    if layouts[1][0].code == layouts[0][0].code:
+                        raise
+                    lay, codes = layouts[1]
+                    lines = lay.lines(head, text, pieces)
+                cx, cy, _, _ = lay.code
+                tx0, ty0, tw, _ = lay.text
                 ops, ox, oy = codes.get(value)
                 for ax, _aw in areas:
                     x, y = xk + ax + tx0, yk + ty0
                     for font, s, size in lines:
                         _t, add, write = text_of(font, size)
-                        y -= layout.lead(size)
+                        y -= lay.lead(size)
                         key = (x, y + 0.2 * size)
                         tm = origins.get(key)
                         if tm is None:
