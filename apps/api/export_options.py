@@ -52,6 +52,29 @@ class ExportOptionsIn(StrictSerializer):
         help_text="Labels: the label sheet's geometry (docs/deliverables.md, label stocks); default the generic "
         "wrap-around stock.",
     )
+    printer_dpi = serializers.IntegerField(
+        min_value=100,
+        max_value=1200,
+        required=False,
+        help_text="Labels: the label printer's resolution in dots per inch (default 300; 203 is common). Every "
+        "barcode module is a whole number of its dots, at least 3; panel-port labels print at the same resolution.",
+    )
+    port_label_stock = serializers.DictField(
+        required=False,
+        help_text='Labels: the stock of panel-port labels, as label_stock (e.g. {"preset": "port-17x25-a4"}, '
+        "the default, 17 mm wide for a 1U 24-port panel's port pitch).",
+    )
+    thin_cord_stock = serializers.DictField(
+        required=False,
+        help_text='Labels: where a wrap stock\'s labels of cords too thin for it go (default {"preset": '
+        '"avery-l7160-flag"}); a flag or sheet stock, as label_stock.',
+    )
+    cord_diameter_mm = serializers.DictField(
+        child=serializers.FloatField(min_value=0.5, max_value=50),
+        required=False,
+        help_text='Labels: a cable\'s outer diameter in mm by cables.csv type (e.g. {"trunk": 4.5}), instead of '
+        "the shipped figures (copper 9.43, AOC and fibre 3.0); decides which wrap labels print as flags.",
+    )
     price_version = serializers.IntegerField(
         min_value=1,
         max_value=2_000_000_000,
@@ -69,6 +92,10 @@ _ONLY_FOR = {
     "spares_percent": lambda k: k in PRICED_KINDS,
     "raw_csv": lambda k: k.endswith(".csv"),
     "label_stock": lambda k: k.startswith("labels."),
+    "printer_dpi": lambda k: k.startswith("labels."),
+    "port_label_stock": lambda k: k.startswith("labels."),
+    "thin_cord_stock": lambda k: k.startswith("labels."),
+    "cord_diameter_mm": lambda k: k.startswith("labels."),
     "price_version": lambda k: k in PRICED_KINDS,
     "date": lambda k: True,
 }
@@ -99,7 +126,8 @@ def export_options_resolve(*, revision, kind: str, options: dict) -> dict:
     for name in options:
         if not _ONLY_FOR[name](kind):
             raise _bad(f"options.{name}", f"does not apply to {kind}")
-    out = {k: v for k, v in options.items() if k not in ("price_version", "date", "spares_percent")}
+    out = {k: v for k, v in options.items() if k not in ("price_version", "date", "spares_percent", "printer_dpi")}
+    _label_stocks(options, out)
     if "date" in options:
         out["date"] = options["date"].isoformat()
     if "spares_percent" in options:
@@ -116,3 +144,28 @@ def export_options_resolve(*, revision, kind: str, options: dict) -> dict:
             price_source=f"price list v{v.number} of {v.created_at:%Y-%m-%d} ({v.currency}), chosen for this export",
         )
     return out
+
+
+def _label_stocks(options: dict, out: dict) -> None:
+    """printer_dpi goes into the label stock (the renderer prints panel-port labels at its resolution); each
+    stock is checked here, so a bad one is a 400 naming its own option."""
+    from apps.exports.renderers.options import LabelStock
+
+    if "printer_dpi" in options:
+        stock = dict(options.get("label_stock") or {})
+        given = stock.get("printer_dpi")
+        if given is not None and given != options["printer_dpi"]:
+            raise _bad("options.printer_dpi", f"{options['printer_dpi']} differs from label_stock.printer_dpi {given}")
+        stock["printer_dpi"] = options["printer_dpi"]
+        if set(stock) == {"printer_dpi"}:
+            stock["preset"] = LabelStock().key  # the default stock at this resolution
+        out["label_stock"] = stock
+    for name in ("label_stock", "port_label_stock", "thin_cord_stock"):
+        if name in out:
+            try:
+                stock = LabelStock.from_dict(out[name])
+            except ValueError as exc:
+                message = str(exc).removeprefix("label_stock").lstrip(":. ")
+                raise _bad(f"options.{name}", message) from None
+            if name == "thin_cord_stock" and stock.kind == "wrap":
+                raise _bad(f"options.{name}", "a flag or sheet stock (a wrap is what these cords are too thin for)")

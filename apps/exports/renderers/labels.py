@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterator
-from math import ceil
+from math import ceil, pi
 
 from reportlab.lib.rl_accel import fp_str
 
@@ -32,7 +32,7 @@ from ._pdf import (
     wrap,
 )
 from ._view import CI, DesignView
-from .options import ExportOptions
+from .options import MM, ExportOptions
 
 
 def _view(result) -> DesignView:
@@ -220,16 +220,40 @@ def _sections(v: DesignView, opts: ExportOptions) -> list[tuple]:
     n_ports = sum(len(p) for us in ports.values() for p in us.values())
     n_main = 2 * len(order) + sum(len(us) for us in ports.values())
 
-    def records(port: bool):
+    thin = _thin_cords(v, order, opts)
+    n_thin = 2 * len(thin)
+
+    def records(section: str):
         for rec in iter_label_records(v, row=opts.row, rack=opts.rack):
-            if (rec[0] == "panel-port") == port:
+            s = "port" if rec[0] == "panel-port" else "flag" if rec[5] in thin else "main"
+            if s == section:
                 yield rec
 
     out = []
-    for stock, n, port in ((opts.label_stock, n_main, False), (opts.port_stock, n_ports, True)):
+    for stock, n, section in (
+        (opts.label_stock, n_main - n_thin, "main"),
+        (opts.flag_stock, n_thin, "flag"),
+        (opts.port_stock, n_ports, "port"),
+    ):
         if n:
-            out.append((stock, n, records(port)))
+            out.append((stock, n, records(section)))
     return out
+
+
+def _thin_cords(v: DesignView, order, opts: ExportOptions) -> set[str]:
+    """Ids of the cables (trunks too) a wrap label cannot go round: the printed height is more than the cord's
+    circumference, so the print would overlap itself (a 3.0 mm AOC or fibre cord is 9.4 mm round, the generic
+    wrap stock prints 19 mm). Their labels go on flags instead, which hang off the cord."""
+    stock = opts.label_stock
+    if stock.kind != "wrap":
+        return set()
+    i_id, i_type = CI["id"], CI["type"]
+    thin = set()
+    for r in v.cable_rows(order):
+        d = opts.cord_diameter(r[i_type])
+        if d is not None and stock.printed_height > pi * d * MM:
+            thin.add(r[i_id])
+    return thin
 
 
 def iter_labels_csv(result, options=None, *, raw: bool = False) -> Iterator[str]:
@@ -376,6 +400,9 @@ MAX_MODULE_PT = 1.0
 # the next label's text (the next label keeps its own padding above its text).
 BOTTOM_CLEAR_PT = 2.0 * 72 / 25.4
 _QR_QUIET = 2  # modules of quiet zone inside the QR box, on each side (the label's padding adds to it)
+# a flag's box holds ISO/IEC 18004's 4 (ZBar missed 2 of 262 flag codes at 200 dpi with 2); on the port stock the
+# larger box made ZBar miss 1 of 108 there, so it keeps 2 (test_label_content measures both)
+_QR_QUIET_FLAG = 4
 
 
 class LabelDoesNotFit(ValueError):
@@ -467,7 +494,7 @@ class _Layout:
     fitted: the stock's font size, then smaller in half points down to MIN_FONT_SIZE, wrapping every part onto
     as many lines as it needs; a label that does not fit even then is an error (LabelDoesNotFit), never cut."""
 
-    def __init__(self, stock, w: float, h: float):
+    def __init__(self, stock, w: float, h: float, compact: bool = False):
         pad = stock.padding
         self.stock = stock
         self.size = stock.font_size
@@ -484,8 +511,15 @@ class _Layout:
             if inner_w - side - 4 >= 70:  # beside the text
                 self.code = (pad, -(pad + side), side, side)
                 self.text = (pad + side + 4, -pad, inner_w - side - 4, inner_h)
-            else:  # above the text: no larger than a version-2 QR of MIN_MODULE_DOTS needs, to leave room for text
-                side = min(inner_w, inner_h * 0.45, (25 + 2 * _QR_QUIET) * MIN_MODULE_DOTS * 72 / stock.printer_dpi)
+            else:  # above the text: no larger than a version-2 QR of the largest module module_dots picks needs
+                # (MAX_MODULE_PT, 4 dots at 300 dpi), to leave room for text; 3-dot modules at 300 dpi are 2 px at
+                # 200 dpi, where ZBar missed 11 of 108 port labels and most flag labels (test_label_content)
+                # compact: the smallest code, for a label whose text does not fit beside the larger one
+                dots = max(MIN_MODULE_DOTS, int(MAX_MODULE_PT * stock.printer_dpi / 72 + 1e-9))
+                quiet = _QR_QUIET_FLAG if stock.kind == "flag" else _QR_QUIET
+                if compact:
+                    dots, quiet = MIN_MODULE_DOTS, _QR_QUIET
+                side = min(inner_w, inner_h * 0.45, (25 + 2 * quiet) * dots * 72 / stock.printer_dpi)
                 self.code = (pad + (inner_w - side) / 2, -(pad + side), side, side)
                 self.text = (pad, -(pad + side + 1), inner_w, inner_h - side - 1)
         self._memo: dict = {}
@@ -571,14 +605,30 @@ def render_labels_pdf(result, fh, options=None, *, revision_label: str = "r1") -
         _foot(c, opts.label_stock, name, revision_label, opts, scope, 1, 1)
         audit_page("Labels", 1, 0.0, True)
         c.showPage()
+    note = _flag_note(opts, sections)
     for stock, total, records in sections:
-        page = _render_section(c, stock, total, records, page, pages, name, revision_label, opts, scope)
+        page = _render_section(c, stock, total, records, page, pages, name, revision_label, opts, scope, note)
+        note = ""
     c.save()
     return pages
 
 
-def _foot(c, stock, name, revision_label, opts, scope, page, pages) -> None:
-    """The footer: in the larger of the two free page margins, centred in it."""
+def _flag_note(opts: ExportOptions, sections) -> str:
+    """The first page's word on thin cords moved from the wrap stock to flags, or ""."""
+    first = 1
+    for stock, n, _ in sections:
+        if opts.label_stock.kind == "wrap" and stock == opts.flag_stock:
+            d = opts.label_stock.printed_height / pi / MM
+            return (
+                f"{n} labels of cords under {d:.1f} mm across (AOC, fibre, trunks) print as flags on {stock.key} from "
+                f"page {first}: this wrap's {opts.label_stock.printed_height / MM:.0f} mm print would overlap round them."
+            )
+        first += ceil(n / (stock.columns * stock.rows))
+    return ""
+
+
+def _foot(c, stock, name, revision_label, opts, scope, page, pages, note: str = "") -> None:
+    """The footer: in the larger of the two free page margins, centred in it; a note in the other one."""
     small = MIN_FONT_SIZE
     pw, ph = page_size(stock.page_size, "portrait")
     used_h = stock.margin_top + stock.rows * stock.label_height + (stock.rows - 1) * stock.gap_y
@@ -599,9 +649,13 @@ def _foot(c, stock, name, revision_label, opts, scope, page, pages) -> None:
     audit_box("Labels", foot, COND, small, room)
     c.drawString(stock.margin_left, foot_y, foot)
     c.drawRightString(pw - stock.margin_left, foot_y, right)
+    if note:
+        note_y = ph - stock.margin_top / 2 - small * 0.35 if bottom_free >= stock.margin_top else bottom_free / 2
+        audit_box("Labels", note, COND, small, pw - 2 * stock.margin_left)
+        c.drawString(stock.margin_left, note_y, note)
 
 
-def _render_section(c, stock, total_labels, records, page0, pages, name, revision_label, opts, scope) -> int:
+def _render_section(c, stock, total_labels, records, page0, pages, name, revision_label, opts, scope, note="") -> int:
     """The pages of one stock's labels; returns the last page number written."""
     per_page = stock.columns * stock.rows
     pw, ph = page_size(stock.page_size, "portrait")
@@ -613,9 +667,12 @@ def _render_section(c, stock, total_labels, records, page0, pages, name, revisio
         areas = [(0.0, half), (half + stock.wrap_zone, half)]
     else:
         areas = [(0.0, stock.label_width)]
-    layout = _Layout(stock, areas[0][1], printed_h)
+    layouts = []
+    for compact in (False, True):  # a label whose text does not fit beside the larger code takes the compact one
+        lay = _Layout(stock, areas[0][1], printed_h, compact=compact)
+        layouts.append((lay, _Codes(stock.code, lay.code[2], lay.code[3], stock.printer_dpi)))
+    layout = layouts[0][0]
     cx, cy, cw, ch = layout.code
-    codes = _Codes(stock.code, cw, ch, stock.printer_dpi)
     xs = [stock.margin_left + k * (stock.label_width + stock.gap_x) for k in range(stock.columns)]
     ys = [ph - stock.margin_top - k * (stock.label_height + stock.gap_y) for k in range(stock.rows)]
     tx0, ty0, tw, _ = layout.text
@@ -647,13 +704,22 @@ def _render_section(c, stock, total_labels, records, page0, pages, name, revisio
                 kind, value, head, text, pieces, *_ = next(records)
                 done += 1
                 on_page += 1
-                lines = layout.lines(head, text, pieces)
+                try:
+                    lay, codes = layouts[0]
+                    lines = lay.lines(head, text, pieces)
+                except LabelDoesNotFit:
+                    if layouts[1][0].code == layouts[0][0].code:
+                        raise
+                    lay, codes = layouts[1]
+                    lines = lay.lines(head, text, pieces)
+                cx, cy, _, _ = lay.code
+                tx0, ty0, tw, _ = lay.text
                 ops, ox, oy = codes.get(value)
                 for ax, _aw in areas:
                     x, y = xk + ax + tx0, yk + ty0
                     for font, s, size in lines:
                         _t, add, write = text_of(font, size)
-                        y -= layout.lead(size)
+                        y -= lay.lead(size)
                         key = (x, y + 0.2 * size)
                         tm = origins.get(key)
                         if tm is None:
@@ -674,7 +740,7 @@ def _render_section(c, stock, total_labels, records, page0, pages, name, revisio
         c._code.append("\n".join(bars))  # filled black, under the text
         for t in texts.values():
             c.drawText(t[0])
-        _foot(c, stock, name, revision_label, opts, scope, page, pages)
+        _foot(c, stock, name, revision_label, opts, scope, page, pages, note if page == page0 + 1 else "")
         audit_page(doc, page, on_page / per_page, page == pages or done >= total_labels)
         c.showPage()
     return page

@@ -17,6 +17,8 @@ LABEL_STOCKS_FILE = Path(__file__).with_name("data") / "label-stocks.yaml"
 LABEL_KINDS = ("wrap", "flag", "sheet")
 LABEL_CODES = ("code128", "qr")
 PORT_LABEL_STOCK = "port-17x25-a4"  # the default stock of panel-port labels (label-stocks.yaml)
+THIN_CORD_STOCK = "avery-l7160-flag"  # where labels of cords too thin for a wrap stock go (labels.py)
+CORD_DIAMETERS_FILE = Path(__file__).with_name("data") / "cord-diameters.yaml"
 _UNITS = {"mm": MM, "in": INCH, "pt": 1.0}
 
 
@@ -190,6 +192,10 @@ class ExportOptions:
     # Panel-port labels go on their own stock, one label no wider than the panel's port pitch (labels.py);
     # the preset's printer_dpi is replaced by label_stock's, so one setting states the printer.
     port_label_stock: LabelStock | None = None
+    # A wrap stock's labels of cords thinner than its printed height / pi go on this stock (default the flag
+    # preset, at label_stock's printer_dpi); cord_diameter_mm overrides cord-diameters.yaml per cables.csv type.
+    thin_cord_stock: LabelStock | None = None
+    cord_diameter_mm: Mapping[str, float] = field(default_factory=dict)
     # ISO date on every document. A stored revision's renders pass the day it was computed (apps/exports/artifacts.py
     # revision_date), so its files never change with the calendar; without one (the CLI's fresh compute): today.
     date: str = ""
@@ -226,6 +232,14 @@ class ExportOptions:
             kw["label_stock"] = LabelStock.from_dict(kw["label_stock"])
         if kw.get("port_label_stock") is not None:
             kw["port_label_stock"] = LabelStock.from_dict(kw["port_label_stock"])
+        if kw.get("thin_cord_stock") is not None:
+            kw["thin_cord_stock"] = LabelStock.from_dict(kw["thin_cord_stock"])
+            if kw["thin_cord_stock"].kind == "wrap":
+                raise ValueError(
+                    "options.thin_cord_stock: a flag or sheet stock (a wrap is what these cords are too thin for)"
+                )
+        if "cord_diameter_mm" in kw:
+            kw["cord_diameter_mm"] = _diameters(kw["cord_diameter_mm"])
         if not isinstance(kw.get("raw_csv", False), bool):
             raise ValueError("options.raw_csv: must be true or false")
         if kw.get("test_limit", "pmd") not in ("pmd", "budget"):
@@ -247,6 +261,20 @@ class ExportOptions:
         if stock.printer_dpi != self.label_stock.printer_dpi:
             stock = replace(stock, printer_dpi=self.label_stock.printer_dpi)
         return stock
+
+    @property
+    def flag_stock(self) -> LabelStock:
+        """The stock of thin cords' labels when label_stock is a wrap, printed at label_stock's resolution."""
+        stock = self.thin_cord_stock or LabelStock.preset(THIN_CORD_STOCK)
+        if stock.printer_dpi != self.label_stock.printer_dpi:
+            stock = replace(stock, printer_dpi=self.label_stock.printer_dpi)
+        return stock
+
+    def cord_diameter(self, cable_type: str) -> float | None:
+        """The outer diameter in mm of a cable of this cables.csv type, or None where no figure is known."""
+        if cable_type in self.cord_diameter_mm:
+            return self.cord_diameter_mm[cable_type]
+        return cord_diameters().get(cable_type)
 
     def spares_for(self, category: str) -> Decimal:
         """The flat percent of a category (0 under the failure-rate rule, whose spares say their own inputs)."""
@@ -314,4 +342,32 @@ def _spares(s) -> dict[str, Decimal]:
     for k, v in out.items():
         if v > 1000:
             raise ValueError(f"options.spares_percent[{k!r}]: {v} % is not plausible (max 1000)")
+    return out
+
+
+_cord_diameters: dict[str, float] = {}
+
+
+def cord_diameters() -> dict[str, float]:
+    """cord-diameters.yaml: outer diameter in mm by cables.csv type ([S38] where published)."""
+    if not _cord_diameters:
+        import yaml
+
+        data = yaml.safe_load(CORD_DIAMETERS_FILE.read_text(encoding="utf-8"))
+        _cord_diameters.update({str(k): float(v) for k, v in data.items()})
+    return dict(_cord_diameters)
+
+
+def _diameters(d) -> dict[str, float]:
+    if not isinstance(d, Mapping):
+        raise ValueError("options.cord_diameter_mm: a mapping of cable type to outer diameter in mm, e.g. {trunk: 4.5}")
+    out = {}
+    for k, v in d.items():
+        try:
+            mm = float(v)
+        except (TypeError, ValueError):
+            raise ValueError(f"options.cord_diameter_mm[{k!r}]: {v!r} is not a number") from None
+        if isinstance(v, bool) or not 0.5 <= mm <= 50:
+            raise ValueError(f"options.cord_diameter_mm[{k!r}]: {v!r} mm is not a cable's diameter (0.5 to 50)")
+        out[str(k)] = mm
     return out

@@ -7,6 +7,7 @@ THEN the job's file_url serves the whole file, and nobody else can reach it.
 
 from __future__ import annotations
 
+import csv
 import io
 import zipfile
 
@@ -81,6 +82,17 @@ def test_options_for_the_configs_archive_are_a_400(alice, computed, options, pat
         ("bom.pdf", {"spares_percent": 5}, "options.spares_percent"),  # a decimal string, as the schema says
         ("test-sheet.csv", {"test_limit": "best"}, "options.test_limit"),
         ("bom.csv", {"date": "2000-01-01", "label_stock": {}}, "options.label_stock"),  # was a 500 (schemathesis)
+        ("labels.pdf", {"printer_dpi": 50}, "options.printer_dpi"),
+        ("labels.pdf", {"printer_dpi": "fast"}, "options.printer_dpi"),
+        ("bom.pdf", {"printer_dpi": 300}, "options.printer_dpi"),  # labels only
+        ("labels.pdf", {"printer_dpi": 203, "label_stock": {"printer_dpi": 300}}, "options.printer_dpi"),
+        ("labels.pdf", {"port_label_stock": {"preset": "no-such-stock"}}, "options.port_label_stock"),
+        ("labels.pdf", {"port_label_stock": {"columns": 0}}, "options.port_label_stock"),
+        ("labels.pdf", {"port_label_stock": "port-17x25-a4"}, "options.port_label_stock"),  # a mapping, as the schema
+        ("labels.pdf", {"thin_cord_stock": {"preset": "wrap-2x1.5-letter"}}, "options.thin_cord_stock"),
+        ("labels.pdf", {"cord_diameter_mm": {"aoc": 0}}, "options.cord_diameter_mm.aoc"),
+        ("bom.csv", {"cord_diameter_mm": {"aoc": 4}}, "options.cord_diameter_mm"),  # labels only
+        ("labels.csv", {"label_stock": {"preset": "avery-l7160", "colour": "red"}}, "options.label_stock"),
     ],
 )
 def test_export_options_are_checked_before_a_job_is_queued(alice, computed, kind, options, path):
@@ -105,6 +117,31 @@ def test_a_rack_of_the_design_is_accepted(alice, computed):
     )
     assert r.status_code == 202, r.content[:300]
     assert _run(r.json()["id"]) == "succeeded"
+
+
+def test_printer_dpi_and_the_port_label_stock_reach_the_labels(alice, computed):
+    """printer_dpi sets the label printer's resolution of every label (the port stock's too), cord_diameter_mm
+    the cords' thickness; the labels.csv names the stocks used."""
+    r = alice.post(
+        rev_url(computed, tail="exports/"),
+        {
+            "kind": "labels.csv",
+            "options": {
+                "printer_dpi": 203,
+                "port_label_stock": {"preset": "port-17x25-a4", "columns": 9},
+                # every cord as thick as copper: no label moves from the wrap stock to flags
+                "cord_diameter_mm": dict.fromkeys(("aoc", "cord", "splitter", "trunk"), 9.43),
+            },
+        },
+        format="json",
+    )
+    assert r.status_code == 202, r.content[:300]
+    assert _run(r.json()["id"]) == "succeeded"
+    body = b"".join(alice.get(f"/api/v1/jobs/{r.json()['id']}/file").streaming_content).decode()
+    rows = list(csv.DictReader(io.StringIO(body)))
+    # the default stock at 203 dpi ("+custom": not the shipped preset); this design has no patch panels, so
+    # the port stock is accepted and checked but prints nothing
+    assert rows and {row["stock"] for row in rows} == {"wrap-2x1.5-letter+custom"}
 
 
 def test_a_bom_export_is_priced_with_a_named_price_version(alice, computed):

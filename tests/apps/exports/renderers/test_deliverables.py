@@ -484,10 +484,17 @@ def test_labels_cover_both_ends_of_every_cable_panels_and_trunks(out, design):
     assert cord_panel_ends and cord_panel_ends <= port_labels
     pdf = PdfText(path / "labels.pdf", pages=range(0, 40))
     in_pdf = "".join(pdf.texts()).replace(" ", "")
-    # panel-port labels follow on their own stock (100 a sheet); the rest keep installation order, 28 a sheet
-    main = [t for h, t, _ in labels if not re.fullmatch(r"PP-\w+-U\d+:\d+", h)]
-    assert all(t.replace(" ", "") in in_pdf for t in main[: 28 * 40])
-    assert pdf.n == -(-len(main) // 28) + -(-(len(labels) - len(main)) // 100)
+    # the rest keep installation order, 28 a wrap sheet, but thin cords' (AOC, fibre, trunk) labels follow as flags
+    # (21 a sheet), then the panel-port labels on their own stock (100 a sheet)
+    from apps.exports.renderers import iter_labels_csv
+
+    rows = list(csv.DictReader(io.StringIO("".join(iter_labels_csv(design)))))
+    assert sorted(r["label_text"] for r in rows) == sorted(t for _, t, _ in labels)
+    assert all(r["label_text"].replace(" ", "") in in_pdf for r in rows if int(r["page"]) <= 40)
+    per_stock = Counter(r["stock"] for r in rows)
+    assert set(per_stock) == {"wrap-2x1.5-letter", "avery-l7160-flag", "port-17x25-a4"}
+    sheets = {"wrap-2x1.5-letter": 28, "avery-l7160-flag": 21, "port-17x25-a4": 100}
+    assert pdf.n == sum(-(-n // sheets[k]) for k, n in per_stock.items())
 
 
 def test_label_stock_is_configurable_and_validated():

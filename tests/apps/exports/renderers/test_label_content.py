@@ -1,6 +1,7 @@
 """Labels that say everything and scan: every label of a panel rack (cables, trunks, panels, panel ports) on every
-stock, each barcode read by two decoders (zxing-cpp and an independent Code 128 scan-line reader) at the stated
-printer resolution and at 200 dpi, and each label's own text holding its id, both ends, part and length.
+stock, each barcode read at the stated printer resolution and at 200 dpi by two independent decoders: zxing-cpp and
+ZBar (Debian's libzbar0 through pyzbar) for every code, QR and Code 128, plus a Code 128 scan-line reader written
+here; and each label's own text holding its id, both ends, part and length.
 
 Each label is cut out of the page raster by its cell on the sheet (labels.csv gives page, row and column), so a
 barcode must decode inside its own label; the bottom strip of a label printed whole stays blank, so no code sits
@@ -28,6 +29,18 @@ STOCKS = [
 ]
 
 
+def _zbar():
+    """pyzbar's decode, or a skip naming why libzbar could not be loaded (pyzbar itself is a pinned requirement)."""
+    import pyzbar  # noqa: F401  (not installed: a failure, requirements-dev.txt pins it)
+
+    try:
+        from pyzbar import pyzbar as zbar
+    except ImportError as e:  # pyzbar loads libzbar.so.0 on import
+        pytest.skip(f"ZBar (Debian's libzbar0) cannot be loaded, so the second decoder is missing: {e}")
+    kinds = [zbar.ZBarSymbol.QRCODE, zbar.ZBarSymbol.CODE128]  # only what labels print: no stray EAN/DataBar reads
+    return lambda image: Counter(s.data.decode("ascii", "replace") for s in zbar.decode(image, symbols=kinds))
+
+
 def _cells(stock, row: int, col: int, dpi: int, height: float):
     """The pixel box (left, top, right, bottom) of a label on a page raster at dpi."""
     k = dpi / 72
@@ -48,14 +61,16 @@ def _wanted_text(r: dict) -> list[str]:
 @pytest.mark.parametrize("stock", STOCKS, ids=lambda s: s if isinstance(s, str) else "+".join(map(str, s.values())))
 def test_every_label_scans_twice_and_prints_all_it_should(design, tmp_path, stock):
     import zxingcpp
+    from PIL import ImageOps
 
     from apps.exports.renderers import DesignView, ExportOptions, iter_labels_csv, render_labels_pdf, write_lines
     from apps.exports.renderers._pdf import audit_layout
     from apps.exports.renderers.labels import BOTTOM_CLEAR_PT
 
+    zbar_read = _zbar()
     v = DesignView(design)
     opts = ExportOptions.from_any({"date": "2026-01-15", "rack": RACK, "label_stock": stock})
-    stocks = {opts.label_stock.key: opts.label_stock, opts.port_stock.key: opts.port_stock}
+    stocks = {s.key: s for s in (opts.label_stock, opts.flag_stock, opts.port_stock)}
     with audit_layout() as audit, open(tmp_path / "labels.pdf", "wb") as fh:
         pages = render_labels_pdf(v, fh, opts, revision_label="r7")
     write_lines(tmp_path / "labels.csv", iter_labels_csv(v, opts))
@@ -71,6 +86,7 @@ def test_every_label_scans_twice_and_prints_all_it_should(design, tmp_path, stoc
     for r in rows:
         by_page.setdefault(int(r["page"]), []).append(r)
     misses: Counter = Counter()
+    decoded: Counter = Counter()  # codes each decoder read right, by decoder, symbology and dpi
     for page, labels in by_page.items():
         st = stocks[labels[0]["stock"]]
         flag = st.kind == "flag"
@@ -84,8 +100,28 @@ def test_every_label_scans_twice_and_prints_all_it_should(design, tmp_path, stoc
                 got = Counter(b.text for b in zxingcpp.read_barcodes(cell))
                 if got != want:
                     misses[("zxing", dpi, r["kind"])] += 1
-                if st.code == "code128" and read_code128(cell) != {r["barcode"]}:
-                    misses[("scan", dpi, r["kind"])] += 1
+                else:
+                    decoded[("zxing", st.code, dpi)] += 1
+                # ZBar wants more quiet zone than the 2 QR modules inside the label; on the sheet the label's
+                # neighbours leave it blank there (their bottom clearance, checked below), so give it that margin
+                # a folded flag shows one face at a time: ZBar reads each half on its own
+                margin = int(BOTTOM_CLEAR_PT * dpi / 72)
+                faces = [cell]
+                if flag:
+                    half = round((st.label_width - st.wrap_zone) / 2 * dpi / 72)
+                    faces = [
+                        cell.crop((0, 0, half, cell.height)),
+                        cell.crop((cell.width - half, 0, cell.width, cell.height)),
+                    ]
+                if sum((zbar_read(ImageOps.expand(f, margin, fill=255)) for f in faces), Counter()) != want:
+                    misses[("zbar", dpi, r["kind"])] += 1
+                else:
+                    decoded[("zbar", st.code, dpi)] += 1
+                if st.code == "code128":
+                    if read_code128(cell) != {r["barcode"]}:
+                        misses[("scan", dpi, r["kind"])] += 1
+                    else:
+                        decoded[("scan", st.code, dpi)] += 1
                 if st.kind != "wrap" and dpi == st.printer_dpi:  # nothing printed in the bottom clearance
                     clear = int((BOTTOM_CLEAR_PT - st.gap_y) * dpi / 72)
                     strip = cell.crop((0, cell.height - clear + 1, cell.width, cell.height - 1)) if clear > 2 else None
@@ -110,6 +146,14 @@ def test_every_label_scans_twice_and_prints_all_it_should(design, tmp_path, stoc
                     if piece.replace(" ", "") not in joined:
                         misses[("text", piece if r["kind"] == "panel" else r["kind"])] += 1
     assert not misses, dict(misses)
+    # every code read by two decoders at both resolutions (zxing and ZBar each read every one)
+    codes = Counter((stocks[r["stock"]].code, dpi) for r in rows for dpi in {stocks[r["stock"]].printer_dpi, 200})
+    for (code, dpi), n in codes.items():
+        assert decoded[("zxing", code, dpi)] == decoded[("zbar", code, dpi)] == n, (code, dpi, n, dict(decoded))
+    print(
+        f"\n{opts.label_stock.key}: {len(rows)} labels; decoded "
+        + ", ".join(f"{d}/{c}@{dpi}={n}" for (d, c, dpi), n in sorted(decoded.items()))
+    )
 
 
 @pytest.mark.parametrize("dpi", [300, 203, 600])
@@ -153,3 +197,51 @@ def test_every_code_module_is_three_whole_printer_dots_or_more_and_quiet_zones_s
                 left = ox + min(x for x, *_ in rects)
                 right = cw - (ox + max(x + w for x, _, w, _ in rects))
                 assert min(left, right) >= _C128_QUIET * narrow - 0.02, (key, value, left, right)
+
+
+def test_a_wrap_stock_puts_cords_too_thin_for_it_on_flags_and_says_so(design, tmp_path):
+    """The generic wrap stock prints 19 mm; a 3.0 mm AOC or fibre cord ([S38]) is 9.4 mm round, so its labels (and
+    the trunks', whose fibre figure is the documented default) go on the flag stock, named on the first page;
+    copper (9.43 mm, 29.6 mm round) stays on the wrap. A sheet stock moves nothing; a site's own diameters count."""
+    from apps.exports.renderers import DesignView, ExportOptions, iter_labels_csv, render_labels_pdf, write_lines
+
+    v = DesignView(design)
+
+    def stocks_by_type(options):
+        opts = ExportOptions.from_any({"date": "2026-01-15", "rack": RACK, **options})
+        write_lines(tmp_path / "labels.csv", iter_labels_csv(v, opts))
+        out: dict = {}
+        for r in read_csv(tmp_path / "labels.csv"):
+            if r["kind"] in ("cable", "trunk"):
+                out.setdefault(r["part"], set()).add(r["stock"])
+        return opts, out
+
+    opts, by_part = stocks_by_type({})
+    types = {row[1]: row[0] for row in _types(v)}
+    flags = {p for p, s in by_part.items() if s == {"avery-l7160-flag"}}
+    wraps = {p for p, s in by_part.items() if s == {"wrap-2x1.5-letter"}}
+    assert flags | wraps == set(by_part)
+    assert flags and {types[p] for p in flags} <= {"aoc", "cord", "splitter", "trunk"}
+    assert wraps and {types[p] for p in wraps} <= {"dac", "acc", "rj45"}
+    with open(tmp_path / "labels.pdf", "wb") as fh:
+        render_labels_pdf(v, fh, opts, revision_label="r7")
+    from pypdf import PdfReader
+
+    first = PdfReader(str(tmp_path / "labels.pdf")).pages[0].extract_text()
+    assert "under 6.1 mm across (AOC, fibre, trunks) print as flags on avery-l7160-flag" in " ".join(first.split())
+
+    _, by_part = stocks_by_type({"label_stock": "avery-l7160"})
+    assert set().union(*by_part.values()) == {"avery-l7160"}
+    _, by_part = stocks_by_type({"cord_diameter_mm": {t: 9.43 for t in ("aoc", "cord", "splitter", "trunk")}})
+    assert set().union(*by_part.values()) == {"wrap-2x1.5-letter"}
+    for bad in ({"cord_diameter_mm": {"aoc": 0}}, {"cord_diameter_mm": 3}, {"thin_cord_stock": "wrap-2x1.5-letter"}):
+        with pytest.raises(ValueError, match=f"options.{next(iter(bad))}"):
+            ExportOptions.from_any(bad)
+
+
+def _types(v):
+    """(type, part) of every cable of the rack, from the cable schedule."""
+    from apps.exports.renderers._view import CI
+
+    order, _ = v.install_order(v.scope(None, RACK))
+    return {(r[CI["type"]], r[CI["part"]]) for r in v.cable_rows(order)}
