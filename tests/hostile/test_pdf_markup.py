@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import csv
 import io
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -75,8 +76,16 @@ def test_every_rendered_pdf_of_a_design_named_with_markup_is_clean(marked_design
     path = next(p for p, d in FOLDER_FILES.items() if d.kind == kind)
     (written,) = write_deliverables(marked_design, tmp_path, revision_label="r1", only=[path])
     data = written.read_bytes()
-    assert pdf_problems(data) == []
-    assert '<a href="https://evil.example/x">' in pdf_text(data).replace("\n", "")
+    # an archive of PDFs (test-sheets-by-rack.zip): every PDF in it
+    pdfs = (
+        [data]
+        if not kind.endswith(".zip")
+        else [z.read(n) for z in [zipfile.ZipFile(io.BytesIO(data))] for n in z.namelist()]
+    )
+    assert pdfs and all(n.startswith(b"%PDF-") for n in pdfs)
+    for one in pdfs:
+        assert pdf_problems(one) == []
+        assert '<a href="https://evil.example/x">' in pdf_text(one).replace("\n", "")
 
 
 @pytest.mark.django_db
