@@ -76,8 +76,8 @@ class CandidateOut(serializers.Serializer):
 
 
 class StudyOut(serializers.Serializer):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
+    id = serializers.IntegerField(help_text="The study's id, used in its URLs.")
+    name = serializers.CharField(help_text="The name given to the study (it names the designs its picks create).")
     requirement = serializers.DictField(help_text="The requirement as given.")
     url = serializers.CharField(help_text="Poll here (alternatives_retrieve).")
     page_url = serializers.CharField(help_text="The comparison page.")
@@ -87,7 +87,7 @@ class StudyOut(serializers.Serializer):
     error = serializers.CharField(help_text="Why the study failed; empty otherwise.")
     currency = serializers.CharField(allow_null=True, help_text="The price list's currency, or null.")
     price_version = serializers.IntegerField(allow_null=True, help_text="The price-list version used, or null.")
-    created_at = serializers.DateTimeField()
+    created_at = serializers.DateTimeField(help_text="When the study was stated.")
     rejected = serializers.ListField(
         child=serializers.DictField(), help_text="Choices dropped: label, choice, reason, same_as (a duplicate's twin)."
     )

@@ -146,6 +146,8 @@ def _operations():
         "job_id": "00000000-0000-0000-0000-000000000001",
         "upload_id": "1",
         "snapshot_id": "1",
+        "study_id": "1",
+        "index": "1",
     }
     for path, item in yaml.safe_load(PUBLISHED.read_text())["paths"].items():
         for method in item:
