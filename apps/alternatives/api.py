@@ -46,7 +46,13 @@ class RequirementIn(serializers.Serializer):
     reach_limits_m = serializers.DictField(
         child=serializers.FloatField(), required=False, help_text="Per medium a reach limit tighter than the catalog."
     )
-    budget = serializers.CharField(required=False, help_text="Most the priced BOM may cost (needs a price list).")
+    # a positive amount with at most two decimals: what parse_requirement accepts, declared so the schema admits no
+    # more ("0", "00" and "0.00" are not a budget)
+    budget = serializers.RegexField(
+        r"^0*[1-9][0-9]{0,11}(\.[0-9]{1,2})?$|^0*\.(0[1-9]|[1-9][0-9]?)$",
+        required=False,
+        help_text="Most the priced BOM may cost, a positive amount in the price list's currency (needs a price list).",
+    )
     objectives = serializers.ListField(
         child=serializers.ChoiceField(choices=["cost", "power", "cables", "blast_radius"]),
         required=False,

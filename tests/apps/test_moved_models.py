@@ -12,7 +12,8 @@ def _migrate(targets):
     executor = MigrationExecutor(connection)
     executor.loader.build_graph()
     executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
+    # (app, None) means "none of that app's migrations": no node of the state to build
+    return executor.loader.project_state([t for t in targets if t[1] is not None]).apps
 
 
 def _leaves():
@@ -34,7 +35,8 @@ def test_custom_parts_stored_under_the_api_app_are_the_catalog_apps_after_the_mo
     assert CustomPart._meta.db_table == "api_custompart"
 
 
-BEFORE_MEASUREMENTS = [("api", "0006_custompart_moved_to_catalog")]
+# the measurements app before it existed: its own later migrations (0002 adds `read` to the moved table) undone too
+BEFORE_MEASUREMENTS = [("api", "0006_custompart_moved_to_catalog"), ("measurements", None)]
 
 
 @pytest.mark.django_db(transaction=True)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -139,6 +140,9 @@ def test_the_first_hour(live_server, celery_worker, page, django_user_model, set
         page.get_by_label("Filled test sheet (CSV)").set_input_files(str(write_csv(tmp_path / name, [header] + part)))
         page.get_by_role("button", name="Upload results").click()
         expect(page.get_by_role("status")).to_contain_text(f"Stored {name}")
+        # a half of this sheet is past MEASUREMENTS_READ_IN_REQUEST_BYTES: the worker judges it, then the job's
+        # page moves on to the upload's own page (where a sheet read in the request lands at once)
+        expect(page).to_have_url(re.compile(r"/revisions/1/measurements/\d+/$"), timeout=60_000)
     page.goto(f"{design_url}/revisions/1/measurements/")
     standing = page.locator("#standing-counts")
     expect(standing.locator('[data-metric="fibers-pass"]')).to_have_text(f"{len(body):,}")

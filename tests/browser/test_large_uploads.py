@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from .test_design_session import PASSWORD, wait_for_revision
+from .test_design_session import PASSWORD, open_section, wait_for_revision
 from .test_measured_results import TINY
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.slow]
@@ -37,6 +37,7 @@ def test_large_uploads_are_read_by_the_worker_and_the_page_follows_them(
     page.get_by_role("button", name="Sign in").click()
     page.get_by_role("button", name="Compute", exact=True).click()
     wait_for_revision(page, 1)
+    open_section(page, "Cabling and labels")
 
     section = page.locator("#measured-results")
     with page.expect_download() as info:
@@ -59,7 +60,7 @@ def test_large_uploads_are_read_by_the_worker_and_the_page_follows_them(
     assert MeasurementUpload.objects.get().read is True
 
     # A sheet the worker refuses: the job's page says why, and nothing is kept.
-    page.goto(f"{live_server.url}/designs/{design.pk}/revisions/1/")
+    page.goto(f"{live_server.url}/designs/{design.pk}/revisions/1/cabling/")
     wrong = tmp_path / "wrong.csv"
     wrong.write_text("fiber,loss\n" + "F1,0.3\n" * 400, encoding="utf-8")
     page.locator("#measured-results").get_by_label("Filled test sheet (CSV)").set_input_files(str(wrong))
@@ -71,11 +72,11 @@ def test_large_uploads_are_read_by_the_worker_and_the_page_follows_them(
     revision = design.revisions.get(number=1)
     sweep = tmp_path / "sweep.txt"
     sweep.write_text(errors_on(switch_links(revision, n=2), SymbolErrorCounter=9), encoding="utf-8")
-    page.goto(f"{live_server.url}/designs/{design.pk}/revisions/1/")
+    page.goto(f"{live_server.url}/designs/{design.pk}/revisions/1/commissioning/")
     counters = page.locator("#counters")
     counters.get_by_label("Counter file").set_input_files(str(sweep))
     counters.get_by_label("Format").select_option("ibqueryerrors")
     counters.get_by_role("button", name=re.compile("Import|Upload")).click()
-    expect(page).to_have_url(re.compile(r"/revisions/1/#counters$"), timeout=30_000)
+    expect(page).to_have_url(re.compile(r"/revisions/1/commissioning/#counters$"), timeout=30_000)
     snap = CounterSnapshot.objects.get()
     assert snap.read is True and snap.matched == 2

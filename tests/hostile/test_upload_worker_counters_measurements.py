@@ -235,5 +235,5 @@ def test_the_browser_form_hands_a_large_counter_file_to_its_job_too(alice, desig
     assert job.params["snapshot_id"] == snap.pk
     assert r["Location"] == f"/designs/{design.pk}/jobs/{job.pk}/"
     run_job(str(job.pk))
-    done = f"/designs/{design.pk}/revisions/1/#counters"
+    done = f"/designs/{design.pk}/revisions/1/commissioning/#counters"  # the workspace section that shows them
     assert client.get(f"{r['Location']}status/").json()["revision_url"] == done

@@ -41,7 +41,8 @@ def test_bom_csv_has_the_failures_a_year_beside_each_order_line(alice, computed)
 
 def test_the_revision_page_shows_the_column(client, users, computed):
     client.force_login(users.alice)
-    html = client.get(f"/designs/{computed.pk}/revisions/1/?spares_afr_percent=switch:2").content.decode()
+    # the spares table is a panel of the workspace's failure section
+    html = client.get(f"/designs/{computed.pk}/revisions/1/failure/?spares_afr_percent=switch:2").content.decode()
     table = html[html.index('id="spares-beside"') :]
     assert '<th scope="col" class="num">Failures/year</th>' in table
     assert '<td class="num" data-metric="failures-per-year">0.24</td>' in table

@@ -74,8 +74,11 @@ def test_a_fresh_revision_is_all_planned(rev, users):
 
 
 def test_as_built_loss_and_counters_move_racks_from_planned_to_verified(
-    rev, users, client, ibnetdiscover_text, monkeypatch
+    rev, users, client, ibnetdiscover_text, monkeypatch, settings
 ):
+    # every file here is read in the request (large ones go to a job: tests/hostile/test_upload_worker*.py)
+    settings.ASBUILT_READ_IN_REQUEST_BYTES = settings.COUNTERS_READ_IN_REQUEST_BYTES = 10 * 1024 * 1024
+    settings.MEASUREMENTS_READ_IN_REQUEST_BYTES = 10 * 1024 * 1024
     alice = api(users.alice)
     asbuilt = f"/api/v1/designs/{rev.design_id}/revisions/{rev.number}/asbuilt/"
     r = alice.post(
