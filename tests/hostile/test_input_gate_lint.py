@@ -36,7 +36,7 @@ TRUSTED: dict[str, tuple[int, str]] = {
     "apps/exports/failures.py": (1, "the app's own cached JSON (compute_once)"),
     "apps/counters/selectors.py": (1, "the app's own cached panel facts (compute_once)"),
     "apps/exports/renderers/netbox.py": (1, "NetBox import field list shipped in the repository"),
-    "apps/exports/renderers/options.py": (1, "label stocks shipped in the repository"),
+    "apps/exports/renderers/options.py": (2, "label stocks and cord diameters shipped in the repository"),
     "apps/api/schema_examples.py": (1, "recorded API examples shipped in the repository"),
     "engine/snapshot_codec.py": (1, "a revision snapshot the app compressed and stored itself"),
     "engine/spec.py": (1, "the spec's own normalized JSON (parsed from user text by the gate first)"),

@@ -120,6 +120,12 @@ _allow(
     [400],
     "a snapshot must be the named format's object and name ports of the design",
 )
+_allow(
+    ["alternatives_create"],
+    [400],
+    "rules across fields: a budget needs a price list, a workload must fit the GPU count, a server model must have"
+    " the technology's ports",
+)
 
 # operationId -> (extra statuses negative_data_rejection counts as a refusal, why): widen only what counts as
 # refusing schema-invalid data, never what counts as accepting it
