@@ -48,8 +48,8 @@ def test_an_architect_compares_candidates_and_picks_one(live_server, celery_work
     form = page.get_by_role("form", name="Requirement")
     form.get_by_label("Server model").select_option("dgx-h100")
     form.get_by_label("GPUs").fill("512")
-    # No workload: the revision page's workload charts (reportlab SVG inlined with style= attributes) break the
-    # CSP on their own, which is not this page's to fix; the verdict colours are held by the app test.
+    # No workload: it keeps the study small; the verdict colours are held by the app test, and the workload charts'
+    # CSP by tests/browser/test_workspace.py.
     form.get_by_label("Technology").select_option("infiniband")
     form.get_by_label("Candidates to compute").fill("3")
     form.get_by_role("button", name="Compute candidates").click()
