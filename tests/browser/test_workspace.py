@@ -77,9 +77,11 @@ def test_every_section_of_three_revisions_opens_without_a_console_error(live_ser
             shot(page, key, section.key)
         if key == "infiniband":
             nav.get_by_role("link", name="Traffic", exact=True).click()
-            assert page.locator(".charts svg").count() == 2
+            # count() does not wait: the click only starts the navigation, so wait for the page it lands on
+            expect(nav.locator("[aria-current=page]")).to_have_text("Traffic")
+            expect(page.locator(".charts svg")).to_have_count(2)
             # the bars keep their colours: the fill is an attribute the CSP lets through
-            assert page.locator(".charts svg rect[fill^='rgb(']").count() > 0
+            expect(page.locator(".charts svg rect[fill^='rgb(']").first).to_be_visible()
 
     assert console == [], "console errors:\n" + "\n".join(console)
 
