@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from math import ceil
 from operator import itemgetter
@@ -95,6 +95,7 @@ class PhysicalResult:
     completeness: dict = field(default_factory=dict)  # set by roll_up(): see _completeness
     distinct_choices: list = field(default_factory=list)  # each MediaChoice once (a few hundred at most)
     panel_places: list = field(default_factory=list)  # PanelPlace per panel placed (physical/panel_layout.py)
+    site: dict = field(default_factory=dict)  # halls and what runs between them; empty for a one-hall design
 
     _roll_up: Any = field(default=None, repr=False, compare=False)  # set by run_physical, run by roll_up()
 
@@ -172,7 +173,7 @@ class PhysicalResult:
             "trunks_total": len(self.trunks),
             "worst_links": self.worst,
             "completeness": self.completeness,
-        }
+        } | ({"site": self.site} if self.site else {})
 
     worst: list = field(default_factory=list)
 
@@ -338,6 +339,10 @@ def run_physical(
     n = len(links)
     cage_run = _cage_runs(links, lengths)
     structured_tiers = {t: policy.tier(t).cabling == "panels" for t in {lk.tier for lk in links}}
+    # Links between halls run through patch panels at both ends and a single-mode trunk (docs/site-model.md).
+    hall_of = [r.hall for r in racks] if any(r.hall for r in racks) else None
+    policies = (policy, _inter_hall_policy(policy) if hall_of else policy)
+    inter_hall = 0  # links between halls
     technology_of = {"compute": spec.compute.technology, "storage": spec.storage.technology}
     # Cage ends are memoized per switch device (one speed per network) and per appliance cage name and
     # role; memo keys use id() of the memoized objects: hashing a frozen dataclass walks all its fields.
@@ -394,6 +399,12 @@ def run_physical(
         far_a, run_a = cage_run[(a, a_cage)]
         far_b, run_b = cage_run[(b, b_cage)]
         structured = structured_tiers[tier]
+        cross = False
+        if hall_of is not None:
+            pa, pb = places[a], places[b]
+            cross = pa is not None and pb is not None and hall_of[pa.rack] != hall_of[pb.rack]
+            structured = structured or cross
+            inter_hall += cross
         # The run rounded UP to a whole metre: every reach limit in the catalog is a whole number of metres,
         # so rounding up never changes which media fit, and one decision serves many lengths.
         key = (
@@ -404,10 +415,11 @@ def run_physical(
             far_a is not MULTI and far_b is not MULTI,
             ceil((run_a if run_a > run_b else run_b) - 1e-9),
             structured and a != b,
+            cross,
         )
         memo = choice_memo.get(key)
         if memo is None:
-            memo = choice_memo[key] = _choose(key, ea, eb, policy, media, failures, f"{network}/{tier}")
+            memo = choice_memo[key] = _choose(key, ea, eb, policies[cross], media, failures, f"{network}/{tier}")
         choice, optical, shared, split = memo
         if i % 50000 == 0:
             progress("physical", i, n)
@@ -623,6 +635,7 @@ def run_physical(
             )
             trunks_out.append((network_of_trunk.get(run.id, ""), run))
     cable_rows.sort(key=lambda r: r[0])
+    site = _site_section(racks, hall_of, trunks_out, inter_hall) if hall_of else {}
     panels = plan_panels(plans) if plans else ()
     over = {racks[r].id: n for r, n in panel_units.over.items()}
 
@@ -651,6 +664,7 @@ def run_physical(
         issues=issues,
         missing=dict(missing),
         panel_places=panel_units.places,
+        site=site,
         distinct_choices=[
             m if k[0] == "paired" else m[0] for k, m in choice_memo.items() if k[0] == "paired" or m[0] is not None
         ],
@@ -824,10 +838,33 @@ def _cage_runs(links, lengths) -> dict[tuple, list]:
 MULTI = ("*",)  # a cage whose links reach more than one far cage
 
 
+def _site_section(racks, hall_of: list[int], trunks_out: list, inter_hall: int) -> dict:
+    """The summary's `site` section: racks per hall and the links and trunks between halls."""
+    per_hall = Counter(hall_of)
+    hall_by_id = {r.id: r.hall for r in racks}
+    between = [run for _net, run in trunks_out if hall_by_id[run.rack_a] != hall_by_id[run.rack_b]]
+    return {
+        "halls": len(per_hall),
+        "racks_per_hall": [per_hall[h] for h in range(max(per_hall) + 1)],
+        "inter_hall_links": inter_hall,
+        "inter_hall_trunks": len(between),
+        "inter_hall_trunk_m": round(sum(run.length_m for run in between), 2),
+    }
+
+
+def _inter_hall_policy(policy: MediaPolicy) -> MediaPolicy:
+    """The policy for links between halls: every tier through patch panels (its media pins kept)."""
+    return replace(
+        policy,
+        tiers=tuple((k, replace(t, cabling="panels")) for k, t in policy.tiers),
+        default_tier=replace(policy.default_tier, cabling="panels"),
+    )
+
+
 def _choose(key: tuple, ea: CageEnd, eb: CageEnd, policy: MediaPolicy, media, failures: dict, where: str) -> tuple:
     """(choice or None, optical, cable shared by links, 1:2 splitter) for one choice_memo key; a cage pair no
     medium fits is recorded in `failures` under `where` (network/tier), once."""
-    tier, technology, _a, _b, aligned, run, _structured = key
+    tier, technology, _a, _b, aligned, run, _structured, _cross = key
     try:
         c = select_media(MediaRequest(tier, technology, ea, eb, aligned, float(run)), policy, media)
     except MediaSelectionError as exc:
