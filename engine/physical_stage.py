@@ -283,36 +283,28 @@ def _per_connector(choice, split: bool, quarter: bool) -> bool:
     return split or (quarter and choice.optical)
 
 
-def run_physical(
-    *,
-    spec,
-    catalog: Catalog,
-    devices: list[Device],
-    links: list[Link],
-    lengths: list[float],
-    places: list[Place | None],
-    racks: list[Rack],
-    progress,
-) -> tuple[PhysicalResult, list[str]]:
-    policy = MediaPolicy.from_dict(spec.physical or {})  # SpecError at its path
-    media = catalog.media
-    ufm_module = None
-    if any(d.role == "ufm" for d in devices):
-        ufm_module = media.transceivers.get(policy.ufm_module)
-        if ufm_module is None:
-            from .errors import SpecError
+def _ufm_module(policy: MediaPolicy, media, devices: list[Device]):
+    """The transceiver of the fabric managers' cages (physical.ufm_module), None without fabric managers."""
+    if not any(d.role == "ufm" for d in devices):
+        return None
+    module = media.transceivers.get(policy.ufm_module)
+    if module is None:
+        from .errors import SpecError
 
-            raise SpecError.at(
-                "physical.ufm_module",
-                f"{policy.ufm_module!r} is not a transceiver in the catalog "
-                "(add it as a custom part or name one the catalog lists)",
-            )
-    server = catalog.servers[spec.servers.model]
+        raise SpecError.at(
+            "physical.ufm_module",
+            f"{policy.ufm_module!r} is not a transceiver in the catalog "
+            "(add it as a custom part or name one the catalog lists)",
+        )
+    return module
+
+
+def _server_cages(spec, server) -> dict[str, tuple]:
+    """Server cage facts by cage name: compute cages (twin when they carry 2 ports, or 1 port split over 2
+    planes), plus the storage / in-band ports, one per cage, and the OOB port.
+    (form factor, top, twin, lanes[, NIC, accepted plugs])"""
     planes = spec.compute.planes
     lanes = 200 if server.nic_speed_gbps >= 800 else 100
-    # Server cage facts by cage name: compute cages (twin when they carry 2 ports, or 1 port split
-    # over 2 planes), plus the storage / in-band ports, one per cage.
-    # (form factor, top, twin, lanes[, NIC, accepted plugs])
     server_cages: dict[str, tuple] = {
         c.name: (c.form_factor, c.top, len(c.ports) * planes > 1, lanes) for c in server.cages
     }
@@ -335,6 +327,24 @@ def run_physical(
             )
     for port in server.oob.ports:
         server_cages[port] = ("rj45", "flat", False, 1)
+    return server_cages
+
+
+def run_physical(
+    *,
+    spec,
+    catalog: Catalog,
+    devices: list[Device],
+    links: list[Link],
+    lengths: list[float],
+    places: list[Place | None],
+    racks: list[Rack],
+    progress,
+) -> tuple[PhysicalResult, list[str]]:
+    policy = MediaPolicy.from_dict(spec.physical or {})  # SpecError at its path
+    media = catalog.media
+    ufm_module = _ufm_module(policy, media, devices)
+    server_cages = _server_cages(spec, catalog.servers[spec.servers.model])
 
     n = len(links)
     cage_run = _cage_runs(links, lengths)
