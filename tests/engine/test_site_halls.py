@@ -165,3 +165,34 @@ def test_a_hall_number_of_1_in_pathways_is_refused():
     with pytest.raises(SpecError) as exc:
         _spec({"pathways_m": {"1": 30}})
     assert exc.value.errors[0].path == "site.pathways_m.1"
+
+
+def test_a_2_tier_xdr_design_over_three_halls_gives_every_link_a_part_and_a_passing_budget():
+    """1,024 DGX B300 on Q3400 (XDR, 2 tiers): the spines stand in the MDA, SUs fill halls of at most 110 racks
+    (an SU is the unit kept whole), and every leaf outside hall 1 reaches its spines over the pathway.
+
+        hall 1: [MDA: spines][SU 1][SU 2]..   hall 2: [SU k]..   hall 3: [SU m]..
+    """
+    spec = parse_spec(
+        {
+            "name": "xdr halls",
+            "servers": {"model": "dgx-b300", "count": 1024},
+            "compute_fabric": {"technology": "infiniband", "switch": "q3400"},
+            "site": {"max_racks_per_hall": 110},
+        }
+    )
+    r = compute_design(spec)
+    ph = r.physical
+    assert ph.site["halls"] == 3 and all(n <= 110 for n in ph.site["racks_per_hall"])
+    assert {_hall(r, d.idx) for d in r.devices if d.role == "spine"} == {0}
+    su_halls: dict[int, set] = {}
+    for d in r.devices:
+        if d.su and r.places[d.idx] is not None:
+            su_halls.setdefault(d.su, set()).add(_hall(r, d.idx))
+    assert all(len(h) == 1 for h in su_halls.values())
+    cross = _cross(r)
+    assert len(cross) == ph.site["inter_hall_links"] > 0
+    assert {r.links[i].tier for i in cross} == {"leaf-spine"}
+    assert {(ph.choices[i].a_module, ph.statuses[i]) for i in cross} == {("MMS4A00", "pass")}  # 2 x 800G DR4
+    assert ph.completeness["links_without_part"] == 0
+    assert ph.loss_counts["fail"] == 0
