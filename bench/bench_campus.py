@@ -1,10 +1,12 @@
 """Campus-scale check (issue 41): a preset-shaped DGX B300 / Q3400 XDR design over several halls, computed by the
 engine with its physical layer, printing the halls and the links without a part (the target is 0).
 
-    python bench/bench_campus.py [--servers 131072] [--planes 2]
+    python bench/bench_campus.py [--servers 131072] [--spine-ratio 3:1]
 
-131,072 DGX B300 (1,048,576 GPUs) need 2 planes: one Q3400 plane of 144-port cores reaches 746,496 GPU ports in
-3 tiers. The engine refuses a design this size by default (engine/guard.py Limits); the limits are raised here.
+131,072 DGX B300 (1,048,576 GPUs) do not fit one non-blocking Q3400 plane in 3 tiers (144-port cores reach 144
+pods: 746,496 GPU ports); at spine 3:1 they make 141 pods of 13 SUs. (Two planes would split each ConnectX-8 into
+400G ports on 100G lanes, which no XDR part carries: every node-leaf and leaf-spine link would lack a part.)
+The engine refuses a design this size by default (engine/guard.py Limits); the limits are raised here.
 Prints the calibration figure of bench/bench_engine.py and the load average, as every bench does.
 """
 
@@ -22,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--servers", type=int, default=131_072)
-    ap.add_argument("--planes", type=int, default=2)
+    ap.add_argument("--spine-ratio", default="3:1")
     args = ap.parse_args()
 
     from bench.bench_engine import calibrate
@@ -35,7 +37,11 @@ def main() -> None:
         {
             "name": "bench campus",
             "servers": {"model": "dgx-b300", "count": args.servers},
-            "compute_fabric": {"technology": "infiniband", "switch": "q3400", "planes": args.planes},
+            "compute_fabric": {
+                "technology": "infiniband",
+                "switch": "q3400",
+                "oversubscription": {"spine": args.spine_ratio},
+            },
         }
     )
     t = time.perf_counter()
