@@ -9,6 +9,7 @@ compute_design runs both. The checks can also run on their own first (check_desi
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 from .catalog import Catalog, load_catalog
 from .counting import counting_section
@@ -90,6 +91,8 @@ def _build_oob(spec, catalog, b, racks, places, oob_model, server, reserved_u, n
     places = places + [None] * (len(b.devices) - len(places))
     floor = _Floor(spec.layout, len(b.devices), reserved_u, None, network_rack_kw)
     floor.racks, floor.row, floor.places = racks, racks[-1].row, places
+    # A services row of the MDA: in hall 1 (0-based hall 0), behind the rows that hall already has.
+    floor.hall_first_row = racks[-1].row + 1 - len({r.row for r in racks if r.hall == 0})
     floor.new_row()
     floor.stack([b.devices[i] for i in aggs], "services")
     racks, places = floor.racks, floor.places
@@ -110,6 +113,14 @@ def _build_oob(spec, catalog, b, racks, places, oob_model, server, reserved_u, n
     for dev, place in out["places"].items():
         places[dev] = place
     return racks, places
+
+
+def _longest_row(racks, kind: str) -> int:
+    """Most racks in one row holding racks of `kind`."""
+    rows: dict[int, int] = {}
+    for r in racks:
+        rows[r.row] = max(rows.get(r.row, 0), r.position)
+    return max((rows[r.row] for r in racks if r.kind == kind), default=max(rows.values(), default=1))
 
 
 def compute_design(
@@ -332,7 +343,8 @@ def _start_design(spec: DesignSpec, catalog: Catalog, progress: ProgressFn) -> D
     if oob_model is not None:
         max_mgmt = (oob_model.radix(1) or oob_model.cages) - spec.oob.pdus_per_rack
     budgets = rack_budgets(spec.layout, server)
-    floor = plan_floor(
+    place = partial(
+        plan_floor,
         layout=spec.layout,
         devices=devices,
         server=server,
@@ -342,10 +354,16 @@ def _start_design(spec: DesignSpec, catalog: Catalog, progress: ProgressFn) -> D
         spines_by_pod=spines_by_pod,
         su_per_pod=plan.su_per_pod,
         core_and_services=services,
-        reserved_u=reserved_u,
         mgmt_ports_per_rack=max_mgmt,
         network_rack_kw=budgets.network_kw,
+        site=spec.site,
     )
+    floor = place(reserved_u=reserved_u)
+    if floor.racks and floor.racks[-1].hall:
+        # Over several halls (docs/site-model.md): links between halls run through patch panels, so every rack
+        # keeps their units free, and the MDA's core rows are as long as the longest SU row, not one long row.
+        reserved_u += 0 if _uses_panels(spec) else spec.layout.panel_units
+        floor = place(reserved_u=reserved_u, mda_row_racks=_longest_row(floor.racks, "server"))
     racks, places = floor.racks, floor.places
 
     if oob_model is not None:
@@ -360,7 +378,7 @@ def _start_design(spec: DesignSpec, catalog: Catalog, progress: ProgressFn) -> D
 
     stage("run-lengths")
     geometry = device_geometry(devices, places, racks)
-    lengths = run_lengths(links, geometry, spec.layout)
+    lengths = run_lengths(links, geometry, spec.layout, spec.site, racks)
 
     stage("physical")
     physical = None
