@@ -306,15 +306,19 @@ class _Fabric:
         """(GPUs isolated, GPUs hit) by losing `lost`, as lose() counts them, in whole Gb/s and GPU sets (no
         fractions: a design has tens of thousands of trunks and panels to count)."""
         first = lost[0] if lost else None
-        if first is not None and self.planes == 1 and first.tier != "node-leaf":
-            # the common part: uplinks of one leaf (a leaf's cage, a small trunk) or of one spine (a spine's cage)
-            if all(ln.tier == first.tier and ln.a == first.a for ln in lost):
-                if first.tier == "leaf-spine":
-                    n = len(self.leaf_down.get(first.a, ()))
-                    cut_off = sum(ln.speed_gbps for ln in lost) >= self.up_bw[first.a]
-                    return (n if cut_off else 0), n
-                if first.tier == "spine-core":
-                    return self.tally_spines(frozenset((first.a,)))
+        # the common part: uplinks of one leaf (a leaf's cage, a small trunk) or of one spine (a spine's cage)
+        if (
+            first is not None
+            and self.planes == 1
+            and first.tier != "node-leaf"
+            and all(ln.tier == first.tier and ln.a == first.a for ln in lost)
+        ):
+            if first.tier == "leaf-spine":
+                n = len(self.leaf_down.get(first.a, ()))
+                cut_off = sum(ln.speed_gbps for ln in lost) >= self.up_bw[first.a]
+                return (n if cut_off else 0), n
+            if first.tier == "spine-core":
+                return self.tally_spines(frozenset((first.a,)))
         own: Counter[int] = Counter()
         leaf_lost: Counter[int] = Counter()
         spines: set[int] = set()

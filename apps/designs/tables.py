@@ -119,13 +119,14 @@ def _decode(cursor: str) -> dict:
 def _cursor_value(v: Any, field) -> Any:
     """The sort value a cursor carries, checked against the sort field: a forged or stale one is a TableError,
     never a database error (a number no column holds, not finite, or text with NUL or lone surrogates)."""
-    text = field.get_internal_type() in ("CharField", "TextField")
-    if text:
-        if isinstance(v, str) and text_problem(v, field.max_length or 256) is None:
-            return v
-    elif isinstance(v, (int, float)) and not isinstance(v, bool):
-        if isinstance(v, int) and abs(v) <= _MAX_INT or isinstance(v, float) and math.isfinite(v):
-            return v
+    if field.get_internal_type() in ("CharField", "TextField"):
+        ok = isinstance(v, str) and text_problem(v, field.max_length or 256) is None
+    else:
+        ok = (isinstance(v, int) and not isinstance(v, bool) and abs(v) <= _MAX_INT) or (
+            isinstance(v, float) and math.isfinite(v)
+        )
+    if ok:
+        return v
     raise TableError("cursor", "is not a cursor this table gave out")
 
 

@@ -13,6 +13,7 @@ A build renders into an unnamed local spool file, then saves it to the storage, 
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import io
@@ -358,10 +359,8 @@ def legacy_exports_prune() -> int:
                 deleted += 1
         except OSError:  # a folder still holding a young file, or one removed meanwhile
             continue
-    try:
+    with contextlib.suppress(OSError):
         root.rmdir()
-    except OSError:
-        pass
     return deleted
 
 

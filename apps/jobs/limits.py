@@ -16,6 +16,7 @@ thread watches the running job:
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import logging
 import os
@@ -213,8 +214,7 @@ class Watchdog:
             except Exception:  # noqa: BLE001 - exit anyway; the reaper fails the job once its heartbeat is stale
                 log.exception("could not record the hard stop of job %s", self.job_id)
             for stream in (sys.stdout, sys.stderr):
-                try:
+                # whatever a broken stream raises, the process exits next
+                with contextlib.suppress(Exception):
                     stream.flush()
-                except Exception:  # noqa: BLE001
-                    pass
             os._exit(EXIT_CODE)

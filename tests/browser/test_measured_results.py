@@ -7,6 +7,7 @@ import csv
 import io
 import os
 import re
+from pathlib import Path
 
 import pytest
 
@@ -50,7 +51,7 @@ def test_alice_uploads_a_filled_test_sheet_and_sees_the_verdicts(
     expect(section).to_contain_text("No measured results yet")
     with page.expect_download() as info:
         section.get_by_role("link", name="test-sheet.csv").click()
-    rows = list(csv.reader(io.StringIO(open(info.value.path(), encoding="utf-8").read())))
+    rows = list(csv.reader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8"))))
     header, body = rows[0], rows[1:]
     col = {c: i for i, c in enumerate(header)}
     for r in body:

@@ -65,10 +65,9 @@ def csv_lines(header: Sequence[str], rows: Iterable[Sequence], *, raw: bool = Fa
             and line.count("\n") == 1
             and "\r" not in line
             and "None" not in line
-        ):
-            if not flagged or not any(type(c) is str and c[:1] in TRIGGERS and starts_unsafe(c) for c in row):
-                yield line
-                continue
+        ) and (not flagged or not any(type(c) is str and c[:1] in TRIGGERS and starts_unsafe(c) for c in row)):
+            yield line
+            continue
         yield slow(neutralize_row(row) if flagged else row)
 
 

@@ -304,10 +304,7 @@ def test_a_cable_with_several_links_is_one_netbox_cable_per_link(files):
             if a[0] == "panel":
                 panel_at[lids[0]]["b"] = a[1:3]
     for cid, kind, _p, _l, _a, _b, lids, *_ in result.physical.cable_rows:
-        if kind == "trunk":
-            want = len({(panel_at[lid]["a"], panel_at[lid]["b"]) for lid in lids})
-        else:
-            want = len(lids)
+        want = len({(panel_at[lid]["a"], panel_at[lid]["b"]) for lid in lids}) if kind == "trunk" else len(lids)
         assert rows[f"C{cid:06d}"] == want, cid
     assert set(rows) == {f"C{r[0]:06d}" for r in result.physical.cable_rows}
 
