@@ -122,8 +122,7 @@ class ApiAutoSchema(AutoSchema):
         qualname = type(serializer).__qualname__
         if "." not in qualname:
             return super().get_serializer_name(serializer, direction)
-        name = "".join(re.sub(r"(Api|Serializer)$", "", part) for part in qualname.split("."))
-        return name
+        return "".join(re.sub(r"(Api|Serializer)$", "", part) for part in qualname.split("."))
 
     def get_description(self):
         # A view's docstring explains the code to its maintainers; what a client reads comes from docs/api.md

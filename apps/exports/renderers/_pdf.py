@@ -954,5 +954,4 @@ def fmt_num(x, digits: int = 2) -> str:
         return "\u2014"
     if isinstance(x, int):
         return f"{x:,}"
-    s = f"{x:,.{digits}f}"
-    return s
+    return f"{x:,.{digits}f}"
