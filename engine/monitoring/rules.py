@@ -88,7 +88,7 @@ def pfc_priority(result) -> int | None:
         return None
     try:
         prios = QosPolicy.from_dict(spec.qos or {}, "ethernet").pfc_priorities
-    except Exception:  # the spec's policy was validated at save; an old revision keeps the default
+    except (ValueError, TypeError, KeyError, AttributeError):  # validated at save; an old revision keeps the default
         prios = QosPolicy.defaults("ethernet").pfc_priorities
     return prios[0] if prios else None
 

@@ -127,7 +127,7 @@ def _form_factors(opts: ExportOptions, result=None) -> dict:
             from engine.catalog import load_catalog
 
             cat = load_catalog()
-        except Exception:  # pragma: no cover - catalog not loadable: fall back to descriptions
+        except Exception:  # noqa: BLE001  # pragma: no cover - catalog not loadable: fall back to descriptions
             return {}
     media = getattr(cat, "media", cat)
     tr = getattr(media, "transceivers", None) or {}

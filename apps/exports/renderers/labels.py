@@ -374,7 +374,7 @@ def qr_modules(value: str) -> tuple[list[tuple[int, int, int]], int]:
         try:
             q.makeImpl(False, 2)
             break
-        except Exception:  # the data does not fit this version: next one
+        except Exception:  # noqa: BLE001 - the QR library says "does not fit this version" with a bare Exception
             continue
     n = q.getModuleCount()
     runs = []
