@@ -41,7 +41,7 @@ def main() -> int:
     )
     t0 = time.perf_counter()
     stamps: list[float] = []
-    rows, rejected = run_study(req, catalog, on_candidate=lambda row: stamps.append(time.perf_counter() - t0))
+    rows, rejected = run_study(req, catalog, on_candidate=lambda _row: stamps.append(time.perf_counter() - t0))
     wall = time.perf_counter() - t0
     for row, at in zip(rows, stamps, strict=True):
         f = row.figures

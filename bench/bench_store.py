@@ -95,7 +95,7 @@ def child_store(size: str, keep: bool, snapshot: bool = True) -> dict:
         # For an A/B comparison only: the store without the snapshot's encoding (an empty document is stored).
         from apps.designs import services as design_services
 
-        design_services.encode_result = lambda result: b""
+        design_services.encode_result = lambda _result: b""
     from django.contrib.auth import get_user_model
     from django.db import connection
 

@@ -497,7 +497,7 @@ def blast_radius(
             "node-leaf-cable",
             "A node-leaf cable",
             cables,
-            lambda c: 1,
+            lambda _c: 1,
             lambda c: f.groups(f.direct([(c[1], c[0].speed_gbps)]), ALL),
             lambda c: f"{name(c[0].a).name} {c[0].a_port} - {name(c[0].b).name} {c[0].b_port}",
         )

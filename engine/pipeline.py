@@ -431,7 +431,7 @@ def finish_design(
 ) -> DesignResult:
     """Check the draft's invariants (unless `checks`, what check_design returned for it, are given), roll up
     its physical layer (BOM, fiber totals, worst links, warnings) and summarize it."""
-    spec, catalog, plan, server = draft.spec, draft.catalog, draft.plan, draft.server
+    spec, plan, server = draft.spec, draft.plan, draft.server
     _stage(progress, "verification")
     if checks is None:
         checks = check_design(draft)
@@ -452,7 +452,6 @@ def finish_design(
     warnings += uplink_diversity_warnings(draft)
     summary = summarize(
         spec=spec,
-        catalog=catalog,
         plan=plan,
         storage_plan=draft.storage_plan,
         inband_plan=draft.inband_plan,

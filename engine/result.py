@@ -18,7 +18,7 @@ class Progress(Protocol):
     def __call__(self, stage: str, done: int, total: int) -> None: ...
 
 
-def no_progress(stage: str, done: int, total: int) -> None:
+def no_progress(_stage: str, _done: int, _total: int) -> None:
     return None
 
 

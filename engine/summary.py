@@ -17,7 +17,7 @@ def _bisection(gpus: int, injection_gbps: float, ratios: list[float]) -> float:
 
 
 def summarize(
-    *, spec, catalog, plan, storage_plan, inband_plan, devices, links, lengths, racks, server, physical, warnings
+    *, spec, plan, storage_plan, inband_plan, devices, links, lengths, racks, server, physical, warnings
 ) -> dict:
     gpus = spec.servers.count * server.gpus
     role_count: Counter = Counter()

@@ -205,7 +205,7 @@ def classify_uploads(fabric: PlannedFabric, uploads) -> Classification:
     return classify(fabric.links, observed, matcher, covered)
 
 
-def commissioning_refresh(*, revision, progress=None) -> CommissioningStanding:
+def commissioning_refresh(*, revision, progress=None) -> CommissioningStanding:  # noqa: ARG001 - job handler call
     """Classify every upload of the revision together and store the standing (one refresh at a time per
     revision: the row is locked, and the uploads are read after taking the lock)."""
     with transaction.atomic():

@@ -212,7 +212,7 @@ class _RowCompare(Expression):
         n = len(self.left)
         self.left, self.right = list(exprs[:n]), list(exprs[n:])
 
-    def as_sql(self, compiler, connection):
+    def as_sql(self, compiler, connection):  # noqa: ARG002 - Django's expression API
         sqls, params = [], []
         for expr in (*self.left, *self.right):
             sql, p = compiler.compile(expr)

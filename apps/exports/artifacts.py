@@ -165,7 +165,7 @@ def inline_render_allowed(revision) -> bool:
     return revision.cable_count <= settings.DOWNLOAD_INLINE_MAX_CABLES
 
 
-def artifact_build(*, revision, kind: str, options: dict | None, progress=None, on_stage=None) -> Artifact:
+def artifact_build(*, revision, kind: str, options: dict | None, progress=None, on_stage=None) -> Artifact:  # noqa: ARG001
     """Render one deliverable (or archive) of the revision into the store and return its Artifact; the one
     already stored when another build finished first. `on_stage(stage, percent)` reports its steps
     (`progress`, the engine's progress before snapshots, is unused: nothing is computed).

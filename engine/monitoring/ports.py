@@ -118,7 +118,7 @@ def interface_namer(result, ethernet_os: str | None = None):
     port and speed (every leaf of a model names its ports alike; a 16K-GPU design asks ~100,000 times)."""
     catalog = result.catalog
     if catalog is None:
-        return lambda idx, port, speed: port
+        return lambda _idx, port, _speed: port
     names = build_interface_map(result, catalog, ethernet_os)
     devs = result.devices
     memo: dict[tuple, str] = {}

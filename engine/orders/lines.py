@@ -381,7 +381,7 @@ class LineDelta:
     order_quantity: int
     extended_price: Decimal | None  # None when either side is unpriced, or the currencies differ
 
-    def to_dict(self, old_cur, new_cur) -> dict:
+    def to_dict(self) -> dict:
         def side(ln):
             return (
                 None
@@ -500,7 +500,7 @@ class OrderDelta:
             "old": side(self.old),
             "new": side(self.new),
             "currency": nc if self.money_comparable else None,
-            "lines": [d.to_dict(oc, nc) for d in self.lines],
+            "lines": [d.to_dict() for d in self.lines],
             "totals": self.totals.to_dict(),
             "by_network": [
                 {
