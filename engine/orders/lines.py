@@ -484,7 +484,7 @@ class OrderDelta:
         return f"{len(parts)} part{'s' if len(parts) != 1 else ''} without a price on one side: {shown}"
 
     def to_dict(self) -> dict:
-        oc, nc = self.old.currency, self.new.currency
+        nc = self.new.currency
 
         def side(o: Order) -> dict:
             return {
@@ -506,7 +506,7 @@ class OrderDelta:
                 {
                     "network": n,
                     "title": network_title(n),
-                    "lines": [d.to_dict(oc, nc) for d in ds],
+                    "lines": [d.to_dict() for d in ds],
                     "totals": delta_totals(ds).to_dict(),
                 }
                 for n, ds in self.by_network.items()
@@ -515,7 +515,7 @@ class OrderDelta:
                 {
                     "su": s,
                     "title": su_title(s),
-                    "lines": [d.to_dict(oc, nc) for d in ds],
+                    "lines": [d.to_dict() for d in ds],
                     "totals": delta_totals(ds).to_dict(),
                 }
                 for s, ds in self.by_su.items()
