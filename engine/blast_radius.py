@@ -302,7 +302,7 @@ class _Fabric:
         beyond = {g: v for g, v in self.beyond(fracs).items() if g not in direct}
         return direct, beyond, scope
 
-    def tally(self, lost: Sequence[Link]) -> tuple[int, int]:
+    def tally(self, lost: Sequence[Link]) -> tuple[int, int]:  # noqa: C901
         """(GPUs isolated, GPUs hit) by losing `lost`, as lose() counts them, in whole Gb/s and GPU sets (no
         fractions: a design has tens of thousands of trunks and panels to count)."""
         first = lost[0] if lost else None

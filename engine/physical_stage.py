@@ -282,7 +282,7 @@ def _per_connector(choice, split: bool, quarter: bool) -> bool:
     return split or (quarter and choice.optical)
 
 
-def run_physical(
+def run_physical(  # noqa: C901
     *,
     spec,
     catalog: Catalog,
@@ -871,7 +871,7 @@ _ROW_KIND, _ROW_PART, _ROW_LENGTH, _ROW_A, _ROW_NETWORK = (
 _FIRST = itemgetter(0)
 
 
-def _bom(
+def _bom(  # noqa: C901
     devices,
     links,
     choices,

@@ -299,7 +299,7 @@ class _Decoder:
             object.__setattr__(obj, name, make())
         return obj
 
-    def value(self, v: Any) -> Any:
+    def value(self, v: Any) -> Any:  # noqa: C901
         if type(v) is not list:
             return v
         tag = v[0]

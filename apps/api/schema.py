@@ -243,7 +243,7 @@ def _merge(schema: dict, rules: dict) -> None:
             schema[key] = value
 
 
-def add_error_responses(result, generator, request, public):
+def add_error_responses(result, generator, request, public):  # noqa: C901
     """POSTPROCESSING_HOOK: the Error component, the typed components (apps/api/schema_components.py), and the
     error answers of every operation."""
     result.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA

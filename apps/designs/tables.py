@@ -139,7 +139,7 @@ def _text_filter(key: str, value: Any, max_length: int = 128) -> str:
     return text
 
 
-def _filters(qs: QuerySet, filters: dict, *, is_link: bool) -> QuerySet:
+def _filters(qs: QuerySet, filters: dict, *, is_link: bool) -> QuerySet:  # noqa: C901
     for key, value in filters.items():
         if value in (None, ""):
             continue

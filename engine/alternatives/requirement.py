@@ -63,7 +63,7 @@ def _ratio_text(v: float) -> str:
     return f"{v:g}:1"
 
 
-def parse_requirement(
+def parse_requirement(  # noqa: C901
     data: Any, *, gpus_per_server: Mapping[str, int], prices: Mapping[str, Any] | None = None, currency=None
 ) -> Requirement:
     """Validate a plain mapping (API/form input) into a Requirement; SpecError names every bad field.

@@ -104,7 +104,7 @@ def _degraded(link: PlannedLink, seen: ObservedLink, compare_speed: bool) -> str
     return ""
 
 
-def classify(
+def classify(  # noqa: C901
     links: Sequence[PlannedLink],
     observed: Sequence[ObservedLink],
     matcher: PortMatcher,

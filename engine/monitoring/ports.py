@@ -161,7 +161,7 @@ def exporter_namer(result, ethernet_os: str | None = None):
     return name
 
 
-def port_groups(result, ethernet_os: str | None = None) -> tuple[list[PortGroup], list[str]]:
+def port_groups(result, ethernet_os: str | None = None) -> tuple[list[PortGroup], list[str]]:  # noqa: C901
     """(groups, notes). Each monitored link's recording end (module docstring) in groups of one selector each.
     Devices of one class whose ports carry different labels on the same interface (a storage leaf facing servers
     and one facing appliances) are told apart by their names in the selector; a note says so, and one names

@@ -82,7 +82,7 @@ class MonitoringSettings:
     thresholds: Thresholds = field(default_factory=load_thresholds)
 
     @classmethod
-    def from_dict(cls, data: Any, path: str = "monitoring", base: Thresholds | None = None) -> MonitoringSettings:
+    def from_dict(cls, data: Any, path: str = "monitoring", base: Thresholds | None = None) -> MonitoringSettings:  # noqa: C901
         """`base`: the app-wide thresholds (COUNTER_THRESHOLDS_FILE over the data file) that the spec's
         `monitoring.thresholds` override; the data file's when None."""
         base = base or load_thresholds()

@@ -302,7 +302,7 @@ _MOE = {"experts", "top_k", "moe_layers", "expert_parameters"}
 _PREC = {"parameters", "gradients", "activations"}
 
 
-def _parse_one(item: Any, path: str, design_gpus: int | None, errors: list[FieldError]) -> Workload | None:
+def _parse_one(item: Any, path: str, design_gpus: int | None, errors: list[FieldError]) -> Workload | None:  # noqa: C901
     preset = None
     source = None
     if isinstance(item, str):

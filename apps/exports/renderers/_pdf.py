@@ -430,7 +430,7 @@ class FlowDoc:
         return total
 
     # ------------------------------------------------------------------------------------------
-    def _run(self, c, total: int) -> int:
+    def _run(self, c, total: int) -> int:  # noqa: C901
         state = {"page": 0, "y": 0.0, "section": "", "page_section": ""}
         draw = c is not None
         body = self.top - self.bottom
@@ -649,7 +649,7 @@ class FlowDoc:
         c.line(x0, y - lead, x0 + total_w, y - lead)
         c.line(x0, yy, x0 + total_w, yy)
 
-    def _draw_table_chunk(self, c, t: Table, y: float, rows: list, *, continued: bool) -> None:
+    def _draw_table_chunk(self, c, t: Table, y: float, rows: list, *, continued: bool) -> None:  # noqa: C901
         x0 = self.margin
         L = t.lines_per_row
         if L > 1:  # a line wider than its cell takes the cell's empty lines rather than being cut
@@ -875,7 +875,7 @@ def lines_writer(tx):
     return _writers(tx)[1]
 
 
-def _writers(tx):
+def _writers(tx):  # noqa: C901
     from reportlab.lib.rl_accel import escapePDF, fp_str
 
     slow = tx.textLine

@@ -655,7 +655,7 @@ def _foot(c, stock, name, revision_label, opts, scope, page, pages, note: str = 
         c.drawString(stock.margin_left, note_y, note)
 
 
-def _render_section(c, stock, total_labels, records, page0, pages, name, revision_label, opts, scope, note="") -> int:
+def _render_section(c, stock, total_labels, records, page0, pages, name, revision_label, opts, scope, note="") -> int:  # noqa: C901
     """The pages of one stock's labels; returns the last page number written."""
     per_page = stock.columns * stock.rows
     pw, ph = page_size(stock.page_size, "portrait")

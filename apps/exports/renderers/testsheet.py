@@ -356,7 +356,7 @@ def _f(x):
     return float(x)
 
 
-def parse_test_results(csv_text: str, expected_rows) -> tuple[list[MeasuredFiber], list[ParseError]]:
+def parse_test_results(csv_text: str, expected_rows) -> tuple[list[MeasuredFiber], list[ParseError]]:  # noqa: C901
     """Validate a filled test sheet row by row. Needs the columns fiber_id and measured_loss_db
     (link_id, when present, must match the fiber). Reports, with line numbers: unknown fiber ids,
     values that are not a loss in dB (e.g. '0.5 mW', 'abc', negative, not finite), a link_id that
