@@ -16,9 +16,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.alternatives.requirement import parse_requirement  # noqa: E402
-from engine.alternatives.study import run_study  # noqa: E402
-from engine.catalog import load_catalog  # noqa: E402
+from engine.alternatives.requirement import parse_requirement
+from engine.alternatives.study import run_study
+from engine.catalog import load_catalog
 
 WORKLOADS = ["llama3-405b-16k", "llama3-405b-8k"]
 

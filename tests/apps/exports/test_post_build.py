@@ -38,8 +38,8 @@ def test_a_step_for_a_file_nobody_builds_is_refused():
 
 
 def test_the_registered_steps_run_on_the_stored_file_and_a_failing_one_does_not_fail_the_build(
-    alice,  # noqa: F811
-    roce_computed,  # noqa: F811
+    alice,
+    roce_computed,
     monkeypatch,
     caplog,
 ):
