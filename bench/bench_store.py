@@ -271,7 +271,7 @@ def main() -> None:
             for i in range(args.repeat):
                 last = i == args.repeat - 1
                 extra = (["--keep"] if last else []) + (["--no-snapshot"] if args.no_snapshot else [])
-                runs.append(_child(["--child", "store", "--size", size] + extra))
+                runs.append(_child(["--child", "store", "--size", size, *extra]))
             kept = runs[-1]["revision_id"]
             secs = [r["stored_s"] for r in runs]
             med = statistics.median(secs)

@@ -204,7 +204,7 @@ class CableSchedule:
                 lb = cable_fmt(near_b, near_a, cs, "") if own_first else la
             links = f"L{link_ids[0]:06d}" if len(link_ids) == 1 else " ".join([f"L{x:06d}" for x in link_ids])
             if db_prefix is None:
-                yield (f"C{cid:06d}", network, tier, kind, part, length) + a_row + b_row + (la, lb, links)
+                yield (f"C{cid:06d}", network, tier, kind, part, length, *a_row, *b_row, la, lb, links)
             else:
                 # an unplaced end has no rack unit: "" in cables.csv, NULL in the database (a 0U PDU has 0)
                 ua, ub = a_row[3], b_row[3]
@@ -352,7 +352,7 @@ class CableSchedule:
 
     def _trunk_ends(self, cid: int, ca: tuple, cb: tuple) -> tuple[tuple, tuple]:
         pa, pb = self.trunk_ports()[cid]
-        return (ca[0], pa) + ca[2:], (cb[0], pb) + cb[2:]
+        return (ca[0], pa, *ca[2:]), (cb[0], pb, *cb[2:])
 
     def _device_lists(self) -> tuple[list, list]:
         """Every device's EndRenderer.device() facts, and its port template's bound format (None when unplaced),

@@ -102,7 +102,7 @@ def check_spec(spec: DesignSpec, catalog: Catalog, limits: Limits | None = None)
 
 def _uses_panels(spec: DesignSpec) -> bool:
     phys = spec.physical or {}
-    tiers = [phys.get("default_tier") or {}] + list((phys.get("tiers") or {}).values())
+    tiers = [phys.get("default_tier") or {}, *(phys.get("tiers") or {}).values()]
     return any(isinstance(t, dict) and t.get("cabling") == "panels" for t in tiers)
 
 

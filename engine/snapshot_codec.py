@@ -327,7 +327,7 @@ class _Decoder:
             for i in set(ids):
                 if i >= 0:
                     self.ref(i)
-            out = list(map((self.objects + [None]).__getitem__, ids))  # -1 is the None at the end
+            out = list(map(([*self.objects, None]).__getitem__, ids))  # -1 is the None at the end
             return out if v[2] else tuple(out)
         if tag == "D":
             table = self.value(v[1])

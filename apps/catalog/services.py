@@ -171,7 +171,7 @@ def custom_part_save(*, user, section: str, key: str | None, body: Any, part: Cu
                 f"You already have a {section} part {key!r}.",
                 fields=[{"path": "key", "message": "already used by another of your parts"}],
             )
-        _validate(existing + [(section, key, body)])
+        _validate([*existing, (section, key, body)])
         if part is None:
             part = CustomPart.objects.create(owner=user, section=section, key=key, body=body)
         else:

@@ -96,7 +96,8 @@ def link_db_rows(result: DesignRows, revision_id: int) -> Iterator[tuple]:
             rb,
             ub,
             length,
-        ) + fields
+            *fields,
+        )
 
 
 def cable_count(result: DesignRows) -> int:

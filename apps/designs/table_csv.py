@@ -30,7 +30,7 @@ CABLE_CSV_COLUMNS = tuple(CABLE_COLUMNS)
 
 
 def _spec(columns, sources) -> tuple[tuple[str, str, str], ...]:
-    return tuple((name,) + sources.get(name, (name, "")) for name in columns)
+    return tuple((name, *sources.get(name, (name, ""))) for name in columns)
 
 
 LINK_CSV = _spec(LINK_CSV_COLUMNS, _LINK_SOURCES)

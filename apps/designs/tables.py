@@ -257,7 +257,7 @@ def _page(
     step_desc = desc != backwards
     sort = [] if by_id else ["-_k" if step_desc else "_k"]
     sort.append(f"-{id_field}" if step_desc else id_field)
-    values = fields if by_id else fields + ("_k",)
+    values = fields if by_id else (*fields, "_k")
     rows = list(qs.order_by(*sort).values(*values)[: limit + 1])
     more = len(rows) > limit
     rows = rows[:limit]

@@ -227,7 +227,7 @@ def job_log(*, job: Job, level: str, message: str) -> None:
     entry = {"time": timezone.now().isoformat(timespec="seconds"), "level": level, "message": message[:2000]}
     with transaction.atomic():
         row = Job.objects.select_for_update().only("log").get(pk=job.pk)
-        entries = (row.log or [])[-(LOG_LIMIT - 1) :] + [entry]
+        entries = [*(row.log or [])[-(LOG_LIMIT - 1) :], entry]
         Job.objects.filter(pk=job.pk).update(log=entries)
 
 

@@ -240,7 +240,7 @@ def port_groups(result, ethernet_os: str | None = None) -> tuple[list[PortGroup]
                     f"{dict(cls).get('network', '')} {dict(cls)['fabric_role']} switches are wired differently from each "
                     "other: their rules name the devices"
                 )
-                selector = cls + (("fabric_device", "|".join(sorted(devs[i].name for i in members))),)
+                selector = (*cls, ("fabric_device", "|".join(sorted(devs[i].name for i in members))))
             by_labels: dict[tuple, list[str]] = defaultdict(list)
             for ifname, (labels, speed, tech, lower, port_sel) in signature:
                 by_labels[(labels, speed, tech, lower, port_sel)].append(ifname)

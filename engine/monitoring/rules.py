@@ -353,7 +353,7 @@ def rules_document(result, settings: MonitoringSettings | None = None) -> tuple[
         }
     )
     if missing:
-        notes = notes + [f"no metric mapped (check left out): {', '.join(missing)}"]
+        notes = [*notes, f"no metric mapped (check left out): {', '.join(missing)}"]
     return doc, notes
 
 

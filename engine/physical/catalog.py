@@ -469,7 +469,7 @@ def _plug_end(where: str, name: str, v: Any) -> PlugEnd:
     pg, lg = r.get("port_gbps", None), r.get("lane_gbps", None)
     return PlugEnd(
         form_factor=_str(w, "form_factor", r.get("form_factor"), choices=FORM_FACTORS),
-        top=_str(w, "top", r.get("top", "any"), choices=TOPS + ("any",)),
+        top=_str(w, "top", r.get("top", "any"), choices=(*TOPS, "any")),
         ports=_int(w, "ports", r.get("ports", 1), choices=(1, 2)),
         port_gbps=None if pg is None else _int(w, "port_gbps", pg, minimum=1),
         lane_gbps=None if lg is None else _int(w, "lane_gbps", lg, minimum=1),

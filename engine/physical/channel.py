@@ -613,7 +613,7 @@ def _single_fixes(channel: Channel) -> list[int]:
         for alt in _ALTERNATIVES.get(el.kind, ()):
             if alt == el.polarity:
                 continue
-            trial = replace(channel, elements=els[:i] + (replace(el, polarity=alt),) + els[i + 1 :])
+            trial = replace(channel, elements=(*els[:i], replace(el, polarity=alt), *els[i + 1 :]))
             paths, lost = _trace_all(trial)
             if not lost and _lane_ok(trial, paths):
                 out.append(i)

@@ -50,7 +50,7 @@ def test_large_uploads_are_read_by_the_worker_and_the_page_follows_them(
         r[col["measured_loss_db"]] = "0.31"
     filled = tmp_path / "large-sheet.csv"
     with open(filled, "w", newline="", encoding="utf-8") as fh:
-        csv.writer(fh).writerows([header] + body)
+        csv.writer(fh).writerows([header, *body])
     section.get_by_label("Filled test sheet (CSV)").set_input_files(str(filled))
     section.get_by_role("button", name="Upload results").click()
 

@@ -60,7 +60,7 @@ def test_alice_uploads_a_filled_test_sheet_and_sees_the_verdicts(
     body[1][col["measured_loss_db"]] = "0.4 mW"  # not a loss in dB: reported, left out
     filled = tmp_path / "filled-test-sheet.csv"
     with open(filled, "w", newline="", encoding="utf-8") as fh:
-        csv.writer(fh).writerows([header] + body)
+        csv.writer(fh).writerows([header, *body])
 
     assert unlabelled_inputs(page) == []
     section.get_by_label("Filled test sheet (CSV)").set_input_files(str(filled))

@@ -593,7 +593,7 @@ class FlowDoc:
         """(lines per cell, lines of the row, bold) of one row."""
         bold = bool(t.bold_marker and r and r[0].startswith(t.bold_marker))
         if bold:
-            r = (r[0][len(t.bold_marker or "") :],) + tuple(r[1:])
+            r = (r[0][len(t.bold_marker or "") :], *r[1:])
         font = t.bold_font if bold else t.font
         f = fitter(font, t.size)
         out = []
@@ -682,7 +682,7 @@ class FlowDoc:
             for j, r in enumerate(rows):
                 if r and r[0].startswith(m):
                     bold_rows.add(j)
-                    rows[j] = (r[0][len(m) :],) + tuple(r[1:])
+                    rows[j] = (r[0][len(m) :], *r[1:])
         x = x0
         hdr_fit = fitter(t.bold_font, t.size)
         body_fit = fitter(t.font, t.size)

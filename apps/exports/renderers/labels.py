@@ -175,7 +175,7 @@ def iter_label_records(result, *, row: str | None = None, rack: str | None = Non
                     cid,
                     f"{cid} \u00b7 A end",
                     r[i_la],
-                    (f"{r[i_ad]} {r[i_ap]}",) + pieces,
+                    (f"{r[i_ad]} {r[i_ap]}", *pieces),
                     cid,
                     "A",
                     r[i_ad],
@@ -189,7 +189,7 @@ def iter_label_records(result, *, row: str | None = None, rack: str | None = Non
                     cid,
                     f"{cid} \u00b7 B end",
                     r[i_lb],
-                    (f"{r[i_bd]} {r[i_bp]}",) + pieces,
+                    (f"{r[i_bd]} {r[i_bp]}", *pieces),
                     cid,
                     "B",
                     r[i_bd],
@@ -344,7 +344,7 @@ def code128_symbols(value: str) -> list[int]:
         e = [104, ord(value[0]) - 32, 99]
         e += [int(value[i : i + 2]) for i in range(1, len(value), 2)]
         check = 104 + sum(i * v for i, v in enumerate(e[1:], 1))
-        return e + [check % 103, 106]
+        return [*e, check % 103, 106]
     from reportlab.graphics.barcode.code128 import Code128
 
     b = Code128(value, barWidth=1, quiet=0)

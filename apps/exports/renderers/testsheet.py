@@ -142,7 +142,7 @@ def _rows_for(v: DesignView, order, test_limit: str) -> Iterator[tuple]:
         )
         for direction, lane, tx, rx in fibers:
             src, dst = ("A", "B") if direction[0] == "A" else ("B", "A")
-            yield (f"{lid}:{src}{tx}-{dst}{rx}",) + base + (direction, lane, tx, rx, expected, limit, "", "", "")
+            yield (f"{lid}:{src}{tx}-{dst}{rx}", *base, direction, lane, tx, rx, expected, limit, "", "", "")
 
 
 def iter_test_sheet_csv(

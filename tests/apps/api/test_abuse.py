@@ -394,7 +394,7 @@ def test_an_exported_test_sheet_uploads_back_with_the_prefix_stripped(alice, lab
         row[m] = "0.1"
         row[notes] = "'=looks like a formula"  # as our own export would have written "=looks like a formula"
     out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerows([header] + body)
+    csv.writer(out, lineterminator="\n").writerows([header, *body])
     response = alice.generic(
         "POST", rev_url(labelled, 1, "measurements/"), out.getvalue().encode(), content_type="text/csv"
     )

@@ -104,7 +104,7 @@ def test_csv_lines_quote_what_needs_quoting():
 
     rows = [("a,b", 'say "x"', "line\nbreak", None, 1.5, "None"), ("plain", "x", "y", "", 2, "z")]
     buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerows([("c1", "c2", "c3", "c4", "c5", "c6")] + rows)
+    csv.writer(buf, lineterminator="\n").writerows([("c1", "c2", "c3", "c4", "c5", "c6"), *rows])
     assert "".join(csv_lines(("c1", "c2", "c3", "c4", "c5", "c6"), rows)) == buf.getvalue()
 
 

@@ -110,7 +110,7 @@ def check_row(spec: dict, row: dict, where: str):
 def test_the_import_fields_name_the_netbox_release_they_were_read_from():
     for series, entry in import_fields().items():
         assert entry["netbox_release"].startswith(series + "."), series
-        for name in NETBOX_IMPORT_ORDER + ("interfaces.csv",):
+        for name in (*NETBOX_IMPORT_ORDER, "interfaces.csv"):
             assert entry["files"][name]["form"].startswith("dcim.forms."), (series, name)
 
 

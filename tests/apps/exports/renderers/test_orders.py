@@ -146,7 +146,7 @@ def _splits(lines, draw):
 
 
 percents = st.dictionaries(
-    st.sampled_from(CATEGORIES + ("*",)), st.decimals(min_value=0, max_value=50, places=2), max_size=4
+    st.sampled_from((*CATEGORIES, "*")), st.decimals(min_value=0, max_value=50, places=2), max_size=4
 )
 price = st.decimals(min_value=0, max_value=100000, places=3)
 
