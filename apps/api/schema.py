@@ -134,7 +134,7 @@ class TokenAuthenticationScheme(OpenApiAuthenticationExtension):
     """Two ways to send the one token: either scheme satisfies every operation."""
 
     target_class = "apps.api.auth.TokenAuthentication"
-    name = ["tokenAuth", "bearerAuth"]
+    name = ("tokenAuth", "bearerAuth")
 
     def get_security_definition(self, auto_schema):
         return [

@@ -489,7 +489,7 @@ class SparesRuleForm(forms.Form):
 class CompareForm(SparesRuleForm):
     old = forms.TypedChoiceField(label="Older revision", coerce=_revision_or_ordered)
     new = forms.TypedChoiceField(label="Newer revision", coerce=int)
-    field_order = ["old", "new", *SPARES_PARAMS]
+    field_order = ("old", "new", *SPARES_PARAMS)
 
     def __init__(self, *args, numbers: list[int], baseline_number: int | None = None, **kwargs):
         super().__init__(*args, **kwargs)
