@@ -285,7 +285,7 @@ def _etag(port: int, path: str, key: str) -> str:
 
 def _pct(values: list[float], q: float) -> float:
     values = sorted(values)
-    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
+    return values[min(len(values) - 1, round(q * (len(values) - 1)))]
 
 
 def _server_cpu(pid: int) -> float:

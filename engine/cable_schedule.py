@@ -169,7 +169,7 @@ class CableSchedule:
         ids_ok = all(lk.id == i + 1 for i, lk in enumerate(links[:1000])) and (not links or links[-1].id == len(links))
         self._link_index = None if ids_ok else {lk.id: i for i, lk in enumerate(links)}
         self._media_memo: dict = {}
-        self._fast: tuple | None | bool = False  # _fast_setup(), worked out on first use
+        self._fast: tuple | bool | None = False  # _fast_setup(), worked out on first use
         self._devices: list | None = None  # _device_lists(), worked out on first use
         self._formats: list = []
         self._trunk_ports: dict | None = None  # trunk_ports(), worked out on first use

@@ -188,7 +188,7 @@ def _rows(spec, revision_id: int):
 
 
 def _diff_table(spec, old_id: int, new_id: int) -> dict:
-    _model, _id_col, match, compared, _shown = spec
+    _model, _id_col, match, _compared, _shown = spec
     m = len(match)
     old_by_key: dict[tuple, list] = defaultdict(list)
     for row in _rows(spec, old_id):

@@ -544,7 +544,7 @@ class QosPolicyForm(SpecErrorsMixin, forms.Form):
                     "title": SECTIONS[key],
                     "fields": fields,
                     "folded": key in unused,
-                    "open": errors or key not in unused and key not in ("dcqcn", "headroom", "sonic"),
+                    "open": errors or (key not in unused and key not in ("dcqcn", "headroom", "sonic")),
                 }
             )
         return out

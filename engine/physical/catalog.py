@@ -986,6 +986,6 @@ def _cross_check(p: dict[str, dict[str, Any]]) -> None:
 def sku_for_length(pattern: str, length_m: float, **fields: Any) -> str:
     """Render a SKU pattern for a length: {nv} NVIDIA code (N003, N01A), {m} plain metres."""
     whole = int(length_m)
-    nv = f"{whole:02d}A" if abs(length_m - whole - 0.5) < 1e-9 else f"{int(math.ceil(length_m - 1e-9)):03d}"
+    nv = f"{whole:02d}A" if abs(length_m - whole - 0.5) < 1e-9 else f"{math.ceil(length_m - 1e-9):03d}"
     m = f"{length_m:g}"
     return pattern.format(nv=nv, m=m, **fields)

@@ -672,7 +672,7 @@ def _render_section(c, stock, total_labels, records, page0, pages, name, revisio
         lay = _Layout(stock, areas[0][1], printed_h, compact=compact)
         layouts.append((lay, _Codes(stock.code, lay.code[2], lay.code[3], stock.printer_dpi)))
     layout = layouts[0][0]
-    cx, cy, cw, ch = layout.code
+    cx, cy, _cw, _ch = layout.code
     xs = [stock.margin_left + k * (stock.label_width + stock.gap_x) for k in range(stock.columns)]
     ys = [ph - stock.margin_top - k * (stock.label_height + stock.gap_y) for k in range(stock.rows)]
     tx0, ty0, tw, _ = layout.text
@@ -701,7 +701,7 @@ def _render_section(c, stock, total_labels, records, page0, pages, name, revisio
             for xk in xs:
                 if done >= total_labels:
                     break
-                kind, value, head, text, pieces, *_ = next(records)
+                _kind, value, head, text, pieces, *_ = next(records)
                 done += 1
                 on_page += 1
                 try:

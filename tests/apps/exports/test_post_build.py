@@ -33,7 +33,7 @@ def test_the_qos_app_registers_its_report_step_for_configs_zip():
 
 
 def test_a_step_for_a_file_nobody_builds_is_refused():
-    with pytest.raises(ValueError, match="configs.tar"):
+    with pytest.raises(ValueError, match=r"configs.tar"):
         services.register_post_build("configs.tar", lambda artifact: None)
 
 

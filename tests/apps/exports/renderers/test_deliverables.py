@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import re
 import subprocess
 import sys
@@ -241,7 +242,7 @@ def test_cabling_plan_rows_match_csv_row_by_row(out, design):
     checked = 0
     for page in range(3, 12):
         lines = pdf.rows(page)
-        for top, bottom in zip(lines, lines[1:]):
+        for top, bottom in itertools.pairwise(lines):
             if top and re.fullmatch(r"C\d{6}", top[0]):
                 r = by_id[top[0]]
                 route = cable_route(v, tuples[r["id"]])
@@ -289,7 +290,7 @@ def test_cabling_plan_is_ordered_rack_by_rack(out, design):
     from apps.exports.renderers import DesignView
 
     v = DesignView(design)
-    order, sections = v.install_order()
+    _order, sections = v.install_order()
     ranks = [v.rack_rank[ri] for ri, _ in sections]
     assert ranks == sorted(ranks) and len(ranks) == len(set(ranks))
     assert sum(n for _, n in sections) == len(design.physical.cable_rows)
