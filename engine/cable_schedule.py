@@ -22,28 +22,10 @@ from collections.abc import Callable, Iterator, Sequence
 from itertools import chain
 from operator import itemgetter
 
+from .columns import CABLE_COLUMNS
 from .csvcells import TRIGGERS, neutralize_row, starts_unsafe
 from .physical.labels import LabelEnd, LabelTemplate, cable_labels_of, fast_format, port_template, trunk_labels
 
-CABLE_COLUMNS = (
-    "id",
-    "network",
-    "tier",
-    "type",
-    "part",
-    "ordered_length_m",
-    "a_device",
-    "a_port",
-    "a_rack",
-    "a_u",
-    "b_device",
-    "b_port",
-    "b_rack",
-    "b_u",
-    "label_a",
-    "label_b",
-    "links",
-)
 # What the installer needs beyond the engine's columns (docs/deliverables.md: cable-schedule.csv).
 SCHEDULE_EXTRA_COLUMNS = ("a_room", "a_row", "b_room", "b_row", "medium", "a_module", "b_module", "polarity")
 SCHEDULE_COLUMNS = CABLE_COLUMNS + SCHEDULE_EXTRA_COLUMNS

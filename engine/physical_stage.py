@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 
 from .cable_schedule import CABLE_COLUMNS, CableSchedule
 from .catalog import Catalog
+from .columns import LINK_PHYSICAL_COLUMNS
 from .model import APPLIANCE_ROLES, Device, Link, Place, Rack
 from .orders.orderable import device_lines
 from .physical import (
@@ -48,18 +49,6 @@ from .physical.panel_layout import PanelOverflow, PanelUnits
 
 # Appliance NICs are not in the reference; a single-port QSFP112 flat-top cage is the default (data gap).
 APPLIANCE_CAGE = ("qsfp112", "flat")
-
-LINK_PHYSICAL_COLUMNS = (
-    "medium",
-    "a_part",
-    "b_part",
-    "channel",
-    "fibers",
-    "polarity",
-    "loss_db",
-    "margin_db",
-    "status",
-)
 
 
 class BomSplit(NamedTuple):

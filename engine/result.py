@@ -97,21 +97,4 @@ class DesignResult(DesignRows):
             )
 
 
-LINK_COLUMNS = (
-    "id",
-    "network",
-    "plane",
-    "tier",
-    "speed_gbps",
-    "a_device",
-    "a_port",
-    "a_rack",
-    "a_u",
-    "b_device",
-    "b_port",
-    "b_rack",
-    "b_u",
-    "run_length_m",
-)
-
 ProgressFn = Callable[[str, int, int], None]

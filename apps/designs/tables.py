@@ -18,6 +18,7 @@ from typing import Any
 from django.db.models import BooleanField, Expression, F, Q, QuerySet, Value
 from django.db.models.functions import Coalesce
 
+from engine.columns import CABLE_DB_COLUMNS, LINK_DB_COLUMNS
 from engine.inputgate import load_json
 from engine.model import NETWORKS
 from engine.physical_stage import CABLE_KINDS
@@ -27,47 +28,10 @@ from .models import CableRecord, LinkRecord, Revision
 
 MAX_LIMIT = 1000
 
-LINK_FIELDS = (
-    "link_id",
-    "network",
-    "plane",
-    "tier",
-    "speed_gbps",
-    "a_device",
-    "a_port",
-    "a_rack",
-    "a_u",
-    "b_device",
-    "b_port",
-    "b_rack",
-    "b_u",
-    "length_m",
-    "medium",
-    "a_part",
-    "b_part",
-    "cables",
-    "fibers",
-    "loss_db",
-    "margin_db",
-    "status",
-)
-CABLE_FIELDS = (
-    "cable_id",
-    "network",
-    "tier",
-    "kind",
-    "part",
-    "length_m",
-    "a_device",
-    "a_port",
-    "a_rack",
-    "b_device",
-    "b_port",
-    "b_rack",
-    "label_a",
-    "label_b",
-    "links",
-)
+# The pages' and the API's tables show every stored column but the link's polarity (links.csv has it) and the
+# cable ends' U positions (the cable schedule has them), as they always have (docs/openapi.yaml).
+LINK_FIELDS = tuple(c for c in LINK_DB_COLUMNS if c not in ("revision_id", "polarity"))
+CABLE_FIELDS = tuple(c for c in CABLE_DB_COLUMNS if c not in ("revision_id", "a_u", "b_u"))
 
 LINK_SORTS = ("link_id", "length_m", "loss_db", "margin_db")
 CABLE_SORTS = ("cable_id", "length_m", "part")
