@@ -68,10 +68,6 @@ class DesignResult(DesignRows):
     # ibnetdiscover port counts read switch models from it.
     catalog: Any = field(default=None, compare=False, repr=False)
 
-    def device_location(self, idx: int) -> tuple[str, int | None]:
-        p = self.places[idx]
-        return ("", None) if p is None else (self.racks[p.rack].id, p.u)
-
     def link_rows(self) -> Iterator[tuple]:
         """links.csv rows (see LINK_COLUMNS), streamed."""
         devs, places, racks = self.devices, self.places, self.racks

@@ -235,9 +235,3 @@ def _labels(revision, findings) -> dict[str, PlannedCable]:
 
 def commissioning_standing(*, revision) -> CommissioningStanding | None:
     return CommissioningStanding.objects.filter(revision=revision).first()
-
-
-def commissioning_states(*, revision_ids) -> dict[int, str]:
-    """revision id -> state, for lists (revisions without a row are planned)."""
-    rows = CommissioningStanding.objects.filter(revision_id__in=list(revision_ids)).values_list("revision_id", "state")
-    return dict(rows)

@@ -280,7 +280,3 @@ def _ib_networks(revision: Revision) -> set[str]:
     if storage.get("enabled") and storage.get("technology", "infiniband") == "infiniband":
         out.add("storage")
     return out
-
-
-def counter_snapshot_delete(*, snapshot: CounterSnapshot) -> None:
-    snapshot.delete()

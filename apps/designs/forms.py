@@ -318,9 +318,6 @@ class SpecForm(SpecErrorsMixin, forms.Form):
         for name, field in self.fields.items():
             field.warnings = self.field_warnings.get(name, [])  # read by designs/_field.html
 
-    def warnings_for(self, name: str) -> list[str]:
-        return self.field_warnings.get(name, [])
-
     def field_for_path(self, path: str) -> tuple[str | None, str]:
         return field_for_path(path, _FIELD_NAMES)
 

@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from apps.common.exceptions import ApplicationError
 
-from .models import TERMINAL, Job, JobStatus, WorkerBeat
+from .models import Job, JobStatus, WorkerBeat
 
 log = logging.getLogger(__name__)
 
@@ -359,7 +359,3 @@ def worker_seen(hostname: str) -> None:
 def worker_last_seen():
     """When any worker last said it was alive (None: never)."""
     return WorkerBeat.objects.aggregate(last=Max("seen_at"))["last"]
-
-
-def job_is_terminal(job: Job) -> bool:
-    return job.status in TERMINAL

@@ -249,10 +249,6 @@ def measurement_list(*, revision: Revision) -> QuerySet[MeasurementUpload]:
     )
 
 
-def measurement_latest(*, revision: Revision) -> MeasurementUpload | None:
-    return measurement_list(revision=revision).first()
-
-
 def measurement_get(*, revision: Revision, upload_id: int) -> MeasurementUpload:
     upload = revision.measurements.select_related("uploaded_by").filter(pk=upload_id, read=True).first()
     if upload is None:

@@ -90,10 +90,6 @@ def _covers(covered: set[tuple[str, str]], link: PlannedLink) -> bool:
     return False
 
 
-def _planned_lanes(link: PlannedLink) -> int:
-    return max(1, link.lanes)
-
-
 def _degraded(link: PlannedLink, seen: ObservedLink, compare_speed: bool) -> str:
     lanes = link.lanes
     if seen.width and lanes and seen.width < lanes:

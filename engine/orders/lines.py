@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 from .money import fmt_money, to_cents
-from .spares import SparesRule, spares_rule_from_dict
+from .spares import SparesRule
 
 # The order BOM lines, change orders and pages list categories and networks in.
 CATEGORY_ORDER = ("switch", "appliance", "transceiver", "copper", "aoc", "fiber", "trunk", "panel", "panel-insert")
@@ -359,10 +359,6 @@ def _groups(lines: list[OrderLine], groups: Mapping[str, Mapping[str, int]], res
                 )
             )
     return {name: tuple(out[name]) for name in sorted(out, key=sort_key)}
-
-
-def rule_of(order: Order) -> SparesRule:
-    return spares_rule_from_dict(order.spares_rule)
 
 
 # --- deltas -------------------------------------------------------------------------------------------------

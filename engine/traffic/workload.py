@@ -526,10 +526,6 @@ def parse_workloads(data: Any, *, path: str = "workloads", design_gpus: int | No
     return out
 
 
-def precision_bytes(name: str) -> int:
-    return PRECISION_BYTES[name]
-
-
 def optimizer_bytes(wl: Workload) -> float:
     """Optimizer state bytes per parameter. Named optimizers: fp32 master copy (4 B, only when the working
     weights are not fp32 already) + states (Adam: two fp32 moments = 8 B; SGD momentum 4 B)."""

@@ -193,10 +193,6 @@ class Fitter:
     def width(self, s: str) -> float:
         return self._sw(s, self.size)
 
-    def safe_len(self, width: float) -> int:
-        """Strings up to this many characters always fit ``width`` (ASCII)."""
-        return int(width / self._maxw)
-
     def fit_all(self, strings, width: float) -> list[str]:
         """[fit(s, width) for s in strings], measuring each string once at most (a table column)."""
         maxw, sw, size, fit = self._maxw, self._sw, self.size, self.fit
@@ -947,11 +943,3 @@ def _writers(tx):  # noqa: C901
 def fmt_int(n) -> str:
     """Integers with thousands separators for PDFs (tests strip the commas)."""
     return f"{n:,}"
-
-
-def fmt_num(x, digits: int = 2) -> str:
-    if x is None or x == "":
-        return "\u2014"
-    if isinstance(x, int):
-        return f"{x:,}"
-    return f"{x:,.{digits}f}"

@@ -151,11 +151,6 @@ def iter_test_sheet_csv(
     yield from csv_lines(TEST_SHEET_COLUMNS, iter_test_rows(result, row=row, rack=rack, test_limit=test_limit), raw=raw)
 
 
-def count_test_rows(v: DesignView, order) -> int:
-    memo: dict = {}
-    return sum(len(_fibers_of(v, i, memo)) for i in order)
-
-
 # Test sheet PDF: portrait, one row per fiber, rows tall enough to write a reading in (SHEET_ROW_PT,
 # 6.35 mm, ruled). The link's own columns, its worst-case loss among them, are printed on its first
 # fiber only (the rows below belong to the same link); the limit stands beside every fiber.
