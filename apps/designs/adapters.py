@@ -6,6 +6,8 @@ import hashlib
 from collections.abc import Iterator
 from itertools import repeat
 
+from engine.columns import CABLE_DB_COLUMNS as CABLE_DB_COLUMNS  # the stored rows' columns, as loaded
+from engine.columns import LINK_DB_COLUMNS as LINK_DB_COLUMNS
 from engine.result import DesignRows
 
 _NO_PHYSICAL = ("", "", "", "", 0, "", None, None, "")
