@@ -25,7 +25,7 @@ from engine.orders.rule_choice import (
     RULE_HELP,
     SPARES_HELP,
     SPARES_MAX_LENGTH,
-    spares_rule_from_inputs,
+    spares_rule_from_params,
 )
 from engine.orders.spares import PercentPerCategory, SparesRule
 
@@ -63,13 +63,7 @@ def spares_rule_of(q: dict) -> SparesRule | None:
     """The rule the parameters name; None (the endpoint's default) for percent without spares_percent.
     A bad value is a 400 naming its parameter."""
     try:
-        return spares_rule_from_inputs(
-            rule=q.get("spares_rule") or PERCENT,
-            percent=q.get("spares_percent") or "",
-            afr=q.get("spares_afr_percent") or "",
-            hours=q.get("spares_replenish_hours") or "",
-            level=q.get("spares_service_level_percent") or "",
-        )
+        return spares_rule_from_params(q)
     except ValueError as exc:
         path, _, message = str(exc).partition(": ")
         raise ApiError(400, "invalid", str(exc), [{"path": path, "message": message}]) from None

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from .failure_rates import FailureRatePerCategory
 from .spares import PercentPerCategory, SparesRule, parse_percents
 
@@ -52,6 +55,18 @@ def spares_rule_from_inputs(
     raise ValueError(f"spares_rule: {rule!r} is not {PERCENT} or {FAILURE_RATE}")
 
 
+def spares_rule_from_params(params: Mapping[str, Any]) -> SparesRule | None:
+    """The rule the SPARES_PARAMS name (a query, a body, the CLI's options; absent or empty ones unset), as
+    spares_rule_from_inputs reads them. ValueError names the parameter."""
+    return spares_rule_from_inputs(
+        rule=params.get("spares_rule") or PERCENT,
+        percent=params.get("spares_percent") or "",
+        afr=params.get("spares_afr_percent") or "",
+        hours=params.get("spares_replenish_hours") or "",
+        level=params.get("spares_service_level_percent") or "",
+    )
+
+
 __all__ = [
     "PERCENT",
     "FAILURE_RATE",
@@ -64,4 +79,5 @@ __all__ = [
     "LEVEL_HELP",
     "RULE_HELP",
     "spares_rule_from_inputs",
+    "spares_rule_from_params",
 ]
