@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 
 from .cable_schedule import CABLE_COLUMNS, CableSchedule
 from .catalog import Catalog
+from .columns import LINK_PHYSICAL_COLUMNS
 from .model import APPLIANCE_ROLES, Device, Link, Place, Rack
 from .orders.orderable import device_lines
 from .physical import (
@@ -48,18 +49,6 @@ from .physical.panel_layout import PanelOverflow, PanelUnits
 
 # Appliance NICs are not in the reference; a single-port QSFP112 flat-top cage is the default (data gap).
 APPLIANCE_CAGE = ("qsfp112", "flat")
-
-LINK_PHYSICAL_COLUMNS = (
-    "medium",
-    "a_part",
-    "b_part",
-    "channel",
-    "fibers",
-    "polarity",
-    "loss_db",
-    "margin_db",
-    "status",
-)
 
 
 class BomSplit(NamedTuple):
@@ -456,10 +445,7 @@ class _Pass:
         lid, network, _plane, tier, a, a_port, a_cage, b, b_port, b_cage, _speed = link
         ck: tuple[int | str, ...]
         if _per_connector(choice, split, quarter):
-            if choice.split_end == "b":
-                ck = (b, b_cage, _connector_of(b_port))
-            else:
-                ck = (a, a_cage, _connector_of(a_port))
+            ck = (b, b_cage, _connector_of(b_port)) if choice.split_end == "b" else (a, a_cage, _connector_of(a_port))
         else:
             ck = (a, a_cage, b, b_cage)
         cid = self.shared.get(ck)
@@ -469,8 +455,17 @@ class _Pass:
         cid = self.shared[ck] = self.next_id
         self.next_id += 1
         self.cable_rows.append(
-            [cid, choice.cable_kind, choice.cable_sku, choice.ordered_length_m, (a, a_port), (b, b_port), [lid]]
-            + [tier, network]
+            [
+                cid,
+                choice.cable_kind,
+                choice.cable_sku,
+                choice.ordered_length_m,
+                (a, a_port),
+                (b, b_port),
+                [lid],
+                tier,
+                network,
+            ]
         )
         return cid
 
@@ -510,7 +505,7 @@ def _assign_media(p: _Pass, progress) -> None:
     spine_group = _spine_groups(links) if policy.trunk_diversity else {}
     n = len(links)
     for i, (link, length) in enumerate(zip(links, lengths)):
-        lid, network, _plane, tier, a, a_port, a_cage, b, b_port, b_cage, speed = link
+        _lid, network, _plane, tier, a, _a_port, a_cage, b, _b_port, b_cage, speed = link
         ka = (a_cage, speed, devices[a].role) if appliance[a] else (a, speed)
         ea = dev_end.get(ka)
         if ea is None:
@@ -632,8 +627,17 @@ def _tier_cables(p: _Pass, tier: str, groups: list, plan, rack_index: dict) -> N
         ub = panel_unit(rb, run.panel_kind, slot.panel_b)
         network = network_of_trunk.get(run.id, "")
         p.cable_rows.append(
-            [trunk_ids[run.id], "trunk", run.sku, run.length_m, ("panel", ra, ua, "T"), ("panel", rb, ub, "T")]
-            + [carried[run.id], tier, network]
+            [
+                trunk_ids[run.id],
+                "trunk",
+                run.sku,
+                run.length_m,
+                ("panel", ra, ua, "T"),
+                ("panel", rb, ub, "T"),
+                carried[run.id],
+                tier,
+                network,
+            ]
         )
         p.trunks_out.append((network, run))
 
@@ -650,12 +654,30 @@ def _panel_link(p: _Pass, j: int, slot: LinkSlot, choice, tier: str, tid: int, t
     cid_a, cid_b = p.next_id, p.next_id + 1
     p.next_id += 2
     p.cable_rows.append(
-        [cid_a, "cord", sp.cord_a_sku, sp.cord_a_length_m, (link.a, link.a_port), ("panel", ra, ua, slot.port_a)]
-        + [[link.id], tier, link.network]
+        [
+            cid_a,
+            "cord",
+            sp.cord_a_sku,
+            sp.cord_a_length_m,
+            (link.a, link.a_port),
+            ("panel", ra, ua, slot.port_a),
+            [link.id],
+            tier,
+            link.network,
+        ]
     )
     p.cable_rows.append(
-        [cid_b, "cord", sp.cord_b_sku, sp.cord_b_length_m, ("panel", rb, ub, slot.port_b), (link.b, link.b_port)]
-        + [[link.id], tier, link.network]
+        [
+            cid_b,
+            "cord",
+            sp.cord_b_sku,
+            sp.cord_b_length_m,
+            ("panel", rb, ub, slot.port_b),
+            (link.b, link.b_port),
+            [link.id],
+            tier,
+            link.network,
+        ]
     )
     p.cords[j] = (sp.cord_a_sku, sp.cord_a_length_m)
     p.cables[j] = (cid_a, tid, cid_b)
@@ -940,7 +962,7 @@ _ROW_KIND, _ROW_PART, _ROW_LENGTH, _ROW_A, _ROW_NETWORK = (
 _FIRST = itemgetter(0)
 
 
-def _bom(
+def _bom(  # noqa: C901
     devices,
     links,
     choices,

@@ -51,7 +51,7 @@ def _physical_stage():
 def _uses_panels(spec: DesignSpec) -> bool:
     """Whether any tier of the physical policy asks for patch panels (then racks keep units free for them)."""
     phys = spec.physical or {}
-    tiers = [phys.get("default_tier") or {}] + list((phys.get("tiers") or {}).values())
+    tiers = [phys.get("default_tier") or {}, *(phys.get("tiers") or {}).values()]
     return any(isinstance(t, dict) and t.get("cabling") == "panels" for t in tiers)
 
 
@@ -164,9 +164,10 @@ def start_design(
         if tried is spec:
             return draft
         cap = tried.layout.network_rack_devices
-        notes = list(draft.extra_summary.get("notes", ())) + [
+        notes = [
+            *draft.extra_summary.get("notes", ()),
             f"network racks hold at most {cap} devices each so that their patch panels fit above them "
-            f"(layout.network_rack_devices: auto; set it to choose)"
+            f"(layout.network_rack_devices: auto; set it to choose)",
         ]
         return replace(draft, spec=spec, extra_summary={**draft.extra_summary, "notes": notes})
     if overflow is None:  # every pass that did not return overflowed, and PANEL_RETRIES >= 0 makes one
@@ -449,7 +450,7 @@ def finish_design(
 ) -> DesignResult:
     """Check the draft's invariants (unless `checks`, what check_design returned for it, are given), roll up
     its physical layer (BOM, fiber totals, worst links, warnings) and summarize it."""
-    spec, catalog, plan, server = draft.spec, draft.catalog, draft.plan, draft.server
+    spec, plan, server = draft.spec, draft.plan, draft.server
     _stage(progress, "verification")
     if checks is None:
         checks = check_design(draft)
@@ -470,7 +471,6 @@ def finish_design(
     warnings += uplink_diversity_warnings(draft)
     summary = summarize(
         spec=spec,
-        catalog=catalog,
         plan=plan,
         storage_plan=draft.storage_plan,
         inband_plan=draft.inband_plan,

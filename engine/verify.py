@@ -37,7 +37,7 @@ def _first_port_beyond_radix(devices, links, switches) -> None:
                 _fail(f"{d.name} port {port} does not exist on a {d.model} at {link.speed_gbps} Gb/s")
 
 
-def verify(*, devices, links, switches, compute_plan, server_model, n_servers: int, gpus: int) -> list[str]:
+def verify(*, devices, links, switches, compute_plan, server_model, n_servers: int, gpus: int) -> list[str]:  # noqa: C901
     """Raise EngineInvariantError on the first broken invariant; return the names of the checks run."""
     checks = []
 

@@ -200,7 +200,7 @@ def _req(entry: Mapping, key: str, path: str, kind=None):
     return value
 
 
-def _port_group(raw: Mapping | None, path: str) -> PortGroup:
+def _port_group(raw: Mapping | None) -> PortGroup:
     raw = raw or {}
     return PortGroup(
         int(raw.get("speed_gbps", 0)),
@@ -257,9 +257,9 @@ def _server(key: str, raw: Mapping, all_raw: Mapping, path: str) -> ServerModel:
         rack_scale=bool(raw.get("rack_scale", False)),
         nic_speed_gbps=int(_req(compute, "nic_speed_gbps", path + ".compute", int)),
         cages=tuple(cages),
-        storage=_port_group(ports_from.get("storage"), path + ".storage"),
-        inband=_port_group(ports_from.get("inband"), path + ".inband"),
-        oob=_port_group(ports_from.get("oob"), path + ".oob"),
+        storage=_port_group(ports_from.get("storage")),
+        inband=_port_group(ports_from.get("inband")),
+        oob=_port_group(ports_from.get("oob")),
         sources=tuple(raw.get("sources") or ()),
         netdevs=_netdevs(raw.get("netdevs", ports_from.get("netdevs")), path),
         rdma_devices=_rdma_devices(raw.get("rdma_devices", ports_from.get("rdma_devices")), path),

@@ -469,7 +469,7 @@ def _plug_end(where: str, name: str, v: Any) -> PlugEnd:
     pg, lg = r.get("port_gbps", None), r.get("lane_gbps", None)
     return PlugEnd(
         form_factor=_str(w, "form_factor", r.get("form_factor"), choices=FORM_FACTORS),
-        top=_str(w, "top", r.get("top", "any"), choices=TOPS + ("any",)),
+        top=_str(w, "top", r.get("top", "any"), choices=(*TOPS, "any")),
         ports=_int(w, "ports", r.get("ports", 1), choices=(1, 2)),
         port_gbps=None if pg is None else _int(w, "port_gbps", pg, minimum=1),
         lane_gbps=None if lg is None else _int(w, "lane_gbps", lg, minimum=1),
@@ -986,9 +986,6 @@ def _cross_check(p: dict[str, dict[str, Any]]) -> None:
 def sku_for_length(pattern: str, length_m: float, **fields: Any) -> str:
     """Render a SKU pattern for a length: {nv} NVIDIA code (N003, N01A), {m} plain metres."""
     whole = int(length_m)
-    if abs(length_m - whole - 0.5) < 1e-9:
-        nv = f"{whole:02d}A"
-    else:
-        nv = f"{int(math.ceil(length_m - 1e-9)):03d}"
+    nv = f"{whole:02d}A" if abs(length_m - whole - 0.5) < 1e-9 else f"{math.ceil(length_m - 1e-9):03d}"
     m = f"{length_m:g}"
     return pattern.format(nv=nv, m=m, **fields)

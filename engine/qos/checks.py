@@ -99,7 +99,7 @@ def check_consistency(
     return out
 
 
-def _roce_checks(
+def _roce_checks(  # noqa: C901
     policy: QosPolicy, eth: list[SwitchPorts], hosts: list[HostInfo], totals: Mapping[str, int] | None
 ) -> list[QosWarning]:
     w: list[QosWarning] = []

@@ -244,12 +244,6 @@ class QosPolicy:
                 table[d] = c.priority
         return tuple(table)
 
-    def class_of_priority(self, priority: int) -> TrafficClass | None:
-        for c in self.classes:
-            if c.priority == priority:
-                return c
-        return None
-
     def ecn_priorities(self) -> tuple[int, ...]:
         if not self.ecn_enabled:
             return ()

@@ -479,9 +479,16 @@ def iter_netbox_cables(result) -> Iterator[str]:
                 for n, (pa, ra, pb, rb, count) in enumerate(legs, 1):
                     leg = f", leg {n} of {len(legs)}" if len(legs) > 1 else ""
                     yield (
-                        (_panel_name(v, *pa), "dcim.rearport", ra, _panel_name(v, *pb), "dcim.rearport", rb)
-                        + tail
-                        + (f"{part} {network} {tier} trunk of {len(lids)} links{leg}: {count} here",)
+                        (
+                            _panel_name(v, *pa),
+                            "dcim.rearport",
+                            ra,
+                            _panel_name(v, *pb),
+                            "dcim.rearport",
+                            rb,
+                            *tail,
+                            f"{part} {network} {tier} trunk of {len(lids)} links{leg}: {count} here",
+                        )
                     )
             elif len(lids) == 1:
                 yield end(a) + end(b) + tail + (f"{part} {network} {tier} L{lids[0]:06d}",)
