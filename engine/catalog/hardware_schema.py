@@ -73,6 +73,7 @@ SERVER: dict[str, Any] = {
 SWITCH: dict[str, Any] = {
     "name": "str",
     "vendor": "str",
+    "os": {"*": "str"},  # OS -> interface naming (engine/catalog SwitchModel.os)
     "technology": ["str"],
     "cages": "int",
     "form_factor": "str",
@@ -94,13 +95,18 @@ SWITCH: dict[str, Any] = {
 
 APPLIANCE: dict[str, Any] = {
     "name": "str",
+    "vendor": "str",
     "rack_units": "int",
     "power_kw": "number",
     "orderable": _ORDERABLE,
     "sources": ["str"],
 }
 
-REQUIRED = {"servers": ("name", "rack_units", "gpus"), "switches": ("name", "rack_units", "cages", "speeds")}
+REQUIRED = {
+    "servers": ("name", "vendor", "rack_units", "gpus"),
+    "switches": ("name", "vendor", "os", "rack_units", "cages", "speeds"),
+    "appliances": ("name", "vendor"),
+}
 SECTIONS = {"servers": SERVER, "switches": SWITCH, "appliances": APPLIANCE}
 _WORDS = {"str": "text", "int": "a whole number", "number": "a number", "bool": "true or false"}
 

@@ -36,7 +36,7 @@ PERCENT_WEIGHT_OSES = ("nvue", "eos")
 def policy_save_errors(policy: QosPolicy, oses: Iterable[str]) -> list[tuple[str, str]]:
     """(path, message) for settings that no switch can be configured with, so a save is refused with each at its
     field: an ECN min threshold not below the max, and DWRR weights that do not add up to 100 % on a platform
-    that reads them as percentages. `oses` are the design's switch OSes (engine.qos.inputs.os_for_model).
+    that reads them as percentages. `oses` are the design's switch OSes (engine.catalog SwitchModel.os_for).
 
     These are only checked when a policy is saved: a spec stored before a rule existed still parses (its stored
     revisions stay reproducible) and its QoS form shows the errors."""
