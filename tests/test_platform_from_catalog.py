@@ -127,3 +127,20 @@ def test_no_consumer_reads_a_platform_from_a_model_key():
         if guess.search(p.read_text(encoding="utf-8"))
     ]
     assert found == []
+
+
+def test_a_revision_stored_before_the_catalog_named_oses_reads_them_from_today_s_entry():
+    """A stored revision keeps the catalog it was computed with; one stored before `os` and appliance vendors
+    existed decodes them empty (engine/snapshot_codec.py) and takes them from today's entry of the same key."""
+    import dataclasses
+
+    shipped = load_catalog()
+    old_arista = dataclasses.replace(shipped.switches["arista-7060x6-64pe"], os={})
+    assert old_arista.os_for("ethernet", "nvue") == "eos" and old_arista.naming("eos") == "ethernet-cage-lane"
+    old = dataclasses.replace(shipped, appliances={"ufm": dataclasses.replace(shipped.appliances["ufm"], vendor="")})
+    assert old.vendor("ufm") == "NVIDIA"
+    gone = dataclasses.replace(old_arista, key="retired-x")
+    with pytest.raises(CatalogError, match=r"switches\.retired-x\.os: is required"):
+        gone.os_for("ethernet", "nvue")
+    with pytest.raises(CatalogError, match="'pdu' is not a server, switch or appliance"):
+        shipped.vendor("pdu")

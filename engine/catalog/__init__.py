@@ -364,9 +364,13 @@ def _shipped(with_media: bool) -> Catalog:
 EXTENSION = "custom parts"  # where a user's entries come from, in messages
 
 
+def _read(name: str) -> tuple[Any, bytes]:
+    return read_shipped(DATA_DIR / name)
+
+
 def _build(extra: Mapping | None, with_media: bool) -> Catalog:
-    servers_doc, b1 = read_shipped(DATA_DIR / "servers.yaml")
-    switches_doc, b2 = read_shipped(DATA_DIR / "switches.yaml")
+    servers_doc, b1 = _read("servers.yaml")
+    switches_doc, b2 = _read("switches.yaml")
     digest = hashlib.sha256(b1 + b2)
     raw = {
         "servers": dict(servers_doc["servers"]),
