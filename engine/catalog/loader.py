@@ -19,6 +19,7 @@ data, tests/hostile/test_input_gate_lint.py); a user's parts arrive already pars
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -41,19 +42,38 @@ def read_shipped(path: Path) -> tuple[Any, bytes]:
 
 
 class Where:
-    """Where an entry came from, for messages: the file ('switches.yaml') and the entry path ('switches.tor-x')."""
+    """Where a value came from, for messages: the origin (the data file, or the user's parts) and the path from
+    the entry's section ('switches.tor-x.os'). `style` "field" writes the media catalog's form instead,
+    "<origin>: field '<path>' <message>", the origin then naming the entry ('extra: transceivers[0]').
+    `error` is the exception class raised; `closed` (None: open) the keys an entry may hold besides its fields,
+    every other key refused."""
 
-    __slots__ = ("origin", "path")
+    __slots__ = ("closed", "error_class", "origin", "path", "style")
 
-    def __init__(self, origin: str, path: str):
-        self.origin, self.path = origin, path
+    def __init__(
+        self,
+        origin: str,
+        path: str = "",
+        *,
+        style: str = "path",
+        error: type[ValueError] = CatalogError,
+        closed: tuple[str, ...] | None = None,
+    ):
+        self.origin, self.path, self.style, self.error_class, self.closed = origin, path, style, error, closed
 
     def at(self, name: str) -> Where:
-        sep = "" if name.startswith("[") else "."
-        return Where(self.origin, f"{self.path}{sep}{name}")
+        sep = "" if name.startswith("[") or not self.path else "."
+        return Where(
+            self.origin, f"{self.path}{sep}{name}", style=self.style, error=self.error_class, closed=self.closed
+        )
 
-    def error(self, message: str) -> CatalogError:
-        return CatalogError(f"{self.origin}: {self.path}: {message}" if self.origin else f"{self.path}: {message}")
+    def error(self, message: str) -> ValueError:
+        if self.style == "field":
+            return self.error_class(
+                f"{self.origin}: field '{self.path}' {message}" if self.path else f"{self.origin}: {message}"
+            )
+        where = f"{self.origin}: {self.path}" if self.origin else self.path
+        return self.error_class(f"{where}: {message}")
 
 
 def field(
@@ -62,14 +82,17 @@ def field(
     also: str = "",
     required: bool = False,
     check: Callable[[Any, Where], None] | None = None,
+    read: Callable[[Any, Where], Any] | None = None,
     **kw: Any,
 ) -> Any:
     """dataclasses.field with the loader's settings: `key` when the entry spells the field otherwise, `also` a
     second spelling read when the first is missing, `required` for a field whose default exists only for
-    objects stored before the field did (engine/snapshot_codec.py fills it), `check` a rule beyond the type,
-    called with the converted value and its Where (raise where.error(...))."""
+    objects stored before the field did (engine/snapshot_codec.py fills it) or that must be written even when
+    empty, `check` a rule beyond the type, called with the converted value and its Where (raise
+    where.error(...)), `read` a converter of its own for a value whose written form is not its type's (a grade
+    or a mapping of grades, a list kept sorted)."""
     metadata = dict(kw.pop("metadata", None) or {})
-    metadata.update(key=key, also=also, required=required, check=check)
+    metadata.update(key=key, also=also, required=required, check=check, read=read)
     return dataclasses.field(metadata=metadata, **kw)
 
 
@@ -101,8 +124,14 @@ def build(cls: type[T], raw: Any, where: Where, **given: Any) -> T:
     if not isinstance(raw, Mapping):
         raise where.error(f"must be a mapping of fields, not {type(raw).__name__}")
     hints = _hints(cls)
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    if where.closed is not None:
+        allowed = {f.metadata.get("key") or f.name for f in fields} - set(given)
+        unknown = sorted(set(raw) - allowed - set(where.closed))
+        if unknown:
+            raise where.error(f"unknown field(s) {unknown}; allowed: {sorted(allowed)}")
     values: dict[str, Any] = {}
-    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+    for f in fields:
         if f.name in given:
             values[f.name] = given[f.name]
             continue
@@ -118,7 +147,8 @@ def build(cls: type[T], raw: Any, where: Where, **given: Any) -> T:
                 values[f.name] = None
                 continue
             raise at.error("is required")
-        values[f.name] = convert(hints[f.name], value, at)
+        read = f.metadata.get("read")
+        values[f.name] = read(value, at) if read is not None else convert(hints[f.name], value, at)
         check = f.metadata.get("check")
         if check is not None:
             check(values[f.name], at)
@@ -159,7 +189,7 @@ def _key(tp: Any, key: Any, where: Where) -> Any:
 
 def _scalar(tp: Any, value: Any, where: Where) -> Any:
     if tp is float:
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
         return float(value) if ok else _wrong(tp, value, where)
     if tp is int:
         return value if isinstance(value, int) and not isinstance(value, bool) else _wrong(tp, value, where)
@@ -169,6 +199,8 @@ def _scalar(tp: Any, value: Any, where: Where) -> Any:
 
 
 def _wrong(tp: type, value: Any, where: Where) -> Any:
+    if where.style == "field":
+        raise where.error(f"must be {_WORDS[tp]}, got {value!r}")
     raise where.error(f"must be {_WORDS[tp]}, not {type(value).__name__}")
 
 
