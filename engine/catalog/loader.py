@@ -189,8 +189,11 @@ def _key(tp: Any, key: Any, where: Where) -> Any:
 
 def _scalar(tp: Any, value: Any, where: Where) -> Any:
     if tp is float:
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-        return float(value) if ok else _wrong(tp, value, where)
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            return _wrong(tp, value, where)
+        if not math.isfinite(value):  # YAML's .nan and .inf
+            raise where.error(f"must be a finite number, got {value!r}")
+        return float(value)
     if tp is int:
         return value if isinstance(value, int) and not isinstance(value, bool) else _wrong(tp, value, where)
     if tp in (str, bool):
