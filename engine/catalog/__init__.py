@@ -1,7 +1,11 @@
 """Hardware catalog: servers, switches and appliances, loaded from the YAML data files beside this module.
 
 Every entry keeps its `sources`. Users add their own models by passing `extra` (same shape as the
-files); those entries are validated the same way and may override shipped keys.
+files); those entries are validated the same way and may override shipped keys. Entries are checked against
+hardware_schema.py, then read into the dataclasses below by the catalog's one loader (loader.py): a field's
+annotated type, default and rule are the reader, and a refusal names the file (or "custom parts"), the entry
+and the field. A switch names its maker and the OSes it runs with their interface naming (`vendor`, `os`):
+nothing downstream reads a platform from a model's key.
 """
 
 from __future__ import annotations
