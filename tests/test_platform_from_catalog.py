@@ -144,3 +144,10 @@ def test_a_revision_stored_before_the_catalog_named_oses_reads_them_from_today_s
         gone.os_for("ethernet", "nvue")
     with pytest.raises(CatalogError, match="'pdu' is not a server, switch or appliance"):
         shipped.vendor("pdu")
+
+
+def test_the_oses_the_catalog_names_are_the_ones_the_qos_stage_writes():
+    from engine.catalog import SWITCH_OSES
+    from engine.qos.inputs import OSES
+
+    assert SWITCH_OSES == OSES  # engine.qos.inputs imports nothing of the engine, so it keeps its own copy
