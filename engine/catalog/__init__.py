@@ -10,6 +10,7 @@ nothing downstream reads a platform from a model's key.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 from collections.abc import Mapping
@@ -254,7 +255,7 @@ class Catalog:
     switches: Mapping[str, SwitchModel]
     appliances: Mapping[str, ApplianceModel]
     version: str
-    media: Any = field(default=None, compare=False)  # engine.physical MediaCatalog, when loaded
+    media: Any = dataclasses.field(default=None, compare=False)  # engine.physical MediaCatalog, when loaded
 
     def server(self, key: str, path: str = "servers.model") -> ServerModel:
         from ..errors import SpecError

@@ -180,7 +180,7 @@ def _unconfirmed(v: Any, where: Where) -> str:
     raise where.error(f"must be false, true or the reason (text), got {v!r}")
 
 
-def _any_text(v: Any, where: Where) -> str:
+def _any_text(v: Any, _where: Where) -> str:
     """Free text (a description, notes): whatever was written, as text."""
     return str(v or "")
 
