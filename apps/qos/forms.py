@@ -143,7 +143,7 @@ FIELDS: tuple[QosField, ...] = (
         "ethernet_os",
         "choice",
         "Switch OS for NVIDIA Spectrum",
-        "Cumulus NVUE or SONiC config for NVIDIA Spectrum switches; Arista switches always get EOS.",
+        "Cumulus NVUE or SONiC config for switches whose catalog entry runs both (NVIDIA Spectrum); a switch that runs one OS (Arista: EOS) gets that one.",
         ETHERNET_OSES,
     ),
     *[f for n in CLASS_NAMES for f in _class_fields(n)],

@@ -334,6 +334,7 @@ def test_a_custom_parts_formula_name_is_neutralised_in_bom_csv(alice, users):
     switch = {
         "name": "=SUM(1+2)",
         "vendor": "Acme",
+        "os": {"nvue": "swp", "sonic": "ethernet-lane"},
         "technology": ["ethernet"],
         "cages": 32,
         "form_factor": "osfp",
@@ -371,6 +372,7 @@ def test_a_custom_part_key_beginning_with_a_formula_is_refused(alice):
     body = {
         "name": "x",
         "vendor": "Acme",
+        "os": {"nvue": "swp", "sonic": "ethernet-lane"},
         "technology": ["ethernet"],
         "cages": 32,
         "form_factor": "osfp",

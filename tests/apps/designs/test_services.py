@@ -233,6 +233,7 @@ def test_a_design_computes_with_its_owners_custom_parts():
         body={
             "name": "Acme X64",
             "vendor": "Acme",
+            "os": {"ib": "ib-port"},
             "technology": ["infiniband"],
             "cages": 32,
             "form_factor": "osfp",

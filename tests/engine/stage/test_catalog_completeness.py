@@ -17,6 +17,7 @@ from engine.spec import parse_spec
 LAB_SWITCH = {
     "name": "Lab OSFP 100G switch",
     "vendor": "lab",
+    "os": {"nvue": "swp"},
     "technology": ["ethernet"],
     "cages": 32,
     "form_factor": "osfp",
