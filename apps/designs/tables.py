@@ -304,8 +304,14 @@ _NETWORK_ORDER = {name: i for i, name in enumerate(NETWORKS)}
 
 
 def link_facets(revision: Revision) -> dict[str, list]:
-    """Filter choices from the revision's summary (no scan of the rows)."""
-    s = revision.summary or {}
+    """Filter choices from the revision's summary (no scan of the rows). A revision loaded without its summary
+    (a table page's) reads only the summary's networks: the whole summary, BOM included, is tens of KB of JSON
+    at 16K GPUs, which every page decoded when it was loaded here (bench/bench_api.py)."""
+    if "summary" in revision.get_deferred_fields():
+        networks = Revision.objects.filter(pk=revision.pk).values_list("summary__networks", flat=True).first()
+        s = {"networks": networks if isinstance(networks, dict) else {}}
+    else:
+        s = revision.summary or {}
     # PostgreSQL's jsonb keeps no key order, so the engine's order of networks is restored here.
     nets = sorted((s.get("networks") or {}).keys(), key=lambda n: (_NETWORK_ORDER.get(n, len(_NETWORK_ORDER)), n))
     tiers = sorted({t for n in (s.get("networks") or {}).values() for t in (n.get("links") or {})})
