@@ -324,13 +324,18 @@ def link_facets(revision: Revision) -> dict[str, list]:
     }
 
 
-def table_count(*, revision: Revision, table: str, filters: dict | None = None) -> int:
+def table_count(*, revision: Revision, table: str, filters: dict | None = None, at_most: int | None = None) -> int:
     """How many rows of the revision's links or cables match the filters (the stored total when there are none:
-    counting 400,000 rows to say what the revision row already knows would cost a scan)."""
+    counting 400,000 rows to say what the revision row already knows would cost a scan). `at_most`: stop
+    counting past it (the answer is then at_most + 1): a filter matching most of a 400,000-link revision took
+    160-230 ms to count exactly, a page of it 15 ms (bench/bench_tables.py)."""
     if not filters:
         return revision.link_count if table == "links" else revision.cable_count
     model = LinkRecord if table == "links" else CableRecord
-    return _filters(model.objects.filter(revision=revision), filters, is_link=table == "links").count()
+    qs = _filters(model.objects.filter(revision=revision), filters, is_link=table == "links")
+    if at_most is not None:
+        qs = qs.values("pk")[: at_most + 1]
+    return qs.count()
 
 
 def table_rows(*, revision: Revision, table: str, filters: dict | None, order: str, columns: tuple) -> Iterator[tuple]:
