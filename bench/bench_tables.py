@@ -180,6 +180,7 @@ def main() -> int:
     os.environ.setdefault("DATABASE_CONN_MAX_AGE", "60")
     if args.size == "512k":
         os.environ.setdefault("DESIGN_MAX_LINKS", "2000000")
+        os.environ.setdefault("DESIGN_MAX_DEVICES", "400000")
     cal = calibrate()
     user, rev = _setup(args.size, args.fresh)
 
