@@ -665,7 +665,8 @@ TABLE_MATCH_COUNT_LIMIT = 10_000
 
 
 def _table(request: HttpRequest, pk: int, number: int, table: str) -> HttpResponse:
-    revision = revision_get(user=request.user, design_id=pk, number=number)
+    # Without its summary (tens of KB of JSON, more at scale): the form's choices read only its networks.
+    revision = revision_get(user=request.user, design_id=pk, number=number, defer=("summary",))
     form = TableFilterForm(TableFilterForm.table_query(request.GET), table=table, facets=link_facets(revision))
     page = matched = None
     if form.is_valid():
