@@ -315,6 +315,11 @@ def test_facets_come_from_the_summary(rev):
         ("-margin_db", {}),
         ("link_id", {"network": "compute"}),
         ("length_m", {"tier": "leaf-spine"}),
+        # equality filters leading an index with the id next: paged on that index's key (tables._equal_prefix)
+        ("link_id", {"network": "compute", "tier": "leaf-spine"}),
+        ("-link_id", {"network": "compute", "tier": "leaf-spine", "status": "pass"}),
+        ("-link_id", {"status": "pass"}),
+        ("link_id", {"medium": "fiber-mm", "status": "pass"}),
     ],
 )
 def test_the_last_page_is_the_tail_of_the_order_with_no_next_cursor(rev, order, filters):
@@ -359,3 +364,12 @@ def test_a_bounded_count_stops_one_past_its_bound(rev):
     assert exact > 3
     assert table_count(revision=rev, table="links", filters={"tier": "leaf-spine"}, at_most=3) == 4
     assert table_count(revision=rev, table="links", filters={"tier": "leaf-spine"}, at_most=exact) == exact
+
+
+@pytest.mark.parametrize("order", ["cable_id", "-cable_id"])
+def test_a_cable_kind_pages_both_ways(rev, order):
+    want = sorted((r["cable_id"] for r in all_cables(rev) if r["kind"] == "cord"), reverse=order.startswith("-"))
+    assert len(want) > 80
+    assert ids(walk(cable_page, revision=rev, filters={"kind": "cord"}, order=order, limit=40), "cable_id") == want
+    back = walk_back(cable_page, revision=rev, filters={"kind": "cord"}, order=order, limit=40)
+    assert ids(back, "cable_id") == want
