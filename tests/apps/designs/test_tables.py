@@ -315,7 +315,7 @@ def test_facets_come_from_the_summary(rev):
         ("-margin_db", {}),
         ("link_id", {"network": "compute"}),
         ("length_m", {"tier": "leaf-spine"}),
-        # equality filters leading an index with the id next: paged on that index's key (tables._equal_prefix)
+        # equality filters leading an index with the id next (status, medium: paged on its key, tables._equal_prefix)
         ("link_id", {"network": "compute", "tier": "leaf-spine"}),
         ("-link_id", {"network": "compute", "tier": "leaf-spine", "status": "pass"}),
         ("-link_id", {"status": "pass"}),
