@@ -88,8 +88,9 @@ def analyze_partitions(revision_id: int) -> None:
 
 def sort_index_keys() -> dict[str, dict[str, str]]:
     """{row table: {index suffix: key}} for each sort order of the tables (apps/designs/tables.py) but the
-    id and the cable part, whose indexes are the parent's. A key is written as the page query's ORDER BY
-    writes it, a nullable column as COALESCE(column, _NULL_SORTS_AS), or PostgreSQL would not match it."""
+    id and the cable part, whose indexes are the parent's, and for the closed-set filters (kind, status, medium).
+    A key is written as the page query's ORDER BY writes it, a nullable column as COALESCE(column, _NULL_SORTS_AS),
+    or PostgreSQL would not match it."""
     from .models import CableRecord, LinkRecord
     from .tables import _NULL_SORTS_AS, CABLE_SORTS, LINK_SORTS
 
@@ -102,6 +103,13 @@ def sort_index_keys() -> dict[str, dict[str, str]]:
             column = _q(model._meta.get_field(name).column)
             expr = f"(COALESCE({column}, {float(_NULL_SORTS_AS)!r}))" if model._meta.get_field(name).null else column
             table_keys[f"by_{name}"] = f"{expr}, {_q(id_field)}"
+    # The closed-set filters' (cable kind, link status and medium), in id order: a value the revision has few or
+    # none of (an AOC in an all-cord fabric) scanned the whole partition for a page (137 ms at 397,184 cables), and
+    # a common one walked the id index past every other row (the last page of status=pass at 524,288 GPUs, whose
+    # last 107,844 links have no medium: 52 ms; bench/bench_tables.py). From these a page reads 100 entries.
+    keys[CableRecord._meta.db_table]["by_kind"] = f"{_q('kind')}, {_q('cable_id')}"
+    for name in ("status", "medium"):
+        keys[LinkRecord._meta.db_table][f"by_{name}"] = f"{_q(name)}, {_q('link_id')}"
     return keys
 
 

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import BooleanField, Expression, F, Q, QuerySet, Value
-from django.db.models.functions import Coalesce
+from django.db import connection
+from django.db.models import F, Q, QuerySet
 
 from engine.columns import CABLE_DB_COLUMNS, LINK_DB_COLUMNS
 from engine.inputgate import load_json
@@ -103,51 +103,76 @@ def _text_filter(key: str, value: Any, max_length: int = 128) -> str:
     return text
 
 
-def _filters(qs: QuerySet, filters: dict, *, is_link: bool) -> QuerySet:  # noqa: C901
+# A filter as data: every clause must hold; a clause holds when any of its terms does; a term is (column, op, value)
+# conditions that all hold, op "=" or "startswith". The ORM (counts, CSV) and the page's hand-written query read it.
+Term = tuple[tuple[str, str, Any], ...]
+
+
+def _clauses(filters: dict, *, is_link: bool) -> list[list[Term]]:
+    clauses: list[list[Term]] = []
     for key, value in filters.items():
         if value in (None, ""):
             continue
         if isinstance(value, str):
             value = _text_filter(key, value)
-        if key == "network":
-            qs = qs.filter(network=value)
-        elif key == "tier":
-            qs = qs.filter(tier=value)
+        if key in ("network", "tier") or (key in ("medium", "status") and is_link) or (key == "kind" and not is_link):
+            clauses.append([((key, "=", value),)])
         elif key == "rack":
-            qs = qs.filter(Q(a_rack=value) | Q(b_rack=value))
+            clauses.append(_either("a_rack", "b_rack", value))
         elif key == "device":
-            qs = qs.filter(Q(a_device=value) | Q(b_device=value))
+            clauses.append(_either("a_device", "b_device", value))
         elif key == "part":
-            qs = qs.filter(Q(a_part=value) | Q(b_part=value)) if is_link else qs.filter(part=value)
-        elif key == "medium" and is_link:
-            qs = qs.filter(medium=value)
-        elif key == "status" and is_link:
-            qs = qs.filter(status=value)
-        elif key == "kind" and not is_link:
-            qs = qs.filter(kind=value)
+            clauses.append(_either("a_part", "b_part", value) if is_link else [(("part", "=", value),)])
         elif key == "plane" and is_link:
-            try:
-                plane = int(value)
-            except (TypeError, ValueError):
-                raise TableError("plane", "must be a whole number") from None
-            if not 0 <= plane <= 32767:
-                raise TableError("plane", "must be between 0 and 32767")
-            qs = qs.filter(plane=plane)
+            clauses.append([(("plane", "=", _plane(value)),)])
         elif key == "q":
-            # Search: device-name prefix at either end, or an exact link/cable/rack id.
-            text = str(value).strip()
-            if not text:
-                continue
-            cond = Q(a_device__startswith=text) | Q(b_device__startswith=text) | Q(a_rack=text) | Q(b_rack=text)
-            ident = text[1:] if text[:1] in ("L", "C", "l", "c") else text
-            if ident.isascii() and ident.isdigit() and len(ident) <= 18:  # longer: no id column holds it
-                cond |= Q(**{"link_id" if is_link else "cable_id": int(ident)})
-            device, sep, port = text.replace(" ", ":", 1).partition(":")
-            if sep and device and port:  # "DEVICE PORT" or "DEVICE:PORT": the row at that port, either end
-                cond |= Q(a_device=device, a_port=port.strip()) | Q(b_device=device, b_port=port.strip())
-            qs = qs.filter(cond)
+            terms = _search_terms(str(value).strip(), is_link=is_link)
+            if terms:
+                clauses.append(terms)
         else:
             raise TableError(key, "is not a filter of this table")
+    return clauses
+
+
+def _either(a: str, b: str, value: Any) -> list[Term]:
+    return [((a, "=", value),), ((b, "=", value),)]
+
+
+def _plane(value: Any) -> int:
+    try:
+        plane = int(value)
+    except (TypeError, ValueError):
+        raise TableError("plane", "must be a whole number") from None
+    if not 0 <= plane <= 32767:
+        raise TableError("plane", "must be between 0 and 32767")
+    return plane
+
+
+def _search_terms(text: str, *, is_link: bool) -> list[Term]:
+    """Search: device-name prefix at either end, or an exact link/cable/rack id, or "DEVICE PORT"."""
+    if not text:
+        return []
+    terms: list[Term] = [
+        (("a_device", "startswith", text),),
+        (("b_device", "startswith", text),),
+        *_either("a_rack", "b_rack", text),
+    ]
+    ident = text[1:] if text[:1] in ("L", "C", "l", "c") else text
+    if ident.isascii() and ident.isdigit() and len(ident) <= 18:  # longer: no id column holds it
+        terms.append((("link_id" if is_link else "cable_id", "=", int(ident)),))
+    device, sep, port = text.replace(" ", ":", 1).partition(":")
+    if sep and device and port:  # "DEVICE PORT" or "DEVICE:PORT": the row at that port, either end
+        terms.append((("a_device", "=", device), ("a_port", "=", port.strip())))
+        terms.append((("b_device", "=", device), ("b_port", "=", port.strip())))
+    return terms
+
+
+def _filters(qs: QuerySet, filters: dict, *, is_link: bool) -> QuerySet:
+    for clause in _clauses(filters, is_link=is_link):
+        cond = Q()
+        for term in clause:
+            cond |= Q(**{(col if op == "=" else f"{col}__{op}"): v for col, op, v in term})
+        qs = qs.filter(cond)
     return qs
 
 
@@ -156,39 +181,75 @@ def _filters(qs: QuerySet, filters: dict, *, is_link: bool) -> QuerySet:  # noqa
 _NULL_SORTS_AS = 1e9
 
 
-class _RowCompare(Expression):
-    """`(a, b) > (x, y)` (or `<`): where a keyset page starts. A btree on (a, b) seeks straight to it; the
-    equivalent `a > x OR (a = x AND b > y)` makes PostgreSQL read the index from its start instead, which
-    took 75-155 ms for the last page of a 400,000-link revision sorted by length (bench/bench_store.py)."""
+def _where(model, revision_id: int, clauses: list[list[Term]]) -> tuple[list[str], list]:
+    """The WHERE conditions of a page of `model`'s rows, as the ORM writes them for _filters (the same LIKE
+    operator, cast and escaping on each database), with their parameters."""
+    qn, ops = connection.ops.quote_name, connection.ops
+    conds, params = [f"{qn(model._meta.get_field('revision').column)} = %s"], [revision_id]
+    for clause in clauses:
+        ors = []
+        for term in clause:
+            ands = []
+            for col, op, value in term:
+                field = model._meta.get_field(col)
+                lhs = ops.lookup_cast(op if op != "=" else "exact", field.get_internal_type()) % qn(field.column)
+                if op == "=":
+                    ands.append(f"{lhs} = %s")
+                    params.append(value)
+                else:  # startswith
+                    ands.append(f"{lhs} {connection.operators['startswith'] % '%s'}")
+                    params.append(ops.prep_for_like_query(value) + "%")
+            ors.append("(" + " AND ".join(ands) + ")")
+        conds.append("(" + " OR ".join(ors) + ")")
+    return conds, params
 
-    conditional = True
 
-    def __init__(self, left: tuple, op: str, right: tuple):
-        super().__init__(output_field=BooleanField())
-        if op not in ("<", ">") or len(left) != len(right):
-            raise ValueError("a row comparison takes two rows of one size and < or >")
-        self.left, self.op, self.right = list(left), op, list(right)
+# Equality filters that lead an index whose next column is the row id (partitions.sort_index_keys). One column
+# each: a btree ends a scan on a row comparison only when its first column decides it, so `(network, tier) <= (v, w)`
+# read on through the rest of the network (121 ms at 524,288 GPUs); network and tier keep `=` and `link_id > last`,
+# which their (network, tier, id) index answers directly and PostgreSQL chooses.
+_ID_INDEX_PREFIXES = {
+    "designs_linkrecord": (("status",), ("medium",)),
+    "designs_cablerecord": (("kind",),),
+}
 
-    def get_source_expressions(self) -> list:
-        return [*self.left, *self.right]
 
-    def set_source_expressions(self, exprs) -> None:
-        n = len(self.left)
-        self.left, self.right = list(exprs[:n]), list(exprs[n:])
+def _equal_prefix(model, clauses: list[list[Term]]) -> list[tuple[str, Any]]:
+    """(column, value) of the first index prefix the filters fix by equality, or none."""
+    equal = {
+        term[0][0]: term[0][2]
+        for clause in clauses
+        if len(clause) == 1
+        for term in clause
+        if len(term) == 1
+        if term[0][1] == "="
+    }
+    for prefix in _ID_INDEX_PREFIXES.get(model._meta.db_table, ()):
+        if all(col in equal for col in prefix):
+            return [(col, equal[col]) for col in prefix]
+    return []
 
-    def as_sql(self, compiler, connection):  # noqa: ARG002 - Django's expression API
-        sqls, params = [], []
-        for expr in (*self.left, *self.right):
-            sql, p = compiler.compile(expr)
-            sqls.append(sql)
-            params.extend(p)
-        n = len(self.left)
-        return f"({', '.join(sqls[:n])}) {self.op} ({', '.join(sqls[n:])})", params
+
+def _walks_up(order: str, cursor: str) -> bool:
+    """True when a page from this cursor reads its index upwards (ascending order forwards, descending backwards)."""
+    return order.startswith("-") == bool(_decode(cursor).get("back"))
 
 
 def _page(
-    qs: QuerySet, *, id_field: str, fields: tuple, sorts: tuple, order: str, cursor: str | None, limit: int
+    model,
+    revision_id: int,
+    clauses: list[list[Term]],
+    *,
+    id_field: str,
+    fields: tuple,
+    sorts: tuple,
+    order: str,
+    cursor: str | None,
+    limit: int,
 ) -> Page:
+    """One keyset page in one hand-written query: the ORM built and compiled this query again on every call,
+    about 40 % of an API page's CPU (bench/bench_api.py); the SQL is the one it wrote, so the same indexes serve it
+    (partitions.sort_index_keys: a nullable key sorts as COALESCE(column, _NULL_SORTS_AS))."""
     try:
         limit = int(limit)
     except (TypeError, ValueError):
@@ -200,29 +261,68 @@ def _page(
     key = order[1:] if desc else order
     if key not in sorts:
         raise TableError("order", f"must be one of {', '.join(sorts)} (prefix - for descending)")
+    qn = connection.ops.quote_name
     by_id = key == id_field
-    field = qs.model._meta.get_field(key)
+    field = model._meta.get_field(key)
+    id_col = qn(model._meta.get_field(id_field).column)
+    # An equality filter that leads an index whose next column is the id (status, medium, kind) is written
+    # as a range on that index's key, ordered by it: `status >= 'pass' AND status <= 'pass'`, then the keyset
+    # `(status, link_id) > ('pass', 1469848)`, ORDER BY status, link_id. Given `status = 'pass' AND link_id >
+    # 1469848` ORDER BY link_id, PostgreSQL walked the id index and filtered, trusting the matches to be spread
+    # evenly: the last page of status=pass at 524,288 GPUs, whose last 107,844 links have no medium, read them
+    # all (52 ms); with the equality kept beside the row comparison, the btree started at the first 'pass' (263 ms).
+    prefix = _equal_prefix(model, clauses) if by_id else []
+    if prefix:
+        fixed = {col for col, _ in prefix}
+        clauses = [
+            cl
+            for cl in clauses
+            if not (len(cl) == 1 and len(cl[0]) == 1 and cl[0][0][0] in fixed and cl[0][0][1] == "=")
+        ]
+    prefix_cols = [qn(model._meta.get_field(col).column) for col, _ in prefix]
+    prefix_values = [value for _, value in prefix]
+    conds, params = _where(model, revision_id, clauses)
+    # Both bounds on the first page; after a cursor only the far one, beside the keyset: given both, the btree
+    # started from the near bound (the first compute leaf-spine link) and read up to the cursor (362 ms at 524,288).
+    bounds = [] if not prefix else [">=", "<="] if not cursor else ["<="] if _walks_up(order, cursor) else [">="]
+    for op in bounds:
+        conds.append(f"({', '.join(prefix_cols)}) {op} ({', '.join(['%s'] * len(prefix))})")
+        params += prefix_values
+    select = [qn(model._meta.get_field(f).column) for f in fields]
+    key_sql, key_params = "", []
     if not by_id:
-        default = Value(_NULL_SORTS_AS) if field.null else None
-        qs = qs.annotate(_k=Coalesce(F(key), default) if default is not None else F(key))
+        key_sql, key_params = (
+            (f"COALESCE({qn(field.column)}, %s)", [_NULL_SORTS_AS]) if field.null else (qn(field.column), [])
+        )
+        select.append(key_sql)
     backwards = False
     if cursor:
         c = _decode(cursor)
         if c.get("o", order) != order:
             raise TableError("cursor", "belongs to another sort order; start again from the first page")
         backwards = bool(c.get("back"))
-        op = "lt" if desc != backwards else "gt"
+        after = "<" if desc != backwards else ">"
         if by_id:
-            qs = qs.filter(**{f"{id_field}__{op}": c["id"]})
+            conds.append(f"({', '.join([*prefix_cols, id_col])}) {after} ({', '.join(['%s'] * (len(prefix) + 1))})")
+            params += [*prefix_values, c["id"]]
         else:
-            v = _cursor_value(c.get("v"), field)
-            after = ">" if op == "gt" else "<"
-            qs = qs.filter(_RowCompare((F("_k"), F(id_field)), after, (Value(v), Value(c["id"]))))
-    step_desc = desc != backwards
-    sort = [] if by_id else ["-_k" if step_desc else "_k"]
-    sort.append(f"-{id_field}" if step_desc else id_field)
-    values = fields if by_id else (*fields, "_k")
-    rows = list(qs.order_by(*sort).values(*values)[: limit + 1])
+            # `(key, id) > (v, id)`: a btree on (key, id) seeks straight to it; the equivalent `key > v OR (key = v
+            # AND id > id)` made PostgreSQL read the index from its start (75-155 ms for the last page of a
+            # 400,000-link revision sorted by length, bench/bench_store.py).
+            conds.append(f"({key_sql}, {id_col}) {after} (%s, %s)")
+            params += [*key_params, _cursor_value(c.get("v"), field), c["id"]]
+    direction = " DESC" if desc != backwards else ""
+    sort = [col + direction for col in prefix_cols] + ([] if by_id else [key_sql + direction]) + [id_col + direction]
+    sql = (
+        f"SELECT {', '.join(select)} FROM {qn(model._meta.db_table)} WHERE {' AND '.join(conds)} "
+        f"ORDER BY {', '.join(sort)} LIMIT {limit + 1}"
+    )
+    with connection.cursor() as cur:
+        # The sort key's parameter (the NULL stand-in) is written in the SELECT and in the ORDER BY too.
+        cur.execute(sql, [*key_params, *params, *key_params])
+        found = cur.fetchall()
+    names = fields if by_id else (*fields, "_k")
+    rows = [dict(zip(names, r, strict=True)) for r in found]
     more = len(rows) > limit
     rows = rows[:limit]
     if backwards:
@@ -247,8 +347,18 @@ def link_page(
     limit: int = 100,
     order: str = "link_id",
 ) -> Page:
-    qs = _filters(LinkRecord.objects.filter(revision=revision), filters or {}, is_link=True)
-    return _page(qs, id_field="link_id", fields=LINK_FIELDS, sorts=LINK_SORTS, order=order, cursor=cursor, limit=limit)
+    clauses = _clauses(filters or {}, is_link=True)
+    return _page(
+        LinkRecord,
+        revision.pk,
+        clauses,
+        id_field="link_id",
+        fields=LINK_FIELDS,
+        sorts=LINK_SORTS,
+        order=order,
+        cursor=cursor,
+        limit=limit,
+    )
 
 
 def cable_page(
@@ -259,9 +369,17 @@ def cable_page(
     limit: int = 100,
     order: str = "cable_id",
 ) -> Page:
-    qs = _filters(CableRecord.objects.filter(revision=revision), filters or {}, is_link=False)
+    clauses = _clauses(filters or {}, is_link=False)
     return _page(
-        qs, id_field="cable_id", fields=CABLE_FIELDS, sorts=CABLE_SORTS, order=order, cursor=cursor, limit=limit
+        CableRecord,
+        revision.pk,
+        clauses,
+        id_field="cable_id",
+        fields=CABLE_FIELDS,
+        sorts=CABLE_SORTS,
+        order=order,
+        cursor=cursor,
+        limit=limit,
     )
 
 
@@ -269,8 +387,14 @@ _NETWORK_ORDER = {name: i for i, name in enumerate(NETWORKS)}
 
 
 def link_facets(revision: Revision) -> dict[str, list]:
-    """Filter choices from the revision's summary (no scan of the rows)."""
-    s = revision.summary or {}
+    """Filter choices from the revision's summary (no scan of the rows). A revision loaded without its summary
+    (a table page's) reads only the summary's networks: the whole summary, BOM included, is tens of KB of JSON
+    at 16K GPUs, which every page decoded when it was loaded here (bench/bench_api.py)."""
+    if "summary" in revision.get_deferred_fields():
+        networks = Revision.objects.filter(pk=revision.pk).values_list("summary__networks", flat=True).first()
+        s = {"networks": networks if isinstance(networks, dict) else {}}
+    else:
+        s = revision.summary or {}
     # PostgreSQL's jsonb keeps no key order, so the engine's order of networks is restored here.
     nets = sorted((s.get("networks") or {}).keys(), key=lambda n: (_NETWORK_ORDER.get(n, len(_NETWORK_ORDER)), n))
     tiers = sorted({t for n in (s.get("networks") or {}).values() for t in (n.get("links") or {})})
@@ -283,13 +407,18 @@ def link_facets(revision: Revision) -> dict[str, list]:
     }
 
 
-def table_count(*, revision: Revision, table: str, filters: dict | None = None) -> int:
+def table_count(*, revision: Revision, table: str, filters: dict | None = None, at_most: int | None = None) -> int:
     """How many rows of the revision's links or cables match the filters (the stored total when there are none:
-    counting 400,000 rows to say what the revision row already knows would cost a scan)."""
+    counting 400,000 rows to say what the revision row already knows would cost a scan). `at_most`: stop
+    counting past it (the answer is then at_most + 1): a filter matching most of a 400,000-link revision took
+    160-230 ms to count exactly, a page of it 15 ms (bench/bench_tables.py)."""
     if not filters:
         return revision.link_count if table == "links" else revision.cable_count
     model = LinkRecord if table == "links" else CableRecord
-    return _filters(model.objects.filter(revision=revision), filters, is_link=table == "links").count()
+    qs = _filters(model.objects.filter(revision=revision), filters, is_link=table == "links")
+    if at_most is not None:
+        qs = qs.values("pk")[: at_most + 1]
+    return qs.count()
 
 
 def table_rows(*, revision: Revision, table: str, filters: dict | None, order: str, columns: tuple) -> Iterator[tuple]:

@@ -659,8 +659,14 @@ def _export_of(job: Job) -> dict | None:
     }
 
 
+# A filtered table counts its matching rows up to this, then says "more than": an exact count of a filter matching
+# most of a large revision reads all of its rows (bench/bench_tables.py), where its pages read 100.
+TABLE_MATCH_COUNT_LIMIT = 10_000
+
+
 def _table(request: HttpRequest, pk: int, number: int, table: str) -> HttpResponse:
-    revision = revision_get(user=request.user, design_id=pk, number=number)
+    # Without its summary (tens of KB of JSON, more at scale): the form's choices read only its networks.
+    revision = revision_get(user=request.user, design_id=pk, number=number, defer=("summary",))
     form = TableFilterForm(TableFilterForm.table_query(request.GET), table=table, facets=link_facets(revision))
     page = matched = None
     if form.is_valid():
@@ -668,7 +674,9 @@ def _table(request: HttpRequest, pk: int, number: int, table: str) -> HttpRespon
         query = form.query()
         try:
             page = fetch(revision=revision, **query)
-            matched = table_count(revision=revision, table=table, filters=query["filters"])
+            matched = table_count(
+                revision=revision, table=table, filters=query["filters"], at_most=TABLE_MATCH_COUNT_LIMIT
+            )
         except TableError as exc:
             form.add_error(exc.field if exc.field in form.fields else None, exc.message)
             page = None
@@ -682,7 +690,8 @@ def _table(request: HttpRequest, pk: int, number: int, table: str) -> HttpRespon
             "form": form,
             "page": page,
             "columns": LINK_FIELDS if table == "links" else CABLE_FIELDS,
-            "matched": matched,
+            "matched": min(matched, TABLE_MATCH_COUNT_LIMIT) if matched is not None else None,
+            "matched_more": matched is not None and matched > TABLE_MATCH_COUNT_LIMIT,
             "total": revision.link_count if table == "links" else revision.cable_count,
             "filtered": bool(page is not None and query["filters"]),
         },

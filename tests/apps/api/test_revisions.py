@@ -128,6 +128,22 @@ def test_a_links_page_costs_no_count_and_no_offset(alice, computed):
     assert len(queries) <= 5
 
 
+@pytest.mark.parametrize("table", ["links", "cables"])
+def test_a_table_page_reads_the_summary_only_for_a_network_or_tier_filter(alice, computed, table):
+    """An unfiltered page never loads the revision's summary (tens of KB of JSON with the BOM); a network or tier
+    filter, checked against the revision's own, reads only the summary's networks."""
+
+    def summary_reads(url: str) -> list[str]:
+        with CaptureQueriesContext(connection) as queries:
+            assert alice.get(url).status_code == 200
+        return [q["sql"] for q in queries if "summary" in q["sql"]]
+
+    assert summary_reads(rev_url(computed, 1, f"{table}/?limit=10")) == []
+    assert summary_reads(rev_url(computed, 1, f"{table}/?limit=10&part=none")) == []
+    (networks,) = summary_reads(rev_url(computed, 1, f"{table}/?limit=10&network=compute"))
+    assert "networks" in networks
+
+
 def test_links_filter_and_sort(alice, computed):
     rows = alice.get(rev_url(computed, 1, "links/?tier=leaf-spine&limit=1000")).json()["results"]
     assert rows and {r["tier"] for r in rows} == {"leaf-spine"}

@@ -80,3 +80,25 @@ def test_its_fingerprint_is_the_one_the_orm_revision_has_with_or_without_a_snaps
     assert without[0] == without[1]
     assert with_snapshot[0] == with_snapshot[1]
     assert without[0] != with_snapshot[0]  # a backfilled snapshot makes a new fingerprint
+
+
+def test_a_bare_revision_keeps_the_rule_and_names_the_revision_as_the_orm_does(users, revision):
+    """revision_get(bare=True), a table page's read: the ETag fields, nothing else loaded, the same access rule."""
+    share = DesignShare.objects.create(design=revision.design, user=users.bob, username="bob")
+    full = Revision.objects.get(pk=revision.pk)
+
+    for user in (users.alice, users.bob):
+        bare = revision_get(user=user, design_id=revision.design_id, number=1, bare=True)
+        assert (bare.pk, bare.number, bare.design_id, bare.created_at, bare.spec_hash) == (
+            full.pk,
+            1,
+            full.design_id,
+            full.created_at,
+            full.spec_hash,
+        )
+        assert {"summary", "spec"} <= bare.get_deferred_fields()
+    share.delete()
+    DesignShare.objects.create(design=revision.design, user=None, username="dora")
+    for user, number in ((users.bob, 1), (users.charlie, 1), (users.alice, 2)):
+        with pytest.raises(Http404):
+            revision_get(user=user, design_id=revision.design_id, number=number, bare=True)

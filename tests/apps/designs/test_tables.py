@@ -20,6 +20,7 @@ from apps.designs.tables import (
     cable_page,
     link_facets,
     link_page,
+    table_count,
 )
 from apps.jobs.progress import DbProgress
 from apps.jobs.services import job_claim
@@ -300,3 +301,75 @@ def test_facets_come_from_the_summary(rev):
     facets = link_facets(rev)
     assert facets["network"] == ["compute", "inband", "oob"]
     assert "leaf-spine" in facets["tier"] and "pass" in facets["status"]
+
+
+# ----- the last page, as a client walking the table reaches it --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "order, filters",
+    [
+        ("link_id", {}),
+        ("-link_id", {}),
+        ("length_m", {}),
+        ("-margin_db", {}),
+        ("link_id", {"network": "compute"}),
+        ("length_m", {"tier": "leaf-spine"}),
+        # equality filters leading an index with the id next (status, medium: paged on its key, tables._equal_prefix)
+        ("link_id", {"network": "compute", "tier": "leaf-spine"}),
+        ("-link_id", {"network": "compute", "tier": "leaf-spine", "status": "pass"}),
+        ("-link_id", {"status": "pass"}),
+        ("link_id", {"medium": "fiber-mm", "status": "pass"}),
+    ],
+)
+def test_the_last_page_is_the_tail_of_the_order_with_no_next_cursor(rev, order, filters):
+    field = order.lstrip("-")
+    rows = [r for r in all_links(rev) if all(r[k] == v for k, v in filters.items())]
+    want = keyed(rows, field, desc=order.startswith("-"))
+    cursors, pages, cursor = [], [], None
+    while True:
+        page = link_page(revision=rev, order=order, filters=filters, limit=40, cursor=cursor)
+        cursors.append(cursor)
+        pages.append(page.rows)
+        if page.next_cursor is None:
+            break
+        cursor = page.next_cursor
+
+    assert len(pages) > 1
+    assert ids(pages) == want
+    assert ids(pages[-1:]) == want[(len(pages) - 1) * 40 :]
+    last = link_page(revision=rev, order=order, filters=filters, limit=40, cursor=cursors[-1])  # asked again
+    assert last.next_cursor is None and last.rows == pages[-1]
+
+
+def test_a_page_s_cursor_is_stable_across_equal_sort_keys(rev):
+    """Two rows with the same length are ordered by id, so the same cursor always gives the same next page."""
+    first = link_page(revision=rev, order="length_m", limit=5)
+    again = [link_page(revision=rev, order="length_m", limit=5, cursor=first.next_cursor).rows for _ in range(3)]
+    assert again[0] == again[1] == again[2]
+    boundary = first.rows[-1]["length_m"]
+    assert any(r["length_m"] == boundary for r in all_links(rev) if r["link_id"] not in ids([first.rows]))
+
+
+def test_a_facet_of_a_revision_loaded_without_its_summary_is_the_same(rev):
+    from apps.designs.selectors import revision_get
+
+    bare = revision_get(user=rev.design.owner, design_id=rev.design_id, number=rev.number, bare=True)
+    assert "summary" in bare.get_deferred_fields()
+    assert link_facets(bare) == link_facets(rev)
+
+
+def test_a_bounded_count_stops_one_past_its_bound(rev):
+    exact = table_count(revision=rev, table="links", filters={"tier": "leaf-spine"})
+    assert exact > 3
+    assert table_count(revision=rev, table="links", filters={"tier": "leaf-spine"}, at_most=3) == 4
+    assert table_count(revision=rev, table="links", filters={"tier": "leaf-spine"}, at_most=exact) == exact
+
+
+@pytest.mark.parametrize("order", ["cable_id", "-cable_id"])
+def test_a_cable_kind_pages_both_ways(rev, order):
+    want = sorted((r["cable_id"] for r in all_cables(rev) if r["kind"] == "cord"), reverse=order.startswith("-"))
+    assert len(want) > 80
+    assert ids(walk(cable_page, revision=rev, filters={"kind": "cord"}, order=order, limit=40), "cable_id") == want
+    back = walk_back(cable_page, revision=rev, filters={"kind": "cord"}, order=order, limit=40)
+    assert ids(back, "cable_id") == want

@@ -814,6 +814,20 @@ def test_a_filtered_table_says_how_many_rows_matched(alice, revision):
     assert f'<span data-metric="matched">{revision.link_count:,}</span> links in this revision' in unfiltered
 
 
+def test_a_filter_matching_more_rows_than_the_table_counts_says_more_than(alice, revision, monkeypatch):
+    from apps.designs import views
+
+    expected = LinkRecord.objects.filter(revision=revision, tier="leaf-spine").count()
+    monkeypatch.setattr(views, "TABLE_MATCH_COUNT_LIMIT", expected - 1)
+
+    html = alice.get(url("links", revision.design_id, revision.number, tier="leaf-spine")).content.decode()
+
+    assert f'More than <strong data-metric="matched">{expected - 1:,}</strong> of {revision.link_count:,} links' in html
+    monkeypatch.setattr(views, "TABLE_MATCH_COUNT_LIMIT", expected)
+    exact = alice.get(url("links", revision.design_id, revision.number, tier="leaf-spine")).content.decode()
+    assert f'<p class="muted" id="table-count"><strong data-metric="matched">{expected:,}</strong> of' in exact
+
+
 def test_the_cable_type_is_a_choice_and_pages_go_back_and_forth(alice, revision):
     first = alice.get(url("cables", revision.design_id, revision.number, limit=25))
     html = first.content.decode()
