@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parents[2]
 # Files whose content shapes a rendered deliverable (the engine's result types, which a snapshot decodes into).
-RENDERER_SOURCES = ("apps/exports/renderers", "apps/exports/services.py", "engine")
+RENDERER_SOURCES = ("deliverables", "apps/exports/services.py", "engine")
 PRICED_KINDS = frozenset({"bom.pdf", "bom.csv"})  # the only renderers that read prices
 # Renderers that read the app-wide error-counter thresholds (COUNTER_THRESHOLDS_FILE): a stored file made under
 # other thresholds is not the one asked for.

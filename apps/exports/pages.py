@@ -15,11 +15,11 @@ from apps.designs.models import Revision
 from apps.designs.selectors import revision_get
 from apps.designs.views import signin_required
 from apps.jobs.services import JobNotQueued, JobQuotaExceeded, job_sent
+from deliverables.workloads import chart_svgs
 from engine.errors import SpecError
 
 from .artifacts import artifact_lookup, inline_render_allowed, stored_kinds
 from .failures import revision_blast_radius
-from .renderers.workloads import chart_svgs
 from .services import DELIVERABLES, deliverable_applies, deliverable_available, export_enqueue
 
 

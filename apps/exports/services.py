@@ -1,6 +1,6 @@
 """Deliverables of a stored revision, for the REST API and the HTML views.
 
-The meeting point with the (Django-free) renderers in `apps.exports.renderers`. The renderers read the
+The meeting point with the (Django-free) renderers in `deliverables`. The renderers read the
 engine's DesignResult as the revision stored it (its snapshot, apps/designs/snapshots.py): nothing here runs
 the engine's compute, so a revision's files never follow a later catalog, custom part or engine change.
 
@@ -16,12 +16,11 @@ import logging
 from collections.abc import Callable, Iterator
 from typing import Any
 
+# The one deliverable registry; callers of this service read it through here as well.
+from deliverables.registry import ARCHIVES, DELIVERABLES, Deliverable, render_lines  # noqa: F401
 from engine.errors import SpecError
 from engine.result import DesignResult
 from engine.spec import parse_spec
-
-# The one deliverable registry; callers of this service read it through here as well.
-from .registry import ARCHIVES, DELIVERABLES, Deliverable, render_lines  # noqa: F401
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +31,7 @@ class DeliverableUnavailable(Exception):
 
 def _renderers():
     try:
-        return importlib.import_module("apps.exports.renderers")
+        return importlib.import_module("deliverables")
     except ImportError:
         return None
 

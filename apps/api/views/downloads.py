@@ -15,8 +15,6 @@ from apps.common.http_cache import cache_headers, if_none_match, not_modified, r
 from apps.designs.selectors import design_get, revision_head
 from apps.exports.artifacts import PRICED_KINDS, artifact_build, artifact_lookup, inline_render_allowed
 from apps.exports.models import Artifact
-from apps.exports.registry import OPTIONS as REGISTRY_OPTIONS
-from apps.exports.registry import kinds_taking
 from apps.exports.services import (
     ARCHIVES,
     DELIVERABLES,
@@ -39,6 +37,8 @@ from apps.measurements.services import (
     measurements_check_revision,
 )
 from apps.measurements.uploads import MAX_STORED_ERRORS, measurement_upload
+from deliverables.registry import OPTIONS as REGISTRY_OPTIONS
+from deliverables.registry import kinds_taking
 from engine.errors import SpecError
 from engine.orders.rule_choice import FAILURE_RATE, PERCENT
 from engine.orders.spares import PercentPerCategory
@@ -88,7 +88,7 @@ _JOB_FILE_MEDIA_TYPES = file_media_types(
 )
 
 
-# The kinds each option applies to (the deliverable registry, apps/exports/registry.py); an option sent for another
+# The kinds each option applies to (the deliverable registry, deliverables/registry.py); an option sent for another
 # kind is a 400, not silently ignored (bom.csv?rack=). `csv` is accepted by every kind (a generated client sends its
 # default with every download): it only changes CSVs.
 OPTION_KINDS = {option: kinds_taking(option) for option in REGISTRY_OPTIONS}

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from apps.exports.renderers import write_deliverables
+from deliverables import write_deliverables
 from engine.catalog import load_catalog
 from engine.ibnetdiscover import parse_ibnetdiscover, root_guids
 from engine.ifnames import ib_port_number

@@ -32,7 +32,7 @@ def _result(labels: dict):
 
 
 def _reference(result) -> str:
-    from apps.exports.renderers import CABLE_CSV_COLUMNS, DesignView
+    from deliverables import CABLE_CSV_COLUMNS, DesignView
 
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -43,7 +43,7 @@ def _reference(result) -> str:
 
 @pytest.mark.parametrize("name", list(TEMPLATES))
 def test_cables_csv_lines_equal_csv_writer_for_any_label_template(name):
-    from apps.exports.renderers import iter_cables_csv
+    from deliverables import iter_cables_csv
     from engine.cable_schedule import CableSchedule
 
     result = _result(TEMPLATES[name])
@@ -54,7 +54,7 @@ def test_cables_csv_lines_equal_csv_writer_for_any_label_template(name):
 
 def test_a_port_that_needs_quoting_goes_through_csv_writer(design):
     """A row whose port holds a comma is quoted by csv.writer; the other rows stay on the fast path."""
-    from apps.exports.renderers import CABLE_CSV_COLUMNS, DesignView
+    from deliverables import CABLE_CSV_COLUMNS, DesignView
 
     v = DesignView(design)
     rows = v.ph.cable_rows

@@ -19,7 +19,7 @@ def incomplete():
 
 
 def test_the_bom_csv_says_incomplete_on_its_first_line(incomplete):
-    from apps.exports.renderers.bom import iter_bom_csv
+    from deliverables.bom import iter_bom_csv
 
     n = incomplete.summary["completeness"]["links_without_part"]
     assert n > 0
@@ -37,7 +37,7 @@ def test_the_bom_csv_says_incomplete_on_its_first_line(incomplete):
 def test_the_bom_pdf_says_incomplete_on_its_cover_and_every_page_footer(incomplete):
     from pypdf import PdfReader
 
-    from apps.exports.renderers.bom import render_bom_pdf
+    from deliverables.bom import render_bom_pdf
 
     n = incomplete.summary["completeness"]["links_without_part"]
     buf = io.BytesIO()
@@ -52,7 +52,7 @@ def test_the_bom_pdf_says_incomplete_on_its_cover_and_every_page_footer(incomple
 def test_unconfirmed_lines_say_verify_before_ordering_in_the_csv_and_pdf():
     from pypdf import PdfReader
 
-    from apps.exports.renderers.bom import iter_bom_csv, render_bom_pdf
+    from deliverables.bom import iter_bom_csv, render_bom_pdf
     from engine.presets import load_preset
 
     r = compute_design(parse_spec(load_preset("dgx-b300-xdr-8su")))

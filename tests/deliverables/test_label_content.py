@@ -63,9 +63,9 @@ def test_every_label_scans_twice_and_prints_all_it_should(design, tmp_path, stoc
     import zxingcpp
     from PIL import ImageOps
 
-    from apps.exports.renderers import DesignView, ExportOptions, iter_labels_csv, render_labels_pdf, write_lines
-    from apps.exports.renderers._pdf import audit_layout
-    from apps.exports.renderers.labels import BOTTOM_CLEAR_PT
+    from deliverables import DesignView, ExportOptions, iter_labels_csv, render_labels_pdf, write_lines
+    from deliverables._pdf import audit_layout
+    from deliverables.labels import BOTTOM_CLEAR_PT
 
     zbar_read = _zbar()
     v = DesignView(design)
@@ -162,8 +162,8 @@ def test_every_code_module_is_three_whole_printer_dots_or_more_and_quiet_zones_s
     dots (at least 3) and the Code 128 quiet zones (10 modules) lie inside the code box, which lies in the label."""
     import re
 
-    from apps.exports.renderers import ExportOptions, label_stock_presets
-    from apps.exports.renderers.labels import (
+    from deliverables import ExportOptions, label_stock_presets
+    from deliverables.labels import (
         _C128_QUIET,
         MIN_MODULE_DOTS,
         LabelDoesNotFit,
@@ -203,7 +203,7 @@ def test_a_wrap_stock_puts_cords_too_thin_for_it_on_flags_and_says_so(design, tm
     """The generic wrap stock prints 19 mm; a 3.0 mm AOC or fibre cord ([S38]) is 9.4 mm round, so its labels (and
     the trunks', whose fibre figure is the documented default) go on the flag stock, named on the first page;
     copper (9.43 mm, 29.6 mm round) stays on the wrap. A sheet stock moves nothing; a site's own diameters count."""
-    from apps.exports.renderers import DesignView, ExportOptions, iter_labels_csv, render_labels_pdf, write_lines
+    from deliverables import DesignView, ExportOptions, iter_labels_csv, render_labels_pdf, write_lines
 
     v = DesignView(design)
 
@@ -241,7 +241,7 @@ def test_a_wrap_stock_puts_cords_too_thin_for_it_on_flags_and_says_so(design, tm
 
 def _types(v):
     """(type, part) of every cable of the rack, from the cable schedule."""
-    from apps.exports.renderers._view import CI
+    from deliverables._view import CI
 
     order, _ = v.install_order(v.scope(None, RACK))
     return {(r[CI["type"]], r[CI["part"]]) for r in v.cable_rows(order)}

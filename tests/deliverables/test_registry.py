@@ -1,10 +1,10 @@
-"""The one deliverable registry (apps/exports/registry.py): every kind it lists has a renderer, the CLI's folder is
+"""The one deliverable registry (deliverables/registry.py): every kind it lists has a renderer, the CLI's folder is
 the registry's files, and the options each kind takes are the ones the API accepts for it."""
 
 from __future__ import annotations
 
-from apps.exports import renderers
-from apps.exports.registry import DELIVERABLES, FOLDER_FILES, kinds_taking
+import deliverables as renderers
+from deliverables.registry import DELIVERABLES, FOLDER_FILES, kinds_taking
 
 
 def test_every_listed_deliverable_has_its_renderer():

@@ -2,7 +2,7 @@
 builds and the CLI `plan` writes, with its media type, renderer, the options it takes and where the CLI puts it.
 
 Plain data (no Django): apps.exports.services renders through it for the web, API and export jobs, and
-apps.exports.renderers.write_deliverables for the CLI. links.csv, cables.csv and summary.json are the stored
+deliverables.write_deliverables for the CLI. links.csv, cables.csv and summary.json are the stored
 rows (apps/api/downloads.py DB_FILES) and are not listed here.
 """
 
@@ -25,7 +25,7 @@ _TEST = frozenset({"test_limit"})
 class Deliverable:
     kind: str  # the file name's tail in downloads and exports, e.g. "bom.pdf"
     content_type: str
-    renderer: str  # function name in apps.exports.renderers
+    renderer: str  # function name in deliverables
     pdf: bool  # render(result, fh, options, revision_label=...) into bytes; else an iterator of text lines
     args: tuple[str, ...] = ()  # ExportOptions fields a line renderer takes as keyword arguments ("options": all)
     description: str = ""

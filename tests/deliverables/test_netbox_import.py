@@ -10,9 +10,9 @@ from collections import Counter, defaultdict
 import pytest
 import yaml
 
-from apps.exports.registry import FOLDER_FILES
-from apps.exports.renderers import NETBOX_IMPORT_ORDER, write_deliverables
-from apps.exports.renderers.netbox import import_fields
+from deliverables import NETBOX_IMPORT_ORDER, write_deliverables
+from deliverables.netbox import import_fields
+from deliverables.registry import FOLDER_FILES
 
 from .conftest import read_csv
 

@@ -15,7 +15,7 @@ import pytest
 
 from .conftest import OPTIONS, PdfText, font_sizes, num, read_csv
 
-ROOT = Path(__file__).resolve().parents[4]
+ROOT = Path(__file__).resolve().parents[2]
 PAGE_RE = re.compile(r"^Page (\d+) of (\d+)$")
 
 
@@ -36,7 +36,7 @@ def whole_pdf(out):
 
 def test_renderers_do_not_import_django():
     code = (
-        "import sys; import apps.exports.renderers as r; "
+        "import sys; import deliverables as r; "
         "bad = [m for m in sys.modules if m == 'django' or m.startswith('django.')]; "
         "print(','.join(bad)); sys.exit(1 if bad else 0)"
     )
@@ -89,7 +89,7 @@ def test_cables_csv_extends_the_engine_table_exactly(design, out):
 
 
 def test_cables_csv_fast_path_is_byte_identical_to_csv_writer(design, direct_design):
-    from apps.exports.renderers import CABLE_CSV_COLUMNS, DesignView, iter_cables_csv
+    from deliverables import CABLE_CSV_COLUMNS, DesignView, iter_cables_csv
 
     for res in (design, direct_design):
         buf = io.StringIO()
@@ -100,7 +100,7 @@ def test_cables_csv_fast_path_is_byte_identical_to_csv_writer(design, direct_des
 
 
 def test_csv_lines_quote_what_needs_quoting():
-    from apps.exports.renderers._csv import csv_lines
+    from deliverables._csv import csv_lines
 
     rows = [("a,b", 'say "x"', "line\nbreak", None, 1.5, "None"), ("plain", "x", "y", "", 2, "z")]
     buf = io.StringIO()
@@ -109,7 +109,7 @@ def test_csv_lines_quote_what_needs_quoting():
 
 
 def test_cables_csv_filter_by_rack_and_row(design):
-    from apps.exports.renderers import iter_cable_rows
+    from deliverables import iter_cable_rows
 
     rack = "DC1.B09"
     rows = list(iter_cable_rows(design, rack=rack))
@@ -229,8 +229,8 @@ def test_cabling_plan_has_every_cable_and_label_of_the_csv(out, whole_pdf):
 
 
 def test_cabling_plan_rows_match_csv_row_by_row(out, design):
-    from apps.exports.renderers import DesignView
-    from apps.exports.renderers.cabling import cable_route
+    from deliverables import DesignView
+    from deliverables.cabling import cable_route
 
     path, _ = out
     v = DesignView(design)
@@ -286,7 +286,7 @@ def test_cabling_plan_rows_match_csv_row_by_row(out, design):
 
 
 def test_cabling_plan_is_ordered_rack_by_rack(out, design):
-    from apps.exports.renderers import DesignView
+    from deliverables import DesignView
 
     v = DesignView(design)
     order, sections = v.install_order()
@@ -329,7 +329,7 @@ def test_table_headers_repeat_on_every_table_page(whole_pdf, name):
 def test_fonts_are_embedded_truetype_and_at_least_7_pt(out, name):
     from pypdf import PdfReader
 
-    from apps.exports.renderers._pdf import MIN_FONT_SIZE
+    from deliverables._pdf import MIN_FONT_SIZE
 
     path, _ = out
     sizes = font_sizes(path / name, pages=set(range(12)))
@@ -343,8 +343,8 @@ def test_fonts_are_embedded_truetype_and_at_least_7_pt(out, name):
 
 
 def test_no_cell_text_overflows_its_column(out):
-    from apps.exports.renderers._pdf import COND, fitter
-    from apps.exports.renderers.cabling import plan_columns
+    from deliverables._pdf import COND, fitter
+    from deliverables.cabling import plan_columns
 
     path, _ = out
     pdf = PdfText(path / "cabling-plan.pdf", pages=[5, 6])
@@ -364,7 +364,7 @@ def test_no_cell_text_overflows_its_column(out):
 
 
 def test_fitter_cuts_with_an_ellipsis():
-    from apps.exports.renderers._pdf import COND, ELLIPSIS, fitter
+    from deliverables._pdf import COND, ELLIPSIS, fitter
 
     f = fitter(COND, 7)
     s = "GEN-TRK-MPO12-SM-APC-B-MM-144F-14M-EXTRA-LONG-PART"
@@ -374,7 +374,7 @@ def test_fitter_cuts_with_an_ellipsis():
 
 
 def test_cabling_plan_for_one_rack_lists_only_that_rack(design, tmp_path):
-    from apps.exports.renderers import iter_cable_rows, render_cabling_plan_pdf
+    from deliverables import iter_cable_rows, render_cabling_plan_pdf
 
     with open(tmp_path / "rack.pdf", "wb") as fh:
         render_cabling_plan_pdf(design, fh, {"rack": "DC1.B09", "date": "2026-01-15"}, revision_label="r7")
@@ -385,7 +385,7 @@ def test_cabling_plan_for_one_rack_lists_only_that_rack(design, tmp_path):
 
 
 def test_line_writer_emits_what_reportlab_would(tmp_path):
-    from apps.exports.renderers._pdf import COND, line_writer, new_canvas
+    from deliverables._pdf import COND, line_writer, new_canvas
 
     c = new_canvas(io.BytesIO(), (600, 800), title="t", subject="t")
     strs = ["C000001", "DC1.A01-45:09/DC1.A01-02:4/1", "a(b)c\\d", "", "x y", "\u00e9\u2192", "abc"]
@@ -406,7 +406,7 @@ def test_line_writer_emits_what_reportlab_would(tmp_path):
 def test_lines_writer_emits_what_reportlab_would():
     """A column at once: all printable ASCII (one string of operators, empty cells included), and columns
     with other characters, a font change between them."""
-    from apps.exports.renderers._pdf import COND, COND_BOLD, lines_writer, new_canvas
+    from deliverables._pdf import COND, COND_BOLD, lines_writer, new_canvas
 
     columns = [
         ["C000001", "", "a(b)c\\d", "x y", ""],
@@ -444,7 +444,7 @@ def test_code128_of_ids_and_panels_is_what_reportlab_encodes(count):
     """The direct encoding of cable/trunk ids gives reportlab's symbols, and the bars are its pattern's bars."""
     import random
 
-    from apps.exports.renderers.labels import code128_bars, code128_symbols
+    from deliverables.labels import code128_bars, code128_symbols
 
     rng = random.Random(16)
     values = [f"{rng.choice('CT')}{rng.randrange(10**6):06d}" for _ in range(count)]
@@ -464,7 +464,7 @@ def test_code128_of_ids_and_panels_is_what_reportlab_encodes(count):
 
 
 def test_labels_cover_both_ends_of_every_cable_panels_and_trunks(out, design):
-    from apps.exports.renderers import count_labels, iter_labels
+    from deliverables import count_labels, iter_labels
 
     path, _ = out
     cables = read_csv(path / "cables.csv")
@@ -486,7 +486,7 @@ def test_labels_cover_both_ends_of_every_cable_panels_and_trunks(out, design):
     in_pdf = "".join(pdf.texts()).replace(" ", "")
     # the rest keep installation order, 28 a wrap sheet, but thin cords' (AOC, fibre, trunk) labels follow as flags
     # (21 a sheet), then the panel-port labels on their own stock (100 a sheet)
-    from apps.exports.renderers import iter_labels_csv
+    from deliverables import iter_labels_csv
 
     rows = list(csv.DictReader(io.StringIO("".join(iter_labels_csv(design)))))
     assert sorted(r["label_text"] for r in rows) == sorted(t for _, t, _ in labels)
@@ -498,7 +498,7 @@ def test_labels_cover_both_ends_of_every_cable_panels_and_trunks(out, design):
 
 
 def test_label_stock_is_configurable_and_validated():
-    from apps.exports.renderers import ExportOptions, LabelStock
+    from deliverables import ExportOptions, LabelStock
 
     s = LabelStock.from_dict({"columns": 3, "rows": 10, "label_width": 180, "label_height": 72, "print_height": 36})
     assert s.columns == 3
@@ -570,7 +570,7 @@ def test_test_sheet_pdf_numbers_equal_the_csv(out):
 
 
 def test_measured_results_round_trip(design, out):
-    from apps.exports.renderers import compare, iter_test_rows, parse_test_results
+    from deliverables import compare, iter_test_rows, parse_test_results
 
     path, _ = out
     expected = list(iter_test_rows(design))
@@ -647,7 +647,7 @@ def test_measured_results_round_trip(design, out):
 
 
 def test_parse_rejects_a_file_without_the_columns(design):
-    from apps.exports.renderers import iter_test_rows, parse_test_results
+    from deliverables import iter_test_rows, parse_test_results
 
     rows, errors = parse_test_results("a,b\n1,2\n", list(iter_test_rows(design, rack="DC1.B09")))
     assert rows == [] and "missing column(s) fiber_id, measured_loss_db" in str(errors[0])
@@ -703,7 +703,7 @@ def test_topology_dot_is_ptm_topology_of_the_cumulus_switches(design, out):
 
 
 def test_dot_ids_escape_only_quotes():
-    from apps.exports.renderers.topology import _q
+    from deliverables.topology import _q
 
     # Graphviz keeps a backslash in a quoted ID as it is (\\ would stay two backslashes); only \" is an escape.
     assert _q("A\\B") == '"A\\B"'
@@ -722,7 +722,7 @@ def test_ibnetdiscover_lists_every_infiniband_link_at_both_ends(design, out):
         == len(set(switches))
         == sum(1 for d in design.devices if d.role in ("leaf", "spine", "core") and d.network in ("compute", "storage"))
     )
-    from apps.exports.renderers.topology import guid
+    from deliverables.topology import guid
 
     assert guid("CF-S01") == guid("CF-S01") != guid("CF-S02")
 
@@ -741,7 +741,7 @@ def test_ibnetdiscover_prints_guids_and_port_counts_as_the_tool_does(out):
 def test_ibnetdiscover_port_count_comes_from_the_catalog():
     import yaml
 
-    from apps.exports.renderers import iter_ibnetdiscover
+    from deliverables import iter_ibnetdiscover
     from engine.catalog import DATA_DIR, load_catalog
     from engine.pipeline import compute_design
     from engine.presets import load_preset
@@ -755,7 +755,7 @@ def test_ibnetdiscover_port_count_comes_from_the_catalog():
 
 
 def test_no_infiniband_file_for_an_ethernet_design(tmp_path):
-    from apps.exports.renderers import iter_ibnetdiscover, write_deliverables
+    from deliverables import iter_ibnetdiscover, write_deliverables
     from engine.pipeline import compute_design
     from engine.presets import load_preset
     from engine.spec import parse_spec

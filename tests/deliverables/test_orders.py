@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from apps.exports.renderers.changeorder import CHANGE_ORDER_COLUMNS, iter_change_order_csv, render_change_order_pdf
+from deliverables.changeorder import CHANGE_ORDER_COLUMNS, iter_change_order_csv, render_change_order_pdf
 from engine.orders.lines import (
     OUTSIDE_SU,
     Order,
@@ -235,7 +235,7 @@ def test_every_order_delta_is_the_difference_of_the_two_orders(
 
 @pytest.fixture(scope="module")
 def shrink():
-    from apps.exports.renderers.bom import compute_bom
+    from deliverables.bom import compute_bom
     from engine.pipeline import compute_design
     from engine.presets import load_preset
     from engine.spec import parse_spec
@@ -335,7 +335,7 @@ def test_the_change_order_csv_never_lets_a_description_run_as_a_formula():
 def test_bom_csv_per_network_and_su_rows_carry_the_orders_shares_and_add_up(design):
     """bom.csv's network and su rows hold the same shares of spares, order quantity and price as the API's order,
     so each section adds up, column by column, to the order rows."""
-    from apps.exports.renderers import iter_bom_csv
+    from deliverables import iter_bom_csv
 
     options = {
         "prices": {"MQM9700-NS2F": "31000", "MMA4Z00-NS": "900.50"},

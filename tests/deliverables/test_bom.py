@@ -54,7 +54,7 @@ def _link_scale(split: dict) -> dict:
 
 @pytest.mark.parametrize("which", ["design", "direct_design"])
 def test_bom_split_by_network_and_su_equals_a_recount_from_the_links(which, request):
-    from apps.exports.renderers import compute_bom
+    from deliverables import compute_bom
 
     result = request.getfixturevalue(which)
     bom = compute_bom(result, OPTIONS)
@@ -71,7 +71,7 @@ def test_bom_split_by_network_and_su_equals_a_recount_from_the_links(which, requ
 
 
 def test_bom_split_adds_up_to_the_order_quantities(direct_design):
-    from apps.exports.renderers import compute_bom
+    from deliverables import compute_bom
 
     bom = compute_bom(direct_design, OPTIONS)
     per_part = Counter()

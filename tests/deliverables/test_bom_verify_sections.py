@@ -15,7 +15,7 @@ from .conftest import PdfText
 
 
 def _rows(design):
-    from apps.exports.renderers.bom import iter_bom_csv
+    from deliverables.bom import iter_bom_csv
 
     return list(csv.DictReader(line for line in iter_bom_csv(design) if not line.startswith("#")))
 
@@ -46,7 +46,7 @@ def test_switch_shares_per_network_and_su_name_the_orderable_part_numbers(direct
 
 
 def test_the_pdf_marks_verify_lines_in_every_table_and_prints_unknown_power(direct_design, tmp_path):
-    from apps.exports.renderers.bom import render_bom_pdf
+    from deliverables.bom import render_bom_pdf
 
     path = tmp_path / "bom.pdf"
     with open(path, "wb") as fh:
@@ -66,7 +66,7 @@ def test_a_revision_stored_before_orderable_numbers_still_splits_its_switches_by
     snapshot is what it is, and bom.csv still places those lines in their networks (none "unassigned")."""
     from dataclasses import replace
 
-    from apps.exports.renderers.bom import compute_bom
+    from deliverables.bom import compute_bom
 
     legacy = {"Q3400-P2C-OPN-UNPUBLISHED": "Q3400", "920-9N110-00F1-0C0": "SN2201", "920-9N302-00F7-0C2": "SN4600C"}
     summary = dict(direct_design.summary)

@@ -1,8 +1,6 @@
-"""Fixtures for the deliverables renderers: plain pytest, no database, no Django.
+"""Fixtures for the deliverables (the framework-free package deliverables/): plain pytest, no database, no Django.
 
-The renderers are Django-free; these tests run under `pytest -p no:django` too. The app-level
-conftest (tests/apps/conftest.py) has an autouse fixture that needs pytest-django's `settings`;
-it is overridden here by a no-op of the same name.
+These tests run under `pytest -p no:django` too: they sit outside tests/apps, whose conftest needs pytest-django.
 """
 
 from __future__ import annotations
@@ -11,12 +9,6 @@ import re
 from pathlib import Path
 
 import pytest
-
-
-@pytest.fixture(autouse=True)
-def _static_files_without_collectstatic():
-    yield
-
 
 PANELS = {"tiers": {"leaf-spine": {"medium": "single-mode", "cabling": "panels", "trunk_base": 8}}}
 OPTIONS = {
@@ -50,7 +42,7 @@ def direct_design():
 
 @pytest.fixture(scope="session")
 def out(design, tmp_path_factory):
-    from apps.exports.renderers import write_deliverables
+    from deliverables import write_deliverables
 
     path = tmp_path_factory.mktemp("deliverables")
     written = write_deliverables(design, path, revision_label="r7", options=OPTIONS)

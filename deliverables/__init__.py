@@ -4,7 +4,7 @@ Django-free: imports only the engine, reportlab and the standard library. Every 
 function that writes to a file object (PDF: binary; CSV/text: text) or yields text lines, so the
 web layer can stream it; ``write_deliverables`` writes them all into a folder.
 
-    from apps.exports.renderers import write_deliverables
+    from deliverables import write_deliverables
     paths = write_deliverables(result, Path("out"), revision_label="r3",
                                options={"prices": {"MQM9700-NS2F": 30000}, "currency": "USD",
                                         "spares_percent": {"transceiver": 2, "fiber": 5}})
@@ -137,10 +137,10 @@ def write_deliverables(
 
     links.csv and summary.json are the engine's (engine.outputs.write_plan). cables.csv here is
     the engine's cable table plus the installer's columns (same first columns, same order).
-    The files are the deliverables of apps/exports/registry.py, each at its folder path (FOLDER_FILES, in that
+    The files are the deliverables of deliverables/registry.py, each at its folder path (FOLDER_FILES, in that
     order; cables.csv is the cable schedule); ``only`` limits the run to some of those paths.
     """
-    from ..registry import FOLDER_FILES, render_lines
+    from .registry import FOLDER_FILES, render_lines
 
     opts = ExportOptions.from_any(options)
     out = Path(out_dir)

@@ -34,7 +34,7 @@ def _page_lines(pdf: PdfText, page: int) -> list[tuple[float, list[str]]]:
 
 @pytest.fixture(scope="module")
 def sheet(design, tmp_path_factory):
-    from apps.exports.renderers import DesignView, iter_test_rows, render_test_sheet_pdf
+    from deliverables import DesignView, iter_test_rows, render_test_sheet_pdf
 
     out = tmp_path_factory.mktemp("sheet")
     v = DesignView(design)
@@ -44,7 +44,7 @@ def sheet(design, tmp_path_factory):
 
 
 def test_every_test_sheet_page_starts_with_an_identified_link_and_ends_carry_their_rack(sheet):
-    from apps.exports.renderers.testsheet import TI
+    from deliverables.testsheet import TI
 
     path, rows = sheet
     pdf = PdfText(path)
@@ -74,9 +74,9 @@ def test_every_test_sheet_page_starts_with_an_identified_link_and_ends_carry_the
 
 
 def test_test_sheets_by_rack_archive_holds_every_link_once(design, tmp_path):
-    from apps.exports.registry import DELIVERABLES
-    from apps.exports.renderers import DesignView, iter_test_rows, render_test_sheets_zip
-    from apps.exports.renderers.testsheet import TI
+    from deliverables import DesignView, iter_test_rows, render_test_sheets_zip
+    from deliverables.registry import DELIVERABLES
+    from deliverables.testsheet import TI
 
     assert DELIVERABLES["test-sheets-by-rack.zip"].content_type == "application/zip"
     v = DesignView(design)
@@ -98,7 +98,7 @@ def test_test_sheets_by_rack_archive_holds_every_link_once(design, tmp_path):
 
 
 def test_a_spine_racks_plan_lists_every_cable_with_an_end_in_it(design, out, tmp_path):
-    from apps.exports.renderers import DesignView, render_cabling_plan_pdf
+    from deliverables import DesignView, render_cabling_plan_pdf
 
     path, _ = out
     cables = read_csv(path / "cables.csv")
@@ -123,10 +123,10 @@ def test_a_spine_racks_plan_lists_every_cable_with_an_end_in_it(design, out, tmp
 def test_no_pdf_cuts_text_with_an_ellipsis(design, direct_design, preset):
     """Every PDF deliverable of a design, rendered with the layout audit on: no drawn text (part numbers,
     descriptions, the BOM's verify notes, labels) is cut with an ellipsis or wider than its box."""
-    from apps.exports.registry import DELIVERABLES
-    from apps.exports.renderers import DesignView
-    from apps.exports.renderers import __dict__ as renderers
-    from apps.exports.renderers._pdf import ELLIPSIS, audit_layout
+    from deliverables import DesignView
+    from deliverables import __dict__ as renderers
+    from deliverables._pdf import ELLIPSIS, audit_layout
+    from deliverables.registry import DELIVERABLES
 
     result = design if preset == "panels" else direct_design
     v = DesignView(result)
@@ -143,9 +143,9 @@ def test_no_pdf_cuts_text_with_an_ellipsis(design, direct_design, preset):
 def test_one_identifier_per_trunk_and_panel_trunk_ports_numbered_as_netbox(design, out):
     """A trunk is C000123 in cables.csv, on its labels (barcode and text), in the plan's routes and the test
     sheet; its panel ends are rear ports T1..Tn of each panel, as netbox/rear-ports.csv names them."""
-    from apps.exports.renderers import DesignView, iter_label_records, iter_netbox_rear_ports, iter_test_rows
-    from apps.exports.renderers.cabling import cable_route
-    from apps.exports.renderers.testsheet import TI
+    from deliverables import DesignView, iter_label_records, iter_netbox_rear_ports, iter_test_rows
+    from deliverables.cabling import cable_route
+    from deliverables.testsheet import TI
 
     path, _ = out
     cables = read_csv(path / "cables.csv")

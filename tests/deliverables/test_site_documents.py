@@ -15,7 +15,7 @@ import pytest
 
 from .conftest import PdfText, font_sizes, read_csv
 
-EXAMPLES = Path(__file__).resolve().parents[4] / "docs" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
 DOCS = {"cabling-plan.pdf": "Cabling plan", "test-sheet.pdf": "Test sheet", "labels.pdf": "Labels"}
 OPTIONS = {"date": "2026-01-15"}
 
@@ -23,7 +23,7 @@ OPTIONS = {"date": "2026-01-15"}
 @pytest.fixture(scope="session")
 def site_docs(design, tmp_path_factory):
     """{file: (path, pages)} of the three documents, the labels CSV, and the layout audit of their rendering."""
-    from apps.exports.renderers import (
+    from deliverables import (
         DesignView,
         iter_labels_csv,
         render_cabling_plan_pdf,
@@ -31,7 +31,7 @@ def site_docs(design, tmp_path_factory):
         render_test_sheet_pdf,
         write_lines,
     )
-    from apps.exports.renderers._pdf import audit_layout
+    from deliverables._pdf import audit_layout
 
     out = tmp_path_factory.mktemp("site")
     v = DesignView(design)
@@ -93,8 +93,8 @@ def test_no_text_overflows_its_box_and_none_is_cut(site_docs):
 def test_fabric_diagram_boxes_do_not_overlap(design):
     from reportlab.graphics.shapes import Rect
 
-    from apps.exports.renderers import DesignView
-    from apps.exports.renderers.diagrams import fabric_diagram
+    from deliverables import DesignView
+    from deliverables.diagrams import fabric_diagram
 
     d = fabric_diagram(DesignView(design), 802)
     rects = [(r.x, r.y, r.x + r.width, r.y + r.height) for r in d.contents if isinstance(r, Rect) and r.height > 12]
@@ -105,7 +105,7 @@ def test_fabric_diagram_boxes_do_not_overlap(design):
 
 
 def test_no_page_below_minimum_fill_except_the_last_of_a_section(site_docs):
-    from apps.exports.renderers._pdf import MIN_FILL
+    from deliverables._pdf import MIN_FILL
 
     files, audit, _ = site_docs
     for name, kind in DOCS.items():
@@ -130,7 +130,7 @@ def _sample(n: int) -> list[int]:
 def test_layout_rules_hold_on_every_document(site_docs, design, name):
     from reportlab.pdfbase.pdfmetrics import stringWidth
 
-    from apps.exports.renderers._pdf import COND, COND_BOLD, MIN_FONT_SIZE, MIN_MARGIN, SANS, SANS_BOLD
+    from deliverables._pdf import COND, COND_BOLD, MIN_FONT_SIZE, MIN_MARGIN, SANS, SANS_BOLD
 
     files, _, _ = site_docs
     path, n = files[name]
@@ -154,8 +154,8 @@ def test_layout_rules_hold_on_every_document(site_docs, design, name):
 
 
 def test_cabling_plan_rack_pages_give_route_through_panels_and_trunks(site_docs, design):
-    from apps.exports.renderers import DesignView, iter_cable_rows
-    from apps.exports.renderers.cabling import cable_route
+    from deliverables import DesignView, iter_cable_rows
+    from deliverables.cabling import cable_route
 
     v = DesignView(design)
     rows = {r[0]: r for r in iter_cable_rows(v)}
@@ -179,8 +179,8 @@ def test_cabling_plan_rack_pages_give_route_through_panels_and_trunks(site_docs,
 
 
 def test_test_sheet_rows_are_tall_ruled_and_every_page_signed(site_docs, design):
-    from apps.exports.renderers import iter_test_rows
-    from apps.exports.renderers.testsheet import SHEET_ROW_PT, TI
+    from deliverables import iter_test_rows
+    from deliverables.testsheet import SHEET_ROW_PT, TI
 
     no_limit = {r[TI["link_id"]] for r in iter_test_rows(design) if r[TI["limit_db"]] == ""}
 
@@ -233,8 +233,8 @@ def test_every_barcode_on_the_first_label_page_decodes_to_its_cable_id(site_docs
 def test_label_stocks_print_cable_ids_that_scan(design, tmp_path, stock):
     """A server rack's labels on every named stock: page 1 scans to the cable ids of labels.csv's page 1, both
     ends' text is printed, and nothing is cut."""
-    from apps.exports.renderers import DesignView, ExportOptions, iter_labels_csv, render_labels_pdf, write_lines
-    from apps.exports.renderers._pdf import audit_layout
+    from deliverables import DesignView, ExportOptions, iter_labels_csv, render_labels_pdf, write_lines
+    from deliverables._pdf import audit_layout
 
     v = DesignView(design)
     rack = next(
@@ -263,7 +263,7 @@ def test_label_stocks_print_cable_ids_that_scan(design, tmp_path, stock):
 
 
 def test_label_stock_presets_are_named_and_sourced():
-    from apps.exports.renderers import ExportOptions, LabelStock, label_stock_presets
+    from deliverables import ExportOptions, LabelStock, label_stock_presets
 
     presets = label_stock_presets()
     assert {"wrap-2x1.5-letter", "avery-l7160", "avery-l7160-flag", "avery-5160"} <= set(presets)

@@ -7,7 +7,7 @@ import io
 import pytest
 from pypdf import PdfReader
 
-from apps.exports.renderers.workloads import chart_svgs, render_workloads_pdf
+from deliverables.workloads import chart_svgs, render_workloads_pdf
 from engine.pipeline import compute_design
 from engine.presets import load_preset
 from engine.spec import parse_spec
