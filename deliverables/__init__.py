@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ._view import CABLE_CSV_COLUMNS, DesignView
+from ._view import CABLE_CSV_COLUMNS, DesignView, RevisionView
 from .bom import BOM_CSV_COLUMNS, compute_bom, iter_bom_csv, iter_bom_rows, render_bom_pdf, write_bom_csv
 from .cabling import iter_cable_rows, iter_cables_csv, render_cabling_plan_pdf, write_cables_csv
 from .labels import LABEL_CSV_COLUMNS, count_labels, iter_label_records, iter_labels, iter_labels_csv, render_labels_pdf
@@ -64,6 +64,7 @@ __all__ = [
     "LabelStock",
     "MeasuredFiber",
     "ParseError",
+    "RevisionView",
     "TEST_SHEET_COLUMNS",
     "compare",
     "compute_bom",
@@ -140,13 +141,12 @@ def write_deliverables(
     The files are the deliverables of deliverables/registry.py, each at its folder path (FOLDER_FILES, in that
     order; cables.csv is the cable schedule); ``only`` limits the run to some of those paths.
     """
-    from .registry import FOLDER_FILES, render_lines
+    from .registry import FOLDER_FILES
 
     opts = ExportOptions.from_any(options)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    v = DesignView(result)
-    renderers = globals()
+    revision = RevisionView(result, revision_label)
     written: list[Path] = []
     for name, d in FOLDER_FILES.items():
         if only is not None and name not in only:
@@ -155,16 +155,11 @@ def write_deliverables(
             d.needs == "workloads" and not (result.summary or {}).get("workloads")
         ):
             continue
-        if d.folder_needs_panels and not has_panels(v):
+        if d.folder_needs_panels and not has_panels(revision.view):
             continue
-        fn = renderers[d.renderer]
-        source = v if d.reads_index else result
         path = out / name
-        if d.pdf:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with open(path, "wb") as fh:
-                fn(source, fh, opts, revision_label=revision_label)
-        else:
-            write_lines(path, render_lines(d, fn, source, opts, counter_thresholds=opts.counter_thresholds))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "wb") as fh:
+            d.render(revision, fh, opts)
         written.append(path)
     return written

@@ -165,3 +165,21 @@ class DesignView:
             return "Devices without a rack"
         r = self.racks[ri]
         return f"Row {r.row_name} \u00b7 Rack {r.id} ({r.kind})"
+
+
+class RevisionView:
+    """What every deliverable renders: a computed design (a stored revision's snapshot, or the CLI's fresh
+    compute), the label its documents print ("r3"), and the DesignView index over it, built on first use and
+    then shared (a CLI run writes about 25 files from one view). The BOM and the workloads report read only
+    the result, so a design without a physical layer (no view possible) still has them."""
+
+    def __init__(self, result, label: str = "r1") -> None:
+        self.result = result
+        self.label = label
+        self._view: DesignView | None = None
+
+    @property
+    def view(self) -> DesignView:
+        if self._view is None:
+            self._view = DesignView(self.result)
+        return self._view

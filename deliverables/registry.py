@@ -1,15 +1,46 @@
 """The one registry of a revision's deliverables: every file the web page lists, the API serves, an export job
-builds and the CLI `plan` writes, with its media type, renderer, the options it takes and where the CLI puts it.
+builds and the CLI `plan` writes, with its media type, its renderer, the options it takes and where the CLI puts it.
 
-Plain data (no Django): apps.exports.services renders through it for the web, API and export jobs, and
-deliverables.write_deliverables for the CLI. links.csv, cables.csv and summary.json are the stored
-rows (apps/api/downloads.py DB_FILES) and are not listed here.
+Every renderer is called the same way, `render(revision, fh, options) -> int`: a RevisionView (the result, its
+label and its DesignView index), a binary file to write into and the validated ExportOptions; it returns the pages
+(documents) or lines (text files) written. A text file also has `lines(revision, options)`, the same text as an
+iterator of lines for callers that stream or write text. apps.exports.services renders through this registry for
+the web, API and export jobs, and deliverables.write_deliverables for the CLI. The files that come from the stored
+revision instead (links.csv, cables.csv, summary.json, spec.json) are STORED_FILES.
 """
 
 from __future__ import annotations
 
-import inspect
+import io
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import IO, Any
+
+from ._view import RevisionView
+from .bom import iter_bom_csv, render_bom_pdf
+from .cabling import iter_cables_csv, render_cabling_plan_pdf
+from .labels import iter_labels_csv, render_labels_pdf
+from .lossbudget import iter_loss_budget_csv
+from .monitoring import iter_grafana_dashboard, iter_monitoring_rules, iter_prometheus_targets
+from .netbox import (
+    iter_netbox_cables,
+    iter_netbox_device_roles,
+    iter_netbox_device_types,
+    iter_netbox_devices,
+    iter_netbox_front_ports,
+    iter_netbox_interfaces,
+    iter_netbox_manufacturers,
+    iter_netbox_racks,
+    iter_netbox_rear_ports,
+    iter_netbox_sites,
+)
+from .options import ExportOptions
+from .testsheet import iter_test_sheet_csv, render_test_sheet_pdf, render_test_sheets_zip
+from .topology import iter_ibnetdiscover, iter_topology_dot
+from .workloads import render_workloads_pdf
+
+Renderer = Callable[[RevisionView, IO[bytes], ExportOptions], int]
+Lines = Callable[[RevisionView, ExportOptions], Iterable[str]]
 
 _CSV = "text/csv; charset=utf-8"
 _TEXT = "text/plain; charset=utf-8"
@@ -21,250 +52,250 @@ _SCOPED = frozenset({"row", "rack"})
 _TEST = frozenset({"test_limit"})
 
 
+def write_text(fh: IO[bytes], lines: Iterable[str]) -> int:
+    """Write text lines as UTF-8 into a binary file ('\\n' line ends as given); returns the lines written."""
+    writer = io.TextIOWrapper(fh, encoding="utf-8", newline="", write_through=False)
+    n = 0
+    try:
+        for line in lines:
+            writer.write(line)
+            n += 1
+        writer.flush()
+    finally:
+        writer.detach()  # the caller's file stays open
+    return n
+
+
+def _text(lines: Lines) -> Renderer:
+    def render(revision: RevisionView, fh: IO[bytes], options: ExportOptions) -> int:
+        return write_text(fh, lines(revision, options))
+
+    return render
+
+
 @dataclass(frozen=True)
 class Deliverable:
     kind: str  # the file name's tail in downloads and exports, e.g. "bom.pdf"
     content_type: str
-    renderer: str  # function name in deliverables
-    pdf: bool  # render(result, fh, options, revision_label=...) into bytes; else an iterator of text lines
-    args: tuple[str, ...] = ()  # ExportOptions fields a line renderer takes as keyword arguments ("options": all)
+    render: Renderer
+    lines: Lines | None = None  # a text file's lines (render writes them); None for a document (PDF, zip)
     description: str = ""
     options: frozenset[str] = frozenset()  # download/export options it takes besides csv (the API refuses others)
     path: str = ""  # where the CLI `plan` writes it in its output folder (and names it in --deliverables); kind
     needs: str = ""  # "infiniband" | "workloads": a design without them has no such file
     folder_needs_panels: bool = False  # the CLI writes it only for a design with patch panels (header only else)
-    reads_index: bool = True  # the renderer takes a DesignView as well as a result (built once per CLI run)
 
     @property
     def file(self) -> str:
         return self.path or self.kind
 
+    @property
+    def document(self) -> bool:
+        """A PDF or an archive of them (binary, paged), rather than a text file."""
+        return self.lines is None
 
-# kind -> renderer. links.csv, cables.csv, summary.json and spec.json come from the database instead.
+
+def document(kind: str, content_type: str, render: Renderer, **kw: Any) -> Deliverable:
+    return Deliverable(kind, content_type, render, **kw)
+
+
+def text(kind: str, content_type: str, lines: Lines, **kw: Any) -> Deliverable:
+    return Deliverable(kind, content_type, _text(lines), lines, **kw)
+
+
+# kind -> deliverable, in the order the CLI writes them. Each renderer reads what it needs from the RevisionView:
+# the result alone (BOM, workloads, monitoring) or the DesignView index over it (everything that walks racks and cables).
 DELIVERABLES: dict[str, Deliverable] = {
     d.kind: d
     for d in (
-        Deliverable(
+        document(
             "bom.pdf",
             "application/pdf",
-            "render_bom_pdf",
-            True,
+            lambda r, fh, o: render_bom_pdf(r.result, fh, o, revision_label=r.label),
             description="Bill of materials: order summary with spares and prices, by network, per SU.",
             options=_BOM | _PDF,
-            reads_index=False,
         ),
-        Deliverable(
+        text(
             "bom.csv",
             _CSV,
-            "iter_bom_csv",
-            False,
-            ("options",),
+            lambda r, o: iter_bom_csv(r.result, o),
             description="The BOM as CSV.",
             options=_BOM,
-            reads_index=False,
         ),
-        Deliverable(
+        document(
             "cabling-plan.pdf",
             "application/pdf",
-            "render_cabling_plan_pdf",
-            True,
+            lambda r, fh, o: render_cabling_plan_pdf(r.view, fh, o, revision_label=r.label),
             description="Fabric diagram, rack elevations and every cable, rack by rack.",
             options=_PDF | _SCOPED,
         ),
-        Deliverable(
+        text(
             "cable-schedule.csv",
             _CSV,
-            "iter_cables_csv",
-            False,
-            ("row", "rack"),
+            lambda r, o: iter_cables_csv(r.view, row=o.row, rack=o.rack, raw=o.raw_csv),
             description="The installer's cable schedule (cables.csv plus rooms, rows, modules, polarity).",
             options=_SCOPED,
             path="cables.csv",
         ),
-        Deliverable(
+        document(
             "labels.pdf",
             "application/pdf",
-            "render_labels_pdf",
-            True,
+            lambda r, fh, o: render_labels_pdf(r.view, fh, o, revision_label=r.label),
             description="Both-end labels of every cable and trunk, panels and panel ports.",
             options=_PDF | _SCOPED,
         ),
-        Deliverable(
+        text(
             "labels.csv",
             _CSV,
-            "iter_labels_csv",
-            False,
-            ("options",),
+            lambda r, o: iter_labels_csv(r.view, o),
             description="The labels of labels.pdf for label-printer software: barcode value, texts, sheet position.",
             options=_SCOPED,
         ),
-        Deliverable(
+        document(
             "test-sheet.pdf",
             "application/pdf",
-            "render_test_sheet_pdf",
-            True,
+            lambda r, fh, o: render_test_sheet_pdf(r.view, fh, o, revision_label=r.label),
             description="One row per fiber of every optical link, with expected loss and pass limit.",
             options=_PDF | _SCOPED | _TEST,
         ),
-        Deliverable(
+        document(
             "test-sheets-by-rack.zip",
             "application/zip",
-            "render_test_sheets_zip",
-            True,
+            lambda r, fh, o: render_test_sheets_zip(r.view, fh, o, revision_label=r.label),
             description="The test sheet split by rack: one PDF per rack, every link in exactly one of them.",
             options=_PDF | _SCOPED | _TEST,
         ),
-        Deliverable(
+        text(
             "test-sheet.csv",
             _CSV,
-            "iter_test_sheet_csv",
-            False,
-            ("row", "rack", "test_limit"),
+            lambda r, o: iter_test_sheet_csv(r.view, row=o.row, rack=o.rack, test_limit=o.test_limit, raw=o.raw_csv),
             description="The test sheet as CSV: fill in measured_loss_db and upload it as measurements.",
             options=_SCOPED | _TEST,
         ),
-        Deliverable(
+        text(
             "loss-budget.csv",
             _CSV,
-            "iter_loss_budget_csv",
-            False,
+            lambda r, o: iter_loss_budget_csv(r.view, raw=o.raw_csv),
             description="Per optical link: the loss-budget terms, worst links first.",
         ),
-        Deliverable(
+        text(
             "topology.dot",
             "text/vnd.graphviz; charset=utf-8",
-            "iter_topology_dot",
-            False,
+            lambda r, o: iter_topology_dot(r.view),
             description="Graphviz / Cumulus PTM topology of the intended cabling.",
         ),
-        Deliverable(
+        text(
             "topology.ibnetdiscover",
             _TEXT,
-            "iter_ibnetdiscover",
-            False,
+            lambda r, o: iter_ibnetdiscover(r.view),
             description="The InfiniBand networks in ibnetdiscover's format.",
             needs="infiniband",
         ),
         # NetBox bulk import, in import order (docs/deliverables.md); interfaces only for existing device types.
-        Deliverable(
+        text(
             "netbox-sites.csv",
             _CSV,
-            "iter_netbox_sites",
-            False,
+            lambda r, o: iter_netbox_sites(r.view),
             description="NetBox import 1: sites.",
             path="netbox/sites.csv",
         ),
-        Deliverable(
+        text(
             "netbox-manufacturers.csv",
             _CSV,
-            "iter_netbox_manufacturers",
-            False,
+            lambda r, o: iter_netbox_manufacturers(r.view),
             description="NetBox import 2: manufacturers.",
             path="netbox/manufacturers.csv",
         ),
-        Deliverable(
+        text(
             "netbox-device-roles.csv",
             _CSV,
-            "iter_netbox_device_roles",
-            False,
+            lambda r, o: iter_netbox_device_roles(r.view),
             description="NetBox import 3: device roles.",
             path="netbox/device-roles.csv",
         ),
-        Deliverable(
+        text(
             "netbox-racks.csv",
             _CSV,
-            "iter_netbox_racks",
-            False,
+            lambda r, o: iter_netbox_racks(r.view),
             description="NetBox import 4: racks.",
             path="netbox/racks.csv",
         ),
-        Deliverable(
+        text(
             "netbox-device-types.yaml",
             "application/yaml; charset=utf-8",
-            "iter_netbox_device_types",
-            False,
+            lambda r, o: iter_netbox_device_types(r.view),
             description="NetBox import 5: device types with heights and interface templates.",
             path="netbox/device-types.yaml",
         ),
-        Deliverable(
+        text(
             "netbox-devices.csv",
             _CSV,
-            "iter_netbox_devices",
-            False,
+            lambda r, o: iter_netbox_devices(r.view),
             description="NetBox import 6: devices.",
             path="netbox/devices.csv",
         ),
-        Deliverable(
+        text(
             "netbox-rear-ports.csv",
             _CSV,
-            "iter_netbox_rear_ports",
-            False,
+            lambda r, o: iter_netbox_rear_ports(r.view),
             description="NetBox import 7: patch-panel rear ports, one per trunk (header only without panels).",
             path="netbox/rear-ports.csv",
             folder_needs_panels=True,
         ),
-        Deliverable(
+        text(
             "netbox-front-ports.csv",
             _CSV,
-            "iter_netbox_front_ports",
-            False,
+            lambda r, o: iter_netbox_front_ports(r.view),
             description="NetBox import 8: patch-panel front ports (header only without panels).",
             path="netbox/front-ports.csv",
             folder_needs_panels=True,
         ),
-        Deliverable(
+        text(
             "netbox-cables.csv",
             _CSV,
-            "iter_netbox_cables",
-            False,
+            lambda r, o: iter_netbox_cables(r.view),
             description="NetBox import 9: cables, one per link of a multi-link cable.",
             path="netbox/cables.csv",
         ),
-        Deliverable(
+        text(
             "netbox-interfaces.csv",
             _CSV,
-            "iter_netbox_interfaces",
-            False,
+            lambda r, o: iter_netbox_interfaces(r.view),
             description="NetBox interfaces, for device types that exist without them (not in the order).",
             path="netbox/interfaces.csv",
         ),
         # Monitoring (docs/monitoring.md): rules and dashboard from the design, targets that label the series.
-        Deliverable(
+        text(
             "prometheus-rules.yaml",
             "application/yaml; charset=utf-8",
-            "iter_monitoring_rules",
-            False,
+            lambda r, o: iter_monitoring_rules(r.result, o.counter_thresholds),
             description="Prometheus recording and alerting rules with the design's device, port, tier, rail, "
             "plane and SU labels: utilization against the targets, loss, PFC, ECN, flaps, FEC and symbol errors.",
             path="monitoring/prometheus-rules.yaml",
         ),
-        Deliverable(
+        text(
             "prometheus-targets.json",
             "application/json",
-            "iter_prometheus_targets",
-            False,
+            lambda r, o: iter_prometheus_targets(r.result),
             description="Prometheus file_sd targets: every server and switch with its design labels, which the "
             "rules select on.",
             path="monitoring/prometheus-targets.json",
         ),
-        Deliverable(
+        text(
             "grafana-dashboard.json",
             "application/json",
-            "iter_grafana_dashboard",
-            False,
+            lambda r, o: iter_grafana_dashboard(r.result),
             description="Grafana dashboard over the recording rules: utilization per tier, rail x spine, per SU "
             "and per rail, and link health.",
             path="monitoring/grafana-dashboard.json",
         ),
-        Deliverable(
+        document(
             "workloads.pdf",
             "application/pdf",
-            "render_workloads_pdf",
-            True,
+            lambda r, fh, o: render_workloads_pdf(r.result, fh, o, revision_label=r.label),
             description="Training-traffic analysis of the design's workloads, with charts.",
             options=_PDF,
             needs="workloads",
-            reads_index=False,
         ),
     )
 }
@@ -288,17 +319,3 @@ def kinds_taking(option: str) -> frozenset[str]:
 
 
 OPTIONS = sorted({o for d in DELIVERABLES.values() for o in d.options})
-
-
-def render_lines(deliverable: Deliverable, fn, result, opts, *, counter_thresholds=None):
-    """A line renderer's text lines, called as the registry says: the whole ExportOptions, or the fields it
-    names, plus the declared csv=safe|raw option and the installation's counter thresholds when it takes them."""
-    if deliverable.args == ("options",):
-        return fn(result, opts)
-    kwargs = {name: getattr(opts, name) for name in deliverable.args}
-    params = inspect.signature(fn).parameters
-    if "raw" in params:
-        kwargs["raw"] = opts.raw_csv
-    if "counter_thresholds" in params:
-        kwargs["counter_thresholds"] = counter_thresholds
-    return fn(result, **kwargs)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import errno
 import hashlib
-import io
 import json
 import logging
 import os
@@ -363,14 +362,3 @@ def legacy_exports_prune() -> int:
     except OSError:
         pass
     return deleted
-
-
-def text_into(fh, lines) -> None:
-    """Write text lines (a line renderer's output) as UTF-8 into a binary file."""
-    writer = io.TextIOWrapper(fh, encoding="utf-8", newline="", write_through=False)
-    try:
-        for line in lines:
-            writer.write(line)
-        writer.flush()
-    finally:
-        writer.detach()

@@ -123,19 +123,18 @@ def test_a_spine_racks_plan_lists_every_cable_with_an_end_in_it(design, out, tmp
 def test_no_pdf_cuts_text_with_an_ellipsis(design, direct_design, preset):
     """Every PDF deliverable of a design, rendered with the layout audit on: no drawn text (part numbers,
     descriptions, the BOM's verify notes, labels) is cut with an ellipsis or wider than its box."""
-    from deliverables import DesignView
-    from deliverables import __dict__ as renderers
+    from deliverables import ExportOptions, RevisionView
     from deliverables._pdf import ELLIPSIS, audit_layout
     from deliverables.registry import DELIVERABLES
 
     result = design if preset == "panels" else direct_design
-    v = DesignView(result)
-    options = {**OPTIONS, "prices": {"QM9700": 30000}, "spares_percent": 2}
+    revision = RevisionView(result, "r7")
+    options = ExportOptions.from_any({**OPTIONS, "prices": {"QM9700": 30000}, "spares_percent": 2})
     for kind, d in DELIVERABLES.items():
-        if not d.pdf or d.needs == "workloads" or kind.endswith(".zip"):
+        if not d.document or d.needs == "workloads" or kind.endswith(".zip"):
             continue
         with audit_layout() as audit:
-            renderers[d.renderer](v if d.reads_index else result, io.BytesIO(), options, revision_label="r7")
+            d.render(revision, io.BytesIO(), options)
         cut = [b for b in audit.boxes if ELLIPSIS in b[1]]
         assert audit.boxes and not cut and not audit.overflowing(), (kind, cut[:5])
 

@@ -61,7 +61,7 @@ def marked_design():
     return compute_design(parse_spec(spec))
 
 
-PDF_KINDS = sorted(kind for kind, d in DELIVERABLES.items() if d.pdf)
+PDF_KINDS = sorted(kind for kind, d in DELIVERABLES.items() if d.document)
 
 
 def test_every_pdf_kind_is_covered():
