@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ._view import CABLE_CSV_COLUMNS, DesignView, RevisionView
-from .bom import BOM_CSV_COLUMNS, compute_bom, iter_bom_csv, iter_bom_rows, render_bom_pdf, write_bom_csv
+from .bom import BOM_CSV_COLUMNS, bom_of, iter_bom_csv, iter_bom_rows, render_bom_pdf, write_bom_csv
 from .cabling import iter_cable_rows, iter_cables_csv, render_cabling_plan_pdf, write_cables_csv
 from .labels import LABEL_CSV_COLUMNS, count_labels, iter_label_records, iter_labels, iter_labels_csv, render_labels_pdf
 from .lossbudget import LOSS_COLUMNS, iter_loss_budget_csv, iter_loss_rows
@@ -67,7 +67,7 @@ __all__ = [
     "RevisionView",
     "TEST_SHEET_COLUMNS",
     "compare",
-    "compute_bom",
+    "bom_of",
     "count_labels",
     "iter_bom_csv",
     "iter_bom_rows",

@@ -1,23 +1,21 @@
-"""Bill of materials: bom.csv and bom.pdf.
+"""Bill of materials: bom.csv and bom.pdf, rendered from the engine's priced BOM (engine/orders/bom.py).
 
 Quantities come from the result: per network and category, per SU (the parts of each SU's
 servers and leaves), and the order summary per part (which equals summary["bom"] line by line:
-tests check it). Spares are a percentage per category, rounded up per part; prices are optional.
+tests check it). Spares follow the options' rule, rounded up per part; prices are optional.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import IO
 
+from engine.orders.bom import Bom, Part, bom_category_key, bom_network_key, compute_bom
 from engine.orders.failure_rates import DEFAULTS_NOTE, FailureRatePerCategory, failures_per_year, failures_text
-from engine.orders.lines import CATEGORY_ORDER, CATEGORY_TITLE, NETWORK_ORDER
-from engine.orders.money import fmt_money, to_cents
-from engine.orders.orderable import SWITCH_ROLES, device_lines
+from engine.orders.lines import CATEGORY_TITLE, NETWORK_ORDER
+from engine.orders.money import fmt_money
 
 from ._csv import csv_lines
 from ._pdf import (
@@ -56,32 +54,6 @@ BOM_CSV_COLUMNS = (
     "failures_per_year",  # order rows: quantity x the failure-rate rule's AFR (engine/orders/failure_rates.py)
 )
 
-_FF = re.compile(r"\b(OSFP|QSFP112|QSFP-DD|QSFP56|QSFP28|SFP28|SFP\+|RJ45)\b", re.I)
-
-
-@dataclass
-class Part:
-    category: str
-    sku: str
-    description: str
-    form_factor: str = ""
-    length_m: float | None = None
-    unit_watts: float | None = None
-
-
-@dataclass
-class Bom:
-    parts: dict  # (category, sku) -> Part
-    order: list  # (category, sku, qty, spares, order_qty, watts, unit_price, extended)
-    by_network: dict  # network -> Counter((category, sku) -> qty)
-    by_su: dict  # su -> Counter((category, sku) -> qty)
-    su_servers: Counter
-    fibers: dict
-    currency: str
-    spares_percent: dict  # category -> Decimal
-    totals: dict = field(default_factory=dict)
-
-
 VERIFY = "verify before ordering"
 
 
@@ -111,174 +83,12 @@ def unconfirmed_of(summary: dict) -> dict:
     }
 
 
-def _category_key(cat: str) -> int:
-    return CATEGORY_ORDER.index(cat) if cat in CATEGORY_ORDER else len(CATEGORY_ORDER)
-
-
-def _network_key(n: str):
-    return (NETWORK_ORDER.index(n) if n in NETWORK_ORDER else len(NETWORK_ORDER), n)
-
-
-def _form_factors(opts: ExportOptions, result=None) -> dict:
-    # The catalog the design was computed with (a stored revision's snapshot holds it), never today's when known.
-    cat = opts.catalog if opts.catalog is not None else getattr(result, "catalog", None)
-    if cat is None:
-        try:
-            from engine.catalog import load_catalog
-
-            cat = load_catalog()
-        except Exception:  # pragma: no cover - catalog not loadable: fall back to descriptions
-            return {}
-    media = getattr(cat, "media", cat)
-    tr = getattr(media, "transceivers", None) or {}
-    try:
-        return {sku: t.form_factor for sku, t in tr.items()}
-    except AttributeError:  # pragma: no cover
-        return {}
-
-
-def _device_keys(d, catalog, procurement, parts) -> list:
-    """The (category, sku) lines a device adds to the BOM; a revision computed before switches carried their
-    orderable numbers named the model ("QM9700", "UFM") and still splits by that."""
-    if d.role in SWITCH_ROLES:
-        legacy = ("switch", d.model.upper())
-    elif d.role == "ufm":
-        legacy = ("appliance", "UFM")
-    else:
-        return []
-    keys = [(c, p.sku) for c, p, _ in device_lines(d.role, d.model, catalog, procurement)] if catalog else []
-    keys = [k for k in keys if k in parts]
-    return keys or ([legacy] if legacy in parts else [])
-
-
-def compute_bom(result, options=None) -> Bom:
+def bom_of(result, options=None) -> Bom:
+    """The design's BOM (engine.orders.bom.compute_bom), priced and spared as the export options say."""
     opts = ExportOptions.from_any(options)
-    ph = result.physical
-    summary_bom = result.summary.get("bom") or (ph.bom if ph is not None else [])
-    parts: dict = {}
-    for line in summary_bom:
-        q = line["quantity"]
-        uw = None if line.get("watts") is None or not q else line["watts"] / q
-        parts[(line["category"], line["sku"])] = Part(
-            line["category"], line["sku"], line.get("description", ""), unit_watts=uw
-        )
-    sku_cat = {sku: cat for cat, sku in parts}
-    ffs = _form_factors(opts, result)
-    for (cat, sku), p in parts.items():
-        if cat == "transceiver":
-            ff = ffs.get(sku)
-            if not ff:
-                m = _FF.search(p.description or "")
-                ff = m.group(1) if m else ""
-            p.form_factor = ff.upper()
-    devices = result.devices
-    by_network: dict = defaultdict(Counter)
-    by_su: dict = defaultdict(Counter)
-    # switches and appliances: the parts the engine's BOM named for each device (engine/orders/orderable.py)
-    catalog = opts.catalog if opts.catalog is not None else getattr(result, "catalog", None)
-    procurement = getattr(getattr(result, "spec", None), "procurement", None)
-    device_keys: dict = {}
-    for d in devices:
-        keys = device_keys.get((d.role, d.model))
-        if keys is None:
-            keys = device_keys[(d.role, d.model)] = _device_keys(d, catalog, procurement, parts)
-        for key in keys:
-            by_network[d.network or "compute"][key] += 1
-            if d.su:
-                by_su[d.su][key] += 1
-    # transceivers (one per cage end that carries a module) and cables (by part; per SU by the A-end
-    # device) come split by network and SU from the engine's BOM pass (physical.bom_split): no walk
-    # over the ~400,000 links and cables here.
-    if ph is not None:
-        split = ph.bom_split
-        for (m, net, s), n in split.transceivers.items():
-            key = ("transceiver", m)
-            by_network[net][key] += n
-            if s:
-                by_su[s][key] += n
-        for (part, net, s), n in split.cables.items():
-            key = (sku_cat.get(part, "cable"), part)
-            by_network[net][key] += n
-            if s:
-                by_su[s][key] += n
-        lengths = split.cable_lengths
-        for (cat, sku), p in parts.items():
-            if sku in lengths and cat not in ("switch", "appliance", "transceiver"):
-                p.length_m = lengths[sku]
-        # panels and their inserts, assigned to the network of the trunks that end in them
-        net_of = {}
-        for net, t in ph.trunks:
-            net_of[(t.rack_a, t.tier)] = net
-            net_of[(t.rack_b, t.tier)] = net
-        for rp in ph.panels:
-            net = net_of.get((rp.rack, rp.tier), "")
-            by_network[net][("panel", rp.panel_sku)] += rp.panels
-            for insert, count in rp.inserts:
-                by_network[net][("panel-insert", insert)] += count
-    # reconcile with the engine's summary: the order quantities are the summary's, any
-    # difference in the split is shown as network "unassigned" (never silently lost)
-    want_q = {(ln["category"], ln["sku"]): ln["quantity"] for ln in summary_bom}
-    split = Counter()
-    for c in by_network.values():
-        split.update(c)
-    for key in parts:
-        want = want_q[key]
-        diff = want - split.get(key, 0)
-        if diff:
-            by_network["unassigned"][key] += diff
-    order, totals, spares_pct = order_lines(
-        sorted(summary_bom, key=lambda ln: (_category_key(ln["category"]), ln["sku"])), opts
+    return compute_bom(
+        result, prices=opts.prices, rule=opts.spares_rule(), currency=opts.currency, catalog=opts.catalog
     )
-    fib = result.summary.get("fibers") or {}
-    su_servers = Counter(d.su for d in devices if d.su and d.role == "server")
-    bom = Bom(parts, order, dict(by_network), dict(by_su), su_servers, fib, opts.currency, spares_pct)
-    bom.totals = totals
-    return bom
-
-
-def order_lines(summary_lines, opts: ExportOptions) -> tuple[list[tuple], dict, dict]:
-    """The order, one (category, sku, quantity, spares, order quantity, watts, unit price, extended price)
-    per summary BOM line in the given order, with its totals and the spares % used per category.
-
-    The one place that prices a BOM (bom.pdf, bom.csv and the API's /bom/): spares are whole parts rounded
-    up per line; each extended price is rounded half-up to the cent, and the total is the sum of those.
-    """
-    prices = opts.prices
-    rule = opts.spares_rule()
-    order = []
-    tot_qty = tot_sp = 0
-    tot_w = Decimal(0)
-    tot_price = Decimal(0)
-    priced_all = True
-    spares_pct = {}
-    for line in summary_lines:
-        cat, sku, qty = line["category"], line["sku"], line["quantity"]
-        spares_pct[cat] = opts.spares_for(cat)
-        spares = rule.spares(category=cat, part=sku, quantity=qty).count
-        oq = qty + spares
-        watts = line.get("watts")
-        unit = prices.get(sku)
-        ext = None if unit is None else to_cents(unit * oq)
-        if unit is None:
-            priced_all = False
-        else:
-            tot_price += ext
-        order.append((cat, sku, qty, spares, oq, watts, unit, ext))
-        tot_qty += qty
-        tot_sp += spares
-        if watts is not None:
-            tot_w += Decimal(str(watts))
-    totals = {
-        "quantity": tot_qty,
-        "spares": tot_sp,
-        "order_quantity": tot_qty + tot_sp,
-        "watts": float(tot_w),
-        "price": tot_price if prices else None,
-        "priced_all": priced_all,
-        "lines_without_watts": sum(1 for o in order if o[5] is None),
-        "lines_without_price": sum(1 for o in order if o[6] is None),
-    }
-    return order, totals, spares_pct
 
 
 def _marked(desc: str, sku: str, verify: dict) -> str:
@@ -311,7 +121,7 @@ def iter_bom_rows(result, options=None, bom: Bom | None = None) -> Iterator[tupl
 
 def _bom_rows(result, options, bom):
     opts = ExportOptions.from_any(options)
-    b = bom or compute_bom(result, opts)
+    b = bom or bom_of(result, opts)
     cur = b.currency
     parts = b.parts
     rule = opts.spares_rule()
@@ -326,7 +136,7 @@ def _bom_rows(result, options, bom):
     by_cat: dict = defaultdict(list)
     for o in b.order:
         by_cat[o[0]].append(o)
-    for cat in sorted(by_cat, key=_category_key):
+    for cat in sorted(by_cat, key=bom_category_key):
         cq = cs = co = 0
         cw = Decimal(0)
         cp = Decimal(0)
@@ -431,9 +241,9 @@ def _bom_rows(result, options, bom):
             g.spares_rule,
         )
 
-    for net in sorted(b.by_network, key=_network_key):
+    for net in sorted(b.by_network, key=bom_network_key):
         c = b.by_network[net]
-        for cat, sku in sorted(c, key=lambda k: (_category_key(k[0]), k[1])):
+        for cat, sku in sorted(c, key=lambda k: (bom_category_key(k[0]), k[1])):
             q = c[(cat, sku)]
             if not q:
                 continue
@@ -486,7 +296,7 @@ def _bom_rows(result, options, bom):
                 "",
                 "",
             )
-        for cat, sku in sorted(c, key=lambda k: (_category_key(k[0]), k[1])):
+        for cat, sku in sorted(c, key=lambda k: (bom_category_key(k[0]), k[1])):
             desc, ff, length = pinfo(cat, sku)
             sp_pct, spares, oq, cu, unit, ext, why = order_cells("su", su, cat, sku)
             yield (
@@ -561,7 +371,7 @@ _B = "\x01"  # bold-row marker for subtotal rows
 
 def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> int:
     opts = ExportOptions.from_any(options)
-    b = compute_bom(result, opts)
+    b = bom_of(result, opts)
     s = result.summary
     notice = completeness_notice(s)
     verify = unconfirmed_of(s)
@@ -615,7 +425,7 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
     sp = (
         ", ".join(
             f"{CATEGORY_TITLE.get(c, c).lower()} {p} %"
-            for c, p in sorted(b.spares_percent.items(), key=lambda kv: _category_key(kv[0]))
+            for c, p in sorted(b.spares_percent.items(), key=lambda kv: bom_category_key(kv[0]))
             if p
         )
         or "none"
@@ -657,7 +467,7 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
     by_cat: dict = defaultdict(list)
     for o in b.order:
         by_cat[o[0]].append(o)
-    for cat in sorted(by_cat, key=_category_key):
+    for cat in sorted(by_cat, key=bom_category_key):
         cq = cs = co = 0
         cw = Decimal(0)
         cp = Decimal(0)
@@ -728,10 +538,10 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
         Column("Qty", 44, "right"),
         Column("W", 60, "right"),
     ]
-    for net in sorted(b.by_network, key=_network_key):
+    for net in sorted(b.by_network, key=bom_network_key):
         c = b.by_network[net]
         rows = []
-        for cat in sorted({k[0] for k in c}, key=_category_key):
+        for cat in sorted({k[0] for k in c}, key=bom_category_key):
             keys = sorted(k for k in c if k[0] == cat and c[k])
             if not keys:
                 continue
@@ -782,7 +592,7 @@ def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> i
 
         for sig, sus in sorted(groups.items(), key=lambda kv: kv[1][0]):
             rows = [("servers", "servers in the SU", fmt_int(sig[0]))]
-            for (cat, sku), q in sorted(sig[1:], key=lambda kv: (_category_key(kv[0][0]), kv[0][1])):
+            for (cat, sku), q in sorted(sig[1:], key=lambda kv: (bom_category_key(kv[0][0]), kv[0][1])):
                 p = b.parts.get((cat, sku))
                 rows.append((sku, _marked(p.description if p else cat, sku, verify), fmt_int(q)))
             title = f"{_ranges('SU ', sus)} ({len(sus)} SU{'s' if len(sus) > 1 else ''}, quantities per SU)"

@@ -1,5 +1,5 @@
-"""compute_bom's split by network and SU (taken from the engine's physical.bom_split) equals a plain
-recount from result.links and the cable rows, on a small design with panels and a medium one."""
+"""The BOM's split by network and SU (engine.orders.bom.compute_bom, from the engine's physical.bom_split)
+equals a plain recount from result.links and the cable rows, on a small design with panels and a medium one."""
 
 from __future__ import annotations
 
@@ -54,10 +54,10 @@ def _link_scale(split: dict) -> dict:
 
 @pytest.mark.parametrize("which", ["design", "direct_design"])
 def test_bom_split_by_network_and_su_equals_a_recount_from_the_links(which, request):
-    from deliverables import compute_bom
+    from deliverables.bom import bom_of
 
     result = request.getfixturevalue(which)
-    bom = compute_bom(result, OPTIONS)
+    bom = bom_of(result, OPTIONS)
     by_network, by_su, lengths = recount(result)
     assert _link_scale(bom.by_network) == _link_scale(by_network)
     assert _link_scale(bom.by_su) == _link_scale(by_su)
@@ -71,9 +71,9 @@ def test_bom_split_by_network_and_su_equals_a_recount_from_the_links(which, requ
 
 
 def test_bom_split_adds_up_to_the_order_quantities(direct_design):
-    from deliverables import compute_bom
+    from deliverables.bom import bom_of
 
-    bom = compute_bom(direct_design, OPTIONS)
+    bom = bom_of(direct_design, OPTIONS)
     per_part = Counter()
     for counts in bom.by_network.values():
         per_part.update(counts)

@@ -66,12 +66,12 @@ def test_a_revision_stored_before_orderable_numbers_still_splits_its_switches_by
     snapshot is what it is, and bom.csv still places those lines in their networks (none "unassigned")."""
     from dataclasses import replace
 
-    from deliverables.bom import compute_bom
+    from deliverables.bom import bom_of
 
     legacy = {"Q3400-P2C-OPN-UNPUBLISHED": "Q3400", "920-9N110-00F1-0C0": "SN2201", "920-9N302-00F7-0C2": "SN4600C"}
     summary = dict(direct_design.summary)
     summary["bom"] = [ln | {"sku": legacy.get(ln["sku"], ln["sku"])} for ln in summary["bom"]]
     old = replace(direct_design, summary=summary)
-    b = compute_bom(old)
+    b = bom_of(old)
     assert "unassigned" not in b.by_network
     assert b.by_network["compute"][("switch", "Q3400")] == 100

@@ -235,7 +235,7 @@ def test_every_order_delta_is_the_difference_of_the_two_orders(
 
 @pytest.fixture(scope="module")
 def shrink():
-    from deliverables.bom import compute_bom
+    from deliverables.bom import bom_of
     from engine.pipeline import compute_design
     from engine.presets import load_preset
     from engine.spec import parse_spec
@@ -245,7 +245,7 @@ def shrink():
         spec = load_preset("dgx-h100-superpod-4su")
         spec["servers"]["count"] = n
         result = compute_design(parse_spec(spec))
-        out.append((result, bom_split(compute_bom(result))))
+        out.append((result, bom_split(bom_of(result))))
     return out
 
 
