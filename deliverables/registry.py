@@ -300,6 +300,34 @@ DELIVERABLES: dict[str, Deliverable] = {
     )
 }
 
+
+@dataclass(frozen=True)
+class StoredFile:
+    """A file of a revision that comes from what the revision stored (its rows, summary and spec), not a renderer."""
+
+    kind: str
+    content_type: str
+    description: str
+
+
+STORED_FILES: dict[str, StoredFile] = {
+    f.kind: f
+    for f in (
+        StoredFile("links.csv", _CSV, "Every link, as the CLI's links.csv."),
+        StoredFile("cables.csv", _CSV, "Every cable, as the CLI's cables.csv."),
+        StoredFile("summary.json", "application/json", "The design's summary: counts, oversubscription, BOM lines."),
+        StoredFile("spec.json", "application/json", "The spec the revision was computed from."),
+    )
+}
+
+# Every downloadable file of a revision, kind -> content type, in the order pages and the API list them: the
+# stored files, then the rendered deliverables. The one list; the API, the revision page and its card derive theirs.
+CONTENT_TYPES: dict[str, str] = {
+    **{k: f.content_type for k, f in STORED_FILES.items()},
+    **{k: d.content_type for k, d in DELIVERABLES.items()},
+}
+DOWNLOADS: tuple[str, ...] = tuple(CONTENT_TYPES)
+
 # Built only as background jobs (archives of many files): kind -> (content type, description).
 ARCHIVES = {
     "configs.zip": (

@@ -37,8 +37,8 @@ from apps.measurements.services import (
     measurements_check_revision,
 )
 from apps.measurements.uploads import MAX_STORED_ERRORS, measurement_upload
+from deliverables.registry import CONTENT_TYPES, DOWNLOADS, kinds_taking
 from deliverables.registry import OPTIONS as REGISTRY_OPTIONS
-from deliverables.registry import kinds_taking
 from engine.errors import SpecError
 from engine.orders.rule_choice import FAILURE_RATE, PERCENT
 from engine.orders.spares import PercentPerCategory
@@ -61,8 +61,7 @@ from ..spares_params import RULE_HELP, SparesQuery, spares_percent_field, spares
 from .base import ApiView, revision_for
 from .designs import job_for
 
-KINDS = list(DB_FILES) + list(DELIVERABLES)
-CONTENT_TYPES = {**DB_FILES, **{k: d.content_type for k, d in DELIVERABLES.items()}}
+KINDS = list(DOWNLOADS)
 _MEDIA_ORDER = ("text/csv", "application/pdf", "application/json", "text/vnd.graphviz", "text/plain")
 
 
