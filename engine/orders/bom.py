@@ -100,6 +100,27 @@ def compute_bom(
     result's own; transceiver form factors and orderable numbers come from it); `rule`: None for no spares."""
     ph = result.physical
     summary_bom = result.summary.get("bom") or (ph.bom if ph is not None else [])
+    parts = _parts(summary_bom, _form_factors(catalog, result))
+    by_network: dict = defaultdict(Counter)
+    by_su: dict = defaultdict(Counter)
+    catalog = catalog if catalog is not None else getattr(result, "catalog", None)
+    _split_devices(result, catalog, parts, by_network, by_su)
+    if ph is not None:
+        _split_physical(ph, parts, by_network, by_su)
+    _reconcile(summary_bom, parts, by_network)
+    order, totals, spares_pct = order_lines(
+        sorted(summary_bom, key=lambda ln: (bom_category_key(ln["category"]), ln["sku"])), prices=prices, rule=rule
+    )
+    fib = result.summary.get("fibers") or {}
+    su_servers = Counter(d.su for d in result.devices if d.su and d.role == "server")
+    bom = Bom(parts, order, dict(by_network), dict(by_su), su_servers, fib, currency, spares_pct)
+    bom.totals = totals
+    return bom
+
+
+def _parts(summary_bom: Iterable[Mapping[str, Any]], form_factors: Mapping[str, str]) -> dict:
+    """(category, sku) -> Part of every summary BOM line, with its power per unit and a transceiver's form
+    factor (the catalog's, else read from its description)."""
     parts: dict = {}
     for line in summary_bom:
         q = line["quantity"]
@@ -107,23 +128,21 @@ def compute_bom(
         parts[(line["category"], line["sku"])] = Part(
             line["category"], line["sku"], line.get("description", ""), unit_watts=uw
         )
-    sku_cat = {sku: cat for cat, sku in parts}
-    ffs = _form_factors(catalog, result)
     for (cat, sku), p in parts.items():
         if cat == "transceiver":
-            ff = ffs.get(sku)
+            ff = form_factors.get(sku)
             if not ff:
                 m = _FF.search(p.description or "")
                 ff = m.group(1) if m else ""
             p.form_factor = ff.upper()
-    devices = result.devices
-    by_network: dict = defaultdict(Counter)
-    by_su: dict = defaultdict(Counter)
-    # switches and appliances: the parts the engine's BOM named for each device (engine/orders/orderable.py)
-    catalog = catalog if catalog is not None else getattr(result, "catalog", None)
+    return parts
+
+
+def _split_devices(result: Any, catalog: Any, parts: dict, by_network: dict, by_su: dict) -> None:
+    """Switches and appliances: the parts the engine's BOM named for each device (engine/orders/orderable.py)."""
     procurement = getattr(getattr(result, "spec", None), "procurement", None)
     device_keys: dict = {}
-    for d in devices:
+    for d in result.devices:
         keys = device_keys.get((d.role, d.model))
         if keys is None:
             keys = device_keys[(d.role, d.model)] = _device_keys(d, catalog, procurement, parts)
@@ -131,54 +150,50 @@ def compute_bom(
             by_network[d.network or "compute"][key] += 1
             if d.su:
                 by_su[d.su][key] += 1
-    # transceivers (one per cage end that carries a module) and cables (by part; per SU by the A-end
-    # device) come split by network and SU from the engine's BOM pass (physical.bom_split): no walk
-    # over the ~400,000 links and cables here.
-    if ph is not None:
-        split = ph.bom_split
-        for (m, net, s), n in split.transceivers.items():
-            key = ("transceiver", m)
-            by_network[net][key] += n
-            if s:
-                by_su[s][key] += n
-        for (part, net, s), n in split.cables.items():
-            key = (sku_cat.get(part, "cable"), part)
-            by_network[net][key] += n
-            if s:
-                by_su[s][key] += n
-        lengths = split.cable_lengths
-        for (cat, sku), p in parts.items():
-            if sku in lengths and cat not in ("switch", "appliance", "transceiver"):
-                p.length_m = lengths[sku]
-        # panels and their inserts, assigned to the network of the trunks that end in them
-        net_of = {}
-        for net, t in ph.trunks:
-            net_of[(t.rack_a, t.tier)] = net
-            net_of[(t.rack_b, t.tier)] = net
-        for rp in ph.panels:
-            net = net_of.get((rp.rack, rp.tier), "")
-            by_network[net][("panel", rp.panel_sku)] += rp.panels
-            for insert, count in rp.inserts:
-                by_network[net][("panel-insert", insert)] += count
-    # reconcile with the engine's summary: the order quantities are the summary's, any
-    # difference in the split is shown as network "unassigned" (never silently lost)
+
+
+def _split_physical(ph: Any, parts: dict, by_network: dict, by_su: dict) -> None:
+    """Transceivers (one per cage end that carries a module) and cables (by part; per SU by the A-end device)
+    come split by network and SU from the engine's BOM pass (physical.bom_split): no walk over the ~400,000
+    links and cables here. Panels and their inserts go to the network of the trunks that end in them."""
+    sku_cat = {sku: cat for cat, sku in parts}
+    split = ph.bom_split
+    for (m, net, s), n in split.transceivers.items():
+        key = ("transceiver", m)
+        by_network[net][key] += n
+        if s:
+            by_su[s][key] += n
+    for (part, net, s), n in split.cables.items():
+        key = (sku_cat.get(part, "cable"), part)
+        by_network[net][key] += n
+        if s:
+            by_su[s][key] += n
+    lengths = split.cable_lengths
+    for (cat, sku), p in parts.items():
+        if sku in lengths and cat not in ("switch", "appliance", "transceiver"):
+            p.length_m = lengths[sku]
+    net_of = {}
+    for net, t in ph.trunks:
+        net_of[(t.rack_a, t.tier)] = net
+        net_of[(t.rack_b, t.tier)] = net
+    for rp in ph.panels:
+        net = net_of.get((rp.rack, rp.tier), "")
+        by_network[net][("panel", rp.panel_sku)] += rp.panels
+        for insert, count in rp.inserts:
+            by_network[net][("panel-insert", insert)] += count
+
+
+def _reconcile(summary_bom: Iterable[Mapping[str, Any]], parts: dict, by_network: dict) -> None:
+    """The order quantities are the summary's: any difference in the split is shown as network "unassigned"
+    (never silently lost)."""
     want_q = {(ln["category"], ln["sku"]): ln["quantity"] for ln in summary_bom}
     assigned: Counter = Counter()
     for c in by_network.values():
         assigned.update(c)
     for key in parts:
-        want = want_q[key]
-        diff = want - assigned.get(key, 0)
+        diff = want_q[key] - assigned.get(key, 0)
         if diff:
             by_network["unassigned"][key] += diff
-    order, totals, spares_pct = order_lines(
-        sorted(summary_bom, key=lambda ln: (bom_category_key(ln["category"]), ln["sku"])), prices=prices, rule=rule
-    )
-    fib = result.summary.get("fibers") or {}
-    su_servers = Counter(d.su for d in devices if d.su and d.role == "server")
-    bom = Bom(parts, order, dict(by_network), dict(by_su), su_servers, fib, currency, spares_pct)
-    bom.totals = totals
-    return bom
 
 
 def order_lines(
