@@ -14,7 +14,11 @@ See docs/deliverables.md for every file, column and option.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
+
+from engine.result import DesignResult
 
 from ._view import CABLE_CSV_COLUMNS, DesignView, RevisionView
 from .bom import BOM_CSV_COLUMNS, bom_of, iter_bom_csv, iter_bom_rows, render_bom_pdf, write_bom_csv
@@ -114,7 +118,7 @@ __all__ = [
 ]
 
 
-def write_lines(path: Path, lines, chunk: int = 4000) -> Path:
+def write_lines(path: Path, lines: Iterable[str], chunk: int = 4000) -> Path:
     """Write an iterator of text lines to path (UTF-8, '\\n' line ends), in chunks."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8", newline="") as fh:
@@ -132,7 +136,12 @@ from .workloads import chart_svgs, render_workloads_pdf  # noqa: E402
 
 
 def write_deliverables(
-    result, out_dir, *, revision_label: str = "r1", options=None, only: list[str] | None = None
+    result: DesignResult,
+    out_dir: str | Path,
+    *,
+    revision_label: str = "r1",
+    options: ExportOptions | Mapping[str, Any] | None = None,
+    only: list[str] | None = None,
 ) -> list[Path]:
     """Write every deliverable of ``result`` into ``out_dir``; returns the paths written.
 

@@ -14,15 +14,16 @@ neutralized.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from typing import IO
 
 from engine.csvcells import TRIGGERS, line_writer, neutralize_row, starts_unsafe
 
 
 class _Line:
-    def __init__(self):
+    def __init__(self) -> None:
         self.write = line_writer()  # csv.writer's bytes, a cell's carriage return quoted (engine/csvcells.py)
 
-    def __call__(self, row) -> str:
+    def __call__(self, row: Sequence) -> str:
         return self.write(row)
 
 
@@ -42,8 +43,7 @@ def csv_lines(header: Sequence[str], rows: Iterable[Sequence], *, raw: bool = Fa
     slow = _Line()
     yield slow(header)
     n = len(header)
-    fmt = ",".join(["{}"] * n) + "\n"
-    fmt = fmt.format
+    fmt = (",".join(["{}"] * n) + "\n").format
     seps = n - 1
     for row in rows:
         line = fmt(*row)
@@ -72,7 +72,9 @@ def csv_lines(header: Sequence[str], rows: Iterable[Sequence], *, raw: bool = Fa
         yield slow(neutralize_row(row) if flagged else row)
 
 
-def write_csv(fh, header: Sequence[str], rows: Iterable[Sequence], chunk: int = 2000, *, raw: bool = False) -> int:
+def write_csv(
+    fh: IO[str], header: Sequence[str], rows: Iterable[Sequence], chunk: int = 2000, *, raw: bool = False
+) -> int:
     """Write header + rows to a text file object in chunks; returns the number of data rows."""
     buf: list[str] = []
     n = -1

@@ -148,7 +148,7 @@ _FLATE = pdfdoc.PDFArray([pdfdoc.PDFName("FlateDecode")])
 class LeanCanvas(Canvas):
     def showPage(self):  # noqa: N802 (reportlab's name)
         super().showPage()
-        page = self._doc.Pages.pages[-1]
+        page = self._doc.Pages.pages[-1]  # type: ignore[attr-defined]  # reportlab's document, untyped
         stream = page.stream
         if stream:
             data = stream.encode("utf8") if isinstance(stream, str) else stream
@@ -158,7 +158,14 @@ class LeanCanvas(Canvas):
 
 def new_canvas(fh, pagesize, *, title: str, subject: str, author: str = "fabricdesign") -> LeanCanvas:
     register_fonts()
-    c = LeanCanvas(fh, pagesize=pagesize, pageCompression=0, invariant=None, initialFontName=SANS, initialFontSize=8)
+    c = LeanCanvas(
+        fh,
+        pagesize=pagesize,
+        pageCompression=0,
+        invariant=None,
+        initialFontName=SANS,  # type: ignore[arg-type]  # the stubs say float; reportlab takes a font name
+        initialFontSize=8,
+    )
     c.setTitle(title)
     c.setSubject(subject)
     c.setAuthor(author)
@@ -182,7 +189,7 @@ class Fitter:
         register_fonts()
         self.font_name = font_name
         self.size = size
-        font = pdfmetrics.getFont(font_name)
+        font: Any = pdfmetrics.getFont(font_name)  # a TTFont or a Type 1 font: both have .face
         self._sw = font.stringWidth
         if isinstance(font, TTFont):  # TTFont.stringWidth's own body, without its Python frame
             self._sw = partial(instanceStringWidthTTF, font)
@@ -431,7 +438,7 @@ class FlowDoc:
 
     # ------------------------------------------------------------------------------------------
     def _run(self, c, total: int) -> int:
-        state = {"page": 0, "y": 0.0, "section": "", "page_section": ""}
+        state: dict[str, Any] = {"page": 0, "y": 0.0, "section": "", "page_section": ""}
         draw = c is not None
         body = self.top - self.bottom
 
@@ -881,7 +888,7 @@ def _writers(tx):
     slow = tx.textLine
     code = tx._code
     doc = tx._canvas._doc
-    known = {"font": None, "assigned": {}}
+    known: dict[str, Any] = {"font": None, "assigned": {}}
 
     def codes() -> dict:
         """The current font's codes in this document (characters assigned so far)."""
@@ -889,7 +896,8 @@ def _writers(tx):
             known["font"] = tx._fontname
             known["assigned"] = {}
         assigned = known["assigned"]
-        state = pdfmetrics.getFont(tx._fontname).state.get(doc)
+        font: Any = pdfmetrics.getFont(tx._fontname)  # a TTFont: its per-document subset state
+        state = font.state.get(doc)
         if state is not None and len(state.assignments) != len(assigned):
             assigned.update(state.assignments)
         return assigned
@@ -897,7 +905,7 @@ def _writers(tx):
     def first(s: str) -> bool:
         """The first text after a font change, printable ASCII, once the font has codes in this document:
         select subset 0 (Tf, TL) before it, as _formatText does. False when that does not apply."""
-        font = pdfmetrics.getFont(tx._fontname)
+        font: Any = pdfmetrics.getFont(tx._fontname)
         if not (s and s.isascii() and s.isprintable() and font._dynamicFont) or font.state.get(doc) is None:
             return False
         name = font.getSubsetInternalName(0, doc)

@@ -8,9 +8,11 @@ produced on the fly (a 128K-GPU design has ~400,000 cables; nothing holds them t
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
+from typing import Any
 
 from engine.cable_schedule import SCHEDULE_COLUMNS, CableSchedule
+from engine.result import DesignResult
 
 # cables.csv of the deliverables (cable-schedule.csv): the engine's cable columns, then the installer's.
 CABLE_CSV_COLUMNS = SCHEDULE_COLUMNS
@@ -18,7 +20,7 @@ CI = {name: i for i, name in enumerate(CABLE_CSV_COLUMNS)}
 
 
 class DesignView:
-    def __init__(self, result):
+    def __init__(self, result: DesignResult) -> None:
         self.result = result
         self.schedule = CableSchedule(result)  # raises ValueError without a physical layer
         self.ph = result.physical
@@ -49,14 +51,14 @@ class DesignView:
         """The same rows as CSV lines (no header), as csv.writer writes them."""
         return self.schedule.schedule_csv_lines(indexes, raw=raw)
 
-    def panel_port_label(self, ri: int, u: int, port) -> str:
+    def panel_port_label(self, ri: int, u: int, port: Any) -> str:
         return self.schedule.panel_port_label(ri, u, port)
 
     def panel_label(self, ri: int, u: int) -> str:
         return self.schedule.panel_label(ri, u)
 
     # ----- scope (whole design, one row or one rack) and installation order -----------------
-    def scope(self, row: str | None = None, rack: str | None = None):
+    def scope(self, row: str | None = None, rack: str | None = None) -> frozenset[int] | None:
         """A predicate over rack indexes, or None for the whole design. Raises ValueError for an
         unknown row or rack."""
         if rack is not None:
@@ -77,7 +79,7 @@ class DesignView:
             return sel
         return None
 
-    def install_order(self, racks_in_scope=None):
+    def install_order(self, racks_in_scope: Collection[int] | None = None) -> tuple[list[int], list[tuple[int, int]]]:
         """Cable positions in installation order, and the sections [(rack index or -1, count)].
 
         Each cable is listed once, under its anchor end: the A end (the lower tier: server, or the
@@ -87,7 +89,7 @@ class DesignView:
         dev_rack, dev_u = self.dev_rack, self.dev_u
         n_racks = len(self.racks)
         ndev = len(self.devices)
-        keys = []
+        keys: list[int] = []
         append = keys.append
         for i, row in enumerate(self.ph.cable_rows):
             a, b = row[4], row[5]
@@ -128,7 +130,9 @@ class DesignView:
         out_sections = [(inv[r] if r < n_racks else -1, n) for r, n in sections]
         return order, out_sections
 
-    def link_order(self, racks_in_scope=None, predicate=None):
+    def link_order(
+        self, racks_in_scope: Collection[int] | None = None, predicate: Callable[[int], bool] | None = None
+    ) -> tuple[list[int], list[tuple[int, int]]]:
         """Link indexes in the same rack-by-rack order (anchor: A end, else B end in scope)."""
         rank = self.rack_rank
         dev_rack, dev_u = self.dev_rack, self.dev_u
@@ -173,7 +177,7 @@ class RevisionView:
     then shared (a CLI run writes about 25 files from one view). The BOM and the workloads report read only
     the result, so a design without a physical layer (no view possible) still has them."""
 
-    def __init__(self, result, label: str = "r1") -> None:
+    def __init__(self, result: DesignResult, label: str = "r1") -> None:
         self.result = result
         self.label = label
         self._view: DesignView | None = None

@@ -8,7 +8,7 @@ tests check it). Spares follow the options' rule, rounded up per part; prices ar
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import IO, Any
@@ -17,6 +17,7 @@ from engine.orders.bom import Bom, Part, bom_category_key, bom_network_key, comp
 from engine.orders.failure_rates import DEFAULTS_NOTE, FailureRatePerCategory, failures_per_year, failures_text
 from engine.orders.lines import CATEGORY_TITLE, NETWORK_ORDER, OUTSIDE_SU, bom_split, build_order
 from engine.orders.money import fmt_money
+from engine.result import DesignResult
 
 from ._csv import csv_lines
 from ._pdf import (
@@ -84,7 +85,7 @@ def unconfirmed_of(summary: dict) -> dict:
     }
 
 
-def bom_of(result, options=None) -> Bom:
+def bom_of(result: DesignResult, options: ExportOptions | Mapping[str, Any] | None = None) -> Bom:
     """The design's BOM (engine.orders.bom.compute_bom), priced and spared as the export options say."""
     opts = ExportOptions.from_any(options)
     return compute_bom(
@@ -96,7 +97,7 @@ def _marked(desc: str, sku: str, verify: dict) -> str:
     return f"{desc} \u2014 {VERIFY}" if sku in verify else desc
 
 
-def _pdf_watts(watts, category: str) -> str:
+def _pdf_watts(watts: float | None, category: str) -> str:
     """A line's power on the page: a switch or appliance without a published maximum reads "unknown", never
     blank (a blank column adds up to 0 kW); other parts without a figure stay blank."""
     if watts is not None:
@@ -104,14 +105,16 @@ def _pdf_watts(watts, category: str) -> str:
     return "unknown" if category in ("switch", "appliance") else ""
 
 
-def _w(x) -> str:
+def _w(x: float | Decimal | None) -> str:
     return "" if x is None else f"{x:.2f}"
 
 
 _money = fmt_money  # the one price format (money.py)
 
 
-def iter_bom_rows(result, options=None, bom: Bom | None = None) -> Iterator[tuple]:
+def iter_bom_rows(
+    result: DesignResult, options: ExportOptions | Mapping[str, Any] | None = None, bom: Bom | None = None
+) -> Iterator[tuple]:
     """bom.csv rows (BOM_CSV_COLUMNS). Sections: order (one per part, with spares and prices),
     category-total, total, network (per network and part), su (per SU and part), fibers.
     Only order rows fill the last column (the spares rule's words); the others leave it empty."""
@@ -146,7 +149,9 @@ class _Rows:
         return p.unit_watts if p is not None else None
 
 
-def _bom_rows(result, options, bom):
+def _bom_rows(
+    result: DesignResult, options: ExportOptions | Mapping[str, Any] | None, bom: Bom | None
+) -> Iterator[tuple]:
     opts = ExportOptions.from_any(options)
     b = bom or bom_of(result, opts)
     rows = _Rows(b, opts.spares_rule(), b.currency, unconfirmed_of(result.summary))
@@ -290,7 +295,7 @@ def _fiber_rows(fib: dict) -> Iterator[tuple]:
             yield _row("fibers", network=scope, category="fiber-count", description=kind, quantity=data.get(kind, 0))
 
 
-def iter_bom_csv(result, options=None) -> Iterator[str]:
+def iter_bom_csv(result: DesignResult, options: ExportOptions | Mapping[str, Any] | None = None) -> Iterator[str]:
     """bom.csv: when some link has no part, its first line says so ("# INCOMPLETE: N links have no part")
     before the header, so neither a person nor a script reading the order misses it."""
     notice = completeness_notice(result.summary)
@@ -299,7 +304,7 @@ def iter_bom_csv(result, options=None) -> Iterator[str]:
     yield from csv_lines(BOM_CSV_COLUMNS, iter_bom_rows(result, options), raw=ExportOptions.from_any(options).raw_csv)
 
 
-def write_bom_csv(result, fh: IO[str], options=None) -> int:
+def write_bom_csv(result: DesignResult, fh: IO[str], options: ExportOptions | Mapping[str, Any] | None = None) -> int:
     n = -1
     for line in iter_bom_csv(result, options):
         fh.write(line)
@@ -312,7 +317,13 @@ def write_bom_csv(result, fh: IO[str], options=None) -> int:
 _B = "\x01"  # bold-row marker for subtotal rows
 
 
-def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> int:
+def render_bom_pdf(
+    result: DesignResult,
+    fh: IO[bytes],
+    options: ExportOptions | Mapping[str, Any] | None = None,
+    *,
+    revision_label: str = "r1",
+) -> int:
     """Write bom.pdf: a cover, the order summary, the parts by network and per SU, the fibers; returns the pages."""
     opts = ExportOptions.from_any(options)
     b = bom_of(result, opts)
@@ -334,7 +345,9 @@ def _small_print(text: str) -> Lines:
     return Lines([text], font=SANS, size=8, leading=11)
 
 
-def _add_cover(doc: FlowDoc, result, b: Bom, opts: ExportOptions, revision_label: str, verify: dict) -> None:
+def _add_cover(
+    doc: FlowDoc, result: DesignResult, b: Bom, opts: ExportOptions, revision_label: str, verify: dict
+) -> None:
     doc.add(Heading(f"Bill of materials: {result.spec.name}", 1, section="Cover"))
     doc.add(Lines(_cover_lines(result, b, opts, revision_label, verify), font=SANS, size=10, leading=14))
     doc.add(
@@ -346,7 +359,7 @@ def _add_cover(doc: FlowDoc, result, b: Bom, opts: ExportOptions, revision_label
     )
 
 
-def _cover_lines(result, b: Bom, opts: ExportOptions, revision_label: str, verify: dict) -> list[str]:
+def _cover_lines(result: DesignResult, b: Bom, opts: ExportOptions, revision_label: str, verify: dict) -> list[str]:
     """The cover's text: what is missing or to verify, the document's identity, the design in figures, the
     order's totals and the spares rule."""
     s = result.summary
@@ -594,7 +607,7 @@ def _add_fibers(doc: FlowDoc, fib: dict) -> None:
 
 
 def _flat(by_network: dict) -> Counter:
-    out = Counter()
+    out: Counter = Counter()
     for c in by_network.values():
         out.update(c)
     return out

@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from operator import itemgetter
-from typing import IO
+from typing import IO, Any
+
+from engine.result import DesignResult
 
 from ._csv import csv_lines
 from ._pdf import SANS, Column, DocInfo, FlowDoc, Graphic, Heading, Lines, PageBreak, Table, page_size
@@ -15,11 +17,13 @@ from .diagrams import elevation_racks, elevations, fabric_diagram, rack_summary_
 from .options import ExportOptions
 
 
-def _view(result) -> DesignView:
+def _view(result: DesignResult | DesignView) -> DesignView:
     return result if isinstance(result, DesignView) else DesignView(result)
 
 
-def iter_cable_rows(result, *, row: str | None = None, rack: str | None = None) -> Iterator[tuple]:
+def iter_cable_rows(
+    result: DesignResult | DesignView, *, row: str | None = None, rack: str | None = None
+) -> Iterator[tuple]:
     """cables.csv rows as tuples (CABLE_CSV_COLUMNS); with row/rack, only cables with an end there
     (cable-id order)."""
     v = _view(result)
@@ -31,7 +35,9 @@ def iter_cable_rows(result, *, row: str | None = None, rack: str | None = None) 
     yield from v.cable_rows(sorted(order))
 
 
-def iter_cables_csv(result, *, row: str | None = None, rack: str | None = None, raw: bool = False) -> Iterator[str]:
+def iter_cables_csv(
+    result: DesignResult | DesignView, *, row: str | None = None, rack: str | None = None, raw: bool = False
+) -> Iterator[str]:
     """cables.csv as lines of text (header first), streamed in cable-id order; formula-like text cells
     neutralized unless `raw` (engine/csvcells.py)."""
     v = _view(result)
@@ -43,7 +49,9 @@ def iter_cables_csv(result, *, row: str | None = None, rack: str | None = None, 
     yield from csv_lines(CABLE_CSV_COLUMNS, iter_cable_rows(v, row=row, rack=rack), raw=raw)
 
 
-def write_cables_csv(result, fh: IO[str], *, row: str | None = None, rack: str | None = None) -> int:
+def write_cables_csv(
+    result: DesignResult | DesignView, fh: IO[str], *, row: str | None = None, rack: str | None = None
+) -> int:
     """Write cables.csv to a text file object; returns the number of cables written."""
     buf: list[str] = []
     n = -1
@@ -128,14 +136,20 @@ def cable_route(v: DesignView, row: tuple) -> tuple[str, str]:
     return " \u2192 ".join(names), "via " + " \u2192 ".join(ports) if ports else ""
 
 
-def _plan_cells(v: DesignView, rows):
+def _plan_cells(v: DesignView, rows: Iterable[tuple]) -> Iterator[tuple[str, ...]]:
     """The plan's cells of each cables.csv row, as text, in PLAN_COLUMNS order (top, bottom per column)."""
     before, after = _BEFORE_ROUTE, _AFTER_ROUTE
     for r in rows:
         yield (*map(str, before(r)), *cable_route(v, r), *map(str, after(r)))
 
 
-def render_cabling_plan_pdf(result, fh, options=None, *, revision_label: str = "r1") -> int:
+def render_cabling_plan_pdf(
+    result: DesignResult | DesignView,
+    fh: IO[bytes],
+    options: ExportOptions | Mapping[str, Any] | None = None,
+    *,
+    revision_label: str = "r1",
+) -> int:
     """Write cabling-plan.pdf to a binary file object; returns the page count."""
     opts = ExportOptions.from_any(options)
     v = _view(result)
@@ -146,7 +160,7 @@ def render_cabling_plan_pdf(result, fh, options=None, *, revision_label: str = "
     info = DocInfo("Cabling plan", res.spec.name, revision_label, opts.date, "" if sel is None else scope_text)
     doc = FlowDoc(info, page_size(opts.page_size, "landscape"), margin=20.0)
     w = doc.width
-    kinds = Counter()
+    kinds: Counter = Counter()
     for i in order:
         kinds[v.ph.cable_rows[i][1]] += 1
     doc.add(Heading(f"Cabling plan: {res.spec.name}", 1, section="Overview"))

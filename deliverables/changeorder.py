@@ -8,10 +8,10 @@ format (money.py).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import IO
+from collections.abc import Iterable, Iterator
+from typing import IO, Any
 
-from engine.orders.lines import LineDelta, OrderDelta, delta_totals, iter_group_deltas
+from engine.orders.lines import LineDelta, OrderDelta, OrderLine, delta_totals, iter_group_deltas
 from engine.orders.money import fmt_money, fmt_signed, fmt_signed_money
 
 from ._csv import csv_lines
@@ -44,13 +44,15 @@ CHANGE_ORDER_COLUMNS = (
 )
 
 
-def _row(section: str, group: str, d: LineDelta, currency: str) -> tuple:
+def _row(section: str, group: str, d: LineDelta, currency: str | None) -> tuple:
     o, n = d.old, d.new
+    line = n or o  # a delta has a line on at least one side (added: new only, removed: old only)
+    assert line is not None
 
-    def f(ln, name):
+    def f(ln: OrderLine | None, name: str) -> Any:
         return "" if ln is None else getattr(ln, name)
 
-    def m(ln, name):
+    def m(ln: OrderLine | None, name: str) -> str:
         return "" if ln is None else fmt_money(getattr(ln, name))
 
     return (
@@ -75,8 +77,8 @@ def _row(section: str, group: str, d: LineDelta, currency: str) -> tuple:
         m(o, "extended_price"),
         m(n, "extended_price"),
         fmt_money(d.extended_price),
-        "" if (n or o).lead_time_days is None else (n or o).lead_time_days,
-        (n or o).spares_rule,
+        "" if line.lead_time_days is None else line.lead_time_days,
+        line.spares_rule,
     )
 
 
@@ -171,7 +173,7 @@ def render_change_order_pdf(delta: OrderDelta, fh: IO[bytes], *, design: str, da
         Column("Change", money_w, "right"),
     ]
 
-    def rows(ds):
+    def rows(ds: Iterable[LineDelta]) -> list[tuple]:
         out = []
         for d in ds:
             if d.status == "unchanged":

@@ -5,6 +5,8 @@ show one SU's racks plus one rack of every other kind."""
 
 from __future__ import annotations
 
+# Rect(..., strokeWidth=..., strokeColor=...) below: types-reportlab types each keyword as its whole TypedDict  # type: ignore[arg-type]
+# (_SolidShapeKwArgs) rather than unpacking it, so those calls carry `type: ignore[arg-type]`.
 from collections import Counter, defaultdict
 
 from reportlab.graphics.shapes import Drawing, Line, Rect, String
@@ -114,7 +116,7 @@ def fabric_diagram(view, width: float, height: float | None = None) -> Drawing:
                 # n boxes share the column evenly, 6 pt apart, so no box hides part of another
                 cx = x0 + 4 + (col_w - 8) * (j + 0.5) / n
                 pos[role] = (cx, y, w)
-                r = Rect(cx - w / 2, y, w, box_h, strokeWidth=0.8)
+                r = Rect(cx - w / 2, y, w, box_h, strokeWidth=0.8)  # type: ignore[arg-type]
                 r.fillColor = _fill(lvl)
                 d.add(r)
                 ty = y + box_h / 2 + 8.4 * len(lines) / 2 - 7.0
@@ -137,7 +139,7 @@ def fabric_diagram(view, width: float, height: float | None = None) -> Drawing:
             mx, my = x1 + (x2 - x1) * f, y1 + (y2 - y1) * f
             label = f"{tier}: {links:,}"
             lw = fitter(COND, 7).width(label) + 4
-            bg = Rect(mx - lw / 2, my - 4, lw, 10, strokeColor=None)
+            bg = Rect(mx - lw / 2, my - 4, lw, 10, strokeColor=None)  # type: ignore[arg-type]
             bg.fillColor = _white()
             d.add(bg)
             d.add(_text(mx, my - 1.5, label, 7, COND, "middle"))
@@ -186,7 +188,7 @@ def su_detail(view, width: float) -> tuple[Drawing | None, list[str]]:
     d.add(_text(0, h - 10, f"SU {first} in detail (compute fabric)", 9, SANS_BOLD))
     sw = width - 20
     # servers band
-    sr = Rect(10, 8, sw, 26, strokeWidth=0.8)
+    sr = Rect(10, 8, sw, 26, strokeWidth=0.8)  # type: ignore[arg-type]
     sr.fillColor = _fill(0)
     d.add(sr)
     d.add(_text(10 + sw / 2, 18, f"SU {first}: {su_servers[first]:,} servers", 8, SANS_BOLD, "middle", sw - 4))
@@ -194,7 +196,7 @@ def su_detail(view, width: float) -> tuple[Drawing | None, list[str]]:
     w = min(90.0, sw / n - 4)
     for j, li in enumerate(shown):
         cx = 10 + sw * (j + 0.5) / n
-        r = Rect(cx - w / 2, 86, w, 26, strokeWidth=0.8)
+        r = Rect(cx - w / 2, 86, w, 26, strokeWidth=0.8)  # type: ignore[arg-type]
         r.fillColor = _fill(1)
         d.add(r)
         d.add(_text(cx, 101, devs[li].name, 7, COND_BOLD, "middle", w - 2))
@@ -219,17 +221,12 @@ def su_detail(view, width: float) -> tuple[Drawing | None, list[str]]:
 
 def _ranges(prefix: str, nums: list[int]) -> str:
     """[2,3,4,7] -> 'SU 2-4, 7' (at most 6 ranges, then ellipsis)."""
-    out, start, prev = [], None, None
+    out: list[list[int]] = []  # [first, last] of each run of consecutive numbers
     for x in nums:
-        if start is None:
-            start = prev = x
-        elif x == prev + 1:
-            prev = x
+        if out and x == out[-1][1] + 1:
+            out[-1][1] = x
         else:
-            out.append((start, prev))
-            start = prev = x
-    if start is not None:
-        out.append((start, prev))
+            out.append([x, x])
     parts = [f"{a}" if a == b else f"{a}\u2013{b}" for a, b in out[:6]]
     return prefix + ", ".join(parts) + (", \u2026" if len(out) > 6 else "")
 
@@ -295,7 +292,7 @@ def elevations(view, rack_list: list[int], width: float, height: float, per_page
                 bottom = top - units * u_h
             r = racks[ri]
             d.add(_text(x, height - 9, f"{r.id} ({r.kind})", 8, SANS_BOLD, width=col_w - 4))
-            frame = Rect(x, bottom, rack_w, units * u_h, strokeWidth=0.8)
+            frame = Rect(x, bottom, rack_w, units * u_h, strokeWidth=0.8)  # type: ignore[arg-type]
             frame.fillColor = _white()
             d.add(frame)
             for u in range(1, units + 1):
@@ -310,7 +307,7 @@ def elevations(view, rack_list: list[int], width: float, height: float, per_page
                 if low < 1:
                     continue
                 y = bottom + (low - 1) * u_h
-                box = Rect(x + 1, y + 0.5, rack_w - 2, height_u * u_h - 1, strokeWidth=0.5)
+                box = Rect(x + 1, y + 0.5, rack_w - 2, height_u * u_h - 1, strokeWidth=0.5)  # type: ignore[arg-type]
                 box.fillColor = _fill(
                     0
                     if model not in ("patch panel",) and not name.startswith(("CF-", "SF-", "IB-", "OOB"))

@@ -353,7 +353,7 @@ def code128_symbols(value: str) -> list[int]:
 
 
 def _c128_symbol(sym) -> tuple[list[tuple[int, int]], int]:
-    from reportlab.graphics.barcode.code128 import _patterns
+    from reportlab.graphics.barcode.code128 import _patterns  # type: ignore[attr-defined]  # private, no stub
 
     bars, x = [], 0
     for ch in _patterns[sym]:

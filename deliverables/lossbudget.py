@@ -5,6 +5,9 @@ their (shared) budget object, the few distinct budgets are sorted, then rows are
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
+
+from engine.result import DesignResult
 
 from ._csv import csv_lines
 from ._view import DesignView
@@ -36,11 +39,11 @@ LOSS_COLUMNS = (
 )
 
 
-def _view(result) -> DesignView:
+def _view(result: DesignResult | DesignView) -> DesignView:
     return result if isinstance(result, DesignView) else DesignView(result)
 
 
-def _budget_fields(b) -> tuple:
+def _budget_fields(b: Any) -> tuple:
     pairs = 0
     fdb = cdb = odb = 0.0
     for label, db in b.terms:
@@ -68,7 +71,7 @@ def _budget_fields(b) -> tuple:
     )
 
 
-def iter_loss_rows(result) -> Iterator[tuple]:
+def iter_loss_rows(result: DesignResult | DesignView) -> Iterator[tuple]:
     v = _view(result)
     ph = v.ph
     groups: dict = {}
@@ -112,5 +115,5 @@ def iter_loss_rows(result) -> Iterator[tuple]:
         k = j + 1
 
 
-def iter_loss_budget_csv(result, *, raw: bool = False) -> Iterator[str]:
+def iter_loss_budget_csv(result: DesignResult | DesignView, *, raw: bool = False) -> Iterator[str]:
     yield from csv_lines(LOSS_COLUMNS, iter_loss_rows(result), raw=raw)

@@ -163,7 +163,7 @@ def _panels(v: DesignView) -> dict:
 
 def _device_types(v: DesignView) -> dict:
     """device type model -> (manufacturer, rack units); the catalog's heights."""
-    out = {}
+    out: dict[str, tuple[str, int]] = {}
     for d in v.devices:
         out.setdefault(d.model.upper(), (_manufacturer(d.model), d.rack_units))
     for model, ru in _panels(v).values():

@@ -108,7 +108,7 @@ class LabelStock:
             raise ValueError(
                 f"label_stock: unknown field(s) {', '.join(bad)}; known: preset, {', '.join(sorted(known))}"
             )
-        kw = {}
+        kw: dict[str, Any] = {}
         for k, v in d.items():
             if k in _LENGTH_FIELDS:
                 kw[k] = _length(v, f"label_stock.{k}")

@@ -17,13 +17,15 @@ import hashlib
 import re
 from collections import defaultdict
 from collections.abc import Iterator
+from typing import Any
 
 from engine.ifnames import build_interface_map, ib_port_number
+from engine.result import DesignResult
 
 from ._view import DesignView
 
 
-def _view(result) -> DesignView:
+def _view(result: DesignResult | DesignView) -> DesignView:
     return result if isinstance(result, DesignView) else DesignView(result)
 
 
@@ -51,7 +53,7 @@ def _rec(s: str) -> str:
     return _RECORD_SPECIAL.sub(r"\\\1", str(s))
 
 
-def iter_topology_dot(result) -> Iterator[str]:
+def iter_topology_dot(result: DesignResult | DesignView) -> Iterator[str]:
     """Cumulus PTM's topology.dot: one `"host":"port" -- "host":"port";` edge per link that ends on a Cumulus
     (NVUE) switch, with the interface names LLDP reports (engine.ifnames: swpN / swpNsM on the switch, the
     peer's own name on the other end). Every node is declared as a record whose fields are its ports, so
@@ -79,12 +81,12 @@ def iter_topology_dot(result) -> Iterator[str]:
     for d in sorted(ports, key=lambda i: devs[i].name):
         fields = "|".join(f"<{_rec(p)}> {_rec(p)}" for p in sorted(ports[d], key=_natural))
         yield f"{_q(devs[d].name)} [label={_q('{' + _rec(devs[d].name) + '|{' + fields + '}}')}];\n"
-    for a, pa, b, pb in edges:
-        yield f"{_q(devs[a].name)}:{_q(pa)} -- {_q(devs[b].name)}:{_q(pb)};\n"
+    for da, pa, db, pb in edges:
+        yield f"{_q(devs[da].name)}:{_q(pa)} -- {_q(devs[db].name)}:{_q(pb)};\n"
     yield "}\n"
 
 
-def _natural(s: str):
+def _natural(s: str) -> list[int | str]:
     return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", str(s))]
 
 
@@ -96,7 +98,7 @@ IB_DEVID = {"qm9700": "0xd2f0", "qm9790": "0xd2f0"}
 _SWITCH_ROLES = {"leaf", "spine", "core"}
 
 
-def guid(*parts) -> str:
+def guid(*parts: object) -> str:
     """Deterministic 64-bit placeholder GUID: NVIDIA's OUI 00:02:c9 + 40 bits of BLAKE2b(name), 16 hex digits."""
     h = hashlib.blake2b("|".join(str(p) for p in parts).encode(), digest_size=5).hexdigest()
     return "0x0002c9" + h
@@ -107,7 +109,7 @@ def _hex(g: str) -> str:
     return f"{int(g, 16):x}"
 
 
-def ib_networks(spec) -> set:
+def ib_networks(spec: Any) -> set:
     out = set()
     if spec.compute.technology == "infiniband":
         out.add("compute")
@@ -116,7 +118,7 @@ def ib_networks(spec) -> set:
     return out
 
 
-def _reported_ports(model, highest: int) -> int:
+def _reported_ports(model: Any, highest: int) -> int:
     """NumPorts of a switch: the catalog's `ib_reported_ports`, else its logical ports (never below the highest
     cabled port, so the file always loads)."""
     n = getattr(model, "ib_reported_ports", None) if model is not None else None
@@ -125,7 +127,7 @@ def _reported_ports(model, highest: int) -> int:
     return max(n or 0, highest, 1)
 
 
-def iter_ibnetdiscover(result) -> Iterator[str]:
+def iter_ibnetdiscover(result: DesignResult | DesignView) -> Iterator[str]:
     """The InfiniBand fabrics in ibnetdiscover's format, as infiniband-diags prints it (rdma-core
     ibnetdiscover.c: `sysimgguid=0x%PRIx64`, node names `S-%016PRIx64` / `H-...`, a CA peer's port GUID after
     the switch port). Raises ValueError for a design without InfiniBand (there is no such file)."""
@@ -154,7 +156,7 @@ def iter_ibnetdiscover(result) -> Iterator[str]:
             for k, p in enumerate(names):
                 hca_of[(d, p)] = k + 1
 
-    def node(d, port):
+    def node(d: int, port: str) -> tuple[bool, str, int, str, str]:
         """(is switch, node name, port number, node description, port GUID)."""
         if devs[d].role in _SWITCH_ROLES:
             return (True, f"S-{guid(devs[d].name)[2:]}", ib_port_number(port) or 0, devs[d].name, "")

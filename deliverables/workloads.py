@@ -7,12 +7,15 @@ goes into the PDF and, as SVG, into the design page.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from typing import IO, Any
 
 from reportlab.graphics.charts.barcharts import HorizontalBarChart
 from reportlab.graphics.charts.lineplots import LinePlot
 from reportlab.graphics.shapes import Drawing, Line, String
 from reportlab.lib import colors
+
+from engine.result import DesignResult
 
 from ._pdf import SANS, Column, DocInfo, FlowDoc, Graphic, Heading, Lines, PageBreak, Table, page_size, register_fonts
 from .options import ExportOptions
@@ -40,7 +43,7 @@ def step_time_chart(analysis: dict, width: float = 420, height: float = 150) -> 
     d = Drawing(width, height)
     bc = HorizontalBarChart()
     bc.x, bc.y = 110, 20
-    bc.width, bc.height = width - 130, height - 40
+    bc.width, bc.height = width - 130, height - 40  # type: ignore[assignment]  # stubs say int; any number works
     bc.data = [[b["seconds"] for b in bars]]
     bc.categoryAxis.categoryNames = [f"{b['label']} ({b['scope']})" for b in bars]
     bc.categoryAxis.labels.fontName = SANS
@@ -82,7 +85,7 @@ def network_share_chart(analysis: dict, width: float = 420, height: float = 170)
         return d
     lp = LinePlot()
     lp.x, lp.y = 45, 30
-    lp.width, lp.height = width - 70, height - 55
+    lp.width, lp.height = width - 70, height - 55  # type: ignore[assignment]  # stubs say int; any number works
     series = [list(zip(xs, [100 * v for v in chart["no_overlap"]]))]
     if chart.get("with_overlap") != chart.get("no_overlap"):
         series.append(list(zip(xs, [100 * v for v in chart["with_overlap"]])))
@@ -135,7 +138,7 @@ def chart_svgs(analysis: dict) -> dict[str, str]:
     }
 
 
-def _collective_rows(analysis: dict):
+def _collective_rows(analysis: dict) -> Iterator[tuple]:
     for c in analysis.get("collectives", []):
         yield (
             str(c.get("name", "")),
@@ -178,7 +181,13 @@ def _fix_line(fix: dict) -> str:
     return f"{fix.get('change', '')}: " + "; ".join(p for p in parts if p)
 
 
-def render_workloads_pdf(result, fh: IO[bytes], options=None, *, revision_label: str = "r1") -> int:
+def render_workloads_pdf(
+    result: DesignResult,
+    fh: IO[bytes],
+    options: ExportOptions | Mapping[str, Any] | None = None,
+    *,
+    revision_label: str = "r1",
+) -> int:
     """One section per workload; returns the page count. Raises ValueError when the design has no workloads."""
     workloads: dict[str, Any] = result.summary.get("workloads") or {}
     if not workloads:
