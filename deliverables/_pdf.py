@@ -13,9 +13,10 @@ import os
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, Literal
 
 from reportlab.lib.pagesizes import A4, landscape, letter, portrait
 from reportlab.lib.rl_accel import instanceStringWidthTTF
@@ -43,7 +44,7 @@ class LayoutAudit:
     last of its section), fill being the share of the page's body used.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.boxes: list[tuple] = []
         self.pages: list[tuple] = []
 
@@ -67,7 +68,7 @@ class audit_layout:
         _audit = LayoutAudit()
         return _audit
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         global _audit
         _audit = self._prev
         return False
@@ -146,7 +147,7 @@ _FLATE = pdfdoc.PDFArray([pdfdoc.PDFName("FlateDecode")])
 
 
 class LeanCanvas(Canvas):
-    def showPage(self):  # noqa: N802 (reportlab's name)
+    def showPage(self) -> None:  # noqa: N802 (reportlab's name)
         super().showPage()
         page = self._doc.Pages.pages[-1]  # type: ignore[attr-defined]  # reportlab's document, untyped
         stream = page.stream
@@ -156,7 +157,9 @@ class LeanCanvas(Canvas):
             page.stream = None
 
 
-def new_canvas(fh, pagesize, *, title: str, subject: str, author: str = "fabricdesign") -> LeanCanvas:
+def new_canvas(
+    fh: IO[bytes], pagesize: tuple[float, float], *, title: str, subject: str, author: str = "fabricdesign"
+) -> LeanCanvas:
     register_fonts()
     c = LeanCanvas(
         fh,
@@ -204,7 +207,7 @@ class Fitter:
         """Strings up to this many characters always fit ``width`` (ASCII)."""
         return int(width / self._maxw)
 
-    def fit_all(self, strings, width: float) -> list[str]:
+    def fit_all(self, strings: Iterable[str], width: float) -> list[str]:
         """[fit(s, width) for s in strings], measuring each string once at most (a table column)."""
         maxw, sw, size, fit = self._maxw, self._sw, self.size, self.fit
         return [s if len(s) * maxw <= width or sw(s, size) <= width else fit(s, width) for s in strings]
@@ -275,7 +278,7 @@ def wrap(text: str, width: float, font: str, size: float, max_lines: int = 0, br
     return out
 
 
-def _fit_widths(t, rows) -> list:
+def _fit_widths(t: Table, rows: Sequence[Sequence]) -> list:
     """Column widths of a wrap table from its content: a right-aligned (number) column as wide as its widest
     cell plus a 4 pt gap, so bold figures never touch; a column empty in every row (prices not given) as
     narrow as its title. The widest left-aligned column (the description) gives and takes the difference."""
@@ -395,7 +398,9 @@ class FlowDoc:
     FOOTER_H = 16.0
     SIGNATURE_H = 34.0
 
-    def __init__(self, info: DocInfo, pagesize, margin: float = 28.0, *, signature: bool = False):
+    def __init__(
+        self, info: DocInfo, pagesize: tuple[float, float], margin: float = 28.0, *, signature: bool = False
+    ) -> None:
         if margin < MIN_MARGIN:
             raise ValueError(f"margin: {margin} pt is below the {MIN_MARGIN:g} pt minimum")
         self.info = info
@@ -405,7 +410,7 @@ class FlowDoc:
         self.blocks: list = []
         self.pages = 0
 
-    def add(self, *blocks) -> None:
+    def add(self, *blocks: Any) -> None:
         self.blocks.extend(blocks)
 
     # geometry
@@ -421,7 +426,7 @@ class FlowDoc:
     def width(self) -> float:
         return self.pagesize[0] - 2 * self.margin
 
-    def render(self, fh) -> int:
+    def render(self, fh: IO[bytes]) -> int:
         total = self._run(None, 0)
         c = new_canvas(
             fh,
@@ -437,18 +442,18 @@ class FlowDoc:
         return total
 
     # ------------------------------------------------------------------------------------------
-    def _run(self, c, total: int) -> int:
+    def _run(self, c: Any, total: int) -> int:
         state: dict[str, Any] = {"page": 0, "y": 0.0, "section": "", "page_section": ""}
         draw = c is not None
         body = self.top - self.bottom
 
-        def finish_page(last: bool):
+        def finish_page(last: bool) -> None:
             if draw:
                 audit_page(self.info.kind, state["page"], (self.top - state["y"]) / body, last)
                 self._decorate(c, state["page"], total, state["page_section"])
                 c.showPage()
 
-        def new_page(last: bool = False):
+        def new_page(last: bool = False) -> None:
             if state["page"]:
                 finish_page(last)
             state["page"] += 1
@@ -519,7 +524,7 @@ class FlowDoc:
             self._decorate(c, state["page"], total, state["page_section"])
         return state["page"]
 
-    def _min_follow(self, blocks, i: int) -> float:
+    def _min_follow(self, blocks: Sequence[Any], i: int) -> float:
         if i >= len(blocks):
             return 0.0
         b = blocks[i]
@@ -531,7 +536,7 @@ class FlowDoc:
             return b.drawing.height
         return 0.0
 
-    def _table(self, c, t: Table, state, new_page, draw: bool) -> None:
+    def _table(self, c: Any, t: Table, state: dict[str, Any], new_page: Callable[[], None], draw: bool) -> None:
         if t.wrap:
             self._wrapped_table(c, t, state, new_page, draw)
             return
@@ -567,7 +572,7 @@ class FlowDoc:
             if done < t.count:
                 new_page()
 
-    def _wrapped_table(self, c, t: Table, state, new_page, draw: bool) -> None:
+    def _wrapped_table(self, c: Any, t: Table, state: dict[str, Any], new_page: Callable[[], None], draw: bool) -> None:
         """A Table with wrap=True: each row as tall as its most-wrapped cell; pages break between rows."""
         cells = getattr(t, "_wrapped", None)
         if cells is None:  # the same lines in the counting and the drawing pass
@@ -596,7 +601,7 @@ class FlowDoc:
             if done < len(cells):
                 new_page()
 
-    def _wrap_row(self, t: Table, r) -> tuple[list[list[str]], int, bool]:
+    def _wrap_row(self, t: Table, r: Sequence) -> tuple[list[list[str]], int, bool]:
         """(lines per cell, lines of the row, bold) of one row."""
         bold = bool(t.bold_marker and r and r[0].startswith(t.bold_marker))
         if bold:
@@ -609,7 +614,7 @@ class FlowDoc:
             out.append([s] if f.width(s) <= w else wrap(s, w, font, t.size, 0, " /-;"))
         return out, max(1, max(len(x) for x in out)), bold
 
-    def _draw_wrapped_chunk(self, c, t: Table, y: float, rows: list, *, continued: bool) -> None:
+    def _draw_wrapped_chunk(self, c: Any, t: Table, y: float, rows: list, *, continued: bool) -> None:
         x0 = self.margin
         lead, pad, size = t.leading, 1.5, t.size
         total_w = sum(col.width for col in t.columns)
@@ -656,7 +661,7 @@ class FlowDoc:
         c.line(x0, y - lead, x0 + total_w, y - lead)
         c.line(x0, yy, x0 + total_w, yy)
 
-    def _draw_table_chunk(self, c, t: Table, y: float, rows: list, *, continued: bool) -> None:
+    def _draw_table_chunk(self, c: Any, t: Table, y: float, rows: list, *, continued: bool) -> None:
         x0 = self.margin
         L = t.lines_per_row
         if L > 1:  # a line wider than its cell takes the cell's empty lines rather than being cut
@@ -760,7 +765,7 @@ class FlowDoc:
         c.line(x0, y - lh, x0 + total_w, y - lh)
         c.line(x0, y - lh * (len(rows) + 1), x0 + total_w, y - lh * (len(rows) + 1))
 
-    def _rewrap_cells(self, t: Table, r):
+    def _rewrap_cells(self, t: Table, r: Sequence) -> Sequence:
         """A row of a multi-line table with every cell whose lines do not fit wrapped into the cell's L lines
         (when they fit in L lines wrapped; else left as is, to be cut)."""
         L = t.lines_per_row
@@ -780,7 +785,7 @@ class FlowDoc:
                 out[ci * L : ci * L + L] = lines + [""] * (L - len(lines))
         return r if out is None else tuple(out)
 
-    def _decorate(self, c, n: int, total: int, section: str) -> None:
+    def _decorate(self, c: Any, n: int, total: int, section: str) -> None:
         w, h = self.pagesize
         m = self.margin
         info = self.info
@@ -826,7 +831,7 @@ class FlowDoc:
 
     SIGNATURE_FIELDS = (("Tested by (name)", 0.28), ("Signature", 0.24), ("Date", 0.14), ("Meter / serial no.", 0.34))
 
-    def _signature_block(self, c, y0: float, width: float) -> None:
+    def _signature_block(self, c: Any, y0: float, width: float) -> None:
         """Boxes to sign each page in: name, signature, date, meter; label on top, room to write below."""
         h = self.SIGNATURE_H - 6
         x = self.margin
@@ -845,7 +850,7 @@ class FlowDoc:
         c.setFillGray(0)
 
 
-def draw_strings(c, items) -> None:
+def draw_strings(c: Any, items: Sequence[tuple[str, float, float, float, str]]) -> None:
     """Draw (font, size, x, y, text) strings as c.setFont + c.drawString would (leading 1.2 x size), in one
     text object (a page's header and footer)."""
     if not items:
@@ -862,7 +867,7 @@ def draw_strings(c, items) -> None:
     c.drawText(tx)
 
 
-def line_writer(tx):
+def line_writer(tx: Any) -> Callable[[str], None]:
     """A fast textLine for a reportlab text object using one of our TrueType fonts.
 
     reportlab encodes every string through TTFont.splitString (pure Python, per character),
@@ -876,13 +881,13 @@ def line_writer(tx):
     return _writers(tx)[0]
 
 
-def lines_writer(tx):
+def lines_writer(tx: Any) -> Callable[[list[str]], None]:
     """``lines(strings)``: line_writer's line for each string of a list (a table column), as one string of
     operators when all of them are printable ASCII."""
     return _writers(tx)[1]
 
 
-def _writers(tx):
+def _writers(tx: Any) -> tuple[Callable[[str], None], Callable[[list[str]], None]]:
     from reportlab.lib.rl_accel import escapePDF, fp_str
 
     slow = tx.textLine
@@ -934,7 +939,7 @@ def _writers(tx):
             return
         slow(s)
 
-    def lines(strings) -> None:
+    def lines(strings: list[str]) -> None:
         """line(s) for each of ``strings`` (a list): one string of operators when all of them are printable
         ASCII, as textLine writes them (an empty one moves down only)."""
         if not strings:
@@ -952,12 +957,12 @@ def _writers(tx):
     return line, lines
 
 
-def fmt_int(n) -> str:
+def fmt_int(n: int | float | Decimal) -> str:
     """Integers with thousands separators for PDFs (tests strip the commas)."""
     return f"{n:,}"
 
 
-def fmt_num(x, digits: int = 2) -> str:
+def fmt_num(x: float | str | None, digits: int = 2) -> str:
     if x is None or x == "":
         return "\u2014"
     if isinstance(x, int):

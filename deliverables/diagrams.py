@@ -8,10 +8,17 @@ from __future__ import annotations
 # Rect(..., strokeWidth=..., strokeColor=...) below: types-reportlab types each keyword as its whole TypedDict  # type: ignore[arg-type]
 # (_SolidShapeKwArgs) rather than unpacking it, so those calls carry `type: ignore[arg-type]`.
 from collections import Counter, defaultdict
+from collections.abc import Collection
+from typing import TYPE_CHECKING, Any, Literal
 
 from reportlab.graphics.shapes import Drawing, Line, Rect, String
 
 from ._pdf import COND, COND_BOLD, SANS, SANS_BOLD, audit_box, fitter, wrap
+
+if TYPE_CHECKING:
+    from reportlab.lib.colors import Color
+
+    from ._view import DesignView
 
 LEVEL = {
     "managed": 0,
@@ -42,7 +49,16 @@ ROLE_NAME = {
 NET_ORDER = ("compute", "storage", "inband", "oob")
 
 
-def _text(x, y, s, size=7.5, font=SANS, anchor="start", width=None, color=None):
+def _text(
+    x: float,
+    y: float,
+    s: str,
+    size: float = 7.5,
+    font: str = SANS,
+    anchor: Literal["start", "middle", "end", "numeric"] = "start",
+    width: float | None = None,
+    color: Any = None,
+) -> String:
     if width is not None:
         s = fitter(font, size).fit(s, width)
         audit_box("Cabling plan", s, font, size, width)
@@ -52,7 +68,7 @@ def _text(x, y, s, size=7.5, font=SANS, anchor="start", width=None, color=None):
     return st
 
 
-def fabric_stats(view):
+def fabric_stats(view: DesignView) -> dict:
     """{network: {"nodes": {role: (devices, models)}, "edges": {(tier, role_a, role_b): links}}}.
     On the OOB network every managed device is one node, "managed devices"."""
     devs = view.devices
@@ -75,7 +91,7 @@ def fabric_stats(view):
     return out
 
 
-def fabric_diagram(view, width: float, height: float | None = None) -> Drawing:
+def fabric_diagram(view: DesignView, width: float, height: float | None = None) -> Drawing:
     stats = fabric_stats(view)
     nets = [n for n in NET_ORDER if n in stats] + sorted(n for n in stats if n not in NET_ORDER)
     levels = 1 + max((LEVEL.get(r, 0) for n in nets for r in stats[n]["nodes"]), default=0)
@@ -147,29 +163,29 @@ def fabric_diagram(view, width: float, height: float | None = None) -> Drawing:
     return d
 
 
-def _fill(level: int):
+def _fill(level: int) -> Color:
     from reportlab.lib.colors import Color
 
     return Color(*((0.93, 0.95, 1.0), (0.9, 0.97, 0.9), (1.0, 0.95, 0.88), (0.97, 0.9, 0.97))[level % 4])
 
 
-def _white():
+def _white() -> Color:
     from reportlab.lib.colors import white
 
     return white
 
 
-def su_detail(view, width: float) -> tuple[Drawing | None, list[str]]:
+def su_detail(view: DesignView, width: float) -> tuple[Drawing | None, list[str]]:
     """SU 1 of the compute fabric in detail, and text lines counting the other SUs."""
     devs = view.devices
     su_servers: Counter = Counter()
     su_leaves: dict = defaultdict(list)
-    for d in devs:
-        if d.su:
-            if d.role == "server":
-                su_servers[d.su] += 1
-            elif d.role == "leaf" and d.network in ("compute", ""):
-                su_leaves[d.su].append(d.idx)
+    for dev in devs:
+        if dev.su:
+            if dev.role == "server":
+                su_servers[dev.su] += 1
+            elif dev.role == "leaf" and dev.network in ("compute", ""):
+                su_leaves[dev.su].append(dev.idx)
     if not su_servers:
         return None, []
     first = min(su_servers)
@@ -234,7 +250,7 @@ def _ranges(prefix: str, nums: list[int]) -> str:
 # ----- rack elevations ---------------------------------------------------------------------------
 
 
-def elevation_racks(view, racks_in_scope=None, limit: int = 24) -> list[int]:
+def elevation_racks(view: DesignView, racks_in_scope: Collection[int] | None = None, limit: int = 24) -> list[int]:
     """Racks to draw: the scope's racks (capped), or SU 1's racks plus one rack of every other kind."""
     racks = view.racks
     if racks_in_scope is not None:
@@ -255,7 +271,7 @@ def elevation_racks(view, racks_in_scope=None, limit: int = 24) -> list[int]:
     return chosen[:limit]
 
 
-def rack_contents(view, rack_list: list[int]) -> dict[int, list[tuple[int, int, str, str]]]:
+def rack_contents(view: DesignView, rack_list: list[int]) -> dict[int, list[tuple[int, int, str, str]]]:
     """{rack: [(lowest U, height U, name, model)]} for devices and patch panels."""
     want = set(rack_list)
     out: dict = {ri: [] for ri in rack_list}
@@ -272,7 +288,7 @@ def rack_contents(view, rack_list: list[int]) -> dict[int, list[tuple[int, int, 
     return out
 
 
-def elevations(view, rack_list: list[int], width: float, height: float, per_page: int = 6) -> list[Drawing]:
+def elevations(view: DesignView, rack_list: list[int], width: float, height: float, per_page: int = 6) -> list[Drawing]:
     racks = view.racks
     units = view.result.spec.layout.rack_units
     contents = rack_contents(view, rack_list)
@@ -322,7 +338,7 @@ def elevations(view, rack_list: list[int], width: float, height: float, per_page
     return drawings
 
 
-def rack_summary_lines(view) -> list[str]:
+def rack_summary_lines(view: DesignView) -> list[str]:
     """Rows grouped by identical composition: 'Rows C-HZ (228 rows): 18 server + 1 network racks each'."""
     racks = view.racks
     by_row: dict = defaultdict(Counter)

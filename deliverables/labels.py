@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from math import ceil, pi
+from typing import IO, Any
 
 from reportlab.lib.rl_accel import fp_str
+
+from engine.result import DesignResult
 
 from ._csv import csv_lines
 from ._pdf import (
@@ -32,14 +35,14 @@ from ._pdf import (
     wrap,
 )
 from ._view import CI, DesignView
-from .options import MM, ExportOptions
+from .options import MM, ExportOptions, LabelStock
 
 
-def _view(result) -> DesignView:
+def _view(result: DesignResult | DesignView) -> DesignView:
     return result if isinstance(result, DesignView) else DesignView(result)
 
 
-def _panel_ports(v: DesignView, sel) -> dict:
+def _panel_ports(v: DesignView, sel: Collection[int] | None) -> dict:
     """{rack: {u: set(ports)}} for panel ports that cords plug into (trunk ends excluded)."""
     out: dict = defaultdict(lambda: defaultdict(set))
     for row in v.ph.cable_rows:
@@ -75,7 +78,9 @@ LABEL_CSV_COLUMNS = (
 )
 
 
-def iter_label_records(result, *, row: str | None = None, rack: str | None = None) -> Iterator[tuple]:
+def iter_label_records(
+    result: DesignResult | DesignView, *, row: str | None = None, rack: str | None = None
+) -> Iterator[tuple]:
     """Labels in installation order as (kind, barcode value, heading, label text, small line pieces,
     cable id, end, device, port, rack, part, length). kind: cable | trunk | panel | panel-port; the
     barcode value is the cable id (a trunk's too), the panel id, or panel id:port."""
@@ -96,7 +101,7 @@ def iter_label_records(result, *, row: str | None = None, rack: str | None = Non
     i_ar, i_br = CI["a_rack"], CI["b_rack"]
     done_racks = set()
 
-    def panel_labels(ri):
+    def panel_labels(ri: int) -> Iterator[tuple]:
         rid = v.racks[ri].id
         for u in sorted(ports.get(ri, {}), reverse=True):
             pid = f"PP-{v.rack_grid[ri]}-U{u:02d}"
@@ -203,7 +208,9 @@ def iter_label_records(result, *, row: str | None = None, rack: str | None = Non
             yield from panel_labels(ri)
 
 
-def iter_labels(result, *, row: str | None = None, rack: str | None = None) -> Iterator[tuple[str, str, str]]:
+def iter_labels(
+    result: DesignResult | DesignView, *, row: str | None = None, rack: str | None = None
+) -> Iterator[tuple[str, str, str]]:
     """Labels in installation order: (heading, label text, small line). Heading is e.g.
     'C000001 \u00b7 A end', 'C000123 trunk \u00b7 B end', 'PANEL PP-C09-U47', 'PP-C09-U47:5' (a panel port)."""
     for rec in iter_label_records(result, row=row, rack=rack):
@@ -223,7 +230,7 @@ def _sections(v: DesignView, opts: ExportOptions) -> list[tuple]:
     thin = _thin_cords(v, order, opts)
     n_thin = 2 * len(thin)
 
-    def records(section: str):
+    def records(section: str) -> Iterator[tuple]:
         for rec in iter_label_records(v, row=opts.row, rack=opts.rack):
             s = "port" if rec[0] == "panel-port" else "flag" if rec[5] in thin else "main"
             if s == section:
@@ -240,7 +247,7 @@ def _sections(v: DesignView, opts: ExportOptions) -> list[tuple]:
     return out
 
 
-def _thin_cords(v: DesignView, order, opts: ExportOptions) -> set[str]:
+def _thin_cords(v: DesignView, order: Sequence[int], opts: ExportOptions) -> set[str]:
     """Ids of the cables (trunks too) a wrap label cannot go round: the printed height is more than the cord's
     circumference, so the print would overlap itself (a 3.0 mm AOC or fibre cord is 9.4 mm round, the generic
     wrap stock prints 19 mm). Their labels go on flags instead, which hang off the cord."""
@@ -256,13 +263,15 @@ def _thin_cords(v: DesignView, order, opts: ExportOptions) -> set[str]:
     return thin
 
 
-def iter_labels_csv(result, options=None, *, raw: bool = False) -> Iterator[str]:
+def iter_labels_csv(
+    result: DesignResult | DesignView, options: ExportOptions | Mapping[str, Any] | None = None, *, raw: bool = False
+) -> Iterator[str]:
     """labels.csv: one row per label of labels.pdf, in the same order, with its page and position on the
     sheet and its stock, for label-printer software (merge fields: barcode, heading, label_text, ...)."""
     opts = ExportOptions.from_any(options)
     v = _view(result)
 
-    def rows():
+    def rows() -> Iterator[tuple]:
         k = 0
         first_page = 0
         for stock, n, records in _sections(v, opts):
@@ -295,7 +304,7 @@ def iter_labels_csv(result, options=None, *, raw: bool = False) -> Iterator[str]
     yield from csv_lines(LABEL_CSV_COLUMNS, rows(), raw=raw or opts.raw_csv)
 
 
-def count_labels(result, *, row: str | None = None, rack: str | None = None) -> int:
+def count_labels(result: DesignResult | DesignView, *, row: str | None = None, rack: str | None = None) -> int:
     v = _view(result)
     sel = v.scope(row, rack)
     order, _ = v.install_order(sel)
@@ -352,7 +361,7 @@ def code128_symbols(value: str) -> list[int]:
     return b.encode()
 
 
-def _c128_symbol(sym) -> tuple[list[tuple[int, int]], int]:
+def _c128_symbol(sym: Any) -> tuple[list[tuple[int, int]], int]:
     from reportlab.graphics.barcode.code128 import _patterns  # type: ignore[attr-defined]  # private, no stub
 
     bars, x = [], 0
@@ -494,7 +503,7 @@ class _Layout:
     fitted: the stock's font size, then smaller in half points down to MIN_FONT_SIZE, wrapping every part onto
     as many lines as it needs; a label that does not fit even then is an error (LabelDoesNotFit), never cut."""
 
-    def __init__(self, stock, w: float, h: float, compact: bool = False):
+    def __init__(self, stock: LabelStock, w: float, h: float, compact: bool = False) -> None:
         pad = stock.padding
         self.stock = stock
         self.size = stock.font_size
@@ -528,7 +537,7 @@ class _Layout:
     def lead(size: float) -> float:
         return size + (1.2 if size > MIN_FONT_SIZE else 1.0)
 
-    def lines(self, head: str, text: str, pieces) -> list[tuple[str, str, float]]:
+    def lines(self, head: str, text: str, pieces: Any) -> list[tuple[str, str, float]]:
         """[(font, text, size)] top down: the heading (bold), the label text, then the small line's pieces
         (each whole on a line where it fits, joined by a middle dot). Every character is printed."""
         _, _, w, h = self.text
@@ -567,7 +576,7 @@ class _Layout:
                 )
             size = max(MIN_FONT_SIZE, size - 0.5)
 
-    def _wrap(self, s: str, f, w: float) -> list[str]:
+    def _wrap(self, s: str, f: Any, w: float) -> list[str]:
         if not s:
             return []
         if len(s) * f._maxw <= w:
@@ -581,7 +590,13 @@ class _Layout:
         return hit
 
 
-def render_labels_pdf(result, fh, options=None, *, revision_label: str = "r1") -> int:
+def render_labels_pdf(
+    result: DesignResult | DesignView,
+    fh: IO[bytes],
+    options: ExportOptions | Mapping[str, Any] | None = None,
+    *,
+    revision_label: str = "r1",
+) -> int:
     """Write labels.pdf; returns the page count. The cable, trunk and panel labels on label_stock, then the
     panel-port labels on port_stock, each section on its own pages."""
     opts = ExportOptions.from_any(options)
@@ -613,7 +628,7 @@ def render_labels_pdf(result, fh, options=None, *, revision_label: str = "r1") -
     return pages
 
 
-def _flag_note(opts: ExportOptions, sections) -> str:
+def _flag_note(opts: ExportOptions, sections: Iterable[tuple]) -> str:
     """The first page's word on thin cords moved from the wrap stock to flags, or ""."""
     first = 1
     for stock, n, _ in sections:
@@ -627,7 +642,17 @@ def _flag_note(opts: ExportOptions, sections) -> str:
     return ""
 
 
-def _foot(c, stock, name, revision_label, opts, scope, page, pages, note: str = "") -> None:
+def _foot(
+    c: Any,
+    stock: LabelStock,
+    name: str,
+    revision_label: str,
+    opts: ExportOptions,
+    scope: str,
+    page: int,
+    pages: int,
+    note: str = "",
+) -> None:
     """The footer: in the larger of the two free page margins, centred in it; a note in the other one."""
     small = MIN_FONT_SIZE
     pw, ph = page_size(stock.page_size, "portrait")
@@ -655,7 +680,19 @@ def _foot(c, stock, name, revision_label, opts, scope, page, pages, note: str = 
         c.drawString(stock.margin_left, note_y, note)
 
 
-def _render_section(c, stock, total_labels, records, page0, pages, name, revision_label, opts, scope, note="") -> int:
+def _render_section(
+    c: Any,
+    stock: LabelStock,
+    total_labels: int,
+    records: Iterator[tuple],
+    page0: int,
+    pages: int,
+    name: str,
+    revision_label: str,
+    opts: ExportOptions,
+    scope: str,
+    note: str = "",
+) -> int:
     """The pages of one stock's labels; returns the last page number written."""
     per_page = stock.columns * stock.rows
     pw, ph = page_size(stock.page_size, "portrait")
@@ -687,7 +724,7 @@ def _render_section(c, stock, total_labels, records, page0, pages, name, revisio
         page += 1
         texts: dict = {}  # one text object per (font, size), so the fast path of line_writer applies
 
-        def text_of(font, size, texts=texts):
+        def text_of(font: str, size: float, texts: dict = texts) -> Any:
             t = texts.get((font, size))
             if t is None:
                 tx = c.beginText()

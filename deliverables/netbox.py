@@ -32,6 +32,9 @@ from collections import defaultdict
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
+from typing import Any
+
+from engine.result import DesignResult
 
 from ._csv import csv_lines
 from ._view import DesignView
@@ -115,7 +118,7 @@ def import_fields() -> dict:
     return json.loads(IMPORT_FIELDS_FILE.read_text(encoding="utf-8"))
 
 
-def netbox_version(result) -> str:
+def netbox_version(result: DesignResult | DesignView) -> str:
     spec = getattr(result, "spec", None)
     v = getattr(getattr(spec, "exports", None), "netbox_version", None) or DEFAULT_VERSION
     if v not in import_fields():
@@ -130,7 +133,7 @@ def _choices(version: str, file: str, column: str) -> set:
     return set(import_fields()[version]["files"][file]["choices"].get(column, ()))
 
 
-def _view(result) -> DesignView:
+def _view(result: DesignResult | DesignView) -> DesignView:
     return result if isinstance(result, DesignView) else DesignView(result)
 
 
@@ -174,14 +177,14 @@ def _device_types(v: DesignView) -> dict:
 # ----- prerequisites ------------------------------------------------------------------------------
 
 
-def iter_netbox_sites(result) -> Iterator[str]:
+def iter_netbox_sites(result: DesignResult | DesignView) -> Iterator[str]:
     v = _view(result)
     sites = dict.fromkeys(v.rack_site)
     sites.setdefault(v.result.spec.layout.site)
     yield from csv_lines(SITE_COLUMNS, ((s, _slug(s), "planned", f"{v.result.spec.name}") for s in sites))
 
 
-def iter_netbox_manufacturers(result) -> Iterator[str]:
+def iter_netbox_manufacturers(result: DesignResult | DesignView) -> Iterator[str]:
     v = _view(result)
     names = sorted({m for m, _ in _device_types(v).values()})
     yield from csv_lines(MANUFACTURER_COLUMNS, ((m, _slug(m)) for m in names))
@@ -194,17 +197,17 @@ def _roles(v: DesignView) -> list[tuple[str, str]]:
     return sorted(roles.items())
 
 
-def iter_netbox_device_roles(result) -> Iterator[str]:
+def iter_netbox_device_roles(result: DesignResult | DesignView) -> Iterator[str]:
     v = _view(result)
     yield from csv_lines(ROLE_COLUMNS, ((name, _slug(name), ROLE_COLOR, what) for name, what in _roles(v)))
 
 
-def iter_netbox_racks(result) -> Iterator[str]:
+def iter_netbox_racks(result: DesignResult | DesignView) -> Iterator[str]:
     """Every rack, 19-inch, as tall as layout.rack_units (the units the design places devices in)."""
     v = _view(result)
     height = v.result.spec.layout.rack_units
 
-    def rows():
+    def rows() -> Iterator[tuple]:
         for ri in v.rack_order:
             r = v.racks[ri]
             yield (v.rack_site[ri], r.id, "planned", 19, height, f"{r.kind} rack, row {r.row_name}")
@@ -224,11 +227,11 @@ def _port_types(v: DesignView, version: str) -> dict:
     return out
 
 
-def _yaml_str(s) -> str:
+def _yaml_str(s: object) -> str:
     return json.dumps(str(s))  # a JSON string is a YAML double-quoted scalar: never read as a number or a bool
 
 
-def iter_netbox_device_types(result) -> Iterator[str]:
+def iter_netbox_device_types(result: DesignResult | DesignView) -> Iterator[str]:
     """device-types.yaml: NetBox's device-type import format, one YAML document per type, with the catalog's
     height and an interface template per port the design uses on that model (sorted naturally)."""
     v = _view(result)
@@ -245,18 +248,18 @@ def iter_netbox_device_types(result) -> Iterator[str]:
                 yield f"  - name: {_yaml_str(n)}\n    type: {_yaml_str(ports[model][n])}\n"
 
 
-def _natural(s: str):
+def _natural(s: str) -> list[tuple[int, int, str]]:
     return [(0, int(x), "") if x.isdigit() else (1, 0, x) for x in re.split(r"(\d+)", str(s)) if x]
 
 
 # ----- devices and interfaces ---------------------------------------------------------------------
 
 
-def iter_netbox_devices(result) -> Iterator[str]:
+def iter_netbox_devices(result: DesignResult | DesignView) -> Iterator[str]:
     v = _view(result)
     racks = v.racks
 
-    def rows():
+    def rows() -> Iterator[tuple]:
         for d, ri, u in zip(v.devices, v.dev_rack, v.dev_u):
             placed = ri >= 0 and u >= 1 and d.rack_units > 0
             yield (
@@ -288,7 +291,7 @@ def iter_netbox_devices(result) -> Iterator[str]:
     yield from csv_lines(NETBOX_DEVICE_COLUMNS, rows())
 
 
-def _if_type(lk, v: DesignView, choice, known: set) -> str:
+def _if_type(lk: Any, v: DesignView, choice: Any, known: set) -> str:
     speed = lk.speed_gbps
     if speed <= 1 or (choice is not None and choice.medium == "copper-rj45"):
         t = "1000base-t"
@@ -317,14 +320,14 @@ def _technology(v: DesignView, network: str) -> str:
     return "ethernet"
 
 
-def iter_netbox_interfaces(result) -> Iterator[str]:
+def iter_netbox_interfaces(result: DesignResult | DesignView) -> Iterator[str]:
     """Every interface a link ends on. Not in IMPORT_ORDER: device-types.yaml's templates create them; this file
     is for a NetBox whose device types already exist without these interfaces."""
     v = _view(result)
     devs = v.devices
     known = _choices(netbox_version(v.result), "interfaces.csv", "type")
 
-    def rows():
+    def rows() -> Iterator[tuple]:
         seen = set()
         for i, lk in enumerate(v.links):
             t = _if_type(lk, v, v.ph.choices[i], known)
@@ -391,7 +394,7 @@ class _PanelPorts:
                     self.front[pa] = (ra, pos)
                     self.front[pb] = (rb, pos)
 
-    def _rear_port(self, panel, positions: int, cid: int) -> str:
+    def _rear_port(self, panel: tuple, positions: int, cid: int) -> str:
         name = f"T{len(self.rear[panel]) + 1}"
         self.rear[panel].append((name, positions, cid))
         return name
@@ -400,17 +403,17 @@ class _PanelPorts:
         return bool(self.rear)
 
 
-def has_panels(result) -> bool:
+def has_panels(result: DesignResult | DesignView) -> bool:
     v = _view(result)
     return any(e[0] == "panel" for row in v.ph.cable_rows for e in (row[4], row[5]))
 
 
-def iter_netbox_rear_ports(result) -> Iterator[str]:
+def iter_netbox_rear_ports(result: DesignResult | DesignView) -> Iterator[str]:
     """One rear port per trunk landing on a panel, with a position per link the trunk carries."""
     v = _view(result)
     pp = _PanelPorts(v)
 
-    def rows():
+    def rows() -> Iterator[tuple]:
         for (ri, u), ports in sorted(pp.rear.items()):
             for name, positions, cid in ports:
                 yield (_panel_name(v, ri, u), name, "mpo", positions, f"trunk C{cid:06d}")
@@ -418,14 +421,14 @@ def iter_netbox_rear_ports(result) -> Iterator[str]:
     yield from csv_lines(NETBOX_REAR_PORT_COLUMNS, rows())
 
 
-def iter_netbox_front_ports(result) -> Iterator[str]:
+def iter_netbox_front_ports(result: DesignResult | DesignView) -> Iterator[str]:
     """One front port per cord, mapped to its link's position on its trunk's rear port."""
     v = _view(result)
     pp = _PanelPorts(v)
     version = netbox_version(v.result)
     columns = {"4.4": NETBOX_PORT_COLUMNS_44, "4.5": NETBOX_PORT_COLUMNS_45}.get(version, NETBOX_PORT_COLUMNS)
 
-    def rows():
+    def rows() -> Iterator[tuple]:
         for (ri, u, port), (rear, pos) in sorted(
             pp.front.items(), key=lambda kv: (kv[0][0], kv[0][1], _natural(kv[0][2]))
         ):
@@ -453,7 +456,7 @@ def _cable_type(medium: str, fiber_type: str) -> str:
     return {"dac": "dac-passive", "acc": "dac-active", "aoc": "aoc", "copper-rj45": "cat6a"}.get(medium, "")
 
 
-def iter_netbox_cables(result) -> Iterator[str]:
+def iter_netbox_cables(result: DesignResult | DesignView) -> Iterator[str]:
     """One row per NetBox cable, labelled with the physical cable's id (C000123). Device ends are
     dcim.interface; a cord's panel end is the panel's dcim.frontport; a trunk runs dcim.rearport to
     dcim.rearport. A cable carrying several links is one row per link (same label), each on its own ports."""
@@ -463,12 +466,12 @@ def iter_netbox_cables(result) -> Iterator[str]:
     pp = _PanelPorts(v)
     known = _choices(netbox_version(v.result), "cables.csv", "type")
 
-    def end(e):
+    def end(e: tuple) -> tuple[str, str, str]:
         if e[0] == "panel":
             return (_panel_name(v, e[1], e[2]), "dcim.frontport", str(e[3]))
         return (devs[e[0]].name, "dcim.interface", e[1])
 
-    def rows():
+    def rows() -> Iterator[tuple]:
         for cid, kind, part, length, a, b, lids, tier, network in ph.cable_rows:
             ch = ph.choices[v.link_index(lids[0])]
             t = _cable_type(ch.medium if ch else "", getattr(ch, "fiber_type", "") if ch else "")

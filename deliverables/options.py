@@ -7,7 +7,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from engine.orders.failure_rates import FailureRatePerCategory
+    from engine.orders.spares import PercentPerCategory
 
 MM = 72.0 / 25.4
 INCH = 72.0
@@ -22,7 +26,7 @@ CORD_DIAMETERS_FILE = Path(__file__).with_name("data") / "cord-diameters.yaml"
 _UNITS = {"mm": MM, "in": INCH, "pt": 1.0}
 
 
-def _length(v, what: str) -> float:
+def _length(v: Any, what: str) -> float:
     """A length in pt from a number (pt) or a text with a unit ("63.5mm", "2in", "12pt")."""
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         return float(v)
@@ -90,7 +94,7 @@ class LabelStock:
         return presets[key]
 
     @classmethod
-    def from_dict(cls, d) -> LabelStock:
+    def from_dict(cls, d: Any) -> LabelStock:
         if d is None:
             return cls()
         if isinstance(d, LabelStock):
@@ -210,7 +214,7 @@ class ExportOptions:
     counter_thresholds: Mapping[str, Any] | None = None
 
     @classmethod
-    def from_any(cls, options) -> ExportOptions:
+    def from_any(cls, options: ExportOptions | Mapping[str, Any] | None) -> ExportOptions:
         if options is None:
             return cls(date=_dt.date.today().isoformat())
         if isinstance(options, ExportOptions):
@@ -286,7 +290,7 @@ class ExportOptions:
             else PercentPerCategory(dict(self.spares_percent)).percent_for(category)
         )
 
-    def spares_rule(self):
+    def spares_rule(self) -> PercentPerCategory | FailureRatePerCategory:
         """The spares rule these options name: the failure-rate rule when given, else a percentage per
         category (engine/orders)."""
         from engine.orders.spares import PercentPerCategory
@@ -296,7 +300,7 @@ class ExportOptions:
         return PercentPerCategory(dict(self.spares_percent))
 
 
-def _dec(v, what: str) -> Decimal:
+def _dec(v: Any, what: str) -> Decimal:
     try:
         d = Decimal(str(v).strip())
     except (InvalidOperation, ValueError):
@@ -306,13 +310,13 @@ def _dec(v, what: str) -> Decimal:
     return d
 
 
-def _prices(p) -> dict[str, Decimal]:
+def _prices(p: Any) -> dict[str, Decimal]:
     if not isinstance(p, Mapping):
         raise ValueError("options.prices: must map part numbers to unit prices")
     return {str(k): _dec(v, f"options.prices[{k!r}]") for k, v in p.items()}
 
 
-def _failure_rate(d):
+def _failure_rate(d: Any) -> FailureRatePerCategory:
     from engine.orders.failure_rates import FIELDS, FailureRatePerCategory, parse_category_values
 
     if isinstance(d, FailureRatePerCategory):
@@ -332,7 +336,7 @@ def _failure_rate(d):
     return FailureRatePerCategory.with_defaults(**given)
 
 
-def _spares(s) -> dict[str, Decimal]:
+def _spares(s: Any) -> dict[str, Decimal]:
     if isinstance(s, (int, float, str, Decimal)) and not isinstance(s, bool):
         d = _dec(s, "options.spares_percent")
         return {"*": d}
@@ -358,7 +362,7 @@ def cord_diameters() -> dict[str, float]:
     return dict(_cord_diameters)
 
 
-def _diameters(d) -> dict[str, float]:
+def _diameters(d: Any) -> dict[str, float]:
     if not isinstance(d, Mapping):
         raise ValueError("options.cord_diameter_mm: a mapping of cable type to outer diameter in mm, e.g. {trunk: 4.5}")
     out = {}

@@ -15,12 +15,14 @@ import io
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import IO, Any
 
 from engine.csvcells import strip_prefix
 from engine.inputgate import CsvReader, InputRefused
 from engine.physical.channel import build_channel, lane_map
+from engine.result import DesignResult
 
 from ._csv import csv_lines
 from ._pdf import COND, SANS, Column, DocInfo, FlowDoc, Heading, Lines, PageBreak, Table, page_size, wrap
@@ -55,11 +57,11 @@ TEST_SHEET_COLUMNS = (
 TI = {c: i for i, c in enumerate(TEST_SHEET_COLUMNS)}
 
 
-def _view(result) -> DesignView:
+def _view(result: DesignResult | DesignView) -> DesignView:
     return result if isinstance(result, DesignView) else DesignView(result)
 
 
-def _fibers_of(v: DesignView, i: int, memo: dict):
+def _fibers_of(v: DesignView, i: int, memo: dict) -> tuple:
     """Lane paths of link i (memoized per choice/structure/leg): [(direction, lane, tx, rx)]."""
     ph = v.ph
     choice = ph.choices[i]
@@ -91,14 +93,14 @@ def _fibers_of(v: DesignView, i: int, memo: dict):
     return hit
 
 
-def optical_link_filter(v: DesignView):
+def optical_link_filter(v: DesignView) -> Callable[[int], bool]:
     ph = v.ph
     choices, budgets = ph.choices, ph.budgets
     return lambda i: bool(choices[i]) and choices[i].optical and budgets[i] is not None and budgets[i].status != "n/a"
 
 
 def iter_test_rows(
-    result, *, row: str | None = None, rack: str | None = None, test_limit: str = "pmd"
+    result: DesignResult | DesignView, *, row: str | None = None, rack: str | None = None, test_limit: str = "pmd"
 ) -> Iterator[tuple]:
     """test-sheet.csv rows (TEST_SHEET_COLUMNS), rack by rack (as the cabling plan), link by link."""
     v = _view(result)
@@ -107,7 +109,7 @@ def iter_test_rows(
     yield from _rows_for(v, order, test_limit)
 
 
-def _rows_for(v: DesignView, order, test_limit: str) -> Iterator[tuple]:
+def _rows_for(v: DesignView, order: Iterable[int], test_limit: str) -> Iterator[tuple]:
     ph = v.ph
     devs, links = v.devices, v.links
     racks, dev_rack = v.racks, v.dev_rack
@@ -146,12 +148,17 @@ def _rows_for(v: DesignView, order, test_limit: str) -> Iterator[tuple]:
 
 
 def iter_test_sheet_csv(
-    result, *, row: str | None = None, rack: str | None = None, test_limit: str = "pmd", raw: bool = False
+    result: DesignResult | DesignView,
+    *,
+    row: str | None = None,
+    rack: str | None = None,
+    test_limit: str = "pmd",
+    raw: bool = False,
 ) -> Iterator[str]:
     yield from csv_lines(TEST_SHEET_COLUMNS, iter_test_rows(result, row=row, rack=rack, test_limit=test_limit), raw=raw)
 
 
-def count_test_rows(v: DesignView, order) -> int:
+def count_test_rows(v: DesignView, order: Iterable[int]) -> int:
     memo: dict = {}
     return sum(len(_fibers_of(v, i, memo)) for i in order)
 
@@ -173,7 +180,13 @@ SHEET_COLUMNS = (
 SHEET_ROW_PT = 18.0
 
 
-def render_test_sheet_pdf(result, fh, options=None, *, revision_label: str = "r1") -> int:
+def render_test_sheet_pdf(
+    result: DesignResult | DesignView,
+    fh: IO[bytes],
+    options: ExportOptions | Mapping[str, Any] | None = None,
+    *,
+    revision_label: str = "r1",
+) -> int:
     opts = ExportOptions.from_any(options)
     v = _view(result)
     sel = v.scope(opts.row, opts.rack)
@@ -182,7 +195,13 @@ def render_test_sheet_pdf(result, fh, options=None, *, revision_label: str = "r1
     return _render_sheet(v, fh, opts, revision_label, order, sections, scope_text, sel is not None)
 
 
-def render_test_sheets_zip(result, fh, options=None, *, revision_label: str = "r1") -> int:
+def render_test_sheets_zip(
+    result: DesignResult | DesignView,
+    fh: IO[bytes],
+    options: ExportOptions | Mapping[str, Any] | None = None,
+    *,
+    revision_label: str = "r1",
+) -> int:
     """test-sheets-by-rack.zip: the test sheet split by rack, one PDF per rack (test-sheets/<rack id>.pdf) with
     the links the whole sheet lists under that rack (anchored at their A end, else their B end), so every link is
     in exactly one file; a large design's 10,000-page sheet becomes files a rack team can print. Returns the
@@ -211,7 +230,16 @@ def render_test_sheets_zip(result, fh, options=None, *, revision_label: str = "r
     return files
 
 
-def _render_sheet(v: DesignView, fh, opts, revision_label: str, order, sections, scope_text: str, scoped: bool) -> int:
+def _render_sheet(
+    v: DesignView,
+    fh: IO[bytes],
+    opts: ExportOptions,
+    revision_label: str,
+    order: list[int],
+    sections: list[tuple[int, int]],
+    scope_text: str,
+    scoped: bool,
+) -> int:
     res = v.result
     info = DocInfo("Test sheet", res.spec.name, revision_label, opts.date, scope_text if scoped else "")
     doc = FlowDoc(info, page_size(opts.page_size, "portrait"), margin=28.0, signature=True)
@@ -253,7 +281,7 @@ def _render_sheet(v: DesignView, fh, opts, revision_label: str, order, sections,
 
     cable_w = cols[1].width - 3.0  # the cell's text width (1.5 pt padding each side)
 
-    def cells(idx):
+    def cells(idx: list[int]) -> Iterator[tuple]:
         last = None
         for r in _rows_for(v, idx, opts.test_limit):
             lid = r[TI["link_id"]]
@@ -306,7 +334,7 @@ def _render_sheet(v: DesignView, fh, opts, revision_label: str, order, sections,
     return doc.render(fh)
 
 
-def _lim(x) -> str:
+def _lim(x: float | str) -> str:
     return "" if x == "" else f"{x:.2f}"
 
 
@@ -337,7 +365,7 @@ class ParseError:
 _DB = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*(?:dB)?\s*$", re.I)
 
 
-def _expected_index(expected_rows) -> dict:
+def _expected_index(expected_rows: Iterable | Mapping) -> dict:
     """fiber_id -> (link_id, expected, limit) from rows of iter_test_rows or dicts."""
     if isinstance(expected_rows, Mapping):
         return dict(expected_rows)
@@ -350,13 +378,15 @@ def _expected_index(expected_rows) -> dict:
     return out
 
 
-def _f(x):
+def _f(x: Any) -> float | None:
     if x is None or x == "":
         return None
     return float(x)
 
 
-def parse_test_results(csv_text: str, expected_rows) -> tuple[list[MeasuredFiber], list[ParseError]]:
+def parse_test_results(
+    csv_text: str, expected_rows: Iterable | Mapping
+) -> tuple[list[MeasuredFiber], list[ParseError]]:
     """Validate a filled test sheet row by row. Needs the columns fiber_id and measured_loss_db
     (link_id, when present, must match the fiber). Reports, with line numbers: unknown fiber ids,
     values that are not a loss in dB (e.g. '0.5 mW', 'abc', negative, not finite), a link_id that
@@ -469,7 +499,7 @@ class Comparison:
     counts: dict
 
 
-def compare(rows: Iterable[MeasuredFiber], expected_rows) -> Comparison:
+def compare(rows: Iterable[MeasuredFiber], expected_rows: Iterable | Mapping) -> Comparison:
     """Pass/fail per fiber (measured <= limit) and per link (pass when every fiber of the link
     was measured and passed; fail when any failed; else incomplete). Fibers of the sheet that
     have no row are not measured."""
