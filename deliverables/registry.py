@@ -11,7 +11,6 @@ revision instead (links.csv, cables.csv, summary.json, spec.json) are STORED_FIL
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import IO, Any
@@ -52,18 +51,19 @@ _SCOPED = frozenset({"row", "rack"})
 _TEST = frozenset({"test_limit"})
 
 
-def write_text(fh: IO[bytes], lines: Iterable[str]) -> int:
-    """Write text lines as UTF-8 into a binary file ('\\n' line ends as given); returns the lines written."""
-    writer = io.TextIOWrapper(fh, encoding="utf-8", newline="", write_through=False)
+def write_text(fh: IO[bytes], lines: Iterable[str], chunk: int = 4000) -> int:
+    """Write text lines as UTF-8 into a binary file ('\\n' line ends as given), `chunk` lines per write (a
+    400,000-line cable schedule: a hundred writes, not 400,000); returns the lines written."""
     n = 0
-    try:
-        for line in lines:
-            writer.write(line)
-            n += 1
-        writer.flush()
-    finally:
-        writer.detach()  # the caller's file stays open
-    return n
+    buf: list[str] = []
+    for line in lines:
+        buf.append(line)
+        if len(buf) >= chunk:
+            fh.write("".join(buf).encode("utf-8"))
+            n += len(buf)
+            buf.clear()
+    fh.write("".join(buf).encode("utf-8"))
+    return n + len(buf)
 
 
 def _text(lines: Lines) -> Renderer:
