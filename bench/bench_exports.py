@@ -37,8 +37,8 @@ from pathlib import Path
 from engine.catalog import load_catalog
 from engine.spec import parse_spec
 from engine.pipeline import compute_design
-from apps.exports.registry import FOLDER_FILES
-from apps.exports.renderers import ExportOptions, write_deliverables
+from deliverables.registry import FOLDER_FILES
+from deliverables import ExportOptions, write_deliverables
 
 def status(key):
     for line in open("/proc/self/status"):

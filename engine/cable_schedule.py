@@ -303,7 +303,7 @@ class CableSchedule:
 
     def trunk_ports(self) -> dict[int, tuple[str, str]]:
         """{trunk cable id: (its rear port on the A panel, on the B panel)}, named as the NetBox export names them
-        (apps/exports/renderers/netbox.py _PanelPorts; a test keeps the two equal): a trunk has a rear port per
+        (deliverables/netbox.py _PanelPorts; a test keeps the two equal): a trunk has a rear port per
         pair of panels its links' cords meet ("legs", in link order), numbered T1, T2, ... per panel in trunk
         order. A panel takes 2-6 trunks; the engine keeps every trunk end as port "T", which stays where a
         trunk carries no corded link on its recorded panel."""

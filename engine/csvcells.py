@@ -14,7 +14,7 @@ their names are restricted at save (layout.site: letters, digits, - and _) and n
 text (a site's description, from the design name) can.
 
 Every CSV the app serves is written by `iter_csv` / `csv_text` / `write_csv` here (or by the fast paths of
-apps/exports/renderers/_csv.py, apps/designs/table_csv.py and engine/cable_schedule.py, which give the same
+deliverables/_csv.py, apps/designs/table_csv.py and engine/cable_schedule.py, which give the same
 bytes); a file a user uploaded is served back through `neutralize_csv_text`. tests/hostile/test_csv_formulas.py
 checks every one.
 """

@@ -303,7 +303,7 @@ SITE = {
 
 # NetBox release series the netbox/ export files are written for: the 4.4 series and 4.5 and later differ
 # (4.5 gave front ports their own `positions` column, required). Keep in step with
-# apps/exports/renderers/data/netbox_import_fields.json, which holds each series' import fields.
+# deliverables/data/netbox_import_fields.json, which holds each series' import fields.
 NETBOX_VERSIONS = ("4.4", "4.5", "4.6")
 NETBOX_DEFAULT_VERSION = "4.6"
 

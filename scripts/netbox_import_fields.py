@@ -3,7 +3,7 @@
 
 Run it with the Python of a NetBox checkout (its venv and configuration.py; the forms read custom fields, so
 its database must be migrated; nothing is written), once per NetBox release, and merge the output into
-apps/exports/renderers/data/netbox_import_fields.json under the release's series ("4.6"):
+deliverables/data/netbox_import_fields.json under the release's series ("4.6"):
 
     cd /opt/netbox/netbox && /opt/netbox/venv/bin/python /path/to/fabricdesign/scripts/netbox_import_fields.py
 

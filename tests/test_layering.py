@@ -1,5 +1,6 @@
-"""The apps form layers, and an app imports only from the layers below it (the engine sits under all of them and
-imports none: tests/engine/test_engine_is_framework_free.py).
+"""The apps form layers, and an app imports only from the layers below it (under all of them sit deliverables/, the
+framework-free renderers, and beneath it the engine; neither imports an app, and the engine imports no deliverable:
+tests/engine/test_engine_is_framework_free.py).
 
     alternatives   design-alternatives studies: candidate fabrics of one requirement, judged, picked as a design
     counters       port error counters after commissioning: snapshots, drift, suspects (its REST views and page section too)
@@ -177,7 +178,7 @@ def test_the_known_upward_imports_are_still_there():
 
 def test_the_checker_sees_an_upward_import_inside_a_function(tmp_path):
     module = tmp_path / "m.py"
-    module.write_text("def f():\n    from apps.api.errors import ApiError\n    import apps.exports.renderers\n")
+    module.write_text("def f():\n    from apps.api.errors import ApiError\n    import apps.exports.services\n")
     assert _imported_apps(module) == {"api", "exports"}
 
 

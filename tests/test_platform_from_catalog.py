@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from apps.exports.renderers.netbox import iter_netbox_device_types, iter_netbox_devices
+from deliverables.netbox import iter_netbox_device_types, iter_netbox_devices
 from engine.catalog import load_catalog
 from engine.catalog.loader import read_shipped
 from engine.errors import CatalogError

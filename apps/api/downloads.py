@@ -22,16 +22,12 @@ from apps.designs.models import CableRecord, LinkRecord, Revision
 from apps.designs.table_csv import csv_lines, sql_select_list, stored_columns
 from apps.exports.artifacts import artifact_chunks, artifact_open, artifact_storage, artifact_touch
 from apps.exports.models import Artifact
+from deliverables.registry import STORED_FILES
 
 CHUNK = 64 * 1024
 
-# kind -> (content type, produced from) for the files that come from the database.
-DB_FILES = {
-    "links.csv": "text/csv; charset=utf-8",
-    "cables.csv": "text/csv; charset=utf-8",
-    "summary.json": "application/json",
-    "spec.json": "application/json",
-}
+# kind -> content type of the files that come from the database (the registry's stored files).
+DB_FILES = {k: f.content_type for k, f in STORED_FILES.items()}
 
 
 def download_filename(revision: Revision, kind: str) -> str:

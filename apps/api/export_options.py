@@ -14,7 +14,7 @@ from rest_framework import serializers
 from apps.catalog.models import PriceListVersion
 from apps.designs.models import LinkRecord
 from apps.exports.artifacts import PRICED_KINDS
-from apps.exports.registry import kinds_taking
+from deliverables.registry import kinds_taking
 
 from .errors import ApiError
 from .serializers import StrictSerializer
@@ -149,7 +149,7 @@ def export_options_resolve(*, revision, kind: str, options: dict) -> dict:
 def _label_stocks(options: dict, out: dict) -> None:
     """printer_dpi goes into the label stock (the renderer prints panel-port labels at its resolution); each
     stock is checked here, so a bad one is a 400 naming its own option."""
-    from apps.exports.renderers.options import LabelStock
+    from deliverables.options import LabelStock
 
     if "printer_dpi" in options:
         stock = dict(options.get("label_stock") or {})

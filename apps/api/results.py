@@ -39,10 +39,10 @@ def _money(d: Decimal) -> str:
 def revision_bom(*, revision: Revision, rule=None, category: str | None = None) -> dict:
     """BOM lines of a revision: quantity, spares (rounded up), unit price and total from the revision's price-list
     version (apps.api.pricing: the one in force when it was computed, unless explicitly repriced), priced by the
-    same function as bom.csv and bom.pdf (apps.exports.renderers.bom.order_lines). `rule`: the spares rule
+    same function as bom.csv and bom.pdf (engine.orders.bom.order_lines). `rule`: the spares rule
     (apps.api.spares_params.spares_rule_of), None for no spares."""
-    from apps.exports.renderers.bom import order_lines
-    from apps.exports.renderers.options import ExportOptions
+    from deliverables.options import ExportOptions
+    from engine.orders.bom import order_lines
     from engine.orders.spares import PercentPerCategory
 
     from .spares_params import percent_text
@@ -62,7 +62,7 @@ def revision_bom(*, revision: Revision, rule=None, category: str | None = None) 
         }
     )
     rule = opts.spares_rule()
-    order, totals, _ = order_lines(summary_lines, opts)
+    order, totals, _ = order_lines(summary_lines, prices=opts.prices, rule=rule)
     lines = [
         {
             "part": sku,

@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
-import io
 import json
 import logging
 import os
@@ -43,7 +42,7 @@ log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parents[2]
 # Files whose content shapes a rendered deliverable (the engine's result types, which a snapshot decodes into).
-RENDERER_SOURCES = ("apps/exports/renderers", "apps/exports/services.py", "engine")
+RENDERER_SOURCES = ("deliverables", "apps/exports/services.py", "engine")
 PRICED_KINDS = frozenset({"bom.pdf", "bom.csv"})  # the only renderers that read prices
 # Renderers that read the app-wide error-counter thresholds (COUNTER_THRESHOLDS_FILE): a stored file made under
 # other thresholds is not the one asked for.
@@ -362,14 +361,3 @@ def legacy_exports_prune() -> int:
     with contextlib.suppress(OSError):
         root.rmdir()
     return deleted
-
-
-def text_into(fh, lines) -> None:
-    """Write text lines (a line renderer's output) as UTF-8 into a binary file."""
-    writer = io.TextIOWrapper(fh, encoding="utf-8", newline="", write_through=False)
-    try:
-        for line in lines:
-            writer.write(line)
-        writer.flush()
-    finally:
-        writer.detach()

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .renderers.bom import compute_bom
+from engine.orders.bom import compute_bom
+
 from .services import revision_result
 
 

@@ -15,11 +15,12 @@ from apps.designs.models import Revision
 from apps.designs.selectors import revision_get
 from apps.designs.views import signin_required
 from apps.jobs.services import JobNotQueued, JobQuotaExceeded, job_sent
+from deliverables.registry import STORED_FILES
+from deliverables.workloads import chart_svgs
 from engine.errors import SpecError
 
 from .artifacts import artifact_lookup, inline_render_allowed, stored_kinds
 from .failures import revision_blast_radius
-from .renderers.workloads import chart_svgs
 from .services import DELIVERABLES, deliverable_applies, deliverable_available, export_enqueue
 
 
@@ -54,7 +55,8 @@ def workloads_panel(request, revision: Revision) -> dict:
 
 
 def files_card(request, revision: Revision) -> list[dict]:
-    return [{"label": "Files", "value": len(_rendered(revision)) + 3, "unit": "deliverables", "section": "files"}]
+    count = len(STORED_FILES) + len(_rendered(revision))
+    return [{"label": "Files", "value": count, "unit": "deliverables", "section": "files"}]
 
 
 def _rendered(revision: Revision) -> list[str]:
@@ -84,7 +86,7 @@ def downloads(revision: Revision) -> list[dict]:
     rendered = _rendered(revision)
     background = not inline_render_allowed(revision)
     stored = stored_kinds(revision=revision, kinds=rendered) if background else set()
-    out = [{"kind": k, "url": base + k, "download": True} for k in ("links.csv", "cables.csv", "summary.json")] + [
+    out = [{"kind": k, "url": base + k, "download": True} for k in STORED_FILES] + [
         {
             "kind": k,
             "url": reverse("exports:revision_file", args=[revision.design_id, revision.number, k])

@@ -1,27 +1,26 @@
 """Deliverables of a stored revision, for the REST API and the HTML views.
 
-The meeting point with the (Django-free) renderers in `apps.exports.renderers`. The renderers read the
+The meeting point with the framework-free package `deliverables`, whose registry holds every renderer. They read the
 engine's DesignResult as the revision stored it (its snapshot, apps/designs/snapshots.py): nothing here runs
 the engine's compute, so a revision's files never follow a later catalog, custom part or engine change.
 
-A deliverable whose renderer is not in this build raises DeliverableUnavailable; callers
-answer 501 for it.
+A kind the registry does not list raises DeliverableUnavailable; callers answer 501 for it.
 """
 
 from __future__ import annotations
 
-import importlib
 import io
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any
 
+from deliverables import ExportOptions, RevisionView
+
+# The one deliverable registry; callers of this service read it through here as well.
+from deliverables.registry import ARCHIVES, DELIVERABLES, Deliverable, Renderer  # noqa: F401
 from engine.errors import SpecError
 from engine.result import DesignResult
 from engine.spec import parse_spec
-
-# The one deliverable registry; callers of this service read it through here as well.
-from .registry import ARCHIVES, DELIVERABLES, Deliverable, render_lines  # noqa: F401
 
 log = logging.getLogger(__name__)
 
@@ -30,22 +29,15 @@ class DeliverableUnavailable(Exception):
     """The renderer for a deliverable is not part of this build."""
 
 
-def _renderers():
-    try:
-        return importlib.import_module("apps.exports.renderers")
-    except ImportError:
-        return None
-
-
-def deliverable_renderer(kind: str):
-    fn = getattr(_renderers(), DELIVERABLES[kind].renderer, None)
-    if fn is None:
+def deliverable_renderer(kind: str) -> Renderer:
+    d = DELIVERABLES.get(kind)
+    if d is None:
         raise DeliverableUnavailable(kind)
-    return fn
+    return d.render
 
 
 def deliverable_available(kind: str) -> bool:
-    return getattr(_renderers(), DELIVERABLES[kind].renderer, None) is not None
+    return kind in DELIVERABLES
 
 
 def deliverable_applies(kind: str, spec: dict | None) -> bool:
@@ -87,7 +79,7 @@ def revision_result(*, revision) -> DesignResult:
 def export_options(options: dict | None, result: DesignResult | None = None):
     """Validated ExportOptions (ValueError naming the option); with `result`, its catalog (the one the revision
     was computed with) is the one the renderers read part facts from."""
-    opts = _renderers().ExportOptions.from_any(dict(options or {}))
+    opts = ExportOptions.from_any(dict(options or {}))
     if result is not None and result.catalog is not None and opts.catalog is None:
         from dataclasses import replace
 
@@ -95,14 +87,23 @@ def export_options(options: dict | None, result: DesignResult | None = None):
     return opts
 
 
-def deliverable_lines(*, kind: str, result: DesignResult, options: dict | None) -> Iterator[str]:
+def _render_options(options: dict | None, result: DesignResult) -> ExportOptions:
+    """export_options plus what the installation decides rather than the request: the counter thresholds the
+    Prometheus rules take (settings.COUNTER_THRESHOLDS, from COUNTER_THRESHOLDS_FILE; the CLI: its options')."""
+    from dataclasses import replace
+
     from django.conf import settings
 
-    fn = deliverable_renderer(kind)
     opts = export_options(options, result)
-    # the monitoring rules take the installation's counter thresholds (the CLI: its options')
-    thresholds = getattr(settings, "COUNTER_THRESHOLDS", None)
-    return render_lines(DELIVERABLES[kind], fn, result, opts, counter_thresholds=thresholds)
+    return replace(opts, counter_thresholds=getattr(settings, "COUNTER_THRESHOLDS", None))
+
+
+def deliverable_lines(*, kind: str, result: DesignResult, options: dict | None) -> Iterable[str]:
+    """A text deliverable's lines (as render() writes them), for a caller that streams or reads text."""
+    lines = DELIVERABLES[kind].lines
+    if lines is None:
+        raise ValueError(f"{kind} is a document, not text")
+    return lines(RevisionView(result), _render_options(options, result))
 
 
 # --- background exports ------------------------------------------------------------------------
@@ -216,16 +217,12 @@ def export_build_job(*, job, progress) -> dict:
 def render_into(*, kind: str, result: DesignResult, revision, options: dict, fh) -> None:
     """Render one deliverable or archive of `result` into the binary file `fh` (`result.catalog` holds the
     parts it was computed with)."""
-    from .artifacts import text_into
-
     if kind in ARCHIVES:
         from engine.qos_stage import build_qos
 
         fh.write(configs_zip(build_qos(result, result.catalog)))
-    elif DELIVERABLES[kind].pdf:
-        deliverable_renderer(kind)(result, fh, export_options(options, result), revision_label=f"r{revision.number}")
     else:
-        text_into(fh, deliverable_lines(kind=kind, result=result, options=options))
+        deliverable_renderer(kind)(RevisionView(result, f"r{revision.number}"), fh, _render_options(options, result))
 
 
 def configs_zip(plan) -> bytes:

@@ -225,7 +225,7 @@ def measurements_check_revision(*, revision: Revision, text: str, test_limit: st
 def _test_sheet_renderers():
     """The renderers module when it can read test sheets back, else None."""
     try:
-        from apps.exports import renderers as r
+        import deliverables as r
     except ImportError:
         return None
     return r if hasattr(r, "parse_test_results") else None

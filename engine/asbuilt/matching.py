@@ -9,7 +9,7 @@ matcher knows, per planned end, every name the port goes by:
   `Ethernet132` (SONiC), `Ethernet17/5` (EOS), the IB port number `34` (Quantum), a host's netdev;
 * on an InfiniBand host port, the RDMA device (`mlx5_3`) from the server model's catalog map
   (`rdma_devices`, with its source) or a user-supplied map, and `HCA-<n>` as the planned ibnetdiscover file
-  names its CAs (apps/exports/renderers/topology.py);
+  names its CAs (deliverables/topology.py);
 * anything the user-supplied map adds: an RDMA device or netdev name, or a port GUID, per device or for
   every server.
 

@@ -240,7 +240,7 @@ class Order:
 
 
 def bom_split(bom) -> dict:
-    """The per-network and per-SU quantities of a renderers.bom.Bom as plain data:
+    """The per-network and per-SU quantities of an engine.orders.bom.Bom as plain data:
     {"networks": {network: {"category\\tpart": quantity}}, "sus": {"1": {...}}} (JSON-safe; what is stored)."""
 
     def flat(groups: Mapping) -> dict:

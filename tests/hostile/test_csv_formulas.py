@@ -43,7 +43,7 @@ def _writer_calls(path: Path) -> int:
 
 def test_csv_is_written_only_by_the_neutralizing_writers():
     found = {}
-    for top in ("apps", "engine"):
+    for top in ("apps", "deliverables", "engine"):
         for path in sorted((ROOT / top).rglob("*.py")):
             n = _writer_calls(path)
             if n:
@@ -76,7 +76,7 @@ CR_NAME = "x\r=cmd()"
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
-    from apps.exports.renderers import write_deliverables
+    from deliverables import write_deliverables
     from engine.pipeline import compute_design
     from engine.spec import parse_spec
     from tests.factories import SMALL_SPEC
@@ -126,9 +126,9 @@ def test_the_fix_list_csv_of_an_as_built_whose_names_are_formulas_is_clean(users
 @pytest.mark.django_db
 def test_a_measured_results_file_served_back_is_clean(users, client, api_client):
     from apps.designs.services import design_create
-    from apps.exports.renderers import iter_test_sheet_csv
     from apps.exports.services import revision_result
     from apps.measurements.models import MeasurementUpload
+    from deliverables import iter_test_sheet_csv
     from tests.apps.designs.test_views import compute_now
     from tests.factories import SMALL_SPEC
 
@@ -155,8 +155,8 @@ def test_a_measured_results_file_served_back_is_clean(users, client, api_client)
 def test_a_carriage_return_in_a_design_name_never_starts_a_row(tmp_path):
     """csv.writer leaves a bare carriage return unquoted ("\\n" line ends): "x\\r=cmd()" would arrive as a row
     beginning "=cmd()", past the neutralizing. The writers quote such a row."""
-    from apps.exports.registry import FOLDER_FILES
-    from apps.exports.renderers import write_deliverables
+    from deliverables import write_deliverables
+    from deliverables.registry import FOLDER_FILES
     from engine.pipeline import compute_design
     from engine.spec import parse_spec
     from tests.factories import SMALL_SPEC

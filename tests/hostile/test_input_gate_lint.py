@@ -3,7 +3,7 @@
 A parser called on its own skips the gate's size, depth, alias and node-count limits: that is how the catalog
 page's custom-part body (an alias bomb: 589 bytes, 213 MB saved), `plan --catalog` and lldpctl JSON 200,000 deep
 (a RecursionError, a 500) got through while the spec editor, which used the gate, held. This test fails when
-yaml.safe_load, yaml.load, json.loads, json.load, csv.reader or csv.DictReader is called anywhere in apps/,
+yaml.safe_load, yaml.load, json.loads, json.load, csv.reader or csv.DictReader is called anywhere in apps/, deliverables/,
 engine/ or fabricdesign/ except where TRUSTED lists it: the gate itself and readers of the app's own data (files
 shipped in the repository, what the app stored or cached itself, the operator's configuration). Each entry
 counts its calls, so a new call in a listed file fails too until it is routed through the gate or listed here
@@ -35,8 +35,8 @@ TRUSTED: dict[str, tuple[int, str]] = {
     "apps/designs/orders.py": (1, "the app's own cached JSON (compute_once)"),
     "apps/exports/failures.py": (1, "the app's own cached JSON (compute_once)"),
     "apps/counters/selectors.py": (1, "the app's own cached panel facts (compute_once)"),
-    "apps/exports/renderers/netbox.py": (1, "NetBox import field list shipped in the repository"),
-    "apps/exports/renderers/options.py": (2, "label stocks and cord diameters shipped in the repository"),
+    "deliverables/netbox.py": (1, "NetBox import field list shipped in the repository"),
+    "deliverables/options.py": (2, "label stocks and cord diameters shipped in the repository"),
     "apps/api/schema_examples.py": (1, "recorded API examples shipped in the repository"),
     "engine/snapshot_codec.py": (1, "a revision snapshot the app compressed and stored itself"),
     "engine/spec.py": (1, "the spec's own normalized JSON (parsed from user text by the gate first)"),
@@ -79,7 +79,7 @@ def _calls(path: Path) -> int:
 
 def parser_calls() -> Counter:
     found: Counter = Counter()
-    for top in ("apps", "engine", "fabricdesign"):
+    for top in ("apps", "deliverables", "engine", "fabricdesign"):
         for path in sorted((ROOT / top).rglob("*.py")):
             n = _calls(path)
             if n:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from apps.exports.registry import DELIVERABLES
+from deliverables.registry import DELIVERABLES
 from tests.hostile.documents import MARKUP, pdf_problems, pdf_text
 
 CSV_HEADER = ["device", "port", "neighbor_device", "neighbor_port"]
@@ -26,7 +26,7 @@ def test_only_the_escaping_helper_builds_a_paragraph():
     """A reportlab Paragraph (or its markup-parsing kin) is only ever built by apps/common/pdftext.py."""
     parsers = {"Paragraph", "XPreformatted", "ParaLines", "Para"}
     offenders = []
-    for path in sorted([*ROOT.joinpath("apps").rglob("*.py"), *ROOT.joinpath("engine").rglob("*.py")]):
+    for path in sorted(p for top in ("apps", "deliverables", "engine") for p in ROOT.joinpath(top).rglob("*.py")):
         if path == ROOT / "apps/common/pdftext.py":
             continue
         for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
@@ -61,7 +61,7 @@ def marked_design():
     return compute_design(parse_spec(spec))
 
 
-PDF_KINDS = sorted(kind for kind, d in DELIVERABLES.items() if d.pdf)
+PDF_KINDS = sorted(kind for kind, d in DELIVERABLES.items() if d.document)
 
 
 def test_every_pdf_kind_is_covered():
@@ -70,8 +70,8 @@ def test_every_pdf_kind_is_covered():
 
 @pytest.mark.parametrize("kind", PDF_KINDS)
 def test_every_rendered_pdf_of_a_design_named_with_markup_is_clean(marked_design, kind, tmp_path):
-    from apps.exports.registry import FOLDER_FILES
-    from apps.exports.renderers import write_deliverables
+    from deliverables import write_deliverables
+    from deliverables.registry import FOLDER_FILES
 
     path = next(p for p, d in FOLDER_FILES.items() if d.kind == kind)
     (written,) = write_deliverables(marked_design, tmp_path, revision_label="r1", only=[path])

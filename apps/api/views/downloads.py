@@ -15,8 +15,6 @@ from apps.common.http_cache import cache_headers, if_none_match, not_modified, r
 from apps.designs.selectors import design_get, revision_head
 from apps.exports.artifacts import PRICED_KINDS, artifact_build, artifact_lookup, inline_render_allowed
 from apps.exports.models import Artifact
-from apps.exports.registry import OPTIONS as REGISTRY_OPTIONS
-from apps.exports.registry import kinds_taking
 from apps.exports.services import (
     ARCHIVES,
     DELIVERABLES,
@@ -39,6 +37,8 @@ from apps.measurements.services import (
     measurements_check_revision,
 )
 from apps.measurements.uploads import MAX_STORED_ERRORS, measurement_upload
+from deliverables.registry import CONTENT_TYPES, DOWNLOADS, kinds_taking
+from deliverables.registry import OPTIONS as REGISTRY_OPTIONS
 from engine.errors import SpecError
 from engine.orders.rule_choice import FAILURE_RATE, PERCENT
 from engine.orders.spares import PercentPerCategory
@@ -61,8 +61,7 @@ from ..spares_params import RULE_HELP, SparesQuery, spares_percent_field, spares
 from .base import ApiView, revision_for
 from .designs import job_for
 
-KINDS = list(DB_FILES) + list(DELIVERABLES)
-CONTENT_TYPES = {**DB_FILES, **{k: d.content_type for k, d in DELIVERABLES.items()}}
+KINDS = list(DOWNLOADS)
 _MEDIA_ORDER = ("text/csv", "application/pdf", "application/json", "text/vnd.graphviz", "text/plain")
 
 
@@ -88,7 +87,7 @@ _JOB_FILE_MEDIA_TYPES = file_media_types(
 )
 
 
-# The kinds each option applies to (the deliverable registry, apps/exports/registry.py); an option sent for another
+# The kinds each option applies to (the deliverable registry, deliverables/registry.py); an option sent for another
 # kind is a 400, not silently ignored (bom.csv?rack=). `csv` is accepted by every kind (a generated client sends its
 # default with every download): it only changes CSVs.
 OPTION_KINDS = {option: kinds_taking(option) for option in REGISTRY_OPTIONS}

@@ -24,7 +24,7 @@ from apps.designs.orders import (
     revision_order,
     revision_spares_beside,
 )
-from apps.exports.renderers.changeorder import iter_change_order_csv, render_change_order_pdf
+from deliverables.changeorder import iter_change_order_csv, render_change_order_pdf
 from engine.orders.failure_rates import DEFAULTS_NOTE
 from engine.orders.rule_choice import FAILURE_RATE
 from engine.physical_stage import BOM_CATEGORIES

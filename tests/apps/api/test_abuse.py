@@ -19,7 +19,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from apps.exports.renderers import iter_cables_csv, iter_test_sheet_csv
+from deliverables import iter_cables_csv, iter_test_sheet_csv
 from engine.outputs import write_links_csv
 from engine.pipeline import compute_design
 from engine.spec import parse_spec

@@ -85,15 +85,6 @@ def test_the_workload_report_needs_workloads_in_the_spec(alice, computed):
     assert response.status_code == 404 and "workloads" in error_of(response)["message"]
 
 
-def test_a_missing_renderer_is_a_501_not_a_500(alice, computed, monkeypatch):
-    monkeypatch.setitem(
-        exports.DELIVERABLES, "bom.pdf", exports.Deliverable("bom.pdf", "application/pdf", "render_nothing", True)
-    )
-    response = alice.get(rev_url(computed, 1, "downloads/bom.pdf"))
-    assert response.status_code == 501
-    assert "bom.pdf" in error_of(response)["message"]
-
-
 @pytest.mark.skipif(not exports.deliverable_available("cabling-plan.pdf"), reason="no cabling-plan renderer")
 def test_options_the_renderer_refuses_are_a_400(alice, computed):
     response = alice.get(rev_url(computed, 1, "downloads/cabling-plan.pdf?rack=NOPE"))

@@ -9,7 +9,7 @@ import csv
 import io
 from urllib.parse import urlencode
 
-from apps.exports.renderers import BOM_CSV_COLUMNS
+from deliverables import BOM_CSV_COLUMNS
 from tests.apps.api.conftest import rev_url
 
 

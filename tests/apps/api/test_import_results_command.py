@@ -16,9 +16,9 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from apps.exports.renderers import iter_test_sheet_csv
 from apps.exports.services import revision_result
 from apps.measurements.models import MeasurementUpload
+from deliverables import iter_test_sheet_csv
 
 pytestmark = pytest.mark.django_db
 

@@ -16,9 +16,9 @@ import json
 import pytest
 
 from apps.designs.models import LinkRecord
-from apps.exports.registry import DELIVERABLES
 from apps.jobs.models import Job
 from apps.jobs.runner import run_job
+from deliverables.registry import DELIVERABLES
 from tests.apps.api.conftest import rev_url
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]

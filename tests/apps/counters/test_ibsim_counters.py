@@ -26,8 +26,8 @@ from apps.counters.selectors import counter_report
 from apps.counters.services import counter_snapshot_create
 from apps.designs.models import CableRecord, LinkRecord
 from apps.designs.services import design_create
-from apps.exports.renderers import write_deliverables
 from apps.exports.services import revision_result
+from deliverables import write_deliverables
 from engine.counters.lids import lid_names
 from engine.ibnetdiscover import parse_ibnetdiscover
 from engine.ifnames import ib_port_number

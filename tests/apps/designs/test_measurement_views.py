@@ -12,9 +12,9 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from apps.designs.models import Access, DesignShare
-from apps.exports.renderers import iter_test_sheet_csv
 from apps.exports.services import revision_result
 from apps.measurements.models import MeasurementUpload
+from deliverables import iter_test_sheet_csv
 
 from .test_views import alice, design, revision, url  # noqa: F401 - fixtures
 

@@ -21,9 +21,9 @@ import pytest
 from django.core.cache import cache
 
 import apps.exports.services as export_services
+import deliverables as renderers
 from apps.catalog.services import custom_part_save
 from apps.designs.revision_cache import compute_once
-from apps.exports import renderers
 from apps.exports.models import Artifact
 from apps.exports.services import configs_zip
 from apps.measurements import services as measurements

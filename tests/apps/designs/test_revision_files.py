@@ -67,3 +67,18 @@ def test_another_user_cannot_start_a_build(client, design, users):
     client.force_login(users.charlie)
     assert client.get(f"/designs/{design.pk}/revisions/1/files/labels.pdf").status_code == 404
     assert not Job.objects.filter(kind="export").exists()
+
+
+def test_the_files_section_lists_every_download_the_registry_names_for_the_design(client, design):
+    """One list of a revision's files (deliverables/registry.py): the page shows the stored files, spec.json
+    included, and every rendered file the design has; the API lists the same."""
+    from apps.exports.services import deliverable_applies
+    from deliverables.registry import DOWNLOADS
+
+    page = client.get(f"/designs/{design.pk}/revisions/1/files/").content.decode()
+    listed = client.get(f"/api/v1/designs/{design.pk}/revisions/1/downloads/").json()["results"]
+    expected = [k for k in DOWNLOADS if deliverable_applies(k, design.spec)]
+    assert "workloads.pdf" not in expected and "spec.json" in expected
+    assert [item["kind"] for item in listed] == expected
+    for kind in expected:
+        assert f">{kind}</a>" in page, kind

@@ -18,8 +18,8 @@ from apps.designs.models import Revision
 from apps.designs.services import design_compute_enqueue, design_create
 from apps.exports import artifacts
 from apps.exports.artifacts import artifact_build, artifact_options, artifact_storage
-from apps.exports.renderers import options as options_module
 from apps.jobs.runner import run_job
+from deliverables import options as options_module
 
 from .test_artifacts import SPEC
 

@@ -1,7 +1,7 @@
 """An ibsim fabric built from a plan, with deliberate mistakes, read back through libumad2sim with ibnetdiscover
 and iblinkinfo (infiniband-diags). Shared by the engine test and the app tests of the as-built import.
 
-The net file is the plan's topology.ibnetdiscover (apps/exports/renderers/topology.py) with every CA described
+The net file is the plan's topology.ibnetdiscover (deliverables/topology.py) with every CA described
 as a DGX describes its HCAs, "<hostname> mlx5_N" (the catalog's RDMA device map), so the import has to name
 the rails the way a real fabric does. Mistakes are edits of that file:
 
@@ -40,7 +40,7 @@ def need_tools():
 
 def net_from_plan(result) -> str:
     """The plan's ibnetdiscover file with real HCA descriptions ("<host> mlx5_N")."""
-    from apps.exports.renderers.topology import iter_ibnetdiscover
+    from deliverables.topology import iter_ibnetdiscover
     from engine.asbuilt.matching import port_aliases
 
     text = "".join(iter_ibnetdiscover(result))

@@ -112,7 +112,7 @@ class Command(BaseCommand):
         raw = csv == "raw"
         paths = write_plan(result, Path(out), catalog=cat, raw_csv=raw)
         if only != []:
-            from apps.exports.renderers import write_deliverables
+            from deliverables import write_deliverables
 
             paths += [
                 p
@@ -137,7 +137,7 @@ class Command(BaseCommand):
         )
         for w in result.warnings:
             self.stdout.write(self.style.WARNING(f"warning: {w}"))
-        from apps.exports.renderers.bom import completeness_notice, missing_lines
+        from deliverables.bom import completeness_notice, missing_lines
 
         notice = completeness_notice(s)
         if notice:
@@ -153,7 +153,7 @@ class Command(BaseCommand):
 
     def _deliverables(self, arg: str) -> list[str] | None:
         """None = all, [] = none, else the named documents (checked before any work is done)."""
-        from apps.exports.registry import FOLDER_FILES
+        from deliverables.registry import FOLDER_FILES
 
         if arg == "all":
             return None
