@@ -130,6 +130,6 @@ def _ping_broker() -> None:
         if conn.transport_cls == "filesystem":
             # The filesystem transport "connects" without touching the disk,
             # so check the folder that producers write into.
-            folder = conn.transport_options["data_folder_out"]
+            folder = (conn.transport_options or {})["data_folder_out"]
             if not os.access(folder, os.W_OK):
                 raise OSError(f"broker folder not writable: {folder}")
