@@ -197,7 +197,7 @@ class Watchdog:
         with self._lock:
             if not self._active:
                 return
-            if self.cancelled:
+            if self.cancelled and self.reason is not None:  # _stop() gave the cancel its reason
                 reason = self.reason
             else:
                 reason = (

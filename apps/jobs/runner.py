@@ -32,7 +32,7 @@ def _driver_errors() -> tuple[type[Exception], ...]:
 
 # A dropped connection, a failover or a deadlock mid-store rolls the store back; the job then runs once more
 # in the same attempt before it is failed (the handlers are safe to run twice: nothing commits until the end).
-TRANSIENT_DB_ERRORS = (OperationalError, InterfaceError, *_driver_errors())
+TRANSIENT_DB_ERRORS: tuple[type[Exception], ...] = (OperationalError, InterfaceError, *_driver_errors())
 DB_RETRIES = 1
 
 

@@ -14,6 +14,7 @@ import logging
 import threading
 from collections import Counter
 from datetime import UTC, datetime, timedelta
+from functools import partial
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -301,7 +302,7 @@ def job_reap_stale(*, timeout_s: float | None = None) -> dict:
                 == 1
             ):
                 requeued.append(str(job.pk))
-                transaction.on_commit(lambda jid=str(job.pk): _enqueue(jid))
+                transaction.on_commit(partial(_enqueue, str(job.pk)))
         elif (
             stale.update(
                 status=JobStatus.FAILED,
@@ -345,7 +346,7 @@ def job_resend_unclaimed(*, after_s: float | None = None) -> list[str]:
     for job_id in waiting.values_list("pk", flat=True):
         if waiting.filter(pk=job_id).update(heartbeat_at=now) == 1:
             resent.append(str(job_id))
-            transaction.on_commit(lambda jid=str(job_id): _enqueue(jid))
+            transaction.on_commit(partial(_enqueue, str(job_id)))
     if resent:
         log.warning("re-sent the tasks of jobs queued for over %.0f s: %s", after_s, resent)
     return resent
