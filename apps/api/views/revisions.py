@@ -355,7 +355,8 @@ class RevisionLossBudgetApi(ApiView):
             marginal = serializers.IntegerField(
                 help_text="Links that pass with less margin than the marginal threshold."
             )
-            fail = serializers.IntegerField(help_text="Links whose expected loss exceeds their budget.")
+            # A declared field (DRF's serializer class moves it out); the stub takes it for the attribute it shadows.
+            fail = serializers.IntegerField(help_text="Links whose expected loss exceeds their budget.")  # type: ignore[assignment]
             n_a = serializers.IntegerField(help_text="Copper links: no optical budget (status n/a).")
             no_medium = serializers.IntegerField(help_text="Links no part fits (status no-medium).")
 
