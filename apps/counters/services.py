@@ -10,7 +10,7 @@ from __future__ import annotations
 import pickle
 import zlib
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.core.cache import cache
@@ -26,6 +26,7 @@ from apps.designs.revision_cache import (
     store_blob,
 )
 from apps.exports.services import revision_result
+from apps.jobs.models import Job
 from apps.jobs.progress import JobFailed
 from apps.jobs.services import job_create
 from engine.asbuilt.matching import PortMatcher, PortRef, UserMapError, parse_user_map, port_aliases
@@ -130,7 +131,7 @@ def _check(*, text: str, fmt: str, taken_at: datetime | None, device: str) -> da
     taken = taken_at or timezone.now()
     if timezone.is_naive(taken):
         raise CounterImportRejected("taken_at", "give a time zone (e.g. 2026-12-03T18:00:00Z)")
-    if taken > timezone.now() + timezone.timedelta(minutes=5):
+    if taken > timezone.now() + timedelta(minutes=5):
         raise CounterImportRejected("taken_at", "is in the future")
     return taken
 
@@ -231,7 +232,7 @@ def counter_snapshot_create(
     return snap
 
 
-def counter_import(*, revision: Revision, user, **kw) -> tuple[CounterSnapshot, object | None]:
+def counter_import(*, revision: Revision, user, **kw) -> tuple[CounterSnapshot, Job | None]:
     """Store a counter file: read at once up to COUNTERS_READ_IN_REQUEST_BYTES, (snapshot, None); a larger one
     stored as received with the job that reads it (kind "counters"), (snapshot, job). JobQuotaExceeded when the
     user has too many jobs waiting (nothing stored)."""

@@ -20,6 +20,7 @@ import zlib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
@@ -467,7 +468,7 @@ def _counted_uploads(revision: Revision) -> list[MeasurementUpload]:
 class Standing:
     test_limit: str
     table: LimitsTable
-    comparison: object  # the renderers' Comparison of the latest measurement of every fiber
+    comparison: Any  # the renderers' Comparison of the latest measurement of every fiber
     source: dict  # fiber_id -> id of the upload its counted value comes from
     uploads: list  # the uploads counted, oldest first
 
