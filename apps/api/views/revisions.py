@@ -522,7 +522,7 @@ class CableRowOut(serializers.Serializer):
 _PAGING = ("cursor", "limit", "order")
 
 
-def _rows_page(request, rev, q: dict, fetch, table: str) -> Response:
+def _rows_page(request, rev, q: dict, fetch, table: str) -> HttpResponse:
     """One cursor page of a revision's links or cables, answered 304 when the client holds it (immutable rows)."""
 
     _refuse_values_not_in_the_revision(rev, q)
