@@ -22,8 +22,10 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from uuid import UUID
 
 from django.conf import settings
 
@@ -76,7 +78,7 @@ def _raise_in(thread_id: int, exc_type: type[BaseException]) -> None:
 class Watchdog:
     """Guards one run of a job (see the module docstring). `reason` is why the job must stop, or None."""
 
-    def __init__(self, job_id, kind: str, attempt: int, *, limits: JobLimits | None = None):
+    def __init__(self, job_id: UUID | str, kind: str, attempt: int, *, limits: JobLimits | None = None) -> None:
         self.job_id = job_id
         self.kind = kind
         self.attempt = attempt
@@ -101,7 +103,7 @@ class Watchdog:
         return JobCancelled(self.reason) if self.cancelled else JobLimitExceeded(self.reason)
 
     @contextmanager
-    def guarding(self):
+    def guarding(self) -> Iterator[Watchdog]:
         """Watch the calling thread while the body runs. Whatever the watchdog raises in it is raised
         inside this block (leaving it waits for the watchdog's lock), so the caller's handlers see it."""
         self._target = threading.get_ident()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import traceback
+from collections.abc import Callable
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
@@ -36,7 +37,7 @@ TRANSIENT_DB_ERRORS: tuple[type[Exception], ...] = (OperationalError, InterfaceE
 DB_RETRIES = 1
 
 
-def _handlers():
+def _handlers() -> dict[str, Callable]:
     return job_handlers()  # registered by the feature apps (apps.jobs.registry)
 
 
