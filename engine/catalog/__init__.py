@@ -191,7 +191,7 @@ class Catalog:
             ) from None
 
 
-def _req(entry: Mapping, key: str, path: str, kind=None):
+def _req(entry: Mapping, key: str, path: str, kind: type | tuple[type, ...] | None = None) -> Any:
     if key not in entry or entry[key] is None:
         raise CatalogError(f"{path}.{key}: is required")
     value = entry[key]
@@ -267,7 +267,7 @@ def _server(key: str, raw: Mapping, all_raw: Mapping, path: str) -> ServerModel:
     )
 
 
-def _netdevs(raw, path: str) -> dict[str, str]:
+def _netdevs(raw: object, path: str) -> dict[str, str]:
     if raw is None:
         return {}
     if not isinstance(raw, Mapping) or not all(isinstance(k, str) and isinstance(v, str) and v for k, v in raw.items()):
@@ -275,7 +275,7 @@ def _netdevs(raw, path: str) -> dict[str, str]:
     return dict(raw)
 
 
-def _rdma_devices(raw, path: str) -> dict[str, str]:
+def _rdma_devices(raw: object, path: str) -> dict[str, str]:
     if raw is None:
         return {}
     if not isinstance(raw, Mapping) or not all(
@@ -317,7 +317,7 @@ def _switch(key: str, raw: Mapping, path: str) -> SwitchModel:
     )
 
 
-def _order_info(raw, path: str) -> OrderInfo:
+def _order_info(raw: object, path: str) -> OrderInfo:
     if not isinstance(raw, Mapping) or not isinstance(raw.get("opn"), str) or not raw["opn"].strip():
         raise CatalogError(f"{path}.opn: is required (the part number to order)")
     return OrderInfo(
@@ -330,7 +330,7 @@ def _order_info(raw, path: str) -> OrderInfo:
     )
 
 
-def _orderable(raw, path: str) -> dict[str, OrderInfo]:
+def _orderable(raw: object, path: str) -> dict[str, OrderInfo]:
     if raw is None:
         return {}
     if not isinstance(raw, Mapping) or set(raw) - set(AIRFLOWS):
@@ -338,7 +338,7 @@ def _orderable(raw, path: str) -> dict[str, OrderInfo]:
     return {k: _order_info(v, f"{path}.{k}") for k, v in raw.items()}
 
 
-def _optional_int(value, path: str) -> int | None:
+def _optional_int(value: object, path: str) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 255:
