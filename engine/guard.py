@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from math import ceil
+from typing import TYPE_CHECKING
 
 from .catalog import Catalog
 from .errors import FieldError, SpecError
@@ -25,6 +26,9 @@ from .placement import servers_per_rack
 from .spec import DesignSpec
 from .topology.access import AccessPlan, plan_access, storage_ufm_links
 from .topology.compute import ComputePlan, plan_compute
+
+if TYPE_CHECKING:
+    from engine.catalog import ServerModel
 
 
 @dataclass(frozen=True)
@@ -136,7 +140,7 @@ DEVICE_NAME_LENGTH = 64
 PORT_NAME_LENGTH = 32
 
 
-def _check_names(spec: DesignSpec, server, compute: ComputePlan) -> None:
+def _check_names(spec: DesignSpec, server: ServerModel, compute: ComputePlan) -> None:
     """Server names are "<first part of the model key>-SU<n>-N<n>" (pipeline.start_design); a custom model's
     long key or port names must still fit their columns."""
     prefix = server.key.split("-")[0]

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .catalog import SwitchModel
@@ -47,7 +47,7 @@ def split_port(port: str) -> tuple[int, int | None] | None:
     return int(m.group(1)), (int(m.group(2)) if m.group(2) else None)
 
 
-def lanes_per_cage(switch) -> int:
+def lanes_per_cage(switch: SwitchModel) -> int:
     """Electrical lanes of one cage: the fastest whole-cage mode over the lane rate (800G / 100G = 8)."""
     lane = max(1, int(getattr(switch, "lanes_gbps", 0) or 1))
     widest = max((int(s) * int(n) for s, n in (switch.speeds or {}).items()), default=lane)
@@ -215,7 +215,7 @@ class InterfaceMap:
         return f"swp{sp[0]}", breakout_mode(split, speed_gbps)
 
 
-def technology_of(spec, network: str) -> str:
+def technology_of(spec: Any, network: str) -> str:
     if network == "compute":
         return spec.compute.technology
     if network == "storage" and spec.storage.enabled:
@@ -223,7 +223,7 @@ def technology_of(spec, network: str) -> str:
     return "ethernet"
 
 
-def build_interface_map(result, catalog, ethernet_os: str | None = None) -> InterfaceMap:
+def build_interface_map(result: Any, catalog: Any, ethernet_os: str | None = None) -> InterfaceMap:
     """The map for a computed design. `ethernet_os` (nvue | sonic) defaults to the design's QoS policy."""
     spec = result.spec
     if ethernet_os is None:

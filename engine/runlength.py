@@ -10,9 +10,14 @@ Every term is a layout setting; the defaults are listed in docs/data-gaps.md.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from .model import Device, Place, Rack
 from .placement import U_M
 from .spec import LayoutSpec
+
+if TYPE_CHECKING:
+    from engine.model import Link
 
 
 def device_geometry(
@@ -31,7 +36,12 @@ def device_geometry(
     return out
 
 
-def run_lengths(links, geometry, layout: LayoutSpec) -> list[float]:
+def run_lengths(
+    # geometry is device_geometry's; every linked device is placed, so no entry read here is None
+    links: list[Link],
+    geometry: list[Any],
+    layout: LayoutSpec,
+) -> list[float]:
     """Metres per link, rounded to the centimetre, parallel to `links`."""
     top = layout.rack_units * U_M
     drop = layout.tray_drop_m
