@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from math import ceil
 from operator import itemgetter
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .cable_schedule import CABLE_COLUMNS, CableSchedule
 from .catalog import Catalog
@@ -45,6 +45,13 @@ from .physical import (
 )
 from .physical.constants import FORM_FACTORS
 from .physical.panel_layout import PanelOverflow, PanelUnits
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from engine.physical.catalog import MediaCatalog
+    from engine.physical.loss import LossBudget
+    from engine.physical.policy import LossPolicy
 
 # Appliance NICs are not in the reference; a single-port QSFP112 flat-top cage is the default (data gap).
 APPLIANCE_CAGE = ("qsfp112", "flat")
@@ -120,7 +127,7 @@ class PhysicalResult:
         (128 characters at most), fibers, polarity, loss and margin (NULL where there is no figure), status."""
         return self._per_link(db=True)
 
-    def link_rows(self, result):
+    def link_rows(self, result: Any) -> Iterator[tuple]:
         for row, fields in zip(result.link_rows(), self.link_fields_all()):
             yield row + fields
 
@@ -136,15 +143,15 @@ class PhysicalResult:
                 parts = memo[key] = _link_parts(c, b, cord, db)
             yield parts[0] + ((cables[:128] if db else cables),) + parts[1] + (status,)
 
-    def cable_rows_out(self, result):
+    def cable_rows_out(self, result: Any) -> Iterator[tuple[Any, ...]]:
         """cables.csv rows (CABLE_COLUMNS), labels rendered on the fly (own end first, TIA-606 style)."""
         return CableSchedule(result).rows()
 
-    def cable_db_rows(self, result, revision_id: int):
+    def cable_db_rows(self, result: Any, revision_id: int) -> Iterator[tuple[Any, ...]]:
         """Every cable as the database stores it, led by `revision_id` (CableSchedule.db_rows)."""
         return CableSchedule(result).db_rows(revision_id)
 
-    def write_files(self, result, out_dir, *, raw: bool = False) -> list:
+    def write_files(self, result: Any, out_dir: Any, *, raw: bool = False) -> list:
         import csv
 
         from .csvcells import neutralize_row
@@ -177,7 +184,7 @@ class PhysicalResult:
     worst: list = field(default_factory=list)
 
 
-def _link_parts(c, b, cord, db: bool) -> tuple[tuple, tuple]:
+def _link_parts(c: Any, b: Any, cord: Any, db: bool) -> tuple[tuple, tuple]:
     """((medium, a part, b part), (fibers, polarity, loss, margin)) of a link with medium choice `c`, loss
     budget `b` and own cable `cord`; loss and margin are "" without a figure, None for the database."""
     none = None if db else ""
@@ -194,7 +201,9 @@ def _link_parts(c, b, cord, db: bool) -> tuple[tuple, tuple]:
 _FORM_FACTOR_LANES = {"qsfp28": 25, "qsfp56": 50}
 
 
-def _cage_end(d: Device, cage: str, speed: int, catalog: Catalog, server_cages: dict, ufm_module) -> CageEnd | None:
+def _cage_end(
+    d: Device, cage: str, speed: int, catalog: Catalog, server_cages: dict, ufm_module: Any | None
+) -> CageEnd | None:
     if speed == 1:
         # 1G OOB: every managed end (BMC, switch management port, PDU) and the OOB switch ports are RJ45.
         return CageEnd(
@@ -240,7 +249,7 @@ def _connector_of(port: str) -> int:
     return (int(sub) - 1) // 2 if sub.isdigit() else 0
 
 
-def _split_pairs(links, speed_ok) -> dict:
+def _split_pairs(links: list[Link], speed_ok: Callable[[Any], bool]) -> dict:
     """{(device, cage, connector): set of far (device, cage, connector)} over the links between two
     quarter-rate cages (speed_ok(link) true): two ports that share a module connector can share one straight
     cord only when they reach the same far connector."""
@@ -254,13 +263,13 @@ def _split_pairs(links, speed_ok) -> dict:
     return far
 
 
-def _paired(choice):
+def _paired(choice: Any) -> Any:
     """A choice between two quarter-rate cages: each straight cord carries the two half-speed links of one
     module connector (a twin-port copper cable the four links of the cage), so a module serves four links and
     a cord's fibers are shared by two."""
     from dataclasses import replace
 
-    def per(p, n):
+    def per(p: Any, n: int) -> Any:
         return None if p is None else p / n
 
     return replace(
@@ -276,7 +285,7 @@ def _paired(choice):
     )
 
 
-def _per_connector(choice, split: bool, quarter: bool) -> bool:
+def _per_connector(choice: Any, split: bool, quarter: bool) -> bool:
     """Whether a shared cable is shared by the links of one module connector (a 1:2 splitter, or a straight
     cord between quarter-rate cages) rather than by the links of a cage pair (twin-port copper)."""
     return split or (quarter and choice.optical)
@@ -284,14 +293,14 @@ def _per_connector(choice, split: bool, quarter: bool) -> bool:
 
 def run_physical(
     *,
-    spec,
+    spec: Any,
     catalog: Catalog,
     devices: list[Device],
     links: list[Link],
     lengths: list[float],
     places: list[Place | None],
     racks: list[Rack],
-    progress,
+    progress: Any,
 ) -> tuple[PhysicalResult, list[str]]:
     policy = MediaPolicy.from_dict(spec.physical or {})  # SpecError at its path
     media = catalog.media
@@ -365,7 +374,7 @@ def run_physical(
     missing: Counter = Counter()  # (network, tier) -> links without a part; counted only when it happens
     split_far: dict | None = None  # built on the first link between two quarter-rate cages
 
-    def cage_end(dev: int, cage: str, speed: int):
+    def cage_end(dev: int, cage: str, speed: int) -> Any:
         end = _cage_end(devices[dev], cage, speed, catalog, server_cages, ufm_module) or False
         return intern.setdefault(end, end) if end else False
 
@@ -672,7 +681,16 @@ def run_physical(
 
 
 def _roll_up(
-    result: PhysicalResult, *, spec, catalog: Catalog, devices, links, places, racks, failures: dict, over: dict
+    result: PhysicalResult,
+    *,
+    spec: Any,
+    catalog: Catalog,
+    devices: Any,
+    links: Any,
+    places: Any,
+    racks: Any,
+    failures: dict,
+    over: dict,
 ) -> list[str]:
     """Fill in `result`'s fiber totals, BOM and worst links, and return the physical layer's warnings."""
     choices, cables, trunks_out = result.choices, result.cables, result.trunks
@@ -722,7 +740,7 @@ def _roll_up(
     return warnings
 
 
-def _worst_links(links, budgets, k: int) -> list[tuple[float, int]]:
+def _worst_links(links: Any, budgets: list[Any], k: int) -> list[tuple[float, int]]:
     """The k links with the smallest margin: rank the few distinct budgets, then find their links."""
     distinct = {id(b): b for b in budgets if b is not None and b.margin_db is not None}
     ranked = sorted(distinct.values(), key=lambda b: b.margin_db)
@@ -736,7 +754,7 @@ def _worst_links(links, budgets, k: int) -> list[tuple[float, int]]:
     return out
 
 
-def _spine_groups(links) -> dict[tuple[str, int, int], int]:
+def _spine_groups(links: list[Link]) -> dict[tuple[str, int, int], int]:
     """(tier, lower device, upper device) -> 0 or 1: the half of the spines (leaf-spine) or cores (spine-core) a
     leaf (spine) reaches that the upper device is in, by device order. Halves are taken per lower device, so a
     leaf of a pod splits its own pod's spines. Trunk diversity gives each half trunks and panels of its own, so a
@@ -753,7 +771,7 @@ def _spine_groups(links) -> dict[tuple[str, int, int], int]:
     return out
 
 
-def _device_tops(devices, places, rack_units: int) -> dict[int, int]:
+def _device_tops(devices: list[Device], places: list[Place | None], rack_units: int) -> dict[int, int]:
     """{rack index: highest unit a device takes}, for racks panels must not overlap. The OOB switch (above the
     panels' units) and zero-U PDUs take none of them; a rack-scale system's record spans its whole rack (its
     trays' own units are not modelled), so it leaves the top units placement reserved for panels."""
@@ -779,7 +797,9 @@ class _Budgets:
         self.channels: dict = {}
         self.budgets: dict = {}
 
-    def __call__(self, choice, structured: bool, fiber_m: float, *, leg: int = 1, port: int = 1):
+    def __call__(
+        self, choice: Any, structured: bool, fiber_m: float, *, leg: int = 1, port: int = 1
+    ) -> tuple[LossBudget | Any, str | Any, str | None]:
         ck = (id(choice), structured, leg, port)
         entry = self.channels.get(ck)
         if entry is None:
@@ -795,7 +815,7 @@ class _Budgets:
         return b, status, (str(problems[0]) if problems else None)
 
 
-def _cage_runs(links, lengths) -> dict[tuple, list]:
+def _cage_runs(links: list[Link], lengths: list[float]) -> dict[tuple, list]:
     """{(device, cage): [far cage, longest run]}: the far cage every link of the cage reaches (MULTI when they
     reach more than one) and the longest of their runs in metres."""
     state: dict[tuple, list] = {}
@@ -824,7 +844,9 @@ def _cage_runs(links, lengths) -> dict[tuple, list]:
 MULTI = ("*",)  # a cage whose links reach more than one far cage
 
 
-def _choose(key: tuple, ea: CageEnd, eb: CageEnd, policy: MediaPolicy, media, failures: dict, where: str) -> tuple:
+def _choose(
+    key: tuple, ea: CageEnd, eb: CageEnd, policy: MediaPolicy, media: MediaCatalog, failures: dict, where: str
+) -> tuple:
     """(choice or None, optical, cable shared by links, 1:2 splitter) for one choice_memo key; a cage pair no
     medium fits is recorded in `failures` under `where` (network/tier), once."""
     tier, technology, _a, _b, aligned, run, _structured = key
@@ -872,24 +894,32 @@ _FIRST = itemgetter(0)
 
 
 def _bom(
-    devices,
-    links,
-    choices,
-    cable_rows,
-    trunks,
-    panels,
-    catalog,
+    devices: Any,
+    links: Any,
+    choices: list[Any],
+    cable_rows: list[Any],
+    trunks: list[Any],
+    panels: tuple[Any, ...],
+    catalog: Catalog,
     warnings: list[str],
     ufm_module: str = "",
-    distinct_choices=None,
-    procurement=None,
-    loss=None,
+    distinct_choices: list[Any] | None = None,
+    procurement: Any | None = None,
+    loss: LossPolicy | None = None,
 ) -> tuple[list[dict], BomSplit]:
     """BOM lines: switches, appliances, transceivers (one per cage end), cables by part, trunks, panels;
     and the transceivers and cables split by network and SU (BomSplit), from the same counts."""
     lines: dict[tuple, dict] = {}
 
-    def add(category, sku, description, qty=1, watts=None, network="", unconfirmed=""):
+    def add(
+        category: str,
+        sku: str,
+        description: str,
+        qty: float = 1,
+        watts: float | None = None,
+        network: str = "",
+        unconfirmed: str = "",
+    ) -> None:
         key = (category, sku)
         line = lines.get(key)
         if line is None:
@@ -1046,7 +1076,7 @@ UFM_UNCONFIRMED = (
 )
 
 
-def _cable_families(choices, trunks, media) -> dict:
+def _cable_families(choices: Any, trunks: Any, media: Any) -> dict:
     """{cable kind: [catalog family entries]} of the distinct media choices (a few hundred at most), to
     describe each cable part by the family whose pattern renders it."""
     out: dict = defaultdict(dict)
@@ -1076,7 +1106,7 @@ def _cable_families(choices, trunks, media) -> dict:
     return out
 
 
-def _describe_cable(families: dict, kind: str, part: str, length: float, loss=None) -> tuple[str, str]:
+def _describe_cable(families: dict, kind: str, part: str, length: float, loss: Any | None = None) -> tuple[str, str]:
     """(supplier-grade description, unconfirmed reason) of one cable part of `kind` at `length`."""
     from .physical.catalog import sku_for_length
 

@@ -9,6 +9,7 @@ compute_design runs both. The checks can also run on their own first (check_desi
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from .catalog import Catalog, load_catalog
 from .counting import counting_section
@@ -32,6 +33,13 @@ from .topology.subnet import subnet_manager_warnings
 from .verify import verify
 from .verify_cabling import label_warning, verify_cabling
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from engine.catalog import ServerModel, SwitchModel
+    from engine.model import Rack
+    from engine.physical_stage import PhysicalResult
+
 STAGES = ("topology", "placement", "run-lengths", "physical", "verification", "summary")
 
 
@@ -39,7 +47,7 @@ def _server_prefix(model_key: str) -> str:
     return model_key.split("-")[0].upper()
 
 
-def _physical_stage():
+def _physical_stage() -> Callable[..., tuple[PhysicalResult, list[str]]] | None:
     try:
         from .physical_stage import run_physical
     except ImportError:  # the physical layer is not part of this build
@@ -54,7 +62,17 @@ def _uses_panels(spec: DesignSpec) -> bool:
     return any(isinstance(t, dict) and t.get("cabling") == "panels" for t in tiers)
 
 
-def _build_oob(spec, catalog, b, racks, places, oob_model, server, reserved_u, network_rack_kw=None):
+def _build_oob(
+    spec: DesignSpec,
+    catalog: Catalog,
+    b: Builder,
+    racks: list[Rack],
+    places: list[Place | None],
+    oob_model: SwitchModel,
+    server: ServerModel,
+    reserved_u: int,
+    network_rack_kw: float | None = None,
+) -> tuple[list[Rack], list[Place | None]]:
     """OOB after placement: aggregation switches get their own services rack first, so they, like every
     other rack, get PDUs and an OOB switch of their own."""
     if spec.oob.aggregation_switch:
