@@ -8,8 +8,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from .columns import LINK_COLUMNS
 from .csvcells import neutralize_row
-from .result import LINK_COLUMNS, DesignResult
+from .result import DesignResult
 
 if TYPE_CHECKING:
     from engine.catalog import Catalog

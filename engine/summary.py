@@ -13,14 +13,13 @@ ROLES = ("leaf", "spine", "core")
 
 def _bisection(gpus: int, injection_gbps: float, ratios: list[float]) -> float:
     """Half the GPUs' injection bandwidth divided by the largest oversubscription on the path (never below 1)."""
-    worst = max([1.0] + ratios)
+    worst = max([1.0, *ratios])
     return round(gpus * injection_gbps / 2 / worst, 3)
 
 
 def summarize(
     *,
     spec: Any,
-    catalog: Any,
     plan: Any,
     storage_plan: Any,
     inband_plan: Any,

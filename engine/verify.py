@@ -38,7 +38,7 @@ def _first_port_beyond_radix(devices: Any, links: Any, switches: Any) -> None:
                 _fail(f"{d.name} port {port} does not exist on a {d.model} at {link.speed_gbps} Gb/s")
 
 
-def verify(
+def verify(  # noqa: C901
     *, devices: Any, links: Any, switches: Any, compute_plan: Any, server_model: Any, n_servers: int, gpus: int
 ) -> list[str]:
     """Raise EngineInvariantError on the first broken invariant; return the names of the checks run."""

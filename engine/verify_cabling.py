@@ -44,7 +44,7 @@ def _fields(compiled: str) -> set[int]:
     return {int(i) for _lit, i, _spec, _conv in _FORMATTER.parse(compiled) if i is not None}
 
 
-def verify_cabling(
+def verify_cabling(  # noqa: C901
     *, devices: Any, places: Any, racks: Any, physical: Any, rack_units: int, renderer: Any
 ) -> list[str]:
     """Raise on the first broken invariant; return the names of the checks run. `renderer` renders cable ends

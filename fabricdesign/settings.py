@@ -335,7 +335,7 @@ JOB_QUEUED_RESEND_S = env_int("JOB_QUEUED_RESEND_S", 600)
 # (or JOB_KILL_GRACE_S after any other stop: a cancel, the memory ceiling) is failed and its process
 # exits, and the pool starts a fresh one. Defaults: the biggest design the engine is benchmarked on
 # (128K GPUs) computes and stores in 10-15 s at a 630 MB peak, its largest export in under 60 s and 1 GB
-# (README, Benchmarks), so the defaults leave room for a slow machine and stop only a runaway.
+# (docs/benchmarks.md), so the defaults leave room for a slow machine and stop only a runaway.
 JOB_LIMITS = {
     kind: {
         "soft_time_limit_s": env_int(f"JOB_{kind.upper()}_SOFT_TIME_LIMIT_S", soft),

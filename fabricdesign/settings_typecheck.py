@@ -17,4 +17,4 @@ if "mypy" not in sys.modules:
 
 os.environ.setdefault("DJANGO_SECRET_KEY", "mypy-only-placeholder-not-a-secret")
 
-from fabricdesign.settings import *  # noqa: E402, F403
+from fabricdesign.settings import *  # noqa: F403

@@ -122,8 +122,7 @@ class ApiAutoSchema(AutoSchema):
         qualname = type(serializer).__qualname__
         if "." not in qualname:
             return super().get_serializer_name(serializer, direction)
-        name = "".join(re.sub(r"(Api|Serializer)$", "", part) for part in qualname.split("."))
-        return name
+        return "".join(re.sub(r"(Api|Serializer)$", "", part) for part in qualname.split("."))
 
     # drf-spectacular's AutoSchema takes no arguments here; DRF's stub describes its own base class's signature.
     def get_description(self):  # type: ignore[override]
@@ -136,7 +135,8 @@ class TokenAuthenticationScheme(OpenApiAuthenticationExtension):
     """Two ways to send the one token: either scheme satisfies every operation."""
 
     target_class = "apps.api.auth.TokenAuthentication"
-    name = ["tokenAuth", "bearerAuth"]
+    # drf-spectacular iterates any sequence of names here; its own annotation says list
+    name = ("tokenAuth", "bearerAuth")  # type: ignore[assignment]
 
     def get_security_definition(self, auto_schema):
         return [
@@ -245,7 +245,7 @@ def _merge(schema: dict, rules: dict) -> None:
             schema[key] = value
 
 
-def add_error_responses(result, generator, request, public):
+def add_error_responses(result, generator, request, public):  # noqa: C901
     """POSTPROCESSING_HOOK: the Error component, the typed components (apps/api/schema_components.py), and the
     error answers of every operation."""
     result.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA

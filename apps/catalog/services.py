@@ -84,7 +84,7 @@ def catalog_for(user: User) -> tuple[Catalog, set[tuple[str, str]]]:
 
 
 @lru_cache(maxsize=32)
-def _catalog_cached(user_id: int, digest: str) -> tuple[Catalog, set[tuple[str, str]]]:
+def _catalog_cached(user_id: int, digest: str) -> tuple[Catalog, set[tuple[str, str]]]:  # noqa: ARG001 - a cache key
     parts = list(CustomPart.objects.filter(owner_id=user_id).order_by("pk").values_list("section", "key", "body"))
     try:
         catalog = load_catalog(_extra(parts))
@@ -178,7 +178,7 @@ def custom_part_save(
                 f"You already have a {section} part {key!r}.",
                 fields=[{"path": "key", "message": "already used by another of your parts"}],
             )
-        _validate(existing + [(section, key, body)])
+        _validate([*existing, (section, key, body)])
         if part is None:
             part = CustomPart.objects.create(owner=user, section=section, key=key, body=body)
         else:

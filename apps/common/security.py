@@ -97,7 +97,9 @@ def _valid_ip(text: str) -> bool:
 
 
 def lockout_response(
-    request: HttpRequest, original_response: HttpResponse | None = None, credentials: dict[str, Any] | None = None
+    request: HttpRequest,
+    original_response: HttpResponse | None = None,  # noqa: ARG001 - axes' call
+    credentials: dict[str, Any] | None = None,
 ) -> HttpResponse:
     """django-axes' answer to a sign-in while the username or the address is locked out: 429 and a page
     that says why and for how long (the same for both, so it reveals nothing about the account)."""
