@@ -40,8 +40,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
 from .model import Device, Link
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 NETWORK = "compute"
 ALL, BEYOND_LEAF, BEYOND_POD = "all", "beyond-leaf", "beyond-pod"
@@ -417,7 +421,14 @@ class _Fabric:
         return tuple(out)
 
 
-def _impact(kind: str, title: str, parts: list, count, shares, name) -> FailureImpact | None:
+def _impact(
+    kind: str,
+    title: str,
+    parts: list,
+    count: Callable[..., int],
+    shares: Callable[..., tuple[GpuGroup, ...]],
+    name: Callable[..., str],
+) -> FailureImpact | None:
     """The impact of the part of `parts` hitting the most GPUs (`count(part)`), computed in full."""
     if not parts:
         return None
@@ -428,7 +439,9 @@ def _impact(kind: str, title: str, parts: list, count, shares, name) -> FailureI
     return FailureImpact(kind, title, len(parts), name(parts[worst]), groups, min(counts), max(counts), jobs)
 
 
-def _impact_of_sets(f: _Fabric, kind: str, title: str, parts: dict, label=str) -> FailureImpact | None:
+def _impact_of_sets(
+    f: _Fabric, kind: str, title: str, parts: dict, label: Callable[[Any], str] = str
+) -> FailureImpact | None:
     """The impact of the part losing the links it carries that isolates the most GPUs, then hits the most, then
     comes first by key; every part's GPUs hit are counted for the range. `label(key)` names the part shown."""
     if not parts:
@@ -443,7 +456,7 @@ def _impact_of_sets(f: _Fabric, kind: str, title: str, parts: dict, label=str) -
 
 
 def _physical_parts(
-    f: _Fabric, devices: Sequence[Device], physical, places, racks
+    f: _Fabric, devices: Sequence[Device], physical: Any, places: Any, racks: Any
 ) -> list[tuple[str, str, dict[str, list[Link]]]]:
     """(kind, title, part name -> the compute links it carries) of trunks, patch panels, racks and racks' power."""
     from .physical.paths import physical_paths
@@ -478,7 +491,7 @@ def _physical_parts(
     return out
 
 
-def blast_radius_of(result) -> BlastRadius:
+def blast_radius_of(result: Any) -> BlastRadius:
     """blast_radius() of a computed design, with its trunks, patch panels, racks and PDUs."""
     return blast_radius(
         result.devices,
@@ -490,7 +503,7 @@ def blast_radius_of(result) -> BlastRadius:
 
 
 def blast_radius(
-    devices: Sequence[Device], links: Iterable[Link], *, physical=None, places=None, racks=None
+    devices: Sequence[Device], links: Iterable[Link], *, physical: Any = None, places: Any = None, racks: Any = None
 ) -> BlastRadius:
     """Every kind of single failure of the compute fabric and the GPUs it hits (module docstring). With
     `physical` (a computed result with a physical layer), `places` and `racks`, its trunks, patch panels,

@@ -21,10 +21,14 @@ import string
 from collections.abc import Callable, Iterator, Sequence
 from itertools import chain
 from operator import itemgetter
+from typing import TYPE_CHECKING, Any
 
 from .columns import CABLE_COLUMNS
 from .csvcells import TRIGGERS, neutralize_row, starts_unsafe
 from .physical.labels import LabelEnd, LabelTemplate, cable_labels_of, fast_format, port_template, trunk_labels
+
+if TYPE_CHECKING:
+    from engine.result import DesignDraft, DesignResult
 
 # What the installer needs beyond the engine's columns (docs/deliverables.md: cable-schedule.csv).
 SCHEDULE_EXTRA_COLUMNS = ("a_room", "a_row", "b_room", "b_row", "medium", "a_module", "b_module", "polarity")
@@ -48,7 +52,7 @@ def port_label(port: str) -> str:
 _TRAILING_NUMBER = re.compile(r"-(\d{1,2})$")
 
 
-def _zero_u_position(device) -> str:
+def _zero_u_position(device: Any) -> str:
     """Where a zero-U PDU hangs, for its labels: "PA", "PB", ... (its number in the rack as a letter), so the two
     PDUs of a rack, both at U0, never print the same end label; "" for any other device."""
     if device.role != "pdu" or getattr(device, "rack_units", 1) != 0:
@@ -66,14 +70,14 @@ class EndRenderer:
     device's label names the device and port only.
     """
 
-    def __init__(self, result, template: LabelTemplate) -> None:
+    def __init__(self, result: DesignDraft | DesignResult, template: LabelTemplate) -> None:
         self.devs, self.places, self.racks = result.devices, result.places, result.racks
         self.end_template = template._end
         self.panel_template = template._panel
         self.by_device: dict = {}
         self.by_panel: dict = {}
 
-    def __call__(self, end):
+    def __call__(self, end: Any) -> tuple[Any, tuple[Any, Any, Any, Any]]:
         if end[0] == "panel":
             _, rack_i, u, port = end
             known = self.by_panel.get((rack_i, u))
@@ -89,7 +93,7 @@ class EndRenderer:
             return self.end_template.format(*LabelEnd(device=name, port=port)), (name, port, "", "")
         return fmt.format(port_label(port)), (name, port, rack_id, u)
 
-    def place(self, end) -> tuple:
+    def place(self, end: Any) -> tuple:
         """(room, row) of an end's rack; ("", "") for an unplaced device."""
         if end[0] == "panel":
             known = self.by_panel.get((end[1], end[2])) or self.panel(end[1], end[2])
@@ -97,12 +101,12 @@ class EndRenderer:
         known = self.by_device.get(end[0]) or self.device(end[0])
         return known[4:6]
 
-    def label_end(self, end) -> LabelEnd:
+    def label_end(self, end: Any) -> LabelEnd:
         """The LabelEnd of a panel end (trunk labels name panels, not ports)."""
         _, rack_i, u, port = end
         return self._panel_end(rack_i, u, port)
 
-    def _panel_end(self, rack_i: int, u: int, port) -> LabelEnd:
+    def _panel_end(self, rack_i: int, u: int, port: str) -> LabelEnd:
         r = self.racks[rack_i]
         site, _, grid = r.id.partition(".")
         return LabelEnd(site=site, grid=grid or site, ru=u, port=port, device="PANEL", rack=r.id, row=r.row_name)
@@ -140,7 +144,7 @@ class CableSchedule:
     installer's (SCHEDULE_COLUMNS), and the labels of its panels. Rows are produced on the fly (nothing
     holds 400,000 cables twice)."""
 
-    def __init__(self, result) -> None:
+    def __init__(self, result: Any) -> None:
         ph = result.physical
         if ph is None:
             raise ValueError("this result has no physical layer (compute the design with the media catalog)")
@@ -169,7 +173,7 @@ class CableSchedule:
         characters and the link ids to 256."""
         return self._rows(revision_id)
 
-    def _rows(self, db_prefix):
+    def _rows(self, db_prefix: int | None) -> Iterator[tuple]:
         # One loop for both shapes, each tuple built once: this runs for every cable of a 400,000-cable design.
         template = self.template
         end = self.ends
@@ -345,7 +349,7 @@ class CableSchedule:
             self._formats = [None if k[0] is None else k[0].format for k in self._devices]
         return self._devices, self._formats
 
-    def _row(self, row) -> tuple:
+    def _row(self, row: Any) -> tuple:
         """One SCHEDULE_COLUMNS row, any kind of cable and end (the reference for the loops above and below)."""
         cid, kind, part, length, a, b, lids, tier, network = row
         ends = self.ends
@@ -365,7 +369,7 @@ class CableSchedule:
         """The label of the patch panel at `u` of a rack (no port)."""
         return self.template.panel_label(self.ends._panel_end(rack_i, u, ""))
 
-    def panel_port_label(self, rack_i: int, u: int, port) -> str:
+    def panel_port_label(self, rack_i: int, u: int, port: Any) -> str:
         """The label of one port of a patch panel, as a cord's end label names it."""
         return self.template.end_label(self.ends._panel_end(rack_i, u, port))
 
@@ -382,7 +386,7 @@ class CableSchedule:
             return
         yield from self._fast_lines(self._fast, indexes, line)
 
-    def _device_splits(self):
+    def _device_splits(self) -> tuple[list[str | None], list[str | None], Any] | None:
         """(heads, tails, spec): a placed device's end label is heads[d] + format(port_label(port), spec) +
         tails[d] (its port template split at the port); None in heads and tails for an unplaced device. None
         when the end template does not name the port exactly once."""
@@ -414,7 +418,7 @@ class CableSchedule:
             tails.append("".join(tail))
         return heads, tails, spec
 
-    def _fast_setup(self):
+    def _fast_setup(self) -> tuple[Any, set[str], Any] | None:
         """What the one-f-string loop needs, or None when something shared by many rows (a device's facts, a
         template literal, a kind, tier or network) would need quoting or is not a string."""
         splits = self._device_splits()
@@ -455,7 +459,7 @@ class CableSchedule:
         parts = {c[1] for c in combos if isinstance(c[1], str) and not unsafe(c[1]) and not starts_unsafe(c[1])}
         return splits, parts, _label_pair(cable_compiled, self.template.own_end_first)
 
-    def _fast_lines(self, fast, indexes, line: Callable[[Sequence], str]) -> Iterator[str]:
+    def _fast_lines(self, fast: Any, indexes: Sequence[int] | None, line: Callable[[Sequence], str]) -> Iterator[str]:
         (heads, tails, spec), safe_parts, labels = fast
         no_tails = not any(tails)
         by_device = self.ends.by_device
@@ -467,7 +471,7 @@ class CableSchedule:
             """port -> its text in a label; None for a port that is not a string or would need quoting or
             neutralizing (its row goes through csv.writer)."""
 
-            def __missing__(self, port):
+            def __missing__(self, port: object) -> str | None:
                 text = None
                 if isinstance(port, str) and not unsafe(port) and not starts_unsafe(port):
                     text = format(port_label(port), spec)
@@ -536,7 +540,7 @@ class _Line:
         self.buf = io.StringIO()
         self.w = csv.writer(self.buf, lineterminator="\n")
 
-    def __call__(self, row) -> str:
+    def __call__(self, row: Sequence[Any]) -> str:
         self.buf.seek(0)
         self.buf.truncate()
         self.w.writerow(row)
@@ -551,16 +555,16 @@ def _csv_line_safe(row: Sequence) -> str:
     return _Line()(neutralize_row(row))
 
 
-def _label_pair(compiled: str, own_end_first: bool):
+def _label_pair(compiled: str, own_end_first: bool) -> Any:
     """``(near, far, cable) -> "<label at A>,<label at B>"``: both labels of a cable, comma-joined as they
     stand in a CSV line, from one f-string when the compiled cable template can be one (the tier is empty, as
     on every cable label). The B label swaps near and far when each end's label names its own end first."""
 
-    def slow(near, far, cable):
+    def slow(near: str, far: str, cable: str) -> str:
         la = compiled.format(near, far, cable, "")
         return f"{la},{compiled.format(far, near, cable, '') if own_end_first else la}"
 
-    def body(names):
+    def body(names: Sequence[str]) -> str:
         return _FIELD.sub(
             lambda m: "{" + names[int(m.group(1))] + (":" + m.group(2) if m.group(2) else "") + "}", compiled
         )
@@ -576,7 +580,7 @@ def _label_pair(compiled: str, own_end_first: bool):
         return slow
 
 
-def _label_may_start_unsafe(compiled: str, heads) -> bool:
+def _label_may_start_unsafe(compiled: str, heads: list[Any]) -> bool:
     """Whether a cable label from the compiled cable template could begin with a formula character: its leading
     literal, or the end label it starts with (a device's head; a port text is checked per port), or the tier."""
     m = _FIELD.match(compiled)

@@ -15,6 +15,7 @@ from collections import Counter
 from functools import lru_cache
 from operator import itemgetter
 from pathlib import Path
+from typing import Any
 
 from .catalog.loader import read_shipped
 from .model import NETWORKS, TIERS
@@ -36,10 +37,10 @@ def published_references() -> tuple[dict, ...]:
     return tuple(read_shipped(DATA)[0]["references"])
 
 
-def _lower_end_cages(plan, server) -> dict[str, int]:
+def _lower_end_cages(plan: Any, server: Any) -> dict[str, int]:
     """Cages at the lower end of each compute tier, from the plan (no pass over the links)."""
 
-    def cages(ports: int, switch) -> int:
+    def cages(ports: int, switch: Any) -> int:
         per = switch.ports_per_cage(plan.speed_gbps) or 1
         return -(-ports // per)
 
@@ -51,7 +52,7 @@ def _lower_end_cages(plan, server) -> dict[str, int]:
     return out
 
 
-def counting_section(*, spec, plan, server, networks: dict, physical) -> tuple[dict, list[str]]:
+def counting_section(*, spec: Any, plan: Any, server: Any, networks: dict, physical: Any) -> tuple[dict, list[str]]:
     """(summary section `counting`, notes). `networks` is the summary's networks section (links per tier)."""
     cables: Counter = Counter()
     trunks: Counter = Counter()
@@ -93,7 +94,7 @@ def counting_section(*, spec, plan, server, networks: dict, physical) -> tuple[d
     return {"conventions": CONVENTIONS, "networks": out, "references": references}, notes
 
 
-def _compare(spec, plan, server, tiers: dict) -> tuple[list[dict], list[str]]:
+def _compare(spec: Any, plan: Any, server: Any, tiers: dict) -> tuple[list[dict], list[str]]:
     found, notes = [], []
     shape = {
         "server": server.key,

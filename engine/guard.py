@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from math import ceil
 
-from .catalog import Catalog
+from .catalog import Catalog, ServerModel
 from .errors import FieldError, SpecError
 from .placement import servers_per_rack
 from .spec import DesignSpec
@@ -136,7 +136,7 @@ DEVICE_NAME_LENGTH = 64
 PORT_NAME_LENGTH = 32
 
 
-def _check_names(server, compute: ComputePlan) -> None:
+def _check_names(server: ServerModel, compute: ComputePlan) -> None:
     """Server names are "<first part of the model key>-SU<n>-N<n>" (pipeline.start_design); a custom model's
     long key or port names must still fit their columns."""
     prefix = server.key.split("-")[0]

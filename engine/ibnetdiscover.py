@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 _HEADER = re.compile(r'^(Switch|Ca|Rt)\s+(\d+)\s+"([^"]+)"\s*#\s*"([^"]*)"')
 _GUID = re.compile(r"^(switchguid|caguid|rtguid)=0x([0-9a-fA-F]+)")
@@ -65,7 +66,7 @@ def parse_ibnetdiscover(text: str) -> IbTopology:
     return IbTopology(nodes, frozenset(links))
 
 
-def root_guids(topology: IbTopology, names) -> dict[str, str]:
+def root_guids(topology: IbTopology, names: Any) -> dict[str, str]:
     """{switch name: "0x<16 hex digits>"} for the switches among `names` whose node description holds the name
     as a whole word (a Quantum switch describes itself as e.g. "MF0;<hostname>:MQM9700/U1")."""
     wanted = set(names)

@@ -95,7 +95,7 @@ def load_yaml(
 # --- JSON ------------------------------------------------------------------------------------------------
 
 
-def _reject_constant(name: str):
+def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not a JSON number")
 
 

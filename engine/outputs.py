@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING, Any
 
 from .columns import LINK_COLUMNS
 from .csvcells import neutralize_row
 from .result import DesignResult
+
+if TYPE_CHECKING:
+    from engine.catalog import Catalog
 
 
 def write_summary(result: DesignResult, fh: IO[str]) -> None:
@@ -30,14 +34,14 @@ def write_links_csv(result: DesignResult, fh: IO[str], *, raw: bool = False) -> 
     return n
 
 
-def _link_table(result: DesignResult):
+def _link_table(result: DesignResult) -> tuple[Any, Any]:
     physical = result.physical
     if physical is not None and hasattr(physical, "link_columns"):
         return LINK_COLUMNS + physical.link_columns(), physical.link_rows(result)
     return LINK_COLUMNS, result.link_rows()
 
 
-def _chunks(it, size):
+def _chunks(it: Iterable[Any], size: int) -> Iterator[list[Any]]:
     buf = []
     for row in it:
         buf.append(row)
@@ -48,7 +52,7 @@ def _chunks(it, size):
         yield buf
 
 
-def write_configs(result: DesignResult, catalog, out_dir: Path) -> list[Path]:
+def write_configs(result: DesignResult, catalog: Catalog, out_dir: Path) -> list[Path]:
     """QoS / congestion-control configuration: one file per switch, hosts, subnet manager, under configs/."""
     from .qos_stage import build_qos
 
@@ -62,7 +66,7 @@ def write_configs(result: DesignResult, catalog, out_dir: Path) -> list[Path]:
     return written
 
 
-def write_plan(result: DesignResult, out_dir: Path, catalog=None, *, raw_csv: bool = False) -> list[Path]:
+def write_plan(result: DesignResult, out_dir: Path, catalog: Any = None, *, raw_csv: bool = False) -> list[Path]:
     """Write every file the engine alone can produce into out_dir; returns the paths written. `raw_csv`: CSV
     cells unchanged (by default formula-like text gets a leading ', engine/csvcells.py)."""
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from math import ceil
 from operator import itemgetter
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .cable_schedule import CABLE_COLUMNS, CableSchedule
 from .catalog import Catalog
@@ -46,6 +46,12 @@ from .physical import (
 )
 from .physical.constants import FORM_FACTORS
 from .physical.panel_layout import PanelOverflow, PanelUnits
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from engine.physical.loss import LossBudget
+    from engine.physical.policy import LossPolicy
 
 # Appliance NICs are not in the reference; a single-port QSFP112 flat-top cage is the default (data gap).
 APPLIANCE_CAGE = ("qsfp112", "flat")
@@ -110,7 +116,7 @@ class PhysicalResult:
         (128 characters at most), fibers, polarity, loss and margin (NULL where there is no figure), status."""
         return self._per_link(db=True)
 
-    def link_rows(self, result):
+    def link_rows(self, result: Any) -> Iterator[tuple]:
         for row, fields in zip(result.link_rows(), self.link_fields_all()):
             yield row + fields
 
@@ -126,15 +132,15 @@ class PhysicalResult:
                 parts = memo[key] = _link_parts(c, b, cord, db)
             yield parts[0] + ((cables[:128] if db else cables),) + parts[1] + (status,)
 
-    def cable_rows_out(self, result):
+    def cable_rows_out(self, result: Any) -> Iterator[tuple[Any, ...]]:
         """cables.csv rows (CABLE_COLUMNS), labels rendered on the fly (own end first, TIA-606 style)."""
         return CableSchedule(result).rows()
 
-    def cable_db_rows(self, result, revision_id: int):
+    def cable_db_rows(self, result: Any, revision_id: int) -> Iterator[tuple[Any, ...]]:
         """Every cable as the database stores it, led by `revision_id` (CableSchedule.db_rows)."""
         return CableSchedule(result).db_rows(revision_id)
 
-    def write_files(self, result, out_dir, *, raw: bool = False) -> list:
+    def write_files(self, result: Any, out_dir: Any, *, raw: bool = False) -> list:
         import csv
 
         from .csvcells import neutralize_row
@@ -167,7 +173,7 @@ class PhysicalResult:
     worst: list = field(default_factory=list)
 
 
-def _link_parts(c, b, cord, db: bool) -> tuple[tuple, tuple]:
+def _link_parts(c: Any, b: Any, cord: Any, db: bool) -> tuple[tuple, tuple]:
     """((medium, a part, b part), (fibers, polarity, loss, margin)) of a link with medium choice `c`, loss
     budget `b` and own cable `cord`; loss and margin are "" without a figure, None for the database."""
     none = None if db else ""
@@ -184,7 +190,9 @@ def _link_parts(c, b, cord, db: bool) -> tuple[tuple, tuple]:
 _FORM_FACTOR_LANES = {"qsfp28": 25, "qsfp56": 50}
 
 
-def _cage_end(d: Device, cage: str, speed: int, catalog: Catalog, server_cages: dict, ufm_module) -> CageEnd | None:
+def _cage_end(
+    d: Device, cage: str, speed: int, catalog: Catalog, server_cages: dict, ufm_module: Any | None
+) -> CageEnd | None:
     if speed == 1:
         # 1G OOB: every managed end (BMC, switch management port, PDU) and the OOB switch ports are RJ45.
         return CageEnd(
@@ -230,7 +238,7 @@ def _connector_of(port: str) -> int:
     return (int(sub) - 1) // 2 if sub.isdigit() else 0
 
 
-def _split_pairs(links, speed_ok) -> dict:
+def _split_pairs(links: list[Link], speed_ok: Callable[[Any], bool]) -> dict:
     """{(device, cage, connector): set of far (device, cage, connector)} over the links between two
     quarter-rate cages (speed_ok(link) true): two ports that share a module connector can share one straight
     cord only when they reach the same far connector."""
@@ -244,13 +252,13 @@ def _split_pairs(links, speed_ok) -> dict:
     return far
 
 
-def _paired(choice):
+def _paired(choice: Any) -> Any:
     """A choice between two quarter-rate cages: each straight cord carries the two half-speed links of one
     module connector (a twin-port copper cable the four links of the cage), so a module serves four links and
     a cord's fibers are shared by two."""
     from dataclasses import replace
 
-    def per(p, n):
+    def per(p: Any, n: int) -> Any:
         return None if p is None else p / n
 
     return replace(
@@ -266,13 +274,13 @@ def _paired(choice):
     )
 
 
-def _per_connector(choice, split: bool, quarter: bool) -> bool:
+def _per_connector(choice: Any, split: bool, quarter: bool) -> bool:
     """Whether a shared cable is shared by the links of one module connector (a 1:2 splitter, or a straight
     cord between quarter-rate cages) rather than by the links of a cage pair (twin-port copper)."""
     return split or (quarter and choice.optical)
 
 
-def _ufm_module(policy: MediaPolicy, media, devices: list[Device]):
+def _ufm_module(policy: MediaPolicy, media: Any, devices: list[Device]) -> Any:
     """The transceiver of the fabric managers' cages (physical.ufm_module), None without fabric managers."""
     if not any(d.role == "ufm" for d in devices):
         return None
@@ -288,7 +296,7 @@ def _ufm_module(policy: MediaPolicy, media, devices: list[Device]):
     return module
 
 
-def _server_cages(spec, server) -> dict[str, tuple]:
+def _server_cages(spec: Any, server: Any) -> dict[str, tuple]:
     """Server cage facts by cage name: compute cages (twin when they carry 2 ports, or 1 port split over 2
     planes), plus the storage / in-band ports, one per cage, and the OOB port.
     (form factor, top, twin, lanes[, NIC, accepted plugs])"""
@@ -323,7 +331,16 @@ class _Pass:
     """The state one run_physical builds up: the per-link lists (parallel to the links), the cable rows numbered
     as they are made, and the memos that make the cost per link a few dictionary look-ups."""
 
-    def __init__(self, spec, catalog: Catalog, devices, links, lengths, places, racks) -> None:
+    def __init__(
+        self,
+        spec: Any,
+        catalog: Catalog,
+        devices: list[Device],
+        links: list[Link],
+        lengths: list[float],
+        places: list[Place | None],
+        racks: list[Rack],
+    ) -> None:
         self.spec, self.catalog, self.devices, self.links = spec, catalog, devices, links
         self.lengths, self.places, self.racks = lengths, places, racks
         self.policy = policy = MediaPolicy.from_dict(spec.physical or {})  # SpecError at its path
@@ -359,7 +376,7 @@ class _Pass:
         self.plans: list = []
         self.panel_units: PanelUnits | None = None
 
-    def cage_end(self, dev: int, cage: str, speed: int):
+    def cage_end(self, dev: int, cage: str, speed: int) -> Any:
         end = _cage_end(self.devices[dev], cage, speed, self.catalog, self.server_cages, self.ufm_module) or False
         return self.intern.setdefault(end, end) if end else False
 
@@ -371,7 +388,7 @@ class _Pass:
         )
         self.missing[(network, tier)] += 1
 
-    def quarter_rate_pair(self, link: Link, choice, optical: bool):
+    def quarter_rate_pair(self, link: Link, choice: Any, optical: bool) -> Any:
         """Both ends are quarter-rate twin-port cages: a straight cord per module connector carries two links,
         which must both reach the same far connector. The paired choice, or None (counted as missing)."""
         _lid, network, _plane, tier, a, a_port, a_cage, b, b_port, b_cage, speed = link
@@ -410,7 +427,9 @@ class _Pass:
             paired = self.choice_memo[pk] = _paired(choice)
         return paired
 
-    def direct_cable(self, i: int, link: Link, length: float, choice, shared: bool, split: bool, quarter: bool):
+    def direct_cable(
+        self, i: int, link: Link, length: float, choice: Any, shared: bool, split: bool, quarter: bool
+    ) -> Any:
         """Link `i`'s own cable (or the one it shares) between its two ports, and its loss budget."""
         cords, cable_rows = self.cords, self.cable_rows
         if shared:
@@ -439,7 +458,7 @@ class _Pass:
         if problem is not None:
             self.issues.append((link.id, problem))
 
-    def shared_cable(self, link: Link, choice, split: bool, quarter: bool) -> int:
+    def shared_cable(self, link: Link, choice: Any, split: bool, quarter: bool) -> int:
         """The id of the cable `link` shares: a 1:2 splitter or paired cord per module connector, twin-port copper
         per cage pair; the first link of a cable makes its row."""
         lid, network, _plane, tier, a, a_port, a_cage, b, b_port, b_cage, _speed = link
@@ -472,14 +491,14 @@ class _Pass:
 
 def run_physical(
     *,
-    spec,
+    spec: Any,
     catalog: Catalog,
     devices: list[Device],
     links: list[Link],
     lengths: list[float],
     places: list[Place | None],
     racks: list[Rack],
-    progress,
+    progress: Any,
 ) -> tuple[PhysicalResult, list[str]]:
     """The physical layer of a placed design, in named stages: media and direct cables per link, then the
     patch-panel links' trunks and panels, then the result (its BOM and fiber totals wait for roll_up())."""
@@ -491,7 +510,7 @@ def run_physical(
     return result, []
 
 
-def _assign_media(p: _Pass, progress) -> None:
+def _assign_media(p: _Pass, progress: Any) -> None:
     """One pass in link order: the medium of each link (one decision per distinct cage-pair kind), then its own
     cable, numbered in link order, and its loss budget. Links through patch panels wait in `p.demands`."""
     links, lengths, devices, places, policy = p.links, p.lengths, p.devices, p.places, p.policy
@@ -598,7 +617,7 @@ def _panel_mode(p: _Pass) -> None:
     p.cable_rows.sort(key=lambda r: r[0])
 
 
-def _tier_cables(p: _Pass, tier: str, groups: list, plan, rack_index: dict) -> None:
+def _tier_cables(p: _Pass, tier: str, groups: list, plan: Any, rack_index: dict) -> None:
     """The cable rows of one tier's panel-mode links: the trunk ids first, two cords per link, then each trunk's
     row (its panel units are those of its first link's slot)."""
     panel_unit = p.panel_units.unit  # type: ignore[union-attr]
@@ -642,13 +661,15 @@ def _tier_cables(p: _Pass, tier: str, groups: list, plan, rack_index: dict) -> N
         p.trunks_out.append((network, run))
 
 
-def _panel_link(p: _Pass, j: int, slot: LinkSlot, choice, tier: str, tid: int, trunk_m: float) -> None:
+def _panel_link(p: _Pass, j: int, slot: LinkSlot, choice: Any, tier: str, tid: int, trunk_m: float) -> None:
     """Link `j` through panels: its two equipment cords (rows), its cables (cord, trunk, cord) and loss budget."""
     link = p.links[j]
     sp = choice.structured
     kind = sp.panel.kind
     panel_unit = p.panel_units.unit  # type: ignore[union-attr]
-    ra, rb = p.places[link.a].rack, p.places[link.b].rack
+    pa, pb = p.places[link.a], p.places[link.b]
+    assert pa is not None and pb is not None  # both ends of a link are placed devices
+    ra, rb = pa.rack, pb.rack
     ua = panel_unit(ra, kind, slot.panel_a)
     ub = panel_unit(rb, kind, slot.panel_b)
     cid_a, cid_b = p.next_id, p.next_id + 1
@@ -740,7 +761,16 @@ def _physical_result(p: _Pass) -> PhysicalResult:
 
 
 def _roll_up(
-    result: PhysicalResult, *, spec, catalog: Catalog, devices, links, places, racks, failures: dict, over: dict
+    result: PhysicalResult,
+    *,
+    spec: Any,
+    catalog: Catalog,
+    devices: Any,
+    links: Any,
+    places: Any,
+    racks: Any,
+    failures: dict,
+    over: dict,
 ) -> list[str]:
     """Fill in `result`'s fiber totals, BOM and worst links, and return the physical layer's warnings."""
     choices, cables, trunks_out = result.choices, result.cables, result.trunks
@@ -790,7 +820,7 @@ def _roll_up(
     return warnings
 
 
-def _worst_links(links, budgets, k: int) -> list[tuple[float, int]]:
+def _worst_links(links: Any, budgets: list[Any], k: int) -> list[tuple[float, int]]:
     """The k links with the smallest margin: rank the few distinct budgets, then find their links."""
     distinct = {id(b): b for b in budgets if b is not None and b.margin_db is not None}
     ranked = sorted(distinct.values(), key=lambda b: b.margin_db)
@@ -804,7 +834,7 @@ def _worst_links(links, budgets, k: int) -> list[tuple[float, int]]:
     return out
 
 
-def _spine_groups(links) -> dict[tuple[str, int, int], int]:
+def _spine_groups(links: list[Link]) -> dict[tuple[str, int, int], int]:
     """(tier, lower device, upper device) -> 0 or 1: the half of the spines (leaf-spine) or cores (spine-core) a
     leaf (spine) reaches that the upper device is in, by device order. Halves are taken per lower device, so a
     leaf of a pod splits its own pod's spines. Trunk diversity gives each half trunks and panels of its own, so a
@@ -821,7 +851,7 @@ def _spine_groups(links) -> dict[tuple[str, int, int], int]:
     return out
 
 
-def _device_tops(devices, places, rack_units: int) -> dict[int, int]:
+def _device_tops(devices: list[Device], places: list[Place | None], rack_units: int) -> dict[int, int]:
     """{rack index: highest unit a device takes}, for racks panels must not overlap. The OOB switch (above the
     panels' units) and zero-U PDUs take none of them; a rack-scale system's record spans its whole rack (its
     trays' own units are not modelled), so it leaves the top units placement reserved for panels."""
@@ -847,7 +877,9 @@ class _Budgets:
         self.channels: dict = {}
         self.budgets: dict = {}
 
-    def __call__(self, choice, structured: bool, fiber_m: float, *, leg: int = 1, port: int = 1):
+    def __call__(
+        self, choice: Any, structured: bool, fiber_m: float, *, leg: int = 1, port: int = 1
+    ) -> tuple[LossBudget | Any, str | Any, str | None]:
         ck = (id(choice), structured, leg, port)
         entry = self.channels.get(ck)
         if entry is None:
@@ -863,7 +895,7 @@ class _Budgets:
         return b, status, (str(problems[0]) if problems else None)
 
 
-def _cage_runs(links, lengths) -> dict[tuple, list]:
+def _cage_runs(links: list[Link], lengths: list[float]) -> dict[tuple, list]:
     """{(device, cage): [far cage, longest run]}: the far cage every link of the cage reaches (MULTI when they
     reach more than one) and the longest of their runs in metres."""
     state: dict[tuple, list] = {}
@@ -892,7 +924,7 @@ def _cage_runs(links, lengths) -> dict[tuple, list]:
 MULTI = ("*",)  # a cage whose links reach more than one far cage
 
 
-def _site_section(racks, hall_of: list[int], trunks_out: list, inter_hall: int) -> dict:
+def _site_section(racks: list[Rack], hall_of: list[int], trunks_out: list, inter_hall: int) -> dict:
     """The summary's `site` section: racks per hall and the links and trunks between halls."""
     per_hall = Counter(hall_of)
     hall_by_id = {r.id: r.hall for r in racks}
@@ -915,7 +947,7 @@ def _inter_hall_policy(policy: MediaPolicy) -> MediaPolicy:
     )
 
 
-def _choose(key: tuple, ea: CageEnd, eb: CageEnd, policy: MediaPolicy, media, failures: dict, where: str) -> tuple:
+def _choose(key: tuple, ea: CageEnd, eb: CageEnd, policy: MediaPolicy, media: Any, failures: dict, where: str) -> tuple:
     """(choice or None, optical, cable shared by links, 1:2 splitter) for one choice_memo key; a cage pair no
     medium fits is recorded in `failures` under `where` (network/tier), once."""
     tier, technology, _a, _b, aligned, run, _structured, _cross = key
@@ -963,24 +995,32 @@ _FIRST = itemgetter(0)
 
 
 def _bom(  # noqa: C901
-    devices,
-    links,
-    choices,
-    cable_rows,
-    trunks,
-    panels,
-    catalog,
+    devices: Any,
+    links: Any,
+    choices: Any,
+    cable_rows: Any,
+    trunks: Any,
+    panels: Any,
+    catalog: Any,
     warnings: list[str],
     ufm_module: str = "",
-    distinct_choices=None,
-    procurement=None,
-    loss=None,
+    distinct_choices: list[Any] | None = None,
+    procurement: Any | None = None,
+    loss: LossPolicy | None = None,
 ) -> tuple[list[dict], BomSplit]:
     """BOM lines: switches, appliances, transceivers (one per cage end), cables by part, trunks, panels;
     and the transceivers and cables split by network and SU (BomSplit), from the same counts."""
     lines: dict[tuple, dict] = {}
 
-    def add(category, sku, description, qty=1, watts=None, network="", unconfirmed=""):
+    def add(
+        category: str,
+        sku: str,
+        description: str,
+        qty: float = 1,
+        watts: float | None = None,
+        network: str = "",
+        unconfirmed: str = "",
+    ) -> None:
         key = (category, sku)
         line = lines.get(key)
         if line is None:
@@ -1137,7 +1177,7 @@ UFM_UNCONFIRMED = (
 )
 
 
-def _cable_families(choices, trunks, media) -> dict:
+def _cable_families(choices: Any, trunks: Any, media: Any) -> dict:
     """{cable kind: [catalog family entries]} of the distinct media choices (a few hundred at most), to
     describe each cable part by the family whose pattern renders it."""
     out: dict = defaultdict(dict)
@@ -1167,7 +1207,7 @@ def _cable_families(choices, trunks, media) -> dict:
     return out
 
 
-def _describe_cable(families: dict, kind: str, part: str, length: float, loss=None) -> tuple[str, str]:
+def _describe_cable(families: dict, kind: str, part: str, length: float, loss: Any | None = None) -> tuple[str, str]:
     """(supplier-grade description, unconfirmed reason) of one cable part of `kind` at `length`."""
     from .physical.catalog import sku_for_length
 

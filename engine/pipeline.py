@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import partial
+from typing import TYPE_CHECKING
 
 from .catalog import Catalog, load_catalog
 from .counting import counting_section
@@ -33,6 +34,13 @@ from .topology.subnet import subnet_manager_warnings
 from .verify import verify
 from .verify_cabling import label_warning, verify_cabling
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from engine.catalog import ServerModel, SwitchModel
+    from engine.model import Rack
+    from engine.physical_stage import PhysicalResult
+
 STAGES = ("topology", "placement", "run-lengths", "physical", "verification", "summary")
 
 
@@ -40,7 +48,7 @@ def _server_prefix(model_key: str) -> str:
     return model_key.split("-")[0].upper()
 
 
-def _physical_stage():
+def _physical_stage() -> Callable[..., tuple[PhysicalResult, list[str]]] | None:
     try:
         from .physical_stage import run_physical
     except ImportError:  # the physical layer is not part of this build
@@ -55,7 +63,17 @@ def _uses_panels(spec: DesignSpec) -> bool:
     return any(isinstance(t, dict) and t.get("cabling") == "panels" for t in tiers)
 
 
-def _build_oob(spec, catalog, b, racks, places, oob_model, server, reserved_u, network_rack_kw=None):
+def _build_oob(
+    spec: DesignSpec,
+    catalog: Catalog,
+    b: Builder,
+    racks: list[Rack],
+    places: list[Place | None],
+    oob_model: SwitchModel,
+    server: ServerModel,
+    reserved_u: int,
+    network_rack_kw: float | None = None,
+) -> tuple[list[Rack], list[Place | None]]:
     """OOB after placement: aggregation switches get their own services rack first, so they, like every
     other rack, get PDUs and an OOB switch of their own."""
     if spec.oob.aggregation_switch:
@@ -115,7 +133,7 @@ def _build_oob(spec, catalog, b, racks, places, oob_model, server, reserved_u, n
     return racks, places
 
 
-def _longest_row(racks, kind: str) -> int:
+def _longest_row(racks: list[Rack], kind: str) -> int:
     """Most racks in one row holding racks of `kind`."""
     rows: dict[int, int] = {}
     for r in racks:

@@ -19,6 +19,7 @@ a rack's y is measured from the front of its own hall, where the hall's pathway 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from math import ceil, floor
 
@@ -238,7 +239,9 @@ def plan_floor(
     return FloorPlan(floor_.racks, floor_.places, spr)
 
 
-def _place_in_halls(floor_: _Floor, sus: range, place_su, limit: int, split_pods: bool) -> None:
+def _place_in_halls(
+    floor_: _Floor, sus: range, place_su: Callable[[int, bool], None], limit: int, split_pods: bool
+) -> None:
     """Place one pod (its SUs `sus`) whole in the current hall, or whole in a new hall when it would take the
     current one past `limit` racks; a pod larger than a hall continues SU by SU in the next halls when
     `split_pods`, else the spec is refused."""

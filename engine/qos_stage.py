@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .catalog import Catalog
 from .ifnames import build_interface_map
-from .qos import plan_qos
+from .qos import QosPlan, plan_qos
 from .qos.inputs import HostInfo, PortInfo, SwitchPorts
 from .qos.policy import QosPolicy
 from .result import DesignResult
@@ -15,7 +15,7 @@ SWITCH_ROLES = ("leaf", "spine", "core")
 QOS_NETWORKS = ("compute", "storage")
 
 
-def build_qos(result: DesignResult, catalog: Catalog):
+def build_qos(result: DesignResult, catalog: Catalog) -> QosPlan:
     spec = result.spec
     policy = QosPolicy.from_dict(spec.qos or {}, spec.compute.technology)
     devices, lengths = result.devices, result.lengths_m

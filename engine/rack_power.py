@@ -14,6 +14,12 @@ Only devices with a power figure count; the summary names the models without one
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.catalog import ServerModel
+    from engine.model import Device, Place, Rack
+    from engine.spec import LayoutSpec
 
 SERVER_KINDS = ("server",)
 MAX_RACK_WARNINGS = 20  # one warning per rack up to this many; the summary lists them all
@@ -29,7 +35,7 @@ class RackBudgets:
         return self.server_kw if kind in SERVER_KINDS else self.network_kw
 
 
-def rack_budgets(layout, server) -> RackBudgets:
+def rack_budgets(layout: LayoutSpec, server: ServerModel) -> RackBudgets:
     if layout.network_rack_power_kw is not None:
         network, source = layout.network_rack_power_kw, "layout.network_rack_power_kw"
     elif layout.rack_power_kw is not None:
@@ -42,7 +48,9 @@ def rack_budgets(layout, server) -> RackBudgets:
     return RackBudgets(layout.rack_power_kw, network, source)
 
 
-def rack_power_report(devices, places, racks, budgets: RackBudgets) -> tuple[dict, list[str]]:
+def rack_power_report(
+    devices: list[Device], places: list[Place | None], racks: list[Rack], budgets: RackBudgets
+) -> tuple[dict, list[str]]:
     """(summary section, warnings): known kW per rack against its budget, one warning per rack over it."""
     kw = [0.0] * len(racks)
     for d, p in zip(devices, places):

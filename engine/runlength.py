@@ -16,7 +16,9 @@ Every term is a layout or site setting; the defaults are listed in docs/data-gap
 
 from __future__ import annotations
 
-from .model import Device, Place, Rack
+from typing import Any
+
+from .model import Device, Link, Place, Rack
 from .placement import U_M
 from .spec import LayoutSpec, SiteSpec
 
@@ -37,7 +39,14 @@ def device_geometry(
     return out
 
 
-def run_lengths(links, geometry, layout: LayoutSpec, site: SiteSpec | None = None, racks=None) -> list[float]:
+def run_lengths(
+    # geometry is device_geometry's; every linked device is placed, so no entry read here is None
+    links: list[Link],
+    geometry: list[Any],
+    layout: LayoutSpec,
+    site: SiteSpec | None = None,
+    racks: list[Rack] | None = None,
+) -> list[float]:
     """Metres per link, rounded to the centimetre, parallel to `links`; `racks` (with their halls) is needed
     only when they stand in more than one hall."""
     if site is not None and racks and any(r.hall for r in racks):
@@ -59,7 +68,9 @@ def run_lengths(links, geometry, layout: LayoutSpec, site: SiteSpec | None = Non
     return out
 
 
-def _run_lengths_halls(links, geometry, layout: LayoutSpec, site: SiteSpec, hall_of: list[int]) -> list[float]:
+def _run_lengths_halls(
+    links: list[Link], geometry: list[Any], layout: LayoutSpec, site: SiteSpec, hall_of: list[int]
+) -> list[float]:
     top = layout.rack_units * U_M
     drop = layout.tray_drop_m
     ends = 2 * layout.slack_per_end_m

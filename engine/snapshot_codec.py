@@ -61,7 +61,7 @@ _SCALARS = frozenset((str, int, float, bool, type(None)))
 _INT_CODES = (("b", 2**7), ("h", 2**15), ("i", 2**31), ("q", 2**63))
 
 
-def _packed(code: str, values) -> str:
+def _packed(code: str, values: Any) -> str:
     """Numbers as base64 of little-endian machine words: about 10x faster to write and read than JSON numbers."""
     a = array(code, values)
     if sys.byteorder == "big":
@@ -85,16 +85,16 @@ def _is_namedtuple(t: type) -> bool:
     return issubclass(t, tuple) and hasattr(t, "_fields")
 
 
-def _all_scalars(values) -> bool:
+def _all_scalars(values: Iterable[Any]) -> bool:
     return set(map(type, values)) <= _SCALARS
 
 
-def _rows_of_scalars(seq, kinds: set) -> bool:
+def _rows_of_scalars(seq: Any, kinds: set) -> bool:
     rows = seq if NoneType not in kinds else [row for row in seq if row is not None]
     return _all_scalars(chain.from_iterable(rows))
 
 
-def _coded(seq) -> tuple[list, list] | None:
+def _coded(seq: Any) -> tuple[list, list] | None:
     """(distinct values in first-seen order, each item's index among them) when few values repeat, else None."""
     sample = seq[:1024]
     if len(set(sample)) * 4 >= len(sample):  # a first look, so columns of distinct values cost little
@@ -159,7 +159,7 @@ class _Encoder:
             return ["M", dict(m)]
         return ["m", [self.value(k) for k in m], [self.value(x) for x in m.values()]]
 
-    def sequence(self, seq, as_tuple: bool) -> Any:
+    def sequence(self, seq: Any, as_tuple: bool) -> Any:
         shape = int(not as_tuple)  # 0: a tuple, 1: a list
         kinds = set(map(type, seq))
         if kinds <= _SCALARS:
@@ -192,7 +192,7 @@ class _Encoder:
                 return ["R", self.scalars(ids, {int}, 1), shape]
         return ["t" if as_tuple else "l", [self.value(x) for x in seq]]
 
-    def scalars(self, seq, kinds: set, shape: int) -> Any:
+    def scalars(self, seq: list[Any], kinds: set, shape: int) -> Any:
         if len(seq) > 64:
             if kinds == {int}:
                 lo, hi = min(seq), max(seq)
@@ -208,7 +208,7 @@ class _Encoder:
                     return ["D", ["L", coded[0]], self.scalars(coded[1], {int}, 1), shape]
         return ["T" if shape == 0 else "L", list(seq)]
 
-    def rows(self, seq, shape: int, row_kind: int, has_none: bool) -> Any:
+    def rows(self, seq: Any, shape: int, row_kind: int, has_none: bool) -> Any:
         """A column of short rows of scalars (a cable's end: device and port; a link's cord: part, length)."""
         if row_kind == 0:
             # rows that repeat are stored once each
@@ -227,7 +227,7 @@ class _Encoder:
         lengths: Any = hi if lo == hi else self.scalars(widths, {int}, 1)
         return ["V", lengths, [self.sequence(c, False) for c in cols], shape, row_kind]
 
-    def columns(self, seq, t: type, shape: int) -> Any:
+    def columns(self, seq: Any, t: type, shape: int) -> Any:
         widths = set(map(len, seq))
         if len(widths) != 1:
             return ["t" if shape == 0 else "l", [self.value(x) for x in seq]]

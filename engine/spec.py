@@ -545,7 +545,7 @@ class DesignSpec:
         return json.loads(self.normalized)
 
 
-def _auto(v):
+def _auto(v: Any) -> Any:
     return None if v == "auto" else v
 
 
@@ -664,7 +664,7 @@ def _hashed_sections(norm: dict) -> dict:
 _FIELDS_HASHED_ONLY_WHEN_SET = {"oob": ("aggregation_switch",)}
 
 
-def _without_unset(section, keys: tuple[str, ...]):
+def _without_unset(section: object, keys: tuple[str, ...]) -> object:
     if not isinstance(section, dict):
         return section
     return {k: v for k, v in section.items() if not (k in keys and v is None)}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from .model import NETWORKS, TIERS
 from .topology.sizing import ratio_text
@@ -17,7 +18,18 @@ def _bisection(gpus: int, injection_gbps: float, ratios: list[float]) -> float:
 
 
 def summarize(
-    *, spec, plan, storage_plan, inband_plan, devices, links, lengths, racks, server, physical, warnings
+    *,
+    spec: Any,
+    plan: Any,
+    storage_plan: Any,
+    inband_plan: Any,
+    devices: Any,
+    links: Any,
+    lengths: Any,
+    racks: Any,
+    server: Any,
+    physical: Any,
+    warnings: Any,
 ) -> dict:
     gpus = spec.servers.count * server.gpus
     role_count: Counter = Counter()

@@ -33,7 +33,7 @@ def _nullable(schema: dict) -> dict:
     return out
 
 
-def _object(properties: dict, required=(), description: str = "") -> dict:
+def _object(properties: dict, required: tuple[str | str | str | str, ...] = (), description: str = "") -> dict:
     out: dict = {"type": "object", "properties": properties}
     if required:
         out["required"] = list(required)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from typing import Any
 
 from .errors import EngineInvariantError
 from .model import APPLIANCE_ROLES
@@ -13,7 +14,7 @@ def _fail(msg: str) -> None:
     raise EngineInvariantError(msg)
 
 
-def _first_port_beyond_radix(devices, links, switches) -> None:
+def _first_port_beyond_radix(devices: Any, links: Any, switches: Any) -> None:
     """Fail on the first link end, in link order, on a port its switch does not have at the link's speed."""
     valid: dict[tuple[str, int], frozenset] = {}
     for link in links:
@@ -37,7 +38,9 @@ def _first_port_beyond_radix(devices, links, switches) -> None:
                 _fail(f"{d.name} port {port} does not exist on a {d.model} at {link.speed_gbps} Gb/s")
 
 
-def verify(*, devices, links, switches, compute_plan, server_model, n_servers: int, gpus: int) -> list[str]:  # noqa: C901
+def verify(  # noqa: C901
+    *, devices: Any, links: Any, switches: Any, compute_plan: Any, server_model: Any, n_servers: int, gpus: int
+) -> list[str]:
     """Raise EngineInvariantError on the first broken invariant; return the names of the checks run."""
     checks = []
 

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import string
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from operator import itemgetter
+from typing import Any
 
 from .errors import EngineInvariantError
 from .model import Place
@@ -42,7 +44,9 @@ def _fields(compiled: str) -> set[int]:
     return {int(i) for _lit, i, _spec, _conv in _FORMATTER.parse(compiled) if i is not None}
 
 
-def verify_cabling(*, devices, places, racks, physical, rack_units: int, renderer) -> list[str]:  # noqa: C901
+def verify_cabling(  # noqa: C901
+    *, devices: Any, places: Any, racks: Any, physical: Any, rack_units: int, renderer: Any
+) -> list[str]:
     """Raise on the first broken invariant; return the names of the checks run. `renderer` renders cable ends
     (cable_schedule.EndRenderer over the same devices, places and racks)."""
     rows = physical.cable_rows
@@ -115,7 +119,7 @@ def _default_templates(template: LabelTemplate) -> bool:
     )
 
 
-def label_warning(*, devices, physical, renderer) -> str | None:
+def label_warning(*, devices: Any, physical: Any, renderer: Any) -> str | None:
     """The warning when the user's own label templates (physical.labels) give two cables the same label."""
     if _default_templates(physical.policy.labels):
         return None  # verify_cabling holds the engine's templates to it
@@ -129,7 +133,7 @@ def label_warning(*, devices, physical, renderer) -> str | None:
     )
 
 
-def label_clash(physical, renderer, cords, n_devices: int) -> str | None:
+def label_clash(physical: Any, renderer: Any, cords: list[Any] | Any, n_devices: int) -> str | None:
     """Two cables (or two trunks) with the same label, said in words; None when every label is unique."""
     template: LabelTemplate = physical.policy.labels
     clash = _cord_label_clash(cords, template, renderer, n_devices, physical.panel_places)
@@ -144,14 +148,16 @@ def label_clash(physical, renderer, cords, n_devices: int) -> str | None:
     return None
 
 
-def _trunk_labels(physical, renderer):
+def _trunk_labels(physical: Any, renderer: Any) -> Iterator[Any]:
     template = physical.policy.labels
     for row in physical.cable_rows:
         if row[1] == "trunk":
             yield trunk_labels(template, f"C{row[0]:06d}", renderer.label_end(row[4]), renderer.label_end(row[5]))
 
 
-def _cord_label_clash(cords, template: LabelTemplate, renderer, n_devices: int, panel_places) -> str | None:
+def _cord_label_clash(
+    cords: Any, template: LabelTemplate, renderer: Any, n_devices: int, panel_places: Any
+) -> str | None:
     used = _fields(template._cable)
     if 2 in used:  # <cable>: every label carries its cable's own id
         return None
@@ -215,14 +221,14 @@ def _cord_label_clash(cords, template: LabelTemplate, renderer, n_devices: int, 
     return None
 
 
-def _clash_by_unit(cords, risky: set, template: LabelTemplate, renderer, cable_fields: set) -> str | None:
+def _clash_by_unit(cords: Any, risky: set, template: LabelTemplate, renderer: Any, cable_fields: set) -> str | None:
     """_cord_label_clash when rack and unit name an end label: compare (rack, unit, port) keys of the cables at
     risky owners instead of rendering their labels; render only the two labels of a clash, to name it."""
     places = renderer.places
     first = {o if isinstance(o, int) else "panel" for o in risky}
     near, far = 0 in cable_fields, 1 in cable_fields
 
-    def key(end):
+    def key(end: tuple) -> tuple:
         if end[0] == "panel":
             return end[1:]
         p = places[end[0]]

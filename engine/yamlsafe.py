@@ -33,6 +33,9 @@ from yaml.scanner import Scanner
 
 from .inputgate import MAX_NODES, InputRefused
 
+if TYPE_CHECKING:
+    from yaml.nodes import Node
+
 # Deep enough for any spec section (the deepest, qos, has 4 levels); shallow enough that neither
 # this loader nor json.dumps, yaml.safe_dump or the database ever recurses near Python's limit.
 MAX_DEPTH = 32
@@ -75,7 +78,7 @@ class _Constructor(SafeConstructor):
 _Constructor.yaml_constructors = {tag: fn for tag, fn in SafeConstructor.yaml_constructors.items() if tag in _JSON_TAGS}
 
 
-def _refuse_tag(_loader, node):
+def _refuse_tag(_loader: Any, node: Any) -> None:
     raise yaml.constructor.ConstructorError(
         None, None, f"the tag {node.tag!r} is not allowed (plain data only)", node.start_mark
     )
@@ -102,7 +105,7 @@ class _Composer(Composer):
 
         def peek_event(self) -> Event: ...
 
-    def compose_node(self, parent, index):
+    def compose_node(self, parent: Node | None, index: int) -> Node | None:
         event = self.peek_event()
         if isinstance(event, AliasEvent):
             raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed", _start(event))
@@ -125,7 +128,7 @@ class _Composer(Composer):
 
 
 class _Loader(Reader, Scanner, Parser, _Composer, _Constructor, _Resolver):
-    def __init__(self, stream):
+    def __init__(self, stream: str) -> None:
         Reader.__init__(self, stream)
         Scanner.__init__(self)
         Parser.__init__(self)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -207,7 +208,7 @@ MEDIA_ROOT = VAR_DIR / "media"
 # shared filesystem). Both write atomically (apps/exports/storage.py).
 ARTIFACT_STORE = env_str("ARTIFACT_STORE", "files")
 ARTIFACT_FILES_DIR = Path(env_str("ARTIFACT_FILES_DIR", str(VAR_DIR / "artifacts"))).resolve()
-_ARTIFACT_STORAGES = {
+_ARTIFACT_STORAGES: dict[str, dict[str, Any]] = {
     "files": {
         "BACKEND": "apps.exports.storage.AtomicFileSystemStorage",
         "OPTIONS": {"location": str(ARTIFACT_FILES_DIR)},

@@ -68,7 +68,8 @@ class StudyIn(StrictSerializer):
 
 class CandidateOut(serializers.Serializer):
     index = serializers.IntegerField(help_text="1-based, in the order computed.")
-    label = serializers.CharField(help_text="The choices in words.")
+    # A declared field (DRF's serializer class moves it out); the stub takes it for the attribute it shadows.
+    label = serializers.CharField(help_text="The choices in words.")  # type: ignore[assignment]
     choice = serializers.DictField(help_text="switch, ratio, planes, tiers (null: auto), cabling, media.")
     figures = serializers.DictField(
         help_text="cost (priced BOM total, null unless every line is priced), power_kw, rack_units, racks, cables, "

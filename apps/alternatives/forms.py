@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import cast
+
 from django import forms
 
 from engine.catalog import load_catalog
@@ -30,8 +32,8 @@ class RequirementForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         servers = load_catalog().servers
-        self.fields["server_model"].choices = [(k, s.name) for k, s in servers.items()]
-        self.fields["workloads"].choices = [(k, k) for k in list_workload_presets()]
+        cast(forms.ChoiceField, self.fields["server_model"]).choices = [(k, s.name) for k, s in servers.items()]
+        cast(forms.MultipleChoiceField, self.fields["workloads"]).choices = [(k, k) for k in list_workload_presets()]
 
     def requirement(self) -> dict:
         d = self.cleaned_data

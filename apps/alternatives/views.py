@@ -9,6 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from apps.common.requests import SignedInRequest
 from apps.jobs.services import JobNotQueued, JobQuotaExceeded, job_request_cancel, job_sent
 from engine.errors import SpecError
 
@@ -20,7 +21,7 @@ from .services import candidate_pick, study_create, study_get
 
 
 @login_required
-def study_list(request: HttpRequest) -> HttpResponse:
+def study_list(request: SignedInRequest) -> HttpResponse:
     form = RequirementForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from django.conf import settings
 from django.db import connection
-from django.http import FileResponse, HttpResponse, HttpResponseRedirect, StreamingHttpResponse
+from django.http import FileResponse, HttpResponse, HttpResponseBase, HttpResponseRedirect, StreamingHttpResponse
 from django.utils.text import slugify
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
@@ -54,7 +54,7 @@ def artifact_etag(artifact: Artifact) -> str:
     return f'"{artifact.sha256}"'
 
 
-def artifact_response(artifact: Artifact, filename: str, *, immutable: bool = True) -> HttpResponse:
+def artifact_response(artifact: Artifact, filename: str, *, immutable: bool = True) -> HttpResponseBase:
     """A stored deliverable as a download, streamed from the artifact store a block at a time (the process
     never holds the file), or handed to nginx with X-Accel-Redirect when settings.ARTIFACT_ACCEL_REDIRECT
     names the internal location of the files store, or redirected to a presigned URL of the s3 store
@@ -69,9 +69,10 @@ def artifact_response(artifact: Artifact, filename: str, *, immutable: bool = Tr
                 "ResponseContentType": artifact.content_type,
             },
         )
-        response = HttpResponseRedirect(location)
-        response["Cache-Control"] = "private, no-store"
-        return response
+        redirect = HttpResponseRedirect(location)
+        redirect["Cache-Control"] = "private, no-store"
+        return redirect
+    response: HttpResponseBase
     if settings.ARTIFACT_ACCEL_REDIRECT and settings.ARTIFACT_STORE == "files":
         response = HttpResponse(content_type=artifact.content_type)
         response["X-Accel-Redirect"] = settings.ARTIFACT_ACCEL_REDIRECT.rstrip("/") + "/" + artifact.name
@@ -80,8 +81,9 @@ def artifact_response(artifact: Artifact, filename: str, *, immutable: bool = Tr
         response = StreamingHttpResponse(artifact_chunks(artifact), content_type=artifact.content_type)
         response["Content-Length"] = str(artifact.size)
     else:
-        response = FileResponse(artifact_open(artifact), content_type=artifact.content_type)
-        response.block_size = FILE_BLOCK
+        file_response = FileResponse(artifact_open(artifact), content_type=artifact.content_type)
+        file_response.block_size = FILE_BLOCK
+        response = file_response
         response["Content-Length"] = str(artifact.size)
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return cache_headers(response, artifact_etag(artifact), immutable=immutable)

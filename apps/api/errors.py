@@ -148,10 +148,13 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:  # 
             getattr(exc, "default_code", "error")
         )
         body = error_body(name, str(exc.detail) if not isinstance(exc.detail, (list, dict)) else "Request failed.")
-        if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
-            headers["Retry-After"] = str(max(1, int(exc.wait + 0.999)))
-        if getattr(exc, "auth_header", None):
-            headers["WWW-Authenticate"] = exc.auth_header
+        # Throttled.__init__ sets .wait; the stub does not declare it.
+        wait = getattr(exc, "wait", None) if isinstance(exc, exceptions.Throttled) else None
+        if wait is not None:
+            headers["Retry-After"] = str(max(1, int(wait + 0.999)))
+        auth_header = getattr(exc, "auth_header", None)
+        if auth_header:
+            headers["WWW-Authenticate"] = auth_header
     else:
         return None  # a bug: Django logs it and answers 500
     return Response(body, status=code, headers=headers)

@@ -15,6 +15,7 @@ from apps.catalog.models import PriceListVersion
 from apps.designs.models import LinkRecord
 from apps.exports.artifacts import PRICED_KINDS
 from deliverables.registry import kinds_taking
+from engine.orders.spares import PercentPerCategory
 
 from .errors import ApiError
 from .serializers import StrictSerializer
@@ -132,7 +133,9 @@ def export_options_resolve(*, revision, kind: str, options: dict) -> dict:
         out["date"] = options["date"].isoformat()
     if "spares_percent" in options:
         rule = spares_rule_of({"spares_percent": options["spares_percent"]})  # the grammar of bom/ and order/
-        out["spares_percent"] = {k: str(v) for k, v in rule.percents.items()} if rule is not None else {}
+        out["spares_percent"] = (
+            {k: str(v) for k, v in rule.percents.items()} if isinstance(rule, PercentPerCategory) else {}
+        )
     scope_check(revision=revision, row=options.get("row"), rack=options.get("rack"), prefix="options.")
     if "price_version" in options:
         v = PriceListVersion.objects.filter(owner_id=revision.design.owner_id, number=options["price_version"]).first()
@@ -163,9 +166,9 @@ def _label_stocks(options: dict, out: dict) -> None:
     for name in ("label_stock", "port_label_stock", "thin_cord_stock"):
         if name in out:
             try:
-                stock = LabelStock.from_dict(out[name])
+                parsed = LabelStock.from_dict(out[name])
             except ValueError as exc:
                 message = str(exc).removeprefix("label_stock").lstrip(":. ")
                 raise _bad(f"options.{name}", message) from None
-            if name == "thin_cord_stock" and stock.kind == "wrap":
+            if name == "thin_cord_stock" and parsed.kind == "wrap":
                 raise _bad(f"options.{name}", "a flag or sheet stock (a wrap is what these cords are too thin for)")

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable
 from datetime import timedelta
 
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from rest_framework.request import Request
@@ -75,6 +76,8 @@ def idempotent(request: Request, handler: Callable[[], Response]) -> Response:
         )
     fingerprint = _fingerprint(request)
     user = request.user
+    if not isinstance(user, User):  # keys are kept per account; an anonymous request has none to replay
+        return handler()
     # Forget this user's expired keys (few rows: keys live a day).
     IdempotencyRecord.objects.filter(user=user, created_at__lt=timezone.now() - KEY_TTL).delete()
     try:
@@ -115,5 +118,5 @@ def forget(request: Request) -> None:
     """Drop the remembered answer of this request's key: what it answered did not happen after all (its job
     could not be queued), so a retry with the same key must run again."""
     key = request.headers.get(HEADER)
-    if key is not None:
+    if key is not None and isinstance(request.user, User):
         IdempotencyRecord.objects.filter(user=request.user, key=key).delete()

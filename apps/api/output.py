@@ -69,7 +69,7 @@ def revision_out(request, rev: Revision) -> dict:
         "url": url(request, "revision-detail", rev.design_id, rev.number),
         "design": rev.design_id,
         "created_at": iso(rev.created_at),
-        "created_by": rev.created_by.get_username() if rev.created_by_id else None,
+        "created_by": rev.created_by.get_username() if rev.created_by else None,
         "engine_version": rev.engine_version,
         "catalog_version": rev.catalog_version,
         "spec_hash": rev.spec_hash,

@@ -124,7 +124,8 @@ class ApiAutoSchema(AutoSchema):
             return super().get_serializer_name(serializer, direction)
         return "".join(re.sub(r"(Api|Serializer)$", "", part) for part in qualname.split("."))
 
-    def get_description(self):
+    # drf-spectacular's AutoSchema takes no arguments here; DRF's stub describes its own base class's signature.
+    def get_description(self):  # type: ignore[override]
         # A view's docstring explains the code to its maintainers; what a client reads comes from docs/api.md
         # (apps/api/schema_docs.py). @extend_schema(description=...) still lands here, and the hook warns about it.
         return ""
@@ -134,7 +135,8 @@ class TokenAuthenticationScheme(OpenApiAuthenticationExtension):
     """Two ways to send the one token: either scheme satisfies every operation."""
 
     target_class = "apps.api.auth.TokenAuthentication"
-    name = ("tokenAuth", "bearerAuth")
+    # drf-spectacular iterates any sequence of names here; its own annotation says list
+    name = ("tokenAuth", "bearerAuth")  # type: ignore[assignment]
 
     def get_security_definition(self, auto_schema):
         return [
@@ -216,7 +218,7 @@ def _codes(path: str, method: str, op: dict) -> list[str]:
 
 # Rules of request bodies a serializer states in code (validate()), said in the schema too.
 _PART_NUMBERS: dict = {}  # (keys of 1-64 characters: OpenAPI 3.0 has no propertyNames)
-COMPONENT_RULES = {
+COMPONENT_RULES: dict[str, dict] = {
     # spec or preset, not both (not "neither": a oneOf of required lists makes openapi-python-client write
     # code that does not compile; that half is an allowance of the schemathesis run)
     "DesignListInputRequest": {"not": {"required": ["spec", "preset"]}},

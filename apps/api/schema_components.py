@@ -100,9 +100,9 @@ def add_typed_components(result: dict) -> None:
     found = set()
     for item in result.get("paths", {}).values():
         for op in item.values():
-            target = TYPED_RESPONSES.get(op.get("operationId", ""))
-            if target:
-                op["responses"]["200"]["content"]["application/json"]["schema"] = _ref(target)
+            typed = TYPED_RESPONSES.get(op.get("operationId", ""))
+            if typed:
+                op["responses"]["200"]["content"]["application/json"]["schema"] = _ref(typed)
                 found.add(op["operationId"])
     missing = set(TYPED_RESPONSES) - found
     if missing:

@@ -11,6 +11,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
+from apps.common.requests import SignedInRequest
+
 from .auth import token_create, token_revoke
 from .models import ApiToken
 
@@ -22,7 +24,7 @@ class TokenForm(forms.Form):
 @login_required(login_url="login")
 @never_cache
 @require_http_methods(["GET", "POST"])
-def token_list_view(request: HttpRequest) -> HttpResponse:
+def token_list_view(request: SignedInRequest) -> HttpResponse:
     form = TokenForm(request.POST if request.method == "POST" else None)
     created = None
     if form.is_valid():

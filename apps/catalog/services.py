@@ -13,9 +13,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterable
+from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.db.models import Max
@@ -30,6 +32,9 @@ from engine.physical.catalog import CatalogError as MediaCatalogError
 from engine.spec import CATALOG_KEY_PATTERN
 
 from .models import HARDWARE_SECTIONS, CustomPart, PriceList, PriceListVersion
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 class InvalidPart(Invalid):
@@ -51,7 +56,7 @@ CUSTOM_PART_MAX_DEPTH = 10
 CUSTOM_PART_MAX_NODES = 5_000
 
 
-def _extra(parts) -> dict | None:
+def _extra(parts: Iterable[tuple[str, str, Any]]) -> dict | None:
     """{servers: {key: body}, switches: {key: body}, media: {section: [body, ...]}} or None."""
     extra: dict[str, Any] = {}
     for section, key, body in parts:
@@ -62,14 +67,14 @@ def _extra(parts) -> dict | None:
     return extra or None
 
 
-def custom_catalog_for(user) -> dict | None:
+def custom_catalog_for(user: User) -> dict | None:
     """The user's custom parts as a `load_catalog(extra)` extension, or None when they have none."""
     if user is None or not getattr(user, "pk", None):
         return None
     return _extra(CustomPart.objects.filter(owner=user).order_by("pk").values_list("section", "key", "body"))
 
 
-def catalog_for(user) -> tuple[Catalog, set[tuple[str, str]]]:
+def catalog_for(user: User) -> tuple[Catalog, set[tuple[str, str]]]:
     """The merged catalog and the (section, key) pairs that are the user's own. Cached per parts state."""
     state = list(CustomPart.objects.filter(owner=user).order_by("pk").values_list("pk", "updated_at"))
     if not state:
@@ -124,7 +129,9 @@ def _validate(parts: list[tuple[str, str, Any]]) -> None:
         ) from None
 
 
-def custom_part_save(*, user, section: str, key: str | None, body: Any, part: CustomPart | None = None) -> CustomPart:
+def custom_part_save(
+    *, user: User, section: str, key: str | None, body: Any, part: CustomPart | None = None
+) -> CustomPart:
     """Create (part=None) or replace a custom part after validating it with the engine's loaders."""
     try:
         check_shape(body, max_depth=CUSTOM_PART_MAX_DEPTH, max_nodes=CUSTOM_PART_MAX_NODES)
@@ -187,7 +194,7 @@ def custom_part_delete(*, part: CustomPart) -> None:
 # --- price lists -----------------------------------------------------------------------------------
 
 
-def price_list_save(*, owner, currency: str, prices: dict[str, str]) -> PriceListVersion | None:
+def price_list_save(*, owner: User, currency: str, prices: dict[str, str]) -> PriceListVersion | None:
     """Replace the owner's price list; a change adds a version (returned), saving the same list adds none."""
     with transaction.atomic():
         pl = PriceList.objects.select_for_update().filter(owner=owner).first()
@@ -205,11 +212,11 @@ def price_list_save(*, owner, currency: str, prices: dict[str, str]) -> PriceLis
         )
 
 
-def price_version_latest(*, owner) -> PriceListVersion | None:
+def price_version_latest(*, owner: User) -> PriceListVersion | None:
     return PriceListVersion.objects.filter(owner=owner).order_by("-number").first()
 
 
-def price_version_at(*, owner_id: int, when, prices: bool = True) -> PriceListVersion | None:
+def price_version_at(*, owner_id: int, when: datetime, prices: bool = True) -> PriceListVersion | None:
     """The owner's version in force at `when`: the newest created at or before it (`prices=False`: without
     loading its price map)."""
     versions = PriceListVersion.objects.all() if prices else PriceListVersion.objects.defer("prices")

@@ -34,7 +34,7 @@ class _RawUpload(parsers.BaseParser):
 
 
 # The API negotiates parsers by exact media type (apps.api.views.base.JSONOnlyNegotiation): one per kind of file.
-UPLOAD_PARSERS = [
+UPLOAD_PARSERS: list[type[parsers.BaseParser]] = [
     type(f"RawUpload_{mt.replace('/', '_').replace('-', '_')}", (_RawUpload,), {"media_type": mt})
     for mt in ("text/plain", "text/csv", "application/json", "application/octet-stream")
 ]

@@ -8,7 +8,7 @@ import io
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4, landscape
 from reportlab.lib.styles import getSampleStyleSheet
-from reportlab.platypus import SimpleDocTemplate, Table, TableStyle
+from reportlab.platypus import Flowable, SimpleDocTemplate, Table, TableStyle
 
 from apps.common.pdftext import paragraph
 from engine.asbuilt.fixlist import FIX_COLUMNS
@@ -49,7 +49,7 @@ def fix_list_pdf(fixes: list[dict], *, title: str) -> bytes:
     )
     out = io.BytesIO()
     doc = SimpleDocTemplate(out, pagesize=landscape(A4), title=title, leftMargin=20, rightMargin=20)
-    story = [paragraph(title, styles["Heading2"])]
+    story: list[Flowable] = [paragraph(title, styles["Heading2"])]
     story.append(table if fixes else paragraph("No problem left.", styles["BodyText"]))
     doc.build(story)
     return out.getvalue()

@@ -145,7 +145,9 @@ def asbuilt_refresh_job(*, job, progress) -> dict:
 def asbuilt_read_pending(*, revision, upload_id: int | None, progress=None) -> list[str]:
     """Read the job's upload if it was stored unread (too large for the web request): it is counted and kept, or
     refused (deleted: it never counts) with why. Returns the refusal's text (none when read)."""
-    refused = []
+    refused: list[str] = []
+    if upload_id is None:  # the upload was read in the web request
+        return refused
     pending = list(AsBuiltUpload.objects.filter(revision=revision, pk=upload_id, read=False))
     for i, u in enumerate(pending):
         if progress:

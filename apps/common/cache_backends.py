@@ -7,15 +7,17 @@ is safe to share between threads (every command takes its own connection from th
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 
 
 class SharedClientRedisCacheClient(RedisCacheClient):
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._clients: dict[bool, object] = {}
+        self._clients: dict[bool, Any] = {}
 
-    def get_client(self, key=None, *, write=False):
+    def get_client(self, key: Any = None, *, write: bool = False) -> Any:
         client = self._clients.get(write)
         if client is None:
             # A race here builds two clients on the same pool, both valid; the last one stays.
@@ -24,6 +26,6 @@ class SharedClientRedisCacheClient(RedisCacheClient):
 
 
 class SharedClientRedisCache(RedisCache):
-    def __init__(self, server, params):
+    def __init__(self, server: str, params: dict[str, Any]) -> None:
         super().__init__(server, params)
         self._class = SharedClientRedisCacheClient

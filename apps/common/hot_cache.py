@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 
 from django.conf import settings
 from django.core.cache import cache
@@ -65,7 +66,7 @@ def _process_cache() -> BytesLRU:
     return _bodies
 
 
-def immutable_body(key: str, produce, *, timeout: int) -> bytes:
+def immutable_body(key: str, produce: Callable[[], bytes], *, timeout: int) -> bytes:
     """The bytes kept under `key` (a key that names its content: the same key never means other bytes): from this
     process, else from Django's cache, else `produce()`, which is then kept in both."""
     local = _process_cache()

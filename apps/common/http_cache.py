@@ -14,13 +14,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, TypeVar
 
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseBase
 from django.utils.http import parse_etags
 
 from .security import AUTHENTICATED_CACHE_CONTROL, immutable_cache_control
+
+R = TypeVar("R", bound=HttpResponseBase)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,7 +42,7 @@ def code_version() -> str:
     return h.hexdigest()[:16]
 
 
-def revision_etag(revision, *parts) -> str:
+def revision_etag(revision: Any, *parts: object) -> str:
     """A strong ETag ("…", quoted) for something derived from `revision` and `parts`. A revision's rows never
     change; its id with its creation time and spec hash names it even where ids are reused (a database
     rebuilt behind a cache that outlived it)."""
@@ -46,7 +50,7 @@ def revision_etag(revision, *parts) -> str:
     return '"' + hashlib.sha256(json.dumps(state, sort_keys=True, default=str).encode()).hexdigest()[:40] + '"'
 
 
-def if_none_match(request, etag: str) -> bool:
+def if_none_match(request: Any, etag: str) -> bool:
     """True when the client already holds `etag` (If-None-Match compares tags weakly, RFC 9110 13.1.2)."""
     request = getattr(request, "_request", request)
     header = request.META.get("HTTP_IF_NONE_MATCH")
@@ -56,7 +60,7 @@ def if_none_match(request, etag: str) -> bool:
     return "*" in tags or etag.removeprefix("W/") in {t.removeprefix("W/") for t in tags}
 
 
-def cache_headers(response, etag: str, *, immutable: bool = True):
+def cache_headers(response: R, etag: str, *, immutable: bool = True) -> R:
     response["ETag"] = etag
     response["Cache-Control"] = immutable_cache_control() if immutable else AUTHENTICATED_CACHE_CONTROL
     return response
@@ -70,13 +74,13 @@ def not_modified(etag: str, *, immutable: bool = True) -> HttpResponse:
     return cache_headers(response, etag, immutable=immutable)
 
 
-def query_key(request) -> str:
+def query_key(request: Any) -> str:
     """The request's query string in a canonical order (part of a tag: each page or filter is its own)."""
     request = getattr(request, "_request", request)
     return "&".join(sorted(f"{k}={v}" for k, values in request.GET.lists() for v in values))
 
 
-def conditional(request, etag: str, produce, *, immutable: bool = True):
+def conditional(request: Any, etag: str, produce: Callable[[], R], *, immutable: bool = True) -> R | HttpResponse:
     """304 when the client holds `etag`; else `produce()` with the tag and Cache-Control set."""
     if if_none_match(request, etag):
         return not_modified(etag, immutable=immutable)

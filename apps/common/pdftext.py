@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from xml.sax.saxutils import escape
 
+from reportlab.lib.styles import PropertySet
 from reportlab.platypus import Paragraph
 
 
@@ -21,7 +22,7 @@ def escape_markup(text: object) -> str:
     return escape("" if text is None else str(text))
 
 
-def paragraph(text: object, style) -> Paragraph:
+def paragraph(text: object, style: PropertySet) -> Paragraph:
     """A Paragraph showing `text` literally: no tag, entity or link from data is interpreted."""
     return Paragraph(escape_markup(text), style)
 

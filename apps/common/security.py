@@ -17,6 +17,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Callable
 from functools import wraps
+from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -52,12 +53,12 @@ def _authenticated(request: HttpRequest) -> bool:
     return bool(user is not None and user.is_authenticated)
 
 
-def csp(policy: str):
+def csp(policy: str) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
     """View decorator: answer with this Content-Security-Policy instead of the site's."""
 
-    def decorate(view):
+    def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
         @wraps(view)
-        def wrapped(request, *args, **kwargs):
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
             response = view(request, *args, **kwargs)
             response["Content-Security-Policy"] = policy
             return response
@@ -73,7 +74,7 @@ def cache_immutable(response: HttpResponse) -> HttpResponse:
     return response
 
 
-def client_address(request) -> str | None:
+def client_address(request: HttpRequest) -> str | None:
     """The client's IP address: the socket's peer, or behind settings.CLIENT_ADDRESS_PROXY_HOPS trusted
     proxies the X-Forwarded-For entry the outermost of them appended (earlier entries are the client's
     to invent, so they are never trusted). None when there is no valid one (a test request)."""
@@ -95,7 +96,11 @@ def _valid_ip(text: str) -> bool:
     return True
 
 
-def lockout_response(request, original_response=None, credentials=None) -> HttpResponse:  # noqa: ARG001 - axes' call
+def lockout_response(
+    request: HttpRequest,
+    original_response: HttpResponse | None = None,  # noqa: ARG001 - axes' call
+    credentials: dict[str, Any] | None = None,
+) -> HttpResponse:
     """django-axes' answer to a sign-in while the username or the address is locked out: 429 and a page
     that says why and for how long (the same for both, so it reveals nothing about the account)."""
     username = (credentials or {}).get("username") or request.POST.get("username", "")

@@ -5,6 +5,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from datetime import datetime
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -54,7 +55,7 @@ def healthz(request: HttpRequest) -> JsonResponse:
     return JsonResponse(body, status=200 if healthy else 503)
 
 
-def _workers(last_seen) -> dict:
+def _workers(last_seen: datetime | None) -> dict:
     within = settings.WORKER_SEEN_WITHIN_S
     age = (timezone.now() - last_seen).total_seconds() if last_seen else None
     recent = age is not None and age <= within
@@ -74,7 +75,7 @@ class _Pending:
         self.result: dict | str = "error: timeout"
         self.thread = threading.Thread(target=self._run, args=(probe,), name=f"healthz-{name}", daemon=True)
 
-    def _run(self, probe) -> None:
+    def _run(self, probe: Callable[[], dict | None]) -> None:
         try:
             self.result = probe() or {}
         except Exception as exc:  # any failure means unhealthy, whatever raised it
@@ -91,11 +92,11 @@ class _Pending:
 
 
 class _Probes:
-    def __init__(self):
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self._running: dict[str, _Pending] = {}
 
-    def start(self, name: str, probe) -> _Pending:
+    def start(self, name: str, probe: Callable[[], dict | None]) -> _Pending:
         with self._lock:
             pending = self._running.get(name)
             if pending is not None and not pending.done.is_set():
@@ -130,6 +131,6 @@ def _ping_broker() -> None:
         if conn.transport_cls == "filesystem":
             # The filesystem transport "connects" without touching the disk,
             # so check the folder that producers write into.
-            folder = conn.transport_options["data_folder_out"]
+            folder = (conn.transport_options or {})["data_folder_out"]
             if not os.access(folder, os.W_OK):
                 raise OSError(f"broker folder not writable: {folder}")

@@ -8,7 +8,7 @@ the first of them listed with the snapshot (never silently dropped).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
@@ -22,6 +22,7 @@ from apps.designs.revision_cache import (
     revision_key,
 )
 from apps.exports.services import revision_result
+from apps.jobs.models import Job
 from apps.jobs.progress import JobFailed
 from apps.jobs.services import job_create
 from engine.asbuilt.matching import PortMatcher, PortRef, UserMapError, parse_user_map, port_aliases
@@ -121,7 +122,7 @@ def _check(*, text: str, fmt: str, taken_at: datetime | None, device: str) -> da
     taken = taken_at or timezone.now()
     if timezone.is_naive(taken):
         raise CounterImportRejected("taken_at", "give a time zone (e.g. 2026-12-03T18:00:00Z)")
-    if taken > timezone.now() + timezone.timedelta(minutes=5):
+    if taken > timezone.now() + timedelta(minutes=5):
         raise CounterImportRejected("taken_at", "is in the future")
     return taken
 
@@ -222,7 +223,7 @@ def counter_snapshot_create(
     return snap
 
 
-def counter_import(*, revision: Revision, user, **kw) -> tuple[CounterSnapshot, object | None]:
+def counter_import(*, revision: Revision, user, **kw) -> tuple[CounterSnapshot, Job | None]:
     """Store a counter file: read at once up to COUNTERS_READ_IN_REQUEST_BYTES, (snapshot, None); a larger one
     stored as received with the job that reads it (kind "counters"), (snapshot, job). JobQuotaExceeded when the
     user has too many jobs waiting (nothing stored)."""

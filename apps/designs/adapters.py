@@ -8,7 +8,7 @@ from itertools import repeat
 
 from engine.columns import CABLE_DB_COLUMNS as CABLE_DB_COLUMNS  # the stored rows' columns, as loaded
 from engine.columns import LINK_DB_COLUMNS as LINK_DB_COLUMNS
-from engine.result import DesignRows
+from engine.result import DesignDraft, DesignResult
 
 _NO_PHYSICAL = ("", "", "", "", 0, "", None, None, "")
 
@@ -17,7 +17,7 @@ def spec_hash(normalized: str) -> str:
     return hashlib.sha256(normalized.encode()).hexdigest()
 
 
-def link_db_rows(result: DesignRows, revision_id: int) -> Iterator[tuple]:
+def link_db_rows(result: DesignDraft | DesignResult, revision_id: int) -> Iterator[tuple]:
     """LINK_DB_COLUMNS rows, streamed: the links.csv row (DesignResult.link_rows) typed for the database
     (integer link id, NULL for a device without a rack unit) plus the physical stage's fields.
 
@@ -54,13 +54,13 @@ def link_db_rows(result: DesignRows, revision_id: int) -> Iterator[tuple]:
         )
 
 
-def cable_count(result: DesignRows) -> int:
+def cable_count(result: DesignDraft | DesignResult) -> int:
     """How many rows cable_db_rows yields, without rendering them."""
     physical = result.physical
     return len(physical.cable_rows) if physical is not None and hasattr(physical, "cable_db_rows") else 0
 
 
-def cable_db_rows(result: DesignRows, revision_id: int) -> Iterator[tuple]:
+def cable_db_rows(result: DesignDraft | DesignResult, revision_id: int) -> Iterator[tuple]:
     physical = result.physical
     if physical is None or not hasattr(physical, "cable_db_rows"):
         return iter(())

@@ -13,11 +13,14 @@ class DesignShareInline(admin.TabularInline):
     readonly_fields = ("user",)
 
 
+_REVISION_FIELDS = ("number", "created_at", "created_by", "link_count", "cable_count", "compute_seconds")
+
+
 class RevisionInline(admin.TabularInline):
     model = Revision
     extra = 0
-    fields = ("number", "created_at", "created_by", "link_count", "cable_count", "compute_seconds")
-    readonly_fields = fields
+    fields = _REVISION_FIELDS
+    readonly_fields = _REVISION_FIELDS
     show_change_link = True
     can_delete = False
 

@@ -26,6 +26,7 @@ from apps.catalog.services import (
     price_list_save,
 )
 from apps.common.errors import DomainError
+from apps.common.requests import SignedInRequest
 from engine.catalog import load_catalog
 from engine.inputgate import InputRefused, load_yaml, text_lines
 
@@ -261,7 +262,7 @@ def _unknown_part_numbers(user, prices: dict) -> list[str]:
 
 @signin_required
 @require_http_methods(["GET", "POST"])
-def catalog_view(request: HttpRequest) -> HttpResponse:
+def catalog_view(request: SignedInRequest) -> HttpResponse:
     user = request.user
     part_errors: list[str] = []
     price_errors: list[str] = []
@@ -317,13 +318,13 @@ def catalog_view(request: HttpRequest) -> HttpResponse:
                 messages.success(request, f"Saved your price list ({len(clean)} parts).")
                 unknown = _unknown_part_numbers(user, clean)
                 if unknown:
-                    shown = ", ".join(unknown[:10]) + (f" and {len(unknown) - 10} more" if len(unknown) > 10 else "")
+                    listed = ", ".join(unknown[:10]) + (f" and {len(unknown) - 10} more" if len(unknown) > 10 else "")
                     messages.warning(
                         request,
                         f"{len(unknown)} part number{'s' if len(unknown) != 1 else ''} of the price list "
                         f"{'is' if len(unknown) == 1 else 'are'} in no catalog part and no bill of materials of "
                         f"your designs, so {'it prices' if len(unknown) == 1 else 'they price'} nothing yet "
-                        f"(a typing mistake?): {shown}",
+                        f"(a typing mistake?): {listed}",
                     )
                 return redirect("designs:catalog")
     elif request.method == "GET" and request.GET.get("edit", "").isdigit():

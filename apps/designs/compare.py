@@ -73,12 +73,12 @@ def revision_counts_diff(*, old: Revision, new: Revision) -> list[dict]:
     A count missing on one side is 0 there (a part that disappeared reads -N, not a blank)."""
     a, b = _labelled_counts(old.summary or {}), _labelled_counts(new.summary or {})
     rows = []
-    for key in sorted(set(a) | set(b), key=lambda k: (b.get(k) or a.get(k))["rank"]):
+    for key in sorted(set(a) | set(b), key=lambda k: (b[k] if k in b else a[k])["rank"]):
         ca, cb = a.get(key), b.get(key)
         vo, vn = (ca or {}).get("value"), (cb or {}).get("value")
         if vo == vn:
             continue
-        meta = cb or ca
+        meta = b[key] if key in b else a[key]
         numeric = all(v is None or isinstance(v, (int, float)) for v in (vo, vn))
         if numeric:
             vo, vn = vo or 0, vn or 0
@@ -88,7 +88,7 @@ def revision_counts_diff(*, old: Revision, new: Revision) -> list[dict]:
                 "item": meta["item"],
                 "old": vo,
                 "new": vn,
-                "delta": vn - vo if numeric else None,
+                "delta": vn - vo if numeric and vn is not None and vo is not None else None,
             }
         )
     return rows
@@ -217,7 +217,7 @@ def revision_diff_page(*, old: Revision, new: Revision, table: str, change: str,
     chunk = ids[(page - 1) * size : page * size]
 
     def fetch(revision_id: int, wanted: list[int]) -> dict:
-        rows = model.objects.filter(revision_id=revision_id, **{f"{id_col}__in": wanted}).values(*shown)
+        rows = model._default_manager.filter(revision_id=revision_id, **{f"{id_col}__in": wanted}).values(*shown)
         return {r[id_col]: r for r in rows}
 
     if change == "added":

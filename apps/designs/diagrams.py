@@ -450,7 +450,7 @@ def rack_row(revision: Revision, row: str, *, start: int = 1, per_view: int = RA
         .order_by()
         for e in "ab"
     ]
-    found: dict[tuple[str, str], list] = {}
+    found: dict[tuple[str, str], tuple[Any, int]] = {}
     for r in ends[0].union(ends[1], all=True):
         key = (r["rack"], r["device"])
         u, n = found.get(key, (None, 0))

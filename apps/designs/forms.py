@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import yaml
 from django import forms
@@ -154,7 +154,7 @@ def _datalist_for(path: str) -> str | None:
 
 def _form_field(leaf: SpecLeaf) -> forms.Field:
     spec, label = leaf.spec, _label(leaf.path)
-    common = {"label": label, "help_text": _help(spec), "required": False}
+    common: dict[str, Any] = {"label": label, "help_text": _help(spec), "required": False}
     if spec.kind == "bool":
         return forms.BooleanField(**common)
     if spec.kind == "enum":
@@ -165,9 +165,9 @@ def _form_field(leaf: SpecLeaf) -> forms.Field:
             widget=forms.Textarea(attrs={"rows": 6, "spellcheck": "false", "class": "code"}), strip=False, **common
         )
     if spec.kind in ("int", "float") and not spec.allow_auto:
-        attrs = {"step": "1" if spec.kind == "int" else "any"}
-        attrs.update({k: _num(v) for k, v in (("min", spec.minimum), ("max", spec.maximum)) if v is not None})
-        return forms.CharField(widget=forms.NumberInput(attrs=attrs), **common)
+        number_attrs = {"step": "1" if spec.kind == "int" else "any"}
+        number_attrs.update({k: _num(v) for k, v in (("min", spec.minimum), ("max", spec.maximum)) if v is not None})
+        return forms.CharField(widget=forms.NumberInput(attrs=number_attrs), **common)
     attrs: dict[str, Any] = {}
     if spec.kind == "str":  # the engine's bound as a browser hint; the engine's own check gives the message
         attrs["maxlength"] = spec.max_length or DEFAULT_MAX_LENGTH
@@ -248,8 +248,18 @@ def field_for_path(path: str, names: Mapping[str, str]) -> tuple[str | None, str
     return None, path
 
 
-class SpecErrorsMixin:
+if TYPE_CHECKING:
+    _Form = forms.Form  # what SpecErrorsMixin is mixed into
+else:
+    _Form = object
+
+
+class SpecErrorsMixin(_Form):
     """add_spec_errors for a form whose field_for_path(path) names the field of an engine error path."""
+
+    if TYPE_CHECKING:  # provided by the form class this is mixed into
+
+        def field_for_path(self, path: str) -> tuple[str | None, str]: ...
 
     def add_spec_errors(self, exc: SpecError) -> None:
         """Each engine message next to the field its path names (above the form when none does)."""
@@ -295,7 +305,8 @@ class SpecForm(SpecErrorsMixin, forms.Form):
         self.field_warnings: dict[str | None, list[str]] = {}
 
     def clean(self):
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data  # what Form.clean returns; its stub allows None
         # Required sections always exist, so a missing value is reported at its own field.
         spec: dict = {key: {} for key, f in SPEC_FIELDS.items() if f.kind == "object" and f.required}
         for leaf in LEAVES:
@@ -328,7 +339,8 @@ class SpecForm(SpecErrorsMixin, forms.Form):
             name, rest = self.field_for_path(w.path)
             self.field_warnings.setdefault(name, []).append(f"{rest}: {w.message}" if rest else w.message)
         for name, field in self.fields.items():
-            field.warnings = self.field_warnings.get(name, [])  # read by designs/_field.html
+            # read by designs/_field.html; Field has no such attribute, this form gives it one
+            field.warnings = self.field_warnings.get(name, [])  # type: ignore[attr-defined]
 
     def field_for_path(self, path: str) -> tuple[str | None, str]:
         return field_for_path(path, _FIELD_NAMES)
@@ -409,7 +421,7 @@ class NewDesignForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["preset"].choices = list(list_presets().items())
+        cast(forms.ChoiceField, self.fields["preset"]).choices = list(list_presets().items())
         self.fields["preset"].initial = DEFAULT_PRESET
         self.descriptions = preset_descriptions()
 
@@ -453,7 +465,8 @@ class SparesRuleForm(forms.Form):
     )
 
     def clean(self):
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data  # what Form.clean returns; its stub allows None
         self.chosen_rule = None
         texts = {
             "percent": data.get("spares_percent", ""),
@@ -486,11 +499,12 @@ class CompareForm(SparesRuleForm):
         self.fields[
             "spares_percent"
         ].help_text += " Against the ordered baseline, empty keeps the spares it was ordered with."
-        choices = [(n, f"r{n}") for n in numbers]
-        self.fields["new"].choices = choices
-        self.fields["old"].choices = (
+        choices: list[tuple[int | str, str]] = [(n, f"r{n}") for n in numbers]
+        cast(forms.ChoiceField, self.fields["new"]).choices = choices
+        ordered: list[tuple[int | str, str]] = (
             [(ORDERED, f"As ordered (r{baseline_number})")] if baseline_number is not None else []
-        ) + choices
+        )
+        cast(forms.ChoiceField, self.fields["old"]).choices = ordered + choices
         if len(numbers) >= 2:
             self.fields["new"].initial, self.fields["old"].initial = numbers[0], numbers[1]
 
@@ -517,7 +531,7 @@ class ElevationForm(forms.Form):
 
     def __init__(self, *args, rows: list[str], **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["row"].choices = [(r, f"Row {r}") for r in rows]
+        cast(forms.ChoiceField, self.fields["row"]).choices = [(r, f"Row {r}") for r in rows]
 
     def selection(self, *, default_row) -> tuple[str | None, int]:
         """(row, start) to draw; a bad choice shows its error and falls back to `default_row()`."""
@@ -549,7 +563,7 @@ class TableFilterForm(forms.Form):
         label="Rows per page",
         required=False,
         coerce=int,
-        empty_value=DEFAULT_LIMIT,
+        empty_value=DEFAULT_LIMIT,  # type: ignore[arg-type]  # the stub says str; Django returns any value given
         choices=[(n, n) for n in (25, 50, 100, 250, 500)],
     )
     cursor = forms.CharField(required=False, widget=forms.HiddenInput, max_length=500)
@@ -571,12 +585,14 @@ class TableFilterForm(forms.Form):
                 values = facets.get(name, [])
                 if name == "network":  # the engine's order, whatever order the stored summary kept
                     values = sorted(values, key=lambda v: (NETWORKS.index(v) if v in NETWORKS else len(NETWORKS), v))
-                self.fields[name].choices = [("", "any")] + [(v, v) for v in values]
+                cast(forms.ChoiceField, self.fields[name]).choices = [("", "any")] + [(v, v) for v in values]
         sorts = LINK_SORTS if table == "links" else CABLE_SORTS
-        self.fields["order"].choices = [(s, s.replace("_", " ")) for s in sorts] + [
+        cast(forms.ChoiceField, self.fields["order"]).choices = [(s, s.replace("_", " ")) for s in sorts] + [
             (f"-{s}", f"{s.replace('_', ' ')}, descending") for s in sorts
         ]
-        self.fields["limit"].choices = [(n, n) for n in (25, 50, 100, 250, 500) if n <= MAX_LIMIT]
+        cast(forms.ChoiceField, self.fields["limit"]).choices = [
+            (n, n) for n in (25, 50, 100, 250, 500) if n <= MAX_LIMIT
+        ]
 
     @staticmethod
     def table_query(params):

@@ -6,10 +6,15 @@ Links and cables are stored one row each so tables, filters, exports and the API
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from django.conf import settings
 from django.db import models
 
 from apps.common.models import TimeStampedModel
+
+if TYPE_CHECKING:
+    from engine.errors import FieldError
 
 
 class Access(models.TextChoices):
@@ -22,6 +27,8 @@ class Design(TimeStampedModel):
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="designs")
     name = models.CharField(max_length=200)
+    # Not a column: the save services (apps.designs.services) set it on the instance they return, for the answer.
+    spec_warnings: list[FieldError]
     spec = models.JSONField()
     schema_version = models.PositiveSmallIntegerField(default=1)
     preset = models.CharField(max_length=100, blank=True, default="")
@@ -62,7 +69,7 @@ class DesignShare(models.Model):
 
     def save(self, *args, **kwargs):
         # Either side fills the other (the admin's inline gives a username; tests often a user).
-        if not self.username and self.user_id is not None:
+        if not self.username and self.user is not None:
             self.username = self.user.get_username()
         elif self.user_id is None and self.username:
             from django.contrib.auth import get_user_model
@@ -76,6 +83,9 @@ class Revision(models.Model):
 
     design = models.ForeignKey(Design, on_delete=models.CASCADE, related_name="revisions")
     number = models.PositiveIntegerField()
+    # Not columns: selectors.revision_head reads them in its one query (revision_cache and the API read them back).
+    snapshot_digest: tuple[str, str] | None
+    pricing_key: tuple[Any, ...]
     spec = models.JSONField()
     spec_hash = models.CharField(max_length=64)
     engine_version = models.CharField(max_length=32)

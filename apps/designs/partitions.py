@@ -28,6 +28,8 @@ from collections.abc import Iterable
 
 from django.db import DatabaseError, connection, transaction
 
+from apps.common.db import column_field, column_name
+
 log = logging.getLogger(__name__)
 
 ROW_TABLES = ("designs_linkrecord", "designs_cablerecord")
@@ -100,8 +102,9 @@ def sort_index_keys() -> dict[str, dict[str, str]]:
         for name in sorts:
             if name in (id_field, "part"):
                 continue
-            column = _q(model._meta.get_field(name).column)
-            expr = f"(COALESCE({column}, {float(_NULL_SORTS_AS)!r}))" if model._meta.get_field(name).null else column
+            field = column_field(model, name)
+            column = _q(column_name(model, name))
+            expr = f"(COALESCE({column}, {float(_NULL_SORTS_AS)!r}))" if field.null else column
             table_keys[f"by_{name}"] = f"{expr}, {_q(id_field)}"
     # The closed-set filters' (cable kind, link status and medium), in id order: a value the revision has few or
     # none of (an AOC in an all-cord fabric) scanned the whole partition for a page (137 ms at 397,184 cables), and

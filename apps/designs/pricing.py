@@ -48,7 +48,7 @@ class RevisionPricing:
         if v is None:
             return ""
         how = (
-            f"repriced by {self.repricing.by.get_username() if self.repricing.by_id else '-'} on "
+            f"repriced by {self.repricing.by.get_username() if self.repricing.by else '-'} on "
             f"{self.repricing.at:%Y-%m-%d}"
             if self.repricing
             else "in force when the revision was computed"
@@ -66,7 +66,7 @@ class RevisionPricing:
             "price_version": v.number if v else None,
             "price_version_created_at": _iso(v.created_at) if v else None,
             "repriced_at": _iso(r.at) if r else None,
-            "repriced_by": r.by.get_username() if r and r.by_id else None,
+            "repriced_by": r.by.get_username() if r and r.by else None,
         }
 
 

@@ -265,12 +265,15 @@ def _compute_and_store(job: Job, progress: DbProgress) -> dict:
 
     # Progress written inside this transaction would stay invisible until the commit and would lock the
     # job row against heartbeats and cancel requests meanwhile, so the job row is touched only at the end.
+    design_id = job.design_id
+    if design_id is None:  # Job.design is nullable for other kinds of job; a compute job always names one
+        raise RuntimeError(f"compute job {job.pk} names no design")
     with transaction.atomic():
-        _lock_revision_numbers(job.design_id)
-        number = (Revision.objects.filter(design_id=job.design_id).aggregate(m=Max("number"))["m"] or 0) + 1
+        _lock_revision_numbers(design_id)
+        number = (Revision.objects.filter(design_id=design_id).aggregate(m=Max("number"))["m"] or 0) + 1
         # Its summary and engine time are written below, once finish() has them, before anything commits.
         rev = Revision.objects.create(
-            design_id=job.design_id,
+            design_id=design_id,
             number=number,
             spec=spec.to_dict(),
             spec_hash=adapters.spec_hash(spec.normalized),
@@ -297,6 +300,8 @@ def _compute_and_store(job: Job, progress: DbProgress) -> dict:
         if (stored_links, stored_cables) != (links, cables):
             raise RuntimeError(f"stored {stored_links} links and {stored_cables} cables, expected {links} and {cables}")
         compute_s = round(start_s + finish_s, 3)
+        # store_revision_rows waited for both threads: meanwhile=finish gave its result, early=check its names
+        assert result is not None and checks is not None
         result = replace(result, checks=checks)  # check() has finished: store_revision_rows waited for it
         Revision.objects.filter(pk=rev.pk).update(summary=result.summary, compute_seconds=compute_s)
         snapshot_save(revision_id=rev.pk, document=document, encode_seconds=encode_s, checks=checks or ())
@@ -338,7 +343,7 @@ def _after_store(revision_id: int, rows: int) -> None:
 def _owners_parts(job: Job) -> dict | None:
     """The design owner's custom parts as a catalog extension: a design computes with them, and its snapshot
     keeps them (apps/designs/snapshots.py)."""
-    return custom_catalog_for(job.design.owner) if job.design_id else None
+    return custom_catalog_for(job.design.owner) if job.design else None
 
 
 # PostgreSQL plans a page query with statistics that know nothing of rows loaded since the last ANALYZE:

@@ -109,6 +109,8 @@ def revision_snapshot(revision: Revision) -> DesignResult:
             _cache.move_to_end(key)
             return hit
     document = RevisionSnapshot.objects.filter(pk=snap.pk).values_list("document", flat=True).get()
+    if document is None:
+        raise SnapshotUnavailable("the snapshot has no document stored")
     try:
         result = snapshot_codec.decode(bytes(document))
     except snapshot_codec.CodecError as exc:

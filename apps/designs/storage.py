@@ -102,11 +102,13 @@ def store_revision_rows(
             with clock(load.table, "index"):
                 attach_partition(load.table, child, revision_id)
             if not last:
+                assert ahead is not None  # a later table means ahead_steps has its rows, so ahead started
                 with clock(loads[i + 1].table, "rows wait"):
                     rows = ahead.result(i)
                 if between is not None:
                     between()
         if early is not None:
+            assert ahead is not None  # early is the last of ahead_steps, so ahead started
             with clock("early", "wait"):
                 ahead.result(len(ahead_steps) - 1)
         if tail is None:
@@ -162,8 +164,9 @@ class _Steps:
 
     def result(self, k: int) -> Any:
         self._done[k].wait()
-        if self._errors[k] is not None:
-            raise self._errors[k]
+        error = self._errors[k]
+        if error is not None:
+            raise error
         return self._values[k]
 
     def join(self) -> None:

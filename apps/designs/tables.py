@@ -185,7 +185,8 @@ def _where(model, revision_id: int, clauses: list[list[Term]]) -> tuple[list[str
     """The WHERE conditions of a page of `model`'s rows, as the ORM writes them for _filters (the same LIKE
     operator, cast and escaping on each database), with their parameters."""
     qn, ops = connection.ops.quote_name, connection.ops
-    conds, params = [f"{qn(model._meta.get_field('revision').column)} = %s"], [revision_id]
+    conds = [f"{qn(model._meta.get_field('revision').column)} = %s"]
+    params: list[Any] = [revision_id]
     for clause in clauses:
         ors = []
         for term in clause:
@@ -197,7 +198,9 @@ def _where(model, revision_id: int, clauses: list[list[Term]]) -> tuple[list[str
                     ands.append(f"{lhs} = %s")
                     params.append(value)
                 else:  # startswith
-                    ands.append(f"{lhs} {connection.operators['startswith'] % '%s'}")
+                    # every backend's wrapper defines `operators`; the stubs' base class does not
+                    like = connection.operators["startswith"]  # type: ignore[attr-defined]
+                    ands.append(f"{lhs} {like % '%s'}")
                     params.append(ops.prep_for_like_query(value) + "%")
             ors.append("(" + " AND ".join(ands) + ")")
         conds.append("(" + " OR ".join(ors) + ")")
@@ -289,7 +292,7 @@ def _page(
         conds.append(f"({', '.join(prefix_cols)}) {op} ({', '.join(['%s'] * len(prefix))})")
         params += prefix_values
     select = [qn(model._meta.get_field(f).column) for f in fields]
-    key_sql, key_params = "", []
+    key_sql, key_params = "", list[Any]()
     if not by_id:
         key_sql, key_params = (
             (f"COALESCE({qn(field.column)}, %s)", [_NULL_SORTS_AS]) if field.null else (qn(field.column), [])

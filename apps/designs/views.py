@@ -14,7 +14,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db.models import OuterRef, Subquery
 from django.db.models.fields.json import KT
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
@@ -183,6 +183,7 @@ def design_edit(request: HttpRequest, pk: int) -> HttpResponse:
     yaml_form = SpecYamlForm(post if yaml_mode else None, spec=design.spec, owner=design.owner)
     bound = yaml_form if yaml_mode else form
     if post is not None and bound.is_valid():
+        assert bound.cleaned_spec is not None  # clean() sets it on every valid form
         design_update(design=design, spec=bound.cleaned_spec)
         messages.success(request, "Saved.")
         _warn(request, design)
@@ -221,6 +222,7 @@ def compute_response(request: HttpRequest, design: Design, *, force: bool = Fals
             "engine and catalog. Use Recompute on the design page to compute it again anyway.",
         )
         return redirect("designs:revision", pk=design.pk, number=outcome.revision.number)
+    assert outcome.job is not None  # a request that found no revision queued or joined a job
     if outcome.deduplicated:
         messages.info(request, "This exact computation is already queued or running: showing it.")
         return redirect("designs:job", pk=design.pk, job_id=outcome.job.pk)
@@ -266,7 +268,7 @@ def design_share_view(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             messages.success(request, f"Shared with {form.cleaned_data['username']} ({form.cleaned_data['access']}).")
     else:
-        messages.error(request, " ".join(e for errs in form.errors.values() for e in errs))
+        messages.error(request, " ".join(str(e) for errs in form.errors.values() for e in errs))
     return redirect("designs:detail", pk=design.pk)
 
 
@@ -373,6 +375,7 @@ def revision_reprice_view(request: HttpRequest, pk: int, number: int) -> HttpRes
     except PriceListMissing as exc:
         messages.error(request, str(exc))
     else:
+        assert pricing.version is not None  # revision_reprice raises PriceListMissing rather than leave none
         messages.success(request, f"r{revision.number} is now priced with price list v{pricing.version.number}.")
     return redirect(reverse("workspace:section", args=[pk, number, "bom"]) + "#bom-title")
 
@@ -391,7 +394,7 @@ def revision_cables(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 
 @signin_required
 @require_safe
-def revision_table_csv(request: HttpRequest, pk: int, number: int, table: str) -> HttpResponse:
+def revision_table_csv(request: HttpRequest, pk: int, number: int, table: str) -> HttpResponseBase:
     revision = revision_get(user=request.user, design_id=pk, number=number)
     form = TableFilterForm(request.GET, table=table, facets=link_facets(revision))
     if not form.is_valid():
@@ -416,7 +419,8 @@ def _compare_form(request: HttpRequest, design: Design):
         return form, None
     old_number = form.cleaned_data["old"]
     use_baseline = old_number == ORDERED
-    old = baseline.revision if use_baseline else design.revisions.get(number=old_number)
+    # "ordered" is one of the choices only when there is a baseline (CompareForm)
+    old = baseline.revision if use_baseline and baseline else design.revisions.get(number=old_number)
     new = design.revisions.get(number=form.cleaned_data["new"])
     return form, (old, new, baseline if use_baseline else None)
 
@@ -534,7 +538,7 @@ def revision_mark_ordered_view(request: HttpRequest, pk: int, number: int) -> Ht
         messages.error(
             request,
             "; ".join(
-                f"{form.fields[k].label if k in form.fields else 'Spares'}: {' '.join(v)}"
+                f"{form.fields[k].label if k in form.fields else 'Spares'}: {' '.join(map(str, v))}"
                 for k, v in form.errors.items()
             ),
         )

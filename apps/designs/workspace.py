@@ -277,7 +277,8 @@ def _cable_counts(revision: Revision) -> dict[tuple[str, str], int]:
 
     # Keyed by what determines the result, so equal computations share it and a reused id never misleads.
     key = hashlib.sha256(f"{revision.spec_hash}|{revision.engine_version}|{revision.catalog_version}".encode())
-    return cache.get_or_set(f"designs:cable-counts:{key.hexdigest()}", count, timeout=None)
+    # get_or_set answers what count() made (never None); its stub allows None, for a default of None.
+    return cache.get_or_set(f"designs:cable-counts:{key.hexdigest()}", count, timeout=None)  # type: ignore[return-value]
 
 
 def bom_categories(summary: dict) -> list[dict]:

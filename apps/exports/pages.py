@@ -4,6 +4,8 @@ section). Registered from ExportsConfig.ready() (apps/common/workspace.py)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -86,7 +88,7 @@ def downloads(revision: Revision) -> list[dict]:
     rendered = _rendered(revision)
     background = not inline_render_allowed(revision)
     stored = stored_kinds(revision=revision, kinds=rendered) if background else set()
-    out = [{"kind": k, "url": base + k, "download": True} for k in STORED_FILES] + [
+    out: list[dict[str, Any]] = [{"kind": k, "url": base + k, "download": True} for k in STORED_FILES] + [
         {
             "kind": k,
             "url": reverse("exports:revision_file", args=[revision.design_id, revision.number, k])

@@ -160,10 +160,10 @@ def export_content_type(kind: str) -> str:
 
 # kind -> what a worker does with a file it has just built and stored, registered by the app that reads the file
 # (the qos app reads its report out of configs.zip here, so its pages find it in the cache).
-_post_build: dict[str, list[Callable[[Any], None]]] = {}
+_post_build: dict[str, list[Callable[[Any], object]]] = {}
 
 
-def register_post_build(kind: str, fn: Callable[[Any], None]) -> None:
+def register_post_build(kind: str, fn: Callable[[Any], object]) -> None:
     """After a worker builds `kind` (a deliverable or archive), call fn(artifact); registered from AppConfig.ready()."""
     if kind not in DELIVERABLES and kind not in ARCHIVES:
         raise ValueError(f"no deliverable or archive {kind!r} to run a post-build step on")

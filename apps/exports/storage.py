@@ -282,7 +282,8 @@ class DatabaseStorage(Storage):
         from .models import StoredChunk
 
         prefix = f"{path.rstrip('/')}/" if path else ""
-        dirs, files = set(), set()
+        dirs: set[str] = set()
+        files: set[str] = set()
         for name in StoredChunk.objects.filter(name__startswith=prefix, seq=0).values_list("name", flat=True):
             head, sep, _tail = name[len(prefix) :].partition("/")
             (dirs if sep else files).add(head)

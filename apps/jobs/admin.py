@@ -1,6 +1,7 @@
 """Admin for staff: background jobs, read-only (workers change them with conditional updates)."""
 
 from django.contrib import admin
+from django.http import HttpRequest
 
 from .models import Job
 
@@ -13,8 +14,8 @@ class JobAdmin(admin.ModelAdmin):
     list_select_related = ("design", "created_by")
     readonly_fields = tuple(f.name for f in Job._meta.fields)
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Job | None = None) -> bool:
         return False

@@ -23,8 +23,10 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from uuid import UUID
 
 from django.conf import settings
 
@@ -77,7 +79,7 @@ def _raise_in(thread_id: int, exc_type: type[BaseException]) -> None:
 class Watchdog:
     """Guards one run of a job (see the module docstring). `reason` is why the job must stop, or None."""
 
-    def __init__(self, job_id, kind: str, attempt: int, *, limits: JobLimits | None = None):
+    def __init__(self, job_id: UUID | str, kind: str, attempt: int, *, limits: JobLimits | None = None) -> None:
         self.job_id = job_id
         self.kind = kind
         self.attempt = attempt
@@ -102,7 +104,7 @@ class Watchdog:
         return JobCancelled(self.reason) if self.cancelled else JobLimitExceeded(self.reason)
 
     @contextmanager
-    def guarding(self):
+    def guarding(self) -> Iterator[Watchdog]:
         """Watch the calling thread while the body runs. Whatever the watchdog raises in it is raised
         inside this block (leaving it waits for the watchdog's lock), so the caller's handlers see it."""
         self._target = threading.get_ident()
@@ -198,7 +200,7 @@ class Watchdog:
         with self._lock:
             if not self._active:
                 return
-            if self.cancelled:
+            if self.cancelled and self.reason is not None:  # _stop() gave the cancel its reason
                 reason = self.reason
             else:
                 reason = (

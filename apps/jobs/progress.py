@@ -5,6 +5,11 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from typing import TYPE_CHECKING, Literal
+from uuid import UUID
+
+if TYPE_CHECKING:
+    from .limits import Watchdog
 
 from .services import job_heartbeat, job_progress
 
@@ -31,13 +36,13 @@ class DbProgress:
 
     def __init__(
         self,
-        job_id,
+        job_id: UUID | str,
         *,
         interval: float = 0.5,
         start: float = 0.0,
         span: float = 100.0,
         attempt: int | None = None,
-        watchdog=None,
+        watchdog: Watchdog | None = None,
     ):
         self.job_id = job_id
         self.interval = interval
@@ -99,7 +104,7 @@ class Heartbeat:
     retried at the next interval: the thread must outlive it, or the reaper would take a live job for dead.
     """
 
-    def __init__(self, job_id, interval: float, *, attempt: int | None = None):
+    def __init__(self, job_id: UUID | str, interval: float, *, attempt: int | None = None) -> None:
         self.job_id = job_id
         self.interval = interval
         self.attempt = attempt
@@ -121,11 +126,11 @@ class Heartbeat:
         finally:
             connection.close()
 
-    def __enter__(self):
+    def __enter__(self) -> Heartbeat:
         self._thread.start()
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         self._stop.set()
         self._thread.join(timeout=5)
         return False

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import traceback
+from collections.abc import Callable
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
@@ -32,11 +33,11 @@ def _driver_errors() -> tuple[type[Exception], ...]:
 
 # A dropped connection, a failover or a deadlock mid-store rolls the store back; the job then runs once more
 # in the same attempt before it is failed (the handlers are safe to run twice: nothing commits until the end).
-TRANSIENT_DB_ERRORS = (OperationalError, InterfaceError, *_driver_errors())
+TRANSIENT_DB_ERRORS: tuple[type[Exception], ...] = (OperationalError, InterfaceError, *_driver_errors())
 DB_RETRIES = 1
 
 
-def _handlers():
+def _handlers() -> dict[str, Callable]:
     return job_handlers()  # registered by the feature apps (apps.jobs.registry)
 
 

@@ -14,15 +14,21 @@ import logging
 import threading
 from collections import Counter
 from datetime import UTC, datetime, timedelta
+from functools import partial
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F, Max, Min
+from django.db.models import F, Max, Min, QuerySet
 from django.utils import timezone
 
 from apps.common.exceptions import ApplicationError
 
 from .models import Job, JobStatus, WorkerBeat
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +68,7 @@ def _xact_lock(space: int, key: int) -> None:
             cur.execute("SELECT pg_advisory_xact_lock(%s, %s)", [space, key % 2**31])
 
 
-def job_check_quota(user) -> None:
+def job_check_quota(user: User) -> None:
     """Raise JobQuotaExceeded when `user` may not queue another job. Call inside the creating transaction:
     on PostgreSQL it holds the user's lock until the commit, so concurrent requests count each other."""
     if user is None or not getattr(user, "pk", None):
@@ -80,7 +86,14 @@ def job_check_quota(user) -> None:
         )
 
 
-def job_create(*, kind: str, user, design=None, params: dict | None = None, idempotency_key: str | None = None) -> Job:
+def job_create(
+    *,
+    kind: str,
+    user: User,
+    design: Any = None,  # a designs.Design: that app is a layer above, not imported here
+    params: dict | None = None,
+    idempotency_key: str | None = None,
+) -> Job:
     """Create the job row and send its task once the surrounding transaction commits.
 
     A transaction that rolls back takes the row with it and sends nothing. Beyond the user's queued-job
@@ -147,13 +160,13 @@ def _enqueue(job_id: str) -> bool:
     return True
 
 
-def _mine(job_id, attempt: int | None, **status):
+def _mine(job_id: UUID | str, attempt: int | None, **status: Any) -> QuerySet[Job]:
     """The job's row, narrowed to one attempt when the caller names it."""
     qs = Job.objects.filter(pk=job_id, **status)
     return qs if attempt is None else qs.filter(attempts=attempt)
 
 
-def job_claim(*, job_id) -> bool:
+def job_claim(*, job_id: UUID | str) -> bool:
     """Take a queued job for this worker. False means another delivery has it (or it was cancelled)."""
     now = timezone.now()
     return (
@@ -208,11 +221,11 @@ def job_claim_next() -> Job | None:
     return None
 
 
-def job_heartbeat(*, job_id, attempt: int | None = None) -> bool:
+def job_heartbeat(*, job_id: UUID | str, attempt: int | None = None) -> bool:
     return _mine(job_id, attempt, status=JobStatus.RUNNING).update(heartbeat_at=timezone.now()) == 1
 
 
-def job_progress(*, job_id, stage: str, percent: float, attempt: int | None = None) -> bool:
+def job_progress(*, job_id: UUID | str, stage: str, percent: float, attempt: int | None = None) -> bool:
     """Record progress (and a heartbeat). False means stop: the job is no longer this worker's to run,
     or the user asked to cancel it."""
     return (
@@ -231,7 +244,7 @@ def job_log(*, job: Job, level: str, message: str) -> None:
         Job.objects.filter(pk=job.pk).update(log=entries)
 
 
-def job_succeed(*, job_id, result: dict | None = None, attempt: int | None = None) -> bool:
+def job_succeed(*, job_id: UUID | str, result: dict | None = None, attempt: int | None = None) -> bool:
     """Mark the job succeeded. False if it is not this worker's any more or the user asked to cancel it:
     a caller writing a result in the same transaction must then roll it back."""
     return (
@@ -242,7 +255,7 @@ def job_succeed(*, job_id, result: dict | None = None, attempt: int | None = Non
     )
 
 
-def job_fail(*, job_id, error: str, attempt: int | None = None, result: dict | None = None) -> bool:
+def job_fail(*, job_id: UUID | str, error: str, attempt: int | None = None, result: dict | None = None) -> bool:
     """Mark the job failed with a message for the user (`result` may carry structured detail)."""
     fields = {"status": JobStatus.FAILED, "finished_at": timezone.now(), "error": error[:10000]}
     if result is not None:
@@ -252,7 +265,7 @@ def job_fail(*, job_id, error: str, attempt: int | None = None, result: dict | N
     return _mine(job_id, attempt, status__in=statuses).update(**fields) == 1
 
 
-def job_mark_cancelled(*, job_id, attempt: int | None = None) -> bool:
+def job_mark_cancelled(*, job_id: UUID | str, attempt: int | None = None) -> bool:
     """A running job stopped because the user asked it to (a queued one is cancelled by job_request_cancel)."""
     return (
         _mine(job_id, attempt, status=JobStatus.RUNNING, cancel_requested=True).update(
@@ -301,7 +314,7 @@ def job_reap_stale(*, timeout_s: float | None = None) -> dict:
                 == 1
             ):
                 requeued.append(str(job.pk))
-                transaction.on_commit(lambda jid=str(job.pk): _enqueue(jid))
+                transaction.on_commit(partial(_enqueue, str(job.pk)))
         elif (
             stale.update(
                 status=JobStatus.FAILED,
@@ -345,7 +358,7 @@ def job_resend_unclaimed(*, after_s: float | None = None) -> list[str]:
     for job_id in waiting.values_list("pk", flat=True):
         if waiting.filter(pk=job_id).update(heartbeat_at=now) == 1:
             resent.append(str(job_id))
-            transaction.on_commit(lambda jid=str(job_id): _enqueue(jid))
+            transaction.on_commit(partial(_enqueue, str(job_id)))
     if resent:
         log.warning("re-sent the tasks of jobs queued for over %.0f s: %s", after_s, resent)
     return resent
@@ -356,6 +369,6 @@ def worker_seen(hostname: str) -> None:
     WorkerBeat.objects.update_or_create(hostname=hostname[:255], defaults={"seen_at": timezone.now()})
 
 
-def worker_last_seen():
+def worker_last_seen() -> datetime | None:
     """When any worker last said it was alive (None: never)."""
     return WorkerBeat.objects.aggregate(last=Max("seen_at"))["last"]

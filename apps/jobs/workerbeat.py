@@ -34,12 +34,12 @@ def _beat(hostname: str) -> None:
 
 
 @worker_ready.connect
-def _start(sender=None, **kwargs) -> None:
+def _start(sender: object = None, **kwargs: object) -> None:
     hostname = getattr(sender, "hostname", None) or "worker"
     _stop.clear()
     threading.Thread(target=_beat, args=(hostname,), name="worker-beat", daemon=True).start()
 
 
 @worker_shutdown.connect
-def _end(**kwargs) -> None:
+def _end(**kwargs: object) -> None:
     _stop.set()

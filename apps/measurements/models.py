@@ -11,6 +11,9 @@ from django.db import models
 class MeasurementUpload(models.Model):
     """Measured fiber test results uploaded for a revision (the CSV as sent, validated)."""
 
+    # Not a column: the measurements page sets it on each upload it lists (how many fibers it counts in).
+    fibers_counted: int
+
     revision = models.ForeignKey("designs.Revision", on_delete=models.CASCADE, related_name="measurements")
     uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     filename = models.CharField(max_length=200)

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -277,7 +278,7 @@ def _num(x):
     return None if x is None or x == "" else float(x)
 
 
-def _encode_limits(rows, columns) -> bytes:
+def _encode_limits(rows, columns) -> tuple[list, list]:
     """Test-sheet rows as a compact blob: runs of rows of one link with the same values share one entry and
     the tuple of their fiber ids' suffixes after "<link_id>:" (a few distinct ones per design)."""
     c = {name: i for i, name in enumerate(columns)}
@@ -454,7 +455,7 @@ def _counted_uploads(revision: Revision) -> list[MeasurementUpload]:
 class Standing:
     test_limit: str
     table: LimitsTable
-    comparison: object  # the renderers' Comparison of the latest measurement of every fiber
+    comparison: Any  # the renderers' Comparison of the latest measurement of every fiber
     source: dict  # fiber_id -> id of the upload its counted value comes from
     uploads: list  # the uploads counted, oldest first
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
@@ -188,7 +188,7 @@ def measurement_detail(request: HttpRequest, pk: int, number: int, upload_id: in
 
 @signin_required
 @require_safe
-def measurement_results_csv(request: HttpRequest, pk: int, number: int, upload_id: int) -> HttpResponse:
+def measurement_results_csv(request: HttpRequest, pk: int, number: int, upload_id: int) -> HttpResponseBase:
     revision = revision_get(user=request.user, design_id=pk, number=number)
     upload = measurement_get(revision=revision, upload_id=upload_id)
     try:

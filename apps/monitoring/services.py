@@ -7,11 +7,17 @@ revision's stored summary.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.db.models import QuerySet
 from django.http import Http404
 
 from apps.designs.models import Revision
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 from apps.exports.services import revision_result
 from apps.measurements.services import measurement_standing, measurement_standing_report
 from engine.errors import SpecError
@@ -27,7 +33,7 @@ KINDS = dict(UtilizationSnapshot.Kind.choices)
 class UtilizationRejected(Exception):
     """Nothing was stored: a message and, where the file was read, its bad entries as (where, message)."""
 
-    def __init__(self, message: str, errors=(), field: str = "file"):
+    def __init__(self, message: str, errors: Iterable[tuple[str, str]] = (), field: str = "file") -> None:
         super().__init__(message)
         self.message = message
         self.errors: list[tuple[str, str]] = list(errors)[:200]
@@ -49,7 +55,9 @@ def utilization_parse(raw: bytes | str) -> object:
         raise UtilizationRejected(f"The file is {exc.describe('not JSON')}") from None
 
 
-def utilization_import(*, revision: Revision, user, data: object, kind: str, label: str = "") -> UtilizationSnapshot:
+def utilization_import(
+    *, revision: Revision, user: User, data: object, kind: str, label: str = ""
+) -> UtilizationSnapshot:
     """Judge a parsed snapshot against the revision and store the report; UtilizationRejected when unusable."""
     if kind not in KINDS:
         raise UtilizationRejected(f"Unknown snapshot kind {kind!r}; known: {', '.join(KINDS)}.", field="kind")

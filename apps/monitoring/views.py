@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import messages
+from django.core.files.uploadedfile import UploadedFile
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_safe
 
 from apps.common.forms import upload_within_limit
+from apps.common.requests import SignedInRequest
 from apps.designs.selectors import design_can_write, revision_get
 from apps.designs.views import signin_required
 
@@ -31,13 +33,13 @@ class UtilizationImportForm(forms.Form):
     kind = forms.ChoiceField(label="Format", choices=UtilizationSnapshot.Kind.choices, initial="prometheus")
     label = forms.CharField(label="Label", max_length=200, required=False, help_text="e.g. the job and the time range")
 
-    def clean_file(self):
+    def clean_file(self) -> UploadedFile | None:
         return upload_within_limit(self.cleaned_data["file"])
 
 
 @signin_required
 @require_http_methods(["GET", "POST"])
-def utilization_list_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def utilization_list_view(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
     revision = revision_get(user=request.user, design_id=pk, number=number)
     can_write = design_can_write(user=request.user, design=revision.design)
     form, rejected = (UtilizationImportForm() if can_write else None), None

@@ -413,7 +413,7 @@ class _EngineChoiceField(forms.ChoiceField):
 
 
 def _form_field(f: QosField) -> forms.Field:
-    common = {"label": f.label, "help_text": cite(f.help), "required": False}
+    common: dict[str, Any] = {"label": f.label, "help_text": cite(f.help), "required": False}
     if f.kind == "bool":
         return forms.BooleanField(**common)
     if f.kind == "choice":
@@ -495,13 +495,14 @@ class QosPolicyForm(SpecErrorsMixin, forms.Form):
             for err in exc.errors:
                 name, rest = qos_field_for_path(err.path)
                 message = f"{rest}: {err.message}" if rest else err.message
-                shown = form.errors.get(name or "__all__", [])
+                shown = list(form.errors.get(name or "__all__", []))
                 if message not in shown:
                     form.add_error(name, message)
         return form
 
     def clean(self):
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data  # what Form.clean returns; its stub allows None
         qos: dict = {}
         for f in FIELDS:
             if f.name not in data:  # Django already reported it (e.g. not one of the choices)

@@ -114,8 +114,8 @@ def design_port_speeds(*, design: Design) -> tuple[int, ...]:
     """Port speeds of the design's RoCE/InfiniBand fabrics, from its latest revision (C.4's speeds without one)."""
     latest = design.revisions.order_by("-number").values_list("summary", flat=True).first()
     networks = (latest or {}).get("networks") or {}
-    speeds = {n.get("port_speed_gbps") for key, n in networks.items() if key in QOS_NETWORKS and isinstance(n, dict)}
-    speeds = sorted(s for s in speeds if isinstance(s, int) and s > 0)
+    found = {n.get("port_speed_gbps") for key, n in networks.items() if key in QOS_NETWORKS and isinstance(n, dict)}
+    speeds = sorted(s for s in found if isinstance(s, int) and s > 0)
     return tuple(speeds) or C4_SPEEDS
 
 

@@ -6,6 +6,7 @@ save by a user who may only read; readers see the form disabled.
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import quote
 
 from django.contrib import messages
@@ -55,7 +56,11 @@ def design_qos_view(request: HttpRequest, pk: int) -> HttpResponse:
     design = design_get(user=request.user, design_id=pk, write=post is not None)
     can_write = post is not None or design_can_write(user=request.user, design=design)
     state = design_qos(design=design)
-    common = {"technology": state.technology, "technologies": _technologies(design), "disabled": not can_write}
+    common: dict[str, Any] = {
+        "technology": state.technology,
+        "technologies": _technologies(design),
+        "disabled": not can_write,
+    }
     if post is not None:
         form = QosPolicyForm(post, stored=state.stored, policy=state.policy, **common)
         if form.is_valid():

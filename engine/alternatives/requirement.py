@@ -64,7 +64,7 @@ def _ratio_text(v: float) -> str:
 
 
 def parse_requirement(
-    data: Any, *, gpus_per_server: Mapping[str, int], prices: Mapping[str, Any] | None = None, currency=None
+    data: Any, *, gpus_per_server: Mapping[str, int], prices: Mapping[str, Any] | None = None, currency: Any = None
 ) -> Requirement:
     """Validate a plain mapping (API/form input) into a Requirement; SpecError names every bad field.
 
@@ -179,7 +179,7 @@ def _budget(raw: Any, prices: Mapping[str, Any] | None, errors: list[FieldError]
     return budget
 
 
-def _positive(v, fld: str, errors: list[FieldError]) -> float | None:
+def _positive(v: Any, fld: str, errors: list[FieldError]) -> float | None:
     if v in (None, ""):
         return None
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < 1e6:

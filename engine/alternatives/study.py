@@ -100,7 +100,7 @@ def run_study(
     return rows, rejected
 
 
-def mark_front(rows: list[Row], objectives) -> None:
+def mark_front(rows: list[Row], objectives: tuple[str, ...]) -> None:
     flags = pareto_front(rows, lambda r: [objective_value(r.figures, o) for o in objectives])
     for row, flag in zip(rows, flags, strict=True):
         row.pareto = flag

@@ -264,7 +264,7 @@ def _swap_sides(ra: PortRef, rb: PortRef, o1: PortRef, o2: PortRef) -> tuple[tup
     return tuple(sorted(sides, key=_side_key))  # type: ignore[arg-type]
 
 
-def _planned_pair(refs, status, matcher) -> bool:
+def _planned_pair(refs: tuple[PortRef | None, PortRef | None], status: dict[str, str], matcher: PortMatcher) -> bool:
     """An observed link seen a second time (the same planned pair, already classified)."""
     ra, rb = refs
     la, lb = matcher.link_at(ra), matcher.link_at(rb)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from ..csvcells import iter_csv
 from .classify import Finding
@@ -88,7 +89,7 @@ class FixItem:
         return dict(zip(FIX_COLUMNS, self.row()))
 
 
-def _natural(s) -> list:
+def _natural(s: str) -> list:
     return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", str(s))]
 
 
@@ -132,7 +133,7 @@ def _label_at(cable: PlannedCable | None, ref: tuple[str, str]) -> str:
     return cable.label_b if (cable.b_device, cable.b_port) == tuple(ref) else cable.label_a
 
 
-def _swap_action(f: Finding, side, places) -> str:
+def _swap_action(f: Finding, side: Any, places: Mapping[str, tuple[str, int | None]]) -> str:
     p, q = side
     cp, cq = _cord(f, p)[2] or "the cord", _cord(f, q)[2] or "the cord"
     if p[0] == q[0]:
@@ -143,7 +144,9 @@ def _swap_action(f: Finding, side, places) -> str:
     return f"swap the cords at {where}: {cp} belongs on {p[1]}, {cq} on {q[1]}"
 
 
-def _swap_item(n: int, f: Finding, cables: Mapping[str, PlannedCable], places) -> FixItem:
+def _swap_item(
+    n: int, f: Finding, cables: Mapping[str, PlannedCable], places: Mapping[str, tuple[str, int | None]]
+) -> FixItem:
     """One row for a crossed pair (the module docstring); its ends are the first option's two ports."""
     options = f.resolved
     p, q = options[0]

@@ -34,7 +34,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from engine.ifnames import build_interface_map, design_port_name, lanes_per_cage, technology_of
 from engine.inputgate import InputRefused, csv_rows
@@ -276,11 +276,11 @@ class PortMatcher:
         return PortRef(link.a_device, link.a_port), PortRef(link.b_device, link.b_port)
 
 
-def _natural(s: str):
+def _natural(s: str) -> list[Any]:
     return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", str(s))]
 
 
-def spare_names(result, catalog=None, ethernet_os: str | None = None) -> dict[str, SpareNames]:
+def spare_names(result: Any, catalog: Any = None, ethernet_os: str | None = None) -> dict[str, SpareNames]:
     """Per switch of a computed design, how it names the ports its plan does not use (SpareNames)."""
     catalog = catalog if catalog is not None else getattr(result, "catalog", None)
     if catalog is None:
@@ -308,7 +308,7 @@ def spare_names(result, catalog=None, ethernet_os: str | None = None) -> dict[st
     return out
 
 
-def port_aliases(result, catalog=None, ethernet_os: str | None = None) -> dict[PortRef, tuple[str, ...]]:
+def port_aliases(result: Any, catalog: Any = None, ethernet_os: str | None = None) -> dict[PortRef, tuple[str, ...]]:
     """Every other name of every planned port of a computed design (see the module docstring)."""
     catalog = catalog if catalog is not None else getattr(result, "catalog", None)
     devs = result.devices

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
+from typing import Any
 
 from engine.inputgate import UPLOAD_MAX_NODES, InputRefused, csv_rows, load_json
 
@@ -174,14 +175,14 @@ def parse_iblinkinfo(text: str) -> Observation:
 # --- LLDP ------------------------------------------------------------------------------------------------
 
 
-def _json(text: str):
+def _json(text: str) -> Any:
     try:
         return load_json(text, max_chars=len(text), max_nodes=UPLOAD_MAX_NODES)  # size bounded at the upload
     except InputRefused as exc:
         raise AsBuiltParseError(exc.message, exc.line) from None
 
 
-def _items(x) -> list[tuple[str, Mapping]]:
+def _items(x: object) -> list[tuple[str, Mapping]]:
     """lldpd prints a one-element list as an object: {"k": v} or [{"k": v}, ...] -> [(k, v), ...]."""
     if isinstance(x, Mapping):
         return [(k, v) for k, v in x.items() if isinstance(v, Mapping)]

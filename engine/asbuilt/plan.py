@@ -4,6 +4,7 @@ their cables, the cables' labels, and every name of every port (engine.asbuilt.m
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from engine.ifnames import technology_of
 
@@ -21,7 +22,9 @@ class PlannedFabric:
     spare: dict[str, SpareNames] = field(default_factory=dict)  # switch -> names of its unused ports
 
 
-def planned_fabric(result, catalog=None, ethernet_os: str | None = None, *, cables: bool = True) -> PlannedFabric:
+def planned_fabric(
+    result: Any, catalog: Any = None, ethernet_os: str | None = None, *, cables: bool = True
+) -> PlannedFabric:
     """Every link of the design (all networks), its cables and labels; the design must have its physical
     layer (compute_design always makes one). `cables=False` leaves the labels out (rendering 400,000 of them
     costs seconds): the app reads the few a fix list needs from the stored cable rows."""

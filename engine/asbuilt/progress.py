@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import asdict, dataclass
+from typing import Any
 
 CABLED = frozenset(("ok", "degraded"))
 WRONG = frozenset(("degraded", "swapped", "miswired", "missing"))
@@ -71,7 +72,7 @@ class Progress:
         }
 
 
-def link_places(result) -> list[LinkPlace]:
+def link_places(result: Any) -> list[LinkPlace]:
     """Every link of a computed design with its ends' racks and SUs (the racks as links.csv writes them)."""
     devs = result.devices
     out = []

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import Any
 
 from ..inputgate import UPLOAD_MAX_NODES, InputRefused, load_json
 from .errors import CounterParseError
@@ -72,7 +73,7 @@ def _need(value: str | None, what: str) -> str:
     return value
 
 
-def _int(value, where: str) -> int | None:
+def _int(value: object, where: str) -> int | None:
     """A counter value as the tools print it: an int, or text with thousands separators; None for N/A."""
     if isinstance(value, bool):
         raise CounterParseError(f"{where}: expected a number, got {value!r}")
@@ -108,14 +109,14 @@ def parse_ethtool(text: str, *, device: str | None, interface: str | None) -> Co
     return CounterFile("ethtool", (PortReading(dev, ifname, counters),), tuple(sorted(counters)))
 
 
-def _load_json(text: str):
+def _load_json(text: str) -> Any:
     try:
         return load_json(text, max_chars=len(text), max_nodes=UPLOAD_MAX_NODES)  # size bounded at the upload
     except InputRefused as exc:
         raise CounterParseError(exc.message, exc.line) from None
 
 
-def _mapping(value, where: str) -> Mapping:
+def _mapping(value: object, where: str) -> Mapping:
     if not isinstance(value, Mapping):
         raise CounterParseError(f"{where}: expected a JSON object")
     return value

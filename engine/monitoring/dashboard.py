@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any
 
 from .rules import record_names
 from .settings import MonitoringSettings
@@ -28,7 +29,7 @@ def _thresholds(s: MonitoringSettings) -> dict:
     }
 
 
-def _panel(pid: int, title: str, kind: str, exprs: list[tuple[str, str]], grid: tuple, s, **extra) -> dict:
+def _panel(pid: int, title: str, kind: str, exprs: list[tuple[str, str]], grid: tuple, s: Any, **extra: Any) -> dict:
     x, y, w, h = grid
     p = {
         "id": pid,
@@ -51,7 +52,7 @@ def _panel(pid: int, title: str, kind: str, exprs: list[tuple[str, str]], grid: 
     return p
 
 
-def dashboard(result, settings: MonitoringSettings | None = None) -> dict:
+def dashboard(result: Any, settings: MonitoringSettings | None = None) -> dict:
     s = settings or MonitoringSettings.from_dict(getattr(result.spec, "monitoring", None))
     return {
         "title": f"{result.spec.name}: fabric utilization and link health",
@@ -225,5 +226,5 @@ def dashboard_expressions(doc: dict) -> list[str]:
     return [t["expr"] for p in doc["panels"] for t in p.get("targets", [])]
 
 
-def iter_dashboard_json(result, settings: MonitoringSettings | None = None) -> Iterator[str]:
+def iter_dashboard_json(result: Any, settings: MonitoringSettings | None = None) -> Iterator[str]:
     yield json.dumps(dashboard(result, settings), indent=2) + "\n"

@@ -28,8 +28,12 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from ..ifnames import build_interface_map, technology_of
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 MONITORED_ROLES = ("server", "leaf", "spine", "core")
 # mlx5 gives every port (every PCI function of a ConnectX) an RDMA device of its own, so its only port is 1;
@@ -54,7 +58,7 @@ class PortGroup:
     port_selector: tuple[tuple[str, str], ...] = ()  # further exporter labels: the infiniband collector's port
 
 
-def rails_of_leaves(result) -> dict[int, int]:
+def rails_of_leaves(result: Any) -> dict[int, int]:
     """Compute leaf device index -> its rail, 1-based (a leaf carries one rail: engine/verify.py)."""
     catalog = result.catalog
     if catalog is None:
@@ -70,7 +74,7 @@ def rails_of_leaves(result) -> dict[int, int]:
     return out
 
 
-def target_labels(result, idx: int, rails: dict[int, int]) -> dict[str, str]:
+def target_labels(result: Any, idx: int, rails: dict[int, int]) -> dict[str, str]:
     d = result.devices[idx]
     labels = {"fabric_device": d.name, "fabric_role": d.role, "fabric_model": d.model}
     if d.role != "server":
@@ -87,14 +91,14 @@ def target_labels(result, idx: int, rails: dict[int, int]) -> dict[str, str]:
     return labels
 
 
-def monitored_devices(result) -> Iterator[int]:
+def monitored_devices(result: Any) -> Iterator[int]:
     used = {i for lk in result.links if lk.network in MONITORED_NETWORKS for i in (lk.a, lk.b)}
     for i, d in enumerate(result.devices):
         if d.role in MONITORED_ROLES and i in used:
             yield i
 
 
-def _link_labels(result, lk, rails: dict[int, int]) -> dict[str, str]:
+def _link_labels(result: Any, lk: Any, rails: dict[int, int]) -> dict[str, str]:
     devs = result.devices
     a, b = devs[lk.a], devs[lk.b]
     out = {"network": lk.network, "tier": lk.tier, "plane": str(lk.plane)}
@@ -113,7 +117,7 @@ def _link_labels(result, lk, rails: dict[int, int]) -> dict[str, str]:
     return out
 
 
-def interface_namer(result, ethernet_os: str | None = None):
+def interface_namer(result: Any, ethernet_os: str | None = None) -> Callable[[Any, Any, Any], Any]:
     """(device index, design port, speed) -> the interface name the device reports, memoized per platform, model,
     port and speed (every leaf of a model names its ports alike; a 16K-GPU design asks ~100,000 times)."""
     catalog = result.catalog
@@ -133,7 +137,9 @@ def interface_namer(result, ethernet_os: str | None = None):
     return name
 
 
-def exporter_namer(result, ethernet_os: str | None = None):
+def exporter_namer(
+    result: Any, ethernet_os: str | None = None
+) -> Callable[[int, str, int, str], tuple[str, str] | None]:
     """(device index, design port, speed, technology) -> (the exporter's `device` label, its InfiniBand `port`
     label or "") for that port, or None where the catalog cannot say: a server port without an entry in its
     model's `rdma_devices` (InfiniBand) or `netdevs` (Ethernet) map. Switch ports are named by engine/ifnames.py."""
@@ -161,7 +167,7 @@ def exporter_namer(result, ethernet_os: str | None = None):
     return name
 
 
-def port_groups(result, ethernet_os: str | None = None) -> tuple[list[PortGroup], list[str]]:  # noqa: C901
+def port_groups(result: Any, ethernet_os: str | None = None) -> tuple[list[PortGroup], list[str]]:  # noqa: C901
     """(groups, notes). Each monitored link's recording end (module docstring) in groups of one selector each.
     Devices of one class whose ports carry different labels on the same interface (a storage leaf facing servers
     and one facing appliances) are told apart by their names in the selector; a note says so, and one names
@@ -252,7 +258,7 @@ def port_groups(result, ethernet_os: str | None = None) -> tuple[list[PortGroup]
     return groups, sorted(notes)
 
 
-def targets(result, port: int) -> list[dict]:
+def targets(result: Any, port: int) -> list[dict]:
     """Prometheus file_sd target groups: one per monitored device, `<name>:<port>` with its labels."""
     rails = rails_of_leaves(result)
     return [

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from ..qos.policy import QosPolicy
 from .ports import PortGroup, port_groups
@@ -81,7 +82,7 @@ def _selector(group: PortGroup, settings: MonitoringSettings) -> str:
     return "{" + ", ".join(parts) + "}"
 
 
-def pfc_priority(result) -> int | None:
+def pfc_priority(result: Any) -> int | None:
     """The lossless priority whose pause time is watched, or None without PFC (InfiniBand, lossy RoCE)."""
     spec = result.spec
     if spec.compute.technology != "ethernet":
@@ -169,8 +170,10 @@ def _alerts(s: MonitoringSettings, rec: dict[str, str], prio: int | None) -> lis
     return out + _link_health_alerts(s, rec, where)
 
 
-def _alert(name, expr, summary, *, severity="warning", for_=None, description=""):
-    a = {"alert": name, "expr": expr}
+def _alert(
+    name: str, expr: str, summary: str, *, severity: str = "warning", for_: str | None = None, description: str = ""
+) -> dict[str, Any]:
+    a: dict[str, Any] = {"alert": name, "expr": expr}
     if for_:
         a["for"] = for_
     a["labels"] = {"severity": severity}
@@ -341,7 +344,7 @@ def _aggregates() -> list[dict]:
 UTIL_PLACEHOLDER = "__UTIL__"
 
 
-def rules_document(result, settings: MonitoringSettings | None = None) -> tuple[dict, list[str]]:
+def rules_document(result: Any, settings: MonitoringSettings | None = None) -> tuple[dict, list[str]]:
     """(the rules file as a dict, notes for its header)."""
     s = settings or MonitoringSettings.from_dict(getattr(result.spec, "monitoring", None))
     rec = record_names(s)
@@ -373,7 +376,7 @@ def rules_document(result, settings: MonitoringSettings | None = None) -> tuple[
     return doc, notes
 
 
-def iter_rules_yaml(result, settings: MonitoringSettings | None = None) -> Iterator[str]:
+def iter_rules_yaml(result: Any, settings: MonitoringSettings | None = None) -> Iterator[str]:
     """The rules file (Prometheus rule-file YAML) with a header saying what it watches and what it cannot."""
     s = settings or MonitoringSettings.from_dict(getattr(result.spec, "monitoring", None))
     doc, notes = rules_document(result, s)
@@ -424,7 +427,7 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def iter_targets_json(result, settings: MonitoringSettings | None = None) -> Iterator[str]:
+def iter_targets_json(result: Any, settings: MonitoringSettings | None = None) -> Iterator[str]:
     """prometheus-targets.json: file_sd target groups giving every scraped device its design labels."""
     from .ports import targets
 

@@ -103,7 +103,7 @@ class PortInfo:
     link_id: int
 
 
-def port_index(result) -> dict[tuple[str, str], PortInfo]:
+def port_index(result: Any) -> dict[tuple[str, str], PortInfo]:
     """(device name, design port or interface name) -> the port's labels, speed and link, both ends of every
     monitored link. The labels are the rules' (engine/monitoring/ports.py): a snapshot read here and the series
     Prometheus records are grouped alike."""
@@ -150,7 +150,9 @@ def _ratio(v: Any, where: str, errors: list) -> float | None:
     return x
 
 
-def parse_prometheus(data: Any, index: Mapping[tuple[str, str], PortInfo], port_label: str = "device"):
+def parse_prometheus(
+    data: Any, index: Mapping[tuple[str, str], PortInfo], port_label: str = "device"
+) -> tuple[list[PortSeries], list[str]]:
     """(series, notes) from Prometheus query-API JSON; SnapshotError when nothing usable is in it."""
     if not isinstance(data, Mapping) or not isinstance(data.get("data"), Mapping):
         raise SnapshotError('not Prometheus query-API JSON: expected {"status": "success", "data": {...}}')
@@ -199,7 +201,7 @@ def parse_prometheus(data: Any, index: Mapping[tuple[str, str], PortInfo], port_
     return series, notes
 
 
-def parse_counters(data: Any, index: Mapping[tuple[str, str], PortInfo]):
+def parse_counters(data: Any, index: Mapping[tuple[str, str], PortInfo]) -> tuple[list[PortSeries], list[str]]:
     """(series, notes) from two counter snapshots; SnapshotError naming every bad entry when none is usable."""
     if not isinstance(data, Mapping):
         raise SnapshotError('expected {"interval_s": ..., "before": [...], "after": [...]}')
@@ -381,7 +383,7 @@ def _blame_degraded(imbalance: list[dict], degraded: list[Mapping[str, Any]]) ->
             ]
 
 
-def link_labels(result) -> dict[int, dict[str, str]]:
+def link_labels(result: Any) -> dict[int, dict[str, str]]:
     """Link id -> its labels (network, tier, plane, rail, su, spine, pod), for naming degraded links."""
     rails = rails_of_leaves(result)
     return {lk.id: _link_labels(result, lk, rails) for lk in result.links if lk.network in MONITORED_NETWORKS}
@@ -393,7 +395,7 @@ def _link_number(value: Any) -> int | None:
     return int(text) if text.isdigit() else None
 
 
-def _mean(values) -> float:
+def _mean(values: Iterable[float]) -> float:
     """statistics.mean is exact (fractions) and 20x slower; fsum keeps the float sum correctly rounded."""
     values = list(values)
     return math.fsum(values) / len(values)
@@ -405,7 +407,9 @@ def _natural(x: str) -> tuple:
     return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", str(x)))
 
 
-def utilization_report(result, data: Any, *, kind: str, summary=None, settings=None, failing_links=()) -> dict:
+def utilization_report(
+    result: Any, data: Any, *, kind: str, summary: Any = None, settings: Any = None, failing_links: Any = ()
+) -> dict:
     """Read a snapshot (`kind` prometheus | counters) of a computed design and judge it; SnapshotError if unusable.
     `failing_links`: commissioning results, each a mapping with `link_id` (`L000123` or 123) and what failed
     (`worst_db`, `limit_db`, the ends), named where an imbalanced rail, spine or SU holds them."""

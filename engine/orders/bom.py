@@ -14,12 +14,15 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .lines import CATEGORY_ORDER, NETWORK_ORDER
 from .money import to_cents
 from .orderable import SWITCH_ROLES, device_lines
 from .spares import PercentPerCategory, SparesRule
+
+if TYPE_CHECKING:
+    from engine.model import Device
 
 _FF = re.compile(r"\b(OSFP|QSFP112|QSFP-DD|QSFP56|QSFP28|SFP28|SFP\+|RJ45)\b", re.I)
 
@@ -73,7 +76,7 @@ def _form_factors(catalog: Any, result: Any = None) -> dict:
         return {}
 
 
-def _device_keys(d, catalog, procurement, parts) -> list:
+def _device_keys(d: Device, catalog: Any, procurement: Any, parts: Mapping[tuple[str, str], Part]) -> list:
     """The (category, sku) lines a device adds to the BOM; a revision computed before switches carried their
     orderable numbers named the model ("QM9700", "UFM") and still splits by that."""
     if d.role in SWITCH_ROLES:

@@ -22,11 +22,14 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from functools import cache
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import yaml
 
 from .spares import SPARES_RULES, Spares, category_map
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
 
 DEFAULTS_FILE = Path(__file__).with_name("data") / "failure-rates.yaml"
 HOURS_PER_YEAR = Decimal(8760)
@@ -72,7 +75,7 @@ def default_inputs() -> dict[str, dict[str, Decimal]]:
     return {f: dict(v) for f, v in _shipped_defaults().items()}
 
 
-def parse_category_values(raw, what: str, field_name: str) -> dict[str, Decimal]:
+def parse_category_values(raw: Collection[Any], what: str, field_name: str) -> dict[str, Decimal]:
     """{category: value} from a number (every category, "*"), a mapping, or text such as "2" or
     "transceiver:2,switch:0.5,*:1". ValueError naming `what` for anything else or out of bounds."""
     raw = category_map(raw, what, whole=_WORDS[field_name], pair="category:value")
@@ -245,7 +248,7 @@ DEFAULTS_NOTE = (
 )
 
 
-def spares_beside(bom: Iterable[Mapping], *, percent, failure: FailureRatePerCategory) -> list[dict]:
+def spares_beside(bom: Iterable[Mapping], *, percent: Any, failure: FailureRatePerCategory) -> list[dict]:
     """Per BOM line ({"category", "sku", "quantity"}), the flat-percent spares beside the failure-rate spares
     with every input of both: what a buyer compares before choosing a rule."""
     rows = []
@@ -279,7 +282,7 @@ def _default_rates() -> FailureRatePerCategory:
     return FailureRatePerCategory.with_defaults()
 
 
-def failures_per_year(rule, *, category: str, quantity: int) -> Decimal:
+def failures_per_year(rule: Any, *, category: str, quantity: int) -> Decimal:
     """Failures expected in a year among `quantity` units of a category, beside any spares line: at the failure-rate
     rule's rates when that is the rule, else at the shipped rates (placeholders: DEFAULTS_NOTE)."""
     rates = rule if isinstance(rule, FailureRatePerCategory) else _default_rates()

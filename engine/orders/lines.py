@@ -17,12 +17,16 @@ Django-free: the API, the browser's compare page, change-order.csv and change-or
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 from .money import fmt_money, to_cents
 from .spares import SparesRule
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 # The order BOM lines, change orders and pages list categories and networks in.
 CATEGORY_ORDER = ("switch", "appliance", "transceiver", "copper", "aoc", "fiber", "trunk", "panel", "panel-insert")
@@ -132,7 +136,7 @@ class OrderLine:
         )
 
 
-def _dec(v) -> Decimal | None:
+def _dec(v: Any) -> Decimal | None:
     return None if v is None or v == "" else Decimal(str(v))
 
 
@@ -239,7 +243,7 @@ class Order:
 # --- building an order --------------------------------------------------------------------------------------
 
 
-def bom_split(bom) -> dict:
+def bom_split(bom: Any) -> dict:
     """The per-network and per-SU quantities of an engine.orders.bom.Bom as plain data:
     {"networks": {network: {"category\\tpart": quantity}}, "sus": {"1": {...}}} (JSON-safe; what is stored)."""
 
@@ -326,7 +330,12 @@ def build_order(
     )
 
 
-def _groups(lines: list[OrderLine], groups: Mapping[str, Mapping[str, int]], rest: str, sort_key) -> dict:
+def _groups(
+    lines: list[OrderLine],
+    groups: Mapping[str, Mapping[str, int]],
+    rest: str,
+    sort_key: Callable[[str], tuple[Any, ...]],
+) -> dict:
     out: dict[str, list] = {}
     for ln in lines:
         k = f"{ln.category}\t{ln.part}"
@@ -378,7 +387,7 @@ class LineDelta:
     extended_price: Decimal | None  # None when either side is unpriced, or the currencies differ
 
     def to_dict(self) -> dict:
-        def side(ln):
+        def side(ln: OrderLine | None) -> Any:
             return (
                 None
                 if ln is None
@@ -543,7 +552,7 @@ def _delta_lines(old: Iterable[OrderLine], new: Iterable[OrderLine], money: bool
         else:
             status = "unchanged"
 
-        def fig(ln, name):
+        def fig(ln: OrderLine | None, name: str) -> Any:
             return getattr(ln, name) if ln is not None else 0
 
         oe = Decimal("0.00") if o is None else o.extended_price
@@ -573,7 +582,7 @@ def order_delta(old: Order, new: Order) -> OrderDelta:
     """Line by line (and per network and SU) from `old` to `new`."""
     money = _money_comparable(old, new)
 
-    def groups(a: dict, b: dict, sort_key) -> dict:
+    def groups(a: dict, b: dict, sort_key: Callable[[Any], Any]) -> dict:
         return {g: _delta_lines(a.get(g, ()), b.get(g, ()), money) for g in sorted(set(a) | set(b), key=sort_key)}
 
     return OrderDelta(

@@ -9,6 +9,7 @@ was multiplied.
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
 
 CENT = Decimal("0.01")
 MONEY_PATTERN = r"^-?[0-9]+\.[0-9]{2,}$"
@@ -23,7 +24,7 @@ def to_cents(value: Decimal) -> Decimal:
     return value.quantize(CENT, rounding=ROUND_HALF_UP)
 
 
-def fmt_money(value) -> str:
+def fmt_money(value: Decimal | int | str | None) -> str:
     """`value` (Decimal, int or decimal string) in the one price format; "" for None."""
     if value is None or value == "":
         return ""
@@ -34,7 +35,7 @@ def fmt_money(value) -> str:
     return format(d, "f")
 
 
-def fmt_signed_money(value) -> str:
+def fmt_signed_money(value: Any) -> str:
     """A money change: "+12.00", "-168.00", "0.00"; "" for None."""
     s = fmt_money(value)
     return "+" + s if s and not s.startswith("-") and Decimal(s) != 0 else s

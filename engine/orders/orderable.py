@@ -10,6 +10,7 @@ ordering" with the reason.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 AIRFLOW_WORDS = {"p2c": "P2C (power-to-connector)", "c2p": "C2P (connector-to-power)"}
 NO_OPN = "OPN-UNPUBLISHED"  # the part-number suffix of a variant whose OPN no public text gives
@@ -26,7 +27,7 @@ def _unpublished(key: str, airflow: str | None) -> str:
     return "-".join(x for x in (key.upper(), airflow.upper() if airflow else "", NO_OPN) if x)
 
 
-def switch_part(key: str, model, airflow: str) -> OrderedPart:
+def switch_part(key: str, model: Any, airflow: str) -> OrderedPart:
     """The BOM line of one switch model (`model` is the catalog's SwitchModel, or None for an unknown key)."""
     name = model.name if model is not None else key
     info = model.orderable.get(airflow) if model is not None else None
@@ -44,14 +45,14 @@ def switch_part(key: str, model, airflow: str) -> OrderedPart:
     return OrderedPart(info.opn, f"{name}: {info.variant}{code}{packed}", info.unconfirmed)
 
 
-def rail_kit_part(model) -> OrderedPart | None:
+def rail_kit_part(model: Any) -> OrderedPart | None:
     kit = getattr(model, "rail_kit", None)
     if kit is None or kit.in_package:
         return None
     return OrderedPart(kit.opn, f"Rail kit for {model.name}: {kit.variant}", kit.unconfirmed)
 
 
-def appliance_part(key: str, model) -> OrderedPart:
+def appliance_part(key: str, model: Any) -> OrderedPart:
     """An appliance's line: its published OPN, or the appliance named as unpublished and marked to verify."""
     name = model.name if model is not None else key
     info = next(iter(model.orderable.values()), None) if model is not None else None
@@ -67,7 +68,9 @@ def appliance_part(key: str, model) -> OrderedPart:
 SWITCH_ROLES = ("leaf", "spine", "core", "oob", "oob-agg")
 
 
-def device_lines(role: str, model_key: str, catalog, procurement=None) -> list[tuple[str, OrderedPart, float | None]]:
+def device_lines(
+    role: str, model_key: str, catalog: Any, procurement: Any = None
+) -> list[tuple[str, OrderedPart, float | None]]:
     """The BOM lines one device adds, as (category, part, watts per unit): a switch's variant and its rail kit
     (with procurement.rail_kits), a fabric manager's appliance; nothing for other roles. Watts are the
     published maximum, None where there is none (shown "unknown", never 0). The engine's BOM and the bom

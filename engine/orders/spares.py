@@ -16,7 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, Decimal, InvalidOperation
-from typing import ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
 
 MAX_PERCENT = Decimal(1000)
 
@@ -94,7 +97,7 @@ def spares_rule_from_dict(d: Mapping | None) -> SparesRule:
     return make(d)
 
 
-def category_map(raw, what: str, *, whole: str, pair: str) -> Mapping:
+def category_map(raw: Any, what: str, *, whole: str, pair: str) -> Mapping:
     """A mapping {category: raw value} from a number or a text without ':' (every category, "*"), a mapping, or
     text such as "transceiver:2,*:1"; the values are left for the caller to check. ValueError naming `what`
     (`whole` says what one value is, `pair` what a pair looks like) for anything else."""
@@ -119,7 +122,7 @@ def category_map(raw, what: str, *, whole: str, pair: str) -> Mapping:
     return raw
 
 
-def parse_percents(raw, what: str = "spares_percent") -> dict[str, Decimal]:
+def parse_percents(raw: Collection[Any], what: str = "spares_percent") -> dict[str, Decimal]:
     """{category: percent} from a number (every category), a mapping, or text such as "5" or
     "transceiver:2,fiber:5,*:1". ValueError naming `what` for anything else."""
     raw = category_map(raw, what, whole="a percentage", pair="category:percentage")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from engine.errors import EngineInvariantError
 from engine.physical.catalog import CablingRules
@@ -215,7 +215,7 @@ def _back_map(el: Element) -> dict[int, int]:
 # --------------------------------------------------------------------------------------
 
 
-def build_channel(choice, structured: bool, policy: MediaPolicy, *, leg: int = 1, port: int = 1) -> Channel:
+def build_channel(choice: Any, structured: bool, policy: MediaPolicy, *, leg: int = 1, port: int = 1) -> Channel:
     """The channel of one link of ``choice`` (a ``select.MediaChoice``).
 
     ``structured``: False = direct cord; True = cord + panel + trunk + panel + cord.
@@ -261,7 +261,7 @@ def build_channel(choice, structured: bool, policy: MediaPolicy, *, leg: int = 1
     mod_a = iface("module-A", "a", lanes_a, choice.a_module)
     mod_b = iface("module-B", "b", lanes_b, choice.b_module)
 
-    def cord(eid: str, part_cord, sku: str) -> Element:
+    def cord(eid: str, part_cord: Any, sku: str) -> Element:
         fa = Face(part_cord.connector, part_cord.gender_a, part_cord.polish, part_cord.fiber_mode)
         fb = Face(part_cord.connector, part_cord.gender_b, part_cord.polish, part_cord.fiber_mode)
         return Element(
@@ -275,7 +275,7 @@ def build_channel(choice, structured: bool, policy: MediaPolicy, *, leg: int = 1
             fibers=part_cord.fibers,
         )
 
-    def splitter(eid: str, part_cord, sku: str, flipped: bool) -> Element:
+    def splitter(eid: str, part_cord: Any, sku: str, flipped: bool) -> Element:
         wide = wide_lanes
         g = part_cord.gender_a
         f = Face(part_cord.connector, g, part_cord.polish, part_cord.fiber_mode)

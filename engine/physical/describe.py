@@ -6,6 +6,8 @@ part, e.g. "NVIDIA MFP7E10-N015 MPO-12/APC multimode fiber, OM4, 15 m". Every BO
 
 from __future__ import annotations
 
+from typing import Any
+
 _VENDOR = {"nvidia": "NVIDIA", "generic": "Generic"}
 _CONNECTOR = {"mpo-12": "MPO-12", "mpo-16": "MPO-16", "lc": "LC"}
 _MODE = {"sm": "single-mode", "mm": "multimode"}
@@ -19,12 +21,12 @@ def _m(length_m: float) -> str:
     return f"{length_m:g} m"
 
 
-def transceiver(t) -> str:
+def transceiver(t: Any) -> str:
     opn = f" (OPN {t.opn})" if t.opn and t.opn != t.sku else ""
     return f"{vendor_name(t.vendor)} {t.sku} {t.description or t.pmd}{opn}".strip()
 
 
-def cable(c, sku: str, length_m: float) -> str:
+def cable(c: Any, sku: str, length_m: float) -> str:
     """DAC / active copper / AOC: the family's description and the ordered length."""
     what = c.description or {
         "dac": "passive copper cable (DAC)",
@@ -34,7 +36,7 @@ def cable(c, sku: str, length_m: float) -> str:
     return f"{vendor_name(c.vendor)} {sku} {what}, {_m(length_m)}"
 
 
-def cord(c, sku: str, length_m: float, loss=None) -> str:
+def cord(c: Any, sku: str, length_m: float, loss: Any = None) -> str:
     """A vendor's cord by its part number; a generic cord (our GEN- pattern, no maker's number) also by the
     specification a cable house can quote from, with the connector grade the loss budget (`loss`, the
     policy's LossPolicy) assumed for its mated pairs."""
@@ -56,7 +58,7 @@ def cord(c, sku: str, length_m: float, loss=None) -> str:
 _RETURN_LOSS_DB = {("mpo", "sm"): 60, ("mpo", "mm"): 35, ("lc", "sm"): 55}
 
 
-def cord_spec(c, length_m: float, loss=None) -> str:
+def cord_spec(c: Any, length_m: float, loss: Any = None) -> str:
     """The supplier-grade specification of a generic cord: fiber, connectors and polish, gender, polarity,
     fibers, insertion-loss grade per mated pair (the one the loss budget uses), return loss, length, jacket."""
     group = "lc" if c.connector == "lc" else "mpo"
@@ -81,7 +83,7 @@ def cord_spec(c, length_m: float, loss=None) -> str:
     return ", ".join(parts)
 
 
-def trunk(t, sku: str, length_m: float) -> str:
+def trunk(t: Any, sku: str, length_m: float) -> str:
     conn = f"{_CONNECTOR.get(t.connector, t.connector)}/{t.polish.upper()}"
     return (
         f"{vendor_name(t.vendor)} {sku} {conn} {_MODE.get(t.fiber_mode, t.fiber_mode)} trunk, "
@@ -89,7 +91,7 @@ def trunk(t, sku: str, length_m: float) -> str:
     )
 
 
-def copper_cord(c, sku: str, length_m: float) -> str:
+def copper_cord(c: Any, sku: str, length_m: float) -> str:
     return f"{vendor_name(c.vendor)} {sku} RJ45 copper patch cord, up to {c.max_gbps} Gb/s, {_m(length_m)}"
 
 
@@ -98,16 +100,16 @@ def _maker(sku: str) -> str:
     return "Generic " if sku.startswith("GEN-") else ""
 
 
-def panel(p) -> str:
+def panel(p: Any) -> str:
     kind = "MPO adapter" if p.kind == "mpo" else "cassette"
     return f"{_maker(p.sku)}{p.sku} {p.rack_units}U patch panel, {p.positions} {kind} positions"
 
 
-def adapter(a) -> str:
+def adapter(a: Any) -> str:
     return f"{_maker(a.sku)}{a.sku} {_CONNECTOR.get(a.connector, a.connector)} adapter, Type-{a.type}"
 
 
-def cassette(c) -> str:
+def cassette(c: Any) -> str:
     return (
         f"{_maker(c.sku)}{c.sku} {_CONNECTOR.get(c.mpo_connector, c.mpo_connector)}/{c.mpo_polish.upper()} to "
         f"{c.lc_ports} x LC/{c.lc_polish.upper()} duplex cassette, Base-{c.base}, "

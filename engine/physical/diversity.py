@@ -9,8 +9,12 @@ half of the spines gets trunks and panels of its own), more than one spine rack 
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import TYPE_CHECKING
 
 from .paths import physical_paths
+
+if TYPE_CHECKING:
+    from engine.result import DesignDraft
 
 
 def _example(hits: dict[str, str]) -> str:
@@ -18,7 +22,7 @@ def _example(hits: dict[str, str]) -> str:
     return f"e.g. {leaf}: {part}"
 
 
-def uplink_diversity_warnings(result) -> list[str]:
+def uplink_diversity_warnings(result: DesignDraft) -> list[str]:
     """The warnings of a computed design (or draft) whose leaves' uplinks share one trunk, panel or far rack."""
     devices, places, racks = result.devices, result.places, result.racks
     uplinks: dict[int, list] = defaultdict(list)

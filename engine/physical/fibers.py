@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from engine.physical.structured import TrunkRun
 
@@ -41,7 +42,7 @@ class FiberCount:
 ZERO = FiberCount()
 
 
-def link_fibers(choice, structured: bool) -> FiberCount:
+def link_fibers(choice: Any, structured: bool) -> FiberCount:
     """Fibers of one direct link (for panel-mode links, count the trunks instead; the
     per-link figure here is the link's share of its trunk leg, spare excluded)."""
     if not choice.optical:

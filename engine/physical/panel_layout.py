@@ -9,7 +9,10 @@ ceil(positions / positions per panel) per rack, tier and kind, which is what is 
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from engine.physical.structured import TrunkPlan
 
 
 class PanelPlace(NamedTuple):
@@ -55,7 +58,7 @@ class PanelUnits:
         self.places: list[PanelPlace] = []
         self.over: dict[int, int] = {}
 
-    def add_plan(self, plan, rack_index: dict[str, int], rack_names: list[str]) -> None:
+    def add_plan(self, plan: TrunkPlan, rack_index: dict[str, int], rack_names: list[str]) -> None:
         """Stack one tier's panels (TrunkPlan.usage) under the panels of the tiers added before."""
         self.units = {}
         positions: dict[tuple[int, str], list] = {}

@@ -13,6 +13,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from engine.result import DesignDraft, DesignResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +60,7 @@ class PhysicalPaths:
         return {k: tuple(sorted(v)) for k, v in out.items()}
 
 
-def _port_counts(ph) -> dict[tuple[str, str], int]:
+def _port_counts(ph: Any) -> dict[tuple[str, str], int]:
     """(panel part, panel kind) -> front ports, from the panel parts of the design's media choices."""
     out: dict[tuple[str, str], int] = {}
     for choice in ph.distinct_choices:
@@ -68,7 +72,7 @@ def _port_counts(ph) -> dict[tuple[str, str], int]:
     return out
 
 
-def physical_paths(result, only: set[int] | None = None) -> PhysicalPaths:
+def physical_paths(result: DesignDraft | DesignResult, only: set[int] | None = None) -> PhysicalPaths:
     """Every placed panel and every patch-panel link's path (of the links in `only`, when given), from a computed
     result's physical layer."""
     from engine.cable_schedule import EndRenderer
@@ -104,7 +108,7 @@ def physical_paths(result, only: set[int] | None = None) -> PhysicalPaths:
     ids_dense = all(r[0] == i + 1 for i, r in enumerate(rows[:1000])) and (not rows or rows[-1][0] == len(rows))
     by_id = None if ids_dense else {r[0]: r for r in rows}
 
-    def row(cid: int):
+    def row(cid: int) -> Any:
         return rows[cid - 1] if by_id is None else by_id[cid]
 
     links: dict[int, LinkPath] = {}

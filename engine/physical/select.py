@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import EngineInvariantError
 from engine.physical.catalog import (
@@ -43,6 +44,9 @@ from engine.physical.constants import (
     TOPS,
 )
 from engine.physical.policy import MediaPolicy
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _EPS = 1e-9
 
@@ -302,7 +306,7 @@ def _host_lanes(end: CageEnd, far: CageEnd) -> CageEnd:
     return end
 
 
-def _takes(cage, form_factor: str, top: str) -> bool:
+def _takes(cage: Any, form_factor: str, top: str) -> bool:
     """Whether a cage takes a plug of this form factor and top (the top matters for OSFP only)."""
     if form_factor not in CAGE_TAKES.get(cage.form_factor, (cage.form_factor,)):
         return False
@@ -336,7 +340,13 @@ def _reach_cap(policy: MediaPolicy, medium: str, *limits: float | None) -> float
     return min(caps) if caps else math.inf
 
 
-def _select_rj45(req, policy, catalog, reasons, fail) -> MediaChoice:
+def _select_rj45(
+    req: MediaRequest,
+    policy: MediaPolicy,
+    catalog: MediaCatalog,
+    reasons: list[str],
+    fail: Callable[..., MediaSelectionError],
+) -> MediaChoice:
     speed = min(req.a.port_speed_gbps, req.b.port_speed_gbps)
     best = None
     for cc in sorted(catalog.copper_cords.values(), key=lambda c: c.family):
@@ -382,7 +392,7 @@ def _select_rj45(req, policy, catalog, reasons, fail) -> MediaChoice:
     )
 
 
-def _plug_fits(end: PlugEnd, cage) -> bool:
+def _plug_fits(end: PlugEnd, cage: Any) -> bool:
     return (
         _takes(cage, end.form_factor, end.top)
         and end.ports == (2 if cage.twin_port else 1)
@@ -391,7 +401,14 @@ def _plug_fits(end: PlugEnd, cage) -> bool:
     )
 
 
-def _select_copper(req, policy, catalog, allowed, split, reasons) -> MediaChoice | None:
+def _select_copper(
+    req: MediaRequest,
+    policy: MediaPolicy,
+    catalog: MediaCatalog,
+    allowed: frozenset[str],
+    split: bool,
+    reasons: list[str],
+) -> MediaChoice | None:
     a, b = req.a, req.b
     if split:
         return None  # copper 1:4 splitters (MCP7Y50/40) to 200G are not modelled as 1:2 splits
@@ -461,7 +478,7 @@ def _select_copper(req, policy, catalog, allowed, split, reasons) -> MediaChoice
     )
 
 
-def _only_hint(cage) -> str:
+def _only_hint(cage: Any) -> str:
     if not cage.accepts:
         return ""
     only = "/".join(a.upper() for a in cage.accepts)
@@ -474,7 +491,7 @@ def _only_hint(cage) -> str:
 
 def _module_fits(
     t: Transceiver,
-    cage,
+    cage: Any,
     technology: str,
     policy: MediaPolicy,
     *,
@@ -505,8 +522,19 @@ def _module_fits(
 
 
 def _pick_cord(
-    catalog, *, connector, polish, mode, kind, min_fibers, length_run, policy, vendor, reach, fiber_type=None
-):
+    catalog: Any,
+    *,
+    connector: Any,
+    polish: Any,
+    mode: Any,
+    kind: Any,
+    min_fibers: Any,
+    length_run: Any,
+    policy: Any,
+    vendor: Any,
+    reach: Any,
+    fiber_type: Any = None,
+) -> Any:
     """Best cord family for a run: a stocked length before any made-to-order one (a cord cut to
     length is used only where no fitting family stocks a length that covers the run, so one tier
     and length class gets one part, not a length per metre), then the shortest ordered length,
@@ -532,8 +560,20 @@ def _pick_cord(
 
 
 def _pick_cord_pass(
-    catalog, *, connector, polish, mode, kind, min_fibers, length_run, policy, vendor, reach, fiber_type, made_to_order
-):
+    catalog: Any,
+    *,
+    connector: Any,
+    polish: Any,
+    mode: Any,
+    kind: Any,
+    min_fibers: Any,
+    length_run: Any,
+    policy: Any,
+    vendor: Any,
+    reach: Any,
+    fiber_type: Any,
+    made_to_order: Any,
+) -> tuple[Any, float] | None:
     polarity = "A-B" if connector == "lc" else "B"
     best = None
     for cord in catalog.cords.values():
@@ -563,7 +603,14 @@ def _pick_cord_pass(
     return None if best is None else (best[1], best[2])
 
 
-def _select_optics(req, policy, catalog, allowed, split, reasons) -> MediaChoice | None:
+def _select_optics(
+    req: MediaRequest,
+    policy: MediaPolicy,
+    catalog: MediaCatalog,
+    allowed: frozenset[str],
+    split: bool,
+    reasons: list[str],
+) -> MediaChoice | None:
     a, b = req.a, req.b
     tier = policy.tier(req.tier)
     mods = sorted(catalog.transceivers.values(), key=lambda t: t.sku)
@@ -640,7 +687,23 @@ def _select_optics(req, policy, catalog, allowed, split, reasons) -> MediaChoice
     return None if best is None else best[1]
 
 
-def _optic_candidate(req, policy, catalog, ma, mb, port, ft, medium, split, panels, tier, reach, rules, ctype, reasons):
+def _optic_candidate(
+    req: Any,
+    policy: Any,
+    catalog: Any,
+    ma: Any,
+    mb: Any,
+    port: Any,
+    ft: Any,
+    medium: str,
+    split: Any,
+    panels: Any,
+    tier: Any,
+    reach: float,
+    rules: CablingRules | None,
+    ctype: str,
+    reasons: Any,
+) -> MediaChoice | None:
     """Build the MediaChoice for one (module A, module B, fiber type), or None."""
     connector, polish, mode = ma.connector, ma.polish, ma.fiber_mode
     full_fibers = port.fibers_per_port
@@ -738,7 +801,9 @@ def _optic_candidate(req, policy, catalog, ma, mb, port, ft, medium, split, pane
     )
 
 
-def _structured_parts(catalog, policy, tier, module, cord, cord_run, split, ft, reasons) -> StructuredParts | None:
+def _structured_parts(
+    catalog: Any, policy: Any, tier: Any, module: Any, cord: Cord, cord_run: float, split: Any, ft: Any, reasons: Any
+) -> StructuredParts | None:
     """Resolve panel-mode parts: equipment cords, trunk, adapters or cassettes, panel."""
     mode, connector = module.fiber_mode, module.connector
     if connector == "lc":

@@ -349,7 +349,7 @@ class QosPolicy:
         )
 
     def to_dict(self) -> dict:
-        def plain(obj) -> dict:
+        def plain(obj: Any) -> dict:
             out = {}
             for f in fields(obj):
                 v = getattr(obj, f.name)
@@ -389,19 +389,19 @@ class _Parser:
             return False
         return True
 
-    def keys(self, data: Mapping, path: str, allowed) -> None:
+    def keys(self, data: Mapping, path: str, allowed: tuple[Any, ...]) -> None:
         for k in data:
             if k not in allowed:
                 self.err(f"{path}.{k}", f"unknown field; expected one of {', '.join(allowed)}")
 
-    def enum(self, value: Any, path: str, choices) -> Any:
+    def enum(self, value: Any, path: str, choices: tuple[str, ...]) -> Any:
         if value not in choices:
             self.err(path, f"must be one of {', '.join(map(str, choices))}")
             return choices[0]
         return value
 
     # validators: callables (value, path) -> value | _BAD
-    def rule(self, kind: str, *args):
+    def rule(self, kind: str, *args: Any) -> Callable[[Any, str], Any]:
         """The validator of one rule of the field tables (CLASS_FIELDS ...)."""
         makers: dict[str, Callable[..., Callable[[Any, str], Any]]] = {
             "int": self.int_,
@@ -419,8 +419,8 @@ class _Parser:
     def rules(self, table: Mapping[str, tuple]) -> dict:
         return {name: self.rule(*rule) for name, rule in table.items()}
 
-    def int_(self, lo: int, hi: int):
-        def check(v, path):
+    def int_(self, lo: int, hi: int) -> Callable[[Any, Any], Any]:
+        def check(v: Any, path: str) -> Any:
             if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
                 self.err(path, f"must be an integer from {lo} to {hi}")
                 return _BAD
@@ -428,8 +428,8 @@ class _Parser:
 
         return check
 
-    def float_(self, lo: float, hi: float):
-        def check(v, path):
+    def float_(self, lo: float, hi: float) -> Callable[[Any, Any], Any]:
+        def check(v: Any, path: str) -> Any:
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
                 self.err(path, f"must be a number from {lo} to {hi}")
                 return _BAD
@@ -437,8 +437,8 @@ class _Parser:
 
         return check
 
-    def bool_(self):
-        def check(v, path):
+    def bool_(self) -> Callable[[Any, Any], Any]:
+        def check(v: Any, path: str) -> Any:
             if not isinstance(v, bool):
                 self.err(path, "must be true or false")
                 return _BAD
@@ -446,8 +446,8 @@ class _Parser:
 
         return check
 
-    def str_(self):
-        def check(v, path):
+    def str_(self) -> Callable[[Any, Any], Any]:
+        def check(v: Any, path: str) -> Any:
             if not isinstance(v, str) or not v.strip() or any(c.isspace() for c in v):
                 self.err(path, "must be a non-empty word")
                 return _BAD
@@ -455,8 +455,8 @@ class _Parser:
 
         return check
 
-    def choice(self, choices):
-        def check(v, path):
+    def choice(self, choices: Any) -> Callable[[Any, Any], Any]:
+        def check(v: Any, path: str) -> Any:
             if v not in choices or isinstance(v, bool):
                 self.err(path, f"must be one of {', '.join(map(str, choices))}")
                 return _BAD
@@ -464,10 +464,10 @@ class _Parser:
 
         return check
 
-    def int_list(self, lo: int, hi: int, allow_int: bool = True):
+    def int_list(self, lo: int, hi: int, allow_int: bool = True) -> Callable[[Any, Any], Any]:
         item = self.int_(lo, hi)
 
-        def check(v, path):
+        def check(v: Any, path: str) -> Any:
             if allow_int and isinstance(v, int) and not isinstance(v, bool):
                 v = [v]
             if not isinstance(v, (list, tuple)):
@@ -483,8 +483,8 @@ class _Parser:
 
         return check
 
-    def names(self, allowed):
-        def check(v, path):
+    def names(self, allowed: Any) -> Callable[[Any, Any], Any]:
+        def check(v: Any, path: str) -> Any:
             if not isinstance(v, (list, tuple)) or any(x not in allowed for x in v):
                 self.err(path, f"must be a list drawn from {', '.join(allowed)}")
                 return _BAD
@@ -492,8 +492,8 @@ class _Parser:
 
         return check
 
-    def sl2vl(self):
-        def check(v, path):
+    def sl2vl(self) -> Callable[[Any, Any], Any]:
+        def check(v: Any, path: str) -> Any:
             if (
                 not isinstance(v, (list, tuple))
                 or len(v) != 16
@@ -505,8 +505,8 @@ class _Parser:
 
         return check
 
-    def weights(self):
-        def check(v, path):
+    def weights(self) -> Callable[[Any, Any], Any]:
+        def check(v: Any, path: str) -> Any:
             if not isinstance(v, Mapping) or not v:
                 self.err(path, "must map VL (0-14) to a weight (0-255)")
                 return _BAD
@@ -524,7 +524,7 @@ class _Parser:
 
         return check
 
-    def section(self, data: Any, path: str, default, spec: dict):
+    def section(self, data: Any, path: str, default: Any, spec: dict) -> Any:
         if data is None:
             return default
         if not self.mapping(data, path):
@@ -573,7 +573,7 @@ class _Parser:
         if data is None or not self.mapping(data, path):
             return base
 
-        def speed_table(v, p):
+        def speed_table(v: Any, p: str) -> Any:
             if not isinstance(v, Mapping) or not v:
                 self.err(p, "must map a port speed in Gb/s to bit times")
                 return _BAD
@@ -589,7 +589,7 @@ class _Parser:
                 out.append((speed, bits))
             return out
 
-        def merged(v, p, current):
+        def merged(v: Any, p: str, current: Any) -> Any:
             table = speed_table(v, p)
             return _BAD if table is _BAD else tuple(sorted({**dict(current), **dict(table)}.items()))
 

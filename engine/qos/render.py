@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import eos, hosts, infiniband, nvue, sonic
 from .inputs import HostInfo, IbFabric, SwitchPorts
 from .policy import QosPolicy
@@ -37,6 +39,6 @@ def render_subnet_manager(policy: QosPolicy, fabric: IbFabric) -> tuple[str, str
     return f"qos/subnet-manager/{fabric.name}.opensm.conf", infiniband.render(policy, fabric)
 
 
-def render_root_nodes(fabric: IbFabric, guids=None) -> tuple[str, str]:
+def render_root_nodes(fabric: IbFabric, guids: Any = None) -> tuple[str, str]:
     """The fabric's root-node file, beside its conf (engine.qos.infiniband.render_root_nodes)."""
     return f"qos/subnet-manager/{infiniband.root_file_name(fabric)}", infiniband.render_root_nodes(fabric, guids)

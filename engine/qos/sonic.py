@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from json.encoder import encode_basestring
+from typing import Any
 
 from . import reference as ref
 from .headroom import headroom_bytes
@@ -172,7 +173,7 @@ def dumps(db: dict) -> str:
     key = encode_basestring  # C-accelerated string quoting
     seen: dict[int, str] = {}  # rows share dict objects (same entry on every port): encode each once
 
-    def value(v) -> str:
+    def value(v: Any) -> str:
         out = seen.get(id(v))
         if out is None:
             out = seen[id(v)] = enc(v)

@@ -10,16 +10,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from math import ceil
+from typing import TYPE_CHECKING, Any
 
 from ..errors import SpecError
 from . import sizing
+
+if TYPE_CHECKING:
+    from engine.catalog import Catalog
+    from engine.spec import DesignSpec
+    from engine.topology.access import AccessPlan
+    from engine.topology.compute import ComputePlan
 
 
 def _fmt(n: int) -> str:
     return f"{n:,}"
 
 
-def _counts(plan) -> dict:
+def _counts(plan: ComputePlan) -> dict:
     """Switches and links of a compute plan, all planes."""
     leaves = plan.leaves_per_plane * plan.planes
     spines = plan.spines_per_pod * plan.n_pods * plan.planes
@@ -33,7 +40,7 @@ def _counts(plan) -> dict:
     }
 
 
-def reserved_slot_warning(spec, plan, catalog) -> str | None:
+def reserved_slot_warning(spec: DesignSpec, plan: ComputePlan, catalog: Catalog) -> str | None:
     """The warning when reserved node slots force one SU more than the servers alone need, or None.
 
     Example: 128 DGX H100 in 32-node SUs with one slot for UFM need 129 slots, so 5 SUs; 127 servers
@@ -173,7 +180,7 @@ def spine_choice(layer: _Layer) -> tuple[dict, str] | None:
     return entry, note
 
 
-def compute_layer(plan) -> _Layer:
+def compute_layer(plan: Any) -> _Layer:
     speed = plan.speed_gbps
     if plan.tiers == 3:
         leaves, ports, name = plan.su_per_pod * plan.rails, plan.spine_down, "compute fabric (per pod and plane)"
@@ -184,7 +191,7 @@ def compute_layer(plan) -> _Layer:
     return _Layer(name, plan.leaf_down, plan.leaf_up, leaves, plan.leaf.radix(speed), ports, plan.spines_per_pod)
 
 
-def access_layer(plan) -> _Layer | None:
+def access_layer(plan: Any) -> _Layer | None:
     if not plan.spines or not plan.server_leaves:  # appliance-only networks stripe by their own rule
         return None
     radix = plan.switch.radix(plan.speed_gbps)
@@ -203,7 +210,7 @@ def access_layer(plan) -> _Layer | None:
     )
 
 
-def spine_choices(compute_plan, access_plans) -> tuple[dict, list[str]]:
+def spine_choices(compute_plan: ComputePlan, access_plans: list[AccessPlan | None]) -> tuple[dict, list[str]]:
     """{network: spine_choice entry} and the notes, for every leaf-spine layer whose spines exceed the fewest."""
     out, notes = {}, []
     layers = [("compute", compute_layer(compute_plan))] + [(p.network, access_layer(p)) for p in access_plans if p]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 from ..catalog import SwitchModel
 from ..model import Device, Link
@@ -15,12 +16,24 @@ class Builder:
         self.devices: list[Device] = []
         self.links: list[Link] = []
 
-    def device(self, name: str, role: str, model: str, **kw) -> int:
+    def device(self, name: str, role: str, model: str, **kw: Any) -> int:
         idx = len(self.devices)
         self.devices.append(Device(idx, name, role, model, **kw))
         return idx
 
-    def link(self, network, plane, tier, a, a_port, a_cage, b, b_port, b_cage, speed) -> None:
+    def link(
+        self,
+        network: str,
+        plane: int,
+        tier: str,
+        a: int,
+        a_port: str,
+        a_cage: str,
+        b: int,
+        b_port: str,
+        b_cage: str,
+        speed: int,
+    ) -> None:
         links = self.links
         links.append(Link(len(links) + 1, network, plane, tier, a, a_port, a_cage, b, b_port, b_cage, speed))
 

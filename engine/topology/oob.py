@@ -8,6 +8,7 @@ aggregation switches (a user-settable model; the reference gives no figure for t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from math import ceil
 
 from ..catalog import SwitchModel
@@ -17,7 +18,7 @@ from .builder import Builder
 AGG_UPLINKS = 2  # one to each aggregation switch of a pair, so one failure keeps OOB reachable
 
 
-def mgmt_ports(d: Device, switches: dict[str, SwitchModel], server_oob_ports: tuple[str, ...]) -> tuple[str, ...]:
+def mgmt_ports(d: Device, switches: Mapping[str, SwitchModel], server_oob_ports: tuple[str, ...]) -> tuple[str, ...]:
     if d.role == "server":
         return server_oob_ports
     if d.role in ("leaf", "spine", "core", "oob-agg"):
@@ -45,7 +46,7 @@ def build_oob(
     oob: SwitchModel,
     agg: SwitchModel,
     aggs: list[int],
-    switches: dict[str, SwitchModel],
+    switches: Mapping[str, SwitchModel],
     server_oob_ports: tuple[str, ...],
     pdus_per_rack: int,
     rack_units: int,

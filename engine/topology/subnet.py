@@ -9,8 +9,15 @@ the switch model and the settings that fix it; Ethernet fabrics have no subnet m
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
-def subnet_manager_warnings(spec, plan, catalog) -> list[str]:
+if TYPE_CHECKING:
+    from engine.catalog import Catalog
+    from engine.spec import DesignSpec
+    from engine.topology.compute import ComputePlan
+
+
+def subnet_manager_warnings(spec: DesignSpec, plan: ComputePlan, catalog: Catalog) -> list[str]:
     out: list[str] = []
     fabrics = []
     if spec.compute.technology == "infiniband":

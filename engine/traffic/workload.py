@@ -243,7 +243,7 @@ class _Reader:
             return default
         return v
 
-    def choice(self, key: str, default: str, choices) -> str:
+    def choice(self, key: str, default: str, choices: tuple[str, ...]) -> str:
         v = self.raw(key, default)
         if v not in choices:
             self.err(key, f"must be one of {', '.join(choices)}, got {v!r}")

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import exceptions
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.negotiation import BaseContentNegotiation
-from rest_framework.permissions import IsAuthenticated
+from rest_framework.parsers import BaseParser
+from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.renderers import JSONRenderer
 from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
@@ -82,11 +85,11 @@ def refuse_undeclared_query(view, request) -> None:
 class ApiView(APIView):
     # Token first: its authenticate_header makes an anonymous request a 401, not a 403.
     authentication_classes = (TokenAuthentication, SessionAuthentication)
-    permission_classes = (IsAuthenticated,)
+    permission_classes: Sequence[type[BasePermission]] = (IsAuthenticated,)
     # The rate limit is counted in perform_authentication (apps/api/ratelimit.py), not by a DRF throttle:
     # per user across tokens and session, atomic, and before permissions, so every answer is counted.
     throttle_classes = ()
-    parser_classes = (LimitedJSONParser,)
+    parser_classes: Sequence[type[BaseParser]] = (LimitedJSONParser,)
     renderer_classes = (JSONRenderer,)
     content_negotiation_class = JSONOnlyNegotiation
     schema = ApiAutoSchema()
@@ -141,7 +144,7 @@ class NotFoundApi(ApiView):
     """Any other path under /api/ (a typo, /api/v2/...): the API's 404, in the API's error shape, never HTML."""
 
     permission_classes = ()
-    schema = None
+    schema = None  # type: ignore[assignment]  # DRF's documented way to leave a view out; its stub wants a ViewInspector
 
     def _missing(self, request, *args, **kwargs):
         raise ApiError(404, "not_found", "No such API endpoint; see /api/docs/.")

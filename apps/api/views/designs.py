@@ -101,9 +101,9 @@ class DesignListApi(ApiView):
     )
     def get(self, request):
         q = query(self.ListQuery, request)
-        qs = {"own": design_list_owned, "shared": design_list_shared}.get(q.get("section"), design_list)
+        lister = {"own": design_list_owned, "shared": design_list_shared}.get(q.get("section") or "", design_list)
         # A list never loads a spec: one shared design's huge spec must not slow anyone's list.
-        qs = qs(user=request.user).defer("spec").annotate(latest_revision=_latest)
+        qs = lister(user=request.user).defer("spec").annotate(latest_revision=_latest)
         rows, nxt = id_page(qs, cursor=q.get("cursor"), limit=q["limit"])
         shares = dict(
             DesignShare.objects.filter(user=request.user, design__in=[d.pk for d in rows]).values_list(
@@ -378,6 +378,7 @@ class DesignComputeApi(ApiView):
             body = {**revision_out(request, outcome.revision), "deduplicated": True}
             return Response(body, status=200, headers={"Location": body["url"]})
         # A new job's body is the job's, as GET answers it; a job already computing this says so.
+        assert outcome.job is not None  # no revision to reuse, so a job was queued or joined
         body = {**job_out(request, outcome.job), **({"deduplicated": True} if outcome.deduplicated else {})}
         return Response(body, status=202, headers={"Location": body["url"]})
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from django.conf import settings
-from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
@@ -220,6 +220,7 @@ class DownloadApi(ApiView):
             etag = revision_etag(rev, kind, q["csv"])
             if if_none_match(request, etag):
                 return not_modified(etag)
+            response: HttpResponseBase
             if kind in ("links.csv", "cables.csv"):
                 response = StreamingHttpResponse(
                     iter_table_csv(rev, kind, raw=q["csv"] == "raw"), content_type=CONTENT_TYPES[kind]
@@ -324,7 +325,8 @@ class MeasurementStandingOut(serializers.Serializer):
 
 
 class MeasurementUploadOut(MeasurementOut):
-    errors = MeasurementRowError(
+    # A declared field (DRF's serializer class moves it out); the stub takes it for the attribute it shadows.
+    errors = MeasurementRowError(  # type: ignore[assignment]
         many=True,
         help_text=(
             f"The rows left out (unknown fiber ids, values that are not a loss in dB, mismatched link ids, "
@@ -343,10 +345,10 @@ def _measurement_out(m: MeasurementUpload, number: int, errors: bool = False) ->
         "counts": m.counts,
         "error_count": m.error_count,
         "sha256": m.sha256,
-        "uploaded_by": m.uploaded_by.get_username() if m.uploaded_by_id else None,
+        "uploaded_by": m.uploaded_by.get_username() if m.uploaded_by else None,
         "created_at": iso(m.created_at),
         "withdrawn_at": iso(m.withdrawn_at) if m.withdrawn_at else None,
-        "withdrawn_by": m.withdrawn_by.get_username() if m.withdrawn_by_id else None,
+        "withdrawn_by": m.withdrawn_by.get_username() if m.withdrawn_by else None,
     }
     if errors:
         out["errors"] = [
@@ -574,8 +576,11 @@ class JobFileApi(ApiView):
             raise Http404("This job builds no file.")
         if job.status != "succeeded":
             raise ApiError(409, "not_ready", f"The export job is {job.status}; poll the job until it has succeeded.")
+        artifact_id = (job.result or {}).get("artifact_id")
         artifact = (
-            Artifact.objects.select_related("revision__design").filter(pk=(job.result or {}).get("artifact_id")).first()
+            Artifact.objects.select_related("revision__design").filter(pk=artifact_id).first()
+            if artifact_id is not None
+            else None
         )
         if artifact is None:
             raise ApiError(

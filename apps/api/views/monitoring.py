@@ -52,7 +52,8 @@ class UtilizationSnapshotOut(serializers.Serializer):
     id = serializers.IntegerField(help_text="Snapshot id.")
     url = serializers.CharField(help_text="This snapshot's report.")
     kind = serializers.ChoiceField(choices=UtilizationSnapshot.Kind.values, help_text="Format it was imported in.")
-    label = serializers.CharField(help_text="Label given at import.")
+    # A declared field (DRF's serializer class moves it out); the stub takes it for the attribute it shadows.
+    label = serializers.CharField(help_text="Label given at import.")  # type: ignore[assignment]
     created_at = serializers.CharField(help_text="Import time (ISO 8601).")
     created_by = serializers.CharField(allow_null=True, help_text="Who imported it.")
     totals = TotalsOut(help_text="All ports together.")
@@ -87,7 +88,8 @@ def _out(request, rev, snap: UtilizationSnapshot, *, report: bool) -> dict:
 class UtilizationListApi(ApiView):
     class ImportIn(StrictSerializer):
         kind = serializers.ChoiceField(choices=UtilizationSnapshot.Kind.values, help_text=KIND_HELP)
-        label = serializers.CharField(
+        # A declared field (DRF's serializer class moves it out); the stub takes it for the attribute it shadows.
+        label = serializers.CharField(  # type: ignore[assignment]
             required=False, default="", max_length=200, allow_blank=True, help_text="A name for it."
         )
         # An object in both formats (Prometheus' query answer; {"interval_s", "before", "after"}): a DictField,

@@ -25,8 +25,9 @@ from apps.designs.orders import (
     revision_spares_beside,
 )
 from deliverables.changeorder import iter_change_order_csv, render_change_order_pdf
-from engine.orders.failure_rates import DEFAULTS_NOTE
+from engine.orders.failure_rates import DEFAULTS_NOTE, FailureRatePerCategory
 from engine.orders.rule_choice import FAILURE_RATE
+from engine.orders.spares import PercentPerCategory
 from engine.physical_stage import BOM_CATEGORIES
 
 from ..errors import ApiError
@@ -117,7 +118,8 @@ class SuOrderOut(serializers.Serializer):
 
 
 class OrderOut(serializers.Serializer):
-    label = serializers.CharField(help_text="Which order this is (e.g. r1, r1 (ordered)).")
+    # A declared field (DRF's serializer class moves it out); the stub takes it for the attribute it shadows.
+    label = serializers.CharField(help_text="Which order this is (e.g. r1, r1 (ordered)).")  # type: ignore[assignment]
     currency = serializers.CharField(allow_null=True, help_text="Currency of every price; null when unpriced.")
     price_version = serializers.IntegerField(
         allow_null=True, help_text="Version of the owner's price list the order is priced from; null when unpriced."
@@ -197,7 +199,8 @@ class RevisionSparesOut(serializers.Serializer):
 
 
 class SparesBesideQuery(SparesQuery):
-    spares_rule = None  # both rules, side by side
+    # Both rules, side by side: None removes the inherited field (DRF's way; the stub wants a field).
+    spares_rule = None  # type: ignore[assignment]
     spares_percent = spares_percent_field(" Default 0.")
 
 
@@ -214,6 +217,8 @@ class RevisionSparesApi(ApiView):
         q = query(SparesBesideQuery, request)
         percent = spares_rule_of({"spares_percent": q.get("spares_percent") or "0"})
         failure = spares_rule_of({**q, "spares_rule": FAILURE_RATE, "spares_percent": ""})
+        # Each names its rule outright (a percent is given), so neither is the default (None) nor the other rule.
+        assert isinstance(percent, PercentPerCategory) and isinstance(failure, FailureRatePerCategory)
         rev = revision_for(request, design_id, number)
         return Response(
             {
@@ -283,7 +288,8 @@ class SuDeltaOut(serializers.Serializer):
 
 
 class OrderSideOut(serializers.Serializer):
-    label = serializers.CharField(help_text="Which order this side is (e.g. r1 (ordered), r2).")
+    # A declared field (DRF's serializer class moves it out); the stub takes it for the attribute it shadows.
+    label = serializers.CharField(help_text="Which order this side is (e.g. r1 (ordered), r2).")  # type: ignore[assignment]
     currency = serializers.CharField(allow_null=True, help_text="Currency of this side's prices; null when unpriced.")
     price_version = serializers.IntegerField(
         allow_null=True, help_text="Price-list version this side is priced from; null when unpriced."

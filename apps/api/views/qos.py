@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.db import transaction
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, HttpResponseBase
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
@@ -55,7 +55,8 @@ class QosOut(serializers.Serializer):
     stored = serializers.DictField(
         allow_null=True, help_text=("The spec's `qos` value: only what differs from the defaults (null: all defaults).")
     )
-    errors = FieldErrorOut(many=True, help_text="Why the stored policy is not valid (empty when it is).")
+    # A declared field (DRF's serializer class moves it out); the stub takes it for the attribute it shadows.
+    errors = FieldErrorOut(many=True, help_text="Why the stored policy is not valid (empty when it is).")  # type: ignore[assignment]
 
 
 def _qos_out(request, design) -> dict:
@@ -135,6 +136,7 @@ def _report_or_building(request, rev) -> tuple[dict | None, Response | None]:
         raise _plan_error(exc) from None
     if state.report is not None:
         return state.report, None
+    assert state.job is not None  # no report yet: revision_qos_request found or queued the build
     return None, _building(request, state.job)
 
 
@@ -173,6 +175,7 @@ class RevisionConfigListApi(ApiView):
         report, building = _report_or_building(request, rev)
         if building is not None:
             return building
+        assert report is not None  # one of the two is always given
         items = [{**f, "url": url(request, "revision-config", design_id, number, f["name"])} for f in report["files"]]
         return Response(
             {
@@ -220,7 +223,7 @@ class RevisionConfigApi(ApiView):
             return _config_file_response(request, rev, built, name)
 
 
-def _config_file_response(request, revision, artifact: Artifact, name: str) -> HttpResponse:
+def _config_file_response(request, revision, artifact: Artifact, name: str) -> HttpResponseBase:
     """One file of the stored configuration set, or configs.zip itself streamed from the artifact store, with a
     strong ETag: a revision's configuration never changes, so it is cached as immutable and revalidated (304)."""
     if name == ARCHIVE:

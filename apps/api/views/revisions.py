@@ -355,7 +355,8 @@ class RevisionLossBudgetApi(ApiView):
             marginal = serializers.IntegerField(
                 help_text="Links that pass with less margin than the marginal threshold."
             )
-            fail = serializers.IntegerField(help_text="Links whose expected loss exceeds their budget.")
+            # A declared field (DRF's serializer class moves it out); the stub takes it for the attribute it shadows.
+            fail = serializers.IntegerField(help_text="Links whose expected loss exceeds their budget.")  # type: ignore[assignment]
             n_a = serializers.IntegerField(help_text="Copper links: no optical budget (status n/a).")
             no_medium = serializers.IntegerField(help_text="Links no part fits (status no-medium).")
 
@@ -523,7 +524,7 @@ class CableRowOut(serializers.Serializer):
 _PAGING = ("cursor", "limit", "order")
 
 
-def _rows_page(request, rev, q: dict, fetch, table: str) -> Response:
+def _rows_page(request, rev, q: dict, fetch, table: str) -> HttpResponse:
     """One cursor page of a revision's links or cables, answered 304 when the client holds it (immutable rows)."""
 
     _refuse_values_not_in_the_revision(rev, q)

@@ -13,18 +13,19 @@ before the request's own query, exactly as before.
 from __future__ import annotations
 
 import select
+from typing import Any
 
 from django.db.backends.postgresql.base import DatabaseWrapper as PostgresDatabaseWrapper
 
 
 class DatabaseWrapper(PostgresDatabaseWrapper):
-    def is_usable(self):
+    def is_usable(self) -> bool:
         if self.connection is not None and _quiet_and_idle(self.connection):
             return True
         return super().is_usable()
 
 
-def _quiet_and_idle(conn) -> bool:
+def _quiet_and_idle(conn: Any) -> bool:
     """True when the connection is open, outside a transaction, and the server has sent nothing since."""
     from psycopg import pq
 

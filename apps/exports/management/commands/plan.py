@@ -135,8 +135,8 @@ class Command(BaseCommand):
             f"{s['name']}: {s['servers']:,} servers, {s['gpus']:,} GPUs, {net['tiers']} tiers, "
             f"switches {net['switches']}, links {s['links_total']:,} in {time.perf_counter() - t0:.2f} s"
         )
-        for w in result.warnings:
-            self.stdout.write(self.style.WARNING(f"warning: {w}"))
+        for message in result.warnings:
+            self.stdout.write(self.style.WARNING(f"warning: {message}"))
         from deliverables.bom import completeness_notice, missing_lines
 
         notice = completeness_notice(s)
