@@ -146,3 +146,18 @@ def test_a_missing_field_without_a_default_makes_the_document_unreadable(h100):
     _drop_field(doc, "DesignSpec", "name")
     with pytest.raises(codec.CodecError, match="DesignSpec.name"):
         codec.decode(zlib.compress(json.dumps(doc).encode()))
+
+
+def test_encoding_and_decoding_leave_the_cyclic_collector_as_they_found_it(h100):
+    import gc
+
+    blob = codec.encode(h100)
+    assert gc.isenabled()
+    codec.decode(blob)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        codec.decode(codec.encode(h100))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
