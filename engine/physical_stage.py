@@ -989,8 +989,12 @@ def _bom(
     cables_split: Counter = Counter()
     cable_lengths: dict = {}
     families = _cable_families(choices if distinct_choices is None else distinct_choices, trunks, media)
+    described: dict[tuple, tuple[str, str]] = {}  # per (kind, part, length): keys differ by A-end device too
     for (kind, part, length, net, a_dev), n in per_key.items():
-        desc, why = _describe_cable(families, kind, part, length, loss)
+        got = described.get((kind, part, length))
+        if got is None:
+            got = described[(kind, part, length)] = _describe_cable(families, kind, part, length, loss)
+        desc, why = got
         add(_CABLE_CATEGORY.get(kind, "cable"), part, desc, n, unconfirmed=why)
         cables_split[(part, net, 0 if a_dev == "panel" else su_of[a_dev])] += n
         if part not in cable_lengths:
