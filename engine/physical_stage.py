@@ -336,7 +336,7 @@ def run_physical(
         server_cages[port] = ("rj45", "flat", False, 1)
 
     n = len(links)
-    cage_run = _cage_runs(links, lengths)
+    cage_run = _cage_runs(links, lengths, len(devices))
     structured_tiers = {t: policy.tier(t).cabling == "panels" for t in {lk.tier for lk in links}}
     technology_of = {"compute": spec.compute.technology, "storage": spec.storage.technology}
     # Cage ends are memoized per switch device (one speed per network) and per appliance cage name and
@@ -391,8 +391,8 @@ def run_physical(
             )
             missing[(network, tier)] += 1
             continue
-        far_a, run_a = cage_run[(a, a_cage)]
-        far_b, run_b = cage_run[(b, b_cage)]
+        far_a, run_a = cage_run[a][a_cage]  # type: ignore[index]  # every link end is in it
+        far_b, run_b = cage_run[b][b_cage]  # type: ignore[index]
         structured = structured_tiers[tier]
         # The run rounded UP to a whole metre: every reach limit in the catalog is a whole number of metres,
         # so rounding up never changes which media fit, and one decision serves many lengths.
@@ -795,26 +795,37 @@ class _Budgets:
         return b, status, (str(problems[0]) if problems else None)
 
 
-def _cage_runs(links, lengths) -> dict[tuple, list]:
-    """{(device, cage): [far cage, longest run]}: the far cage every link of the cage reaches (MULTI when they
-    reach more than one) and the longest of their runs in metres."""
-    state: dict[tuple, list] = {}
-    get = state.get
+def _cage_runs(links, lengths, n_devices: int) -> list[dict[str, list] | None]:
+    """Per device, {cage: [far cage, longest run]}: the far cage, (device, cage), every link of the cage reaches
+    (MULTI when they reach more than one) and the longest of their runs in metres.
+
+    Held per device in a list rather than in one dict keyed by (device, cage): a tuple key is built and hashed
+    per link end, and one table of 3 million entries at 512K GPUs misses the CPU caches on most lookups; the
+    per-device tables took 2.78/1.31 s against 4.54/3.74 s at 1,577,792 links (0.31 against 0.60-0.67 s at
+    397,184), so the cost per link stays flat."""
+    state: list[dict[str, list] | None] = [None] * n_devices
     for (_id, _net, _plane, _tier, a, _ap, a_cage, b, _bp, b_cage, _speed), length in zip(links, lengths):
-        ka, kb = (a, a_cage), (b, b_cage)
-        sa = get(ka)
+        da = state[a]
+        if da is None:
+            da = state[a] = {}
+        sa = da.get(a_cage)
         if sa is None:
-            state[ka] = [kb, length]
+            da[a_cage] = [(b, b_cage), length]
         else:
-            if sa[0] != kb:
+            far = sa[0]
+            if far is not MULTI and (far[0] != b or far[1] != b_cage):
                 sa[0] = MULTI
             if sa[1] < length:
                 sa[1] = length
-        sb = get(kb)
+        db = state[b]
+        if db is None:
+            db = state[b] = {}
+        sb = db.get(b_cage)
         if sb is None:
-            state[kb] = [ka, length]
+            db[b_cage] = [(a, a_cage), length]
         else:
-            if sb[0] != ka:
+            far = sb[0]
+            if far is not MULTI and (far[0] != a or far[1] != a_cage):
                 sb[0] = MULTI
             if sb[1] < length:
                 sb[1] = length
