@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from itertools import groupby
-from operator import itemgetter
+from itertools import groupby, repeat
+from operator import add, itemgetter, mul
 
 from .errors import EngineInvariantError
 from .model import APPLIANCE_ROLES
@@ -41,10 +41,8 @@ def _first_port_beyond_radix(devices, links, switches) -> None:
 
 # Link fields by position (model.Link is a NamedTuple): itemgetter over them runs in C, so a check over
 # 1.6 million links builds its keys without a Python frame per link.
-_A_END = itemgetter(4, 5)  # (a, a_port)
-_B_END = itemgetter(7, 8)  # (b, b_port)
 _NETWORK_TIER = itemgetter(1, 3)
-_A, _B = itemgetter(4), itemgetter(7)
+_A, _A_PORT, _B, _B_PORT = itemgetter(4), itemgetter(5), itemgetter(7), itemgetter(8)
 
 
 def verify(*, devices, links, switches, compute_plan, server_model, n_servers: int, gpus: int) -> list[str]:
@@ -52,8 +50,14 @@ def verify(*, devices, links, switches, compute_plan, server_model, n_servers: i
     checks = []
 
     # 1. No port used twice, on any device of any network.
-    seen = set(map(_A_END, links))
-    seen.update(map(_B_END, links))
+    # Each end as one int, device x number of port names + the port name's number: a set of ints is about
+    # twice as fast to fill as one of (device, port) tuples at 400,000 links, and its keys hash for free.
+    names = set(map(_A_PORT, links))
+    names.update(map(_B_PORT, links))
+    number = {name: i for i, name in enumerate(names)}.__getitem__
+    width = repeat(len(names))
+    seen = set(map(add, map(mul, map(_A, links), width), map(number, map(_A_PORT, links))))
+    seen.update(map(add, map(mul, map(_B, links), width), map(number, map(_B_PORT, links))))
     if len(seen) != 2 * len(links):
         dup = Counter(x for link in links for x in ((link.a, link.a_port), (link.b, link.b_port)))
         (dev, port), n = dup.most_common(1)[0]
@@ -75,9 +79,9 @@ def verify(*, devices, links, switches, compute_plan, server_model, n_servers: i
         speeds = list(map(itemgetter(10), tier_links))
         # OOB links land on management ports (not data ports) at the managed end; only the OOB
         # switch's copper ports are numbered against its radix. Uplink ports are named up1/up2.
-        ends = [(_B, itemgetter(8))] if network != "oob" or tier == "device-oob" else []
+        ends = [(_B, _B_PORT)] if network != "oob" or tier == "device-oob" else []
         if network != "oob":
-            ends.append((_A, itemgetter(5)))
+            ends.append((_A, _A_PORT))
         for dev, port in ends:
             # distinct (model, speed, port) of this tier's ends: a few hundred at most
             for model, speed, name in set(zip(map(model_at, map(dev, tier_links)), speeds, map(port, tier_links))):
@@ -104,7 +108,7 @@ def verify(*, devices, links, switches, compute_plan, server_model, n_servers: i
         pairs = set(
             zip(
                 map(_B, node_leaf),
-                map(rail_of.__getitem__, map(itemgetter(5), node_leaf)),
+                map(rail_of.__getitem__, map(_A_PORT, node_leaf)),
                 map(itemgetter(2), node_leaf),
                 map(su_of.__getitem__, map(_A, node_leaf)),
             )
