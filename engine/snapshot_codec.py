@@ -50,7 +50,7 @@ from array import array
 from collections.abc import Iterable, Mapping
 from functools import partial
 from itertools import chain, repeat
-from operator import attrgetter, itemgetter
+from operator import attrgetter, getitem, itemgetter
 from types import MappingProxyType, NoneType
 from typing import Any
 
@@ -342,7 +342,8 @@ class _Decoder:
         if tag == "V":
             joined: Iterable[tuple] = zip(*[self.value(c) for c in v[2]])
             if type(v[1]) is not int:
-                joined = (row[:n] for row, n in zip(joined, self.value(v[1])))
+                # each row cut to its width, in C (a generator here cost a Python step per row)
+                joined = map(getitem, joined, map(slice, self.value(v[1])))  # type: ignore[arg-type]  # getitem is overloaded
             out = list(map(list, joined)) if v[4] else list(joined)
             return out if v[3] else tuple(out)
         if tag == "O":
