@@ -29,14 +29,19 @@ from .topology.compute import ComputePlan, plan_compute
 
 @dataclass(frozen=True)
 class Limits:
-    """Largest design a compute accepts (settings DESIGN_MAX_DEVICES, DESIGN_MAX_LINKS). The defaults admit
-    131,072 GPUs with all four networks with room to spare: 16,384 DGX B300 on Q3400 estimate 397,184 compute,
-    57,619 storage (Q3400) and 34,762 OOB links, and the in-band network's two links per server with their
-    uplinks about 66,000 more: about 560,000 links and 36,000 devices (a compute of it peaks near 1 GB).
-    A spec estimated above either limit is refused before anything is built."""
+    """Largest design a compute accepts (settings DESIGN_MAX_DEVICES, DESIGN_MAX_LINKS). A spec estimated above
+    either limit is refused before anything is built.
 
-    max_devices: int = 150_000
-    max_links: int = 1_000_000
+    The defaults admit the largest design of the presets' shape that one Quantum-X800 plane reaches: 93,240
+    DGX B300 (745,920 GPUs) on Q3400 in 3 tiers with its OOB network, estimated at 2,430,807 links and 192,471
+    devices. Its memory, from bench/bench_store.py (peak RSS of the process running the compute job, engine,
+    COPY and snapshot together): 707 MB at 397,184 links and 2,415 MB at 1,577,792, so about 110 MB plus
+    1.5 KB per link, about 3.8 GB at the limit: JOB_COMPUTE_MEMORY_LIMIT_MB (4,608 MB) holds it. 1,048,576
+    GPUs need two planes (about 6.3 million links, near 10 GB) and are refused unless both limits are raised on
+    a machine with that memory. 131,072 GPUs with all four networks are about 560,000 links."""
+
+    max_devices: int = 200_000
+    max_links: int = 2_500_000
 
 
 @dataclass(frozen=True)

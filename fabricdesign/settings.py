@@ -332,16 +332,22 @@ JOB_QUEUED_RESEND_S = env_int("JOB_QUEUED_RESEND_S", 600)
 # Past the soft time limit or the memory ceiling (resident memory of the process running the job) the
 # job is stopped and fails with a message naming the limit; a job still running at the hard time limit
 # (or JOB_KILL_GRACE_S after any other stop: a cancel, the memory ceiling) is failed and its process
-# exits, and the pool starts a fresh one. Defaults: the biggest design the engine is benchmarked on
-# (128K GPUs) computes and stores in 10-15 s at a 630 MB peak, its largest export in under 60 s and 1 GB
-# (README, Benchmarks), so the defaults leave room for a slow machine and stop only a runaway.
+# exits, and the pool starts a fresh one. Defaults: a 128K-GPU design computes and stores in 10-25 s at a
+# 630-710 MB peak, its largest export in under 60 s and 1 GB (README, Benchmarks), so the defaults leave room
+# for a slow machine and stop only a runaway. The compute job's memory holds the largest design DESIGN_MAX_LINKS
+# admits (about 110 MB + 1.5 KB per link: 3.8 GB at 2,500,000 links; 2,415 MB measured at 1,577,792).
 JOB_LIMITS = {
     kind: {
         "soft_time_limit_s": env_int(f"JOB_{kind.upper()}_SOFT_TIME_LIMIT_S", soft),
         "hard_time_limit_s": env_int(f"JOB_{kind.upper()}_HARD_TIME_LIMIT_S", soft + 30),
-        "memory_limit_mb": env_int(f"JOB_{kind.upper()}_MEMORY_LIMIT_MB", 2048),
+        "memory_limit_mb": env_int(f"JOB_{kind.upper()}_MEMORY_LIMIT_MB", memory),
     }
-    for kind, soft in (("compute", 300), ("export", 600), ("asbuilt", 300), ("alternatives", 600))
+    for kind, soft, memory in (
+        ("compute", 300, 4608),
+        ("export", 600, 2048),
+        ("asbuilt", 300, 2048),
+        ("alternatives", 600, 2048),
+    )
 }
 for _kind, _limits in JOB_LIMITS.items():
     if not 0 < _limits["soft_time_limit_s"] < _limits["hard_time_limit_s"] or _limits["memory_limit_mb"] <= 0:
@@ -413,9 +419,12 @@ ASBUILT_READ_IN_REQUEST_BYTES = env_int("ASBUILT_READ_IN_REQUEST_BYTES", 256 * 1
 COUNTERS_READ_IN_REQUEST_BYTES = env_int("COUNTERS_READ_IN_REQUEST_BYTES", 256 * 1024)
 MEASUREMENTS_READ_IN_REQUEST_BYTES = env_int("MEASUREMENTS_READ_IN_REQUEST_BYTES", 256 * 1024)
 # Largest design a compute accepts, estimated from the spec when it is saved (engine/guard.py). The defaults
-# admit 131,072 GPUs with all four networks (about 560,000 links, 36,000 devices).
-DESIGN_MAX_LINKS = env_int("DESIGN_MAX_LINKS", 1_000_000)
-DESIGN_MAX_DEVICES = env_int("DESIGN_MAX_DEVICES", 150_000)
+# admit the largest single-plane Q3400 design, 745,920 GPUs with OOB (about 2,430,807 links, 192,471 devices).
+# Memory behind them (bench/bench_store.py, peak RSS of the compute job): about 110 MB + 1.5 KB per link
+# (707 MB at 397,184 links, 2,415 MB at 1,577,792), so 2,500,000 links need about 3.8 GB, which
+# JOB_COMPUTE_MEMORY_LIMIT_MB's default holds. Raise the three together, by that figure, on a bigger machine.
+DESIGN_MAX_LINKS = env_int("DESIGN_MAX_LINKS", 2_500_000)
+DESIGN_MAX_DEVICES = env_int("DESIGN_MAX_DEVICES", 200_000)
 # Error-counter flag thresholds: engine/counters/data/thresholds.yaml, overridden by this YAML file's plain
 # values ({name: number}); checked at start-up.
 COUNTER_THRESHOLDS_FILE = env_str("COUNTER_THRESHOLDS_FILE", "")

@@ -237,6 +237,23 @@ def test_the_default_limits_admit_131072_gpus_and_refuse_far_more():
     assert "limit is 400,000" in errs["servers.count"]
 
 
+def test_the_default_limits_admit_the_largest_single_plane_q3400_design_and_refuse_a_million_gpus():
+    """The largest design of the presets' shape one Q3400 plane reaches (745,920 GPUs, with OOB) is admitted;
+    1,048,576 GPUs, which need a second plane (about 6.3 million links), are refused by default."""
+
+    def fabric(servers: int, **extra) -> dict:
+        compute = {"technology": "infiniband", "switch": "q3400", **extra}
+        return {"name": "campus", "servers": {"model": "dgx-b300", "count": servers}, "compute_fabric": compute}
+
+    largest = {**fabric(93_240), "oob": {"enabled": True}}
+    est = check_spec(parse_spec(largest), load_catalog(), Limits()).estimate
+    assert est.per_network["compute"]["links"] == 2_238_336
+    assert est.links <= Limits().max_links and est.devices <= Limits().max_devices
+
+    errs = check_errors(fabric(131_072, planes=2), Limits())
+    assert "(DESIGN_MAX_LINKS)" in errs["servers.count"]
+
+
 def test_the_pipeline_runs_the_guard_before_building():
     with pytest.raises(SpecError) as info:
         compute_design(parse_spec(spec()), limits=Limits(max_links=10))
