@@ -49,7 +49,7 @@ import zlib
 from array import array
 from collections.abc import Iterable, Mapping
 from functools import partial
-from itertools import chain, repeat
+from itertools import chain, compress, islice, repeat
 from operator import attrgetter, getitem, itemgetter
 from types import MappingProxyType, NoneType
 from typing import Any
@@ -89,7 +89,10 @@ def _is_namedtuple(t: type) -> bool:
 
 
 def _all_scalars(values) -> bool:
-    return set(map(type, values)) <= _SCALARS
+    # A first look at the head, so a long run of rows with a container in each (a cable row holds its ends)
+    # is told apart without typing every one of its millions of items.
+    it = iter(values)
+    return set(map(type, islice(it, 64))) <= _SCALARS and set(map(type, it)) <= _SCALARS
 
 
 def _rows_of_scalars(seq, kinds: set) -> bool:
@@ -189,7 +192,8 @@ class _Encoder:
                 memo = self.memo  # knows None as -1
                 ids = list(map(memo.get, map(id, seq), repeat(-2)))
                 if -2 in ids:  # objects not stored yet: each distinct one once, then every reference again
-                    for x in {id(x): x for x, i in zip(seq, ids) if i == -2}.values():
+                    new = list(compress(seq, map((-2).__eq__, ids)))  # picked in C: often every item
+                    for x in dict(zip(map(id, new), new)).values():
                         self.ref(x)
                     ids = list(map(memo.__getitem__, map(id, seq)))
                 return ["R", self.scalars(ids, {int}, 1), shape]
