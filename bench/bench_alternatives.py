@@ -16,9 +16,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.alternatives.requirement import parse_requirement  # noqa: E402
-from engine.alternatives.study import run_study  # noqa: E402
-from engine.catalog import load_catalog  # noqa: E402
+from engine.alternatives.requirement import parse_requirement
+from engine.alternatives.study import run_study
+from engine.catalog import load_catalog
 
 WORKLOADS = ["llama3-405b-16k", "llama3-405b-8k"]
 
@@ -41,7 +41,7 @@ def main() -> int:
     )
     t0 = time.perf_counter()
     stamps: list[float] = []
-    rows, rejected = run_study(req, catalog, on_candidate=lambda row: stamps.append(time.perf_counter() - t0))
+    rows, rejected = run_study(req, catalog, on_candidate=lambda _row: stamps.append(time.perf_counter() - t0))
     wall = time.perf_counter() - t0
     for row, at in zip(rows, stamps, strict=True):
         f = row.figures

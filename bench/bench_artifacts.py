@@ -285,7 +285,7 @@ def _etag(port: int, path: str, key: str) -> str:
 
 def _pct(values: list[float], q: float) -> float:
     values = sorted(values)
-    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
+    return values[min(len(values) - 1, round(q * (len(values) - 1)))]
 
 
 def _server_cpu(pid: int) -> float:
@@ -319,7 +319,7 @@ def _report(name: str, rows, which: int, target_ms: float, cpu_ms: float | None 
     )
 
 
-def main() -> int:
+def _arguments() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
         "--database-url",
@@ -360,9 +360,11 @@ def main() -> int:
     ap.add_argument(
         "--health-only", action="store_true", help="time only /healthz during the downloads (skip TTFB and BOM)"
     )
-    args = ap.parse_args()
-    keep_alive = args.keep_alive and args.client == "curl"
-    sizes = [s for s in args.sizes.split(",") if s]
+    return ap.parse_args()
+
+
+def _environment(args: argparse.Namespace) -> dict[str, str]:
+    """The settings the web and worker processes run with (a PostgreSQL database made when missing)."""
     env = {
         **os.environ,
         "DATABASE_URL": args.database_url,
@@ -379,6 +381,45 @@ def main() -> int:
         _ensure_postgres_database(args.database_url)
     else:
         (ROOT / "var" / "bench").mkdir(parents=True, exist_ok=True)
+    return env
+
+
+def _gunicorn(args: argparse.Namespace, env: dict[str, str], port: int) -> subprocess.Popen:
+    """gunicorn serving the app on `port`, once /healthz answers 200 (SystemExit after 30 s without)."""
+    server = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "gunicorn"),
+            "fabricdesign.wsgi",
+            # gunicorn.conf.py (read from the working directory) sets what production runs: gthread, one
+            # worker per CPU, GUNICORN_THREADS threads; --workers/--threads here override it for a comparison.
+            *(["-w", str(args.workers)] if args.workers else []),
+            *(["--threads", str(args.threads)] if args.threads else []),
+            "-b",
+            f"127.0.0.1:{port}",
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if _one(port, "/healthz", None)[2] == 200:
+                return server
+        except OSError:
+            pass
+        if time.monotonic() > deadline or server.poll() is not None:
+            server.terminate()
+            raise SystemExit("gunicorn did not start")
+        time.sleep(0.2)
+
+
+def main() -> int:
+    args = _arguments()
+    keep_alive = args.keep_alive and args.client == "curl"
+    sizes = [s for s in args.sizes.split(",") if s]
+    env = _environment(args)
     os.environ.update(env)
     sys.path.insert(0, str(ROOT))
     import django
@@ -410,33 +451,8 @@ def main() -> int:
     connections.close_all()
 
     port = _free_port()
-    server = subprocess.Popen(
-        [
-            str(Path(sys.executable).parent / "gunicorn"),
-            "fabricdesign.wsgi",
-            # gunicorn.conf.py (read from the working directory) sets what production runs: gthread, one
-            # worker per CPU, GUNICORN_THREADS threads; --workers/--threads here override it for a comparison.
-            *(["-w", str(args.workers)] if args.workers else []),
-            *(["--threads", str(args.threads)] if args.threads else []),
-            "-b",
-            f"127.0.0.1:{port}",
-            "--log-level",
-            "warning",
-        ],
-        cwd=ROOT,
-        env=env,
-    )
+    server = _gunicorn(args, env, port)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if _one(port, "/healthz", None)[2] == 200:
-                    break
-            except OSError:
-                pass
-            if time.monotonic() > deadline or server.poll() is not None:
-                raise SystemExit("gunicorn did not start")
-            time.sleep(0.2)
         print(f"\ngunicorn {_gunicorn_shape(args)}")
         pid = server.pid
         curl = args.client == "curl"

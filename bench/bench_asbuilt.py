@@ -131,7 +131,7 @@ def child_import(revision_id: int) -> dict:
     data, observed = _asbuilt_csv(rev)
     rss_before = _vm("VmHWM")
     t = time.perf_counter()
-    upload, job = asbuilt_import(revision=rev, user=rev.design.owner, fmt="csv", data=data, filename="asbuilt.csv")
+    _upload, job = asbuilt_import(revision=rev, user=rev.design.owner, fmt="csv", data=data, filename="asbuilt.csv")
     upload_s = time.perf_counter() - t
     t = time.perf_counter()
     outcome = run_job(str(job.pk))

@@ -105,7 +105,7 @@ def child_store(size: str, keep: bool, snapshot: bool = True) -> dict:
         # For an A/B comparison only: the store without the snapshot's encoding (an empty document is stored).
         from apps.designs import services as design_services
 
-        design_services.encode_result = lambda result: b""
+        design_services.encode_result = lambda _result: b""
     from django.contrib.auth import get_user_model
     from django.db import connection
 
@@ -284,7 +284,7 @@ def main() -> None:
             for i in range(args.repeat):
                 last = i == args.repeat - 1
                 extra = (["--keep"] if last else []) + (["--no-snapshot"] if args.no_snapshot else [])
-                runs.append(_child(["--child", "store", "--size", size] + extra))
+                runs.append(_child(["--child", "store", "--size", size, *extra]))
             kept = runs[-1]["revision_id"]
             secs = [r["stored_s"] for r in runs]
             med = statistics.median(secs)

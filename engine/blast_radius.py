@@ -305,16 +305,9 @@ class _Fabric:
     def tally(self, lost: Sequence[Link]) -> tuple[int, int]:
         """(GPUs isolated, GPUs hit) by losing `lost`, as lose() counts them, in whole Gb/s and GPU sets (no
         fractions: a design has tens of thousands of trunks and panels to count)."""
-        first = lost[0] if lost else None
-        if first is not None and self.planes == 1 and first.tier != "node-leaf":
-            # the common part: uplinks of one leaf (a leaf's cage, a small trunk) or of one spine (a spine's cage)
-            if all(ln.tier == first.tier and ln.a == first.a for ln in lost):
-                if first.tier == "leaf-spine":
-                    n = len(self.leaf_down.get(first.a, ()))
-                    cut_off = sum(ln.speed_gbps for ln in lost) >= self.up_bw[first.a]
-                    return (n if cut_off else 0), n
-                if first.tier == "spine-core":
-                    return self.tally_spines(frozenset((first.a,)))
+        common = self._tally_one_switch(lost)
+        if common is not None:
+            return common
         own: Counter[int] = Counter()
         leaf_lost: Counter[int] = Counter()
         spines: set[int] = set()
@@ -349,6 +342,25 @@ class _Fabric:
                         cut[g] += gbw
         iso += sum(1 for g, c in cut.items() if c >= bw[g])
         return iso, len(own) + under
+
+    def _tally_one_switch(self, lost: Sequence[Link]) -> tuple[int, int] | None:
+        """tally() of the common part, uplinks of one leaf (a leaf's cage, a small trunk) or of one spine (a
+        spine's cage) in a one-plane fabric, without sorting the links; None for anything else."""
+        first = lost[0] if lost else None
+        if (
+            first is None
+            or self.planes != 1
+            or first.tier == "node-leaf"
+            or not all(ln.tier == first.tier and ln.a == first.a for ln in lost)
+        ):
+            return None
+        if first.tier == "leaf-spine":
+            n = len(self.leaf_down.get(first.a, ()))
+            cut_off = sum(ln.speed_gbps for ln in lost) >= self.up_bw[first.a]
+            return (n if cut_off else 0), n
+        if first.tier == "spine-core":
+            return self.tally_spines(frozenset((first.a,)))
+        return None
 
     def leaves_of_spines(self, spines: frozenset[int]) -> tuple[frozenset[int], int]:
         """The leaves under `spines` and the GPUs under those leaves, worked out once per set of spines."""
@@ -493,7 +505,7 @@ def blast_radius(
             "node-leaf-cable",
             "A node-leaf cable",
             cables,
-            lambda c: 1,
+            lambda _c: 1,
             lambda c: f.groups(f.direct([(c[1], c[0].speed_gbps)]), ALL),
             lambda c: f"{name(c[0].a).name} {c[0].a_port} - {name(c[0].b).name} {c[0].b_port}",
         )

@@ -22,28 +22,10 @@ from collections.abc import Callable, Iterator, Sequence
 from itertools import chain
 from operator import itemgetter
 
+from .columns import CABLE_COLUMNS
 from .csvcells import TRIGGERS, neutralize_row, starts_unsafe
 from .physical.labels import LabelEnd, LabelTemplate, cable_labels_of, fast_format, port_template, trunk_labels
 
-CABLE_COLUMNS = (
-    "id",
-    "network",
-    "tier",
-    "type",
-    "part",
-    "ordered_length_m",
-    "a_device",
-    "a_port",
-    "a_rack",
-    "a_u",
-    "b_device",
-    "b_port",
-    "b_rack",
-    "b_u",
-    "label_a",
-    "label_b",
-    "links",
-)
 # What the installer needs beyond the engine's columns (docs/deliverables.md: cable-schedule.csv).
 SCHEDULE_EXTRA_COLUMNS = ("a_room", "a_row", "b_room", "b_row", "medium", "a_module", "b_module", "polarity")
 SCHEDULE_COLUMNS = CABLE_COLUMNS + SCHEDULE_EXTRA_COLUMNS
@@ -169,7 +151,7 @@ class CableSchedule:
         ids_ok = all(lk.id == i + 1 for i, lk in enumerate(links[:1000])) and (not links or links[-1].id == len(links))
         self._link_index = None if ids_ok else {lk.id: i for i, lk in enumerate(links)}
         self._media_memo: dict = {}
-        self._fast: tuple | None | bool = False  # _fast_setup(), worked out on first use
+        self._fast: tuple | bool | None = False  # _fast_setup(), worked out on first use
         self._devices: list | None = None  # _device_lists(), worked out on first use
         self._formats: list = []
         self._trunk_ports: dict | None = None  # trunk_ports(), worked out on first use
@@ -204,7 +186,7 @@ class CableSchedule:
                 lb = cable_fmt(near_b, near_a, cs, "") if own_first else la
             links = f"L{link_ids[0]:06d}" if len(link_ids) == 1 else " ".join([f"L{x:06d}" for x in link_ids])
             if db_prefix is None:
-                yield (f"C{cid:06d}", network, tier, kind, part, length) + a_row + b_row + (la, lb, links)
+                yield (f"C{cid:06d}", network, tier, kind, part, length, *a_row, *b_row, la, lb, links)
             else:
                 # an unplaced end has no rack unit: "" in cables.csv, NULL in the database (a 0U PDU has 0)
                 ua, ub = a_row[3], b_row[3]
@@ -352,7 +334,7 @@ class CableSchedule:
 
     def _trunk_ends(self, cid: int, ca: tuple, cb: tuple) -> tuple[tuple, tuple]:
         pa, pb = self.trunk_ports()[cid]
-        return (ca[0], pa) + ca[2:], (cb[0], pb) + cb[2:]
+        return (ca[0], pa, *ca[2:]), (cb[0], pb, *cb[2:])
 
     def _device_lists(self) -> tuple[list, list]:
         """Every device's EndRenderer.device() facts, and its port template's bound format (None when unplaced),
@@ -590,7 +572,7 @@ def _label_pair(compiled: str, own_end_first: bool):
         if fn("x0", "x1", "x2") != slow("x0", "x1", "x2"):
             raise ValueError("mismatch")
         return fn
-    except Exception:  # pragma: no cover - any template the f-string path cannot express
+    except Exception:  # noqa: BLE001  # pragma: no cover - any template the f-string path cannot express
         return slow
 
 

@@ -16,8 +16,7 @@ from functools import lru_cache
 from operator import itemgetter
 from pathlib import Path
 
-import yaml
-
+from .catalog.loader import read_shipped
 from .model import NETWORKS, TIERS
 
 DATA = Path(__file__).parent / "catalog" / "data" / "published_counts.yaml"
@@ -34,7 +33,7 @@ _NET, _TIER, _KIND = itemgetter(8), itemgetter(7), itemgetter(1)
 
 @lru_cache(maxsize=1)
 def published_references() -> tuple[dict, ...]:
-    return tuple(yaml.safe_load(DATA.read_text(encoding="utf-8"))["references"])
+    return tuple(read_shipped(DATA)[0]["references"])
 
 
 def _lower_end_cages(plan, server) -> dict[str, int]:

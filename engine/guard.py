@@ -92,7 +92,7 @@ def check_spec(spec: DesignSpec, catalog: Catalog, limits: Limits | None = None)
             appliance_ports_total=2 * ib.management_servers,
             catalog=catalog,
         )
-    _check_names(spec, server, compute)
+    _check_names(server, compute)
     reserved_u = (1 if spec.oob.enabled else 0) + (spec.layout.panel_units if _uses_panels(spec) else 0)
     per_rack = servers_per_rack(spec.layout, server, reserved_u)
     est = estimate(spec, catalog, compute, storage, inband, per_rack)
@@ -107,7 +107,7 @@ def check_spec(spec: DesignSpec, catalog: Catalog, limits: Limits | None = None)
 
 def _uses_panels(spec: DesignSpec) -> bool:
     phys = spec.physical or {}
-    tiers = [phys.get("default_tier") or {}] + list((phys.get("tiers") or {}).values())
+    tiers = [phys.get("default_tier") or {}, *(phys.get("tiers") or {}).values()]
     return any(isinstance(t, dict) and t.get("cabling") == "panels" for t in tiers)
 
 
@@ -141,7 +141,7 @@ DEVICE_NAME_LENGTH = 64
 PORT_NAME_LENGTH = 32
 
 
-def _check_names(spec: DesignSpec, server, compute: ComputePlan) -> None:
+def _check_names(server, compute: ComputePlan) -> None:
     """Server names are "<first part of the model key>-SU<n>-N<n>" (pipeline.start_design); a custom model's
     long key or port names must still fit their columns."""
     prefix = server.key.split("-")[0]

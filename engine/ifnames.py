@@ -4,18 +4,20 @@ topology file, the ibnetdiscover file, and meant for as-built matching and the N
 
 The design names a switch port "<cage>" (one port per cage) or "<cage>/<n>" (port n of a cage split into
 several ports); a cage has `lanes` electrical lanes (catalog: the fastest cage mode / `lanes_gbps`, e.g. an
-800G OSFP at 100G per lane = 8). Each platform numbers those differently:
+800G OSFP at 100G per lane = 8). A switch's platform is the OS it runs (nvue, sonic, eos, ib) and the OS's
+interface naming, both from its catalog entry (`os` in switches.yaml: OS -> naming; the design's
+qos.ethernet_os chooses when a model runs several), never from its key or name. The namings:
 
-* Cumulus Linux / NVUE (`nvue`): `swp<cage>`; a broken-out cage's ports are `swp<cage>s<i>`, i from 0
+* `swp` (Cumulus Linux / NVUE): `swp<cage>`; a broken-out cage's ports are `swp<cage>s<i>`, i from 0
   (Cumulus Linux 5.x user guide, "Switch Port Attributes": breakout ports `swp1s0` ... `swp1s3`). The
   management port is `eth0`.
-* SONiC (`sonic`): `Ethernet<first lane>`, lanes counted from 0 over the whole front panel (the port_config
+* `ethernet-lane` (SONiC): `Ethernet<first lane>`, lanes counted from 0 over the whole front panel (the port_config
   / platform.json convention: cage c of an 8-lane OSFP switch starts at Ethernet<8(c-1)>; a 2-way split
   port 2 starts 4 lanes later). Management: `eth0`.
-* Arista EOS (`eos`): `Ethernet<cage>/<first lane>`, lanes counted from 1 inside the cage (EOS manual,
+* `ethernet-cage-lane` (Arista EOS): `Ethernet<cage>/<first lane>`, lanes counted from 1 inside the cage (EOS manual,
   "Ethernet Ports": multi-lane ports are named by their lowest lane, so a 2 x 400G OSFP is Ethernet1/1 and
   Ethernet1/5, a 4 x 200G one Ethernet1/1, /3, /5, /7). Management: `Management1`.
-* InfiniBand switches (`ib`): the IB port number ibnetdiscover and OpenSM print; cage c, port p of a
+* `ib-port` (InfiniBand switches): the IB port number ibnetdiscover and OpenSM print; cage c, port p of a
   twin-port cage is 2(c-1)+p (Quantum-2 OSFP cages carry 2 logical ports, optics-and-cabling.md D1).
 * Hosts (`host`): the server model's `netdevs` (catalog servers.yaml, a setting per server model: the
   names depend on the OS image and PCI layout, which the reference does not give; docs/data-gaps.md);
@@ -27,14 +29,18 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from .errors import CatalogError
 
 if TYPE_CHECKING:
     from .catalog import SwitchModel
 
 SWITCH_ROLES = frozenset(("leaf", "spine", "core", "oob", "oob-agg"))
+# A device's platform: a switch's OS (engine.catalog.SWITCH_OSES), "host" for a server, "other" otherwise.
 PLATFORMS = ("nvue", "sonic", "eos", "ib", "host", "other")
-MGMT_PORT = {"nvue": "eth0", "sonic": "eth0", "eos": "Management1", "ib": "mgmt0"}
+# The management port each naming prints (the NOS's own name for the design's `mgmt0`).
+MGMT_PORT = {"swp": "eth0", "ethernet-lane": "eth0", "ethernet-cage-lane": "Management1", "ib-port": "mgmt0"}
 _PORT = re.compile(r"^(\d+)(?:/(\d+))?$")
 _UPLINK = re.compile(r"^up(\d+)$")
 
@@ -47,7 +53,7 @@ def split_port(port: str) -> tuple[int, int | None] | None:
     return int(m.group(1)), (int(m.group(2)) if m.group(2) else None)
 
 
-def lanes_per_cage(switch) -> int:
+def lanes_per_cage(switch: SwitchModel) -> int:
     """Electrical lanes of one cage: the fastest whole-cage mode over the lane rate (800G / 100G = 8)."""
     lane = max(1, int(getattr(switch, "lanes_gbps", 0) or 1))
     widest = max((int(s) * int(n) for s, n in (switch.speeds or {}).items()), default=lane)
@@ -64,36 +70,37 @@ def ib_port_number(port: str) -> int | None:
 
 
 def switch_port_name(
-    port: str, platform: str, *, lanes: int = 8, split: int = 1, cages: int = 0, uplink_lanes: int = 4
+    port: str, naming: str, *, lanes: int = 8, split: int = 1, cages: int = 0, uplink_lanes: int = 4
 ) -> str:
-    """A switch port's name on `platform`. `split` = ports the cage is divided into at this link's speed;
-    `cages` (front-panel cages) places the separate uplink ports `up<n>` after them."""
+    """A switch port's name under `naming` (the catalog's naming for the switch's OS). `split` = ports the cage
+    is divided into at this link's speed; `cages` (front-panel cages) places the separate uplink ports `up<n>`
+    after them."""
     if port == "mgmt0":
-        return MGMT_PORT.get(platform, port)
+        return MGMT_PORT.get(naming, port)
     up = _UPLINK.match(str(port))
     if up and cages:
         n = int(up.group(1))
-        if platform == "nvue":
+        if naming == "swp":
             return f"swp{cages + n}"
-        if platform == "sonic":
+        if naming == "ethernet-lane":
             return f"Ethernet{cages * lanes + (n - 1) * uplink_lanes}"
-        if platform == "eos":
+        if naming == "ethernet-cage-lane":
             return f"Ethernet{cages + n}/1"
         return port
     sp = split_port(port)
     if sp is None:
         return port
     c, s = sp
-    if platform == "ib":
+    if naming == "ib-port":
         return str(ib_port_number(port))
     split = max(1, split)
     step = max(1, lanes // split)
     sub = 0 if s is None else s - 1
-    if platform == "nvue":
+    if naming == "swp":
         return f"swp{c}" if s is None or split == 1 else f"swp{c}s{sub}"
-    if platform == "sonic":
+    if naming == "ethernet-lane":
         return f"Ethernet{(c - 1) * lanes + sub * step}"
-    if platform == "eos":
+    if naming == "ethernet-cage-lane":
         return f"Ethernet{c}/{sub * step + 1}"
     return port
 
@@ -105,7 +112,7 @@ _EOS_IF = re.compile(r"^Ethernet(\d+)(?:/(\d+))?$")
 
 def design_port_name(
     name: str,
-    platform: str,
+    naming: str,
     *,
     lanes: int = 8,
     split: int = 1,
@@ -113,19 +120,19 @@ def design_port_name(
     uplink_lanes: int = 4,
     slashed: bool = True,
 ) -> str | None:
-    """The design's name of a switch port a platform prints, the inverse of switch_port_name for a port the plan
-    may not use (a stray cable's), or None when `name` is not one of the platform's port names. The port's
+    """The design's name of a switch port a naming prints, the inverse of switch_port_name for a port the plan
+    may not use (a stray cable's), or None when `name` is not one of the naming's port names. The port's
     speed is not known there: `split` is the split the device's cages use in the plan, `slashed` whether the
     design names its ports "<cage>/<n>" (twin-port cages) or "<cage>"."""
-    if name == MGMT_PORT.get(platform):
+    if name == MGMT_PORT.get(naming):
         return "mgmt0"
     step = max(1, lanes // max(1, split))
-    if platform == "ib":
+    if naming == "ib-port":
         if not name.isdigit() or int(name) < 1:
             return None
         n = int(name)
         return f"{(n + 1) // 2}/{2 - n % 2}" if slashed else str(n)
-    if platform == "nvue":
+    if naming == "swp":
         m = _NVUE_IF.match(name)
         if not m:
             return None
@@ -133,7 +140,7 @@ def design_port_name(
         if cages and c > cages:
             return f"up{c - cages}"
         return f"{c}/{int(m.group(2)) + 1}" if m.group(2) is not None else str(c)
-    if platform == "sonic":
+    if naming == "ethernet-lane":
         m = _SONIC_IF.match(name)
         if not m:
             return None
@@ -142,7 +149,7 @@ def design_port_name(
             return f"up{(n - cages * lanes) // max(1, uplink_lanes) + 1}"
         c, sub = n // lanes + 1, (n % lanes) // step
         return f"{c}/{sub + 1}" if slashed else str(c)
-    if platform == "eos":
+    if naming == "ethernet-cage-lane":
         m = _EOS_IF.match(name)
         if not m:
             return None
@@ -160,31 +167,22 @@ def breakout_mode(split: int, speed_gbps: int) -> str:
     return f"{split}x{speed_gbps}G"
 
 
-def device_platform(model: str, technology: str, ethernet_os: str, role: str) -> str:
-    """The platform that names a device's interfaces."""
-    m = model.lower()
-    if role == "server":
-        return "host"
-    if role not in SWITCH_ROLES:
-        return "other"
-    if technology == "infiniband" or m.startswith(("qm", "q3")):
-        return "ib"
-    if m.startswith("arista"):
-        return "eos"
-    return ethernet_os
-
-
 @dataclass(frozen=True)
 class InterfaceMap:
     """Design (device, port, speed) -> platform interface name, for one computed design."""
 
-    platforms: tuple[str, ...]  # per device index
+    platforms: tuple[str, ...]  # per device index: the switch's OS, "host" or "other"
     _switch_models: Mapping[int, SwitchModel]  # device index -> catalog SwitchModel (switches only)
     _netdevs: Mapping[str, Mapping[str, str]]  # server model -> {design port: netdev}
     _models: tuple[str, ...]
+    _namings: Mapping[int, str]  # device index -> the interface naming of its OS (switches only)
 
     def platform(self, device: int) -> str:
         return self.platforms[device]
+
+    def naming(self, device: int) -> str:
+        """The interface naming of a switch's OS (catalog `os`); "" for a device that is not a switch."""
+        return self._namings.get(device, "")
 
     def split(self, device: int, speed_gbps: int) -> int:
         sw = self._switch_models.get(device)
@@ -200,7 +198,7 @@ class InterfaceMap:
         if sw is None:
             return port
         return switch_port_name(
-            port, platform, lanes=lanes_per_cage(sw), split=self.split(device, speed_gbps), cages=sw.cages
+            port, self._namings[device], lanes=lanes_per_cage(sw), split=self.split(device, speed_gbps), cages=sw.cages
         )
 
     def switch_model(self, device: int) -> SwitchModel | None:
@@ -215,7 +213,7 @@ class InterfaceMap:
         return f"swp{sp[0]}", breakout_mode(split, speed_gbps)
 
 
-def technology_of(spec, network: str) -> str:
+def technology_of(spec: Any, network: str) -> str:
     if network == "compute":
         return spec.compute.technology
     if network == "storage" and spec.storage.enabled:
@@ -223,19 +221,32 @@ def technology_of(spec, network: str) -> str:
     return "ethernet"
 
 
-def build_interface_map(result, catalog, ethernet_os: str | None = None) -> InterfaceMap:
-    """The map for a computed design. `ethernet_os` (nvue | sonic) defaults to the design's QoS policy."""
+def build_interface_map(result: Any, catalog: Any, ethernet_os: str | None = None) -> InterfaceMap:
+    """The map for a computed design. A switch's OS and naming come from its catalog entry (SwitchModel.os_for);
+    `ethernet_os` (nvue | sonic), the choice for models that run several, defaults to the design's QoS policy.
+    CatalogError for a switch whose model the catalog does not hold or names no OS for its fabric."""
     spec = result.spec
     if ethernet_os is None:
         ethernet_os = (spec.qos or {}).get("ethernet_os", "nvue") if isinstance(spec.qos, Mapping) else "nvue"
-    platforms, models, switch_models = [], [], {}
+    platforms, models, switch_models, namings = [], [], {}, {}
+    chosen: dict[tuple[str, str], str] = {}  # (model, technology) -> OS: asked once per model, not per device
     for i, d in enumerate(result.devices):
-        p = device_platform(d.model, technology_of(spec, d.network), ethernet_os, d.role)
-        platforms.append(p)
         models.append(d.model)
-        if p in ("nvue", "sonic", "eos", "ib"):
-            sw = catalog.switches.get(d.model)
-            if sw is not None:
-                switch_models[i] = sw
+        if d.role == "server":
+            platforms.append("host")
+            continue
+        if d.role not in SWITCH_ROLES:
+            platforms.append("other")
+            continue
+        sw = catalog.switches.get(d.model)
+        if sw is None:
+            raise CatalogError(f"switch {d.name}: its model {d.model!r} is not in the design's catalog")
+        tech = technology_of(spec, d.network)
+        os_name = chosen.get((d.model, tech))
+        if os_name is None:
+            os_name = chosen[(d.model, tech)] = sw.os_for(tech, ethernet_os)
+        platforms.append(os_name)
+        switch_models[i] = sw
+        namings[i] = sw.naming(os_name)
     netdevs = {k: dict(getattr(s, "netdevs", None) or {}) for k, s in catalog.servers.items()}
-    return InterfaceMap(tuple(platforms), switch_models, netdevs, tuple(models))
+    return InterfaceMap(tuple(platforms), switch_models, netdevs, tuple(models), namings)

@@ -69,7 +69,8 @@ class Rack:
     position: int  # 1-based within the row
     kind: str  # server | network | spine | core | services
     x_m: float  # centre of the rack front along the row
-    y_m: float  # row offset
+    y_m: float  # row offset from the front of the rack's hall
+    hall: int = 0  # 0-based data hall (engine/placement.py); hall 0 holds the main distribution area
 
 
 class Place(NamedTuple):

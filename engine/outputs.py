@@ -7,8 +7,9 @@ import json
 from pathlib import Path
 from typing import IO
 
+from .columns import LINK_COLUMNS
 from .csvcells import neutralize_row
-from .result import LINK_COLUMNS, DesignResult
+from .result import DesignResult
 
 
 def write_summary(result: DesignResult, fh: IO[str]) -> None:

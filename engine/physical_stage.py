@@ -15,14 +15,15 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from functools import partial
+from dataclasses import dataclass, field, replace
+from functools import cache, partial
 from math import ceil
 from operator import itemgetter
 from typing import Any, NamedTuple
 
 from .cable_schedule import CABLE_COLUMNS, CableSchedule
 from .catalog import Catalog
+from .columns import LINK_PHYSICAL_COLUMNS
 from .model import APPLIANCE_ROLES, Device, Link, Place, Rack
 from .orders.orderable import device_lines
 from .physical import (
@@ -48,18 +49,6 @@ from .physical.panel_layout import PanelOverflow, PanelUnits
 
 # Appliance NICs are not in the reference; a single-port QSFP112 flat-top cage is the default (data gap).
 APPLIANCE_CAGE = ("qsfp112", "flat")
-
-LINK_PHYSICAL_COLUMNS = (
-    "medium",
-    "a_part",
-    "b_part",
-    "channel",
-    "fibers",
-    "polarity",
-    "loss_db",
-    "margin_db",
-    "status",
-)
 
 
 class BomSplit(NamedTuple):
@@ -95,6 +84,7 @@ class PhysicalResult:
     completeness: dict = field(default_factory=dict)  # set by roll_up(): see _completeness
     distinct_choices: list = field(default_factory=list)  # each MediaChoice once (a few hundred at most)
     panel_places: list = field(default_factory=list)  # PanelPlace per panel placed (physical/panel_layout.py)
+    site: dict = field(default_factory=dict)  # halls and what runs between them; empty for a one-hall design
 
     _roll_up: Any = field(default=None, repr=False, compare=False)  # set by run_physical, run by roll_up()
 
@@ -172,7 +162,7 @@ class PhysicalResult:
             "trunks_total": len(self.trunks),
             "worst_links": self.worst,
             "completeness": self.completeness,
-        }
+        } | ({"site": self.site} if self.site else {})
 
     worst: list = field(default_factory=list)
 
@@ -282,36 +272,28 @@ def _per_connector(choice, split: bool, quarter: bool) -> bool:
     return split or (quarter and choice.optical)
 
 
-def run_physical(
-    *,
-    spec,
-    catalog: Catalog,
-    devices: list[Device],
-    links: list[Link],
-    lengths: list[float],
-    places: list[Place | None],
-    racks: list[Rack],
-    progress,
-) -> tuple[PhysicalResult, list[str]]:
-    policy = MediaPolicy.from_dict(spec.physical or {})  # SpecError at its path
-    media = catalog.media
-    ufm_module = None
-    if any(d.role == "ufm" for d in devices):
-        ufm_module = media.transceivers.get(policy.ufm_module)
-        if ufm_module is None:
-            from .errors import SpecError
+def _ufm_module(policy: MediaPolicy, media, devices: list[Device]):
+    """The transceiver of the fabric managers' cages (physical.ufm_module), None without fabric managers."""
+    if not any(d.role == "ufm" for d in devices):
+        return None
+    module = media.transceivers.get(policy.ufm_module)
+    if module is None:
+        from .errors import SpecError
 
-            raise SpecError.at(
-                "physical.ufm_module",
-                f"{policy.ufm_module!r} is not a transceiver in the catalog "
-                "(add it as a custom part or name one the catalog lists)",
-            )
-    server = catalog.servers[spec.servers.model]
+        raise SpecError.at(
+            "physical.ufm_module",
+            f"{policy.ufm_module!r} is not a transceiver in the catalog "
+            "(add it as a custom part or name one the catalog lists)",
+        )
+    return module
+
+
+def _server_cages(spec, server) -> dict[str, tuple]:
+    """Server cage facts by cage name: compute cages (twin when they carry 2 ports, or 1 port split over 2
+    planes), plus the storage / in-band ports, one per cage, and the OOB port.
+    (form factor, top, twin, lanes[, NIC, accepted plugs])"""
     planes = spec.compute.planes
     lanes = 200 if server.nic_speed_gbps >= 800 else 100
-    # Server cage facts by cage name: compute cages (twin when they carry 2 ports, or 1 port split
-    # over 2 planes), plus the storage / in-band ports, one per cage.
-    # (form factor, top, twin, lanes[, NIC, accepted plugs])
     server_cages: dict[str, tuple] = {
         c.name: (c.form_factor, c.top, len(c.ports) * planes > 1, lanes) for c in server.cages
     }
@@ -334,66 +316,216 @@ def run_physical(
             )
     for port in server.oob.ports:
         server_cages[port] = ("rj45", "flat", False, 1)
+    return server_cages
 
-    n = len(links)
+
+class _Pass:
+    """The state one run_physical builds up: the per-link lists (parallel to the links), the cable rows numbered
+    as they are made, and the memos that make the cost per link a few dictionary look-ups."""
+
+    def __init__(self, spec, catalog: Catalog, devices, links, lengths, places, racks) -> None:
+        self.spec, self.catalog, self.devices, self.links = spec, catalog, devices, links
+        self.lengths, self.places, self.racks = lengths, places, racks
+        self.policy = policy = MediaPolicy.from_dict(spec.physical or {})  # SpecError at its path
+        self.ufm_module = _ufm_module(policy, catalog.media, devices)
+        self.server_cages = _server_cages(spec, catalog.servers[spec.servers.model])
+        n = len(links)
+        self.choices: list = [None] * n
+        self.cords: list = [None] * n
+        self.cables: list = [()] * n
+        self.budgets: list = [None] * n
+        self.statuses: list = ["no-medium"] * n
+        self.cable_rows: list = []
+        self.next_id = 1
+        self.issues: list = []
+        self.failures: dict[str, str] = {}
+        self.missing: Counter = Counter()  # (network, tier) -> links without a part; counted only when it happens
+        self.budget_of = _Budgets(policy)
+        self.direct_memo: dict = {}  # (id(choice), ordered length, leg) -> (budget, status, problem)
+        self.run_memo: dict = {}  # (id(choice), run length) -> (cable part, ordered length)
+        # Cage ends are memoized per switch device (one speed per network) and per appliance cage name and
+        # role; memo keys use id() of the memoized objects: hashing a frozen dataclass walks all its fields.
+        self.appliance = [d.role in APPLIANCE_ROLES for d in devices]
+        self.dev_end: dict = {}
+        self.intern: dict = {}  # equal CageEnds -> one object, so id() keys hit
+        self.choice_memo: dict = {}
+        self.shared: dict[tuple, int] = {}  # cage pair or module connector -> cable id, for shared cables
+        self.split_far: dict | None = None  # built on the first link between two quarter-rate cages
+        self.demands: dict[tuple, list[int]] = defaultdict(list)  # panel-mode links by (tier, network, racks, ...)
+        # Links between halls run through patch panels at both ends and a single-mode trunk (docs/site-model.md).
+        self.hall_of = [r.hall for r in racks] if any(r.hall for r in racks) else None
+        self.inter_hall = 0  # links between halls
+        self.trunks_out: list = []  # (network, TrunkRun)
+        self.plans: list = []
+        self.panel_units: PanelUnits | None = None
+
+    def cage_end(self, dev: int, cage: str, speed: int):
+        end = _cage_end(self.devices[dev], cage, speed, self.catalog, self.server_cages, self.ufm_module) or False
+        return self.intern.setdefault(end, end) if end else False
+
+    def no_cage_model(self, dev: int, network: str, tier: str, speed: int) -> None:
+        self.failures.setdefault(
+            f"{network}/{tier}",
+            f"no cage model for {self.devices[dev].model} at {speed} Gb/s in the media catalog "
+            "(add parts for this form factor; see docs/data-gaps.md)",
+        )
+        self.missing[(network, tier)] += 1
+
+    def quarter_rate_pair(self, link: Link, choice, optical: bool):
+        """Both ends are quarter-rate twin-port cages: a straight cord per module connector carries two links,
+        which must both reach the same far connector. The paired choice, or None (counted as missing)."""
+        _lid, network, _plane, tier, a, a_port, a_cage, b, b_port, b_cage, speed = link
+        if self.split_far is None:
+            appliance, dev_end = self.appliance, self.dev_end
+
+            def quarter(dev: int, spd: int) -> bool:
+                if appliance[dev]:
+                    return False
+                e = dev_end.get((dev, spd))
+                if e is None:
+                    e = dev_end[(dev, spd)] = self.cage_end(dev, "", spd)
+                return bool(e) and e.port_speed_gbps == 2 * spd
+
+            self.split_far = _split_pairs(
+                self.links, lambda lk: quarter(lk.a, lk.speed_gbps) and quarter(lk.b, lk.speed_gbps)
+            )
+        split_far = self.split_far
+        conn_a = (a, a_cage, _connector_of(a_port))
+        conn_b = (b, b_cage, _connector_of(b_port))
+        if optical and (len(split_far.get(conn_a, ())) != 1 or len(split_far.get(conn_b, ())) != 1):
+            self.failures.setdefault(
+                f"{network}/{tier}",
+                (
+                    f"tier {tier}: the two {speed}G ports on one connector of a {self.devices[a].model} twin-port cage "
+                    f"go to different far connectors; no NVIDIA part joins them (each connector needs one straight "
+                    f"cord to one far connector, or a 1:2 splitter to two single-port modules). Run this tier at "
+                    f"{2 * speed}G or wire the ports in connector pairs"
+                ),
+            )
+            self.missing[(network, tier)] += 1
+            return None
+        pk = ("paired", id(choice))
+        paired = self.choice_memo.get(pk)
+        if paired is None:
+            paired = self.choice_memo[pk] = _paired(choice)
+        return paired
+
+    def direct_cable(self, i: int, link: Link, length: float, choice, shared: bool, split: bool, quarter: bool):
+        """Link `i`'s own cable (or the one it shares) between its two ports, and its loss budget."""
+        cords, cable_rows = self.cords, self.cable_rows
+        if shared:
+            cords[i] = (choice.cable_sku, choice.ordered_length_m)
+            cid = self.shared_cable(link, choice, split, quarter)
+        else:
+            rk = (id(choice), length)
+            cord = self.run_memo.get(rk)
+            if cord is None:
+                cord = self.run_memo[rk] = cable_for_run(choice, length, self.policy)
+            cords[i] = cord
+            cid = self.next_id
+            self.next_id += 1
+            lid, network, _plane, tier, a, a_port, _a_cage, b, b_port, _b_cage, _speed = link
+            cable_rows.append(
+                [cid, choice.cable_kind, cord[0], cord[1], (a, a_port), (b, b_port), [lid], tier, network]
+            )
+        self.cables[i] = (cid,)
+        # The two links of a 1:2 splitter cable use its legs 1 and 2.
+        leg = min(len(cable_rows[cid - 1][6]), 2) if split else 1
+        bk = (id(choice), cords[i][1], leg)
+        entry = self.direct_memo.get(bk)
+        if entry is None:
+            entry = self.direct_memo[bk] = self.budget_of(choice, False, cords[i][1], leg=leg)
+        self.budgets[i], self.statuses[i], problem = entry
+        if problem is not None:
+            self.issues.append((link.id, problem))
+
+    def shared_cable(self, link: Link, choice, split: bool, quarter: bool) -> int:
+        """The id of the cable `link` shares: a 1:2 splitter or paired cord per module connector, twin-port copper
+        per cage pair; the first link of a cable makes its row."""
+        lid, network, _plane, tier, a, a_port, a_cage, b, b_port, b_cage, _speed = link
+        ck: tuple[int | str, ...]
+        if _per_connector(choice, split, quarter):
+            ck = (b, b_cage, _connector_of(b_port)) if choice.split_end == "b" else (a, a_cage, _connector_of(a_port))
+        else:
+            ck = (a, a_cage, b, b_cage)
+        cid = self.shared.get(ck)
+        if cid is not None:
+            self.cable_rows[cid - 1][6].append(lid)
+            return cid
+        cid = self.shared[ck] = self.next_id
+        self.next_id += 1
+        self.cable_rows.append(
+            [
+                cid,
+                choice.cable_kind,
+                choice.cable_sku,
+                choice.ordered_length_m,
+                (a, a_port),
+                (b, b_port),
+                [lid],
+                tier,
+                network,
+            ]
+        )
+        return cid
+
+
+def run_physical(
+    *,
+    spec,
+    catalog: Catalog,
+    devices: list[Device],
+    links: list[Link],
+    lengths: list[float],
+    places: list[Place | None],
+    racks: list[Rack],
+    progress,
+) -> tuple[PhysicalResult, list[str]]:
+    """The physical layer of a placed design, in named stages: media and direct cables per link, then the
+    patch-panel links' trunks and panels, then the result (its BOM and fiber totals wait for roll_up())."""
+    p = _Pass(spec, catalog, devices, links, lengths, places, racks)
+    _assign_media(p, progress)
+    _panel_mode(p)
+    result = _physical_result(p)
+    progress("physical", len(links), len(links))
+    return result, []
+
+
+def _assign_media(p: _Pass, progress) -> None:
+    """One pass in link order: the medium of each link (one decision per distinct cage-pair kind), then its own
+    cable, numbered in link order, and its loss budget. Links through patch panels wait in `p.demands`."""
+    links, lengths, devices, places, policy = p.links, p.lengths, p.devices, p.places, p.policy
     cage_run = _cage_runs(links, lengths, len(devices))
     structured_tiers = {t: policy.tier(t).cabling == "panels" for t in {lk.tier for lk in links}}
-    technology_of = {"compute": spec.compute.technology, "storage": spec.storage.technology}
-    # Cage ends are memoized per switch device (one speed per network) and per appliance cage name and
-    # role; memo keys use id() of the memoized objects: hashing a frozen dataclass walks all its fields.
-    appliance = [d.role in APPLIANCE_ROLES for d in devices]
-    dev_end: dict = {}
-    intern: dict = {}  # equal CageEnds -> one object, so id() keys hit
-    choice_memo: dict = {}
-    failures: dict[str, str] = {}
-    choices: list = [None] * n
-    cords: list = [None] * n
-    cables: list = [()] * n
-    budgets: list = [None] * n
-    statuses: list = ["no-medium"] * n
-    cable_rows: list = []
-    next_id = 1
-    shared_cable: dict[tuple, int] = {}  # cage pair -> cable id, for twin-port copper
-    budget_of = _Budgets(policy)
-    direct_memo: dict = {}  # (id(choice), ordered length, leg) -> (budget, status, problem)
-    run_memo: dict = {}
-    issues: list = []
-    issues_append = issues.append
-    demands: dict[tuple, list[int]] = defaultdict(list)  # panel-mode links by (tier, network, rack pair, choice)
+    hall_of = p.hall_of
+    policies = (policy, _inter_hall_policy(policy) if hall_of else policy)
+    technology_of = {"compute": p.spec.compute.technology, "storage": p.spec.storage.technology}
+    appliance, dev_end, choice_memo, failures = p.appliance, p.dev_end, p.choice_memo, p.failures
+    media, choices, missing, demands = p.catalog.media, p.choices, p.missing, p.demands
     spine_group = _spine_groups(links) if policy.trunk_diversity else {}
-
-    missing: Counter = Counter()  # (network, tier) -> links without a part; counted only when it happens
-    split_far: dict | None = None  # built on the first link between two quarter-rate cages
-
-    def cage_end(dev: int, cage: str, speed: int):
-        end = _cage_end(devices[dev], cage, speed, catalog, server_cages, ufm_module) or False
-        return intern.setdefault(end, end) if end else False
-
-    # One pass in link order: the medium of each link (one decision per distinct cage-pair kind), then its
-    # own cable, numbered in link order, and its loss budget. Links of a patch-panel tier wait for the trunk
-    # plan below.
+    n = len(links)
     for i, (link, length) in enumerate(zip(links, lengths)):
-        lid, network, _plane, tier, a, a_port, a_cage, b, b_port, b_cage, speed = link
+        _lid, network, _plane, tier, a, _a_port, a_cage, b, _b_port, b_cage, speed = link
         ka = (a_cage, speed, devices[a].role) if appliance[a] else (a, speed)
         ea = dev_end.get(ka)
         if ea is None:
-            ea = dev_end[ka] = cage_end(a, a_cage, speed)
+            ea = dev_end[ka] = p.cage_end(a, a_cage, speed)
         kb = (b, speed)
         eb = dev_end.get(kb)
         if eb is None:
-            eb = dev_end[kb] = cage_end(b, b_cage, speed)
+            eb = dev_end[kb] = p.cage_end(b, b_cage, speed)
         if not ea or not eb:
-            dev = devices[a] if not ea else devices[b]
-            failures.setdefault(
-                f"{network}/{tier}",
-                f"no cage model for {dev.model} at {speed} Gb/s in the media catalog "
-                "(add parts for this form factor; see docs/data-gaps.md)",
-            )
-            missing[(network, tier)] += 1
+            p.no_cage_model(a if not ea else b, network, tier, speed)
             continue
-        far_a, run_a = cage_run[a][a_cage]  # type: ignore[index]  # every link end is in it
-        far_b, run_b = cage_run[b][b_cage]  # type: ignore[index]
+        far_a, run_a = cage_run[a][a_cage]
+        far_b, run_b = cage_run[b][b_cage]
         structured = structured_tiers[tier]
+        cross = False
+        if hall_of is not None:
+            pa, pb = places[a], places[b]
+            cross = pa is not None and pb is not None and hall_of[pa.rack] != hall_of[pb.rack]
+            structured = structured or cross
+            p.inter_hall += cross
         # The run rounded UP to a whole metre: every reach limit in the catalog is a whole number of metres,
         # so rounding up never changes which media fit, and one decision serves many lengths.
         key = (
@@ -404,10 +536,11 @@ def run_physical(
             far_a is not MULTI and far_b is not MULTI,
             ceil((run_a if run_a > run_b else run_b) - 1e-9),
             structured and a != b,
+            cross,
         )
         memo = choice_memo.get(key)
         if memo is None:
-            memo = choice_memo[key] = _choose(key, ea, eb, policy, media, failures, f"{network}/{tier}")
+            memo = choice_memo[key] = _choose(key, ea, eb, policies[cross], media, failures, f"{network}/{tier}")
         choice, optical, shared, split = memo
         if i % 50000 == 0:
             progress("physical", i, n)
@@ -415,110 +548,30 @@ def run_physical(
             missing[(network, tier)] += 1
             continue
         if ea.port_speed_gbps != speed and eb.port_speed_gbps != speed and not split:
-            # Both ends are quarter-rate twin-port cages: a straight cord per module connector carries two
-            # links, which must both reach the same far connector.
-            if split_far is None:
-
-                def quarter(dev: int, spd: int) -> bool:
-                    if appliance[dev]:
-                        return False
-                    e = dev_end.get((dev, spd))
-                    if e is None:
-                        e = dev_end[(dev, spd)] = cage_end(dev, "", spd)
-                    return bool(e) and e.port_speed_gbps == 2 * spd
-
-                split_far = _split_pairs(
-                    links, lambda lk: quarter(lk.a, lk.speed_gbps) and quarter(lk.b, lk.speed_gbps)
-                )
-            conn_a = (a, a_cage, _connector_of(a_port))
-            conn_b = (b, b_cage, _connector_of(b_port))
-            if optical and (len(split_far.get(conn_a, ())) != 1 or len(split_far.get(conn_b, ())) != 1):
-                failures.setdefault(
-                    f"{network}/{tier}",
-                    (
-                        f"tier {tier}: the two {speed}G ports on one connector of a {devices[a].model} twin-port cage go "
-                        f"to different far connectors; no NVIDIA part joins them (each connector needs one straight "
-                        f"cord to one far connector, or a 1:2 splitter to two single-port modules). Run this tier at "
-                        f"{2 * speed}G or wire the ports in connector pairs"
-                    ),
-                )
-                missing[(network, tier)] += 1
+            choice, shared = p.quarter_rate_pair(link, choice, optical), True
+            if choice is None:
                 continue
-            pk = ("paired", id(choice))
-            paired = choice_memo.get(pk)
-            if paired is None:
-                paired = choice_memo[pk] = _paired(choice)
-            choice, shared = paired, True
         choices[i] = choice
         if structured and optical:
             pa, pb = places[a], places[b]
             if pa is not None and pb is not None and pa.rack != pb.rack:
                 demands[(tier, network, pa.rack, pb.rack, choice, spine_group.get((tier, a, b), 0))].append(i)
                 continue
-        if shared:
-            ck: tuple[int | str, ...]
-            if _per_connector(choice, split, ea.port_speed_gbps != speed):
-                # A 1:2 splitter (or a paired cord) is shared by the two links of one module connector.
-                if choice.split_end == "b":
-                    ck = (b, b_cage, _connector_of(b_port))
-                else:
-                    ck = (a, a_cage, _connector_of(a_port))
-            else:
-                ck = (a, a_cage, b, b_cage)
-            cid = shared_cable.get(ck)
-            cords[i] = (choice.cable_sku, choice.ordered_length_m)
-            if cid is None:
-                cid = shared_cable[ck] = next_id
-                next_id += 1
-                cable_rows.append(
-                    [
-                        cid,
-                        choice.cable_kind,
-                        choice.cable_sku,
-                        choice.ordered_length_m,
-                        (a, a_port),
-                        (b, b_port),
-                        [lid],
-                        tier,
-                        network,
-                    ]
-                )
-            else:
-                cable_rows[cid - 1][6].append(lid)
-        else:
-            rk = (id(choice), length)
-            cord = run_memo.get(rk)
-            if cord is None:
-                cord = run_memo[rk] = cable_for_run(choice, length, policy)
-            cords[i] = cord
-            cid = next_id
-            next_id += 1
-            cable_rows.append(
-                [cid, choice.cable_kind, cord[0], cord[1], (a, a_port), (b, b_port), [lid], tier, network]
-            )
-        cables[i] = (cid,)
-        # The two links of a 1:2 splitter cable use its legs 1 and 2.
-        leg = min(len(cable_rows[cid - 1][6]), 2) if split else 1
-        bk = (id(choice), cords[i][1], leg)
-        entry = direct_memo.get(bk)
-        if entry is None:
-            entry = direct_memo[bk] = budget_of(choice, False, cords[i][1], leg=leg)
-        budgets[i], statuses[i], problem = entry
-        if problem is not None:
-            issues_append((lid, problem))
+        p.direct_cable(i, link, length, choice, shared, split, ea.port_speed_gbps != speed)
 
-    # Panel mode: cord A + panel + trunk + panel + cord B, trunks sized per rack pair.
-    trunks_out: list = []
-    plans = []
+
+def _panel_mode(p: _Pass) -> None:
+    """Panel mode: cord A + panel + trunk + panel + cord B, trunks sized per rack pair, tier by tier."""
+    spec, racks, devices, places, lengths, policy = p.spec, p.racks, p.devices, p.places, p.lengths, p.policy
     by_tier: dict[str, list] = defaultdict(list)
-    for key, idxs in demands.items():
+    for key, idxs in p.demands.items():
         by_tier[key[0]].append((key, idxs))
     rack_index = {r.id: r.idx for r in racks}
     # Panels stack down from the top free unit, below the OOB switch, tier after tier (panel_layout.py).
-    panel_units = PanelUnits(
+    p.panel_units = PanelUnits(
         spec.layout.rack_units - (1 if spec.oob.enabled else 0),
         spec.layout.panel_units,
-        _device_tops(devices, places, spec.layout.rack_units) if demands else None,
+        _device_tops(devices, places, spec.layout.rack_units) if p.demands else None,
     )
     rack_names = [r.id for r in racks]
     for tier, groups in sorted(by_tier.items()):
@@ -529,146 +582,161 @@ def run_physical(
             for k, idxs in groups
         ]
         plan = plan_trunks(tier, dem, policy, own_panels=policy.trunk_diversity)
-        plans.append(plan)
+        p.plans.append(plan)
         try:
-            panel_units.add_plan(plan, rack_index, rack_names)
+            p.panel_units.add_plan(plan, rack_index, rack_names)
         except PanelOverflow as exc:  # engine.pipeline spreads the network racks and tries again
             exc.rack_kind = racks[exc.rack].kind
             in_rack = [
                 d
-                for d, p in zip(devices, places)
-                if p is not None and p.rack == exc.rack and d.role not in ("oob", "pdu")
+                for d, pl in zip(devices, places)
+                if pl is not None and pl.rack == exc.rack and d.role not in ("oob", "pdu")
             ]
             exc.devices, exc.device_units = len(in_rack), sum(d.rack_units for d in in_rack)
             raise
-        panel_unit = panel_units.unit
-        trunk_ids: dict[str, int] = {}
-        trunk_length: dict[str, float] = {}
-        for run in plan.trunks:
-            trunk_ids[run.id] = next_id
-            trunk_length[run.id] = run.length_m
-            next_id += 1
-        network_of_trunk: dict[str, str] = {}
-        # Per trunk, in one pass over the links: the first link's slot (its panel units) and the links it carries.
-        first_slot: dict[str, LinkSlot] = {}
-        carried: dict[str, list[int]] = defaultdict(list)
-        for (key, idxs), slots in zip(groups, plan.slots):
-            choice = key[4]
-            sp = choice.structured
-            kind = sp.panel.kind
-            for j, slot in zip(idxs, slots):
-                link = links[j]
-                ra, rb = places[link.a].rack, places[link.b].rack
-                ua = panel_unit(ra, kind, slot.panel_a)
-                ub = panel_unit(rb, kind, slot.panel_b)
-                cid_a, cid_b = next_id, next_id + 1
-                next_id += 2
-                tid = trunk_ids[slot.trunk_id]
-                network_of_trunk[slot.trunk_id] = link.network
-                first_slot.setdefault(slot.trunk_id, slot)
-                carried[slot.trunk_id].append(link.id)
-                cable_rows.append(
-                    [
-                        cid_a,
-                        "cord",
-                        sp.cord_a_sku,
-                        sp.cord_a_length_m,
-                        (link.a, link.a_port),
-                        ("panel", ra, ua, slot.port_a),
-                        [link.id],
-                        tier,
-                        link.network,
-                    ]
-                )
-                cable_rows.append(
-                    [
-                        cid_b,
-                        "cord",
-                        sp.cord_b_sku,
-                        sp.cord_b_length_m,
-                        ("panel", rb, ub, slot.port_b),
-                        (link.b, link.b_port),
-                        [link.id],
-                        tier,
-                        link.network,
-                    ]
-                )
-                cords[j] = (sp.cord_a_sku, sp.cord_a_length_m)
-                cables[j] = (cid_a, tid, cid_b)
-                fiber_m = sp.cord_a_length_m + sp.cord_b_length_m + trunk_length[slot.trunk_id]
-                # build_channel's leg is a 1:2 splitter's leg (slot.sub), not the trunk leg (slot.leg).
-                split = choice.breakout == "split-1:2"
-                budgets[j], statuses[j], problem = budget_of(
-                    choice, True, fiber_m, leg=(slot.sub or 1) if split else 1, port=1 if split else (slot.sub or 1)
-                )
-                if problem is not None:
-                    issues_append((link.id, problem))
-        for run in plan.trunks:
-            slot = first_slot[run.id]
-            ra, rb = rack_index[run.rack_a], rack_index[run.rack_b]
-            ua = panel_unit(ra, run.panel_kind, slot.panel_a)
-            ub = panel_unit(rb, run.panel_kind, slot.panel_b)
-            cable_rows.append(
-                [
-                    trunk_ids[run.id],
-                    "trunk",
-                    run.sku,
-                    run.length_m,
-                    ("panel", ra, ua, "T"),
-                    ("panel", rb, ub, "T"),
-                    carried[run.id],
-                    tier,
-                    network_of_trunk.get(run.id, ""),
-                ]
-            )
-            trunks_out.append((network_of_trunk.get(run.id, ""), run))
-    cable_rows.sort(key=lambda r: r[0])
-    panels = plan_panels(plans) if plans else ()
-    over = {racks[r].id: n for r, n in panel_units.over.items()}
+        _tier_cables(p, tier, groups, plan, rack_index)
+    p.cable_rows.sort(key=lambda r: r[0])
 
-    loss_counts = Counter(statuses)
-    fails = loss_counts.get("fail", 0)
+
+def _tier_cables(p: _Pass, tier: str, groups: list, plan, rack_index: dict) -> None:
+    """The cable rows of one tier's panel-mode links: the trunk ids first, two cords per link, then each trunk's
+    row (its panel units are those of its first link's slot)."""
+    panel_unit = p.panel_units.unit  # type: ignore[union-attr]
+    trunk_ids: dict[str, int] = {}
+    trunk_length: dict[str, float] = {}
+    for run in plan.trunks:
+        trunk_ids[run.id] = p.next_id
+        trunk_length[run.id] = run.length_m
+        p.next_id += 1
+    network_of_trunk: dict[str, str] = {}
+    # Per trunk, in one pass over the links: the first link's slot (its panel units) and the links it carries.
+    first_slot: dict[str, LinkSlot] = {}
+    carried: dict[str, list[int]] = defaultdict(list)
+    for (key, idxs), slots in zip(groups, plan.slots):
+        choice = key[4]
+        for j, slot in zip(idxs, slots):
+            link = p.links[j]
+            _panel_link(p, j, slot, choice, tier, trunk_ids[slot.trunk_id], trunk_length[slot.trunk_id])
+            network_of_trunk[slot.trunk_id] = link.network
+            first_slot.setdefault(slot.trunk_id, slot)
+            carried[slot.trunk_id].append(link.id)
+    for run in plan.trunks:
+        slot = first_slot[run.id]
+        ra, rb = rack_index[run.rack_a], rack_index[run.rack_b]
+        ua = panel_unit(ra, run.panel_kind, slot.panel_a)
+        ub = panel_unit(rb, run.panel_kind, slot.panel_b)
+        network = network_of_trunk.get(run.id, "")
+        p.cable_rows.append(
+            [
+                trunk_ids[run.id],
+                "trunk",
+                run.sku,
+                run.length_m,
+                ("panel", ra, ua, "T"),
+                ("panel", rb, ub, "T"),
+                carried[run.id],
+                tier,
+                network,
+            ]
+        )
+        p.trunks_out.append((network, run))
+
+
+def _panel_link(p: _Pass, j: int, slot: LinkSlot, choice, tier: str, tid: int, trunk_m: float) -> None:
+    """Link `j` through panels: its two equipment cords (rows), its cables (cord, trunk, cord) and loss budget."""
+    link = p.links[j]
+    sp = choice.structured
+    kind = sp.panel.kind
+    panel_unit = p.panel_units.unit  # type: ignore[union-attr]
+    ra, rb = p.places[link.a].rack, p.places[link.b].rack
+    ua = panel_unit(ra, kind, slot.panel_a)
+    ub = panel_unit(rb, kind, slot.panel_b)
+    cid_a, cid_b = p.next_id, p.next_id + 1
+    p.next_id += 2
+    p.cable_rows.append(
+        [
+            cid_a,
+            "cord",
+            sp.cord_a_sku,
+            sp.cord_a_length_m,
+            (link.a, link.a_port),
+            ("panel", ra, ua, slot.port_a),
+            [link.id],
+            tier,
+            link.network,
+        ]
+    )
+    p.cable_rows.append(
+        [
+            cid_b,
+            "cord",
+            sp.cord_b_sku,
+            sp.cord_b_length_m,
+            ("panel", rb, ub, slot.port_b),
+            (link.b, link.b_port),
+            [link.id],
+            tier,
+            link.network,
+        ]
+    )
+    p.cords[j] = (sp.cord_a_sku, sp.cord_a_length_m)
+    p.cables[j] = (cid_a, tid, cid_b)
+    fiber_m = sp.cord_a_length_m + sp.cord_b_length_m + trunk_m
+    # build_channel's leg is a 1:2 splitter's leg (slot.sub), not the trunk leg (slot.leg).
+    split = choice.breakout == "split-1:2"
+    p.budgets[j], p.statuses[j], problem = p.budget_of(
+        choice, True, fiber_m, leg=(slot.sub or 1) if split else 1, port=1 if split else (slot.sub or 1)
+    )
+    if problem is not None:
+        p.issues.append((link.id, problem))
+
+
+def _physical_result(p: _Pass) -> PhysicalResult:
+    """The PhysicalResult of a finished pass, with its roll-up (fibers, BOM, worst links) set up to run later."""
+    racks, panel_units = p.racks, p.panel_units
+    loss_counts = Counter(p.statuses)
     result = PhysicalResult(
-        policy=policy,
-        choices=choices,
-        cords=cords,
-        cables=cables,
-        budgets=budgets,
-        statuses=statuses,
-        cable_rows=cable_rows,
-        trunks=trunks_out,
-        panels=panels,
+        policy=p.policy,
+        choices=p.choices,
+        cords=p.cords,
+        cables=p.cables,
+        budgets=p.budgets,
+        statuses=p.statuses,
+        cable_rows=p.cable_rows,
+        trunks=p.trunks_out,
+        panels=plan_panels(p.plans) if p.plans else (),
         fibers=None,
         bom=[],
         bom_split=None,
         loss_counts={
             "pass": loss_counts.get("pass", 0),
             "marginal": loss_counts.get("marginal", 0),
-            "fail": fails,
+            "fail": loss_counts.get("fail", 0),
             "copper": loss_counts.get("n/a", 0),
             "no_medium": loss_counts.get("no-medium", 0),
         },
-        issues=issues,
-        missing=dict(missing),
-        panel_places=panel_units.places,
+        issues=p.issues,
+        missing=dict(p.missing),
+        panel_places=panel_units.places if panel_units is not None else [],
+        site=_site_section(racks, p.hall_of, p.trunks_out, p.inter_hall) if p.hall_of else {},
         distinct_choices=[
-            m if k[0] == "paired" else m[0] for k, m in choice_memo.items() if k[0] == "paired" or m[0] is not None
+            m if k[0] == "paired" else m[0] for k, m in p.choice_memo.items() if k[0] == "paired" or m[0] is not None
         ],
     )
+    over = {racks[r].id: n for r, n in panel_units.over.items()} if panel_units is not None else {}
     result._roll_up = partial(
         _roll_up,
         result,
-        spec=spec,
-        catalog=catalog,
-        devices=devices,
-        links=links,
-        places=places,
+        spec=p.spec,
+        catalog=p.catalog,
+        devices=p.devices,
+        links=p.links,
+        places=p.places,
         racks=racks,
-        failures=failures,
+        failures=p.failures,
         over=over,
     )
-    progress("physical", n, n)
-    return result, []
+    return result
 
 
 def _roll_up(
@@ -835,10 +903,33 @@ def _cage_runs(links, lengths, n_devices: int) -> list[dict[str, list] | None]:
 MULTI = ("*",)  # a cage whose links reach more than one far cage
 
 
+def _site_section(racks, hall_of: list[int], trunks_out: list, inter_hall: int) -> dict:
+    """The summary's `site` section: racks per hall and the links and trunks between halls."""
+    per_hall = Counter(hall_of)
+    hall_by_id = {r.id: r.hall for r in racks}
+    between = [run for _net, run in trunks_out if hall_by_id[run.rack_a] != hall_by_id[run.rack_b]]
+    return {
+        "halls": len(per_hall),
+        "racks_per_hall": [per_hall[h] for h in range(max(per_hall) + 1)],
+        "inter_hall_links": inter_hall,
+        "inter_hall_trunks": len(between),
+        "inter_hall_trunk_m": round(sum(run.length_m for run in between), 2),
+    }
+
+
+def _inter_hall_policy(policy: MediaPolicy) -> MediaPolicy:
+    """The policy for links between halls: every tier through patch panels (its media pins kept)."""
+    return replace(
+        policy,
+        tiers=tuple((k, replace(t, cabling="panels")) for k, t in policy.tiers),
+        default_tier=replace(policy.default_tier, cabling="panels"),
+    )
+
+
 def _choose(key: tuple, ea: CageEnd, eb: CageEnd, policy: MediaPolicy, media, failures: dict, where: str) -> tuple:
     """(choice or None, optical, cable shared by links, 1:2 splitter) for one choice_memo key; a cage pair no
     medium fits is recorded in `failures` under `where` (network/tier), once."""
-    tier, technology, _a, _b, aligned, run, _structured = key
+    tier, technology, _a, _b, aligned, run, _structured, _cross = key
     try:
         c = select_media(MediaRequest(tier, technology, ea, eb, aligned, float(run)), policy, media)
     except MediaSelectionError as exc:
@@ -882,7 +973,7 @@ _ROW_KIND, _ROW_PART, _ROW_LENGTH, _ROW_A, _ROW_NETWORK = (
 _FIRST = itemgetter(0)
 
 
-def _bom(
+def _bom(  # noqa: C901
     devices,
     links,
     choices,
@@ -999,13 +1090,9 @@ def _bom(
     )
     cables_split: Counter = Counter()
     cable_lengths: dict = {}
-    families = _cable_families(choices if distinct_choices is None else distinct_choices, trunks, media)
-    described: dict[tuple, tuple[str, str]] = {}  # per (kind, part, length): keys differ by A-end device too
+    describe_cable = _cable_describer(choices if distinct_choices is None else distinct_choices, trunks, media, loss)
     for (kind, part, length, net, a_dev), n in per_key.items():
-        got = described.get((kind, part, length))
-        if got is None:
-            got = described[(kind, part, length)] = _describe_cable(families, kind, part, length, loss)
-        desc, why = got
+        desc, why = describe_cable(kind, part, length)
         add(_CABLE_CATEGORY.get(kind, "cable"), part, desc, n, unconfirmed=why)
         cables_split[(part, net, 0 if a_dev == "panel" else su_of[a_dev])] += n
         if part not in cable_lengths:
@@ -1089,6 +1176,12 @@ def _cable_families(choices, trunks, media) -> dict:
         if t is not None:
             out["trunk"][run.sku] = t
     return out
+
+
+def _cable_describer(choices, trunks, media, loss):
+    """_describe_cable of (kind, part, length), each worked out once: _bom's keys also differ by network and A-end
+    device (32,598 of them at 128K GPUs for a few hundred parts)."""
+    return cache(partial(_describe_cable, _cable_families(choices, trunks, media), loss=loss))
 
 
 def _describe_cable(families: dict, kind: str, part: str, length: float, loss=None) -> tuple[str, str]:

@@ -9,6 +9,7 @@ compute_design runs both. The checks can also run on their own first (check_desi
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 from .catalog import Catalog, ServerModel, load_catalog
 from .counting import counting_section
@@ -50,7 +51,7 @@ def _physical_stage():
 def _uses_panels(spec: DesignSpec) -> bool:
     """Whether any tier of the physical policy asks for patch panels (then racks keep units free for them)."""
     phys = spec.physical or {}
-    tiers = [phys.get("default_tier") or {}] + list((phys.get("tiers") or {}).values())
+    tiers = [phys.get("default_tier") or {}, *(phys.get("tiers") or {}).values()]
     return any(isinstance(t, dict) and t.get("cabling") == "panels" for t in tiers)
 
 
@@ -90,6 +91,8 @@ def _build_oob(spec, catalog, b, racks, places, oob_model, server, reserved_u, n
     places = places + [None] * (len(b.devices) - len(places))
     floor = _Floor(spec.layout, len(b.devices), reserved_u, None, network_rack_kw)
     floor.racks, floor.row, floor.places = racks, racks[-1].row, places
+    # A services row of the MDA: in hall 1 (0-based hall 0), behind the rows that hall already has.
+    floor.hall_first_row = racks[-1].row + 1 - len({r.row for r in racks if r.hall == 0})
     floor.new_row()
     floor.stack([b.devices[i] for i in aggs], "services")
     racks, places = floor.racks, floor.places
@@ -110,6 +113,14 @@ def _build_oob(spec, catalog, b, racks, places, oob_model, server, reserved_u, n
     for dev, place in out["places"].items():
         places[dev] = place
     return racks, places
+
+
+def _longest_row(racks, kind: str) -> int:
+    """Most racks in one row holding racks of `kind`."""
+    rows: dict[int, int] = {}
+    for r in racks:
+        rows[r.row] = max(rows.get(r.row, 0), r.position)
+    return max((rows[r.row] for r in racks if r.kind == kind), default=max(rows.values(), default=1))
 
 
 def compute_design(
@@ -153,9 +164,10 @@ def start_design(
         if tried is spec:
             return draft
         cap = tried.layout.network_rack_devices
-        notes = list(draft.extra_summary.get("notes", ())) + [
+        notes = [
+            *draft.extra_summary.get("notes", ()),
             f"network racks hold at most {cap} devices each so that their patch panels fit above them "
-            f"(layout.network_rack_devices: auto; set it to choose)"
+            f"(layout.network_rack_devices: auto; set it to choose)",
         ]
         return replace(draft, spec=spec, extra_summary={**draft.extra_summary, "notes": notes})
     if overflow is None:  # every pass that did not return overflowed, and PANEL_RETRIES >= 0 makes one
@@ -231,7 +243,7 @@ def _start_design(spec: DesignSpec, catalog: Catalog, progress: ProgressFn) -> D
     extra_summary["notes"] = notes
 
     _stage(progress, "run-lengths")
-    lengths = run_lengths(links, device_geometry(devices, places, racks), spec.layout)
+    lengths = run_lengths(links, device_geometry(devices, places, racks), spec.layout, spec.site, racks)
 
     _stage(progress, "physical")
     physical = None
@@ -411,7 +423,8 @@ def _place(spec: DesignSpec, catalog: Catalog, w: _Wiring) -> tuple[list[Rack], 
     if oob_model is not None:
         max_mgmt = (oob_model.radix(1) or oob_model.cages) - spec.oob.pdus_per_rack
     budgets = rack_budgets(spec.layout, w.server)
-    floor = plan_floor(
+    place = partial(
+        plan_floor,
         layout=spec.layout,
         devices=devices,
         server=w.server,
@@ -421,10 +434,16 @@ def _place(spec: DesignSpec, catalog: Catalog, w: _Wiring) -> tuple[list[Rack], 
         spines_by_pod=spines_by_pod,
         su_per_pod=plan.su_per_pod,
         core_and_services=services,
-        reserved_u=reserved_u,
         mgmt_ports_per_rack=max_mgmt,
         network_rack_kw=budgets.network_kw,
+        site=spec.site,
     )
+    floor = place(reserved_u=reserved_u)
+    if floor.racks and floor.racks[-1].hall:
+        # Over several halls (docs/site-model.md): links between halls run through patch panels, so every rack
+        # keeps their units free, and the MDA's core rows are as long as the longest SU row, not one long row.
+        reserved_u += 0 if _uses_panels(spec) else spec.layout.panel_units
+        floor = place(reserved_u=reserved_u, mda_row_racks=_longest_row(floor.racks, "server"))
     racks, places = floor.racks, floor.places
     if oob_model is not None:
         racks, places = _build_oob(
@@ -465,7 +484,7 @@ def finish_design(
 ) -> DesignResult:
     """Check the draft's invariants (unless `checks`, what check_design returned for it, are given), roll up
     its physical layer (BOM, fiber totals, worst links, warnings) and summarize it."""
-    spec, catalog, plan, server = draft.spec, draft.catalog, draft.plan, draft.server
+    spec, plan, server = draft.spec, draft.plan, draft.server
     _stage(progress, "verification")
     if checks is None:
         checks = check_design(draft)
@@ -486,7 +505,6 @@ def finish_design(
     warnings += uplink_diversity_warnings(draft)
     summary = summarize(
         spec=spec,
-        catalog=catalog,
         plan=plan,
         storage_plan=draft.storage_plan,
         inband_plan=draft.inband_plan,

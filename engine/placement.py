@@ -8,6 +8,13 @@ Floor plan (one SU per row unless `racks_per_row` says otherwise):
 
 Devices stack from U1 upwards; the top units of a rack stay free for the OOB switch (and the
 patch panels of structured cabling) when those are in the design.
+
+Halls (docs/site-model.md): the services/core rows are the main distribution area (MDA) at the front
+of hall 1; pods follow in order, each whole in one hall, and a pod that would take a hall past
+`site.max_racks_per_hall` opens the next hall. Row letters run on across halls (rack ids stay unique);
+a rack's y is measured from the front of its own hall, where the hall's pathway to the MDA enters.
+
+    hall 1: [MDA rows][pod 1][pod 2]..   hall 2: [pod k][pod k+1]..   ...
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from math import ceil, floor
 from .catalog import ServerModel
 from .errors import SpecError
 from .model import Device, Place, Rack
-from .spec import LayoutSpec
+from .spec import LayoutSpec, SiteSpec
 
 U_M = 0.04445  # one rack unit in metres (EIA-310)
 
@@ -93,10 +100,29 @@ class _Floor:
         self.max_kw = max_kw  # power budget of a network rack (engine/rack_power.py), None = none
         self.pitch = (layout.rack_depth_mm + layout.aisle_mm) / 1000.0
         self.width = layout.rack_width_mm / 1000.0
+        self.hall = 0
+        self.hall_first_row = 0  # y is measured from this row, the front of the hall
+        self.hall_first_rack = 0
 
     def new_row(self) -> None:
         self.row += 1
         self.pos = 0
+
+    def new_hall(self) -> None:
+        self.hall += 1
+        self.hall_first_row = self.row + 1
+        self.hall_first_rack = len(self.racks)
+
+    def hall_racks(self) -> int:
+        return len(self.racks) - self.hall_first_rack
+
+    def mark(self) -> tuple[int, int, int]:
+        return len(self.racks), self.row, self.pos
+
+    def undo(self, mark: tuple[int, int, int]) -> None:
+        """Drop the racks opened since `mark`; their devices are placed again by the caller."""
+        n, self.row, self.pos = mark
+        del self.racks[n:]
 
     def new_rack(self, kind: str) -> int:
         lay = self.layout
@@ -114,12 +140,13 @@ class _Floor:
                 self.pos,
                 kind,
                 round((self.pos - 0.5) * self.width, 4),
-                round(self.row * self.pitch, 4),
+                round((self.row - self.hall_first_row) * self.pitch, 4),
+                self.hall,
             )
         )
         return idx
 
-    def stack(self, devices: list[Device], kind: str) -> None:
+    def stack(self, devices: list[Device], kind: str, row_racks: int | None = None) -> None:
         """Fill racks of `kind` bottom-up with devices, opening a rack when the units, the OOB switch's ports,
         `layout.network_rack_devices` or the rack's power budget would be exceeded."""
         usable = self.layout.rack_units - self.reserved_u
@@ -140,6 +167,8 @@ class _Floor:
                 or (max_kw is not None and count and kw + power > max_kw + 1e-9)
             )
             if full or rack is None:  # `full` covers rack None too; said again for the type checker
+                if row_racks is not None and self.pos >= row_racks:
+                    self.new_row()
                 rack, u, count, kw = self.new_rack(kind), 1, 0, 0.0
             self.places[d.idx] = Place(rack, u)
             u += d.rack_units
@@ -161,20 +190,24 @@ def plan_floor(
     reserved_u: int,
     mgmt_ports_per_rack: int | None,
     network_rack_kw: float | None = None,
+    site: SiteSpec | None = None,
+    mda_row_racks: int | None = None,
 ) -> FloorPlan:
     """Place every device. `leaves_by_su[s]` and `spines_by_pod[p]` are device indexes of all planes;
-    network racks are filled up to `network_rack_kw` (engine/rack_power.py)."""
+    network racks are filled up to `network_rack_kw` (engine/rack_power.py); halls hold at most
+    `site.max_racks_per_hall` racks (None: one hall of any size); the MDA's rows hold at most `mda_row_racks`
+    racks each (None: one row)."""
     spr = servers_per_rack(layout, server, reserved_u)
     floor_ = _Floor(layout, len(devices), reserved_u, mgmt_ports_per_rack, network_rack_kw)
     dev = devices
 
     floor_.new_row()
     if core_and_services:
-        floor_.stack([dev[i] for i in core_and_services], "core")
+        floor_.stack([dev[i] for i in core_and_services], "core", mda_row_racks)
 
-    for s in range(len(leaves_by_su)):
+    def place_su(s: int, with_spines: bool) -> None:
         pod = s // su_per_pod
-        if spines_by_pod and s % su_per_pod == 0 and spines_by_pod[pod]:
+        if with_spines and spines_by_pod and spines_by_pod[pod]:
             floor_.new_row()
             floor_.stack([dev[i] for i in spines_by_pod[pod]], "spine")
         floor_.new_row()
@@ -190,7 +223,58 @@ def plan_floor(
             _stack_servers(floor_, [dev[i] for i in su_servers[r * spr : (r + 1) * spr]], server)
         if leaves:
             floor_.stack(leaves, "network")
+
+    n_su = len(leaves_by_su)
+    # The unit kept whole in one hall: a pod in a 3-tier fabric, an SU in a 2-tier one (its spines are in the MDA).
+    per_group = su_per_pod if spines_by_pod else 1
+    limit = site.max_racks_per_hall if site is not None else None
+    for first in range(0, n_su, per_group):
+        sus = range(first, min(first + per_group, n_su))
+        if limit is None:
+            for s in sus:
+                place_su(s, s == first)
+            continue
+        _place_in_halls(floor_, sus, place_su, limit, site.split_pods if site else False)
     return FloorPlan(floor_.racks, floor_.places, spr)
+
+
+def _place_in_halls(floor_: _Floor, sus: range, place_su, limit: int, split_pods: bool) -> None:
+    """Place one pod (its SUs `sus`) whole in the current hall, or whole in a new hall when it would take the
+    current one past `limit` racks; a pod larger than a hall continues SU by SU in the next halls when
+    `split_pods`, else the spec is refused."""
+    mark = floor_.mark()
+    for s in sus:
+        place_su(s, s == sus[0])
+    if floor_.hall_racks() <= limit:
+        return
+    if mark[0] > floor_.hall_first_rack:  # the hall held something before this pod: start the next hall
+        floor_.undo(mark)
+        floor_.new_hall()
+        mark = floor_.mark()
+        for s in sus:
+            place_su(s, s == sus[0])
+        if floor_.hall_racks() <= limit:
+            return
+    pod_racks = len(floor_.racks) - mark[0]
+    if not split_pods:
+        raise SpecError.at(
+            "site.max_racks_per_hall",
+            f"a pod of {len(sus)} SU takes {pod_racks} racks, more than one hall of {limit}; raise "
+            "site.max_racks_per_hall or set site.split_pods to continue the pod in the next hall",
+        )
+    floor_.undo(mark)
+    for s in sus:
+        su_mark = floor_.mark()
+        place_su(s, s == sus[0])
+        if floor_.hall_racks() > limit and su_mark[0] > floor_.hall_first_rack:
+            floor_.undo(su_mark)
+            floor_.new_hall()
+            place_su(s, s == sus[0])
+        if floor_.hall_racks() > limit:
+            raise SpecError.at(
+                "site.max_racks_per_hall",
+                f"one SU takes {len(floor_.racks) - su_mark[0]} racks, more than one hall of {limit}",
+            )
 
 
 def _stack_servers(floor_: _Floor, group: list[Device], server: ServerModel) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from .catalog import Catalog
 from .ifnames import build_interface_map
 from .qos import plan_qos
-from .qos.inputs import HostInfo, PortInfo, SwitchPorts, os_for_model
+from .qos.inputs import HostInfo, PortInfo, SwitchPorts
 from .qos.policy import QosPolicy
 from .result import DesignResult
 
@@ -36,10 +36,8 @@ def build_qos(result: DesignResult, catalog: Catalog):
                 if d.role == "server" and link.network == "compute":
                     longest_host = max(longest_host, length)
                 continue
-            tech = spec.compute.technology if d.network == "compute" else spec.storage.technology
-            os_name = os_of.get(me)
-            if os_name is None:
-                os_name = os_of[me] = os_for_model(d.model, tech, policy.ethernet_os)
+            # The switch's OS (config dialect) from its catalog entry, as the interface map chose it.
+            os_name = os_of[me] = names.platform(me)
             ports.setdefault(me, []).append(
                 PortInfo(
                     names.name(me, my_port, link.speed_gbps),

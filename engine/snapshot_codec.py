@@ -306,7 +306,7 @@ class _Decoder:
             object.__setattr__(obj, name, make())
         return obj
 
-    def value(self, v: Any) -> Any:
+    def value(self, v: Any) -> Any:  # noqa: C901
         if type(v) is not list:
             return v
         tag = v[0]
@@ -334,7 +334,7 @@ class _Decoder:
             for i in set(ids):
                 if i >= 0:
                     self.ref(i)
-            out = list(map((self.objects + [None]).__getitem__, ids))  # -1 is the None at the end
+            out = list(map(([*self.objects, None]).__getitem__, ids))  # -1 is the None at the end
             return out if v[2] else tuple(out)
         if tag == "D":
             table = self.value(v[1])

@@ -265,6 +265,42 @@ LAYOUT = {
     ),
 }
 
+# The site above the rows (docs/site-model.md): halls filled pod by pod, the main distribution area (MDA) at the
+# front of hall 1, and a pathway from every other hall to the MDA.
+MAX_HALLS = 999
+MAX_PATHWAY_M = 20_000
+SITE = {
+    "max_racks_per_hall": Field(
+        "int",
+        default=1536,
+        minimum=10,
+        maximum=100_000,
+        help="Most racks in one data hall; a design needing more is placed over several halls, pod by pod. "
+        "Default 1,536: the racks of Meta's Llama 3 cluster in one building (8 pods x 192 racks, "
+        "fabrics-qos-traffic.md; user default, docs/data-gaps.md).",
+    ),
+    "pathway_m": Field(
+        "float",
+        default=100.0,
+        minimum=0,
+        maximum=MAX_PATHWAY_M,
+        help="Length of the cable pathway from each hall's entry to the MDA in hall 1 (tray and duct run between "
+        "the rooms), unless site.pathways_m names the hall (user default, no reference figure).",
+    ),
+    "pathways_m": Field(
+        "any",
+        default={},
+        help='Pathway length in metres per hall number (2, 3, ...) to the MDA, e.g. {"2": 150, "3": 420}; other '
+        "halls use site.pathway_m.",
+    ),
+    "split_pods": Field(
+        "bool",
+        default=False,
+        help="Allow a pod larger than one hall to continue in the next hall (SU by SU); without it such a "
+        "design is refused.",
+    ),
+}
+
 # NetBox release series the netbox/ export files are written for: the 4.4 series and 4.5 and later differ
 # (4.5 gave front ports their own `positions` column, required). Keep in step with
 # apps/exports/renderers/data/netbox_import_fields.json, which holds each series' import fields.
@@ -332,6 +368,12 @@ SPEC_FIELDS = {
         default={},
         fields=LAYOUT,
         help="Racks, rows and floor, and the allowances that turn rack positions into cable run lengths.",
+    ),
+    "site": Field(
+        "object",
+        default={},
+        fields=SITE,
+        help="Halls, the main distribution area and the pathways between them (docs/site-model.md).",
     ),
     "physical": Field(
         "any",
@@ -458,6 +500,18 @@ class LayoutSpec:
 
 
 @dataclass(frozen=True)
+class SiteSpec:
+    max_racks_per_hall: int = 1536
+    pathway_m: float = 100.0
+    pathways_m: tuple[tuple[int, float], ...] = ()  # (hall number 2.., metres to the MDA)
+    split_pods: bool = False
+
+    def pathway_of(self, hall: int) -> float:
+        """Metres from the entry of `hall` (0-based) to the MDA; hall 0 holds the MDA."""
+        return 0.0 if hall == 0 else float(dict(self.pathways_m).get(hall + 1, self.pathway_m))
+
+
+@dataclass(frozen=True)
 class ExportsSpec:
     netbox_version: str = NETBOX_DEFAULT_VERSION
 
@@ -485,6 +539,7 @@ class DesignSpec:
     exports: ExportsSpec = ExportsSpec()
     monitoring: Mapping[str, Any] | None = None
     procurement: ProcurementSpec = ProcurementSpec()
+    site: SiteSpec = SiteSpec()
 
     def to_dict(self) -> dict:
         return json.loads(self.normalized)
@@ -556,6 +611,7 @@ def parse_spec(data: Any) -> DesignSpec:
         exports=ExportsSpec(**norm["exports"]),
         monitoring=norm["monitoring"],
         procurement=ProcurementSpec(**norm["procurement"]),
+        site=_site(norm["site"]),
         normalized=json.dumps(
             {"schema_version": SCHEMA_VERSION, **_hashed_sections(norm)}, sort_keys=True, separators=(",", ":")
         ),
@@ -568,7 +624,32 @@ _HASHED_ONLY_WHEN_SET = ("monitoring",)
 
 
 # Sections added later that stay out of the normalized text while they hold only their defaults (same reason).
-_HASHED_ONLY_WHEN_CHANGED = {"procurement": {k: f.default for k, f in PROCUREMENT.items()}}
+_HASHED_ONLY_WHEN_CHANGED = {
+    "procurement": {k: f.default for k, f in PROCUREMENT.items()},
+    "site": {k: f.default for k, f in SITE.items()},
+}
+
+
+def _site(site: dict) -> SiteSpec:
+    raw = site["pathways_m"] if site["pathways_m"] is not None else {}
+    if not isinstance(raw, Mapping):
+        raise SpecError.at("site.pathways_m", 'must be a mapping of hall number to metres, e.g. {"2": 150}')
+    pathways = {}
+    for k, v in raw.items():
+        k = str(k)
+        if not k.isdigit() or not 2 <= int(k) <= MAX_HALLS:
+            raise SpecError.at(
+                f"site.pathways_m.{k[:20]}", f"must name a hall number from 2 to {MAX_HALLS} (hall 1 holds the MDA)"
+            )
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= MAX_PATHWAY_M:
+            raise SpecError.at(f"site.pathways_m.{k}", f"must be a number of metres from 0 to {MAX_PATHWAY_M:,}")
+        pathways[int(k)] = float(v)
+    return SiteSpec(
+        max_racks_per_hall=site["max_racks_per_hall"],
+        pathway_m=float(site["pathway_m"]),
+        pathways_m=tuple(sorted(pathways.items())),
+        split_pods=site["split_pods"],
+    )
 
 
 def _hashed_sections(norm: dict) -> dict:

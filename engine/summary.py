@@ -17,12 +17,12 @@ _KEY, _LENGTH = itemgetter(0), itemgetter(1)
 
 def _bisection(gpus: int, injection_gbps: float, ratios: list[float]) -> float:
     """Half the GPUs' injection bandwidth divided by the largest oversubscription on the path (never below 1)."""
-    worst = max([1.0] + ratios)
+    worst = max([1.0, *ratios])
     return round(gpus * injection_gbps / 2 / worst, 3)
 
 
 def summarize(
-    *, spec, catalog, plan, storage_plan, inband_plan, devices, links, lengths, racks, server, physical, warnings
+    *, spec, plan, storage_plan, inband_plan, devices, links, lengths, racks, server, physical, warnings
 ) -> dict:
     gpus = spec.servers.count * server.gpus
     role_count: Counter = Counter()

@@ -266,6 +266,16 @@ _SUMMARY_PROPERTIES: dict = {
     ),
     "cables_total": _int("Physical layer: cables."),
     "trunks_total": _int("Physical layer: trunk cables."),
+    "site": _object(
+        {
+            "halls": _int("Data halls (docs/site-model.md); the section appears only with more than one."),
+            "racks_per_hall": {"type": "array", "items": _int(), "description": "Racks in hall 1, 2, ..."},
+            "inter_hall_links": _int("Links whose ends stand in different halls."),
+            "inter_hall_trunks": _int("Single-mode trunks between halls (each with a patch panel at both ends)."),
+            "inter_hall_trunk_m": _num("Total ordered length of those trunks in metres."),
+        },
+        description="Physical layer, designs over several halls: the halls and what runs between them.",
+    ),
     "worst_links": {
         "type": "array",
         "items": _object(

@@ -45,7 +45,33 @@ _NETWORK_TIER = itemgetter(1, 3)
 _A, _A_PORT, _B, _B_PORT = itemgetter(4), itemgetter(5), itemgetter(7), itemgetter(8)
 
 
-def verify(*, devices, links, switches, compute_plan, server_model, n_servers: int, gpus: int) -> list[str]:
+def _ports_within_radix(devices, links, switches, by_tier: dict) -> None:
+    """Check 2: no switch port beyond the device's radix at the link's speed. The switch ends in use are gathered
+    per (model, speed) and compared with that model's port names as sets; only a design that breaks the rule
+    walks its links again, to name the first bad port. `by_tier`: the links by (network, tier)."""
+    model_of = [d.model if d.model in switches and d.role not in APPLIANCE_ROLES else None for d in devices]
+    model_at = model_of.__getitem__
+    used: dict[tuple[str, int], set] = defaultdict(set)
+    for (network, tier), tier_links in by_tier.items():
+        speeds = list(map(itemgetter(10), tier_links))
+        # OOB links land on management ports (not data ports) at the managed end; only the OOB
+        # switch's copper ports are numbered against its radix. Uplink ports are named up1/up2.
+        ends = [(_B, _B_PORT)] if network != "oob" or tier == "device-oob" else []
+        if network != "oob":
+            ends.append((_A, _A_PORT))
+        for dev, port in ends:
+            # distinct (model, speed, port) of this tier's ends: a few hundred at most
+            for model, speed, name in set(zip(map(model_at, map(dev, tier_links)), speeds, map(port, tier_links))):
+                if model is not None:
+                    used[(model, speed)].add(name)
+    for (model, speed), ports in used.items():
+        sw = switches[model]
+        if sw.ports_per_cage(speed) is None or not ports <= frozenset(switch_port_names(sw, speed)[0]):
+            _first_port_beyond_radix(devices, links, switches)
+            _fail(f"a {model} port in use at {speed} Gb/s is not one of its ports")  # not reached
+
+
+def verify(*, devices, links, switches, compute_plan, server_model, n_servers: int, gpus: int) -> list[str]:  # noqa: C901
     """Raise EngineInvariantError on the first broken invariant; return the names of the checks run."""
     checks = []
 
@@ -69,29 +95,7 @@ def verify(*, devices, links, switches, compute_plan, server_model, n_servers: i
     for key, group in groupby(links, _NETWORK_TIER):
         by_tier[key] += group
 
-    # 2. No switch port beyond the device's radix at the link's speed. The switch ends in use are gathered
-    #    per (model, speed) and compared with that model's port names as sets; only a design that breaks
-    #    the rule walks its links again, to name the first bad port.
-    model_of = [d.model if d.model in switches and d.role not in APPLIANCE_ROLES else None for d in devices]
-    model_at = model_of.__getitem__
-    used: dict[tuple[str, int], set] = defaultdict(set)
-    for (network, tier), tier_links in by_tier.items():
-        speeds = list(map(itemgetter(10), tier_links))
-        # OOB links land on management ports (not data ports) at the managed end; only the OOB
-        # switch's copper ports are numbered against its radix. Uplink ports are named up1/up2.
-        ends = [(_B, _B_PORT)] if network != "oob" or tier == "device-oob" else []
-        if network != "oob":
-            ends.append((_A, _A_PORT))
-        for dev, port in ends:
-            # distinct (model, speed, port) of this tier's ends: a few hundred at most
-            for model, speed, name in set(zip(map(model_at, map(dev, tier_links)), speeds, map(port, tier_links))):
-                if model is not None:
-                    used[(model, speed)].add(name)
-    for (model, speed), ports in used.items():
-        sw = switches[model]
-        if sw.ports_per_cage(speed) is None or not ports <= frozenset(switch_port_names(sw, speed)[0]):
-            _first_port_beyond_radix(devices, links, switches)
-            _fail(f"a {model} port in use at {speed} Gb/s is not one of its ports")  # not reached
+    _ports_within_radix(devices, links, switches, by_tier)
     checks.append("ports-within-radix")
 
     if compute_plan is not None:

@@ -42,7 +42,7 @@ def _fields(compiled: str) -> set[int]:
     return {int(i) for _lit, i, _spec, _conv in _FORMATTER.parse(compiled) if i is not None}
 
 
-def verify_cabling(*, devices, places, racks, physical, rack_units: int, renderer) -> list[str]:
+def verify_cabling(*, devices, places, racks, physical, rack_units: int, renderer) -> list[str]:  # noqa: C901
     """Raise on the first broken invariant; return the names of the checks run. `renderer` renders cable ends
     (cable_schedule.EndRenderer over the same devices, places and racks)."""
     rows = physical.cable_rows

@@ -75,7 +75,7 @@ class _Constructor(SafeConstructor):
 _Constructor.yaml_constructors = {tag: fn for tag, fn in SafeConstructor.yaml_constructors.items() if tag in _JSON_TAGS}
 
 
-def _refuse_tag(loader, node):
+def _refuse_tag(_loader, node):
     raise yaml.constructor.ConstructorError(
         None, None, f"the tag {node.tag!r} is not allowed (plain data only)", node.start_mark
     )

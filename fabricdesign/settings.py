@@ -333,7 +333,7 @@ JOB_QUEUED_RESEND_S = env_int("JOB_QUEUED_RESEND_S", 600)
 # job is stopped and fails with a message naming the limit; a job still running at the hard time limit
 # (or JOB_KILL_GRACE_S after any other stop: a cancel, the memory ceiling) is failed and its process
 # exits, and the pool starts a fresh one. Defaults: a 128K-GPU design computes and stores in 10-25 s at a
-# 630-710 MB peak, its largest export in under 60 s and 1 GB (README, Benchmarks), so the defaults leave room
+# 630-710 MB peak, its largest export in under 60 s and 1 GB (docs/benchmarks.md), so the defaults leave room
 # for a slow machine and stop only a runaway. The compute job's memory holds the largest design DESIGN_MAX_LINKS
 # admits (about 110 MB + 1.5 KB per link: 3.8 GB at 2,500,000 links; 2,415 MB measured at 1,577,792).
 JOB_LIMITS = {

@@ -27,7 +27,7 @@ urlpatterns = [
     path("", common_views.home, name="home"),
     path("healthz", common_views.healthz, name="healthz"),
     # browsers ask for /favicon.ico on their own; the icon is a hashed static file, named when asked
-    path("favicon.ico", lambda request: redirect(static("favicon.svg"), permanent=True)),
+    path("favicon.ico", lambda _request: redirect(static("favicon.svg"), permanent=True)),
     path(
         "accounts/login/",
         auth_views.LoginView.as_view(redirect_authenticated_user=True, next_page="designs:list"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import socket
 import threading
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 
 @contextmanager
@@ -54,10 +54,8 @@ def silent_server():
         stop.set()
         thread.join(timeout=2)
         for conn in accepted:
-            try:
+            with suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
             conn.close()
         listener.close()
 

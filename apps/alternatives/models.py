@@ -19,6 +19,9 @@ class Study(models.Model):
     class Meta:
         ordering = ["-created_at"]
 
+    def __str__(self) -> str:
+        return f"study {self.name}"
+
 
 class Candidate(models.Model):
     """One computed candidate: its spec (the one spec schema) and the figures the table shows."""
@@ -38,3 +41,6 @@ class Candidate(models.Model):
     class Meta:
         ordering = ["index"]
         constraints = [models.UniqueConstraint(fields=["study", "index"], name="alternatives_candidate_index")]
+
+    def __str__(self) -> str:
+        return f"candidate {self.index} of study {self.study_id}: {self.label}"

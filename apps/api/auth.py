@@ -99,6 +99,6 @@ class TokenAuthentication(authentication.BaseAuthentication):
         token.user = user
         return user, token
 
-    def authenticate_header(self, request) -> str:
+    def authenticate_header(self, request) -> str:  # noqa: ARG002 - DRF's signature
         # Makes DRF answer 401 (with WWW-Authenticate) rather than 403 to a request with no credentials.
         return self.keyword

@@ -120,12 +120,11 @@ def _copy_csv(model, table: str, order: str, revision_id: int, *, raw: bool = Fa
     )
     parts: list[bytes] = []
     size = 0
-    with connection.cursor() as cur:
-        with cur.cursor.copy(sql) as copy:
-            for data in copy:
-                parts.append(bytes(data))
-                size += len(data)
-                if size >= CHUNK:
-                    yield b"".join(parts)
-                    parts, size = [], 0
+    with connection.cursor() as cur, cur.cursor.copy(sql) as copy:
+        for data in copy:
+            parts.append(bytes(data))
+            size += len(data)
+            if size >= CHUNK:
+                yield b"".join(parts)
+                parts, size = [], 0
     yield b"".join(parts)

@@ -109,7 +109,7 @@ _CODES = {
 }
 
 
-def api_exception_handler(exc: Exception, context: dict) -> Response | None:
+def api_exception_handler(exc: Exception, context: dict) -> Response | None:  # noqa: C901
     headers: dict[str, str] = {}
     if isinstance(exc, ApiError):
         body, code = error_body(exc.code, exc.message, exc.fields), exc.status_code

@@ -97,7 +97,7 @@ _ONLY_FOR = {
     "thin_cord_stock": lambda k: k.startswith("labels."),
     "cord_diameter_mm": lambda k: k.startswith("labels."),
     "price_version": lambda k: k in PRICED_KINDS,
-    "date": lambda k: True,
+    "date": lambda _k: True,
 }
 
 

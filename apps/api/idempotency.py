@@ -10,6 +10,7 @@ remembered for KEY_TTL.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -41,14 +42,13 @@ class _Failed(Exception):
 def _fingerprint(request: Request) -> str:
     """Method, path and body; a JSON body counts by its content, not its spacing or key order."""
     body = request.body
-    try:
+    # not JSON: the bytes as sent (a malformed body fails in the handler anyway)
+    with contextlib.suppress(ValueError, RecursionError):
         body = json.dumps(
             load_json(body, max_chars=len(body) + 1, max_depth=JSON_BODY_MAX_DEPTH),
             sort_keys=True,
             separators=(",", ":"),
         ).encode()
-    except (ValueError, RecursionError):
-        pass  # not JSON: the bytes as sent (a malformed body fails in the handler anyway)
     h = hashlib.sha256(f"{request.method} {request.path}\n".encode())
     h.update(body)
     return h.hexdigest()

@@ -38,6 +38,9 @@ class IdempotencyRecord(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "key"], name="idempotency_key_per_user")]
 
+    def __str__(self) -> str:
+        return f"idempotency key {self.key} of user {self.user_id}"
+
 
 class RateCounter(models.Model):
     """One API rate-limit window per user (or anonymous address) when the counters live in the database
@@ -47,3 +50,6 @@ class RateCounter(models.Model):
     key = models.CharField(max_length=100, unique=True)
     count = models.PositiveIntegerField()
     reset_at = models.FloatField()  # Unix time (s) at which this window ends and the count starts again
+
+    def __str__(self) -> str:
+        return f"rate window {self.key}: {self.count}"

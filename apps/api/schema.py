@@ -122,8 +122,7 @@ class ApiAutoSchema(AutoSchema):
         qualname = type(serializer).__qualname__
         if "." not in qualname:
             return super().get_serializer_name(serializer, direction)
-        name = "".join(re.sub(r"(Api|Serializer)$", "", part) for part in qualname.split("."))
-        return name
+        return "".join(re.sub(r"(Api|Serializer)$", "", part) for part in qualname.split("."))
 
     def get_description(self):
         # A view's docstring explains the code to its maintainers; what a client reads comes from docs/api.md
@@ -135,7 +134,7 @@ class TokenAuthenticationScheme(OpenApiAuthenticationExtension):
     """Two ways to send the one token: either scheme satisfies every operation."""
 
     target_class = "apps.api.auth.TokenAuthentication"
-    name = ["tokenAuth", "bearerAuth"]
+    name = ("tokenAuth", "bearerAuth")
 
     def get_security_definition(self, auto_schema):
         return [
@@ -244,7 +243,7 @@ def _merge(schema: dict, rules: dict) -> None:
             schema[key] = value
 
 
-def add_error_responses(result, generator, request, public):
+def add_error_responses(result, generator, request, public):  # noqa: C901
     """POSTPROCESSING_HOOK: the Error component, the typed components (apps/api/schema_components.py), and the
     error answers of every operation."""
     result.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA

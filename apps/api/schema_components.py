@@ -7,7 +7,6 @@ what only those can refuse is an allowance (docs/api.md, "Schema conformance").
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 
 from engine.qos.schema import qos_policy_json_schema
@@ -108,8 +107,3 @@ def add_typed_components(result: dict) -> None:
     missing = set(TYPED_RESPONSES) - found
     if missing:
         raise LookupError(f"schema hook: no operation {sorted(missing)} to type")
-
-
-def component_schema(name: str) -> dict:
-    """One typed component as served (tests compare it with the engine's schemas)."""
-    return copy.deepcopy(COMPONENTS[name]())

@@ -16,34 +16,22 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from engine.orders.rule_choice import FAILURE_RATE, PERCENT, spares_rule_from_inputs
+from engine.orders.rule_choice import (
+    AFR_HELP,
+    FAILURE_RATE,
+    HOURS_HELP,
+    LEVEL_HELP,
+    PERCENT,
+    RULE_HELP,
+    SPARES_HELP,
+    SPARES_MAX_LENGTH,
+    spares_rule_from_params,
+)
 from engine.orders.spares import PercentPerCategory, SparesRule
 
 from .errors import ApiError
 from .schema import SPARES_PERCENT_PATTERN
 from .serializers import StrictSerializer
-
-SPARES_MAX_LENGTH = 400
-
-
-SPARES_HELP = (
-    'Spares per line in percent, rounded up to whole parts: one number for every category ("5") or '
-    'category:percent pairs ("transceiver:2,fiber:5,*:1"; "*" is every other category), each 0-1000 with up '
-    "to three decimals."
-)
-AFR_HELP = (
-    'failure-rate: annualized failure rate in percent per year, one number ("2") or category:value pairs '
-    '("transceiver:2,switch:1,*:0.5"); unset categories take the shipped placeholder defaults, which are not '
-    "rates from any source: set your own (docs/data-gaps.md)."
-)
-HOURS_HELP = 'failure-rate: replenishment time in hours ("720" or "switch:2160,*:720"); unset: the defaults.'
-LEVEL_HELP = (
-    'failure-rate: service level in percent, above 0 and below 100 ("95" or "switch:99,*:95"); unset: the defaults.'
-)
-RULE_HELP = (
-    "percent (default): spares_percent; failure-rate: the Poisson quantile of the failures expected in the "
-    "replenishment time, from the spares_afr_percent, spares_replenish_hours and spares_service_level_percent inputs."
-)
 
 
 def spares_percent_field(extra_help: str = "") -> serializers.RegexField:
@@ -75,13 +63,7 @@ def spares_rule_of(q: dict) -> SparesRule | None:
     """The rule the parameters name; None (the endpoint's default) for percent without spares_percent.
     A bad value is a 400 naming its parameter."""
     try:
-        return spares_rule_from_inputs(
-            rule=q.get("spares_rule") or PERCENT,
-            percent=q.get("spares_percent") or "",
-            afr=q.get("spares_afr_percent") or "",
-            hours=q.get("spares_replenish_hours") or "",
-            level=q.get("spares_service_level_percent") or "",
-        )
+        return spares_rule_from_params(q)
     except ValueError as exc:
         path, _, message = str(exc).partition(": ")
         raise ApiError(400, "invalid", str(exc), [{"path": path, "message": message}]) from None

@@ -19,6 +19,9 @@ class PriceList(models.Model):
     class Meta:
         db_table = "api_pricelist"
 
+    def __str__(self) -> str:
+        return f"price list of user {self.owner_id} ({self.currency})"
+
 
 class PriceListVersion(models.Model):
     """One state of a user's price list, never changed or deleted.
@@ -77,3 +80,6 @@ class CustomPart(models.Model):
         db_table = "api_custompart"
         ordering = ["-id"]
         constraints = [models.UniqueConstraint(fields=["owner", "section", "key"], name="custom_part_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.section} {self.key} of user {self.owner_id}"

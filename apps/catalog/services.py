@@ -79,7 +79,7 @@ def catalog_for(user) -> tuple[Catalog, set[tuple[str, str]]]:
 
 
 @lru_cache(maxsize=32)
-def _catalog_cached(user_id: int, digest: str) -> tuple[Catalog, set[tuple[str, str]]]:
+def _catalog_cached(user_id: int, digest: str) -> tuple[Catalog, set[tuple[str, str]]]:  # noqa: ARG001 - a cache key
     parts = list(CustomPart.objects.filter(owner_id=user_id).order_by("pk").values_list("section", "key", "body"))
     try:
         catalog = load_catalog(_extra(parts))
@@ -171,7 +171,7 @@ def custom_part_save(*, user, section: str, key: str | None, body: Any, part: Cu
                 f"You already have a {section} part {key!r}.",
                 fields=[{"path": "key", "message": "already used by another of your parts"}],
             )
-        _validate(existing + [(section, key, body)])
+        _validate([*existing, (section, key, body)])
         if part is None:
             part = CustomPart.objects.create(owner=user, section=section, key=key, body=body)
         else:

@@ -37,6 +37,9 @@ class AsBuiltUpload(models.Model):
     class Meta:
         ordering = ["-id"]
 
+    def __str__(self) -> str:
+        return f"as-built {self.filename} ({self.format}) of revision {self.revision_id}"
+
 
 class CommissioningStanding(models.Model):
     """A revision's as-built classification over all its uploads, refreshed after each; the revision page, the
@@ -50,3 +53,6 @@ class CommissioningStanding(models.Model):
     uploads = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True, default="")  # why the classification could not be worked out
     updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"commissioning of revision {self.revision_id}: {self.state}"

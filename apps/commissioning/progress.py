@@ -10,12 +10,8 @@ from the stored uploads as the job does.
 from __future__ import annotations
 
 import hashlib
-import pickle
-import zlib
 
-from django.core.cache import cache
-
-from apps.designs.revision_cache import compute_once, revision_fingerprint, revision_key, store_blob
+from apps.designs.revision_cache import cached_value, revision_fingerprint, revision_key, store_value
 from apps.exports.services import revision_result
 from engine.asbuilt.progress import LinkPlace, link_places
 
@@ -29,23 +25,8 @@ def _key(kind: str, parts: tuple[str, ...], revision) -> str:
     return revision_key(kind, _VERSION, revision_fingerprint(revision), *parts)
 
 
-def _store(key: str, value) -> None:
-    store_blob(key, zlib.compress(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL), 1))
-
-
 def _cached(kind: str, parts: tuple[str, ...], revision, compute):
-    key = _key(kind, parts, revision)
-
-    def ready():
-        blob = cache.get(key)
-        return None if blob is None else pickle.loads(zlib.decompress(blob))
-
-    def build():
-        value = compute()
-        _store(key, value)
-        return value
-
-    return compute_once(f"{key}:lock", ready, build)
+    return cached_value(_key(kind, parts, revision), compute)
 
 
 def asbuilt_link_classes(*, revision) -> dict[str, str]:
@@ -69,7 +50,7 @@ def remember_asbuilt_classes(*, revision, uploads, status: dict[str, str]) -> No
     """Keep the classes the as-built job has just worked out (`uploads`: the AsBuiltUpload rows it read, oldest
     first), so the progress view of a large fabric reads them instead of classifying again in a request."""
     digest = _uploads_digest([(u.pk, u.sha256) for u in uploads])
-    _store(_key("asbuilt-classes", (digest,), revision), dict(status))
+    store_value(_key("asbuilt-classes", (digest,), revision), dict(status))
 
 
 def _uploads_digest(uploads) -> str:

@@ -13,19 +13,15 @@ measured fibers within the loss budget: the measurement standing counts every li
 from __future__ import annotations
 
 import hashlib
-import pickle
-import zlib
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db import transaction
 
 from apps.designs.models import CableRecord
 from apps.designs.revision_cache import (
-    compute_once,
+    cached_value,
     revision_fingerprint,
     revision_key,
-    store_blob,
 )
 from apps.exports.services import revision_result
 from apps.jobs.progress import JobFailed
@@ -172,17 +168,7 @@ def _planned(revision) -> PlannedFabric:
     (concurrent misses wait) and keeps it unless larger than REVISION_CACHE_MAX_BYTES. Every import reclassifies
     all the revision's files against it, so a campaign of partial imports reads it once."""
     key = revision_key("asbuilt-plan", _PLAN_VERSION, revision_fingerprint(revision))
-
-    def ready() -> PlannedFabric | None:
-        blob = cache.get(key)
-        return None if blob is None else pickle.loads(zlib.decompress(blob))
-
-    def compute() -> PlannedFabric:
-        fabric = planned_fabric(revision_result(revision=revision), cables=False)
-        store_blob(key, zlib.compress(pickle.dumps(fabric, protocol=pickle.HIGHEST_PROTOCOL), 1))
-        return fabric
-
-    return compute_once(f"{key}:lock", ready, compute)
+    return cached_value(key, lambda: planned_fabric(revision_result(revision=revision), cables=False))
 
 
 def _measured_ok(revision) -> bool:
@@ -205,7 +191,7 @@ def classify_uploads(fabric: PlannedFabric, uploads) -> Classification:
     return classify(fabric.links, observed, matcher, covered)
 
 
-def commissioning_refresh(*, revision, progress=None) -> CommissioningStanding:
+def commissioning_refresh(*, revision, progress=None) -> CommissioningStanding:  # noqa: ARG001 - job handler call
     """Classify every upload of the revision together and store the standing (one refresh at a time per
     revision: the row is locked, and the uploads are read after taking the lock)."""
     with transaction.atomic():
@@ -249,9 +235,3 @@ def _labels(revision, findings) -> dict[str, PlannedCable]:
 
 def commissioning_standing(*, revision) -> CommissioningStanding | None:
     return CommissioningStanding.objects.filter(revision=revision).first()
-
-
-def commissioning_states(*, revision_ids) -> dict[int, str]:
-    """revision id -> state, for lists (revisions without a row are planned)."""
-    rows = CommissioningStanding.objects.filter(revision_id__in=list(revision_ids)).values_list("revision_id", "state")
-    return dict(rows)

@@ -95,7 +95,7 @@ def _valid_ip(text: str) -> bool:
     return True
 
 
-def lockout_response(request, original_response=None, credentials=None) -> HttpResponse:
+def lockout_response(request, original_response=None, credentials=None) -> HttpResponse:  # noqa: ARG001 - axes' call
     """django-axes' answer to a sign-in while the username or the address is locked out: 429 and a page
     that says why and for how long (the same for both, so it reveals nothing about the account)."""
     username = (credentials or {}).get("username") or request.POST.get("username", "")

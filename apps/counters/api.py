@@ -75,7 +75,7 @@ def _snapshot_out(s) -> dict:
 
 
 class CounterReportApi(ApiView):
-    parser_classes = [TextUploadParser]
+    parser_classes = (TextUploadParser,)
 
     class QuerySerializer(StrictSerializer):
         format = serializers.ChoiceField(

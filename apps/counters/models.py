@@ -38,6 +38,9 @@ class CounterSnapshot(models.Model):
         ordering = ["taken_at", "id"]
         indexes = [models.Index(fields=["revision", "taken_at"])]
 
+    def __str__(self) -> str:
+        return f"counters {self.filename or self.format} of revision {self.revision_id}"
+
 
 class CounterReading(models.Model):
     """The counters of one planned port (a link's end a or b) in one snapshot."""
@@ -53,3 +56,6 @@ class CounterReading(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["snapshot", "link_id", "end"], name="counters_one_reading_per_port")
         ]
+
+    def __str__(self) -> str:
+        return f"link {self.link_id} end {self.end} of snapshot {self.snapshot_id}"

@@ -7,23 +7,19 @@ the first of them listed with the snapshot (never silently dropped).
 
 from __future__ import annotations
 
-import pickle
-import zlib
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
 from apps.commissioning.models import AsBuiltUpload
 from apps.designs.models import LinkRecord, Revision
 from apps.designs.revision_cache import (
-    compute_once,
+    cached_value,
     revision_fingerprint,
     revision_key,
-    store_blob,
 )
 from apps.exports.services import revision_result
 from apps.jobs.progress import JobFailed
@@ -81,10 +77,6 @@ def _aliases(revision: Revision) -> dict:
     REVISION_CACHE_MAX_BYTES: a revision never changes, so later imports skip the recomputation."""
     key = revision_key("port-aliases", _ALIASES_VERSION, revision_fingerprint(revision))
 
-    def ready() -> dict | None:
-        blob = cache.get(key)
-        return None if blob is None else pickle.loads(zlib.decompress(blob))
-
     def compute() -> dict:
         try:
             result = revision_result(revision=revision)
@@ -94,10 +86,9 @@ def _aliases(revision: Revision) -> dict:
             ) from None
         aliases = {tuple(ref): names for ref, names in port_aliases(result).items()}
         del result
-        store_blob(key, zlib.compress(pickle.dumps(aliases, protocol=pickle.HIGHEST_PROTOCOL), 1))
         return aliases
 
-    return compute_once(f"{key}:lock", ready, compute)
+    return cached_value(key, compute)
 
 
 def _lid_names(revision: Revision) -> dict[int, str]:
@@ -289,7 +280,3 @@ def _ib_networks(revision: Revision) -> set[str]:
     if storage.get("enabled") and storage.get("technology", "infiniband") == "infiniband":
         out.add("storage")
     return out
-
-
-def counter_snapshot_delete(*, snapshot: CounterSnapshot) -> None:
-    snapshot.delete()

@@ -6,55 +6,9 @@ import hashlib
 from collections.abc import Iterator
 from itertools import repeat
 
+from engine.columns import CABLE_DB_COLUMNS as CABLE_DB_COLUMNS  # the stored rows' columns, as loaded
+from engine.columns import LINK_DB_COLUMNS as LINK_DB_COLUMNS
 from engine.result import DesignRows
-
-LINK_DB_COLUMNS = (
-    "revision_id",
-    "link_id",
-    "network",
-    "plane",
-    "tier",
-    "speed_gbps",
-    "a_device",
-    "a_port",
-    "a_rack",
-    "a_u",
-    "b_device",
-    "b_port",
-    "b_rack",
-    "b_u",
-    "length_m",
-    "medium",
-    "a_part",
-    "b_part",
-    "cables",
-    "fibers",
-    "polarity",
-    "loss_db",
-    "margin_db",
-    "status",
-)
-
-CABLE_DB_COLUMNS = (
-    "revision_id",
-    "cable_id",
-    "network",
-    "tier",
-    "kind",
-    "part",
-    "length_m",
-    "a_device",
-    "a_port",
-    "a_rack",
-    "a_u",
-    "b_device",
-    "b_port",
-    "b_rack",
-    "b_u",
-    "label_a",
-    "label_b",
-    "links",
-)
 
 _NO_PHYSICAL = ("", "", "", "", 0, "", None, None, "")
 
@@ -96,7 +50,8 @@ def link_db_rows(result: DesignRows, revision_id: int) -> Iterator[tuple]:
             rb,
             ub,
             length,
-        ) + fields
+            *fields,
+        )
 
 
 def cable_count(result: DesignRows) -> int:

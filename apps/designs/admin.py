@@ -9,14 +9,14 @@ class DesignShareInline(admin.TabularInline):
     model = DesignShare
     extra = 0
     # The username is the share (DesignShare); the account it names is linked when there is one.
-    fields = ["username", "access", "user"]
-    readonly_fields = ["user"]
+    fields = ("username", "access", "user")
+    readonly_fields = ("user",)
 
 
 class RevisionInline(admin.TabularInline):
     model = Revision
     extra = 0
-    fields = ["number", "created_at", "created_by", "link_count", "cable_count", "compute_seconds"]
+    fields = ("number", "created_at", "created_by", "link_count", "cable_count", "compute_seconds")
     readonly_fields = fields
     show_change_link = True
     can_delete = False
@@ -27,22 +27,22 @@ class RevisionInline(admin.TabularInline):
 
 @admin.register(Design)
 class DesignAdmin(admin.ModelAdmin):
-    list_display = ["name", "owner", "preset", "updated_at", "created_at"]
-    list_filter = ["preset"]
-    search_fields = ["name", "owner__username"]
-    list_select_related = ["owner"]
-    raw_id_fields = ["owner"]
-    readonly_fields = ["created_at", "updated_at", "schema_version"]
-    inlines = [DesignShareInline, RevisionInline]
+    list_display = ("name", "owner", "preset", "updated_at", "created_at")
+    list_filter = ("preset",)
+    search_fields = ("name", "owner__username")
+    list_select_related = ("owner",)
+    raw_id_fields = ("owner",)
+    readonly_fields = ("created_at", "updated_at", "schema_version")
+    inlines = (DesignShareInline, RevisionInline)
 
 
 @admin.register(Revision)
 class RevisionAdmin(admin.ModelAdmin):
-    list_display = ["__str__", "design", "number", "link_count", "cable_count", "compute_seconds", "created_at"]
-    list_select_related = ["design"]
-    search_fields = ["design__name"]
+    list_display = ("__str__", "design", "number", "link_count", "cable_count", "compute_seconds", "created_at")
+    list_select_related = ("design",)
+    search_fields = ("design__name",)
     # The summary and link rows are the record of a computation: staff may look and delete, not edit.
-    readonly_fields = [f.name for f in Revision._meta.fields]
+    readonly_fields = tuple(f.name for f in Revision._meta.fields)
 
     def has_add_permission(self, request):
         return False

@@ -13,18 +13,14 @@ kept in the cache under the two revisions' ids and spec hashes: revisions never 
 
 from __future__ import annotations
 
-import pickle
-import zlib
 from collections import defaultdict
 from dataclasses import dataclass
-
-from django.core.cache import cache
 
 from engine.model import TIERS
 
 from . import diagrams
 from .models import CableRecord, LinkRecord, Revision
-from .revision_cache import store_blob
+from .revision_cache import cached_value
 
 CHANGES = ("added", "removed", "changed")
 TABLES = ("links", "cables")
@@ -169,12 +165,8 @@ class RowDiff:
 
 def revision_row_diff(*, old: Revision, new: Revision) -> RowDiff:
     key = f"designs:rowdiff:v{_DIFF_VERSION}:{old.pk}:{old.spec_hash}:{new.pk}:{new.spec_hash}"
-    blob = cache.get(key)
-    if blob is not None:
-        return RowDiff(**pickle.loads(zlib.decompress(blob)))
-    diff = RowDiff(**{table: _diff_table(_SPECS[table], old.pk, new.pk) for table in TABLES})
-    store_blob(key, zlib.compress(pickle.dumps(diff.__dict__, protocol=pickle.HIGHEST_PROTOCOL), 6))
-    return diff
+    tables = cached_value(key, lambda: {table: _diff_table(_SPECS[table], old.pk, new.pk) for table in TABLES}, level=6)
+    return RowDiff(**tables)
 
 
 def _rows(spec, revision_id: int):
@@ -188,7 +180,7 @@ def _rows(spec, revision_id: int):
 
 
 def _diff_table(spec, old_id: int, new_id: int) -> dict:
-    _model, _id_col, match, compared, _shown = spec
+    _model, _id_col, match, _compared, _shown = spec
     m = len(match)
     old_by_key: dict[tuple, list] = defaultdict(list)
     for row in _rows(spec, old_id):

@@ -134,7 +134,7 @@ def _uplink_x(spine_boxes: list[tuple[float, float, int, float, float]], plane: 
     return sx + 4 + (sw_ - 8) * share
 
 
-def fabric_svg(summary: Mapping) -> SafeString | None:
+def fabric_svg(summary: Mapping) -> SafeString | None:  # noqa: C901
     """The compute fabric by tier: core, spines (per pod), each SU's rail leaves, and its servers."""
     net = (summary.get("networks") or {}).get("compute")
     if not net or not net.get("scalable_units"):

@@ -19,7 +19,19 @@ from django.conf import settings
 from engine.catalog import load_catalog
 from engine.errors import FieldError, SpecError
 from engine.model import NETWORKS
-from engine.orders.rule_choice import FAILURE_RATE, PERCENT, RULE_CHOICES, spares_rule_from_inputs
+from engine.orders.rule_choice import (
+    AFR_HELP,
+    FAILURE_RATE,
+    HOURS_HELP,
+    LEVEL_HELP,
+    PERCENT,
+    RULE_CHOICES,
+    RULE_HELP,
+    SPARES_HELP,
+    SPARES_MAX_LENGTH,
+    SPARES_PARAMS,
+    spares_rule_from_inputs,
+)
 from engine.presets import DEFAULT_PRESET, list_presets, preset_descriptions
 from engine.schema import DEFAULT_MAX_LENGTH, REQUIRED, Field
 from engine.spec import SCHEMA_VERSION, SPEC_FIELDS
@@ -318,9 +330,6 @@ class SpecForm(SpecErrorsMixin, forms.Form):
         for name, field in self.fields.items():
             field.warnings = self.field_warnings.get(name, [])  # read by designs/_field.html
 
-    def warnings_for(self, name: str) -> list[str]:
-        return self.field_warnings.get(name, [])
-
     def field_for_path(self, path: str) -> tuple[str | None, str]:
         return field_for_path(path, _FIELD_NAMES)
 
@@ -422,44 +431,25 @@ def _revision_or_ordered(value: str):
     return ORDERED if value == ORDERED else int(value)
 
 
-SPARES_PARAMS = (
-    "spares_rule",
-    "spares_percent",
-    "spares_afr_percent",
-    "spares_replenish_hours",
-    "spares_service_level_percent",
-)
-
-
 class SparesRuleForm(forms.Form):
     """The spares rule, chosen as everywhere (engine/orders/rule_choice.py): a flat percent per category, or
     from failure rates. After validation `chosen_rule` is the rule, or None for the caller's default."""
 
-    spares_rule = forms.ChoiceField(label="Spares rule", required=False, choices=RULE_CHOICES, initial=PERCENT)
+    # The parameters as the API declares them (engine/orders/rule_choice.py): names, length and meaning.
+    spares_rule = forms.ChoiceField(
+        label="Spares rule", required=False, choices=RULE_CHOICES, initial=PERCENT, help_text=RULE_HELP
+    )
     spares_percent = forms.CharField(
-        label="Spares %",
-        required=False,
-        max_length=400,
-        help_text='Flat percent: per line, rounded up: "5" for every category, or "transceiver:2,fiber:5".',
+        label="Spares %", required=False, max_length=SPARES_MAX_LENGTH, help_text=SPARES_HELP
     )
     spares_afr_percent = forms.CharField(
-        label="Annual failure rate %",
-        required=False,
-        max_length=400,
-        help_text='From failure rates: "2", or "transceiver:2,switch:1,*:0.5"; empty: the placeholder '
-        "defaults (the reference has no failure rates: set your own).",
+        label="Annual failure rate %", required=False, max_length=SPARES_MAX_LENGTH, help_text=AFR_HELP
     )
     spares_replenish_hours = forms.CharField(
-        label="Replenishment time (h)",
-        required=False,
-        max_length=400,
-        help_text='Hours until a failed part\'s replacement is on the shelf: "720", or "switch:2160,*:720".',
+        label="Replenishment time (h)", required=False, max_length=SPARES_MAX_LENGTH, help_text=HOURS_HELP
     )
     spares_service_level_percent = forms.CharField(
-        label="Service level %",
-        required=False,
-        max_length=400,
-        help_text='The chance the spares cover every failure meanwhile: "95", or "switch:99,*:95".',
+        label="Service level %", required=False, max_length=SPARES_MAX_LENGTH, help_text=LEVEL_HELP
     )
 
     def clean(self):
@@ -489,7 +479,7 @@ class SparesRuleForm(forms.Form):
 class CompareForm(SparesRuleForm):
     old = forms.TypedChoiceField(label="Older revision", coerce=_revision_or_ordered)
     new = forms.TypedChoiceField(label="Newer revision", coerce=int)
-    field_order = ["old", "new", *SPARES_PARAMS]
+    field_order = ("old", "new", *SPARES_PARAMS)
 
     def __init__(self, *args, numbers: list[int], baseline_number: int | None = None, **kwargs):
         super().__init__(*args, **kwargs)

@@ -57,6 +57,9 @@ class DesignShare(models.Model):
             models.UniqueConstraint(fields=["design", "username"], name="design_share_username_unique"),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.username} ({self.access})"
+
     def save(self, *args, **kwargs):
         # Either side fills the other (the admin's inline gives a username; tests often a user).
         if not self.username and self.user_id is not None:
@@ -66,9 +69,6 @@ class DesignShare(models.Model):
 
             self.user = get_user_model().objects.filter(username=self.username).first()
         super().save(*args, **kwargs)
-
-    def __str__(self) -> str:
-        return f"{self.username} ({self.access})"
 
 
 class Revision(models.Model):
@@ -149,6 +149,9 @@ class LinkRecord(models.Model):
             models.Index(fields=["revision", "status"], name="link_status"),
         ]
 
+    def __str__(self) -> str:
+        return f"link {self.link_id} of revision {self.revision_id}"
+
 
 class CableRecord(models.Model):
     """One physical cable of a revision (cables.csv row): its part, ordered length and both labels."""
@@ -187,6 +190,9 @@ class CableRecord(models.Model):
             models.Index(fields=["revision", "part"], name="cable_part"),
         ]
 
+    def __str__(self) -> str:
+        return f"cable {self.cable_id} of revision {self.revision_id}"
+
 
 class RevisionRepricing(models.Model):
     """An explicit "price this revision with that price-list version from now on" (the visible reprice action).
@@ -201,6 +207,9 @@ class RevisionRepricing(models.Model):
 
     class Meta:
         ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"revision {self.revision_id} repriced with price list version {self.version_id}"
 
 
 class OrderedBaseline(models.Model):
@@ -232,6 +241,9 @@ class PartLeadTime(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["design", "part"], name="lead_time_per_part")]
+
+    def __str__(self) -> str:
+        return f"{self.part}: {self.days} days"
 
 
 class SnapshotState(models.TextChoices):

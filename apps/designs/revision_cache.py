@@ -10,6 +10,8 @@ is ever invalidated; a backfilled snapshot reaches a new key.
 (cache.add) and computes; the others poll the cache until the result appears, and compute themselves only
 when the lock is gone without one (the holder failed, its result was too big to keep, or it died and the
 lock expired). `store_blob` keeps a result unless it is larger than settings.REVISION_CACHE_MAX_BYTES.
+`cached_value` is the two together for a picklable value, kept zlib-compressed: what the commissioning,
+counters, measurements and compare pages keep per revision.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import pickle
 import time
 import uuid
+import zlib
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -112,3 +116,25 @@ def compute_once(
             break
     value = ready()  # the holder may have stored it just before letting go of the lock
     return value if value is not None else compute()
+
+
+def cached_value(key: str, compute: Callable[[], T], *, level: int = 1) -> T:
+    """The value kept under `key` (a revision_key, so never stale), else `compute()` run once for concurrent
+    misses (compute_once) and kept pickled and zlib-compressed at `level` unless over REVISION_CACHE_MAX_BYTES.
+    Level 1 for what is read back often and soon; 6 where the blob is large and the compression pays."""
+
+    def ready() -> T | None:
+        blob = cache.get(key)
+        return None if blob is None else pickle.loads(zlib.decompress(blob))
+
+    def build() -> T:
+        value = compute()
+        store_value(key, value, level=level)
+        return value
+
+    return compute_once(f"{key}:lock", ready, build)
+
+
+def store_value(key: str, value: object, *, level: int = 1) -> bool:
+    """Keep `value` as cached_value reads it (a result worked out elsewhere, e.g. by a job); True when kept."""
+    return store_blob(key, zlib.compress(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL), level))

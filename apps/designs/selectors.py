@@ -132,7 +132,3 @@ def revision_head(*, user, design_id: int, number: int, pricing: bool = False) -
     if pricing:
         rev.pricing_key = tuple(row[n + 5 : n + 8])
     return rev
-
-
-def revision_latest(*, design: Design) -> Revision | None:
-    return design.revisions.order_by("-number").first()

@@ -203,7 +203,7 @@ def compute_fingerprint(design: Design) -> tuple[str, str, str] | None:
     try:
         spec = parse_spec(design.spec)
         catalog = catalog_for(design.owner)[0] if custom_catalog_for(design.owner) else load_catalog()
-    except Exception:  # noqa: BLE001 - the worker reports the error with the job; nothing to match here
+    except Exception:  # the worker reports the error with the job; nothing to match here
         log.info("design %s: no compute fingerprint", design.pk, exc_info=True)
         return None
     return adapters.spec_hash(spec.normalized), ENGINE_VERSION, catalog.version

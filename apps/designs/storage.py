@@ -155,7 +155,7 @@ class _Steps:
             if failed is None:
                 try:
                     self._values[k] = step()
-                except BaseException as exc:  # handed to the caller's thread by result()
+                except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread by result()
                     failed = exc
             self._errors[k] = failed
             self._done[k].set()

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from engine.columns import CABLE_COLUMNS, LINK_COLUMNS, LINK_PHYSICAL_COLUMNS
 from engine.csvcells import line_writer, neutralize_row
-from engine.physical_stage import CABLE_COLUMNS, LINK_PHYSICAL_COLUMNS
-from engine.result import LINK_COLUMNS
 
 # csv header -> (stored column, how it is written): "id" an L/C-prefixed id, "float" Python's repr, else as stored
 _LINK_SOURCES = {
@@ -30,7 +29,7 @@ CABLE_CSV_COLUMNS = tuple(CABLE_COLUMNS)
 
 
 def _spec(columns, sources) -> tuple[tuple[str, str, str], ...]:
-    return tuple((name,) + sources.get(name, (name, "")) for name in columns)
+    return tuple((name, *sources.get(name, (name, ""))) for name in columns)
 
 
 LINK_CSV = _spec(LINK_CSV_COLUMNS, _LINK_SOURCES)

@@ -18,6 +18,7 @@ from typing import Any
 from django.db.models import BooleanField, Expression, F, Q, QuerySet, Value
 from django.db.models.functions import Coalesce
 
+from engine.columns import CABLE_DB_COLUMNS, LINK_DB_COLUMNS
 from engine.inputgate import load_json
 from engine.model import NETWORKS
 from engine.physical_stage import CABLE_KINDS
@@ -27,47 +28,10 @@ from .models import CableRecord, LinkRecord, Revision
 
 MAX_LIMIT = 1000
 
-LINK_FIELDS = (
-    "link_id",
-    "network",
-    "plane",
-    "tier",
-    "speed_gbps",
-    "a_device",
-    "a_port",
-    "a_rack",
-    "a_u",
-    "b_device",
-    "b_port",
-    "b_rack",
-    "b_u",
-    "length_m",
-    "medium",
-    "a_part",
-    "b_part",
-    "cables",
-    "fibers",
-    "loss_db",
-    "margin_db",
-    "status",
-)
-CABLE_FIELDS = (
-    "cable_id",
-    "network",
-    "tier",
-    "kind",
-    "part",
-    "length_m",
-    "a_device",
-    "a_port",
-    "a_rack",
-    "b_device",
-    "b_port",
-    "b_rack",
-    "label_a",
-    "label_b",
-    "links",
-)
+# The pages' and the API's tables show every stored column but the link's polarity (links.csv has it) and the
+# cable ends' U positions (the cable schedule has them), as they always have (docs/openapi.yaml).
+LINK_FIELDS = tuple(c for c in LINK_DB_COLUMNS if c not in ("revision_id", "polarity"))
+CABLE_FIELDS = tuple(c for c in CABLE_DB_COLUMNS if c not in ("revision_id", "a_u", "b_u"))
 
 LINK_SORTS = ("link_id", "length_m", "loss_db", "margin_db")
 CABLE_SORTS = ("cable_id", "length_m", "part")
@@ -119,13 +83,14 @@ def _decode(cursor: str) -> dict:
 def _cursor_value(v: Any, field) -> Any:
     """The sort value a cursor carries, checked against the sort field: a forged or stale one is a TableError,
     never a database error (a number no column holds, not finite, or text with NUL or lone surrogates)."""
-    text = field.get_internal_type() in ("CharField", "TextField")
-    if text:
-        if isinstance(v, str) and text_problem(v, field.max_length or 256) is None:
-            return v
-    elif isinstance(v, (int, float)) and not isinstance(v, bool):
-        if isinstance(v, int) and abs(v) <= _MAX_INT or isinstance(v, float) and math.isfinite(v):
-            return v
+    if field.get_internal_type() in ("CharField", "TextField"):
+        ok = isinstance(v, str) and text_problem(v, field.max_length or 256) is None
+    else:
+        ok = (isinstance(v, int) and not isinstance(v, bool) and abs(v) <= _MAX_INT) or (
+            isinstance(v, float) and math.isfinite(v)
+        )
+    if ok:
+        return v
     raise TableError("cursor", "is not a cursor this table gave out")
 
 
@@ -138,7 +103,7 @@ def _text_filter(key: str, value: Any, max_length: int = 128) -> str:
     return text
 
 
-def _filters(qs: QuerySet, filters: dict, *, is_link: bool) -> QuerySet:
+def _filters(qs: QuerySet, filters: dict, *, is_link: bool) -> QuerySet:  # noqa: C901
     for key, value in filters.items():
         if value in (None, ""):
             continue
@@ -211,7 +176,7 @@ class _RowCompare(Expression):
         n = len(self.left)
         self.left, self.right = list(exprs[:n]), list(exprs[n:])
 
-    def as_sql(self, compiler, connection):
+    def as_sql(self, compiler, connection):  # noqa: ARG002 - Django's expression API
         sqls, params = [], []
         for expr in (*self.left, *self.right):
             sql, p = compiler.compile(expr)
@@ -256,7 +221,7 @@ def _page(
     step_desc = desc != backwards
     sort = [] if by_id else ["-_k" if step_desc else "_k"]
     sort.append(f"-{id_field}" if step_desc else id_field)
-    values = fields if by_id else fields + ("_k",)
+    values = fields if by_id else (*fields, "_k")
     rows = list(qs.order_by(*sort).values(*values)[: limit + 1])
     more = len(rows) > limit
     rows = rows[:limit]

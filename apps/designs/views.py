@@ -24,11 +24,11 @@ from apps.common import workspace
 from apps.jobs.models import Job
 from apps.jobs.services import JobNotQueued, JobQuotaExceeded, job_request_cancel, job_sent
 from engine.errors import SpecError
+from engine.orders.rule_choice import SPARES_PARAMS
 
 from .compare import CHANGES, TABLES, revision_diff_page
 from .forms import (
     ORDERED,
-    SPARES_PARAMS,
     CompareForm,
     MarkOrderedForm,
     NewDesignForm,

@@ -11,7 +11,6 @@ from decimal import Decimal, InvalidOperation
 from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.db.models import Count
-from django.urls import reverse
 
 from apps.common.workspace import register_card, register_next_step, register_panel, register_section
 from engine.model import TIERS
@@ -291,7 +290,3 @@ def bom_categories(summary: dict) -> list[dict]:
         row["lines"] += 1
         row["quantity"] += line.get("quantity") or 0
     return list(out.values())
-
-
-def section_url(revision: Revision, key: str) -> str:
-    return reverse("workspace:section", args=[revision.design_id, revision.number, key])

@@ -13,6 +13,7 @@ A build renders into an unnamed local spool file, then saves it to the storage, 
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import io
@@ -164,7 +165,7 @@ def inline_render_allowed(revision) -> bool:
     return revision.cable_count <= settings.DOWNLOAD_INLINE_MAX_CABLES
 
 
-def artifact_build(*, revision, kind: str, options: dict | None, progress=None, on_stage=None) -> Artifact:
+def artifact_build(*, revision, kind: str, options: dict | None, progress=None, on_stage=None) -> Artifact:  # noqa: ARG001
     """Render one deliverable (or archive) of the revision into the store and return its Artifact; the one
     already stored when another build finished first. `on_stage(stage, percent)` reports its steps
     (`progress`, the engine's progress before snapshots, is unused: nothing is computed).
@@ -358,10 +359,8 @@ def legacy_exports_prune() -> int:
                 deleted += 1
         except OSError:  # a folder still holding a young file, or one removed meanwhile
             continue
-    try:
+    with contextlib.suppress(OSError):
         root.rmdir()
-    except OSError:
-        pass
     return deleted
 
 

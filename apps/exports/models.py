@@ -51,3 +51,6 @@ class StoredChunk(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["name", "seq"], name="storedchunk_name_seq")]
+
+    def __str__(self) -> str:
+        return f"{self.name} chunk {self.seq}"

@@ -95,13 +95,6 @@ def export_options(options: dict | None, result: DesignResult | None = None):
     return opts
 
 
-def deliverable_pdf(*, kind: str, result: DesignResult, options: dict | None, revision_label: str) -> bytes:
-    fn = deliverable_renderer(kind)
-    fh = io.BytesIO()
-    fn(result, fh, export_options(options, result), revision_label=revision_label)
-    return fh.getvalue()
-
-
 def deliverable_lines(*, kind: str, result: DesignResult, options: dict | None) -> Iterator[str]:
     from django.conf import settings
 

@@ -24,7 +24,7 @@ def artifact_delete_file(sender, instance: Artifact, **kwargs) -> None:
 
         try:
             artifact_storage().delete(name)
-        except Exception:  # noqa: BLE001 - see above
+        except Exception:  # see above
             log.warning("could not delete artifact file %s; the retention sweep will", name, exc_info=True)
 
     transaction.on_commit(delete)

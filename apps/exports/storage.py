@@ -15,6 +15,7 @@ in the same sense (README, Production).
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 import os
@@ -75,10 +76,8 @@ class AtomicFileSystemStorage(FileSystemStorage):
             return name
         try:
             self._write(fd, content)
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 os.unlink(full)
-            except FileNotFoundError:
-                pass
             _link_fd(fd, full)  # the file gets its name only now, complete
         finally:
             os.close(fd)

@@ -16,6 +16,7 @@ thread watches the running job:
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import logging
 import os
@@ -164,7 +165,7 @@ class Watchdog:
 
         try:
             row = Job.objects.filter(pk=self.job_id).values_list("status", "attempts", "cancel_requested").first()
-        except Exception:  # noqa: BLE001 - the database is briefly away: the progress writes will tell
+        except Exception:  # the database is briefly away: the progress writes will tell
             log.warning("watchdog of job %s could not read the job", self.job_id, exc_info=True)
             from django.db import connection
 
@@ -210,11 +211,10 @@ class Watchdog:
             try:
                 if not (self.cancelled and job_mark_cancelled(job_id=self.job_id, attempt=self.attempt)):
                     job_fail(job_id=self.job_id, attempt=self.attempt, error=as_sentence(reason))
-            except Exception:  # noqa: BLE001 - exit anyway; the reaper fails the job once its heartbeat is stale
+            except Exception:  # exit anyway; the reaper fails the job once its heartbeat is stale
                 log.exception("could not record the hard stop of job %s", self.job_id)
             for stream in (sys.stdout, sys.stderr):
-                try:
+                # whatever a broken stream raises, the process exits next
+                with contextlib.suppress(Exception):
                     stream.flush()
-                except Exception:  # noqa: BLE001
-                    pass
             os._exit(EXIT_CODE)

@@ -36,7 +36,8 @@ class Job(models.Model):
     result = models.JSONField(default=dict, blank=True, encoder=DjangoJSONEncoder)
     design = models.ForeignKey("designs.Design", null=True, blank=True, on_delete=models.CASCADE, related_name="jobs")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
-    idempotency_key = models.CharField(max_length=128, null=True, blank=True)
+    # NULL, not "": a job sent without a key is outside the partial unique constraint below.
+    idempotency_key = models.CharField(max_length=128, null=True, blank=True)  # noqa: DJ001
     attempts = models.PositiveSmallIntegerField(default=0)
     max_attempts = models.PositiveSmallIntegerField(default=2)
     cancel_requested = models.BooleanField(default=False)

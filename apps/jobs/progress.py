@@ -113,7 +113,7 @@ class Heartbeat:
             while not self._stop.wait(self.interval):
                 try:
                     job_heartbeat(job_id=self.job_id, attempt=self.attempt)
-                except Exception:  # noqa: BLE001 - see the class docstring
+                except Exception:  # see the class docstring
                     log.warning(
                         "heartbeat of job %s failed; retrying in %s s", self.job_id, self.interval, exc_info=True
                     )

@@ -78,9 +78,8 @@ def _run_claimed(job: Job) -> tuple[str, bool]:
     while True:
         watchdog = Watchdog(job_id, job.kind, attempt)
         try:
-            with Heartbeat(job_id, settings.JOB_HEARTBEAT_INTERVAL_S, attempt=attempt):
-                with watchdog.guarding():
-                    result = handler(job=job, progress=DbProgress(job_id, attempt=attempt, watchdog=watchdog))
+            with Heartbeat(job_id, settings.JOB_HEARTBEAT_INTERVAL_S, attempt=attempt), watchdog.guarding():
+                result = handler(job=job, progress=DbProgress(job_id, attempt=attempt, watchdog=watchdog))
         except JobCancelled as exc:
             _fresh_connection_after(watchdog)
             if job_mark_cancelled(job_id=job_id, attempt=attempt):

@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from apps.common.exceptions import ApplicationError
 
-from .models import TERMINAL, Job, JobStatus, WorkerBeat
+from .models import Job, JobStatus, WorkerBeat
 
 log = logging.getLogger(__name__)
 
@@ -227,7 +227,7 @@ def job_log(*, job: Job, level: str, message: str) -> None:
     entry = {"time": timezone.now().isoformat(timespec="seconds"), "level": level, "message": message[:2000]}
     with transaction.atomic():
         row = Job.objects.select_for_update().only("log").get(pk=job.pk)
-        entries = (row.log or [])[-(LOG_LIMIT - 1) :] + [entry]
+        entries = [*(row.log or [])[-(LOG_LIMIT - 1) :], entry]
         Job.objects.filter(pk=job.pk).update(log=entries)
 
 
@@ -359,7 +359,3 @@ def worker_seen(hostname: str) -> None:
 def worker_last_seen():
     """When any worker last said it was alive (None: never)."""
     return WorkerBeat.objects.aggregate(last=Max("seen_at"))["last"]
-
-
-def job_is_terminal(job: Job) -> bool:
-    return job.status in TERMINAL

@@ -25,7 +25,7 @@ def _beat(hostname: str) -> None:
     while True:
         try:
             worker_seen(hostname)
-        except Exception:  # noqa: BLE001 - the database is away: try again at the next beat
+        except Exception:  # the database is away: try again at the next beat
             log.warning("could not record that worker %s is alive", hostname, exc_info=True)
             connection.close()
         if _stop.wait(settings.WORKER_BEAT_INTERVAL_S):

@@ -40,6 +40,9 @@ class MeasurementUpload(models.Model):
         db_table = "api_measurementupload"
         ordering = ["-id"]
 
+    def __str__(self) -> str:
+        return f"measurements {self.filename} of revision {self.revision_id}"
+
 
 class MeasurementStanding(models.Model):
     """A revision's measured results across its uploads: per fiber the latest measured value of any upload not
@@ -55,3 +58,6 @@ class MeasurementStanding(models.Model):
 
     class Meta:
         db_table = "api_measurementstanding"
+
+    def __str__(self) -> str:
+        return f"measured standing of revision {self.revision_id}"

@@ -15,14 +15,11 @@ limits table, derived once from the snapshot and kept in the cache under the rev
 
 from __future__ import annotations
 
-import pickle
-import zlib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db import transaction
 from django.db.models import QuerySet
 from django.http import Http404
@@ -31,10 +28,9 @@ from django.utils import timezone
 from apps.common.errors import DomainError
 from apps.designs.models import Revision
 from apps.designs.revision_cache import (
-    compute_once,
+    cached_value,
     revision_fingerprint,
     revision_key,
-    store_blob,
 )
 from apps.exports.services import DeliverableUnavailable, revision_result
 from apps.jobs.progress import JobFailed
@@ -253,10 +249,6 @@ def measurement_list(*, revision: Revision) -> QuerySet[MeasurementUpload]:
     )
 
 
-def measurement_latest(*, revision: Revision) -> MeasurementUpload | None:
-    return measurement_list(revision=revision).first()
-
-
 def measurement_get(*, revision: Revision, upload_id: int) -> MeasurementUpload:
     upload = revision.measurements.select_related("uploaded_by").filter(pk=upload_id, read=True).first()
     if upload is None:
@@ -314,11 +306,11 @@ def _encode_limits(rows, columns) -> bytes:
         (lid, ends, e, m, joined, patterns.setdefault(tuple(sfx), len(patterns)))
         for lid, ends, e, m, joined, sfx in runs
     ]
-    return zlib.compress(pickle.dumps((list(patterns), out), protocol=pickle.HIGHEST_PROTOCOL), 6)
+    return list(patterns), out
 
 
-def _decode_limits(blob: bytes) -> LimitsTable:
-    patterns, runs = pickle.loads(zlib.decompress(blob))
+def _decode_limits(compact: tuple[list, list]) -> LimitsTable:
+    patterns, runs = compact
     index: dict = {}
     ends: dict = {}
     for lid, link_ends, e, m, joined, p in runs:
@@ -335,21 +327,16 @@ def _limits_table(r, revision: Revision, test_limit: str) -> LimitsTable:
     (concurrent misses wait) and the table kept unless larger than REVISION_CACHE_MAX_BYTES."""
     key = revision_key("test-limits", _LIMITS_VERSION, revision_fingerprint(revision), test_limit)
 
-    def ready() -> LimitsTable | None:
-        blob = cache.get(key)
-        return None if blob is None else _decode_limits(blob)
-
-    def compute() -> LimitsTable:
+    def compute() -> tuple[list, list]:
         try:
             result = revision_result(revision=revision)
         except SpecError as exc:
             raise MeasurementUnavailable(f"The revision's test limits are not available: {exc}") from None
-        blob = _encode_limits(r.iter_test_rows(result, test_limit=test_limit), r.TEST_SHEET_COLUMNS)
+        compact = _encode_limits(r.iter_test_rows(result, test_limit=test_limit), r.TEST_SHEET_COLUMNS)
         del result
-        store_blob(key, blob)
-        return _decode_limits(blob)
+        return compact
 
-    return compute_once(f"{key}:lock", ready, compute)
+    return _decode_limits(cached_value(key, compute, level=6))
 
 
 def _comparison(upload: MeasurementUpload):

@@ -143,7 +143,7 @@ FIELDS: tuple[QosField, ...] = (
         "ethernet_os",
         "choice",
         "Switch OS for NVIDIA Spectrum",
-        "Cumulus NVUE or SONiC config for NVIDIA Spectrum switches; Arista switches always get EOS.",
+        "Cumulus NVUE or SONiC config for switches whose catalog entry runs both (NVIDIA Spectrum); a switch that runs one OS (Arista: EOS) gets that one.",
         ETHERNET_OSES,
     ),
     *[f for n in CLASS_NAMES for f in _class_fields(n)],
@@ -408,7 +408,7 @@ def _from_text(f: QosField, value: Any) -> Any:
 class _EngineChoiceField(forms.ChoiceField):
     """A select whose value the engine judges (its message then names the choices), not Django."""
 
-    def valid_value(self, value) -> bool:
+    def valid_value(self, value) -> bool:  # noqa: ARG002 - the engine judges every value
         return True
 
 
@@ -544,7 +544,7 @@ class QosPolicyForm(SpecErrorsMixin, forms.Form):
                     "title": SECTIONS[key],
                     "fields": fields,
                     "folded": key in unused,
-                    "open": errors or key not in unused and key not in ("dcqcn", "headroom", "sonic"),
+                    "open": errors or (key not in unused and key not in ("dcqcn", "headroom", "sonic")),
                 }
             )
         return out

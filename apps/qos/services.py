@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from apps.catalog.services import CustomPartsBroken, catalog_for
 from apps.designs.models import Design
 from apps.designs.services import design_update
-from engine.errors import FieldError, SpecError
+from engine.errors import CatalogError, FieldError, SpecError
 from engine.qos.checks import policy_save_errors
-from engine.qos.inputs import os_for_model
 from engine.qos.policy import CLASS_NAMES, QosPolicy
 from engine.spec import parse_spec
 
@@ -62,16 +62,27 @@ def qos_sparse(policy: QosPolicy) -> dict | None:
 
 
 def design_switch_oses(design: Design, policy: QosPolicy) -> tuple[str, ...]:
-    """The OSes of the design's compute and storage switches under `policy` (nvue, sonic, eos, ib)."""
+    """The OSes of the design's compute and storage switches under `policy` (nvue, sonic, eos, ib), as their
+    catalog entries (the owner's custom parts included) name them."""
     try:
         spec = parse_spec({**design.spec, "qos": None})
-    except SpecError:
-        return (policy.ethernet_os,)  # the rest of the spec does not parse: judge by the policy's own OS
+        catalog = catalog_for(design.owner)[0]
+    except (SpecError, CustomPartsBroken):
+        return (policy.ethernet_os,)  # the rest of the design does not load: judge by the policy's own OS
     c, st = spec.compute, spec.storage
     models = [(m, c.technology) for m in (c.switch, c.spine_switch, c.core_switch) if m]
     if st.enabled:
         models.append((st.switch, st.technology))
-    return tuple(sorted({os_for_model(m, tech, policy.ethernet_os) for m, tech in models}))
+    oses = set()
+    for model, tech in models:
+        sw = catalog.switches.get(model)
+        if sw is None:
+            continue  # an unknown model is the spec check's to report, at its field
+        try:
+            oses.add(sw.os_for(tech, policy.ethernet_os))
+        except CatalogError:
+            continue  # a model without an OS for its fabric: the design's computation reports it
+    return tuple(sorted(oses)) or (policy.ethernet_os,)
 
 
 def qos_save_errors(design: Design, policy: QosPolicy) -> list[tuple[str, str]]:

@@ -76,18 +76,7 @@ def parse_requirement(
     model = data.get("server_model")
     if not isinstance(model, str) or model not in gpus_per_server:
         errors.append(FieldError("server_model", f"unknown server model (known: {', '.join(sorted(gpus_per_server))})"))
-    servers = data.get("servers")
-    gpus = data.get("gpus")
-    if (servers is None) == (gpus is None):
-        errors.append(FieldError("servers", "give either servers or gpus"))
-    else:
-        n = servers if servers is not None else gpus
-        fld = "servers" if servers is not None else "gpus"
-        if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 200_000:
-            errors.append(FieldError(fld, "must be a whole number from 1 to 200000"))
-        elif gpus is not None and not errors:
-            per = gpus_per_server[str(model)]
-            servers = -(-n // per)
+    servers = _servers(data, model, gpus_per_server, errors)
     workloads = data.get("workloads") or []
     if not isinstance(workloads, list) or len(workloads) > 8:
         errors.append(FieldError("workloads", "must be a list of at most 8 workload presets or profiles"))
@@ -97,39 +86,10 @@ def parse_requirement(
     tech = data.get("technology")
     if tech is not None and tech not in TECHNOLOGIES:
         errors.append(FieldError("technology", f"must be one of {', '.join(TECHNOLOGIES)}"))
-    ratios: dict[str, float] = {}
-    raw = data.get("max_oversubscription") or {}
-    if not isinstance(raw, Mapping):
-        errors.append(FieldError("max_oversubscription", "must map a network to a ratio such as 2:1"))
-    else:
-        for net, text in raw.items():
-            r = parse_ratio(text)
-            if net not in ("compute", *NETWORKS) or r is None or r[0] < r[1]:
-                errors.append(FieldError(f"max_oversubscription.{net}", "must be a ratio such as 1:1 or 2:1"))
-            else:
-                ratios[net] = r[0] / r[1]
-    ratios.setdefault("compute", 1.0)
+    ratios = _ratios(data.get("max_oversubscription") or {}, errors)
     power = _positive(data.get("rack_power_kw"), "rack_power_kw", errors)
-    reach: dict[str, float] = {}
-    raw_reach = data.get("reach_limits_m") or {}
-    if not isinstance(raw_reach, Mapping):
-        errors.append(FieldError("reach_limits_m", "must map a medium to metres"))
-    else:
-        for medium, m in raw_reach.items():
-            v = _positive(m, f"reach_limits_m.{medium}", errors)
-            if v is not None:
-                reach[str(medium)] = v
-    budget = None
-    if data.get("budget") not in (None, ""):
-        try:
-            budget = Decimal(str(data["budget"]))
-            if budget <= 0 or not budget.is_finite():
-                raise InvalidOperation
-        except InvalidOperation:
-            errors.append(FieldError("budget", "must be a positive amount"))
-            budget = None
-        if budget is not None and not prices:
-            errors.append(FieldError("budget", "a budget needs a price list to price the candidates with"))
+    reach = _reach(data.get("reach_limits_m") or {}, errors)
+    budget = _budget(data.get("budget"), prices, errors)
     objectives = data.get("objectives") or list(OBJECTIVES)
     if not isinstance(objectives, list) or not objectives or any(o not in OBJECTIVES for o in objectives):
         errors.append(FieldError("objectives", f"must be a list of {', '.join(OBJECTIVES)}"))
@@ -158,6 +118,65 @@ def parse_requirement(
         objectives=tuple(o for o in OBJECTIVES if o in objectives),
         max_candidates=most,
     )
+
+
+def _servers(data: Mapping, model: Any, gpus_per_server: Mapping[str, int], errors: list[FieldError]) -> Any:
+    """`servers` as given, or `gpus` in whole servers of the model (once nothing before it was refused)."""
+    servers = data.get("servers")
+    gpus = data.get("gpus")
+    if (servers is None) == (gpus is None):
+        errors.append(FieldError("servers", "give either servers or gpus"))
+        return servers
+    n = servers if servers is not None else gpus
+    fld = "servers" if servers is not None else "gpus"
+    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 200_000:
+        errors.append(FieldError(fld, "must be a whole number from 1 to 200000"))
+    elif gpus is not None and not errors:
+        servers = -(-n // gpus_per_server[str(model)])
+    return servers
+
+
+def _ratios(raw: Any, errors: list[FieldError]) -> dict[str, float]:
+    """{network: the highest oversubscription allowed}, the compute fabric's 1:1 unless given."""
+    ratios: dict[str, float] = {}
+    if not isinstance(raw, Mapping):
+        errors.append(FieldError("max_oversubscription", "must map a network to a ratio such as 2:1"))
+    else:
+        for net, text in raw.items():
+            r = parse_ratio(text)
+            if net not in ("compute", *NETWORKS) or r is None or r[0] < r[1]:
+                errors.append(FieldError(f"max_oversubscription.{net}", "must be a ratio such as 1:1 or 2:1"))
+            else:
+                ratios[net] = r[0] / r[1]
+    ratios.setdefault("compute", 1.0)
+    return ratios
+
+
+def _reach(raw: Any, errors: list[FieldError]) -> dict[str, float]:
+    reach: dict[str, float] = {}
+    if not isinstance(raw, Mapping):
+        errors.append(FieldError("reach_limits_m", "must map a medium to metres"))
+        return reach
+    for medium, m in raw.items():
+        v = _positive(m, f"reach_limits_m.{medium}", errors)
+        if v is not None:
+            reach[str(medium)] = v
+    return reach
+
+
+def _budget(raw: Any, prices: Mapping[str, Any] | None, errors: list[FieldError]) -> Decimal | None:
+    if raw in (None, ""):
+        return None
+    try:
+        budget = Decimal(str(raw))
+        if budget <= 0 or not budget.is_finite():
+            raise InvalidOperation
+    except InvalidOperation:
+        errors.append(FieldError("budget", "must be a positive amount"))
+        return None
+    if not prices:
+        errors.append(FieldError("budget", "a budget needs a price list to price the candidates with"))
+    return budget
 
 
 def _positive(v, fld: str, errors: list[FieldError]) -> float | None:

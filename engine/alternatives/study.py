@@ -67,8 +67,8 @@ def run_study(
     catalog: Catalog,
     *,
     limits: Limits | None = None,
-    progress: Callable[[int, int], None] = lambda done, total: None,
-    on_candidate: Callable[[Row], None] = lambda row: None,
+    progress: Callable[[int, int], None] = lambda _done, _total: None,
+    on_candidate: Callable[[Row], None] = lambda _row: None,
 ) -> tuple[list[Row], list[Rejected]]:
     candidates, rejected = enumerate_candidates(req, catalog, limits)
     rows: list[Row] = []

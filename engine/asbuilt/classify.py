@@ -90,10 +90,6 @@ def _covers(covered: set[tuple[str, str]], link: PlannedLink) -> bool:
     return False
 
 
-def _planned_lanes(link: PlannedLink) -> int:
-    return max(1, link.lanes)
-
-
 def _degraded(link: PlannedLink, seen: ObservedLink, compare_speed: bool) -> str:
     lanes = link.lanes
     if seen.width and lanes and seen.width < lanes:
@@ -137,6 +133,49 @@ def classify(
             else:
                 status[lk.link_id] = "ok"
 
+    _find_swaps(resolved, observed, at, matcher, used, status, findings)
+    _find_miswired(resolved, observed, at, matcher, used, status, findings)
+
+    # missing / unseen
+    for lk in links:
+        if lk.link_id in status:
+            continue
+        if _covers(covered, lk):
+            status[lk.link_id] = "missing"
+            findings.append(Finding("missing", (lk,)))
+        else:
+            status[lk.link_id] = "unseen"
+
+    unexpected = [
+        observed[i] for i in range(len(observed)) if i not in used and not _planned_pair(resolved[i], status, matcher)
+    ]
+    for o in unexpected:
+        ends = sorted((matcher.resolve(o.a), matcher.resolve(o.b)), key=lambda r: [_natural(x) for x in r])
+        findings.append(Finding("unexpected", (), (o,), resolved=tuple(ends)))
+
+    counts = Counter(status.values())
+    out = {k: counts.get(k, 0) for k in CLASSES if k != "unexpected"}
+    out["unexpected"] = len(unexpected)
+    out["unseen"] = counts.get("unseen", 0)
+    per_rack: dict[str, Counter] = {}
+    for lk in links:
+        s = status[lk.link_id]
+        for rack in {lk.a_rack, lk.b_rack}:
+            if rack:
+                per_rack.setdefault(rack, Counter())[s] += 1
+    return Classification(out, {r: dict(c) for r, c in sorted(per_rack.items())}, tuple(findings), status)
+
+
+def _find_swaps(
+    resolved: list[tuple[PortRef | None, PortRef | None]],
+    observed: Sequence[ObservedLink],
+    at: dict[PortRef, int],
+    matcher: PortMatcher,
+    used: set[int],
+    status: dict[str, str],
+    findings: list[Finding],
+) -> None:
+    """Marks the swapped pairs in `status`, `used` and `findings`."""
     # swapped: planned L1 = p1-q1 and L2 = p2-q2 seen as p1-q2 and p2-q1.
     for i, (ra, rb) in enumerate(resolved):
         if i in used or ra is None or rb is None:
@@ -154,6 +193,17 @@ def classify(
         pair = tuple(sorted((l1, l2), key=lambda lk: lk.link_id))
         findings.append(Finding("swapped", pair, (observed[i], observed[j]), resolved=_swap_sides(ra, rb, o1, o2)))
 
+
+def _find_miswired(
+    resolved: list[tuple[PortRef | None, PortRef | None]],
+    observed: Sequence[ObservedLink],
+    at: dict[PortRef, int],
+    matcher: PortMatcher,
+    used: set[int],
+    status: dict[str, str],
+    findings: list[Finding],
+) -> None:
+    """Marks the miswired links in `status`, `used` and `findings`."""
     # miswired: one end where planned, the other elsewhere. The link whose correct port is free is the one
     # moved; a move on the same device (another port) is preferred to one onto another device.
     for i, (ra, rb) in enumerate(resolved):
@@ -187,35 +237,6 @@ def classify(
         findings.append(
             Finding("miswired", (lk,), (observed[i],), wrong_end=wrong, observed_at=where, alternative=other)
         )
-
-    # missing / unseen
-    for lk in links:
-        if lk.link_id in status:
-            continue
-        if _covers(covered, lk):
-            status[lk.link_id] = "missing"
-            findings.append(Finding("missing", (lk,)))
-        else:
-            status[lk.link_id] = "unseen"
-
-    unexpected = [
-        observed[i] for i in range(len(observed)) if i not in used and not _planned_pair(resolved[i], status, matcher)
-    ]
-    for o in unexpected:
-        ends = sorted((matcher.resolve(o.a), matcher.resolve(o.b)), key=lambda r: [_natural(x) for x in r])
-        findings.append(Finding("unexpected", (), (o,), resolved=tuple(ends)))
-
-    counts = Counter(status.values())
-    out = {k: counts.get(k, 0) for k in CLASSES if k != "unexpected"}
-    out["unexpected"] = len(unexpected)
-    out["unseen"] = counts.get("unseen", 0)
-    per_rack: dict[str, Counter] = {}
-    for lk in links:
-        s = status[lk.link_id]
-        for rack in {lk.a_rack, lk.b_rack}:
-            if rack:
-                per_rack.setdefault(rack, Counter())[s] += 1
-    return Classification(out, {r: dict(c) for r, c in sorted(per_rack.items())}, tuple(findings), status)
 
 
 def _other(matcher: PortMatcher, link: PlannedLink, end: PortRef) -> PortRef:

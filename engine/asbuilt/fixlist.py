@@ -238,7 +238,7 @@ def fix_list(
                 )
             item(n, f, lk, cable, action, f.observed_at)
         elif f.kind == "swapped":
-            l1, l2 = f.links
+            _l1, _l2 = f.links
             # The first observed link joins l1's port r1 and l2's port r2: l1's cable runs to r2 instead of
             # to l1's other port, and l2's cable ends on that port instead.
             rows.append((n, _swap_item(n, f, cables, places)))

@@ -64,7 +64,7 @@ class SpareNames:
     """How a switch names the ports its plan leaves unused (a stray cable's), for the fix list: the settings of
     engine.ifnames.design_port_name, taken from the device's model and its planned links."""
 
-    platform: str
+    naming: str  # the interface naming of the switch's OS (catalog `os`, engine.ifnames)
     lanes: int
     split: int
     cages: int
@@ -72,7 +72,7 @@ class SpareNames:
 
     def design_port(self, name: str) -> str | None:
         return design_port_name(
-            name, self.platform, lanes=self.lanes, split=self.split, cages=self.cages, slashed=self.slashed
+            name, self.naming, lanes=self.lanes, split=self.split, cages=self.cages, slashed=self.slashed
         )
 
 
@@ -304,7 +304,7 @@ def spare_names(result, catalog=None, ethernet_os: str | None = None) -> dict[st
         sw = names.switch_model(d)
         assert sw is not None
         split = count.most_common(1)[0][0]
-        out[result.devices[d].name] = SpareNames(names.platform(d), lanes_per_cage(sw), split, sw.cages, d in slashed)
+        out[result.devices[d].name] = SpareNames(names.naming(d), lanes_per_cage(sw), split, sw.cages, d in slashed)
     return out
 
 

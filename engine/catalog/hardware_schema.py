@@ -1,11 +1,12 @@
-"""The shape of a server, switch or appliance entry: every key the loaders read, with its type.
+"""The shape of a server, switch or appliance entry: every key an entry may hold, with its JSON type.
 
-The hardware loaders (engine/catalog/__init__.py) read what they need and coerce the rest (`str(...)`,
-`tuple(...)`), so a user's part with a list inside `sources`, a number for `name` or a key nobody reads was
-stored and only failed later, on a page that showed it (a 500). Every entry, shipped or a user's, is checked
-against this schema first; tests/engine/test_catalog_schema.py checks every shipped entry passes, so a user's
-part meets exactly the rules the shipped ones do. (The media sections have typed readers of their own:
-engine/physical/catalog.py.)
+A user's part with a list inside `sources`, a number for `name` or a key nobody reads used to be stored and
+only fail later, on a page that showed it (a 500). Every entry, shipped or a user's, is checked against this
+schema first: unknown keys and wrong JSON types are refused here, naming the field; the catalog's one loader
+(engine/catalog/loader.py) then reads the entry into its dataclass, with the rules the dataclasses declare
+(a switch's `os` naming known OSes and interface namings, rails numbered from 0, known airflows).
+tests/engine/test_catalog_schema.py checks every shipped entry passes, so a user's part meets exactly the
+rules the shipped ones do. (The media sections have no schema here: their dataclasses refuse unknown keys.)
 
 A schema is a type name ("str", "int", "number", "bool"), a one-element list (a list of that), or a dict of
 key -> schema (a mapping; "*" for any key). A key may be missing or null unless REQUIRED lists it; the loaders
@@ -73,6 +74,7 @@ SERVER: dict[str, Any] = {
 SWITCH: dict[str, Any] = {
     "name": "str",
     "vendor": "str",
+    "os": {"*": "str"},  # OS -> interface naming (engine/catalog SwitchModel.os)
     "technology": ["str"],
     "cages": "int",
     "form_factor": "str",
@@ -94,13 +96,18 @@ SWITCH: dict[str, Any] = {
 
 APPLIANCE: dict[str, Any] = {
     "name": "str",
+    "vendor": "str",
     "rack_units": "int",
     "power_kw": "number",
     "orderable": _ORDERABLE,
     "sources": ["str"],
 }
 
-REQUIRED = {"servers": ("name", "rack_units", "gpus"), "switches": ("name", "rack_units", "cages", "speeds")}
+REQUIRED = {
+    "servers": ("name", "vendor", "rack_units", "gpus"),
+    "switches": ("name", "vendor", "os", "rack_units", "cages", "speeds"),
+    "appliances": ("name", "vendor"),
+}
 SECTIONS = {"servers": SERVER, "switches": SWITCH, "appliances": APPLIANCE}
 _WORDS = {"str": "text", "int": "a whole number", "number": "a number", "bool": "true or false"}
 

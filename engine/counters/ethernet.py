@@ -170,7 +170,8 @@ def parse_nvue(text: str, *, device: str | None, interface: str | None) -> Count
     return CounterFile("nvue", tuple(readings), tuple(sorted({k for r in readings for k in r.counters})))
 
 
-def parse_eos(text: str, *, device: str | None, interface: str | None = None) -> CounterFile:
+# `interface` is part of every parser's signature (formats._PARSERS); EOS and SONiC files name their interfaces themselves.
+def parse_eos(text: str, *, device: str | None, interface: str | None = None) -> CounterFile:  # noqa: ARG001
     dev = _need(device, "the device")
     data = _mapping(_load_json(text), "the file")
     per: dict[str, dict[str, int]] = {}
@@ -202,7 +203,7 @@ def parse_eos(text: str, *, device: str | None, interface: str | None = None) ->
     return CounterFile("eos", readings, tuple(sorted({k for r in readings for k in r.counters})))
 
 
-def parse_sonic(text: str, *, device: str | None, interface: str | None = None) -> CounterFile:
+def parse_sonic(text: str, *, device: str | None, interface: str | None = None) -> CounterFile:  # noqa: ARG001
     dev = _need(device, "the device")
     data = _mapping(_load_json(text), "the file")
     readings = []

@@ -118,7 +118,7 @@ def interface_namer(result, ethernet_os: str | None = None):
     port and speed (every leaf of a model names its ports alike; a 16K-GPU design asks ~100,000 times)."""
     catalog = result.catalog
     if catalog is None:
-        return lambda idx, port, speed: port
+        return lambda _idx, port, _speed: port
     names = build_interface_map(result, catalog, ethernet_os)
     devs = result.devices
     memo: dict[tuple, str] = {}
@@ -161,7 +161,7 @@ def exporter_namer(result, ethernet_os: str | None = None):
     return name
 
 
-def port_groups(result, ethernet_os: str | None = None) -> tuple[list[PortGroup], list[str]]:
+def port_groups(result, ethernet_os: str | None = None) -> tuple[list[PortGroup], list[str]]:  # noqa: C901
     """(groups, notes). Each monitored link's recording end (module docstring) in groups of one selector each.
     Devices of one class whose ports carry different labels on the same interface (a storage leaf facing servers
     and one facing appliances) are told apart by their names in the selector; a note says so, and one names
@@ -240,7 +240,7 @@ def port_groups(result, ethernet_os: str | None = None) -> tuple[list[PortGroup]
                     f"{dict(cls).get('network', '')} {dict(cls)['fabric_role']} switches are wired differently from each "
                     "other: their rules name the devices"
                 )
-                selector = cls + (("fabric_device", "|".join(sorted(devs[i].name for i in members))),)
+                selector = (*cls, ("fabric_device", "|".join(sorted(devs[i].name for i in members))))
             by_labels: dict[tuple, list[str]] = defaultdict(list)
             for ifname, (labels, speed, tech, lower, port_sel) in signature:
                 by_labels[(labels, speed, tech, lower, port_sel)].append(ifname)

@@ -88,7 +88,7 @@ def pfc_priority(result) -> int | None:
         return None
     try:
         prios = QosPolicy.from_dict(spec.qos or {}, "ethernet").pfc_priorities
-    except Exception:  # the spec's policy was validated at save; an old revision keeps the default
+    except (ValueError, TypeError, KeyError, AttributeError):  # validated at save; an old revision keeps the default
         prios = QosPolicy.defaults("ethernet").pfc_priorities
     return prios[0] if prios else None
 
@@ -159,23 +159,33 @@ def _port_rules(group: PortGroup, s: MonitoringSettings, prio: int | None, rec: 
 
 
 def _alerts(s: MonitoringSettings, rec: dict[str, str], prio: int | None) -> list[dict]:
-    th = s.thresholds
+    """Every alert, in the rules file's order: utilization and loss, PFC and ECN (with a lossless priority),
+    then link health."""
     where = "{{ $labels.fabric_device }} {{ $labels." + s.port_label + " }} ({{ $labels.network }} {{ $labels.tier }}"
     where += ", plane {{ $labels.plane }}, rail {{ $labels.rail }}, SU {{ $labels.su }})"
-    avg_w = s.average_window
+    out = _utilization_alerts(s, rec, where)
+    if prio is not None:
+        out += _lossless_alerts(s, rec, where, prio)
+    return out + _link_health_alerts(s, rec, where)
 
-    def alert(name, expr, summary, *, severity="warning", for_=None, description=""):
-        a = {"alert": name, "expr": expr}
-        if for_:
-            a["for"] = for_
-        a["labels"] = {"severity": severity}
-        a["annotations"] = {"summary": summary, "description": description}
-        return a
 
-    pct = "{{ $value | humanizePercentage }}"
+def _alert(name, expr, summary, *, severity="warning", for_=None, description=""):
+    a = {"alert": name, "expr": expr}
+    if for_:
+        a["for"] = for_
+    a["labels"] = {"severity": severity}
+    a["annotations"] = {"summary": summary, "description": description}
+    return a
+
+
+_PCT = "{{ $value | humanizePercentage }}"
+
+
+def _utilization_alerts(s: MonitoringSettings, rec: dict[str, str], where: str) -> list[dict]:
+    alert, pct, avg_w = _alert, _PCT, s.average_window
     # One alert per link: its busier direction (both are recorded at the link's one recording end, ports.py).
     link = "max without (counter, direction) "
-    out = [
+    return [
         alert(
             "FabricLinkUtilizationPeak",
             f"{link}({rec['utilization']}) > {s.utilization_peak:g}",
@@ -213,32 +223,39 @@ def _alerts(s: MonitoringSettings, rec: dict[str, str], prio: int | None) -> lis
             "(bandwidth seed article).",
         ),
     ]
-    if prio is not None:
-        out += [
-            alert(
-                "FabricPfcPause",
-                f"{rec['pfc_pause']} > {s.pfc_pause_share:g}",
-                f"{where}: paused by PFC {pct} of the time on priority {prio}",
-                for_=s.alert_for,
-                description="Sustained PFC pauses spread congestion upstream (head-of-line blocking); check ECN "
-                "thresholds and DCQCN.",
-            ),
-            alert(
-                "FabricPfcStorm",
-                f"{rec['pfc_storm']} > 0",
-                f"{where}: PFC storm watchdog fired {{{{ $value }}}} time(s) in the last hour",
-                severity="critical",
-                description="A port that keeps sending pauses (a stuck receiver) can stall the lossless class "
-                "fabric-wide; the NIC watchdog stopped its pauses.",
-            ),
-            alert(
-                "FabricEcnMarks",
-                f"{rec['ecn']} > {s.ecn_mark_ratio:g}",
-                f"{where}: {pct} of received packets ECN-marked",
-                for_=s.alert_for,
-            ),
-        ]
-    out += [
+
+
+def _lossless_alerts(s: MonitoringSettings, rec: dict[str, str], where: str, prio: int) -> list[dict]:
+    alert, pct = _alert, _PCT
+    return [
+        alert(
+            "FabricPfcPause",
+            f"{rec['pfc_pause']} > {s.pfc_pause_share:g}",
+            f"{where}: paused by PFC {pct} of the time on priority {prio}",
+            for_=s.alert_for,
+            description="Sustained PFC pauses spread congestion upstream (head-of-line blocking); check ECN "
+            "thresholds and DCQCN.",
+        ),
+        alert(
+            "FabricPfcStorm",
+            f"{rec['pfc_storm']} > 0",
+            f"{where}: PFC storm watchdog fired {{{{ $value }}}} time(s) in the last hour",
+            severity="critical",
+            description="A port that keeps sending pauses (a stuck receiver) can stall the lossless class "
+            "fabric-wide; the NIC watchdog stopped its pauses.",
+        ),
+        alert(
+            "FabricEcnMarks",
+            f"{rec['ecn']} > {s.ecn_mark_ratio:g}",
+            f"{where}: {pct} of received packets ECN-marked",
+            for_=s.alert_for,
+        ),
+    ]
+
+
+def _link_health_alerts(s: MonitoringSettings, rec: dict[str, str], where: str) -> list[dict]:
+    alert, th = _alert, s.thresholds
+    return [
         # Every threshold below is a value of engine/counters/data/thresholds.yaml, the one the counter flags
         # read. The flags judge a count between two readings per hour of the interval; here the count is
         # increase(...[1h]), which IS a count per hour, so a per-hour value is compared as it stands and an
@@ -290,7 +307,6 @@ def _alerts(s: MonitoringSettings, rec: dict[str, str], prio: int | None) -> lis
             "cause to rule out (GPU-networking seed article).",
         ),
     ]
-    return out
 
 
 def _merge_same_output(rules: list[dict]) -> list[dict]:
@@ -353,7 +369,7 @@ def rules_document(result, settings: MonitoringSettings | None = None) -> tuple[
         }
     )
     if missing:
-        notes = notes + [f"no metric mapped (check left out): {', '.join(missing)}"]
+        notes = [*notes, f"no metric mapped (check left out): {', '.join(missing)}"]
     return doc, notes
 
 

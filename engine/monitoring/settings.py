@@ -96,48 +96,8 @@ class MonitoringSettings:
         for key in data:
             if key not in known or key in RATIO_TARGETS:
                 errors.append(FieldError(f"{path}.{key}", f"unknown field; known: {', '.join(sorted(known))}"))
-        targets = data.get("targets") or {}
-        if not isinstance(targets, Mapping):
-            errors.append(FieldError(f"{path}.targets", "must be a mapping"))
-            targets = {}
-        for key, value in targets.items():
-            p = f"{path}.targets.{key}"
-            if key in RATIO_TARGETS:
-                if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
-                    errors.append(FieldError(p, "a ratio > 0 and <= 1 (0.8 = 80 %)"))
-                else:
-                    kw[key] = float(value)
-            elif key in FACTORS:
-                ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
-                if (
-                    not ok
-                    or (key == "imbalance_hot_factor" and value <= 1)
-                    or (key == "imbalance_idle_factor" and value >= 1)
-                ):
-                    errors.append(FieldError(p, "hot factor > 1, idle factor between 0 and 1"))
-                else:
-                    kw[key] = float(value)
-            else:
-                errors.append(FieldError(p, f"unknown target; known: {', '.join(RATIO_TARGETS + FACTORS)}"))
-        for key in DURATIONS:
-            if key in data:
-                v = data[key]
-                if not isinstance(v, str) or not _DURATION.match(v):
-                    errors.append(FieldError(f"{path}.{key}", "a Prometheus duration such as 15s, 1m, 1h, 7d"))
-                else:
-                    kw[key] = v
-        if "exporter_port" in data:
-            v = data["exporter_port"]
-            if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 65535:
-                errors.append(FieldError(f"{path}.exporter_port", "a TCP port, 1-65535"))
-            else:
-                kw["exporter_port"] = v
-        if "port_label" in data:
-            v = data["port_label"]
-            if not isinstance(v, str) or not re.match(r"^[a-zA-Z_][a-zA-Z0-9_]*$", v):
-                errors.append(FieldError(f"{path}.port_label", "a Prometheus label name"))
-            else:
-                kw["port_label"] = v
+        _read_targets(data.get("targets") or {}, f"{path}.targets", kw, errors)
+        _read_scrape_fields(data, path, kw, errors)
         try:
             kw["metrics"] = parse_metric_map(data.get("metrics"), f"{path}.metrics")
         except SpecError as exc:
@@ -172,3 +132,52 @@ class MonitoringSettings:
             "metrics": {t: dict(m) for t, m in self.metrics.items()},
             "thresholds": self.thresholds.to_dict(),
         }
+
+
+def _read_targets(targets: Any, path: str, kw: dict[str, Any], errors: list[FieldError]) -> None:
+    """The utilization ratios and imbalance factors of `monitoring.targets` into `kw` (each bad one an error)."""
+    if not isinstance(targets, Mapping):
+        errors.append(FieldError(path, "must be a mapping"))
+        return
+    for key, value in targets.items():
+        p = f"{path}.{key}"
+        if key in RATIO_TARGETS:
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+                errors.append(FieldError(p, "a ratio > 0 and <= 1 (0.8 = 80 %)"))
+            else:
+                kw[key] = float(value)
+        elif key in FACTORS:
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+            if (
+                not ok
+                or (key == "imbalance_hot_factor" and value <= 1)
+                or (key == "imbalance_idle_factor" and value >= 1)
+            ):
+                errors.append(FieldError(p, "hot factor > 1, idle factor between 0 and 1"))
+            else:
+                kw[key] = float(value)
+        else:
+            errors.append(FieldError(p, f"unknown target; known: {', '.join(RATIO_TARGETS + FACTORS)}"))
+
+
+def _read_scrape_fields(data: Mapping, path: str, kw: dict[str, Any], errors: list[FieldError]) -> None:
+    """The Prometheus durations, the exporter's port and its interface label into `kw`."""
+    for key in DURATIONS:
+        if key in data:
+            v = data[key]
+            if not isinstance(v, str) or not _DURATION.match(v):
+                errors.append(FieldError(f"{path}.{key}", "a Prometheus duration such as 15s, 1m, 1h, 7d"))
+            else:
+                kw[key] = v
+    if "exporter_port" in data:
+        v = data["exporter_port"]
+        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 65535:
+            errors.append(FieldError(f"{path}.exporter_port", "a TCP port, 1-65535"))
+        else:
+            kw["exporter_port"] = v
+    if "port_label" in data:
+        v = data["port_label"]
+        if not isinstance(v, str) or not re.match(r"^[a-zA-Z_][a-zA-Z0-9_]*$", v):
+            errors.append(FieldError(f"{path}.port_label", "a Prometheus label name"))
+        else:
+            kw["port_label"] = v

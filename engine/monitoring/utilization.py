@@ -376,8 +376,9 @@ def _blame_degraded(imbalance: list[dict], degraded: list[Mapping[str, Any]]) ->
             finding["likely_causes"] = [
                 f"commissioning: {len(here)} link(s) here failed their loss test ({here[0]['reason']}"
                 + (", ..." if len(here) > 1 else "")
-                + ")"
-            ] + list(finding["likely_causes"])
+                + ")",
+                *finding["likely_causes"],
+            ]
 
 
 def link_labels(result) -> dict[int, dict[str, str]]:

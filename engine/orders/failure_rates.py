@@ -189,7 +189,7 @@ class FailureRatePerCategory:
         mine = self.inputs_for(category)
         return all(getattr(mine, f) == shipped[f].get(category, shipped[f]["*"]) for f in FIELDS)
 
-    def spares(self, *, category: str, part: str, quantity: int) -> Spares:
+    def spares(self, *, category: str, part: str, quantity: int) -> Spares:  # noqa: ARG002 - SparesRule's signature
         i = self.inputs_for(category)
         if quantity <= 0 or not i.afr_percent or not i.replenish_hours:
             return Spares(0, f"no expected failures of {category}")

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 from .money import fmt_money, to_cents
-from .spares import SparesRule, spares_rule_from_dict
+from .spares import SparesRule
 
 # The order BOM lines, change orders and pages list categories and networks in.
 CATEGORY_ORDER = ("switch", "appliance", "transceiver", "copper", "aoc", "fiber", "trunk", "panel", "panel-insert")
@@ -361,10 +361,6 @@ def _groups(lines: list[OrderLine], groups: Mapping[str, Mapping[str, int]], res
     return {name: tuple(out[name]) for name in sorted(out, key=sort_key)}
 
 
-def rule_of(order: Order) -> SparesRule:
-    return spares_rule_from_dict(order.spares_rule)
-
-
 # --- deltas -------------------------------------------------------------------------------------------------
 
 
@@ -381,7 +377,7 @@ class LineDelta:
     order_quantity: int
     extended_price: Decimal | None  # None when either side is unpriced, or the currencies differ
 
-    def to_dict(self, old_cur, new_cur) -> dict:
+    def to_dict(self) -> dict:
         def side(ln):
             return (
                 None
@@ -484,7 +480,7 @@ class OrderDelta:
         return f"{len(parts)} part{'s' if len(parts) != 1 else ''} without a price on one side: {shown}"
 
     def to_dict(self) -> dict:
-        oc, nc = self.old.currency, self.new.currency
+        nc = self.new.currency
 
         def side(o: Order) -> dict:
             return {
@@ -500,13 +496,13 @@ class OrderDelta:
             "old": side(self.old),
             "new": side(self.new),
             "currency": nc if self.money_comparable else None,
-            "lines": [d.to_dict(oc, nc) for d in self.lines],
+            "lines": [d.to_dict() for d in self.lines],
             "totals": self.totals.to_dict(),
             "by_network": [
                 {
                     "network": n,
                     "title": network_title(n),
-                    "lines": [d.to_dict(oc, nc) for d in ds],
+                    "lines": [d.to_dict() for d in ds],
                     "totals": delta_totals(ds).to_dict(),
                 }
                 for n, ds in self.by_network.items()
@@ -515,7 +511,7 @@ class OrderDelta:
                 {
                     "su": s,
                     "title": su_title(s),
-                    "lines": [d.to_dict(oc, nc) for d in ds],
+                    "lines": [d.to_dict() for d in ds],
                     "totals": delta_totals(ds).to_dict(),
                 }
                 for s, ds in self.by_su.items()

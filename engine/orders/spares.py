@@ -60,7 +60,7 @@ class PercentPerCategory:
         p = self.percents
         return p.get(category, p.get("*", Decimal(0)))
 
-    def spares(self, *, category: str, part: str, quantity: int) -> Spares:
+    def spares(self, *, category: str, part: str, quantity: int) -> Spares:  # noqa: ARG002 - SparesRule's signature
         pct = self.percent_for(category)
         if not pct or quantity <= 0:
             return Spares(0, f"no spares for {category}" if not pct else f"{_pct_text(pct)} % of {category}")

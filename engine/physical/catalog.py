@@ -4,7 +4,8 @@ The data lives in ``engine/catalog/data/media/*.yaml``. Each file holds one or m
 sections (``pmds``, ``transceivers``, ``cables``, ``cords``, ``trunks``, ``adapters``,
 ``panels``, ``cassettes``, ``copper_cords``, ``cabling_requirements``); the loader merges
 sections across files, then merges the caller's ``extra`` entries (same schema), validates
-everything and returns a frozen :class:`MediaCatalog`.
+everything and returns a frozen :class:`MediaCatalog`. Entries are read by the catalog's one loader
+(engine/catalog/loader.py) from the dataclasses' own fields and rules; the hardware catalog uses it too.
 
 Every entry keeps its ``sources`` (``[Sx]`` tags of shared/reference/optics-and-cabling.md)
 and ``confidence`` (a grade string, or a mapping of field -> grade with a ``default``).
@@ -15,13 +16,12 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from engine.catalog.loader import Where, build, convert, field, read_shipped
 from engine.physical.constants import (
     CONNECTORS,
     FIBER_MODES,
@@ -55,38 +55,220 @@ class CatalogError(ValueError):
 
 
 # --------------------------------------------------------------------------------------
+# Field rules. The entries are read by the catalog's one loader (engine/catalog/loader.py) from these
+# dataclasses' fields; a rule beyond a field's type is its `check`, a written form other than its type's its
+# `read`. Messages name "<file>: <section>[i]: field '<name>'".
+# --------------------------------------------------------------------------------------
+
+
+def _one_of(choices: tuple[Any, ...]) -> Callable[[Any, Where], None]:
+    def check(v: Any, where: Where) -> None:
+        for i, x in enumerate(v) if isinstance(v, tuple) else ((None, v),):
+            if x not in choices:
+                at = where if i is None else where.at(f"[{i}]")
+                raise at.error(f"must be one of {list(choices)}, got {x!r}")
+
+    return check
+
+
+def _at_least(minimum: int) -> Callable[[Any, Where], None]:
+    def check(v: Any, where: Where) -> None:
+        for i, x in enumerate(v) if isinstance(v, tuple) else ((None, v),):
+            if x < minimum:
+                at = where if i is None else where.at(f"[{i}]")
+                raise at.error(f"must be >= {minimum}, got {x!r}")
+
+    return check
+
+
+def _not_negative(v: float, where: Where) -> None:
+    if v < 0:
+        raise where.error(f"must be >= 0, got {v!r}")
+
+
+def _positive(v: float, where: Where) -> None:
+    if v <= 0:
+        raise where.error(f"must be > 0, got {v!r}")
+
+
+def _text(v: str, where: Where) -> None:
+    if not v.strip():
+        raise where.error(f"must be a non-empty string, got {v!r}")
+
+
+def _text_one_of(choices: tuple[str, ...]) -> Callable[[Any, Where], None]:
+    choice = _one_of(choices)
+
+    def check(v: Any, where: Where) -> None:
+        for i, x in enumerate(v) if isinstance(v, tuple) else ((None, v),):
+            _text(x, where if i is None else where.at(f"[{i}]"))
+        choice(v, where)
+
+    return check
+
+
+def _bases(v: tuple[int, ...], where: Where) -> None:
+    if not v:
+        raise where.error(f"must be a non-empty list of integers, got {list(v)!r}")
+    for b in v:
+        if b not in (8, 12, 16):
+            raise where.error(f"must hold only 8, 12 or 16, got {b}")
+
+
+def _num_map(keys: tuple[str, ...] | None = None) -> Callable[[Any, Where], tuple[tuple[str, float], ...]]:
+    """A non-empty mapping of name -> number >= 0, kept as sorted pairs; `keys` the names it may use."""
+
+    def read(v: Any, where: Where) -> tuple[tuple[str, float], ...]:
+        if not isinstance(v, Mapping) or not v:
+            raise where.error(f"must be a non-empty mapping, got {v!r}")
+        out = []
+        for k, x in v.items():
+            if keys is not None and k not in keys:
+                raise where.at(str(k)).error(f"is not a known key; expected one of {list(keys)}")
+            n = convert(float, x, where.at(str(k)))
+            _not_negative(n, where.at(str(k)))
+            out.append((str(k), n))
+        return tuple(sorted(out))
+
+    return read
+
+
+def _lengths(v: Any, where: Where) -> tuple[float, ...]:
+    """Lengths sold: a non-empty list of numbers > 0, kept sorted without repeats."""
+    if not isinstance(v, (list, tuple)) or not v:
+        raise where.error(f"must be a non-empty list of numbers, got {v!r}")
+    out = []
+    for i, x in enumerate(v):
+        n = convert(float, x, where.at(f"[{i}]"))
+        _positive(n, where.at(f"[{i}]"))
+        out.append(n)
+    return tuple(sorted(set(out)))
+
+
+def _positions_list(v: Any, where: Where) -> tuple[int, ...]:
+    if not isinstance(v, (list, tuple)) or not v:
+        raise where.error(f"must be a non-empty list of integers, got {v!r}")
+    out = tuple(convert(int, x, where.at(f"[{i}]")) for i, x in enumerate(v))
+    _at_least(1)(out, where)
+    return out
+
+
+def _confidence(v: Any, where: Where) -> tuple[tuple[str, str], ...]:
+    if isinstance(v, str):
+        _text_one_of(CONFIDENCE_GRADES)(v, where)
+        return (("default", v),)
+    if isinstance(v, Mapping) and v:
+        out = []
+        for k, g in v.items():
+            if not isinstance(g, str):
+                raise where.at(str(k)).error(f"must be a non-empty string, got {g!r}")
+            _text_one_of(CONFIDENCE_GRADES)(g, where.at(str(k)))
+            out.append((str(k), g))
+        return tuple(sorted(out))
+    raise where.error(f"must be a grade {list(CONFIDENCE_GRADES)} or a mapping field -> grade, got {v!r}")
+
+
+def _unconfirmed(v: Any, where: Where) -> str:
+    """``unconfirmed``: absent/false (confirmed by a primary source), or the reason a number or figure is
+    only from a secondary source. ``true`` is accepted as "secondary source"."""
+    if v is False:
+        return ""
+    if v is True:
+        return "secondary source"
+    if isinstance(v, str) and v.strip():
+        return v.strip()
+    raise where.error(f"must be false, true or the reason (text), got {v!r}")
+
+
+def _any_text(v: Any, _where: Where) -> str:
+    """Free text (a description, notes): whatever was written, as text."""
+    return str(v or "")
+
+
+def _pattern(v: Any, where: Where) -> str:
+    s = convert(str, v, where)
+    _text(s, where)
+    try:
+        s.format(nv="X", m="X", fibers="X", gender="X")
+    except (KeyError, IndexError, ValueError) as exc:
+        raise where.error(f"has an unknown placeholder ({exc}); use {{nv}}, {{m}}, {{fibers}}, {{gender}}") from None
+    return s
+
+
+def _positions(connector: str) -> int:
+    return {"mpo-12": 12, "mpo-16": 16, "lc": 2}[connector]
+
+
+# The fields every entry carries: its sources (required, may be empty), confidence grade(s) (required), why a
+# figure is only from a secondary source, and notes.
+def _sources() -> Any:
+    return field(required=True, default=(), check=_each_text)
+
+
+def _grades() -> Any:
+    return field(required=True, default=(), read=_confidence)
+
+
+def _why_unconfirmed() -> Any:
+    return field(default="", read=_unconfirmed)
+
+
+def _notes() -> Any:
+    return field(default="", read=_any_text)
+
+
+def _each_text(v: tuple[str, ...], where: Where) -> None:
+    for i, x in enumerate(v):
+        _text(x, where.at(f"[{i}]"))
+
+
+def _choice(choices: tuple[str, ...], **kw: Any) -> Any:
+    return field(check=_text_one_of(choices), **kw)
+
+
+def _count(minimum: int = 1, **kw: Any) -> Any:
+    return field(check=_at_least(minimum), **kw)
+
+
+def _ports(*choices: int, **kw: Any) -> Any:
+    return field(check=_one_of(choices), **kw)
+
+
+# --------------------------------------------------------------------------------------
 # Entry dataclasses
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Pmd:
     """An optical PMD. Figures are per port; ``ports`` = 2 for twin-port module types."""
 
-    id: str
-    name: str
-    standard: str
-    ports: int
-    lanes: int
-    lane_gbps: int
-    port_gbps: int
-    connector: str
-    fiber_mode: str
-    fiber_types: tuple[str, ...]
-    reach_m: tuple[tuple[str, float], ...]
-    max_channel_il_db: tuple[tuple[str, float], ...]
-    tx_positions: tuple[int, ...]
-    rx_positions: tuple[int, ...]
-    polish: str | None = None
+    id: str = field(check=_text)
+    name: str = field(check=_text)
+    standard: str = field(check=_text)
+    ports: int = _ports(1, 2, default=1)
+    lanes: int = _count()
+    lane_gbps: int = _count()
+    port_gbps: int = _count()
+    connector: str = _choice(CONNECTORS)
+    fiber_mode: str = _choice(FIBER_MODES)
+    fiber_types: tuple[str, ...] = _choice(FIBER_TYPES)
+    reach_m: tuple[tuple[str, float], ...] = field(read=_num_map())  # keys: the PMD's fiber_types (_check_pmd)
+    # A PMD whose channel limit the reference does not give keeps it empty (its links' loss check then reports
+    # "no max channel IL" rather than a guessed limit).
+    max_channel_il_db: tuple[tuple[str, float], ...] = field(default=(), read=_num_map())
+    tx_positions: tuple[int, ...] = field(read=_positions_list)
+    rx_positions: tuple[int, ...] = field(read=_positions_list)
+    polish: str | None = _choice(POLISHES, default=None)
     port_pmd: str | None = None
-    wavelength_nm: int | None = None
-    connection_allocation_db: float | None = None
-    ieee_attenuation_db_per_km: float | None = None
+    wavelength_nm: int | None = _count(default=None)
+    connection_allocation_db: float | None = field(default=None, check=_not_negative)
+    ieee_attenuation_db_per_km: float | None = field(default=None, check=_not_negative)
     breakout_capable: bool = False
-    sources: tuple[str, ...] = ()
-    confidence: tuple[tuple[str, str], ...] = ()
-    unconfirmed: str = ""  # why a number or figure is from a secondary source ("" = confirmed)
-    notes: str = ""
+    sources: tuple[str, ...] = _sources()
+    confidence: tuple[tuple[str, str], ...] = _grades()
+    unconfirmed: str = _why_unconfirmed()  # why a number or figure is from a secondary source ("" = confirmed)
+    notes: str = _notes()
 
     @property
     def interop(self) -> str:
@@ -104,41 +286,41 @@ class Pmd:
         return dict(self.max_channel_il_db).get(fiber_type)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class LaneMode:
     """A reduced-lane mode (e.g. a 400G module at 200G on a 1:2 splitter leg)."""
 
-    port_gbps: int
-    lanes: int
-    power_w: float | None
+    port_gbps: int = _count()
+    lanes: int = _count()
+    power_w: float | None = field(default=None, check=_not_negative)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Transceiver:
-    sku: str
-    vendor: str
-    form_factor: str
-    top: str
-    ports: int
-    port_gbps: int
-    lane_gbps: int
-    pmd: str
-    connector: str
-    polish: str
-    fiber_mode: str
-    reach_m: tuple[tuple[str, float], ...]
-    power_w: float | None
-    technologies: tuple[str, ...]
-    opn: str = ""
-    description: str = ""
-    power_w_typ: float | None = None
+    sku: str = field(check=_text)
+    vendor: str = field(check=_text)
+    form_factor: str = _choice(FORM_FACTORS)
+    top: str = _choice(TOPS)
+    ports: int = _ports(1, 2)
+    port_gbps: int = _count()
+    lane_gbps: int = _count()
+    pmd: str = field(check=_text)
+    connector: str = _choice(CONNECTORS)
+    polish: str = _choice(POLISHES)
+    fiber_mode: str = _choice(FIBER_MODES)
+    reach_m: tuple[tuple[str, float], ...] = field(read=_num_map(FIBER_TYPES))
+    power_w: float | None = field(check=_not_negative)
+    technologies: tuple[str, ...] = _choice(TECHNOLOGIES)
+    opn: str = field(default="", read=_any_text)
+    description: str = field(default="", read=_any_text)
+    power_w_typ: float | None = field(default=None, check=_not_negative)
     splittable: bool = False
     lane_modes: tuple[LaneMode, ...] = ()
     discontinued: bool = False
-    sources: tuple[str, ...] = ()
-    confidence: tuple[tuple[str, str], ...] = ()
-    unconfirmed: str = ""  # why a number or figure is from a secondary source ("" = confirmed)
-    notes: str = ""
+    sources: tuple[str, ...] = _sources()
+    confidence: tuple[tuple[str, str], ...] = _grades()
+    unconfirmed: str = _why_unconfirmed()  # why a number or figure is from a secondary source ("" = confirmed)
+    notes: str = _notes()
 
     def reach_for(self, fiber_type: str) -> float | None:
         return dict(self.reach_m).get(fiber_type)
@@ -150,163 +332,163 @@ class Transceiver:
         return None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PlugEnd:
     """One end of a cable with its own plugs (DAC/ACC/AOC). ``top``: flat|finned|any."""
 
-    form_factor: str
-    top: str
-    ports: int
-    port_gbps: int | None
-    lane_gbps: int | None
+    form_factor: str = _choice(FORM_FACTORS)
+    top: str = _choice((*TOPS, "any"), default="any")
+    ports: int = _ports(1, 2, default=1)
+    port_gbps: int | None = _count(default=None)
+    lane_gbps: int | None = _count(default=None)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Cable:
     """A DAC, active copper (ACC/LACC) or AOC family, sold in ``lengths_m``."""
 
-    family: str
-    sku_pattern: str
-    vendor: str
-    kind: str  # dac | acc | aoc
+    family: str = field(check=_text)
+    sku_pattern: str = field(read=_pattern)
+    vendor: str = field(check=_text)
+    kind: str = _choice(("dac", "acc", "aoc"))
     end_a: PlugEnd
     end_b: PlugEnd
-    legs: int
-    links: int
-    lengths_m: tuple[float, ...]
-    reach_m: float
-    power_w_per_end: float | None
-    technologies: tuple[str, ...]
-    description: str = ""
+    legs: int = _ports(1, 2, 4, default=1)
+    links: int = _count(default=1)
+    lengths_m: tuple[float, ...] = field(read=_lengths)
+    reach_m: float = field(check=_positive)
+    power_w_per_end: float | None = field(default=None, check=_not_negative)
+    technologies: tuple[str, ...] = _choice(TECHNOLOGIES)
+    description: str = field(default="", read=_any_text)
     made_to_order: bool = False
     discontinued: bool = False
-    sources: tuple[str, ...] = ()
-    confidence: tuple[tuple[str, str], ...] = ()
-    unconfirmed: str = ""  # why a number or figure is from a secondary source ("" = confirmed)
-    notes: str = ""
+    sources: tuple[str, ...] = _sources()
+    confidence: tuple[tuple[str, str], ...] = _grades()
+    unconfirmed: str = _why_unconfirmed()  # why a number or figure is from a secondary source ("" = confirmed)
+    notes: str = _notes()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Cord:
     """A fiber patch cord (straight) or 1:2 splitter fiber family."""
 
-    family: str
-    sku_pattern: str
-    vendor: str
-    kind: str  # straight | splitter
-    connector: str
-    polish: str
-    fiber_mode: str
-    fiber_type: str
-    gender_a: str
-    gender_b: str
-    polarity: str
-    fibers: int
-    legs: int
-    lengths_m: tuple[float, ...]
-    fibers_per_leg: int | None = None
+    family: str = field(check=_text)
+    sku_pattern: str = field(read=_pattern)
+    vendor: str = field(check=_text)
+    kind: str = _choice(("straight", "splitter"))
+    connector: str = _choice(CONNECTORS)
+    polish: str = _choice(POLISHES)
+    fiber_mode: str = _choice(FIBER_MODES)
+    fiber_type: str = _choice(FIBER_TYPES)
+    gender_a: str = _choice(GENDERS)
+    gender_b: str = _choice(GENDERS)
+    polarity: str = field(check=_text)  # A-B | A-A on LC, A | B | C on MPO (_check_cord)
+    fibers: int = _count()
+    legs: int = _ports(1, 2, default=1)
+    lengths_m: tuple[float, ...] = field(read=_lengths)
+    fibers_per_leg: int | None = _count(default=None)
     made_to_order: bool = False
-    max_link_m: float | None = None
-    sources: tuple[str, ...] = ()
-    confidence: tuple[tuple[str, str], ...] = ()
-    unconfirmed: str = ""  # why a number or figure is from a secondary source ("" = confirmed)
-    notes: str = ""
+    max_link_m: float | None = field(default=None, check=_positive)
+    sources: tuple[str, ...] = _sources()
+    confidence: tuple[tuple[str, str], ...] = _grades()
+    unconfirmed: str = _why_unconfirmed()  # why a number or figure is from a secondary source ("" = confirmed)
+    notes: str = _notes()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Trunk:
     """A pre-terminated MPO trunk family (built to order)."""
 
-    family: str
-    sku_pattern: str
-    vendor: str
-    connector: str
-    polish: str
-    fiber_mode: str
-    fiber_type: str
-    polarity: str
-    bases: tuple[int, ...]
-    sources: tuple[str, ...] = ()
-    confidence: tuple[tuple[str, str], ...] = ()
-    unconfirmed: str = ""  # why a number or figure is from a secondary source ("" = confirmed)
-    notes: str = ""
+    family: str = field(check=_text)
+    sku_pattern: str = field(read=_pattern)
+    vendor: str = field(check=_text)
+    connector: str = _choice(("mpo-12", "mpo-16"))
+    polish: str = _choice(POLISHES)
+    fiber_mode: str = _choice(FIBER_MODES)
+    fiber_type: str = _choice(FIBER_TYPES)
+    polarity: str = _choice(("A", "B", "C"))
+    bases: tuple[int, ...] = field(check=_bases)
+    sources: tuple[str, ...] = _sources()
+    confidence: tuple[tuple[str, str], ...] = _grades()
+    unconfirmed: str = _why_unconfirmed()  # why a number or figure is from a secondary source ("" = confirmed)
+    notes: str = _notes()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Adapter:
-    sku: str
-    connector: str
-    type: str  # A | B
-    sources: tuple[str, ...] = ()
-    confidence: tuple[tuple[str, str], ...] = ()
-    unconfirmed: str = ""  # why a number or figure is from a secondary source ("" = confirmed)
-    notes: str = ""
+    sku: str = field(check=_text)
+    connector: str = _choice(CONNECTORS)
+    type: str = _choice(("A", "B"))
+    sources: tuple[str, ...] = _sources()
+    confidence: tuple[tuple[str, str], ...] = _grades()
+    unconfirmed: str = _why_unconfirmed()  # why a number or figure is from a secondary source ("" = confirmed)
+    notes: str = _notes()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Panel:
-    sku: str
-    kind: str  # mpo | cassette
-    rack_units: int
-    positions: int
-    sources: tuple[str, ...] = ()
-    confidence: tuple[tuple[str, str], ...] = ()
-    unconfirmed: str = ""  # why a number or figure is from a secondary source ("" = confirmed)
-    notes: str = ""
+    sku: str = field(check=_text)
+    kind: str = _choice(("mpo", "cassette"))
+    rack_units: int = _count()
+    positions: int = _count()
+    sources: tuple[str, ...] = _sources()
+    confidence: tuple[tuple[str, str], ...] = _grades()
+    unconfirmed: str = _why_unconfirmed()  # why a number or figure is from a secondary source ("" = confirmed)
+    notes: str = _notes()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Cassette:
-    sku: str
-    base: int
-    lc_ports: int
-    mpo_connector: str
-    mpo_gender: str
-    mpo_polish: str
-    lc_polish: str
-    fiber_mode: str
-    sources: tuple[str, ...] = ()
-    confidence: tuple[tuple[str, str], ...] = ()
-    unconfirmed: str = ""  # why a number or figure is from a secondary source ("" = confirmed)
-    notes: str = ""
+    sku: str = field(check=_text)
+    base: int = _ports(8, 12)
+    lc_ports: int = _count()
+    mpo_connector: str = _choice(("mpo-12",))
+    mpo_gender: str = _choice(("pinned", "unpinned"))
+    mpo_polish: str = _choice(POLISHES)
+    lc_polish: str = _choice(POLISHES)
+    fiber_mode: str = _choice(FIBER_MODES)
+    sources: tuple[str, ...] = _sources()
+    confidence: tuple[tuple[str, str], ...] = _grades()
+    unconfirmed: str = _why_unconfirmed()  # why a number or figure is from a secondary source ("" = confirmed)
+    notes: str = _notes()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CopperCord:
-    family: str
-    sku_pattern: str
-    vendor: str
-    lengths_m: tuple[float, ...]
-    reach_m: float
-    max_gbps: int
+    family: str = field(check=_text)
+    sku_pattern: str = field(read=_pattern)
+    vendor: str = field(check=_text)
+    lengths_m: tuple[float, ...] = field(read=_lengths)
+    reach_m: float = field(check=_positive)
+    max_gbps: int = _count()
     made_to_order: bool = False
-    sources: tuple[str, ...] = ()
-    confidence: tuple[tuple[str, str], ...] = ()
-    unconfirmed: str = ""  # why a number or figure is from a secondary source ("" = confirmed)
-    notes: str = ""
+    sources: tuple[str, ...] = _sources()
+    confidence: tuple[tuple[str, str], ...] = _grades()
+    unconfirmed: str = _why_unconfirmed()  # why a number or figure is from a secondary source ("" = confirmed)
+    notes: str = _notes()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CablingRules:
     """A transceiver vendor's cabling requirements (component compliance)."""
 
-    vendor: str
-    mpo_max_il_db: float | None = None
-    mpo_polish: str | None = None
-    lc_max_il_db: float | None = None
-    lc_polish: str | None = None
-    max_panels: int | None = None
-    max_mated_pairs: int | None = None
-    cord_polarity: str | None = None
-    trunk_polarity: str | None = None
-    cord_gender: str | None = None
-    trunk_gender: str | None = None
-    max_length_m: tuple[tuple[str, float], ...] = ()
-    min_return_loss_db: tuple[tuple[str, float], ...] = ()
-    sources: tuple[str, ...] = ()
-    confidence: tuple[tuple[str, str], ...] = ()
-    unconfirmed: str = ""  # why a number or figure is from a secondary source ("" = confirmed)
-    notes: str = ""
+    vendor: str = field(check=_text)
+    mpo_max_il_db: float | None = field(default=None, check=_not_negative)
+    mpo_polish: str | None = _choice(POLISHES, default=None)
+    lc_max_il_db: float | None = field(default=None, check=_not_negative)
+    lc_polish: str | None = _choice(POLISHES, default=None)
+    max_panels: int | None = _count(0, default=None)
+    max_mated_pairs: int | None = _count(0, default=None)
+    cord_polarity: str | None = _choice(("A", "B", "C"), default=None)
+    trunk_polarity: str | None = _choice(("A", "B", "C"), default=None)
+    cord_gender: str | None = _choice(("pinned", "unpinned"), default=None)
+    trunk_gender: str | None = _choice(("pinned", "unpinned"), default=None)
+    max_length_m: tuple[tuple[str, float], ...] = field(default=(), read=_num_map())
+    min_return_loss_db: tuple[tuple[str, float], ...] = field(default=(), read=_num_map())
+    sources: tuple[str, ...] = _sources()
+    confidence: tuple[tuple[str, str], ...] = _grades()
+    unconfirmed: str = _why_unconfirmed()  # why a number or figure is from a secondary source ("" = confirmed)
+    notes: str = _notes()
 
 
 @dataclass(frozen=True, eq=False)
@@ -331,562 +513,73 @@ class MediaCatalog:
 
 
 # --------------------------------------------------------------------------------------
-# Validation helpers. Each field spec is (name, kind, required, extra) and the checkers
-# raise CatalogError with "<where>: field '<name>' ..." messages.
+# Rules across an entry's fields, checked once it is read.
 # --------------------------------------------------------------------------------------
 
-_MISSING = object()
 
-
-def _fail(where: str, name: str, msg: str) -> CatalogError:
-    return CatalogError(f"{where}: field '{name}' {msg}")
-
-
-def _num(where: str, name: str, v: Any, *, positive: bool = False, allow_zero: bool = True) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        raise _fail(where, name, f"must be a number, got {v!r}")
-    if positive and (v < 0 or (v == 0 and not allow_zero)):
-        raise _fail(where, name, f"must be {'> 0' if not allow_zero else '>= 0'}, got {v!r}")
-    return float(v)
-
-
-def _int(where: str, name: str, v: Any, *, choices: tuple[int, ...] | None = None, minimum: int = 0) -> int:
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise _fail(where, name, f"must be an integer, got {v!r}")
-    if choices is not None and v not in choices:
-        raise _fail(where, name, f"must be one of {list(choices)}, got {v!r}")
-    if v < minimum:
-        raise _fail(where, name, f"must be >= {minimum}, got {v!r}")
-    return v
-
-
-def _str(where: str, name: str, v: Any, *, choices: tuple[str, ...] | None = None) -> str:
-    if not isinstance(v, str) or not v.strip():
-        raise _fail(where, name, f"must be a non-empty string, got {v!r}")
-    if choices is not None and v not in choices:
-        raise _fail(where, name, f"must be one of {list(choices)}, got {v!r}")
-    return v
-
-
-def _bool(where: str, name: str, v: Any) -> bool:
-    if not isinstance(v, bool):
-        raise _fail(where, name, f"must be true or false, got {v!r}")
-    return v
-
-
-def _str_list(where: str, name: str, v: Any, *, choices: tuple[str, ...] | None = None) -> tuple[str, ...]:
-    if not isinstance(v, (list, tuple)):
-        raise _fail(where, name, f"must be a list, got {v!r}")
-    return tuple(_str(where, f"{name}[{i}]", x, choices=choices) for i, x in enumerate(v))
-
-
-def _num_list(where: str, name: str, v: Any) -> tuple[float, ...]:
-    if not isinstance(v, (list, tuple)) or not v:
-        raise _fail(where, name, f"must be a non-empty list of numbers, got {v!r}")
-    out = tuple(_num(where, f"{name}[{i}]", x, positive=True, allow_zero=False) for i, x in enumerate(v))
-    return tuple(sorted(set(out)))
-
-
-def _int_list(where: str, name: str, v: Any, *, minimum: int = 1) -> tuple[int, ...]:
-    if not isinstance(v, (list, tuple)) or not v:
-        raise _fail(where, name, f"must be a non-empty list of integers, got {v!r}")
-    return tuple(_int(where, f"{name}[{i}]", x, minimum=minimum) for i, x in enumerate(v))
-
-
-def _num_map(where: str, name: str, v: Any, *, keys: tuple[str, ...] | None = None) -> tuple[tuple[str, float], ...]:
-    if not isinstance(v, Mapping) or not v:
-        raise _fail(where, name, f"must be a non-empty mapping, got {v!r}")
-    out = []
-    for k, x in v.items():
-        if keys is not None and k not in keys:
-            raise _fail(where, f"{name}.{k}", f"is not a known key; expected one of {list(keys)}")
-        out.append((str(k), _num(where, f"{name}.{k}", x, positive=True)))
-    return tuple(sorted(out))
-
-
-def _confidence(where: str, v: Any) -> tuple[tuple[str, str], ...]:
-    if isinstance(v, str):
-        _str(where, "confidence", v, choices=CONFIDENCE_GRADES)
-        return (("default", v),)
-    if isinstance(v, Mapping) and v:
-        out = []
-        for k, g in v.items():
-            out.append((str(k), _str(where, f"confidence.{k}", g, choices=CONFIDENCE_GRADES)))
-        return tuple(sorted(out))
-    raise _fail(
-        where, "confidence", f"must be a grade {list(CONFIDENCE_GRADES)} or a mapping field -> grade, got {v!r}"
-    )
-
-
-def _common(where: str, d: Mapping[str, Any]) -> dict[str, Any]:
-    """sources (required list of [Sx] tags, may be empty), confidence (required), notes."""
-    if "sources" not in d:
-        raise _fail(where, "sources", "is required (list of source tags, e.g. [S9])")
-    if "confidence" not in d:
-        raise _fail(where, "confidence", "is required (H, M, L or gap, or a mapping field -> grade)")
-    return {
-        "sources": _str_list(where, "sources", d["sources"]),
-        "confidence": _confidence(where, d["confidence"]),
-        "notes": str(d.get("notes", "") or ""),
-        "unconfirmed": _unconfirmed(where, d.get("unconfirmed")),
-    }
-
-
-def _unconfirmed(where: str, v: Any) -> str:
-    """``unconfirmed``: absent/false (confirmed by a primary source), or the reason a number or figure is
-    only from a secondary source. ``true`` is accepted as "secondary source"."""
-    if v is None or v is False:
-        return ""
-    if v is True:
-        return "secondary source"
-    if isinstance(v, str) and v.strip():
-        return v.strip()
-    raise _fail(where, "unconfirmed", f"must be false, true or the reason (text), got {v!r}")
-
-
-class _Reader:
-    """Reads typed fields from one raw entry, tracking which keys were used."""
-
-    def __init__(self, where: str, d: Any, allowed: tuple[str, ...]) -> None:
-        if not isinstance(d, Mapping):
-            raise CatalogError(f"{where}: entry must be a mapping, got {d!r}")
-        unknown = sorted(set(d) - set(allowed) - {"sources", "confidence", "notes", "replaces", "unconfirmed"})
-        if unknown:
-            raise CatalogError(f"{where}: unknown field(s) {unknown}; allowed: {sorted(allowed)}")
-        self.where, self.d = where, d
-
-    def get(self, name: str, default: Any = _MISSING) -> Any:
-        if name in self.d:
-            return self.d[name]
-        if default is _MISSING:
-            raise _fail(self.where, name, "is required")
-        return default
-
-
-def _plug_end(where: str, name: str, v: Any) -> PlugEnd:
-    r = _Reader(f"{where}.{name}", v, ("form_factor", "top", "ports", "port_gbps", "lane_gbps"))
-    w = r.where
-    pg, lg = r.get("port_gbps", None), r.get("lane_gbps", None)
-    return PlugEnd(
-        form_factor=_str(w, "form_factor", r.get("form_factor"), choices=FORM_FACTORS),
-        top=_str(w, "top", r.get("top", "any"), choices=TOPS + ("any",)),
-        ports=_int(w, "ports", r.get("ports", 1), choices=(1, 2)),
-        port_gbps=None if pg is None else _int(w, "port_gbps", pg, minimum=1),
-        lane_gbps=None if lg is None else _int(w, "lane_gbps", lg, minimum=1),
-    )
-
-
-def _parse_pmd(where: str, d: Any) -> Pmd:
-    r = _Reader(
-        where,
-        d,
-        (
-            "id",
-            "name",
-            "standard",
-            "ports",
-            "port_pmd",
-            "lanes",
-            "lane_gbps",
-            "port_gbps",
-            "connector",
-            "polish",
-            "fiber_mode",
-            "fiber_types",
-            "wavelength_nm",
-            "reach_m",
-            "max_channel_il_db",
-            "connection_allocation_db",
-            "ieee_attenuation_db_per_km",
-            "tx_positions",
-            "rx_positions",
-            "breakout_capable",
-        ),
-    )
-    w = where
-    fiber_types = _str_list(w, "fiber_types", r.get("fiber_types"), choices=FIBER_TYPES)
-    connector = _str(w, "connector", r.get("connector"), choices=CONNECTORS)
-    tx = _int_list(w, "tx_positions", r.get("tx_positions"))
-    rx = _int_list(w, "rx_positions", r.get("rx_positions"))
-    npos = _positions(connector)
-    for p in tx + rx:
+def _check_pmd(pmd: Pmd, where: Where) -> None:
+    for ft, _ in (*pmd.reach_m, *pmd.max_channel_il_db):
+        if ft not in pmd.fiber_types:
+            raise where.at("reach_m").error(f"names fiber type '{ft}' the PMD's fiber_types do not list")
+    npos = _positions(pmd.connector)
+    for p in pmd.tx_positions + pmd.rx_positions:
         if p > npos:
-            raise _fail(w, "tx_positions/rx_positions", f"position {p} exceeds {connector}'s {npos} positions")
-    if len(set(tx + rx)) != len(tx) + len(rx) or len(tx) != len(rx):
-        raise _fail(w, "tx_positions/rx_positions", "must be equally long and must not share a position")
-    ca, att, wl, polish = (
-        r.get("connection_allocation_db", None),
-        r.get("ieee_attenuation_db_per_km", None),
-        r.get("wavelength_nm", None),
-        r.get("polish", None),
-    )
-    pmd = Pmd(
-        id=_str(w, "id", r.get("id")),
-        name=_str(w, "name", r.get("name")),
-        standard=_str(w, "standard", r.get("standard")),
-        ports=_int(w, "ports", r.get("ports", 1), choices=(1, 2)),
-        port_pmd=r.get("port_pmd", None),
-        lanes=_int(w, "lanes", r.get("lanes"), minimum=1),
-        lane_gbps=_int(w, "lane_gbps", r.get("lane_gbps"), minimum=1),
-        port_gbps=_int(w, "port_gbps", r.get("port_gbps"), minimum=1),
-        connector=connector,
-        polish=None if polish is None else _str(w, "polish", polish, choices=POLISHES),
-        fiber_mode=_str(w, "fiber_mode", r.get("fiber_mode"), choices=FIBER_MODES),
-        fiber_types=fiber_types,
-        wavelength_nm=None if wl is None else _int(w, "wavelength_nm", wl, minimum=1),
-        reach_m=_num_map(w, "reach_m", r.get("reach_m"), keys=fiber_types),
-        # A PMD whose channel limit the reference does not give keeps it empty (its links' loss check
-        # then reports "no max channel IL" rather than a guessed limit).
-        max_channel_il_db=(
-            ()
-            if not r.get("max_channel_il_db", None)
-            else _num_map(w, "max_channel_il_db", r.get("max_channel_il_db"), keys=fiber_types)
-        ),
-        connection_allocation_db=None if ca is None else _num(w, "connection_allocation_db", ca, positive=True),
-        ieee_attenuation_db_per_km=None if att is None else _num(w, "ieee_attenuation_db_per_km", att, positive=True),
-        tx_positions=tx,
-        rx_positions=rx,
-        breakout_capable=_bool(w, "breakout_capable", r.get("breakout_capable", False)),
-        **_common(w, d),
-    )
-    if pmd.ports == 2 and not pmd.port_pmd:
-        raise _fail(w, "port_pmd", "is required for a twin-port (ports: 2) PMD")
-    return pmd
-
-
-def _parse_transceiver(where: str, d: Any) -> Transceiver:
-    r = _Reader(
-        where,
-        d,
-        (
-            "sku",
-            "opn",
-            "vendor",
-            "description",
-            "form_factor",
-            "top",
-            "ports",
-            "port_gbps",
-            "lane_gbps",
-            "pmd",
-            "connector",
-            "polish",
-            "fiber_mode",
-            "reach_m",
-            "power_w",
-            "power_w_typ",
-            "splittable",
-            "lane_modes",
-            "technologies",
-            "discontinued",
-        ),
-    )
-    w = where
-    modes = []
-    raw_modes = r.get("lane_modes", [])
-    if not isinstance(raw_modes, list):
-        raise _fail(w, "lane_modes", f"must be a list, got {raw_modes!r}")
-    for i, m in enumerate(raw_modes):
-        mr = _Reader(f"{w}.lane_modes[{i}]", m, ("port_gbps", "lanes", "power_w"))
-        pw = mr.get("power_w", None)
-        modes.append(
-            LaneMode(
-                port_gbps=_int(mr.where, "port_gbps", mr.get("port_gbps"), minimum=1),
-                lanes=_int(mr.where, "lanes", mr.get("lanes"), minimum=1),
-                power_w=None if pw is None else _num(mr.where, "power_w", pw, positive=True),
+            raise where.at("tx_positions/rx_positions").error(
+                f"position {p} exceeds {pmd.connector}'s {npos} positions"
             )
-        )
-    pw, pwt = r.get("power_w", None), r.get("power_w_typ", None)
-    return Transceiver(
-        sku=_str(w, "sku", r.get("sku")),
-        opn=str(r.get("opn", "") or ""),
-        vendor=_str(w, "vendor", r.get("vendor")),
-        description=str(r.get("description", "") or ""),
-        form_factor=_str(w, "form_factor", r.get("form_factor"), choices=FORM_FACTORS),
-        top=_str(w, "top", r.get("top"), choices=TOPS),
-        ports=_int(w, "ports", r.get("ports"), choices=(1, 2)),
-        port_gbps=_int(w, "port_gbps", r.get("port_gbps"), minimum=1),
-        lane_gbps=_int(w, "lane_gbps", r.get("lane_gbps"), minimum=1),
-        pmd=_str(w, "pmd", r.get("pmd")),
-        connector=_str(w, "connector", r.get("connector"), choices=CONNECTORS),
-        polish=_str(w, "polish", r.get("polish"), choices=POLISHES),
-        fiber_mode=_str(w, "fiber_mode", r.get("fiber_mode"), choices=FIBER_MODES),
-        reach_m=_num_map(w, "reach_m", r.get("reach_m"), keys=FIBER_TYPES),
-        power_w=None if pw is None else _num(w, "power_w", pw, positive=True),
-        power_w_typ=None if pwt is None else _num(w, "power_w_typ", pwt, positive=True),
-        splittable=_bool(w, "splittable", r.get("splittable", False)),
-        lane_modes=tuple(modes),
-        technologies=_str_list(w, "technologies", r.get("technologies"), choices=TECHNOLOGIES),
-        discontinued=_bool(w, "discontinued", r.get("discontinued", False)),
-        **_common(w, d),
-    )
+    tx, rx = pmd.tx_positions, pmd.rx_positions
+    if len(set(tx + rx)) != len(tx) + len(rx) or len(tx) != len(rx):
+        raise where.at("tx_positions/rx_positions").error("must be equally long and must not share a position")
+    if pmd.ports == 2 and not pmd.port_pmd:
+        raise where.at("port_pmd").error("is required for a twin-port (ports: 2) PMD")
 
 
-def _parse_cable(where: str, d: Any) -> Cable:
-    r = _Reader(
-        where,
-        d,
-        (
-            "family",
-            "sku_pattern",
-            "vendor",
-            "kind",
-            "description",
-            "end_a",
-            "end_b",
-            "legs",
-            "links",
-            "lengths_m",
-            "reach_m",
-            "power_w_per_end",
-            "technologies",
-            "made_to_order",
-            "discontinued",
-        ),
-    )
-    w = where
-    pw = r.get("power_w_per_end", None)
-    return Cable(
-        family=_str(w, "family", r.get("family")),
-        sku_pattern=_pattern(w, r.get("sku_pattern")),
-        vendor=_str(w, "vendor", r.get("vendor")),
-        kind=_str(w, "kind", r.get("kind"), choices=("dac", "acc", "aoc")),
-        description=str(r.get("description", "") or ""),
-        end_a=_plug_end(w, "end_a", r.get("end_a")),
-        end_b=_plug_end(w, "end_b", r.get("end_b")),
-        legs=_int(w, "legs", r.get("legs", 1), choices=(1, 2, 4)),
-        links=_int(w, "links", r.get("links", 1), minimum=1),
-        lengths_m=_num_list(w, "lengths_m", r.get("lengths_m")),
-        reach_m=_num(w, "reach_m", r.get("reach_m"), positive=True, allow_zero=False),
-        power_w_per_end=None if pw is None else _num(w, "power_w_per_end", pw, positive=True),
-        technologies=_str_list(w, "technologies", r.get("technologies"), choices=TECHNOLOGIES),
-        made_to_order=_bool(w, "made_to_order", r.get("made_to_order", False)),
-        discontinued=_bool(w, "discontinued", r.get("discontinued", False)),
-        **_common(w, d),
-    )
-
-
-def _parse_cord(where: str, d: Any) -> Cord:
-    r = _Reader(
-        where,
-        d,
-        (
-            "family",
-            "sku_pattern",
-            "vendor",
-            "kind",
-            "connector",
-            "polish",
-            "fiber_mode",
-            "fiber_type",
-            "gender_a",
-            "gender_b",
-            "polarity",
-            "fibers",
-            "legs",
-            "fibers_per_leg",
-            "lengths_m",
-            "made_to_order",
-            "max_link_m",
-        ),
-    )
-    w = where
-    connector = _str(w, "connector", r.get("connector"), choices=CONNECTORS)
-    pol_choices = ("A-B", "A-A") if connector == "lc" else ("A", "B", "C")
-    fpl, mlm = r.get("fibers_per_leg", None), r.get("max_link_m", None)
-    cord = Cord(
-        family=_str(w, "family", r.get("family")),
-        sku_pattern=_pattern(w, r.get("sku_pattern")),
-        vendor=_str(w, "vendor", r.get("vendor")),
-        kind=_str(w, "kind", r.get("kind"), choices=("straight", "splitter")),
-        connector=connector,
-        polish=_str(w, "polish", r.get("polish"), choices=POLISHES),
-        fiber_mode=_str(w, "fiber_mode", r.get("fiber_mode"), choices=FIBER_MODES),
-        fiber_type=_str(w, "fiber_type", r.get("fiber_type"), choices=FIBER_TYPES),
-        gender_a=_str(w, "gender_a", r.get("gender_a"), choices=GENDERS),
-        gender_b=_str(w, "gender_b", r.get("gender_b"), choices=GENDERS),
-        polarity=_str(w, "polarity", r.get("polarity"), choices=pol_choices),
-        fibers=_int(w, "fibers", r.get("fibers"), minimum=1),
-        legs=_int(w, "legs", r.get("legs", 1), choices=(1, 2)),
-        fibers_per_leg=None if fpl is None else _int(w, "fibers_per_leg", fpl, minimum=1),
-        lengths_m=_num_list(w, "lengths_m", r.get("lengths_m")),
-        made_to_order=_bool(w, "made_to_order", r.get("made_to_order", False)),
-        max_link_m=None if mlm is None else _num(w, "max_link_m", mlm, positive=True, allow_zero=False),
-        **_common(w, d),
-    )
-    if cord.fibers > _positions(connector):
-        raise _fail(w, "fibers", f"{cord.fibers} fibers do not fit a {connector} connector")
+def _check_cord(cord: Cord, where: Where) -> None:
+    _text_one_of(("A-B", "A-A") if cord.connector == "lc" else ("A", "B", "C"))(cord.polarity, where.at("polarity"))
+    if cord.fibers > _positions(cord.connector):
+        raise where.at("fibers").error(f"{cord.fibers} fibers do not fit a {cord.connector} connector")
     if cord.kind == "splitter" and (cord.legs != 2 or cord.fibers_per_leg is None):
-        raise _fail(w, "legs", "a splitter needs legs: 2 and fibers_per_leg")
-    return cord
+        raise where.at("legs").error("a splitter needs legs: 2 and fibers_per_leg")
 
 
-def _parse_trunk(where: str, d: Any) -> Trunk:
-    r = _Reader(
-        where,
-        d,
-        ("family", "sku_pattern", "vendor", "connector", "polish", "fiber_mode", "fiber_type", "polarity", "bases"),
-    )
-    w = where
-    bases = _int_list(w, "bases", r.get("bases"))
-    for b in bases:
-        if b not in (8, 12, 16):
-            raise _fail(w, "bases", f"must hold only 8, 12 or 16, got {b}")
-    return Trunk(
-        family=_str(w, "family", r.get("family")),
-        sku_pattern=_pattern(w, r.get("sku_pattern")),
-        vendor=_str(w, "vendor", r.get("vendor")),
-        connector=_str(w, "connector", r.get("connector"), choices=("mpo-12", "mpo-16")),
-        polish=_str(w, "polish", r.get("polish"), choices=POLISHES),
-        fiber_mode=_str(w, "fiber_mode", r.get("fiber_mode"), choices=FIBER_MODES),
-        fiber_type=_str(w, "fiber_type", r.get("fiber_type"), choices=FIBER_TYPES),
-        polarity=_str(w, "polarity", r.get("polarity"), choices=("A", "B", "C")),
-        bases=bases,
-        **_common(w, d),
-    )
-
-
-def _parse_adapter(where: str, d: Any) -> Adapter:
-    r = _Reader(where, d, ("sku", "connector", "type"))
-    w = where
-    return Adapter(
-        sku=_str(w, "sku", r.get("sku")),
-        connector=_str(w, "connector", r.get("connector"), choices=CONNECTORS),
-        type=_str(w, "type", r.get("type"), choices=("A", "B")),
-        **_common(w, d),
-    )
-
-
-def _parse_panel(where: str, d: Any) -> Panel:
-    r = _Reader(where, d, ("sku", "kind", "rack_units", "positions"))
-    w = where
-    return Panel(
-        sku=_str(w, "sku", r.get("sku")),
-        kind=_str(w, "kind", r.get("kind"), choices=("mpo", "cassette")),
-        rack_units=_int(w, "rack_units", r.get("rack_units"), minimum=1),
-        positions=_int(w, "positions", r.get("positions"), minimum=1),
-        **_common(w, d),
-    )
-
-
-def _parse_cassette(where: str, d: Any) -> Cassette:
-    r = _Reader(
-        where,
-        d,
-        ("sku", "base", "lc_ports", "mpo_connector", "mpo_gender", "mpo_polish", "lc_polish", "fiber_mode"),
-    )
-    w = where
-    cas = Cassette(
-        sku=_str(w, "sku", r.get("sku")),
-        base=_int(w, "base", r.get("base"), choices=(8, 12)),
-        lc_ports=_int(w, "lc_ports", r.get("lc_ports"), minimum=1),
-        mpo_connector=_str(w, "mpo_connector", r.get("mpo_connector"), choices=("mpo-12",)),
-        mpo_gender=_str(w, "mpo_gender", r.get("mpo_gender"), choices=("pinned", "unpinned")),
-        mpo_polish=_str(w, "mpo_polish", r.get("mpo_polish"), choices=POLISHES),
-        lc_polish=_str(w, "lc_polish", r.get("lc_polish"), choices=POLISHES),
-        fiber_mode=_str(w, "fiber_mode", r.get("fiber_mode"), choices=FIBER_MODES),
-        **_common(w, d),
-    )
+def _check_cassette(cas: Cassette, where: Where) -> None:
     if cas.lc_ports * 2 != cas.base:
-        raise _fail(w, "lc_ports", f"{cas.lc_ports} duplex ports do not match base {cas.base}")
-    return cas
+        raise where.at("lc_ports").error(f"{cas.lc_ports} duplex ports do not match base {cas.base}")
 
 
-def _parse_copper_cord(where: str, d: Any) -> CopperCord:
-    r = _Reader(where, d, ("family", "sku_pattern", "vendor", "lengths_m", "made_to_order", "reach_m", "max_gbps"))
-    w = where
-    return CopperCord(
-        family=_str(w, "family", r.get("family")),
-        sku_pattern=_pattern(w, r.get("sku_pattern")),
-        vendor=_str(w, "vendor", r.get("vendor")),
-        lengths_m=_num_list(w, "lengths_m", r.get("lengths_m")),
-        made_to_order=_bool(w, "made_to_order", r.get("made_to_order", False)),
-        reach_m=_num(w, "reach_m", r.get("reach_m"), positive=True, allow_zero=False),
-        max_gbps=_int(w, "max_gbps", r.get("max_gbps"), minimum=1),
-        **_common(w, d),
-    )
+# Keys an entry may hold besides its fields: `replaces` (a user's entry overriding a shipped one).
+_EXTRA_KEYS = ("replaces",)
+_RULES: dict[type, Callable[[Any, Where], None]] = {Pmd: _check_pmd, Cord: _check_cord, Cassette: _check_cassette}
 
 
-def _parse_rules(where: str, d: Any) -> CablingRules:
-    r = _Reader(
-        where,
-        d,
-        (
-            "vendor",
-            "mpo_max_il_db",
-            "mpo_polish",
-            "lc_max_il_db",
-            "lc_polish",
-            "max_panels",
-            "max_mated_pairs",
-            "cord_polarity",
-            "trunk_polarity",
-            "cord_gender",
-            "trunk_gender",
-            "max_length_m",
-            "min_return_loss_db",
-        ),
-    )
-    w = where
+def _reader(cls: type) -> Callable[[str, Any], Any]:
+    """The loader reading one entry of `cls` from `origin` ("pmds.yaml: pmds[3]"), then its cross-field rules."""
 
-    def opt_num(name: str) -> float | None:
-        v = r.get(name, None)
-        return None if v is None else _num(w, name, v, positive=True)
+    def read(origin: str, raw: Any) -> Any:
+        where = Where(origin, style="field", error=CatalogError, closed=_EXTRA_KEYS)
+        if not isinstance(raw, Mapping):
+            raise CatalogError(f"{origin}: entry must be a mapping, got {raw!r}")
+        entry: Any = build(cls, raw, where)
+        rule = _RULES.get(cls)
+        if rule is not None:
+            rule(entry, where)
+        return entry
 
-    def opt_str(name: str, choices: tuple[str, ...]) -> str | None:
-        v = r.get(name, None)
-        return None if v is None else _str(w, name, v, choices=choices)
-
-    def opt_int(name: str) -> int | None:
-        v = r.get(name, None)
-        return None if v is None else _int(w, name, v)
-
-    ml, rl = r.get("max_length_m", None), r.get("min_return_loss_db", None)
-    return CablingRules(
-        vendor=_str(w, "vendor", r.get("vendor")),
-        mpo_max_il_db=opt_num("mpo_max_il_db"),
-        mpo_polish=opt_str("mpo_polish", POLISHES),
-        lc_max_il_db=opt_num("lc_max_il_db"),
-        lc_polish=opt_str("lc_polish", POLISHES),
-        max_panels=opt_int("max_panels"),
-        max_mated_pairs=opt_int("max_mated_pairs"),
-        cord_polarity=opt_str("cord_polarity", ("A", "B", "C")),
-        trunk_polarity=opt_str("trunk_polarity", ("A", "B", "C")),
-        cord_gender=opt_str("cord_gender", ("pinned", "unpinned")),
-        trunk_gender=opt_str("trunk_gender", ("pinned", "unpinned")),
-        max_length_m=() if ml is None else _num_map(w, "max_length_m", ml),
-        min_return_loss_db=() if rl is None else _num_map(w, "min_return_loss_db", rl),
-        **_common(w, d),
-    )
+    return read
 
 
-def _pattern(where: str, v: Any) -> str:
-    s = _str(where, "sku_pattern", v)
-    try:
-        s.format(nv="X", m="X", fibers="X", gender="X")
-    except (KeyError, IndexError, ValueError) as exc:
-        raise _fail(
-            where, "sku_pattern", f"has an unknown placeholder ({exc}); use {{nv}}, {{m}}, {{fibers}}, {{gender}}"
-        ) from None
-    return s
-
-
-def _positions(connector: str) -> int:
-    return {"mpo-12": 12, "mpo-16": 16, "lc": 2}[connector]
-
-
-# section -> (parser, key attribute)
+# section -> (reader, key attribute)
 _PARSERS = {
-    "pmds": (_parse_pmd, "id"),
-    "transceivers": (_parse_transceiver, "sku"),
-    "cables": (_parse_cable, "family"),
-    "cords": (_parse_cord, "family"),
-    "trunks": (_parse_trunk, "family"),
-    "adapters": (_parse_adapter, "sku"),
-    "panels": (_parse_panel, "sku"),
-    "cassettes": (_parse_cassette, "sku"),
-    "copper_cords": (_parse_copper_cord, "family"),
-    "cabling_requirements": (_parse_rules, "vendor"),
+    "pmds": (_reader(Pmd), "id"),
+    "transceivers": (_reader(Transceiver), "sku"),
+    "cables": (_reader(Cable), "family"),
+    "cords": (_reader(Cord), "family"),
+    "trunks": (_reader(Trunk), "family"),
+    "adapters": (_reader(Adapter), "sku"),
+    "panels": (_reader(Panel), "sku"),
+    "cassettes": (_reader(Cassette), "sku"),
+    "copper_cords": (_reader(CopperCord), "family"),
+    "cabling_requirements": (_reader(CablingRules), "vendor"),
 }
 
 
@@ -903,8 +596,7 @@ def _read_files(data_dir: Path) -> tuple[str, dict[str, list[tuple[str, Any]]]]:
     if not files:
         raise CatalogError(f"media catalog: no *.yaml files in {data_dir}")
     for path in files:
-        with path.open(encoding="utf-8") as fh:
-            doc = yaml.safe_load(fh) or {}
+        doc = read_shipped(path)[0] or {}
         if not isinstance(doc, Mapping):
             raise CatalogError(f"{path.name}: top level must be a mapping")
         for key, value in doc.items():
@@ -986,9 +678,6 @@ def _cross_check(p: dict[str, dict[str, Any]]) -> None:
 def sku_for_length(pattern: str, length_m: float, **fields: Any) -> str:
     """Render a SKU pattern for a length: {nv} NVIDIA code (N003, N01A), {m} plain metres."""
     whole = int(length_m)
-    if abs(length_m - whole - 0.5) < 1e-9:
-        nv = f"{whole:02d}A"
-    else:
-        nv = f"{int(math.ceil(length_m - 1e-9)):03d}"
+    nv = f"{whole:02d}A" if abs(length_m - whole - 0.5) < 1e-9 else f"{math.ceil(length_m - 1e-9):03d}"
     m = f"{length_m:g}"
     return pattern.format(nv=nv, m=m, **fields)

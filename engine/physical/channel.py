@@ -177,10 +177,7 @@ def element_map(el: Element) -> dict[int, int]:
         m = _cable_map(POSITIONS[face.family], el.polarity, el.fibers)
     elif el.kind == "adapter":
         npos = POSITIONS[el.family]
-        if el.polarity == "B":
-            m = {p: npos + 1 - p for p in range(1, npos + 1)}
-        else:
-            m = {p: p for p in range(1, npos + 1)}
+        m = {p: npos + 1 - p for p in range(1, npos + 1)} if el.polarity == "B" else {p: p for p in range(1, npos + 1)}
     elif el.kind == "cassette":
         # Canonical orientation: LC port (A side) -> MPO (B side), straight fan-out:
         # duplex port k takes the k-th pair of the trunk leg's fiber positions.
@@ -447,9 +444,8 @@ def check_channel(channel: Channel) -> list[ChannelIssue]:
                     "S17",
                 )
             )
-        elif fl.family != "lc":
-            if fl.gender == fr.gender:
-                broken["gender"].append(p)
+        elif fl.family != "lc" and fl.gender == fr.gender:
+            broken["gender"].append(p)
         if fl.polish != fr.polish:
             broken["polish"].append(p)
         if fl.mode != fr.mode:
@@ -617,7 +613,7 @@ def _single_fixes(channel: Channel) -> list[int]:
         for alt in _ALTERNATIVES.get(el.kind, ()):
             if alt == el.polarity:
                 continue
-            trial = replace(channel, elements=els[:i] + (replace(el, polarity=alt),) + els[i + 1 :])
+            trial = replace(channel, elements=(*els[:i], replace(el, polarity=alt), *els[i + 1 :]))
             paths, lost = _trace_all(trial)
             if not lost and _lane_ok(trial, paths):
                 out.append(i)

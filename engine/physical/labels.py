@@ -95,7 +95,7 @@ def fast_format(compiled: str, nargs: int) -> Callable[..., str]:
         if fn(*probe) != compiled.format(*probe):
             raise ValueError("mismatch")
         return fn
-    except Exception:  # pragma: no cover - any template the f-string path cannot express
+    except Exception:  # noqa: BLE001  # pragma: no cover - any template the f-string path cannot express
         return compiled.format
 
 

@@ -113,7 +113,7 @@ def loss_budget(channel: Channel, length_m: float, pmd: Pmd | None, policy: Medi
     return LossBudget(loss, limit, margin, status, terms_t, issues, length_m, ft)
 
 
-def component_issues(channel: Channel, length_m: float, policy: MediaPolicy) -> tuple[ComponentIssue, ...]:
+def component_issues(channel: Channel, length_m: float, policy: MediaPolicy) -> tuple[ComponentIssue, ...]:  # noqa: C901
     """Check the channel's components against its vendor rules (``channel.rules``)."""
     rules = channel.rules
     if rules is None or channel.kind == "copper":

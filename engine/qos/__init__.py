@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from .checks import QosWarning, check_consistency
 from .headroom import Headroom, HeadroomTerms, bytes_to_us, headroom_bytes, per_speed_bits
-from .inputs import HostInfo, IbFabric, PortInfo, SwitchPorts, ib_fabric_facts, os_for_model
+from .inputs import HostInfo, IbFabric, PortInfo, SwitchPorts, ib_fabric_facts
 from .policy import QosPolicy
 from .render import render_hosts, render_root_nodes, render_subnet_manager, render_switch
 
@@ -168,7 +168,6 @@ __all__ = [
     "check_consistency",
     "headroom_bytes",
     "ib_fabric_facts",
-    "os_for_model",
     "per_speed_bits",
     "plan_qos",
     "render_hosts",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-OSES = ("nvue", "sonic", "eos", "ib")
+OSES = ("nvue", "sonic", "eos", "ib")  # engine.catalog.SWITCH_OSES (this module imports nothing of the engine)
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,7 +22,7 @@ class PortInfo:
 class SwitchPorts:
     name: str  # device name, e.g. "CF-SU01-L01"
     model: str  # catalog key, e.g. "sn5600"
-    os: str  # "nvue" | "sonic" | "eos" | "ib"; see os_for_model()
+    os: str  # "nvue" | "sonic" | "eos" | "ib": the catalog's OS for the model (engine.catalog SwitchModel.os_for)
     buffer_mb: float | None  # catalog `buffer_mb`; None = unpublished (fabrics-qos-traffic.md F)
     sharp: bool
     ports: tuple[PortInfo, ...]
@@ -56,16 +56,6 @@ class IbFabric:
     sm_on_switch: bool  # some switch model has an on-board SM
     root_switches: tuple[str, ...]  # top-tier switch names, to resolve to GUIDs for the root GUID file
     models: tuple[str, ...] = ()
-
-
-def os_for_model(model: str, technology: str, ethernet_os: str = "nvue") -> str:
-    """Vendor OS of a switch model: arista-* -> eos; InfiniBand -> ib (no per-switch QoS file);
-    NVIDIA Spectrum (SN*) -> the policy's choice, NVUE (Cumulus) by default or SONiC."""
-    if technology == "infiniband" or model.lower().startswith(("qm", "q3")):
-        return "ib"
-    if model.lower().startswith("arista"):
-        return "eos"
-    return ethernet_os
 
 
 def ib_fabric_facts(switches: list[SwitchPorts] | tuple[SwitchPorts, ...], name: str) -> IbFabric:

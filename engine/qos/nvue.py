@@ -17,10 +17,6 @@ from .policy import QosPolicy
 G = "default-global"
 
 
-def pfc_profile_name(cable_m: float) -> str:
-    return f"roce-pfc-{cable_length(cable_m)}m"
-
-
 def cable_length(cable_m: float) -> int:
     # NVUE cable-length is whole metres; round up so headroom is never undersized.
     return max(1, math.ceil(cable_m - 1e-9))

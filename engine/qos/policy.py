@@ -21,7 +21,7 @@ from . import reference as ref
 from .headroom import HeadroomTerms
 
 MODES = ("dcqcn", "pfc-only", "lossy")
-ETHERNET_OSES = ("nvue", "sonic")  # for NVIDIA Spectrum switches; Arista is always eos
+ETHERNET_OSES = ("nvue", "sonic")  # the choice for models whose catalog `os` lists both (SwitchModel.os_for)
 SCHEDULING = ("strict", "dwrr")
 CLASS_NAMES = ("roce", "cnp", "control", "default")
 ROUTING_ENGINES = ("auto", "ftree", "updn", "ar_ftree", "ar_updn", "minhop")
@@ -243,12 +243,6 @@ class QosPolicy:
             for d in c.dscp:
                 table[d] = c.priority
         return tuple(table)
-
-    def class_of_priority(self, priority: int) -> TrafficClass | None:
-        for c in self.classes:
-            if c.priority == priority:
-                return c
-        return None
 
     def ecn_priorities(self) -> tuple[int, ...]:
         if not self.ecn_enabled:

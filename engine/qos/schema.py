@@ -135,7 +135,10 @@ def qos_policy_json_schema(*, effective: bool) -> dict:
             + ("." if effective else ": accepted only when it is the design's (change it in the spec)."),
         },
         "mode": {"enum": list(MODES), "description": "Congestion control: dcqcn, pfc-only or lossy (docs/qos.md)."},
-        "ethernet_os": {"enum": list(ETHERNET_OSES), "description": "OS of NVIDIA Spectrum switches."},
+        "ethernet_os": {
+            "enum": list(ETHERNET_OSES),
+            "description": "OS of switches whose catalog entry runs both NVUE and SONiC (NVIDIA Spectrum).",
+        },
     }
     for name in CLASS_NAMES:
         properties[name] = _section(CLASS_FIELDS, CLASS_HELP, f"The {name} traffic class.", effective=effective)

@@ -42,7 +42,7 @@ def effective_dscp_map(policy: QosPolicy) -> tuple[int, ...]:
     return tuple(stock)
 
 
-def build(policy: QosPolicy, switch: SwitchPorts) -> dict:
+def build(policy: QosPolicy, switch: SwitchPorts) -> dict:  # noqa: C901
     m = policy.sonic.map_name
     pfc = policy.pfc_priorities
     used = {c.priority for c in policy.classes}

@@ -223,7 +223,7 @@ def plane_label(plane: int, planes: int) -> str:
     return f"-{'AB'[plane]}" if planes > 1 else ""
 
 
-def build_compute(
+def build_compute(  # noqa: C901
     plan: ComputePlan, server_idx: list[int], server: ServerModel, b: Builder, ufm_idx: list[int] | None = None
 ) -> dict:
     """Wire the compute fabric into `b`. Returns device index lists per role (leaf/spine/core per plane)."""

@@ -268,96 +268,73 @@ def _collective(
     }
 
 
+def _dp_collectives(
+    wl: Workload, facts: FabricFacts, s: AnalysisSettings, prefix: str, ranks: list[int], count: float, label: str
+) -> list[dict]:
+    """The data-parallel collectives of one family of weights (dense, or one expert group's), as
+    wl.dp_sharding shards them: none, optimizer (ZeRO-1/2) or full (ZeRO-3)."""
+    m = wl.micro_batches
+    shard_grad = count * PRECISION_BYTES[wl.precision.gradients] / wl.gradient_compression
+    shard_param = count * PRECISION_BYTES[wl.precision.parameters]
+    if len(ranks) <= 1 or count <= 0:
+        return []
+    # (name, collective, bytes, operations per step, what it is)
+    steps = {
+        "none": [
+            (
+                "gradient-all-reduce",
+                "all-reduce",
+                shard_grad,
+                1,
+                "one all-reduce of the gradient shard per optimizer step",
+            )
+        ],
+        "optimizer": [
+            ("gradient-reduce-scatter", "reduce-scatter", shard_grad, 1, "gradients reduce-scattered once per step"),
+            ("parameter-all-gather", "all-gather", shard_param, 1, "updated parameters all-gathered once per step"),
+        ],
+        "full": [
+            (
+                "gradient-reduce-scatter",
+                "reduce-scatter",
+                shard_grad,
+                m,
+                "ZeRO-3, gradients reduce-scattered every micro-batch",
+            ),
+            (
+                "parameter-all-gather",
+                "all-gather",
+                shard_param,
+                2 * m,
+                "ZeRO-3, parameters gathered for forward and backward of every micro-batch",
+            ),
+        ],
+    }
+    # Any other value was refused when the workload was read (DP_SHARDING); "full" as the code always took it.
+    return [
+        _collective(f"{prefix}-{name}", kind, "data", ranks, size, ops, facts, s, f"{label}: {what}")
+        for name, kind, size, ops, what in steps.get(wl.dp_sharding, steps["full"])
+    ]
+
+
 def collectives(wl: Workload, facts: FabricFacts, s: AnalysisSettings) -> list[dict]:
     par, m = wl.parallelism, wl.micro_batches
     t, p, c, e, V = par.tensor, par.pipeline, par.context, par.expert, par.virtual_stages
     act = PRECISION_BYTES[wl.precision.activations]
-    grad = PRECISION_BYTES[wl.precision.gradients]
-    prm = PRECISION_BYTES[wl.precision.parameters]
     groups = _groups(wl)
     out: list[dict] = []
     recompute = wl.activation_checkpointing == "full"
     seq = wl.sequence_length / c  # tokens of one sequence held by one context rank
     layers_per_stage = wl.layers / p  # may be fractional (Llama 3: 126 layers on 16 stages)
 
-    def dp_family(prefix: str, ranks: list[int], count: float, label: str) -> None:
-        shard_grad = count * grad / wl.gradient_compression
-        shard_param = count * prm
-        n = len(ranks)
-        if n <= 1 or count <= 0:
-            return
-        if wl.dp_sharding == "none":
-            out.append(
-                _collective(
-                    f"{prefix}-gradient-all-reduce",
-                    "all-reduce",
-                    "data",
-                    ranks,
-                    shard_grad,
-                    1,
-                    facts,
-                    s,
-                    f"{label}: one all-reduce of the gradient shard per optimizer step",
-                )
-            )
-        elif wl.dp_sharding == "optimizer":
-            out.append(
-                _collective(
-                    f"{prefix}-gradient-reduce-scatter",
-                    "reduce-scatter",
-                    "data",
-                    ranks,
-                    shard_grad,
-                    1,
-                    facts,
-                    s,
-                    f"{label}: gradients reduce-scattered once per step",
-                )
-            )
-            out.append(
-                _collective(
-                    f"{prefix}-parameter-all-gather",
-                    "all-gather",
-                    "data",
-                    ranks,
-                    shard_param,
-                    1,
-                    facts,
-                    s,
-                    f"{label}: updated parameters all-gathered once per step",
-                )
-            )
-        else:
-            out.append(
-                _collective(
-                    f"{prefix}-gradient-reduce-scatter",
-                    "reduce-scatter",
-                    "data",
-                    ranks,
-                    shard_grad,
-                    m,
-                    facts,
-                    s,
-                    f"{label}: ZeRO-3, gradients reduce-scattered every micro-batch",
-                )
-            )
-            out.append(
-                _collective(
-                    f"{prefix}-parameter-all-gather",
-                    "all-gather",
-                    "data",
-                    ranks,
-                    shard_param,
-                    2 * m,
-                    facts,
-                    s,
-                    f"{label}: ZeRO-3, parameters gathered for forward and backward of every micro-batch",
-                )
-            )
-
-    dp_family("dp", groups["data"], wl.dense_parameters / (t * p), "dense weights over the d·c replicas")
+    out += _dp_collectives(
+        wl, facts, s, "dp", groups["data"], wl.dense_parameters / (t * p), "dense weights over the d·c replicas"
+    )
     if e >= 1 and wl.expert_parameters > 0:
-        dp_family(
+        out += _dp_collectives(
+            wl,
+            facts,
+            s,
             "expert-dp",
             groups["expert-data"],
             wl.expert_parameters / (t * p * e),

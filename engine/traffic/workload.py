@@ -303,6 +303,94 @@ _PREC = {"parameters", "gradients", "activations"}
 
 
 def _parse_one(item: Any, path: str, design_gpus: int | None, errors: list[FieldError]) -> Workload | None:
+    """One workload (a preset name, or fields over an optional preset), or None with its errors added."""
+    resolved = _with_preset(item, path, errors)
+    if resolved is None:
+        return None
+    item, preset, source = resolved
+    n_before = len(errors)
+    r = _Reader(item, path, errors)
+    r.unknown(_TOP)
+    name = r.raw("name")
+    if not isinstance(name, str) or not name.strip():
+        r.err("name", "is required (a non-empty string)")
+        name = ""
+    params = r.number("parameters", required=True, minimum=1)
+    layers = r.number("layers", required=True, integer=True, minimum=1)
+    hidden = r.number("hidden_size", required=True, integer=True, minimum=1)
+    seq = r.number("sequence_length", required=True, integer=True, minimum=1)
+    mbs = r.number("micro_batch_size", 1, integer=True, minimum=1)
+    mbn = r.number("micro_batches", 1, integer=True, minimum=1)
+    heads = r.number("attention_heads", None, integer=True, minimum=1)
+    kv = r.number("kv_heads", None, integer=True, minimum=1)
+    ffn = r.number("ffn_hidden_size", None, integer=True, minimum=1)
+    parallelism = _read_parallelism(r.sub("parallelism"))
+
+    rm = r.sub("moe")
+    rm.unknown(_MOE)
+    experts = rm.number("experts", 1, integer=True, minimum=1)
+    top_k = rm.number("top_k", 1, integer=True, minimum=1)
+    moe_layers = rm.number("moe_layers", None, integer=True, minimum=1)
+    expert_params = rm.number("expert_parameters", None, minimum=0)
+
+    rpr = r.sub("precision")
+    rpr.unknown(_PREC)
+    prec = Precision(
+        *(rpr.choice(k, "bf16", tuple(PRECISION_BYTES)) for k in ("parameters", "gradients", "activations"))
+    )
+
+    opt = _read_optimizer(r)
+    sharding = r.choice("dp_sharding", "none", DP_SHARDING)
+    ckpt = r.choice("activation_checkpointing", "selective", CHECKPOINTING)
+    act_mem = r.number("activation_memory_gb", None, minimum=0)
+    comp = r.number("gradient_compression", 1.0, minimum=1)
+    overlap = r.number("overlap", 0.0, minimum=0, maximum=1)
+    step = r.number("target_step_time_s", None)
+    if step is not None and step <= 0:
+        r.err("target_step_time_s", "must be > 0")
+        step = None
+    tflops = r.number("achieved_tflops_per_gpu", None)
+    if tflops is not None and tflops <= 0:
+        r.err("achieved_tflops_per_gpu", "must be > 0")
+        tflops = None
+    gpus = r.number("gpus", None, integer=True, minimum=1)
+    r.raw("description")
+    if len(errors) > n_before:
+        return None
+
+    p = parallelism
+    wl = Workload(
+        name=name.strip(),
+        parameters=float(params),
+        layers=layers,
+        hidden_size=hidden,
+        sequence_length=seq,
+        micro_batch_size=mbs,
+        micro_batches=mbn,
+        attention_heads=heads,
+        kv_heads=kv,
+        ffn_hidden_size=ffn,
+        parallelism=parallelism,
+        moe=MoE(experts=experts, top_k=top_k, moe_layers=moe_layers, expert_parameters=expert_params),
+        precision=prec,
+        optimizer=opt,
+        dp_sharding=sharding,
+        activation_checkpointing=ckpt,
+        activation_memory_gb=None if act_mem is None else float(act_mem),
+        gradient_compression=float(comp),
+        overlap=float(overlap),
+        target_step_time_s=step,
+        achieved_tflops_per_gpu=tflops,
+        gpus=p.tensor * p.pipeline * p.data * p.context,
+        preset=preset,
+        source=source,
+    )
+    errors += _cross_field_errors(wl, path, design_gpus=design_gpus, gpus=gpus)
+    return wl
+
+
+def _with_preset(item: Any, path: str, errors: list[FieldError]) -> tuple[Mapping, str | None, Any] | None:
+    """(the workload's fields over its preset's, the preset's name, its source), or None with the error added."""
     preset = None
     source = None
     if isinstance(item, str):
@@ -322,24 +410,10 @@ def _parse_one(item: Any, path: str, design_gpus: int | None, errors: list[Field
         source = base.get("source")
         item = _merge(base, {k: v for k, v in item.items() if k != "preset"})
         item.setdefault("name", preset)
-    n_before = len(errors)
-    r = _Reader(item, path, errors)
-    r.unknown(_TOP)
-    name = r.raw("name")
-    if not isinstance(name, str) or not name.strip():
-        r.err("name", "is required (a non-empty string)")
-        name = ""
-    params = r.number("parameters", required=True, minimum=1)
-    layers = r.number("layers", required=True, integer=True, minimum=1)
-    hidden = r.number("hidden_size", required=True, integer=True, minimum=1)
-    seq = r.number("sequence_length", required=True, integer=True, minimum=1)
-    mbs = r.number("micro_batch_size", 1, integer=True, minimum=1)
-    mbn = r.number("micro_batches", 1, integer=True, minimum=1)
-    heads = r.number("attention_heads", None, integer=True, minimum=1)
-    kv = r.number("kv_heads", None, integer=True, minimum=1)
-    ffn = r.number("ffn_hidden_size", None, integer=True, minimum=1)
+    return item, preset, source
 
-    rp = r.sub("parallelism")
+
+def _read_parallelism(rp: _Reader) -> Parallelism:
     rp.unknown(_PAR)
     t = rp.number("tensor", 1, integer=True, minimum=1)
     pp = rp.number("pipeline", 1, integer=True, minimum=1)
@@ -358,20 +432,20 @@ def _parse_one(item: Any, path: str, design_gpus: int | None, errors: list[Field
             "rank_order", 'must list tensor, context, pipeline and data once each, innermost first (e.g. "tp-cp-pp-dp")'
         )
         order = list(DEFAULT_RANK_ORDER)
-
-    rm = r.sub("moe")
-    rm.unknown(_MOE)
-    experts = rm.number("experts", 1, integer=True, minimum=1)
-    top_k = rm.number("top_k", 1, integer=True, minimum=1)
-    moe_layers = rm.number("moe_layers", None, integer=True, minimum=1)
-    expert_params = rm.number("expert_parameters", None, minimum=0)
-
-    rpr = r.sub("precision")
-    rpr.unknown(_PREC)
-    prec = Precision(
-        *(rpr.choice(k, "bf16", tuple(PRECISION_BYTES)) for k in ("parameters", "gradients", "activations"))
+    return Parallelism(
+        tensor=t,
+        pipeline=pp,
+        data=d,
+        context=c,
+        expert=e,
+        virtual_stages=v,
+        sequence_parallel=sp,
+        rank_order=tuple(order),
     )
 
+
+def _read_optimizer(r: _Reader) -> str | float:
+    """An optimizer's name, or its bytes of state per parameter."""
     opt = r.raw("optimizer", "adam")
     if isinstance(opt, str) and opt not in OPTIMIZERS:
         m = _NUM.match(opt)
@@ -383,28 +457,18 @@ def _parse_one(item: Any, path: str, design_gpus: int | None, errors: list[Field
     elif not isinstance(opt, str) and (isinstance(opt, bool) or not isinstance(opt, (int, float)) or opt < 0):
         r.err("optimizer", "must be an optimizer name or a non-negative number of bytes per parameter")
         opt = "adam"
-    sharding = r.choice("dp_sharding", "none", DP_SHARDING)
-    ckpt = r.choice("activation_checkpointing", "selective", CHECKPOINTING)
-    act_mem = r.number("activation_memory_gb", None, minimum=0)
-    comp = r.number("gradient_compression", 1.0, minimum=1)
-    overlap = r.number("overlap", 0.0, minimum=0, maximum=1)
-    step = r.number("target_step_time_s", None)
-    if step is not None and step <= 0:
-        r.err("target_step_time_s", "must be > 0")
-        step = None
-    tflops = r.number("achieved_tflops_per_gpu", None)
-    if tflops is not None and tflops <= 0:
-        r.err("achieved_tflops_per_gpu", "must be > 0")
-        tflops = None
-    gpus = r.number("gpus", None, integer=True, minimum=1)
-    r.raw("description")
-    if len(errors) > n_before:
-        return None
+    return opt
 
-    # ---- cross-field rules ----
+
+def _cross_field_errors(wl: Workload, path: str, *, design_gpus: int | None, gpus: int | None) -> list[FieldError]:
+    """What the fields, each valid alone, cannot be together."""
+    par, moe = wl.parallelism, wl.moe
+    t, pp, d, c, e = par.tensor, par.pipeline, par.data, par.context, par.expert
+    experts, top_k, heads, kv = moe.experts, moe.top_k, wl.attention_heads, wl.kv_heads
+    out = []
     product = t * pp * d * c
     if gpus is not None and gpus != product:
-        errors.append(
+        out.append(
             FieldError(
                 f"{path}.parallelism.data",
                 f"tensor·pipeline·data·context = {t}·{pp}·{d}·{c} = {product:,} GPUs, "
@@ -412,7 +476,7 @@ def _parse_one(item: Any, path: str, design_gpus: int | None, errors: list[Field
             )
         )
     if design_gpus is not None and product > design_gpus:
-        errors.append(
+        out.append(
             FieldError(
                 f"{path}.parallelism.data",
                 f"tensor·pipeline·data·context = {t}·{pp}·{d}·{c} = {product:,} GPUs, "
@@ -420,7 +484,7 @@ def _parse_one(item: Any, path: str, design_gpus: int | None, errors: list[Field
             )
         )
     if d % e:
-        errors.append(
+        out.append(
             FieldError(
                 f"{path}.parallelism.expert",
                 f"expert parallelism {e} must divide data parallelism {d} "
@@ -428,67 +492,33 @@ def _parse_one(item: Any, path: str, design_gpus: int | None, errors: list[Field
             )
         )
     if e > 1 and experts % e:
-        errors.append(
-            FieldError(f"{path}.moe.experts", f"{experts} experts cannot be split over expert parallelism {e}")
-        )
+        out.append(FieldError(f"{path}.moe.experts", f"{experts} experts cannot be split over expert parallelism {e}"))
     if top_k > experts:
-        errors.append(FieldError(f"{path}.moe.top_k", f"top_k {top_k} exceeds the {experts} experts"))
-    if pp > layers:
-        errors.append(FieldError(f"{path}.parallelism.pipeline", f"{pp} pipeline stages for {layers} layers"))
-    if seq % c:
-        errors.append(
-            FieldError(f"{path}.parallelism.context", f"context parallelism {c} must divide the sequence length {seq}")
+        out.append(FieldError(f"{path}.moe.top_k", f"top_k {top_k} exceeds the {experts} experts"))
+    if pp > wl.layers:
+        out.append(FieldError(f"{path}.parallelism.pipeline", f"{pp} pipeline stages for {wl.layers} layers"))
+    if wl.sequence_length % c:
+        out.append(
+            FieldError(
+                f"{path}.parallelism.context",
+                f"context parallelism {c} must divide the sequence length {wl.sequence_length}",
+            )
         )
     if heads is not None and heads % t:
-        errors.append(
+        out.append(
             FieldError(f"{path}.parallelism.tensor", f"tensor parallelism {t} must divide the {heads} attention heads")
         )
     if kv is not None and heads is not None and kv > heads:
-        errors.append(FieldError(f"{path}.kv_heads", "cannot exceed attention_heads"))
-    wl = Workload(
-        name=name.strip(),
-        parameters=float(params),
-        layers=layers,
-        hidden_size=hidden,
-        sequence_length=seq,
-        micro_batch_size=mbs,
-        micro_batches=mbn,
-        attention_heads=heads,
-        kv_heads=kv,
-        ffn_hidden_size=ffn,
-        parallelism=Parallelism(
-            tensor=t,
-            pipeline=pp,
-            data=d,
-            context=c,
-            expert=e,
-            virtual_stages=v,
-            sequence_parallel=sp,
-            rank_order=tuple(order),
-        ),
-        moe=MoE(experts=experts, top_k=top_k, moe_layers=moe_layers, expert_parameters=expert_params),
-        precision=prec,
-        optimizer=opt,
-        dp_sharding=sharding,
-        activation_checkpointing=ckpt,
-        activation_memory_gb=None if act_mem is None else float(act_mem),
-        gradient_compression=float(comp),
-        overlap=float(overlap),
-        target_step_time_s=step,
-        achieved_tflops_per_gpu=tflops,
-        gpus=product,
-        preset=preset,
-        source=source,
-    )
+        out.append(FieldError(f"{path}.kv_heads", "cannot exceed attention_heads"))
     if experts > 1 and wl.expert_parameters >= wl.parameters:
-        errors.append(
+        out.append(
             FieldError(
                 f"{path}.moe.expert_parameters",
                 f"expert parameters ({wl.expert_parameters:.3g}) must be fewer than the "
                 f"total parameters ({wl.parameters:.3g})",
             )
         )
-    return wl
+    return out
 
 
 # Workloads one design is checked against: a handful of training jobs in practice. Each costs CPU at every save
@@ -524,10 +554,6 @@ def parse_workloads(data: Any, *, path: str = "workloads", design_gpus: int | No
     if errors:
         raise SpecError(errors)
     return out
-
-
-def precision_bytes(name: str) -> int:
-    return PRECISION_BYTES[name]
 
 
 def optimizer_bytes(wl: Workload) -> float:

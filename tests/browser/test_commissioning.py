@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+from pathlib import Path
 
 import pytest
 
@@ -94,7 +95,7 @@ def test_alice_uploads_an_asbuilt_file_and_sees_the_classes_and_the_fix_list(
     expect(rows.first).to_contain_text("swap the cords at DGX-SU01-N01 OSFP1P1 and OSFP1P2")
     with page.expect_download() as info:
         section.get_by_role("link", name="fix-list.csv").click()
-    lines = open(info.value.path(), encoding="utf-8").read().splitlines()
+    lines = Path(info.value.path()).read_text(encoding="utf-8").splitlines()
     assert lines[0].startswith("problem,class,rack,cable_id") and len(lines) == 2
 
     fixed = tmp_path / "asbuilt-fixed.csv"

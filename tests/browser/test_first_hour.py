@@ -137,7 +137,7 @@ def test_the_first_hour(live_server, celery_worker, page, django_user_model, set
     half = len(body) // 2
     for name, part in (("rack-A.csv", body[:half]), ("rack-B.csv", body[half:])):
         page.goto(f"{design_url}/revisions/1/measurements/")
-        page.get_by_label("Filled test sheet (CSV)").set_input_files(str(write_csv(tmp_path / name, [header] + part)))
+        page.get_by_label("Filled test sheet (CSV)").set_input_files(str(write_csv(tmp_path / name, [header, *part])))
         page.get_by_role("button", name="Upload results").click()
         expect(page.get_by_role("status")).to_contain_text(f"Stored {name}")
         # a half of this sheet is past MEASUREMENTS_READ_IN_REQUEST_BYTES: the worker judges it, then the job's

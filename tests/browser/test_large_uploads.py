@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from pathlib import Path
 
 import pytest
 
@@ -42,14 +43,14 @@ def test_large_uploads_are_read_by_the_worker_and_the_page_follows_them(
     section = page.locator("#measured-results")
     with page.expect_download() as info:
         section.get_by_role("link", name="test-sheet.csv").click()
-    rows = list(csv.reader(io.StringIO(open(info.value.path(), encoding="utf-8").read())))
+    rows = list(csv.reader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8"))))
     header, body = rows[0], rows[1:]
     col = {c: i for i, c in enumerate(header)}
     for r in body:
         r[col["measured_loss_db"]] = "0.31"
     filled = tmp_path / "large-sheet.csv"
     with open(filled, "w", newline="", encoding="utf-8") as fh:
-        csv.writer(fh).writerows([header] + body)
+        csv.writer(fh).writerows([header, *body])
     section.get_by_label("Filled test sheet (CSV)").set_input_files(str(filled))
     section.get_by_role("button", name="Upload results").click()
 

@@ -7,6 +7,7 @@ import csv
 import io
 import os
 import re
+from pathlib import Path
 
 import pytest
 
@@ -50,7 +51,7 @@ def test_alice_uploads_a_filled_test_sheet_and_sees_the_verdicts(
     expect(section).to_contain_text("No measured results yet")
     with page.expect_download() as info:
         section.get_by_role("link", name="test-sheet.csv").click()
-    rows = list(csv.reader(io.StringIO(open(info.value.path(), encoding="utf-8").read())))
+    rows = list(csv.reader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8"))))
     header, body = rows[0], rows[1:]
     col = {c: i for i, c in enumerate(header)}
     for r in body:
@@ -59,7 +60,7 @@ def test_alice_uploads_a_filled_test_sheet_and_sees_the_verdicts(
     body[1][col["measured_loss_db"]] = "0.4 mW"  # not a loss in dB: reported, left out
     filled = tmp_path / "filled-test-sheet.csv"
     with open(filled, "w", newline="", encoding="utf-8") as fh:
-        csv.writer(fh).writerows([header] + body)
+        csv.writer(fh).writerows([header, *body])
 
     assert unlabelled_inputs(page) == []
     section.get_by_label("Filled test sheet (CSV)").set_input_files(str(filled))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from pathlib import Path
 
 import pytest
 
@@ -75,7 +76,7 @@ def test_shrinking_to_95_servers_shows_removed_cords_in_compare_and_in_the_chang
         page.locator("#change-order-csv").click()
     download = info.value
     assert download.suggested_filename == f"design-{design.pk}-change-order-ordered-to-r2.csv"
-    rows = list(csv.DictReader(io.StringIO(open(download.path(), encoding="utf-8").read())))
+    rows = list(csv.DictReader(io.StringIO(Path(download.path()).read_text(encoding="utf-8"))))
     line = next(r for r in rows if r["section"] == "line" and r["part"] == "MFP7E10-N030")
     assert (line["status"], line["old_quantity"], line["new_quantity"]) == ("removed", "168", "0")
     assert (line["delta_quantity"], line["delta_spares"], line["delta_order_quantity"]) == ("-168", "-9", "-177")

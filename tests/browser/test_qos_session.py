@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 
 import pytest
 
@@ -73,6 +74,6 @@ def test_alice_edits_the_qos_policy_computes_and_downloads_a_switch_config(
         page.get_by_role("link", name="CF-SU01-L01.nvue.txt", exact=True).click()
     download = info.value
     assert download.suggested_filename == "CF-SU01-L01.nvue.txt"
-    text = open(download.path(), encoding="utf-8").read()
+    text = Path(download.path()).read_text(encoding="utf-8")
     assert "nv set qos mapping default-global dscp 24 switch-priority 3" in text
     assert re.search(r"^nv config apply -y$", text, re.M)

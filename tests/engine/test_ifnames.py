@@ -32,9 +32,9 @@ from engine.spec import parse_spec
     ],
 )
 def test_split_ports_on_an_8_lane_cage(port, split, nvue, sonic, eos):
-    assert switch_port_name(port, "nvue", lanes=8, split=split) == nvue
-    assert switch_port_name(port, "sonic", lanes=8, split=split) == sonic
-    assert switch_port_name(port, "eos", lanes=8, split=split) == eos
+    assert switch_port_name(port, "swp", lanes=8, split=split) == nvue
+    assert switch_port_name(port, "ethernet-lane", lanes=8, split=split) == sonic
+    assert switch_port_name(port, "ethernet-cage-lane", lanes=8, split=split) == eos
 
 
 def test_lanes_come_from_the_catalog():
@@ -42,8 +42,9 @@ def test_lanes_come_from_the_catalog():
     assert lanes_per_cage(cat.switches["sn5600"]) == 8  # 800G at 100G lanes
     assert lanes_per_cage(cat.switches["sn4600c"]) == 4  # 100G at 25G lanes
     assert lanes_per_cage(cat.switches["sn2201"]) == 1
-    assert switch_port_name("up2", "nvue", lanes=1, cages=48) == "swp50"  # SN2201 uplinks after 48 RJ45 ports
-    assert switch_port_name("mgmt0", "nvue") == "eth0" and switch_port_name("mgmt0", "eos") == "Management1"
+    assert switch_port_name("up2", "swp", lanes=1, cages=48) == "swp50"  # SN2201 uplinks after 48 RJ45 ports
+    assert switch_port_name("mgmt0", "swp") == "eth0"
+    assert switch_port_name("mgmt0", "ethernet-cage-lane") == "Management1"
     assert ib_port_number("3/2") == 6 and ib_port_number("3") == 3 and ib_port_number("mgmt0") is None
 
 
@@ -105,18 +106,18 @@ def test_arista_configs_name_split_ports_by_their_first_lane():
     assert any(i.endswith("/5") for i in interfaces) and not any(i.endswith("/2") for i in interfaces)
 
 
-@pytest.mark.parametrize("platform", ["nvue", "sonic", "eos", "ib"])
+@pytest.mark.parametrize("platform", ["swp", "ethernet-lane", "ethernet-cage-lane", "ib-port"])
 @pytest.mark.parametrize("split", [1, 2, 4, 8])
 def test_a_printed_name_reads_back_as_the_design_port_on_every_platform(platform, split):
     """The as-built fix list names a stray cable's ports as the design does (engine.asbuilt.matching.SpareNames):
     design_port_name inverts switch_port_name, uplinks and the management port included."""
     ports = [f"{c}/{s}" for c in (1, 17, 64) for s in range(1, split + 1)] if split > 1 else ["1", "17", "64"]
-    if platform == "ib":  # Quantum-2: two ports per cage, every port "<cage>/<n>"
+    if platform == "ib-port":  # Quantum-2: two ports per cage, every port "<cage>/<n>"
         ports = ["1/1", "1/2", "17/2", "32/1"]
     for port in [*ports, "up1", "up2", "mgmt0"]:
-        if platform == "ib" and port.startswith("up"):
+        if platform == "ib-port" and port.startswith("up"):
             continue
         name = switch_port_name(port, platform, lanes=8, split=split, cages=64)
-        slashed = split > 1 or platform == "ib"
+        slashed = split > 1 or platform == "ib-port"
         assert design_port_name(name, platform, lanes=8, split=split, cages=64, slashed=slashed) == port, name
     assert design_port_name("bond0", platform) is None

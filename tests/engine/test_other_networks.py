@@ -18,8 +18,8 @@ from collections import Counter, defaultdict
 
 import pytest
 
+from engine.columns import LINK_COLUMNS
 from engine.model import TIERS
-from engine.result import LINK_COLUMNS
 from tests.engine.conftest import build
 
 NODES = 127

@@ -105,7 +105,7 @@ def _verify(draft):
 def test_a_panel_port_with_two_cords_is_an_invariant_error(draft):
     rows = draft.physical.cable_rows
     i, j = [k for k, row in enumerate(rows) if row[1] == "cord" and row[5][0] == "panel"][:2]
-    rows[j] = rows[j][:5] + [rows[i][5]] + rows[j][6:]
+    rows[j] = [*rows[j][:5], rows[i][5], *rows[j][6:]]
     with pytest.raises(EngineInvariantError, match=r"^patch panel DC1\.\S+ U\d+ port \d+ carries 2 cords$"):
         _verify(draft)
 

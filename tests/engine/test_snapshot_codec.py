@@ -144,7 +144,7 @@ def test_a_field_added_since_the_document_was_stored_reads_as_its_default(h100):
 def test_a_missing_field_without_a_default_makes_the_document_unreadable(h100):
     doc = _doc(codec.encode(h100.spec))
     _drop_field(doc, "DesignSpec", "name")
-    with pytest.raises(codec.CodecError, match="DesignSpec.name"):
+    with pytest.raises(codec.CodecError, match=r"DesignSpec.name"):
         codec.decode(zlib.compress(json.dumps(doc).encode()))
 
 

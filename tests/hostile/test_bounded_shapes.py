@@ -13,7 +13,15 @@ from tests.apps.api.conftest import SMALL_SPEC, error_of
 
 pytestmark = pytest.mark.django_db
 
-SWITCH = {"name": "Acme X64", "cages": 32, "speeds": {400: 2}, "rack_units": 1, "sources": ["S1"]}
+SWITCH = {
+    "name": "Acme X64",
+    "vendor": "Acme",
+    "os": {"nvue": "swp"},
+    "cages": 32,
+    "speeds": {400: 2},
+    "rack_units": 1,
+    "sources": ["S1"],
+}
 
 
 @pytest.mark.parametrize(
@@ -52,7 +60,7 @@ def test_the_catalog_page_names_the_field_of_a_wrongly_typed_part(client, users)
     from apps.catalog.models import CustomPart
 
     client.force_login(users.alice)
-    body = "name: Acme\ncages: 32\nspeeds: {400: 2}\nrack_units: 1\nsources: [[S1]]\n"
+    body = "name: Acme\nvendor: Acme\nos: {nvue: swp}\ncages: 32\nspeeds: {400: 2}\nrack_units: 1\nsources: [[S1]]\n"
     r = client.post("/designs/catalog/", {"action": "part", "section": "switches", "key": "acme", "body": body})
     assert r.status_code == 400 and "switches.acme.sources[0]: must be text, not list" in r.content.decode()
     assert not CustomPart.objects.exists()

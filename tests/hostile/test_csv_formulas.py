@@ -52,7 +52,7 @@ def test_csv_is_written_only_by_the_neutralizing_writers():
 
 
 def test_the_writer_neutralizes_each_formula_character_and_leaves_numbers():
-    text = csv_text([list(FORMULAS) + ["-1.5", "+2", "plain"]])
+    text = csv_text([[*FORMULAS, "-1.5", "+2", "plain"]])
     (row,) = csv.reader(io.StringIO(text, newline=""))
     assert row == [PREFIX + f for f in FORMULAS] + ["-1.5", "+2", "plain"]
     assert csv_text([list(FORMULAS)], raw=True).startswith('"=HYPERLINK(1)"')

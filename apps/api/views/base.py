@@ -81,13 +81,13 @@ def refuse_undeclared_query(view, request) -> None:
 
 class ApiView(APIView):
     # Token first: its authenticate_header makes an anonymous request a 401, not a 403.
-    authentication_classes = [TokenAuthentication, SessionAuthentication]
-    permission_classes = [IsAuthenticated]
+    authentication_classes = (TokenAuthentication, SessionAuthentication)
+    permission_classes = (IsAuthenticated,)
     # The rate limit is counted in perform_authentication (apps/api/ratelimit.py), not by a DRF throttle:
     # per user across tokens and session, atomic, and before permissions, so every answer is counted.
-    throttle_classes = []
-    parser_classes = [LimitedJSONParser]
-    renderer_classes = [JSONRenderer]
+    throttle_classes = ()
+    parser_classes = (LimitedJSONParser,)
+    renderer_classes = (JSONRenderer,)
     content_negotiation_class = JSONOnlyNegotiation
     schema = ApiAutoSchema()
 
@@ -140,7 +140,7 @@ def revision_for(request, design_id: int, number: int, *, defer: tuple[str, ...]
 class NotFoundApi(ApiView):
     """Any other path under /api/ (a typo, /api/v2/...): the API's 404, in the API's error shape, never HTML."""
 
-    permission_classes = []
+    permission_classes = ()
     schema = None
 
     def _missing(self, request, *args, **kwargs):

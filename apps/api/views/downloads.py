@@ -357,7 +357,7 @@ def _measurement_out(m: MeasurementUpload, number: int, errors: bool = False) ->
 
 
 class MeasurementListApi(ApiView):
-    parser_classes = [CSVUploadParser]
+    parser_classes = (CSVUploadParser,)
 
     class QuerySerializer(StrictSerializer):
         filename = serializers.RegexField(

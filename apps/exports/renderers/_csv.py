@@ -26,16 +26,6 @@ class _Line:
         return self.write(row)
 
 
-def csv_line(row: Sequence) -> str:
-    """One row through csv.writer (the reference path)."""
-    return _Line()(row)
-
-
-def csv_line_safe(row: Sequence) -> str:
-    """One row through csv.writer, each text cell neutralized (engine/csvcells.py)."""
-    return _Line()(neutralize_row(row))
-
-
 def csv_lines(header: Sequence[str], rows: Iterable[Sequence], *, raw: bool = False) -> Iterator[str]:
     """Header and rows as CSV lines. Unless `raw`, a text cell beginning with a formula character is written
     with a leading ' (engine/csvcells.py); a line with no cell that could begin so keeps the fast path."""
@@ -65,10 +55,9 @@ def csv_lines(header: Sequence[str], rows: Iterable[Sequence], *, raw: bool = Fa
             and line.count("\n") == 1
             and "\r" not in line
             and "None" not in line
-        ):
-            if not flagged or not any(type(c) is str and c[:1] in TRIGGERS and starts_unsafe(c) for c in row):
-                yield line
-                continue
+        ) and (not flagged or not any(type(c) is str and c[:1] in TRIGGERS and starts_unsafe(c) for c in row)):
+            yield line
+            continue
         yield slow(neutralize_row(row) if flagged else row)
 
 

@@ -193,10 +193,6 @@ class Fitter:
     def width(self, s: str) -> float:
         return self._sw(s, self.size)
 
-    def safe_len(self, width: float) -> int:
-        """Strings up to this many characters always fit ``width`` (ASCII)."""
-        return int(width / self._maxw)
-
     def fit_all(self, strings, width: float) -> list[str]:
         """[fit(s, width) for s in strings], measuring each string once at most (a table column)."""
         maxw, sw, size, fit = self._maxw, self._sw, self.size, self.fit
@@ -430,7 +426,7 @@ class FlowDoc:
         return total
 
     # ------------------------------------------------------------------------------------------
-    def _run(self, c, total: int) -> int:
+    def _run(self, c, total: int) -> int:  # noqa: C901
         state = {"page": 0, "y": 0.0, "section": "", "page_section": ""}
         draw = c is not None
         body = self.top - self.bottom
@@ -593,7 +589,7 @@ class FlowDoc:
         """(lines per cell, lines of the row, bold) of one row."""
         bold = bool(t.bold_marker and r and r[0].startswith(t.bold_marker))
         if bold:
-            r = (r[0][len(t.bold_marker or "") :],) + tuple(r[1:])
+            r = (r[0][len(t.bold_marker or "") :], *r[1:])
         font = t.bold_font if bold else t.font
         f = fitter(font, t.size)
         out = []
@@ -649,7 +645,7 @@ class FlowDoc:
         c.line(x0, y - lead, x0 + total_w, y - lead)
         c.line(x0, yy, x0 + total_w, yy)
 
-    def _draw_table_chunk(self, c, t: Table, y: float, rows: list, *, continued: bool) -> None:
+    def _draw_table_chunk(self, c, t: Table, y: float, rows: list, *, continued: bool) -> None:  # noqa: C901
         x0 = self.margin
         L = t.lines_per_row
         if L > 1:  # a line wider than its cell takes the cell's empty lines rather than being cut
@@ -682,7 +678,7 @@ class FlowDoc:
             for j, r in enumerate(rows):
                 if r and r[0].startswith(m):
                     bold_rows.add(j)
-                    rows[j] = (r[0][len(m) :],) + tuple(r[1:])
+                    rows[j] = (r[0][len(m) :], *r[1:])
         x = x0
         hdr_fit = fitter(t.bold_font, t.size)
         body_fit = fitter(t.font, t.size)
@@ -875,7 +871,7 @@ def lines_writer(tx):
     return _writers(tx)[1]
 
 
-def _writers(tx):
+def _writers(tx):  # noqa: C901
     from reportlab.lib.rl_accel import escapePDF, fp_str
 
     slow = tx.textLine
@@ -947,12 +943,3 @@ def _writers(tx):
 def fmt_int(n) -> str:
     """Integers with thousands separators for PDFs (tests strip the commas)."""
     return f"{n:,}"
-
-
-def fmt_num(x, digits: int = 2) -> str:
-    if x is None or x == "":
-        return "\u2014"
-    if isinstance(x, int):
-        return f"{x:,}"
-    s = f"{x:,.{digits}f}"
-    return s

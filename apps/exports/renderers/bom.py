@@ -127,7 +127,7 @@ def _form_factors(opts: ExportOptions, result=None) -> dict:
             from engine.catalog import load_catalog
 
             cat = load_catalog()
-        except Exception:  # pragma: no cover - catalog not loadable: fall back to descriptions
+        except Exception:  # noqa: BLE001  # pragma: no cover - catalog not loadable: fall back to descriptions
             return {}
     media = getattr(cat, "media", cat)
     tr = getattr(media, "transceivers", None) or {}
@@ -151,7 +151,7 @@ def _device_keys(d, catalog, procurement, parts) -> list:
     return keys or ([legacy] if legacy in parts else [])
 
 
-def compute_bom(result, options=None) -> Bom:
+def compute_bom(result, options=None) -> Bom:  # noqa: C901
     opts = ExportOptions.from_any(options)
     ph = result.physical
     summary_bom = result.summary.get("bom") or (ph.bom if ph is not None else [])
@@ -309,7 +309,7 @@ def iter_bom_rows(result, options=None, bom: Bom | None = None) -> Iterator[tupl
         yield row if len(row) == n else row + ("",) * (n - len(row))
 
 
-def _bom_rows(result, options, bom):
+def _bom_rows(result, options, bom):  # noqa: C901
     opts = ExportOptions.from_any(options)
     b = bom or compute_bom(result, opts)
     cur = b.currency
@@ -559,7 +559,7 @@ def write_bom_csv(result, fh: IO[str], options=None) -> int:
 _B = "\x01"  # bold-row marker for subtotal rows
 
 
-def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> int:
+def render_bom_pdf(result, fh, options=None, *, revision_label: str = "r1") -> int:  # noqa: C901
     opts = ExportOptions.from_any(options)
     b = compute_bom(result, opts)
     s = result.summary

@@ -87,7 +87,7 @@ def iter_change_order_rows(delta: OrderDelta) -> Iterator[tuple]:
     blank = ("",) * (len(CHANGE_ORDER_COLUMNS) - 6)
     for side, o in (("from", delta.old), ("to", delta.new)):
         text = f"{o.label}: {o.price_source or 'no prices'}; {o.spares_text}"
-        yield ("basis", side, "", "", "", text) + blank
+        yield ("basis", side, "", "", "", text, *blank)
     for d in delta.changed():
         yield _row("line", "", d, cur)
     for section, key, _title, ds in iter_group_deltas(delta):

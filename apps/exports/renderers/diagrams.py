@@ -9,6 +9,8 @@ from collections import Counter, defaultdict
 
 from reportlab.graphics.shapes import Drawing, Line, Rect, String
 
+from engine.ifnames import SWITCH_ROLES
+
 from ._pdf import COND, COND_BOLD, SANS, SANS_BOLD, audit_box, fitter, wrap
 
 LEVEL = {
@@ -258,20 +260,30 @@ def elevation_racks(view, racks_in_scope=None, limit: int = 24) -> list[int]:
     return chosen[:limit]
 
 
-def rack_contents(view, rack_list: list[int]) -> dict[int, list[tuple[int, int, str, str]]]:
-    """{rack: [(lowest U, height U, name, model)]} for devices and patch panels."""
+# Elevation fill per stored device role (engine/model.py Device.role), as the browser's elevation colours by
+# role (apps/designs/diagrams.py): switches (engine.ifnames.SWITCH_ROLES) 1, patch panels 2, servers and
+# appliances 0. Never read from a device's name.
+PANEL = "patch panel"
+
+
+def _fill_level(role: str) -> int:
+    return 2 if role == PANEL else 1 if role in SWITCH_ROLES else 0
+
+
+def rack_contents(view, rack_list: list[int]) -> dict[int, list[tuple[int, int, str, str, str]]]:
+    """{rack: [(lowest U, height U, name, model, role)]} for devices and patch panels (role "patch panel")."""
     want = set(rack_list)
     out: dict = {ri: [] for ri in rack_list}
     for d, ri, u in zip(view.devices, view.dev_rack, view.dev_u):
         if ri in want:
-            out[ri].append((u, max(1, d.rack_units), d.name, d.model))
+            out[ri].append((u, max(1, d.rack_units), d.name, d.model, d.role))
     panels: set = set()
     for row in view.ph.cable_rows:
         for e in (row[4], row[5]):
             if e[0] == "panel" and e[1] in want:
                 panels.add((e[1], e[2]))
     for ri, u in panels:
-        out[ri].append((u, 1, f"PP-{view.rack_grid[ri]}-U{u:02d}", "patch panel"))
+        out[ri].append((u, 1, f"PP-{view.rack_grid[ri]}-U{u:02d}", PANEL, PANEL))
     return out
 
 
@@ -303,21 +315,15 @@ def elevations(view, rack_list: list[int], width: float, height: float, per_page
                 d.add(Line(x, y, x + rack_w, y, strokeWidth=0.15))
                 if u % 2 == 1 or u_h >= 8:
                     d.add(_text(x - 2, y + (u_h - 7) / 2 + 0.8, str(u), 7, COND, "end"))
-            zero_u = [name for low, _h, name, _m in contents.get(ri, []) if low < 1]
+            zero_u = [name for low, _h, name, _m, _r in contents.get(ri, []) if low < 1]
             if zero_u:
                 d.add(_text(x, bottom - 9, "0U: " + ", ".join(sorted(zero_u)), 7, COND, width=col_w - 18))
-            for low, height_u, name, model in sorted(contents.get(ri, [])):
+            for low, height_u, name, model, role in sorted(contents.get(ri, [])):
                 if low < 1:
                     continue
                 y = bottom + (low - 1) * u_h
                 box = Rect(x + 1, y + 0.5, rack_w - 2, height_u * u_h - 1, strokeWidth=0.5)
-                box.fillColor = _fill(
-                    0
-                    if model not in ("patch panel",) and not name.startswith(("CF-", "SF-", "IB-", "OOB"))
-                    else 1
-                    if model != "patch panel"
-                    else 2
-                )
+                box.fillColor = _fill(_fill_level(role))
                 d.add(box)
                 label = f"{name} {model.upper()}" if height_u * u_h >= 8 else name
                 d.add(_text(x + 3, y + (height_u * u_h - 7) / 2 + 0.8, label, 7, COND, width=rack_w - 6))

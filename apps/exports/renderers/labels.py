@@ -175,7 +175,7 @@ def iter_label_records(result, *, row: str | None = None, rack: str | None = Non
                     cid,
                     f"{cid} \u00b7 A end",
                     r[i_la],
-                    (f"{r[i_ad]} {r[i_ap]}",) + pieces,
+                    (f"{r[i_ad]} {r[i_ap]}", *pieces),
                     cid,
                     "A",
                     r[i_ad],
@@ -189,7 +189,7 @@ def iter_label_records(result, *, row: str | None = None, rack: str | None = Non
                     cid,
                     f"{cid} \u00b7 B end",
                     r[i_lb],
-                    (f"{r[i_bd]} {r[i_bp]}",) + pieces,
+                    (f"{r[i_bd]} {r[i_bp]}", *pieces),
                     cid,
                     "B",
                     r[i_bd],
@@ -344,7 +344,7 @@ def code128_symbols(value: str) -> list[int]:
         e = [104, ord(value[0]) - 32, 99]
         e += [int(value[i : i + 2]) for i in range(1, len(value), 2)]
         check = 104 + sum(i * v for i, v in enumerate(e[1:], 1))
-        return e + [check % 103, 106]
+        return [*e, check % 103, 106]
     from reportlab.graphics.barcode.code128 import Code128
 
     b = Code128(value, barWidth=1, quiet=0)
@@ -374,7 +374,7 @@ def qr_modules(value: str) -> tuple[list[tuple[int, int, int]], int]:
         try:
             q.makeImpl(False, 2)
             break
-        except Exception:  # the data does not fit this version: next one
+        except Exception:  # noqa: BLE001 - the QR library says "does not fit this version" with a bare Exception
             continue
     n = q.getModuleCount()
     runs = []
@@ -655,7 +655,7 @@ def _foot(c, stock, name, revision_label, opts, scope, page, pages, note: str = 
         c.drawString(stock.margin_left, note_y, note)
 
 
-def _render_section(c, stock, total_labels, records, page0, pages, name, revision_label, opts, scope, note="") -> int:
+def _render_section(c, stock, total_labels, records, page0, pages, name, revision_label, opts, scope, note="") -> int:  # noqa: C901
     """The pages of one stock's labels; returns the last page number written."""
     per_page = stock.columns * stock.rows
     pw, ph = page_size(stock.page_size, "portrait")
@@ -672,7 +672,7 @@ def _render_section(c, stock, total_labels, records, page0, pages, name, revisio
         lay = _Layout(stock, areas[0][1], printed_h, compact=compact)
         layouts.append((lay, _Codes(stock.code, lay.code[2], lay.code[3], stock.printer_dpi)))
     layout = layouts[0][0]
-    cx, cy, cw, ch = layout.code
+    cx, cy, _cw, _ch = layout.code
     xs = [stock.margin_left + k * (stock.label_width + stock.gap_x) for k in range(stock.columns)]
     ys = [ph - stock.margin_top - k * (stock.label_height + stock.gap_y) for k in range(stock.rows)]
     tx0, ty0, tw, _ = layout.text
@@ -701,7 +701,7 @@ def _render_section(c, stock, total_labels, records, page0, pages, name, revisio
             for xk in xs:
                 if done >= total_labels:
                     break
-                kind, value, head, text, pieces, *_ = next(records)
+                _kind, value, head, text, pieces, *_ = next(records)
                 done += 1
                 on_page += 1
                 try:

@@ -108,7 +108,8 @@ def iter_loss_rows(result) -> Iterator[tuple]:
                 ch.pmd if ch else "",
                 b.fiber_type or "",
                 " ".join(f"C{x:06d}" for x in ph.cables[i]),
-            ) + f
+                *f,
+            )
         k = j + 1
 
 

@@ -105,7 +105,9 @@ ROLE_SLUG = {
 PANEL_ROLE = "patch-panel"
 # Role colours are NetBox's own defaults (ColorChoices.COLOR_GREY): a role needs one; nothing here is a figure.
 ROLE_COLOR = "9e9e9e"
-PANEL_MANUFACTURER = "Generic"
+# The maker NetBox files a part under when the design places it without a catalog entry (generic PDUs, a panel
+# without a part); every catalog model's maker is its entry's `vendor` (_manufacturers).
+PANEL_MANUFACTURER = GENERIC_MANUFACTURER = "Generic"
 PANEL_MODEL = "PATCH-PANEL"  # a panel placed without a catalog part (never in a computed design)
 
 
@@ -138,11 +140,22 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9_]+", "-", text.lower()).strip("-") or "x"
 
 
-def _manufacturer(model: str) -> str:
-    m = model.lower()
-    if m.startswith(("qm", "q3", "sn", "dgx", "ufm", "gb")):
-        return "NVIDIA"
-    return "Generic"
+def _manufacturers(v: DesignView) -> dict[str, str]:
+    """device model -> its maker: the `vendor` of its entry in the catalog the design was computed with (an
+    Arista switch is Arista whatever its key); generic PDUs, which no entry describes, are Generic. A model the
+    catalog does not hold is an error, never a guess from its name."""
+    catalog = getattr(v.result, "catalog", None)
+    out: dict[str, str] = {}
+    for d in v.devices:
+        if d.model in out:
+            continue
+        if d.role == "pdu":
+            out[d.model] = GENERIC_MANUFACTURER
+        elif catalog is None:
+            raise ValueError("NetBox export: the design's catalog is not stored with it, and its makers come from it")
+        else:
+            out[d.model] = catalog.vendor(d.model)
+    return out
 
 
 def _panel_name(v: DesignView, ri: int, u: int) -> str:
@@ -164,8 +177,9 @@ def _panels(v: DesignView) -> dict:
 def _device_types(v: DesignView) -> dict:
     """device type model -> (manufacturer, rack units); the catalog's heights."""
     out = {}
+    makers = _manufacturers(v)
     for d in v.devices:
-        out.setdefault(d.model.upper(), (_manufacturer(d.model), d.rack_units))
+        out.setdefault(d.model.upper(), (makers[d.model], d.rack_units))
     for model, ru in _panels(v).values():
         out.setdefault(model, (PANEL_MANUFACTURER, ru))
     return out
@@ -255,6 +269,7 @@ def _natural(s: str):
 def iter_netbox_devices(result) -> Iterator[str]:
     v = _view(result)
     racks = v.racks
+    makers = _manufacturers(v)
 
     def rows():
         for d, ri, u in zip(v.devices, v.dev_rack, v.dev_u):
@@ -262,7 +277,7 @@ def iter_netbox_devices(result) -> Iterator[str]:
             yield (
                 d.name,
                 ROLE_SLUG.get(d.role, d.role),
-                _manufacturer(d.model),
+                makers[d.model],
                 d.model.upper(),
                 "planned",
                 v.rack_site[ri] if ri >= 0 else v.result.spec.layout.site,
@@ -479,9 +494,16 @@ def iter_netbox_cables(result) -> Iterator[str]:
                 for n, (pa, ra, pb, rb, count) in enumerate(legs, 1):
                     leg = f", leg {n} of {len(legs)}" if len(legs) > 1 else ""
                     yield (
-                        (_panel_name(v, *pa), "dcim.rearport", ra, _panel_name(v, *pb), "dcim.rearport", rb)
-                        + tail
-                        + (f"{part} {network} {tier} trunk of {len(lids)} links{leg}: {count} here",)
+                        (
+                            _panel_name(v, *pa),
+                            "dcim.rearport",
+                            ra,
+                            _panel_name(v, *pb),
+                            "dcim.rearport",
+                            rb,
+                            *tail,
+                            f"{part} {network} {tier} trunk of {len(lids)} links{leg}: {count} here",
+                        )
                     )
             elif len(lids) == 1:
                 yield end(a) + end(b) + tail + (f"{part} {network} {tier} L{lids[0]:06d}",)

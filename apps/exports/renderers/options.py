@@ -210,7 +210,7 @@ class ExportOptions:
     counter_thresholds: Mapping[str, Any] | None = None
 
     @classmethod
-    def from_any(cls, options) -> ExportOptions:
+    def from_any(cls, options) -> ExportOptions:  # noqa: C901
         if options is None:
             return cls(date=_dt.date.today().isoformat())
         if isinstance(options, ExportOptions):

@@ -85,7 +85,7 @@ def _fibers_of(v: DesignView, i: int, memo: dict):
             hit = tuple(
                 ("A->B" if lp.direction == "a->b" else "B->A", lp.lane, lp.tx_pos, lp.rx_pos) for lp in lane_map(ch)
             )
-        except Exception:  # a channel the engine flags as broken: no lane map to test against
+        except Exception:  # noqa: BLE001 - a channel the engine flags as broken: no lane map to test against
             hit = ()
         memo[key] = hit
     return hit
@@ -142,18 +142,13 @@ def _rows_for(v: DesignView, order, test_limit: str) -> Iterator[tuple]:
         )
         for direction, lane, tx, rx in fibers:
             src, dst = ("A", "B") if direction[0] == "A" else ("B", "A")
-            yield (f"{lid}:{src}{tx}-{dst}{rx}",) + base + (direction, lane, tx, rx, expected, limit, "", "", "")
+            yield (f"{lid}:{src}{tx}-{dst}{rx}", *base, direction, lane, tx, rx, expected, limit, "", "", "")
 
 
 def iter_test_sheet_csv(
     result, *, row: str | None = None, rack: str | None = None, test_limit: str = "pmd", raw: bool = False
 ) -> Iterator[str]:
     yield from csv_lines(TEST_SHEET_COLUMNS, iter_test_rows(result, row=row, rack=rack, test_limit=test_limit), raw=raw)
-
-
-def count_test_rows(v: DesignView, order) -> int:
-    memo: dict = {}
-    return sum(len(_fibers_of(v, i, memo)) for i in order)
 
 
 # Test sheet PDF: portrait, one row per fiber, rows tall enough to write a reading in (SHEET_ROW_PT,
@@ -356,7 +351,7 @@ def _f(x):
     return float(x)
 
 
-def parse_test_results(csv_text: str, expected_rows) -> tuple[list[MeasuredFiber], list[ParseError]]:
+def parse_test_results(csv_text: str, expected_rows) -> tuple[list[MeasuredFiber], list[ParseError]]:  # noqa: C901
     """Validate a filled test sheet row by row. Needs the columns fiber_id and measured_loss_db
     (link_id, when present, must match the fiber). Reports, with line numbers: unknown fiber ids,
     values that are not a loss in dB (e.g. '0.5 mW', 'abc', negative, not finite), a link_id that

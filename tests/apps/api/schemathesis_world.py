@@ -16,6 +16,7 @@ SPEC = {
 SWITCH = {
     "name": "Fuzz switch",
     "vendor": "Acme",
+    "os": {"nvue": "swp", "sonic": "ethernet-lane"},
     "technology": ["ethernet"],
     "cages": 32,
     "form_factor": "osfp",

@@ -12,6 +12,7 @@ from tests.apps.api.conftest import error_of
 SWITCH = {
     "name": "Acme X64",
     "vendor": "Acme",
+    "os": {"nvue": "swp", "sonic": "ethernet-lane"},
     "technology": ["ethernet"],
     "cages": 32,
     "form_factor": "osfp",

@@ -59,6 +59,7 @@ def test_a_share_write_takes_if_match(alice, design):
 SWITCH = {
     "name": "Lab switch",
     "vendor": "Acme",
+    "os": {"nvue": "swp", "sonic": "ethernet-lane"},
     "technology": ["ethernet"],
     "cages": 32,
     "form_factor": "osfp",

@@ -103,7 +103,7 @@ def test_a_renderer_change_builds_a_new_artifact_instead_of_serving_the_stale_on
 
     first = alice.get(rev_url(computed, tail="downloads/topology.dot"))
     artifacts.renderer_version.cache_clear()
-    monkeypatch.setattr(artifacts, "RENDERER_SOURCES", artifacts.RENDERER_SOURCES + ("README.md",))
+    monkeypatch.setattr(artifacts, "RENDERER_SOURCES", (*artifacts.RENDERER_SOURCES, "README.md"))
     try:
         second = alice.get(rev_url(computed, tail="downloads/topology.dot"))
     finally:

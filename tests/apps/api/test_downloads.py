@@ -195,8 +195,8 @@ def _with_bad_rows(text: str) -> str:
     and a duplicate of line 4 added at the end."""
     lines = text.splitlines()
     first = lines[1].split(",")
-    lines[1] = ",".join(first[:2] + ["0.5 mW"])
-    lines[2] = ",".join(["L999999:A1-B1"] + lines[2].split(",")[1:])
+    lines[1] = ",".join([*first[:2], "0.5 mW"])
+    lines[2] = ",".join(["L999999:A1-B1", *lines[2].split(",")[1:]])
     lines.append(lines[3])
     return "\n".join(lines) + "\n"
 

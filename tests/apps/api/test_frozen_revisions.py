@@ -72,7 +72,7 @@ def render_all(alice, design, number: int = 1) -> dict[str, bytes]:
     """Every file of the revision through the API's download endpoint (rendered inline: a small design)."""
     out = {}
     revision = design.revisions.get(number=number)
-    for kind in kinds_of(revision) + ["links.csv", "cables.csv", "summary.json", "spec.json"]:
+    for kind in [*kinds_of(revision), "links.csv", "cables.csv", "summary.json", "spec.json"]:
         r = alice.get(rev_url(design, number, f"downloads/{kind}"))
         assert r.status_code == 200, (kind, r.status_code, body(r)[:300])
         out[kind] = body(r)

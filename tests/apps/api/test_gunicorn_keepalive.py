@@ -71,9 +71,11 @@ def test_polling_at_retry_after_keeps_the_connection(tmp_path, queued_job):
 
 def test_a_keepalive_shorter_than_retry_after_drops_the_poller(tmp_path, queued_job):
     target, key = queued_job
-    with gunicorn_app(Path(tmp_path), GUNICORN_KEEPALIVE="1") as (host, port):
-        with pytest.raises((http.client.RemoteDisconnected, ConnectionError, AssertionError)):
-            _poll(host, port, target, key, 15)
+    with (
+        gunicorn_app(Path(tmp_path), GUNICORN_KEEPALIVE="1") as (host, port),
+        pytest.raises((http.client.RemoteDisconnected, ConnectionError, AssertionError)),
+    ):
+        _poll(host, port, target, key, 15)
 
 
 def test_keepalive_is_above_every_retry_after_the_api_sends():

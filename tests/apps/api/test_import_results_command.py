@@ -62,7 +62,7 @@ def _with_bad_rows(computed):
     for r in rows:
         r[mi] = "0.30"
     rows[0][mi] = "0.5 mW"
-    return header, rows + [list(rows[1])]
+    return header, [*rows, list(rows[1])]
 
 
 def test_bad_rows_are_printed_and_left_out_the_valid_rows_stored_and_the_exit_status_is_3(computed, tmp_path):

@@ -327,7 +327,7 @@ def _upload_a_filled_in_test_sheet(pkg, client, design_id: int, log: Path) -> No
     for row in body:
         row[measured] = "0.2"
     out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerows([header] + body)
+    csv.writer(out, lineterminator="\n").writerows([header, *body])
     upload = _op("downloads.revisions_measurements_upload")
     answer = upload.sync_detailed(
         design_id,

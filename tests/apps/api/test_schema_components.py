@@ -125,7 +125,7 @@ def test_the_summary_answer_is_the_typed_summary():
 
 def test_the_hook_refuses_to_type_a_property_that_no_longer_exists():
     schema = {"components": {"schemas": {"DesignDetailOut": {"properties": {}}}}, "paths": {}}
-    with pytest.raises(LookupError, match="DesignDetailOut.spec"):
+    with pytest.raises(LookupError, match=r"DesignDetailOut.spec"):
         add_typed_components(schema)
 
 

@@ -80,7 +80,7 @@ def sim_fabric(netfile: Path, work: Path, attach: str):
         OSM_CACHE_DIR=str(work),
         SIM_HOST=attach,
     )
-    log = open(work / "ibsim.log", "w")
+    log = open(work / "ibsim.log", "w")  # noqa: SIM115 - the simulator's log outlives this block; closed when it stops
     sim = subprocess.Popen(
         ["ibsim", "-s", str(netfile)],
         cwd=work,

@@ -18,6 +18,7 @@ pytestmark = pytest.mark.django_db
 ACME = {
     "name": "Acme X64",
     "vendor": "Acme",
+    "os": {"ib": "ib-port"},
     "technology": ["infiniband"],
     "cages": 32,
     "form_factor": "osfp",

@@ -68,7 +68,7 @@ def test_a_retest_supersedes_and_an_empty_cell_does_not_erase(alice, revision, h
     bad = list(first[0])
     bad[col["measured_loss_db"]] = f"{float(bad[col['limit_db']]) + 1:.2f}"
     fiber = bad[col["fiber_id"]]
-    upload(alice, revision, as_csv(header, [bad] + first[1:] + second), name="day-1.csv")
+    upload(alice, revision, as_csv(header, [bad, *first[1:], *second]), name="day-1.csv")
     assert fibers(MeasurementStanding.objects.get().counts)["fail"] == 1
 
     cleaned = list(first[0])

@@ -207,9 +207,11 @@ def test_a_failed_store_leaves_no_partition_behind():
     from apps.designs import adapters
 
     before = tables_like("designs_%record_r%")
-    with mock.patch.object(adapters, "cable_db_rows", side_effect=RuntimeError("disk full")):
-        with pytest.raises(RuntimeError):
-            design_compute_job(job=job, progress=DbProgress(job.pk, attempt=job.attempts))
+    with (
+        mock.patch.object(adapters, "cable_db_rows", side_effect=RuntimeError("disk full")),
+        pytest.raises(RuntimeError),
+    ):
+        design_compute_job(job=job, progress=DbProgress(job.pk, attempt=job.attempts))
     assert tables_like("designs_%record_r%") == before
 
 

@@ -50,6 +50,7 @@ from .test_views import alice, design, revision, url  # noqa: F401 - fixtures
 SWITCH = {
     "name": "Acme X64",
     "vendor": "Acme",
+    "os": {"nvue": "swp", "sonic": "ethernet-lane"},
     "technology": ["ethernet"],
     "cages": 32,
     "form_factor": "osfp",

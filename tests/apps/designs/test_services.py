@@ -233,6 +233,7 @@ def test_a_design_computes_with_its_owners_custom_parts():
         body={
             "name": "Acme X64",
             "vendor": "Acme",
+            "os": {"ib": "ib-port"},
             "technology": ["infiniband"],
             "cages": 32,
             "form_factor": "osfp",
@@ -279,9 +280,11 @@ def test_revisions_are_numbered_per_design():
 
 def test_a_failure_while_storing_leaves_nothing_behind():
     job = claimed()
-    with mock.patch.object(adapters, "cable_db_rows", side_effect=RuntimeError("disk full")):
-        with pytest.raises(RuntimeError):
-            compute(job)
+    with (
+        mock.patch.object(adapters, "cable_db_rows", side_effect=RuntimeError("disk full")),
+        pytest.raises(RuntimeError),
+    ):
+        compute(job)
     assert not Revision.objects.exists() and not LinkRecord.objects.exists()
     assert Job.objects.get(pk=job.pk).status == JobStatus.RUNNING  # the runner records the failure
 
@@ -296,9 +299,11 @@ def test_a_broken_invariant_found_while_storing_leaves_nothing_behind():
 
     job = claimed()
     before = partitions() if partitioned(LinkRecord._meta.db_table) else 0
-    with mock.patch("engine.pipeline.verify", side_effect=EngineInvariantError("port X used twice")):
-        with pytest.raises(EngineInvariantError):
-            compute(job)
+    with (
+        mock.patch("engine.pipeline.verify", side_effect=EngineInvariantError("port X used twice")),
+        pytest.raises(EngineInvariantError),
+    ):
+        compute(job)
     assert not Revision.objects.exists() and not LinkRecord.objects.exists() and not CableRecord.objects.exists()
     if partitioned(LinkRecord._meta.db_table):
         assert partitions() == before

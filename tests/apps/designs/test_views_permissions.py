@@ -64,7 +64,7 @@ def _request(client, name, rev, job, users):
 
 
 @pytest.fixture
-def world(users, revision):  # noqa: F811 - the fixture of that name
+def world(users, revision):
     """alice's design with two revisions and a queued job."""
     compute_now(revision.design, users.alice)
     job = Job.objects.create(

@@ -13,7 +13,7 @@ from .test_views import alice, design, revision, url  # noqa: F401 - fixtures
 pytestmark = pytest.mark.django_db
 
 
-def test_every_section_is_in_the_navigation_and_answers_on_its_own_url(alice, revision):  # noqa: F811
+def test_every_section_is_in_the_navigation_and_answers_on_its_own_url(alice, revision):
     keys = [s.key for s in workspace.sections()]
     assert keys == [
         "fabric",
@@ -39,12 +39,12 @@ def test_every_section_is_in_the_navigation_and_answers_on_its_own_url(alice, re
     assert alice.get(f"/designs/{revision.design_id}/revisions/1/measurements/").status_code == 200
 
 
-def test_a_section_is_only_for_readers_of_the_design(client, users, revision):  # noqa: F811
+def test_a_section_is_only_for_readers_of_the_design(client, users, revision):
     client.force_login(users.bob)
     assert client.get(url("workspace:section", revision.design_id, revision.number, "fabric")).status_code == 404
 
 
-def test_the_overview_shows_the_cards_and_what_to_do_next_but_no_section_content(alice, revision):  # noqa: F811
+def test_the_overview_shows_the_cards_and_what_to_do_next_but_no_section_content(alice, revision):
     html = alice.get(url("revision", revision.design_id, revision.number)).content.decode()
     assert 'id="glance"' in html and 'id="next-steps"' in html
     assert "When the order is placed, mark a revision as ordered" in html
@@ -53,7 +53,7 @@ def test_the_overview_shows_the_cards_and_what_to_do_next_but_no_section_content
         assert inline not in html
 
 
-def test_the_fabric_section_runs_none_of_the_other_sections_panels(alice, revision, monkeypatch):  # noqa: F811
+def test_the_fabric_section_runs_none_of_the_other_sections_panels(alice, revision, monkeypatch):
     called = []
     original = workspace.panels
 
@@ -85,7 +85,7 @@ def test_a_priced_bom_has_unit_and_extended_prices_and_a_total_of_the_priced_lin
     assert priced_lines(bom, {})[1] is None  # not priced: no total, never 0
 
 
-def test_the_bom_section_shows_prices_and_names_the_lines_without_one(client, users, revision):  # noqa: F811
+def test_the_bom_section_shows_prices_and_names_the_lines_without_one(client, users, revision):
     from apps.catalog.services import price_list_save
     from apps.designs.pricing import revision_reprice
 
@@ -102,7 +102,7 @@ def test_the_bom_section_shows_prices_and_names_the_lines_without_one(client, us
     assert 'id="bom-unpriced"' in html and "without a price" in html
 
 
-def test_a_read_only_sharer_opening_edit_is_told_it_is_read_only(client, users, design):  # noqa: F811
+def test_a_read_only_sharer_opening_edit_is_told_it_is_read_only(client, users, design):
     from apps.designs.services import design_share
 
     design_share(design=design, user=users.bob, access="read")
@@ -117,7 +117,7 @@ def test_a_read_only_sharer_opening_edit_is_told_it_is_read_only(client, users, 
     assert client.get(url("edit", design.pk)).status_code == 404
 
 
-def test_the_fix_list_is_shown_a_page_at_a_time(alice, revision):  # noqa: F811
+def test_the_fix_list_is_shown_a_page_at_a_time(alice, revision):
     from apps.commissioning.models import CommissioningStanding
 
     fixes = [

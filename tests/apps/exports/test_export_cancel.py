@@ -25,7 +25,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def export_job(users, store):  # noqa: F811 - the fixture imported above
+def export_job(users, store):
     with mock.patch("apps.jobs.tasks.run_job.delay"):
         design = design_create(user=users.alice, spec=SPEC)
         assert run_job(str(design_compute_enqueue(design=design, user=users.alice).pk)) == "succeeded"

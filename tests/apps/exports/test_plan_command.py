@@ -60,7 +60,7 @@ def test_an_independent_checker_accepts_the_links_csv(tmp_path):
         reader = csv.reader(fh)
         header = next(reader)
         # CSV gives text; the checker works on typed rows (plane, speed as ints, length as float).
-        rows = [row[:2] + [int(row[2])] + row[3:4] + [int(row[4])] + row[5:13] + [float(row[13])] for row in reader]
+        rows = [[*row[:2], int(row[2]), *row[3:4], int(row[4]), *row[5:13], float(row[13])] for row in reader]
     assert header[:14] == [
         "id",
         "network",

@@ -33,13 +33,13 @@ def test_the_qos_app_registers_its_report_step_for_configs_zip():
 
 
 def test_a_step_for_a_file_nobody_builds_is_refused():
-    with pytest.raises(ValueError, match="configs.tar"):
+    with pytest.raises(ValueError, match=r"configs.tar"):
         services.register_post_build("configs.tar", lambda artifact: None)
 
 
 def test_the_registered_steps_run_on_the_stored_file_and_a_failing_one_does_not_fail_the_build(
-    alice,  # noqa: F811
-    roce_computed,  # noqa: F811
+    alice,
+    roce_computed,
     monkeypatch,
     caplog,
 ):

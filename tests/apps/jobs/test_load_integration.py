@@ -8,6 +8,7 @@ A runaway is a real one: the 131,072-GPU design, whose engine alone takes about 
 
 from __future__ import annotations
 
+import itertools
 import time
 
 import pytest
@@ -207,7 +208,7 @@ def test_beyond_the_queued_limit_a_job_is_refused_with_429_while_another_users_j
 
     done = [wait_status(j, JobStatus.SUCCEEDED, worker=worker, timeout=90) for j in [first, *waiting, bobs]]
     alice_runs = sorted((j.started_at, j.finished_at) for j in done if j.created_by_id == users.alice.pk)
-    assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(alice_runs, alice_runs[1:]))
+    assert all(a_end <= b_start for (_, a_end), (b_start, _) in itertools.pairwise(alice_runs))
     assert bobs.started_at < min(j.started_at for j in done if j.pk in {w.pk for w in waiting})
 
 

@@ -155,9 +155,8 @@ def test_the_heartbeat_thread_survives_a_failed_beat():
             raise beats.pop()
         return job_heartbeat(**kwargs)
 
-    with mock.patch.object(progress_module, "job_heartbeat", side_effect=flaky):
-        with Heartbeat(job.pk, 0.05, attempt=1):
-            _wait(lambda: Job.objects.get(pk=job.pk).heartbeat_at > old)
+    with mock.patch.object(progress_module, "job_heartbeat", side_effect=flaky), Heartbeat(job.pk, 0.05, attempt=1):
+        _wait(lambda: Job.objects.get(pk=job.pk).heartbeat_at > old)
     assert beats == []
 
 

@@ -27,5 +27,5 @@ def test_the_feature_apps_register_their_job_kinds_at_start_up():
 
 def test_registering_the_same_handler_again_is_harmless_and_another_one_is_refused():
     job_kind_register("compute", "apps.designs.services.design_compute_job")
-    with pytest.raises(ValueError, match="already handled by apps.designs.services.design_compute_job"):
+    with pytest.raises(ValueError, match=r"already handled by apps.designs.services.design_compute_job"):
         job_kind_register("compute", "apps.exports.services.export_build_job")

@@ -63,10 +63,13 @@ def test_it_enqueues_a_new_job_only_when_the_transaction_commits(delay, django_c
 
 def test_it_enqueues_nothing_when_the_transaction_rolls_back(delay, django_capture_on_commit_callbacks):
     design = DesignFactory()
-    with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        with pytest.raises(RuntimeError), transaction.atomic():
-            job_create(kind="compute", user=design.owner, design=design)
-            raise RuntimeError("roll back")
+    with (
+        django_capture_on_commit_callbacks(execute=True) as callbacks,
+        pytest.raises(RuntimeError),
+        transaction.atomic(),
+    ):
+        job_create(kind="compute", user=design.owner, design=design)
+        raise RuntimeError("roll back")
     assert callbacks == []
     delay.assert_not_called()
     assert not Job.objects.exists()

@@ -56,9 +56,7 @@ def posted(design: Design, **changes) -> dict:
         value = form.initial.get(f.name)
         if value is True:
             data[f.name] = "on"
-        elif isinstance(value, list):
-            data[f.name] = value
-        elif value not in (None, "", False):
+        elif isinstance(value, list) or value not in (None, "", False):
             data[f.name] = value
     for name, value in changes.items():
         if value is None:

@@ -143,7 +143,7 @@ def discover(net_text: str, work: Path, tag: str) -> tuple[str, str]:
     env = dict(os.environ, IBSIM_SOCKNAME=f"fd-asbuilt-{os.getpid()}-{tag}")
     first_switch = re.search(r'^Switch\t\d+ "([^"]+)"', net_text, re.M).group(1)
     env["SIM_HOST"] = first_switch
-    log = open(work / f"{tag}.ibsim.log", "w")
+    log = open(work / f"{tag}.ibsim.log", "w")  # noqa: SIM115 - the simulator's log outlives this block; closed when it stops
     proc = subprocess.Popen(
         ["ibsim", "-s", "-n", str(net)],
         cwd=work,

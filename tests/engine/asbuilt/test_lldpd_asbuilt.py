@@ -92,7 +92,7 @@ class Lab:
             conf = self.tmp / f"{ns}.conf"
             conf.write_text(f"configure system hostname {dev}\nconfigure lldp tx-interval 1\n")
             conf.chmod(0o644)
-            log = open(self.logs / f"{ns}.log", "w")
+            log = open(self.logs / f"{ns}.log", "w")  # noqa: SIM115 - lldpd writes it for as long as it runs
             self.procs.append(
                 subprocess.Popen(
                     ["ip", "netns", "exec", ns, "lldpd", "-d", "-O", str(conf), "-u", sock],

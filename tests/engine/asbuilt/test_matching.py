@@ -75,7 +75,7 @@ def test_a_user_map_supplies_rdma_devices_netdevs_and_guids(ib):
 def test_a_custom_server_model_carries_its_own_rdma_map_and_a_bad_one_is_refused():
     from engine.errors import CatalogError
 
-    model = {"name": "Custom 8-GPU", "gpus": 8, "rack_units": 8, "same_ports_as": "dgx-h100"}
+    model = {"name": "Custom 8-GPU", "vendor": "Acme", "gpus": 8, "rack_units": 8, "same_ports_as": "dgx-h100"}
     good = load_catalog({"servers": {"my-8gpu": {**model, "rdma_devices": {"OSFP1P1": "mlx5_0"}}}})
     assert good.servers["my-8gpu"].rdma_devices == {"OSFP1P1": "mlx5_0"}
     assert good.servers["dgx-h200"].rdma_devices["OSFP4P2"] == "mlx5_0"  # same ports as the H100, same map

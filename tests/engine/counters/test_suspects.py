@@ -79,7 +79,7 @@ def test_links_on_one_panel_whose_trunks_are_split_over_two_panels_name_that_pan
     by_trunk: dict[int, list] = {}
     for p in sorted(paths.links.values(), key=lambda p: p.link_id):
         by_trunk.setdefault(p.trunk, []).append(p)
-    t1, t2, t3 = sorted(by_trunk)[:3]
+    _t1, t2, t3 = sorted(by_trunk)[:3]
     assert [p.a_panel for p in by_trunk[t2]] == ["PP-B09-U48"] * 6 + ["PP-B09-U47"] * 12  # the straddling trunk
     chosen = by_trunk[t2][6:8] + by_trunk[t3][:2]
     flagged = {p.link_id: ("rising-symbol-errors",) for p in chosen}

@@ -22,7 +22,7 @@ def test_overrides_are_checked_by_name_and_value():
     t = load_thresholds()
     assert t.with_overrides({"flaps_per_hour": "5"}).flaps_per_hour == 5.0
     assert t.with_overrides({"min_group_links": 3.0}).min_group_links == 3
-    with pytest.raises(CounterParseError, match="thresholds.nope: unknown"):
+    with pytest.raises(CounterParseError, match=r"thresholds.nope: unknown"):
         t.with_overrides({"nope": 1})
     with pytest.raises(CounterParseError, match="must be a number"):
         t.with_overrides({"flaps_per_hour": -1})

@@ -67,7 +67,7 @@ def test_every_threshold_an_alert_reads_is_declared_in_the_data_file_with_its_ru
 
 
 @pytest.mark.parametrize("name", sorted(RULE_READS))
-def test_an_alert_follows_a_value_changed_in_the_data_file(roce, edit_source, name):  # noqa: F811
+def test_an_alert_follows_a_value_changed_in_the_data_file(roce, edit_source, name):
     alert, value, shown = RULE_READS[name]
     assert shown not in _alert_exprs(roce)[alert]
     edit_source(**{name: value})
@@ -84,7 +84,7 @@ def test_the_counter_flag_follows_the_same_change(edit_source):
 @needs_promtool
 @pytest.mark.parametrize("per_hour, fires", [(1, True), (50, False), (30, True)])
 def test_prometheus_and_the_counter_flag_agree_on_30_symbol_errors_in_an_hour(
-    roce,  # noqa: F811
+    roce,
     tmp_path,
     edit_source,
     per_hour,

@@ -95,16 +95,16 @@ def test_given_values_override_the_defaults_and_survive_the_dict_form():
     ],
 )
 def test_bad_inputs_are_refused_by_name(field, raw):
-    with pytest.raises(ValueError, match="^what: "):
+    with pytest.raises(ValueError, match=r"^what: "):
         parse_category_values(raw, "what", field)
 
 
 def test_the_rule_is_chosen_by_name():
     assert spares_rule_from_inputs(rule="percent", percent="") is None
     assert isinstance(spares_rule_from_inputs(rule="percent", percent="5"), PercentPerCategory)
-    with pytest.raises(ValueError, match="^spares_rule: "):
+    with pytest.raises(ValueError, match=r"^spares_rule: "):
         spares_rule_from_inputs(rule="mtbf")
-    with pytest.raises(ValueError, match="^spares_service_level_percent: "):
+    with pytest.raises(ValueError, match=r"^spares_service_level_percent: "):
         spares_rule_from_inputs(rule="failure-rate", level="100")
 
 

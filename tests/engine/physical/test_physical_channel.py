@@ -45,7 +45,7 @@ def element(channel, eid):
 def mutate(channel, eid, **changes):
     i = element(channel, eid)
     els = channel.elements
-    return replace(channel, elements=els[:i] + (replace(els[i], **changes),) + els[i + 1 :])
+    return replace(channel, elements=(*els[:i], replace(els[i], **changes), *els[i + 1 :]))
 
 
 def rules_of(issues):
@@ -153,7 +153,7 @@ def test_an_8_fiber_cord_cannot_carry_an_8_lane_mpo16_optic(catalog):
     els = ch.elements
     ma = replace(els[0], lanes=(0, 4), tx=(1, 5), rx=(12, 8))
     mb = replace(els[-1], lanes=(0, 4), tx=(1, 5), rx=(12, 8))
-    issues = check_channel(replace(ch, elements=(ma,) + els[1:-1] + (mb,)))
+    issues = check_channel(replace(ch, elements=(ma, *els[1:-1], mb)))
     assert issues and issues[0].rule == "polarity" and issues[0].element_id == "cord-A"
 
 
@@ -291,7 +291,7 @@ def test_every_single_element_mutation_of_a_valid_channel_is_caught(catalog):
     for name, ch in _valid_channels(catalog):
         assert check_channel(ch) == [], name
         for what, i, el in _mutations(ch):
-            bad = replace(ch, elements=ch.elements[:i] + (el,) + ch.elements[i + 1 :])
+            bad = replace(ch, elements=(*ch.elements[:i], el, *ch.elements[i + 1 :]))
             issues = check_channel(bad)
             assert issues, f"{name}: mutation '{what}' went unnoticed"
             assert el.id in {x.element_id for x in issues}, f"{name}: '{what}' blamed {[x.element_id for x in issues]}"

@@ -127,7 +127,7 @@ def test_upc_parts_fail_the_nvidia_component_check(catalog):
     ch = build_channel(choice, True, pol)
     t = ch.elements[3]
     upc = Face(t.a.family, t.a.gender, "upc", t.a.mode)
-    ch2 = replace(ch, elements=ch.elements[:3] + (replace(t, a=upc, b=upc, polarity="A"),) + ch.elements[4:])
+    ch2 = replace(ch, elements=(*ch.elements[:3], replace(t, a=upc, b=upc, polarity="A"), *ch.elements[4:]))
     rules = {i.rule for i in loss_budget(ch2, 100, choice.pmd_spec, pol).component_issues}
     assert {"polish", "trunk-polarity"} <= rules
 

@@ -108,7 +108,7 @@ def test_1_to_2_splitter_fibers_feed_200g_ports_within_50m(catalog):
         req(QM9700_CAGE, CX7_OSFP_200, 30, tier="node-leaf"), policy(node_leaf={"medium": "single-mode"}), catalog
     )
     assert sm.cable_family == "MFP7E40" and sm.b_power_w == 5
-    with pytest.raises(MediaSelectionError, match="node-leaf.*60 m"):
+    with pytest.raises(MediaSelectionError, match=r"node-leaf.*60 m"):
         select_media(req(QM9700_CAGE, CX7_OSFP_200, 60, tier="node-leaf"), P, catalog)
 
 

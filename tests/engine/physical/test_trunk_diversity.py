@@ -100,7 +100,7 @@ def test_a_rack_holding_every_spine_is_warned_and_two_spine_racks_clear_it(defau
 
 def test_the_option_is_a_checked_boolean():
     assert MediaPolicy.from_dict({"trunk_diversity": True}).trunk_diversity is True
-    with pytest.raises(SpecError, match="physical.trunk_diversity"):
+    with pytest.raises(SpecError, match=r"physical.trunk_diversity"):
         MediaPolicy.from_dict({"trunk_diversity": "sometimes"})
 
 

@@ -6,14 +6,7 @@ import json
 
 from _qos_fixtures import host, leaf, policy, replace, spine
 
-from engine.qos import PortInfo, QosPolicy, SwitchPorts, os_for_model, plan_qos
-
-
-def test_os_for_model():
-    assert os_for_model("sn5600", "ethernet") == "nvue"
-    assert os_for_model("sn5600", "ethernet", "sonic") == "sonic"
-    assert os_for_model("arista-7060x6-64pe", "ethernet", "sonic") == "eos"
-    assert os_for_model("qm9700", "infiniband") == "ib" and os_for_model("q3400", "ethernet") == "ib"
+from engine.qos import PortInfo, QosPolicy, SwitchPorts, plan_qos
 
 
 def test_small_roce_plan():

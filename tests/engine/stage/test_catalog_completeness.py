@@ -17,6 +17,7 @@ from engine.spec import parse_spec
 LAB_SWITCH = {
     "name": "Lab OSFP 100G switch",
     "vendor": "lab",
+    "os": {"nvue": "swp"},
     "technology": ["ethernet"],
     "cages": 32,
     "form_factor": "osfp",
@@ -229,7 +230,7 @@ def test_the_ufm_module_is_a_user_setting():
     from engine.errors import SpecError
 
     spec["physical"] = {"ufm_module": "NO-SUCH-MODULE"}
-    with pytest.raises(SpecError, match="physical.ufm_module"):
+    with pytest.raises(SpecError, match=r"physical.ufm_module"):
         compute_design(parse_spec(spec))
 
 

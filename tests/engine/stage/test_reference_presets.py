@@ -176,5 +176,5 @@ def test_the_oob_aggregation_switch_is_a_setting_that_leaves_older_specs_unchang
 
     bad = load_preset("dgx-h100-superpod-4su")
     bad["oob"]["aggregation_switch"] = "no-such-switch"
-    with pytest.raises(SpecError, match="oob.aggregation_switch"):
+    with pytest.raises(SpecError, match=r"oob.aggregation_switch"):
         compute_design(parse_spec(bad), catalog)

@@ -66,16 +66,10 @@ class Command(BaseCommand):
 
     def _spares_options(self, opts: dict) -> dict:
         """The BOM files' spares options from the --spares-* arguments; a bad value stops with its option."""
-        from engine.orders.rule_choice import FAILURE_RATE, spares_rule_from_inputs
+        from engine.orders.rule_choice import FAILURE_RATE, spares_rule_from_params
 
         try:
-            rule = spares_rule_from_inputs(
-                rule=opts.get("spares_rule") or "percent",
-                percent=opts.get("spares_percent") or "",
-                afr=opts.get("spares_afr_percent") or "",
-                hours=opts.get("spares_replenish_hours") or "",
-                level=opts.get("spares_service_level_percent") or "",
-            )
+            rule = spares_rule_from_params(opts)
         except ValueError as exc:
             name, _, message = str(exc).partition(": ")
             raise CommandError(f"--{name.replace('_', '-')}: {message}") from None

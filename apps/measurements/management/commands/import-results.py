@@ -87,10 +87,10 @@ class Command(BaseCommand):
             lines = [f"  {error_field_text(f)}: {f['message']}" for f in error_fields(exc.errors[:MAX_STORED_ERRORS])]
             if len(exc.errors) > MAX_STORED_ERRORS:
                 lines.append(f"  ... and {len(exc.errors) - MAX_STORED_ERRORS:,} more row(s) with errors")
-            raise CommandError("\n".join([f"nothing stored: {exc.message}"] + lines)) from None
+            raise CommandError("\n".join([f"nothing stored: {exc.message}", *lines])) from None
         except DomainError as exc:
             lines = [f"  {error_field_text(f)}: {f['message']}" for f in exc.fields] if exc.fields else []
-            raise CommandError("\n".join([f"nothing stored: {exc.message}"] + lines)) from None
+            raise CommandError("\n".join([f"nothing stored: {exc.message}", *lines])) from None
         standing = measurement_standing_refresh(revision=rev)
         for f in error_fields(upload.errors):
             self.stderr.write(f"{error_field_text(f)}: {f['message']}")

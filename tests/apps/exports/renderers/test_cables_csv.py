@@ -60,7 +60,7 @@ def test_a_port_that_needs_quoting_goes_through_csv_writer(design):
     rows = v.ph.cable_rows
     i = next(i for i, r in enumerate(rows) if r[4][0] != "panel" and r[5][0] != "panel" and r[1] != "trunk")
     saved = rows[i]
-    rows[i] = saved[:4] + [(saved[4][0], "1,2")] + saved[5:]
+    rows[i] = [*saved[:4], (saved[4][0], "1,2"), *saved[5:]]
     try:
         lines = list(v.cable_csv_lines())
         buf = io.StringIO()

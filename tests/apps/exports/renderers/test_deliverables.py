@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import re
 import subprocess
 import sys
@@ -104,7 +105,7 @@ def test_csv_lines_quote_what_needs_quoting():
 
     rows = [("a,b", 'say "x"', "line\nbreak", None, 1.5, "None"), ("plain", "x", "y", "", 2, "z")]
     buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerows([("c1", "c2", "c3", "c4", "c5", "c6")] + rows)
+    csv.writer(buf, lineterminator="\n").writerows([("c1", "c2", "c3", "c4", "c5", "c6"), *rows])
     assert "".join(csv_lines(("c1", "c2", "c3", "c4", "c5", "c6"), rows)) == buf.getvalue()
 
 
@@ -241,7 +242,7 @@ def test_cabling_plan_rows_match_csv_row_by_row(out, design):
     checked = 0
     for page in range(3, 12):
         lines = pdf.rows(page)
-        for top, bottom in zip(lines, lines[1:]):
+        for top, bottom in itertools.pairwise(lines):
             if top and re.fullmatch(r"C\d{6}", top[0]):
                 r = by_id[top[0]]
                 route = cable_route(v, tuples[r["id"]])
@@ -289,7 +290,7 @@ def test_cabling_plan_is_ordered_rack_by_rack(out, design):
     from apps.exports.renderers import DesignView
 
     v = DesignView(design)
-    order, sections = v.install_order()
+    _order, sections = v.install_order()
     ranks = [v.rack_rank[ri] for ri, _ in sections]
     assert ranks == sorted(ranks) and len(ranks) == len(set(ranks))
     assert sum(n for _, n in sections) == len(design.physical.cable_rows)

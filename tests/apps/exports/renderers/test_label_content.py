@@ -59,7 +59,7 @@ def _wanted_text(r: dict) -> list[str]:
 
 
 @pytest.mark.parametrize("stock", STOCKS, ids=lambda s: s if isinstance(s, str) else "+".join(map(str, s.values())))
-def test_every_label_scans_twice_and_prints_all_it_should(design, tmp_path, stock):
+def test_every_label_scans_twice_and_prints_all_it_should(design, tmp_path, stock):  # noqa: C901
     import zxingcpp
     from PIL import ImageOps
 

@@ -110,7 +110,7 @@ def check_row(spec: dict, row: dict, where: str):
 def test_the_import_fields_name_the_netbox_release_they_were_read_from():
     for series, entry in import_fields().items():
         assert entry["netbox_release"].startswith(series + "."), series
-        for name in NETBOX_IMPORT_ORDER + ("interfaces.csv",):
+        for name in (*NETBOX_IMPORT_ORDER, "interfaces.csv"):
             assert entry["files"][name]["form"].startswith("dcim.forms."), (series, name)
 
 
@@ -133,7 +133,7 @@ def test_the_default_version_is_the_newest_series_known():
 
 
 def test_the_export_holds_the_whole_import_order(files):
-    result, version, nb = files
+    result, _version, nb = files
     present = set(nb.csv) | {"device-types.yaml"}
     ports = {"rear-ports.csv", "front-ports.csv"}
     has_panels = any(r[1] == "trunk" for r in result.physical.cable_rows)
@@ -145,7 +145,7 @@ def test_the_export_holds_the_whole_import_order(files):
 
 
 def test_every_csv_has_only_import_columns_and_every_required_one(files):
-    result, version, nb = files
+    _result, version, nb = files
     spec_files = import_fields()[version]["files"]
     for name, rows in nb.csv.items():
         spec = spec_files[name]
@@ -158,7 +158,7 @@ def test_every_csv_has_only_import_columns_and_every_required_one(files):
 
 
 def test_device_types_are_in_netbox_device_type_import_format(files):
-    result, version, nb = files
+    _result, version, nb = files
     spec = import_fields()[version]["files"]["device-types.yaml"]
     for t in nb.types:
         keys = set(t) - set(spec["sections"])
@@ -177,7 +177,7 @@ def test_device_types_are_in_netbox_device_type_import_format(files):
 
 
 def test_every_reference_resolves_in_import_order(files):
-    result, version, nb = files
+    _result, _version, nb = files
     sites = {r["name"] for r in nb.csv["sites.csv"]}
     makers = {r["name"] for r in nb.csv["manufacturers.csv"]}
     roles = {r["name"] for r in nb.csv["device-roles.csv"]}
@@ -206,7 +206,7 @@ def test_every_reference_resolves_in_import_order(files):
 
 
 def test_device_type_heights_are_the_catalog_heights(files):
-    result, version, nb = files
+    result, _version, nb = files
     heights = {t["model"]: t["u_height"] for t in nb.types}
     for d in result.devices:
         assert heights[d.model.upper()] == d.rack_units, d.model
@@ -215,7 +215,7 @@ def test_device_type_heights_are_the_catalog_heights(files):
 
 
 def test_racks_are_as_tall_as_the_layout(files):
-    result, version, nb = files
+    result, _version, nb = files
     assert {int(r["u_height"]) for r in nb.csv["racks.csv"]} == {result.spec.layout.rack_units}
     assert len(nb.csv["racks.csv"]) == len(result.racks)
 
@@ -294,7 +294,7 @@ def test_every_planned_link_is_cabled_and_traced_end_to_end(files):
 def test_a_cable_with_several_links_is_one_netbox_cable_per_link(files):
     """Twin-port cables and breakouts: a row per link. A trunk: a row per pair of panels its links cross
     (NetBox's CSV import takes one termination per side), so one row unless its links spread over panels."""
-    result, version, nb = files
+    result, _version, nb = files
     rows = Counter(c["label"] for c in nb.csv["cables.csv"])
     panel_at: dict = defaultdict(dict)  # link id -> {"a"/"b": (rack, unit) of the panel its cord meets}
     for _cid, kind, _p, _l, a, b, lids, *_ in result.physical.cable_rows:
@@ -304,10 +304,7 @@ def test_a_cable_with_several_links_is_one_netbox_cable_per_link(files):
             if a[0] == "panel":
                 panel_at[lids[0]]["b"] = a[1:3]
     for cid, kind, _p, _l, _a, _b, lids, *_ in result.physical.cable_rows:
-        if kind == "trunk":
-            want = len({(panel_at[lid]["a"], panel_at[lid]["b"]) for lid in lids})
-        else:
-            want = len(lids)
+        want = len({(panel_at[lid]["a"], panel_at[lid]["b"]) for lid in lids}) if kind == "trunk" else len(lids)
         assert rows[f"C{cid:06d}"] == want, cid
     assert set(rows) == {f"C{r[0]:06d}" for r in result.physical.cable_rows}
 

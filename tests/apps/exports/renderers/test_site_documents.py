@@ -7,6 +7,7 @@ pages to docs/examples/ (PNG) as it goes.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from pathlib import Path
@@ -203,7 +204,7 @@ def test_test_sheet_rows_are_tall_ruled_and_every_page_signed(site_docs, design)
         else:
             assert fibers and len(links) <= len(figures) < len(fibers) + len(links), p
     ys = sorted({round(it[2], 1) for it in pdf.items if it[0] == 1 and "\u2192" in it[3]}, reverse=True)
-    assert min(a - b for a, b in zip(ys, ys[1:])) >= SHEET_ROW_PT - 0.1
+    assert min(a - b for a, b in itertools.pairwise(ys)) >= SHEET_ROW_PT - 0.1
 
 
 # ----- labels ---------------------------------------------------------------------------------------

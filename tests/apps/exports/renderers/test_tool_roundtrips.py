@@ -63,7 +63,7 @@ def sim(h100, tmp_path_factory):
     _, out = h100
     work = tmp_path_factory.mktemp("ibsim")
     env = dict(os.environ, IBSIM_SOCKNAME=f"fabricdesign-{os.getpid()}", OSM_TMP_DIR=str(work), OSM_CACHE_DIR=str(work))
-    log = open(work / "ibsim.log", "w")
+    log = open(work / "ibsim.log", "w")  # noqa: SIM115 - the simulator's log outlives this block; closed when it stops
     proc = subprocess.Popen(
         ["ibsim", "-s", "-n", str(out / "topology.ibnetdiscover")],
         cwd=work,
