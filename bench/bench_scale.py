@@ -3,8 +3,10 @@
     python bench/bench_scale.py [--repeat 1] [--sizes 16k,128k,512k] [--profile SIZE]
 
 Every size is the same shape, DGX B300 on Quantum-X800 Q3400 XDR InfiniBand at 1:1 (the 128K design of
-bench_engine.py), so the cost per link compares like with like; "1m" (1,048,576 GPUs) needs two planes, as a
-single Q3400 plane reaches 746,496 GPU ports in 3 tiers. The design limits are raised for the bench only.
+bench_engine.py), so the cost per link compares like with like; "1m" (1,048,576 GPUs, 2,462,944 links) runs its spines at 3:1, as a
+non-blocking Q3400 plane reaches 746,496 GPU ports in 3 tiers (bench_campus.py's design). Past 1,536 racks the
+default site places the design over several halls (docs/site-model.md). The design limits are raised for the
+bench only.
 
 Each design runs in a fresh subprocess (its own peak RSS, VmHWM), with the stages timed from the engine's own
 progress calls (engine.pipeline.STAGES: "physical" includes its sub-steps, "summary" the physical roll-up: BOM,
@@ -34,10 +36,10 @@ from bench_engine import calibrate  # noqa: E402  (the same yardstick as the eng
 STAGES = ("topology", "placement", "run-lengths", "physical", "verification", "summary")
 
 
-def _spec(servers: int, planes: int = 1) -> dict:
+def _spec(servers: int, spine_ratio: str = "") -> dict:
     fabric: dict = {"technology": "infiniband", "switch": "q3400"}
-    if planes > 1:
-        fabric["planes"] = planes
+    if spine_ratio:
+        fabric["oversubscription"] = {"leaf": "1:1", "spine": spine_ratio}
     return {
         "name": f"scale {servers * 8}",
         "servers": {"model": "dgx-b300", "count": servers},
@@ -50,7 +52,7 @@ SIZES = {
     "128k": _spec(16_384),
     "256k": _spec(32_768),
     "512k": _spec(65_536),
-    "1m": _spec(131_072, planes=2),
+    "1m": _spec(131_072, spine_ratio="3:1"),  # bench/bench_campus.py's design (docs/site-model.md)
 }
 
 CHILD = r"""

@@ -69,7 +69,7 @@ def _env() -> dict:
         "DJANGO_SETTINGS_MODULE": "fabricdesign.settings",
         "DJANGO_LOG_LEVEL": "WARNING",
         "PYTHONPATH": str(ROOT),
-        # The campus sizes (512k: 1,577,792 links; 1m: about 6.3 million) are above the shipped limits; the bench
+        # The campus sizes (512k: 1,577,792 links; 1m: 2,462,944) may be above the configured limits; the bench
         # measures what the machine does with them, so it lifts the size and job-memory limits for itself.
         "DESIGN_MAX_LINKS": os.environ.get("DESIGN_MAX_LINKS", "100000000"),
         "DESIGN_MAX_DEVICES": os.environ.get("DESIGN_MAX_DEVICES", "10000000"),
