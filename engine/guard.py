@@ -32,13 +32,14 @@ class Limits:
     """Largest design a compute accepts (settings DESIGN_MAX_DEVICES, DESIGN_MAX_LINKS). A spec estimated above
     either limit is refused before anything is built.
 
-    The defaults admit the largest design of the presets' shape that one Quantum-X800 plane reaches: 93,240
-    DGX B300 (745,920 GPUs) on Q3400 in 3 tiers with its OOB network, estimated at 2,430,807 links and 192,471
-    devices. Its memory, from bench/bench_store.py (peak RSS of the process running the compute job, engine,
-    COPY and snapshot together): 707 MB at 397,184 links and 2,415 MB at 1,577,792, so about 110 MB plus
-    1.5 KB per link, about 3.8 GB at the limit: JOB_COMPUTE_MEMORY_LIMIT_MB (4,608 MB) holds it. 1,048,576
-    GPUs need two planes (about 6.3 million links, near 10 GB) and are refused unless both limits are raised on
-    a machine with that memory. 131,072 GPUs with all four networks are about 560,000 links."""
+    The defaults admit the 1,048,576-GPU campus design (131,072 DGX B300 on one Q3400 plane, 3 tiers, spine 3:1,
+    over the default site's 29 halls; bench/bench_campus.py): 2,462,944 links and 158,384 devices, and the largest
+    non-blocking one, 745,920 GPUs with OOB (2,430,807 links, 192,471 devices). Memory, from bench/bench_store.py
+    (peak RSS of the process running the compute job: engine, COPY and snapshot): 707 MB at 397,184 links and
+    2,415 MB at 1,577,792 in one hall (about 1.5 KB per link); 6,702 MB at 2,462,944 links over 29 halls, where
+    links between halls add panel cords and trunks (2,952,453 cables: about 2.7 KB per link). So the limit needs
+    about 6.8 GB, which JOB_COMPUTE_MEMORY_LIMIT_MB (7,680 MB) holds; two such jobs fit a 24 GB machine.
+    131,072 GPUs with all four networks are about 560,000 links."""
 
     max_devices: int = 200_000
     max_links: int = 2_500_000
