@@ -29,14 +29,21 @@ from .topology.compute import ComputePlan, plan_compute
 
 @dataclass(frozen=True)
 class Limits:
-    """Largest design a compute accepts (settings DESIGN_MAX_DEVICES, DESIGN_MAX_LINKS). The defaults admit
-    131,072 GPUs with all four networks with room to spare: 16,384 DGX B300 on Q3400 estimate 397,184 compute,
-    57,619 storage (Q3400) and 34,762 OOB links, and the in-band network's two links per server with their
-    uplinks about 66,000 more: about 560,000 links and 36,000 devices (a compute of it peaks near 1 GB).
-    A spec estimated above either limit is refused before anything is built."""
+    """Largest design a compute accepts (settings DESIGN_MAX_DEVICES, DESIGN_MAX_LINKS). A spec estimated above
+    either limit is refused before anything is built.
 
-    max_devices: int = 150_000
-    max_links: int = 1_000_000
+    The defaults admit the 1,048,576-GPU campus design (131,072 DGX B300 on one Q3400 plane, 3 tiers, spine 3:1,
+    over the default site's 29 halls; bench/bench_campus.py): 2,462,944 links and 158,384 devices, and the largest
+    non-blocking one, 745,920 GPUs with OOB (2,430,807 links, 192,471 devices). Memory, from bench/bench_store.py
+    (peak RSS of the process running the compute job: engine, COPY and snapshot): 707 MB at 397,184 links and
+    2,415 MB at 1,577,792 in one hall (about 1.5 KB per link); over several halls, where links between halls
+    add panel cords and trunks, 5,055 MB at 1,577,792 links (16 halls) and 6,702 MB at 2,462,944 (29 halls,
+    2,952,453 cables): 2.7-3.2 KB per link. So the limit needs 6.8-8 GB, which JOB_COMPUTE_MEMORY_LIMIT_MB
+    (8,192 MB) holds; two such jobs fit a 24 GB machine beside the database.
+    131,072 GPUs with all four networks are about 560,000 links."""
+
+    max_devices: int = 200_000
+    max_links: int = 2_500_000
 
 
 @dataclass(frozen=True)

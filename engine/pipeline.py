@@ -8,27 +8,27 @@ compute_design runs both. The checks can also run on their own first (check_desi
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TYPE_CHECKING
 
-from .catalog import Catalog, load_catalog
+from .catalog import Catalog, ServerModel, load_catalog
 from .counting import counting_section
 from .errors import EngineInvariantError, SpecError
 from .gcpause import cyclic_gc_paused
 from .guard import Limits, check_spec
-from .model import Place
+from .model import Place, Rack
 from .physical.panel_layout import PanelOverflow
 from .placement import _Floor, plan_floor
-from .rack_power import rack_budgets, rack_power_report
+from .rack_power import RackBudgets, rack_budgets, rack_power_report
 from .result import ENGINE_VERSION, DesignDraft, DesignResult, ProgressFn, no_progress
 from .runlength import device_geometry, run_lengths
 from .spec import DesignSpec
 from .summary import summarize
-from .topology.access import build_access, plan_access, storage_ufm_links
+from .topology.access import AccessPlan, build_access, plan_access, storage_ufm_links
 from .topology.advice import reserved_slot_warning, spine_choices
 from .topology.builder import Builder
-from .topology.compute import build_compute, plan_compute
+from .topology.compute import ComputePlan, build_compute, plan_compute
 from .topology.oob import agg_pairs_needed, build_oob
 from .topology.subnet import subnet_manager_warnings
 from .verify import verify
@@ -224,11 +224,84 @@ def _spread_network_racks(spec: DesignSpec, tried: DesignSpec, exc: PanelOverflo
     return replace(tried, layout=replace(tried.layout, network_rack_devices=cap))
 
 
-def _start_design(spec: DesignSpec, catalog: Catalog, progress: ProgressFn) -> DesignDraft:
-    def stage(name: str) -> None:
-        _stage(progress, name)
+@dataclass
+class _Wiring:
+    """What the topology stage hands on: the builder with every device and link, and the groups placement needs."""
 
-    stage("topology")
+    plan: ComputePlan
+    server: ServerModel
+    b: Builder
+    servers: list[int]
+    ufms: list[int]
+    compute_devs: dict
+    warnings: list[str]
+    other_switches: list[int] = field(default_factory=list)
+    appliances: list[int] = field(default_factory=list)
+    storage_plan: AccessPlan | None = None
+    inband_plan: AccessPlan | None = None
+
+
+def _start_design(spec: DesignSpec, catalog: Catalog, progress: ProgressFn) -> DesignDraft:
+    """The stages of a draft, in order: topology, placement, run lengths, physical layer."""
+    _stage(progress, "topology")
+    w = _wire_compute(spec, catalog)
+    if spec.storage.enabled:
+        _wire_storage(spec, catalog, w)
+    if spec.inband.enabled:
+        _wire_inband(spec, catalog, w)
+
+    _stage(progress, "placement")
+    racks, places, budgets = _place(spec, catalog, w)
+    devices, links = w.b.devices, w.b.links
+    warnings = w.warnings
+    extra_summary: dict = {}
+    extra_summary["rack_power"], power_warnings = rack_power_report(devices, places, racks, budgets)
+    warnings += power_warnings
+    extra_summary["spine_choices"], notes = spine_choices(w.plan, [w.storage_plan, w.inband_plan])
+    extra_summary["notes"] = notes
+
+    _stage(progress, "run-lengths")
+    lengths = run_lengths(links, device_geometry(devices, places, racks), spec.layout, spec.site, racks)
+
+    _stage(progress, "physical")
+    physical = None
+    run_physical = _physical_stage() if catalog.media is not None else None
+    if run_physical is not None:
+        physical, phys_warnings = run_physical(
+            spec=spec,
+            catalog=catalog,
+            devices=devices,
+            links=links,
+            lengths=lengths,
+            places=places,
+            racks=racks,
+            progress=progress,
+        )
+        warnings += phys_warnings
+
+    return DesignDraft(
+        spec=spec,
+        engine_version=ENGINE_VERSION,
+        catalog_version=catalog.version,
+        devices=tuple(devices),
+        racks=tuple(racks),
+        places=tuple(places),
+        links=tuple(links),
+        lengths_m=tuple(lengths),
+        warnings=tuple(warnings),
+        physical=physical,
+        catalog=catalog,
+        plan=w.plan,
+        storage_plan=w.storage_plan,
+        inband_plan=w.inband_plan,
+        server=w.server,
+        n_servers=len(w.servers),
+        extra_summary=extra_summary,
+    )
+
+
+def _wire_compute(spec: DesignSpec, catalog: Catalog) -> _Wiring:
+    """Topology, compute fabric: the plan's warnings, the servers, the fabric managers and the switch tiers."""
     plan = plan_compute(spec, catalog)
     warnings: list[str] = []
     extra_su = reserved_slot_warning(spec, plan, catalog)
@@ -264,92 +337,98 @@ def _start_design(spec: DesignSpec, catalog: Catalog, progress: ProgressFn) -> D
         for i in range(plan.fabric_managers * plan.planes)
     ]
     compute_devs = build_compute(plan, servers, server, b, ufms)
-    other_switches: list[int] = []
-    appliances: list[int] = []
+    return _Wiring(plan, server, b, servers, ufms, compute_devs, warnings)
 
-    storage_plan = inband_plan = None
-    if spec.storage.enabled:
-        st = spec.storage
-        app_model = catalog.appliances.get("storage")
-        apps = [
-            b.device(
-                f"STOR-{i + 1:02d}",
-                "storage-appliance",
-                "storage",
-                network="storage",
-                rack_units=app_model.rack_units if app_model else 2,
-            )
-            for i in range(st.appliances)
-        ]
-        appliances += apps
-        storage_plan = plan_access(
+
+def _wire_storage(spec: DesignSpec, catalog: Catalog, w: _Wiring) -> None:
+    """Topology, storage fabric: its appliances, leaves and spines."""
+    st, server, b = spec.storage, w.server, w.b
+    app_model = catalog.appliances.get("storage")
+    apps = [
+        b.device(
+            f"STOR-{i + 1:02d}",
+            "storage-appliance",
+            "storage",
             network="storage",
-            path="storage_fabric",
-            switch_key=st.switch,
-            technology=st.technology,
-            ratio=st.ratio,
-            speed_gbps=server.storage.speed_gbps,
-            servers=len(servers),
-            server_ports=len(server.storage.ports),
-            appliance_ports_total=st.appliances * st.ports_per_appliance,
-            catalog=catalog,
-            reserved_ports=storage_ufm_links(spec, plan),
+            rack_units=app_model.rack_units if app_model else 2,
         )
-        names = tuple(f"p{j + 1}" for j in range(st.ports_per_appliance))
-        # UFM Enterprise manages the storage InfiniBand fabric too (H100-RA Tables 1 and 7, fabrics-qos-traffic.md
-        # A.8): each appliance's second port on a storage leaf; the compute fabric has its first (ib0).
-        devs = build_access(
-            storage_plan,
-            b,
-            "SF",
-            servers,
-            server.storage.ports,
-            [(a, names) for a in apps],
-            "appliance-leaf",
-            tuple((u, "ib1") for u in ufms),
-        )
-        other_switches += devs["leaf"] + devs["spine"]
-    if spec.inband.enabled:
-        ib = spec.inband
-        mgmt_model = catalog.appliances.get("management-server")
-        mgmts = [
-            b.device(
-                f"MGMT-{i + 1:02d}",
-                "mgmt-server",
-                "management-server",
-                network="inband",
-                rack_units=mgmt_model.rack_units if mgmt_model else 1,
-            )
-            for i in range(ib.management_servers)
-        ]
-        appliances += mgmts
-        inband_plan = plan_access(
-            network="inband",
-            path="inband",
-            switch_key=ib.switch,
-            technology="ethernet",
-            ratio=ib.ratio,
-            speed_gbps=server.inband.speed_gbps,
-            servers=len(servers),
-            server_ports=len(server.inband.ports),
-            appliance_ports_total=2 * ib.management_servers,
-            catalog=catalog,
-        )
-        devs = build_access(
-            inband_plan, b, "IB", servers, server.inband.ports, [(m, ("p1", "p2")) for m in mgmts], "mgmt-leaf"
-        )
-        other_switches += devs["leaf"] + devs["spine"]
+        for i in range(st.appliances)
+    ]
+    w.appliances += apps
+    w.storage_plan = plan_access(
+        network="storage",
+        path="storage_fabric",
+        switch_key=st.switch,
+        technology=st.technology,
+        ratio=st.ratio,
+        speed_gbps=server.storage.speed_gbps,
+        servers=len(w.servers),
+        server_ports=len(server.storage.ports),
+        appliance_ports_total=st.appliances * st.ports_per_appliance,
+        catalog=catalog,
+        reserved_ports=storage_ufm_links(spec, w.plan),
+    )
+    names = tuple(f"p{j + 1}" for j in range(st.ports_per_appliance))
+    # UFM Enterprise manages the storage InfiniBand fabric too (H100-RA Tables 1 and 7, fabrics-qos-traffic.md
+    # A.8): each appliance's second port on a storage leaf; the compute fabric has its first (ib0).
+    devs = build_access(
+        w.storage_plan,
+        b,
+        "SF",
+        w.servers,
+        server.storage.ports,
+        [(a, names) for a in apps],
+        "appliance-leaf",
+        tuple((u, "ib1") for u in w.ufms),
+    )
+    w.other_switches += devs["leaf"] + devs["spine"]
 
-    stage("placement")
-    devices = b.devices
+
+def _wire_inband(spec: DesignSpec, catalog: Catalog, w: _Wiring) -> None:
+    """Topology, in-band management network: its management servers, leaves and spines."""
+    ib, server, b = spec.inband, w.server, w.b
+    mgmt_model = catalog.appliances.get("management-server")
+    mgmts = [
+        b.device(
+            f"MGMT-{i + 1:02d}",
+            "mgmt-server",
+            "management-server",
+            network="inband",
+            rack_units=mgmt_model.rack_units if mgmt_model else 1,
+        )
+        for i in range(ib.management_servers)
+    ]
+    w.appliances += mgmts
+    w.inband_plan = plan_access(
+        network="inband",
+        path="inband",
+        switch_key=ib.switch,
+        technology="ethernet",
+        ratio=ib.ratio,
+        speed_gbps=server.inband.speed_gbps,
+        servers=len(w.servers),
+        server_ports=len(server.inband.ports),
+        appliance_ports_total=2 * ib.management_servers,
+        catalog=catalog,
+    )
+    devs = build_access(
+        w.inband_plan, b, "IB", w.servers, server.inband.ports, [(m, ("p1", "p2")) for m in mgmts], "mgmt-leaf"
+    )
+    w.other_switches += devs["leaf"] + devs["spine"]
+
+
+def _place(spec: DesignSpec, catalog: Catalog, w: _Wiring) -> tuple[list[Rack], list[Place | None], RackBudgets]:
+    """Placement: servers and leaves by SU, spines by pod, the rest in services racks; then the OOB network,
+    which is wired after placement because it has a switch per rack."""
+    plan, devices = w.plan, w.b.devices
     leaves_by_su: list[list[int]] = [[] for _ in range(plan.n_su)]
-    for plane_leaves in compute_devs["leaf"]:
+    for plane_leaves in w.compute_devs["leaf"]:
         for leaf in plane_leaves:
             leaves_by_su[devices[leaf].su - 1].append(leaf)
-    spines = [s for plane in compute_devs["spine"] for s in plane]
-    cores = [c for plane in compute_devs["core"] for c in plane]
+    spines = [s for plane in w.compute_devs["spine"] for s in plane]
+    cores = [c for plane in w.compute_devs["core"] for c in plane]
     spines_by_pod: list[list[int]] = []
-    services = cores + other_switches + ufms + appliances
+    services = cores + w.other_switches + w.ufms + w.appliances
     if plan.tiers == 3:
         spines_by_pod = [[] for _ in range(plan.n_pods)]
         for s in spines:
@@ -361,14 +440,14 @@ def _start_design(spec: DesignSpec, catalog: Catalog, progress: ProgressFn) -> D
     max_mgmt = None
     if oob_model is not None:
         max_mgmt = (oob_model.radix(1) or oob_model.cages) - spec.oob.pdus_per_rack
-    budgets = rack_budgets(spec.layout, server)
+    budgets = rack_budgets(spec.layout, w.server)
     place = partial(
         plan_floor,
         layout=spec.layout,
         devices=devices,
-        server=server,
-        su_size=su,
-        servers=servers,
+        server=w.server,
+        su_size=plan.su_size,
+        servers=w.servers,
         leaves_by_su=leaves_by_su,
         spines_by_pod=spines_by_pod,
         su_per_pod=plan.su_per_pod,
@@ -384,56 +463,11 @@ def _start_design(spec: DesignSpec, catalog: Catalog, progress: ProgressFn) -> D
         reserved_u += 0 if _uses_panels(spec) else spec.layout.panel_units
         floor = place(reserved_u=reserved_u, mda_row_racks=_longest_row(floor.racks, "server"))
     racks, places = floor.racks, floor.places
-
     if oob_model is not None:
-        racks, places = _build_oob(spec, catalog, b, racks, places, oob_model, server, reserved_u, budgets.network_kw)
-    devices = b.devices
-    links = b.links
-    extra_summary: dict = {}
-    extra_summary["rack_power"], power_warnings = rack_power_report(devices, places, racks, budgets)
-    warnings += power_warnings
-    extra_summary["spine_choices"], notes = spine_choices(plan, [storage_plan, inband_plan])
-    extra_summary["notes"] = notes
-
-    stage("run-lengths")
-    geometry = device_geometry(devices, places, racks)
-    lengths = run_lengths(links, geometry, spec.layout, spec.site, racks)
-
-    stage("physical")
-    physical = None
-    run_physical = _physical_stage() if catalog.media is not None else None
-    if run_physical is not None:
-        physical, phys_warnings = run_physical(
-            spec=spec,
-            catalog=catalog,
-            devices=devices,
-            links=links,
-            lengths=lengths,
-            places=places,
-            racks=racks,
-            progress=progress,
+        racks, places = _build_oob(
+            spec, catalog, w.b, racks, places, oob_model, w.server, reserved_u, budgets.network_kw
         )
-        warnings += phys_warnings
-
-    return DesignDraft(
-        spec=spec,
-        engine_version=ENGINE_VERSION,
-        catalog_version=catalog.version,
-        devices=tuple(devices),
-        racks=tuple(racks),
-        places=tuple(places),
-        links=tuple(links),
-        lengths_m=tuple(lengths),
-        warnings=tuple(warnings),
-        physical=physical,
-        catalog=catalog,
-        plan=plan,
-        storage_plan=storage_plan,
-        inband_plan=inband_plan,
-        server=server,
-        n_servers=len(servers),
-        extra_summary=extra_summary,
-    )
+    return racks, places, budgets
 
 
 def check_design(draft: DesignDraft) -> tuple[str, ...]:

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from collections import Counter
+from functools import reduce
+from itertools import groupby
+from operator import add, itemgetter
 from typing import Any
 
 from .model import NETWORKS, TIERS
 from .topology.sizing import ratio_text
 
 ROLES = ("leaf", "spine", "core")
+_NETWORK_TIER = itemgetter(1, 3)  # a Link's (network, tier)
+_KEY, _LENGTH = itemgetter(0), itemgetter(1)
 
 
 def _bisection(gpus: int, injection_gbps: float, ratios: list[float]) -> float:
@@ -36,18 +41,26 @@ def summarize(
     for d in devices:
         if d.network:
             role_count[(d.network, d.role)] += 1
-    tier_count: Counter = Counter((link.network, link.tier) for link in links)
+    tier_count: Counter = Counter()
     length_by_tier: dict = {}
-    for link, length in zip(links, lengths):
-        key = f"{link.network}/{link.tier}"
+    # The builder emits a tier's links together, so grouping consecutive links by (network, tier) gives a few
+    # runs, each summed in C, rather than a Python step and a formatted key per link.
+    keyed = zip(map(_NETWORK_TIER, links), lengths)
+    for (network, tier), run in groupby(keyed, _KEY):
+        run_lengths = list(map(_LENGTH, run))
+        tier_count[(network, tier)] += len(run_lengths)
+        key = f"{network}/{tier}"
         s = length_by_tier.get(key)
+        lo, hi = min(run_lengths), max(run_lengths)
+        # added one by one, in link order, as before (sum() compensates rounding on newer Pythons)
+        total = reduce(add, run_lengths, 0.0 if s is None else s[0])
         if s is None:
-            length_by_tier[key] = [length, length, length, 1]
+            length_by_tier[key] = [total, lo, hi, len(run_lengths)]
         else:
-            s[0] += length
-            s[1] = min(s[1], length)
-            s[2] = max(s[2], length)
-            s[3] += 1
+            s[0] = total
+            s[1] = min(s[1], lo)
+            s[2] = max(s[2], hi)
+            s[3] += len(run_lengths)
 
     networks: dict = {}
     injection = len(server.compute_ports) * plan.speed_gbps * plan.planes / server.gpus

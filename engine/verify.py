@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from itertools import groupby, repeat
+from operator import add, itemgetter, mul
 from typing import Any
 
 from .errors import EngineInvariantError
@@ -38,6 +40,38 @@ def _first_port_beyond_radix(devices: Any, links: Any, switches: Any) -> None:
                 _fail(f"{d.name} port {port} does not exist on a {d.model} at {link.speed_gbps} Gb/s")
 
 
+# Link fields by position (model.Link is a NamedTuple): itemgetter over them runs in C, so a check over
+# 1.6 million links builds its keys without a Python frame per link.
+_NETWORK_TIER = itemgetter(1, 3)
+_A, _A_PORT, _B, _B_PORT = itemgetter(4), itemgetter(5), itemgetter(7), itemgetter(8)
+
+
+def _ports_within_radix(devices: Any, links: Any, switches: Any, by_tier: dict) -> None:
+    """Check 2: no switch port beyond the device's radix at the link's speed. The switch ends in use are gathered
+    per (model, speed) and compared with that model's port names as sets; only a design that breaks the rule
+    walks its links again, to name the first bad port. `by_tier`: the links by (network, tier)."""
+    model_of = [d.model if d.model in switches and d.role not in APPLIANCE_ROLES else None for d in devices]
+    model_at = model_of.__getitem__
+    used: dict[tuple[str, int], set] = defaultdict(set)
+    for (network, tier), tier_links in by_tier.items():
+        speeds = list(map(itemgetter(10), tier_links))
+        # OOB links land on management ports (not data ports) at the managed end; only the OOB
+        # switch's copper ports are numbered against its radix. Uplink ports are named up1/up2.
+        ends = [(_B, _B_PORT)] if network != "oob" or tier == "device-oob" else []
+        if network != "oob":
+            ends.append((_A, _A_PORT))
+        for dev, port in ends:
+            # distinct (model, speed, port) of this tier's ends: a few hundred at most
+            for model, speed, name in set(zip(map(model_at, map(dev, tier_links)), speeds, map(port, tier_links))):
+                if model is not None:
+                    used[(model, speed)].add(name)
+    for (model, speed), ports in used.items():
+        sw = switches[model]
+        if sw.ports_per_cage(speed) is None or not ports <= frozenset(switch_port_names(sw, speed)[0]):
+            _first_port_beyond_radix(devices, links, switches)
+            _fail(f"a {model} port in use at {speed} Gb/s is not one of its ports")  # not reached
+
+
 def verify(  # noqa: C901
     *, devices: Any, links: Any, switches: Any, compute_plan: Any, server_model: Any, n_servers: int, gpus: int
 ) -> list[str]:
@@ -45,54 +79,52 @@ def verify(  # noqa: C901
     checks = []
 
     # 1. No port used twice, on any device of any network.
-    seen: set[tuple[int, str]] = set()
-    add = seen.add
-    for link in links:
-        add((link.a, link.a_port))
-        add((link.b, link.b_port))
+    # Each end as one int, device x number of port names + the port name's number: a set of ints is about
+    # twice as fast to fill as one of (device, port) tuples at 400,000 links, and its keys hash for free.
+    names = set(map(_A_PORT, links))
+    names.update(map(_B_PORT, links))
+    number = {name: i for i, name in enumerate(names)}.__getitem__
+    width = repeat(len(names))
+    seen = set(map(add, map(mul, map(_A, links), width), map(number, map(_A_PORT, links))))
+    seen.update(map(add, map(mul, map(_B, links), width), map(number, map(_B_PORT, links))))
     if len(seen) != 2 * len(links):
         dup = Counter(x for link in links for x in ((link.a, link.a_port), (link.b, link.b_port)))
         (dev, port), n = dup.most_common(1)[0]
         _fail(f"port {devices[dev].name} {port} is used by {n} links")
     checks.append("no-port-used-twice")
 
-    # 2. No switch port beyond the device's radix at the link's speed. The switch ends in use are gathered
-    #    per (model, speed) and compared with that model's port names as sets; only a design that breaks
-    #    the rule walks its links again, to name the first bad port.
-    model_of = [d.model if d.model in switches and d.role not in APPLIANCE_ROLES else None for d in devices]
-    used: dict[tuple[str, int], set] = defaultdict(set)
-    for link in links:
-        speed = link.speed_gbps
-        # OOB links land on management ports (not data ports) at the managed end; only the OOB
-        # switch's copper ports are numbered against its radix. Uplink ports are named up1/up2.
-        if link.network == "oob":
-            if link.tier == "device-oob" and model_of[link.b] is not None:
-                used[(model_of[link.b], speed)].add(link.b_port)
-            continue
-        if model_of[link.a] is not None:
-            used[(model_of[link.a], speed)].add(link.a_port)
-        if model_of[link.b] is not None:
-            used[(model_of[link.b], speed)].add(link.b_port)
-    for (model, speed), ports in used.items():
-        sw = switches[model]
-        if sw.ports_per_cage(speed) is None or not ports <= frozenset(switch_port_names(sw, speed)[0]):
-            _first_port_beyond_radix(devices, links, switches)
-            _fail(f"a {model} port in use at {speed} Gb/s is not one of its ports")  # not reached
+    # Links by (network, tier), in link order: the checks below read one tier at a time.
+    by_tier: dict[tuple[str, str], list] = defaultdict(list)
+    for key, group in groupby(links, _NETWORK_TIER):
+        by_tier[key] += group
+
+    _ports_within_radix(devices, links, switches, by_tier)
     checks.append("ports-within-radix")
 
-    compute = [link for link in links if link.network == "compute"]
     if compute_plan is not None:
         p = compute_plan
+        node_leaf = by_tier.get(("compute", "node-leaf"), [])
+        leaf_spine = by_tier.get(("compute", "leaf-spine"), [])
+        spine_core = by_tier.get(("compute", "spine-core"), [])
         # 3. Every rail on its own leaf, and every (plane, SU, rail) on exactly one leaf.
         rail_of = {port.name: port.rail for port in server_model.compute_ports}
+        if p.planes > 1:
+            rail_of = {name: rail_of[name.split("/")[0]] for name in {link.a_port for link in node_leaf}}
+        su_of = [d.su for d in devices]
+        # distinct (leaf, rail, plane, SU) of the node-leaf links
+        pairs = set(
+            zip(
+                map(_B, node_leaf),
+                map(rail_of.__getitem__, map(_A_PORT, node_leaf)),
+                map(itemgetter(2), node_leaf),
+                map(su_of.__getitem__, map(_A, node_leaf)),
+            )
+        )
         leaf_rails: dict[int, set] = defaultdict(set)
         rail_leaf: dict[tuple, set] = defaultdict(set)
-        for link in compute:
-            if link.tier != "node-leaf":
-                continue
-            rail = rail_of[link.a_port.split("/")[0] if p.planes > 1 else link.a_port]
-            leaf_rails[link.b].add(rail)
-            rail_leaf[(link.plane, devices[link.a].su, rail)].add(link.b)
+        for leaf, rail, plane, su in pairs:
+            leaf_rails[leaf].add(rail)
+            rail_leaf[(plane, su, rail)].add(leaf)
         for leaf, rails in leaf_rails.items():
             if len(rails) != 1:
                 _fail(f"leaf {devices[leaf].name} carries rails {sorted(rails)}")
@@ -102,15 +134,15 @@ def verify(  # noqa: C901
         checks.append("one-rail-per-leaf")
 
         # 4. Equal links from each leaf to each spine of its group (and spine to core group).
-        for tier, _lower, upper_role, per in (
-            ("leaf-spine", "leaf", "spine", p.spines_per_pod),
-            ("spine-core", "spine", "core", p.cores_per_group),
+        for tier, tier_links, upper_role, per in (
+            ("leaf-spine", leaf_spine, "spine", p.spines_per_pod),
+            ("spine-core", spine_core, "core", p.cores_per_group),
         ):
-            pairs = Counter((link.a, link.b) for link in compute if link.tier == tier)
-            if not pairs:
+            pair_count = Counter(zip(map(_A, tier_links), map(_B, tier_links)))
+            if not pair_count:
                 continue
             by_lower: dict[int, list[int]] = defaultdict(list)
-            for (lo, _up), n in pairs.items():
+            for (lo, _up), n in pair_count.items():
                 by_lower[lo].append(n)
             for lo, counts in by_lower.items():
                 if len(set(counts)) != 1 or len(counts) != per:
@@ -122,22 +154,23 @@ def verify(  # noqa: C901
 
         # 5. Per-tier oversubscription as planned: every leaf has exactly leaf_up uplinks and at most
         #    leaf_down node-facing links; every 3-tier spine has spine_up uplinks.
-        up = Counter(link.a for link in compute if link.tier == "leaf-spine")
-        down = Counter(link.b for link in compute if link.tier in ("node-leaf", "ufm-leaf"))
+        up = Counter(map(_A, leaf_spine))
+        down = Counter(map(_B, node_leaf))
+        down.update(map(_B, by_tier.get(("compute", "ufm-leaf"), [])))
         for leaf, n in up.items():
             if n != p.leaf_up:
                 _fail(f"leaf {devices[leaf].name} has {n} uplinks, planned {p.leaf_up}")
             if down.get(leaf, 0) > p.leaf_down:
                 _fail(f"leaf {devices[leaf].name} has {down[leaf]} downlinks, above its {p.leaf_down}")
         if p.tiers == 3:
-            sup = Counter(link.a for link in compute if link.tier == "spine-core")
+            sup = Counter(map(_A, spine_core))
             for spine, n in sup.items():
                 if n != p.spine_up:
                     _fail(f"spine {devices[spine].name} has {n} uplinks, planned {p.spine_up}")
         checks.append("oversubscription")
 
         # 6. GPU and endpoint counts.
-        node_links = sum(1 for link in compute if link.tier == "node-leaf")
+        node_links = len(node_leaf)
         expected = n_servers * len(server_model.compute_ports) * p.planes
         if node_links != expected:
             _fail(f"{node_links} node-leaf links, expected {expected}")

@@ -333,16 +333,23 @@ JOB_QUEUED_RESEND_S = env_int("JOB_QUEUED_RESEND_S", 600)
 # Past the soft time limit or the memory ceiling (resident memory of the process running the job) the
 # job is stopped and fails with a message naming the limit; a job still running at the hard time limit
 # (or JOB_KILL_GRACE_S after any other stop: a cancel, the memory ceiling) is failed and its process
-# exits, and the pool starts a fresh one. Defaults: the biggest design the engine is benchmarked on
-# (128K GPUs) computes and stores in 10-15 s at a 630 MB peak, its largest export in under 60 s and 1 GB
-# (docs/benchmarks.md), so the defaults leave room for a slow machine and stop only a runaway.
+# exits, and the pool starts a fresh one. Defaults: a 128K-GPU design computes and stores in 10-25 s at a
+# 630-710 MB peak, its largest export in under 60 s and 1 GB (docs/benchmarks.md), so the defaults leave room
+# for a slow machine and stop only a runaway. The compute job's memory holds the largest design DESIGN_MAX_LINKS
+# admits: 6,702 MB measured for 1,048,576 GPUs (2,462,944 links over 29 halls), 5,055 MB for 524,288 over 16:
+# 2.7-3.2 KB per link, 6.8-8 GB at DESIGN_MAX_LINKS.
 JOB_LIMITS = {
     kind: {
         "soft_time_limit_s": env_int(f"JOB_{kind.upper()}_SOFT_TIME_LIMIT_S", soft),
         "hard_time_limit_s": env_int(f"JOB_{kind.upper()}_HARD_TIME_LIMIT_S", soft + 30),
-        "memory_limit_mb": env_int(f"JOB_{kind.upper()}_MEMORY_LIMIT_MB", 2048),
+        "memory_limit_mb": env_int(f"JOB_{kind.upper()}_MEMORY_LIMIT_MB", memory),
     }
-    for kind, soft in (("compute", 300), ("export", 600), ("asbuilt", 300), ("alternatives", 600))
+    for kind, soft, memory in (
+        ("compute", 300, 8192),
+        ("export", 600, 2048),
+        ("asbuilt", 300, 2048),
+        ("alternatives", 600, 2048),
+    )
 }
 for _kind, _limits in JOB_LIMITS.items():
     if not 0 < _limits["soft_time_limit_s"] < _limits["hard_time_limit_s"] or _limits["memory_limit_mb"] <= 0:
@@ -414,9 +421,14 @@ ASBUILT_READ_IN_REQUEST_BYTES = env_int("ASBUILT_READ_IN_REQUEST_BYTES", 256 * 1
 COUNTERS_READ_IN_REQUEST_BYTES = env_int("COUNTERS_READ_IN_REQUEST_BYTES", 256 * 1024)
 MEASUREMENTS_READ_IN_REQUEST_BYTES = env_int("MEASUREMENTS_READ_IN_REQUEST_BYTES", 256 * 1024)
 # Largest design a compute accepts, estimated from the spec when it is saved (engine/guard.py). The defaults
-# admit 131,072 GPUs with all four networks (about 560,000 links, 36,000 devices).
-DESIGN_MAX_LINKS = env_int("DESIGN_MAX_LINKS", 1_000_000)
-DESIGN_MAX_DEVICES = env_int("DESIGN_MAX_DEVICES", 150_000)
+# admit the 1,048,576-GPU campus design (Q3400, spine 3:1, 2,462,944 links, 158,384 devices) and 745,920 GPUs
+# non-blocking with OOB (2,430,807 links, 192,471 devices). Memory behind them (bench/bench_store.py, peak RSS
+# of the compute job): about 1.5 KB per link in one hall (2,415 MB at 1,577,792 links), 2.7-3.2 KB over several
+# halls (5,055 MB at 1,577,792 in 16, 6,702 MB at 2,462,944 in 29: panel cords and trunks between halls), so
+# 6.8-8 GB at the limit, which JOB_COMPUTE_MEMORY_LIMIT_MB's default holds. Raise the three together, by that
+# figure, on a bigger machine.
+DESIGN_MAX_LINKS = env_int("DESIGN_MAX_LINKS", 2_500_000)
+DESIGN_MAX_DEVICES = env_int("DESIGN_MAX_DEVICES", 200_000)
 # Error-counter flag thresholds: engine/counters/data/thresholds.yaml, overridden by this YAML file's plain
 # values ({name: number}); checked at start-up.
 COUNTER_THRESHOLDS_FILE = env_str("COUNTER_THRESHOLDS_FILE", "")

@@ -8,6 +8,8 @@ from typing import Any
 from ..catalog import SwitchModel
 from ..model import Device, Link
 
+_new = tuple.__new__
+
 
 class Builder:
     """Appends devices and links in a deterministic order; link ids are 1-based and follow that order."""
@@ -35,7 +37,8 @@ class Builder:
         speed: int,
     ) -> None:
         links = self.links
-        links.append(Link(len(links) + 1, network, plane, tier, a, a_port, a_cage, b, b_port, b_cage, speed))
+        # tuple.__new__ builds the record in C; Link(...) would run the NamedTuple's Python __new__ per link
+        links.append(_new(Link, (len(links) + 1, network, plane, tier, a, a_port, a_cage, b, b_port, b_cage, speed)))
 
 
 def switch_port_names(switch: SwitchModel, speed_gbps: int) -> tuple[tuple[str, ...], tuple[str, ...]]:

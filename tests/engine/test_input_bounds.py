@@ -237,6 +237,25 @@ def test_the_default_limits_admit_131072_gpus_and_refuse_far_more():
     assert "limit is 400,000" in errs["servers.count"]
 
 
+def test_the_default_limits_admit_the_campus_designs_and_refuse_more():
+    """The 1,048,576-GPU campus design (one Q3400 plane, spine 3:1) and the largest non-blocking one with OOB
+    (745,920 GPUs) are admitted; two planes of a million GPUs (about 6.3 million links) are refused."""
+
+    def fabric(servers: int, **extra) -> dict:
+        compute = {"technology": "infiniband", "switch": "q3400", **extra}
+        return {"name": "campus", "servers": {"model": "dgx-b300", "count": servers}, "compute_fabric": compute}
+
+    campus = fabric(131_072, oversubscription={"leaf": "1:1", "spine": "3:1"})
+    non_blocking = {**fabric(93_240), "oob": {"enabled": True}}
+    for spec_data, compute_links in ((campus, 2_462_944), (non_blocking, 2_238_336)):
+        est = check_spec(parse_spec(spec_data), load_catalog(), Limits()).estimate
+        assert est.per_network["compute"]["links"] == compute_links
+        assert est.links <= Limits().max_links and est.devices <= Limits().max_devices
+
+    errs = check_errors(fabric(131_072, planes=2), Limits())
+    assert "(DESIGN_MAX_LINKS)" in errs["servers.count"]
+
+
 def test_the_pipeline_runs_the_guard_before_building():
     with pytest.raises(SpecError) as info:
         compute_design(parse_spec(spec()), limits=Limits(max_links=10))

@@ -146,3 +146,57 @@ def test_a_missing_field_without_a_default_makes_the_document_unreadable(h100):
     _drop_field(doc, "DesignSpec", "name")
     with pytest.raises(codec.CodecError, match=r"DesignSpec.name"):
         codec.decode(zlib.compress(json.dumps(doc).encode()))
+
+
+def test_encoding_and_decoding_leave_the_cyclic_collector_as_they_found_it(h100):
+    import gc
+
+    blob = codec.encode(h100)
+    assert gc.isenabled()
+    codec.decode(blob)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        codec.decode(codec.encode(h100))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def _tags(node) -> set:
+    """Every tag in an encoded value (the first item of each tagged list)."""
+    if isinstance(node, dict):
+        return set().union(*map(_tags, node.values())) if node else set()
+    if not isinstance(node, list) or not node:
+        return set()
+    found = {node[0]} if isinstance(node[0], str) else set()
+    return found.union(*map(_tags, node[1:]))
+
+
+def test_every_column_kind_of_a_long_sequence_survives_a_store():
+    """Long sequences take the packed forms (the ones a 128K-GPU design is made of): each comes back equal,
+    with its container kinds, including rows of several widths (a cable end at a device or at a panel)."""
+    from engine.model import Link, Place
+
+    n = 300
+    value = {
+        "ints": list(range(-n, n)),  # I, two-byte words
+        "big": tuple(i * 2**40 for i in range(n)),  # I, eight-byte words
+        "floats": [i / 7 for i in range(n)],  # I, doubles
+        "names": tuple(["node-leaf", "leaf-spine", "spine-core"][i % 3] for i in range(n)),  # D
+        "ends": [(i, f"{i % 64}/1") if i % 5 else ("panel", i, 3, "T") for i in range(n)],  # V, widths
+        "end lists": [[i, "p"] if i % 2 else [i, "p", 1.5] for i in range(n)],  # V, list rows
+        "repeated rows": tuple((i % 4, "cord") for i in range(n)),  # D of rows
+        "rows with gaps": [None if i % 7 == 0 else (i, "x") for i in range(n)],  # U
+        "places": tuple(Place(i % 9, i % 42 + 1) for i in range(n)),  # C of a NamedTuple
+        "links": [Link(i, "compute", 0, "leaf-spine", i, "1/1", "1", i + 1, "2/1", "2", 800) for i in range(n)],
+        "cable rows": [[i, "cord", "SKU", 3.0, (i, "1/1"), ("panel", 2, 40, "3"), [i], "t", "n"] for i in range(n)],
+    }
+    blob = codec.encode(value)
+    back = codec.decode(blob)
+
+    assert back == value
+    assert {"I", "D", "V", "U", "C"} <= _tags(_doc(blob)["root"])
+    for key, v in value.items():
+        assert type(back[key]) is type(v), key
+        assert [type(x) for x in back[key]] == [type(x) for x in v], key
