@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from engine.columns import LINK_IDENTITY
 from engine.result import DesignResult
 
 from ._csv import csv_lines
@@ -14,13 +15,7 @@ from ._view import DesignView
 
 LOSS_COLUMNS = (
     "rank",
-    "link_id",
-    "network",
-    "tier",
-    "a_device",
-    "a_port",
-    "b_device",
-    "b_port",
+    *LINK_IDENTITY,
     "medium",
     "pmd",
     "fiber_type",

@@ -45,6 +45,10 @@ _CABLE = (
     ("links", "links"),
 )
 
+# Which link a row is, as every table that shows less than the whole row names it first (stored names; the loss
+# budget, the worst links and the revision comparison add their own figures after it).
+LINK_IDENTITY = ("link_id", "network", "tier", "a_device", "a_port", "b_device", "b_port")
+
 LINK_COLUMNS = tuple(csv for csv, _ in _LINK)
 LINK_PHYSICAL_COLUMNS = tuple(csv for csv, _ in _LINK_PHYSICAL)
 CABLE_COLUMNS = tuple(csv for csv, _ in _CABLE)

@@ -7,6 +7,7 @@ from decimal import Decimal
 from apps.designs.completeness import completeness_of
 from apps.designs.models import LinkRecord, Revision
 from apps.designs.pricing import revision_pricing
+from engine.columns import LINK_IDENTITY
 
 
 def _bom_by_part(summary: dict) -> dict[str, dict]:
@@ -132,13 +133,7 @@ def bom_diff(*, old: Revision, new: Revision) -> dict:
 
 
 WORST_FIELDS = (
-    "link_id",
-    "network",
-    "tier",
-    "a_device",
-    "a_port",
-    "b_device",
-    "b_port",
+    *LINK_IDENTITY,
     "length_m",
     "medium",
     "a_part",

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from engine.columns import LINK_IDENTITY
 from engine.model import TIERS
 
 from . import diagrams
@@ -32,19 +33,7 @@ _LINK = (
     "link_id",
     ("network", "a_device", "a_port", "b_device", "b_port"),
     ("medium", "a_part", "b_part", "length_m"),
-    (
-        "link_id",
-        "network",
-        "tier",
-        "a_device",
-        "a_port",
-        "b_device",
-        "b_port",
-        "medium",
-        "a_part",
-        "b_part",
-        "length_m",
-    ),
+    (*LINK_IDENTITY, "medium", "a_part", "b_part", "length_m"),
 )
 _CABLE = (
     CableRecord,

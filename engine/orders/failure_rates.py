@@ -19,14 +19,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import yaml
 
-from .spares import SPARES_RULES, Spares, category_map
+from .spares import SPARES_RULES, Spares, category_map, finite_decimal
 
 if TYPE_CHECKING:
     from collections.abc import Collection
@@ -82,12 +82,7 @@ def parse_category_values(raw: Collection[Any], what: str, field_name: str) -> d
     lo, hi, lo_ok, hi_ok = _BOUNDS[field_name]
     out = {}
     for k, v in raw.items():
-        try:
-            d = Decimal(str(v).strip())
-        except (InvalidOperation, ValueError):
-            raise ValueError(f"{what}: {v!r} is not a number") from None
-        if not d.is_finite():
-            raise ValueError(f"{what}: {v!r} is not a number")
+        d = finite_decimal(v, what)
         if d < lo or d > hi or (d == lo and not lo_ok) or (d == hi and not hi_ok):
             # the words carry an open bound themselves ("above 0 and below 100"); a closed range says its ends
             ends = "" if not (lo_ok and hi_ok) else f" (from {lo} to {hi})"

@@ -13,9 +13,10 @@ replenishment time and a service level, and orders the Poisson quantile of the f
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from decimal import ROUND_CEILING, Decimal, InvalidOperation
+from decimal import ROUND_CEILING, Decimal
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
@@ -122,18 +123,26 @@ def category_map(raw: Any, what: str, *, whole: str, pair: str) -> Mapping:
     return raw
 
 
+# A plain decimal number in ASCII: Decimal() alone also takes "1_0", "NaN", "Infinity" and digits of other scripts
+# (U+0665, Arabic-Indic five), none of which a price list, a spreadsheet or a procurement tool would send as a quantity.
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+
+
+def finite_decimal(value: Any, what: str) -> Decimal:
+    """`value` (a number or its text) as a finite Decimal; ValueError naming `what` for anything else."""
+    text = str(value).strip()
+    if isinstance(value, bool) or not _NUMBER.fullmatch(text):
+        raise ValueError(f"{what}: {value!r} is not a number")
+    return Decimal(text)  # finite: the pattern admits no NaN or Infinity
+
+
 def parse_percents(raw: Collection[Any], what: str = "spares_percent") -> dict[str, Decimal]:
     """{category: percent} from a number (every category), a mapping, or text such as "5" or
     "transceiver:2,fiber:5,*:1". ValueError naming `what` for anything else."""
     raw = category_map(raw, what, whole="a percentage", pair="category:percentage")
     out = {}
     for k, v in raw.items():
-        try:
-            d = Decimal(str(v).strip())
-        except (InvalidOperation, ValueError):
-            raise ValueError(f"{what}: {v!r} is not a number") from None
-        if not d.is_finite():
-            raise ValueError(f"{what}: {v!r} is not a number")
+        d = finite_decimal(v, what)
         if d < 0 or d > MAX_PERCENT:
             raise ValueError(f"{what}: {v!r} must be a percentage from 0 to {MAX_PERCENT}")
         if len(str(k)) > 32:
