@@ -13,6 +13,7 @@ Labels are rendered when rows are written (cables.csv, the database), not held i
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -368,7 +369,15 @@ class _Pass:
         self.choice_memo: dict = {}
         self.shared: dict[tuple, int] = {}  # cage pair or module connector -> cable id, for shared cables
         self.split_far: dict | None = None  # built on the first link between two quarter-rate cages
-        self.demands: dict[tuple, list[int]] = defaultdict(list)  # panel-mode links by (tier, network, racks, ...)
+        # Panel-mode links by (tier, network, rack A, rack B, id of the choice, diversity group): ids, as hashing a
+        # frozen dataclass walks all its fields; equal choices share one id (`demand_choice` maps it back).
+        self.demands: dict[tuple, list[int]] = defaultdict(list)
+        self.demand_choice: dict[int, Any] = {}  # id -> the first of the equal choices a demand key names
+        self.demand_id: dict[int, int] = {}  # id(choice) -> id of the first choice equal to it
+        self.demand_first: dict = {}  # choice -> the first choice equal to it
+        # Links cabled directly, in link order, with their cables made once the panels fit (see run_physical):
+        # the index i, or ~i when the link runs between two quarter-rate cages.
+        self.direct = array("i")
         # Links between halls run through patch panels at both ends and a single-mode trunk (docs/site-model.md).
         self.hall_of = [r.hall for r in racks] if any(r.hall for r in racks) else None
         self.inter_hall = 0  # links between halls
@@ -379,6 +388,14 @@ class _Pass:
     def cage_end(self, dev: int, cage: str, speed: int) -> Any:
         end = _cage_end(self.devices[dev], cage, speed, self.catalog, self.server_cages, self.ufm_module) or False
         return self.intern.setdefault(end, end) if end else False
+
+    def demand_key(self, choice: Any) -> int:
+        """The id that stands for `choice` in demand keys: that of the first choice equal to it (hashed once per
+        distinct choice object, a few hundred, not once per link)."""
+        first = self.demand_first.setdefault(choice, choice)
+        self.demand_choice[id(first)] = first
+        self.demand_id[id(choice)] = id(first)
+        return id(first)
 
     def no_cage_model(self, dev: int, network: str, tier: str, speed: int) -> None:
         self.failures.setdefault(
@@ -504,15 +521,23 @@ def run_physical(
     patch-panel links' trunks and panels, then the result (its BOM and fiber totals wait for roll_up())."""
     p = _Pass(spec, catalog, devices, links, lengths, places, racks)
     _assign_media(p, progress)
-    _panel_mode(p)
+    # The panels are stacked before any cable is made: a rack whose panels do not fit raises PanelOverflow and
+    # engine.pipeline places the design again, so the cables of that pass would be thrown away.
+    tiers = _panel_mode(p)
+    _direct_cables(p)
+    rack_index = {r.id: r.idx for r in racks}
+    for tier, groups, plan, units in tiers:
+        _tier_cables(p, tier, groups, plan, rack_index, units)
+    p.cable_rows.sort(key=_FIRST)
     result = _physical_result(p)
     progress("physical", len(links), len(links))
     return result, []
 
 
 def _assign_media(p: _Pass, progress: Any) -> None:
-    """One pass in link order: the medium of each link (one decision per distinct cage-pair kind), then its own
-    cable, numbered in link order, and its loss budget. Links through patch panels wait in `p.demands`."""
+    """One pass in link order: the medium of each link (one decision per distinct cage-pair kind). Links cabled
+    directly wait in `p.direct` (their cables are made by _direct_cables), links through patch panels in
+    `p.demands`."""
     links, lengths, devices, places, policy = p.links, p.lengths, p.devices, p.places, p.policy
     cage_run = _cage_runs(links, lengths, len(devices))
     structured_tiers = {t: policy.tier(t).cabling == "panels" for t in {lk.tier for lk in links}}
@@ -522,8 +547,9 @@ def _assign_media(p: _Pass, progress: Any) -> None:
     appliance, dev_end, choice_memo, failures = p.appliance, p.dev_end, p.choice_memo, p.failures
     media, choices, missing, demands = p.catalog.media, p.choices, p.missing, p.demands
     spine_group = _spine_groups(links) if policy.trunk_diversity else {}
+    demand_id, direct = p.demand_id, p.direct
     n = len(links)
-    for i, (link, length) in enumerate(zip(links, lengths)):
+    for i, link in enumerate(links):
         _lid, network, _plane, tier, a, _a_port, a_cage, b, _b_port, b_cage, speed = link
         ka = (a_cage, speed, devices[a].role) if appliance[a] else (a, speed)
         ea = dev_end.get(ka)
@@ -561,27 +587,44 @@ def _assign_media(p: _Pass, progress: Any) -> None:
         memo = choice_memo.get(key)
         if memo is None:
             memo = choice_memo[key] = _choose(key, ea, eb, policies[cross], media, failures, f"{network}/{tier}")
-        choice, optical, shared, split = memo
+        choice, optical, _shared, split = memo
         if i % 50000 == 0:
             progress("physical", i, n)
         if choice is None:
             missing[(network, tier)] += 1
             continue
         if ea.port_speed_gbps != speed and eb.port_speed_gbps != speed and not split:
-            choice, shared = p.quarter_rate_pair(link, choice, optical), True
+            choice = p.quarter_rate_pair(link, choice, optical)
             if choice is None:
                 continue
         choices[i] = choice
         if structured and optical:
             pa, pb = places[a], places[b]
             if pa is not None and pb is not None and pa.rack != pb.rack:
-                demands[(tier, network, pa.rack, pb.rack, choice, spine_group.get((tier, a, b), 0))].append(i)
+                cid = demand_id.get(id(choice))
+                if cid is None:
+                    cid = p.demand_key(choice)
+                demands[(tier, network, pa.rack, pb.rack, cid, spine_group.get((tier, a, b), 0))].append(i)
                 continue
-        p.direct_cable(i, link, length, choice, shared, split, ea.port_speed_gbps != speed)
+        direct.append(i if ea.port_speed_gbps == speed else ~i)
 
 
-def _panel_mode(p: _Pass) -> None:
-    """Panel mode: cord A + panel + trunk + panel + cord B, trunks sized per rack pair, tier by tier."""
+def _direct_cables(p: _Pass) -> None:
+    """The cable and loss budget of every link cabled directly, in link order (cable ids follow it)."""
+    links, lengths, choices, direct_cable = p.links, p.lengths, p.choices, p.direct_cable
+    kinds: dict[int, tuple[bool, bool]] = {}  # id(choice) -> (cable shared by links, 1:2 splitter)
+    for k in p.direct:
+        i = k if k >= 0 else ~k
+        choice = choices[i]
+        kind = kinds.get(id(choice))
+        if kind is None:
+            kind = kinds[id(choice)] = (choice.cable_carries_links > 1, choice.breakout == "split-1:2")
+        direct_cable(i, links[i], lengths[i], choice, kind[0], kind[1], k < 0)
+
+
+def _panel_mode(p: _Pass) -> list[tuple[str, list, Any, dict]]:
+    """Panel mode: cord A + panel + trunk + panel + cord B, trunks sized per rack pair, tier by tier. The trunks
+    and panels of each tier: (tier, its demand groups, its TrunkPlan, its panels' units by (rack, kind))."""
     spec, racks, devices, places, lengths, policy = p.spec, p.racks, p.devices, p.places, p.lengths, p.policy
     by_tier: dict[str, list] = defaultdict(list)
     for key, idxs in p.demands.items():
@@ -594,11 +637,13 @@ def _panel_mode(p: _Pass) -> None:
         _device_tops(devices, places, spec.layout.rack_units) if p.demands else None,
     )
     rack_names = [r.id for r in racks]
+    choice_of = p.demand_choice
+    tiers: list[tuple[str, list, Any, dict]] = []
     for tier, groups in sorted(by_tier.items()):
         if policy.trunk_diversity:  # one half of the spines' demands after the other: one panel change per rack
             groups.sort(key=lambda g: g[0][5])
         dem = [
-            TrunkDemand(racks[k[2]].id, racks[k[3]].id, len(idxs), max(lengths[j] for j in idxs), k[4], k[5])
+            TrunkDemand(racks[k[2]].id, racks[k[3]].id, len(idxs), max(lengths[j] for j in idxs), choice_of[k[4]], k[5])
             for k, idxs in groups
         ]
         plan = plan_trunks(tier, dem, policy, own_panels=policy.trunk_diversity)
@@ -614,14 +659,14 @@ def _panel_mode(p: _Pass) -> None:
             ]
             exc.devices, exc.device_units = len(in_rack), sum(d.rack_units for d in in_rack)
             raise
-        _tier_cables(p, tier, groups, plan, rack_index)
-    p.cable_rows.sort(key=lambda r: r[0])
+        # add_plan hands each tier a new units table, so this one stays the tier's
+        tiers.append((tier, groups, plan, p.panel_units.units))
+    return tiers
 
 
-def _tier_cables(p: _Pass, tier: str, groups: list, plan: Any, rack_index: dict) -> None:
+def _tier_cables(p: _Pass, tier: str, groups: list, plan: Any, rack_index: dict, units: dict) -> None:
     """The cable rows of one tier's panel-mode links: the trunk ids first, two cords per link, then each trunk's
-    row (its panel units are those of its first link's slot)."""
-    panel_unit = p.panel_units.unit  # type: ignore[union-attr]
+    row (its panel units are those of its first link's slot). `units`: the tier's panel units by (rack, kind)."""
     trunk_ids: dict[str, int] = {}
     trunk_length: dict[str, float] = {}
     for run in plan.trunks:
@@ -632,19 +677,20 @@ def _tier_cables(p: _Pass, tier: str, groups: list, plan: Any, rack_index: dict)
     # Per trunk, in one pass over the links: the first link's slot (its panel units) and the links it carries.
     first_slot: dict[str, LinkSlot] = {}
     carried: dict[str, list[int]] = defaultdict(list)
+    choice_of = p.demand_choice
     for (key, idxs), slots in zip(groups, plan.slots):
-        choice = key[4]
+        choice = choice_of[key[4]]
         for j, slot in zip(idxs, slots):
             link = p.links[j]
-            _panel_link(p, j, slot, choice, tier, trunk_ids[slot.trunk_id], trunk_length[slot.trunk_id])
+            _panel_link(p, j, slot, choice, tier, trunk_ids[slot.trunk_id], trunk_length[slot.trunk_id], units)
             network_of_trunk[slot.trunk_id] = link.network
             first_slot.setdefault(slot.trunk_id, slot)
             carried[slot.trunk_id].append(link.id)
     for run in plan.trunks:
         slot = first_slot[run.id]
         ra, rb = rack_index[run.rack_a], rack_index[run.rack_b]
-        ua = panel_unit(ra, run.panel_kind, slot.panel_a)
-        ub = panel_unit(rb, run.panel_kind, slot.panel_b)
+        ua = units[(ra, run.panel_kind)][slot.panel_a]
+        ub = units[(rb, run.panel_kind)][slot.panel_b]
         network = network_of_trunk.get(run.id, "")
         p.cable_rows.append(
             [
@@ -662,17 +708,18 @@ def _tier_cables(p: _Pass, tier: str, groups: list, plan: Any, rack_index: dict)
         p.trunks_out.append((network, run))
 
 
-def _panel_link(p: _Pass, j: int, slot: LinkSlot, choice: Any, tier: str, tid: int, trunk_m: float) -> None:
+def _panel_link(
+    p: _Pass, j: int, slot: LinkSlot, choice: Any, tier: str, tid: int, trunk_m: float, units: dict
+) -> None:
     """Link `j` through panels: its two equipment cords (rows), its cables (cord, trunk, cord) and loss budget."""
     link = p.links[j]
     sp = choice.structured
     kind = sp.panel.kind
-    panel_unit = p.panel_units.unit  # type: ignore[union-attr]
     pa, pb = p.places[link.a], p.places[link.b]
     assert pa is not None and pb is not None  # both ends of a link are placed devices
     ra, rb = pa.rack, pb.rack
-    ua = panel_unit(ra, kind, slot.panel_a)
-    ub = panel_unit(rb, kind, slot.panel_b)
+    ua = units[(ra, kind)][slot.panel_a]
+    ub = units[(rb, kind)][slot.panel_b]
     cid_a, cid_b = p.next_id, p.next_id + 1
     p.next_id += 2
     p.cable_rows.append(
