@@ -548,17 +548,30 @@ def _assign_media(p: _Pass, progress: Any) -> None:
     media, choices, missing, demands = p.catalog.media, p.choices, p.missing, p.demands
     spine_group = _spine_groups(links) if policy.trunk_diversity else {}
     demand_id, direct = p.demand_id, p.direct
+    # Per device: its rack and hall (-1 unplaced); a switch's cage end per link speed in a list per speed (an
+    # index, where a (device, speed) key would build and hash a tuple per link end).
+    rack_of = [-1 if pl is None else pl.rack for pl in places]
+    hall_dev = [-1 if r < 0 else hall_of[r] for r in rack_of] if hall_of is not None else None
+    ends_at: dict[int, list] = {}
+    inter_hall = 0
     n = len(links)
     for i, link in enumerate(links):
         _lid, network, _plane, tier, a, _a_port, a_cage, b, _b_port, b_cage, speed = link
-        ka = (a_cage, speed, devices[a].role) if appliance[a] else (a, speed)
-        ea = dev_end.get(ka)
-        if ea is None:
-            ea = dev_end[ka] = p.cage_end(a, a_cage, speed)
-        kb = (b, speed)
-        eb = dev_end.get(kb)
+        ends = ends_at.get(speed)
+        if ends is None:
+            ends = ends_at[speed] = [None] * len(devices)
+        if appliance[a]:
+            ka = (a_cage, speed, devices[a].role)
+            ea = dev_end.get(ka)
+            if ea is None:
+                ea = dev_end[ka] = p.cage_end(a, a_cage, speed)
+        else:
+            ea = ends[a]
+            if ea is None:
+                ea = ends[a] = dev_end[(a, speed)] = p.cage_end(a, a_cage, speed)
+        eb = ends[b]
         if eb is None:
-            eb = dev_end[kb] = p.cage_end(b, b_cage, speed)
+            eb = ends[b] = dev_end[(b, speed)] = p.cage_end(b, b_cage, speed)
         if not ea or not eb:
             p.no_cage_model(a if not ea else b, network, tier, speed)
             continue
@@ -567,11 +580,11 @@ def _assign_media(p: _Pass, progress: Any) -> None:
         far_b, run_b = cage_run[b][b_cage]  # type: ignore[index]
         structured = structured_tiers[tier]
         cross = False
-        if hall_of is not None:
-            pa, pb = places[a], places[b]
-            cross = pa is not None and pb is not None and hall_of[pa.rack] != hall_of[pb.rack]
+        if hall_dev is not None:
+            ha, hb = hall_dev[a], hall_dev[b]
+            cross = ha >= 0 and hb >= 0 and ha != hb
             structured = structured or cross
-            p.inter_hall += cross
+            inter_hall += cross
         # The run rounded UP to a whole metre: every reach limit in the catalog is a whole number of metres,
         # so rounding up never changes which media fit, and one decision serves many lengths.
         key = (
@@ -599,27 +612,57 @@ def _assign_media(p: _Pass, progress: Any) -> None:
                 continue
         choices[i] = choice
         if structured and optical:
-            pa, pb = places[a], places[b]
-            if pa is not None and pb is not None and pa.rack != pb.rack:
+            ra, rb = rack_of[a], rack_of[b]
+            if ra >= 0 and rb >= 0 and ra != rb:
                 cid = demand_id.get(id(choice))
                 if cid is None:
                     cid = p.demand_key(choice)
-                demands[(tier, network, pa.rack, pb.rack, cid, spine_group.get((tier, a, b), 0))].append(i)
+                demands[(tier, network, ra, rb, cid, spine_group.get((tier, a, b), 0))].append(i)
                 continue
         direct.append(i if ea.port_speed_gbps == speed else ~i)
+    p.inter_hall = inter_hall
 
 
 def _direct_cables(p: _Pass) -> None:
-    """The cable and loss budget of every link cabled directly, in link order (cable ids follow it)."""
-    links, lengths, choices, direct_cable = p.links, p.lengths, p.choices, p.direct_cable
+    """The cable and loss budget of every link cabled directly, in link order (cable ids follow it). A cable of
+    its own per link is made here (direct_cable's work, with its look-ups hoisted out of the loop); a shared
+    one by _Pass.direct_cable."""
+    links, lengths, choices, cords, cables = p.links, p.lengths, p.choices, p.cords, p.cables
+    budgets, statuses, issues, cable_rows = p.budgets, p.statuses, p.issues, p.cable_rows
+    run_memo, direct_memo, policy, budget_of = p.run_memo, p.direct_memo, p.policy, p.budget_of
     kinds: dict[int, tuple[bool, bool]] = {}  # id(choice) -> (cable shared by links, 1:2 splitter)
+    next_id = p.next_id
     for k in p.direct:
         i = k if k >= 0 else ~k
         choice = choices[i]
         kind = kinds.get(id(choice))
         if kind is None:
             kind = kinds[id(choice)] = (choice.cable_carries_links > 1, choice.breakout == "split-1:2")
-        direct_cable(i, links[i], lengths[i], choice, kind[0], kind[1], k < 0)
+        if kind[0]:
+            p.next_id = next_id
+            p.direct_cable(i, links[i], lengths[i], choice, True, kind[1], k < 0)
+            next_id = p.next_id
+            continue
+        rk = (id(choice), lengths[i])
+        cord = run_memo.get(rk)
+        if cord is None:
+            cord = run_memo[rk] = cable_for_run(choice, lengths[i], policy)
+        cords[i] = cord
+        lid, network, _plane, tier, a, a_port, _a_cage, b, b_port, _b_cage, _speed = links[i]
+        cable_rows.append(
+            [next_id, choice.cable_kind, cord[0], cord[1], (a, a_port), (b, b_port), [lid], tier, network]
+        )
+        cables[i] = (next_id,)
+        next_id += 1
+        # a cable of its own: a 1:2 splitter's first link uses its leg 1
+        bk = (id(choice), cord[1], 1)
+        entry = direct_memo.get(bk)
+        if entry is None:
+            entry = direct_memo[bk] = budget_of(choice, False, cord[1], leg=1)
+        budgets[i], statuses[i], problem = entry
+        if problem is not None:
+            issues.append((lid, problem))
+    p.next_id = next_id
 
 
 def _panel_mode(p: _Pass) -> list[tuple[str, list, Any, dict]]:
@@ -822,13 +865,22 @@ def _roll_up(
 ) -> list[str]:
     """Fill in `result`'s fiber totals, BOM and worst links, and return the physical layer's warnings."""
     choices, cables, trunks_out = result.choices, result.cables, result.trunks
-    direct: Counter[tuple[str, str, int, int, int]] = Counter()  # (network, tier, rack A, rack B, choice id)
-    by_id = {}
+    # Optical links on a cable of their own (one cable id) by (network, tier, rack A, rack B, choice id), counted
+    # over every link in one C-level pass and then kept for the few thousand keys that qualify (first-seen
+    # order, as a loop over the qualifying links would add them).
+    by_id = {id(c): c for c in result.distinct_choices if c.optical}
     rack_of = [p.rack if p else -1 for p in places]
-    for link, choice, link_cables in zip(links, choices, cables):
-        if choice and choice.optical and len(link_cables) == 1:
-            by_id[id(choice)] = choice
-            direct[(link.network, link.tier, rack_of[link.a], rack_of[link.b], id(choice))] += 1
+    counted = Counter(
+        zip(
+            map(_LINK_NETWORK, links),
+            map(_LINK_TIER, links),
+            map(rack_of.__getitem__, map(_LINK_A, links)),
+            map(rack_of.__getitem__, map(_LINK_B, links)),
+            map(id, choices),
+            map(len, cables),
+        )
+    )
+    direct = {k[:5]: v for k, v in counted.items() if k[5] == 1 and k[4] in by_id}
     per_choice = {k: link_fibers(c, False) for k, c in by_id.items()}
     rid = lambda r: racks[r].id if r >= 0 else ""  # noqa: E731
     result.fibers = fiber_totals(
@@ -1051,6 +1103,7 @@ _ROW_KIND, _ROW_PART, _ROW_LENGTH, _ROW_A, _ROW_NETWORK = (
     itemgetter(8),
 )
 _FIRST = itemgetter(0)
+_LINK_NETWORK, _LINK_TIER, _LINK_A, _LINK_B = itemgetter(1), itemgetter(3), itemgetter(4), itemgetter(7)
 
 
 def _bom(  # noqa: C901
