@@ -397,6 +397,16 @@ class _Pass:
         self.demand_id[id(choice)] = id(first)
         return id(first)
 
+    def a_end(self, a: int, cage: str, speed: int, ends: list) -> Any:
+        """The cage end of a link's A end, memoized per appliance cage (dev_end) or per switch (`ends`: its
+        speed's list; dev_end too, for quarter_rate_pair)."""
+        end = self.cage_end(a, cage, speed)
+        if self.appliance[a]:
+            self.dev_end[(cage, speed, self.devices[a].role)] = end
+        else:
+            ends[a] = self.dev_end[(a, speed)] = end
+        return end
+
     def no_cage_model(self, dev: int, network: str, tier: str, speed: int) -> None:
         self.failures.setdefault(
             f"{network}/{tier}",
@@ -551,7 +561,7 @@ def _assign_media(p: _Pass, progress: Any) -> None:
     # Per device: its rack and hall (-1 unplaced); a switch's cage end per link speed in a list per speed (an
     # index, where a (device, speed) key would build and hash a tuple per link end).
     rack_of = [-1 if pl is None else pl.rack for pl in places]
-    hall_dev = [-1 if r < 0 else hall_of[r] for r in rack_of] if hall_of is not None else None
+    hall_dev = [-1 if r < 0 or hall_of is None else hall_of[r] for r in rack_of]  # one hall: all 0 or -1
     ends_at: dict[int, list] = {}
     inter_hall = 0
     n = len(links)
@@ -560,15 +570,10 @@ def _assign_media(p: _Pass, progress: Any) -> None:
         ends = ends_at.get(speed)
         if ends is None:
             ends = ends_at[speed] = [None] * len(devices)
-        if appliance[a]:
-            ka = (a_cage, speed, devices[a].role)
-            ea = dev_end.get(ka)
-            if ea is None:
-                ea = dev_end[ka] = p.cage_end(a, a_cage, speed)
-        else:
-            ea = ends[a]
-            if ea is None:
-                ea = ends[a] = dev_end[(a, speed)] = p.cage_end(a, a_cage, speed)
+        # an appliance's cage end depends on its cage, not the device
+        ea = dev_end.get((a_cage, speed, devices[a].role)) if appliance[a] else ends[a]
+        if ea is None:
+            ea = p.a_end(a, a_cage, speed, ends)
         eb = ends[b]
         if eb is None:
             eb = ends[b] = dev_end[(b, speed)] = p.cage_end(b, b_cage, speed)
@@ -578,13 +583,10 @@ def _assign_media(p: _Pass, progress: Any) -> None:
         # every device a link ends on has its table (None only for devices without links)
         far_a, run_a = cage_run[a][a_cage]  # type: ignore[index]
         far_b, run_b = cage_run[b][b_cage]  # type: ignore[index]
-        structured = structured_tiers[tier]
-        cross = False
-        if hall_dev is not None:
-            ha, hb = hall_dev[a], hall_dev[b]
-            cross = ha >= 0 and hb >= 0 and ha != hb
-            structured = structured or cross
-            inter_hall += cross
+        ha, hb = hall_dev[a], hall_dev[b]
+        cross = ha != hb and ha >= 0 and hb >= 0
+        structured = structured_tiers[tier] or cross
+        inter_hall += cross
         # The run rounded UP to a whole metre: every reach limit in the catalog is a whole number of metres,
         # so rounding up never changes which media fit, and one decision serves many lengths.
         key = (
