@@ -723,14 +723,9 @@ def _tier_cables(p: _Pass, tier: str, groups: list, plan: Any, rack_index: dict,
     first_slot: dict[str, LinkSlot] = {}
     carried: dict[str, list[int]] = defaultdict(list)
     choice_of = p.demand_choice
+    trunks = (trunk_ids, trunk_length, first_slot, carried, network_of_trunk)
     for (key, idxs), slots in zip(groups, plan.slots):
-        choice = choice_of[key[4]]
-        for j, slot in zip(idxs, slots):
-            link = p.links[j]
-            _panel_link(p, j, slot, choice, tier, trunk_ids[slot.trunk_id], trunk_length[slot.trunk_id], units)
-            network_of_trunk[slot.trunk_id] = link.network
-            first_slot.setdefault(slot.trunk_id, slot)
-            carried[slot.trunk_id].append(link.id)
+        _panel_links(p, tier, choice_of[key[4]], idxs, slots, units, trunks)
     for run in plan.trunks:
         slot = first_slot[run.id]
         ra, rb = rack_index[run.rack_a], rack_index[run.rack_b]
@@ -753,56 +748,53 @@ def _tier_cables(p: _Pass, tier: str, groups: list, plan: Any, rack_index: dict,
         p.trunks_out.append((network, run))
 
 
-def _panel_link(
-    p: _Pass, j: int, slot: LinkSlot, choice: Any, tier: str, tid: int, trunk_m: float, units: dict
+def _panel_links(
+    p: _Pass, tier: str, choice: Any, idxs: list[int], slots: list[LinkSlot], units: dict, trunks: tuple
 ) -> None:
-    """Link `j` through panels: its two equipment cords (rows), its cables (cord, trunk, cord) and loss budget."""
-    link = p.links[j]
+    """Links `idxs` (one demand group, of medium `choice`) through panels, on their `slots`: each link's two
+    equipment cords (rows), its cables (cord, trunk, cord) and loss budget; `trunks`: _tier_cables' tables of
+    trunk ids and lengths, and the first slot, links carried and network per trunk, filled in here."""
+    trunk_ids, trunk_length, first_slot, carried, network_of_trunk = trunks
+    links, places, cable_rows, cords, cables = p.links, p.places, p.cable_rows, p.cords, p.cables
+    budgets, statuses, issues, budget_of = p.budgets, p.statuses, p.issues, p.budget_of
     sp = choice.structured
     kind = sp.panel.kind
-    pa, pb = p.places[link.a], p.places[link.b]
-    assert pa is not None and pb is not None  # both ends of a link are placed devices
-    ra, rb = pa.rack, pb.rack
-    ua = units[(ra, kind)][slot.panel_a]
-    ub = units[(rb, kind)][slot.panel_b]
-    cid_a, cid_b = p.next_id, p.next_id + 1
-    p.next_id += 2
-    p.cable_rows.append(
-        [
-            cid_a,
-            "cord",
-            sp.cord_a_sku,
-            sp.cord_a_length_m,
-            (link.a, link.a_port),
-            ("panel", ra, ua, slot.port_a),
-            [link.id],
-            tier,
-            link.network,
-        ]
-    )
-    p.cable_rows.append(
-        [
-            cid_b,
-            "cord",
-            sp.cord_b_sku,
-            sp.cord_b_length_m,
-            ("panel", rb, ub, slot.port_b),
-            (link.b, link.b_port),
-            [link.id],
-            tier,
-            link.network,
-        ]
-    )
-    p.cords[j] = (sp.cord_a_sku, sp.cord_a_length_m)
-    p.cables[j] = (cid_a, tid, cid_b)
-    fiber_m = sp.cord_a_length_m + sp.cord_b_length_m + trunk_m
-    # build_channel's leg is a 1:2 splitter's leg (slot.sub), not the trunk leg (slot.leg).
+    sku_a, len_a, sku_b, len_b = sp.cord_a_sku, sp.cord_a_length_m, sp.cord_b_sku, sp.cord_b_length_m
+    cord = (sku_a, len_a)  # the link's own cable: its A-end cord, one tuple for the group
     split = choice.breakout == "split-1:2"
-    p.budgets[j], p.statuses[j], problem = p.budget_of(
-        choice, True, fiber_m, leg=(slot.sub or 1) if split else 1, port=1 if split else (slot.sub or 1)
-    )
-    if problem is not None:
-        p.issues.append((link.id, problem))
+    memo: dict = {}  # (fiber metres, 1:2 splitter leg or port) -> budget_of's answer
+    next_id = p.next_id
+    for j, slot in zip(idxs, slots):
+        lid, network, _plane, _tier, a, a_port, _a_cage, b, b_port, _b_cage, _speed = links[j]
+        pa, pb = places[a], places[b]
+        assert pa is not None and pb is not None  # both ends of a link are placed devices
+        ra, rb = pa.rack, pb.rack
+        tid = slot.trunk_id
+        ua = units[(ra, kind)][slot.panel_a]
+        ub = units[(rb, kind)][slot.panel_b]
+        cable_rows.append(
+            [next_id, "cord", sku_a, len_a, (a, a_port), ("panel", ra, ua, slot.port_a), [lid], tier, network]
+        )
+        cable_rows.append(
+            [next_id + 1, "cord", sku_b, len_b, ("panel", rb, ub, slot.port_b), (b, b_port), [lid], tier, network]
+        )
+        cords[j] = cord
+        cables[j] = (next_id, trunk_ids[tid], next_id + 1)
+        next_id += 2
+        # build_channel's leg is a 1:2 splitter's leg (slot.sub), not the trunk leg (slot.leg).
+        bk = (len_a + len_b + trunk_length[tid], slot.sub or 1)
+        entry = memo.get(bk)
+        if entry is None:
+            fiber_m, sub = bk
+            entry = memo[bk] = budget_of(choice, True, fiber_m, leg=sub if split else 1, port=1 if split else sub)
+        budgets[j], statuses[j], problem = entry
+        if problem is not None:
+            issues.append((lid, problem))
+        network_of_trunk[tid] = network
+        if tid not in first_slot:
+            first_slot[tid] = slot
+        carried[tid].append(lid)
+    p.next_id = next_id
 
 
 def _physical_result(p: _Pass) -> PhysicalResult:
