@@ -554,6 +554,7 @@ def _assign_media(p: _Pass, progress: Any) -> None:
     hall_of = p.hall_of
     policies = (policy, _inter_hall_policy(policy) if hall_of else policy)
     technology_of = {"compute": p.spec.compute.technology, "storage": p.spec.storage.technology}
+    technology = {net: technology_of.get(net, "ethernet") for net in set(map(_LINK_NETWORK, links))}
     appliance, dev_end, choice_memo, failures = p.appliance, p.dev_end, p.choice_memo, p.failures
     media, choices, missing, demands = p.catalog.media, p.choices, p.missing, p.demands
     spine_group = _spine_groups(links) if policy.trunk_diversity else {}
@@ -591,7 +592,7 @@ def _assign_media(p: _Pass, progress: Any) -> None:
         # so rounding up never changes which media fit, and one decision serves many lengths.
         key = (
             tier,
-            technology_of.get(network, "ethernet"),
+            technology[network],
             id(ea),
             id(eb),
             far_a is not MULTI and far_b is not MULTI,
@@ -608,7 +609,8 @@ def _assign_media(p: _Pass, progress: Any) -> None:
         if choice is None:
             missing[(network, tier)] += 1
             continue
-        if ea.port_speed_gbps != speed and eb.port_speed_gbps != speed and not split:
+        quarter = ea.port_speed_gbps != speed
+        if quarter and eb.port_speed_gbps != speed and not split:
             choice = p.quarter_rate_pair(link, choice, optical)
             if choice is None:
                 continue
@@ -621,7 +623,7 @@ def _assign_media(p: _Pass, progress: Any) -> None:
                     cid = p.demand_key(choice)
                 demands[(tier, network, ra, rb, cid, spine_group.get((tier, a, b), 0))].append(i)
                 continue
-        direct.append(i if ea.port_speed_gbps == speed else ~i)
+        direct.append(~i if quarter else i)
     p.inter_hall = inter_hall
 
 
@@ -1174,6 +1176,8 @@ def _bom(  # noqa: C901
         if bm:
             by_module[bm].add((link.b, link.b_cage))
             watts_of[bm] = choice.b_power_w
+    at_storage_appliance = [d.role == "storage-appliance" for d in devices]  # by device index
+    any_storage = any(at_storage_appliance)
     cages_by_module: dict[str, set] = {}
     for module in watts_of:  # first-use order, as the cages were first added
         sets = [by_module[module] for by_module in cages_by_net.values() if module in by_module]
@@ -1183,7 +1187,7 @@ def _bom(  # noqa: C901
         why = t.unconfirmed if t is not None else ""
         if module == ufm_module and any(devices[dev].role == "ufm" for dev, _ in cages):
             why = "; ".join(x for x in (why, UFM_UNCONFIRMED) if x)
-        at_storage = sum(1 for dev, _ in cages if devices[dev].role == "storage-appliance")
+        at_storage = sum(map(at_storage_appliance.__getitem__, map(_FIRST, cages))) if any_storage else 0
         if at_storage:
             why = "; ".join(x for x in (why, STORAGE_UNCONFIRMED.format(n=at_storage)) if x)
         add(
