@@ -1157,25 +1157,7 @@ def _bom(  # noqa: C901
             add(category, p.sku, p.description, 1, watts, "", p.unconfirmed)
     media = catalog.media
     su_of = [d.su for d in devices]
-    # One module per cage end that carries optics: collect the cages (device, cage) per network and
-    # module SKU, then count. A module's count is its distinct cages over all networks.
-    cages_by_net: dict[str, dict[str, set]] = {}
-    watts_of: dict[str, float | None] = {}
-    for link, choice in zip(links, choices):
-        if not choice:
-            continue
-        am, bm = choice.a_module, choice.b_module
-        if not (am or bm):
-            continue
-        by_module = cages_by_net.get(link.network)
-        if by_module is None:
-            by_module = cages_by_net[link.network] = defaultdict(set)
-        if am:
-            by_module[am].add((link.a, link.a_cage))
-            watts_of[am] = choice.a_power_w
-        if bm:
-            by_module[bm].add((link.b, link.b_cage))
-            watts_of[bm] = choice.b_power_w
+    cages_by_net, watts_of = _module_cages(links, choices)
     at_storage_appliance = [d.role == "storage-appliance" for d in devices]  # by device index
     any_storage = any(at_storage_appliance)
     cages_by_module: dict[str, set] = {}
@@ -1258,6 +1240,30 @@ def _bom(  # noqa: C901
     for line in out:
         line.pop("unit_watts", None)
     return out, BomSplit(_sorted(modules_split), _sorted(cables_split), cable_lengths)
+
+
+def _module_cages(links: Any, choices: Any) -> tuple[dict[str, dict[str, set]], dict[str, float | None]]:
+    """One module per cage end that carries optics: the cages (device, cage) per network and module SKU (a
+    module's count is its distinct cages over all networks), and each module's watts (its last link's), in the
+    order the modules are first used."""
+    cages_by_net: dict[str, dict[str, set]] = {}
+    watts_of: dict[str, float | None] = {}
+    for link, choice in zip(links, choices):
+        if not choice:
+            continue
+        am, bm = choice.a_module, choice.b_module
+        if not (am or bm):
+            continue
+        by_module = cages_by_net.get(link.network)
+        if by_module is None:
+            by_module = cages_by_net[link.network] = defaultdict(set)
+        if am:
+            by_module[am].add((link.a, link.a_cage))
+            watts_of[am] = choice.a_power_w
+        if bm:
+            by_module[bm].add((link.b, link.b_cage))
+            watts_of[bm] = choice.b_power_w
+    return cages_by_net, watts_of
 
 
 def _completeness(missing: dict, failures: dict, bom: list[dict]) -> dict:
