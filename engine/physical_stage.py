@@ -635,6 +635,7 @@ def _direct_cables(p: _Pass) -> None:
     budgets, statuses, issues, cable_rows = p.budgets, p.statuses, p.issues, p.cable_rows
     run_memo, direct_memo, policy, budget_of = p.run_memo, p.direct_memo, p.policy, p.budget_of
     kinds: dict[int, tuple[bool, bool]] = {}  # id(choice) -> (cable shared by links, 1:2 splitter)
+    own: dict[tuple, tuple] = {}  # (id(choice), run length) -> (cord, cable kind, budget_of's answer)
     next_id = p.next_id
     for k in p.direct:
         i = k if k >= 0 else ~k
@@ -648,22 +649,23 @@ def _direct_cables(p: _Pass) -> None:
             next_id = p.next_id
             continue
         rk = (id(choice), lengths[i])
-        cord = run_memo.get(rk)
-        if cord is None:
-            cord = run_memo[rk] = cable_for_run(choice, lengths[i], policy)
+        made = own.get(rk)
+        if made is None:
+            cord = run_memo.get(rk)
+            if cord is None:
+                cord = run_memo[rk] = cable_for_run(choice, lengths[i], policy)
+            # a cable of its own: a 1:2 splitter's first link uses its leg 1
+            bk = (id(choice), cord[1], 1)
+            entry = direct_memo.get(bk)
+            if entry is None:
+                entry = direct_memo[bk] = budget_of(choice, False, cord[1], leg=1)
+            made = own[rk] = (cord, choice.cable_kind, entry)
+        cord, cable_kind, (budgets[i], statuses[i], problem) = made
         cords[i] = cord
         lid, network, _plane, tier, a, a_port, _a_cage, b, b_port, _b_cage, _speed = links[i]
-        cable_rows.append(
-            [next_id, choice.cable_kind, cord[0], cord[1], (a, a_port), (b, b_port), [lid], tier, network]
-        )
+        cable_rows.append([next_id, cable_kind, cord[0], cord[1], (a, a_port), (b, b_port), [lid], tier, network])
         cables[i] = (next_id,)
         next_id += 1
-        # a cable of its own: a 1:2 splitter's first link uses its leg 1
-        bk = (id(choice), cord[1], 1)
-        entry = direct_memo.get(bk)
-        if entry is None:
-            entry = direct_memo[bk] = budget_of(choice, False, cord[1], leg=1)
-        budgets[i], statuses[i], problem = entry
         if problem is not None:
             issues.append((lid, problem))
     p.next_id = next_id
