@@ -527,8 +527,9 @@ def run_physical(
     racks: list[Rack],
     progress: Any,
 ) -> tuple[PhysicalResult, list[str]]:
-    """The physical layer of a placed design, in named stages: media and direct cables per link, then the
-    patch-panel links' trunks and panels, then the result (its BOM and fiber totals wait for roll_up())."""
+    """The physical layer of a placed design, in named stages: the medium per link, the patch-panel links' trunks
+    and panels, the direct links' cables (in link order), the panel links' cords and trunks (tier by tier), then
+    the result (its BOM and fiber totals wait for roll_up())."""
     p = _Pass(spec, catalog, devices, links, lengths, places, racks)
     _assign_media(p, progress)
     # The panels are stacked before any cable is made: a rack whose panels do not fit raises PanelOverflow and
