@@ -13,6 +13,7 @@ Labels are rendered when rows are written (cables.csv, the database), not held i
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -368,7 +369,15 @@ class _Pass:
         self.choice_memo: dict = {}
         self.shared: dict[tuple, int] = {}  # cage pair or module connector -> cable id, for shared cables
         self.split_far: dict | None = None  # built on the first link between two quarter-rate cages
-        self.demands: dict[tuple, list[int]] = defaultdict(list)  # panel-mode links by (tier, network, racks, ...)
+        # Panel-mode links by (tier, network, rack A, rack B, id of the choice, diversity group): ids, as hashing a
+        # frozen dataclass walks all its fields; equal choices share one id (`demand_choice` maps it back).
+        self.demands: dict[tuple, list[int]] = defaultdict(list)
+        self.demand_choice: dict[int, Any] = {}  # id -> the first of the equal choices a demand key names
+        self.demand_id: dict[int, int] = {}  # id(choice) -> id of the first choice equal to it
+        self.demand_first: dict = {}  # choice -> the first choice equal to it
+        # Links cabled directly, in link order, with their cables made once the panels fit (see run_physical):
+        # the index i, or ~i when the link runs between two quarter-rate cages.
+        self.direct = array("i")
         # Links between halls run through patch panels at both ends and a single-mode trunk (docs/site-model.md).
         self.hall_of = [r.hall for r in racks] if any(r.hall for r in racks) else None
         self.inter_hall = 0  # links between halls
@@ -379,6 +388,24 @@ class _Pass:
     def cage_end(self, dev: int, cage: str, speed: int) -> Any:
         end = _cage_end(self.devices[dev], cage, speed, self.catalog, self.server_cages, self.ufm_module) or False
         return self.intern.setdefault(end, end) if end else False
+
+    def demand_key(self, choice: Any) -> int:
+        """The id that stands for `choice` in demand keys: that of the first choice equal to it (hashed once per
+        distinct choice object, a few hundred, not once per link)."""
+        first = self.demand_first.setdefault(choice, choice)
+        self.demand_choice[id(first)] = first
+        self.demand_id[id(choice)] = id(first)
+        return id(first)
+
+    def a_end(self, a: int, cage: str, speed: int, ends: list) -> Any:
+        """The cage end of a link's A end, memoized per appliance cage (dev_end) or per switch (`ends`: its
+        speed's list; dev_end too, for quarter_rate_pair)."""
+        end = self.cage_end(a, cage, speed)
+        if self.appliance[a]:
+            self.dev_end[(cage, speed, self.devices[a].role)] = end
+        else:
+            ends[a] = self.dev_end[(a, speed)] = end
+        return end
 
     def no_cage_model(self, dev: int, network: str, tier: str, speed: int) -> None:
         self.failures.setdefault(
@@ -500,57 +527,73 @@ def run_physical(
     racks: list[Rack],
     progress: Any,
 ) -> tuple[PhysicalResult, list[str]]:
-    """The physical layer of a placed design, in named stages: media and direct cables per link, then the
-    patch-panel links' trunks and panels, then the result (its BOM and fiber totals wait for roll_up())."""
+    """The physical layer of a placed design, in named stages: the medium per link, the patch-panel links' trunks
+    and panels, the direct links' cables (in link order), the panel links' cords and trunks (tier by tier), then
+    the result (its BOM and fiber totals wait for roll_up())."""
     p = _Pass(spec, catalog, devices, links, lengths, places, racks)
     _assign_media(p, progress)
-    _panel_mode(p)
+    # The panels are stacked before any cable is made: a rack whose panels do not fit raises PanelOverflow and
+    # engine.pipeline places the design again, so the cables of that pass would be thrown away.
+    tiers = _panel_mode(p)
+    _direct_cables(p)
+    rack_index = {r.id: r.idx for r in racks}
+    for tier, groups, plan, units in tiers:
+        _tier_cables(p, tier, groups, plan, rack_index, units)
+    p.cable_rows.sort(key=_FIRST)
     result = _physical_result(p)
     progress("physical", len(links), len(links))
     return result, []
 
 
 def _assign_media(p: _Pass, progress: Any) -> None:
-    """One pass in link order: the medium of each link (one decision per distinct cage-pair kind), then its own
-    cable, numbered in link order, and its loss budget. Links through patch panels wait in `p.demands`."""
+    """One pass in link order: the medium of each link (one decision per distinct cage-pair kind). Links cabled
+    directly wait in `p.direct` (their cables are made by _direct_cables), links through patch panels in
+    `p.demands`."""
     links, lengths, devices, places, policy = p.links, p.lengths, p.devices, p.places, p.policy
     cage_run = _cage_runs(links, lengths, len(devices))
     structured_tiers = {t: policy.tier(t).cabling == "panels" for t in {lk.tier for lk in links}}
     hall_of = p.hall_of
     policies = (policy, _inter_hall_policy(policy) if hall_of else policy)
     technology_of = {"compute": p.spec.compute.technology, "storage": p.spec.storage.technology}
+    technology = {net: technology_of.get(net, "ethernet") for net in set(map(_LINK_NETWORK, links))}
     appliance, dev_end, choice_memo, failures = p.appliance, p.dev_end, p.choice_memo, p.failures
     media, choices, missing, demands = p.catalog.media, p.choices, p.missing, p.demands
     spine_group = _spine_groups(links) if policy.trunk_diversity else {}
+    demand_id, direct = p.demand_id, p.direct
+    # Per device: its rack and hall (-1 unplaced); a switch's cage end per link speed in a list per speed (an
+    # index, where a (device, speed) key would build and hash a tuple per link end).
+    rack_of = [-1 if pl is None else pl.rack for pl in places]
+    hall_dev = [-1 if r < 0 or hall_of is None else hall_of[r] for r in rack_of]  # one hall: all 0 or -1
+    ends_at: dict[int, list] = {}
+    inter_hall = 0
     n = len(links)
-    for i, (link, length) in enumerate(zip(links, lengths)):
+    for i, link in enumerate(links):
         _lid, network, _plane, tier, a, _a_port, a_cage, b, _b_port, b_cage, speed = link
-        ka = (a_cage, speed, devices[a].role) if appliance[a] else (a, speed)
-        ea = dev_end.get(ka)
+        ends = ends_at.get(speed)
+        if ends is None:
+            ends = ends_at[speed] = [None] * len(devices)
+        # an appliance's cage end depends on its cage, not the device
+        ea = dev_end.get((a_cage, speed, devices[a].role)) if appliance[a] else ends[a]
         if ea is None:
-            ea = dev_end[ka] = p.cage_end(a, a_cage, speed)
-        kb = (b, speed)
-        eb = dev_end.get(kb)
+            ea = p.a_end(a, a_cage, speed, ends)
+        eb = ends[b]
         if eb is None:
-            eb = dev_end[kb] = p.cage_end(b, b_cage, speed)
+            eb = ends[b] = dev_end[(b, speed)] = p.cage_end(b, b_cage, speed)
         if not ea or not eb:
             p.no_cage_model(a if not ea else b, network, tier, speed)
             continue
         # every device a link ends on has its table (None only for devices without links)
         far_a, run_a = cage_run[a][a_cage]  # type: ignore[index]
         far_b, run_b = cage_run[b][b_cage]  # type: ignore[index]
-        structured = structured_tiers[tier]
-        cross = False
-        if hall_of is not None:
-            pa, pb = places[a], places[b]
-            cross = pa is not None and pb is not None and hall_of[pa.rack] != hall_of[pb.rack]
-            structured = structured or cross
-            p.inter_hall += cross
+        ha, hb = hall_dev[a], hall_dev[b]
+        cross = ha != hb and ha >= 0 and hb >= 0
+        structured = structured_tiers[tier] or cross
+        inter_hall += cross
         # The run rounded UP to a whole metre: every reach limit in the catalog is a whole number of metres,
         # so rounding up never changes which media fit, and one decision serves many lengths.
         key = (
             tier,
-            technology_of.get(network, "ethernet"),
+            technology[network],
             id(ea),
             id(eb),
             far_a is not MULTI and far_b is not MULTI,
@@ -561,27 +604,77 @@ def _assign_media(p: _Pass, progress: Any) -> None:
         memo = choice_memo.get(key)
         if memo is None:
             memo = choice_memo[key] = _choose(key, ea, eb, policies[cross], media, failures, f"{network}/{tier}")
-        choice, optical, shared, split = memo
+        choice, optical, _shared, split = memo
         if i % 50000 == 0:
             progress("physical", i, n)
         if choice is None:
             missing[(network, tier)] += 1
             continue
-        if ea.port_speed_gbps != speed and eb.port_speed_gbps != speed and not split:
-            choice, shared = p.quarter_rate_pair(link, choice, optical), True
+        quarter = ea.port_speed_gbps != speed
+        if quarter and eb.port_speed_gbps != speed and not split:
+            choice = p.quarter_rate_pair(link, choice, optical)
             if choice is None:
                 continue
         choices[i] = choice
         if structured and optical:
-            pa, pb = places[a], places[b]
-            if pa is not None and pb is not None and pa.rack != pb.rack:
-                demands[(tier, network, pa.rack, pb.rack, choice, spine_group.get((tier, a, b), 0))].append(i)
+            ra, rb = rack_of[a], rack_of[b]
+            if ra >= 0 and rb >= 0 and ra != rb:
+                cid = demand_id.get(id(choice))
+                if cid is None:
+                    cid = p.demand_key(choice)
+                demands[(tier, network, ra, rb, cid, spine_group.get((tier, a, b), 0))].append(i)
                 continue
-        p.direct_cable(i, link, length, choice, shared, split, ea.port_speed_gbps != speed)
+        direct.append(~i if quarter else i)
+    p.inter_hall = inter_hall
 
 
-def _panel_mode(p: _Pass) -> None:
-    """Panel mode: cord A + panel + trunk + panel + cord B, trunks sized per rack pair, tier by tier."""
+def _direct_cables(p: _Pass) -> None:
+    """The cable and loss budget of every link cabled directly, in link order (cable ids follow it). A cable of
+    its own per link is made here (direct_cable's work, with its look-ups hoisted out of the loop); a shared
+    one by _Pass.direct_cable."""
+    links, lengths, choices, cords, cables = p.links, p.lengths, p.choices, p.cords, p.cables
+    budgets, statuses, issues, cable_rows = p.budgets, p.statuses, p.issues, p.cable_rows
+    run_memo, direct_memo, policy, budget_of = p.run_memo, p.direct_memo, p.policy, p.budget_of
+    kinds: dict[int, tuple[bool, bool]] = {}  # id(choice) -> (cable shared by links, 1:2 splitter)
+    own: dict[tuple, tuple] = {}  # (id(choice), run length) -> (cord, cable kind, budget_of's answer)
+    next_id = p.next_id
+    for k in p.direct:
+        i = k if k >= 0 else ~k
+        choice = choices[i]
+        kind = kinds.get(id(choice))
+        if kind is None:
+            kind = kinds[id(choice)] = (choice.cable_carries_links > 1, choice.breakout == "split-1:2")
+        if kind[0]:
+            p.next_id = next_id
+            p.direct_cable(i, links[i], lengths[i], choice, True, kind[1], k < 0)
+            next_id = p.next_id
+            continue
+        rk = (id(choice), lengths[i])
+        made = own.get(rk)
+        if made is None:
+            cord = run_memo.get(rk)
+            if cord is None:
+                cord = run_memo[rk] = cable_for_run(choice, lengths[i], policy)
+            # a cable of its own: a 1:2 splitter's first link uses its leg 1
+            bk = (id(choice), cord[1], 1)
+            entry = direct_memo.get(bk)
+            if entry is None:
+                entry = direct_memo[bk] = budget_of(choice, False, cord[1], leg=1)
+            made = own[rk] = (cord, choice.cable_kind, entry)
+        cord, cable_kind, (budgets[i], statuses[i], problem) = made
+        cords[i] = cord
+        lid, network, _plane, tier, a, a_port, _a_cage, b, b_port, _b_cage, _speed = links[i]
+        cable_rows.append([next_id, cable_kind, cord[0], cord[1], (a, a_port), (b, b_port), [lid], tier, network])
+        cables[i] = (next_id,)
+        next_id += 1
+        if problem is not None:
+            issues.append((lid, problem))
+    p.next_id = next_id
+
+
+def _panel_mode(p: _Pass) -> list[tuple[str, list, Any, dict]]:
+    """Panel mode: cord A + panel + trunk + panel + cord B, trunks sized per rack pair, tier by tier. The trunks
+    and panels of each tier: (tier, its demand groups, its TrunkPlan, its panels' units by (rack, kind))."""
     spec, racks, devices, places, lengths, policy = p.spec, p.racks, p.devices, p.places, p.lengths, p.policy
     by_tier: dict[str, list] = defaultdict(list)
     for key, idxs in p.demands.items():
@@ -594,11 +687,13 @@ def _panel_mode(p: _Pass) -> None:
         _device_tops(devices, places, spec.layout.rack_units) if p.demands else None,
     )
     rack_names = [r.id for r in racks]
+    choice_of = p.demand_choice
+    tiers: list[tuple[str, list, Any, dict]] = []
     for tier, groups in sorted(by_tier.items()):
         if policy.trunk_diversity:  # one half of the spines' demands after the other: one panel change per rack
             groups.sort(key=lambda g: g[0][5])
         dem = [
-            TrunkDemand(racks[k[2]].id, racks[k[3]].id, len(idxs), max(lengths[j] for j in idxs), k[4], k[5])
+            TrunkDemand(racks[k[2]].id, racks[k[3]].id, len(idxs), max(lengths[j] for j in idxs), choice_of[k[4]], k[5])
             for k, idxs in groups
         ]
         plan = plan_trunks(tier, dem, policy, own_panels=policy.trunk_diversity)
@@ -614,14 +709,14 @@ def _panel_mode(p: _Pass) -> None:
             ]
             exc.devices, exc.device_units = len(in_rack), sum(d.rack_units for d in in_rack)
             raise
-        _tier_cables(p, tier, groups, plan, rack_index)
-    p.cable_rows.sort(key=lambda r: r[0])
+        # add_plan hands each tier a new units table, so this one stays the tier's
+        tiers.append((tier, groups, plan, p.panel_units.units))
+    return tiers
 
 
-def _tier_cables(p: _Pass, tier: str, groups: list, plan: Any, rack_index: dict) -> None:
+def _tier_cables(p: _Pass, tier: str, groups: list, plan: Any, rack_index: dict, units: dict) -> None:
     """The cable rows of one tier's panel-mode links: the trunk ids first, two cords per link, then each trunk's
-    row (its panel units are those of its first link's slot)."""
-    panel_unit = p.panel_units.unit  # type: ignore[union-attr]
+    row (its panel units are those of its first link's slot). `units`: the tier's panel units by (rack, kind)."""
     trunk_ids: dict[str, int] = {}
     trunk_length: dict[str, float] = {}
     for run in plan.trunks:
@@ -632,19 +727,15 @@ def _tier_cables(p: _Pass, tier: str, groups: list, plan: Any, rack_index: dict)
     # Per trunk, in one pass over the links: the first link's slot (its panel units) and the links it carries.
     first_slot: dict[str, LinkSlot] = {}
     carried: dict[str, list[int]] = defaultdict(list)
+    choice_of = p.demand_choice
+    trunks = (trunk_ids, trunk_length, first_slot, carried, network_of_trunk)
     for (key, idxs), slots in zip(groups, plan.slots):
-        choice = key[4]
-        for j, slot in zip(idxs, slots):
-            link = p.links[j]
-            _panel_link(p, j, slot, choice, tier, trunk_ids[slot.trunk_id], trunk_length[slot.trunk_id])
-            network_of_trunk[slot.trunk_id] = link.network
-            first_slot.setdefault(slot.trunk_id, slot)
-            carried[slot.trunk_id].append(link.id)
+        _panel_links(p, tier, choice_of[key[4]], idxs, slots, units, trunks)
     for run in plan.trunks:
         slot = first_slot[run.id]
         ra, rb = rack_index[run.rack_a], rack_index[run.rack_b]
-        ua = panel_unit(ra, run.panel_kind, slot.panel_a)
-        ub = panel_unit(rb, run.panel_kind, slot.panel_b)
+        ua = units[(ra, run.panel_kind)][slot.panel_a]
+        ub = units[(rb, run.panel_kind)][slot.panel_b]
         network = network_of_trunk.get(run.id, "")
         p.cable_rows.append(
             [
@@ -662,55 +753,53 @@ def _tier_cables(p: _Pass, tier: str, groups: list, plan: Any, rack_index: dict)
         p.trunks_out.append((network, run))
 
 
-def _panel_link(p: _Pass, j: int, slot: LinkSlot, choice: Any, tier: str, tid: int, trunk_m: float) -> None:
-    """Link `j` through panels: its two equipment cords (rows), its cables (cord, trunk, cord) and loss budget."""
-    link = p.links[j]
+def _panel_links(
+    p: _Pass, tier: str, choice: Any, idxs: list[int], slots: list[LinkSlot], units: dict, trunks: tuple
+) -> None:
+    """Links `idxs` (one demand group, of medium `choice`) through panels, on their `slots`: each link's two
+    equipment cords (rows), its cables (cord, trunk, cord) and loss budget; `trunks`: _tier_cables' tables of
+    trunk ids and lengths, and the first slot, links carried and network per trunk, filled in here."""
+    trunk_ids, trunk_length, first_slot, carried, network_of_trunk = trunks
+    links, places, cable_rows, cords, cables = p.links, p.places, p.cable_rows, p.cords, p.cables
+    budgets, statuses, issues, budget_of = p.budgets, p.statuses, p.issues, p.budget_of
     sp = choice.structured
     kind = sp.panel.kind
-    panel_unit = p.panel_units.unit  # type: ignore[union-attr]
-    pa, pb = p.places[link.a], p.places[link.b]
-    assert pa is not None and pb is not None  # both ends of a link are placed devices
-    ra, rb = pa.rack, pb.rack
-    ua = panel_unit(ra, kind, slot.panel_a)
-    ub = panel_unit(rb, kind, slot.panel_b)
-    cid_a, cid_b = p.next_id, p.next_id + 1
-    p.next_id += 2
-    p.cable_rows.append(
-        [
-            cid_a,
-            "cord",
-            sp.cord_a_sku,
-            sp.cord_a_length_m,
-            (link.a, link.a_port),
-            ("panel", ra, ua, slot.port_a),
-            [link.id],
-            tier,
-            link.network,
-        ]
-    )
-    p.cable_rows.append(
-        [
-            cid_b,
-            "cord",
-            sp.cord_b_sku,
-            sp.cord_b_length_m,
-            ("panel", rb, ub, slot.port_b),
-            (link.b, link.b_port),
-            [link.id],
-            tier,
-            link.network,
-        ]
-    )
-    p.cords[j] = (sp.cord_a_sku, sp.cord_a_length_m)
-    p.cables[j] = (cid_a, tid, cid_b)
-    fiber_m = sp.cord_a_length_m + sp.cord_b_length_m + trunk_m
-    # build_channel's leg is a 1:2 splitter's leg (slot.sub), not the trunk leg (slot.leg).
+    sku_a, len_a, sku_b, len_b = sp.cord_a_sku, sp.cord_a_length_m, sp.cord_b_sku, sp.cord_b_length_m
+    cord = (sku_a, len_a)  # the link's own cable: its A-end cord, one tuple for the group
     split = choice.breakout == "split-1:2"
-    p.budgets[j], p.statuses[j], problem = p.budget_of(
-        choice, True, fiber_m, leg=(slot.sub or 1) if split else 1, port=1 if split else (slot.sub or 1)
-    )
-    if problem is not None:
-        p.issues.append((link.id, problem))
+    memo: dict = {}  # (fiber metres, 1:2 splitter leg or port) -> budget_of's answer
+    next_id = p.next_id
+    for j, slot in zip(idxs, slots):
+        lid, network, _plane, _tier, a, a_port, _a_cage, b, b_port, _b_cage, _speed = links[j]
+        pa, pb = places[a], places[b]
+        assert pa is not None and pb is not None  # both ends of a link are placed devices
+        ra, rb = pa.rack, pb.rack
+        tid = slot.trunk_id
+        ua = units[(ra, kind)][slot.panel_a]
+        ub = units[(rb, kind)][slot.panel_b]
+        cable_rows.append(
+            [next_id, "cord", sku_a, len_a, (a, a_port), ("panel", ra, ua, slot.port_a), [lid], tier, network]
+        )
+        cable_rows.append(
+            [next_id + 1, "cord", sku_b, len_b, ("panel", rb, ub, slot.port_b), (b, b_port), [lid], tier, network]
+        )
+        cords[j] = cord
+        cables[j] = (next_id, trunk_ids[tid], next_id + 1)
+        next_id += 2
+        # build_channel's leg is a 1:2 splitter's leg (slot.sub), not the trunk leg (slot.leg).
+        bk = (len_a + len_b + trunk_length[tid], slot.sub or 1)
+        entry = memo.get(bk)
+        if entry is None:
+            fiber_m, sub = bk
+            entry = memo[bk] = budget_of(choice, True, fiber_m, leg=sub if split else 1, port=1 if split else sub)
+        budgets[j], statuses[j], problem = entry
+        if problem is not None:
+            issues.append((lid, problem))
+        network_of_trunk[tid] = network
+        if tid not in first_slot:
+            first_slot[tid] = slot
+        carried[tid].append(lid)
+    p.next_id = next_id
 
 
 def _physical_result(p: _Pass) -> PhysicalResult:
@@ -775,13 +864,22 @@ def _roll_up(
 ) -> list[str]:
     """Fill in `result`'s fiber totals, BOM and worst links, and return the physical layer's warnings."""
     choices, cables, trunks_out = result.choices, result.cables, result.trunks
-    direct: Counter[tuple[str, str, int, int, int]] = Counter()  # (network, tier, rack A, rack B, choice id)
-    by_id = {}
+    # Optical links on a cable of their own (one cable id) by (network, tier, rack A, rack B, choice id), counted
+    # over every link in one C-level pass and then kept for the few thousand keys that qualify (first-seen
+    # order, as a loop over the qualifying links would add them).
+    by_id = {id(c): c for c in result.distinct_choices if c.optical}
     rack_of = [p.rack if p else -1 for p in places]
-    for link, choice, link_cables in zip(links, choices, cables):
-        if choice and choice.optical and len(link_cables) == 1:
-            by_id[id(choice)] = choice
-            direct[(link.network, link.tier, rack_of[link.a], rack_of[link.b], id(choice))] += 1
+    counted = Counter(
+        zip(
+            map(_LINK_NETWORK, links),
+            map(_LINK_TIER, links),
+            map(rack_of.__getitem__, map(_LINK_A, links)),
+            map(rack_of.__getitem__, map(_LINK_B, links)),
+            map(id, choices),
+            map(len, cables),
+        )
+    )
+    direct = {k[:5]: v for k, v in counted.items() if k[5] == 1 and k[4] in by_id}
     per_choice = {k: link_fibers(c, False) for k, c in by_id.items()}
     rid = lambda r: racks[r].id if r >= 0 else ""  # noqa: E731
     result.fibers = fiber_totals(
@@ -1004,6 +1102,7 @@ _ROW_KIND, _ROW_PART, _ROW_LENGTH, _ROW_A, _ROW_NETWORK = (
     itemgetter(8),
 )
 _FIRST = itemgetter(0)
+_LINK_NETWORK, _LINK_TIER, _LINK_A, _LINK_B = itemgetter(1), itemgetter(3), itemgetter(4), itemgetter(7)
 
 
 def _bom(  # noqa: C901
@@ -1061,25 +1160,9 @@ def _bom(  # noqa: C901
             add(category, p.sku, p.description, 1, watts, "", p.unconfirmed)
     media = catalog.media
     su_of = [d.su for d in devices]
-    # One module per cage end that carries optics: collect the cages (device, cage) per network and
-    # module SKU, then count. A module's count is its distinct cages over all networks.
-    cages_by_net: dict[str, dict[str, set]] = {}
-    watts_of: dict[str, float | None] = {}
-    for link, choice in zip(links, choices):
-        if not choice:
-            continue
-        am, bm = choice.a_module, choice.b_module
-        if not (am or bm):
-            continue
-        by_module = cages_by_net.get(link.network)
-        if by_module is None:
-            by_module = cages_by_net[link.network] = defaultdict(set)
-        if am:
-            by_module[am].add((link.a, link.a_cage))
-            watts_of[am] = choice.a_power_w
-        if bm:
-            by_module[bm].add((link.b, link.b_cage))
-            watts_of[bm] = choice.b_power_w
+    cages_by_net, watts_of = _module_cages(links, choices)
+    at_storage_appliance = [d.role == "storage-appliance" for d in devices]  # by device index
+    any_storage = any(at_storage_appliance)
     cages_by_module: dict[str, set] = {}
     for module in watts_of:  # first-use order, as the cages were first added
         sets = [by_module[module] for by_module in cages_by_net.values() if module in by_module]
@@ -1089,7 +1172,7 @@ def _bom(  # noqa: C901
         why = t.unconfirmed if t is not None else ""
         if module == ufm_module and any(devices[dev].role == "ufm" for dev, _ in cages):
             why = "; ".join(x for x in (why, UFM_UNCONFIRMED) if x)
-        at_storage = sum(1 for dev, _ in cages if devices[dev].role == "storage-appliance")
+        at_storage = sum(map(at_storage_appliance.__getitem__, map(_FIRST, cages))) if any_storage else 0
         if at_storage:
             why = "; ".join(x for x in (why, STORAGE_UNCONFIRMED.format(n=at_storage)) if x)
         add(
@@ -1160,6 +1243,30 @@ def _bom(  # noqa: C901
     for line in out:
         line.pop("unit_watts", None)
     return out, BomSplit(_sorted(modules_split), _sorted(cables_split), cable_lengths)
+
+
+def _module_cages(links: Any, choices: Any) -> tuple[dict[str, dict[str, set]], dict[str, float | None]]:
+    """One module per cage end that carries optics: the cages (device, cage) per network and module SKU (a
+    module's count is its distinct cages over all networks), and each module's watts (its last link's), in the
+    order the modules are first used."""
+    cages_by_net: dict[str, dict[str, set]] = {}
+    watts_of: dict[str, float | None] = {}
+    for link, choice in zip(links, choices):
+        if not choice:
+            continue
+        am, bm = choice.a_module, choice.b_module
+        if not (am or bm):
+            continue
+        by_module = cages_by_net.get(link.network)
+        if by_module is None:
+            by_module = cages_by_net[link.network] = defaultdict(set)
+        if am:
+            by_module[am].add((link.a, link.a_cage))
+            watts_of[am] = choice.a_power_w
+        if bm:
+            by_module[bm].add((link.b, link.b_cage))
+            watts_of[bm] = choice.b_power_w
+    return cages_by_net, watts_of
 
 
 def _completeness(missing: dict, failures: dict, bom: list[dict]) -> dict:

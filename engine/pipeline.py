@@ -176,7 +176,8 @@ def start_design(
         try:
             draft = _start_design(tried, catalog, progress)
         except PanelOverflow as exc:
-            overflow = exc
+            # without its traceback: its frames hold the abandoned pass (devices, links, the physical layer)
+            overflow = exc.with_traceback(None)
             tried = _spread_network_racks(spec, tried, exc)
             continue
         if tried is spec:

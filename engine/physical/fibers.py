@@ -62,10 +62,17 @@ def trunk_fibers(trunk: TrunkRun) -> FiberCount:
 def rollup(rows: Iterable[tuple[Hashable, FiberCount, int]]) -> dict[Hashable, FiberCount]:
     """Sum (key, count, multiplicity) rows by key. Group links by choice first and pass
     the number of links as the multiplicity: O(distinct keys), not O(links)."""
-    out: dict[Hashable, FiberCount] = {}
+    # Summed as four ints per key, with one FiberCount per key at the end (not one per row: 224,285 rows at 128K).
+    acc: dict[Hashable, list[int]] = {}
     for key, fc, n in rows:
-        out[key] = out.get(key, ZERO) + (fc if n == 1 else fc.times(n))
-    return out
+        s = acc.get(key)
+        if s is None:
+            s = acc[key] = [0, 0, 0, 0]
+        s[0] += fc.active * n
+        s[1] += fc.installed * n
+        s[2] += fc.dark * n
+        s[3] += fc.spare * n
+    return {key: FiberCount(*s) for key, s in acc.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,14 +92,12 @@ def fiber_totals(
     net: list[tuple[Hashable, FiberCount, int]] = []
     tier: list[tuple[Hashable, FiberCount, int]] = []
     rack: list[tuple[Hashable, FiberCount, int]] = []
-    total = ZERO
     for network, tier_name, ra, rb, fc, n in direct_links:
         net.append((network, fc, n))
         tier.append((tier_name, fc, n))
         rack.append((ra, fc, n))
         if rb != ra:
             rack.append((rb, fc, n))
-        total = total + fc.times(n)
     for network, t in trunks:
         fc = trunk_fibers(t)
         net.append((network, fc, 1))
@@ -100,9 +105,11 @@ def fiber_totals(
         rack.append((t.rack_a, fc, 1))
         if t.rack_b != t.rack_a:
             rack.append((t.rack_b, fc, 1))
-        total = total + fc
 
     def srt(d: dict) -> tuple:
         return tuple(sorted(d.items()))
 
-    return FiberTotals(srt(rollup(net)), srt(rollup(tier)), srt(rollup(rack)), total)
+    per_network = rollup(net)
+    # every row is in `net` once, so the total is the sum over networks
+    total = rollup(("total", fc, 1) for fc in per_network.values()).get("total", ZERO)
+    return FiberTotals(srt(per_network), srt(rollup(tier)), srt(rollup(rack)), total)
