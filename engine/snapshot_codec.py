@@ -27,6 +27,9 @@ JSON scalar or a tagged list:
     ["V", width|widths, [column...], list?, list rows?]
                                        a tuple / list of rows of scalars, column by column (rows narrower than
                                        the widest padded with None; `widths` then gives each row's)
+    ["W", widths, items, list?, list rows?]
+                                       a tuple / list of rows of scalars of very unequal widths: every row's
+                                       items in one encoded list, in order, and each row's width (version 2)
     ["e", type, value]                 an Enum member
 
 An engine object is stored once however often it is referenced (a 400,000-link design refers to a few
@@ -49,14 +52,15 @@ import zlib
 from array import array
 from collections.abc import Iterable, Mapping
 from functools import partial
-from itertools import chain, compress, islice, repeat
+from itertools import chain, compress, islice, repeat, zip_longest
 from operator import attrgetter, getitem, itemgetter
 from types import MappingProxyType, NoneType
 from typing import Any
 
 from .gcpause import cyclic_gc_paused
 
-CODEC_VERSION = 1
+CODEC_VERSION = 2
+READABLE_VERSIONS = (1, 2)  # version 2 added the "W" tag; every version 1 document reads as it did
 COMPRESS_LEVEL = 1  # level 1 keeps a 128K-GPU design's store under a second; higher levels gain little here
 
 _SCALARS = frozenset((str, int, float, bool, type(None)))
@@ -226,11 +230,16 @@ class _Encoder:
             return ["U", list(seq), shape, row_kind]
         widths = list(map(len, seq))
         lo, hi = min(widths), max(widths)
-        # rows of several widths (a cable end at a device or at a panel) are padded with None
         if lo == hi:
             cols = [list(map(itemgetter(i), seq)) for i in range(hi)]
+        elif sum(widths) * 2 < hi * len(seq):
+            # mostly padding (a cable's link ids: one for most cables, dozens for a trunk between halls; padded,
+            # 128K GPUs wrote 7 million None): every item once, in row order, and each row's width
+            flat = self.sequence(list(chain.from_iterable(seq)), False)
+            return ["W", self.scalars(widths, {int}, 1), flat, shape, row_kind]
         else:
-            cols = [[row[i] if len(row) > i else None for row in seq] for i in range(hi)]
+            # rows of a few widths (a cable end at a device or at a panel) padded with None, transposed in C
+            cols = list(map(list, zip_longest(*seq)))
         lengths: Any = hi if lo == hi else self.scalars(widths, {int}, 1)
         return ["V", lengths, [self.sequence(c, False) for c in cols], shape, row_kind]
 
@@ -350,6 +359,12 @@ class _Decoder:
                 joined = map(getitem, joined, map(slice, self.value(v[1])))  # type: ignore[arg-type]  # getitem is overloaded
             out = list(map(list, joined)) if v[4] else list(joined)
             return out if v[3] else tuple(out)
+        if tag == "W":
+            items = iter(self.value(v[2]))
+            # each row its width of the items, cut in C
+            cut = map(islice, repeat(items), self.value(v[1]))
+            out = list(map(list, cut)) if v[4] else list(map(tuple, cut))
+            return out if v[3] else tuple(out)
         if tag == "O":
             cls, names = self.types[v[1]], v[2]
             out = []
@@ -420,8 +435,9 @@ def decode(blob: bytes) -> Any:
             doc = json.loads(zlib.decompress(blob))
         except (zlib.error, ValueError) as exc:
             raise CodecError(f"unreadable document: {exc}") from None
-        if not isinstance(doc, dict) or doc.get("codec") != CODEC_VERSION:
+        if not isinstance(doc, dict) or doc.get("codec") not in READABLE_VERSIONS:
             raise CodecError(
-                f"document codec {doc.get('codec') if isinstance(doc, dict) else None!r}, expected {CODEC_VERSION}"
+                f"document codec {doc.get('codec') if isinstance(doc, dict) else None!r}, expected one of "
+                f"{READABLE_VERSIONS}"
             )
         return _Decoder(doc["types"], doc["objects"]).value(doc["root"])
