@@ -30,9 +30,13 @@ it is still read. A value is a JSON scalar or a tagged list:
     ["V", width|widths, [column...], list?, list rows?]
                                        a tuple / list of rows of scalars, column by column (rows narrower than
                                        the widest padded with None; `widths` then gives each row's)
+    ["G", widths, [[width, [column...]]...], list?, list rows?]
+                                       a tuple / list of rows of scalars of a few widths: each width's rows
+                                       column by column, and each row's width in order (version 2)
     ["W", widths, items, list?, list rows?]
                                        a tuple / list of rows of scalars of very unequal widths: every row's
-                                       items in one encoded list, in order, and each row's width (version 2)
+                                       items in one encoded list, in order, and each row's width (version 2;
+                                       version 1 padded both kinds to the widest row with None, "V")
     ["e", type, value]                 an Enum member
 
 An engine object is stored once however often it is referenced (a 400,000-link design refers to a few
@@ -53,9 +57,9 @@ import json
 import sys
 import zlib
 from array import array
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from functools import partial
-from itertools import accumulate, chain, compress, islice, repeat, zip_longest
+from itertools import accumulate, chain, compress, islice, repeat
 from operator import attrgetter, getitem, itemgetter
 from types import MappingProxyType, NoneType
 from typing import Any
@@ -65,6 +69,7 @@ from .gcpause import cyclic_gc_paused
 CODEC_VERSION = 2
 # A version 2 document: this line, the JSON part's length (8 bytes, little-endian), the JSON part, its blocks.
 _MAGIC = b"fabricdesign snapshot 2\n"
+_MAX_GROUPS = 8  # rows of up to this many widths are stored width by width ("G"), more as items and widths ("W")
 READABLE_VERSIONS = (1, 2)  # version 2 added the "W" tag; every version 1 document reads as it did
 COMPRESS_LEVEL = 1  # level 1 keeps a 128K-GPU design's store under a second; higher levels gain little here
 
@@ -244,19 +249,23 @@ class _Encoder:
         if has_none:
             return ["U", list(seq), shape, row_kind]
         widths = list(map(len, seq))
-        lo, hi = min(widths), max(widths)
-        if lo == hi:
-            cols = [list(map(itemgetter(i), seq)) for i in range(hi)]
-        elif sum(widths) * 2 < hi * len(seq):
-            # mostly padding (a cable's link ids: one for most cables, dozens for a trunk between halls; padded,
-            # 128K GPUs wrote 7 million None): every item once, in row order, and each row's width
-            flat = self.sequence(list(chain.from_iterable(seq)), False)
-            return ["W", self.scalars(widths, {int}, 1), flat, shape, row_kind]
-        else:
-            # rows of a few widths (a cable end at a device or at a panel) padded with None, transposed in C
-            cols = list(map(list, zip_longest(*seq)))
-        lengths: Any = hi if lo == hi else self.scalars(widths, {int}, 1)
-        return ["V", lengths, [self.sequence(c, False) for c in cols], shape, row_kind]
+        kinds = sorted(set(widths))
+        if len(kinds) == 1:
+            cols = [list(map(itemgetter(i), seq)) for i in range(kinds[0])]
+            return ["V", kinds[0], [self.sequence(c, False) for c in cols], shape, row_kind]
+        if len(kinds) <= _MAX_GROUPS:
+            # rows of a few widths (a cable end at a device: device and port, or at a panel: four items), each
+            # width column by column, so every column keeps one type (padding them with None, as version 1 did,
+            # mixed None into numbers) and decoding builds each row once, without cutting it to its width
+            groups = [[w, self.columns_of(list(compress(seq, map(w.__eq__, widths))), w)] for w in kinds]
+            return ["G", self.scalars(widths, {int}, 1), groups, shape, row_kind]
+        # many widths (a cable's link ids: one for most cables, dozens for a trunk between halls; padded to the
+        # widest, 128K GPUs wrote 7 million None): every item once, in row order, and each row's width
+        flat = self.sequence(list(chain.from_iterable(seq)), False)
+        return ["W", self.scalars(widths, {int}, 1), flat, shape, row_kind]
+
+    def columns_of(self, rows: list, width: int) -> list:
+        return [self.sequence(list(map(itemgetter(i), rows)), False) for i in range(width)]
 
     def columns(self, seq: Any, t: type, shape: int) -> Any:
         widths = set(map(len, seq))
@@ -375,6 +384,13 @@ class _Decoder:
                 # each row cut to its width, in C (a generator here cost a Python step per row)
                 joined = map(getitem, joined, map(slice, self.value(v[1])))  # type: ignore[arg-type]  # getitem is overloaded
             out = list(map(list, joined)) if v[4] else list(joined)
+            return out if v[3] else tuple(out)
+        if tag == "G":
+            # each width's rows built in C from its columns, then taken in the stored order of widths
+            groups: dict[int, Iterator[Any]] = {w: zip(*map(self.value, cols)) if w else repeat(()) for w, cols in v[2]}
+            if v[4]:
+                groups = {w: map(list, rows) for w, rows in groups.items()}
+            out = list(map(next, map(groups.__getitem__, self.value(v[1]))))
             return out if v[3] else tuple(out)
         if tag == "W":
             items = iter(self.value(v[2]))

@@ -214,16 +214,18 @@ def _every_column_kind() -> dict:
         "big": tuple(i * 2**40 for i in range(n)),  # B, eight-byte words
         "floats": [i / 7 for i in range(n)],  # B, doubles
         "names": tuple(["node-leaf", "leaf-spine", "spine-core"][i % 3] for i in range(n)),  # D
-        "ends": [(i, f"{i % 64}/1") if i % 5 else ("panel", i, 3, "T") for i in range(n)],  # V, widths
-        "end lists": [[i, "p"] if i % 2 else [i, "p", 1.5] for i in range(n)],  # V, list rows
+        "ends": [(i, f"{i % 64}/1") if i % 5 else ("panel", i, 3, "T") for i in range(n)],  # G, widths 2 and 4
+        "end lists": [[i, "p"] if i % 2 else [i, "p", 1.5] for i in range(n)],  # G, list rows
+        "empty rows": [(i,) if i % 3 else () for i in range(n)],  # G, a width of 0
+        "fixed rows": [(i, "p") for i in range(n)],  # V, one width
         "repeated rows": tuple((i % 4, "cord") for i in range(n)),  # D of rows
         "rows with gaps": [None if i % 7 == 0 else (i, "x") for i in range(n)],  # U
         "places": tuple(Place(i % 9, i % 42 + 1) for i in range(n)),  # C of a NamedTuple
         "links": [Link(i, "compute", 0, "leaf-spine", i, "1/1", "1", i + 1, "2/1", "2", 800) for i in range(n)],
         "cable rows": [[i, "cord", "SKU", 3.0, (i, "1/1"), ("panel", 2, 40, "3"), [i], "t", "n"] for i in range(n)],
-        # a cable's link ids: one for most, a dozen for a trunk (W: items in order and each row's width)
-        "link ids": [[i] if i % 10 else list(range(i, i + 12)) for i in range(n)],
-        "id tuples": tuple((i,) if i % 10 else tuple(range(i, i + 12)) for i in range(n)),  # W, tuple rows
+        # a cable's link ids: one for most, up to a dozen for a trunk (W: items in order and each row's width)
+        "link ids": [[i] if i % 10 else list(range(i, i + 2 + i // 10 % 12)) for i in range(n)],
+        "id tuples": tuple((i,) if i % 10 else tuple(range(i, i + 2 + i // 10 % 12)) for i in range(n)),  # W
     }
 
 
@@ -241,7 +243,7 @@ def test_every_column_kind_of_a_long_sequence_survives_a_store():
     blob = codec.encode(value)
 
     _assert_same_kinds(codec.decode(blob), value)
-    assert {"B", "D", "V", "U", "C", "W"} <= _tags(_doc(blob)["root"])
+    assert {"B", "D", "V", "U", "C", "G", "W"} <= _tags(_doc(blob)["root"])
 
 
 def test_every_column_kind_written_by_codec_version_1_still_reads():
@@ -249,7 +251,7 @@ def test_every_column_kind_written_by_codec_version_1_still_reads():
     with None into columns, "V"): read by today's decoder, equal with the same container kinds."""
     blob = (DATA / "snapshot-v1-every-column-kind.zlib").read_bytes()
     doc = _doc(blob)
-    assert doc["codec"] == 1 and {"I", "V"} <= _tags(doc["root"]) and not {"B", "W"} & _tags(doc["root"])
+    assert doc["codec"] == 1 and {"I", "V"} <= _tags(doc["root"]) and not {"B", "G", "W"} & _tags(doc["root"])
 
     _assert_same_kinds(codec.decode(blob), _every_column_kind())
 
