@@ -57,7 +57,7 @@ import json
 import sys
 import zlib
 from array import array
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from itertools import accumulate, chain, compress, islice, repeat
 from operator import attrgetter, getitem, itemgetter
@@ -91,12 +91,12 @@ def _packed(code: str, values: Any) -> str:
     return base64.b64encode(_words(code, values)).decode("ascii")
 
 
-def _unpacked(code: str, data: str | memoryview) -> list:
+def _unpacked(code: str, data: str | memoryview) -> array:
     a = array(code)
     a.frombytes(base64.b64decode(data) if isinstance(data, str) else data)
     if sys.byteorder == "big":
         a.byteswap()
-    return a.tolist()
+    return a
 
 
 class CodecError(ValueError):
@@ -340,6 +340,20 @@ class _Decoder:
             object.__setattr__(obj, name, make())
         return obj
 
+    def numbers(self, v: list) -> array:
+        if v[1] not in "bhiqd":
+            raise CodecError(f"unknown number type {v[1]!r}")
+        if v[0] == "B" and not (type(v[2]) is int and 0 <= v[2] < len(self.blocks)):
+            raise CodecError(f"no binary block {v[2]!r}")
+        return _unpacked(v[1], v[2] if v[0] == "I" else self.blocks[v[2]])
+
+    def column(self, v: Any) -> Any:
+        """A value only iterated or indexed here (a column zipped into rows, indexes into a table): packed numbers
+        stay an array, whose items are made as they are read, rather than first filling a list."""
+        if type(v) is list and (v[0] == "B" or v[0] == "I"):
+            return self.numbers(v)
+        return self.value(v)
+
     def value(self, v: Any) -> Any:  # noqa: C901
         if type(v) is not list:
             return v
@@ -359,43 +373,41 @@ class _Decoder:
         if tag == "r":
             return self.ref(v[1])
         if tag == "I" or tag == "B":
-            if v[1] not in "bhiqd":
-                raise CodecError(f"unknown number type {v[1]!r}")
-            if tag == "B" and not (type(v[2]) is int and 0 <= v[2] < len(self.blocks)):
-                raise CodecError(f"no binary block {v[2]!r}")
-            nums = _unpacked(v[1], v[2] if tag == "I" else self.blocks[v[2]])
+            nums = self.numbers(v).tolist()
             return nums if v[3] else tuple(nums)
         if tag == "R":
-            ids = self.value(v[1])
+            ids = self.column(v[1])
             for i in set(ids):
                 if i >= 0:
                     self.ref(i)
             picked = _gather([*self.objects, None], ids)  # -1 is the None at the end
             return list(picked) if v[2] else picked
         if tag == "D":
-            picked = _gather(self.value(v[1]), self.value(v[2]))
+            picked = _gather(self.value(v[1]), self.column(v[2]))
             return list(picked) if v[3] else picked
         if tag == "U":
             rows = v[1] if v[3] else [None if x is None else tuple(x) for x in v[1]]
             return rows if v[2] else tuple(rows)
         if tag == "V":
-            joined: Iterable[tuple] = zip(*[self.value(c) for c in v[2]])
+            joined: Iterable[tuple] = zip(*[self.column(c) for c in v[2]])
             if type(v[1]) is not int:
                 # each row cut to its width, in C (a generator here cost a Python step per row)
-                joined = map(getitem, joined, map(slice, self.value(v[1])))  # type: ignore[arg-type]  # getitem is overloaded
+                joined = map(getitem, joined, map(slice, self.column(v[1])))  # type: ignore[arg-type]  # getitem is overloaded
             out = list(map(list, joined)) if v[4] else list(joined)
             return out if v[3] else tuple(out)
         if tag == "G":
             # each width's rows built in C from its columns, then taken in the stored order of widths
-            groups: dict[int, Iterator[Any]] = {w: zip(*map(self.value, cols)) if w else repeat(()) for w, cols in v[2]}
+            groups: dict[int, Iterator[Any]] = {
+                w: zip(*map(self.column, cols)) if w else repeat(()) for w, cols in v[2]
+            }
             if v[4]:
                 groups = {w: map(list, rows) for w, rows in groups.items()}
-            out = list(map(next, map(groups.__getitem__, self.value(v[1]))))
+            out = list(map(next, map(groups.__getitem__, self.column(v[1]))))
             return out if v[3] else tuple(out)
         if tag == "W":
-            items = iter(self.value(v[2]))
+            items = iter(self.column(v[2]))
             # each row its width of the items, cut in C
-            cut = map(islice, repeat(items), self.value(v[1]))
+            cut = map(islice, repeat(items), self.column(v[1]))
             out = list(map(list, cut)) if v[4] else list(map(tuple, cut))
             return out if v[3] else tuple(out)
         if tag == "O":
@@ -403,7 +415,7 @@ class _Decoder:
             out = []
             new, put = cls.__new__, object.__setattr__
             missing = _missing_defaults(cls, names)
-            for row in zip(*map(self.value, v[3])):
+            for row in zip(*map(self.column, v[3])):
                 obj = new(cls)
                 for n, x in zip(names, row):
                     put(obj, n, x)
@@ -414,7 +426,7 @@ class _Decoder:
         if tag == "n":
             return self.types[v[1]]._make(map(self.value, v[2]))
         if tag == "C":
-            rows = zip(*map(self.value, v[2]))
+            rows = zip(*map(self.column, v[2]))
             # tuple.__new__ builds a NamedTuple from its row in C, without _make's Python frame per record
             made = (
                 rows
@@ -433,7 +445,7 @@ class _Decoder:
         raise CodecError(f"unknown tag {tag!r}")
 
 
-def _gather(table: list, indexes: list[int]) -> tuple:
+def _gather(table: list, indexes: Sequence[int]) -> tuple:
     """table[i] for each index, as a tuple: one itemgetter call, about 3x faster than a map of __getitem__."""
     if len(indexes) < 2:  # itemgetter of one index returns the item itself, of none is an error
         return tuple(map(table.__getitem__, indexes))
