@@ -69,6 +69,7 @@ from .gcpause import cyclic_gc_paused
 CODEC_VERSION = 2
 # A version 2 document: this line, the JSON part's length (8 bytes, little-endian), the JSON part, its blocks.
 _MAGIC = b"fabricdesign snapshot 2\n"
+_UNEVEN_ROWS = frozenset("VGW")
 _MAX_GROUPS = 8  # rows of up to this many widths are stored width by width ("G"), more as items and widths ("W")
 READABLE_VERSIONS = (1, 2)  # version 2 added the "W" tag; every version 1 document reads as it did
 COMPRESS_LEVEL = 1  # level 1 keeps a 128K-GPU design's store under a second; higher levels gain little here
@@ -354,6 +355,29 @@ class _Decoder:
             return self.numbers(v)
         return self.value(v)
 
+    def uneven_rows(self, v: list) -> Any:
+        """Rows of scalars of several widths (V in version 1; G and W in version 2): [tag, widths, ..., list?, list rows?]"""
+        if v[0] == "V":
+            joined: Iterable[tuple] = zip(*[self.column(c) for c in v[2]])
+            if type(v[1]) is not int:
+                # each row cut to its width, in C (a generator here cost a Python step per row)
+                joined = map(getitem, joined, map(slice, self.column(v[1])))  # type: ignore[arg-type]  # getitem is overloaded
+            out = list(map(list, joined)) if v[4] else list(joined)
+            return out if v[3] else tuple(out)
+        if v[0] == "G":
+            # each width's rows built in C from its columns, then taken in the stored order of widths
+            groups: dict[int, Iterator[Any]] = {
+                w: zip(*map(self.column, cols)) if w else repeat(()) for w, cols in v[2]
+            }
+            if v[4]:
+                groups = {w: map(list, rows) for w, rows in groups.items()}
+            out = list(map(next, map(groups.__getitem__, self.column(v[1]))))
+            return out if v[3] else tuple(out)
+        # "W": each row its width of the items, cut in C
+        cut = map(islice, repeat(iter(self.column(v[2]))), self.column(v[1]))
+        rows = list(map(list, cut)) if v[4] else list(map(tuple, cut))
+        return rows if v[3] else tuple(rows)
+
     def value(self, v: Any) -> Any:  # noqa: C901
         if type(v) is not list:
             return v
@@ -388,28 +412,8 @@ class _Decoder:
         if tag == "U":
             rows = v[1] if v[3] else [None if x is None else tuple(x) for x in v[1]]
             return rows if v[2] else tuple(rows)
-        if tag == "V":
-            joined: Iterable[tuple] = zip(*[self.column(c) for c in v[2]])
-            if type(v[1]) is not int:
-                # each row cut to its width, in C (a generator here cost a Python step per row)
-                joined = map(getitem, joined, map(slice, self.column(v[1])))  # type: ignore[arg-type]  # getitem is overloaded
-            out = list(map(list, joined)) if v[4] else list(joined)
-            return out if v[3] else tuple(out)
-        if tag == "G":
-            # each width's rows built in C from its columns, then taken in the stored order of widths
-            groups: dict[int, Iterator[Any]] = {
-                w: zip(*map(self.column, cols)) if w else repeat(()) for w, cols in v[2]
-            }
-            if v[4]:
-                groups = {w: map(list, rows) for w, rows in groups.items()}
-            out = list(map(next, map(groups.__getitem__, self.column(v[1]))))
-            return out if v[3] else tuple(out)
-        if tag == "W":
-            items = iter(self.column(v[2]))
-            # each row its width of the items, cut in C
-            cut = map(islice, repeat(items), self.column(v[1]))
-            out = list(map(list, cut)) if v[4] else list(map(tuple, cut))
-            return out if v[3] else tuple(out)
+        if tag in _UNEVEN_ROWS:
+            return self.uneven_rows(v)
         if tag == "O":
             cls, names = self.types[v[1]], v[2]
             out = []
