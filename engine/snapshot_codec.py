@@ -501,11 +501,12 @@ def encode(value: Any) -> bytes:
 
 def _split(raw: bytes) -> tuple[Any, list[memoryview]]:
     """A decompressed document: its JSON part, and its binary blocks (none in a version 1 document)."""
-    if not raw.startswith(_MAGIC):
-        return json.loads(raw), []
+    binary = raw.startswith(_MAGIC)
     start = len(_MAGIC) + 8
-    end = start + int.from_bytes(raw[len(_MAGIC) : start], "little")
-    doc = json.loads(raw[start:end])
+    end = start + int.from_bytes(raw[len(_MAGIC) : start], "little") if binary else len(raw)
+    doc = json.loads(raw[start:end] if binary else raw)
+    if not binary:
+        return doc, []
     sizes = doc.get("blocks") if isinstance(doc, dict) else None
     if not (isinstance(sizes, list) and all(type(n) is int and n >= 0 for n in sizes)):
         raise CodecError("document without its list of blocks")
