@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import zlib
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -12,8 +13,10 @@ from engine import snapshot_codec as codec
 from engine.catalog import load_catalog
 from engine.outputs import write_links_csv
 from engine.pipeline import compute_design
-from engine.presets import load_preset
+from engine.presets import list_presets, load_preset
 from engine.spec import parse_spec
+
+DATA = Path(__file__).parent / "data"
 
 
 @pytest.fixture(scope="module")
@@ -22,20 +25,48 @@ def h100():
 
 
 def _doc(blob: bytes) -> dict:
-    return json.loads(zlib.decompress(blob))
+    """The JSON part of a document: all of a version 1 one; in version 2, after the first line and the length."""
+    raw = zlib.decompress(blob)
+    if raw.startswith(b"{"):
+        return json.loads(raw)
+    head, _, rest = raw.partition(b"\n")
+    assert head == b"fabricdesign snapshot 2"
+    return json.loads(rest[8 : 8 + int.from_bytes(rest[:8], "little")])
 
 
-def test_a_decoded_design_equals_the_computed_one_record_for_record(h100):
-    back = codec.decode(codec.encode(h100))
-
-    assert back == h100  # DesignRows' compared fields: spec, versions, devices, racks, places, links, lengths
-    assert back.summary == h100.summary and back.warnings == h100.warnings and back.checks == h100.checks
-    ph, ph2 = h100.physical, back.physical
+def _assert_same_design(back, original) -> None:
+    """Every stored field of a design result, record for record."""
+    assert back == original  # DesignRows' compared fields: spec, versions, devices, racks, places, links, lengths
+    assert back.summary == original.summary and back.warnings == original.warnings
+    assert back.checks == original.checks
+    ph, ph2 = original.physical, back.physical
     for name in ("cords", "cables", "statuses", "cable_rows", "bom", "loss_counts", "worst", "completeness"):
         assert getattr(ph2, name) == getattr(ph, name), name
     assert [c == d for c, d in zip(ph2.choices, ph.choices)] == [True] * len(ph.choices)
     assert ph2.budgets == ph.budgets and ph2.fibers == ph.fibers and ph2.bom_split == ph.bom_split
-    assert ph2.policy == ph.policy
+    assert ph2.policy == ph.policy and ph2.trunks == ph.trunks and ph2.panels == ph.panels
+
+
+def test_a_decoded_design_equals_the_computed_one_record_for_record(h100):
+    _assert_same_design(codec.decode(codec.encode(h100)), h100)
+
+
+@pytest.mark.parametrize("preset", sorted(list_presets()))
+def test_every_preset_survives_a_store_field_by_field(preset):
+    result = compute_design(parse_spec(load_preset(preset)), load_catalog())
+    blob = codec.encode(result)
+
+    assert _doc(blob)["codec"] == codec.CODEC_VERSION == 2
+    _assert_same_design(codec.decode(blob), result)
+
+
+def test_a_revision_stored_by_codec_version_1_still_opens(h100):
+    """A document main's codec wrote before version 2 (engine 011a7ca, the H100 4-SU preset): JSON only, its
+    numbers in base64, a cable's link ids padded with None. It decodes to the design as computed today."""
+    blob = (DATA / "snapshot-v1-dgx-h100-superpod-4su.zlib").read_bytes()
+    assert _doc(blob)["codec"] == 1
+
+    _assert_same_design(codec.decode(blob), h100)
 
 
 def test_a_decoded_design_writes_the_same_links_csv(h100, tmp_path):
@@ -110,8 +141,8 @@ def test_containers_keep_their_kinds():
         "links": tuple(Link(i, "compute", 0, "leaf-spine", 0, "1", "c", 1, "2", "c", 400) for i in range(12)),
         "names": ["compute", "storage"] * 40,
     }
-    assert codec.decode(codec.encode(value)) == value
     back = codec.decode(codec.encode(value))
+    assert back == value
     assert type(back["rows"]) is tuple and type(back["lists"][0]) is list and type(back["links"][0]) is Link
 
 
@@ -173,30 +204,59 @@ def _tags(node) -> set:
     return found.union(*map(_tags, node[1:]))
 
 
-def test_every_column_kind_of_a_long_sequence_survives_a_store():
-    """Long sequences take the packed forms (the ones a 128K-GPU design is made of): each comes back equal,
-    with its container kinds, including rows of several widths (a cable end at a device or at a panel)."""
+def _every_column_kind() -> dict:
+    """Long sequences of each kind a large design is made of (the comment names each one's encoded form)."""
     from engine.model import Link, Place
 
     n = 300
-    value = {
-        "ints": list(range(-n, n)),  # I, two-byte words
-        "big": tuple(i * 2**40 for i in range(n)),  # I, eight-byte words
-        "floats": [i / 7 for i in range(n)],  # I, doubles
+    return {
+        "ints": list(range(-n, n)),  # B, two-byte words
+        "big": tuple(i * 2**40 for i in range(n)),  # B, eight-byte words
+        "floats": [i / 7 for i in range(n)],  # B, doubles
         "names": tuple(["node-leaf", "leaf-spine", "spine-core"][i % 3] for i in range(n)),  # D
-        "ends": [(i, f"{i % 64}/1") if i % 5 else ("panel", i, 3, "T") for i in range(n)],  # V, widths
-        "end lists": [[i, "p"] if i % 2 else [i, "p", 1.5] for i in range(n)],  # V, list rows
+        "ends": [(i, f"{i % 64}/1") if i % 5 else ("panel", i, 3, "T") for i in range(n)],  # G, widths 2 and 4
+        "end lists": [[i, "p"] if i % 2 else [i, "p", 1.5] for i in range(n)],  # G, list rows
+        "empty rows": [(i,) if i % 3 else () for i in range(n)],  # G, a width of 0
+        "fixed rows": [(i, "p") for i in range(n)],  # V, one width
         "repeated rows": tuple((i % 4, "cord") for i in range(n)),  # D of rows
         "rows with gaps": [None if i % 7 == 0 else (i, "x") for i in range(n)],  # U
         "places": tuple(Place(i % 9, i % 42 + 1) for i in range(n)),  # C of a NamedTuple
         "links": [Link(i, "compute", 0, "leaf-spine", i, "1/1", "1", i + 1, "2/1", "2", 800) for i in range(n)],
         "cable rows": [[i, "cord", "SKU", 3.0, (i, "1/1"), ("panel", 2, 40, "3"), [i], "t", "n"] for i in range(n)],
+        # a cable's link ids: one for most, up to a dozen for a trunk (W: items in order and each row's width)
+        "link ids": [[i] if i % 10 else list(range(i, i + 2 + i // 10 % 12)) for i in range(n)],
+        "id tuples": tuple((i,) if i % 10 else tuple(range(i, i + 2 + i // 10 % 12)) for i in range(n)),  # W
     }
-    blob = codec.encode(value)
-    back = codec.decode(blob)
 
+
+def _assert_same_kinds(back: dict, value: dict) -> None:
     assert back == value
-    assert {"I", "D", "V", "U", "C"} <= _tags(_doc(blob)["root"])
     for key, v in value.items():
         assert type(back[key]) is type(v), key
         assert [type(x) for x in back[key]] == [type(x) for x in v], key
+
+
+def test_every_column_kind_of_a_long_sequence_survives_a_store():
+    """Long sequences take the packed forms (the ones a 128K-GPU design is made of): each comes back equal,
+    with its container kinds, including rows of several widths (a cable end at a device or at a panel)."""
+    value = _every_column_kind()
+    blob = codec.encode(value)
+
+    _assert_same_kinds(codec.decode(blob), value)
+    assert {"B", "D", "V", "U", "C", "G", "W"} <= _tags(_doc(blob)["root"])
+
+
+def test_every_column_kind_written_by_codec_version_1_still_reads():
+    """The same value as main's codec wrote it before version 2 (numbers in base64, "I"; the link ids padded
+    with None into columns, "V"): read by today's decoder, equal with the same container kinds."""
+    blob = (DATA / "snapshot-v1-every-column-kind.zlib").read_bytes()
+    doc = _doc(blob)
+    assert doc["codec"] == 1 and {"I", "V"} <= _tags(doc["root"]) and not {"B", "G", "W"} & _tags(doc["root"])
+
+    _assert_same_kinds(codec.decode(blob), _every_column_kind())
+
+
+def test_binary_blocks_that_do_not_add_up_make_the_document_unreadable():
+    raw = zlib.decompress(codec.encode(_every_column_kind()))
+    with pytest.raises(codec.CodecError, match="blocks"):
+        codec.decode(zlib.compress(raw[:-1]))
