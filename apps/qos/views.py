@@ -15,6 +15,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from apps.common.errors import StorageFull
+from apps.common.requests import SignedInRequest
 from apps.designs.models import Design
 from apps.designs.selectors import design_can_write, design_get, revision_get
 from apps.designs.sources import cite
@@ -25,6 +26,7 @@ from engine.errors import SpecError
 from .forms import MODE_HELP, QosPolicyForm
 from .selectors import (
     ARCHIVE,
+    DesignQos,
     QosPlanError,
     QosState,
     design_port_speeds,
@@ -97,7 +99,7 @@ def design_qos_view(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
 
-def _facts(design: Design, form: QosPolicyForm, state) -> dict:
+def _facts(design: Design, form: QosPolicyForm, state: DesignQos) -> dict:
     """Figures shown beside the fields: ECN thresholds in µs and the per-speed headroom terms."""
     policy = form.cleaned_policy or state.policy
     if policy is None:
@@ -122,7 +124,7 @@ def design_qos_reset(request: HttpRequest, pk: int) -> HttpResponse:
 
 @signin_required
 @require_safe
-def revision_qos_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def revision_qos_view(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
     """The revision's QoS report: a page of its own, or (?fragment=1) the section the revision page loads.
 
     A large revision's configuration set is built by a worker: the answer is then 202 with the build's
