@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from datetime import timedelta
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 from django.core.cache import cache
 from django.utils import timezone
@@ -218,6 +218,7 @@ class ConfigSet:
     files store's; other stores' streams are read into memory first). Only the members asked for are read."""
 
     def __init__(self, archive: Artifact | bytes):
+        fh: IO[bytes]
         if isinstance(archive, bytes):
             fh = io.BytesIO(archive)
         else:
