@@ -21,6 +21,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from apps.common import workspace
+from apps.common.requests import SignedInRequest
 from apps.jobs.models import Job
 from apps.jobs.services import JobNotQueued, JobQuotaExceeded, job_request_cancel, job_sent
 from engine.errors import SpecError
@@ -366,7 +367,7 @@ def spares_beside(request: HttpRequest, revision: Revision) -> dict:
 
 @signin_required
 @require_POST
-def revision_reprice_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def revision_reprice_view(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
     """Price the revision with the owner's newest price-list version (the visible, recorded reprice action)."""
     design = design_get(user=request.user, design_id=pk, write=True)
     revision = revision_get(user=request.user, design_id=design.pk, number=number)
@@ -529,7 +530,7 @@ def _order_view(delta) -> dict:
 
 @signin_required
 @require_POST
-def revision_mark_ordered_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def revision_mark_ordered_view(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
     """Mark the revision ordered: its order as it is now (prices, spares) becomes the design's baseline."""
     design = design_get(user=request.user, design_id=pk, write=True)
     revision = revision_get(user=request.user, design_id=design.pk, number=number)
