@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST, require_safe
 
@@ -57,7 +57,7 @@ def asbuilt_upload_view(request: SignedInRequest, pk: int, number: int) -> HttpR
 
 @signin_required
 @require_safe
-def fix_list_download(request: HttpRequest, pk: int, number: int, fmt: str) -> HttpResponse:
+def fix_list_download(request: SignedInRequest, pk: int, number: int, fmt: str) -> HttpResponse:
     revision = revision_get(user=request.user, design_id=pk, number=number)
     st = commissioning_standing(revision=revision)
     fixes = st.fixes if st is not None else []

@@ -13,6 +13,7 @@ from django.core.paginator import Paginator
 from django.db.models import Count
 from django.http import HttpRequest
 
+from apps.common.requests import SignedInRequest
 from apps.common.workspace import register_card, register_next_step, register_panel, register_section
 from engine.model import TIERS
 
@@ -107,7 +108,7 @@ def priced_lines(bom: list[dict], prices: dict) -> tuple[list[dict], Decimal | N
     return out, (total if prices and len(unpriced) < len(out) else None), unpriced
 
 
-def bom_panel(request: HttpRequest, revision: Revision) -> dict:
+def bom_panel(request: SignedInRequest, revision: Revision) -> dict:
     summary = revision.summary or {}
     pricing = revision_pricing(revision=revision)
     lines, total, unpriced = priced_lines(summary.get("bom") or [], pricing.prices)

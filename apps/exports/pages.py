@@ -110,7 +110,7 @@ def downloads(revision: Revision) -> list[dict]:
 
 @signin_required
 @require_safe
-def revision_blast_radius_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def revision_blast_radius_view(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
     revision = revision_get(user=request.user, design_id=pk, number=number)
     return render(
         request,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib import messages
 from django.core.files.uploadedfile import UploadedFile
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
+from django.http import Http404, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
@@ -143,7 +143,7 @@ def measurement_withdraw_view(request: SignedInRequest, pk: int, number: int, up
 
 @signin_required
 @require_safe
-def measurement_fiber_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def measurement_fiber_view(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
     """Every measurement of one fiber (?fiber=<fiber id>) across the uploads, and which one counts."""
     revision = revision_get(user=request.user, design_id=pk, number=number)
     fiber_id = request.GET.get("fiber", "").strip()
@@ -172,7 +172,7 @@ def measurement_fiber_view(request: HttpRequest, pk: int, number: int) -> HttpRe
 
 @signin_required
 @require_safe
-def measurement_detail(request: HttpRequest, pk: int, number: int, upload_id: int) -> HttpResponse:
+def measurement_detail(request: SignedInRequest, pk: int, number: int, upload_id: int) -> HttpResponse:
     revision = revision_get(user=request.user, design_id=pk, number=number)
     upload = measurement_get(revision=revision, upload_id=upload_id)
     return render(
@@ -190,7 +190,7 @@ def measurement_detail(request: HttpRequest, pk: int, number: int, upload_id: in
 
 @signin_required
 @require_safe
-def measurement_results_csv(request: HttpRequest, pk: int, number: int, upload_id: int) -> HttpResponseBase:
+def measurement_results_csv(request: SignedInRequest, pk: int, number: int, upload_id: int) -> HttpResponseBase:
     revision = revision_get(user=request.user, design_id=pk, number=number)
     upload = measurement_get(revision=revision, upload_id=upload_id)
     try:
@@ -206,7 +206,7 @@ def measurement_results_csv(request: HttpRequest, pk: int, number: int, upload_i
 
 @signin_required
 @require_safe
-def measurement_uploaded_csv(request: HttpRequest, pk: int, number: int, upload_id: int) -> HttpResponse:
+def measurement_uploaded_csv(request: SignedInRequest, pk: int, number: int, upload_id: int) -> HttpResponse:
     """The file as it was uploaded: exactly, unless a cell would run as a formula in a spreadsheet, which is then
     neutralized like every CSV the app serves (engine/csvcells.py); `?csv=raw` gives the bytes as uploaded."""
     revision = revision_get(user=request.user, design_id=pk, number=number)

@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import quote
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
@@ -53,7 +53,7 @@ def _technologies(design: Design) -> tuple[str, ...]:
 
 @signin_required
 @require_http_methods(["GET", "POST"])
-def design_qos_view(request: HttpRequest, pk: int) -> HttpResponse:
+def design_qos_view(request: SignedInRequest, pk: int) -> HttpResponse:
     post = request.POST if request.method == "POST" else None
     design = design_get(user=request.user, design_id=pk, write=post is not None)
     can_write = post is not None or design_can_write(user=request.user, design=design)
@@ -115,7 +115,7 @@ def _facts(design: Design, form: QosPolicyForm, state: DesignQos) -> dict:
 
 @signin_required
 @require_POST
-def design_qos_reset(request: HttpRequest, pk: int) -> HttpResponse:
+def design_qos_reset(request: SignedInRequest, pk: int) -> HttpResponse:
     design = design_get(user=request.user, design_id=pk, write=True)
     design_qos_update(design=design, policy=None)
     messages.success(request, f"Reset the QoS policy to the {design.spec['compute_fabric']['technology']} defaults.")
@@ -165,7 +165,7 @@ def revision_qos_view(request: SignedInRequest, pk: int, number: int) -> HttpRes
 
 @signin_required
 @require_safe
-def revision_config_file(request: HttpRequest, pk: int, number: int, name: str) -> HttpResponse:
+def revision_config_file(request: SignedInRequest, pk: int, number: int, name: str) -> HttpResponse:
     """One file of the revision's configuration set by name (configs.zip: all of them). The API's download serves
     it (it accepts the browser's session: one serving path, with its ETag and caching) once the set is stored or
     cheap to build; a large revision's set not built yet sends the browser to the QoS page, which builds it and
