@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any, cast
+
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -10,6 +13,7 @@ from apps.api.errors import ApiError, spec_error_fields
 from apps.api.output import job_out
 from apps.api.serializers import JobOut, StrictSerializer
 from apps.api.views.base import ApiView
+from apps.common.requests import ApiRequest
 from apps.jobs.services import job_sent
 from engine.errors import SpecError
 
@@ -121,14 +125,15 @@ class StudyListApi(ApiView):
         tags=["alternatives"],
         summary="State a requirement; its candidate fabrics are computed in the background",
     )
-    def post(self, request):
+    def post(self, request: ApiRequest) -> Response:
         body = StudyIn(data=request.data)
         if not body.is_valid():
             raise ApiError(400, "invalid", "The study is not valid.", fields=_fields(body.errors))
+        # The requirement is stored as sent (the engine parses it), not as the serializer cleaned it; StudyIn has
+        # just checked the body is an object.
+        sent = cast("dict[str, Any]", request.data)
         try:
-            study = study_create(
-                user=request.user, data=request.data["requirement"], name=body.validated_data.get("name", "")
-            )
+            study = study_create(user=request.user, data=sent["requirement"], name=body.validated_data.get("name", ""))
         except SpecError as exc:
             raise ApiError(
                 400, "invalid", "The requirement is not valid.", fields=spec_error_fields(exc, "requirement.")
@@ -146,7 +151,7 @@ class StudyDetailApi(ApiView):
         tags=["alternatives"],
         summary="A study: its progress, candidates so far and dropped choices",
     )
-    def get(self, request, study_id: int):
+    def get(self, request: ApiRequest, study_id: int) -> Response:
         study = study_get(user=request.user, study_id=study_id)
         return Response(study_out(study, absolute=request.build_absolute_uri))
 
@@ -159,7 +164,7 @@ class CandidateListApi(ApiView):
         tags=["alternatives"],
         summary="A study's computed candidates, in order",
     )
-    def get(self, request, study_id: int):
+    def get(self, request: ApiRequest, study_id: int) -> Response:
         study = study_get(user=request.user, study_id=study_id)
         return Response([candidate_out(c, study, request.build_absolute_uri) for c in study.candidates.all()])
 
@@ -173,7 +178,7 @@ class CandidatePickApi(ApiView):
         tags=["alternatives"],
         summary="Use this candidate: a new design (or a new revision of `design`) with its spec, queued for computing",
     )
-    def post(self, request, study_id: int, index: int):
+    def post(self, request: ApiRequest, study_id: int, index: int) -> Response:
         study = study_get(user=request.user, study_id=study_id)
         body = PickIn(data=request.data or {})
         if not body.is_valid():
@@ -185,7 +190,7 @@ class CandidatePickApi(ApiView):
         return Response({"design": cand.picked_design_id, "job": job_out(request, job) if job else None}, status=201)
 
 
-def _fields(errors, prefix: str = "") -> list[dict]:
+def _fields(errors: Mapping[str, Any], prefix: str = "") -> list[dict]:
     out = []
     for key, val in errors.items():
         path = f"{prefix}{key}"

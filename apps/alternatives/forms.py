@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
 from django import forms
 
@@ -29,7 +29,7 @@ class RequirementForm(forms.Form):
     budget = forms.DecimalField(required=False, min_value=1, label="Budget (price list currency)")
     max_candidates = forms.IntegerField(min_value=1, max_value=64, initial=12, label="Candidates to compute")
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         servers = load_catalog().servers
         cast(forms.ChoiceField, self.fields["server_model"]).choices = [(k, s.name) for k, s in servers.items()]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.urls import reverse
 
 from .models import Candidate, Study
@@ -20,7 +22,7 @@ def _same(url: str) -> str:
     return url
 
 
-def candidate_out(c: Candidate, study: Study, absolute=_same) -> dict:
+def candidate_out(c: Candidate, study: Study, absolute: Callable[[str], str] = _same) -> dict:
     return {
         "index": c.index,
         "label": c.label,
@@ -33,7 +35,7 @@ def candidate_out(c: Candidate, study: Study, absolute=_same) -> dict:
     }
 
 
-def study_out(study: Study, *, candidates: bool = True, absolute=_same) -> dict:
+def study_out(study: Study, *, candidates: bool = True, absolute: Callable[[str], str] = _same) -> dict:
     """`absolute`: makes a path a full URL (the API passes request.build_absolute_uri, as its other answers do)."""
     out = {
         "id": study.pk,

@@ -3,18 +3,22 @@ the template draws plain SVG with presentation attributes (no inline style, no s
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 from engine.alternatives.judge import objective_value
+
+from .models import Candidate
 
 W, H, PAD = 640, 360, 48
 
 
-def _scale(values: list[float], lo_px: float, hi_px: float):
+def _scale(values: list[float], lo_px: float, hi_px: float) -> Callable[[float], float]:
     lo, hi = min(values), max(values)
     span = (hi - lo) or 1.0
     return lambda v: lo_px + (v - lo) / span * (hi_px - lo_px)
 
 
-def scatter(candidates) -> dict:
+def scatter(candidates: Iterable[Candidate]) -> dict:
     """{points: [{index, x, y, verdict, pareto, label}], x_axis, y_axis}; the x axis is cost when every
     candidate is priced, else power (kW), and says which."""
     cands = list(candidates)

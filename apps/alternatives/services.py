@@ -3,6 +3,8 @@ candidate (a new design with its spec, computed like any other)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.db import transaction
 from django.http import Http404
 
@@ -24,15 +26,18 @@ from engine.catalog import load_catalog
 
 from .models import Candidate, Study
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
 JOB_KIND = "alternatives"
 
 
-def _gpus_per_server(owner) -> dict[str, int]:
+def _gpus_per_server(owner: User | None) -> dict[str, int]:
     catalog = catalog_for(owner)[0] if owner is not None else load_catalog()
     return {k: s.gpus for k, s in catalog.servers.items()}
 
 
-def study_create(*, user, data: dict, name: str = "") -> Study:
+def study_create(*, user: User, data: dict, name: str = "") -> Study:
     """Validate the requirement (SpecError naming every bad field) and queue its study. Call job_sent(study.job)
     after the commit (JobQuotaExceeded past the user's queued-job quota: nothing is created)."""
     parse_requirement(data, gpus_per_server=_gpus_per_server(user))
@@ -55,7 +60,7 @@ def _default_name(data: dict) -> str:
     return f"{data.get('server_model')}, {size}"
 
 
-def study_get(*, user, study_id: int) -> Study:
+def study_get(*, user: User, study_id: int) -> Study:
     """The study if the user owns it; otherwise Http404 (never 403: a stranger learns nothing)."""
     study = Study.objects.select_related("job").filter(pk=study_id, owner=user).first()
     if study is None:
@@ -119,7 +124,9 @@ def candidate_get(*, study: Study, index: int) -> Candidate:
     return cand
 
 
-def candidate_pick(*, user, study: Study, index: int, design_id: int | None = None) -> tuple[Candidate, ComputeRequest]:
+def candidate_pick(
+    *, user: User, study: Study, index: int, design_id: int | None = None
+) -> tuple[Candidate, ComputeRequest]:
     """'Use this one': a new design with the candidate's spec, or with `design_id` a new revision of that design
     (the user needs write access to it; else Http404), queued for computing. Call job_sent on the request's job
     after the commit."""

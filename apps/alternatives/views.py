@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
@@ -40,7 +40,7 @@ def study_list(request: SignedInRequest) -> HttpResponse:
 
 
 @login_required
-def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def study_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     study = study_get(user=request.user, study_id=pk)
     candidates = list(study.candidates.all())
     workloads = sorted({w for c in candidates for w in (c.figures.get("traffic") or {})})
@@ -59,7 +59,7 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def candidate_pick_view(request: HttpRequest, pk: int, index: int) -> HttpResponse:
+def candidate_pick_view(request: SignedInRequest, pk: int, index: int) -> HttpResponse:
     study = study_get(user=request.user, study_id=pk)
     cand, outcome = candidate_pick(user=request.user, study=study, index=index)
     if outcome.job is not None:
@@ -72,7 +72,7 @@ def candidate_pick_view(request: HttpRequest, pk: int, index: int) -> HttpRespon
 
 @login_required
 @require_POST
-def study_cancel(request: HttpRequest, pk: int) -> HttpResponse:
+def study_cancel(request: SignedInRequest, pk: int) -> HttpResponse:
     """Stop the study's job: a queued one at once, a running one at its next candidate (the candidates
     computed so far stay)."""
     study = study_get(user=request.user, study_id=pk)

@@ -3,6 +3,9 @@ standing classification, download the fix list (CSV or PDF)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import IO, Any
+
 from django.conf import settings
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
@@ -15,19 +18,24 @@ from apps.api.output import job_out
 from apps.api.parsers import read_limited
 from apps.api.serializers import StrictSerializer, query
 from apps.api.views.base import ApiView, revision_for
+from apps.common.requests import ApiRequest
 from apps.designs.selectors import design_get
 from apps.jobs.services import JobQuotaExceeded, job_sent
 from engine.asbuilt.fixlist import FIX_COLUMNS
 from engine.asbuilt.parsers import FORMATS
 
 from .fixlist_pdf import fix_list_csv, fix_list_pdf
+from .models import CommissioningStanding
 from .services import AsBuiltRejected, asbuilt_import, commissioning_standing
 
 
 class _RawUpload(parsers.BaseParser):
     """The file as sent, up to API_MAX_UPLOAD_BYTES (413 over it); the services decode and parse it."""
 
-    def parse(self, stream, media_type=None, parser_context=None):
+    # DRF hands the view whatever parse returns; its stub promises a mapping, which the raw bytes are not.
+    def parse(  # type: ignore[override]
+        self, stream: IO[Any], media_type: str | None = None, parser_context: Mapping[str, Any] | None = None
+    ) -> bytes:
         request = (parser_context or {}).get("request")
         meta = request.META if request is not None else {}
         return read_limited(stream, meta, settings.API_MAX_UPLOAD_BYTES, "upload")
@@ -51,7 +59,7 @@ class StandingOut(serializers.Serializer):
     error = serializers.CharField(help_text="Why the classification could not be worked out (empty when it was).")
 
 
-def standing_out(st) -> dict:
+def standing_out(st: CommissioningStanding | None) -> dict:
     if st is None:
         return {"state": "planned", "uploads": 0, "counts": {}, "per_rack": {}, "problems": 0, "error": ""}
     return {
@@ -99,7 +107,7 @@ class AsBuiltApi(ApiView):
         tags=["commissioning"],
         summary="The revision's as-built classification (counts per class, per rack) and its state",
     )
-    def get(self, request, design_id: int, number: int):
+    def get(self, request: ApiRequest, design_id: int, number: int) -> HttpResponse | Response:
         rev = revision_for(request, design_id, number)
         return Response(standing_out(commissioning_standing(revision=rev)))
 
@@ -114,7 +122,7 @@ class AsBuiltApi(ApiView):
         tags=["commissioning"],
         summary="Upload an as-built file (needs write access)",
     )
-    def post(self, request, design_id: int, number: int):
+    def post(self, request: ApiRequest, design_id: int, number: int) -> Response:
         q = query(self.QuerySerializer, request)
         design_get(user=request.user, design_id=design_id, write=True)
         rev = revision_for(request, design_id, number)
@@ -170,7 +178,7 @@ class AsBuiltFixListApi(ApiView):
         tags=["commissioning"],
         summary="The fix list: per problem the cable, both labels, each end's rack, U and port, and the action",
     )
-    def get(self, request, design_id: int, number: int):
+    def get(self, request: ApiRequest, design_id: int, number: int) -> HttpResponse | Response:
         q = query(self.QuerySerializer, request)
         rev = revision_for(request, design_id, number)
         st = commissioning_standing(revision=rev)

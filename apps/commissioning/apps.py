@@ -8,7 +8,7 @@ class CommissioningConfig(AppConfig):
     name = "apps.commissioning"
     label = "commissioning"
 
-    def ready(self):
+    def ready(self) -> None:
         from apps.jobs.registry import job_kind_register
 
         job_kind_register("asbuilt", "apps.commissioning.services.asbuilt_refresh_job")

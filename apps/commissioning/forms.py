@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.core.files.uploadedfile import UploadedFile
 
 from apps.common.forms import upload_within_limit
 from engine.asbuilt.parsers import FORMATS
@@ -38,5 +39,5 @@ class AsBuiltUploadForm(forms.Form):
         help_text="device,ident,port lines: an RDMA device (mlx5_3), netdev or port GUID -> the design's port.",
     )
 
-    def clean_file(self):
+    def clean_file(self) -> UploadedFile | None:
         return upload_within_limit(self.cleaned_data["file"])

@@ -13,6 +13,8 @@ measured fibers within the loss budget: the measurement standing counts every li
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import transaction
@@ -24,18 +26,25 @@ from apps.designs.revision_cache import (
     revision_key,
 )
 from apps.exports.services import revision_result
-from apps.jobs.progress import JobFailed
+from apps.jobs.models import Job
+from apps.jobs.progress import DbProgress, JobFailed
 from apps.jobs.services import job_create
 from apps.measurements.models import MeasurementStanding
-from engine.asbuilt.classify import PROBLEMS, Classification, accumulate, classify
+from engine.asbuilt.classify import PROBLEMS, Classification, Finding, accumulate, classify
 from engine.asbuilt.fixlist import device_places, fix_list
 from engine.asbuilt.matching import PortMatcher, UserMapError, parse_user_map
 from engine.asbuilt.parsers import FORMATS, AsBuiltParseError, parse
 from engine.asbuilt.plan import PlannedFabric, planned_fabric
 from engine.asbuilt.records import PlannedCable
 from engine.errors import SpecError
+from engine.result import ProgressFn
 
 from .models import AsBuiltUpload, CommissioningStanding, RevisionState
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+    from apps.designs.models import Revision
 
 
 class AsBuiltRejected(Exception):
@@ -85,8 +94,8 @@ def _observed_links(fmt: str, text: str, device: str, port: str) -> int:
 
 def asbuilt_upload(
     *,
-    revision,
-    user,
+    revision: Revision,
+    user: User,
     fmt: str,
     data: bytes,
     filename: str,
@@ -116,7 +125,7 @@ def asbuilt_upload(
     )
 
 
-def asbuilt_import(*, revision, user, **kw):
+def asbuilt_import(*, revision: Revision, user: User, **kw: Any) -> tuple[AsBuiltUpload, Job]:
     """Store an upload and queue the refresh of the revision's standing (job kind "asbuilt"): (upload, job).
     JobQuotaExceeded when the user has too many jobs waiting (nothing stored)."""
     with transaction.atomic():
@@ -130,7 +139,7 @@ def asbuilt_import(*, revision, user, **kw):
     return upload, job
 
 
-def asbuilt_refresh_job(*, job, progress) -> dict:
+def asbuilt_refresh_job(*, job: Job, progress: DbProgress) -> dict:
     """Worker side of asbuilt_import."""
     from apps.designs.models import Revision
 
@@ -142,7 +151,7 @@ def asbuilt_refresh_job(*, job, progress) -> dict:
     return {"revision_id": revision.pk, "state": standing.state, "counts": standing.counts}
 
 
-def asbuilt_read_pending(*, revision, upload_id: int | None, progress=None) -> list[str]:
+def asbuilt_read_pending(*, revision: Revision, upload_id: int | None, progress: ProgressFn | None = None) -> list[str]:
     """Read the job's upload if it was stored unread (too large for the web request): it is counted and kept, or
     refused (deleted: it never counts) with why. Returns the refusal's text (none when read)."""
     refused: list[str] = []
@@ -165,7 +174,7 @@ def asbuilt_read_pending(*, revision, upload_id: int | None, progress=None) -> l
 _PLAN_VERSION = 2  # bump when PlannedFabric's shape changes (2: spare port names)
 
 
-def _planned(revision) -> PlannedFabric:
+def _planned(revision: Revision) -> PlannedFabric:
     """The revision's plan side (links, port names) from the cache; a miss decodes the revision's snapshot once
     (concurrent misses wait) and keeps it unless larger than REVISION_CACHE_MAX_BYTES. Every import reclassifies
     all the revision's files against it, so a campaign of partial imports reads it once."""
@@ -173,14 +182,14 @@ def _planned(revision) -> PlannedFabric:
     return cached_value(key, lambda: planned_fabric(revision_result(revision=revision), cables=False))
 
 
-def _measured_ok(revision) -> bool:
+def _measured_ok(revision: Revision) -> bool:
     row = MeasurementStanding.objects.filter(revision=revision).first()
     links = (row.counts or {}).get("links", {}) if row is not None else {}
     total = sum(links.values()) if links else 0
     return bool(total) and links.get("pass", 0) == total
 
 
-def classify_uploads(fabric: PlannedFabric, uploads) -> Classification:
+def classify_uploads(fabric: PlannedFabric, uploads: Iterable[AsBuiltUpload]) -> Classification:
     """Every upload (oldest first) matched together against the plan: the one classification the standing and
     the build-progress view both read."""
     user_map = tuple(e for u in uploads for e in parse_user_map(u.user_map))
@@ -193,7 +202,7 @@ def classify_uploads(fabric: PlannedFabric, uploads) -> Classification:
     return classify(fabric.links, observed, matcher, covered)
 
 
-def commissioning_refresh(*, revision, progress=None) -> CommissioningStanding:  # noqa: ARG001 - job handler call
+def commissioning_refresh(*, revision: Revision, progress: ProgressFn | None = None) -> CommissioningStanding:  # noqa: ARG001 - job handler call
     """Classify every upload of the revision together and store the standing (one refresh at a time per
     revision: the row is locked, and the uploads are read after taking the lock)."""
     with transaction.atomic():
@@ -226,7 +235,7 @@ def commissioning_refresh(*, revision, progress=None) -> CommissioningStanding: 
     return row
 
 
-def _labels(revision, findings) -> dict[str, PlannedCable]:
+def _labels(revision: Revision, findings: Iterable[Finding]) -> dict[str, PlannedCable]:
     """The stored cable rows (labels, ends) of the cables the findings name: one query, not 400,000 labels."""
     ids = {int(c[1:]) for f in findings for lk in f.links for c in lk.cables if c[1:].isdigit()}
     rows = CableRecord.objects.filter(revision=revision, cable_id__in=ids).values_list(
@@ -235,5 +244,5 @@ def _labels(revision, findings) -> dict[str, PlannedCable]:
     return {f"C{cid:06d}": PlannedCable(f"C{cid:06d}", *rest) for cid, *rest in rows}
 
 
-def commissioning_standing(*, revision) -> CommissioningStanding | None:
+def commissioning_standing(*, revision: Revision) -> CommissioningStanding | None:
     return CommissioningStanding.objects.filter(revision=revision).first()

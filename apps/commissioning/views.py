@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST, require_safe
 
+from apps.common.requests import SignedInRequest
 from apps.designs.selectors import design_can_write, revision_get
 from apps.designs.views import signin_required
 from apps.jobs.services import JobQuotaExceeded, job_sent
@@ -18,7 +19,7 @@ from .services import AsBuiltRejected, asbuilt_import, commissioning_standing
 
 @signin_required
 @require_POST
-def asbuilt_upload_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def asbuilt_upload_view(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
     revision = revision_get(user=request.user, design_id=pk, number=number)
     if not design_can_write(user=request.user, design=revision.design):
         raise Http404("No such design.")
@@ -56,7 +57,7 @@ def asbuilt_upload_view(request: HttpRequest, pk: int, number: int) -> HttpRespo
 
 @signin_required
 @require_safe
-def fix_list_download(request: HttpRequest, pk: int, number: int, fmt: str) -> HttpResponse:
+def fix_list_download(request: SignedInRequest, pk: int, number: int, fmt: str) -> HttpResponse:
     revision = revision_get(user=request.user, design_id=pk, number=number)
     st = commissioning_standing(revision=revision)
     fixes = st.fixes if st is not None else []

@@ -4,6 +4,7 @@ upload form; its summary card and next step (apps/common/workspace.py)."""
 from __future__ import annotations
 
 from django.core.paginator import Paginator
+from django.http import HttpRequest
 from django.middleware.csrf import get_token
 
 from apps.common.workspace import (
@@ -13,6 +14,7 @@ from apps.common.workspace import (
     register_revision_states,
     register_section,
 )
+from apps.designs.models import Revision
 
 from .models import AsBuiltUpload, CommissioningStanding, RevisionState
 from .templatetags.commissioning import commissioning_section, states_of_revisions
@@ -28,7 +30,7 @@ def register() -> None:
     register_revision_states(states_of_revisions)
 
 
-def section_panel(request, revision) -> dict:
+def section_panel(request: HttpRequest, revision: Revision) -> dict:
     ctx = commissioning_section({"request": request, "csrf_token": get_token(request)}, revision)
     standing = ctx["standing"]
     if standing is not None:
@@ -37,7 +39,7 @@ def section_panel(request, revision) -> dict:
     return ctx
 
 
-def state_card(request, revision) -> list[dict]:
+def state_card(request: HttpRequest, revision: Revision) -> list[dict]:
     st = CommissioningStanding.objects.filter(revision=revision).only("state", "fixes").first()
     state = st.state if st is not None else RevisionState.PLANNED
     problems = len(st.fixes) if st is not None else None
@@ -51,7 +53,7 @@ def state_card(request, revision) -> list[dict]:
     ]
 
 
-def upload_step(request, revision) -> list[dict]:
+def upload_step(request: HttpRequest, revision: Revision) -> list[dict]:
     if AsBuiltUpload.objects.filter(revision=revision).exists():
         return []
     return [{"text": "Once cabled, upload what the fabric reports (as-built)", "section": "commissioning"}]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import IO, Any
+
 from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -14,10 +17,12 @@ from apps.api.output import job_out, job_poll_headers
 from apps.api.parsers import read_limited
 from apps.api.serializers import JobOut, StrictSerializer, query
 from apps.api.views.base import ApiView, revision_for
+from apps.common.requests import ApiRequest
 from apps.designs.selectors import design_get
 from apps.jobs.services import JobQuotaExceeded, job_sent
 from engine.counters import FORMATS
 
+from .models import CounterSnapshot
 from .selectors import counter_report
 from .services import CounterImportRejected, counter_import
 
@@ -27,7 +32,10 @@ class TextUploadParser(parsers.BaseParser):
 
     media_type = "text/plain"
 
-    def parse(self, stream, media_type=None, parser_context=None):
+    # DRF hands the view whatever parse returns; its stub promises a mapping, which a text body is not.
+    def parse(  # type: ignore[override]
+        self, stream: IO[Any], media_type: str | None = None, parser_context: Mapping[str, Any] | None = None
+    ) -> str:
         request = (parser_context or {}).get("request")
         meta = request.META if request is not None else {}
         raw = read_limited(stream, meta, settings.API_MAX_UPLOAD_BYTES, "upload")
@@ -67,7 +75,7 @@ class ReportOut(serializers.Serializer):
     ungrouped = serializers.ListField(child=serializers.CharField(), help_text="Flagged links in no group.")
 
 
-def _snapshot_out(s) -> dict:
+def _snapshot_out(s: CounterSnapshot) -> dict:
     return {
         k: getattr(s, k)
         for k in ("id", "format", "taken_at", "device", "interface", "filename", "ports", "matched", "unmatched")
@@ -109,7 +117,7 @@ class CounterReportApi(ApiView):
         summary="A revision's error counters: per link the baseline, deltas per hour, resets and flags, and the "
         "suspect groups",
     )
-    def get(self, request, design_id: int, number: int):
+    def get(self, request: ApiRequest, design_id: int, number: int) -> Response:
         rev = revision_for(request, design_id, number)
         return Response(counter_report(revision=rev))
 
@@ -130,7 +138,7 @@ class CounterReportApi(ApiView):
         tags=["counters"],
         summary="Import one counter file (tool output as a text/plain body; needs write access)",
     )
-    def post(self, request, design_id: int, number: int):
+    def post(self, request: ApiRequest, design_id: int, number: int) -> Response:
         q = query(self.QuerySerializer, request)
         design_get(user=request.user, design_id=design_id, write=True)
         rev = revision_for(request, design_id, number)

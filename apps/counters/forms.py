@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.core.files.uploadedfile import UploadedFile
 
 from apps.common.forms import upload_within_limit
 from engine.counters import FORMATS
@@ -25,5 +26,5 @@ class CounterUploadForm(forms.Form):
         help_text="When the counters were read, e.g. 2026-12-03 18:00 (default: now).",
     )
 
-    def clean_file(self):
+    def clean_file(self) -> UploadedFile | None:
         return upload_within_limit(self.cleaned_data["file"])

@@ -15,6 +15,8 @@ from rest_framework.response import Response
 from apps.api.views.base import ApiView, revision_for
 from apps.commissioning.models import AsBuiltUpload
 from apps.commissioning.progress import asbuilt_link_classes, revision_link_places
+from apps.common.requests import ApiRequest
+from apps.designs.models import Revision
 from apps.measurements.services import measurement_link_status
 from engine.asbuilt.progress import progress
 from engine.errors import SpecError
@@ -25,7 +27,7 @@ from .selectors import counter_report
 ALL_LINKS = 10**9  # counter_report's list limit: every tracked link, to read their flags
 
 
-def progress_evidence(*, revision) -> dict[str, bool]:
+def progress_evidence(*, revision: Revision) -> dict[str, bool]:
     """Which kinds of commissioning evidence the revision has stored (cheap: three existence queries)."""
     return {
         "asbuilt": AsBuiltUpload.objects.filter(revision=revision, read=True).exists(),
@@ -34,12 +36,12 @@ def progress_evidence(*, revision) -> dict[str, bool]:
     }
 
 
-def _flagged(revision) -> set[str]:
+def _flagged(revision: Revision) -> set[str]:
     report = counter_report(revision=revision, limit=ALL_LINKS)
     return {link["link"] for link in report["links"] if link["flags"]}
 
 
-def commissioning_progress(*, revision) -> dict:
+def commissioning_progress(*, revision: Revision) -> dict:
     """Totals, SUs and racks with their links per stage, what holds them back and their state; `error` says why
     nothing could be worked out (a revision without a snapshot), `notes` what was left out."""
     evidence = progress_evidence(revision=revision)
@@ -96,6 +98,6 @@ class CommissioningProgressApi(ApiView):
         summary="Where the build stands per rack and per SU: planned, cabled and verified links, and what holds "
         "the rest back",
     )
-    def get(self, request, design_id: int, number: int):
+    def get(self, request: ApiRequest, design_id: int, number: int) -> Response:
         rev = revision_for(request, design_id, number)
         return Response(commissioning_progress(revision=rev))

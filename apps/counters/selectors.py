@@ -11,6 +11,7 @@ import json
 import zlib
 from collections import defaultdict
 from collections.abc import Mapping
+from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
@@ -36,7 +37,9 @@ def counter_thresholds(overrides: Mapping[str, object] | None = None) -> Thresho
     return base.with_overrides(overrides)
 
 
-def _series(snapshots, readings, networks_of_link) -> dict[tuple[int, str], list[tuple[float, dict]]]:
+def _series(
+    snapshots: list[CounterSnapshot], readings: list[CounterReading], networks_of_link: Mapping[int, str]
+) -> dict[tuple[int, str], list[tuple[float, dict]]]:
     """Per port of every link with a reading: (time, counters) per snapshot that read it, including the sweeps
     that checked it and found it clean (implicit zeros: both ends of an InfiniBand link are swept)."""
     by_port: dict[tuple[int, str], dict[int, dict]] = defaultdict(dict)
@@ -67,11 +70,11 @@ def panel_facts(revision: Revision) -> dict:
     Empty when the revision has no snapshot to read them from (then the stored rows are counted instead)."""
     key = revision_key("panel-facts", _PATHS_VERSION, revision_fingerprint(revision))
 
-    def ready():
+    def ready() -> dict | None:
         blob = cache.get(key)
         return None if blob is None else json.loads(zlib.decompress(blob))
 
-    def compute():
+    def compute() -> dict:
         try:
             paths = physical_paths(revision_result(revision=revision))
         except SpecError:
@@ -87,7 +90,7 @@ def panel_facts(revision: Revision) -> dict:
     return compute_once(f"{key}:lock", ready, compute)
 
 
-def _cords_of(revision: Revision, rows: Mapping[int, dict], link_ids) -> dict[int, tuple]:
+def _cords_of(revision: Revision, rows: Mapping[int, Mapping[str, Any]], link_ids: list[int]) -> dict[int, tuple]:
     """Per link through patch panels: (trunk cable id, (panel, front port) at the A end, at the B end), from the
     stored cords patched into the panels (cord A ends on a panel port, cord B starts on one)."""
     channel: dict[int, tuple[int, int, int]] = {}
@@ -112,7 +115,7 @@ def _cords_of(revision: Revision, rows: Mapping[int, dict], link_ids) -> dict[in
 
 
 def _facts(
-    revision: Revision, link_ids, rows, t: Thresholds
+    revision: Revision, link_ids: list[int], rows: Mapping[int, Mapping[str, Any]], t: Thresholds
 ) -> tuple[dict[int, LinkFacts], dict[tuple[str, str], int], dict[str, int]]:
     paths = _cords_of(revision, rows, link_ids)
     known = panel_facts(revision) if paths else {}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import transaction
@@ -23,7 +24,7 @@ from apps.designs.revision_cache import (
 )
 from apps.exports.services import revision_result
 from apps.jobs.models import Job
-from apps.jobs.progress import JobFailed
+from apps.jobs.progress import DbProgress, JobFailed
 from apps.jobs.services import job_create
 from engine.asbuilt.matching import PortMatcher, PortRef, UserMapError, parse_user_map, port_aliases
 from engine.asbuilt.records import ObservedEnd, PlannedLink
@@ -33,6 +34,9 @@ from engine.counters.lids import lid_names, resolve_lids
 from engine.errors import SpecError
 
 from .models import CounterReading, CounterSnapshot
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 UNMATCHED_KEPT = 50
 _ALIASES_VERSION = 1
@@ -190,7 +194,7 @@ def _store_readings(snap: CounterSnapshot, matched: dict[tuple[int, str], dict[s
 def counter_snapshot_create(
     *,
     revision: Revision,
-    user,
+    user: User,
     text: str,
     fmt: str,
     taken_at: datetime | None = None,
@@ -223,7 +227,7 @@ def counter_snapshot_create(
     return snap
 
 
-def counter_import(*, revision: Revision, user, **kw) -> tuple[CounterSnapshot, Job | None]:
+def counter_import(*, revision: Revision, user: User, **kw: Any) -> tuple[CounterSnapshot, Job | None]:
     """Store a counter file: read at once up to COUNTERS_READ_IN_REQUEST_BYTES, (snapshot, None); a larger one
     stored as received with the job that reads it (kind "counters"), (snapshot, job). JobQuotaExceeded when the
     user has too many jobs waiting (nothing stored)."""
@@ -243,7 +247,7 @@ def counter_import(*, revision: Revision, user, **kw) -> tuple[CounterSnapshot, 
     return snap, job
 
 
-def counters_read_job(*, job, progress) -> dict:
+def counters_read_job(*, job: Job, progress: DbProgress) -> dict:
     """Job kind "counters": read a counter file stored unread. One it cannot read is deleted (it never counts)
     and the job fails saying why (JobFailed: no traceback)."""
     snap = CounterSnapshot.objects.filter(pk=job.params["snapshot_id"]).select_related("revision").first()

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from apps.common.requests import SignedInRequest
 from apps.designs.selectors import design_can_write, revision_get
 from apps.designs.views import signin_required
 from apps.jobs.services import JobQuotaExceeded, job_sent
@@ -20,7 +21,7 @@ from .templatetags.counters import section_context
 
 @signin_required
 @require_POST
-def counter_upload(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def counter_upload(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
     revision = revision_get(user=request.user, design_id=pk, number=number)
     if not design_can_write(user=request.user, design=revision.design):
         raise Http404("No such design.")  # a read-only sharer, as design_get(write=True) answers

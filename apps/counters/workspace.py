@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 from django.core.paginator import Paginator
+from django.http import HttpRequest
 from django.middleware.csrf import get_token
 
 from apps.common.workspace import register_panel
+from apps.designs.models import Revision
 
 from .templatetags.commissioning_progress import commissioning_progress_section
 from .templatetags.counters import counter_section
@@ -19,7 +21,7 @@ def register() -> None:
     register_panel("commissioning", "counters/_section.html", context=counters_panel, order=30)
 
 
-def progress_panel(request, revision) -> dict:
+def progress_panel(request: HttpRequest, revision: Revision) -> dict:
     ctx = commissioning_progress_section(revision)
     if ctx.get("progress"):
         # A page of racks at a time (the tag alone shows the first SHOWN_RACKS): no long table inline.
@@ -29,5 +31,5 @@ def progress_panel(request, revision) -> dict:
     return ctx
 
 
-def counters_panel(request, revision) -> dict:
+def counters_panel(request: HttpRequest, revision: Revision) -> dict:
     return counter_section({"request": request, "csrf_token": get_token(request)}, revision)

@@ -1,6 +1,7 @@
 """Admin for staff: designs with their shares, and read-only revisions (a revision never changes)."""
 
 from django.contrib import admin
+from django.http import HttpRequest
 
 from .models import Design, DesignShare, Revision
 
@@ -24,7 +25,7 @@ class RevisionInline(admin.TabularInline):
     show_change_link = True
     can_delete = False
 
-    def has_add_permission(self, request, obj=None):
+    def has_add_permission(self, request: HttpRequest, obj: Design | None = None) -> bool:
         return False
 
 
@@ -47,8 +48,8 @@ class RevisionAdmin(admin.ModelAdmin):
     # The summary and link rows are the record of a computation: staff may look and delete, not edit.
     readonly_fields = tuple(f.name for f in Revision._meta.fields)
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Revision | None = None) -> bool:
         return False

@@ -14,7 +14,9 @@ kept in the cache under the two revisions' ids and spec hashes: revisions never 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from engine.columns import LINK_IDENTITY
 from engine.model import TIERS
@@ -42,7 +44,9 @@ _CABLE = (
     ("part", "length_m"),
     ("cable_id", "network", "tier", "kind", "a_device", "a_port", "b_device", "b_port", "part", "length_m", "label_a"),
 )
-_SPECS = {"links": _LINK, "cables": _CABLE}
+# (model, id column, columns that match a row to its counterpart, columns compared, columns shown)
+TableSpec = tuple[type[LinkRecord] | type[CableRecord], str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+_SPECS: dict[str, TableSpec] = {"links": _LINK, "cables": _CABLE}
 
 COMPARED_LABELS = {
     "medium": "medium",
@@ -89,7 +93,7 @@ def _labelled_counts(summary: dict) -> dict:
     category and part number."""
     out: dict[str, dict] = {}
 
-    def put(key, rank, section, item, value):
+    def put(key: str, rank: tuple, section: str, item: str, value: object) -> None:
         if value is not None:
             out[key] = {"section": section, "item": item, "value": value, "rank": rank}
 
@@ -158,7 +162,7 @@ def revision_row_diff(*, old: Revision, new: Revision) -> RowDiff:
     return RowDiff(**tables)
 
 
-def _rows(spec, revision_id: int):
+def _rows(spec: TableSpec, revision_id: int) -> Iterator[tuple[Any, ...]]:
     model, id_col, match, compared, _shown = spec
     return (
         model.objects.filter(revision_id=revision_id)
@@ -168,7 +172,7 @@ def _rows(spec, revision_id: int):
     )
 
 
-def _diff_table(spec, old_id: int, new_id: int) -> dict:
+def _diff_table(spec: TableSpec, old_id: int, new_id: int) -> dict:
     _model, _id_col, match, _compared, _shown = spec
     m = len(match)
     old_by_key: dict[tuple, list] = defaultdict(list)

@@ -60,27 +60,27 @@ KIND_TITLES = {
 class _Svg:
     """A tiny SVG writer: shapes in, one escaped document out."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.parts: list[str] = []
         self.width = self.height = 0.0
 
     def _grow(self, x: float, y: float) -> None:
         self.width, self.height = max(self.width, x), max(self.height, y)
 
-    def rect(self, x, y, w, h, cls, title: str | None = None, rx: float = 3) -> None:
+    def rect(self, x: float, y: float, w: float, h: float, cls: str, title: str | None = None, rx: float = 3) -> None:
         self._grow(x + w, y + h)
         tip = f"<title>{escape(title)}</title>" if title else ""
         self.parts.append(
             f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" rx="{rx}" class="{cls}">{tip}</rect>'
         )
 
-    def text(self, x, y, s: str, cls: str = "fd-t", anchor: str = "middle") -> None:
+    def text(self, x: float, y: float, s: str, cls: str = "fd-t", anchor: str = "middle") -> None:
         # No font metrics on the server: about 0.6 em per character is enough to size the canvas.
         width = len(s) * (7.5 if cls in ("fd-h", "fd-t") else 6.2)
         self._grow(x + (width if anchor == "start" else width / 2 if anchor == "middle" else 0), y + 4)
         self.parts.append(f'<text x="{x:.1f}" y="{y:.1f}" class="{cls}" text-anchor="{anchor}">{escape(s)}</text>')
 
-    def line(self, x1, y1, x2, y2, cls: str = "fd-edge") -> None:
+    def line(self, x1: float, y1: float, x2: float, y2: float, cls: str = "fd-edge") -> None:
         self.parts.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" class="{cls}"/>')
 
     def render(self, label: str, pad: float = 12) -> SafeString:
@@ -126,7 +126,7 @@ def _uplink_x(spine_boxes: list[tuple[float, float, int, float, float]], plane: 
     the nearest), at the leaf's relative place across that group, so no line ends between two planes' blocks."""
     own = [b for b in spine_boxes if b[2] == plane] or spine_boxes
 
-    def distance(b) -> float:
+    def distance(b: tuple[float, float, int, float, float]) -> float:
         return 0.0 if b[3] <= cx <= b[3] + b[4] else min(abs(cx - b[3]), abs(cx - b[3] - b[4]))
 
     sx, sw_, _p, gx, gw = min(own, key=distance)

@@ -67,7 +67,7 @@ class DesignShare(models.Model):
     def __str__(self) -> str:
         return f"{self.username} ({self.access})"
 
-    def save(self, *args, **kwargs):
+    def save(self, *args: Any, **kwargs: Any) -> None:
         # Either side fills the other (the admin's inline gives a username; tests often a user).
         if not self.username and self.user is not None:
             self.username = self.user.get_username()

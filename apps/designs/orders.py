@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 
@@ -27,6 +27,9 @@ from engine.orders.spares import PercentPerCategory, SparesRule, spares_rule_fro
 from .models import Design, OrderedBaseline, PartLeadTime, Revision
 from .pricing import revision_pricing
 from .revision_cache import compute_once, revision_fingerprint, revision_key, store_blob
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 log = logging.getLogger(__name__)
 
@@ -40,10 +43,10 @@ def revision_bom_split(*, revision: Revision) -> dict | None:
 
     key = revision_key("bomsplit", _SPLIT_VERSION, revision_fingerprint(revision))
 
-    def ready():
+    def ready() -> bytes | None:
         return cache.get(key)  # bytes, b"null" when there is no split
 
-    def compute():
+    def compute() -> bytes:
         blob = json.dumps(_split(revision)).encode()
         store_blob(key, blob)
         return blob
@@ -77,7 +80,7 @@ def _split(revision: Revision) -> dict | None:
     return bom_split(bom)
 
 
-def _bom_key(lines) -> list:
+def _bom_key(lines: Iterable[Mapping[str, Any]] | None) -> list:
     return sorted((ln["category"], ln["sku"], int(ln["quantity"])) for ln in lines or [])
 
 
@@ -114,7 +117,7 @@ def revision_order(*, revision: Revision, rule: SparesRule | None = None, lead_t
     )
 
 
-def baseline_mark(*, revision: Revision, user, rule: SparesRule | None = None) -> OrderedBaseline:
+def baseline_mark(*, revision: Revision, user: User, rule: SparesRule | None = None) -> OrderedBaseline:
     """Mark the revision "ordered": its order, as it is now, becomes the design's baseline."""
     pricing = revision_pricing(revision=revision, latest=False)
     order = revision_order(revision=revision, rule=rule).relabelled(f"r{revision.number} (ordered)")

@@ -9,6 +9,8 @@ action that records who did it, when, and with which version.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
 
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -17,6 +19,9 @@ from apps.catalog.models import PriceListVersion
 from apps.catalog.services import price_version_at, price_version_latest
 
 from .models import Revision, RevisionRepricing
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 class PriceListMissing(Exception):
@@ -70,7 +75,7 @@ class RevisionPricing:
         }
 
 
-def _iso(dt) -> str:
+def _iso(dt: datetime) -> str:
     return dt.isoformat().replace("+00:00", "Z")
 
 
@@ -111,7 +116,7 @@ def pricing_key_sql() -> tuple[str, str]:
     return select, joins
 
 
-def revision_reprice(*, revision: Revision, user) -> RevisionPricing:
+def revision_reprice(*, revision: Revision, user: User) -> RevisionPricing:
     """Price the revision with its owner's newest version from now on (recorded). PriceListMissing without one."""
     latest = price_version_latest(owner=revision.design.owner)
     if latest is None:

@@ -24,10 +24,13 @@ import time
 import uuid
 import zlib
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from django.conf import settings
 from django.core.cache import cache
+
+if TYPE_CHECKING:
+    from .models import Revision
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +45,7 @@ DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 _UNREAD = object()
 
 
-def revision_fingerprint(revision) -> str:
+def revision_fingerprint(revision: Revision) -> str:
     """Hash of what everything derived from the revision depends on: the revision and its snapshot's digest
     (empty before the backfill gives it one). The owner's custom parts and today's catalog play no part."""
     from .models import RevisionSnapshot

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from django.db import connection
 from django.db.models import F, Q, QuerySet
@@ -13,8 +14,11 @@ from apps.common.db import columns, partial_instance, row_instance
 from .models import Access, Design, DesignShare, Revision, RevisionSnapshot
 from .pricing import pricing_key_sql
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
-def design_list(*, user) -> QuerySet[Design]:
+
+def design_list(*, user: User) -> QuerySet[Design]:
     return (
         Design.objects.filter(Q(owner=user) | Q(shares__user=user))
         .distinct()
@@ -23,12 +27,12 @@ def design_list(*, user) -> QuerySet[Design]:
     )
 
 
-def design_list_owned(*, user) -> QuerySet[Design]:
+def design_list_owned(*, user: User) -> QuerySet[Design]:
     """The user's own designs (newest change first): their list never depends on what others share."""
     return Design.objects.filter(owner=user).select_related("owner").order_by("-updated_at")
 
 
-def design_list_shared(*, user) -> QuerySet[Design]:
+def design_list_shared(*, user: User) -> QuerySet[Design]:
     """Designs others shared with the user, in a list of their own that the user can leave."""
     # `access` is the user's own share (read or write), from the same join as the filter
     return (
@@ -40,7 +44,7 @@ def design_list_shared(*, user) -> QuerySet[Design]:
     )
 
 
-def design_get(*, user, design_id: int, write: bool = False) -> Design:
+def design_get(*, user: User, design_id: int, write: bool = False) -> Design:
     """The design if the user may see it (write=True: may change it); otherwise Http404, never 403."""
     qs = Design.objects.select_related("owner")
     if write:
@@ -53,11 +57,13 @@ def design_get(*, user, design_id: int, write: bool = False) -> Design:
     return design
 
 
-def design_can_write(*, user, design: Design) -> bool:
+def design_can_write(*, user: User, design: Design) -> bool:
     return design.owner_id == user.id or design.shares.filter(user=user, access=Access.WRITE).exists()
 
 
-def revision_get(*, user, design_id: int, number: int, defer: tuple[str, ...] = (), bare: bool = False) -> Revision:
+def revision_get(
+    *, user: User, design_id: int, number: int, defer: tuple[str, ...] = (), bare: bool = False
+) -> Revision:
     """A revision of a design the user may see, with its design and owner, in one query (design_list's rule
     as a subquery); otherwise Http404. `defer`: fields not to load; `bare`: only its id, number, creation time and spec hash."""
     if bare:
@@ -85,7 +91,7 @@ def _bare_sql() -> str:
     )
 
 
-def _revision_bare(*, user, design_id: int, number: int) -> Revision:
+def _revision_bare(*, user: User, design_id: int, number: int) -> Revision:
     """revision_get(bare=True): what a link or cable page needs (its id, and what names it in an ETag), by
     revision_head's rule in one hand-written query. Every table page of the API runs it: the ORM's version, a
     subquery built and compiled per call, was a third of a cable page's CPU (bench/bench_api.py)."""
@@ -131,7 +137,7 @@ def _head_sql(pricing: bool) -> str:
     )
 
 
-def revision_head(*, user, design_id: int, number: int, pricing: bool = False) -> Revision:
+def revision_head(*, user: User, design_id: int, number: int, pricing: bool = False) -> Revision:
     """revision_get's answer for the reads every client repeats (a revision's BOM, its stored files): the same
     rule (its design's owner, or a user it is shared with; else Http404) in one hand-written query.
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from functools import partial
 from itertools import islice
 from typing import Any, NamedTuple, TypeVar
 
 from django.db import connection
+from django.db.backends.utils import CursorWrapper
 
 from .partitions import attach_partition, create_partition_table, partitioned
 
@@ -121,7 +122,7 @@ def store_revision_rows(
                 thread.join()
 
 
-def _clock(timings: dict[str, float] | None):
+def _clock(timings: dict[str, float] | None) -> Callable[[str, str], AbstractContextManager[None]]:
     """`with clock(table, phase):` adds the block's wall time to timings["<table>.<phase>"]."""
 
     @contextmanager
@@ -193,7 +194,7 @@ def _copy(table: str, columns: Sequence[str], rows: Iterator[tuple], batch: int,
     return n
 
 
-def _column_types(cur, table: str, columns: Sequence[str]) -> list[int]:
+def _column_types(cur: CursorWrapper, table: str, columns: Sequence[str]) -> list[int]:
     """The type OIDs of `table`'s `columns`, in that order."""
     cur.execute(
         "SELECT attname, atttypid FROM pg_attribute WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped",

@@ -9,7 +9,7 @@ ORM path in performance-notes.md), with SQL expressions that format ids and floa
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 
 from engine.columns import CABLE_COLUMNS, LINK_COLUMNS, LINK_PHYSICAL_COLUMNS
 from engine.csvcells import line_writer, neutralize_row
@@ -28,7 +28,7 @@ LINK_CSV_COLUMNS = tuple(LINK_COLUMNS) + tuple(LINK_PHYSICAL_COLUMNS)
 CABLE_CSV_COLUMNS = tuple(CABLE_COLUMNS)
 
 
-def _spec(columns, sources) -> tuple[tuple[str, str, str], ...]:
+def _spec(columns: Iterable[str], sources: Mapping[str, tuple[str, str]]) -> tuple[tuple[str, str, str], ...]:
     return tuple((name, *sources.get(name, (name, ""))) for name in columns)
 
 
@@ -36,7 +36,7 @@ LINK_CSV = _spec(LINK_CSV_COLUMNS, _LINK_SOURCES)
 CABLE_CSV = _spec(CABLE_CSV_COLUMNS, _CABLE_SOURCES)
 
 
-def csv_spec(table: str):
+def csv_spec(table: str) -> tuple[tuple[str, str, str], ...]:
     return LINK_CSV if table == "links" else CABLE_CSV
 
 
@@ -45,7 +45,7 @@ def stored_columns(table: str) -> tuple[str, ...]:
     return tuple(col for _name, col, _how in csv_spec(table))
 
 
-def csv_cells(table: str):
+def csv_cells(table: str) -> Callable[[tuple], list]:
     """A function from a values_list row (stored_columns order) to the CSV's cells."""
     prefixes = [(i, how) for i, (_n, _c, how) in enumerate(csv_spec(table)) if how in ("L", "C")]
 
@@ -96,7 +96,9 @@ def _sql_neutralized(expr: str) -> str:
     )
 
 
-def sql_select_list(table: str, quote, text_columns, *, raw: bool = False) -> str:
+def sql_select_list(
+    table: str, quote: Callable[[str], str], text_columns: Collection[str], *, raw: bool = False
+) -> str:
     """The SELECT list that writes the CSV's columns from the stored ones (`quote` quotes a name). COPY quotes an
     empty string ("") to tell it from NULL, where csv.writer writes nothing: `text_columns` go out as NULL when
     empty, and neutralized unless `raw` (engine/csvcells.py)."""

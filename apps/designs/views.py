@@ -21,6 +21,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from apps.common import workspace
+from apps.common.requests import SignedInRequest
 from apps.jobs.models import Job
 from apps.jobs.services import JobNotQueued, JobQuotaExceeded, job_request_cancel, job_sent
 from engine.errors import SpecError
@@ -100,7 +101,7 @@ def sources_view(request: HttpRequest) -> HttpResponse:
 
 @signin_required
 @require_safe
-def design_list_view(request: HttpRequest) -> HttpResponse:
+def design_list_view(request: SignedInRequest) -> HttpResponse:
     """Your designs, and apart from them (paged on their own) the designs others shared with you."""
     own = Paginator(_list_rows(design_list_owned(user=request.user)), DESIGNS_PER_PAGE).get_page(
         request.GET.get("page")
@@ -144,7 +145,7 @@ def design_new_blank(request: HttpRequest) -> HttpResponse:
 
 @signin_required
 @require_safe
-def design_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def design_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     design = design_get(user=request.user, design_id=pk)
     revisions = list(design.revisions.select_related("created_by").defer("summary", "spec"))
     return render(
@@ -172,7 +173,7 @@ def design_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 @signin_required
 @require_http_methods(["GET", "POST"])
-def design_edit(request: HttpRequest, pk: int) -> HttpResponse:
+def design_edit(request: SignedInRequest, pk: int) -> HttpResponse:
     design = design_get(user=request.user, design_id=pk)
     if not design_can_write(user=request.user, design=design):
         # Shared read-only: the reader knows the design exists, so say why it cannot be edited (not a 404).
@@ -203,7 +204,7 @@ def design_edit(request: HttpRequest, pk: int) -> HttpResponse:
 
 @signin_required
 @require_POST
-def design_compute(request: HttpRequest, pk: int) -> HttpResponse:
+def design_compute(request: SignedInRequest, pk: int) -> HttpResponse:
     design = design_get(user=request.user, design_id=pk, write=True)
     return compute_response(request, design, force=request.POST.get("force") == "1")
 
@@ -236,7 +237,7 @@ def compute_response(request: HttpRequest, design: Design, *, force: bool = Fals
 
 @signin_required
 @require_POST
-def design_delete_view(request: HttpRequest, pk: int) -> HttpResponse:
+def design_delete_view(request: SignedInRequest, pk: int) -> HttpResponse:
     design = _owned_design(request, pk)
     design_delete(design=design)
     messages.success(request, f"Deleted “{design.name}”.")
@@ -245,7 +246,7 @@ def design_delete_view(request: HttpRequest, pk: int) -> HttpResponse:
 
 @signin_required
 @require_safe
-def design_spec_download(request: HttpRequest, pk: int) -> HttpResponse:
+def design_spec_download(request: SignedInRequest, pk: int) -> HttpResponse:
     design = design_get(user=request.user, design_id=pk)
     response = HttpResponse(spec_yaml(design.spec), content_type="application/yaml; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="design-{design.pk}.yaml"'
@@ -257,7 +258,7 @@ def design_spec_download(request: HttpRequest, pk: int) -> HttpResponse:
 
 @signin_required
 @require_POST
-def design_share_view(request: HttpRequest, pk: int) -> HttpResponse:
+def design_share_view(request: SignedInRequest, pk: int) -> HttpResponse:
     design = _owned_design(request, pk)
     form = ShareForm(request.POST)
     if form.is_valid():
@@ -274,7 +275,7 @@ def design_share_view(request: HttpRequest, pk: int) -> HttpResponse:
 
 @signin_required
 @require_POST
-def design_unshare_view(request: HttpRequest, pk: int, share_id: int) -> HttpResponse:
+def design_unshare_view(request: SignedInRequest, pk: int, share_id: int) -> HttpResponse:
     design = _owned_design(request, pk)
     share = get_object_or_404(design.shares, pk=share_id)
     design_unshare(design=design, username=share.username)
@@ -284,7 +285,7 @@ def design_unshare_view(request: HttpRequest, pk: int, share_id: int) -> HttpRes
 
 @signin_required
 @require_POST
-def design_leave_view(request: HttpRequest, pk: int) -> HttpResponse:
+def design_leave_view(request: SignedInRequest, pk: int) -> HttpResponse:
     """A recipient gives a shared design back: it leaves their list (the owner can share it again)."""
     design = design_get(user=request.user, design_id=pk)
     if not design_leave(design_id=design.pk, user=request.user):
@@ -298,7 +299,7 @@ def design_leave_view(request: HttpRequest, pk: int) -> HttpResponse:
 
 @signin_required
 @require_safe
-def job_detail(request: HttpRequest, pk: int, job_id) -> HttpResponse:
+def job_detail(request: SignedInRequest, pk: int, job_id) -> HttpResponse:
     design = design_get(user=request.user, design_id=pk)
     job = get_object_or_404(design.jobs, pk=job_id)
     return render(
@@ -317,14 +318,14 @@ def job_detail(request: HttpRequest, pk: int, job_id) -> HttpResponse:
 @signin_required
 @require_safe
 @never_cache
-def job_status(request: HttpRequest, pk: int, job_id) -> JsonResponse:
+def job_status(request: SignedInRequest, pk: int, job_id) -> JsonResponse:
     design = design_get(user=request.user, design_id=pk)
     return JsonResponse(_job_status(get_object_or_404(design.jobs, pk=job_id)))
 
 
 @signin_required
 @require_POST
-def job_cancel(request: HttpRequest, pk: int, job_id) -> HttpResponse:
+def job_cancel(request: SignedInRequest, pk: int, job_id) -> HttpResponse:
     design = design_get(user=request.user, design_id=pk, write=True)
     job = job_request_cancel(job=get_object_or_404(design.jobs, pk=job_id))
     messages.info(request, _cancel_message(job))
@@ -366,7 +367,7 @@ def spares_beside(request: HttpRequest, revision: Revision) -> dict:
 
 @signin_required
 @require_POST
-def revision_reprice_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def revision_reprice_view(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
     """Price the revision with the owner's newest price-list version (the visible, recorded reprice action)."""
     design = design_get(user=request.user, design_id=pk, write=True)
     revision = revision_get(user=request.user, design_id=design.pk, number=number)
@@ -382,19 +383,19 @@ def revision_reprice_view(request: HttpRequest, pk: int, number: int) -> HttpRes
 
 @signin_required
 @require_safe
-def revision_links(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def revision_links(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
     return _table(request, pk, number, "links")
 
 
 @signin_required
 @require_safe
-def revision_cables(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def revision_cables(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
     return _table(request, pk, number, "cables")
 
 
 @signin_required
 @require_safe
-def revision_table_csv(request: HttpRequest, pk: int, number: int, table: str) -> HttpResponseBase:
+def revision_table_csv(request: SignedInRequest, pk: int, number: int, table: str) -> HttpResponseBase:
     revision = revision_get(user=request.user, design_id=pk, number=number)
     form = TableFilterForm(request.GET, table=table, facets=link_facets(revision))
     if not form.is_valid():
@@ -431,7 +432,7 @@ def _order_rule(form: CompareForm):
 
 @signin_required
 @require_safe
-def revision_compare_view(request: HttpRequest, pk: int) -> HttpResponse:
+def revision_compare_view(request: SignedInRequest, pk: int) -> HttpResponse:
     design = design_get(user=request.user, design_id=pk)
     form, pair = _compare_form(request, design)
     if pair is None:
@@ -529,7 +530,7 @@ def _order_view(delta) -> dict:
 
 @signin_required
 @require_POST
-def revision_mark_ordered_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def revision_mark_ordered_view(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
     """Mark the revision ordered: its order as it is now (prices, spares) becomes the design's baseline."""
     design = design_get(user=request.user, design_id=pk, write=True)
     revision = revision_get(user=request.user, design_id=design.pk, number=number)
@@ -550,7 +551,7 @@ def revision_mark_ordered_view(request: HttpRequest, pk: int, number: int) -> Ht
 
 @signin_required
 @require_safe
-def revision_compare_rows_view(request: HttpRequest, pk: int, table: str, change: str) -> HttpResponse:
+def revision_compare_rows_view(request: SignedInRequest, pk: int, table: str, change: str) -> HttpResponse:
     """One page of the links or cables added, removed or changed between two revisions."""
     if table not in TABLES or change not in CHANGES:
         raise Http404("No such comparison.")
@@ -594,7 +595,7 @@ def revision_compare_rows_view(request: HttpRequest, pk: int, table: str, change
 # --- Helpers ---------------------------------------------------------------------------
 
 
-def _owned_design(request: HttpRequest, pk: int) -> Design:
+def _owned_design(request: SignedInRequest, pk: int) -> Design:
     """Sharing and deleting are the owner's; anyone else gets the same 404 as for a hidden design."""
     design = design_get(user=request.user, design_id=pk)
     if design.owner_id != request.user.pk:
@@ -668,7 +669,7 @@ def _export_of(job: Job) -> dict | None:
 TABLE_MATCH_COUNT_LIMIT = 10_000
 
 
-def _table(request: HttpRequest, pk: int, number: int, table: str) -> HttpResponse:
+def _table(request: SignedInRequest, pk: int, number: int, table: str) -> HttpResponse:
     # Without its summary (tens of KB of JSON, more at scale): the form's choices read only its networks.
     revision = revision_get(user=request.user, design_id=pk, number=number, defer=("summary",))
     form = TableFilterForm(TableFilterForm.table_query(request.GET), table=table, facets=link_facets(revision))

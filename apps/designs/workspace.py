@@ -11,7 +11,9 @@ from decimal import Decimal, InvalidOperation
 from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.db.models import Count
+from django.http import HttpRequest
 
+from apps.common.requests import SignedInRequest
 from apps.common.workspace import register_card, register_next_step, register_panel, register_section
 from engine.model import TIERS
 
@@ -42,18 +44,18 @@ def register() -> None:
     register_next_step(next_steps, order=10)
 
 
-def _base(request, revision: Revision) -> dict:
+def _base(request: HttpRequest, revision: Revision) -> dict:
     return {"design": revision.design, "revision": revision, "s": revision.summary or {}}
 
 
 # --- panels ------------------------------------------------------------------------------------------------------
 
 
-def networks_panel(request, revision: Revision) -> dict:
+def networks_panel(request: HttpRequest, revision: Revision) -> dict:
     return {**_base(request, revision), "networks": network_rows(revision)}
 
 
-def diagram_panel(request, revision: Revision) -> dict:
+def diagram_panel(request: HttpRequest, revision: Revision) -> dict:
     summary = revision.summary or {}
     return {
         **_base(request, revision),
@@ -62,7 +64,7 @@ def diagram_panel(request, revision: Revision) -> dict:
     }
 
 
-def elevations_panel(request, revision: Revision) -> dict:
+def elevations_panel(request: HttpRequest, revision: Revision) -> dict:
     form = ElevationForm(request.GET, rows=diagrams.row_names(revision))
     row, start = form.selection(default_row=lambda: diagrams.first_server_row(revision))
     elevation = diagrams.rack_row(revision, row, start=start) if row else None
@@ -74,17 +76,17 @@ def elevations_panel(request, revision: Revision) -> dict:
     }
 
 
-def physical_panel(request, revision: Revision) -> dict:
+def physical_panel(request: HttpRequest, revision: Revision) -> dict:
     return _base(request, revision)
 
 
-def spares_panel(request, revision: Revision) -> dict:
+def spares_panel(request: HttpRequest, revision: Revision) -> dict:
     from .views import spares_beside
 
     return {**_base(request, revision), "spares": spares_beside(request, revision)}
 
 
-def _money(value) -> Decimal | None:
+def _money(value: object) -> Decimal | None:
     try:
         return Decimal(str(value)) if value not in (None, "") else None
     except InvalidOperation:
@@ -106,7 +108,7 @@ def priced_lines(bom: list[dict], prices: dict) -> tuple[list[dict], Decimal | N
     return out, (total if prices and len(unpriced) < len(out) else None), unpriced
 
 
-def bom_panel(request, revision: Revision) -> dict:
+def bom_panel(request: SignedInRequest, revision: Revision) -> dict:
     summary = revision.summary or {}
     pricing = revision_pricing(revision=revision)
     lines, total, unpriced = priced_lines(summary.get("bom") or [], pricing.prices)
@@ -164,7 +166,7 @@ def _power_card(summary: dict) -> list[dict]:
     return cards
 
 
-def summary_cards(request, revision: Revision) -> list[dict]:
+def summary_cards(request: HttpRequest, revision: Revision) -> list[dict]:
     s = revision.summary or {}
     nets = s.get("networks") or {}
     switches = sum(sum((n.get("switches") or {}).values()) for n in nets.values())
@@ -210,7 +212,7 @@ def summary_cards(request, revision: Revision) -> list[dict]:
     ]
 
 
-def next_steps(request, revision: Revision) -> list[dict]:
+def next_steps(request: HttpRequest, revision: Revision) -> list[dict]:
     s = revision.summary or {}
     steps = []
     c = completeness_of(s)

@@ -11,6 +11,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_safe
 
 from apps.common import workspace
+from apps.common.requests import SignedInRequest
 
 from .compare import previous_revision_number
 from .completeness import completeness_of
@@ -34,7 +35,7 @@ def _frame(request: HttpRequest, revision: Revision, current: str) -> dict:
 
 @signin_required
 @require_safe
-def revision_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def revision_detail(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
     revision = revision_get(user=request.user, design_id=pk, number=number)
     return render(
         request,
@@ -50,7 +51,7 @@ def revision_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 
 @signin_required
 @require_safe
-def revision_section(request: HttpRequest, pk: int, number: int, section: str) -> HttpResponse:
+def revision_section(request: SignedInRequest, pk: int, number: int, section: str) -> HttpResponse:
     found = workspace.section(section)
     if found is None:
         raise Http404("No such section.")

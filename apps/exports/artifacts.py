@@ -22,21 +22,42 @@ import os
 import tempfile
 import time
 import uuid
+from collections.abc import Callable, Iterable, Iterator
 from datetime import timedelta
 from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from django.conf import settings
 from django.core.files import File
-from django.core.files.storage import storages
+from django.core.files.storage import Storage, storages
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Sum
+from django.db.models import QuerySet, Sum
 from django.utils import timezone
 
 from apps.common.errors import StorageFull
 
 from .models import Artifact
+
+if TYPE_CHECKING:
+    from apps.designs.models import Revision
+    from engine.result import DesignResult, ProgressFn
+
+    class ArtifactStorage(Storage):
+        """What the store needs of settings.STORAGES["artifacts"] beyond a Storage, for the retention sweep: the
+        storages of apps.exports.storage have it."""
+
+        def all_names(self) -> list[str]: ...
+        def stale_partials(self, older_than_s: float) -> list[str]: ...
+
+    class ChunkedStorage(ArtifactStorage):
+        """A store that streams its own blocks (DatabaseStorage): downloads ask hasattr(storage, "iter_chunks")."""
+
+        def iter_chunks(self, name: str) -> Iterator[bytes]: ...
+
+
+OnStage = Callable[[str, float], None]  # a build's step and its percent (an export job's progress)
 
 log = logging.getLogger(__name__)
 
@@ -51,11 +72,11 @@ USED_AT_RESOLUTION = timedelta(hours=1)  # how stale `used_at` may get before a 
 ORPHAN_GRACE_S = 3600  # a stored file without its row is left alone this long (a build between save and row)
 
 
-def artifact_storage():
-    return storages["artifacts"]
+def artifact_storage() -> ArtifactStorage:
+    return cast("ArtifactStorage", storages["artifacts"])
 
 
-def stored():
+def stored() -> QuerySet[Artifact]:
     """The artifacts of the store in use (settings.ARTIFACT_STORE)."""
     return Artifact.objects.filter(store=settings.ARTIFACT_STORE)
 
@@ -77,7 +98,7 @@ def renderer_version() -> str:
     return h.hexdigest()[:32]
 
 
-def _plain(value):
+def _plain(value: Any) -> Any:
     if isinstance(value, Decimal):
         return str(value.normalize())
     if isinstance(value, dict):
@@ -93,13 +114,13 @@ def artifact_options_plain(options: dict | None) -> dict:
     return _plain(dict(options or {}))
 
 
-def revision_date(revision) -> str:
+def revision_date(revision: Revision) -> str:
     """The day the revision was computed (ISO, the installation's time zone): the date its documents print unless
     the caller names one, so a frozen revision's files are the same bytes whichever day they are rendered."""
     return timezone.localtime(revision.created_at).date().isoformat()
 
 
-def artifact_options(*, revision, kind: str, options: dict | None) -> dict:
+def artifact_options(*, revision: Revision, kind: str, options: dict | None) -> dict:
     """The options a build renders with: the caller's (validated), plus the revision's date (revision_date) and
     for the BOM files the revision's prices (its price-list version in force when computed, unless repriced),
     unless the caller names them."""
@@ -114,7 +135,7 @@ def artifact_options(*, revision, kind: str, options: dict | None) -> dict:
     return _plain(out)
 
 
-def artifact_key(*, revision, kind: str, options: dict, fingerprint: str | None = None) -> str:
+def artifact_key(*, revision: Revision, kind: str, options: dict, fingerprint: str | None = None) -> str:
     """``fingerprint``: the revision's (revision_fingerprint), when the caller keys several kinds at once."""
     from apps.designs.revision_cache import revision_fingerprint
 
@@ -125,14 +146,14 @@ def artifact_key(*, revision, kind: str, options: dict, fingerprint: str | None 
     return hashlib.sha256(json.dumps(state, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def artifact_lookup(*, revision, kind: str, options: dict | None) -> tuple[str, dict, Artifact | None]:
+def artifact_lookup(*, revision: Revision, kind: str, options: dict | None) -> tuple[str, dict, Artifact | None]:
     """(key, full options, the stored Artifact or None) for this deliverable of the revision."""
     full = artifact_options(revision=revision, kind=kind, options=options)
     key = artifact_key(revision=revision, kind=kind, options=full)
     return key, full, artifact_stored(key)
 
 
-def stored_kinds(*, revision, kinds) -> set[str]:
+def stored_kinds(*, revision: Revision, kinds: Iterable[str]) -> set[str]:
     """Which of ``kinds`` are stored as a plain download would build them (default options, today's renderer):
     one fingerprint and one query for the lot."""
     from apps.designs.revision_cache import revision_fingerprint
@@ -158,13 +179,20 @@ def artifact_stored(key: str) -> Artifact | None:
     return next(iter(Artifact.objects.raw(sql, [key, settings.ARTIFACT_STORE])), None)
 
 
-def inline_render_allowed(revision) -> bool:
+def inline_render_allowed(revision: Revision) -> bool:
     """True when a deliverable of this revision renders fast enough to be built inside a web request
     (settings.DOWNLOAD_INLINE_MAX_CABLES, measured: docs/deliverables.md, Downloads)."""
     return revision.cable_count <= settings.DOWNLOAD_INLINE_MAX_CABLES
 
 
-def artifact_build(*, revision, kind: str, options: dict | None, progress=None, on_stage=None) -> Artifact:  # noqa: ARG001
+def artifact_build(
+    *,
+    revision: Revision,
+    kind: str,
+    options: dict | None,
+    progress: ProgressFn | None = None,  # noqa: ARG001 - an export job's handler passes it
+    on_stage: OnStage | None = None,
+) -> Artifact:
     """Render one deliverable (or archive) of the revision into the store and return its Artifact; the one
     already stored when another build finished first. `on_stage(stage, percent)` reports its steps
     (`progress`, the engine's progress before snapshots, is unused: nothing is computed).
@@ -205,7 +233,17 @@ def artifact_build(*, revision, kind: str, options: dict | None, progress=None, 
 _FULL = {errno.ENOSPC, errno.EDQUOT}
 
 
-def _render_and_store(revision, kind, key, full, user_options, storage, started, on_stage, result) -> Artifact:
+def _render_and_store(
+    revision: Revision,
+    kind: str,
+    key: str,
+    full: dict,
+    user_options: dict,
+    storage: Storage,
+    started: float,
+    on_stage: OnStage | None,
+    result: DesignResult,
+) -> Artifact:
     from .services import render_into
 
     with tempfile.TemporaryFile(dir=settings.VAR_DIR) as spool:  # unnamed: a killed build leaves nothing
@@ -263,7 +301,7 @@ def artifact_touch(artifact: Artifact) -> None:
         Artifact.objects.filter(pk=artifact.pk).update(used_at=now)
 
 
-def artifact_open(artifact: Artifact):
+def artifact_open(artifact: Artifact) -> IO[bytes]:
     """The stored file, opened for reading (streamed from the storage, never read whole). A file gone from the
     storage (deleted by hand, a store restored from an older backup) takes its row with it: FileNotFoundError,
     and the next request builds it again."""
@@ -278,11 +316,11 @@ def artifact_open(artifact: Artifact):
         raise
 
 
-def artifact_chunks(artifact: Artifact):
+def artifact_chunks(artifact: Artifact) -> Iterator[bytes]:
     """The stored file as an iterator of byte blocks, from a storage that streams its own (the database store's
     iter_chunks); FileNotFoundError, forgetting the row, as artifact_open."""
     try:
-        return artifact_storage().iter_chunks(artifact.name)
+        return cast("ChunkedStorage", artifact_storage()).iter_chunks(artifact.name)
     except FileNotFoundError:
         log.warning("artifact %s: its file %s is missing from the store; forgetting it", artifact.pk, artifact.name)
         Artifact.objects.filter(pk=artifact.pk).delete()

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from apps.designs.models import Revision
 from engine.orders.bom import compute_bom
 
 from .services import revision_result
 
 
-def revision_bom(revision) -> tuple[dict, Any]:
+def revision_bom(revision: Revision) -> tuple[dict, Any]:
     result = revision_result(revision=revision)
     return result.summary, compute_bom(result)

@@ -24,10 +24,10 @@ def revision_blast_radius(*, revision: Revision) -> dict:
     """BlastRadius.to_dict() of the revision, with its number. SpecError when it no longer computes."""
     key = revision_key("blastradius", _VERSION, revision_fingerprint(revision))
 
-    def ready():
+    def ready() -> bytes | None:
         return cache.get(key)
 
-    def compute():
+    def compute() -> bytes:
         result = revision_result(revision=revision)
         blob = json.dumps(blast_radius_of(result).to_dict()).encode()
         store_blob(key, blob)

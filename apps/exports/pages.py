@@ -12,6 +12,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
+from apps.common.requests import SignedInRequest
 from apps.common.workspace import register_card, register_panel, register_section
 from apps.designs.models import Revision
 from apps.designs.selectors import revision_get
@@ -38,15 +39,15 @@ def _files_section(revision: Revision) -> str:
     return reverse("workspace:section", args=[revision.design_id, revision.number, "files"])
 
 
-def downloads_panel(request, revision: Revision) -> dict:
+def downloads_panel(request: HttpRequest, revision: Revision) -> dict:
     return {"design": revision.design, "revision": revision, "downloads": downloads(revision)}
 
 
-def blast_panel(request, revision: Revision) -> dict:
+def blast_panel(request: HttpRequest, revision: Revision) -> dict:
     return {"design": revision.design, "revision": revision, "blast": blast(revision, inline=None)}
 
 
-def workloads_panel(request, revision: Revision) -> dict:
+def workloads_panel(request: HttpRequest, revision: Revision) -> dict:
     summary = revision.summary or {}
     charts = {
         name: chart_svgs(analysis)
@@ -56,7 +57,7 @@ def workloads_panel(request, revision: Revision) -> dict:
     return {"design": revision.design, "revision": revision, "s": summary, "workload_charts": charts}
 
 
-def files_card(request, revision: Revision) -> list[dict]:
+def files_card(request: HttpRequest, revision: Revision) -> list[dict]:
     count = len(STORED_FILES) + len(_rendered(revision))
     return [{"label": "Files", "value": count, "unit": "deliverables", "section": "files"}]
 
@@ -109,7 +110,7 @@ def downloads(revision: Revision) -> list[dict]:
 
 @signin_required
 @require_safe
-def revision_blast_radius_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def revision_blast_radius_view(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
     revision = revision_get(user=request.user, design_id=pk, number=number)
     return render(
         request,
@@ -120,7 +121,7 @@ def revision_blast_radius_view(request: HttpRequest, pk: int, number: int) -> Ht
 
 @signin_required
 @require_safe
-def revision_file(request: HttpRequest, pk: int, number: int, kind: str) -> HttpResponse:
+def revision_file(request: SignedInRequest, pk: int, number: int, kind: str) -> HttpResponse:
     """A rendered deliverable for the browser: the API's download when it is stored or cheap to render; else
     its background build (started, or the one already running) on the job page, which downloads it when done."""
     revision = revision_get(user=request.user, design_id=pk, number=number)

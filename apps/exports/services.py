@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import logging
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import IO, TYPE_CHECKING, Any
 
 from deliverables import ExportOptions, RevisionView
 
@@ -21,6 +21,14 @@ from deliverables.registry import ARCHIVES, DELIVERABLES, Deliverable, Renderer 
 from engine.errors import SpecError
 from engine.result import DesignResult
 from engine.spec import parse_spec
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+    from apps.designs.models import Revision
+    from apps.jobs.models import Job
+    from apps.jobs.progress import DbProgress
+    from engine.qos import QosPlan
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +73,7 @@ def deliverable_missing_reason(kind: str) -> str:
     )
 
 
-def revision_result(*, revision) -> DesignResult:
+def revision_result(*, revision: Revision) -> DesignResult:
     """The engine result of a revision as it was computed: its stored snapshot, decoded (never recomputed).
 
     SnapshotUnavailable (a SpecError, answered as "not reproducible" by every caller) when the revision has
@@ -76,7 +84,7 @@ def revision_result(*, revision) -> DesignResult:
     return revision_snapshot(revision)
 
 
-def export_options(options: dict | None, result: DesignResult | None = None):
+def export_options(options: dict | None, result: DesignResult | None = None) -> ExportOptions:
     """Validated ExportOptions (ValueError naming the option); with `result`, its catalog (the one the revision
     was computed with) is the one the renderers read part facts from."""
     opts = ExportOptions.from_any(dict(options or {}))
@@ -111,7 +119,7 @@ def deliverable_lines(*, kind: str, result: DesignResult, options: dict | None) 
 # artifact store (apps.exports.artifacts), from which the web serves them on any host.
 
 
-def export_enqueue(*, revision, kind: str, user, options: dict | None = None):
+def export_enqueue(*, revision: Revision, kind: str, user: User, options: dict | None = None) -> Job:
     """Queue the build of one deliverable (or archive) of a revision; returns the Job. A queued or running
     build of the same file (same artifact key) is returned instead of starting another."""
     from django.db import connection, transaction
@@ -172,7 +180,7 @@ def register_post_build(kind: str, fn: Callable[[Any], object]) -> None:
         steps.append(fn)
 
 
-def export_build_job(*, job, progress) -> dict:
+def export_build_job(*, job: Job, progress: DbProgress) -> dict:
     """Worker side of export_enqueue: build the file into the artifact store (or find it there).
 
     Each step is marked on the job's progress, which stops the build (JobCancelled) when the user cancelled it
@@ -214,7 +222,7 @@ def export_build_job(*, job, progress) -> dict:
     }
 
 
-def render_into(*, kind: str, result: DesignResult, revision, options: dict, fh) -> None:
+def render_into(*, kind: str, result: DesignResult, revision: Revision, options: dict, fh: IO[bytes]) -> None:
     """Render one deliverable or archive of `result` into the binary file `fh` (`result.catalog` holds the
     parts it was computed with)."""
     if kind in ARCHIVES:
@@ -225,7 +233,7 @@ def render_into(*, kind: str, result: DesignResult, revision, options: dict, fh)
         deliverable_renderer(kind)(RevisionView(result, f"r{revision.number}"), fh, _render_options(options, result))
 
 
-def configs_zip(plan) -> bytes:
+def configs_zip(plan: QosPlan) -> bytes:
     """configs.zip of a QoS plan: every file under configs/, as the CLI lays them out in its output folder."""
     import zipfile
 

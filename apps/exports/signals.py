@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from django.db import transaction
 from django.db.models.signals import post_delete
@@ -14,7 +15,7 @@ log = logging.getLogger(__name__)
 
 
 @receiver(post_delete, sender=Artifact, dispatch_uid="exports.artifact_delete_file")
-def artifact_delete_file(sender, instance: Artifact, **kwargs) -> None:
+def artifact_delete_file(sender: type[Artifact], instance: Artifact, **kwargs: Any) -> None:
     # After the commit: a rolled-back delete keeps its file. A file whose delete fails (storage unreachable)
     # is an orphan, which the retention sweep deletes later.
     name = instance.name

@@ -25,11 +25,16 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
 
 from django.conf import settings
+from django.core.files import File
 from django.core.files.storage import FileSystemStorage, Storage
 from django.db import connection, transaction
 from django.utils.deconstruct import deconstructible
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +51,7 @@ def test_stall(stage: str) -> None:
         time.sleep(float(seconds))
 
 
-def _chunks(content):
+def _chunks(content: IO[Any] | File) -> Iterator[bytes]:
     if hasattr(content, "chunks"):  # a Django File: rewinds itself when it can
         yield from content.chunks(CHUNK)
         return
@@ -63,10 +68,10 @@ class AtomicFileSystemStorage(FileSystemStorage):
 
     A name is written over, never renamed: artifact names are unique per build."""
 
-    def get_available_name(self, name, max_length=None):
+    def get_available_name(self, name: str, max_length: int | None = None) -> str:
         return name
 
-    def _save(self, name, content):
+    def _save(self, name: str, content: IO[Any]) -> str:
         full = Path(self.path(name))
         full.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -83,7 +88,7 @@ class AtomicFileSystemStorage(FileSystemStorage):
             os.close(fd)
         return name
 
-    def _save_renamed(self, full: Path, content) -> None:
+    def _save_renamed(self, full: Path, content: IO[Any]) -> None:
         tmp = full.with_name(f"{full.name}{PARTIAL}{uuid.uuid4().hex[:12]}")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o640)
         try:
@@ -96,7 +101,7 @@ class AtomicFileSystemStorage(FileSystemStorage):
         os.replace(tmp, full)
 
     @staticmethod
-    def _write(fd: int, content) -> None:
+    def _write(fd: int, content: IO[Any]) -> None:
         first = True
         for data in _chunks(content):
             _write_all(fd, data)
@@ -105,7 +110,7 @@ class AtomicFileSystemStorage(FileSystemStorage):
                 test_stall("writing")
         os.fsync(fd)
 
-    def listdir(self, path):
+    def listdir(self, path: str) -> tuple[list[str], list[str]]:
         dirs, files = super().listdir(path)
         return dirs, [f for f in files if PARTIAL not in f]
 
@@ -180,7 +185,7 @@ def _read_chunk(name: str, seq: int) -> bytes | None:
 class _ChunkReader(io.RawIOBase):
     """A file in DatabaseStorage, read one chunk (one query) at a time."""
 
-    def __init__(self, name: str, count: int):
+    def __init__(self, name: str, count: int) -> None:
         self.name = name
         self._count = count
         self._seq = 0
@@ -190,7 +195,7 @@ class _ChunkReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, b) -> int:
+    def readinto(self, b: WriteableBuffer) -> int:
         if self._pos >= len(self._buf):
             if self._seq >= self._count:
                 return 0
@@ -198,8 +203,9 @@ class _ChunkReader(io.RawIOBase):
             if data is None:
                 raise OSError(f"{self.name}: chunk {self._seq} is missing (the file was deleted while being read)")
             self._buf, self._pos, self._seq = data, 0, self._seq + 1
-        n = min(len(b), len(self._buf) - self._pos)
-        b[:n] = self._buf[self._pos : self._pos + n]
+        view = memoryview(b)  # what BufferedReader passes already; the type says only "a writable buffer"
+        n = min(len(view), len(self._buf) - self._pos)
+        view[:n] = self._buf[self._pos : self._pos + n]
         self._pos += n
         return n
 
@@ -216,10 +222,10 @@ def _iter_chunks(name: str, count: int) -> Iterator[bytes]:
 class DatabaseStorage(Storage):
     """Files as chunks in the project's database (PostgreSQL in production): see the module docstring."""
 
-    def __init__(self, chunk_size: int = CHUNK):
+    def __init__(self, chunk_size: int = CHUNK) -> None:
         self.chunk_size = chunk_size
 
-    def _save(self, name, content):
+    def _save(self, name: str, content: IO[Any]) -> str:
         from .models import StoredChunk
 
         with transaction.atomic():
@@ -235,10 +241,10 @@ class DatabaseStorage(Storage):
                 StoredChunk.objects.create(name=name, seq=0, data=b"")
         return name
 
-    def get_available_name(self, name, max_length=None):
+    def get_available_name(self, name: str, max_length: int | None = None) -> str:
         return name
 
-    def _open(self, name, mode="rb"):
+    def _open(self, name: str, mode: str = "rb") -> File:
         from django.core.files import File
 
         if "w" in mode or "a" in mode:
@@ -258,17 +264,17 @@ class DatabaseStorage(Storage):
             raise FileNotFoundError(name)
         return _iter_chunks(name, count)
 
-    def delete(self, name):
+    def delete(self, name: str) -> None:
         from .models import StoredChunk
 
         StoredChunk.objects.filter(name=name).delete()
 
-    def exists(self, name):
+    def exists(self, name: str) -> bool:
         from .models import StoredChunk
 
         return StoredChunk.objects.filter(name=name).exists()
 
-    def size(self, name):
+    def size(self, name: str) -> int:
         from django.db.models import Func, Sum
 
         from .models import StoredChunk
@@ -278,7 +284,7 @@ class DatabaseStorage(Storage):
             raise FileNotFoundError(name)
         return int(total)
 
-    def listdir(self, path):
+    def listdir(self, path: str) -> tuple[list[str], list[str]]:
         from .models import StoredChunk
 
         prefix = f"{path.rstrip('/')}/" if path else ""
@@ -294,7 +300,7 @@ class DatabaseStorage(Storage):
 
         return list(StoredChunk.objects.filter(seq=0).values_list("name", flat=True))
 
-    def get_created_time(self, name):
+    def get_created_time(self, name: str) -> datetime:
         from .models import StoredChunk
 
         row = StoredChunk.objects.filter(name=name, seq=0).values_list("created_at", flat=True).first()
@@ -307,11 +313,11 @@ class DatabaseStorage(Storage):
     def stale_partials(self, older_than_s: float) -> list[str]:
         return []  # a transaction leaves no partial file
 
-    def url(self, name):
+    def url(self, name: str | None) -> str:
         raise NotImplementedError("files in the database have no URL; they are served by the app")
 
 
-def modified_at(storage, name: str) -> datetime | None:
+def modified_at(storage: Storage, name: str) -> datetime | None:
     try:
         value = storage.get_modified_time(name)
     except (FileNotFoundError, NotImplementedError, OSError):
@@ -322,7 +328,7 @@ def modified_at(storage, name: str) -> datetime | None:
 S3_PART = 8 * 1024 * 1024  # every part but the last must be at least 5 MiB (S3's multipart rule)
 
 
-def _parts(content, size: int):
+def _parts(content: IO[Any], size: int) -> Iterator[bytes]:
     """The file's bytes in pieces of exactly `size` (the last shorter, however the reads come back); one empty
     piece for an empty file, so that every upload has a part to complete."""
     buf = b""
@@ -344,7 +350,7 @@ def _parts(content, size: int):
 
 
 @lru_cache(maxsize=1)
-def s3_storage_class():
+def s3_storage_class() -> type[Storage]:
     """S3ArtifactStorage, defined on first use so that django-storages and boto3 are imported only with the
     s3 store."""
     from storages.backends.s3 import S3Storage
@@ -357,7 +363,7 @@ def s3_storage_class():
         the upload, or the bucket's AbortIncompleteMultipartUpload rule), with reads streamed from the
         object's body instead of spooled whole first."""
 
-        def _save(self, name, content):
+        def _save(self, name: str, content: IO[Any]) -> str:
             cleaned = clean_name(name)
             key = self._normalize_name(cleaned)
             params = self._get_write_parameters(key, content)
@@ -399,7 +405,7 @@ def s3_storage_class():
                         aborted += 1
             return aborted
 
-        def open_stream(self, name: str):
+        def open_stream(self, name: str) -> IO[bytes]:
             key = self._normalize_name(clean_name(name))
             try:
                 return self.bucket.Object(key).get()["Body"]
@@ -417,7 +423,7 @@ def s3_storage_class():
     return _S3ArtifactStorage
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> type[Storage]:
     if name == "S3ArtifactStorage":
         return s3_storage_class()
     raise AttributeError(name)

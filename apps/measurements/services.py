@@ -16,9 +16,10 @@ limits table, derived once from the snapshot and kept in the cache under the rev
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import transaction
@@ -34,13 +35,15 @@ from apps.designs.revision_cache import (
     revision_key,
 )
 from apps.exports.services import DeliverableUnavailable, revision_result
-from apps.jobs.progress import JobFailed
+from apps.jobs.models import Job
+from apps.jobs.progress import DbProgress, JobFailed
 from apps.jobs.services import job_create
 from engine.errors import SpecError
 
 from .models import MeasurementStanding, MeasurementUpload
 from .uploads import (
     MAX_STORED_ERRORS,
+    ErrorRow,
     UploadInvalid,
     UploadRejected,
     error_field_text,
@@ -48,6 +51,11 @@ from .uploads import (
     measurement_upload,
     measurement_upload_unread,
 )
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+    from deliverables.testsheet import Comparison, MeasuredFiber, ParseError
 
 TEST_LIMITS = {
     "pmd": "The PMD's maximum channel loss (the test sheet's limit_db)",
@@ -58,7 +66,7 @@ TEST_LIMITS = {
 class MeasurementRejected(Exception):
     """The file was refused and nothing was stored: a message, and the rows that do not fit."""
 
-    def __init__(self, message: str, errors=()):
+    def __init__(self, message: str, errors: Iterable[ErrorRow] = ()) -> None:
         super().__init__(message)
         self.message = message
         self.errors: list[tuple[int | None, str, str]] = list(errors)  # (line, column, message)
@@ -73,7 +81,7 @@ class MeasurementUnavailable(Exception):
 
 
 def measurement_create(
-    *, revision: Revision, user, data: bytes, filename: str, test_limit: str = "pmd", keep_valid: bool = True
+    *, revision: Revision, user: User, data: bytes, filename: str, test_limit: str = "pmd", keep_valid: bool = True
 ) -> MeasurementUpload:
     """Validate a filled test sheet against the revision and store it.
 
@@ -119,8 +127,8 @@ def measurement_create(
 
 
 def measurement_submit(
-    *, revision: Revision, user, data: bytes, filename: str, test_limit: str = "pmd", keep_valid: bool = True
-):
+    *, revision: Revision, user: User, data: bytes, filename: str, test_limit: str = "pmd", keep_valid: bool = True
+) -> tuple[MeasurementUpload, Job | None]:
     """The browser's upload: (upload, None) once stored by measurement_create, or for a file over
     MEASUREMENTS_READ_IN_REQUEST_BYTES (upload, job): stored as received and judged by the job. MeasurementRejected
     as measurement_create (only what size and type tell for a large file); JobQuotaExceeded."""
@@ -144,8 +152,8 @@ def measurement_submit(
 
 
 def measurement_import_unread(
-    *, revision: Revision, user, text: str, filename: str, test_limit: str = "pmd", keep_valid: bool = True
-):
+    *, revision: Revision, user: User, text: str, filename: str, test_limit: str = "pmd", keep_valid: bool = True
+) -> tuple[MeasurementUpload, Job]:
     """A CSV over MEASUREMENTS_READ_IN_REQUEST_BYTES: stored as received and read by the job it returns with it
     (kind "measurements"), never in the web process. UploadInvalid when empty or not text, JobQuotaExceeded when
     the user has too many jobs waiting (nothing stored either way)."""
@@ -164,7 +172,7 @@ def measurement_import_unread(
     return upload, job
 
 
-def measurements_read_job(*, job, progress) -> dict:
+def measurements_read_job(*, job: Job, progress: DbProgress) -> dict:
     """Job kind "measurements": judge a CSV stored unread against the revision's test sheet, as the request does
     for a small one (measurement_judge), then refresh the standing. One it refuses is deleted (it never counts)
     and the job fails saying why (JobFailed: no traceback)."""
@@ -223,7 +231,7 @@ def measurements_check_revision(*, revision: Revision, text: str, test_limit: st
     return {"rows": len(rows), "errors": [(e.line, e.column, e.message) for e in errors], "counts": counts}
 
 
-def _test_sheet_renderers():
+def _test_sheet_renderers() -> ModuleType | None:
     """The renderers module when it can read test sheets back, else None."""
     try:
         import deliverables as r
@@ -232,7 +240,7 @@ def _test_sheet_renderers():
     return r if hasattr(r, "parse_test_results") else None
 
 
-def _errors_of(fields) -> list[tuple[int | None, str, str]]:
+def _errors_of(fields: Iterable[Mapping[str, Any]] | None) -> list[ErrorRow]:
     """A refusal's fields ({path: column, line, message}) as (line, column, message)."""
     return [(f.get("line"), f.get("path") or "", f["message"]) for f in fields or []]
 
@@ -274,11 +282,11 @@ class LimitsTable:
     ends: dict
 
 
-def _num(x):
+def _num(x: str | float | None) -> float | None:
     return None if x is None or x == "" else float(x)
 
 
-def _encode_limits(rows, columns) -> tuple[list, list]:
+def _encode_limits(rows: Iterable[Sequence[Any]], columns: Sequence[str]) -> tuple[list, list]:
     """Test-sheet rows as a compact blob: runs of rows of one link with the same values share one entry and
     the tuple of their fiber ids' suffixes after "<link_id>:" (a few distinct ones per design)."""
     c = {name: i for i, name in enumerate(columns)}
@@ -323,7 +331,7 @@ def _decode_limits(compact: tuple[list, list]) -> LimitsTable:
     return LimitsTable(index, ends)
 
 
-def _limits_table(r, revision: Revision, test_limit: str) -> LimitsTable:
+def _limits_table(r: ModuleType, revision: Revision, test_limit: str) -> LimitsTable:
     """The revision's limits table for `test_limit` from the cache; on a miss the snapshot is read once
     (concurrent misses wait) and the table kept unless larger than REVISION_CACHE_MAX_BYTES."""
     key = revision_key("test-limits", _LIMITS_VERSION, revision_fingerprint(revision), test_limit)
@@ -340,7 +348,9 @@ def _limits_table(r, revision: Revision, test_limit: str) -> LimitsTable:
     return _decode_limits(cached_value(key, compute, level=6))
 
 
-def _comparison(upload: MeasurementUpload):
+def _comparison(
+    upload: MeasurementUpload,
+) -> tuple[ModuleType, LimitsTable, list[MeasuredFiber], list[ParseError], Comparison]:
     """(renderers, limits table, parsed rows, parse errors, Comparison) of an upload."""
     r = _test_sheet_renderers()
     if r is None:
@@ -372,7 +382,7 @@ def measurement_report(*, upload: MeasurementUpload, limit: int = 200) -> dict:
     return report
 
 
-def _verdicts(table: LimitsTable, comparison, limit: int) -> dict:
+def _verdicts(table: LimitsTable, comparison: Comparison, limit: int) -> dict:
     """Counts by verdict, the failing links worst first with their ends, the failing fibers and the fibers
     passing above the design's worst case (at most `limit` of each list)."""
     link_margin: dict[str, float] = {}
@@ -455,7 +465,7 @@ def _counted_uploads(revision: Revision) -> list[MeasurementUpload]:
 class Standing:
     test_limit: str
     table: LimitsTable
-    comparison: Any  # the renderers' Comparison of the latest measurement of every fiber
+    comparison: Comparison  # the latest measurement of every fiber
     source: dict  # fiber_id -> id of the upload its counted value comes from
     uploads: list  # the uploads counted, oldest first
 
@@ -521,7 +531,7 @@ def measurement_link_status(*, revision: Revision) -> dict[str, str] | None:
     return {lk.link_id: lk.status for lk in st.comparison.links}
 
 
-def measurement_standing_refresh(*, revision: Revision):
+def measurement_standing_refresh(*, revision: Revision) -> MeasurementStanding:
     """Work out the revision's standing counts again and store them (after an upload is stored or withdrawn).
 
     Refreshes of one revision run one at a time (the row is locked), each reading the uploads after taking
@@ -540,12 +550,12 @@ def measurement_standing_refresh(*, revision: Revision):
     return row
 
 
-def measurement_standing(*, revision: Revision):
+def measurement_standing(*, revision: Revision) -> MeasurementStanding | None:
     """The stored standing counts of a revision (MeasurementStanding), or None before its first upload."""
     return MeasurementStanding.objects.filter(revision=revision).first()
 
 
-def measurement_withdraw(*, upload: MeasurementUpload, user, withdraw: bool = True) -> MeasurementUpload:
+def measurement_withdraw(*, upload: MeasurementUpload, user: User, withdraw: bool = True) -> MeasurementUpload:
     """Withdraw an upload (its rows stop counting; it stays listed) or, with withdraw=False, count it again."""
     if withdraw and upload.withdrawn_at is None:
         upload.withdrawn_at, upload.withdrawn_by = timezone.now(), user
@@ -568,6 +578,8 @@ def measurement_fiber_history(*, revision: Revision, fiber_id: str) -> dict:
         raise Http404("No such fiber in this revision's test sheet.")
     link_id, expected, limit_db = entry
     r = _test_sheet_renderers()
+    if r is None:  # _standing has just read the test sheet with it: the same answer, said as the docstring says
+        raise MeasurementUnavailable("This build cannot read test sheets back.")
     rows = []
     uploads = revision.measurements.filter(read=True).select_related("uploaded_by", "withdrawn_by").order_by("-id")
     for upload in uploads:

@@ -8,12 +8,21 @@ them as 400 `invalid_upload` / 413 `payload_too_large`, the page and the CLI lis
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from apps.common.errors import Invalid, TooLarge
 from apps.designs.models import Revision
 from engine.inputgate import CsvReader, InputRefused
 
 from .models import MeasurementUpload
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+ErrorRow = tuple[int | None, str, str]  # (line, column, message) of a row that does not fit the test sheet
+# The renderers' check of a CSV against the revision's test sheet ({"rows", "errors", "counts"}), None without one.
+Check = Callable[[str], dict | None]
 
 MAX_ROWS = 2_000_000
 MAX_STORED_ERRORS = 1000  # rows with errors kept with an upload (the first of error_count)
@@ -30,12 +39,12 @@ class UploadRejected(UploadInvalid):
     """Nothing was stored: rows do not fit the test sheet. `errors` lists every row that does not fit as
     (line, column, message); the error's `fields` name the first MAX_ERROR_FIELDS of them."""
 
-    def __init__(self, message: str, errors=()):
+    def __init__(self, message: str, errors: Iterable[Sequence[Any]] = ()) -> None:
         self.errors = [tuple(e) for e in errors]
         super().__init__(message, fields=error_fields(self.errors[:MAX_ERROR_FIELDS]))
 
 
-def error_fields(errors) -> list[dict]:
+def error_fields(errors: Iterable[Sequence[Any]]) -> list[dict]:
     """(line, column, message) rows as the API's error fields: {path: the CSV column's name ("" for the whole row),
     line: the CSV line (the header is line 1), message} (docs/api.md, Errors)."""
     return [{"path": column or "", "line": line, "message": message} for line, column, message in errors]
@@ -86,7 +95,9 @@ def _refuse_unusable(text: str) -> None:
         raise UploadInvalid("The upload contains NUL characters; it is not a CSV text file.")
 
 
-def measurement_judge(*, text: str, check=None, keep_valid: bool = True) -> tuple[int, dict, list[tuple]]:
+def measurement_judge(
+    *, text: str, check: Check | None = None, keep_valid: bool = True
+) -> tuple[int, dict, list[tuple]]:
     """(rows, counts, errors) of a measured test-results CSV under the policy of measurement_upload (which see),
     or its refusal (UploadInvalid / UploadRejected / TooLarge)."""
     _refuse_unusable(text)
@@ -110,7 +121,14 @@ def measurement_judge(*, text: str, check=None, keep_valid: bool = True) -> tupl
 
 
 def measurement_upload(
-    *, revision: Revision, user, text: str, filename: str, check=None, test_limit: str = "pmd", keep_valid: bool = True
+    *,
+    revision: Revision,
+    user: User,
+    text: str,
+    filename: str,
+    check: Check | None = None,
+    test_limit: str = "pmd",
+    keep_valid: bool = True,
 ) -> MeasurementUpload:
     """Validate and store a measured test-results CSV: one policy for the API, `manage.py import-results`
     and the browser.
@@ -142,7 +160,9 @@ def measurement_upload(
     )
 
 
-def measurement_upload_unread(*, revision: Revision, user, text: str, filename: str, test_limit: str = "pmd"):
+def measurement_upload_unread(
+    *, revision: Revision, user: User, text: str, filename: str, test_limit: str = "pmd"
+) -> MeasurementUpload:
     """Store a CSV too large to read in the web request as received (`read` False: listed and counted only once
     its job has read it with measurement_judge); refused here only when empty or not text."""
     _refuse_unusable(text)

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
+from django.core.files.uploadedfile import UploadedFile
+from django.http import Http404, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from apps.common.forms import upload_within_limit
+from apps.common.requests import SignedInRequest
 from apps.designs.selectors import design_can_write, revision_get
 from apps.designs.views import signin_required
 from apps.jobs.services import JobQuotaExceeded, job_sent
@@ -51,13 +53,13 @@ class MeasurementUploadForm(forms.Form):
         help_text="The rows with errors are listed with the upload. Untick to refuse the whole file instead.",
     )
 
-    def clean_file(self):
+    def clean_file(self) -> UploadedFile | None:
         return upload_within_limit(self.cleaned_data["file"])
 
 
 @signin_required
 @require_http_methods(["GET", "POST"])
-def measurement_list_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def measurement_list_view(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
     revision = revision_get(user=request.user, design_id=pk, number=number)
     can_write = design_can_write(user=request.user, design=revision.design)
     form, rejected = (MeasurementUploadForm() if can_write else None), None
@@ -122,7 +124,7 @@ def measurement_list_view(request: HttpRequest, pk: int, number: int) -> HttpRes
 
 @signin_required
 @require_POST
-def measurement_withdraw_view(request: HttpRequest, pk: int, number: int, upload_id: int) -> HttpResponse:
+def measurement_withdraw_view(request: SignedInRequest, pk: int, number: int, upload_id: int) -> HttpResponse:
     """Withdraw an upload (its rows stop counting; it stays listed), or count it again (restore=1)."""
     revision = revision_get(user=request.user, design_id=pk, number=number)
     if not design_can_write(user=request.user, design=revision.design):
@@ -141,7 +143,7 @@ def measurement_withdraw_view(request: HttpRequest, pk: int, number: int, upload
 
 @signin_required
 @require_safe
-def measurement_fiber_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def measurement_fiber_view(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
     """Every measurement of one fiber (?fiber=<fiber id>) across the uploads, and which one counts."""
     revision = revision_get(user=request.user, design_id=pk, number=number)
     fiber_id = request.GET.get("fiber", "").strip()
@@ -170,7 +172,7 @@ def measurement_fiber_view(request: HttpRequest, pk: int, number: int) -> HttpRe
 
 @signin_required
 @require_safe
-def measurement_detail(request: HttpRequest, pk: int, number: int, upload_id: int) -> HttpResponse:
+def measurement_detail(request: SignedInRequest, pk: int, number: int, upload_id: int) -> HttpResponse:
     revision = revision_get(user=request.user, design_id=pk, number=number)
     upload = measurement_get(revision=revision, upload_id=upload_id)
     return render(
@@ -188,7 +190,7 @@ def measurement_detail(request: HttpRequest, pk: int, number: int, upload_id: in
 
 @signin_required
 @require_safe
-def measurement_results_csv(request: HttpRequest, pk: int, number: int, upload_id: int) -> HttpResponseBase:
+def measurement_results_csv(request: SignedInRequest, pk: int, number: int, upload_id: int) -> HttpResponseBase:
     revision = revision_get(user=request.user, design_id=pk, number=number)
     upload = measurement_get(revision=revision, upload_id=upload_id)
     try:
@@ -204,7 +206,7 @@ def measurement_results_csv(request: HttpRequest, pk: int, number: int, upload_i
 
 @signin_required
 @require_safe
-def measurement_uploaded_csv(request: HttpRequest, pk: int, number: int, upload_id: int) -> HttpResponse:
+def measurement_uploaded_csv(request: SignedInRequest, pk: int, number: int, upload_id: int) -> HttpResponse:
     """The file as it was uploaded: exactly, unless a cell would run as a formula in a spreadsheet, which is then
     neutralized like every CSV the app serves (engine/csvcells.py); `?csv=raw` gives the bytes as uploaded."""
     revision = revision_get(user=request.user, design_id=pk, number=number)

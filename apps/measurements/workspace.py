@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from django.http import HttpRequest
 from django.middleware.csrf import get_token
 
 from apps.common.workspace import register_panel
+from apps.designs.models import Revision
 
 from .templatetags.measurements import measured_links, measured_results
 
@@ -14,9 +16,9 @@ def register() -> None:
     register_panel("cabling", "designs/_measurements.html", context=results_panel, order=20)
 
 
-def links_panel(request, revision) -> dict:
+def links_panel(request: HttpRequest, revision: Revision) -> dict:
     return measured_links(revision)
 
 
-def results_panel(request, revision) -> dict:
+def results_panel(request: HttpRequest, revision: Revision) -> dict:
     return measured_results({"request": request, "csrf_token": get_token(request)}, revision)

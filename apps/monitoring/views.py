@@ -8,7 +8,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib import messages
 from django.core.files.uploadedfile import UploadedFile
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_safe
 
@@ -80,7 +80,7 @@ def utilization_list_view(request: SignedInRequest, pk: int, number: int) -> Htt
 
 @signin_required
 @require_safe
-def utilization_detail_view(request: HttpRequest, pk: int, number: int, snapshot_id: int) -> HttpResponse:
+def utilization_detail_view(request: SignedInRequest, pk: int, number: int, snapshot_id: int) -> HttpResponse:
     revision = revision_get(user=request.user, design_id=pk, number=number)
     snap = utilization_get(revision=revision, snapshot_id=snapshot_id)
     return render(

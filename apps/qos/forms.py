@@ -408,7 +408,7 @@ def _from_text(f: QosField, value: Any) -> Any:
 class _EngineChoiceField(forms.ChoiceField):
     """A select whose value the engine judges (its message then names the choices), not Django."""
 
-    def valid_value(self, value) -> bool:  # noqa: ARG002 - the engine judges every value
+    def valid_value(self, value: object) -> bool:  # noqa: ARG002 - the engine judges every value
         return True
 
 
@@ -439,14 +439,14 @@ class QosPolicyForm(SpecErrorsMixin, forms.Form):
 
     def __init__(
         self,
-        *args,
+        *args: Any,
         technology: str,
         stored: Any = None,
         policy: QosPolicy | None = None,
         disabled: bool = False,
         technologies: tuple[str, ...] = (),
-        **kwargs,
-    ):
+        **kwargs: Any,
+    ) -> None:
         self.technology = technology
         self.technologies = set(technologies or (technology,))
         if policy is not None:
@@ -472,7 +472,7 @@ class QosPolicyForm(SpecErrorsMixin, forms.Form):
         self.cleaned_policy: QosPolicy | None = None
 
     @classmethod
-    def from_stored(cls, stored: Any, *, technology: str, **kwargs) -> QosPolicyForm:
+    def from_stored(cls, stored: Any, *, technology: str, **kwargs: Any) -> QosPolicyForm:
         """A bound form showing a stored value that does not parse: what it holds, over the defaults, with
         the engine's errors next to the fields (nothing of it is lost until the form is saved)."""
         base = QosPolicy.defaults(technology).to_dict()
@@ -500,7 +500,7 @@ class QosPolicyForm(SpecErrorsMixin, forms.Form):
                     form.add_error(name, message)
         return form
 
-    def clean(self):
+    def clean(self) -> dict[str, Any]:
         super().clean()
         data = self.cleaned_data  # what Form.clean returns; its stub allows None
         qos: dict = {}

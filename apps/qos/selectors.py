@@ -19,9 +19,11 @@ import heapq
 import io
 import json
 import zipfile
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from datetime import timedelta
 from functools import cached_property
+from typing import IO, TYPE_CHECKING
 
 from django.core.cache import cache
 from django.utils import timezone
@@ -49,6 +51,9 @@ from engine.qos import HeadroomRow, QosPlan, bytes_to_us, headroom_bytes, per_sp
 from engine.qos.policy import QosPolicy
 from engine.qos.render import SUFFIX
 from engine.qos_stage import QOS_NETWORKS, build_qos
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 # The speeds C.4 tabulates thresholds at, shown while a design has no revision to take its own from.
 C4_SPEEDS = (100, 400, 800)
@@ -172,7 +177,7 @@ def config_files(plan: QosPlan) -> list[ConfigFile]:
     return _config_files((path, len(text.encode())) for path, text in plan.files)
 
 
-def _config_files(entries) -> list[ConfigFile]:
+def _config_files(entries: Iterable[tuple[str, int]]) -> list[ConfigFile]:
     """config_files from (path, size in bytes) pairs, in the plan's order."""
     out = []
     for path, size in entries:
@@ -213,6 +218,7 @@ class ConfigSet:
     files store's; other stores' streams are read into memory first). Only the members asked for are read."""
 
     def __init__(self, archive: Artifact | bytes):
+        fh: IO[bytes]
         if isinstance(archive, bytes):
             fh = io.BytesIO(archive)
         else:
@@ -234,7 +240,7 @@ class ConfigSet:
     def __enter__(self) -> ConfigSet:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     @cached_property
@@ -382,7 +388,7 @@ def revision_qos_report(*, revision: Revision) -> dict:
     return qos_report_from_artifact(qos_archive_build(revision=revision))
 
 
-def revision_qos_request(*, revision: Revision, user, retry: bool = True) -> QosState:
+def revision_qos_request(*, revision: Revision, user: User, retry: bool = True) -> QosState:
     """The report when the set is stored or cheap to build here (apps.exports.artifacts.inline_render_allowed);
     else the worker's build of configs.zip (the running one, or a new one). With retry=False, a failed last
     build is returned rather than queued again, so a page that reloads when the job ends does not loop.
@@ -422,7 +428,7 @@ def revision_qos_request(*, revision: Revision, user, retry: bool = True) -> Qos
 UNSHARED_STORE_WINDOW = timedelta(minutes=10)
 
 
-def qos_archive_request(*, revision: Revision, user) -> Artifact | Job:
+def qos_archive_request(*, revision: Revision, user: User) -> Artifact | Job:
     """The revision's stored configs.zip; when it is not stored (never built, or removed by the retention while
     its report stayed in the cache), built here for a small revision, else the worker's build job (the running
     one or a new one). QosPlanError when the set cannot be built; JobQuotaExceeded / JobNotQueued from queueing."""

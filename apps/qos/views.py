@@ -10,11 +10,12 @@ from typing import Any
 from urllib.parse import quote
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from apps.common.errors import StorageFull
+from apps.common.requests import SignedInRequest
 from apps.designs.models import Design
 from apps.designs.selectors import design_can_write, design_get, revision_get
 from apps.designs.sources import cite
@@ -25,6 +26,7 @@ from engine.errors import SpecError
 from .forms import MODE_HELP, QosPolicyForm
 from .selectors import (
     ARCHIVE,
+    DesignQos,
     QosPlanError,
     QosState,
     design_port_speeds,
@@ -51,7 +53,7 @@ def _technologies(design: Design) -> tuple[str, ...]:
 
 @signin_required
 @require_http_methods(["GET", "POST"])
-def design_qos_view(request: HttpRequest, pk: int) -> HttpResponse:
+def design_qos_view(request: SignedInRequest, pk: int) -> HttpResponse:
     post = request.POST if request.method == "POST" else None
     design = design_get(user=request.user, design_id=pk, write=post is not None)
     can_write = post is not None or design_can_write(user=request.user, design=design)
@@ -97,7 +99,7 @@ def design_qos_view(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
 
-def _facts(design: Design, form: QosPolicyForm, state) -> dict:
+def _facts(design: Design, form: QosPolicyForm, state: DesignQos) -> dict:
     """Figures shown beside the fields: ECN thresholds in µs and the per-speed headroom terms."""
     policy = form.cleaned_policy or state.policy
     if policy is None:
@@ -113,7 +115,7 @@ def _facts(design: Design, form: QosPolicyForm, state) -> dict:
 
 @signin_required
 @require_POST
-def design_qos_reset(request: HttpRequest, pk: int) -> HttpResponse:
+def design_qos_reset(request: SignedInRequest, pk: int) -> HttpResponse:
     design = design_get(user=request.user, design_id=pk, write=True)
     design_qos_update(design=design, policy=None)
     messages.success(request, f"Reset the QoS policy to the {design.spec['compute_fabric']['technology']} defaults.")
@@ -122,7 +124,7 @@ def design_qos_reset(request: HttpRequest, pk: int) -> HttpResponse:
 
 @signin_required
 @require_safe
-def revision_qos_view(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def revision_qos_view(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
     """The revision's QoS report: a page of its own, or (?fragment=1) the section the revision page loads.
 
     A large revision's configuration set is built by a worker: the answer is then 202 with the build's
@@ -163,7 +165,7 @@ def revision_qos_view(request: HttpRequest, pk: int, number: int) -> HttpRespons
 
 @signin_required
 @require_safe
-def revision_config_file(request: HttpRequest, pk: int, number: int, name: str) -> HttpResponse:
+def revision_config_file(request: SignedInRequest, pk: int, number: int, name: str) -> HttpResponse:
     """One file of the revision's configuration set by name (configs.zip: all of them). The API's download serves
     it (it accepts the browser's session: one serving path, with its ETag and caching) once the set is stored or
     cheap to build; a large revision's set not built yet sends the browser to the QoS page, which builds it and

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from django.http import HttpRequest
+
 from apps.common.workspace import register_panel, register_section
 from apps.designs.models import Revision
 
@@ -12,5 +14,5 @@ def register() -> None:
     register_panel("congestion", "qos/_ws_qos.html", context=qos_panel, order=10)
 
 
-def qos_panel(request, revision: Revision) -> dict:
+def qos_panel(request: HttpRequest, revision: Revision) -> dict:
     return {"design": revision.design, "revision": revision, "s": revision.summary or {}}

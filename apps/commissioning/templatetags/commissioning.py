@@ -7,9 +7,12 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from django import template
+from django.template.context import Context
 
+from apps.designs.models import Revision
 from apps.designs.selectors import design_can_write
 from engine.asbuilt.classify import CLASSES
 
@@ -27,7 +30,7 @@ def _row_of(rack: str) -> str:
 
 
 @register.inclusion_tag("commissioning/_section.html", takes_context=True)
-def commissioning_section(context, revision) -> dict:
+def commissioning_section(context: Context | dict[str, Any], revision: Revision) -> dict:
     user = context["request"].user
     can_write = design_can_write(user=user, design=revision.design)
     st = CommissioningStanding.objects.filter(revision=revision).first()

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from django import template
 
+from apps.designs.models import Revision
+
 from ..progress import commissioning_progress, progress_evidence
 
 register = template.Library()
@@ -20,7 +22,7 @@ SHOWN_RACKS = 500
 
 
 @register.inclusion_tag("counters/_progress.html")
-def commissioning_progress_section(revision) -> dict:
+def commissioning_progress_section(revision: Revision) -> dict:
     evidence = progress_evidence(revision=revision)
     if not any(evidence.values()):
         return {"revision": revision, "progress": None}

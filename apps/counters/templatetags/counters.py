@@ -7,10 +7,13 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from django import template
+from django.template.context import Context
 from django.utils.safestring import mark_safe
 
+from apps.designs.models import Design, Revision
 from apps.designs.selectors import design_can_write
 from engine.counters.drift import FLAG_TEXT
 from engine.counters.suspects import KIND_TEXT
@@ -28,7 +31,9 @@ def _when(ts: float) -> datetime:
     return datetime.fromtimestamp(ts, tz=UTC)
 
 
-def section_context(*, report: dict, design, revision, can_write: bool, form=None) -> dict:
+def section_context(
+    *, report: dict, design: Design, revision: Revision, can_write: bool, form: CounterUploadForm | None = None
+) -> dict:
     links = []
     for link in report["links"][:SHOWN]:
         latest = {}
@@ -61,7 +66,7 @@ def section_context(*, report: dict, design, revision, can_write: bool, form=Non
 
 
 @register.inclusion_tag("counters/_section.html", takes_context=True)
-def counter_section(context, revision) -> dict:
+def counter_section(context: Context | dict[str, Any], revision: Revision) -> dict:
     design = revision.design
     can_write = design_can_write(user=context["request"].user, design=design)
     out = section_context(

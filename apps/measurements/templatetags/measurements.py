@@ -7,8 +7,12 @@
 
 from __future__ import annotations
 
-from django import template
+from typing import Any
 
+from django import template
+from django.template.context import Context
+
+from apps.designs.models import Revision
 from apps.designs.selectors import design_can_write
 
 from ..services import measurement_list, measurement_standing
@@ -20,7 +24,7 @@ RECENT = 10
 
 
 @register.inclusion_tag("designs/_measurements.html", takes_context=True)
-def measured_results(context, revision) -> dict:
+def measured_results(context: Context | dict[str, Any], revision: Revision) -> dict:
     user = context["request"].user
     design = revision.design
     can_write = design_can_write(user=user, design=design)
@@ -39,5 +43,5 @@ def measured_results(context, revision) -> dict:
 
 
 @register.inclusion_tag("designs/_measured_links.html")
-def measured_links(revision) -> dict:
+def measured_links(revision: Revision) -> dict:
     return {"design": revision.design, "revision": revision, "standing": measurement_standing(revision=revision)}

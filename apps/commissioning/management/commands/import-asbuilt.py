@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from apps.commissioning.services import AsBuiltRejected, asbuilt_upload, commissioning_refresh
 from apps.designs.models import Design
@@ -28,7 +29,7 @@ class Command(BaseCommand):
         f"the fix list. Exit status: 0 no problem; {EXIT_PROBLEMS} problems listed; 1 nothing stored."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("design", type=int, help="design id")
         parser.add_argument("file", help="the tool output")
         parser.add_argument("--format", required=True, choices=FORMATS, help="what the file is")
@@ -42,8 +43,18 @@ class Command(BaseCommand):
         )
 
     def handle(
-        self, *args, design, file, format, revision=None, device="", port="", user_map=None, fix_list=None, **opts
-    ):
+        self,
+        *args: Any,
+        design: int,
+        file: str,
+        format: str,
+        revision: int | None = None,
+        device: str = "",
+        port: str = "",
+        user_map: str | None = None,
+        fix_list: str | None = None,
+        **opts: Any,
+    ) -> None:
         d = Design.objects.filter(pk=design).select_related("owner").first()
         if d is None:
             raise CommandError(f"no design {design}")

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from apps.counters.selectors import counter_report, counter_thresholds
 from apps.counters.services import CounterImportRejected, counter_snapshot_create
@@ -29,7 +30,7 @@ class Command(BaseCommand):
         f"{EXIT_FLAGGED} links flagged; 1 nothing stored."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("design", type=int, help="design id")
         parser.add_argument("file", nargs="?", help="the counter file (omit with --report)")
         parser.add_argument("--revision", type=int, help="revision number (default: the latest)")
@@ -47,7 +48,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--report", action="store_true", help="print the report only; import nothing")
 
-    def handle(self, *args, design: int, file: str | None, revision: int | None, **o):
+    def handle(self, *args: Any, design: int, file: str | None, revision: int | None, **o: Any) -> None:
         d = Design.objects.filter(pk=design).select_related("owner").first()
         if d is None:
             raise CommandError(f"no design {design}")

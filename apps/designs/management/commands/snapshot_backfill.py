@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
 
 from apps.designs.snapshots import revisions_without_snapshot, snapshot_backfill_all
 
@@ -14,10 +16,10 @@ class Command(BaseCommand):
         "stored rows only."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--limit", type=int, default=None, help="backfill at most this many revisions")
 
-    def handle(self, *args, limit=None, **options):
+    def handle(self, *args: Any, limit: int | None = None, **options: Any) -> None:
         if limit is not None and limit < 1:
             self.stderr.write("--limit: must be at least 1")
             raise SystemExit(2)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from apps.designs.services import design_limits
-from engine.catalog import load_catalog
+from engine.catalog import Catalog, load_catalog
 from engine.errors import CatalogError, SpecError
 from engine.guard import check_spec
 from engine.inputgate import InputRefused, load_yaml
@@ -18,13 +19,13 @@ from engine.outputs import write_plan
 from engine.physical.catalog import CatalogError as MediaCatalogError
 from engine.pipeline import compute_design
 from engine.presets import list_presets, load_preset
-from engine.spec import load_spec_text, parse_spec
+from engine.spec import DesignSpec, load_spec_text, parse_spec
 
 
 class Command(BaseCommand):
     help = "Compute a fabric design from a spec file (YAML or JSON, or preset:KEY) and write its outputs to --out."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
             "spec", help=f"spec file path, '-' for standard input, or preset:KEY (presets: {', '.join(list_presets())})"
         )
@@ -81,7 +82,7 @@ class Command(BaseCommand):
 
     def handle(
         self,
-        *args,
+        *args: Any,
         spec: str,
         out: str,
         catalog: str | None,
@@ -89,8 +90,8 @@ class Command(BaseCommand):
         revision_label: str = "r1",
         verbosity: int = 1,
         csv: str = "safe",
-        **opts,
-    ):
+        **opts: Any,
+    ) -> None:
         only = self._deliverables(deliverables)
         spares = self._spares_options(opts)
         design = self._load_spec(spec)
@@ -165,7 +166,7 @@ class Command(BaseCommand):
             raise CommandError(f"--deliverables: unknown {', '.join(unknown)}; known: {', '.join(FOLDER_FILES)}")
         return names
 
-    def _load_spec(self, arg: str):
+    def _load_spec(self, arg: str) -> DesignSpec:
         try:
             if arg.startswith("preset:"):
                 try:
@@ -178,7 +179,7 @@ class Command(BaseCommand):
         except SpecError as exc:
             raise CommandError(_spec_message(exc)) from None
 
-    def _load_catalog(self, path: str | None):
+    def _load_catalog(self, path: str | None) -> Catalog:
         if not path:
             return load_catalog()
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE

@@ -8,8 +8,9 @@ with --all-or-nothing, any bad row); 2 a usage error.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from apps.common.errors import DomainError
 from apps.designs.models import Design
@@ -38,7 +39,7 @@ class Command(BaseCommand):
         f"{EXIT_ROWS_LEFT_OUT} valid rows stored, some rows left out; 1 nothing stored."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("design", type=int, help="design id")
         parser.add_argument("csv", help="the filled test-sheet CSV")
         parser.add_argument("--revision", type=int, help="revision number (default: the latest)")
@@ -50,7 +51,9 @@ class Command(BaseCommand):
             f"(exit status {EXIT_ROWS_LEFT_OUT})",
         )
 
-    def handle(self, *args, design: int, csv: str, revision: int | None = None, all_or_nothing: bool = False, **opts):
+    def handle(
+        self, *args: Any, design: int, csv: str, revision: int | None = None, all_or_nothing: bool = False, **opts: Any
+    ) -> None:
         d = Design.objects.filter(pk=design).select_related("owner").first()
         if d is None:
             raise CommandError(f"no design {design}")
@@ -66,7 +69,7 @@ class Command(BaseCommand):
         except (OSError, UnicodeDecodeError) as exc:
             raise CommandError(f"cannot read {csv}: {exc}") from None
 
-        def check(t: str):
+        def check(t: str) -> dict | None:
             try:
                 return measurements_check_revision(revision=rev, text=t)
             except DeliverableUnavailable:
