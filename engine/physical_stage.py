@@ -18,9 +18,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import cache, partial
-from itertools import compress
 from math import ceil
-from operator import and_, itemgetter, ne
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .cable_schedule import CABLE_COLUMNS, CableSchedule
@@ -39,7 +38,7 @@ from .physical import (
     cable_for_run,
     check_channel,
     describe,
-    fiber_totals_grouped,
+    fiber_totals,
     link_fibers,
     loss_budget,
     plan_panels,
@@ -865,7 +864,27 @@ def _roll_up(
 ) -> list[str]:
     """Fill in `result`'s fiber totals, BOM and worst links, and return the physical layer's warnings."""
     choices, cables, trunks_out = result.choices, result.cables, result.trunks
-    result.fibers = _direct_fibers(links, choices, cables, places, racks, result.distinct_choices, trunks_out)
+    # Optical links on a cable of their own (one cable id) by (network, tier, rack A, rack B, choice id), counted
+    # over every link in one C-level pass and then kept for the few thousand keys that qualify (first-seen
+    # order, as a loop over the qualifying links would add them).
+    by_id = {id(c): c for c in result.distinct_choices if c.optical}
+    rack_of = [p.rack if p else -1 for p in places]
+    counted = Counter(
+        zip(
+            map(_LINK_NETWORK, links),
+            map(_LINK_TIER, links),
+            map(rack_of.__getitem__, map(_LINK_A, links)),
+            map(rack_of.__getitem__, map(_LINK_B, links)),
+            map(id, choices),
+            map(len, cables),
+        )
+    )
+    direct = {k[:5]: v for k, v in counted.items() if k[5] == 1 and k[4] in by_id}
+    per_choice = {k: link_fibers(c, False) for k, c in by_id.items()}
+    rid = lambda r: racks[r].id if r >= 0 else ""  # noqa: E731
+    result.fibers = fiber_totals(
+        [(k[0], k[1], rid(k[2]), rid(k[3]), per_choice[k[4]], v) for k, v in direct.items()], trunks_out
+    )
     bom_warnings: list[str] = []
     result.bom, result.bom_split = _bom(
         devices,
@@ -900,55 +919,17 @@ def _roll_up(
     return warnings
 
 
-def _direct_fibers(
-    links: Any, choices: Any, cables: Any, places: Any, racks: Any, distinct_choices: Any, trunks_out: Any
-) -> Any:
-    """The fiber totals: optical links on a cable of their own (one cable id), counted per (network, choice),
-    (tier, choice) and (rack, choice) in C over the links (a link counts at both its racks when they differ), and
-    the trunks. Sums of whole fibers, so grouping them first gives the totals a pass link by link would."""
-    by_id = {id(c): c for c in distinct_choices if c.optical}
-    ids = list(map(id, choices))
-    # the links counted: an optical choice (of the distinct ones) and one cable
-    sel = list(map(and_, map(by_id.__contains__, ids), map((1).__eq__, map(len, cables))))
-    rack_of = [p.rack if p else -1 for p in places]
-    ra = list(compress(map(rack_of.__getitem__, map(_LINK_A, links)), sel))
-    rb = list(compress(map(rack_of.__getitem__, map(_LINK_B, links)), sel))
-    kept = list(compress(ids, sel))
-    per_rack = Counter(zip(ra, kept))
-    per_rack.update(compress(zip(rb, kept), map(ne, ra, rb)))
-    per_choice = {k: link_fibers(c, False) for k, c in by_id.items()}
-    rid = [r.id for r in racks] + [""]  # rack -1 (unplaced): ""
-    return fiber_totals_grouped(
-        [
-            (net, per_choice[k], n)
-            for (net, k), n in Counter(zip(compress(map(_LINK_NETWORK, links), sel), kept)).items()
-        ],
-        [
-            (tier, per_choice[k], n)
-            for (tier, k), n in Counter(zip(compress(map(_LINK_TIER, links), sel), kept)).items()
-        ],
-        [(rid[r], per_choice[k], n) for (r, k), n in per_rack.items()],
-        trunks_out,
-    )
-
-
 def _worst_links(links: Any, budgets: list[Any], k: int) -> list[tuple[float, int]]:
-    """The k links with the smallest margin: rank the few distinct budgets, then find their links (by the
-    budgets' ids, compared in C)."""
-    ids = list(map(id, budgets))
-    distinct = {key: b for key, b in dict(zip(ids, budgets)).items() if b is not None and b.margin_db is not None}
+    """The k links with the smallest margin: rank the few distinct budgets, then find their links."""
+    distinct = {id(b): b for b in budgets if b is not None and b.margin_db is not None}
     ranked = sorted(distinct.values(), key=lambda b: b.margin_db)
     out: list[tuple[float, int]] = []
     for b in ranked:
-        key, at = id(b), -1
-        while len(out) < k:
-            try:
-                at = ids.index(key, at + 1)
-            except ValueError:
-                break
-            out.append((b.margin_db, links[at].id))
-        if len(out) >= k:
-            return out
+        for link, lb in zip(links, budgets):
+            if lb is b:
+                out.append((b.margin_db, link.id))
+                if len(out) >= k:
+                    return out
     return out
 
 
@@ -1179,31 +1160,7 @@ def _bom(
             add(category, p.sku, p.description, 1, watts, "", p.unconfirmed)
     media = catalog.media
     su_of = [d.su for d in devices]
-    ends = _module_ends(links, choices)
-    counts = _ModuleCounts(ends, devices, su_of, ufm_module)
-    for module, watts in _module_watts(links, choices).items():  # first-use order, as the cages were first added
-        t = media.transceivers.get(module) if hasattr(media.transceivers, "get") else None
-        why = t.unconfirmed if t is not None else ""
-        if module in counts.at_ufm:
-            why = "; ".join(x for x in (why, UFM_UNCONFIRMED) if x)
-        at_storage = counts.at_storage.get(module, 0)
-        if at_storage:
-            why = "; ".join(x for x in (why, STORAGE_UNCONFIRMED.format(n=at_storage)) if x)
-        add(
-            "transceiver",
-            module,
-            describe.transceiver(t) if t is not None else module,
-            counts.cages[module],
-            watts,
-            unconfirmed=why,
-        )
-    # Both ports of a twin-port module must take the same module [S12][S16]; two links of one cage
-    # whose far ends sit at different distances could straddle a reach threshold.
-    if counts.mixed:
-        warnings.append(
-            f"{counts.mixed} cage(s) would need two different modules for their two ports; "
-            "pin the tier's medium (physical.tiers.<tier>.medium) to make them agree"
-        )
+    modules_split = _transceiver_lines(add, devices, su_of, links, choices, media, ufm_module, warnings)
     describe_cable = _cable_describer(choices if distinct_choices is None else distinct_choices, trunks, media, loss)
     cables_split, cable_lengths = _cable_lines(add, cable_rows, su_of, describe_cable)
     _panel_lines(add, panels, media)
@@ -1211,31 +1168,29 @@ def _bom(
     out = sorted(lines.values(), key=lambda x: (order[x["category"]], x["sku"]))
     for line in out:
         line.pop("unit_watts", None)
-    return out, BomSplit(_sorted(counts.split), _sorted(cables_split), cable_lengths)
+    return out, BomSplit(_sorted(modules_split), _sorted(cables_split), cable_lengths)
 
 
 def _cable_lines(add: Callable[..., None], rows: Any, su_of: list, describe_cable: Any) -> tuple[Counter, dict]:
     """_bom's cable lines (by part, through `add`), the cables split by (part, network, SU) and each part's
     ordered length (its first row's)."""
-    # Cables by part: counted per (kind, part, length, network, SU of the A-end device; 0 for a panel) in one
-    # C-level pass; lines are added in first-row order, so each line's description is its first row's, as row by row.
-    su_at: dict[int | str, Any] = dict(enumerate(su_of))
-    su_at["panel"] = 0  # a panel end ("panel", rack, unit, port): no SU
+    # Cables by part: counted per (kind, part, length, network, A-end device) in one C-level pass; lines
+    # are added in first-row order, so each line's description is its first row's, as row by row.
     per_key = Counter(
         zip(
             map(_ROW_KIND, rows),
             map(_ROW_PART, rows),
             map(_ROW_LENGTH, rows),
             map(_ROW_NETWORK, rows),
-            map(su_at.__getitem__, map(_FIRST, map(_ROW_A, rows))),
+            map(_FIRST, map(_ROW_A, rows)),
         )
     )
     cables_split: Counter = Counter()
     cable_lengths: dict = {}
-    for (kind, part, length, net, su), n in per_key.items():
+    for (kind, part, length, net, a_dev), n in per_key.items():
         desc, why = describe_cable(kind, part, length)
         add(_CABLE_CATEGORY.get(kind, "cable"), part, desc, n, unconfirmed=why)
-        cables_split[(part, net, su)] += n
+        cables_split[(part, net, 0 if a_dev == "panel" else su_of[a_dev])] += n
         if part not in cable_lengths:
             cable_lengths[part] = length
     return cables_split, cable_lengths
@@ -1262,69 +1217,83 @@ def _panel_lines(add: Callable[..., None], panels: Any, media: Any) -> None:
             add("panel-insert", insert, text, count, unconfirmed=entry.unconfirmed if entry else "")
 
 
-# fields of a module end (module, network, device, cage) and of a cage's module (module, device, cage)
-_MODULE, _END_NET, _END_DEV, _END_CAGE = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(0, 2, 3)
-_CAGE_DEV, _CAGE_MODULE_DEV, _CAGE_DEV_CAGE = itemgetter(1), itemgetter(0, 1), itemgetter(1, 2)
-_LINK_A_CAGE, _LINK_B_CAGE = itemgetter(6), itemgetter(9)
+def _transceiver_lines(
+    add: Callable[..., None],
+    devices: Any,
+    su_of: list,
+    links: Any,
+    choices: Any,
+    media: Any,
+    ufm_module: str,
+    warnings: list[str],
+) -> Counter:
+    """_bom's transceiver lines (one module per cage end, through `add`) and warning; the modules split by
+    (module, network, SU)."""
+    cages_by_net, watts_of = _module_cages(links, choices)
+    at_storage_appliance = [d.role == "storage-appliance" for d in devices]  # by device index
+    any_storage = any(at_storage_appliance)
+    cages_by_module: dict[str, set] = {}
+    for module in watts_of:  # first-use order, as the cages were first added
+        sets = [by_module[module] for by_module in cages_by_net.values() if module in by_module]
+        cages_by_module[module] = sets[0] if len(sets) == 1 else set().union(*sets)
+    for module, cages in cages_by_module.items():
+        t = media.transceivers.get(module) if hasattr(media.transceivers, "get") else None
+        why = t.unconfirmed if t is not None else ""
+        if module == ufm_module and any(devices[dev].role == "ufm" for dev, _ in cages):
+            why = "; ".join(x for x in (why, UFM_UNCONFIRMED) if x)
+        at_storage = sum(map(at_storage_appliance.__getitem__, map(_FIRST, cages))) if any_storage else 0
+        if at_storage:
+            why = "; ".join(x for x in (why, STORAGE_UNCONFIRMED.format(n=at_storage)) if x)
+        add(
+            "transceiver",
+            module,
+            describe.transceiver(t) if t is not None else module,
+            len(cages),
+            watts_of[module],
+            unconfirmed=why,
+        )
+    # per network and SU: a cage counts in the network of its links (one module per network it serves)
+    modules_split: Counter = Counter()
+    for net, by_module in cages_by_net.items():
+        for module, cages in by_module.items():
+            for dev, n in Counter(map(_FIRST, cages)).items():
+                modules_split[(module, net, su_of[dev])] += n
+    # Both ports of a twin-port module must take the same module [S12][S16]; two links of one cage
+    # whose far ends sit at different distances could straddle a reach threshold.
+    # Cages counted under more than one module: each module beyond a cage's first adds one.
+    mixed = 0
+    if len(cages_by_module) > 1:
+        mixed = sum(map(len, cages_by_module.values())) - len(set().union(*cages_by_module.values()))
+    if mixed:
+        warnings.append(
+            f"{mixed} cage(s) would need two different modules for their two ports; "
+            "pin the tier's medium (physical.tiers.<tier>.medium) to make them agree"
+        )
+    return modules_split
 
 
-def _module_ends(links: Any, choices: Any) -> set[tuple]:
-    """Every cage end that carries an optical module, once: (module SKU, network, device, cage). Built in C over
-    the links (a module per distinct choice and end, looked up by the choice's id), not a Python frame per link:
-    a cage carrying two links (twin-port) or serving two networks is one end per network."""
-    ids = list(map(id, choices))
-    distinct = dict(zip(ids, choices))  # a few hundred choices (and None)
-    a_of = {k: (c.a_module or None) if c else None for k, c in distinct.items()}
-    b_of = {k: (c.b_module or None) if c else None for k, c in distinct.items()}
-    nets = list(map(_LINK_NETWORK, links))
-    ends = set(filter(_MODULE, zip(map(a_of.__getitem__, ids), nets, map(_LINK_A, links), map(_LINK_A_CAGE, links))))
-    ends.update(filter(_MODULE, zip(map(b_of.__getitem__, ids), nets, map(_LINK_B, links), map(_LINK_B_CAGE, links))))
-    return ends
-
-
-def _module_watts(links: Any, choices: Any) -> dict[str, float | None]:
-    """Each module's watts, its last link's (the A end's before the B end's within a link), in the order the
-    modules are first used (link order, A end first)."""
-    ids = list(map(id, choices))
-    distinct = dict(zip(ids, choices))
-    last = dict(zip(ids, range(len(ids))))  # id -> its last link
-    first = dict(zip(reversed(ids), range(len(ids) - 1, -1, -1)))  # id -> its first link
-    uses = []  # (first link, end, last link, module, watts)
-    for k, c in distinct.items():
-        if not c or not (c.a_module or c.b_module):
+def _module_cages(links: Any, choices: Any) -> tuple[dict[str, dict[str, set]], dict[str, float | None]]:
+    """One module per cage end that carries optics: the cages (device, cage) per network and module SKU (a
+    module's count is its distinct cages over all networks), and each module's watts (its last link's), in the
+    order the modules are first used."""
+    cages_by_net: dict[str, dict[str, set]] = {}
+    watts_of: dict[str, float | None] = {}
+    for link, choice in zip(links, choices):
+        if not choice:
             continue
-        if c.a_module:
-            uses.append((first[k], 0, last[k], c.a_module, c.a_power_w))
-        if c.b_module:
-            uses.append((first[k], 1, last[k], c.b_module, c.b_power_w))
-    watts: dict[str, tuple] = {}
-    for _first, end, at, module, w in sorted(uses, key=itemgetter(0, 1)):
-        if module not in watts or (at, end) > watts[module][0]:
-            watts[module] = ((at, end), w)
-    return {module: w for module, (_at, w) in watts.items()}
-
-
-class _ModuleCounts:
-    """From _module_ends: modules (distinct cages) per module SKU, per (module, network, SU) (a cage counts in
-    each network of its links), in storage appliances per module, the modules with a cage in a UFM appliance,
-    and the cages counted under more than one module (each module beyond a cage's first adds one)."""
-
-    def __init__(self, ends: set[tuple], devices: Any, su_of: list, ufm_module: str) -> None:
-        self.split: dict = Counter(
-            zip(map(_MODULE, ends), map(_END_NET, ends), map(su_of.__getitem__, map(_END_DEV, ends)))
-        )
-        cages = set(map(_END_CAGE, ends))  # (module, device, cage) over every network
-        self.cages: dict[str, int] = Counter(map(_MODULE, cages))
-        self.mixed = len(cages) - len(set(map(_CAGE_DEV_CAGE, cages)))
-        at_storage = [d.role == "storage-appliance" for d in devices]  # by device index
-        self.at_storage: dict[str, int] = (
-            Counter(compress(map(_MODULE, cages), map(at_storage.__getitem__, map(_CAGE_DEV, cages))))
-            if any(at_storage)
-            else {}
-        )
-        ufm = [i for i, d in enumerate(devices) if d.role == "ufm"]
-        held = set(map(_CAGE_MODULE_DEV, cages)) if ufm and ufm_module in self.cages else set()
-        self.at_ufm = {ufm_module} if any((ufm_module, dev) in held for dev in ufm) else set()
+        am, bm = choice.a_module, choice.b_module
+        if not (am or bm):
+            continue
+        by_module = cages_by_net.get(link.network)
+        if by_module is None:
+            by_module = cages_by_net[link.network] = defaultdict(set)
+        if am:
+            by_module[am].add((link.a, link.a_cage))
+            watts_of[am] = choice.a_power_w
+        if bm:
+            by_module[bm].add((link.b, link.b_cage))
+            watts_of[bm] = choice.b_power_w
+    return cages_by_net, watts_of
 
 
 def _completeness(missing: dict, failures: dict, bom: list[dict]) -> dict:

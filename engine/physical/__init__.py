@@ -16,15 +16,7 @@ from engine.physical.channel import (
     lane_map,
     mated_pairs,
 )
-from engine.physical.fibers import (
-    FiberCount,
-    FiberTotals,
-    fiber_totals,
-    fiber_totals_grouped,
-    link_fibers,
-    rollup,
-    trunk_fibers,
-)
+from engine.physical.fibers import FiberCount, FiberTotals, fiber_totals, link_fibers, rollup, trunk_fibers
 from engine.physical.labels import LabelEnd, LabelTemplate, cable_labels, cable_labels_of, port_template, trunk_labels
 from engine.physical.loss import ComponentIssue, LossBudget, loss_budget
 from engine.physical.policy import LossPolicy, MediaPolicy, TierPolicy
@@ -74,7 +66,6 @@ __all__ = [
     "check_channel",
     "default_top",
     "fiber_totals",
-    "fiber_totals_grouped",
     "lane_map",
     "link_fibers",
     "load_media_catalog",

@@ -98,18 +98,6 @@ def fiber_totals(
         rack.append((ra, fc, n))
         if rb != ra:
             rack.append((rb, fc, n))
-    return fiber_totals_grouped(net, tier, rack, trunks)
-
-
-def fiber_totals_grouped(
-    net: list[tuple[Hashable, FiberCount, int]],
-    tier: list[tuple[Hashable, FiberCount, int]],
-    rack: list[tuple[Hashable, FiberCount, int]],
-    trunks: Iterable[tuple[str, TrunkRun]],
-) -> FiberTotals:
-    """fiber_totals of direct links already counted per network, per tier and per rack ((key, per-link
-    FiberCount, number of links) rows; a link counts at both its racks when they differ), and the trunks."""
-    net, tier, rack = list(net), list(tier), list(rack)
     for network, t in trunks:
         fc = trunk_fibers(t)
         net.append((network, fc, 1))
