@@ -634,33 +634,29 @@ def _direct_cables(p: _Pass) -> None:
     one by _Pass.direct_cable."""
     links, lengths, choices, cords, cables = p.links, p.lengths, p.choices, p.cords, p.cables
     budgets, statuses, issues, cable_rows = p.budgets, p.statuses, p.issues, p.cable_rows
-    run_memo, direct_memo, policy, budget_of = p.run_memo, p.direct_memo, p.policy, p.budget_of
-    kinds: dict[int, tuple[bool, bool]] = {}  # id(choice) -> (cable shared by links, 1:2 splitter)
-    own: dict[tuple, tuple] = {}  # (id(choice), run length) -> (cord, cable kind, budget_of's answer)
+    # id(choice) -> {run length: (cord, cable kind, budget_of's answer)} for a cable of its own per link; a dict per
+    # choice, so a link costs one look-up by choice and one by length (no key tuple built per link)
+    own: dict[int, dict[float, tuple]] = {}
+    shared: dict[int, bool] = {}  # id(choice) -> 1:2 splitter, for a cable shared by links
     next_id = p.next_id
     for k in p.direct:
         i = k if k >= 0 else ~k
         choice = choices[i]
-        kind = kinds.get(id(choice))
-        if kind is None:
-            kind = kinds[id(choice)] = (choice.cable_carries_links > 1, choice.breakout == "split-1:2")
-        if kind[0]:
-            p.next_id = next_id
-            p.direct_cable(i, links[i], lengths[i], choice, True, kind[1], k < 0)
-            next_id = p.next_id
-            continue
-        rk = (id(choice), lengths[i])
-        made = own.get(rk)
+        by_length = own.get(id(choice))
+        if by_length is None:
+            split = shared.get(id(choice))
+            if split is None and choice.cable_carries_links <= 1:
+                by_length = own[id(choice)] = {}
+            else:
+                if split is None:
+                    split = shared[id(choice)] = choice.breakout == "split-1:2"
+                p.next_id = next_id
+                p.direct_cable(i, links[i], lengths[i], choice, True, split, k < 0)
+                next_id = p.next_id
+                continue
+        made = by_length.get(lengths[i])
         if made is None:
-            cord = run_memo.get(rk)
-            if cord is None:
-                cord = run_memo[rk] = cable_for_run(choice, lengths[i], policy)
-            # a cable of its own: a 1:2 splitter's first link uses its leg 1
-            bk = (id(choice), cord[1], 1)
-            entry = direct_memo.get(bk)
-            if entry is None:
-                entry = direct_memo[bk] = budget_of(choice, False, cord[1], leg=1)
-            made = own[rk] = (cord, choice.cable_kind, entry)
+            made = by_length[lengths[i]] = _own_cable(p, choice, lengths[i])
         cord, cable_kind, (budgets[i], statuses[i], problem) = made
         cords[i] = cord
         lid, network, _plane, tier, a, a_port, _a_cage, b, b_port, _b_cage, _speed = links[i]
@@ -670,6 +666,20 @@ def _direct_cables(p: _Pass) -> None:
         if problem is not None:
             issues.append((lid, problem))
     p.next_id = next_id
+
+
+def _own_cable(p: _Pass, choice: Any, length: float) -> tuple:
+    """(cord, cable kind, budget_of's answer) of a link on a cable of its own, of `choice` over a `length` m run
+    (a 1:2 splitter's first link uses its leg 1); memoised in the pass's tables, as _Pass.direct_cable does."""
+    rk = (id(choice), length)
+    cord = p.run_memo.get(rk)
+    if cord is None:
+        cord = p.run_memo[rk] = cable_for_run(choice, length, p.policy)
+    bk = (id(choice), cord[1], 1)
+    entry = p.direct_memo.get(bk)
+    if entry is None:
+        entry = p.direct_memo[bk] = p.budget_of(choice, False, cord[1], leg=1)
+    return cord, choice.cable_kind, entry
 
 
 def _panel_mode(p: _Pass) -> list[tuple[str, list, Any, dict]]:
@@ -767,16 +777,26 @@ def _panel_links(
     sku_a, len_a, sku_b, len_b = sp.cord_a_sku, sp.cord_a_length_m, sp.cord_b_sku, sp.cord_b_length_m
     cord = (sku_a, len_a)  # the link's own cable: its A-end cord, one tuple for the group
     split = choice.breakout == "split-1:2"
-    memo: dict = {}  # (fiber metres, 1:2 splitter leg or port) -> budget_of's answer
+    memo: dict = {}  # fiber metres -> {1:2 splitter leg or port: budget_of's answer}
+    # One demand group joins one rack pair (_assign_media's key holds racks A and B): their panels' units are
+    # looked up once per group.
+    first = links[idxs[0]]
+    pa, pb = places[first.a], places[first.b]
+    assert pa is not None and pb is not None  # both ends of a link are placed devices
+    ra, rb = pa.rack, pb.rack
+    units_a, units_b = units[(ra, kind)], units[(rb, kind)]
+    tid, by_sub, lids = None, memo, []  # the trunk of the link before, its budgets by leg, the links it carries
     next_id = p.next_id
     for j, slot in zip(idxs, slots):
         lid, network, _plane, _tier, a, a_port, _a_cage, b, b_port, _b_cage, _speed = links[j]
-        pa, pb = places[a], places[b]
-        assert pa is not None and pb is not None  # both ends of a link are placed devices
-        ra, rb = pa.rack, pb.rack
-        tid = slot.trunk_id
-        ua = units[(ra, kind)][slot.panel_a]
-        ub = units[(rb, kind)][slot.panel_b]
+        if slot.trunk_id != tid:  # links fill a trunk's legs in order, so the trunk changes a few times a group
+            tid = slot.trunk_id
+            by_sub = memo.setdefault(len_a + len_b + trunk_length[tid], {})
+            network_of_trunk[tid] = network  # one network per demand group
+            first_slot.setdefault(tid, slot)
+            lids = carried[tid]
+        ua = units_a[slot.panel_a]
+        ub = units_b[slot.panel_b]
         cable_rows.append(
             [next_id, "cord", sku_a, len_a, (a, a_port), ("panel", ra, ua, slot.port_a), [lid], tier, network]
         )
@@ -787,18 +807,15 @@ def _panel_links(
         cables[j] = (next_id, trunk_ids[tid], next_id + 1)
         next_id += 2
         # build_channel's leg is a 1:2 splitter's leg (slot.sub), not the trunk leg (slot.leg).
-        bk = (len_a + len_b + trunk_length[tid], slot.sub or 1)
-        entry = memo.get(bk)
+        sub = slot.sub or 1
+        entry = by_sub.get(sub)
         if entry is None:
-            fiber_m, sub = bk
-            entry = memo[bk] = budget_of(choice, True, fiber_m, leg=sub if split else 1, port=1 if split else sub)
+            fiber_m = len_a + len_b + trunk_length[tid]
+            entry = by_sub[sub] = budget_of(choice, True, fiber_m, leg=sub if split else 1, port=1 if split else sub)
         budgets[j], statuses[j], problem = entry
         if problem is not None:
             issues.append((lid, problem))
-        network_of_trunk[tid] = network
-        if tid not in first_slot:
-            first_slot[tid] = slot
-        carried[tid].append(lid)
+        lids.append(lid)
     p.next_id = next_id
 
 
