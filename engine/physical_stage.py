@@ -634,33 +634,29 @@ def _direct_cables(p: _Pass) -> None:
     one by _Pass.direct_cable."""
     links, lengths, choices, cords, cables = p.links, p.lengths, p.choices, p.cords, p.cables
     budgets, statuses, issues, cable_rows = p.budgets, p.statuses, p.issues, p.cable_rows
-    run_memo, direct_memo, policy, budget_of = p.run_memo, p.direct_memo, p.policy, p.budget_of
-    kinds: dict[int, tuple[bool, bool]] = {}  # id(choice) -> (cable shared by links, 1:2 splitter)
-    own: dict[tuple, tuple] = {}  # (id(choice), run length) -> (cord, cable kind, budget_of's answer)
+    # id(choice) -> {run length: (cord, cable kind, budget_of's answer)} for a cable of its own per link; a dict per
+    # choice, so a link costs one look-up by choice and one by length (no key tuple built per link)
+    own: dict[int, dict[float, tuple]] = {}
+    shared: dict[int, bool] = {}  # id(choice) -> 1:2 splitter, for a cable shared by links
     next_id = p.next_id
     for k in p.direct:
         i = k if k >= 0 else ~k
         choice = choices[i]
-        kind = kinds.get(id(choice))
-        if kind is None:
-            kind = kinds[id(choice)] = (choice.cable_carries_links > 1, choice.breakout == "split-1:2")
-        if kind[0]:
-            p.next_id = next_id
-            p.direct_cable(i, links[i], lengths[i], choice, True, kind[1], k < 0)
-            next_id = p.next_id
-            continue
-        rk = (id(choice), lengths[i])
-        made = own.get(rk)
+        by_length = own.get(id(choice))
+        if by_length is None:
+            split = shared.get(id(choice))
+            if split is None and choice.cable_carries_links <= 1:
+                by_length = own[id(choice)] = {}
+            else:
+                if split is None:
+                    split = shared[id(choice)] = choice.breakout == "split-1:2"
+                p.next_id = next_id
+                p.direct_cable(i, links[i], lengths[i], choice, True, split, k < 0)
+                next_id = p.next_id
+                continue
+        made = by_length.get(lengths[i])
         if made is None:
-            cord = run_memo.get(rk)
-            if cord is None:
-                cord = run_memo[rk] = cable_for_run(choice, lengths[i], policy)
-            # a cable of its own: a 1:2 splitter's first link uses its leg 1
-            bk = (id(choice), cord[1], 1)
-            entry = direct_memo.get(bk)
-            if entry is None:
-                entry = direct_memo[bk] = budget_of(choice, False, cord[1], leg=1)
-            made = own[rk] = (cord, choice.cable_kind, entry)
+            made = by_length[lengths[i]] = _own_cable(p, choice, lengths[i])
         cord, cable_kind, (budgets[i], statuses[i], problem) = made
         cords[i] = cord
         lid, network, _plane, tier, a, a_port, _a_cage, b, b_port, _b_cage, _speed = links[i]
@@ -670,6 +666,20 @@ def _direct_cables(p: _Pass) -> None:
         if problem is not None:
             issues.append((lid, problem))
     p.next_id = next_id
+
+
+def _own_cable(p: _Pass, choice: Any, length: float) -> tuple:
+    """(cord, cable kind, budget_of's answer) of a link on a cable of its own, of `choice` over a `length` m run
+    (a 1:2 splitter's first link uses its leg 1); memoised in the pass's tables, as _Pass.direct_cable does."""
+    rk = (id(choice), length)
+    cord = p.run_memo.get(rk)
+    if cord is None:
+        cord = p.run_memo[rk] = cable_for_run(choice, length, p.policy)
+    bk = (id(choice), cord[1], 1)
+    entry = p.direct_memo.get(bk)
+    if entry is None:
+        entry = p.direct_memo[bk] = p.budget_of(choice, False, cord[1], leg=1)
+    return cord, choice.cable_kind, entry
 
 
 def _panel_mode(p: _Pass) -> list[tuple[str, list, Any, dict]]:
@@ -767,16 +777,26 @@ def _panel_links(
     sku_a, len_a, sku_b, len_b = sp.cord_a_sku, sp.cord_a_length_m, sp.cord_b_sku, sp.cord_b_length_m
     cord = (sku_a, len_a)  # the link's own cable: its A-end cord, one tuple for the group
     split = choice.breakout == "split-1:2"
-    memo: dict = {}  # (fiber metres, 1:2 splitter leg or port) -> budget_of's answer
+    memo: dict = {}  # fiber metres -> {1:2 splitter leg or port: budget_of's answer}
+    # One demand group joins one rack pair (_assign_media's key holds racks A and B): their panels' units are
+    # looked up once per group.
+    first = links[idxs[0]]
+    pa, pb = places[first.a], places[first.b]
+    assert pa is not None and pb is not None  # both ends of a link are placed devices
+    ra, rb = pa.rack, pb.rack
+    units_a, units_b = units[(ra, kind)], units[(rb, kind)]
+    tid, by_sub, lids = None, memo, []  # the trunk of the link before, its budgets by leg, the links it carries
     next_id = p.next_id
     for j, slot in zip(idxs, slots):
         lid, network, _plane, _tier, a, a_port, _a_cage, b, b_port, _b_cage, _speed = links[j]
-        pa, pb = places[a], places[b]
-        assert pa is not None and pb is not None  # both ends of a link are placed devices
-        ra, rb = pa.rack, pb.rack
-        tid = slot.trunk_id
-        ua = units[(ra, kind)][slot.panel_a]
-        ub = units[(rb, kind)][slot.panel_b]
+        if slot.trunk_id != tid:  # links fill a trunk's legs in order, so the trunk changes a few times a group
+            tid = slot.trunk_id
+            by_sub = memo.setdefault(len_a + len_b + trunk_length[tid], {})
+            network_of_trunk[tid] = network  # one network per demand group
+            first_slot.setdefault(tid, slot)
+            lids = carried[tid]
+        ua = units_a[slot.panel_a]
+        ub = units_b[slot.panel_b]
         cable_rows.append(
             [next_id, "cord", sku_a, len_a, (a, a_port), ("panel", ra, ua, slot.port_a), [lid], tier, network]
         )
@@ -787,18 +807,15 @@ def _panel_links(
         cables[j] = (next_id, trunk_ids[tid], next_id + 1)
         next_id += 2
         # build_channel's leg is a 1:2 splitter's leg (slot.sub), not the trunk leg (slot.leg).
-        bk = (len_a + len_b + trunk_length[tid], slot.sub or 1)
-        entry = memo.get(bk)
+        sub = slot.sub or 1
+        entry = by_sub.get(sub)
         if entry is None:
-            fiber_m, sub = bk
-            entry = memo[bk] = budget_of(choice, True, fiber_m, leg=sub if split else 1, port=1 if split else sub)
+            fiber_m = len_a + len_b + trunk_length[tid]
+            entry = by_sub[sub] = budget_of(choice, True, fiber_m, leg=sub if split else 1, port=1 if split else sub)
         budgets[j], statuses[j], problem = entry
         if problem is not None:
             issues.append((lid, problem))
-        network_of_trunk[tid] = network
-        if tid not in first_slot:
-            first_slot[tid] = slot
-        carried[tid].append(lid)
+        lids.append(lid)
     p.next_id = next_id
 
 
@@ -1105,7 +1122,7 @@ _FIRST = itemgetter(0)
 _LINK_NETWORK, _LINK_TIER, _LINK_A, _LINK_B = itemgetter(1), itemgetter(3), itemgetter(4), itemgetter(7)
 
 
-def _bom(  # noqa: C901
+def _bom(
     devices: Any,
     links: Any,
     choices: Any,
@@ -1160,6 +1177,75 @@ def _bom(  # noqa: C901
             add(category, p.sku, p.description, 1, watts, "", p.unconfirmed)
     media = catalog.media
     su_of = [d.su for d in devices]
+    modules_split = _transceiver_lines(add, devices, su_of, links, choices, media, ufm_module, warnings)
+    describe_cable = _cable_describer(choices if distinct_choices is None else distinct_choices, trunks, media, loss)
+    cables_split, cable_lengths = _cable_lines(add, cable_rows, su_of, describe_cable)
+    _panel_lines(add, panels, media)
+    order = {c: i for i, c in enumerate(BOM_CATEGORIES)}
+    out = sorted(lines.values(), key=lambda x: (order[x["category"]], x["sku"]))
+    for line in out:
+        line.pop("unit_watts", None)
+    return out, BomSplit(_sorted(modules_split), _sorted(cables_split), cable_lengths)
+
+
+def _cable_lines(add: Callable[..., None], rows: Any, su_of: list, describe_cable: Any) -> tuple[Counter, dict]:
+    """_bom's cable lines (by part, through `add`), the cables split by (part, network, SU) and each part's
+    ordered length (its first row's)."""
+    # Cables by part: counted per (kind, part, length, network, A-end device) in one C-level pass; lines
+    # are added in first-row order, so each line's description is its first row's, as row by row.
+    per_key = Counter(
+        zip(
+            map(_ROW_KIND, rows),
+            map(_ROW_PART, rows),
+            map(_ROW_LENGTH, rows),
+            map(_ROW_NETWORK, rows),
+            map(_FIRST, map(_ROW_A, rows)),
+        )
+    )
+    cables_split: Counter = Counter()
+    cable_lengths: dict = {}
+    for (kind, part, length, net, a_dev), n in per_key.items():
+        desc, why = describe_cable(kind, part, length)
+        add(_CABLE_CATEGORY.get(kind, "cable"), part, desc, n, unconfirmed=why)
+        cables_split[(part, net, 0 if a_dev == "panel" else su_of[a_dev])] += n
+        if part not in cable_lengths:
+            cable_lengths[part] = length
+    return cables_split, cable_lengths
+
+
+def _panel_lines(add: Callable[..., None], panels: Any, media: Any) -> None:
+    """_bom's panel and panel-insert lines, through `add`."""
+    for p in panels:
+        entry = media.panels.get(p.panel_sku)
+        add(
+            "panel",
+            p.panel_sku,
+            describe.panel(entry) if entry else f"patch panel ({p.panel_kind})",
+            p.panels,
+            unconfirmed=entry.unconfirmed if entry else "",
+        )
+        for insert, count in p.inserts:
+            entry = media.adapters.get(insert) or media.cassettes.get(insert)
+            text = (
+                "panel adapter / cassette"
+                if entry is None
+                else (describe.adapter(entry) if insert in media.adapters else describe.cassette(entry))
+            )
+            add("panel-insert", insert, text, count, unconfirmed=entry.unconfirmed if entry else "")
+
+
+def _transceiver_lines(
+    add: Callable[..., None],
+    devices: Any,
+    su_of: list,
+    links: Any,
+    choices: Any,
+    media: Any,
+    ufm_module: str,
+    warnings: list[str],
+) -> Counter:
+    """_bom's transceiver lines (one module per cage end, through `add`) and warning; the modules split by
+    (module, network, SU)."""
     cages_by_net, watts_of = _module_cages(links, choices)
     at_storage_appliance = [d.role == "storage-appliance" for d in devices]  # by device index
     any_storage = any(at_storage_appliance)
@@ -1200,49 +1286,7 @@ def _bom(  # noqa: C901
             f"{mixed} cage(s) would need two different modules for their two ports; "
             "pin the tier's medium (physical.tiers.<tier>.medium) to make them agree"
         )
-    # Cables by part: counted per (kind, part, length, network, A-end device) in one C-level pass; lines
-    # are added in first-row order, so each line's description is its first row's, as row by row.
-    rows = cable_rows
-    per_key = Counter(
-        zip(
-            map(_ROW_KIND, rows),
-            map(_ROW_PART, rows),
-            map(_ROW_LENGTH, rows),
-            map(_ROW_NETWORK, rows),
-            map(_FIRST, map(_ROW_A, rows)),
-        )
-    )
-    cables_split: Counter = Counter()
-    cable_lengths: dict = {}
-    describe_cable = _cable_describer(choices if distinct_choices is None else distinct_choices, trunks, media, loss)
-    for (kind, part, length, net, a_dev), n in per_key.items():
-        desc, why = describe_cable(kind, part, length)
-        add(_CABLE_CATEGORY.get(kind, "cable"), part, desc, n, unconfirmed=why)
-        cables_split[(part, net, 0 if a_dev == "panel" else su_of[a_dev])] += n
-        if part not in cable_lengths:
-            cable_lengths[part] = length
-    for p in panels:
-        entry = media.panels.get(p.panel_sku)
-        add(
-            "panel",
-            p.panel_sku,
-            describe.panel(entry) if entry else f"patch panel ({p.panel_kind})",
-            p.panels,
-            unconfirmed=entry.unconfirmed if entry else "",
-        )
-        for insert, count in p.inserts:
-            entry = media.adapters.get(insert) or media.cassettes.get(insert)
-            text = (
-                "panel adapter / cassette"
-                if entry is None
-                else (describe.adapter(entry) if insert in media.adapters else describe.cassette(entry))
-            )
-            add("panel-insert", insert, text, count, unconfirmed=entry.unconfirmed if entry else "")
-    order = {c: i for i, c in enumerate(BOM_CATEGORIES)}
-    out = sorted(lines.values(), key=lambda x: (order[x["category"]], x["sku"]))
-    for line in out:
-        line.pop("unit_watts", None)
-    return out, BomSplit(_sorted(modules_split), _sorted(cables_split), cable_lengths)
+    return modules_split
 
 
 def _module_cages(links: Any, choices: Any) -> tuple[dict[str, dict[str, set]], dict[str, float | None]]:

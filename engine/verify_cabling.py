@@ -44,7 +44,7 @@ def _fields(compiled: str) -> set[int]:
     return {int(i) for _lit, i, _spec, _conv in _FORMATTER.parse(compiled) if i is not None}
 
 
-def verify_cabling(  # noqa: C901
+def verify_cabling(
     *, devices: Any, places: Any, racks: Any, physical: Any, rack_units: int, renderer: Any
 ) -> list[str]:
     """Raise on the first broken invariant; return the names of the checks run. `renderer` renders cable ends
@@ -85,12 +85,7 @@ def verify_cabling(  # noqa: C901
                     )
                 taken[pp.rack][u] = f"a {pp.tier} patch panel"
             at.add((pp.rack, pp.u))
-        for row in rows:
-            for end in (row[4], row[5]):
-                if end[0] == "panel" and (end[1], end[2]) not in at:
-                    _fail(
-                        f"cable C{row[0]:06d} ends on a patch panel at {racks[end[1]].id} U{end[2]} that is not placed"
-                    )
+        _unplaced_panel(rows, at, racks)
         ordered: Counter[tuple[str, str, str]] = Counter()
         for rp in physical.panels:
             ordered[(rp.rack, rp.tier, rp.panel_kind)] += rp.panels
@@ -107,6 +102,17 @@ def verify_cabling(  # noqa: C901
             _fail(clash)
         checks.append("unique-labels")
     return checks
+
+
+def _unplaced_panel(rows: Any, at: set, racks: Any) -> None:
+    """Fail on the first cable, in row order, that ends on a patch panel not placed (`at`: (rack, unit) of each
+    placed panel). Both ends read in line: no pair of ends built per row (600,000 rows at 128K GPUs)."""
+    for row in rows:
+        a, b = row[4], row[5]
+        if a[0] == "panel" and (a[1], a[2]) not in at:
+            _fail(f"cable C{row[0]:06d} ends on a patch panel at {racks[a[1]].id} U{a[2]} that is not placed")
+        if b[0] == "panel" and (b[1], b[2]) not in at:
+            _fail(f"cable C{row[0]:06d} ends on a patch panel at {racks[b[1]].id} U{b[2]} that is not placed")
 
 
 def _default_templates(template: LabelTemplate) -> bool:
