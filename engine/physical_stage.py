@@ -623,6 +623,7 @@ def _assign_media(p: _Pass, progress: Any) -> None:
     if p.media is None:
         _assign_panel_media(p)
     _media_links(p, p.media, False, progress)
+    p.media = None  # its cage runs (a table per device) are not needed past here: free them before the cables
     failures, missing, early_direct, fail_at, missing_at = p.early
     if early_direct:  # the first pass's links cabled directly (same rack, or copper) join in link order
         p.direct = array("i", sorted((*early_direct, *p.direct), key=_direct_index))
