@@ -73,3 +73,22 @@ def test_the_two_media_passes_merge_into_link_order():
         lambda x, y: x + y,
     )
     assert list(counts.items()) == [(("compute", "a"), 5), (("compute", "b"), 1)]
+
+
+def test_missing_media_of_both_passes_come_out_in_link_order(catalog):
+    """tests/engine/test_site_halls.py's two-hall design with copper pinned on the switch tiers: the spine-core
+    links between halls (first media pass, through panels) and those within a hall and every leaf-spine link
+    (second pass) find no medium. One pass in link order (main before Stop 47) gave leaf-spine first, and the
+    spine-core message of the first spine-core link, a short one within a hall (the second pass's)."""
+    data = {
+        "name": "two halls",
+        "servers": {"model": "dgx-h100", "count": 256},
+        "compute_fabric": {"technology": "infiniband", "switch": "qm9700", "scalable_unit": 32, "tiers": 3},
+        "site": {"max_racks_per_hall": 50},
+        "physical": {"tiers": {"spine-core": {"medium": "copper"}, "leaf-spine": {"medium": "copper"}}},
+    }
+    r = compute_design(parse_spec(data), catalog)
+    assert list(r.physical.missing.items()) == [(("compute", "leaf-spine"), 2048), (("compute", "spine-core"), 2048)]
+    (spine_core,) = [w for w in r.warnings if w.startswith("no medium for compute/spine-core")]
+    assert "no medium fits a 9 m run" in spine_core
+    assert r.summary["site"]["inter_hall_links"] == 1024
