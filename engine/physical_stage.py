@@ -587,7 +587,7 @@ def _media_tables(p: _Pass) -> _MediaTables:
     technology_of = {"compute": p.spec.compute.technology, "storage": p.spec.storage.technology}
     return _MediaTables(
         cage_run=_cage_runs(links, p.lengths, len(p.devices)),
-        structured_tiers={t: policy.tier(t).cabling == "panels" for t in {lk.tier for lk in links}},
+        structured_tiers={t: policy.tier(t).cabling == "panels" for t in set(map(_LINK_TIER, links))},
         policies=(policy, _inter_hall_policy(policy) if hall_of else policy),
         technology={net: technology_of.get(net, "ethernet") for net in set(map(_LINK_NETWORK, links))},
         spine_group=_spine_groups(links) if policy.trunk_diversity else {},
