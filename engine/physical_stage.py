@@ -384,6 +384,15 @@ class _Pass:
         self.trunks_out: list = []  # (network, TrunkRun)
         self.plans: list = []
         self.panel_units: PanelUnits | None = None
+        # The media assignment runs in two passes (the links through panels first: _assign_panel_media); what is
+        # kept in order of first occurrence records the link index of each key's first occurrence, so that the
+        # two passes' entries merge into link order: failures and missing per network/tier, choice_memo's keys
+        # (2 * index, and 2 * index + 1 for a paired choice made after the plain one of the same link).
+        self.media: Any = None  # _MediaTables
+        self.fail_at: dict[str, int] = {}
+        self.missing_at: dict[tuple, int] = {}
+        self.memo_at: dict = {}
+        self.early: tuple = ({}, Counter(), array("i"), {}, {})  # the first pass's failures, missing, direct, *_at
 
     def cage_end(self, dev: int, cage: str, speed: int) -> Any:
         end = _cage_end(self.devices[dev], cage, speed, self.catalog, self.server_cages, self.ufm_module) or False
@@ -407,6 +416,14 @@ class _Pass:
             ends[a] = self.dev_end[(a, speed)] = end
         return end
 
+    def choose(self, key: tuple, ea: Any, eb: Any, policy: MediaPolicy, where: str, at: int) -> tuple:
+        """_choose's answer for a choice_memo key first met at link index `at`, memoized."""
+        memo = self.choice_memo[key] = _choose(key, ea, eb, policy, self.catalog.media, self.failures, where)
+        self.memo_at[key] = 2 * at
+        if where in self.failures:
+            self.fail_at.setdefault(where, at)
+        return memo
+
     def no_cage_model(self, dev: int, network: str, tier: str, speed: int) -> None:
         self.failures.setdefault(
             f"{network}/{tier}",
@@ -415,9 +432,10 @@ class _Pass:
         )
         self.missing[(network, tier)] += 1
 
-    def quarter_rate_pair(self, link: Link, choice: Any, optical: bool) -> Any:
+    def quarter_rate_pair(self, link: Link, choice: Any, optical: bool, at: int) -> Any:
         """Both ends are quarter-rate twin-port cages: a straight cord per module connector carries two links,
-        which must both reach the same far connector. The paired choice, or None (counted as missing)."""
+        which must both reach the same far connector. The paired choice, or None (counted as missing). `at`: the
+        link's index (memo_at keeps the first index that used the paired choice)."""
         _lid, network, _plane, tier, a, a_port, a_cage, b, b_port, b_cage, speed = link
         if self.split_far is None:
             appliance, dev_end = self.appliance, self.dev_end
@@ -452,6 +470,9 @@ class _Pass:
         paired = self.choice_memo.get(pk)
         if paired is None:
             paired = self.choice_memo[pk] = _paired(choice)
+            self.memo_at[pk] = 2 * at + 1
+        elif 2 * at + 1 < self.memo_at[pk]:  # first used by a link of the second pass before the first's
+            self.memo_at[pk] = 2 * at + 1
         return paired
 
     def direct_cable(
@@ -531,10 +552,12 @@ def run_physical(
     and panels, the direct links' cables (in link order), the panel links' cords and trunks (tier by tier), then
     the result (its BOM and fiber totals wait for roll_up())."""
     p = _Pass(spec, catalog, devices, links, lengths, places, racks)
-    _assign_media(p, progress)
-    # The panels are stacked before any cable is made: a rack whose panels do not fit raises PanelOverflow and
-    # engine.pipeline places the design again, so the cables of that pass would be thrown away.
+    _assign_panel_media(p)
+    # The panels are stacked before any cable is made, and before the media of the links cabled directly: a rack
+    # whose panels do not fit raises PanelOverflow and engine.pipeline places the design again, so that work
+    # would be thrown away.
     tiers = _panel_mode(p)
+    _assign_media(p, progress)
     _direct_cables(p)
     rack_index = {r.id: r.idx for r in racks}
     for tier, groups, plan, units in tiers:
@@ -545,30 +568,109 @@ def run_physical(
     return result, []
 
 
-def _assign_media(p: _Pass, progress: Any) -> None:
-    """One pass in link order: the medium of each link (one decision per distinct cage-pair kind). Links cabled
-    directly wait in `p.direct` (their cables are made by _direct_cables), links through patch panels in
-    `p.demands`."""
-    links, lengths, devices, places, policy = p.links, p.lengths, p.devices, p.places, p.policy
-    cage_run = _cage_runs(links, lengths, len(devices))
-    structured_tiers = {t: policy.tier(t).cabling == "panels" for t in {lk.tier for lk in links}}
-    hall_of = p.hall_of
-    policies = (policy, _inter_hall_policy(policy) if hall_of else policy)
+class _MediaTables(NamedTuple):
+    """What both passes of the media assignment look up per link (built once, by the first)."""
+
+    cage_run: list  # per device {cage: [far cage, longest run]} (_cage_runs)
+    structured_tiers: dict[str, bool]  # tier -> cabled through patch panels
+    policies: tuple  # (policy, policy between halls)
+    technology: dict[str, str]  # network -> technology
+    spine_group: dict  # (tier, lower, upper device) -> trunk diversity half
+    rack_of: list[int]  # per device its rack index, -1 unplaced
+    hall_dev: list[int]  # per device its hall, -1 unplaced (all 0 or -1 in one hall)
+    ends_at: dict[int, list]  # link speed -> per device its switch cage end at that speed
+
+
+def _media_tables(p: _Pass) -> _MediaTables:
+    links, policy, hall_of = p.links, p.policy, p.hall_of
+    rack_of = [-1 if pl is None else pl.rack for pl in p.places]
     technology_of = {"compute": p.spec.compute.technology, "storage": p.spec.storage.technology}
-    technology = {net: technology_of.get(net, "ethernet") for net in set(map(_LINK_NETWORK, links))}
-    appliance, dev_end, choice_memo, failures = p.appliance, p.dev_end, p.choice_memo, p.failures
-    media, choices, missing, demands = p.catalog.media, p.choices, p.missing, p.demands
-    spine_group = _spine_groups(links) if policy.trunk_diversity else {}
-    demand_id, direct = p.demand_id, p.direct
-    # Per device: its rack and hall (-1 unplaced); a switch's cage end per link speed in a list per speed (an
-    # index, where a (device, speed) key would build and hash a tuple per link end).
-    rack_of = [-1 if pl is None else pl.rack for pl in places]
-    hall_dev = [-1 if r < 0 or hall_of is None else hall_of[r] for r in rack_of]  # one hall: all 0 or -1
-    ends_at: dict[int, list] = {}
+    return _MediaTables(
+        cage_run=_cage_runs(links, p.lengths, len(p.devices)),
+        structured_tiers={t: policy.tier(t).cabling == "panels" for t in set(map(_LINK_TIER, links))},
+        policies=(policy, _inter_hall_policy(policy) if hall_of else policy),
+        technology={net: technology_of.get(net, "ethernet") for net in set(map(_LINK_NETWORK, links))},
+        spine_group=_spine_groups(links) if policy.trunk_diversity else {},
+        rack_of=rack_of,
+        hall_dev=[-1 if r < 0 or hall_of is None else hall_of[r] for r in rack_of],
+        ends_at={},
+    )
+
+
+def _no_progress(*_args: Any) -> None:
+    return None
+
+
+def _assign_panel_media(p: _Pass) -> None:
+    """The first pass of the media assignment: the links through patch panels only (those of panel-cabled tiers
+    and those between halls), so that run_physical can stack the panels (and a rack whose panels do not fit can
+    raise PanelOverflow) before the other links cost anything. _assign_media does the rest."""
+    p.media = t = _media_tables(p)
+    if any(t.structured_tiers.values()) or p.hall_of is not None:
+        _media_links(p, t, True, _no_progress)
+    # what the pass found missing waits for _assign_media, which merges it into link order
+    p.early = (p.failures, p.missing, p.direct, p.fail_at, p.missing_at)
+    p.failures, p.missing, p.direct, p.fail_at, p.missing_at = {}, Counter(), array("i"), {}, {}
+
+
+def _assign_media(p: _Pass, progress: Any) -> None:
+    """The medium of each link (one decision per distinct cage-pair kind), in link order; after
+    _assign_panel_media (run here first if it was not), whose links it passes over. Links cabled directly wait in
+    `p.direct` (their cables are made by _direct_cables), links through patch panels in `p.demands`.
+
+    Whatever is kept in order of first occurrence (the failures and missing counts per network and tier, the
+    distinct choices) comes out as one pass in link order would have made it."""
+    if p.media is None:
+        _assign_panel_media(p)
+    _media_links(p, p.media, False, progress)
+    p.media = None  # its cage runs (a table per device) are not needed past here: free them before the cables
+    failures, missing, early_direct, fail_at, missing_at = p.early
+    if early_direct:  # the first pass's links cabled directly (same rack, or copper) join in link order
+        p.direct = array("i", sorted((*early_direct, *p.direct), key=_direct_index))
+    if failures or missing:
+        p.failures = _in_first_order((failures, fail_at), (p.failures, p.fail_at), lambda x, _y: x)
+        p.missing = Counter(_in_first_order((missing, missing_at), (p.missing, p.missing_at), lambda x, y: x + y))
+    memo_at = p.memo_at
+    ordered = sorted(p.choice_memo.items(), key=lambda kv: memo_at[kv[0]])
+    p.choice_memo.clear()
+    p.choice_memo.update(ordered)
+
+
+def _direct_index(k: int) -> int:
+    """The link index of an entry of `_Pass.direct` (~i for a link between two quarter-rate cages)."""
+    return k if k >= 0 else ~k
+
+
+def _in_first_order(first: tuple[dict, dict], second: tuple[dict, dict], combine: Callable) -> dict:
+    """Two passes' {key: value} with {key: link index of its first occurrence}, as one pass in link order would
+    have made them: keys by first occurrence, the values of a key in both combined (earlier first)."""
+    (va, at_a), (vb, at_b) = first, second
+    at = {k: min(at_a.get(k, 1 << 62), at_b.get(k, 1 << 62)) for k in (*va, *vb)}
+    out: dict = {}
+    for k in sorted(at, key=at.__getitem__):
+        if k in va and k in vb:
+            out[k] = combine(va[k], vb[k]) if at_a[k] < at_b[k] else combine(vb[k], va[k])
+        else:
+            out[k] = va[k] if k in va else vb[k]
+    return out
+
+
+def _media_links(p: _Pass, t: _MediaTables, panels: bool, progress: Any) -> None:
+    """One pass in link order over the links through patch panels (`panels`) or the others."""
+    links, devices = p.links, p.devices
+    cage_run, structured_tiers, policies, technology = t.cage_run, t.structured_tiers, t.policies, t.technology
+    spine_group, rack_of, hall_dev, ends_at = t.spine_group, t.rack_of, t.hall_dev, t.ends_at
+    appliance, dev_end, choice_memo, choices, missing = p.appliance, p.dev_end, p.choice_memo, p.choices, p.missing
+    fail_at, missing_at, demands, demand_id, direct = p.fail_at, p.missing_at, p.demands, p.demand_id, p.direct
     inter_hall = 0
     n = len(links)
     for i, link in enumerate(links):
         _lid, network, _plane, tier, a, _a_port, a_cage, b, _b_port, b_cage, speed = link
+        ha, hb = hall_dev[a], hall_dev[b]
+        cross = ha != hb and ha >= 0 and hb >= 0
+        structured = structured_tiers[tier] or cross
+        if structured is not panels:
+            continue
         ends = ends_at.get(speed)
         if ends is None:
             ends = ends_at[speed] = [None] * len(devices)
@@ -581,13 +683,12 @@ def _assign_media(p: _Pass, progress: Any) -> None:
             eb = ends[b] = dev_end[(b, speed)] = p.cage_end(b, b_cage, speed)
         if not ea or not eb:
             p.no_cage_model(a if not ea else b, network, tier, speed)
+            fail_at.setdefault(f"{network}/{tier}", i)
+            missing_at.setdefault((network, tier), i)
             continue
         # every device a link ends on has its table (None only for devices without links)
-        far_a, run_a = cage_run[a][a_cage]  # type: ignore[index]
-        far_b, run_b = cage_run[b][b_cage]  # type: ignore[index]
-        ha, hb = hall_dev[a], hall_dev[b]
-        cross = ha != hb and ha >= 0 and hb >= 0
-        structured = structured_tiers[tier] or cross
+        far_a, run_a = cage_run[a][a_cage]
+        far_b, run_b = cage_run[b][b_cage]
         inter_hall += cross
         # The run rounded UP to a whole metre: every reach limit in the catalog is a whole number of metres,
         # so rounding up never changes which media fit, and one decision serves many lengths.
@@ -603,17 +704,20 @@ def _assign_media(p: _Pass, progress: Any) -> None:
         )
         memo = choice_memo.get(key)
         if memo is None:
-            memo = choice_memo[key] = _choose(key, ea, eb, policies[cross], media, failures, f"{network}/{tier}")
+            memo = p.choose(key, ea, eb, policies[cross], f"{network}/{tier}", i)
         choice, optical, _shared, split = memo
         if i % 50000 == 0:
             progress("physical", i, n)
         if choice is None:
             missing[(network, tier)] += 1
+            missing_at.setdefault((network, tier), i)
             continue
         quarter = ea.port_speed_gbps != speed
         if quarter and eb.port_speed_gbps != speed and not split:
-            choice = p.quarter_rate_pair(link, choice, optical)
+            choice = p.quarter_rate_pair(link, choice, optical, i)
             if choice is None:
+                fail_at.setdefault(f"{network}/{tier}", i)
+                missing_at.setdefault((network, tier), i)
                 continue
         choices[i] = choice
         if structured and optical:
@@ -625,7 +729,7 @@ def _assign_media(p: _Pass, progress: Any) -> None:
                 demands[(tier, network, ra, rb, cid, spine_group.get((tier, a, b), 0))].append(i)
                 continue
         direct.append(~i if quarter else i)
-    p.inter_hall = inter_hall
+    p.inter_hall += inter_hall
 
 
 def _direct_cables(p: _Pass) -> None:

@@ -172,9 +172,10 @@ def start_design(
     check_spec(spec, catalog, limits)
     tried = spec
     overflow: PanelOverflow | None = None
+    wiring = _wire(spec, catalog, progress)
     for _ in range(PANEL_RETRIES + 1):
         try:
-            draft = _start_design(tried, catalog, progress)
+            draft = _start_design(tried, catalog, progress, wiring)
         except PanelOverflow as exc:
             # without its traceback: its frames hold the abandoned pass (devices, links, the physical layer)
             overflow = exc.with_traceback(None)
@@ -240,16 +241,34 @@ class _Wiring:
     appliances: list[int] = field(default_factory=list)
     storage_plan: AccessPlan | None = None
     inband_plan: AccessPlan | None = None
+    wired: tuple[int, int, int] = (0, 0, 0)  # devices, links and warnings when the topology stage ended
 
 
-def _start_design(spec: DesignSpec, catalog: Catalog, progress: ProgressFn) -> DesignDraft:
-    """The stages of a draft, in order: topology, placement, run lengths, physical layer."""
+def _wire(spec: DesignSpec, catalog: Catalog, progress: ProgressFn) -> _Wiring:
+    """The topology stage: every network's devices and links. Nothing in it reads `spec.layout`, so the wiring
+    of a spec serves every retry of start_design (each at another layout.network_rack_devices)."""
     _stage(progress, "topology")
     w = _wire_compute(spec, catalog)
     if spec.storage.enabled:
         _wire_storage(spec, catalog, w)
     if spec.inband.enabled:
         _wire_inband(spec, catalog, w)
+    w.wired = (len(w.b.devices), len(w.b.links), len(w.warnings))
+    return w
+
+
+def _rewind(w: _Wiring) -> _Wiring:
+    """`w` as the topology stage left it: the OOB network (wired after placement) and the warnings of a former
+    pass dropped. Placement and the later stages only append to the builder (devices and links are frozen)."""
+    n_devices, n_links, n_warnings = w.wired
+    del w.b.devices[n_devices:], w.b.links[n_links:], w.warnings[n_warnings:]
+    return w
+
+
+def _start_design(spec: DesignSpec, catalog: Catalog, progress: ProgressFn, wiring: _Wiring) -> DesignDraft:
+    """The stages of a draft, in order: topology (done once by _wire: `wiring`), placement, run lengths,
+    physical layer."""
+    w = _rewind(wiring)
 
     _stage(progress, "placement")
     racks, places, budgets = _place(spec, catalog, w)

@@ -14,6 +14,7 @@ from math import ceil
 
 from ..catalog import Catalog, ServerModel, SwitchModel
 from ..errors import EngineInvariantError, SpecError
+from ..model import Link
 from ..spec import ComputeFabricSpec, DesignSpec
 from . import sizing
 from .builder import Builder, switch_port_names
@@ -223,7 +224,7 @@ def plane_label(plane: int, planes: int) -> str:
     return f"-{'AB'[plane]}" if planes > 1 else ""
 
 
-def build_compute(  # noqa: C901
+def build_compute(
     plan: ComputePlan, server_idx: list[int], server: ServerModel, b: Builder, ufm_idx: list[int] | None = None
 ) -> dict:
     """Wire the compute fabric into `b`. Returns device index lists per role (leaf/spine/core per plane)."""
@@ -267,22 +268,8 @@ def build_compute(  # noqa: C901
         out["leaf"].append([x for row in leaves for x in row])
 
         # node-leaf: server slot n of SU s, j-th port of rail r -> leaf (s, r) port n*k + j
-        for n, dev in enumerate(server_idx):
-            s, slot = divmod(n, su)
-            for (r, j), port in rail_slot.items():
-                lp = slot * k + j
-                b.link(
-                    "compute",
-                    plane,
-                    "node-leaf",
-                    dev,
-                    port.name + sub,
-                    port.cage,
-                    leaves[s][r],
-                    leaf_ports[lp],
-                    leaf_cages[lp],
-                    speed,
-                )
+        server_ports = [(r, j, port.name + sub, port.cage) for (r, j), port in rail_slot.items()]
+        _node_leaf(b.links, plane, speed, server_idx, su, k, server_ports, leaves, leaf_ports, leaf_cages)
         # Fabric managers sit on the reserved (last) slots of the last SU, slot-major then rail.
         if ufm_idx:
             first_reserved = plan.n_su * su - plan.reserved_slots
@@ -325,22 +312,15 @@ def build_compute(  # noqa: C901
                 for leaf in leaves[s]
             ]
             for i, leaf in enumerate(pod_leaves):
-                for j, spine in enumerate(spines):
-                    for t in range(m1):
-                        lp = plan.leaf_down + j * m1 + t
-                        sp = i * m1 + t
-                        b.link(
-                            "compute",
-                            plane,
-                            "leaf-spine",
-                            leaf,
-                            leaf_ports[lp],
-                            leaf_cages[lp],
-                            spine,
-                            spine_ports[sp],
-                            spine_cages[sp],
-                            speed,
-                        )
+                _uplinks(
+                    b.links,
+                    plane,
+                    "leaf-spine",
+                    speed,
+                    (leaf, leaf_ports, leaf_cages, plan.leaf_down, m1 * i),
+                    (spines, spine_ports, spine_cages),
+                    m1,
+                )
         out["spine"].append([x for row in spines_by_pod for x in row])
 
         if plan.tiers == 3:
@@ -364,22 +344,91 @@ def build_compute(  # noqa: C901
             out["core"].append([x for row in cores for x in row])
             for pod, spines in enumerate(spines_by_pod):
                 for j, spine in enumerate(spines):
-                    for c, core in enumerate(cores[j]):
-                        for t in range(m2):
-                            sp = plan.spine_down + c * m2 + t
-                            cp = pod * m2 + t
-                            b.link(
-                                "compute",
-                                plane,
-                                "spine-core",
-                                spine,
-                                spine_ports[sp],
-                                spine_cages[sp],
-                                core,
-                                core_ports[cp],
-                                core_cages[cp],
-                                speed,
-                            )
+                    _uplinks(
+                        b.links,
+                        plane,
+                        "spine-core",
+                        speed,
+                        (spine, spine_ports, spine_cages, plan.spine_down, pod * m2),
+                        (cores[j], core_ports, core_cages),
+                        m2,
+                    )
         else:
             out["core"].append([])
     return out
+
+
+# The link records are made as Builder.link makes them (ids follow the list), without a method call per link.
+
+
+def _node_leaf(
+    links: list[Link],
+    plane: int,
+    speed: int,
+    server_idx: list[int],
+    su: int,
+    k: int,
+    server_ports: list[tuple[int, int, str, str]],
+    leaves: list[list[int]],
+    leaf_ports: tuple[str, ...],
+    leaf_cages: tuple[str, ...],
+) -> None:
+    """node-leaf links: server slot n of SU s, its j-th port of rail r -> leaf (s, r) port n*k + j;
+    `server_ports`: (rail, j, port name, cage) per compute port of a server."""
+    append, lid, new = links.append, len(links), tuple.__new__
+    for n, dev in enumerate(server_idx):
+        s, slot = divmod(n, su)
+        su_leaves = leaves[s]
+        for r, j, port_name, port_cage in server_ports:
+            lp = slot * k + j
+            lid += 1
+            append(
+                new(
+                    Link,
+                    (
+                        lid,
+                        "compute",
+                        plane,
+                        "node-leaf",
+                        dev,
+                        port_name,
+                        port_cage,
+                        su_leaves[r],
+                        leaf_ports[lp],
+                        leaf_cages[lp],
+                        speed,
+                    ),
+                )
+            )
+
+
+def _uplinks(links: list[Link], plane: int, tier: str, speed: int, lower: tuple, uppers: tuple, m: int) -> None:
+    """One lower switch's uplinks, `m` contiguous ports to each upper switch in turn: `lower` is (device, port
+    names, cage names, first uplink port, first port it takes on each upper switch), `uppers` (devices, port
+    names, cage names)."""
+    dev, ports, cages, first_up, first_down = lower
+    upper_devs, upper_ports, upper_cages = uppers
+    append, lid, new = links.append, len(links), tuple.__new__
+    for j, upper in enumerate(upper_devs):
+        for t in range(m):
+            lp = first_up + j * m + t
+            up = first_down + t
+            lid += 1
+            append(
+                new(
+                    Link,
+                    (
+                        lid,
+                        "compute",
+                        plane,
+                        tier,
+                        dev,
+                        ports[lp],
+                        cages[lp],
+                        upper,
+                        upper_ports[up],
+                        upper_cages[up],
+                        speed,
+                    ),
+                )
+            )
