@@ -34,6 +34,9 @@ class DesignView:
         self.rack_site = [r.id.split(".", 1)[0] for r in racks]
         self.rack_grid = [r.id.split(".", 1)[-1] for r in racks]
         self.rack_by_id = {r.id: r.idx for r in racks}
+        # 0-based data hall of each rack (docs/site-model.md); a one-hall design has only hall 0
+        self.rack_hall = [r.hall for r in racks]
+        self.halls = max(self.rack_hall, default=0) + 1
         devs, places = result.devices, result.places
         self.devices = devs
         self.dev_rack = [p.rack if p is not None else -1 for p in places]
