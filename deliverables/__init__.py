@@ -30,6 +30,7 @@ from .netbox import (
     IMPORT_ORDER as NETBOX_IMPORT_ORDER,
 )
 from .netbox import (
+    has_halls,
     has_panels,
     iter_netbox_cables,
     iter_netbox_device_roles,
@@ -37,6 +38,7 @@ from .netbox import (
     iter_netbox_devices,
     iter_netbox_front_ports,
     iter_netbox_interfaces,
+    iter_netbox_locations,
     iter_netbox_manufacturers,
     iter_netbox_racks,
     iter_netbox_rear_ports,
@@ -95,6 +97,7 @@ __all__ = [
     "iter_netbox_racks",
     "iter_netbox_rear_ports",
     "iter_netbox_sites",
+    "iter_netbox_locations",
     "NETBOX_IMPORT_ORDER",
     "iter_results_csv",
     "iter_test_rows",
@@ -165,6 +168,8 @@ def write_deliverables(
         ):
             continue
         if d.folder_needs_panels and not has_panels(revision.view):
+            continue
+        if d.folder_needs_halls and not has_halls(revision.view):
             continue
         path = out / name
         path.parent.mkdir(parents=True, exist_ok=True)

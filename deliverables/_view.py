@@ -12,6 +12,7 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any
 
 from engine.cable_schedule import SCHEDULE_COLUMNS, CableSchedule
+from engine.columns import HALL_COLUMNS
 from engine.result import DesignResult
 
 # cables.csv of the deliverables (cable-schedule.csv): the engine's cable columns, then the installer's.
@@ -34,6 +35,9 @@ class DesignView:
         self.rack_site = [r.id.split(".", 1)[0] for r in racks]
         self.rack_grid = [r.id.split(".", 1)[-1] for r in racks]
         self.rack_by_id = {r.id: r.idx for r in racks}
+        # 0-based data hall of each rack (docs/site-model.md); a one-hall design has only hall 0
+        self.rack_hall = [r.hall for r in racks]
+        self.halls = max(self.rack_hall, default=0) + 1
         devs, places = result.devices, result.places
         self.devices = devs
         self.dev_rack = [p.rack if p is not None else -1 for p in places]
@@ -50,6 +54,24 @@ class DesignView:
     def cable_csv_lines(self, indexes: Sequence[int] | None = None, *, raw: bool = False) -> Iterator[str]:
         """The same rows as CSV lines (no header), as csv.writer writes them."""
         return self.schedule.schedule_csv_lines(indexes, raw=raw)
+
+    @property
+    def cable_csv_columns(self) -> tuple[str, ...]:
+        """cables.csv's columns for this design: CABLE_CSV_COLUMNS, and the hall of each end over several halls."""
+        return CABLE_CSV_COLUMNS + HALL_COLUMNS if self.halls > 1 else CABLE_CSV_COLUMNS
+
+    def cable_halls(self, indexes: Sequence[int] | None = None) -> Iterator[tuple[int | str, int | str]]:
+        """The 1-based hall of each end of every cable ("" for an unplaced device), in the order of
+        cable_rows(indexes)."""
+        src = self.ph.cable_rows
+        hall, dev_rack = self.rack_hall, self.dev_rack
+
+        def of(e: tuple) -> int | str:
+            ri = e[1] if e[0] == "panel" else dev_rack[e[0]]
+            return hall[ri] + 1 if ri >= 0 else ""
+
+        for row in src if indexes is None else (src[i] for i in indexes):
+            yield of(row[4]), of(row[5])
 
     def panel_port_label(self, ri: int, u: int, port: Any) -> str:
         return self.schedule.panel_port_label(ri, u, port)
@@ -168,7 +190,8 @@ class DesignView:
         if ri < 0:
             return "Devices without a rack"
         r = self.racks[ri]
-        return f"Row {r.row_name} \u00b7 Rack {r.id} ({r.kind})"
+        hall = f"Hall {r.hall + 1} \u00b7 " if self.halls > 1 else ""  # a one-hall design's documents as before
+        return f"{hall}Row {r.row_name} \u00b7 Rack {r.id} ({r.kind})"
 
 
 class RevisionView:

@@ -12,7 +12,7 @@ from engine.result import DesignResult
 
 from ._csv import csv_lines
 from ._pdf import SANS, Column, DocInfo, FlowDoc, Graphic, Heading, Lines, PageBreak, Table, page_size
-from ._view import CABLE_CSV_COLUMNS, CI, DesignView
+from ._view import CI, DesignView
 from .diagrams import elevation_racks, elevations, fabric_diagram, rack_summary_lines, su_detail
 from .options import ExportOptions
 
@@ -24,15 +24,16 @@ def _view(result: DesignResult | DesignView) -> DesignView:
 def iter_cable_rows(
     result: DesignResult | DesignView, *, row: str | None = None, rack: str | None = None
 ) -> Iterator[tuple]:
-    """cables.csv rows as tuples (CABLE_CSV_COLUMNS); with row/rack, only cables with an end there
-    (cable-id order)."""
+    """cables.csv rows as tuples (DesignView.cable_csv_columns: CABLE_CSV_COLUMNS, and the hall of each end over
+    several halls); with row/rack, only cables with an end there (cable-id order)."""
     v = _view(result)
     sel = v.scope(row, rack)
-    if sel is None:
-        yield from v.cable_rows()
+    indexes = None if sel is None else sorted(v.install_order(sel)[0])
+    rows = v.cable_rows(indexes)
+    if v.halls > 1:
+        yield from map(tuple.__add__, rows, v.cable_halls(indexes))
         return
-    order, _ = v.install_order(sel)
-    yield from v.cable_rows(sorted(order))
+    yield from rows
 
 
 def iter_cables_csv(
@@ -42,11 +43,16 @@ def iter_cables_csv(
     neutralized unless `raw` (engine/csvcells.py)."""
     v = _view(result)
     sel = v.scope(row, rack)
+    columns = v.cable_csv_columns
     if sel is None:
-        yield from csv_lines(CABLE_CSV_COLUMNS, ())
+        yield from csv_lines(columns, ())
+        if v.halls > 1:  # the hall cells are numbers: never quoted, never neutralized
+            for line, (ha, hb) in zip(v.cable_csv_lines(raw=raw), v.cable_halls()):
+                yield f"{line[:-1]},{ha},{hb}\n"
+            return
         yield from v.cable_csv_lines(raw=raw)
         return
-    yield from csv_lines(CABLE_CSV_COLUMNS, iter_cable_rows(v, row=row, rack=rack), raw=raw)
+    yield from csv_lines(columns, iter_cable_rows(v, row=row, rack=rack), raw=raw)
 
 
 def write_cables_csv(
@@ -143,6 +149,21 @@ def _plan_cells(v: DesignView, rows: Iterable[tuple]) -> Iterator[tuple[str, ...
         yield (*map(str, before(r)), *cable_route(v, r), *map(str, after(r)))
 
 
+def _hall_lines(v: DesignView) -> list[str]:
+    """The overview's word on halls, for a design over several (none for one hall: its plan reads as before)."""
+    if v.halls < 2:
+        return []
+    per_hall = Counter(v.rack_hall)
+    site = getattr(v.ph, "site", None) or {}
+    return [
+        f"Halls: {v.halls} ({', '.join(f'Hall {h + 1}: {per_hall[h]:,} racks' for h in sorted(per_hall))}); the main "
+        f"distribution area (MDA, the core/services rows) is in Hall 1. Links between halls: "
+        f"{site.get('inter_hall_links', 0):,}, over {site.get('inter_hall_trunks', 0):,} single-mode trunks from panel "
+        "to panel along the pathways (docs/site-model.md). Each rack section names its hall; cables.csv adds a_hall "
+        "and b_hall.",
+    ]
+
+
 def render_cabling_plan_pdf(
     result: DesignResult | DesignView,
     fh: IO[bytes],
@@ -180,6 +201,7 @@ def render_cabling_plan_pdf(
                 "device (PP-... = patch panel). Lengths are ordered lengths in metres. Labels: each end's label names its "
                 "own end first.",
                 "cables.csv holds the same rows with every column (room and row per end, links carried).",
+                *_hall_lines(v),
             ],
             font=SANS,
             size=8,
@@ -213,6 +235,8 @@ def render_cabling_plan_pdf(
     for k, (ri, n) in enumerate(sections):
         title = v.rack_title(ri)
         sect = f"Row {racks[ri].row_name} \u00b7 Rack {racks[ri].id}" if ri >= 0 else "Unplaced devices"
+        if ri >= 0 and v.halls > 1:
+            sect = f"Hall {racks[ri].hall + 1} \u00b7 {sect}"
         # a rack starts a new page unless the page before is less than half full (its last rows)
         doc.add(PageBreak(section=sect, min_free=0.5 if k else 0.0))
         doc.add(Table(cols, n, rows_iter, title=f"{title}: {n:,} cable(s)", lines_per_row=2, leading=8.2))

@@ -4,9 +4,15 @@ Written for the NetBox release series of the design's ``exports.netbox_version``
 import fields of each series, read from NetBox's own import forms, are in data/netbox_import_fields.json
 (scripts/netbox_import_fields.py). Import order (IMPORT_ORDER, docs/deliverables.md):
 
-  sites.csv, manufacturers.csv, device-roles.csv, racks.csv, device-types.yaml (NetBox's device-type
-  import format, with heights and interface templates), devices.csv, rear-ports.csv, front-ports.csv,
-  cables.csv.
+  sites.csv, locations.csv, manufacturers.csv, device-roles.csv, racks.csv, device-types.yaml (NetBox's
+  device-type import format, with heights and interface templates), devices.csv, rear-ports.csv,
+  front-ports.csv, cables.csv.
+
+* Halls (docs/site-model.md): a design over several halls has a location per hall ("Hall 1", ...) and the
+  main distribution area ("MDA", inside Hall 1: the core/services rows, where the inter-hall trunks land),
+  and racks.csv gains a `location` column putting every rack in its own; devices take their rack's location
+  (NetBox's Device.save). A one-hall design has no locations.csv and racks.csv keeps its columns, so its
+  files are what they were.
 
 * Interfaces come from the device types' templates (every port the design uses on that model), so
   interfaces.csv is not in the order: it is for a NetBox whose device types already exist without them.
@@ -45,6 +51,7 @@ DEFAULT_VERSION = "4.6"  # engine.spec.NETBOX_DEFAULT_VERSION (the renderers imp
 # The order an empty NetBox takes the files in (each file refers only to objects of the files before it).
 IMPORT_ORDER = (
     "sites.csv",
+    "locations.csv",  # only for a design over several halls
     "manufacturers.csv",
     "device-roles.csv",
     "racks.csv",
@@ -56,9 +63,13 @@ IMPORT_ORDER = (
 )
 
 SITE_COLUMNS = ("name", "slug", "status", "description")
+LOCATION_COLUMNS = ("site", "parent", "name", "slug", "status", "description")
 MANUFACTURER_COLUMNS = ("name", "slug")
 ROLE_COLUMNS = ("name", "slug", "color", "description")
 RACK_COLUMNS = ("site", "name", "status", "width", "u_height", "description")
+RACK_COLUMNS_HALLS = ("site", "location", "name", "status", "width", "u_height", "description")
+MDA_LOCATION = "MDA"
+MDA_RACK_KINDS = ("core", "services")  # the rows engine/placement.py stacks at the front of hall 1
 NETBOX_DEVICE_COLUMNS = (
     "name",
     "role",
@@ -198,6 +209,43 @@ def iter_netbox_sites(result: DesignResult | DesignView) -> Iterator[str]:
     yield from csv_lines(SITE_COLUMNS, ((s, _slug(s), "planned", f"{v.result.spec.name}") for s in sites))
 
 
+def has_halls(result: DesignResult | DesignView) -> bool:
+    """More than one data hall: the NetBox files then carry a location per hall."""
+    return _view(result).halls > 1
+
+
+def _hall_name(hall: int) -> str:
+    return f"Hall {hall + 1}"  # 0-based in the engine, numbered from 1 on the floor (docs/site-model.md)
+
+
+def rack_location(v: DesignView, ri: int) -> str:
+    """The NetBox location of a rack in a design over several halls: its hall, or the MDA inside hall 1."""
+    if v.rack_hall[ri] == 0 and v.racks[ri].kind in MDA_RACK_KINDS:
+        return MDA_LOCATION
+    return _hall_name(v.rack_hall[ri])
+
+
+def iter_netbox_locations(result: DesignResult | DesignView) -> Iterator[str]:
+    """One location per hall of every site, and the MDA inside Hall 1 (a child location: NetBox nests them);
+    header only for a one-hall design (the CLI does not write it then)."""
+    v = _view(result)
+
+    def rows() -> Iterator[tuple]:
+        if v.halls < 2:
+            return
+        name = v.result.spec.name
+        seen: dict = {}
+        for ri in v.rack_order:
+            seen.setdefault((v.rack_site[ri], v.rack_hall[ri]), set()).add(rack_location(v, ri))
+        for (site, hall), names in sorted(seen.items()):
+            hall_name = _hall_name(hall)
+            yield (site, "", hall_name, _slug(hall_name), "planned", f"{name}: data hall {hall + 1}")
+            if MDA_LOCATION in names:
+                yield (site, hall_name, MDA_LOCATION, _slug(MDA_LOCATION), "planned", f"{name}: main distribution area")
+
+    yield from csv_lines(LOCATION_COLUMNS, rows())
+
+
 def iter_netbox_manufacturers(result: DesignResult | DesignView) -> Iterator[str]:
     v = _view(result)
     names = sorted({m for m, _ in _device_types(v).values()})
@@ -217,16 +265,19 @@ def iter_netbox_device_roles(result: DesignResult | DesignView) -> Iterator[str]
 
 
 def iter_netbox_racks(result: DesignResult | DesignView) -> Iterator[str]:
-    """Every rack, 19-inch, as tall as layout.rack_units (the units the design places devices in)."""
+    """Every rack, 19-inch, as tall as layout.rack_units (the units the design places devices in); over several
+    halls, in its hall's location (or the MDA's)."""
     v = _view(result)
     height = v.result.spec.layout.rack_units
+    halls = v.halls > 1
 
     def rows() -> Iterator[tuple]:
         for ri in v.rack_order:
             r = v.racks[ri]
-            yield (v.rack_site[ri], r.id, "planned", 19, height, f"{r.kind} rack, row {r.row_name}")
+            where = (rack_location(v, ri),) if halls else ()
+            yield (v.rack_site[ri], *where, r.id, "planned", 19, height, f"{r.kind} rack, row {r.row_name}")
 
-    yield from csv_lines(RACK_COLUMNS, rows())
+    yield from csv_lines(RACK_COLUMNS_HALLS if halls else RACK_COLUMNS, rows())
 
 
 def _port_types(v: DesignView, version: str) -> dict:

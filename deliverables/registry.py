@@ -28,6 +28,7 @@ from .netbox import (
     iter_netbox_devices,
     iter_netbox_front_ports,
     iter_netbox_interfaces,
+    iter_netbox_locations,
     iter_netbox_manufacturers,
     iter_netbox_racks,
     iter_netbox_rear_ports,
@@ -84,6 +85,7 @@ class Deliverable:
     path: str = ""  # where the CLI `plan` writes it in its output folder (and names it in --deliverables); kind
     needs: str = ""  # "infiniband" | "workloads": a design without them has no such file
     folder_needs_panels: bool = False  # the CLI writes it only for a design with patch panels (header only else)
+    folder_needs_halls: bool = False  # the CLI writes it only for a design over several halls (header only else)
 
     @property
     def file(self) -> str:
@@ -198,6 +200,14 @@ DELIVERABLES: dict[str, Deliverable] = {
             lambda r, _o: iter_netbox_sites(r.view),
             description="NetBox import 1: sites.",
             path="netbox/sites.csv",
+        ),
+        text(
+            "netbox-locations.csv",
+            _CSV,
+            lambda r, _o: iter_netbox_locations(r.view),
+            description="NetBox import 1b: a location per data hall and the MDA (header only in one hall).",
+            path="netbox/locations.csv",
+            folder_needs_halls=True,
         ),
         text(
             "netbox-manufacturers.csv",

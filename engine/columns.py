@@ -45,6 +45,11 @@ _CABLE = (
     ("links", "links"),
 )
 
+# The data hall of each end (1-based, docs/site-model.md): a design over several halls adds these after the cable
+# schedule's columns (deliverables cables.csv / cable-schedule.csv, deliverables/cabling.py); a one-hall design's
+# files keep their columns. Not stored with the revision's rows (the rack ids and the summary's `site` say it).
+HALL_COLUMNS = ("a_hall", "b_hall")
+
 # Which link a row is, as every table that shows less than the whole row names it first (stored names; the loss
 # budget, the worst links and the revision comparison add their own figures after it).
 LINK_IDENTITY = ("link_id", "network", "tier", "a_device", "a_port", "b_device", "b_port")

@@ -1037,7 +1037,40 @@ def _roll_up(
     fails = result.loss_counts["fail"]
     if fails:
         warnings.append(f"{fails} optical link(s) fail their loss budget or component checks")
+        mated = _mated_pair_warning(links, result.budgets, places, racks)
+        if mated:
+            warnings.append(mated)
     return warnings
+
+
+def _mated_pair_warning(links: Any, budgets: list[Any], places: Any, racks: Any, named: int = 8) -> str | None:
+    """The links whose channel has more mated pairs than the transceiver vendor assumes, named: duplex-LC optics
+    (FR4/LR4) between halls reach their panels' trunk through MPO-LC cassettes, 6 mated pairs against NVIDIA's 4
+    [S9], and the catalog has no LC adapter panel with a public part number and loss figure to cable them
+    otherwise (docs/data-gaps.md "Site and campus"). Runs only when some link fails its checks."""
+    flagged = {
+        id(b)
+        for b in {id(b): b for b in budgets if b is not None and b.component_issues}.values()
+        if any(c.rule == "mated-pairs" for c in b.component_issues)
+    }
+    if not flagged:
+        return None
+    hit = [i for i, b in enumerate(budgets) if id(b) in flagged]
+    hall = [r.hall for r in racks]
+
+    def between(i: int) -> bool:
+        pa, pb = places[links[i].a], places[links[i].b]
+        return pa is not None and pb is not None and hall[pa.rack] != hall[pb.rack]
+
+    cross = sum(map(between, hit))
+    ids = ", ".join(f"L{links[i].id:06d}" for i in hit[:named])
+    more = f" and {len(hit) - named:,} more" if len(hit) > named else ""
+    return (
+        f"{len(hit):,} link(s) ({cross:,} between halls) have more mated pairs than NVIDIA's 4 [S9]: duplex-LC "
+        f"optics through MPO-LC cassettes at both panels make 6, and the catalog has no LC adapter panel with a "
+        f"public part and loss figure (docs/data-gaps.md): {ids}{more} (status fail in links.csv and "
+        f"loss-budget.csv)"
+    )
 
 
 def _worst_links(links: Any, budgets: list[Any], k: int) -> list[tuple[float, int]]:

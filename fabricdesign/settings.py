@@ -338,6 +338,15 @@ JOB_QUEUED_RESEND_S = env_int("JOB_QUEUED_RESEND_S", 600)
 # for a slow machine and stop only a runaway. The compute job's memory holds the largest design DESIGN_MAX_LINKS
 # admits: 6,702 MB measured for 1,048,576 GPUs (2,462,944 links over 29 halls), 5,055 MB for 524,288 over 16:
 # 2.7-3.2 KB per link, 6.8-8 GB at DESIGN_MAX_LINKS.
+# The export job decodes the revision's snapshot and renders one file (bench/bench_export_memory.py, 4 Dec 2026):
+# for 524,288 GPUs (1,577,792 links over 16 halls) the decoded result holds about 2,360 MB (1.5 KB per link), the
+# cabling plan peaks at 3,178 MB (2.1 KB per link; cables.csv 2,535 MB, nothing over the decoded result), so
+# 5.0 GB at DESIGN_MAX_LINKS, 5.2 GB with Django: 8,192 MB leaves 1.5x. The whole-design labels.pdf grows about
+# 3.6 KB per cable over the decoded result (ReportLab keeps the document until it is written: +61 MB for 16,832
+# cables), about 6.9 KB per link over several halls: it fits 8,192 MB up to about 1.2M links; larger designs
+# take their labels per row or rack (the scoped download). The as-built job decodes the same snapshot and
+# matches (1.17 GB measured at 397,184 links with a recompute: 2.9 KB per link, 7.3 GB at the limit); an
+# alternatives study computes candidates of the design's size, as a compute job does: both take 8,192 MB too.
 JOB_LIMITS = {
     kind: {
         "soft_time_limit_s": env_int(f"JOB_{kind.upper()}_SOFT_TIME_LIMIT_S", soft),
@@ -346,9 +355,9 @@ JOB_LIMITS = {
     }
     for kind, soft, memory in (
         ("compute", 300, 8192),
-        ("export", 600, 2048),
-        ("asbuilt", 300, 2048),
-        ("alternatives", 600, 2048),
+        ("export", 600, 8192),
+        ("asbuilt", 300, 8192),
+        ("alternatives", 600, 8192),
     )
 }
 for _kind, _limits in JOB_LIMITS.items():

@@ -22,6 +22,7 @@ import sys
 # export file -> NetBox import form (dcim.forms)
 FILES = {
     "sites.csv": "SiteImportForm",
+    "locations.csv": "LocationImportForm",
     "manufacturers.csv": "ManufacturerImportForm",
     "device-roles.csv": "DeviceRoleImportForm",
     "racks.csv": "RackImportForm",

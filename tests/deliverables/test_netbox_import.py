@@ -84,7 +84,26 @@ def netbox_set(result, version, tmp_path_factory) -> NetBoxSet:
     return _SETS[key]
 
 
-@pytest.fixture(params=["direct_h100", "panels_h100"])
+@pytest.fixture(scope="module")
+def two_halls():
+    """tests/engine/test_site_halls.py's design (bench/physical_digest.py TWO_HALLS): pod 2 opens hall 2, its
+    spine-core links run through panels and single-mode trunks to the MDA in hall 1."""
+    from engine.pipeline import compute_design
+    from engine.spec import parse_spec
+
+    return compute_design(
+        parse_spec(
+            {
+                "name": "two halls",
+                "servers": {"model": "dgx-h100", "count": 256},
+                "compute_fabric": {"technology": "infiniband", "switch": "qm9700", "scalable_unit": 32, "tiers": 3},
+                "site": {"max_racks_per_hall": 50},
+            }
+        )
+    )
+
+
+@pytest.fixture(params=["direct_h100", "panels_h100", "two_halls"])
 def design_name(request):
     return request.param
 
@@ -137,10 +156,12 @@ def test_the_export_holds_the_whole_import_order(files):
     present = set(nb.csv) | {"device-types.yaml"}
     ports = {"rear-ports.csv", "front-ports.csv"}
     has_panels = any(r[1] == "trunk" for r in result.physical.cable_rows)
-    assert set(NETBOX_IMPORT_ORDER) - (set() if has_panels else ports) <= present
-    assert has_panels or not ports & present
+    has_halls = len({r.hall for r in result.racks}) > 1
+    optional = (set() if has_panels else ports) | (set() if has_halls else {"locations.csv"})
+    assert set(NETBOX_IMPORT_ORDER) - optional <= present
+    assert not optional & present
     for name in NETBOX_IMPORT_ORDER:
-        if name.endswith(".csv") and name not in ("rear-ports.csv", "front-ports.csv"):
+        if name.endswith(".csv") and name not in optional:
             assert nb.csv[name], f"{name} has no rows"
 
 
@@ -179,10 +200,16 @@ def test_device_types_are_in_netbox_device_type_import_format(files):
 def test_every_reference_resolves_in_import_order(files):
     _result, _version, nb = files
     sites = {r["name"] for r in nb.csv["sites.csv"]}
+    locations: dict = {}  # (site, name) -> parent; NetBox looks a location up by name within its site
+    for r in nb.csv.get("locations.csv", ()):
+        assert r["site"] in sites and (r["site"], r["name"]) not in locations, r
+        assert not r["parent"] or (r["site"], r["parent"]) in locations, r  # a parent comes before its children
+        locations[(r["site"], r["name"])] = r["parent"]
     makers = {r["name"] for r in nb.csv["manufacturers.csv"]}
     roles = {r["name"] for r in nb.csv["device-roles.csv"]}
     racks = {r["name"]: r for r in nb.csv["racks.csv"]}
     assert all(r["site"] in sites for r in racks.values())
+    assert all((r["site"], r["location"]) in locations for r in racks.values() if r.get("location"))
     types = {}
     for t in nb.types:
         assert t["manufacturer"] in makers
@@ -307,6 +334,37 @@ def test_a_cable_with_several_links_is_one_netbox_cable_per_link(files):
         want = len({(panel_at[lid]["a"], panel_at[lid]["b"]) for lid in lids}) if kind == "trunk" else len(lids)
         assert rows[f"C{cid:06d}"] == want, cid
     assert set(rows) == {f"C{r[0]:06d}" for r in result.physical.cable_rows}
+
+
+def test_a_design_over_two_halls_has_a_location_per_hall_and_the_mda_with_every_rack_in_its_own(
+    two_halls, tmp_path_factory
+):
+    for version in SERIES:
+        nb = netbox_set(two_halls, version, tmp_path_factory)
+        locations = {(r["name"], r["parent"]) for r in nb.csv["locations.csv"]}
+        assert locations == {("Hall 1", ""), ("Hall 2", ""), ("MDA", "Hall 1")}, version
+        rack_location = {r["name"]: r["location"] for r in nb.csv["racks.csv"]}
+        for rack in two_halls.racks:
+            want = "MDA" if rack.kind == "core" else f"Hall {rack.hall + 1}"
+            assert rack_location[rack.id] == want, (version, rack.id)
+        # the inter-hall trunks land on panels in both halls' racks
+        hall_of = {r.id: r.hall for r in two_halls.racks}
+        panel_rack = {d["name"]: d["rack"] for d in nb.csv["devices.csv"] if d["role"] == "patch-panel"}
+        halls_of_trunk = [
+            {hall_of[panel_rack[c["side_a_device"]]], hall_of[panel_rack[c["side_b_device"]]]}
+            for c in nb.csv["cables.csv"]
+            if c["side_a_type"] == "dcim.rearport"
+        ]
+        assert {0, 1} in halls_of_trunk
+
+
+def test_a_one_hall_design_has_no_locations_and_its_racks_keep_their_columns(panels_h100, tmp_path_factory):
+    from deliverables.netbox import RACK_COLUMNS
+
+    for version in SERIES:
+        nb = netbox_set(panels_h100, version, tmp_path_factory)
+        assert "locations.csv" not in nb.csv
+        assert tuple(nb.header("racks.csv")) == RACK_COLUMNS
 
 
 def test_the_direct_h100_preset_has_twin_port_cables_and_the_panel_design_trunks(direct_h100, panels_h100):

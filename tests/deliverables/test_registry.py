@@ -56,6 +56,7 @@ def test_the_cli_folder_holds_the_registry_files_the_design_has(out, design):
         if (d.needs == "workloads" and not design.summary.get("workloads"))
         or (d.needs == "infiniband" and not renderers.ib_networks(design.spec))
         or (d.folder_needs_panels and not renderers.has_panels(design))
+        or (d.folder_needs_halls and not renderers.has_halls(design))
     }
     assert names == set(FOLDER_FILES) - skipped
     assert "cables.csv" in names and "bom.pdf" in names

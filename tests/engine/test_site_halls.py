@@ -132,8 +132,9 @@ def test_the_bom_lists_the_trunks_between_halls_and_their_panels(two_halls):
 def test_a_pathway_past_500_m_gets_2_km_fr4_optics_whose_cassette_channel_breaks_nvidia_s_4_mated_pairs():
     """Past DR4's 500 m the links get twin-port 2 x FR4 (2 km, duplex LC) over MPO-LC cassettes at both panels:
     the loss fits FR4's 4.0 dB, but the channel has 6 mated pairs (module, cassette LC + MPO at each end, module)
-    where NVIDIA assumes at most 4, so the link fails its component check (docs/data-gaps.md: no LC adapter panel
-    or LC trunk in the catalog)."""
+    where NVIDIA assumes at most 4, so the link fails its component check. The references name no LC adapter panel
+    with a public part number and loss figure (docs/data-gaps.md "Site and campus"), so none is invented: the
+    design says so plainly, in a warning naming the links."""
     r = compute_design(_spec({"max_racks_per_hall": 50, "pathway_m": 1500}))
     ph = r.physical
     cross = _cross(r)
@@ -145,6 +146,17 @@ def test_a_pathway_past_500_m_gets_2_km_fr4_optics_whose_cassette_channel_breaks
         assert b.loss_db < b.limit_db == 4.0
         assert [c.rule for c in b.component_issues] == ["mated-pairs"]
         assert ph.statuses[i] == "fail"
+    (warning,) = [w for w in r.warnings if "mated pairs" in w]
+    assert f"{len(cross):,} link(s) ({len(cross):,} between halls)" in warning
+    assert "no LC adapter panel" in warning and "docs/data-gaps.md" in warning
+    named = [f"L{r.links[i].id:06d}" for i in sorted(cross)[:8]]
+    assert all(lid in warning for lid in named)
+    assert f"and {len(cross) - 8:,} more" in warning
+
+
+def test_a_design_whose_links_keep_to_4_mated_pairs_has_no_mated_pair_warning(two_halls):
+    assert two_halls.physical.loss_counts["fail"] == 0
+    assert not [w for w in two_halls.warnings if "mated pairs" in w]
 
 
 def test_a_pod_larger_than_a_hall_is_refused_unless_pods_may_be_split():
