@@ -139,6 +139,7 @@ def child_store(size: str, keep: bool, snapshot: bool = True) -> dict:
         "revision_id": rev.pk,
         "snapshot_mb": job.result.get("snapshot_bytes", 0) / 1e6,
         "snapshot_encode_s": job.result.get("snapshot_encode_seconds", 0.0),
+        "phase_peaks_mb": job.result.get("peak_mb", {}),
     }
     # Reading the snapshot back as a renderer does (apps.designs.snapshots.revision_snapshot: one query and the
     # decode), in a process that has not decoded it before.
@@ -304,6 +305,10 @@ def main() -> None:
                     r["stored_s"] - r["compute_before_s"] - sum(r["phases"].values()) for r in runs
                 )
                 print(f"{'':>6} store phases, median s: {split}; the rest (revision row, summary) {rest:.2f}")
+            peaks = runs[-1]["phase_peaks_mb"]
+            if peaks:
+                marks = ", ".join(f"{k} {v:.0f}" for k, v in sorted(peaks.items(), key=lambda kv: kv[1]))
+                print(f"{'':>6} peak RSS (VmHWM) at the end of each phase, MB, last run: {marks}")
             print(
                 f"{'':>6} snapshot: {statistics.median(r['snapshot_mb'] for r in runs):.1f} MB, encoded in "
                 f"{statistics.median(r['snapshot_encode_s'] for r in runs):.2f} s (inside the store, while the cable "

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from functools import partial
-from itertools import islice
+from itertools import chain, islice
 from typing import Any, NamedTuple, TypeVar
 
 from django.db import connection
@@ -75,20 +76,17 @@ def store_revision_rows(
     """
     clock = _clock(timings)
     if not partitioned(loads[0].table):
-        counts = []
-        for i, load in enumerate(loads):
-            with clock(load.table, "load"):
-                counts.append(bulk_insert(load.table, load.columns, load.rows))
-            if between is not None and i < len(loads) - 1:
-                between()
-        if early is not None:
-            early()
-        return counts, (meanwhile() if meanwhile is not None else None)
+        return _insert_in_turn(loads, clock, between, early, meanwhile)
     counts = []
     rows: Iterable[tuple] = loads[0].rows
-    ahead_steps: list[Callable[[], Any]] = [partial(list, load.rows) for load in loads[1:]]
+    # Set once a table's rows made ahead are all sent, or when they were all its rows.
+    sent = [threading.Event() for _ in loads[1:]]
+    ahead_steps: list[Callable[[], Any]] = [
+        partial(_ahead, load.rows, AHEAD_ROWS, done) for load, done in zip(loads[1:], sent)
+    ]
+    abandoned = threading.Event()  # the store failed: early() need not run
     if early is not None:
-        ahead_steps.append(early)
+        ahead_steps.append(partial(_after, sent, abandoned, early))
     ahead = tail = None
     try:
         for i, load in enumerate(loads):
@@ -96,6 +94,7 @@ def store_revision_rows(
             with clock(load.table, "load"):
                 child = create_partition_table(load.table, revision_id)
                 counts.append(_copy(child, load.columns, iter(rows), 0, None))
+                rows = ()  # what was made ahead is sent: nothing holds it past its COPY
             if ahead is None and ahead_steps:
                 ahead = _Steps(ahead_steps)
             if last and meanwhile is not None:
@@ -116,14 +115,40 @@ def store_revision_rows(
             return counts, None
         with clock("meanwhile", "wait"):
             return counts, tail.result(0)
+    except BaseException:
+        abandoned.set()
+        raise
     finally:
+        for done in sent:  # a failed COPY sends no more: early() must not wait for it, so its thread can be joined
+            done.set()
         for thread in (ahead, tail):  # nothing of this store runs on after it, even when it failed
             if thread is not None:
                 thread.join()
 
 
+def _insert_in_turn(
+    loads: Sequence[RowLoad],
+    clock: Callable[[str, str], AbstractContextManager[None]],
+    between: Callable[[], None] | None,
+    early: Callable[[], Any] | None,
+    meanwhile: Callable[[], T] | None,
+) -> tuple[list[int], T | None]:
+    """store_revision_rows without partitions: each table's rows inserted, then early() and meanwhile()."""
+    counts = []
+    for i, load in enumerate(loads):
+        with clock(load.table, "load"):
+            counts.append(bulk_insert(load.table, load.columns, load.rows))
+        if between is not None and i < len(loads) - 1:
+            between()
+    if early is not None:
+        early()
+    return counts, (meanwhile() if meanwhile is not None else None)
+
+
 def _clock(timings: dict[str, float] | None) -> Callable[[str, str], AbstractContextManager[None]]:
-    """`with clock(table, phase):` adds the block's wall time to timings["<table>.<phase>"]."""
+    """`with clock(table, phase):` adds the block's wall time to timings["<table>.<phase>"], and the process's
+    peak resident memory so far (VmHWM, MB) at the block's end to timings["<table>.<phase> peak MB"]: which phase
+    set the job's peak is what sizes the compute job's memory limit (docs/scale-benchmarks.md)."""
 
     @contextmanager
     def clock(table: str, phase: str) -> Iterator[None]:
@@ -134,15 +159,52 @@ def _clock(timings: dict[str, float] | None) -> Callable[[str, str], AbstractCon
             if timings is not None:
                 key = f"{table}.{phase}"
                 timings[key] = timings.get(key, 0.0) + time.perf_counter() - t
+                timings[f"{key} peak MB"] = peak_mb()
 
     return clock
+
+
+# How many of a later table's rows are made ahead, while the server builds the previous table's indexes; the
+# rest are made as they are sent. A cable row for COPY is about 415 bytes (bench/bench_memory.py), so making all
+# of them ahead held 1.2 GB at 1,048,576 GPUs (2.95 million cables) on top of the engine's own peak, and the
+# invariant checks ran beside that list (docs/scale-benchmarks.md, Stop 47). 600,000 rows (~250 MB) are all the
+# cables of a 128K-GPU design (510,964), which keeps its store as fast as before.
+AHEAD_ROWS = 600_000
+
+
+def _ahead(rows: Iterable[tuple], n: int, sent: threading.Event) -> Iterator[tuple]:
+    """The first `n` of `rows` made now, each released once sent, then the rest made as they are asked for.
+    `sent` is set when the first `n` are sent, or now when they are all the rows."""
+    it = iter(rows)
+    made = deque(islice(it, n))
+    if len(made) < n:
+        sent.set()
+        return _drain(made, sent)
+    return chain(_drain(made, sent), it)
+
+
+def _drain(made: deque, sent: threading.Event) -> Iterator[tuple]:
+    pop = made.popleft
+    while made:
+        yield pop()
+    sent.set()
+
+
+def _after(sent: Sequence[threading.Event], abandoned: threading.Event, step: Callable[[], T]) -> T | None:
+    """step() once every table's rows made ahead are sent (None without running it if the store failed first).
+    `early()` (the engine's invariant checks: about 195 bytes per link at their peak, ~480 MB at 1,048,576 GPUs)
+    then never holds its peak beside the rows made ahead; when those were all the rows (every design up to 128K
+    GPUs), it runs as soon as they are made."""
+    for done in sent:
+        done.wait()
+    return None if abandoned.is_set() else step()
 
 
 class _Steps:
     """Run each of `steps` in turn in one thread; result(k) waits for step k and returns its value, or raises
     its exception (the steps after a failed one do not run).
 
-    Rows are materialized as a list while the server is busy: about 450 bytes per cable row.
+    A later table's rows are partly made here while the server is busy (_ahead, AHEAD_ROWS).
     """
 
     def __init__(self, steps: Sequence[Callable[[], Any]]) -> None:
@@ -164,11 +226,14 @@ class _Steps:
             self._done[k].set()
 
     def result(self, k: int) -> Any:
+        """Step k's value, handed over once: the steps keep no reference to it (rows made ahead are freed as
+        they are sent, not when the store ends)."""
         self._done[k].wait()
         error = self._errors[k]
         if error is not None:
             raise error
-        return self._values[k]
+        value, self._values[k] = self._values[k], None
+        return value
 
     def join(self) -> None:
         self._thread.join()
@@ -217,6 +282,15 @@ def _executemany(
             if on_batch:
                 on_batch(n)
     return n
+
+
+def peak_mb() -> float:
+    """This process's peak resident memory so far (VmHWM) in MB; 0.0 where /proc is missing."""
+    try:
+        with open("/proc/self/status") as fh:
+            return next((int(line.split()[1]) / 1024 for line in fh if line.startswith("VmHWM")), 0.0)
+    except (OSError, ValueError):
+        return 0.0
 
 
 def _quote(name: str) -> str:

@@ -251,3 +251,46 @@ class TestStoringARevisionsRows:
         with pytest.raises(RuntimeError, match="label template broke"):
             storage.store_revision_rows(rev.pk, loads, early=lambda: ran.append("early"))
         assert ran == []  # the steps after a failed one do not run
+
+    def test_rows_past_those_made_ahead_are_made_as_sent_and_early_waits_for_the_ones_made_ahead(
+        self, revisions, events, monkeypatch
+    ):
+        monkeypatch.setattr(storage, "AHEAD_ROWS", 3)
+        rev = revisions[0]
+        made = []
+
+        def cables():
+            for row in cable_rows(rev.pk):
+                made.append(row)
+                yield row
+
+        loads = [
+            storage.RowLoad(LINKS, LINK_DB_COLUMNS, iter(link_rows(rev.pk))),
+            storage.RowLoad(CABLES, CABLE_DB_COLUMNS, cables()),
+        ]
+        made_by_early = []
+        counts, _ = storage.store_revision_rows(rev.pk, loads, early=lambda: made_by_early.append(len(made)))
+        assert counts == [23, 9]
+        assert stored(CableRecord, rev, CABLE_DB_COLUMNS) == cable_rows(rev.pk)
+        if connection.vendor == "postgresql":  # early() ran once the 3 rows made ahead were sent, not before
+            assert len(made_by_early) == 1 and made_by_early[0] >= 4
+        else:
+            assert made_by_early == [9]
+
+    def test_an_error_in_rows_made_as_sent_fails_the_store_and_no_thread_outlives_it(
+        self, revisions, events, monkeypatch
+    ):
+        monkeypatch.setattr(storage, "AHEAD_ROWS", 2)
+        rev = revisions[0]
+
+        def broken():
+            yield from cable_rows(rev.pk, 5)
+            raise RuntimeError("label template broke")
+
+        loads = [
+            storage.RowLoad(LINKS, LINK_DB_COLUMNS, iter(link_rows(rev.pk))),
+            storage.RowLoad(CABLES, CABLE_DB_COLUMNS, broken()),
+        ]
+        with pytest.raises(RuntimeError, match="label template broke"):
+            storage.store_revision_rows(rev.pk, loads, early=lambda: time.sleep(0.1))
+        assert not any(t.name == "store-background" for t in threading.enumerate())
