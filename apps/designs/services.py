@@ -214,8 +214,8 @@ def design_compute_job(*, job: Job, progress: DbProgress) -> dict:
 
     The revision, all its link and cable rows and the job's "succeeded" commit in one transaction, so a
     failure, a cancel or a killed worker leaves no revision behind. The engine's second half runs while
-    PostgreSQL builds the partitions' indexes (store_revision_rows): the invariant checks once the cable rows
-    are made, during the link indexes (`early`), the BOM, fiber totals and summary during the cable indexes
+    PostgreSQL builds the partitions' indexes (store_revision_rows): the invariant checks during the link
+    indexes (`early`), before the first cable rows are made there, the BOM, fiber totals and summary during the cable indexes
     (`meanwhile`), so that neither takes turns with the thread sending a COPY. At 128K GPUs that leaves about
     3 s of engine before the store instead of 5 (bench_store.py). A broken invariant still fails the job,
     and the transaction with it. The cyclic garbage collector stays

@@ -63,7 +63,8 @@ def store_revision_rows(
     On partitioned PostgreSQL tables each table's rows go into a new partition of their own, loaded with no
     index and attached afterwards (apps/designs/partitions.py). The Python work left runs in threads while
     the server builds those indexes (seconds each; a wait on the server releases the GIL): one thread,
-    started once the first table is loaded, makes each later table's rows and then runs `early()`; a second
+    started once the first table is loaded, runs `early()` and then makes each later table's rows (the first
+    AHEAD_ROWS of them; the rest are made as the COPY sends them); a second
     runs `meanwhile()` once the last table is loaded. So the server rarely waits for Python, and Python's
     work is not split between two threads while a COPY, which the server is waiting for, is being sent.
     Neither may use the database (the threads have no connection of their own to use) nor touch what the rows
@@ -79,14 +80,12 @@ def store_revision_rows(
         return _insert_in_turn(loads, clock, between, early, meanwhile)
     counts = []
     rows: Iterable[tuple] = loads[0].rows
-    # Set once a table's rows made ahead are all sent, or when they were all its rows.
-    sent = [threading.Event() for _ in loads[1:]]
-    ahead_steps: list[Callable[[], Any]] = [
-        partial(_ahead, load.rows, AHEAD_ROWS, done) for load, done in zip(loads[1:], sent)
-    ]
-    abandoned = threading.Event()  # the store failed: early() need not run
-    if early is not None:
-        ahead_steps.append(partial(_after, sent, abandoned, early))
+    # early() first, then each later table's rows: the checks' peak (about 195 bytes per link, ~600 MB at
+    # 1,048,576 GPUs) is over before the rows made ahead are, and they run while the server builds the first
+    # table's indexes, when no other Python work is waiting, instead of beside the next COPY.
+    first = 1 if early is not None else 0
+    ahead_steps: list[Callable[[], Any]] = [early] if early is not None else []
+    ahead_steps += [partial(_ahead, load.rows, AHEAD_ROWS) for load in loads[1:]]
     ahead = tail = None
     try:
         for i, load in enumerate(loads):
@@ -104,23 +103,18 @@ def store_revision_rows(
             if not last:
                 assert ahead is not None  # a later table means ahead_steps has its rows, so ahead started
                 with clock(loads[i + 1].table, "rows wait"):
-                    rows = ahead.result(i)
+                    rows = ahead.result(first + i)
                 if between is not None:
                     between()
         if early is not None:
-            assert ahead is not None  # early is the last of ahead_steps, so ahead started
+            assert ahead is not None  # early is the first of ahead_steps, so ahead started
             with clock("early", "wait"):
-                ahead.result(len(ahead_steps) - 1)
+                ahead.result(0)
         if tail is None:
             return counts, None
         with clock("meanwhile", "wait"):
             return counts, tail.result(0)
-    except BaseException:
-        abandoned.set()
-        raise
     finally:
-        for done in sent:  # a failed COPY sends no more: early() must not wait for it, so its thread can be joined
-            done.set()
         for thread in (ahead, tail):  # nothing of this store runs on after it, even when it failed
             if thread is not None:
                 thread.join()
@@ -172,32 +166,17 @@ def _clock(timings: dict[str, float] | None) -> Callable[[str, str], AbstractCon
 AHEAD_ROWS = 600_000
 
 
-def _ahead(rows: Iterable[tuple], n: int, sent: threading.Event) -> Iterator[tuple]:
-    """The first `n` of `rows` made now, each released once sent, then the rest made as they are asked for.
-    `sent` is set when the first `n` are sent, or now when they are all the rows."""
+def _ahead(rows: Iterable[tuple], n: int) -> Iterator[tuple]:
+    """The first `n` of `rows` made now, each released once sent, then the rest made as they are asked for."""
     it = iter(rows)
     made = deque(islice(it, n))
-    if len(made) < n:
-        sent.set()
-        return _drain(made, sent)
-    return chain(_drain(made, sent), it)
+    return _drain(made) if len(made) < n else chain(_drain(made), it)
 
 
-def _drain(made: deque, sent: threading.Event) -> Iterator[tuple]:
+def _drain(made: deque) -> Iterator[tuple]:
     pop = made.popleft
     while made:
         yield pop()
-    sent.set()
-
-
-def _after(sent: Sequence[threading.Event], abandoned: threading.Event, step: Callable[[], T]) -> T | None:
-    """step() once every table's rows made ahead are sent (None without running it if the store failed first).
-    `early()` (the engine's invariant checks: about 195 bytes per link at their peak, ~480 MB at 1,048,576 GPUs)
-    then never holds its peak beside the rows made ahead; when those were all the rows (every design up to 128K
-    GPUs), it runs as soon as they are made."""
-    for done in sent:
-        done.wait()
-    return None if abandoned.is_set() else step()
 
 
 class _Steps:
