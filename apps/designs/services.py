@@ -215,7 +215,7 @@ def design_compute_job(*, job: Job, progress: DbProgress) -> dict:
     The revision, all its link and cable rows and the job's "succeeded" commit in one transaction, so a
     failure, a cancel or a killed worker leaves no revision behind. The engine's second half runs while
     PostgreSQL builds the partitions' indexes (store_revision_rows): the invariant checks during the link
-    indexes (`early`), before the first cable rows are made there, the BOM, fiber totals and summary during the cable indexes
+    indexes (`early`; before the cable rows made there when there are more than it makes ahead), the BOM, fiber totals and summary during the cable indexes
     (`meanwhile`), so that neither takes turns with the thread sending a COPY. At 128K GPUs that leaves about
     3 s of engine before the store instead of 5 (bench_store.py). A broken invariant still fails the job,
     and the transaction with it. The cyclic garbage collector stays
@@ -293,7 +293,12 @@ def _compute_and_store(job: Job, progress: DbProgress) -> dict:
             rev.pk,
             [
                 RowLoad(LinkRecord._meta.db_table, adapters.LINK_DB_COLUMNS, adapters.link_db_rows(draft, rev.pk)),
-                RowLoad(CableRecord._meta.db_table, adapters.CABLE_DB_COLUMNS, adapters.cable_db_rows(draft, rev.pk)),
+                RowLoad(
+                    CableRecord._meta.db_table,
+                    adapters.CABLE_DB_COLUMNS,
+                    adapters.cable_db_rows(draft, rev.pk),
+                    expected=cables,
+                ),
             ],
             between=(lambda: _test_stall("storing")) if settings.JOB_TEST_STALL else None,
             early=check,

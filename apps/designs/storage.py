@@ -45,6 +45,9 @@ class RowLoad(NamedTuple):
     table: str
     columns: Sequence[str]
     rows: Iterable[tuple]
+    expected: int | None = (
+        None  # how many rows, when known beforehand: it chooses what runs first (store_revision_rows)
+    )
 
 
 def store_revision_rows(
@@ -63,8 +66,8 @@ def store_revision_rows(
     On partitioned PostgreSQL tables each table's rows go into a new partition of their own, loaded with no
     index and attached afterwards (apps/designs/partitions.py). The Python work left runs in threads while
     the server builds those indexes (seconds each; a wait on the server releases the GIL): one thread,
-    started once the first table is loaded, runs `early()` and then makes each later table's rows (the first
-    AHEAD_ROWS of them; the rest are made as the COPY sends them); a second
+    started once the first table is loaded, makes each later table's rows (the first AHEAD_ROWS of them; the
+    rest are made as the COPY sends them) and runs `early()`, first when the rows are more than that; a second
     runs `meanwhile()` once the last table is loaded. So the server rarely waits for Python, and Python's
     work is not split between two threads while a COPY, which the server is waiting for, is being sent.
     Neither may use the database (the threads have no connection of their own to use) nor touch what the rows
@@ -80,12 +83,16 @@ def store_revision_rows(
         return _insert_in_turn(loads, clock, between, early, meanwhile)
     counts = []
     rows: Iterable[tuple] = loads[0].rows
-    # early() first, then each later table's rows: the checks' peak (about 195 bytes per link, ~600 MB at
-    # 1,048,576 GPUs) is over before the rows made ahead are, and they run while the server builds the first
-    # table's indexes, when no other Python work is waiting, instead of beside the next COPY.
-    first = 1 if early is not None else 0
-    ahead_steps: list[Callable[[], Any]] = [early] if early is not None else []
-    ahead_steps += [partial(_ahead, load.rows, AHEAD_ROWS) for load in loads[1:]]
+    # When a later table has more rows than are made ahead, early() runs first, then the rows: the checks' peak
+    # (about 195 bytes per link, ~600 MB at 1,048,576 GPUs) is over before the rows made ahead are, and they run
+    # while the server builds the first table's indexes instead of beside the next COPY, which then makes its
+    # rows past AHEAD_ROWS itself. Otherwise (every design up to 128K GPUs) the rows come first, all made ahead,
+    # and early() runs after them, partly while their COPY waits on the server.
+    ahead_steps: list[Callable[[], Any]] = [partial(_ahead, load.rows, AHEAD_ROWS) for load in loads[1:]]
+    first = 0
+    if early is not None:
+        first = int(any(load.expected is None or load.expected > AHEAD_ROWS for load in loads[1:]))
+        ahead_steps.insert(0 if first else len(ahead_steps), early)
     ahead = tail = None
     try:
         for i, load in enumerate(loads):
@@ -107,9 +114,9 @@ def store_revision_rows(
                 if between is not None:
                     between()
         if early is not None:
-            assert ahead is not None  # early is the first of ahead_steps, so ahead started
+            assert ahead is not None  # early is one of ahead_steps, so ahead started
             with clock("early", "wait"):
-                ahead.result(0)
+                ahead.result(0 if first else len(ahead_steps) - 1)
         if tail is None:
             return counts, None
         with clock("meanwhile", "wait"):

@@ -298,3 +298,11 @@ class TestStoringARevisionsRows:
         with pytest.raises(RuntimeError, match="label template broke"):
             storage.store_revision_rows(rev.pk, loads, early=lambda: time.sleep(0.1))
         assert not any(t.name == "store-background" for t in threading.enumerate())
+
+    def test_rows_known_to_fit_ahead_are_made_before_early(self, revisions, events):
+        rev = revisions[0]
+        loads = self.loads(rev, events)
+        loads[1] = loads[1]._replace(expected=9)  # under AHEAD_ROWS: all made ahead, then the checks
+        counts, _ = storage.store_revision_rows(rev.pk, loads, early=lambda: events.append("early"))
+        assert counts == [23, 9]
+        assert events.index("sent linkrecord") < events.index("cable rows made") < events.index("early")
