@@ -36,8 +36,8 @@ class Limits:
     over the default site's 29 halls; bench/bench_campus.py): 2,462,944 links and 158,384 devices, and the largest
     non-blocking one, 745,920 GPUs with OOB (2,430,807 links, 192,471 devices). Memory, from bench/bench_store.py
     (peak RSS of the process running the compute job: engine, COPY, checks and snapshot; docs/scale-benchmarks.md,
-    Stop 47): 757 MB at 397,184 links, 2,170 MB at 1,577,792 (16 halls) and 2,923 MB at 2,462,944 (29 halls,
-    2,952,453 cables): 1.2-1.4 KB per link. So the limit needs 3.0-3.4 GB, which JOB_COMPUTE_MEMORY_LIMIT_MB
+    Stop 47): 757 MB at 397,184 links, 2,037 MB at 1,577,792 (16 halls) and 2,850 MB at 2,462,944 (29 halls,
+    2,952,453 cables): 1.2-1.3 KB per link. So the limit needs 3.0-3.3 GB, which JOB_COMPUTE_MEMORY_LIMIT_MB
     (5,120 MB) holds with 1.5x to spare; four such jobs fit a 24 GB machine beside the database.
     131,072 GPUs with all four networks are about 560,000 links."""
 

@@ -337,8 +337,8 @@ JOB_QUEUED_RESEND_S = env_int("JOB_QUEUED_RESEND_S", 600)
 # 630-710 MB peak, its largest export in under 60 s and 1 GB (docs/benchmarks.md), so the defaults leave room
 # for a slow machine and stop only a runaway. The compute job's memory holds the largest design DESIGN_MAX_LINKS
 # admits: peak RSS of the job (engine, COPY, checks, snapshot; bench/bench_store.py, docs/scale-benchmarks.md
-# Stop 47) 2,923 MB for 1,048,576 GPUs (2,462,944 links over 29 halls), 2,170 MB for 524,288 over 16: 1.2-1.4 KB
-# per link, 3.0-3.4 GB at DESIGN_MAX_LINKS. 5,120 MB leaves 1.5x that for design shapes not measured (more devices
+# Stop 47) 2,850 MB for 1,048,576 GPUs (2,462,944 links over 29 halls), 2,037 MB for 524,288 over 16: 1.2-1.3 KB
+# per link, 3.0-3.3 GB at DESIGN_MAX_LINKS. 5,120 MB leaves 1.5x that for design shapes not measured (more devices
 # or cables per link, e.g. 745,920 GPUs non-blocking with OOB) and for what an earlier job left resident.
 JOB_LIMITS = {
     kind: {
@@ -425,8 +425,8 @@ MEASUREMENTS_READ_IN_REQUEST_BYTES = env_int("MEASUREMENTS_READ_IN_REQUEST_BYTES
 # Largest design a compute accepts, estimated from the spec when it is saved (engine/guard.py). The defaults
 # admit the 1,048,576-GPU campus design (Q3400, spine 3:1, 2,462,944 links, 158,384 devices) and 745,920 GPUs
 # non-blocking with OOB (2,430,807 links, 192,471 devices). Memory behind them (bench/bench_store.py, peak RSS
-# of the compute job, Stop 47 in docs/scale-benchmarks.md): 1.2-1.4 KB per link over several halls (2,170 MB at
-# 1,577,792 links in 16 halls, 2,923 MB at 2,462,944 in 29), so 3.0-3.4 GB at the limit, which
+# of the compute job, Stop 47 in docs/scale-benchmarks.md): 1.2-1.3 KB per link over several halls (2,037 MB at
+# 1,577,792 links in 16 halls, 2,850 MB at 2,462,944 in 29), so 3.0-3.3 GB at the limit, which
 # JOB_COMPUTE_MEMORY_LIMIT_MB's default (5,120) holds. Raise the three together, by that figure, on a bigger machine.
 DESIGN_MAX_LINKS = env_int("DESIGN_MAX_LINKS", 2_500_000)
 DESIGN_MAX_DEVICES = env_int("DESIGN_MAX_DEVICES", 200_000)
