@@ -17,7 +17,9 @@ postgres (set BENCH_DATABASE_URL to use another server), migrates it, then:
    phase, from the job's result ("store_phases"): each table's COPY ("load"), its index build at
    attach ("index"), the wait for cable rows still being generated when the link indexes were done
    ("rows wait"), the waits for the engine's checks ("early.wait") and for its roll-ups and summary
-   ("meanwhile.wait"), and the rest (revision row, summary update). A third line gives the revision snapshot
+   ("meanwhile.wait"), and the rest (revision row, summary update). The next gives the process's peak RSS
+   (VmHWM) at the end of each phase, from the job's result ("peak_mb"), in rising order: the first phase to
+   reach the run's peak set it (docs/scale-benchmarks.md, Stop 47). A last line gives the revision snapshot
    (apps/designs/snapshots.py): its compressed size, the time its encoding took inside the store (it runs
    with the roll-ups, so it counts in "meanwhile.wait" only where it outlasts the cable indexes), and the
    time to read and decode it as a renderer does;
