@@ -45,9 +45,8 @@ class RowLoad(NamedTuple):
     table: str
     columns: Sequence[str]
     rows: Iterable[tuple]
-    expected: int | None = (
-        None  # how many rows, when known beforehand: it chooses what runs first (store_revision_rows)
-    )
+    # How many rows, when known beforehand: more than AHEAD_ROWS (or unknown) runs early() before them.
+    expected: int | None = None
 
 
 def store_revision_rows(
