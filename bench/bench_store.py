@@ -17,7 +17,9 @@ postgres (set BENCH_DATABASE_URL to use another server), migrates it, then:
    phase, from the job's result ("store_phases"): each table's COPY ("load"), its index build at
    attach ("index"), the wait for cable rows still being generated when the link indexes were done
    ("rows wait"), the waits for the engine's checks ("early.wait") and for its roll-ups and summary
-   ("meanwhile.wait"), and the rest (revision row, summary update). A third line gives the revision snapshot
+   ("meanwhile.wait"), and the rest (revision row, summary update). The next gives the process's peak RSS
+   (VmHWM) at the end of each phase, from the job's result ("peak_mb"), in rising order: the first phase to
+   reach the run's peak set it (docs/scale-benchmarks.md, Stop 47). A last line gives the revision snapshot
    (apps/designs/snapshots.py): its compressed size, the time its encoding took inside the store (it runs
    with the roll-ups, so it counts in "meanwhile.wait" only where it outlasts the cable indexes), and the
    time to read and decode it as a renderer does;
@@ -139,6 +141,7 @@ def child_store(size: str, keep: bool, snapshot: bool = True) -> dict:
         "revision_id": rev.pk,
         "snapshot_mb": job.result.get("snapshot_bytes", 0) / 1e6,
         "snapshot_encode_s": job.result.get("snapshot_encode_seconds", 0.0),
+        "phase_peaks_mb": job.result.get("peak_mb", {}),
     }
     # Reading the snapshot back as a renderer does (apps.designs.snapshots.revision_snapshot: one query and the
     # decode), in a process that has not decoded it before.
@@ -304,6 +307,10 @@ def main() -> None:
                     r["stored_s"] - r["compute_before_s"] - sum(r["phases"].values()) for r in runs
                 )
                 print(f"{'':>6} store phases, median s: {split}; the rest (revision row, summary) {rest:.2f}")
+            peaks = runs[-1]["phase_peaks_mb"]
+            if peaks:
+                marks = ", ".join(f"{k} {v:.0f}" for k, v in sorted(peaks.items(), key=lambda kv: kv[1]))
+                print(f"{'':>6} peak RSS (VmHWM) at the end of each phase, MB, last run: {marks}")
             print(
                 f"{'':>6} snapshot: {statistics.median(r['snapshot_mb'] for r in runs):.1f} MB, encoded in "
                 f"{statistics.median(r['snapshot_encode_s'] for r in runs):.2f} s (inside the store, while the cable "

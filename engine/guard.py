@@ -35,11 +35,10 @@ class Limits:
     The defaults admit the 1,048,576-GPU campus design (131,072 DGX B300 on one Q3400 plane, 3 tiers, spine 3:1,
     over the default site's 29 halls; bench/bench_campus.py): 2,462,944 links and 158,384 devices, and the largest
     non-blocking one, 745,920 GPUs with OOB (2,430,807 links, 192,471 devices). Memory, from bench/bench_store.py
-    (peak RSS of the process running the compute job: engine, COPY and snapshot): 707 MB at 397,184 links and
-    2,415 MB at 1,577,792 in one hall (about 1.5 KB per link); over several halls, where links between halls
-    add panel cords and trunks, 5,055 MB at 1,577,792 links (16 halls) and 6,702 MB at 2,462,944 (29 halls,
-    2,952,453 cables): 2.7-3.2 KB per link. So the limit needs 6.8-8 GB, which JOB_COMPUTE_MEMORY_LIMIT_MB
-    (8,192 MB) holds; two such jobs fit a 24 GB machine beside the database.
+    (peak RSS of the process running the compute job: engine, COPY, checks and snapshot; docs/scale-benchmarks.md,
+    Stop 47): 757 MB at 397,184 links, 2,037 MB at 1,577,792 (16 halls) and 2,850 MB at 2,462,944 (29 halls,
+    2,952,453 cables): 1.2-1.3 KB per link. So the limit needs 3.0-3.3 GB, which JOB_COMPUTE_MEMORY_LIMIT_MB
+    (5,120 MB) holds with 1.5x to spare; four such jobs fit a 24 GB machine beside the database.
     131,072 GPUs with all four networks are about 560,000 links."""
 
     max_devices: int = 200_000

@@ -336,8 +336,10 @@ JOB_QUEUED_RESEND_S = env_int("JOB_QUEUED_RESEND_S", 600)
 # exits, and the pool starts a fresh one. Defaults: a 128K-GPU design computes and stores in 10-25 s at a
 # 630-710 MB peak, its largest export in under 60 s and 1 GB (docs/benchmarks.md), so the defaults leave room
 # for a slow machine and stop only a runaway. The compute job's memory holds the largest design DESIGN_MAX_LINKS
-# admits: 6,702 MB measured for 1,048,576 GPUs (2,462,944 links over 29 halls), 5,055 MB for 524,288 over 16:
-# 2.7-3.2 KB per link, 6.8-8 GB at DESIGN_MAX_LINKS.
+# admits: peak RSS of the job (engine, COPY, checks, snapshot; bench/bench_store.py, docs/scale-benchmarks.md
+# Stop 47) 2,850 MB for 1,048,576 GPUs (2,462,944 links over 29 halls), 2,037 MB for 524,288 over 16: 1.2-1.3 KB
+# per link, 3.0-3.3 GB at DESIGN_MAX_LINKS. 5,120 MB leaves 1.5x that for design shapes not measured (more devices
+# or cables per link, e.g. 745,920 GPUs non-blocking with OOB) and for what an earlier job left resident.
 # The export job decodes the revision's snapshot and renders one file (bench/bench_export_memory.py, 4 Dec 2026):
 # for 524,288 GPUs (1,577,792 links over 16 halls) the decoded result holds about 2,360 MB (1.5 KB per link), the
 # cabling plan peaks at 3,178 MB (2.1 KB per link; cables.csv 2,535 MB, nothing over the decoded result), so
@@ -345,8 +347,8 @@ JOB_QUEUED_RESEND_S = env_int("JOB_QUEUED_RESEND_S", 600)
 # 3.6 KB per cable over the decoded result (ReportLab keeps the document until it is written: +61 MB for 16,832
 # cables), about 6.9 KB per link over several halls: it fits 8,192 MB up to about 1.2M links; larger designs
 # take their labels per row or rack (the scoped download). The as-built job decodes the same snapshot and
-# matches (1.17 GB measured at 397,184 links with a recompute: 2.9 KB per link, 7.3 GB at the limit); an
-# alternatives study computes candidates of the design's size, as a compute job does: both take 8,192 MB too.
+# matches (1.17 GB measured at 397,184 links with a recompute: 2.9 KB per link, 7.3 GB at the limit): 8,192 MB.
+# An alternatives study computes candidates of the design's size one after another, as a compute job does: 5,120 MB.
 JOB_LIMITS = {
     kind: {
         "soft_time_limit_s": env_int(f"JOB_{kind.upper()}_SOFT_TIME_LIMIT_S", soft),
@@ -354,10 +356,10 @@ JOB_LIMITS = {
         "memory_limit_mb": env_int(f"JOB_{kind.upper()}_MEMORY_LIMIT_MB", memory),
     }
     for kind, soft, memory in (
-        ("compute", 300, 8192),
+        ("compute", 300, 5120),
         ("export", 600, 8192),
         ("asbuilt", 300, 8192),
-        ("alternatives", 600, 8192),
+        ("alternatives", 600, 5120),
     )
 }
 for _kind, _limits in JOB_LIMITS.items():
@@ -432,10 +434,9 @@ MEASUREMENTS_READ_IN_REQUEST_BYTES = env_int("MEASUREMENTS_READ_IN_REQUEST_BYTES
 # Largest design a compute accepts, estimated from the spec when it is saved (engine/guard.py). The defaults
 # admit the 1,048,576-GPU campus design (Q3400, spine 3:1, 2,462,944 links, 158,384 devices) and 745,920 GPUs
 # non-blocking with OOB (2,430,807 links, 192,471 devices). Memory behind them (bench/bench_store.py, peak RSS
-# of the compute job): about 1.5 KB per link in one hall (2,415 MB at 1,577,792 links), 2.7-3.2 KB over several
-# halls (5,055 MB at 1,577,792 in 16, 6,702 MB at 2,462,944 in 29: panel cords and trunks between halls), so
-# 6.8-8 GB at the limit, which JOB_COMPUTE_MEMORY_LIMIT_MB's default holds. Raise the three together, by that
-# figure, on a bigger machine.
+# of the compute job, Stop 47 in docs/scale-benchmarks.md): 1.2-1.3 KB per link over several halls (2,037 MB at
+# 1,577,792 links in 16 halls, 2,850 MB at 2,462,944 in 29), so 3.0-3.3 GB at the limit, which
+# JOB_COMPUTE_MEMORY_LIMIT_MB's default (5,120) holds. Raise the three together, by that figure, on a bigger machine.
 DESIGN_MAX_LINKS = env_int("DESIGN_MAX_LINKS", 2_500_000)
 DESIGN_MAX_DEVICES = env_int("DESIGN_MAX_DEVICES", 200_000)
 # Error-counter flag thresholds: engine/counters/data/thresholds.yaml, overridden by this YAML file's plain

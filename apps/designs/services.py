@@ -29,7 +29,7 @@ from . import adapters
 from .models import Access, CableRecord, Design, DesignShare, LinkRecord, Revision
 from .partitions import analyze_partitions, build_sort_indexes, partitioned
 from .snapshots import encode_result, snapshot_save
-from .storage import RowLoad, store_revision_rows
+from .storage import RowLoad, peak_mb, store_revision_rows
 
 log = logging.getLogger(__name__)
 
@@ -214,8 +214,8 @@ def design_compute_job(*, job: Job, progress: DbProgress) -> dict:
 
     The revision, all its link and cable rows and the job's "succeeded" commit in one transaction, so a
     failure, a cancel or a killed worker leaves no revision behind. The engine's second half runs while
-    PostgreSQL builds the partitions' indexes (store_revision_rows): the invariant checks once the cable rows
-    are made, during the link indexes (`early`), the BOM, fiber totals and summary during the cable indexes
+    PostgreSQL builds the partitions' indexes (store_revision_rows): the invariant checks during the link
+    indexes (`early`; before the cable rows made there when there are more than it makes ahead), the BOM, fiber totals and summary during the cable indexes
     (`meanwhile`), so that neither takes turns with the thread sending a COPY. At 128K GPUs that leaves about
     3 s of engine before the store instead of 5 (bench_store.py). A broken invariant still fails the job,
     and the transaction with it. The cyclic garbage collector stays
@@ -233,6 +233,7 @@ def _compute_and_store(job: Job, progress: DbProgress) -> dict:
     catalog = load_catalog(_owners_parts(job))
     draft = start_design(spec, catalog, _engine_progress(progress.sub(0.0, 0.7)), design_limits())
     start_s = time.perf_counter() - t0
+    peaks = {"engine first half": peak_mb()}  # VmHWM (MB) at the end of each phase: which one sets the peak
     links = len(draft.links)
     cables = adapters.cable_count(draft)
     progress.mark("storing", 0.7)
@@ -258,9 +259,11 @@ def _compute_and_store(job: Job, progress: DbProgress) -> dict:
         t = time.perf_counter()
         result = finish_design(draft, checks=())
         finish_s += time.perf_counter() - t
+        peaks["engine second half"] = peak_mb()
         t = time.perf_counter()
         document = encode_result(result)
         encode_s = time.perf_counter() - t
+        peaks["snapshot encode"] = peak_mb()
         return result
 
     # Progress written inside this transaction would stay invisible until the commit and would lock the
@@ -290,7 +293,12 @@ def _compute_and_store(job: Job, progress: DbProgress) -> dict:
             rev.pk,
             [
                 RowLoad(LinkRecord._meta.db_table, adapters.LINK_DB_COLUMNS, adapters.link_db_rows(draft, rev.pk)),
-                RowLoad(CableRecord._meta.db_table, adapters.CABLE_DB_COLUMNS, adapters.cable_db_rows(draft, rev.pk)),
+                RowLoad(
+                    CableRecord._meta.db_table,
+                    adapters.CABLE_DB_COLUMNS,
+                    adapters.cable_db_rows(draft, rev.pk),
+                    expected=cables,
+                ),
             ],
             between=(lambda: _test_stall("storing")) if settings.JOB_TEST_STALL else None,
             early=check,
@@ -315,7 +323,8 @@ def _compute_and_store(job: Job, progress: DbProgress) -> dict:
             "compute_before_store_seconds": round(start_s, 3),
             "store_seconds": round(time.perf_counter() - t1, 3),
             "seconds": round(time.perf_counter() - t0, 3),
-            "store_phases": {k: round(v, 3) for k, v in timings.items()},
+            "store_phases": {k: round(v, 3) for k, v in timings.items() if not k.endswith(" peak MB")},
+            "peak_mb": peaks | {k[: -len(" peak MB")]: v for k, v in timings.items() if k.endswith(" peak MB")},
             "snapshot_bytes": len(document),
             "snapshot_encode_seconds": round(encode_s, 3),
         }

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from functools import partial
-from itertools import islice
+from itertools import chain, islice
 from typing import Any, NamedTuple, TypeVar
 
 from django.db import connection
@@ -44,6 +45,8 @@ class RowLoad(NamedTuple):
     table: str
     columns: Sequence[str]
     rows: Iterable[tuple]
+    # How many rows, when known beforehand: more than AHEAD_ROWS (or unknown) runs early() before them.
+    expected: int | None = None
 
 
 def store_revision_rows(
@@ -62,7 +65,8 @@ def store_revision_rows(
     On partitioned PostgreSQL tables each table's rows go into a new partition of their own, loaded with no
     index and attached afterwards (apps/designs/partitions.py). The Python work left runs in threads while
     the server builds those indexes (seconds each; a wait on the server releases the GIL): one thread,
-    started once the first table is loaded, makes each later table's rows and then runs `early()`; a second
+    started once the first table is loaded, makes each later table's rows (the first AHEAD_ROWS of them; the
+    rest are made as the COPY sends them) and runs `early()`, first when the rows are more than that; a second
     runs `meanwhile()` once the last table is loaded. So the server rarely waits for Python, and Python's
     work is not split between two threads while a COPY, which the server is waiting for, is being sent.
     Neither may use the database (the threads have no connection of their own to use) nor touch what the rows
@@ -75,20 +79,19 @@ def store_revision_rows(
     """
     clock = _clock(timings)
     if not partitioned(loads[0].table):
-        counts = []
-        for i, load in enumerate(loads):
-            with clock(load.table, "load"):
-                counts.append(bulk_insert(load.table, load.columns, load.rows))
-            if between is not None and i < len(loads) - 1:
-                between()
-        if early is not None:
-            early()
-        return counts, (meanwhile() if meanwhile is not None else None)
+        return _insert_in_turn(loads, clock, between, early, meanwhile)
     counts = []
     rows: Iterable[tuple] = loads[0].rows
-    ahead_steps: list[Callable[[], Any]] = [partial(list, load.rows) for load in loads[1:]]
+    # When a later table has more rows than are made ahead, early() runs first, then the rows: the checks' peak
+    # (about 195 bytes per link, ~600 MB at 1,048,576 GPUs) is over before the rows made ahead are, and they run
+    # while the server builds the first table's indexes instead of beside the next COPY, which then makes its
+    # rows past AHEAD_ROWS itself. Otherwise (every design up to 128K GPUs) the rows come first, all made ahead,
+    # and early() runs after them, partly while their COPY waits on the server.
+    ahead_steps: list[Callable[[], Any]] = [partial(_ahead, load.rows, AHEAD_ROWS) for load in loads[1:]]
+    first = 0
     if early is not None:
-        ahead_steps.append(early)
+        first = int(any(load.expected is None or load.expected > AHEAD_ROWS for load in loads[1:]))
+        ahead_steps.insert(0 if first else len(ahead_steps), early)
     ahead = tail = None
     try:
         for i, load in enumerate(loads):
@@ -96,6 +99,7 @@ def store_revision_rows(
             with clock(load.table, "load"):
                 child = create_partition_table(load.table, revision_id)
                 counts.append(_copy(child, load.columns, iter(rows), 0, None))
+                rows = ()  # what was made ahead is sent: nothing holds it past its COPY
             if ahead is None and ahead_steps:
                 ahead = _Steps(ahead_steps)
             if last and meanwhile is not None:
@@ -105,13 +109,13 @@ def store_revision_rows(
             if not last:
                 assert ahead is not None  # a later table means ahead_steps has its rows, so ahead started
                 with clock(loads[i + 1].table, "rows wait"):
-                    rows = ahead.result(i)
+                    rows = ahead.result(first + i)
                 if between is not None:
                     between()
         if early is not None:
-            assert ahead is not None  # early is the last of ahead_steps, so ahead started
+            assert ahead is not None  # early is one of ahead_steps, so ahead started
             with clock("early", "wait"):
-                ahead.result(len(ahead_steps) - 1)
+                ahead.result(0 if first else len(ahead_steps) - 1)
         if tail is None:
             return counts, None
         with clock("meanwhile", "wait"):
@@ -122,8 +126,29 @@ def store_revision_rows(
                 thread.join()
 
 
+def _insert_in_turn(
+    loads: Sequence[RowLoad],
+    clock: Callable[[str, str], AbstractContextManager[None]],
+    between: Callable[[], None] | None,
+    early: Callable[[], Any] | None,
+    meanwhile: Callable[[], T] | None,
+) -> tuple[list[int], T | None]:
+    """store_revision_rows without partitions: each table's rows inserted, then early() and meanwhile()."""
+    counts = []
+    for i, load in enumerate(loads):
+        with clock(load.table, "load"):
+            counts.append(bulk_insert(load.table, load.columns, load.rows))
+        if between is not None and i < len(loads) - 1:
+            between()
+    if early is not None:
+        early()
+    return counts, (meanwhile() if meanwhile is not None else None)
+
+
 def _clock(timings: dict[str, float] | None) -> Callable[[str, str], AbstractContextManager[None]]:
-    """`with clock(table, phase):` adds the block's wall time to timings["<table>.<phase>"]."""
+    """`with clock(table, phase):` adds the block's wall time to timings["<table>.<phase>"], and the process's
+    peak resident memory so far (VmHWM, MB) at the block's end to timings["<table>.<phase> peak MB"]: which phase
+    set the job's peak is what sizes the compute job's memory limit (docs/scale-benchmarks.md)."""
 
     @contextmanager
     def clock(table: str, phase: str) -> Iterator[None]:
@@ -134,15 +159,37 @@ def _clock(timings: dict[str, float] | None) -> Callable[[str, str], AbstractCon
             if timings is not None:
                 key = f"{table}.{phase}"
                 timings[key] = timings.get(key, 0.0) + time.perf_counter() - t
+                timings[f"{key} peak MB"] = peak_mb()
 
     return clock
+
+
+# How many of a later table's rows are made ahead, while the server builds the previous table's indexes; the
+# rest are made as they are sent. A cable row for COPY is about 415 bytes (bench/bench_memory.py), so making all
+# of them ahead held 1.2 GB at 1,048,576 GPUs (2.95 million cables) on top of the engine's own peak, and the
+# invariant checks ran beside that list (docs/scale-benchmarks.md, Stop 47). 600,000 rows (~250 MB) are all the
+# cables of a 128K-GPU design (510,964), which keeps its store as fast as before.
+AHEAD_ROWS = 600_000
+
+
+def _ahead(rows: Iterable[tuple], n: int) -> Iterator[tuple]:
+    """The first `n` of `rows` made now, each released once sent, then the rest made as they are asked for."""
+    it = iter(rows)
+    made = deque(islice(it, n))
+    return _drain(made) if len(made) < n else chain(_drain(made), it)
+
+
+def _drain(made: deque) -> Iterator[tuple]:
+    pop = made.popleft
+    while made:
+        yield pop()
 
 
 class _Steps:
     """Run each of `steps` in turn in one thread; result(k) waits for step k and returns its value, or raises
     its exception (the steps after a failed one do not run).
 
-    Rows are materialized as a list while the server is busy: about 450 bytes per cable row.
+    A later table's rows are partly made here while the server is busy (_ahead, AHEAD_ROWS).
     """
 
     def __init__(self, steps: Sequence[Callable[[], Any]]) -> None:
@@ -164,11 +211,14 @@ class _Steps:
             self._done[k].set()
 
     def result(self, k: int) -> Any:
+        """Step k's value, handed over once: the steps keep no reference to it (rows made ahead are freed as
+        they are sent, not when the store ends)."""
         self._done[k].wait()
         error = self._errors[k]
         if error is not None:
             raise error
-        return self._values[k]
+        value, self._values[k] = self._values[k], None
+        return value
 
     def join(self) -> None:
         self._thread.join()
@@ -217,6 +267,15 @@ def _executemany(
             if on_batch:
                 on_batch(n)
     return n
+
+
+def peak_mb() -> float:
+    """This process's peak resident memory so far (VmHWM) in MB; 0.0 where /proc is missing."""
+    try:
+        with open("/proc/self/status") as fh:
+            return next((int(line.split()[1]) / 1024 for line in fh if line.startswith("VmHWM")), 0.0)
+    except (OSError, ValueError):
+        return 0.0
 
 
 def _quote(name: str) -> str:

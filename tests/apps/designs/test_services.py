@@ -208,6 +208,12 @@ def test_it_stores_the_revision_with_every_link_and_cable_and_succeeds_the_job()
     phases = outcome["store_phases"]
     assert {f"{t}.load" for t in (LinkRecord._meta.db_table, CableRecord._meta.db_table)} <= set(phases)
     assert all(v >= 0 for v in phases.values()) and sum(phases.values()) <= outcome["store_seconds"] + 0.01
+    # and its peak memory at the end of each phase (VmHWM, MB; 0 where /proc is missing), never falling
+    peaks = outcome["peak_mb"]
+    assert {"engine first half", "engine second half", "snapshot encode", f"{LinkRecord._meta.db_table}.load"} <= set(
+        peaks
+    )
+    assert peaks["engine second half"] >= peaks["engine first half"] >= 0
 
     links = list(LinkRecord.objects.filter(revision=rev).order_by("link_id").values_list(*adapters.LINK_DB_COLUMNS))
     cables = list(CableRecord.objects.filter(revision=rev).order_by("cable_id").values_list(*adapters.CABLE_DB_COLUMNS))
