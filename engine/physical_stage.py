@@ -395,7 +395,7 @@ class _Pass:
         self.memo_at: dict = {}
         self.early: tuple = ({}, Counter(), array("i"), {}, {})  # the first pass's failures, missing, direct, *_at
         # Run lengths are measured in two goes (place_panels, then measure_rest): `measure(indexes, out)` writes
-        # those of the links at `indexes` into self.lengths. `tiers` is _panel_mode's answer.
+        # those of the links at `indexes` (every link's for None) into self.lengths. `tiers`: _panel_mode's answer.
         self.measure: Callable[[Sequence[int] | None, list[float]], None] = _unmeasured
         self.panel_flags: list[bool] | None = None  # per link, through patch panels (None: no link is)
         self.measured: list[bool] | None = None  # per link, measured by place_panels (None: none was)
@@ -561,8 +561,9 @@ def place_panels(
     engine.pipeline places the design again: so only what the panels need is done here. `measure(indexes, out)`
     (engine/runlength.py measure_runs) gives run lengths; only the panel links and the links sharing their cages
     (whose longest runs choose the panel links' media) are measured here, the others by measure_rest. Finding
-    which links those are costs about a third of what it saves (column work over every link: 0.13 s at 128K GPUs),
-    so a pass expected to fit (`partial` False: a retry, at the cap an overflow implied) measures every link here.
+    which links those are costs about 40 % of what it saves (column work over every link: 0.13 s at 128K GPUs,
+    docs/scale-benchmarks.md), so a pass expected to fit (`partial` False: a retry, at the cap an overflow
+    implied) measures every link here.
 
     The pass it returns goes on to measure_rest and run_physical, which reuse what was done here."""
     p = _Pass(spec, catalog, devices, links, [0.0] * len(links), places, racks)
