@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, partial
+from itertools import compress
 from math import ceil
-from operator import itemgetter
+from operator import contains, gt, itemgetter, ne, not_, or_
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .cable_schedule import CABLE_COLUMNS, CableSchedule
@@ -393,6 +394,13 @@ class _Pass:
         self.missing_at: dict[tuple, int] = {}
         self.memo_at: dict = {}
         self.early: tuple = ({}, Counter(), array("i"), {}, {})  # the first pass's failures, missing, direct, *_at
+        # Run lengths are measured in two goes (place_panels, then measure_rest): `measure(indexes, out)` writes
+        # those of the links at `indexes` (every link's for None) into self.lengths. `tiers`: _panel_mode's answer.
+        self.measure: Callable[[Sequence[int] | None, list[float]], None] = _unmeasured
+        self.panel_flags: list[bool] | None = None  # per link, through patch panels (None: no link is)
+        self.measured: list[bool] | None = None  # per link, measured by place_panels (None: none was)
+        self.rest: bool = True  # measure_rest is still to run
+        self.tiers: list[tuple[str, list, Any, dict]] = []
 
     def cage_end(self, dev: int, cage: str, speed: int) -> Any:
         end = _cage_end(self.devices[dev], cage, speed, self.catalog, self.server_cages, self.ufm_module) or False
@@ -537,41 +545,75 @@ class _Pass:
         return cid
 
 
-def run_physical(
+def place_panels(
     *,
     spec: Any,
     catalog: Catalog,
     devices: list[Device],
     links: list[Link],
-    lengths: list[float],
     places: list[Place | None],
     racks: list[Rack],
-    progress: Any,
-) -> tuple[PhysicalResult, list[str]]:
-    """The physical layer of a placed design, in named stages: the medium per link, the patch-panel links' trunks
-    and panels, the direct links' cables (in link order), the panel links' cords and trunks (tier by tier), then
-    the result (its BOM and fiber totals wait for roll_up())."""
-    p = _Pass(spec, catalog, devices, links, lengths, places, racks)
+    measure: Callable[[Sequence[int] | None, list[float]], None],
+    partial: bool = True,
+) -> _Pass:
+    """The first half of the physical layer, run with placement: the medium of each link through patch panels,
+    their trunks, and the panels stacked in their racks. A rack whose panels do not fit raises PanelOverflow, and
+    engine.pipeline places the design again: so only what the panels need is done here. `measure(indexes, out)`
+    (engine/runlength.py measure_runs) gives run lengths; only the panel links and the links sharing their cages
+    (whose longest runs choose the panel links' media) are measured here, the others by measure_rest. Finding
+    which links those are costs about 40 % of what it saves (column work over every link: 0.13 s at 128K GPUs,
+    docs/scale-benchmarks.md), so a pass expected to fit (`partial` False: a retry, at the cap an overflow
+    implied) measures every link here.
+
+    The pass it returns goes on to measure_rest and run_physical, which reuse what was done here."""
+    p = _Pass(spec, catalog, devices, links, [0.0] * len(links), places, racks)
+    p.measure = measure
+    if not partial:
+        measure_rest(p)
     _assign_panel_media(p)
-    # The panels are stacked before any cable is made, and before the media of the links cabled directly: a rack
-    # whose panels do not fit raises PanelOverflow and engine.pipeline places the design again, so that work
-    # would be thrown away.
-    tiers = _panel_mode(p)
+    p.tiers = _panel_mode(p)
+    return p
+
+
+def measure_rest(p: _Pass) -> list[float]:
+    """The run lengths of the links place_panels left unmeasured, and the longest runs of their cages: then every
+    link's run length (the list returned, parallel to the links)."""
+    if p.rest:
+        p.rest = False
+        links, lengths, measured = p.links, p.lengths, p.measured
+        if measured is None:
+            p.measure(None, lengths)
+            if p.media is None:  # measured before the media tables are made (place_panels, not partial)
+                p.media = _media_tables(p)
+            _cage_runs(links, lengths, p.media.cage_run)
+        else:
+            left = array("i", compress(range(len(links)), map(not_, measured)))
+            p.measure(left, lengths)
+            _cage_runs(map(links.__getitem__, left), map(lengths.__getitem__, left), p.media.cage_run)
+    return p.lengths
+
+
+def run_physical(p: _Pass, progress: Any) -> tuple[PhysicalResult, list[str]]:
+    """The physical layer of a placed design whose panels fit (`p`, from place_panels), in named stages: the
+    medium of every other link, the direct links' cables (in link order), the panel links' cords and trunks (tier
+    by tier), then the result (its BOM and fiber totals wait for roll_up())."""
+    measure_rest(p)
     _assign_media(p, progress)
     _direct_cables(p)
-    rack_index = {r.id: r.idx for r in racks}
-    for tier, groups, plan, units in tiers:
+    rack_index = {r.id: r.idx for r in p.racks}
+    for tier, groups, plan, units in p.tiers:
         _tier_cables(p, tier, groups, plan, rack_index, units)
     p.cable_rows.sort(key=_FIRST)
     result = _physical_result(p)
-    progress("physical", len(links), len(links))
+    n = len(p.links)
+    progress("physical", n, n)
     return result, []
 
 
 class _MediaTables(NamedTuple):
     """What both passes of the media assignment look up per link (built once, by the first)."""
 
-    cage_run: list  # per device {cage: [far cage, longest run]} (_cage_runs)
+    cage_run: list  # per device {cage: [far cage, longest run]} (_cage_runs), the panel links' cages first
     structured_tiers: dict[str, bool]  # tier -> cabled through patch panels
     policies: tuple  # (policy, policy between halls)
     technology: dict[str, str]  # network -> technology
@@ -586,7 +628,7 @@ def _media_tables(p: _Pass) -> _MediaTables:
     rack_of = [-1 if pl is None else pl.rack for pl in p.places]
     technology_of = {"compute": p.spec.compute.technology, "storage": p.spec.storage.technology}
     return _MediaTables(
-        cage_run=_cage_runs(links, p.lengths, len(p.devices)),
+        cage_run=[None] * len(p.devices),
         structured_tiers={t: policy.tier(t).cabling == "panels" for t in set(map(_LINK_TIER, links))},
         policies=(policy, _inter_hall_policy(policy) if hall_of else policy),
         technology={net: technology_of.get(net, "ethernet") for net in set(map(_LINK_NETWORK, links))},
@@ -601,28 +643,89 @@ def _no_progress(*_args: Any) -> None:
     return None
 
 
+def _unmeasured(_only: Sequence[int] | None, _out: list[float]) -> None:
+    raise AssertionError("a _Pass measures its run lengths with the measure place_panels was given")
+
+
 def _assign_panel_media(p: _Pass) -> None:
     """The first pass of the media assignment: the links through patch panels only (those of panel-cabled tiers
     and those between halls), so that run_physical can stack the panels (and a rack whose panels do not fit can
-    raise PanelOverflow) before the other links cost anything. _assign_media does the rest."""
-    p.media = t = _media_tables(p)
-    if any(t.structured_tiers.values()) or p.hall_of is not None:
-        _media_links(p, t, True, _no_progress)
+    raise PanelOverflow) before the other links cost anything. Their run lengths and cages' longest runs are
+    worked out first, for them and the links sharing their cages only. _assign_media does the rest."""
+    if p.media is None:
+        p.media = _media_tables(p)
+    t = p.media
+    links, lengths = p.links, p.lengths
+    p.panel_flags = flags = _panel_flags(p, t)
+    if flags is not None:
+        panel = array("i", compress(range(len(links)), flags))
+        if p.rest:  # else every link is measured and in the cage runs already
+            p.measure(panel, lengths)
+            _cage_runs(map(links.__getitem__, panel), map(lengths.__getitem__, panel), t.cage_run)
+            p.measured = _with_cage_sharers(p, t, flags)
+        _media_links(p, t, panel, _no_progress)
     # what the pass found missing waits for _assign_media, which merges it into link order
     p.early = (p.failures, p.missing, p.direct, p.fail_at, p.missing_at)
     p.failures, p.missing, p.direct, p.fail_at, p.missing_at = {}, Counter(), array("i"), {}, {}
 
 
+def _panel_flags(p: _Pass, t: _MediaTables) -> list[bool] | None:
+    """Per link, whether it runs through patch panels (its tier's cabling, or between halls); None when no link
+    does. Worked out over whole columns (map), not with a Python step per link."""
+    links, structured, hall_dev = p.links, t.structured_tiers, t.hall_dev
+    by_tier = any(structured.values())
+    if not by_tier and p.hall_of is None:
+        return None
+    if p.hall_of is None:
+        flags = list(map(structured.__getitem__, map(_LINK_TIER, links)))
+    else:
+        a_hall = list(map(hall_dev.__getitem__, map(_LINK_A, links)))
+        b_hall = list(map(hall_dev.__getitem__, map(_LINK_B, links)))
+        # a link to an unplaced device (hall -1) runs between no halls
+        cross = map(_between_halls if -1 in a_hall or -1 in b_hall else ne, a_hall, b_hall)
+        flags = list(map(or_, map(structured.__getitem__, map(_LINK_TIER, links)), cross) if by_tier else cross)
+    return flags if True in flags else None
+
+
+def _between_halls(ha: int, hb: int) -> bool:
+    return ha != hb and ha >= 0 and hb >= 0
+
+
+def _with_cage_sharers(p: _Pass, t: _MediaTables, flags: list[bool]) -> list[bool]:
+    """`flags` (the panel links, whose cage runs are in `t`) and the other links on one of their cages, measured
+    and added to the cage runs here: a medium is chosen from the longest run of a link's two cages, so the panel
+    links' media need every link of their cages (at 128K GPUs there are none: the spine-core links between halls
+    fill their cages)."""
+    links, lengths = p.links, p.lengths
+    cages = [_NO_CAGES if d is None else d for d in t.cage_run]
+    on = list(
+        map(
+            or_,
+            map(contains, map(cages.__getitem__, map(_LINK_A, links)), map(_LINK_A_CAGE, links)),
+            map(contains, map(cages.__getitem__, map(_LINK_B, links)), map(_LINK_B_CAGE, links)),
+        )
+    )
+    if on == flags:
+        return flags
+    extra = array("i", compress(range(len(links)), map(gt, on, flags)))
+    p.measure(extra, lengths)
+    _cage_runs(map(links.__getitem__, extra), map(lengths.__getitem__, extra), t.cage_run)
+    return on
+
+
+_NO_CAGES: dict = {}
+
+
 def _assign_media(p: _Pass, progress: Any) -> None:
     """The medium of each link (one decision per distinct cage-pair kind), in link order; after
-    _assign_panel_media (run here first if it was not), whose links it passes over. Links cabled directly wait in
-    `p.direct` (their cables are made by _direct_cables), links through patch panels in `p.demands`.
+    _assign_panel_media, whose links it passes over. Links cabled directly wait in `p.direct` (their cables are
+    made by _direct_cables), links through patch panels in `p.demands`.
 
     Whatever is kept in order of first occurrence (the failures and missing counts per network and tier, the
     distinct choices) comes out as one pass in link order would have made it."""
-    if p.media is None:
-        _assign_panel_media(p)
-    _media_links(p, p.media, False, progress)
+    flags = p.panel_flags
+    others = range(len(p.links)) if flags is None else compress(range(len(p.links)), map(not_, flags))
+    _media_links(p, p.media, others, progress)
     p.media = None  # its cage runs (a table per device) are not needed past here: free them before the cables
     failures, missing, early_direct, fail_at, missing_at = p.early
     if early_direct:  # the first pass's links cabled directly (same rack, or copper) join in link order
@@ -655,8 +758,9 @@ def _in_first_order(first: tuple[dict, dict], second: tuple[dict, dict], combine
     return out
 
 
-def _media_links(p: _Pass, t: _MediaTables, panels: bool, progress: Any) -> None:
-    """One pass in link order over the links through patch panels (`panels`) or the others."""
+def _media_links(p: _Pass, t: _MediaTables, idx: Iterable[int], progress: Any) -> None:
+    """One pass in link order over the links at indexes `idx` (ascending): those through patch panels, or the
+    others (_panel_flags)."""
     links, devices = p.links, p.devices
     cage_run, structured_tiers, policies, technology = t.cage_run, t.structured_tiers, t.policies, t.technology
     spine_group, rack_of, hall_dev, ends_at = t.spine_group, t.rack_of, t.hall_dev, t.ends_at
@@ -664,13 +768,12 @@ def _media_links(p: _Pass, t: _MediaTables, panels: bool, progress: Any) -> None
     fail_at, missing_at, demands, demand_id, direct = p.fail_at, p.missing_at, p.demands, p.demand_id, p.direct
     inter_hall = 0
     n = len(links)
-    for i, link in enumerate(links):
+    for i in idx:
+        link = links[i]
         _lid, network, _plane, tier, a, _a_port, a_cage, b, _b_port, b_cage, speed = link
         ha, hb = hall_dev[a], hall_dev[b]
         cross = ha != hb and ha >= 0 and hb >= 0
         structured = structured_tiers[tier] or cross
-        if structured is not panels:
-            continue
         ends = ends_at.get(speed)
         if ends is None:
             ends = ends_at[speed] = [None] * len(devices)
@@ -1148,15 +1251,16 @@ class _Budgets:
         return b, status, (str(problems[0]) if problems else None)
 
 
-def _cage_runs(links: list[Link], lengths: list[float], n_devices: int) -> list[dict[str, list] | None]:
+def _cage_runs(links: Iterable[Link], lengths: Iterable[float], state: list) -> None:
     """Per device, {cage: [far cage, longest run]}: the far cage, (device, cage), every link of the cage reaches
-    (MULTI when they reach more than one) and the longest of their runs in metres.
+    (MULTI when they reach more than one) and the longest of their runs in metres; `links` (with their run
+    `lengths`) added to `state` (a list per device, None where no link was added yet). Adding links in any order,
+    in one call or several, gives the same table: a cage's entry is right once all its links are in.
 
     Held per device in a list rather than in one dict keyed by (device, cage): a tuple key is built and hashed
     per link end, and one table of 3 million entries at 512K GPUs misses the CPU caches on most lookups; the
     per-device tables took 2.78/1.31 s against 4.54/3.74 s at 1,577,792 links (0.31 against 0.60-0.67 s at
     397,184), so the cost per link stays flat."""
-    state: list[dict[str, list] | None] = [None] * n_devices
     for (_id, _net, _plane, _tier, a, _ap, a_cage, b, _bp, b_cage, _speed), length in zip(links, lengths):
         da = state[a]
         if da is None:
@@ -1182,7 +1286,6 @@ def _cage_runs(links: list[Link], lengths: list[float], n_devices: int) -> list[
                 sb[0] = MULTI
             if sb[1] < length:
                 sb[1] = length
-    return state
 
 
 MULTI = ("*",)  # a cage whose links reach more than one far cage
@@ -1257,6 +1360,7 @@ _ROW_KIND, _ROW_PART, _ROW_LENGTH, _ROW_A, _ROW_NETWORK = (
 )
 _FIRST = itemgetter(0)
 _LINK_NETWORK, _LINK_TIER, _LINK_A, _LINK_B = itemgetter(1), itemgetter(3), itemgetter(4), itemgetter(7)
+_LINK_A_CAGE, _LINK_B_CAGE = itemgetter(6), itemgetter(9)
 
 
 def _bom(

@@ -22,7 +22,7 @@ from .physical.panel_layout import PanelOverflow
 from .placement import _Floor, plan_floor
 from .rack_power import RackBudgets, rack_budgets, rack_power_report
 from .result import ENGINE_VERSION, DesignDraft, DesignResult, ProgressFn, no_progress
-from .runlength import device_geometry, run_lengths
+from .runlength import device_geometry, measure_runs
 from .spec import DesignSpec
 from .summary import summarize
 from .topology.access import AccessPlan, build_access, plan_access, storage_ufm_links
@@ -35,11 +35,10 @@ from .verify import verify
 from .verify_cabling import label_warning, verify_cabling
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from types import ModuleType
 
     from engine.catalog import ServerModel, SwitchModel
     from engine.model import Rack
-    from engine.physical_stage import PhysicalResult
 
 STAGES = ("topology", "placement", "run-lengths", "physical", "verification", "summary")
 
@@ -48,12 +47,13 @@ def _server_prefix(model_key: str) -> str:
     return model_key.split("-")[0].upper()
 
 
-def _physical_stage() -> Callable[..., tuple[PhysicalResult, list[str]]] | None:
+def _physical_stage() -> ModuleType | None:
+    """engine.physical_stage (place_panels, measure_rest, run_physical), or None when it is not in this build."""
     try:
-        from .physical_stage import run_physical
+        from . import physical_stage
     except ImportError:  # the physical layer is not part of this build
         return None
-    return run_physical
+    return physical_stage
 
 
 def _uses_panels(spec: DesignSpec) -> bool:
@@ -175,7 +175,7 @@ def start_design(
     wiring = _wire(spec, catalog, progress)
     for _ in range(PANEL_RETRIES + 1):
         try:
-            draft = _start_design(tried, catalog, progress, wiring)
+            draft = _start_design(tried, catalog, progress, wiring, first=tried is spec)
         except PanelOverflow as exc:
             # without its traceback: its frames hold the abandoned pass (devices, links, the physical layer)
             overflow = exc.with_traceback(None)
@@ -265,14 +265,33 @@ def _rewind(w: _Wiring) -> _Wiring:
     return w
 
 
-def _start_design(spec: DesignSpec, catalog: Catalog, progress: ProgressFn, wiring: _Wiring) -> DesignDraft:
-    """The stages of a draft, in order: topology (done once by _wire: `wiring`), placement, run lengths,
-    physical layer."""
+def _start_design(
+    spec: DesignSpec, catalog: Catalog, progress: ProgressFn, wiring: _Wiring, first: bool = True
+) -> DesignDraft:
+    """The stages of a draft, in order: topology (done once by _wire: `wiring`), placement (with the patch panels:
+    physical_stage.place_panels, partial when `first`: see there), run lengths, physical layer."""
     w = _rewind(wiring)
 
     _stage(progress, "placement")
     racks, places, budgets = _place(spec, catalog, w)
     devices, links = w.b.devices, w.b.links
+    measure = partial(measure_runs, links, device_geometry(devices, places, racks), spec.layout, spec.site, racks)
+    stage = _physical_stage() if catalog.media is not None else None
+    # The patch panels are placed with the racks, before anything else is worked out for this placement: when a
+    # rack's panels do not fit, PanelOverflow sends start_design back to place the design again, and only the
+    # panel links (and those sharing their cages) have been measured and given media.
+    panels = None
+    if stage is not None:
+        panels = stage.place_panels(
+            spec=spec,
+            catalog=catalog,
+            devices=devices,
+            links=links,
+            places=places,
+            racks=racks,
+            measure=measure,
+            partial=first,
+        )
     warnings = w.warnings
     extra_summary: dict = {}
     extra_summary["rack_power"], power_warnings = rack_power_report(devices, places, racks, budgets)
@@ -281,22 +300,16 @@ def _start_design(spec: DesignSpec, catalog: Catalog, progress: ProgressFn, wiri
     extra_summary["notes"] = notes
 
     _stage(progress, "run-lengths")
-    lengths = run_lengths(links, device_geometry(devices, places, racks), spec.layout, spec.site, racks)
+    if stage is None or panels is None:
+        lengths: list[float] = []
+        measure(None, lengths)
+    else:  # those place_panels left: then every link's
+        lengths = stage.measure_rest(panels)
 
     _stage(progress, "physical")
     physical = None
-    run_physical = _physical_stage() if catalog.media is not None else None
-    if run_physical is not None:
-        physical, phys_warnings = run_physical(
-            spec=spec,
-            catalog=catalog,
-            devices=devices,
-            links=links,
-            lengths=lengths,
-            places=places,
-            racks=racks,
-            progress=progress,
-        )
+    if stage is not None and panels is not None:
+        physical, phys_warnings = stage.run_physical(panels, progress)
         warnings += phys_warnings
 
     return DesignDraft(

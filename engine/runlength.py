@@ -16,6 +16,7 @@ Every term is a layout or site setting; the defaults are listed in docs/data-gap
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from .model import Device, Link, Place, Rack
@@ -49,36 +50,59 @@ def run_lengths(
 ) -> list[float]:
     """Metres per link, rounded to the centimetre, parallel to `links`; `racks` (with their halls) is needed
     only when they stand in more than one hall."""
+    out: list[float] = []
+    measure_runs(links, geometry, layout, site, racks, None, out)
+    return out
+
+
+def measure_runs(
+    links: list[Link],
+    geometry: list[Any],
+    layout: LayoutSpec,
+    site: SiteSpec | None,
+    racks: list[Rack] | None,
+    only: Sequence[int] | None,
+    out: list[float],
+) -> None:
+    """run_lengths of the links at the indexes `only` (ascending), written into `out` (parallel to `links`) at
+    those indexes; of every link when `only` is None (then `out` is filled whatever its length). The physical
+    stage measures the links through patch panels first, and the others only once the panels fit
+    (engine/physical_stage.py place_panels)."""
+    if only is None:
+        out[:] = [0.0] * len(links)
+    # (index, link) pairs, without an index look-up per link when every link is measured
+    pairs = enumerate(links) if only is None else zip(only, map(links.__getitem__, only))
     if site is not None and racks and any(r.hall for r in racks):
-        return _run_lengths_halls(links, geometry, layout, site, [r.hall for r in racks])
+        _measure_halls(pairs, out, geometry, layout, site, [r.hall for r in racks])
+        return
     top = layout.rack_units * U_M
     drop = layout.tray_drop_m
     ends = 2 * layout.slack_per_end_m
     inner = layout.in_rack_allowance_m + ends
-    out: list[float] = []
-    append = out.append
-    for link in links:
+    for i, link in pairs:
         ga = geometry[link.a]
         gb = geometry[link.b]
         if ga[0] == gb[0]:
             length = abs(ga[3] - gb[3]) + inner
         else:
             length = (top - ga[3]) + (top - gb[3]) + 2 * drop + abs(ga[1] - gb[1]) + abs(ga[2] - gb[2]) + ends
-        append(round(length, 2))
-    return out
+        out[i] = round(length, 2)
 
 
-def _run_lengths_halls(
-    links: list[Link], geometry: list[Any], layout: LayoutSpec, site: SiteSpec, hall_of: list[int]
-) -> list[float]:
+def _measure_halls(
+    pairs: Iterator[tuple[int, Link]],
+    out: list[float],
+    geometry: list[Any],
+    layout: LayoutSpec,
+    site: SiteSpec,
+    hall_of: list[int],
+) -> None:
     top = layout.rack_units * U_M
     drop = layout.tray_drop_m
     ends = 2 * layout.slack_per_end_m
     inner = layout.in_rack_allowance_m + ends
     pathway = [site.pathway_of(h) for h in range(max(hall_of) + 1)]
-    out: list[float] = []
-    append = out.append
-    for link in links:
+    for i, link in pairs:
         ga = geometry[link.a]
         gb = geometry[link.b]
         ra, rb = ga[0], gb[0]
@@ -91,5 +115,4 @@ def _run_lengths_halls(
                 length += abs(ga[1] - gb[1]) + abs(ga[2] - gb[2])
             else:
                 length += ga[1] + ga[2] + pathway[ha] + pathway[hb] + gb[1] + gb[2]
-        append(round(length, 2))
-    return out
+        out[i] = round(length, 2)

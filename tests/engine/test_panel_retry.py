@@ -92,3 +92,35 @@ def test_missing_media_of_both_passes_come_out_in_link_order(catalog):
     (spine_core,) = [w for w in r.warnings if w.startswith("no medium for compute/spine-core")]
     assert "no medium fits a 9 m run" in spine_core
     assert r.summary["site"]["inter_hall_links"] == 1024
+
+
+ODD_SU = {  # a leaf's 31 node ports and 31 uplinks meet in one twin-port cage: a direct link shares a panel link's cage
+    "name": "odd SU",
+    "servers": {"model": "dgx-h100", "count": 124},
+    "compute_fabric": {"technology": "infiniband", "switch": "qm9700", "scalable_unit": 31},
+    "physical": {"tiers": {"leaf-spine": {"cabling": "panels"}}},
+}
+
+
+def test_the_first_pass_measures_the_links_sharing_a_panel_links_cage(catalog):
+    """place_panels measures only the panel links and the links on their cages before the panels are stacked (a
+    medium is chosen from the longest run of both cages): the result equals measuring every link up front."""
+    from engine import physical_stage
+
+    place_panels, sharers = physical_stage.place_panels, physical_stage._with_cage_sharers
+    measured = []
+
+    def counted(p, t, flags):
+        on = sharers(p, t, flags)
+        measured.append((sum(flags), sum(on)))
+        return on
+
+    spec = parse_spec(ODD_SU)
+    with mock.patch.object(physical_stage, "_with_cage_sharers", counted):
+        partial = compute_design(spec, catalog)
+    assert measured[0][1] > measured[0][0]  # the node-leaf links on the leaves' mixed cages were measured too
+    with mock.patch.object(physical_stage, "place_panels", lambda **kw: place_panels(**{**kw, "partial": False})):
+        whole = compute_design(spec, catalog)
+    assert _rows(partial) == _rows(whole)
+    assert partial.warnings == whole.warnings
+    assert partial.summary == whole.summary
