@@ -46,3 +46,39 @@ def test_it_leaves_a_collector_that_was_off_off():
         assert not gc.isenabled()
     finally:
         (gc.enable if was else gc.disable)()
+
+
+def test_what_was_made_inside_goes_to_the_oldest_generation_and_stays_collectable(collector_on):
+    """The records of a paused block are handed to the oldest generation at its end (gc.freeze/unfreeze), not
+    walked by the next young collection; nothing stays frozen, and a cycle made inside is still collected."""
+    import weakref
+
+    class Node:
+        pass
+
+    assert gc.get_freeze_count() == 0
+    with cyclic_gc_paused():
+        a, b = Node(), Node()
+        a.other, b.other = b, a  # a cycle only the collector can free
+        gone = weakref.ref(a)
+        kept = [[i] for i in range(1000)]
+    gc.disable()  # look before any young collection could move them
+    oldest = any(o is kept for o in gc.get_objects(generation=2))
+    gc.enable()
+    assert oldest
+    assert gc.get_freeze_count() == 0
+    del a, b
+    gc.collect()
+    assert gone() is None
+
+
+def test_a_process_that_froze_its_own_objects_keeps_them_frozen(collector_on):
+    gc.collect()
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with cyclic_gc_paused():
+            pass
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
