@@ -20,6 +20,7 @@ from reportlab.lib.rl_accel import fp_str
 
 from engine.result import DesignResult
 
+from . import _qr
 from ._csv import csv_lines
 from ._pdf import (
     COND,
@@ -313,9 +314,16 @@ def count_labels(result: DesignResult | DesignView, *, row: str | None = None, r
 
 
 # ----- barcodes ---------------------------------------------------------------------------------
-# Drawn as filled rectangles into one path per page. Code 128 from reportlab's encoder; QR from
-# reportlab's encoder with a fixed mask (any of the eight masks is a valid symbol: choosing the "best"
-# one costs ten times as much and matters only for hard-to-read prints).
+# Drawn as filled rectangles into one path per page. Code 128 from reportlab's encoder (its symbol choice);
+# QR from deliverables/_qr.py: reportlab's pure-Python QR encoder took 0.26-0.30 ms a code, most of a label's time;
+# _qr gives the same symbol (same mode, version, mask) in about 0.01 ms.
+#
+# The mask stays fixed (LABEL_QR_MASK, as with reportlab's encoder before): any of the eight masks makes a valid
+# symbol, and the one ISO/IEC 18004's penalty rule picks (_qr.modules(value) without a mask, about 0.04 ms) was
+# read less well here: on the port stock at 200 dpi (3-dot modules at 300 dpi are 2 px, their edges between
+# pixels) ZBar missed 2-3 of the 108 panel-port codes of test_label_content, every one a mask-7 symbol, where mask 2
+# reads all 108 (4 Dec 2026; zxing-cpp read all with either).
+LABEL_QR_MASK = 2
 
 _C128_QUIET = 10  # modules of quiet zone each side (ISO/IEC 15417 asks for at least 10)
 
@@ -373,31 +381,7 @@ def _c128_symbol(sym: Any) -> tuple[list[tuple[int, int]], int]:
     return bars, x
 
 
-def qr_modules(value: str) -> tuple[list[tuple[int, int, int]], int]:
-    """([(row, start column, run length)] of the dark modules, modules per side)."""
-    from reportlab.graphics.barcode.qrencoder import QRCode, QRErrorCorrectLevel
-
-    for version in range(1, 11):
-        q = QRCode(version, QRErrorCorrectLevel.M)
-        q.addData(value)
-        try:
-            q.makeImpl(False, 2)
-            break
-        except Exception:  # noqa: BLE001 - the QR library says "does not fit this version" with a bare Exception
-            continue
-    n = q.getModuleCount()
-    runs = []
-    for r in range(n):
-        c = 0
-        while c < n:
-            if q.isDark(r, c):
-                start = c
-                while c < n and q.isDark(r, c):
-                    c += 1
-                runs.append((r, start, c - start))
-            else:
-                c += 1
-    return runs, n
+_DARK_RUN = re.compile("1+")  # a run of dark modules in a QR row, written column 0 first
 
 
 # Every bar and QR module is a whole number of printer dots, at least MIN_MODULE_DOTS: 2-dot modules at 203 dpi
@@ -441,7 +425,8 @@ class _Codes:
         self.w, self.h = w, h
         self.dpi = dpi
         self.memo: dict = {}
-        self._bars: dict = {}  # (module, start, width) -> "x 0 w h re" of one Code 128 bar
+        self._bars: dict = {}  # (module, start, width) -> "x 0 w h re" of one Code 128 bar, or a QR run's (see _qr)
+        self._rows: dict = {}  # (modules per side, row, its dark modules as bits) -> that QR row's operators
 
     def get(self, value: str) -> tuple[str, float, float]:
         """(operators, x, y offset of their origin from the code box's bottom left)."""
@@ -480,17 +465,38 @@ class _Codes:
         return " ".join(out), (w - total * module) / 2, 0.0
 
     def _qr(self, value: str) -> tuple[str, float, float]:
-        runs, n = qr_modules(value)
+        rows, n, _mask = _qr.modules(value, LABEL_QR_MASK)
         side = self.w
         dots = module_dots(side, n + 2 * _QR_QUIET, self.dpi)
         if not dots:
             raise self._too_small(value, n + 2 * _QR_QUIET)
         module = dots * 72 / self.dpi
         inset = (side - n * module) / 2  # the quiet zone, centred
-        ops = " ".join(
-            f"{inset + module * c0:.2f} {-module * (r + 1):.2f} {module * ln:.2f} {module:.2f} re" for r, c0, ln in runs
-        )
-        return ops, 0.0, side - inset
+        # one "x y w h re" per run of dark modules in a row; a row's operators are kept by (size, row, its bits):
+        # the rows through the finder patterns repeat between codes, and each run's text repeats more
+        memo, frags = self._rows, self._bars
+        out = []
+        for r, bits in enumerate(rows):
+            key = (n, r, bits)
+            ops = memo.get(key)
+            if ops is None:
+                if len(memo) > 50_000:
+                    memo.clear()
+                y = -module * (r + 1)
+                parts = []
+                for m in _DARK_RUN.finditer(format(bits, "b")[::-1]):  # bit c is column c
+                    c0, ln = m.start(), m.end() - m.start()
+                    fkey = (n, r, c0, ln)
+                    f = frags.get(fkey)
+                    if f is None:
+                        if len(frags) > 50_000:
+                            frags.clear()
+                        f = frags[fkey] = f"{inset + module * c0:.2f} {y:.2f} {module * ln:.2f} {module:.2f} re"
+                    parts.append(f)
+                ops = memo[key] = " ".join(parts)
+            if ops:
+                out.append(ops)
+        return " ".join(out), 0.0, side - inset
 
 
 # ----- layout of one label ---------------------------------------------------------------------
