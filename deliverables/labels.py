@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from math import ceil, pi
 from typing import IO, Any
 
@@ -608,6 +610,7 @@ def render_labels_pdf(
     opts = ExportOptions.from_any(options)
     v = _view(result)
     sections = _sections(v, opts)
+    _refuse_too_many(v, opts, sum(n for _, n, _ in sections))
     stocks = [opts.label_stock] + [s for s, _, _ in sections]
     for st in stocks:
         st.validate()
@@ -632,6 +635,43 @@ def render_labels_pdf(
         note = ""
     c.save()
     return pages
+
+
+# The most labels a whole-design labels.pdf is built with where a time limit applies (the export job); above it
+# the job refuses at once, naming the scoped downloads, instead of rendering until JOB_EXPORT_SOFT_TIME_LIMIT_S
+# (600 s) stops it. The CLI (write_deliverables) has no time limit and builds any size (unlimited_labels).
+# Measured (docs/benchmarks.md, stop 47): about 0.27 ms of CPU per label (8K and 128K GPUs alike) and ReportLab
+# keeping the document until it is written, 3.4 KB per cable. The 131,072-GPU bench design over 4 halls has
+# 1,237,928 labels: 729 s on this shared machine (load 5-7), about 330 s of CPU, peak 2,284 MB, a 451 MB file;
+# 1,000,000 labels is about 270 s quiet, under half the limit. Its per-row sheets are about 4,700 labels.
+MAX_WHOLE_DESIGN_LABELS = 1_000_000
+_UNLIMITED: ContextVar[bool] = ContextVar("unlimited_labels", default=False)
+
+
+@contextmanager
+def unlimited_labels() -> Iterator[None]:
+    """Within it, whole-design label sheets of any size are built (the CLI's write_deliverables: no time limit)."""
+    token = _UNLIMITED.set(True)
+    try:
+        yield
+    finally:
+        _UNLIMITED.reset(token)
+
+
+class TooManyLabels(ValueError):
+    """A whole-design labels.pdf over MAX_WHOLE_DESIGN_LABELS: the message names the row and rack downloads."""
+
+
+def _refuse_too_many(v: DesignView, opts: ExportOptions, total: int) -> None:
+    if total <= MAX_WHOLE_DESIGN_LABELS or opts.row is not None or opts.rack is not None or _UNLIMITED.get():
+        return
+    rows = sorted({r.row_name for r in v.racks}, key=lambda s: (len(s), s))
+    raise TooManyLabels(
+        f"labels.pdf: this design has {total:,} labels, more than the {MAX_WHOLE_DESIGN_LABELS:,} a whole-design "
+        f"sheet is built with (it would outrun the export job's time limit): download the labels per row "
+        f"(options.row, one of {len(rows):,} rows such as {rows[0]!r}) or per rack (options.rack, e.g. "
+        f"{v.racks[0].id!r}); labels.csv lists every label for label-printer software."
+    )
 
 
 def _flag_note(opts: ExportOptions, sections: Iterable[tuple]) -> str:

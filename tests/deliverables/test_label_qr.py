@@ -166,3 +166,28 @@ def test_labels_draw_each_dark_run_of_a_qr_row_once(design):
         assert drawn == rows, value
         assert (ox, oy) == (0.0, 80.0 - inset)
         assert codes.get(value) == (ops, ox, oy)
+
+
+def test_a_whole_design_sheet_over_the_limit_is_refused_up_front_naming_the_row_and_rack_downloads(
+    design, tmp_path, monkeypatch
+):
+    import io
+
+    from deliverables import DesignView, ExportOptions, labels
+
+    v = DesignView(design)
+    total = labels.count_labels(v)
+    monkeypatch.setattr(labels, "MAX_WHOLE_DESIGN_LABELS", total - 1)
+    fh = io.BytesIO()
+    with pytest.raises(labels.TooManyLabels, match=r"per row \(options.row, .*per rack \(options.rack") as e:
+        labels.render_labels_pdf(v, fh, ExportOptions.from_any({}))
+    assert f"{total:,} labels" in str(e.value) and fh.getvalue() == b""  # refused before a page was drawn
+    assert labels.render_labels_pdf(v, fh, ExportOptions.from_any({"rack": RACK})) >= 1  # a scoped sheet still builds
+    monkeypatch.setattr(labels, "MAX_WHOLE_DESIGN_LABELS", total)
+    assert labels.render_labels_pdf(v, io.BytesIO(), ExportOptions.from_any({})) >= 1
+    # the CLI's folder of files has no time limit: it builds the whole sheet whatever its size
+    from deliverables import write_deliverables
+
+    monkeypatch.setattr(labels, "MAX_WHOLE_DESIGN_LABELS", 1)
+    (path,) = write_deliverables(design, tmp_path, revision_label="r1", only=["labels.pdf"])
+    assert path.stat().st_size > 0
