@@ -640,10 +640,11 @@ def render_labels_pdf(
 # The most labels a whole-design labels.pdf is built with where a time limit applies (the export job); above it
 # the job refuses at once, naming the scoped downloads, instead of rendering until JOB_EXPORT_SOFT_TIME_LIMIT_S
 # (600 s) stops it. The CLI (write_deliverables) has no time limit and builds any size (unlimited_labels).
-# Measured (docs/benchmarks.md, stop 47): about 0.27 ms of CPU per label (8K and 128K GPUs alike) and ReportLab
-# keeping the document until it is written, 3.4 KB per cable. The 131,072-GPU bench design over 4 halls has
-# 1,237,928 labels: 729 s on this shared machine (load 5-7), about 330 s of CPU, peak 2,284 MB, a 451 MB file;
-# 1,000,000 labels is about 270 s quiet, under half the limit. Its per-row sheets are about 4,700 labels.
+# Measured (docs/benchmarks.md, stop 47): the 131,072-GPU bench design over 4 halls has 1,237,928 labels: 729 s
+# on this shared machine (load 5-7), about 290 s of CPU (0.23 ms a label), peak 2,284 MB (ReportLab keeps the
+# document until it is written: 3.4 KB per cable over the decoded result), a 451 MB file. 1,000,000 labels is
+# about 235 s of CPU, under half the limit, so a busy worker still finishes; that design's 265 rows are about 4,700
+# labels a sheet.
 MAX_WHOLE_DESIGN_LABELS = 1_000_000
 _UNLIMITED: ContextVar[bool] = ContextVar("unlimited_labels", default=False)
 
