@@ -153,6 +153,7 @@ def write_deliverables(
     The files are the deliverables of deliverables/registry.py, each at its folder path (FOLDER_FILES, in that
     order; cables.csv is the cable schedule); ``only`` limits the run to some of those paths.
     """
+    from .labels import unlimited_labels
     from .registry import FOLDER_FILES
 
     opts = ExportOptions.from_any(options)
@@ -173,7 +174,7 @@ def write_deliverables(
             continue
         path = out / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "wb") as fh:
+        with open(path, "wb") as fh, unlimited_labels():  # no time limit here, unlike the export job's
             d.render(revision, fh, opts)
         written.append(path)
     return written

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from math import ceil, pi
 from typing import IO, Any
 
@@ -20,6 +22,7 @@ from reportlab.lib.rl_accel import fp_str
 
 from engine.result import DesignResult
 
+from . import _qr
 from ._csv import csv_lines
 from ._pdf import (
     COND,
@@ -313,9 +316,16 @@ def count_labels(result: DesignResult | DesignView, *, row: str | None = None, r
 
 
 # ----- barcodes ---------------------------------------------------------------------------------
-# Drawn as filled rectangles into one path per page. Code 128 from reportlab's encoder; QR from
-# reportlab's encoder with a fixed mask (any of the eight masks is a valid symbol: choosing the "best"
-# one costs ten times as much and matters only for hard-to-read prints).
+# Drawn as filled rectangles into one path per page. Code 128 from reportlab's encoder (its symbol choice);
+# QR from deliverables/_qr.py: reportlab's pure-Python QR encoder took 0.26-0.30 ms a code, most of a label's time;
+# _qr gives the same symbol (same mode, version, mask) in about 0.01 ms.
+#
+# The mask stays fixed (LABEL_QR_MASK, as with reportlab's encoder before): any of the eight masks makes a valid
+# symbol, and the one ISO/IEC 18004's penalty rule picks (_qr.modules(value) without a mask, about 0.04 ms) was
+# read less well here: on the port stock at 200 dpi (3-dot modules at 300 dpi are 2 px, their edges between
+# pixels) ZBar missed 2-3 of the 108 panel-port codes of test_label_content, every one a mask-7 symbol, where mask 2
+# reads all 108 (4 Dec 2026; zxing-cpp read all with either).
+LABEL_QR_MASK = 2
 
 _C128_QUIET = 10  # modules of quiet zone each side (ISO/IEC 15417 asks for at least 10)
 
@@ -373,31 +383,7 @@ def _c128_symbol(sym: Any) -> tuple[list[tuple[int, int]], int]:
     return bars, x
 
 
-def qr_modules(value: str) -> tuple[list[tuple[int, int, int]], int]:
-    """([(row, start column, run length)] of the dark modules, modules per side)."""
-    from reportlab.graphics.barcode.qrencoder import QRCode, QRErrorCorrectLevel
-
-    for version in range(1, 11):
-        q = QRCode(version, QRErrorCorrectLevel.M)
-        q.addData(value)
-        try:
-            q.makeImpl(False, 2)
-            break
-        except Exception:  # noqa: BLE001 - the QR library says "does not fit this version" with a bare Exception
-            continue
-    n = q.getModuleCount()
-    runs = []
-    for r in range(n):
-        c = 0
-        while c < n:
-            if q.isDark(r, c):
-                start = c
-                while c < n and q.isDark(r, c):
-                    c += 1
-                runs.append((r, start, c - start))
-            else:
-                c += 1
-    return runs, n
+_DARK_RUN = re.compile("1+")  # a run of dark modules in a QR row, written column 0 first
 
 
 # Every bar and QR module is a whole number of printer dots, at least MIN_MODULE_DOTS: 2-dot modules at 203 dpi
@@ -441,7 +427,8 @@ class _Codes:
         self.w, self.h = w, h
         self.dpi = dpi
         self.memo: dict = {}
-        self._bars: dict = {}  # (module, start, width) -> "x 0 w h re" of one Code 128 bar
+        self._bars: dict = {}  # (module, start, width) -> "x 0 w h re" of one Code 128 bar, or a QR run's (see _qr)
+        self._rows: dict = {}  # (modules per side, row, its dark modules as bits) -> that QR row's operators
 
     def get(self, value: str) -> tuple[str, float, float]:
         """(operators, x, y offset of their origin from the code box's bottom left)."""
@@ -480,17 +467,38 @@ class _Codes:
         return " ".join(out), (w - total * module) / 2, 0.0
 
     def _qr(self, value: str) -> tuple[str, float, float]:
-        runs, n = qr_modules(value)
+        rows, n, _mask = _qr.modules(value, LABEL_QR_MASK)
         side = self.w
         dots = module_dots(side, n + 2 * _QR_QUIET, self.dpi)
         if not dots:
             raise self._too_small(value, n + 2 * _QR_QUIET)
         module = dots * 72 / self.dpi
         inset = (side - n * module) / 2  # the quiet zone, centred
-        ops = " ".join(
-            f"{inset + module * c0:.2f} {-module * (r + 1):.2f} {module * ln:.2f} {module:.2f} re" for r, c0, ln in runs
-        )
-        return ops, 0.0, side - inset
+        # one "x y w h re" per run of dark modules in a row; a row's operators are kept by (size, row, its bits):
+        # the rows through the finder patterns repeat between codes, and each run's text repeats more
+        memo, frags = self._rows, self._bars
+        out = []
+        for r, bits in enumerate(rows):
+            key = (n, r, bits)
+            ops = memo.get(key)
+            if ops is None:
+                if len(memo) > 50_000:
+                    memo.clear()
+                y = -module * (r + 1)
+                parts = []
+                for m in _DARK_RUN.finditer(format(bits, "b")[::-1]):  # bit c is column c
+                    c0, ln = m.start(), m.end() - m.start()
+                    fkey = (n, r, c0, ln)
+                    f = frags.get(fkey)
+                    if f is None:
+                        if len(frags) > 50_000:
+                            frags.clear()
+                        f = frags[fkey] = f"{inset + module * c0:.2f} {y:.2f} {module * ln:.2f} {module:.2f} re"
+                    parts.append(f)
+                ops = memo[key] = " ".join(parts)
+            if ops:
+                out.append(ops)
+        return " ".join(out), 0.0, side - inset
 
 
 # ----- layout of one label ---------------------------------------------------------------------
@@ -602,6 +610,7 @@ def render_labels_pdf(
     opts = ExportOptions.from_any(options)
     v = _view(result)
     sections = _sections(v, opts)
+    _refuse_too_many(v, opts, sum(n for _, n, _ in sections))
     stocks = [opts.label_stock] + [s for s, _, _ in sections]
     for st in stocks:
         st.validate()
@@ -626,6 +635,44 @@ def render_labels_pdf(
         note = ""
     c.save()
     return pages
+
+
+# The most labels a whole-design labels.pdf is built with where a time limit applies (the export job); above it
+# the job refuses at once, naming the scoped downloads, instead of rendering until JOB_EXPORT_SOFT_TIME_LIMIT_S
+# (600 s) stops it. The CLI (write_deliverables) has no time limit and builds any size (unlimited_labels).
+# Measured (docs/benchmarks.md, stop 47): the 131,072-GPU bench design over 4 halls has 1,237,928 labels: 729 s
+# on this shared machine (load 5-7), about 290 s of CPU (0.23 ms a label), peak 2,284 MB (ReportLab keeps the
+# document until it is written: 3.4 KB per cable over the decoded result), a 451 MB file. 1,000,000 labels is
+# about 235 s of CPU, under half the limit, so a busy worker still finishes; that design's 265 rows are about 4,700
+# labels a sheet.
+MAX_WHOLE_DESIGN_LABELS = 1_000_000
+_UNLIMITED: ContextVar[bool] = ContextVar("unlimited_labels", default=False)
+
+
+@contextmanager
+def unlimited_labels() -> Iterator[None]:
+    """Within it, whole-design label sheets of any size are built (the CLI's write_deliverables: no time limit)."""
+    token = _UNLIMITED.set(True)
+    try:
+        yield
+    finally:
+        _UNLIMITED.reset(token)
+
+
+class TooManyLabels(ValueError):
+    """A whole-design labels.pdf over MAX_WHOLE_DESIGN_LABELS: the message names the row and rack downloads."""
+
+
+def _refuse_too_many(v: DesignView, opts: ExportOptions, total: int) -> None:
+    if total <= MAX_WHOLE_DESIGN_LABELS or opts.row is not None or opts.rack is not None or _UNLIMITED.get():
+        return
+    rows = sorted({r.row_name for r in v.racks}, key=lambda s: (len(s), s))
+    raise TooManyLabels(
+        f"labels.pdf: this design has {total:,} labels, more than the {MAX_WHOLE_DESIGN_LABELS:,} a whole-design "
+        f"sheet is built with (it would outrun the export job's time limit): download the labels per row "
+        f"(options.row, one of {len(rows):,} rows such as {rows[0]!r}) or per rack (options.rack, e.g. "
+        f"{v.racks[0].id!r}); labels.csv lists every label for label-printer software."
+    )
 
 
 def _flag_note(opts: ExportOptions, sections: Iterable[tuple]) -> str:

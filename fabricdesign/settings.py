@@ -357,6 +357,9 @@ JOB_LIMITS = {
     }
     for kind, soft, memory in (
         ("compute", 300, 5120),
+        # export: a whole-design labels.pdf is the longest render; deliverables/labels.py refuses one over
+        # MAX_WHOLE_DESIGN_LABELS (1,000,000) up front, naming the per-row/per-rack download: the 128K bench design's
+        # 1,237,928 labels took 729 s at load 5-7 (290 s CPU) and 2,284 MB peak (docs/benchmarks.md, stop 47)
         ("export", 600, 8192),
         ("asbuilt", 300, 8192),
         ("alternatives", 600, 5120),
