@@ -145,4 +145,7 @@ def revision_file(request: SignedInRequest, pk: int, number: int, kind: str) -> 
     except (JobQuotaExceeded, JobNotQueued) as exc:
         messages.error(request, f"{kind} not started: {exc.message}")
         return redirect(back)
+    except ValueError as exc:  # "options.row: …": what to ask for instead (a whole-design sheet too large)
+        messages.error(request, f"{kind} not started: {str(exc).partition(': ')[2] or exc}")
+        return redirect(back)
     return redirect("designs:job", pk=pk, job_id=job.pk)

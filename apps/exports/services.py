@@ -134,7 +134,9 @@ def export_enqueue(*, revision: Revision, kind: str, user: User, options: dict |
     if kind in DELIVERABLES:
         if not deliverable_applies(kind, revision.spec):
             raise ValueError(f"kind: this design has no {kind} ({deliverable_missing_reason(kind)})")
-        export_options(options)  # reject bad options now, not in the worker
+        opts = export_options(options)  # reject bad options now, not in the worker
+        if kind == "labels.pdf" and opts.row is None and opts.rack is None:
+            _refuse_whole_design_labels(revision)
     elif options:
         raise ValueError(f"options: {kind} takes no options")
     options = artifact_options_plain(options)  # JSON for the job, and the same key in the worker
@@ -159,6 +161,23 @@ def export_enqueue(*, revision: Revision, kind: str, user: User, options: dict |
             user=user,
             design=revision.design,
             params={"revision_id": revision.pk, "kind": kind, "options": options, "key": key},
+        )
+
+
+def _refuse_whole_design_labels(revision: Revision) -> None:
+    """A whole-design labels.pdf the worker would refuse (deliverables.labels.MAX_WHOLE_DESIGN_LABELS), refused
+    when asked for: every cable has a label at each end, so twice the stored cable count is a floor of the label
+    count, known without decoding the revision. Designs under the floor but over the limit (panel-port labels
+    make up the rest) are refused by the worker with the same advice (export_build_job)."""
+    from deliverables.labels import MAX_WHOLE_DESIGN_LABELS
+
+    floor = 2 * revision.cable_count
+    if floor > MAX_WHOLE_DESIGN_LABELS:
+        raise ValueError(
+            f"options.row: this design has at least {floor:,} labels (one at each end of {revision.cable_count:,} "
+            f"cables), more than the {MAX_WHOLE_DESIGN_LABELS:,} a whole-design labels.pdf is built with (it would "
+            "outrun the export job's time limit): download the labels per row (options.row) or per rack "
+            "(options.rack); labels.csv lists every label for label-printer software"
         )
 
 
@@ -187,6 +206,8 @@ def export_build_job(*, job: Job, progress: DbProgress) -> dict:
     meanwhile, as a compute stops at its next report; a cancel while a renderer runs is raised by the job's
     watchdog. Either way the build leaves no file behind (artifact_build)."""
     from apps.designs.models import Revision
+    from apps.jobs.progress import JobFailed
+    from deliverables.labels import TooManyLabels
 
     from .artifacts import artifact_build
 
@@ -196,7 +217,10 @@ def export_build_job(*, job: Job, progress: DbProgress) -> dict:
     def on_stage(stage: str, percent: float) -> None:
         progress.mark(stage, percent / 100)
 
-    artifact = artifact_build(revision=revision, kind=kind, options=job.params.get("options"), on_stage=on_stage)
+    try:
+        artifact = artifact_build(revision=revision, kind=kind, options=job.params.get("options"), on_stage=on_stage)
+    except TooManyLabels as exc:  # the user's to act on (download per row or rack): no traceback, no retry
+        raise JobFailed(str(exc)) from None
     if job.params.get("key") and artifact.key != job.params["key"]:
         # The web asked for the file under another key: this worker renders with other code or data (a deploy
         # half done), or the revision was repriced meanwhile. The web would never find what was stored under
