@@ -90,7 +90,8 @@ def analyze_partitions(revision_id: int) -> None:
 
 def sort_index_keys() -> dict[str, dict[str, str]]:
     """{row table: {index suffix: key}} for each sort order of the tables (apps/designs/tables.py) but the
-    id and the cable part, whose indexes are the parent's, and for the closed-set filters (kind, status, medium).
+    id and the cable part, whose indexes are the parent's, each also within one tier (tier, key, id), and for the
+    closed-set filters (kind, status, medium).
     A key is written as the page query's ORDER BY writes it, a nullable column as COALESCE(column, _NULL_SORTS_AS),
     or PostgreSQL would not match it."""
     from .models import CableRecord, LinkRecord
@@ -106,6 +107,8 @@ def sort_index_keys() -> dict[str, dict[str, str]]:
             column = _q(column_name(model, name))
             expr = f"(COALESCE({column}, {float(_NULL_SORTS_AS)!r}))" if field.null else column
             table_keys[f"by_{name}"] = f"{expr}, {_q(id_field)}"
+            # the same within one tier (tables._SORT_INDEX_PREFIXES: a tier filter with this sort)
+            table_keys[f"by_tier_{name}"] = f"{_q(column_name(model, 'tier'))}, {expr}, {_q(id_field)}"
     # The closed-set filters' (cable kind, link status and medium), in id order: a value the revision has few or
     # none of (an AOC in an all-cord fabric) scanned the whole partition for a page (137 ms at 397,184 cables), and
     # a common one walked the id index past every other row (the last page of status=pass at 524,288 GPUs, whose

@@ -212,13 +212,21 @@ def _where(model, revision_id: int, clauses: list[list[Term]]) -> tuple[list[str
 # read on through the rest of the network (121 ms at 524,288 GPUs); network and tier keep `=` and `link_id > last`,
 # which their (network, tier, id) index answers directly and PostgreSQL chooses.
 _ID_INDEX_PREFIXES = {
-    "designs_linkrecord": (("status",), ("medium",)),
+    "designs_linkrecord": (("tier",), ("status",), ("medium",)),
     "designs_cablerecord": (("kind",),),
+}
+# A sorted page whose filters fix the tier reads a (tier, key, id) index (partitions.sort_index_keys): on the
+# (key, id) index PostgreSQL walked past every row of the other tiers first, and runs sort by tier (the node-leaf
+# cords are the shortest), so the first leaf-spine page by length at 1,048,576 GPUs read a million entries (94 ms,
+# the last one 124 ms; bench/bench_store.py).
+_SORT_INDEX_PREFIXES = {
+    "designs_linkrecord": (("tier",),),
+    "designs_cablerecord": (("tier",),),
 }
 
 
-def _equal_prefix(model, clauses: list[list[Term]]) -> list[tuple[str, Any]]:
-    """(column, value) of the first index prefix the filters fix by equality, or none."""
+def _equal_prefix(model, clauses: list[list[Term]], prefixes: dict) -> list[tuple[str, Any]]:
+    """(column, value) of the first index prefix (of `prefixes`, by table) the filters fix by equality, or none."""
     equal = {
         term[0][0]: term[0][2]
         for clause in clauses
@@ -227,7 +235,7 @@ def _equal_prefix(model, clauses: list[list[Term]]) -> list[tuple[str, Any]]:
         if len(term) == 1
         if term[0][1] == "="
     }
-    for prefix in _ID_INDEX_PREFIXES.get(model._meta.db_table, ()):
+    for prefix in prefixes.get(model._meta.db_table, ()):
         if all(col in equal for col in prefix):
             return [(col, equal[col]) for col in prefix]
     return []
@@ -274,7 +282,7 @@ def _page(
     # 1469848` ORDER BY link_id, PostgreSQL walked the id index and filtered, trusting the matches to be spread
     # evenly: the last page of status=pass at 524,288 GPUs, whose last 107,844 links have no medium, read them
     # all (52 ms); with the equality kept beside the row comparison, the btree started at the first 'pass' (263 ms).
-    prefix = _equal_prefix(model, clauses) if by_id else []
+    prefix = _equal_prefix(model, clauses, _ID_INDEX_PREFIXES if by_id else _SORT_INDEX_PREFIXES)
     if prefix:
         fixed = {col for col, _ in prefix}
         clauses = [
@@ -312,8 +320,9 @@ def _page(
             # `(key, id) > (v, id)`: a btree on (key, id) seeks straight to it; the equivalent `key > v OR (key = v
             # AND id > id)` made PostgreSQL read the index from its start (75-155 ms for the last page of a
             # 400,000-link revision sorted by length, bench/bench_store.py).
-            conds.append(f"({key_sql}, {id_col}) {after} (%s, %s)")
-            params += [*key_params, _cursor_value(c.get("v"), field), c["id"]]
+            row = ", ".join([*prefix_cols, key_sql, id_col])
+            conds.append(f"({row}) {after} ({', '.join(['%s'] * (len(prefix) + 2))})")
+            params += [*key_params, *prefix_values, _cursor_value(c.get("v"), field), c["id"]]
     direction = " DESC" if desc != backwards else ""
     sort = [col + direction for col in prefix_cols] + ([] if by_id else [key_sql + direction]) + [id_col + direction]
     sql = (

@@ -373,3 +373,26 @@ def test_a_cable_kind_pages_both_ways(rev, order):
     assert ids(walk(cable_page, revision=rev, filters={"kind": "cord"}, order=order, limit=40), "cable_id") == want
     back = walk_back(cable_page, revision=rev, filters={"kind": "cord"}, order=order, limit=40)
     assert ids(back, "cable_id") == want
+
+
+@pytest.mark.parametrize("order", ["length_m", "-length_m", "loss_db", "-loss_db", "margin_db", "-margin_db"])
+@pytest.mark.parametrize("filters", [{"tier": "leaf-spine"}, {"network": "compute", "tier": "node-leaf"}])
+def test_a_tier_s_links_page_both_ways_in_every_sort(rev, order, filters):
+    """A filter fixing the tier pages a sorted order on the (tier, key, id) index (tables._SORT_INDEX_PREFIXES):
+    the same rows, once each, forwards and backwards, ties and missing figures included."""
+    rows = [r for r in all_links(rev) if all(r[k] == v for k, v in filters.items())]
+    want = keyed(rows, order.lstrip("-"), desc=order.startswith("-"))
+    assert len(want) > 40
+    assert ids(walk(link_page, revision=rev, filters=filters, order=order, limit=40)) == want
+    assert ids(walk_back(link_page, revision=rev, filters=filters, order=order, limit=40)) == want
+
+
+@pytest.mark.parametrize("order", ["length_m", "-length_m"])
+def test_a_tier_s_cables_page_both_ways_by_length(rev, order):
+    rows = [r for r in all_cables(rev) if r["tier"] == "leaf-spine"]
+    want = keyed(rows, "length_m", "cable_id", desc=order.startswith("-"))
+    assert len(want) > 30
+    got = walk(cable_page, revision=rev, filters={"tier": "leaf-spine"}, order=order, limit=30)
+    assert ids(got, "cable_id") == want
+    back = walk_back(cable_page, revision=rev, filters={"tier": "leaf-spine"}, order=order, limit=30)
+    assert ids(back, "cable_id") == want
