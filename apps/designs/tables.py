@@ -320,8 +320,8 @@ def _page(
             # `(key, id) > (v, id)`: a btree on (key, id) seeks straight to it; the equivalent `key > v OR (key = v
             # AND id > id)` made PostgreSQL read the index from its start (75-155 ms for the last page of a
             # 400,000-link revision sorted by length, bench/bench_store.py).
-            row = ", ".join([*prefix_cols, key_sql, id_col])
-            conds.append(f"({row}) {after} ({', '.join(['%s'] * (len(prefix) + 2))})")
+            keyset = ", ".join([*prefix_cols, key_sql, id_col])
+            conds.append(f"({keyset}) {after} ({', '.join(['%s'] * (len(prefix) + 2))})")
             params += [*key_params, *prefix_values, _cursor_value(c.get("v"), field), c["id"]]
     direction = " DESC" if desc != backwards else ""
     sort = [col + direction for col in prefix_cols] + ([] if by_id else [key_sql + direction]) + [id_col + direction]
