@@ -137,20 +137,7 @@ class DesignView:
                     continue
             r = rank[ra] if ra >= 0 else n_racks
             append((((r << 7 | (127 - ua)) << 24 | da) << 24) | i)
-        keys.sort()
-        mask = (1 << 24) - 1
-        order = [k & mask for k in keys]
-        sections: list[list] = []
-        last = None
-        for k in keys:
-            r = k >> 55
-            if r != last:
-                sections.append([r, 0])
-                last = r
-            sections[-1][1] += 1
-        inv = self.rack_order
-        out_sections = [(inv[r] if r < n_racks else -1, n) for r, n in sections]
-        return order, out_sections
+        return self._order_and_sections(keys)
 
     def link_order(
         self, racks_in_scope: Collection[int] | None = None, predicate: Callable[[int], bool] | None = None
@@ -172,18 +159,23 @@ class DesignView:
                     continue
             r = rank[ra] if ra >= 0 else n_racks
             keys.append((((r << 7 | (127 - dev_u[d])) << 24 | d) << 24) | i)
+        return self._order_and_sections(keys)
+
+    def _order_and_sections(self, keys: list[int]) -> tuple[list[int], list[tuple[int, int]]]:
+        """Sorted packed keys ((rack rank << 7 | 127 - U) << 24 | device) << 24 | index, as install_order and
+        link_order build them, to the indexes in order and (rack index or -1, count) per rack section."""
         keys.sort()
         mask = (1 << 24) - 1
         order = [k & mask for k in keys]
         sections: list[list] = []
         last = None
         for k in keys:
-            r = k >> 55
+            r = k >> 55  # the rack rank: 7 bits of U and 48 of device and index below it
             if r != last:
                 sections.append([r, 0])
                 last = r
             sections[-1][1] += 1
-        inv = self.rack_order
+        inv, n_racks = self.rack_order, len(self.racks)
         return order, [(inv[r] if r < n_racks else -1, n) for r, n in sections]
 
     def rack_title(self, ri: int) -> str:
