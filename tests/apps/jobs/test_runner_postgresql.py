@@ -17,6 +17,11 @@ from tests.factories import JobFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+_TERMINATED_TEXTS = (
+    "terminating connection due to administrator command",
+    "server closed the connection unexpectedly",
+)
+
 
 @pytest.fixture
 def postgresql():
@@ -51,6 +56,11 @@ def test_a_backend_terminated_mid_copy_is_retried_once_and_the_job_succeeds(post
     assert len(terminated) == 1
     assert job.status == JobStatus.SUCCEEDED and job.attempts == 1
     retries = [e["message"] for e in job.log if "database error, retrying once" in e["message"]]
-    assert len(retries) == 1 and "terminating connection due to administrator command" in retries[0], job.log
+    assert len(retries) == 1, job.log
+    # Which text the driver reports is a race: if the server's termination notice is read before the next COPY
+    # write, psycopg quotes it; if the write hits the closed socket first (seen in CI), it says the server closed
+    # the connection (OperationalError rather than its subclass AdminShutdown). Both are the same event, a backend
+    # gone mid-COPY, and both must be retried.
+    assert any(text in retries[0] for text in _TERMINATED_TEXTS), retries[0]
     assert assert_fully_stored(job).number == 1
     assert Revision.objects.filter(design=job.design).count() == 1
