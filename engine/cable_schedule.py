@@ -170,7 +170,7 @@ class CableSchedule:
 
     def db_rows(self, revision_id: int) -> Iterator[tuple]:
         """Every cable as the database stores it, led by `revision_id`: integer id, labels cut to 128
-        characters and the link ids to 256."""
+        characters and the link ids to 256, and each end's hall (None for an unplaced end)."""
         return self._rows(revision_id)
 
     def _rows(self, db_prefix: int | None) -> Iterator[tuple]:
@@ -178,6 +178,7 @@ class CableSchedule:
         template = self.template
         end = self.ends
         cable_fmt, own_first = fast_format(template._cable, 4), template.own_end_first  # cable_labels_of, inlined
+        hall = {r.id: r.hall + 1 for r in self.result.racks}  # a stored row's end: its rack's 1-based hall
         for cid, kind, part, length, a, b, link_ids, tier, network in self.ph.cable_rows:
             if kind == "trunk":
                 la, lb = trunk_labels(template, f"C{cid:06d}", end.label_end(a), end.label_end(b))
@@ -213,6 +214,8 @@ class CableSchedule:
                     la[:128],
                     lb[:128],
                     links[:256],
+                    hall.get(a_row[2]),
+                    hall.get(b_row[2]),
                 )
 
     # ----- the installer's rows ------------------------------------------------------------------------

@@ -45,9 +45,10 @@ _CABLE = (
     ("links", "links"),
 )
 
-# The data hall of each end (1-based, docs/site-model.md): a design over several halls adds these after the cable
-# schedule's columns (deliverables cables.csv / cable-schedule.csv, deliverables/cabling.py); a one-hall design's
-# files keep their columns. Not stored with the revision's rows (the rack ids and the summary's `site` say it).
+# The data hall of each end (1-based, docs/site-model.md; empty/NULL for an unplaced end): a design over several
+# halls adds these after the cable schedule's columns (deliverables cables.csv / cable-schedule.csv,
+# deliverables/cabling.py) and the table downloads'; a one-hall design's files keep their columns. Every stored
+# link and cable row ends with them (the API's and the pages' tables: a technician reads the hall off the row).
 HALL_COLUMNS = ("a_hall", "b_hall")
 
 # Which link a row is, as every table that shows less than the whole row names it first (stored names; the loss
@@ -58,6 +59,7 @@ LINK_COLUMNS = tuple(csv for csv, _ in _LINK)
 LINK_PHYSICAL_COLUMNS = tuple(csv for csv, _ in _LINK_PHYSICAL)
 CABLE_COLUMNS = tuple(csv for csv, _ in _CABLE)
 
-# The stored rows: the revision first, then every column of the row (the physical ones empty without a layer).
-LINK_DB_COLUMNS = ("revision_id", *(db for _, db in _LINK + _LINK_PHYSICAL))
-CABLE_DB_COLUMNS = ("revision_id", *(db for _, db in _CABLE))
+# The stored rows: the revision first, then every column of the row (the physical ones empty without a layer),
+# then each end's hall.
+LINK_DB_COLUMNS = ("revision_id", *(db for _, db in _LINK + _LINK_PHYSICAL), *HALL_COLUMNS)
+CABLE_DB_COLUMNS = ("revision_id", *(db for _, db in _CABLE), *HALL_COLUMNS)

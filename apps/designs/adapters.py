@@ -19,7 +19,7 @@ def spec_hash(normalized: str) -> str:
 
 def link_db_rows(result: DesignDraft | DesignResult, revision_id: int) -> Iterator[tuple]:
     """LINK_DB_COLUMNS rows, streamed: the links.csv row (DesignResult.link_rows) typed for the database
-    (integer link id, NULL for a device without a rack unit) plus the physical stage's fields.
+    (integer link id, NULL for a device without a rack unit) plus the physical stage's fields and each end's hall.
 
     Built here from the links directly rather than by re-parsing link_rows(), which formats ids as text:
     this runs 400,000 times for a 128K-GPU design, inside the COPY that stores it.
@@ -30,10 +30,11 @@ def link_db_rows(result: DesignDraft | DesignResult, revision_id: int) -> Iterat
     extra = physical.link_db_fields_all() if physical is not None else repeat(_NO_PHYSICAL)
     names = [d.name for d in result.devices]
     racks = result.racks
-    loc = [("", None) if p is None else (racks[p.rack].id, p.u) for p in result.places]
+    # each device's (rack id, U, 1-based hall); an unplaced one has none
+    loc = [("", None, None) if p is None else (racks[p.rack].id, p.u, racks[p.rack].hall + 1) for p in result.places]
     for link, length, fields in zip(result.links, result.lengths_m, extra):
-        ra, ua = loc[link.a]
-        rb, ub = loc[link.b]
+        ra, ua, ha = loc[link.a]
+        rb, ub, hb = loc[link.b]
         yield (
             revision_id,
             link.id,
@@ -51,6 +52,8 @@ def link_db_rows(result: DesignDraft | DesignResult, revision_id: int) -> Iterat
             ub,
             length,
             *fields,
+            ha,
+            hb,
         )
 
 

@@ -139,6 +139,10 @@ class LinkRecord(models.Model):
     loss_db = models.FloatField(null=True)
     margin_db = models.FloatField(null=True)
     status = models.CharField(max_length=16, blank=True, default="")
+    # 1-based data hall of each end (engine/columns.py HALL_COLUMNS); NULL for an unplaced end and in revisions
+    # stored before migration 0010
+    a_hall = models.PositiveSmallIntegerField(null=True)
+    b_hall = models.PositiveSmallIntegerField(null=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["revision", "link_id"], name="link_per_revision")]
@@ -187,6 +191,8 @@ class CableRecord(models.Model):
     label_a = models.CharField(max_length=128)
     label_b = models.CharField(max_length=128)
     links = models.CharField(max_length=256, blank=True, default="")
+    a_hall = models.PositiveSmallIntegerField(null=True)  # as on LinkRecord
+    b_hall = models.PositiveSmallIntegerField(null=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["revision", "cable_id"], name="cable_per_revision")]

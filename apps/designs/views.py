@@ -695,6 +695,7 @@ def _table(request: SignedInRequest, pk: int, number: int, table: str) -> HttpRe
             "form": form,
             "page": page,
             "columns": LINK_FIELDS if table == "links" else CABLE_FIELDS,
+            "halls": _halls(revision),
             "matched": min(matched, TABLE_MATCH_COUNT_LIMIT) if matched is not None else None,
             "matched_more": matched is not None and matched > TABLE_MATCH_COUNT_LIMIT,
             "total": revision.link_count if table == "links" else revision.cable_count,
@@ -702,6 +703,13 @@ def _table(request: SignedInRequest, pk: int, number: int, table: str) -> HttpRe
         },
         status=200 if page is not None else 400,
     )
+
+
+def _halls(revision: Revision) -> int:
+    """How many data halls the revision's racks stand in (the summary's `site` section; 1 without one)."""
+    site = (revision.summary or {}).get("site")
+    halls = site.get("halls", 1) if isinstance(site, dict) else 1
+    return halls if isinstance(halls, int) else 1
 
 
 def _csv_lines(revision: Revision, table: str, query: dict, *, raw: bool = False) -> Iterator[str]:

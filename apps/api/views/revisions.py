@@ -495,6 +495,12 @@ class LinkRowOut(serializers.Serializer):
         allow_blank=True,
         help_text="Loss verdict: pass, marginal, fail, n/a (copper) or no-medium (no part fits).",
     )
+    a_hall = serializers.IntegerField(
+        allow_null=True,
+        help_text="Data hall of end a's rack (1-based, docs/site-model.md); null when not placed or in a revision "
+        "stored before rows recorded halls.",
+    )
+    b_hall = serializers.IntegerField(allow_null=True, help_text="Data hall of end b's rack; null as a_hall.")
 
 
 class CableRowOut(serializers.Serializer):
@@ -519,6 +525,10 @@ class CableRowOut(serializers.Serializer):
     links = serializers.CharField(
         allow_blank=True, help_text="Public ids of the links the cable carries (L000001), space-separated."
     )
+    a_hall = serializers.IntegerField(
+        allow_null=True, help_text="Data hall of end a's rack (1-based); null when not placed or stored before halls."
+    )
+    b_hall = serializers.IntegerField(allow_null=True, help_text="Data hall of end b's rack; null as a_hall.")
 
 
 _PAGING = ("cursor", "limit", "order")

@@ -93,8 +93,14 @@ def _end(device: Any, port: Any) -> str:
     return f"{_text(device)} <small>{_text(port)}</small>"
 
 
+def _hall(hall: Any, halls: int) -> str:
+    # Over several halls each end says its hall (a rack id alone does not tell a technician which hall to walk
+    # to); a one-hall design's rows read as before. Revisions stored before the rows had halls show none.
+    return f"hall {hall} · " if halls > 1 and hall is not None else ""
+
+
 @register.filter
-def link_rows(rows: list[dict]) -> str:
+def link_rows(rows: list[dict], halls: int = 1) -> str:
     out = []
     for r in rows:
         plane = f" <small>plane {r['plane']}</small>" if r["plane"] else ""
@@ -104,8 +110,10 @@ def link_rows(rows: list[dict]) -> str:
         out.append(
             f"<tr><td><code>L{r['link_id']:06d}</code></td><td>{_text(r['network'])}{plane}</td>"
             f'<td>{_text(r["tier"])}</td><td class="num">{r["speed_gbps"]}</td>'
-            f'<td>{_end(r["a_device"], r["a_port"])}<br><small class="muted">{_text(r["a_rack"])} · {a_u}</small></td>'
-            f'<td>{_end(r["b_device"], r["b_port"])}<br><small class="muted">{_text(r["b_rack"])} · {b_u}</small></td>'
+            f'<td>{_end(r["a_device"], r["a_port"])}<br><small class="muted">{_hall(r.get("a_hall"), halls)}'
+            f"{_text(r['a_rack'])} · {a_u}</small></td>"
+            f'<td>{_end(r["b_device"], r["b_port"])}<br><small class="muted">{_hall(r.get("b_hall"), halls)}'
+            f"{_text(r['b_rack'])} · {b_u}</small></td>"
             f'<td class="num">{num(r["length_m"], 2)}</td><td>{_or_dash(r["medium"])}</td>'
             f"<td><small>{_or_dash(r['a_part'])} / {_or_dash(r['b_part'])}</small></td>"
             f'<td><small>{_or_dash(r["cables"])}</small></td><td class="num">{r["fibers"]}</td>'
@@ -116,14 +124,15 @@ def link_rows(rows: list[dict]) -> str:
 
 
 @register.filter
-def cable_rows(rows: list[dict]) -> str:
+def cable_rows(rows: list[dict], halls: int = 1) -> str:
     out = []
     for r in rows:
         out.append(
             f"<tr><td><code>C{r['cable_id']:06d}</code></td><td>{_text(r['network'])}</td><td>{_text(r['tier'])}</td>"
             f"<td>{_text(r['kind'])}</td><td><code>{_text(r['part'])}</code></td>"
             f'<td class="num">{num(r["length_m"], 1)}</td><td>{_end(r["a_device"], r["a_port"])}</td>'
-            f"<td>{_text(r['a_rack'])}</td><td>{_end(r['b_device'], r['b_port'])}</td><td>{_text(r['b_rack'])}</td>"
+            f"<td>{_hall(r.get('a_hall'), halls)}{_text(r['a_rack'])}</td><td>{_end(r['b_device'], r['b_port'])}</td>"
+            f"<td>{_hall(r.get('b_hall'), halls)}{_text(r['b_rack'])}</td>"
             f"<td><small>{_text(r['label_a'])}</small></td><td><small>{_text(r['label_b'])}</small></td>"
             f"<td><small>{_text(r['links'])}</small></td></tr>"
         )

@@ -200,6 +200,8 @@ def test_cables_filter_by_part_and_sort_by_length(alice, computed):
         "label_a",
         "label_b",
         "links",
+        "a_hall",
+        "b_hall",
     }
 
 

@@ -63,6 +63,8 @@ def link_rows(revision_id: int, n: int = 23) -> list[tuple]:
                 None if i % 3 == 0 else 1e-9 * i,
                 -2.5 + i,
                 "pass",
+                None if i % 4 == 0 else 1 + i % 3,  # a_hall: NULL for the unplaced end above
+                2,
             )
         )
     return rows
@@ -89,6 +91,8 @@ def cable_rows(revision_id: int, n: int = 9) -> list[tuple]:
             f"lab\tel {i}",
             "L/R",
             " ".join(f"L{j:06d}" for j in range(i)),
+            1,
+            None if i % 3 == 0 else 7,
         )
         for i in range(n)
     ]
