@@ -613,7 +613,7 @@ def run_physical(p: _Pass, progress: Any) -> tuple[PhysicalResult, list[str]]:
 class _MediaTables(NamedTuple):
     """What both passes of the media assignment look up per link (built once, by the first)."""
 
-    cage_run: list  # per device {cage: [far cage, longest run]} (_cage_runs), the panel links' cages first
+    cage_run: list  # per device {cage: [far device, far cage, longest run]} (_cage_runs), the panel links' cages first
     structured_tiers: dict[str, bool]  # tier -> cabled through patch panels
     policies: tuple  # (policy, policy between halls)
     technology: dict[str, str]  # network -> technology
@@ -621,6 +621,7 @@ class _MediaTables(NamedTuple):
     rack_of: list[int]  # per device its rack index, -1 unplaced
     hall_dev: list[int]  # per device its hall, -1 unplaced (all 0 or -1 in one hall)
     ends_at: dict[int, list]  # link speed -> per device its switch cage end at that speed
+    app_ends_at: dict[int, list]  # link speed -> per appliance its role's cage ends by cage name (_ends_at)
 
 
 def _media_tables(p: _Pass) -> _MediaTables:
@@ -636,6 +637,7 @@ def _media_tables(p: _Pass) -> _MediaTables:
         rack_of=rack_of,
         hall_dev=[-1 if r < 0 or hall_of is None else hall_of[r] for r in rack_of],
         ends_at={},
+        app_ends_at={},
     )
 
 
@@ -761,26 +763,33 @@ def _in_first_order(first: tuple[dict, dict], second: tuple[dict, dict], combine
 def _media_links(p: _Pass, t: _MediaTables, idx: Iterable[int], progress: Any) -> None:
     """One pass in link order over the links at indexes `idx` (ascending): those through patch panels, or the
     others (_panel_flags)."""
-    links, devices = p.links, p.devices
+    links = p.links
     cage_run, structured_tiers, policies, technology = t.cage_run, t.structured_tiers, t.policies, t.technology
-    spine_group, rack_of, hall_dev, ends_at = t.spine_group, t.rack_of, t.hall_dev, t.ends_at
+    spine_group, rack_of, hall_dev = t.spine_group, t.rack_of, t.hall_dev
     appliance, dev_end, choice_memo, choices, missing = p.appliance, p.dev_end, p.choice_memo, p.choices, p.missing
     fail_at, missing_at, demands, demand_id, direct = p.fail_at, p.missing_at, p.demands, p.demand_id, p.direct
     inter_hall = 0
     n = len(links)
+    # the cage ends at the speed of the link before (links come in long runs of one speed); per device, the
+    # switch's end, or an appliance's ends by cage name (dev_end's, shared by the appliances of one role)
+    speed_now: int | None = None
+    ends: list = []
+    app_ends: list = []
     for i in idx:
         link = links[i]
         _lid, network, _plane, tier, a, _a_port, a_cage, b, _b_port, b_cage, speed = link
         ha, hb = hall_dev[a], hall_dev[b]
         cross = ha != hb and ha >= 0 and hb >= 0
         structured = structured_tiers[tier] or cross
-        ends = ends_at.get(speed)
-        if ends is None:
-            ends = ends_at[speed] = [None] * len(devices)
+        if speed != speed_now:
+            speed_now = speed
+            ends, app_ends = _ends_at(p, t, speed)
         # an appliance's cage end depends on its cage, not the device
-        ea = dev_end.get((a_cage, speed, devices[a].role)) if appliance[a] else ends[a]
+        ea = app_ends[a].get(a_cage) if appliance[a] else ends[a]
         if ea is None:
             ea = p.a_end(a, a_cage, speed, ends)
+            if appliance[a]:
+                app_ends[a][a_cage] = ea
         eb = ends[b]
         if eb is None:
             eb = ends[b] = dev_end[(b, speed)] = p.cage_end(b, b_cage, speed)
@@ -790,8 +799,8 @@ def _media_links(p: _Pass, t: _MediaTables, idx: Iterable[int], progress: Any) -
             missing_at.setdefault((network, tier), i)
             continue
         # every device a link ends on has its table (None only for devices without links)
-        far_a, run_a = cage_run[a][a_cage]
-        far_b, run_b = cage_run[b][b_cage]
+        far_a, _far_cage, run_a = cage_run[a][a_cage]
+        far_b, _far_cage, run_b = cage_run[b][b_cage]
         inter_hall += cross
         # The run rounded UP to a whole metre: every reach limit in the catalog is a whole number of metres,
         # so rounding up never changes which media fit, and one decision serves many lengths.
@@ -800,7 +809,7 @@ def _media_links(p: _Pass, t: _MediaTables, idx: Iterable[int], progress: Any) -
             technology[network],
             id(ea),
             id(eb),
-            far_a is not MULTI and far_b is not MULTI,
+            far_a != MULTI and far_b != MULTI,
             ceil((run_a if run_a > run_b else run_b) - 1e-9),
             structured and a != b,
             cross,
@@ -829,10 +838,26 @@ def _media_links(p: _Pass, t: _MediaTables, idx: Iterable[int], progress: Any) -
                 cid = demand_id.get(id(choice))
                 if cid is None:
                     cid = p.demand_key(choice)
-                demands[(tier, network, ra, rb, cid, spine_group.get((tier, a, b), 0))].append(i)
+                demands[(tier, network, ra, rb, cid, spine_group.get((tier, a, b), 0) if spine_group else 0)].append(i)
                 continue
         direct.append(~i if quarter else i)
     p.inter_hall += inter_hall
+
+
+def _ends_at(p: _Pass, t: _MediaTables, speed: int) -> tuple[list, list]:
+    """The cage ends at link speed `speed`: per device the switch's end (None until met), and per appliance its
+    role's ends by cage name (a dict shared by the appliances of one role: _Pass.dev_end's (cage, speed, role)
+    entries, without building that key per link)."""
+    ends = t.ends_at.get(speed)
+    if ends is None:
+        ends = t.ends_at[speed] = [None] * len(p.devices)
+    app_ends = t.app_ends_at.get(speed)
+    if app_ends is None:
+        by_role: dict[str, dict] = {}
+        app_ends = t.app_ends_at[speed] = [
+            by_role.setdefault(d.role, {}) if app else None for d, app in zip(p.devices, p.appliance)
+        ]
+    return ends, app_ends
 
 
 def _direct_cables(p: _Pass) -> None:
@@ -992,33 +1017,52 @@ def _panel_links(
     assert pa is not None and pb is not None  # both ends of a link are placed devices
     ra, rb = pa.rack, pb.rack
     units_a, units_b = units[(ra, kind)], units[(rb, kind)]
-    tid, by_sub, lids = None, memo, []  # the trunk of the link before, its budgets by leg, the links it carries
+    # the trunk of the link before, its cable id, its budgets by leg, the links it carries; the leg of the link
+    # before and its budget
+    tid, trunk_cid, by_sub, lids, sub_now = None, 0, memo, [], None
+    entry: tuple = ()
     next_id = p.next_id
     for j, slot in zip(idxs, slots):
         lid, network, _plane, _tier, a, a_port, _a_cage, b, b_port, _b_cage, _speed = links[j]
-        if slot.trunk_id != tid:  # links fill a trunk's legs in order, so the trunk changes a few times a group
-            tid = slot.trunk_id
-            by_sub = memo.setdefault(len_a + len_b + trunk_length[tid], {})
+        # a LinkSlot read as the tuple it is (one unpack, not an attribute look-up per field)
+        slot_trunk, _leg, _first, _last, panel_a, port_a, panel_b, port_b, sub = slot
+        if slot_trunk != tid:  # links fill a trunk's legs in order, so the trunk changes a few times a group
+            tid = slot_trunk
+            trunk_cid = trunk_ids[tid]
+            by_sub, sub_now = memo.setdefault(len_a + len_b + trunk_length[tid], {}), None
             network_of_trunk[tid] = network  # one network per demand group
             first_slot.setdefault(tid, slot)
             lids = carried[tid]
-        ua = units_a[slot.panel_a]
-        ub = units_b[slot.panel_b]
         cable_rows.append(
-            [next_id, "cord", sku_a, len_a, (a, a_port), ("panel", ra, ua, slot.port_a), [lid], tier, network]
+            [next_id, "cord", sku_a, len_a, (a, a_port), ("panel", ra, units_a[panel_a], port_a), [lid], tier, network]
         )
         cable_rows.append(
-            [next_id + 1, "cord", sku_b, len_b, ("panel", rb, ub, slot.port_b), (b, b_port), [lid], tier, network]
+            [
+                next_id + 1,
+                "cord",
+                sku_b,
+                len_b,
+                ("panel", rb, units_b[panel_b], port_b),
+                (b, b_port),
+                [lid],
+                tier,
+                network,
+            ]
         )
         cords[j] = cord
-        cables[j] = (next_id, trunk_ids[tid], next_id + 1)
+        cables[j] = (next_id, trunk_cid, next_id + 1)
         next_id += 2
         # build_channel's leg is a 1:2 splitter's leg (slot.sub), not the trunk leg (slot.leg).
-        sub = slot.sub or 1
-        entry = by_sub.get(sub)
-        if entry is None:
-            fiber_m = len_a + len_b + trunk_length[tid]
-            entry = by_sub[sub] = budget_of(choice, True, fiber_m, leg=sub if split else 1, port=1 if split else sub)
+        if sub != sub_now:
+            sub_now = sub
+            sub = sub or 1
+            known = by_sub.get(sub)
+            if known is None:
+                fiber_m = len_a + len_b + trunk_length[tid]
+                known = by_sub[sub] = budget_of(
+                    choice, True, fiber_m, leg=sub if split else 1, port=1 if split else sub
+                )
+            entry = known
         budgets[j], statuses[j], problem = entry
         if problem is not None:
             issues.append((lid, problem))
@@ -1252,43 +1296,42 @@ class _Budgets:
 
 
 def _cage_runs(links: Iterable[Link], lengths: Iterable[float], state: list) -> None:
-    """Per device, {cage: [far cage, longest run]}: the far cage, (device, cage), every link of the cage reaches
-    (MULTI when they reach more than one) and the longest of their runs in metres; `links` (with their run
+    """Per device, {cage: [far device, far cage, longest run]}: the far cage every link of the cage reaches (far
+    device MULTI when they reach more than one) and the longest of their runs in metres; `links` (with their run
     `lengths`) added to `state` (a list per device, None where no link was added yet). Adding links in any order,
     in one call or several, gives the same table: a cage's entry is right once all its links are in.
 
     Held per device in a list rather than in one dict keyed by (device, cage): a tuple key is built and hashed
     per link end, and one table of 3 million entries at 512K GPUs misses the CPU caches on most lookups; the
     per-device tables took 2.78/1.31 s against 4.54/3.74 s at 1,577,792 links (0.31 against 0.60-0.67 s at
-    397,184), so the cost per link stays flat."""
+    397,184), so the cost per link stays flat. The far cage is held as two items of the entry, not a tuple made
+    per cage."""
     for (_id, _net, _plane, _tier, a, _ap, a_cage, b, _bp, b_cage, _speed), length in zip(links, lengths):
         da = state[a]
         if da is None:
             da = state[a] = {}
         sa = da.get(a_cage)
         if sa is None:
-            da[a_cage] = [(b, b_cage), length]
+            da[a_cage] = [b, b_cage, length]
         else:
-            far = sa[0]
-            if far is not MULTI and (far[0] != b or far[1] != b_cage):
+            if sa[0] != b or sa[1] != b_cage:
                 sa[0] = MULTI
-            if sa[1] < length:
-                sa[1] = length
+            if sa[2] < length:
+                sa[2] = length
         db = state[b]
         if db is None:
             db = state[b] = {}
         sb = db.get(b_cage)
         if sb is None:
-            db[b_cage] = [(a, a_cage), length]
+            db[b_cage] = [a, a_cage, length]
         else:
-            far = sb[0]
-            if far is not MULTI and (far[0] != a or far[1] != a_cage):
+            if sb[0] != a or sb[1] != a_cage:
                 sb[0] = MULTI
-            if sb[1] < length:
-                sb[1] = length
+            if sb[2] < length:
+                sb[2] = length
 
 
-MULTI = ("*",)  # a cage whose links reach more than one far cage
+MULTI = -1  # the far device of a cage whose links reach more than one far cage (no device index)
 
 
 def _site_section(racks: list[Rack], hall_of: list[int], trunks_out: list, inter_hall: int) -> dict:

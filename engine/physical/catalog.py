@@ -18,6 +18,7 @@ import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -675,8 +676,10 @@ def _cross_check(p: dict[str, dict[str, Any]]) -> None:
                 raise CatalogError(f"{where}: reach_m names fiber type '{ft}' that PMD '{pmd.id}' does not use")
 
 
+@lru_cache(maxsize=4096)
 def sku_for_length(pattern: str, length_m: float, **fields: Any) -> str:
-    """Render a SKU pattern for a length: {nv} NVIDIA code (N003, N01A), {m} plain metres."""
+    """Render a SKU pattern for a length: {nv} NVIDIA code (N003, N01A), {m} plain metres. Memoised: a design
+    renders the same few hundred SKUs thousands of times (every trunk of a 128K-GPU design: 10,100 per pass)."""
     whole = int(length_m)
     nv = f"{whole:02d}A" if abs(length_m - whole - 0.5) < 1e-9 else f"{math.ceil(length_m - 1e-9):03d}"
     m = f"{length_m:g}"

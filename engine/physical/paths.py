@@ -12,7 +12,10 @@ splitter's legs).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from itertools import chain
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -46,10 +49,22 @@ class LinkPath:
 
 @dataclass(frozen=True)
 class PhysicalPaths:
-    panels: dict[str, PanelInfo]  # by name
+    # Panels by name, or what builds them on the first read of `panels`: naming a panel renders its rack's label
+    # template, and a caller asking for a few links' paths (the diversity check: 8,640 panels at 128K GPUs, for
+    # leaf-spine links that run through none of them) reads no panel.
+    panels_by_name: dict[str, PanelInfo] | Callable[[], dict[str, PanelInfo]]
     links: dict[int, LinkPath]  # by link id; patch-panel links only
     trunk_links: dict[int, tuple[int, ...]]  # trunk cable id -> the links it carries
     trunk_panels: dict[int, tuple[str, ...]]  # trunk cable id -> every panel its links' cords land on
+
+    @property
+    def panels(self) -> dict[str, PanelInfo]:
+        """Every placed panel, by name."""
+        made = self.panels_by_name
+        if not isinstance(made, dict):
+            made = made()
+            object.__setattr__(self, "panels_by_name", made)
+        return made
 
     def panel_links(self) -> dict[str, tuple[int, ...]]:
         """Panel name -> the links whose cords land on it, in id order."""
@@ -91,19 +106,22 @@ def physical_paths(result: DesignDraft | DesignResult, only: set[int] | None = N
             name = names[(rack_i, u)] = (ends.by_panel.get((rack_i, u)) or ends.panel(rack_i, u))[1]
         return name
 
-    ports = _port_counts(ph)
-    panels = {}
-    for place in ph.panel_places:
-        name = panel_name(place.rack, place.u)
-        panels[name] = PanelInfo(
-            name,
-            racks[place.rack].id,
-            place.u,
-            place.tier,
-            place.panel_kind,
-            place.panel_sku,
-            ports.get((place.panel_sku, place.panel_kind), 0),
-        )
+    def panels() -> dict[str, PanelInfo]:
+        ports = _port_counts(ph)
+        out = {}
+        for place in ph.panel_places:
+            name = panel_name(place.rack, place.u)
+            out[name] = PanelInfo(
+                name,
+                racks[place.rack].id,
+                place.u,
+                place.tier,
+                place.panel_kind,
+                place.panel_sku,
+                ports.get((place.panel_sku, place.panel_kind), 0),
+            )
+        return out
+
     rows = ph.cable_rows
     ids_dense = all(r[0] == i + 1 for i, r in enumerate(rows[:1000])) and (not rows or rows[-1][0] == len(rows))
     by_id = None if ids_dense else {r[0]: r for r in rows}
@@ -117,8 +135,10 @@ def physical_paths(result: DesignDraft | DesignResult, only: set[int] | None = N
     for r in rows:
         if r[1] == "trunk":
             trunk_links[r[0]] = tuple(r[6])
-    for lk, cids in zip(result.links, ph.cables):
-        if len(cids) != 3 or cids[1] not in trunk_links or (only is not None and lk.id not in only):
+    all_links, cables = result.links, ph.cables
+    for i in _carried_indexes(all_links, trunk_links, only):
+        lk, cids = all_links[i], cables[i]
+        if len(cids) != 3 or cids[1] not in trunk_links:
             continue
         a_end, b_end = row(cids[0])[5], row(cids[2])[4]
         if a_end[0] != "panel" or b_end[0] != "panel":
@@ -128,3 +148,23 @@ def physical_paths(result: DesignDraft | DesignResult, only: set[int] | None = N
         links[lk.id] = LinkPath(lk.id, cids[1], pa, str(a_end[3]), pb, str(b_end[3]))
         trunk_panels[cids[1]].update({pa: None, pb: None})
     return PhysicalPaths(panels, links, trunk_links, {k: tuple(v) for k, v in trunk_panels.items()})
+
+
+def _carried_indexes(links: Any, trunk_links: dict[int, tuple[int, ...]], only: set[int] | None) -> Iterable[int]:
+    """The indexes, in link order, of the links some trunk carries (of those in `only`, when given): a path runs
+    through a trunk, so only they can have one. Read from the trunks' rows, not by a pass over every link (at 128K
+    GPUs a quarter of the links run through panels, and the diversity check asks for the leaf-spine links, none of
+    which does)."""
+    carried = set(chain.from_iterable(trunk_links.values()))
+    if only is not None:
+        carried &= only
+    ids = sorted(carried)
+    # link ids are their index + 1 wherever the engine numbered them; otherwise look the ids up
+    if not ids or (ids[0] > 0 and ids[-1] <= len(links)):
+        at = [lid - 1 for lid in ids]
+        if list(map(_ID, map(links.__getitem__, at))) == ids:
+            return at
+    return [i for i, lk in enumerate(links) if lk.id in carried]
+
+
+_ID = attrgetter("id")

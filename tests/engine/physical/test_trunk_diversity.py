@@ -129,3 +129,15 @@ def test_in_a_three_tier_fabric_each_leaf_splits_its_own_pods_spines_and_each_sp
     for through in per_switch.values():
         assert len({p.trunk for p in through}) >= 2
         assert len({p.a_panel for p in through}) >= 2 and len({p.b_panel for p in through}) >= 2
+
+
+def test_the_paths_of_some_links_are_those_of_every_link_kept_for_them(default):
+    every = physical_paths(default)
+    leaf_spine = {lk.id for lk in default.links if lk.tier == "leaf-spine"}
+    some = {lid for lid in leaf_spine if lid % 3 == 0} | {lk.id for lk in default.links if lk.tier == "node-leaf"}
+    assert every.links and set(every.links) == leaf_spine  # every leaf-spine link, and only they, runs on a trunk
+    chosen = physical_paths(default, some)
+    assert list(chosen.links.items()) == [(lid, p) for lid, p in every.links.items() if lid in some]
+    assert chosen.trunk_links == every.trunk_links
+    assert list(chosen.panels) == list(every.panels) and set(every.panels) >= {p.a_panel for p in every.links.values()}
+    assert physical_paths(default, set()).links == {}
