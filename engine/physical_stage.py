@@ -997,11 +997,11 @@ def _panel_mode(p: _Pass) -> list[tuple[str, list, Any, dict]]:
 def _tier_plan(p: _Pass, tier: str, groups: list) -> Any:
     """The TrunkPlan of one tier's demand groups ((key, link indexes), in link order of first occurrence; sorted
     here by diversity group when the policy asks for trunk diversity)."""
-    racks, lengths, policy, choice_of = p.racks, p.lengths, p.policy, p.demand_choice
+    racks, length, policy, choice_of = p.racks, p.lengths.__getitem__, p.policy, p.demand_choice
     if policy.trunk_diversity:  # one half of the spines' demands after the other: one panel change per rack
         groups.sort(key=lambda g: g[0][5])
     dem = [
-        TrunkDemand(racks[k[2]].id, racks[k[3]].id, len(idxs), max(lengths[j] for j in idxs), choice_of[k[4]], k[5])
+        TrunkDemand(racks[k[2]].id, racks[k[3]].id, len(idxs), max(map(length, idxs)), choice_of[k[4]], k[5])
         for k, idxs in groups
     ]
     return plan_trunks(tier, dem, policy, own_panels=policy.trunk_diversity)
