@@ -566,8 +566,10 @@ def place_panels(
     docs/scale-benchmarks.md), so a pass expected to fit (`partial` False: a retry, at the cap an overflow
     implied) measures every link here.
 
-    Before the media are chosen, the rack stacked first is checked from its own links (_first_rack_overflow): at
-    128K GPUs and up that is the first core rack, whose panels overflow, and the pass ends there.
+    Before the media of a partial pass are chosen, the rack stacked first is checked from its own links
+    (_first_rack_overflow): at 128K GPUs and up that is the first core rack, whose panels overflow, and the pass
+    ends there. A retry does not check it: the check's column work (0.07 s of CPU at 128K) would be spent on a
+    pass that fits, and a retry that overflows is still caught by the stacking of every rack.
 
     The pass it returns goes on to measure_rest and run_physical, which reuse what was done here."""
     p = _Pass(spec, catalog, devices, links, [0.0] * len(links), places, racks)
@@ -576,7 +578,7 @@ def place_panels(
     flags = _panel_flags(p, p.media)
     if not partial:
         measure_rest(p)
-    if flags is not None:
+    elif flags is not None:
         _first_rack_overflow(p, flags)
     _assign_panel_media(p, flags)
     p.tiers = _panel_mode(p)
@@ -763,16 +765,13 @@ def _first_rack_overflow(p: _Pass, flags: list[bool]) -> None:
     del on_panels, a_rack, b_rack, apart, tiers, in_tier
     probe = _Pass(p.spec, p.catalog, p.devices, links, p.lengths, p.places, racks)
     probe.measure, lengths = p.measure, p.lengths
-    if p.rest:  # the pass's cage runs are still to be made: the probe's of these links and their cages' sharers
-        pt = probe.media = t._replace(cage_run=[None] * len(p.devices), ends_at={})
-        only = [False] * len(links)
-        for i in mine:
-            only[i] = True
-        probe.measure(mine, lengths)
-        _cage_runs(map(links.__getitem__, mine), map(lengths.__getitem__, mine), pt.cage_run)
-        _with_cage_sharers(probe, pt, only)
-    else:  # every link measured and in the pass's cage runs (read only by _media_links)
-        pt = probe.media = t._replace(ends_at={})
+    pt = probe.media = t._replace(cage_run=[None] * len(p.devices), ends_at={})
+    only = [False] * len(links)
+    for i in mine:
+        only[i] = True
+    probe.measure(mine, lengths)
+    _cage_runs(map(links.__getitem__, mine), map(lengths.__getitem__, mine), pt.cage_run)
+    _with_cage_sharers(probe, pt, only)
     _media_links(probe, pt, mine, _no_progress)
     groups = [(key, idxs) for key, idxs in probe.demands.items() if key[0] == tier]
     if not groups:
