@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from functools import cache, partial
 from itertools import compress
 from math import ceil
-from operator import contains, gt, itemgetter, ne, not_, or_
+from operator import and_, contains, gt, itemgetter, ne, not_, or_
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .cable_schedule import CABLE_COLUMNS, CableSchedule
@@ -35,6 +35,7 @@ from .physical import (
     MediaRequest,
     MediaSelectionError,
     TrunkDemand,
+    TrunkPlan,
     build_channel,
     cable_for_run,
     check_channel,
@@ -565,12 +566,21 @@ def place_panels(
     docs/scale-benchmarks.md), so a pass expected to fit (`partial` False: a retry, at the cap an overflow
     implied) measures every link here.
 
+    Before the media of a partial pass are chosen, the rack stacked first is checked from its own links
+    (_first_rack_overflow): at 128K GPUs and up that is the first core rack, whose panels overflow, and the pass
+    ends there. A retry does not check it: the check's column work (0.07 s of CPU at 128K) would be spent on a
+    pass that fits, and a retry that overflows is still caught by the stacking of every rack.
+
     The pass it returns goes on to measure_rest and run_physical, which reuse what was done here."""
     p = _Pass(spec, catalog, devices, links, [0.0] * len(links), places, racks)
     p.measure = measure
+    p.media = _media_tables(p)
+    flags = _panel_flags(p, p.media)
     if not partial:
         measure_rest(p)
-    _assign_panel_media(p)
+    elif flags is not None:
+        _first_rack_overflow(p, flags)
+    _assign_panel_media(p, flags)
     p.tiers = _panel_mode(p)
     return p
 
@@ -649,16 +659,17 @@ def _unmeasured(_only: Sequence[int] | None, _out: list[float]) -> None:
     raise AssertionError("a _Pass measures its run lengths with the measure place_panels was given")
 
 
-def _assign_panel_media(p: _Pass) -> None:
-    """The first pass of the media assignment: the links through patch panels only (those of panel-cabled tiers
-    and those between halls), so that run_physical can stack the panels (and a rack whose panels do not fit can
-    raise PanelOverflow) before the other links cost anything. Their run lengths and cages' longest runs are
-    worked out first, for them and the links sharing their cages only. _assign_media does the rest."""
+def _assign_panel_media(p: _Pass, flags: list[bool] | None) -> None:
+    """The first pass of the media assignment: the links through patch panels only (`flags`, _panel_flags': those
+    of panel-cabled tiers and those between halls), so that run_physical can stack the panels (and a rack whose
+    panels do not fit can raise PanelOverflow) before the other links cost anything. Their run lengths and cages'
+    longest runs are worked out first, for them and the links sharing their cages only. _assign_media does the
+    rest."""
     if p.media is None:
         p.media = _media_tables(p)
     t = p.media
     links, lengths = p.links, p.lengths
-    p.panel_flags = flags = _panel_flags(p, t)
+    p.panel_flags = flags
     if flags is not None:
         panel = array("i", compress(range(len(links)), flags))
         if p.rest:  # else every link is measured and in the cage runs already
@@ -716,6 +727,70 @@ def _with_cage_sharers(p: _Pass, t: _MediaTables, flags: list[bool]) -> list[boo
 
 
 _NO_CAGES: dict = {}
+
+
+def _first_rack_overflow(p: _Pass, flags: list[bool]) -> None:
+    """Raise the PanelOverflow _panel_mode would raise for the first rack it stacks, worked out from that rack's
+    links alone (about 1,600 of 400,000 at 128K GPUs: the first core rack's, which overflows at 128K, 512K and 1M
+    GPUs); return when that rack's panels fit, and _panel_mode stacks every rack as before.
+
+    Why this rack's overflow is the one _panel_mode raises first, and why its figures are the same:
+    - tiers are stacked in name order, and a tier has panels only where it has a panel link (`flags`) between two
+      placed devices in two racks: the first such tier is the first stacked (`tier`);
+    - PanelUnits.add_plan stacks the racks of a tier in name order (TrunkPlan.usage is sorted), and a rack with
+      panels in `tier` has such a link: the rack of least name among their ends (`first`) comes first, with
+      nothing stacked in it before;
+    - its panels count the positions of the demands that end in it only: the same links, in the same order (link
+      order of first occurrence), with media chosen from the same cage runs (_with_cage_sharers completes the
+      runs of every cage they use), so plan_trunks gives it the same usage (trunk diversity's empty positions
+      depend on its group-0 positions only, as groups are stacked group 0 first).
+    The pass's own tables are left as they were (a pass of its own chooses the media; the run lengths it
+    measures are those every link gets later)."""
+    links, t = p.links, p.media
+    rack_of, racks = t.rack_of, p.racks
+    panel = array("i", compress(range(len(links)), flags))
+    on_panels = list(map(links.__getitem__, panel))
+    a_rack = list(map(rack_of.__getitem__, map(_LINK_A, on_panels)))
+    b_rack = list(map(rack_of.__getitem__, map(_LINK_B, on_panels)))
+    # both ends placed (rack -1: unplaced), in two racks: the test of _between_halls, as C-level column work when
+    # every end is placed
+    apart = list(map(_between_halls if -1 in a_rack or -1 in b_rack else ne, a_rack, b_rack))
+    tiers = list(map(_LINK_TIER, on_panels))
+    stacked = set(compress(tiers, apart))
+    if not stacked:
+        return
+    tier = min(stacked)
+    in_tier = apart if len(set(tiers)) == 1 else list(map(and_, apart, map(tier.__eq__, tiers)))
+    first = min({*compress(a_rack, in_tier), *compress(b_rack, in_tier)}, key=lambda r: racks[r].id)
+    at_first = map(or_, map(first.__eq__, a_rack), map(first.__eq__, b_rack))
+    mine = array("i", compress(panel, map(and_, in_tier, at_first)))
+    del on_panels, a_rack, b_rack, apart, tiers, in_tier
+    probe = _Pass(p.spec, p.catalog, p.devices, links, p.lengths, p.places, racks)
+    probe.measure, lengths = p.measure, p.lengths
+    pt = probe.media = t._replace(cage_run=[None] * len(p.devices), ends_at={})
+    only = [False] * len(links)
+    for i in mine:
+        only[i] = True
+    probe.measure(mine, lengths)
+    _cage_runs(map(links.__getitem__, mine), map(lengths.__getitem__, mine), pt.cage_run)
+    _with_cage_sharers(probe, pt, only)
+    _media_links(probe, pt, mine, _no_progress)
+    groups = [(key, idxs) for key, idxs in probe.demands.items() if key[0] == tier]
+    if not groups:
+        return
+    plan = _tier_plan(probe, tier, groups)
+    name = racks[first].id
+    units = PanelUnits(
+        p.spec.layout.rack_units - (1 if p.spec.oob.enabled else 0),
+        p.spec.layout.panel_units,
+        _device_tops(p.devices, p.places, p.spec.layout.rack_units, rack=first),
+    )
+    usage = tuple(u for u in plan.usage if u.rack == name)
+    try:
+        units.add_plan(TrunkPlan(tier, (), (), usage), {name: first}, [r.id for r in racks])
+    except PanelOverflow as exc:
+        _devices_under(p, exc)
+        raise
 
 
 def _assign_media(p: _Pass, progress: Any) -> None:
@@ -917,7 +992,7 @@ def _own_cable(p: _Pass, choice: Any, length: float) -> tuple:
 def _panel_mode(p: _Pass) -> list[tuple[str, list, Any, dict]]:
     """Panel mode: cord A + panel + trunk + panel + cord B, trunks sized per rack pair, tier by tier. The trunks
     and panels of each tier: (tier, its demand groups, its TrunkPlan, its panels' units by (rack, kind))."""
-    spec, racks, devices, places, lengths, policy = p.spec, p.racks, p.devices, p.places, p.lengths, p.policy
+    spec, racks, devices, places = p.spec, p.racks, p.devices, p.places
     by_tier: dict[str, list] = defaultdict(list)
     for key, idxs in p.demands.items():
         by_tier[key[0]].append((key, idxs))
@@ -929,31 +1004,42 @@ def _panel_mode(p: _Pass) -> list[tuple[str, list, Any, dict]]:
         _device_tops(devices, places, spec.layout.rack_units) if p.demands else None,
     )
     rack_names = [r.id for r in racks]
-    choice_of = p.demand_choice
     tiers: list[tuple[str, list, Any, dict]] = []
     for tier, groups in sorted(by_tier.items()):
-        if policy.trunk_diversity:  # one half of the spines' demands after the other: one panel change per rack
-            groups.sort(key=lambda g: g[0][5])
-        dem = [
-            TrunkDemand(racks[k[2]].id, racks[k[3]].id, len(idxs), max(lengths[j] for j in idxs), choice_of[k[4]], k[5])
-            for k, idxs in groups
-        ]
-        plan = plan_trunks(tier, dem, policy, own_panels=policy.trunk_diversity)
+        plan = _tier_plan(p, tier, groups)
         p.plans.append(plan)
         try:
             p.panel_units.add_plan(plan, rack_index, rack_names)
         except PanelOverflow as exc:  # engine.pipeline spreads the network racks and tries again
-            exc.rack_kind = racks[exc.rack].kind
-            in_rack = [
-                d
-                for d, pl in zip(devices, places)
-                if pl is not None and pl.rack == exc.rack and d.role not in ("oob", "pdu")
-            ]
-            exc.devices, exc.device_units = len(in_rack), sum(d.rack_units for d in in_rack)
+            _devices_under(p, exc)
             raise
         # add_plan hands each tier a new units table, so this one stays the tier's
         tiers.append((tier, groups, plan, p.panel_units.units))
     return tiers
+
+
+def _tier_plan(p: _Pass, tier: str, groups: list) -> Any:
+    """The TrunkPlan of one tier's demand groups ((key, link indexes), in link order of first occurrence; sorted
+    here by diversity group when the policy asks for trunk diversity)."""
+    racks, length, policy, choice_of = p.racks, p.lengths.__getitem__, p.policy, p.demand_choice
+    if policy.trunk_diversity:  # one half of the spines' demands after the other: one panel change per rack
+        groups.sort(key=lambda g: g[0][5])
+    dem = [
+        TrunkDemand(racks[k[2]].id, racks[k[3]].id, len(idxs), max(map(length, idxs)), choice_of[k[4]], k[5])
+        for k, idxs in groups
+    ]
+    return plan_trunks(tier, dem, policy, own_panels=policy.trunk_diversity)
+
+
+def _devices_under(p: _Pass, exc: PanelOverflow) -> None:
+    """Fill in what engine.pipeline's retry needs of the overflowing rack: its kind, devices and their units."""
+    exc.rack_kind = p.racks[exc.rack].kind
+    in_rack = [
+        d
+        for d, pl in zip(p.devices, p.places)
+        if pl is not None and pl.rack == exc.rack and d.role not in ("oob", "pdu")
+    ]
+    exc.devices, exc.device_units = len(in_rack), sum(d.rack_units for d in in_rack)
 
 
 def _tier_cables(p: _Pass, tier: str, groups: list, plan: Any, rack_index: dict, units: dict) -> None:
@@ -1251,13 +1337,16 @@ def _spine_groups(links: list[Link]) -> dict[tuple[str, int, int], int]:
     return out
 
 
-def _device_tops(devices: list[Device], places: list[Place | None], rack_units: int) -> dict[int, int]:
-    """{rack index: highest unit a device takes}, for racks panels must not overlap. The OOB switch (above the
-    panels' units) and zero-U PDUs take none of them; a rack-scale system's record spans its whole rack (its
-    trays' own units are not modelled), so it leaves the top units placement reserved for panels."""
+def _device_tops(
+    devices: list[Device], places: list[Place | None], rack_units: int, rack: int | None = None
+) -> dict[int, int]:
+    """{rack index: highest unit a device takes}, for racks panels must not overlap (only `rack`'s when given).
+    The OOB switch (above the panels' units) and zero-U PDUs take none of them; a rack-scale system's record spans
+    its whole rack (its trays' own units are not modelled), so it leaves the top units placement reserved for
+    panels."""
     tops: dict[int, int] = {}
     for d, p in zip(devices, places):
-        if p is None or d.role in ("oob", "pdu") or d.rack_units >= rack_units:
+        if p is None or d.role in ("oob", "pdu") or d.rack_units >= rack_units or (rack is not None and p.rack != rack):
             continue
         top = p.u + d.rack_units - 1
         if top > tops.get(p.rack, 0):

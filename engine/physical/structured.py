@@ -147,7 +147,11 @@ def plan_trunks(
 ) -> TrunkPlan:
     """Size the trunks of one tier and assign every link a trunk leg and panel ports. `own_panels`: a demand of
     another `group` than the demand before it in a rack starts on a panel of its own there (the positions left
-    empty before it are counted as skipped), so two groups never share a panel."""
+    empty before it are counted as skipped), so two groups never share a panel.
+
+    A tier's demands are one per rack pair and medium, so their number grows with the square of the racks (the
+    spine-core demands between halls: 7,940 at 128K GPUs, 178,750 at 512K) while their links do not: what
+    depends only on the medium, a trunk size or an ordered length is worked out once per call."""
     counters: dict[tuple[str, str], int] = {}
     last_group: dict[tuple[str, str], int] = {}
     usage: dict[tuple[str, str, str, str], list] = {}
@@ -155,6 +159,11 @@ def plan_trunks(
     all_slots: list[tuple[LinkSlot, ...]] = []
     pair_count: dict[tuple[str, str], int] = {}
     spare = policy.trunk_spare_fraction
+    step = policy.trunk_length_step_m
+    sizes_of: dict[int, tuple[int, ...]] = {}  # trunk base -> stock sizes
+    split_of: dict[tuple[int, int], list[int]] = {}  # (fibers, base) -> trunk sizes
+    length_of: dict[float, float] = {}  # run length -> ordered trunk length
+    sku_of: dict[tuple, str] = {}  # (pattern, length, fibers, gender) -> trunk SKU
     for d in demands:
         choice = d.choice
         sp = getattr(choice, "structured", None)
@@ -174,11 +183,15 @@ def plan_trunks(
         lc_ports = sp.cassette.lc_ports if sp.cassette else 1
         legs_needed = -(-d.links // lpl)
         target = math.ceil(legs_needed * (1.0 + spare) - _EPS) * base
-        sizes = trunk_sizes(base, policy.trunk_max_fibers)
-        length = max(
-            policy.trunk_length_step_m,
-            math.ceil(d.run_length_m / policy.trunk_length_step_m - _EPS) * policy.trunk_length_step_m,
-        )
+        split = split_of.get((target, base))
+        if split is None:
+            sizes = sizes_of.get(base)
+            if sizes is None:
+                sizes = sizes_of[base] = trunk_sizes(base, policy.trunk_max_fibers)
+            split = split_of[(target, base)] = _split_trunks(target, sizes)
+        length = length_of.get(d.run_length_m)
+        if length is None:
+            length = length_of[d.run_length_m] = max(step, math.ceil(d.run_length_m / step - _EPS) * step)
         gender = "MM" if sp.trunk_gender == "pinned" else "FF"
         if own_panels:
             for rack in (d.rack_a, d.rack_b):
@@ -190,56 +203,41 @@ def plan_trunks(
                     u = usage.setdefault((rack, kind, sp.panel.sku, insert), [sp.panel, 0, 0])
                     u[2] += gap
         # Allocate trunks and their panel positions at both ends.
-        t_first_leg = []
         t_meta = []
-        leg0 = 0
-        for size in _split_trunks(target, sizes):
+        key = (d.rack_a, d.rack_b)
+        use_a = usage.setdefault((d.rack_a, kind, sp.panel.sku, insert), [sp.panel, 0, 0])
+        use_b = usage.setdefault((d.rack_b, kind, sp.panel.sku, insert), [sp.panel, 0, 0])
+        for size in split:
             legs = size // base
-            key = (d.rack_a, d.rack_b)
             pair_count[key] = pair_count.get(key, 0) + 1
             tid = f"T-{tier}-{d.rack_a}-{d.rack_b}-{pair_count[key]}"
             pos_a = counters.get((d.rack_a, kind), 0)
             counters[(d.rack_a, kind)] = pos_a + legs
             pos_b = counters.get((d.rack_b, kind), 0)
             counters[(d.rack_b, kind)] = pos_b + legs
-            for rack in (d.rack_a, d.rack_b):
-                u = usage.setdefault((rack, kind, sp.panel.sku, insert), [sp.panel, 0, 0])
-                u[1] += legs
-            t_first_leg.append(leg0)
+            use_a[1] += legs
+            use_b[1] += legs
             t_meta.append((tid, size, legs, pos_a, pos_b))
-            leg0 += legs
-        # Assign links in order: fill trunk 1, then trunk 2, ...
-        slots = []
-        t = 0
-        for i in range(d.links):
-            g, s = divmod(i, lpl)
-            while t + 1 < len(t_meta) and g >= t_first_leg[t + 1]:
-                t += 1
-            tid, _size, _legs, pos_a, pos_b = t_meta[t]
-            j = g - t_first_leg[t]
-            ia, ib = pos_a + j, pos_b + j
-            pa, sa = divmod(ia, per_panel)
-            pb, sb = divmod(ib, per_panel)
-            if lc_ports > 1:
-                port_a, port_b = sa * lc_ports + s + 1, sb * lc_ports + (lc_ports - s)
-            else:
-                port_a, port_b = sa + 1, sb + 1
-            slots.append(LinkSlot(tid, j + 1, j * base + 1, (j + 1) * base, pa, port_a, pb, port_b, s + 1))
-        all_slots.append(tuple(slots))
+        all_slots.append(_link_slots(d.links, t_meta, lpl, base, per_panel, lc_ports))
         # Per-trunk fiber accounting.
         per_link_active = choice.fibers_per_link
-        for k, (tid, size, legs, _pa, _pb) in enumerate(t_meta):
-            first = t_first_leg[k]
+        first = 0  # the trunk's first leg, counted over the demand's trunks
+        for tid, size, legs, _pa, _pb in t_meta:
             links_here = max(0, min(d.links - first * lpl, legs * lpl))
+            first += legs
             legs_used = -(-links_here // lpl)
             active = links_here * per_link_active
+            sku_key = (sp.trunk.sku_pattern, length, size, gender)
+            sku = sku_of.get(sku_key)
+            if sku is None:
+                sku = sku_of[sku_key] = sku_for_length(sp.trunk.sku_pattern, length, fibers=size, gender=gender)
             trunks.append(
                 TrunkRun(
                     id=tid,
                     tier=tier,
                     rack_a=d.rack_a,
                     rack_b=d.rack_b,
-                    sku=sku_for_length(sp.trunk.sku_pattern, length, fibers=size, gender=gender),
+                    sku=sku,
                     family=sp.trunk.family,
                     base=base,
                     fibers=size,
@@ -259,6 +257,35 @@ def plan_trunks(
         for (rack, kind, psku, insert), (panel, n, skipped) in sorted(usage.items())
     )
     return TrunkPlan(tier=tier, trunks=tuple(trunks), slots=tuple(all_slots), usage=use)
+
+
+def _link_slots(
+    n: int, t_meta: list[tuple[str, int, int, int, int]], lpl: int, base: int, per_panel: int, lc_ports: int
+) -> tuple[LinkSlot, ...]:
+    """The slots of a demand's `n` links, in order: trunk 1's legs first, `lpl` links a leg (`t_meta`: per trunk,
+    id, fibers, legs, first position at end A and at end B). The leg's panel positions are worked out once for its
+    links; a duplex link's LC ports are mirrored at end B (port k of P lands on P+1-k, Type-B trunk)."""
+    slots: list[LinkSlot] = []
+    left = n
+    for tid, _size, legs, pos_a, pos_b in t_meta:
+        for j in range(legs):
+            if left <= 0:
+                return tuple(slots)
+            pa, sa = divmod(pos_a + j, per_panel)
+            pb, sb = divmod(pos_b + j, per_panel)
+            here = lpl if left >= lpl else left
+            left -= here
+            first, last = j * base + 1, (j + 1) * base
+            if here == 1 and lc_ports == 1:  # an MPO link a leg (most trunks): one slot, port = position
+                slots.append(LinkSlot(tid, j + 1, first, last, pa, sa + 1, pb, sb + 1, 1))
+            elif lc_ports > 1:
+                for s in range(here):
+                    port_a, port_b = sa * lc_ports + s + 1, sb * lc_ports + (lc_ports - s)
+                    slots.append(LinkSlot(tid, j + 1, first, last, pa, port_a, pb, port_b, s + 1))
+            else:
+                for s in range(here):
+                    slots.append(LinkSlot(tid, j + 1, first, last, pa, sa + 1, pb, sb + 1, s + 1))
+    return tuple(slots)
 
 
 def plan_panels(plans: TrunkPlan | Sequence[TrunkPlan]) -> tuple[RackPanels, ...]:
