@@ -767,7 +767,7 @@ def _first_rack_overflow(p: _Pass, flags: list[bool]) -> None:
     del on_panels, a_rack, b_rack, apart, tiers, in_tier
     probe = _Pass(p.spec, p.catalog, p.devices, links, p.lengths, p.places, racks)
     probe.measure, lengths = p.measure, p.lengths
-    pt = probe.media = t._replace(cage_run=[None] * len(p.devices), ends_at={})
+    pt = probe.media = t._replace(cage_run=[None] * len(p.devices), ends_at={}, app_ends_at={})
     only = [False] * len(links)
     for i in mine:
         only[i] = True
