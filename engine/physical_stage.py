@@ -1024,11 +1024,41 @@ def _tier_plan(p: _Pass, tier: str, groups: list) -> Any:
     racks, length, policy, choice_of = p.racks, p.lengths.__getitem__, p.policy, p.demand_choice
     if policy.trunk_diversity:  # one half of the spines' demands after the other: one panel change per rack
         groups.sort(key=lambda g: g[0][5])
+    for k, idxs in groups:
+        if choice_of[k[4]].breakout == "split-1:2":
+            _pair_split_legs(p.links, choice_of[k[4]].split_end, idxs)
     dem = [
-        TrunkDemand(racks[k[2]].id, racks[k[3]].id, len(idxs), max(map(length, idxs)), choice_of[k[4]], k[5])
+        TrunkDemand(
+            racks[k[2]].id, racks[k[3]].id, len(idxs), max(map(length, filter((0).__le__, idxs))), choice_of[k[4]], k[5]
+        )
         for k, idxs in groups
     ]
     return plan_trunks(tier, dem, policy, own_panels=policy.trunk_diversity)
+
+
+def _pair_split_legs(links: list[Link], split_end: str, idxs: list[int]) -> None:
+    """Order one 1:2 splitter demand's links (in place) so that a trunk leg's two slots hold the two links of one
+    module connector at the split end: plan_trunks fills legs two links at a time in list order, and a run of
+    ports in link order can change switch (or start on a connector's second port) between two links. A connector
+    with one link of the demand gets a leg of its own: -1 fills the other slot (an empty splitter leg)."""
+
+    def connector(i: int) -> tuple:
+        lk = links[i]
+        return (
+            (lk.b, lk.b_cage, _connector_of(lk.b_port))
+            if split_end == "b"
+            else (lk.a, lk.a_cage, _connector_of(lk.a_port))
+        )
+
+    by_connector: dict[tuple, list[int]] = {}
+    for i in idxs:
+        by_connector.setdefault(connector(i), []).append(i)
+    paired: list[int] = []
+    for group in by_connector.values():  # connectors in order of their first link
+        for n in range(0, len(group), 2):
+            pair = group[n : n + 2]
+            paired += pair if len(pair) == 2 else [pair[0], -1]
+    idxs[:] = paired
 
 
 def _devices_under(p: _Pass, exc: PanelOverflow) -> None:
@@ -1058,7 +1088,10 @@ def _tier_cables(p: _Pass, tier: str, groups: list, plan: Any, rack_index: dict,
     choice_of = p.demand_choice
     trunks = (trunk_ids, trunk_length, first_slot, carried, network_of_trunk)
     for (key, idxs), slots in zip(groups, plan.slots):
-        _panel_links(p, tier, choice_of[key[4]], idxs, slots, units, trunks)
+        choice = choice_of[key[4]]
+        (_split_panel_links if choice.breakout == "split-1:2" else _panel_links)(
+            p, tier, choice, idxs, slots, units, trunks
+        )
     for run in plan.trunks:
         slot = first_slot[run.id]
         ra, rb = rack_index[run.rack_a], rack_index[run.rack_b]
@@ -1153,6 +1186,66 @@ def _panel_links(
         if problem is not None:
             issues.append((lid, problem))
         lids.append(lid)
+    p.next_id = next_id
+
+
+def _split_panel_links(
+    p: _Pass, tier: str, choice: Any, idxs: list[int], slots: list[LinkSlot], units: dict, trunks: tuple
+) -> None:
+    """_panel_links for a 1:2 splitter channel. The two links of a trunk leg share its MPO port at both panels,
+    so each end has one cord per leg, carrying both links: at the end whose module port the splitter divides
+    (choice.split_end: the switch's twin-port module) a straight cord from that port to the panel, at the other
+    end the splitter, from the panel port to both links' ports (the channel's loss budget, build_channel, already
+    puts them so). A cord row per link put two cords on one panel port (verify_cabling refused such designs).
+
+    Both links of a leg must leave the same module connector; a leg whose second link comes from another one
+    cannot be cabled so, and its link is listed in the issues (the demand's links fill legs in link order, and a
+    connector's links are consecutive ports)."""
+    trunk_ids, trunk_length, first_slot, carried, network_of_trunk = trunks
+    links, places, cable_rows, cords, cables = p.links, p.places, p.cable_rows, p.cords, p.cables
+    budgets, statuses, issues, budget_of = p.budgets, p.statuses, p.issues, p.budget_of
+    sp = choice.structured
+    straight, splitter = (sp.cord_a_sku, sp.cord_a_length_m), (sp.cord_b_sku, sp.cord_b_length_m)
+    split_at_b = choice.split_end == "b"
+    (sku_a, len_a), (sku_b, len_b) = (splitter, straight) if split_at_b else (straight, splitter)
+    first = links[idxs[0]]
+    pa, pb = places[first.a], places[first.b]
+    assert pa is not None and pb is not None  # both ends of a link are placed devices
+    ra, rb = pa.rack, pb.rack
+    units_a, units_b = units[(ra, sp.panel.kind)], units[(rb, sp.panel.kind)]
+    leg_rows: dict[tuple[str, int], tuple[list, list, tuple]] = {}  # (trunk, leg) -> its two cord rows, connector
+    next_id = p.next_id
+    for j, slot in zip(idxs, slots):
+        if j < 0:  # the empty leg of a splitter whose connector has one link here (_pair_split_legs)
+            continue
+        lid, network, _plane, _tier, a, a_port, a_cage, b, b_port, b_cage, _speed = links[j]
+        tid = slot.trunk_id
+        connector = (b, b_cage, _connector_of(b_port)) if split_at_b else (a, a_cage, _connector_of(a_port))
+        shared = leg_rows.get((tid, slot.leg))
+        if shared is None:
+            row_a = [next_id, "cord", sku_a, len_a, (a, a_port), ("panel", ra, units_a[slot.panel_a], slot.port_a)]
+            row_b = [next_id + 1, "cord", sku_b, len_b, ("panel", rb, units_b[slot.panel_b], slot.port_b), (b, b_port)]
+            row_a += [[lid], tier, network]
+            row_b += [[lid], tier, network]
+            cable_rows += (row_a, row_b)
+            leg_rows[(tid, slot.leg)] = (row_a, row_b, connector)
+            next_id += 2
+            if tid not in first_slot:
+                first_slot[tid] = slot
+                network_of_trunk[tid] = network
+        else:
+            row_a, row_b, leg_connector = shared
+            row_a[6].append(lid)
+            row_b[6].append(lid)
+            if connector != leg_connector:
+                issues.append((lid, f"shares trunk leg {tid} leg {slot.leg} with a link of another module connector"))
+        cords[j] = (row_a[2], row_a[3])
+        cables[j] = (row_a[0], trunk_ids[tid], row_b[0])
+        fiber_m = len_a + len_b + trunk_length[tid]
+        budgets[j], statuses[j], problem = budget_of(choice, True, fiber_m, leg=slot.sub or 1, port=1)
+        if problem is not None:
+            issues.append((lid, problem))
+        carried[tid].append(lid)
     p.next_id = next_id
 
 
