@@ -13,7 +13,6 @@ from .topology.sizing import ratio_text
 
 ROLES = ("leaf", "spine", "core")
 _NETWORK_TIER = itemgetter(1, 3)  # a Link's (network, tier)
-_KEY, _LENGTH = itemgetter(0), itemgetter(1)
 
 
 def _bisection(gpus: int, injection_gbps: float, ratios: list[float]) -> float:
@@ -44,11 +43,14 @@ def summarize(
     tier_count: Counter = Counter()
     length_by_tier: dict = {}
     # The builder emits a tier's links together, so grouping consecutive links by (network, tier) gives a few
-    # runs, each summed in C, rather than a Python step and a formatted key per link.
-    keyed = zip(map(_NETWORK_TIER, links), lengths)
-    for (network, tier), run in groupby(keyed, _KEY):
-        run_lengths = list(map(_LENGTH, run))
-        tier_count[(network, tier)] += len(run_lengths)
+    # runs, each summed in C, rather than a Python step and a formatted key per link. A run's lengths are a
+    # slice of `lengths` (parallel to the links), not paired with the links one by one.
+    at = 0
+    for (network, tier), run in groupby(map(_NETWORK_TIER, links)):
+        n = len(list(run))
+        run_lengths = lengths[at : at + n]
+        at += n
+        tier_count[(network, tier)] += n
         key = f"{network}/{tier}"
         s = length_by_tier.get(key)
         lo, hi = min(run_lengths), max(run_lengths)
