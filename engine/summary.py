@@ -21,25 +21,8 @@ def _bisection(gpus: int, injection_gbps: float, ratios: list[float]) -> float:
     return round(gpus * injection_gbps / 2 / worst, 3)
 
 
-def summarize(
-    *,
-    spec: Any,
-    plan: Any,
-    storage_plan: Any,
-    inband_plan: Any,
-    devices: Any,
-    links: Any,
-    lengths: Any,
-    racks: Any,
-    server: Any,
-    physical: Any,
-    warnings: Any,
-) -> dict:
-    gpus = spec.servers.count * server.gpus
-    role_count: Counter = Counter()
-    for d in devices:
-        if d.network:
-            role_count[(d.network, d.role)] += 1
+def _tier_runs(links: Any, lengths: Any) -> tuple[Counter, dict]:
+    """(links per (network, tier), "network/tier" -> [total m, min, max, links]) of the links and their lengths."""
     tier_count: Counter = Counter()
     length_by_tier: dict = {}
     # The builder emits a tier's links together, so grouping consecutive links by (network, tier) gives a few
@@ -63,6 +46,29 @@ def summarize(
             s[1] = min(s[1], lo)
             s[2] = max(s[2], hi)
             s[3] += len(run_lengths)
+    return tier_count, length_by_tier
+
+
+def summarize(
+    *,
+    spec: Any,
+    plan: Any,
+    storage_plan: Any,
+    inband_plan: Any,
+    devices: Any,
+    links: Any,
+    lengths: Any,
+    racks: Any,
+    server: Any,
+    physical: Any,
+    warnings: Any,
+) -> dict:
+    gpus = spec.servers.count * server.gpus
+    role_count: Counter = Counter()
+    for d in devices:
+        if d.network:
+            role_count[(d.network, d.role)] += 1
+    tier_count, length_by_tier = _tier_runs(links, lengths)
 
     networks: dict = {}
     injection = len(server.compute_ports) * plan.speed_gbps * plan.planes / server.gpus
