@@ -62,6 +62,17 @@ def _zero_u_position(device: Any) -> str:
     return f"P{chr(64 + n)}" if 1 <= n <= 26 else ""
 
 
+def panel_grid(rack: Any) -> str:
+    """The grid position a rack's panels are named by: its id after the site ("DC1.C07" -> "C07")."""
+    site, _, grid = rack.id.partition(".")
+    return grid or site
+
+
+def panel_name(rack: Any, u: int) -> str:
+    """A patch panel's name, from its rack and unit: the same for every label template."""
+    return f"PP-{panel_grid(rack)}-U{u:02d}"
+
+
 class EndRenderer:
     """One cable end as (its end label, its four cables.csv columns: device, port, rack, rack unit).
 
@@ -116,7 +127,7 @@ class EndRenderer:
         end = self._panel_end(rack_i, u, "")
         known = self.by_panel[(rack_i, u)] = (
             port_template(self.end_template, end),
-            f"PP-{end.grid}-U{u:02d}",
+            panel_name(self.racks[rack_i], u),
             end.rack,
             end.site,
             end.row,

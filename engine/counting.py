@@ -58,8 +58,11 @@ def counting_section(*, spec: Any, plan: Any, server: Any, networks: dict, physi
     trunks: Counter = Counter()
     transceivers: Counter = Counter()
     if physical is not None:
-        rows = physical.cable_rows
-        per_kind = Counter(zip(map(_NET, rows), map(_TIER, rows), map(_KIND, rows)))
+        # counted with the BOM's cable lines (PhysicalResult.roll_up); from the rows when it has not run
+        per_kind = physical.cable_kinds
+        if not per_kind and physical.cable_rows:
+            rows = physical.cable_rows
+            per_kind = Counter(zip(map(_NET, rows), map(_TIER, rows), map(_KIND, rows)))
         for (net, tier, kind), n in per_kind.items():
             if kind == "trunk":
                 trunks[net] += n

@@ -91,6 +91,7 @@ class PhysicalResult:
     bom_split: BomSplit | None = None  # transceivers and cables of the BOM by network and SU
     missing: dict = field(default_factory=dict)  # (network, tier) -> links without a part
     completeness: dict = field(default_factory=dict)  # set by roll_up(): see _completeness
+    cable_kinds: dict = field(default_factory=dict)  # set by roll_up(): (network, tier, kind) -> cable rows
     distinct_choices: list = field(default_factory=list)  # each MediaChoice once (a few hundred at most)
     panel_places: list = field(default_factory=list)  # PanelPlace per panel placed (physical/panel_layout.py)
     site: dict = field(default_factory=dict)  # halls and what runs between them; empty for a one-hall design
@@ -1346,6 +1347,7 @@ def _roll_up(
         result.distinct_choices,
         spec.procurement,
         result.policy.loss,
+        cable_kinds=result.cable_kinds,
     )
     result.completeness = _completeness(result.missing, failures, result.bom)
     worst = _worst_links(links, result.budgets, 20)
@@ -1583,6 +1585,7 @@ _ROW_KIND, _ROW_PART, _ROW_LENGTH, _ROW_A, _ROW_NETWORK = (
     itemgetter(4),
     itemgetter(8),
 )
+_ROW_TIER = itemgetter(7)
 _FIRST = itemgetter(0)
 _LINK_NETWORK, _LINK_TIER, _LINK_A, _LINK_B = itemgetter(1), itemgetter(3), itemgetter(4), itemgetter(7)
 _LINK_A_CAGE, _LINK_B_CAGE = itemgetter(6), itemgetter(9)
@@ -1601,9 +1604,11 @@ def _bom(
     distinct_choices: list[Any] | None = None,
     procurement: Any | None = None,
     loss: LossPolicy | None = None,
+    cable_kinds: dict | None = None,
 ) -> tuple[list[dict], BomSplit]:
     """BOM lines: switches, appliances, transceivers (one per cage end), cables by part, trunks, panels;
-    and the transceivers and cables split by network and SU (BomSplit), from the same counts."""
+    and the transceivers and cables split by network and SU (BomSplit), from the same counts. `cable_kinds`, when
+    given, gets the cable rows by (network, tier, kind) from the same pass (the summary's counting section)."""
     lines: dict[tuple, dict] = {}
 
     def add(
@@ -1645,7 +1650,7 @@ def _bom(
     su_of = [d.su for d in devices]
     modules_split = _transceiver_lines(add, devices, su_of, links, choices, media, ufm_module, warnings)
     describe_cable = _cable_describer(choices if distinct_choices is None else distinct_choices, trunks, media, loss)
-    cables_split, cable_lengths = _cable_lines(add, cable_rows, su_of, describe_cable)
+    cables_split, cable_lengths = _cable_lines(add, cable_rows, su_of, describe_cable, cable_kinds)
     _panel_lines(add, panels, media)
     order = {c: i for i, c in enumerate(BOM_CATEGORIES)}
     out = sorted(lines.values(), key=lambda x: (order[x["category"]], x["sku"]))
@@ -1654,11 +1659,14 @@ def _bom(
     return out, BomSplit(_sorted(modules_split), _sorted(cables_split), cable_lengths)
 
 
-def _cable_lines(add: Callable[..., None], rows: Any, su_of: list, describe_cable: Any) -> tuple[Counter, dict]:
+def _cable_lines(
+    add: Callable[..., None], rows: Any, su_of: list, describe_cable: Any, kinds: dict | None = None
+) -> tuple[Counter, dict]:
     """_bom's cable lines (by part, through `add`), the cables split by (part, network, SU) and each part's
-    ordered length (its first row's)."""
-    # Cables by part: counted per (kind, part, length, network, A-end device) in one C-level pass; lines
-    # are added in first-row order, so each line's description is its first row's, as row by row.
+    ordered length (its first row's); `kinds` (when given) gets the rows by (network, tier, kind)."""
+    # Cables by part: counted per (kind, part, length, network, A-end device, tier) in one C-level pass; lines
+    # are added in first-row order, so each line's description is its first row's, as row by row. The tier is
+    # there for `kinds` (counting_section), which would otherwise take a pass over the rows of its own.
     per_key = Counter(
         zip(
             map(_ROW_KIND, rows),
@@ -1666,16 +1674,21 @@ def _cable_lines(add: Callable[..., None], rows: Any, su_of: list, describe_cabl
             map(_ROW_LENGTH, rows),
             map(_ROW_NETWORK, rows),
             map(_FIRST, map(_ROW_A, rows)),
+            map(_ROW_TIER, rows),
         )
     )
     cables_split: Counter = Counter()
     cable_lengths: dict = {}
-    for (kind, part, length, net, a_dev), n in per_key.items():
+    by_kind: Counter = Counter()
+    for (kind, part, length, net, a_dev, tier), n in per_key.items():
+        by_kind[(net, tier, kind)] += n
         desc, why = describe_cable(kind, part, length)
         add(_CABLE_CATEGORY.get(kind, "cable"), part, desc, n, unconfirmed=why)
         cables_split[(part, net, 0 if a_dev == "panel" else su_of[a_dev])] += n
         if part not in cable_lengths:
             cable_lengths[part] = length
+    if kinds is not None:
+        kinds.update(by_kind)
     return cables_split, cable_lengths
 
 

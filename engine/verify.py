@@ -60,7 +60,15 @@ def _ports_within_radix(devices: Any, links: Any, switches: Any, by_tier: dict) 
         ends = [(_B, _B_PORT)] if network != "oob" or tier == "device-oob" else []
         if network != "oob":
             ends.append((_A, _A_PORT))
+        tier_speeds = set(speeds)
         for dev, port in ends:
+            models = set(map(model_at, map(dev, tier_links)))
+            if len(models) == 1 and len(tier_speeds) == 1:
+                # one model at one speed at this end of the tier (the rule): its port names alone, no triples
+                model, speed = next(iter(models)), next(iter(tier_speeds))
+                if model is not None:
+                    used[(model, speed)].update(map(port, tier_links))
+                continue
             # distinct (model, speed, port) of this tier's ends: a few hundred at most
             for model, speed, name in set(zip(map(model_at, map(dev, tier_links)), speeds, map(port, tier_links))):
                 if model is not None:

@@ -147,11 +147,27 @@ def label_clash(physical: Any, renderer: Any, cords: list[Any] | Any, n_devices:
         return clash
     if not physical.trunks:
         return None
+    rows = physical.cable_rows
+    if _labels_lead_with_cable_id(template._trunk):
+        # Two trunks' labels differ when their ids do: no label rendered (10,100 trunks at 128K GPUs).
+        ids = [row[0] for row in rows if row[1] == "trunk"]
+        if len(set(ids)) == len(ids):
+            return None
     # Both ends of one trunk may read the same (own_end_first off); two trunks may not.
     trunk_labels = [label for labels in _trunk_labels(physical, renderer) for label in set(labels)]
     if len(set(trunk_labels)) != len(trunk_labels):
         return f"two trunks are labelled {Counter(trunk_labels).most_common(1)[0][0]!r}"
     return None
+
+
+def _labels_lead_with_cable_id(compiled: str) -> bool:
+    """Whether a compiled cable or trunk template renders a fixed literal, then the cable id as is ("C" and its
+    number's digits), then a literal that is no digit: the id is then read back from the label, so two cables
+    with different ids never share a label."""
+    parts = list(_FORMATTER.parse(compiled))
+    _lit, field, spec, conv = parts[0]
+    following = parts[1][0] if len(parts) > 1 else "."  # the label ends with the id
+    return field == "2" and not spec and conv is None and following[:1] not in ("", *string.digits)
 
 
 def _trunk_labels(physical: Any, renderer: Any) -> Iterator[Any]:

@@ -9,12 +9,20 @@ half of the spines gets trunks and panels of its own), more than one spine rack 
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING
+from itertools import repeat
+from operator import itemgetter, sub
+from typing import TYPE_CHECKING, Any
 
-from .paths import physical_paths
+from engine.cable_schedule import panel_grid, panel_name
 
 if TYPE_CHECKING:
     from engine.result import DesignDraft
+
+
+_B = itemgetter(7)  # model.Link's b
+_A_END, _B_END = itemgetter(4), itemgetter(5)  # PhysicalResult.cable_rows fields (0: id, 1: kind)
+_FIRST, _SECOND, _THIRD = itemgetter(0), itemgetter(1), itemgetter(2)
+_RACK_U = itemgetter(1, 2)  # of a panel end ("panel", rack, u, port)
 
 
 def _example(hits: dict[str, str]) -> str:
@@ -22,43 +30,94 @@ def _example(hits: dict[str, str]) -> str:
     return f"e.g. {leaf}: {part}"
 
 
+def _uplinks(links: Any) -> dict[int, list[int]]:
+    """{leaf: its compute leaf-spine links' indexes, in link order} for leaves with two or more (the GPUs'
+    scale-out fabric)."""
+    by_leaf: dict[int, list[int]] = defaultdict(list)
+    for i, lk in enumerate(links):
+        if lk.tier == "leaf-spine" and lk.network == "compute":
+            by_leaf[lk.a].append(i)
+    return {leaf: idx for leaf, idx in by_leaf.items() if len(idx) >= 2}
+
+
+class _Through:
+    """Each leaf's uplinks through patch panels (cord - trunk - cord, the path engine.physical.paths reads) as
+    sets: (trunk ids, A-end panels, B-end panels), panels as (rack, u); None when some uplink has no such path.
+    C-level passes over one leaf's uplinks, and no panel name rendered."""
+
+    def __init__(self, ph: Any) -> None:
+        rows = ph.cable_rows
+        self.cables = ph.cables
+        dense = all(r[0] == i + 1 for i, r in enumerate(rows[:1000])) and (not rows or rows[-1][0] == len(rows))
+        if dense:
+            self.rows = lambda ids: map(rows.__getitem__, map(sub, ids, repeat(1)))
+        else:
+            by_id = {r[0]: r for r in rows}
+            self.rows = lambda ids: map(by_id.__getitem__, ids)
+
+    def __call__(self, idx: list[int]) -> tuple[set, set, set] | None:
+        cids = list(map(self.cables.__getitem__, idx))
+        if set(map(len, cids)) != {3}:
+            return None
+        trunks = set(map(_SECOND, cids))
+        if set(map(_SECOND, self.rows(trunks))) != {"trunk"}:  # kinds of the middle cables
+            return None
+        a_ends = list(map(_B_END, self.rows(map(_FIRST, cids))))  # the panel end of the A-side cord
+        b_ends = list(map(_A_END, self.rows(map(_THIRD, cids))))
+        if set(map(_FIRST, a_ends)) != {"panel"} or set(map(_FIRST, b_ends)) != {"panel"}:
+            return None
+        return trunks, set(map(_RACK_U, a_ends)), set(map(_RACK_U, b_ends))
+
+
+def _one(keys: set, name: Any, named: bool) -> Any:
+    """The one name the keys (panels or racks) go by, or None when they go by more than one. `named`: distinct keys
+    have distinct names, so the names are rendered only for a single key."""
+    if len(keys) == 1:
+        return name(next(iter(keys)))
+    if named:
+        return None
+    names = {name(k) for k in keys}
+    return next(iter(names)) if len(names) == 1 else None
+
+
 def uplink_diversity_warnings(result: DesignDraft) -> list[str]:
     """The warnings of a computed design (or draft) whose leaves' uplinks share one trunk, panel or far rack."""
-    devices, places, racks = result.devices, result.places, result.racks
-    uplinks: dict[int, list] = defaultdict(list)
-    for lk in result.links:
-        if lk.tier == "leaf-spine" and lk.network == "compute":  # the GPUs' scale-out fabric
-            uplinks[lk.a].append(lk)
-    uplinks = {leaf: lks for leaf, lks in uplinks.items() if len(lks) >= 2}
+    devices, places, racks, links = result.devices, result.places, result.racks, result.links
+    uplinks = _uplinks(links)
     if not uplinks:
         return []
     ph = result.physical
-    wanted = {lk.id for lks in uplinks.values() for lk in lks}
-    paths = physical_paths(result, wanted).links if ph is not None and ph.trunks else {}
+    through = _Through(ph) if ph is not None and ph.trunks else None
     by_trunk: dict[str, str] = {}
     by_panel: dict[str, str] = {}
     by_rack: dict[str, str] = {}
     spines_of: dict[int, set[int]] = {}
+    # A panel is named by its rack's grid and its unit (EndRenderer.panel_name); a rack by its id. When those are
+    # unique, sets of (rack, u) and of rack indexes count as many as sets of the names would.
+    panels_named = len({panel_grid(r) for r in racks}) == len(racks)
+    racks_named = len({r.id for r in racks}) == len(racks)
+    rack_id = lambda r: racks[r].id  # noqa: E731
+    panel = lambda k: panel_name(racks[k[0]], k[1])  # noqa: E731
+    rack_at = [None if p is None else p.rack for p in places]
 
-    def rack_of(dev: int) -> str | None:
-        p = places[dev]
-        return None if p is None else racks[p.rack].id
-
-    for leaf, lks in uplinks.items():
+    for leaf, idx in uplinks.items():
         name = devices[leaf].name
-        spines_of[leaf] = {lk.b for lk in lks}
-        through = [paths.get(lk.id) for lk in lks]
-        if all(p is not None for p in through):
-            trunks = {p.trunk for p in through if p is not None}
+        spines = spines_of[leaf] = set(map(_B, map(links.__getitem__, idx)))
+        sets = through(idx) if through is not None else None
+        if sets is not None:
+            trunks, a_panels, b_panels = sets
             if len(trunks) == 1:
                 by_trunk[name] = f"trunk T{next(iter(trunks)):06d}"
-            for end in ("a_panel", "b_panel"):
-                panels = {getattr(p, end) for p in through}
-                if len(panels) == 1:
-                    by_panel.setdefault(name, f"panel {next(iter(panels))}")
-        far = {rack_of(lk.b) for lk in lks}
-        if len(spines_of[leaf]) >= 2 and len(far) == 1 and None not in far and far != {rack_of(leaf)}:
-            by_rack[name] = f"every spine in rack {next(iter(far))}"
+            for panels in (a_panels, b_panels):
+                one = _one(panels, panel, panels_named)
+                if one is not None:
+                    by_panel.setdefault(name, f"panel {one}")
+                    break
+        far = set(map(rack_at.__getitem__, spines))
+        if len(spines) >= 2 and None not in far:
+            one, own = _one(far, rack_id, racks_named), rack_at[leaf]
+            if one is not None and (own is None or one != racks[own].id):
+                by_rack[name] = f"every spine in rack {one}"
     out = []
     one_spine = all(len(s) < 2 for s in spines_of.values())
     fix = (

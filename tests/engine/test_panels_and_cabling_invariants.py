@@ -170,3 +170,23 @@ def test_two_devices_on_one_unit_whose_cables_read_alike_are_an_invariant_error(
     draft = replace(draft, places=tuple(places))
     with pytest.raises(EngineInvariantError, match=r"^cables C\d+ and C\d+ are both labelled 'DC1\."):
         _verify(draft)
+
+
+def test_two_trunks_with_one_id_and_the_same_panels_are_an_invariant_error(draft):
+    """Trunk labels lead with the trunk's id, so distinct ids are taken as distinct labels without rendering them;
+    two trunks with one id have their labels rendered, and a second trunk between the same panels reads the
+    same (a trunk's label names its panels, not ports)."""
+    rows = draft.physical.cable_rows
+    i, j = [k for k, row in enumerate(rows) if row[1] == "trunk"][:2]
+    rows[j] = list(rows[i])
+    with pytest.raises(EngineInvariantError, match=rf"^two trunks are labelled 'C{rows[i][0]:06d} DC1\."):
+        _verify(draft)
+
+
+def test_two_trunks_with_one_id_between_other_panels_read_apart(draft):
+    rows = draft.physical.cable_rows
+    trunks = [k for k, row in enumerate(rows) if row[1] == "trunk"]
+    i = trunks[0]
+    j = next(k for k in trunks if (rows[k][4], rows[k][5]) != (rows[i][4], rows[i][5]))
+    rows[j] = [rows[i][0], *rows[j][1:]]
+    assert "unique-labels" in _verify(draft)

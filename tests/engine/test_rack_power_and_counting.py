@@ -134,6 +134,25 @@ def test_the_b300_summary_shows_links_per_plane_cables_and_the_references_count(
     assert "node-leaf: 4,096 links (2,048 per plane), 4,096 cables, 2,048 lower-end cages" in note
 
 
+def test_the_cable_counts_by_tier_are_the_cable_rows_by_tier(catalog):
+    """The counting section takes its cables per tier from the BOM's pass over the cable rows (roll_up), or from
+    the rows themselves when that has not run: both say what the rows say."""
+    from dataclasses import replace
+
+    from engine.counting import counting_section
+    from engine.pipeline import finish_design, start_design
+
+    draft = start_design(parse_spec(load_preset("dgx-b300-spectrum-x-4su")), catalog)
+    result = finish_design(draft)
+    ph = result.physical
+    assert ph.cable_kinds == Counter((row[8], row[7], row[1]) for row in ph.cable_rows)
+    unrolled = replace(ph, cable_kinds={})
+    section, _notes = counting_section(
+        spec=draft.spec, plan=draft.plan, server=draft.server, networks=result.summary["networks"], physical=unrolled
+    )
+    assert section == result.summary["counting"]
+
+
 def test_the_preset_is_named_as_its_reference_names_it(b300):
     assert b300.spec.name == "DGX SuperPOD B300 (Spectrum-4, DC busbar) 4 SU"
 
