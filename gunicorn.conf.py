@@ -18,6 +18,7 @@ max_connections for all containers plus the Celery workers' concurrency.
 """
 
 import os
+import threading
 
 os.environ.setdefault("DATABASE_CONN_MAX_AGE", "60")
 
@@ -37,3 +38,30 @@ keepalive = int(os.environ.get("GUNICORN_KEEPALIVE") or 75)
 # declare, queries the schema admits: four spares_* inputs at their 400 characters, percent-encoded). Every
 # operation's longest query fits (tests/apps/api/test_request_line_limit.py).
 limit_request_line = 8190
+
+# At most this many requests of a worker run the app at once (0: no bound); the others wait their turn, in order.
+# With 20 clients on two workers, ten requests of a worker are in the app at once and share its one interpreter
+# lock, which passes between threads every 5 ms in no particular order: a request can lose many turns in a row,
+# and those are the API's p99 (bench/bench_api.py, docs/benchmarks.md). 4 threads in all made the quiet p99 of the
+# BOM and the first and the deep cable page 119 / 136 / 156 ms against 200 / 209 / 169 ms with 16, but then the
+# 17th to 20th download waits for a thread (above). So the 16 threads stay, and only the making of an answer is
+# bounded at 4 (a semaphore, whose waiters are woken in arrival order); the bytes of a download are sent outside it.
+active_requests = int(os.environ.get("GUNICORN_ACTIVE_REQUESTS") or 4)
+
+
+class _Admission:
+    """The worker's app behind a semaphore held while the app makes its answer, not while gunicorn sends it: a
+    streamed download's bytes flow outside it, so the 16 threads still serve 16 downloads at once."""
+
+    def __init__(self, app, limit: int):
+        self.app = app
+        self.slots = threading.Semaphore(limit)
+
+    def __call__(self, environ, start_response):
+        with self.slots:
+            return self.app(environ, start_response)
+
+
+def post_worker_init(worker):
+    if active_requests > 0:
+        worker.wsgi = _Admission(worker.wsgi, active_requests)

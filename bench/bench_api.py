@@ -6,7 +6,13 @@ Computes a 16,384-GPU design (2,048 DGX H100 on QM9700, SU 32) through the servi
 it (a revision with its link and cable rows), serves the app with gunicorn and measures three reads
 with an API token: the BOM, the first cable page and a deep cable page (a cursor 90 % of the way
 through the cables, as a client walking the table would hold it). Prints requests/s and p50/p99
-latency per endpoint. Target (issue 41): p99 < 150 ms.
+latency per endpoint, and the CPU each request cost the app (gunicorn's processes), PostgreSQL (the
+backends connected to the bench's database) and wrk, read from /proc around each run. Target (issue 41):
+p99 < 150 ms.
+
+The CPU per request is the figure to compare changes by on a shared machine: the latencies follow
+whatever else the two cores run, the CPU a request costs much less so. The calibration line
+(bench_engine.calibrate) and the load average say how busy the machine was.
 
 Defaults to DATABASE_URL, else a SQLite file under var/bench/. A PostgreSQL database named in the
 URL is created when missing. The stored design is reused between runs (--fresh recomputes it).
@@ -19,8 +25,10 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -118,6 +126,50 @@ def _deep_cursor(base: str, world: dict) -> str:
 
 
 _UNITS = {"us": 1e-3, "ms": 1.0, "s": 1e3}
+_TICK_S = 1 / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_s(pids: list[int]) -> dict[int, float]:
+    """User + system CPU seconds each process has used so far (one that has ended is left out)."""
+    used = {}
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        used[pid] = (int(fields[11]) + int(fields[12])) * _TICK_S  # utime, stime (fields 14 and 15 of proc(5))
+    return used
+
+
+def _spent(before: dict[int, float], after: dict[int, float]) -> float:
+    """CPU seconds used between the two readings; a process that started in between counts all of its own."""
+    return sum(s - before.get(pid, 0.0) for pid, s in after.items())
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as fh:
+            return [int(p) for p in fh.read().split()]
+    except OSError:
+        return []
+
+
+def _backends() -> list[int]:
+    """PostgreSQL's server processes serving the bench's database, but this process's own (empty on SQLite,
+    or when PostgreSQL runs elsewhere: then /proc has no such processes and they count nothing)."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return []
+    with connection.cursor() as cur:
+        cur.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        return [pid for (pid,) in cur.fetchall()]
+
+
+def _load() -> str:
+    with open("/proc/loadavg") as fh:
+        return " ".join(fh.read().split()[:3])
 
 
 def _ms(text: str) -> float:
@@ -221,17 +273,37 @@ def main() -> int:
             f"\n16K-GPU design: {world['links']:,} links, {world['cables']:,} cables; {db}; gunicorn -w 2; "
             f"wrk -t2 -c{args.connections} -d{args.duration}s on 127.0.0.1; {os.cpu_count()} CPUs\n"
         )
-        print(f"{'endpoint':34} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}  non-2xx  p99 < {TARGET_P99_MS:.0f} ms")
+        sys.path.insert(0, str(ROOT / "bench"))
+        from bench_engine import calibrate
+
+        cal = statistics.median(calibrate() for _ in range(3))
+        print(f"calibration: 400,000 plain-Python rows in {cal:.3f} s (median of 3); load {_load()}")
+        print(
+            f"{'endpoint':34} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}  non-2xx  p99 < {TARGET_P99_MS:.0f}"
+            f"  {'app CPU':>7} {'db CPU':>7} {'wrk CPU':>7}  (ms per request)"
+        )
         ok = True
         for name, url in cases:
             for _ in range(20):  # warm both workers' caches and connections
                 _get(url, world["key"])
+            # Each gunicorn thread opens its database connection at its first request, so backends start during
+            # the run too: both are listed again after it.
+            app0 = _cpu_s([server.pid, *_children(server.pid)])
+            db0 = _cpu_s(_backends())
+            wrk0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             r = _wrk(url, world["key"], args.duration, args.connections)
+            app_s = _spent(app0, _cpu_s([server.pid, *_children(server.pid)]))
+            db_s = _spent(db0, _cpu_s(_backends()))
+            wrk1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            wrk_s = (wrk1.ru_utime + wrk1.ru_stime) - (wrk0.ru_utime + wrk0.ru_stime)
+            n = r["rps"] * args.duration
             met = r["p99"] < TARGET_P99_MS and r["non2xx"] == 0
             ok &= met
             print(
-                f"{name:34} {r['rps']:9.0f} {r['p50']:8.1f} {r['p99']:8.1f}  {r['non2xx']:7d}  {'yes' if met else 'NO'}"
+                f"{name:34} {r['rps']:9.0f} {r['p50']:8.1f} {r['p99']:8.1f}  {r['non2xx']:7d}  {'yes' if met else 'NO':9}"
+                f"  {app_s / n * 1e3:7.2f} {db_s / n * 1e3:7.2f} {wrk_s / n * 1e3:7.2f}"
             )
+        print(f"load after: {_load()}")
         return 0 if ok else 1
     finally:
         server.terminate()

@@ -45,7 +45,8 @@ class IdempotencyRecord(models.Model):
 class RateCounter(models.Model):
     """One API rate-limit window per user (or anonymous address) when the counters live in the database
     (apps/api/ratelimit.py; with REDIS_URL they live in Redis). One row per key, reused window after
-    window, so the table holds one row per client that ever called the API."""
+    window, so the table holds one row per client that ever called the API. UNLOGGED on PostgreSQL (migration 0008):
+    a crash empties it, which only restarts the current windows."""
 
     key = models.CharField(max_length=100, unique=True)
     count = models.PositiveIntegerField()

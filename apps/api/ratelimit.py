@@ -10,7 +10,9 @@ through:
   (atomic like a MULTI transaction, but one command to send and one reply to parse: the transaction's five
   replies were a fifth of a cached BOM answer's CPU under cProfile);
 - the database otherwise: one INSERT ... ON CONFLICT DO UPDATE ... RETURNING on the client's row,
-  which PostgreSQL runs under the row's lock and SQLite under its write lock.
+  which PostgreSQL runs under the row's lock and SQLite under its write lock. On PostgreSQL the table is
+  UNLOGGED (migration 0008): a logged commit waited for its WAL flush holding the row, so one user's
+  requests passed one flush at a time.
 
 Every API answer carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (Unix time,
 in seconds, at which the window ends); a refused one is a 429 with Retry-After.

