@@ -41,27 +41,37 @@ limit_request_line = 8190
 
 # At most this many requests of a worker run the app at once (0: no bound); the others wait their turn, in order.
 # With 20 clients on two workers, ten requests of a worker are in the app at once and share its one interpreter
-# lock, which passes between threads every 5 ms in no particular order: a request can lose many turns in a row,
-# and those are the API's p99 (bench/bench_api.py, docs/benchmarks.md). 4 threads in all made the quiet p99 of the
-# BOM and the first and the deep cable page 119 / 136 / 156 ms against 200 / 209 / 169 ms with 16, but then the
-# 17th to 20th download waits for a thread (above). So the 16 threads stay, and only the making of an answer is
-# bounded at 4 (a semaphore, whose waiters are woken in arrival order); the bytes of a download are sent outside it.
-active_requests = int(os.environ.get("GUNICORN_ACTIVE_REQUESTS") or 4)
+# lock, which passes between threads every 5 ms in no particular order, and again at every database round trip:
+# a request can lose many turns in a row, and those are the API's p99 (bench/bench_api.py, docs/benchmarks.md).
+# Measured quiet on 2 CPUs (bench_api.py, 16K, 20 connections, p99 of BOM / first / deep cable page): no bound
+# 203 / 227 / 226 ms; 4 at once 158-189 / 205-221 / 235-241; 2 at once 124 / 133 / 193; 1 at once 105-111 /
+# 124-157 / 112-130 ms, at the same throughput (449-495 req/s BOM): the two workers and PostgreSQL keep both cores
+# busy. The 16 threads stay (a download's bytes are sent outside the bound, so 20 downloads still stream at once).
+active_requests = int(os.environ.get("GUNICORN_ACTIVE_REQUESTS") or 1)
+# ... but a request never waits longer than this for its turn (then it runs beside the others): one slow answer
+# (a large page, a first decode of a big revision) must not hold its worker's /healthz and API calls behind it.
+admission_wait_s = float(os.environ.get("GUNICORN_ADMISSION_WAIT_MS") or 250) / 1000
 
 
 class _Admission:
     """The worker's app behind a semaphore held while the app makes its answer, not while gunicorn sends it: a
-    streamed download's bytes flow outside it, so the 16 threads still serve 16 downloads at once."""
+    streamed download's bytes flow outside it, so the 16 threads still serve 16 downloads at once. A request that
+    waited `wait_s` for a slot goes in without one."""
 
-    def __init__(self, app, limit: int):
+    def __init__(self, app, limit: int, wait_s: float = 0.25):
         self.app = app
         self.slots = threading.Semaphore(limit)
+        self.wait_s = wait_s
 
     def __call__(self, environ, start_response):
-        with self.slots:
+        held = self.slots.acquire(timeout=self.wait_s)
+        try:
             return self.app(environ, start_response)
+        finally:
+            if held:
+                self.slots.release()
 
 
 def post_worker_init(worker):
     if active_requests > 0:
-        worker.wsgi = _Admission(worker.wsgi, active_requests)
+        worker.wsgi = _Admission(worker.wsgi, active_requests, admission_wait_s)

@@ -30,7 +30,7 @@ def test_no_more_than_the_limit_run_the_app_at_once():
             inside[0] -= 1
         return [b"ok"]
 
-    wrapped = CONF["_Admission"](app, 2)
+    wrapped = CONF["_Admission"](app, 2, 30.0)
     threads = [threading.Thread(target=wrapped, args=({}, None)) for _ in range(6)]
     for t in threads:
         t.start()
@@ -63,4 +63,28 @@ def test_the_bound_is_on_by_default_and_zero_turns_it_off():
 
     worker = Worker()
     CONF["post_worker_init"](worker)
-    assert isinstance(worker.wsgi, CONF["_Admission"]) and CONF["active_requests"] == 4
+    assert isinstance(worker.wsgi, CONF["_Admission"]) and CONF["active_requests"] == 1
+    assert worker.wsgi.wait_s == 0.25
+
+
+def test_a_request_waits_for_a_slow_one_no_longer_than_the_wait_limit():
+    """One slow answer holds the only slot; the next request goes in after the wait limit, not after it."""
+    release = threading.Event()
+
+    def app(environ, start_response):
+        if environ.get("slow"):
+            release.wait(10)
+        return [b"done"]
+
+    wrapped = CONF["_Admission"](app, 1, 0.2)
+    slow = threading.Thread(target=wrapped, args=({"slow": True}, None))
+    slow.start()
+    time.sleep(0.05)
+    started = time.monotonic()
+    assert wrapped({}, None) == [b"done"]
+    waited = time.monotonic() - started
+    release.set()
+    slow.join(5)
+    assert 0.15 <= waited < 5  # it waited its turn, then went in beside the slow one
+    # and the slow one's slot came back: a later request enters at once
+    assert wrapped.slots.acquire(timeout=0) and wrapped.slots.release() is None
