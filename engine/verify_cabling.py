@@ -91,7 +91,7 @@ def verify_cabling(
             ordered[(rp.rack, rp.tier, rp.panel_kind)] += rp.panels
         stood = Counter((racks[pp.rack].id, pp.tier, pp.panel_kind) for pp in placed)
         if ordered != stood:
-            key = next(k for k in set(ordered) | set(stood) if ordered[k] != stood[k])
+            key = next(k for k in dict.fromkeys([*ordered, *stood]) if ordered[k] != stood[k])  # the first, always
             _fail(f"{key[0]} has {stood[key]} {key[1]} {key[2]} patch panel(s) placed and {ordered[key]} ordered")
         checks.append("panels-placed-as-ordered")
 
@@ -154,7 +154,8 @@ def label_clash(physical: Any, renderer: Any, cords: list[Any] | Any, n_devices:
         if len(set(ids)) == len(ids):
             return None
     # Both ends of one trunk may read the same (own_end_first off); two trunks may not.
-    trunk_labels = [label for labels in _trunk_labels(physical, renderer) for label in set(labels)]
+    # dict.fromkeys, not set: the label a warning names must not change with the process's string hashing
+    trunk_labels = [label for labels in _trunk_labels(physical, renderer) for label in dict.fromkeys(labels)]
     if len(set(trunk_labels)) != len(trunk_labels):
         return f"two trunks are labelled {Counter(trunk_labels).most_common(1)[0][0]!r}"
     return None
@@ -236,7 +237,7 @@ def _cord_label_clash(
         a, b = row[4], row[5]
         if (a[:3] if a[0] == "panel" else a[0]) not in risky and (b[:3] if b[0] == "panel" else b[0]) not in risky:
             continue
-        for label in set(cable_labels_of(template, renderer(a)[0], renderer(b)[0], f"C{row[0]:06d}")):
+        for label in dict.fromkeys(cable_labels_of(template, renderer(a)[0], renderer(b)[0], f"C{row[0]:06d}")):
             other = labels.setdefault(label, row[0])
             if other != row[0]:
                 return f"cables C{other:06d} and C{row[0]:06d} are both labelled {label!r}"
@@ -259,14 +260,15 @@ def _clash_by_unit(cords: Any, risky: set, template: LabelTemplate, renderer: An
     seen: dict = {}
     for row in [row for row in cords if row[4][0] in first or row[5][0] in first]:
         ka, kb = key(row[4]), key(row[5])
-        ids = {(ka if near else None, kb if far else None)}
-        if template.own_end_first:
-            ids.add((kb if near else None, ka if far else None))
+        # in a fixed order (a set of tuples holding None iterates by None's hash, which is its address in 3.11)
+        ids = [(ka if near else None, kb if far else None)]
+        if template.own_end_first and (kb if near else None, ka if far else None) != ids[0]:
+            ids.append((kb if near else None, ka if far else None))
         for ident in ids:
             other = seen.setdefault(ident, row)
             if other is not row:
                 a = cable_labels_of(template, renderer(other[4])[0], renderer(other[5])[0], f"C{other[0]:06d}")
                 b = cable_labels_of(template, renderer(row[4])[0], renderer(row[5])[0], f"C{row[0]:06d}")
-                label = next(iter(set(a) & set(b)), a[0])
+                label = next((x for x in a if x in b), a[0])
                 return f"cables C{other[0]:06d} and C{row[0]:06d} are both labelled {label!r}"
     return None

@@ -190,3 +190,38 @@ def test_two_trunks_with_one_id_between_other_panels_read_apart(draft):
     j = next(k for k in trunks if (rows[k][4], rows[k][5]) != (rows[i][4], rows[i][5]))
     rows[j] = [rows[i][0], *rows[j][1:]]
     assert "unique-labels" in _verify(draft)
+
+
+_LABEL_WARNING = """
+import json, sys
+from engine.pipeline import compute_design
+from engine.spec import parse_spec
+data = json.loads(sys.argv[1])
+print(json.dumps([w for w in compute_design(parse_spec(data)).warnings if w.startswith("physical.labels")]))
+"""
+
+
+def test_the_label_warning_names_the_same_cables_and_label_in_every_process():
+    """The warning is part of a stored revision and of its comparisons: the label it quotes (a cable's two labels,
+    taken from a set) must not change with the process's string hashing (PYTHONHASHSEED)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    # a cable label of the far end only, and trunk labels of the near one: a clash between two cords whose far
+    # ends read alike, found while both labels of each cord are compared
+    data = spec(physical={**PANELS, "labels": {"end": "<site>.<grid>-<ru:02>", "cable": "<far>", "trunk": "<near>"}})
+    root = str(Path(__file__).resolve().parents[2])
+    seen = set()
+    for seed in ("1", "2", "3", "4"):
+        out = subprocess.run(
+            [sys.executable, "-c", _LABEL_WARNING, json.dumps(data)],
+            env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": root},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        seen.add(out.stdout)
+    assert len(seen) == 1 and "are both labelled" in next(iter(seen))
