@@ -1053,7 +1053,8 @@ def _pair_split_legs(links: list[Link], split_end: str, idxs: list[int]) -> None
 
     by_connector: dict[tuple, list[int]] = {}
     for i in idxs:
-        by_connector.setdefault(connector(i), []).append(i)
+        if i >= 0:  # a list paired before keeps its pairs (its -1 are dropped and made again)
+            by_connector.setdefault(connector(i), []).append(i)
     paired: list[int] = []
     for group in by_connector.values():  # connectors in order of their first link
         for n in range(0, len(group), 2):

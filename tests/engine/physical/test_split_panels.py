@@ -92,3 +92,20 @@ def test_the_bom_orders_one_cord_per_panel_port_not_one_per_link(preset, catalog
     assert len(legs) < len(split)
     splitters = Counter(ph.choices[i].structured.cord_b_sku for i in split)
     assert sum(cords[sku] for sku in splitters) < sum(splitters.values())
+
+
+def test_pairing_a_demands_links_twice_pairs_them_the_same():
+    """Two links of one module connector, then one of the next: a leg each pair, the lone link on a leg of its own
+    (-1: the splitter's empty leg); pairing the paired list again changes nothing."""
+    from engine.model import Link
+    from engine.physical_stage import _pair_split_legs
+
+    def link(i, port):
+        return Link(i + 1, "compute", 0, "node-leaf", 10 + i, "p1", "p1", 5, port, "7", 200)
+
+    links = [link(0, "7/3"), link(1, "7/1"), link(2, "7/2")]
+    idxs = [0, 1, 2]
+    _pair_split_legs(links, "b", idxs)
+    assert idxs == [0, -1, 1, 2]
+    _pair_split_legs(links, "b", idxs)
+    assert idxs == [0, -1, 1, 2]
