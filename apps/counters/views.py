@@ -56,7 +56,8 @@ def counter_upload(request: SignedInRequest, pk: int, number: int) -> HttpRespon
                 else:
                     job = job_sent(job)  # 503 when the broker refused it (the job is failed, never run later)
                     messages.success(request, f"Stored {f.name}: reading it in the background.")
-                    return redirect("designs:job", pk=pk, job_id=job.pk)  # moves on to the revision's counters
+                    # the job page moves on to the revision's counters, even when the worker has finished first (?follow)
+                    return redirect(reverse("designs:job", args=[pk, job.pk]) + "?follow=1")
                 return redirect(reverse("workspace:section", args=[pk, number, "commissioning"]) + "#counters")
     context = section_context(
         report=counter_report(revision=revision), design=revision.design, revision=revision, can_write=True, form=form

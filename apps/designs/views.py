@@ -300,15 +300,21 @@ def design_leave_view(request: SignedInRequest, pk: int) -> HttpResponse:
 @signin_required
 @require_safe
 def job_detail(request: SignedInRequest, pk: int, job_id) -> HttpResponse:
+    """The job's record and progress. `?follow=1` (set by the upload forms that send the user here) moves on to the
+    job's result when it has already succeeded: a quick worker must not leave the user on a finished job's page where
+    a slow one would have moved them on (the page's script follows only a job still running when it loads)."""
     design = design_get(user=request.user, design_id=pk)
     job = get_object_or_404(design.jobs, pk=job_id)
+    status = _job_status(job)
+    if request.GET.get("follow") and job.status == "succeeded" and status["revision_url"]:
+        return redirect(status["revision_url"])
     return render(
         request,
         "jobs/detail.html",
         {
             "design": design,
             "job": job,
-            "status": _job_status(job),
+            "status": status,
             "export": _export_of(job),
             "can_write": design_can_write(user=request.user, design=design),
         },

@@ -19,12 +19,21 @@ class JobStatus(models.TextChoices):
 
 TERMINAL = (JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.CANCELLED)
 
+# What a job's progress box is headed with, by kind (an export's heading names its file instead).
+KIND_TITLES = {
+    "compute": "Computation",
+    "measurements": "Judging measured results",
+    "counters": "Reading counters",
+    "asbuilt": "Classifying the as-built fabric",
+    "alternatives": "Comparing design alternatives",
+}
+
 
 class Job(models.Model):
     """One background run. Created before it is enqueued; the worker claims it with a conditional UPDATE."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    kind = models.CharField(max_length=32)  # compute | export
+    kind = models.CharField(max_length=32)  # compute | export | an upload's reading (KIND_TITLES)
     status = models.CharField(max_length=16, choices=JobStatus.choices, default=JobStatus.QUEUED, db_index=True)
     stage = models.CharField(max_length=64, blank=True, default="")
     percent = models.FloatField(default=0)
@@ -63,6 +72,10 @@ class Job(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.id} ({self.status})"
+
+    @property
+    def title(self) -> str:
+        return KIND_TITLES.get(self.kind, "Job")
 
     @property
     def is_terminal(self) -> bool:

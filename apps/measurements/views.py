@@ -12,6 +12,7 @@ from django.contrib import messages
 from django.core.files.uploadedfile import UploadedFile
 from django.http import Http404, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from apps.common.forms import upload_within_limit
@@ -88,7 +89,8 @@ def measurement_list_view(request: SignedInRequest, pk: int, number: int) -> Htt
                 if job is not None:
                     job = job_sent(job)  # 503 when the broker refused it (the job is failed, never run later)
                     messages.success(request, f"Stored {upload.filename}: judging it in the background.")
-                    return redirect("designs:job", pk=pk, job_id=job.pk)  # moves on to the upload's page
+                    # the job page moves on to the upload's page, even when the worker has finished first (?follow)
+                    return redirect(reverse("designs:job", args=[pk, job.pk]) + "?follow=1")
                 note = f", {upload.error_count:,} row(s) with errors left out" if upload.error_count else ""
                 messages.success(request, f"Stored {upload.filename}: {upload.rows:,} row(s){note}.")
                 return redirect("measurements:measurement", pk=pk, number=number, upload_id=upload.pk)

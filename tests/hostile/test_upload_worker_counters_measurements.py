@@ -206,11 +206,25 @@ def test_the_browser_form_hands_a_large_sheet_to_its_job_too(alice, design, clie
     assert upload.read is False
     job = Job.objects.get(kind="measurements")
     assert job.params["upload_id"] == upload.pk
-    assert r["Location"] == f"/designs/{design.pk}/jobs/{job.pk}/"  # its progress, then the upload's page
-    assert client.get(f"{r['Location']}status/").json()["revision_url"] is None
+    page = f"/designs/{design.pk}/jobs/{job.pk}/"
+    assert r["Location"] == f"{page}?follow=1"  # its progress, then the upload's page
+    assert client.get(f"{page}status/").json()["revision_url"] is None
+    assert client.get(r["Location"]).status_code == 200  # still running: the page's script follows it
     run_job(str(job.pk))
     done = f"/designs/{design.pk}/revisions/1/measurements/{upload.pk}/"
-    assert client.get(f"{r['Location']}status/").json()["revision_url"] == done
+    assert client.get(f"{page}status/").json()["revision_url"] == done
+    _assert_followed(client, r["Location"], page, done, title="Judging measured results")
+
+
+def _assert_followed(client, location: str, page: str, done: str, *, title: str) -> None:
+    """A job that finished before its page loaded still moves the user on, as the page's script does for a job still
+    running (a quick worker once left the user on a finished job's page); its own page, asked for without
+    ?follow, stays the job's record, headed with what it did."""
+    assert client.get(location)["Location"] == done
+    record = client.get(page)
+    assert record.status_code == 200
+    html = record.content.decode()
+    assert title in html and "Computation" not in html and "View the result" in html
 
 
 def test_the_browser_form_hands_a_large_counter_file_to_its_job_too(alice, design, client, users):
@@ -233,7 +247,9 @@ def test_the_browser_form_hands_a_large_counter_file_to_its_job_too(alice, desig
     assert snap.read is False and snap.filename == "sweep.txt"
     job = Job.objects.get(kind="counters")
     assert job.params["snapshot_id"] == snap.pk
-    assert r["Location"] == f"/designs/{design.pk}/jobs/{job.pk}/"
+    page = f"/designs/{design.pk}/jobs/{job.pk}/"
+    assert r["Location"] == f"{page}?follow=1"
     run_job(str(job.pk))
     done = f"/designs/{design.pk}/revisions/1/commissioning/#counters"  # the workspace section that shows them
-    assert client.get(f"{r['Location']}status/").json()["revision_url"] == done
+    assert client.get(f"{page}status/").json()["revision_url"] == done
+    _assert_followed(client, r["Location"], page, done, title="Reading counters")
