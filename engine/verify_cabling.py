@@ -53,7 +53,7 @@ def verify_cabling(
     checks = []
 
     # 1. One cable per end. Trunk ends ("panel", rack, u, "T") are the panels' rear adapters, not ports.
-    cords = [row for row in rows if row[1] != "trunk"] if physical.trunks else rows
+    cords, trunk_ids = _split_trunks(rows) if physical.trunks else (rows, [])
     ends = set(map(_A_END, cords))
     ends.update(map(_B_END, cords))
     if len(ends) != 2 * len(cords):
@@ -97,11 +97,24 @@ def verify_cabling(
 
     # 3. Unique labels, with the engine's own templates (custom ones: a warning, label_clash below).
     if _default_templates(physical.policy.labels):
-        clash = label_clash(physical, renderer, cords, len(devices))
+        clash = label_clash(physical, renderer, cords, len(devices), trunk_ids)
         if clash:
             _fail(clash)
         checks.append("unique-labels")
     return checks
+
+
+def _split_trunks(rows: Any) -> tuple[list, list[int]]:
+    """(the rows that are not trunks, the trunks' cable ids), both in row order, from one pass over the rows."""
+    cords: list = []
+    trunk_ids: list[int] = []
+    cord, trunk = cords.append, trunk_ids.append
+    for row in rows:
+        if row[1] == "trunk":
+            trunk(row[0])
+        else:
+            cord(row)
+    return cords, trunk_ids
 
 
 def _unplaced_panel(rows: Any, at: set, racks: Any) -> None:
@@ -139,8 +152,11 @@ def label_warning(*, devices: Any, physical: Any, renderer: Any) -> str | None:
     )
 
 
-def label_clash(physical: Any, renderer: Any, cords: list[Any] | Any, n_devices: int) -> str | None:
-    """Two cables (or two trunks) with the same label, said in words; None when every label is unique."""
+def label_clash(
+    physical: Any, renderer: Any, cords: list[Any] | Any, n_devices: int, trunk_ids: list[int] | None = None
+) -> str | None:
+    """Two cables (or two trunks) with the same label, said in words; None when every label is unique.
+    `trunk_ids`: the trunk rows' cable ids, when the caller has them (else read from the rows)."""
     template: LabelTemplate = physical.policy.labels
     clash = _cord_label_clash(cords, template, renderer, n_devices, physical.panel_places)
     if clash:
@@ -150,7 +166,7 @@ def label_clash(physical: Any, renderer: Any, cords: list[Any] | Any, n_devices:
     rows = physical.cable_rows
     if _labels_lead_with_cable_id(template._trunk):
         # Two trunks' labels differ when their ids do: no label rendered (10,100 trunks at 128K GPUs).
-        ids = [row[0] for row in rows if row[1] == "trunk"]
+        ids = [row[0] for row in rows if row[1] == "trunk"] if trunk_ids is None else trunk_ids
         if len(set(ids)) == len(ids):
             return None
     # Both ends of one trunk may read the same (own_end_first off); two trunks may not.
