@@ -87,3 +87,13 @@ def test_a_link_to_a_device_that_does_not_exist_is_refused(draft):
     links[i] = links[i]._replace(b=len(draft.devices))
     with pytest.raises(EngineInvariantError, match=r"^a link names a device that does not exist$"):
         check(draft, links)
+
+
+def test_a_leaf_missing_an_uplink_stripes_unevenly(draft):
+    """Check 4 counts each leaf's links per spine; the leaf that lost one is named, with its counts."""
+    links = list(draft.links)
+    i = first(draft, "leaf-spine")
+    leaf = draft.devices[links[i].a]
+    del links[i]
+    with pytest.raises(EngineInvariantError, match=rf"^{leaf.name} stripes leaf-spine links unevenly: \["):
+        check(draft, links)
