@@ -13,13 +13,40 @@ from .topology.sizing import ratio_text
 
 ROLES = ("leaf", "spine", "core")
 _NETWORK_TIER = itemgetter(1, 3)  # a Link's (network, tier)
-_KEY, _LENGTH = itemgetter(0), itemgetter(1)
 
 
 def _bisection(gpus: int, injection_gbps: float, ratios: list[float]) -> float:
     """Half the GPUs' injection bandwidth divided by the largest oversubscription on the path (never below 1)."""
     worst = max([1.0, *ratios])
     return round(gpus * injection_gbps / 2 / worst, 3)
+
+
+def _per_tier(links: Any, lengths: Any) -> tuple[Counter, dict]:
+    """(links per (network, tier), run lengths per "network/tier": [total, min, max, links])."""
+    tier_count: Counter = Counter()
+    length_by_tier: dict = {}
+    # The builder emits a tier's links together, so grouping consecutive links by (network, tier) gives a few
+    # runs, each summed in C, rather than a Python step and a formatted key per link. The run's lengths are a
+    # slice of `lengths` (parallel to the links): no (key, length) pair made per link.
+    at = 0
+    for (network, tier), run in groupby(links, _NETWORK_TIER):
+        n = len(list(run))
+        run_lengths = lengths[at : at + n]
+        at += n
+        tier_count[(network, tier)] += len(run_lengths)
+        key = f"{network}/{tier}"
+        s = length_by_tier.get(key)
+        lo, hi = min(run_lengths), max(run_lengths)
+        # added one by one, in link order, as before (sum() compensates rounding on newer Pythons)
+        total = reduce(add, run_lengths, 0.0 if s is None else s[0])
+        if s is None:
+            length_by_tier[key] = [total, lo, hi, len(run_lengths)]
+        else:
+            s[0] = total
+            s[1] = min(s[1], lo)
+            s[2] = max(s[2], hi)
+            s[3] += len(run_lengths)
+    return tier_count, length_by_tier
 
 
 def summarize(
@@ -41,26 +68,7 @@ def summarize(
     for d in devices:
         if d.network:
             role_count[(d.network, d.role)] += 1
-    tier_count: Counter = Counter()
-    length_by_tier: dict = {}
-    # The builder emits a tier's links together, so grouping consecutive links by (network, tier) gives a few
-    # runs, each summed in C, rather than a Python step and a formatted key per link.
-    keyed = zip(map(_NETWORK_TIER, links), lengths)
-    for (network, tier), run in groupby(keyed, _KEY):
-        run_lengths = list(map(_LENGTH, run))
-        tier_count[(network, tier)] += len(run_lengths)
-        key = f"{network}/{tier}"
-        s = length_by_tier.get(key)
-        lo, hi = min(run_lengths), max(run_lengths)
-        # added one by one, in link order, as before (sum() compensates rounding on newer Pythons)
-        total = reduce(add, run_lengths, 0.0 if s is None else s[0])
-        if s is None:
-            length_by_tier[key] = [total, lo, hi, len(run_lengths)]
-        else:
-            s[0] = total
-            s[1] = min(s[1], lo)
-            s[2] = max(s[2], hi)
-            s[3] += len(run_lengths)
+    tier_count, length_by_tier = _per_tier(links, lengths)
 
     networks: dict = {}
     injection = len(server.compute_ports) * plan.speed_gbps * plan.planes / server.gpus

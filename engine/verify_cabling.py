@@ -53,7 +53,7 @@ def verify_cabling(
     checks = []
 
     # 1. One cable per end. Trunk ends ("panel", rack, u, "T") are the panels' rear adapters, not ports.
-    cords = [row for row in rows if row[1] != "trunk"] if physical.trunks else rows
+    cords, trunk_ids = _split_trunks(rows) if physical.trunks else (rows, [])
     ends = set(map(_A_END, cords))
     ends.update(map(_B_END, cords))
     if len(ends) != 2 * len(cords):
@@ -68,13 +68,14 @@ def verify_cabling(
     placed = physical.panel_places
     if placed or physical.panels:
         taken: dict[int, dict[int, str]] = defaultdict(dict)
+        panel_racks = {pp.rack for pp in placed}  # only these racks' units are read: not every server's (164,000)
         for d, p in zip(devices, places):
             # OOB switches sit above the panels' units; PDUs are zero-U; a rack-scale record spans its rack.
-            if p is None or d.role in ("oob", "pdu") or d.rack_units >= rack_units:
+            if p is None or p.rack not in panel_racks or d.role in ("oob", "pdu") or d.rack_units >= rack_units:
                 continue
             for u in range(p.u, p.u + d.rack_units):
                 taken[p.rack][u] = d.name
-        at = set()
+        units_at: list[set[int]] = [set() for _ in racks]  # per rack, the units its placed panels start at
         for pp in placed:
             for u in range(pp.u, pp.u + pp.rack_units):
                 other = taken[pp.rack].get(u)
@@ -84,8 +85,8 @@ def verify_cabling(
                         f"{other or 'nothing: below U1'}"
                     )
                 taken[pp.rack][u] = f"a {pp.tier} patch panel"
-            at.add((pp.rack, pp.u))
-        _unplaced_panel(rows, at, racks)
+            units_at[pp.rack].add(pp.u)
+        _unplaced_panel(rows, units_at, racks)
         ordered: Counter[tuple[str, str, str]] = Counter()
         for rp in physical.panels:
             ordered[(rp.rack, rp.tier, rp.panel_kind)] += rp.panels
@@ -97,21 +98,35 @@ def verify_cabling(
 
     # 3. Unique labels, with the engine's own templates (custom ones: a warning, label_clash below).
     if _default_templates(physical.policy.labels):
-        clash = label_clash(physical, renderer, cords, len(devices))
+        clash = label_clash(physical, renderer, cords, len(devices), trunk_ids)
         if clash:
             _fail(clash)
         checks.append("unique-labels")
     return checks
 
 
-def _unplaced_panel(rows: Any, at: set, racks: Any) -> None:
-    """Fail on the first cable, in row order, that ends on a patch panel not placed (`at`: (rack, unit) of each
-    placed panel). Both ends read in line: no pair of ends built per row (600,000 rows at 128K GPUs)."""
+def _split_trunks(rows: Any) -> tuple[list, list[int]]:
+    """(the rows that are not trunks, the trunks' cable ids), both in row order, from one pass over the rows."""
+    cords: list = []
+    trunk_ids: list[int] = []
+    cord, trunk = cords.append, trunk_ids.append
+    for row in rows:
+        if row[1] == "trunk":
+            trunk(row[0])
+        else:
+            cord(row)
+    return cords, trunk_ids
+
+
+def _unplaced_panel(rows: Any, units_at: list[set[int]], racks: Any) -> None:
+    """Fail on the first cable, in row order, that ends on a patch panel not placed (`units_at`: per rack index,
+    the units of its placed panels). Both ends read in line, and no (rack, unit) pair built per panel end (600,000
+    rows at 128K GPUs)."""
     for row in rows:
         a, b = row[4], row[5]
-        if a[0] == "panel" and (a[1], a[2]) not in at:
+        if a[0] == "panel" and a[2] not in units_at[a[1]]:
             _fail(f"cable C{row[0]:06d} ends on a patch panel at {racks[a[1]].id} U{a[2]} that is not placed")
-        if b[0] == "panel" and (b[1], b[2]) not in at:
+        if b[0] == "panel" and b[2] not in units_at[b[1]]:
             _fail(f"cable C{row[0]:06d} ends on a patch panel at {racks[b[1]].id} U{b[2]} that is not placed")
 
 
@@ -139,8 +154,11 @@ def label_warning(*, devices: Any, physical: Any, renderer: Any) -> str | None:
     )
 
 
-def label_clash(physical: Any, renderer: Any, cords: list[Any] | Any, n_devices: int) -> str | None:
-    """Two cables (or two trunks) with the same label, said in words; None when every label is unique."""
+def label_clash(
+    physical: Any, renderer: Any, cords: list[Any] | Any, n_devices: int, trunk_ids: list[int] | None = None
+) -> str | None:
+    """Two cables (or two trunks) with the same label, said in words; None when every label is unique.
+    `trunk_ids`: the trunk rows' cable ids, when the caller has them (else read from the rows)."""
     template: LabelTemplate = physical.policy.labels
     clash = _cord_label_clash(cords, template, renderer, n_devices, physical.panel_places)
     if clash:
@@ -150,7 +168,7 @@ def label_clash(physical: Any, renderer: Any, cords: list[Any] | Any, n_devices:
     rows = physical.cable_rows
     if _labels_lead_with_cable_id(template._trunk):
         # Two trunks' labels differ when their ids do: no label rendered (10,100 trunks at 128K GPUs).
-        ids = [row[0] for row in rows if row[1] == "trunk"]
+        ids = [row[0] for row in rows if row[1] == "trunk"] if trunk_ids is None else trunk_ids
         if len(set(ids)) == len(ids):
             return None
     # Both ends of one trunk may read the same (own_end_first off); two trunks may not.
@@ -201,12 +219,8 @@ def _cord_label_clash(
         and len({r.id for r in renderer.racks}) == len(renderer.racks)
     ):
         # The default: one site, so rack and unit name an owner; only owners on one unit of one rack (zero-U
-        # PDUs; a panel on a device's unit) can share labels. Counted in C over the places.
-        on_unit = Counter(renderer.places)
-        on_unit.update(Place(pp.rack, pp.u) for pp in panel_places)
-        crowded = {place for place, n in on_unit.items() if n > 1}
-        risky = {dev for dev, p in enumerate(renderer.places) if p in crowded} if crowded else set()
-        risky |= {("panel", pp.rack, pp.u) for pp in panel_places if Place(pp.rack, pp.u) in crowded}
+        # PDUs; a panel on a device's unit) can share labels.
+        risky = _sharing_a_unit(renderer.places, panel_places)
         if risky:
             return _clash_by_unit(cords, risky, template, renderer, used)
         return None
@@ -242,6 +256,19 @@ def _cord_label_clash(
             if other != row[0]:
                 return f"cables C{other:06d} and C{row[0]:06d} are both labelled {label!r}"
     return None
+
+
+def _sharing_a_unit(places: Any, panel_places: Any) -> set:
+    """The owners (device indexes, ("panel", rack, u)) on a rack unit that another owner is on too, counted in C
+    over the places; the panels are looked at only when some unit is shared."""
+    on_unit = Counter(places)
+    on_unit.update(Place(pp.rack, pp.u) for pp in panel_places)
+    crowded = {place for place, n in on_unit.items() if n > 1}
+    if not crowded:
+        return set()
+    risky: set = {dev for dev, p in enumerate(places) if p in crowded}
+    risky |= {("panel", pp.rack, pp.u) for pp in panel_places if Place(pp.rack, pp.u) in crowded}
+    return risky
 
 
 def _clash_by_unit(cords: Any, risky: set, template: LabelTemplate, renderer: Any, cable_fields: set) -> str | None:

@@ -66,3 +66,34 @@ def test_a_speed_the_switch_has_no_ports_for_is_named(draft):
     links[i] = links[i]._replace(speed_gbps=7)
     with pytest.raises(EngineInvariantError, match=r"has no 7 Gb/s ports"):
         check(draft, links)
+
+
+@pytest.mark.parametrize("marks", [True, False], ids=["marks", "set"])
+def test_a_port_used_by_two_links_is_named(draft, monkeypatch, marks):
+    """Check 1 counts distinct link ends with a byte per (device, port name), or a set past verify._MARKS_MAX."""
+    if not marks:
+        monkeypatch.setattr("engine.verify._MARKS_MAX", 0)
+    links = list(draft.links)
+    i, j = first(draft, "node-leaf"), first(draft, "leaf-spine")
+    links[j] = links[j]._replace(b=links[i].b, b_port=links[i].b_port)
+    leaf = draft.devices[links[i].b]
+    with pytest.raises(EngineInvariantError, match=rf"^port {leaf.name} {links[i].b_port} is used by 2 links$"):
+        check(draft, links)
+
+
+def test_a_link_to_a_device_that_does_not_exist_is_refused(draft):
+    links = list(draft.links)
+    i = first(draft, "leaf-spine")
+    links[i] = links[i]._replace(b=len(draft.devices))
+    with pytest.raises(EngineInvariantError, match=r"^a link names a device that does not exist$"):
+        check(draft, links)
+
+
+def test_a_leaf_missing_an_uplink_stripes_unevenly(draft):
+    """Check 4 counts each leaf's links per spine; the leaf that lost one is named, with its counts."""
+    links = list(draft.links)
+    i = first(draft, "leaf-spine")
+    leaf = draft.devices[links[i].a]
+    del links[i]
+    with pytest.raises(EngineInvariantError, match=rf"^{leaf.name} stripes leaf-spine links unevenly: \["):
+        check(draft, links)
