@@ -272,3 +272,32 @@ def test_bom_cable_lines_keep_the_first_rows_description():
     }
     assert split.cables == {("D-1M", "compute", 0): 1, ("P-3M", "compute", 3): 2, ("P-3M", "storage", 0): 1}
     assert split.cable_lengths == {"P-3M": 3.0, "D-1M": 1.5}
+
+
+@pytest.mark.parametrize(
+    "physical",
+    [ALL_OPTICAL, {"tiers": {"leaf-spine": {"cabling": "panels"}}}, None],
+    ids=["all-optical", "leaf-spine-panels", "default"],
+)
+def test_the_media_pass_marks_count_the_cages_the_links_give(physical, catalog, monkeypatch):
+    """The transceivers _bom counts from the marks the media pass leaves on the cages (run_physical) are those
+    a pass over the links and their choices counts (_module_cages): per network and module by device, per
+    module, the watts, in the same orders."""
+    import engine.physical_stage as ps
+
+    seen = []
+    real_bom = ps._bom
+
+    def spy(devices, links, choices, *args, module_cages=None, **kwargs):
+        seen.append((module_cages, ps._cage_counts(*ps._module_cages(links, choices))))
+        return real_bom(devices, links, choices, *args, module_cages=module_cages, **kwargs)
+
+    monkeypatch.setattr(ps, "_bom", spy)
+    _design(catalog, physical=physical)
+    (marked, counted), *_ = seen
+    assert marked is not None  # no cage was marked two ways
+    split, by_module, watts, mixed = marked
+    assert [(net, list(by_m)) for net, by_m in split.items()] == [(net, list(by_m)) for net, by_m in counted[0].items()]
+    assert split == counted[0] and mixed == counted[3] == 0
+    assert list(by_module.items()) == list(counted[1].items()) and sum(map(len, by_module.values()))
+    assert list(watts.items()) == list(counted[2].items())
