@@ -1361,10 +1361,11 @@ def _media_pass_cages(p: _Pass, cage_run: list) -> tuple:
                             table[key] = order
                     if (end, side) > last.get(module, _NEVER_LAST)[:2]:
                         last[module] = (end, side, watts)
-    # cages per (mark, device), over every cage's entry in C
-    entries = list(chain.from_iterable(map(dict.values, filter(None, cage_run))))
+    # cages per (mark, device), over every cage's entry in one C-level pass
     devices_of: dict[tuple, Counter] = defaultdict(Counter)
-    for (mark, dev), n in Counter(zip(map(_CAGE_MARK, entries), map(_CAGE_DEVICE, entries))).items():
+    for (mark, dev), n in Counter(
+        map(_CAGE_MARK_DEVICE, chain.from_iterable(map(dict.values, filter(None, cage_run))))
+    ).items():
         if mark is not None:
             devices_of[mark][dev] = n
     in_net = sorted(first_in_net, key=first_in_net.__getitem__)
@@ -1603,7 +1604,7 @@ def _cage_runs(links: Iterable[Link], lengths: Iterable[float], state: list) -> 
 
 
 MULTI = -1  # the far device of a cage whose links reach more than one far cage (no device index)
-_CAGE_DEVICE, _CAGE_MARK = itemgetter(3), itemgetter(4)  # of a _cage_runs entry
+_CAGE_MARK_DEVICE = itemgetter(4, 3)  # of a _cage_runs entry
 
 
 def _site_section(racks: list[Rack], hall_of: list[int], trunks_out: list, inter_hall: int) -> dict:
