@@ -18,9 +18,9 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, partial
-from itertools import compress
+from itertools import chain, compress, islice, repeat
 from math import ceil
-from operator import and_, contains, gt, itemgetter, ne, not_, or_
+from operator import and_, attrgetter, contains, gt, is_, itemgetter, ne, not_, or_
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .cable_schedule import CABLE_COLUMNS, CableSchedule
@@ -403,6 +403,14 @@ class _Pass:
         self.measured: list[bool] | None = None  # per link, measured by place_panels (None: none was)
         self.rest: bool = True  # measure_rest is still to run
         self.tiers: list[tuple[str, list, Any, dict]] = []
+        # The optical modules' cages, marked by the media pass as it chooses each link's medium (_media_links),
+        # not found by a pass of their own at roll-up (_module_cages: 0.2-0.3 s at 128K GPUs, most of it adding
+        # 800,000 link ends to sets far larger than the CPU caches): per _media_links call {network: {id(choice):
+        # module_group's entry}}; each (network, module) mark once; whether a cage was marked two ways.
+        self.module_groups: list[dict[str, dict[int, list]]] = []
+        self.module_marks: dict[tuple[str, str], tuple[str, str]] = {}
+        self.module_clash = False
+        self.module_cages: tuple | None = None  # _media_pass_cages' answer, None on a clash
 
     def cage_end(self, dev: int, cage: str, speed: int) -> Any:
         end = _cage_end(self.devices[dev], cage, speed, self.catalog, self.server_cages, self.ufm_module) or False
@@ -433,6 +441,15 @@ class _Pass:
         if where in self.failures:
             self.fail_at.setdefault(where, at)
         return memo
+
+    def module_group(self, groups: dict, network: str, choice: Any, at: int) -> list:
+        """The entry of `choice`'s links of `network` in a media pass's `groups`, first met at link index `at`:
+        [A end's mark, B end's mark, first index, last index, choice]; a mark is the one (network, module) tuple
+        of that end's module, None where the end takes none."""
+        marks = self.module_marks
+        ends = [marks.setdefault((network, m), (network, m)) if m else None for m in (choice.a_module, choice.b_module)]
+        entry = groups[network][id(choice)] = [*ends, at, at, choice]
+        return entry
 
     def no_cage_model(self, dev: int, network: str, tier: str, speed: int) -> None:
         self.failures.setdefault(
@@ -624,7 +641,7 @@ def run_physical(p: _Pass, progress: Any) -> tuple[PhysicalResult, list[str]]:
 class _MediaTables(NamedTuple):
     """What both passes of the media assignment look up per link (built once, by the first)."""
 
-    cage_run: list  # per device {cage: [far device, far cage, longest run]} (_cage_runs), the panel links' cages first
+    cage_run: list  # per device {cage: [far device, far cage, longest run, device, module mark]} (_cage_runs)
     structured_tiers: dict[str, bool]  # tier -> cabled through patch panels
     policies: tuple  # (policy, policy between halls)
     technology: dict[str, str]  # network -> technology
@@ -804,6 +821,7 @@ def _assign_media(p: _Pass, progress: Any) -> None:
     flags = p.panel_flags
     others = range(len(p.links)) if flags is None else compress(range(len(p.links)), map(not_, flags))
     _media_links(p, p.media, others, progress)
+    p.module_cages = None if p.module_clash else _media_pass_cages(p, p.media.cage_run)
     p.media = None  # its cage runs (a table per device) are not needed past here: free them before the cables
     failures, missing, early_direct, fail_at, missing_at = p.early
     if early_direct:  # the first pass's links cabled directly (same rack, or copper) join in link order
@@ -846,6 +864,9 @@ def _media_links(p: _Pass, t: _MediaTables, idx: Iterable[int], progress: Any) -
     fail_at, missing_at, demands, demand_id, direct = p.fail_at, p.missing_at, p.demands, p.demand_id, p.direct
     inter_hall = 0
     n = len(links)
+    module_groups: dict[str, dict[int, list]] = defaultdict(dict)
+    p.module_groups.append(module_groups)
+    choice_now, net_now, mg, mark_a, mark_b, clash = None, None, [], None, None, p.module_clash
     # the cage ends at the speed of the link before (links come in long runs of one speed); per device, the
     # switch's end, or an appliance's ends by cage name (dev_end's, shared by the appliances of one role)
     speed_now: int | None = None
@@ -875,8 +896,9 @@ def _media_links(p: _Pass, t: _MediaTables, idx: Iterable[int], progress: Any) -
             missing_at.setdefault((network, tier), i)
             continue
         # every device a link ends on has its table (None only for devices without links)
-        far_a, _far_cage, run_a = cage_run[a][a_cage]
-        far_b, _far_cage, run_b = cage_run[b][b_cage]
+        cage_a, cage_b = cage_run[a][a_cage], cage_run[b][b_cage]
+        far_a, _far_cage, run_a, _dev, _mark = cage_a
+        far_b, _far_cage, run_b, _dev, _mark = cage_b
         inter_hall += cross
         # The run rounded UP to a whole metre: every reach limit in the catalog is a whole number of metres,
         # so rounding up never changes which media fit, and one decision serves many lengths.
@@ -890,9 +912,7 @@ def _media_links(p: _Pass, t: _MediaTables, idx: Iterable[int], progress: Any) -
             structured and a != b,
             cross,
         )
-        memo = choice_memo.get(key)
-        if memo is None:
-            memo = p.choose(key, ea, eb, policies[cross], f"{network}/{tier}", i)
+        memo = choice_memo.get(key) or p.choose(key, ea, eb, policies[cross], f"{network}/{tier}", i)
         choice, optical, _shared, split = memo
         if i % 50000 == 0:
             progress("physical", i, n)
@@ -908,6 +928,20 @@ def _media_links(p: _Pass, t: _MediaTables, idx: Iterable[int], progress: Any) -
                 missing_at.setdefault((network, tier), i)
                 continue
         choices[i] = choice
+        # One optical module per cage end: each cage is marked with its (network, module), and a cage marked
+        # two ways (two modules, or a module and none) is a clash (_media_pass_cages). Links come in long runs of
+        # one choice, so the marks are looked up when it changes.
+        if choice is not choice_now or network != net_now:
+            choice_now, net_now = choice, network
+            mg = module_groups[network].get(id(choice)) or p.module_group(module_groups, network, choice, i)
+            mark_a, mark_b = mg[0], mg[1]
+        mg[3] = i
+        was = cage_a[4]
+        cage_a[4] = mark_a
+        clash = clash or (was is not mark_a and was is not None)
+        was = cage_b[4]
+        cage_b[4] = mark_b
+        clash = clash or (was is not mark_b and was is not None)
         if structured and optical:
             ra, rb = rack_of[a], rack_of[b]
             if ra >= 0 and rb >= 0 and ra != rb:
@@ -918,6 +952,7 @@ def _media_links(p: _Pass, t: _MediaTables, idx: Iterable[int], progress: Any) -
                 continue
         direct.append(~i if quarter else i)
     p.inter_hall += inter_hall
+    p.module_clash = clash
 
 
 def _ends_at(p: _Pass, t: _MediaTables, speed: int) -> tuple[list, list]:
@@ -1295,8 +1330,58 @@ def _physical_result(p: _Pass) -> PhysicalResult:
         racks=racks,
         failures=p.failures,
         over=over,
+        module_cages=p.module_cages,
+        known_budgets=list(p.budget_of.budgets.values()),
     )
     return result
+
+
+def _media_pass_cages(p: _Pass, cage_run: list) -> tuple:
+    """_cage_counts' answer from the marks the media pass left on the cages (`cage_run`, _cage_runs' tables)
+    when no cage was marked two ways: networks and each network's modules in the order of their first link,
+    modules in the order of first use and each module's watts its last link's, as _module_cages' one pass in link
+    order makes them (the media pass runs twice, the links through panels first; a link marks its A end before
+    its B end). A cage has one mark, so it counts under one network and module, and none is mixed."""
+    # network, (network, module) and module -> (link index, end) of its first use
+    first_net: dict[Any, tuple] = {}
+    first_in_net: dict[Any, tuple] = {}
+    first: dict[Any, tuple] = {}
+    last: dict[str, tuple] = {}  # module -> (last link index, end, watts)
+    for groups in p.module_groups:
+        for net, by_choice in groups.items():
+            for _mark_a, _mark_b, at, end, choice in by_choice.values():
+                for side, module, watts in (
+                    (0, choice.a_module, choice.a_power_w),
+                    (1, choice.b_module, choice.b_power_w),
+                ):
+                    if not module:
+                        continue
+                    order = (at, side)
+                    for table, key in ((first_net, net), (first_in_net, (net, module)), (first, module)):
+                        if order < table.get(key, _NEVER):
+                            table[key] = order
+                    if (end, side) > last.get(module, _NEVER_LAST)[:2]:
+                        last[module] = (end, side, watts)
+    # cages per (mark, device), over every cage's entry in one C-level pass
+    devices_of: dict[tuple, Counter] = defaultdict(Counter)
+    for (mark, dev), n in Counter(
+        map(_CAGE_MARK_DEVICE, chain.from_iterable(map(dict.values, filter(None, cage_run))))
+    ).items():
+        if mark is not None:
+            devices_of[mark][dev] = n
+    in_net = sorted(first_in_net, key=first_in_net.__getitem__)
+    split = {
+        net: {m: devices_of[(n, m)] for n, m in in_net if n == net}
+        for net in sorted(first_net, key=first_net.__getitem__)
+    }
+    by_module: dict[str, Counter] = {m: Counter() for m in sorted(first, key=first.__getitem__)}
+    for by_m in split.values():
+        for m, devs in by_m.items():
+            by_module[m].update(devs)
+    return split, by_module, {m: last[m][2] for m in by_module}, 0
+
+
+_NEVER, _NEVER_LAST = (1 << 62, 0), (-1, 0)
 
 
 def _roll_up(
@@ -1310,6 +1395,8 @@ def _roll_up(
     racks: Any,
     failures: dict,
     over: dict,
+    module_cages: tuple | None = None,
+    known_budgets: list | None = None,
 ) -> list[str]:
     """Fill in `result`'s fiber totals, BOM and worst links, and return the physical layer's warnings."""
     choices, cables, trunks_out = result.choices, result.cables, result.trunks
@@ -1349,9 +1436,10 @@ def _roll_up(
         spec.procurement,
         result.policy.loss,
         cable_kinds=result.cable_kinds,
+        module_cages=module_cages,
     )
     result.completeness = _completeness(result.missing, failures, result.bom)
-    worst = _worst_links(links, result.budgets, 20)
+    worst = _worst_links(links, result.budgets, 20, known_budgets)
     result.worst = [{"link": f"L{lid:06d}", "margin_db": round(m, 2)} for m, lid in worst]
     warnings = [f"no medium for {k}: {msg}" for k, msg in sorted(failures.items())] + bom_warnings
     if over:
@@ -1402,18 +1490,35 @@ def _mated_pair_warning(links: Any, budgets: list[Any], places: Any, racks: Any,
     )
 
 
-def _worst_links(links: Any, budgets: list[Any], k: int) -> list[tuple[float, int]]:
-    """The k links with the smallest margin: rank the few distinct budgets, then find their links."""
+def _worst_links(links: Any, budgets: list[Any], k: int, known: list | None = None) -> list[tuple[float, int]]:
+    """The k links with the smallest margin: rank the few distinct budgets (in order of first use among equal
+    margins), then find their links. `known`: every budget the pass made (_Budgets: each is some link's), ranked
+    without looking for the distinct budgets over every link (0.035 s at 128K GPUs); that ranking is kept when
+    none of the budgets it used ties another's margin, as then the order of first use cannot change it."""
+    if known is not None:
+        ranked = sorted((b for b in known if b is not None and b.margin_db is not None), key=_MARGIN)
+        out, used = _links_of(ranked, links, budgets, k)
+        margins = Counter(map(_MARGIN, ranked))
+        if all(margins[b.margin_db] == 1 for b in ranked[:used]):
+            return out
     distinct = {id(b): b for b in budgets if b is not None and b.margin_db is not None}
-    ranked = sorted(distinct.values(), key=lambda b: b.margin_db)
+    return _links_of(sorted(distinct.values(), key=_MARGIN), links, budgets, k)[0]
+
+
+def _links_of(ranked: list, links: Any, budgets: list[Any], k: int) -> tuple[list[tuple[float, int]], int]:
+    """(margin, link id) of the first k links on the `ranked` budgets, budget by budget in link order; and how
+    many budgets that took."""
     out: list[tuple[float, int]] = []
-    for b in ranked:
-        for link, lb in zip(links, budgets):
-            if lb is b:
-                out.append((b.margin_db, link.id))
-                if len(out) >= k:
-                    return out
-    return out
+    for n, b in enumerate(ranked, 1):
+        # the links on `b`, found in C (a Python step per link took 0.027 s at 128K GPUs, the worst budgets'
+        # links being the last: between halls)
+        out += [(b.margin_db, link.id) for link in islice(compress(links, map(is_, budgets, repeat(b))), k - len(out))]
+        if len(out) >= k:
+            return out, n
+    return out, len(ranked)
+
+
+_MARGIN = attrgetter("margin_db")
 
 
 def _spine_groups(links: list[Link]) -> dict[tuple[str, int, int], int]:
@@ -1481,8 +1586,9 @@ class _Budgets:
 
 
 def _cage_runs(links: Iterable[Link], lengths: Iterable[float], state: list) -> None:
-    """Per device, {cage: [far device, far cage, longest run]}: the far cage every link of the cage reaches (far
-    device MULTI when they reach more than one) and the longest of their runs in metres; `links` (with their run
+    """Per device, {cage: [far device, far cage, longest run, device, module mark]}: the far cage every link of the
+    cage reaches (far device MULTI when they reach more than one), the longest of their runs in metres, the
+    device, and the mark _media_links gives the cage (None until then); `links` (with their run
     `lengths`) added to `state` (a list per device, None where no link was added yet). Adding links in any order,
     in one call or several, gives the same table: a cage's entry is right once all its links are in.
 
@@ -1497,7 +1603,7 @@ def _cage_runs(links: Iterable[Link], lengths: Iterable[float], state: list) -> 
             da = state[a] = {}
         sa = da.get(a_cage)
         if sa is None:
-            da[a_cage] = [b, b_cage, length]
+            da[a_cage] = [b, b_cage, length, a, None]
         else:
             if sa[0] != b or sa[1] != b_cage:
                 sa[0] = MULTI
@@ -1508,7 +1614,7 @@ def _cage_runs(links: Iterable[Link], lengths: Iterable[float], state: list) -> 
             db = state[b] = {}
         sb = db.get(b_cage)
         if sb is None:
-            db[b_cage] = [a, a_cage, length]
+            db[b_cage] = [a, a_cage, length, b, None]
         else:
             if sb[0] != a or sb[1] != a_cage:
                 sb[0] = MULTI
@@ -1517,6 +1623,7 @@ def _cage_runs(links: Iterable[Link], lengths: Iterable[float], state: list) -> 
 
 
 MULTI = -1  # the far device of a cage whose links reach more than one far cage (no device index)
+_CAGE_MARK_DEVICE = itemgetter(4, 3)  # of a _cage_runs entry
 
 
 def _site_section(racks: list[Rack], hall_of: list[int], trunks_out: list, inter_hall: int) -> dict:
@@ -1606,10 +1713,12 @@ def _bom(
     procurement: Any | None = None,
     loss: LossPolicy | None = None,
     cable_kinds: dict | None = None,
+    module_cages: tuple | None = None,
 ) -> tuple[list[dict], BomSplit]:
     """BOM lines: switches, appliances, transceivers (one per cage end), cables by part, trunks, panels;
     and the transceivers and cables split by network and SU (BomSplit), from the same counts. `cable_kinds`, when
-    given, gets the cable rows by (network, tier, kind) from the same pass (the summary's counting section)."""
+    given, gets the cable rows by (network, tier, kind) from the same pass (the summary's counting section);
+    `module_cages`, when given, is _cage_counts' answer, from the media pass's marks (_media_pass_cages)."""
     lines: dict[tuple, dict] = {}
 
     def add(
@@ -1649,7 +1758,9 @@ def _bom(
             add(category, p.sku, p.description, 1, watts, "", p.unconfirmed)
     media = catalog.media
     su_of = [d.su for d in devices]
-    modules_split = _transceiver_lines(add, devices, su_of, links, choices, media, ufm_module, warnings)
+    modules_split = _transceiver_lines(
+        add, devices, su_of, media, ufm_module, warnings, module_cages or _cage_counts(*_module_cages(links, choices))
+    )
     describe_cable = _cable_describer(choices if distinct_choices is None else distinct_choices, trunks, media, loss)
     cables_split, cable_lengths = _cable_lines(add, cable_rows, su_of, describe_cable, cable_kinds)
     _panel_lines(add, panels, media)
@@ -1718,49 +1829,40 @@ def _transceiver_lines(
     add: Callable[..., None],
     devices: Any,
     su_of: list,
-    links: Any,
-    choices: Any,
     media: Any,
     ufm_module: str,
     warnings: list[str],
+    module_cages: tuple,
 ) -> Counter:
     """_bom's transceiver lines (one module per cage end, through `add`) and warning; the modules split by
-    (module, network, SU)."""
-    cages_by_net, watts_of = _module_cages(links, choices)
+    (module, network, SU). `module_cages`: _cage_counts' answer."""
+    split, by_module, watts_of, mixed = module_cages
     at_storage_appliance = [d.role == "storage-appliance" for d in devices]  # by device index
     any_storage = any(at_storage_appliance)
-    cages_by_module: dict[str, set] = {}
-    for module in watts_of:  # first-use order, as the cages were first added
-        sets = [by_module[module] for by_module in cages_by_net.values() if module in by_module]
-        cages_by_module[module] = sets[0] if len(sets) == 1 else set().union(*sets)
-    for module, cages in cages_by_module.items():
+    for module, devs in by_module.items():
         t = media.transceivers.get(module) if hasattr(media.transceivers, "get") else None
         why = t.unconfirmed if t is not None else ""
-        if module == ufm_module and any(devices[dev].role == "ufm" for dev, _ in cages):
+        if module == ufm_module and any(devices[dev].role == "ufm" for dev in devs):
             why = "; ".join(x for x in (why, UFM_UNCONFIRMED) if x)
-        at_storage = sum(map(at_storage_appliance.__getitem__, map(_FIRST, cages))) if any_storage else 0
+        at_storage = sum(n for dev, n in devs.items() if at_storage_appliance[dev]) if any_storage else 0
         if at_storage:
             why = "; ".join(x for x in (why, STORAGE_UNCONFIRMED.format(n=at_storage)) if x)
         add(
             "transceiver",
             module,
             describe.transceiver(t) if t is not None else module,
-            len(cages),
+            sum(devs.values()),
             watts_of[module],
             unconfirmed=why,
         )
     # per network and SU: a cage counts in the network of its links (one module per network it serves)
     modules_split: Counter = Counter()
-    for net, by_module in cages_by_net.items():
-        for module, cages in by_module.items():
-            for dev, n in Counter(map(_FIRST, cages)).items():
+    for net, by_m in split.items():
+        for module, devs in by_m.items():
+            for dev, n in devs.items():
                 modules_split[(module, net, su_of[dev])] += n
     # Both ports of a twin-port module must take the same module [S12][S16]; two links of one cage
     # whose far ends sit at different distances could straddle a reach threshold.
-    # Cages counted under more than one module: each module beyond a cage's first adds one.
-    mixed = 0
-    if len(cages_by_module) > 1:
-        mixed = sum(map(len, cages_by_module.values())) - len(set().union(*cages_by_module.values()))
     if mixed:
         warnings.append(
             f"{mixed} cage(s) would need two different modules for their two ports; "
@@ -1772,7 +1874,8 @@ def _transceiver_lines(
 def _module_cages(links: Any, choices: Any) -> tuple[dict[str, dict[str, set]], dict[str, float | None]]:
     """One module per cage end that carries optics: the cages (device, cage) per network and module SKU (a
     module's count is its distinct cages over all networks), and each module's watts (its last link's), in the
-    order the modules are first used."""
+    order the modules are first used. run_physical's passes mark the cages instead (_media_pass_cages); this pass
+    over the links serves _bom's other callers and a pass whose cages were marked two ways."""
     cages_by_net: dict[str, dict[str, set]] = {}
     watts_of: dict[str, float | None] = {}
     for link, choice in zip(links, choices):
@@ -1791,6 +1894,20 @@ def _module_cages(links: Any, choices: Any) -> tuple[dict[str, dict[str, set]], 
             by_module[bm].add((link.b, link.b_cage))
             watts_of[bm] = choice.b_power_w
     return cages_by_net, watts_of
+
+
+def _cage_counts(cages_by_net: dict[str, dict[str, set]], watts_of: dict[str, float | None]) -> tuple:
+    """What _transceiver_lines counts, from _module_cages' sets: per network and module {device: cages}, per
+    module {device: cages} over all networks (in first-use order), the watts, and the cages counted under more
+    than one module (each module beyond a cage's first adds one)."""
+    split = {net: {m: Counter(map(_FIRST, cages)) for m, cages in by_m.items()} for net, by_m in cages_by_net.items()}
+    unions: dict[str, set] = {}
+    for module in watts_of:
+        sets = [by_m[module] for by_m in cages_by_net.values() if module in by_m]
+        unions[module] = sets[0] if len(sets) == 1 else set().union(*sets)
+    mixed = sum(map(len, unions.values())) - len(set().union(*unions.values())) if len(unions) > 1 else 0
+    by_module = {m: Counter(map(_FIRST, cages)) for m, cages in unions.items()}
+    return split, by_module, watts_of, mixed
 
 
 def _completeness(missing: dict, failures: dict, bom: list[dict]) -> dict:

@@ -272,3 +272,50 @@ def test_bom_cable_lines_keep_the_first_rows_description():
     }
     assert split.cables == {("D-1M", "compute", 0): 1, ("P-3M", "compute", 3): 2, ("P-3M", "storage", 0): 1}
     assert split.cable_lengths == {"P-3M": 3.0, "D-1M": 1.5}
+
+
+@pytest.mark.parametrize(
+    "physical",
+    [ALL_OPTICAL, {"tiers": {"leaf-spine": {"cabling": "panels"}}}, None],
+    ids=["all-optical", "leaf-spine-panels", "default"],
+)
+def test_the_media_pass_marks_count_the_cages_the_links_give(physical, catalog, monkeypatch):
+    """The transceivers _bom counts from the marks the media pass leaves on the cages (run_physical) are those
+    a pass over the links and their choices counts (_module_cages): per network and module by device, per
+    module, the watts, in the same orders."""
+    import engine.physical_stage as ps
+
+    seen = []
+    real_bom = ps._bom
+
+    def spy(devices, links, choices, *args, module_cages=None, **kwargs):
+        seen.append((module_cages, ps._cage_counts(*ps._module_cages(links, choices))))
+        return real_bom(devices, links, choices, *args, module_cages=module_cages, **kwargs)
+
+    monkeypatch.setattr(ps, "_bom", spy)
+    _design(catalog, physical=physical)
+    (marked, counted), *_ = seen
+    assert marked is not None  # no cage was marked two ways
+    split, by_module, watts, mixed = marked
+    assert [(net, list(by_m)) for net, by_m in split.items()] == [(net, list(by_m)) for net, by_m in counted[0].items()]
+    assert split == counted[0] and mixed == counted[3] == 0
+    assert list(by_module.items()) == list(counted[1].items()) and sum(map(len, by_module.values()))
+    assert list(watts.items()) == list(counted[2].items())
+
+
+def test_worst_links_from_the_pass_budgets_rank_ties_by_first_use():
+    """The worst links from the budgets the pass made (in the order it made them) are those a look over every
+    link finds: equal margins are ranked by their budgets' first use in link order either way."""
+    from types import SimpleNamespace
+
+    from engine.physical_stage import _worst_links
+
+    b1, b2, b3, b4 = (SimpleNamespace(margin_db=m) for m in (1.0, 0.5, 0.5, 2.0))
+    links = [SimpleNamespace(id=n) for n in range(1, 9)]
+    budgets = [b4, b3, b1, b2, None, b3, b2, b1]
+    expected = [(0.5, 2), (0.5, 6), (0.5, 4), (0.5, 7), (1.0, 3)]
+    assert _worst_links(links, budgets, 5) == expected
+    assert _worst_links(links, budgets, 5, [b1, b2, b3, b4]) == expected  # b2 made before b3: a tie
+    assert _worst_links(links, budgets, 2, [b4, b2, b1, b3]) == expected[:2]
+    b2.margin_db = 0.25  # no tie among the budgets used: ranked by margin alone
+    assert _worst_links(links, budgets, 3, [b1, b3, b4, b2]) == [(0.25, 4), (0.25, 7), (0.5, 2)]
