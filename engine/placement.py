@@ -29,6 +29,7 @@ from .model import Device, Place, Rack
 from .spec import LayoutSpec, SiteSpec
 
 U_M = 0.04445  # one rack unit in metres (EIA-310)
+_new = tuple.__new__
 
 
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -104,6 +105,7 @@ class _Floor:
         self.hall = 0
         self.hall_first_row = 0  # y is measured from this row, the front of the hall
         self.hall_first_rack = 0
+        self.row_label = (-1, "")  # (row, its letters) of the last rack opened
 
     def new_row(self) -> None:
         self.row += 1
@@ -131,7 +133,9 @@ class _Floor:
             self.new_row()
         self.pos += 1
         idx = len(self.racks)
-        rn = row_name(self.row, lay.row_letters == "skip-io")
+        if self.row_label[0] != self.row:  # a row's racks share its letters: named once a row
+            self.row_label = (self.row, row_name(self.row, lay.row_letters == "skip-io"))
+        rn = self.row_label[1]
         self.racks.append(
             Rack(
                 idx,
@@ -171,7 +175,7 @@ class _Floor:
                 if row_racks is not None and self.pos >= row_racks:
                     self.new_row()
                 rack, u, count, kw = self.new_rack(kind), 1, 0, 0.0
-            self.places[d.idx] = Place(rack, u)
+            self.places[d.idx] = _new(Place, (rack, u))
             u += d.rack_units
             count += 1
             kw += power
@@ -221,7 +225,7 @@ def plan_floor(
             if r == first_half:
                 floor_.stack(leaves, "network")
                 leaves = []
-            _stack_servers(floor_, [dev[i] for i in su_servers[r * spr : (r + 1) * spr]], server)
+            _stack_servers(floor_, su_servers[r * spr : (r + 1) * spr], server)
         if leaves:
             floor_.stack(leaves, "network")
 
@@ -280,9 +284,13 @@ def _place_in_halls(
             )
 
 
-def _stack_servers(floor_: _Floor, group: list[Device], server: ServerModel) -> None:
+def _stack_servers(floor_: _Floor, group: list[int], server: ServerModel) -> None:
+    """One server rack holding the servers `group` (device indexes), bottom up."""
     rack = floor_.new_rack("server")
+    places = floor_.places
+    step = 0 if server.rack_scale else server.rack_units
     u = 1
-    for d in group:
-        floor_.places[d.idx] = Place(rack, u)
-        u += 0 if server.rack_scale else server.rack_units
+    for i in group:
+        # tuple.__new__ builds the Place in C; Place(...) would run the NamedTuple's Python __new__ per server
+        places[i] = _new(Place, (rack, u))
+        u += step

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from engine.physical.catalog import sku_for_length
 from engine.physical.policy import MediaPolicy
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from engine.physical.select import MediaChoice
 
 _EPS = 1e-9
+_new_tuple = tuple.__new__  # a NamedTuple made without its Python-level __new__
 BASE12_SIZES = (12, 24, 48, 72, 96, 144)  # [S32]
 
 
@@ -150,113 +151,208 @@ def plan_trunks(
     empty before it are counted as skipped), so two groups never share a panel.
 
     A tier's demands are one per rack pair and medium, so their number grows with the square of the racks (the
-    spine-core demands between halls: 7,940 at 128K GPUs, 178,750 at 512K) while their links do not: what
-    depends only on the medium, a trunk size or an ordered length is worked out once per call."""
-    counters: dict[tuple[str, str], int] = {}
-    last_group: dict[tuple[str, str], int] = {}
-    usage: dict[tuple[str, str, str, str], list] = {}
+    spine-core demands between halls: 7,940 of ~13 links at 128K GPUs, 178,750 of ~3 links at 512K) while their
+    links do not. What depends only on the medium (_Medium), on the medium and a demand's link count (its
+    trunks' sizes and fiber counts: _shape) or on a run length is worked out once per call; a demand costs its
+    trunk ids, panel positions and slots."""
+    spare, step = policy.trunk_spare_fraction, policy.trunk_length_step_m
+    pair_count: dict[tuple[str, str], int] = {}
+    taken: dict[str, dict[str, int]] = {}  # panel kind -> rack -> positions taken
+    last_group: dict[str, dict[str, int]] = {}  # panel kind -> rack -> diversity group of its last demand
+    usage: dict[tuple[str, str, str], dict[str, list]] = {}  # (kind, panel SKU, insert) -> rack -> [panel, n, skipped]
+    media: dict[int, _Medium] = {}  # id(choice) -> its _Medium (the demands hold their choices through the call)
+    length_of: dict[float, float] = {}  # run length -> ordered trunk length
     trunks: list[TrunkRun] = []
     all_slots: list[tuple[LinkSlot, ...]] = []
-    pair_count: dict[tuple[str, str], int] = {}
-    spare = policy.trunk_spare_fraction
-    step = policy.trunk_length_step_m
-    sizes_of: dict[int, tuple[int, ...]] = {}  # trunk base -> stock sizes
-    split_of: dict[tuple[int, int], list[int]] = {}  # (fibers, base) -> trunk sizes
-    length_of: dict[float, float] = {}  # run length -> ordered trunk length
-    sku_of: dict[tuple, str] = {}  # (pattern, length, fibers, gender) -> trunk SKU
     for d in demands:
-        choice = d.choice
-        sp = getattr(choice, "structured", None)
-        if sp is None:
-            raise ValueError(
-                f"tier {tier}: demand {d.rack_a}->{d.rack_b} has no panel parts; select its media with cabling 'panels'"
-            )
-        if d.links < 0:
-            raise ValueError(f"tier {tier}: demand {d.rack_a}->{d.rack_b}: links must be >= 0")
-        if d.links == 0:
-            all_slots.append(())
-            continue
-        base, lpl = sp.trunk_base, sp.links_per_leg
-        kind = sp.panel.kind
-        per_panel = sp.panel.positions
-        insert = sp.cassette.sku if sp.cassette else sp.adapter.sku
-        lc_ports = sp.cassette.lc_ports if sp.cassette else 1
-        legs_needed = -(-d.links // lpl)
-        target = math.ceil(legs_needed * (1.0 + spare) - _EPS) * base
-        split = split_of.get((target, base))
-        if split is None:
-            sizes = sizes_of.get(base)
-            if sizes is None:
-                sizes = sizes_of[base] = trunk_sizes(base, policy.trunk_max_fibers)
-            split = split_of[(target, base)] = _split_trunks(target, sizes)
-        length = length_of.get(d.run_length_m)
+        rack_a, rack_b, n, run_m, choice, group = d
+        m = media.get(id(choice))
+        if m is None or n <= 0:
+            if getattr(choice, "structured", None) is None:
+                raise ValueError(
+                    f"tier {tier}: demand {rack_a}->{rack_b} has no panel parts; select its media with cabling 'panels'"
+                )
+            if n < 0:
+                raise ValueError(f"tier {tier}: demand {rack_a}->{rack_b}: links must be >= 0")
+            if n == 0:
+                all_slots.append(())
+                continue
+            m = media[id(choice)] = _medium(choice, policy, taken, last_group, usage)
+        shape = m.shapes.get(n)
+        if shape is None:
+            shape = m.shapes[n] = _shape(n, m, spare)
+        length = length_of.get(run_m)
         if length is None:
-            length = length_of[d.run_length_m] = max(step, math.ceil(d.run_length_m / step - _EPS) * step)
-        gender = "MM" if sp.trunk_gender == "pinned" else "FF"
+            length = length_of[run_m] = max(step, math.ceil(run_m / step - _EPS) * step)
         if own_panels:
-            for rack in (d.rack_a, d.rack_b):
-                at = counters.get((rack, kind), 0)
-                gap = -at % per_panel if last_group.setdefault((rack, kind), d.group) != d.group else 0
-                last_group[(rack, kind)] = d.group
-                if gap:
-                    counters[(rack, kind)] = at + gap
-                    u = usage.setdefault((rack, kind, sp.panel.sku, insert), [sp.panel, 0, 0])
-                    u[2] += gap
+            _own_panel_gaps(m, rack_a, rack_b, group)
         # Allocate trunks and their panel positions at both ends.
+        pos, use = m.taken, m.use
+        use_a = use.get(rack_a)
+        if use_a is None:
+            use_a = use[rack_a] = [m.panel, 0, 0]
+        use_b = use.get(rack_b)
+        if use_b is None:
+            use_b = use[rack_b] = [m.panel, 0, 0]
+        key = (rack_a, rack_b)
+        count = pair_count.get(key, 0)
         t_meta = []
-        key = (d.rack_a, d.rack_b)
-        use_a = usage.setdefault((d.rack_a, kind, sp.panel.sku, insert), [sp.panel, 0, 0])
-        use_b = usage.setdefault((d.rack_b, kind, sp.panel.sku, insert), [sp.panel, 0, 0])
-        for size in split:
-            legs = size // base
-            pair_count[key] = pair_count.get(key, 0) + 1
-            tid = f"T-{tier}-{d.rack_a}-{d.rack_b}-{pair_count[key]}"
-            pos_a = counters.get((d.rack_a, kind), 0)
-            counters[(d.rack_a, kind)] = pos_a + legs
-            pos_b = counters.get((d.rack_b, kind), 0)
-            counters[(d.rack_b, kind)] = pos_b + legs
+        for size, legs, *_ in shape:
+            count += 1
+            tid = f"T-{tier}-{rack_a}-{rack_b}-{count}"
+            pos_a = pos.get(rack_a, 0)
+            pos[rack_a] = pos_a + legs
+            pos_b = pos.get(rack_b, 0)
+            pos[rack_b] = pos_b + legs
             use_a[1] += legs
             use_b[1] += legs
             t_meta.append((tid, size, legs, pos_a, pos_b))
-        all_slots.append(_link_slots(d.links, t_meta, lpl, base, per_panel, lc_ports))
-        # Per-trunk fiber accounting.
-        per_link_active = choice.fibers_per_link
-        first = 0  # the trunk's first leg, counted over the demand's trunks
-        for tid, size, legs, _pa, _pb in t_meta:
-            links_here = max(0, min(d.links - first * lpl, legs * lpl))
-            first += legs
-            legs_used = -(-links_here // lpl)
-            active = links_here * per_link_active
-            sku_key = (sp.trunk.sku_pattern, length, size, gender)
-            sku = sku_of.get(sku_key)
+        pair_count[key] = count
+        if m.one_a_leg and len(shape) == 1 and n <= legs:
+            all_slots.append(_leg_slots(n, tid, pos_a, pos_b, m.per_panel, m.base))
+        else:
+            all_slots.append(_link_slots(n, t_meta, m.lpl, m.base, m.per_panel, m.lc_ports))
+        skus = m.skus
+        for (tid, size, legs, _pa, _pb), (_s, _l, links_here, capacity, active, dark, spare_fibers) in zip(
+            t_meta, shape
+        ):
+            sku = skus.get((length, size))
             if sku is None:
-                sku = sku_of[sku_key] = sku_for_length(sp.trunk.sku_pattern, length, fibers=size, gender=gender)
+                sku = skus[(length, size)] = sku_for_length(m.pattern, length, fibers=size, gender=m.gender)
             trunks.append(
                 TrunkRun(
-                    id=tid,
-                    tier=tier,
-                    rack_a=d.rack_a,
-                    rack_b=d.rack_b,
-                    sku=sku,
-                    family=sp.trunk.family,
-                    base=base,
-                    fibers=size,
-                    legs=legs,
-                    links=links_here,
-                    link_capacity=legs * lpl,
-                    active_fibers=active,
-                    dark_fibers=legs_used * base - active,
-                    spare_fibers=(legs - legs_used) * base,
-                    length_m=length,
-                    gender=sp.trunk_gender,
-                    panel_kind=kind,
+                    tid,
+                    tier,
+                    rack_a,
+                    rack_b,
+                    sku,
+                    m.family,
+                    m.base,
+                    size,
+                    legs,
+                    links_here,
+                    capacity,
+                    active,
+                    dark,
+                    spare_fibers,
+                    length,
+                    m.trunk_gender,
+                    m.kind,
                 )
             )
-    use = tuple(
-        PanelUse(rack, tier, kind, psku, panel.positions, panel.rack_units, insert, n, skipped)
-        for (rack, kind, psku, insert), (panel, n, skipped) in sorted(usage.items())
+    rows = sorted(
+        ((rack, kind, psku, insert), entry)
+        for (kind, psku, insert), by_rack in usage.items()
+        for rack, entry in by_rack.items()
     )
-    return TrunkPlan(tier=tier, trunks=tuple(trunks), slots=tuple(all_slots), usage=use)
+    use_out = tuple(
+        PanelUse(rack, tier, kind, psku, panel.positions, panel.rack_units, insert, n, skipped)
+        for (rack, kind, psku, insert), (panel, n, skipped) in rows
+    )
+    return TrunkPlan(tier=tier, trunks=tuple(trunks), slots=tuple(all_slots), usage=use_out)
+
+
+class _Medium(NamedTuple):
+    """What plan_trunks reads of one MediaChoice's panel parts, and its tables for the call."""
+
+    base: int  # trunk base (fibers a leg)
+    lpl: int  # links a leg
+    kind: str  # panel kind
+    per_panel: int  # positions a panel
+    lc_ports: int  # LC ports a cassette position (1: an MPO adapter)
+    one_a_leg: bool  # one link a leg on an MPO adapter: a link's slot is its leg's position
+    sizes: tuple[int, ...]  # stock trunk sizes of the base
+    fibers_per_link: int  # active
+    pattern: str  # trunk SKU pattern
+    gender: str  # trunk gender in the SKU (MM pinned, FF unpinned)
+    trunk_gender: str
+    family: str
+    panel: Any  # the Panel a rack's usage entry records
+    taken: dict[str, int]  # rack -> positions taken, shared by the media of one panel kind
+    last: dict[str, int]  # rack -> diversity group of its last demand, per panel kind
+    use: dict[str, list]  # rack -> [panel, positions, skipped], per panel kind, panel SKU and insert
+    shapes: dict[int, tuple]  # links -> _shape
+    skus: dict[tuple[float, int], str]  # (ordered length, fibers) -> trunk SKU
+
+
+def _medium(choice: Any, policy: MediaPolicy, taken: dict, last_group: dict, usage: dict) -> _Medium:
+    sp = choice.structured
+    kind = sp.panel.kind
+    insert = sp.cassette.sku if sp.cassette else sp.adapter.sku
+    lc_ports = sp.cassette.lc_ports if sp.cassette else 1
+    return _Medium(
+        base=sp.trunk_base,
+        lpl=sp.links_per_leg,
+        kind=kind,
+        per_panel=sp.panel.positions,
+        lc_ports=lc_ports,
+        one_a_leg=sp.links_per_leg == 1 and lc_ports == 1,
+        sizes=trunk_sizes(sp.trunk_base, policy.trunk_max_fibers),
+        fibers_per_link=choice.fibers_per_link,
+        pattern=sp.trunk.sku_pattern,
+        gender="MM" if sp.trunk_gender == "pinned" else "FF",
+        trunk_gender=sp.trunk_gender,
+        family=sp.trunk.family,
+        panel=sp.panel,
+        taken=taken.setdefault(kind, {}),
+        last=last_group.setdefault(kind, {}),
+        use=usage.setdefault((kind, sp.panel.sku, insert), {}),
+        shapes={},
+        skus={},
+    )
+
+
+def _shape(n: int, m: _Medium, spare: float) -> tuple[tuple[int, ...], ...]:
+    """The trunks of a demand of `n` links of medium `m`: per trunk (fibers, legs, links, link capacity, active,
+    dark and spare fibers). Legs are filled in order, so the last trunks may carry fewer links, or none."""
+    base, lpl = m.base, m.lpl
+    legs_needed = -(-n // lpl)
+    target = math.ceil(legs_needed * (1.0 + spare) - _EPS) * base
+    out = []
+    first = 0  # the trunk's first leg, counted over the demand's trunks
+    for size in _split_trunks(target, m.sizes):
+        legs = size // base
+        links_here = max(0, min(n - first * lpl, legs * lpl))
+        first += legs
+        legs_used = -(-links_here // lpl)
+        active = links_here * m.fibers_per_link
+        out.append((size, legs, links_here, legs * lpl, active, legs_used * base - active, (legs - legs_used) * base))
+    return tuple(out)
+
+
+def _own_panel_gaps(m: _Medium, rack_a: str, rack_b: str, group: int) -> None:
+    """Trunk diversity: at each end, a demand of another group than the rack's last starts on a panel of its own
+    (the positions left empty before it count as skipped)."""
+    pos, last, use = m.taken, m.last, m.use
+    for rack in (rack_a, rack_b):
+        at = pos.get(rack, 0)
+        gap = -at % m.per_panel if last.setdefault(rack, group) != group else 0
+        last[rack] = group
+        if gap:
+            pos[rack] = at + gap
+            u = use.get(rack)
+            if u is None:
+                u = use[rack] = [m.panel, 0, 0]
+            u[2] += gap
+
+
+def _leg_slots(n: int, tid: str, pos_a: int, pos_b: int, per_panel: int, base: int) -> tuple[LinkSlot, ...]:
+    """_link_slots for `n` links on one trunk, one MPO link a leg: link j takes leg j + 1, its fibers and the
+    j-th position after the trunk's first at both ends (a panel's positions are 1-based ports)."""
+    pa, sa = divmod(pos_a, per_panel)
+    pb, sb = divmod(pos_b, per_panel)
+    slots = []
+    last = 0
+    for leg in range(1, n + 1):
+        if sa == per_panel:
+            pa, sa = pa + 1, 0
+        if sb == per_panel:
+            pb, sb = pb + 1, 0
+        sa += 1
+        sb += 1
+        slots.append(_new_tuple(LinkSlot, (tid, leg, last + 1, last + base, pa, sa, pb, sb, 1)))
+        last += base
+    return tuple(slots)
 
 
 def _link_slots(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
+from itertools import chain, repeat
 from math import ceil
 
 from ..catalog import Catalog, ServerModel, SwitchModel
@@ -358,7 +359,11 @@ def build_compute(
     return out
 
 
-# The link records are made as Builder.link makes them (ids follow the list), without a method call per link.
+# The link records are made as Builder.link makes them (ids follow the list), column by column in C: a link is a
+# zip of its fields' columns (ports and cages are slices of the switches' name tuples) turned into a Link by
+# tuple.__new__, without a Python step per link.
+
+_new = tuple.__new__
 
 
 def _node_leaf(
@@ -374,32 +379,39 @@ def _node_leaf(
     leaf_cages: tuple[str, ...],
 ) -> None:
     """node-leaf links: server slot n of SU s, its j-th port of rail r -> leaf (s, r) port n*k + j;
-    `server_ports`: (rail, j, port name, cage) per compute port of a server."""
-    append, lid, new = links.append, len(links), tuple.__new__
-    for n, dev in enumerate(server_idx):
-        s, slot = divmod(n, su)
-        su_leaves = leaves[s]
-        for r, j, port_name, port_cage in server_ports:
-            lp = slot * k + j
-            lid += 1
-            append(
-                new(
-                    Link,
-                    (
-                        lid,
-                        "compute",
-                        plane,
-                        "node-leaf",
-                        dev,
-                        port_name,
-                        port_cage,
-                        su_leaves[r],
-                        leaf_ports[lp],
-                        leaf_cages[lp],
-                        speed,
-                    ),
-                )
+    `server_ports`: (rail, j, port name, cage) per compute port of a server. Made SU by SU: every SU's slots
+    take the same leaf ports, so the columns of a full SU are built once."""
+    per = len(server_ports)
+    names = tuple(p[2] for p in server_ports)
+    cages = tuple(p[3] for p in server_ports)
+    # per slot, its ports' leaf port and cage (rail r, j-th port: leaf port slot * k + j), slot after slot
+    at = [slot * k + j for slot in range(min(su, len(server_idx))) for _r, j, _n, _c in server_ports]
+    su_ports = tuple(map(leaf_ports.__getitem__, at))
+    su_cages = tuple(map(leaf_cages.__getitem__, at))
+    rails = [p[0] for p in server_ports]
+    for s, first in enumerate(range(0, len(server_idx), su)):
+        devs = server_idx[first : first + su]
+        n = len(devs) * per
+        lid = len(links)
+        links.extend(
+            map(
+                _new,
+                repeat(Link),
+                zip(
+                    range(lid + 1, lid + n + 1),
+                    repeat("compute"),
+                    repeat(plane),
+                    repeat("node-leaf"),
+                    chain.from_iterable(map(repeat, devs, repeat(per))),
+                    names * len(devs),
+                    cages * len(devs),
+                    tuple(map(leaves[s].__getitem__, rails)) * len(devs),
+                    su_ports[:n],
+                    su_cages[:n],
+                    repeat(speed),
+                ),
             )
+        )
 
 
 def _uplinks(links: list[Link], plane: int, tier: str, speed: int, lower: tuple, uppers: tuple, m: int) -> None:
@@ -408,27 +420,29 @@ def _uplinks(links: list[Link], plane: int, tier: str, speed: int, lower: tuple,
     names, cage names)."""
     dev, ports, cages, first_up, first_down = lower
     upper_devs, upper_ports, upper_cages = uppers
-    append, lid, new = links.append, len(links), tuple.__new__
-    for j, upper in enumerate(upper_devs):
-        for t in range(m):
-            lp = first_up + j * m + t
-            up = first_down + t
-            lid += 1
-            append(
-                new(
-                    Link,
-                    (
-                        lid,
-                        "compute",
-                        plane,
-                        tier,
-                        dev,
-                        ports[lp],
-                        cages[lp],
-                        upper,
-                        upper_ports[up],
-                        upper_cages[up],
-                        speed,
-                    ),
-                )
-            )
+    n_up = len(upper_devs)
+    n = n_up * m
+    up = slice(first_up, first_up + n)
+    down = slice(first_down, first_down + m)
+    if first_up + n > len(ports) or first_down + m > len(upper_ports):
+        raise IndexError(f"{tier}: uplinks past the last port of a switch")
+    lid = len(links)
+    links.extend(
+        map(
+            _new,
+            repeat(Link),
+            zip(
+                range(lid + 1, lid + n + 1),
+                repeat("compute"),
+                repeat(plane),
+                repeat(tier),
+                repeat(dev),
+                ports[up],
+                cages[up],
+                chain.from_iterable(map(repeat, upper_devs, repeat(m))),
+                upper_ports[down] * n_up,
+                upper_cages[down] * n_up,
+                repeat(speed),
+            ),
+        )
+    )

@@ -86,3 +86,23 @@ def test_trunk_planning_places_every_link_of_a_big_tier(catalog):
     demands = [TrunkDemand(f"L{i}", f"S{i % 16}", 400, 60, ch) for i in range(250)]  # 100k links
     plan = plan_trunks("leaf-spine", demands, pol)
     assert sum(len(s) for s in plan.slots) == 100_000
+
+
+def test_small_demands_run_on_through_a_racks_panels(catalog):
+    """Demands of one trunk each (one MPO link a leg) take the positions after the rack's last, across panels of
+    24; a demand of no links gets no slot and no trunk, and the usage counts every demand's legs."""
+    pol = policy(leaf_spine={"cabling": "panels"})
+    ch = choice_for(catalog, pol)
+    demands = [TrunkDemand(f"L{i}", "S1", 10, 50 + i, ch) for i in range(3)]
+    plan = plan_trunks("leaf-spine", [*demands[:2], TrunkDemand("L9", "S1", 0, 50, ch), demands[2]], pol)
+    assert [len(s) for s in plan.slots] == [10, 10, 0, 10]
+    s1 = [(s.panel_b, s.port_b) for slots in plan.slots for s in slots]
+    assert s1 == [(p // 24, p % 24 + 1) for p in range(30)]
+    assert [(s.leg, s.fiber_first, s.fiber_last, s.panel_a, s.port_a) for s in plan.slots[1][:2]] == [
+        (1, 1, 8, 0, 1),
+        (2, 9, 16, 0, 2),
+    ]
+    assert [t.id for t in plan.trunks] == ["T-leaf-spine-L0-S1-1", "T-leaf-spine-L1-S1-1", "T-leaf-spine-L2-S1-1"]
+    assert [(t.fibers, t.links, t.length_m) for t in plan.trunks] == [(80, 10, 50), (80, 10, 51), (80, 10, 52)]
+    (s1_use,) = [u for u in plan.usage if u.rack == "S1"]
+    assert (s1_use.positions, s1_use.skipped) == (30, 0)
