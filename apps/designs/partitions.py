@@ -10,8 +10,10 @@ only that revision's partition and its own statistics.
 Since migration 0004 the indexes leave revision_id out of their keys (a partition holds one revision: the
 column would only add eight equal bytes to every key) and the text columns collate "C", so keys compare
 byte by byte (a third faster to build) and a btree can serve the table search's device-name prefix.
-A partition made here copies both from its parent (CREATE TABLE ... LIKE copies column collations). The
-sort orders' indexes are the partition's own, built once the store has committed (build_sort_indexes).
+A partition made here copies both from its parent (CREATE TABLE ... LIKE copies column collations). Since
+migration 0011 the network and tier indexes are keyed on hashtext(column), which the attach builds in about
+half the time of the text keys (apps/designs/tables.py names the same expressions). The sort orders' indexes
+are the partition's own, built once the store has committed (build_sort_indexes).
 
 Locks, for whoever changes this: attaching takes SHARE UPDATE EXCLUSIVE on the parent (readers and writers
 go on; a second attach waits for the first commit) and ACCESS EXCLUSIVE on the DEFAULT partition, which

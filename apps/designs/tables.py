@@ -225,6 +225,27 @@ _SORT_INDEX_PREFIXES = {
 }
 
 
+# On PostgreSQL the (network, tier, id) and (tier, id) indexes are keyed on hashtext(column) (migration 0011: an
+# int4 key builds in about half the time of a low-cardinality text key, inside the store's transaction). A page in
+# id order names those expressions beside the plain equality, which stays as the recheck: two names with one hash
+# cost extra index entries, never a wrong row. Sorted pages read the (tier, key, id) indexes on the text.
+_HASHED_KEYS = ("network", "tier")
+
+
+def _hashed_conds(model, clauses: list[list[Term]], *, skip: set[str]) -> tuple[list[str], list]:
+    """`hashtext(column) = hashtext(%s)` for each network or tier the filters fix by equality, but `skip`'s."""
+    qn = connection.ops.quote_name
+    conds: list[str] = []
+    params: list[Any] = []
+    for clause in clauses:
+        if len(clause) == 1 and len(clause[0]) == 1:
+            col, op, value = clause[0][0]
+            if col in _HASHED_KEYS and op == "=" and col not in skip:
+                conds.append(f"hashtext({qn(model._meta.get_field(col).column)}) = hashtext(%s)")
+                params.append(value)
+    return conds, params
+
+
 def _equal_prefix(model, clauses: list[list[Term]], prefixes: dict) -> list[tuple[str, Any]]:
     """(column, value) of the first index prefix (of `prefixes`, by table) the filters fix by equality, or none."""
     equal = {
@@ -283,21 +304,31 @@ def _page(
     # evenly: the last page of status=pass at 524,288 GPUs, whose last 107,844 links have no medium, read them
     # all (52 ms); with the equality kept beside the row comparison, the btree started at the first 'pass' (263 ms).
     prefix = _equal_prefix(model, clauses, _ID_INDEX_PREFIXES if by_id else _SORT_INDEX_PREFIXES)
-    if prefix:
-        fixed = {col for col, _ in prefix}
-        clauses = [
-            cl
-            for cl in clauses
-            if not (len(cl) == 1 and len(cl[0]) == 1 and cl[0][0][0] in fixed and cl[0][0][1] == "=")
-        ]
-    prefix_cols = [qn(model._meta.get_field(col).column) for col, _ in prefix]
+    # PostgreSQL's network and tier indexes for pages in id order are keyed on hashtext(column) (_HASHED_KEYS).
+    hashed = by_id and connection.vendor == "postgresql"
+    in_prefix = {col for col, _ in prefix}
+    extra, extra_params = _hashed_conds(model, clauses, skip=in_prefix) if hashed else ([], [])
+    # A prefix's equality goes (its range says the same) unless its key is hashed: then it is the recheck.
+    fixed = in_prefix - set(_HASHED_KEYS) if hashed else in_prefix
+    clauses = [
+        cl for cl in clauses if not (len(cl) == 1 and len(cl[0]) == 1 and cl[0][0][0] in fixed and cl[0][0][1] == "=")
+    ]
+    prefix_cols: list[str] = []
+    prefix_marks: list[str] = []
+    for col, _ in prefix:
+        column = qn(model._meta.get_field(col).column)
+        key_hashed = hashed and col in _HASHED_KEYS
+        prefix_cols.append(f"hashtext({column})" if key_hashed else column)
+        prefix_marks.append("hashtext(%s)" if key_hashed else "%s")
     prefix_values = [value for _, value in prefix]
     conds, params = _where(model, revision_id, clauses)
+    conds += extra
+    params += extra_params
     # Both bounds on the first page; after a cursor only the far one, beside the keyset: given both, the btree
     # started from the near bound (the first compute leaf-spine link) and read up to the cursor (362 ms at 524,288).
     bounds = [] if not prefix else [">=", "<="] if not cursor else ["<="] if _walks_up(order, cursor) else [">="]
     for op in bounds:
-        conds.append(f"({', '.join(prefix_cols)}) {op} ({', '.join(['%s'] * len(prefix))})")
+        conds.append(f"({', '.join(prefix_cols)}) {op} ({', '.join(prefix_marks)})")
         params += prefix_values
     select = [qn(model._meta.get_field(f).column) for f in fields]
     key_sql, key_params = "", list[Any]()
@@ -314,14 +345,14 @@ def _page(
         backwards = bool(c.get("back"))
         after = "<" if desc != backwards else ">"
         if by_id:
-            conds.append(f"({', '.join([*prefix_cols, id_col])}) {after} ({', '.join(['%s'] * (len(prefix) + 1))})")
+            conds.append(f"({', '.join([*prefix_cols, id_col])}) {after} ({', '.join([*prefix_marks, '%s'])})")
             params += [*prefix_values, c["id"]]
         else:
             # `(key, id) > (v, id)`: a btree on (key, id) seeks straight to it; the equivalent `key > v OR (key = v
             # AND id > id)` made PostgreSQL read the index from its start (75-155 ms for the last page of a
             # 400,000-link revision sorted by length, bench/bench_store.py).
             keyset = ", ".join([*prefix_cols, key_sql, id_col])
-            conds.append(f"({keyset}) {after} ({', '.join(['%s'] * (len(prefix) + 2))})")
+            conds.append(f"({keyset}) {after} ({', '.join([*prefix_marks, '%s', '%s'])})")
             params += [*key_params, *prefix_values, _cursor_value(c.get("v"), field), c["id"]]
     direction = " DESC" if desc != backwards else ""
     sort = [col + direction for col in prefix_cols] + ([] if by_id else [key_sql + direction]) + [id_col + direction]
