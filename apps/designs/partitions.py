@@ -67,18 +67,17 @@ def create_partition_table(table: str, revision_id: int) -> str:
     return child
 
 
-# The attach builds each index with one process and this much memory (for the rest of the store's transaction).
-# PostgreSQL's default split a build between two processes of 32 MB each: on 2 cores that took the core the
-# store's Python threads (the next table's rows, the checks, the roll-ups and snapshot encode) were running on,
-# for no shorter build, and past ~1M rows each half sorted on disk (2,462,944 links).
-ATTACH_INDEX_WORKERS = 0
+# Memory for the attach's index builds (for the rest of the store's transaction). With the default 64 MB a build
+# split between the backend and one parallel worker gives each 32 MB (at 1M GPUs each half sorted on disk, 120
+# tapes): at 128K GPUs the link and cable index phases took 1.8-2.6 and 1.9-3.8 s, against 1.3-1.9 and 1.8-2.9 s
+# with this (bench_store.py; docs/scale-benchmarks.md, Stop 49). The parallel worker stays: building in one process,
+# to leave that core to the store's Python threads, made the store slower more often than faster.
 ATTACH_INDEX_MEMORY = "256MB"
 
 
 def attach_partition(table: str, child: str, revision_id: int) -> None:
     """Attach `child` as the partition of `revision_id`; PostgreSQL builds the parent's indexes on it."""
     with connection.cursor() as cur:
-        cur.execute(f"SET LOCAL max_parallel_maintenance_workers = {int(ATTACH_INDEX_WORKERS)}")
         cur.execute(f"SET LOCAL maintenance_work_mem = '{ATTACH_INDEX_MEMORY}'")
         cur.execute(f"ALTER TABLE {_q(table)} ATTACH PARTITION {_q(child)} FOR VALUES IN ({int(revision_id)})")
 
