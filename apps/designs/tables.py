@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection
-from django.db.models import F, Q, QuerySet
+from django.db.models import F, Func, IntegerField, Q, QuerySet, Value
 
 from engine.columns import CABLE_DB_COLUMNS, LINK_DB_COLUMNS
 from engine.inputgate import load_json
@@ -232,18 +232,21 @@ _SORT_INDEX_PREFIXES = {
 _HASHED_KEYS = ("network", "tier")
 
 
+def _hashed_terms(clauses: list[list[Term]]) -> list[tuple[str, Any]]:
+    """(column, value) of each network or tier the filters fix by equality."""
+    return [
+        (clause[0][0][0], clause[0][0][2])
+        for clause in clauses
+        if len(clause) == 1 and len(clause[0]) == 1 and clause[0][0][0] in _HASHED_KEYS and clause[0][0][1] == "="
+    ]
+
+
 def _hashed_conds(model, clauses: list[list[Term]], *, skip: set[str]) -> tuple[list[str], list]:
     """`hashtext(column) = hashtext(%s)` for each network or tier the filters fix by equality, but `skip`'s."""
     qn = connection.ops.quote_name
-    conds: list[str] = []
-    params: list[Any] = []
-    for clause in clauses:
-        if len(clause) == 1 and len(clause[0]) == 1:
-            col, op, value = clause[0][0]
-            if col in _HASHED_KEYS and op == "=" and col not in skip:
-                conds.append(f"hashtext({qn(model._meta.get_field(col).column)}) = hashtext(%s)")
-                params.append(value)
-    return conds, params
+    terms = [(col, value) for col, value in _hashed_terms(clauses) if col not in skip]
+    conds = [f"hashtext({qn(model._meta.get_field(col).column)}) = hashtext(%s)" for col, _ in terms]
+    return conds, [value for _, value in terms]
 
 
 def _equal_prefix(model, clauses: list[list[Term]], prefixes: dict) -> list[tuple[str, Any]]:
@@ -458,7 +461,15 @@ def table_count(*, revision: Revision, table: str, filters: dict | None = None, 
     if not filters:
         return revision.link_count if table == "links" else revision.cable_count
     model = LinkRecord if table == "links" else CableRecord
-    qs = _filters(model.objects.filter(revision=revision), filters, is_link=table == "links")
+    is_link = table == "links"
+    qs = _filters(model.objects.filter(revision=revision), filters, is_link=is_link)
+    if connection.vendor == "postgresql":
+        # as a page in id order does (_HASHED_KEYS): a rare network's count would otherwise read the partition
+        for col, value in _hashed_terms(_clauses(filters, is_link=is_link)):
+            hashed = {f"_hashed_{col}": Func(F(col), function="hashtext", output_field=IntegerField())}
+            qs = qs.alias(**hashed).filter(
+                **{f"_hashed_{col}": Func(Value(value), function="hashtext", output_field=IntegerField())}
+            )
     if at_most is not None:
         qs = qs.values("pk")[: at_most + 1]
     return qs.count()

@@ -457,3 +457,22 @@ def test_a_page_in_id_order_names_its_index_s_hashed_key(rev, fetch, filters, in
             cur.execute("EXPLAIN " + q.captured_queries[-1]["sql"])
             plan = "\n".join(r[0] for r in cur.fetchall())
         assert any(f"using {name} " in plan.lower() for name in names), plan
+
+
+@pytest.mark.parametrize("filters", [{"network": "oob"}, {"network": "compute", "tier": "leaf-spine"}])
+def test_a_network_s_bounded_count_reads_the_hashed_index(rev, filters):
+    from django.db import connection, transaction
+    from django.test.utils import CaptureQueriesContext
+
+    exact = sum(all(r[k] == v for k, v in filters.items()) for r in all_links(rev))
+    assert table_count(revision=rev, table="links", filters=filters) == exact > 3
+    assert table_count(revision=rev, table="links", filters=filters, at_most=3) == 4
+    if connection.vendor != "postgresql":
+        return
+    with CaptureQueriesContext(connection) as q:
+        table_count(revision=rev, table="links", filters=filters, at_most=3)
+    with transaction.atomic(), connection.cursor() as cur:
+        cur.execute("SET LOCAL enable_seqscan = off")
+        cur.execute("EXPLAIN " + q.captured_queries[-1]["sql"])
+        plan = "\n".join(r[0] for r in cur.fetchall())
+    assert "Index Cond: (hashtext" in plan or "Index Cond: ((hashtext" in plan, plan
