@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_engine import SIZES, calibrate  # noqa: E402
+from bench_scale import SIZES as SCALE_SIZES  # noqa: E402  (1m: bench_store.py's 1,048,576-GPU design)
 
 SIZES = {
     **SIZES,
@@ -42,6 +43,9 @@ SIZES = {
         "servers": {"model": "dgx-b300", "count": 65536},
         "compute_fabric": {"technology": "infiniband", "switch": "q3400"},
     },
+    # 1,048,576 GPUs over several halls (2,462,944 links): the revision `bench_store.py --sizes 1m --keep-db` stores
+    # (the same design name), so the pages of the largest design can be read without computing it again.
+    "1m": SCALE_SIZES["1m"],
 }
 TARGET_MS = 100.0
 
@@ -177,7 +181,7 @@ def main() -> int:
     os.environ["DJANGO_DEBUG"] = "false"
     os.environ["API_THROTTLE_RATE"] = "100000000/min"
     os.environ.setdefault("DATABASE_CONN_MAX_AGE", "60")
-    if args.size == "512k":
+    if args.size in ("512k", "1m"):
         os.environ.setdefault("DESIGN_MAX_LINKS", "2000000")
         os.environ.setdefault("DESIGN_MAX_DEVICES", "400000")
     cal = calibrate()

@@ -10,8 +10,10 @@ only that revision's partition and its own statistics.
 Since migration 0004 the indexes leave revision_id out of their keys (a partition holds one revision: the
 column would only add eight equal bytes to every key) and the text columns collate "C", so keys compare
 byte by byte (a third faster to build) and a btree can serve the table search's device-name prefix.
-A partition made here copies both from its parent (CREATE TABLE ... LIKE copies column collations). The
-sort orders' indexes are the partition's own, built once the store has committed (build_sort_indexes).
+A partition made here copies both from its parent (CREATE TABLE ... LIKE copies column collations). Since
+migration 0011 the network and tier indexes are keyed on hashtext(column), which the attach builds in about
+half the time of the text keys (apps/designs/tables.py names the same expressions). The sort orders' indexes
+are the partition's own, built once the store has committed (build_sort_indexes).
 
 Locks, for whoever changes this: attaching takes SHARE UPDATE EXCLUSIVE on the parent (readers and writers
 go on; a second attach waits for the first commit) and ACCESS EXCLUSIVE on the DEFAULT partition, which
@@ -65,9 +67,18 @@ def create_partition_table(table: str, revision_id: int) -> str:
     return child
 
 
+# Memory for the attach's index builds (for the rest of the store's transaction). With the default 64 MB a build
+# split between the backend and one parallel worker gives each 32 MB (at 1M GPUs each half sorted on disk, 120
+# tapes): at 128K GPUs the link and cable index phases took 1.8-2.6 and 1.9-3.8 s, against 1.3-1.9 and 1.8-2.9 s
+# with this (bench_store.py; docs/scale-benchmarks.md, Stop 49). The parallel worker stays: building in one process,
+# to leave that core to the store's Python threads, made the store slower more often than faster.
+ATTACH_INDEX_MEMORY = "256MB"
+
+
 def attach_partition(table: str, child: str, revision_id: int) -> None:
     """Attach `child` as the partition of `revision_id`; PostgreSQL builds the parent's indexes on it."""
     with connection.cursor() as cur:
+        cur.execute(f"SET LOCAL maintenance_work_mem = '{ATTACH_INDEX_MEMORY}'")
         cur.execute(f"ALTER TABLE {_q(table)} ATTACH PARTITION {_q(child)} FOR VALUES IN ({int(revision_id)})")
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection
-from django.db.models import F, Q, QuerySet
+from django.db.models import F, Func, IntegerField, Q, QuerySet, Value
 
 from engine.columns import CABLE_DB_COLUMNS, LINK_DB_COLUMNS
 from engine.inputgate import load_json
@@ -225,6 +225,30 @@ _SORT_INDEX_PREFIXES = {
 }
 
 
+# On PostgreSQL the (network, tier, id) and (tier, id) indexes are keyed on hashtext(column) (migration 0011: an
+# int4 key builds in about half the time of a low-cardinality text key, inside the store's transaction). A page in
+# id order names those expressions beside the plain equality, which stays as the recheck: two names with one hash
+# cost extra index entries, never a wrong row. Sorted pages read the (tier, key, id) indexes on the text.
+_HASHED_KEYS = ("network", "tier")
+
+
+def _hashed_terms(clauses: list[list[Term]]) -> list[tuple[str, Any]]:
+    """(column, value) of each network or tier the filters fix by equality."""
+    return [
+        (clause[0][0][0], clause[0][0][2])
+        for clause in clauses
+        if len(clause) == 1 and len(clause[0]) == 1 and clause[0][0][0] in _HASHED_KEYS and clause[0][0][1] == "="
+    ]
+
+
+def _hashed_conds(model, clauses: list[list[Term]], *, skip: set[str]) -> tuple[list[str], list]:
+    """`hashtext(column) = hashtext(%s)` for each network or tier the filters fix by equality, but `skip`'s."""
+    qn = connection.ops.quote_name
+    terms = [(col, value) for col, value in _hashed_terms(clauses) if col not in skip]
+    conds = [f"hashtext({qn(model._meta.get_field(col).column)}) = hashtext(%s)" for col, _ in terms]
+    return conds, [value for _, value in terms]
+
+
 def _equal_prefix(model, clauses: list[list[Term]], prefixes: dict) -> list[tuple[str, Any]]:
     """(column, value) of the first index prefix (of `prefixes`, by table) the filters fix by equality, or none."""
     equal = {
@@ -283,21 +307,31 @@ def _page(
     # evenly: the last page of status=pass at 524,288 GPUs, whose last 107,844 links have no medium, read them
     # all (52 ms); with the equality kept beside the row comparison, the btree started at the first 'pass' (263 ms).
     prefix = _equal_prefix(model, clauses, _ID_INDEX_PREFIXES if by_id else _SORT_INDEX_PREFIXES)
-    if prefix:
-        fixed = {col for col, _ in prefix}
-        clauses = [
-            cl
-            for cl in clauses
-            if not (len(cl) == 1 and len(cl[0]) == 1 and cl[0][0][0] in fixed and cl[0][0][1] == "=")
-        ]
-    prefix_cols = [qn(model._meta.get_field(col).column) for col, _ in prefix]
+    # PostgreSQL's network and tier indexes for pages in id order are keyed on hashtext(column) (_HASHED_KEYS).
+    hashed = by_id and connection.vendor == "postgresql"
+    in_prefix = {col for col, _ in prefix}
+    extra, extra_params = _hashed_conds(model, clauses, skip=in_prefix) if hashed else ([], [])
+    # A prefix's equality goes (its range says the same) unless its key is hashed: then it is the recheck.
+    fixed = in_prefix - set(_HASHED_KEYS) if hashed else in_prefix
+    clauses = [
+        cl for cl in clauses if not (len(cl) == 1 and len(cl[0]) == 1 and cl[0][0][0] in fixed and cl[0][0][1] == "=")
+    ]
+    prefix_cols: list[str] = []
+    prefix_marks: list[str] = []
+    for col, _ in prefix:
+        column = qn(model._meta.get_field(col).column)
+        key_hashed = hashed and col in _HASHED_KEYS
+        prefix_cols.append(f"hashtext({column})" if key_hashed else column)
+        prefix_marks.append("hashtext(%s)" if key_hashed else "%s")
     prefix_values = [value for _, value in prefix]
     conds, params = _where(model, revision_id, clauses)
+    conds += extra
+    params += extra_params
     # Both bounds on the first page; after a cursor only the far one, beside the keyset: given both, the btree
     # started from the near bound (the first compute leaf-spine link) and read up to the cursor (362 ms at 524,288).
     bounds = [] if not prefix else [">=", "<="] if not cursor else ["<="] if _walks_up(order, cursor) else [">="]
     for op in bounds:
-        conds.append(f"({', '.join(prefix_cols)}) {op} ({', '.join(['%s'] * len(prefix))})")
+        conds.append(f"({', '.join(prefix_cols)}) {op} ({', '.join(prefix_marks)})")
         params += prefix_values
     select = [qn(model._meta.get_field(f).column) for f in fields]
     key_sql, key_params = "", list[Any]()
@@ -314,14 +348,14 @@ def _page(
         backwards = bool(c.get("back"))
         after = "<" if desc != backwards else ">"
         if by_id:
-            conds.append(f"({', '.join([*prefix_cols, id_col])}) {after} ({', '.join(['%s'] * (len(prefix) + 1))})")
+            conds.append(f"({', '.join([*prefix_cols, id_col])}) {after} ({', '.join([*prefix_marks, '%s'])})")
             params += [*prefix_values, c["id"]]
         else:
             # `(key, id) > (v, id)`: a btree on (key, id) seeks straight to it; the equivalent `key > v OR (key = v
             # AND id > id)` made PostgreSQL read the index from its start (75-155 ms for the last page of a
             # 400,000-link revision sorted by length, bench/bench_store.py).
             keyset = ", ".join([*prefix_cols, key_sql, id_col])
-            conds.append(f"({keyset}) {after} ({', '.join(['%s'] * (len(prefix) + 2))})")
+            conds.append(f"({keyset}) {after} ({', '.join([*prefix_marks, '%s', '%s'])})")
             params += [*key_params, *prefix_values, _cursor_value(c.get("v"), field), c["id"]]
     direction = " DESC" if desc != backwards else ""
     sort = [col + direction for col in prefix_cols] + ([] if by_id else [key_sql + direction]) + [id_col + direction]
@@ -427,7 +461,15 @@ def table_count(*, revision: Revision, table: str, filters: dict | None = None, 
     if not filters:
         return revision.link_count if table == "links" else revision.cable_count
     model = LinkRecord if table == "links" else CableRecord
-    qs = _filters(model.objects.filter(revision=revision), filters, is_link=table == "links")
+    is_link = table == "links"
+    qs = _filters(model.objects.filter(revision=revision), filters, is_link=is_link)
+    if connection.vendor == "postgresql":
+        # as a page in id order does (_HASHED_KEYS): a rare network's count would otherwise read the partition
+        for col, value in _hashed_terms(_clauses(filters, is_link=is_link)):
+            hashed = {f"_hashed_{col}": Func(F(col), function="hashtext", output_field=IntegerField())}
+            qs = qs.alias(**hashed).filter(
+                **{f"_hashed_{col}": Func(Value(value), function="hashtext", output_field=IntegerField())}
+            )
     if at_most is not None:
         qs = qs.values("pk")[: at_most + 1]
     return qs.count()

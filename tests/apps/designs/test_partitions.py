@@ -125,6 +125,31 @@ def test_partition_keys_leave_the_revision_out_and_text_compares_byte_by_byte():
             assert cur.fetchall() == [("C",)]
 
 
+def test_network_and_tier_keys_are_hashed_and_medium_and_status_are_read_from_the_sort_indexes():
+    """Migration 0011: int4 keys for the low-cardinality text the attach would otherwise sort slowly, and no
+    parent index on medium or status alone (the pages read each partition's (medium, link_id), (status, link_id))."""
+    rev = stored_revision()
+    links, cables = (index_columns(partition_name(t, rev.pk)) for t in ROW_TABLES)
+    assert "btree (hashtext((network)::text), hashtext((tier)::text), link_id)" in links
+    assert "btree (hashtext((tier)::text), link_id)" in links
+    assert "btree (hashtext((network)::text), hashtext((tier)::text), cable_id)" in cables
+    assert not {"btree (medium)", "btree (status)", "btree (network, tier, link_id)"} & links
+    assert {"btree (medium, link_id)", "btree (status, link_id)"} <= links
+
+
+def test_the_attach_builds_its_indexes_with_room_to_sort_in_memory():
+    from apps.designs import partitions
+
+    rev = stored_revision()
+    child = partition_name(ROW_TABLES[0], rev.pk)
+    with connection.cursor() as cur:
+        cur.execute(f"ALTER TABLE {ROW_TABLES[0]} DETACH PARTITION {child}")
+        cur.execute("RESET maintenance_work_mem")
+        partitions.attach_partition(ROW_TABLES[0], child, rev.pk)
+        cur.execute("SHOW maintenance_work_mem")
+        assert cur.fetchone()[0] == partitions.ATTACH_INDEX_MEMORY
+
+
 def test_a_device_name_prefix_search_can_use_the_device_index():
     """The table search's device prefix (tables.py: a_device__startswith) is LIKE 'x%', which a btree serves
     only under the "C" collation; with sequential scans priced out, the plan shows whether it can."""
