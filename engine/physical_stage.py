@@ -628,9 +628,8 @@ def run_physical(p: _Pass, progress: Any) -> tuple[PhysicalResult, list[str]]:
     measure_rest(p)
     _assign_media(p, progress)
     _direct_cables(p)
-    rack_index = {r.id: r.idx for r in p.racks}
     for tier, groups, plan, units in p.tiers:
-        _tier_cables(p, tier, groups, plan, rack_index, units)
+        _tier_cables(p, tier, groups, plan, units)
     p.cable_rows.sort(key=_FIRST)
     result = _physical_result(p)
     n = len(p.links)
@@ -1109,86 +1108,107 @@ def _devices_under(p: _Pass, exc: PanelOverflow) -> None:
     exc.devices, exc.device_units = len(in_rack), sum(d.rack_units for d in in_rack)
 
 
-def _tier_cables(p: _Pass, tier: str, groups: list, plan: Any, rack_index: dict, units: dict) -> None:
-    """The cable rows of one tier's panel-mode links: the trunk ids first, two cords per link, then each trunk's
-    row (its panel units are those of its first link's slot). `units`: the tier's panel units by (rack, kind)."""
-    trunk_ids: dict[str, int] = {}
-    trunk_length: dict[str, float] = {}
-    for run in plan.trunks:
-        trunk_ids[run.id] = p.next_id
-        trunk_length[run.id] = run.length_m
-        p.next_id += 1
-    network_of_trunk: dict[str, str] = {}
-    # Per trunk, in one pass over the links: the first link's slot (its panel units) and the links it carries.
-    first_slot: dict[str, LinkSlot] = {}
-    carried: dict[str, list[int]] = defaultdict(list)
+def _tier_cables(p: _Pass, tier: str, groups: list, plan: Any, units: dict) -> None:
+    """The cable rows of one tier's panel-mode links: the trunk ids first (plan order), then per demand group two
+    cords per link and each trunk's row as its first link reaches it (its panel units are those of that link's
+    slot; run_physical sorts the rows by id). `units`: the tier's panel units by (rack, kind)."""
+    # plan_trunks makes a demand's trunks in the order its links fill them, demand after demand, so the links
+    # meet the trunks in plan order: a group takes the next (cable id, run) when its slots change trunk. Past
+    # 128K GPUs a spine-core demand is a trunk of 1-5 links (178,750 of them at 512K), so what a trunk or a
+    # group costs to set up counts as much as what a link costs.
+    runs = enumerate(plan.trunks, p.next_id)
+    p.next_id += len(plan.trunks)
     choice_of = p.demand_choice
-    trunks = (trunk_ids, trunk_length, first_slot, carried, network_of_trunk)
+    # What a choice's groups share (cords, panel kind, fiber metres -> budgets by leg or port), set up once per
+    # choice (a few hundred) rather than once per group.
+    shared: dict[int, tuple] = {}
     for (key, idxs), slots in zip(groups, plan.slots):
-        choice = choice_of[key[4]]
-        (_split_panel_links if choice.breakout == "split-1:2" else _panel_links)(
-            p, tier, choice, idxs, slots, units, trunks
-        )
-    for run in plan.trunks:
-        slot = first_slot[run.id]
-        ra, rb = rack_index[run.rack_a], rack_index[run.rack_b]
-        ua = units[(ra, run.panel_kind)][slot.panel_a]
-        ub = units[(rb, run.panel_kind)][slot.panel_b]
-        network = network_of_trunk.get(run.id, "")
-        p.cable_rows.append(
-            [
-                trunk_ids[run.id],
-                "trunk",
-                run.sku,
-                run.length_m,
-                ("panel", ra, ua, "T"),
-                ("panel", rb, ub, "T"),
-                carried[run.id],
-                tier,
-                network,
-            ]
-        )
-        p.trunks_out.append((network, run))
+        cid = key[4]
+        ctx = shared.get(cid)
+        if ctx is None:
+            ctx = shared[cid] = _choice_cabling(p, choice_of[cid])
+        ctx[0](p, tier, key, idxs, slots, units, runs, ctx)
+    left = next(runs, None)
+    if left is not None:
+        raise ValueError(f"tier {tier}: trunk {left[1].id} carries no link")
+
+
+def _next_trunk(runs: Iterator[tuple[int, Any]], tid: str) -> tuple[int, Any]:
+    """The next (cable id, TrunkRun) of the plan, which must be trunk `tid` (see _tier_cables)."""
+    trunk_cid, run = next(runs)
+    if run.id != tid:
+        raise ValueError(f"trunk {tid} reached out of plan order (expected {run.id})")
+    return trunk_cid, run
+
+
+def _choice_cabling(p: _Pass, choice: Any) -> tuple:
+    """What every panel-mode demand group of `choice` shares: (its cabler, the choice, its panel kind, A cord SKU
+    and length, B cord SKU and length, a budget memo by fiber metres, budget_of)."""
+    sp = choice.structured
+    if choice.breakout == "split-1:2":
+        straight, splitter = (sp.cord_a_sku, sp.cord_a_length_m), (sp.cord_b_sku, sp.cord_b_length_m)
+        (sku_a, len_a), (sku_b, len_b) = (splitter, straight) if choice.split_end == "b" else (straight, splitter)
+        return (_split_panel_links, choice, sp.panel.kind, sku_a, len_a, sku_b, len_b, {}, p.budget_of)
+    return (
+        _panel_links,
+        choice,
+        sp.panel.kind,
+        sp.cord_a_sku,
+        sp.cord_a_length_m,
+        sp.cord_b_sku,
+        sp.cord_b_length_m,
+        {},
+        p.budget_of,
+    )
 
 
 def _panel_links(
-    p: _Pass, tier: str, choice: Any, idxs: list[int], slots: list[LinkSlot], units: dict, trunks: tuple
+    p: _Pass, tier: str, key: tuple, idxs: list[int], slots: list[LinkSlot], units: dict, runs: Iterator, ctx: tuple
 ) -> None:
-    """Links `idxs` (one demand group, of medium `choice`) through panels, on their `slots`: each link's two
-    equipment cords (rows), its cables (cord, trunk, cord) and loss budget; `trunks`: _tier_cables' tables of
-    trunk ids and lengths, and the first slot, links carried and network per trunk, filled in here."""
-    trunk_ids, trunk_length, first_slot, carried, network_of_trunk = trunks
-    links, places, cable_rows, cords, cables = p.links, p.places, p.cable_rows, p.cords, p.cables
-    budgets, statuses, issues, budget_of = p.budgets, p.statuses, p.issues, p.budget_of
-    sp = choice.structured
-    kind = sp.panel.kind
-    sku_a, len_a, sku_b, len_b = sp.cord_a_sku, sp.cord_a_length_m, sp.cord_b_sku, sp.cord_b_length_m
+    """Links `idxs` (one demand group, demand key `key`) through panels, on their `slots`: each link's two
+    equipment cords (rows), its cables (cord, trunk, cord) and loss budget, and the row of each trunk they fill;
+    `runs`: _tier_cables' (cable id, TrunkRun) of the plan; `ctx`: _choice_cabling's."""
+    links, cable_rows, cords, cables, trunks_out = p.links, p.cable_rows, p.cords, p.cables, p.trunks_out
+    budgets, statuses, issues = p.budgets, p.statuses, p.issues
+    _cabler, choice, kind, sku_a, len_a, sku_b, len_b, memo, budget_of = ctx
     cord = (sku_a, len_a)  # the link's own cable: its A-end cord, one tuple for the group
-    split = choice.breakout == "split-1:2"
-    memo: dict = {}  # fiber metres -> {1:2 splitter leg or port: budget_of's answer}
-    # One demand group joins one rack pair (_assign_media's key holds racks A and B): their panels' units are
-    # looked up once per group.
-    first = links[idxs[0]]
-    pa, pb = places[first.a], places[first.b]
-    assert pa is not None and pb is not None  # both ends of a link are placed devices
-    ra, rb = pa.rack, pb.rack
+    # One demand group joins one rack pair and one network (_media_links' key: tier, network, rack A, rack B, ...):
+    # their panels' units are looked up once per group.
+    network, ra, rb = key[1], key[2], key[3]
     units_a, units_b = units[(ra, kind)], units[(rb, kind)]
     # the trunk of the link before, its cable id, its budgets by leg, the links it carries; the leg of the link
     # before and its budget
-    tid, trunk_cid, by_sub, lids, sub_now = None, 0, memo, [], None
+    tid, trunk_cid, by_sub, sub_now = None, 0, memo, None
+    lids: list[int] = []
     entry: tuple = ()
     next_id = p.next_id
     for j, slot in zip(idxs, slots):
-        lid, network, _plane, _tier, a, a_port, _a_cage, b, b_port, _b_cage, _speed = links[j]
+        lid, _network, _plane, _tier, a, a_port, _a_cage, b, b_port, _b_cage, _speed = links[j]
         # a LinkSlot read as the tuple it is (one unpack, not an attribute look-up per field)
         slot_trunk, _leg, _first, _last, panel_a, port_a, panel_b, port_b, sub = slot
         if slot_trunk != tid:  # links fill a trunk's legs in order, so the trunk changes a few times a group
             tid = slot_trunk
-            trunk_cid = trunk_ids[tid]
-            by_sub, sub_now = memo.setdefault(len_a + len_b + trunk_length[tid], {}), None
-            network_of_trunk[tid] = network  # one network per demand group
-            first_slot.setdefault(tid, slot)
-            lids = carried[tid]
+            trunk_cid, run = _next_trunk(runs, tid)
+            fiber_m = len_a + len_b + run.length_m
+            by_sub = memo.get(fiber_m)
+            if by_sub is None:
+                by_sub = memo[fiber_m] = {}
+            sub_now = None
+            lids = []
+            cable_rows.append(
+                [
+                    trunk_cid,
+                    "trunk",
+                    run.sku,
+                    run.length_m,
+                    ("panel", ra, units_a[panel_a], "T"),
+                    ("panel", rb, units_b[panel_b], "T"),
+                    lids,
+                    tier,
+                    network,
+                ]
+            )
+            trunks_out.append((network, run))
         cable_rows.append(
             [next_id, "cord", sku_a, len_a, (a, a_port), ("panel", ra, units_a[panel_a], port_a), [lid], tier, network]
         )
@@ -1214,10 +1234,7 @@ def _panel_links(
             sub = sub or 1
             known = by_sub.get(sub)
             if known is None:
-                fiber_m = len_a + len_b + trunk_length[tid]
-                known = by_sub[sub] = budget_of(
-                    choice, True, fiber_m, leg=sub if split else 1, port=1 if split else sub
-                )
+                known = by_sub[sub] = budget_of(choice, True, fiber_m, leg=1, port=sub)
             entry = known
         budgets[j], statuses[j], problem = entry
         if problem is not None:
@@ -1227,7 +1244,7 @@ def _panel_links(
 
 
 def _split_panel_links(
-    p: _Pass, tier: str, choice: Any, idxs: list[int], slots: list[LinkSlot], units: dict, trunks: tuple
+    p: _Pass, tier: str, key: tuple, idxs: list[int], slots: list[LinkSlot], units: dict, runs: Iterator, ctx: tuple
 ) -> None:
     """_panel_links for a 1:2 splitter channel. The two links of a trunk leg share its MPO port at both panels,
     so each end has one cord per leg, carrying both links: at the end whose module port the splitter divides
@@ -1238,25 +1255,39 @@ def _split_panel_links(
     Both links of a leg must leave the same module connector; a leg whose second link comes from another one
     cannot be cabled so, and its link is listed in the issues (the demand's links fill legs in link order, and a
     connector's links are consecutive ports)."""
-    trunk_ids, trunk_length, first_slot, carried, network_of_trunk = trunks
-    links, places, cable_rows, cords, cables = p.links, p.places, p.cable_rows, p.cords, p.cables
-    budgets, statuses, issues, budget_of = p.budgets, p.statuses, p.issues, p.budget_of
-    sp = choice.structured
-    straight, splitter = (sp.cord_a_sku, sp.cord_a_length_m), (sp.cord_b_sku, sp.cord_b_length_m)
+    links, cable_rows, cords, cables, trunks_out = p.links, p.cable_rows, p.cords, p.cables, p.trunks_out
+    budgets, statuses, issues = p.budgets, p.statuses, p.issues
+    _cabler, choice, kind, sku_a, len_a, sku_b, len_b, _memo, budget_of = ctx
     split_at_b = choice.split_end == "b"
-    (sku_a, len_a), (sku_b, len_b) = (splitter, straight) if split_at_b else (straight, splitter)
-    first = links[idxs[0]]
-    pa, pb = places[first.a], places[first.b]
-    assert pa is not None and pb is not None  # both ends of a link are placed devices
-    ra, rb = pa.rack, pb.rack
-    units_a, units_b = units[(ra, sp.panel.kind)], units[(rb, sp.panel.kind)]
+    ra, rb = key[2], key[3]
+    units_a, units_b = units[(ra, kind)], units[(rb, kind)]
     leg_rows: dict[tuple[str, int], tuple[list, list, tuple]] = {}  # (trunk, leg) -> its two cord rows, connector
     next_id = p.next_id
+    tid_now, trunk_cid, trunk_m = None, 0, 0.0
+    lids: list[int] = []
     for j, slot in zip(idxs, slots):
         if j < 0:  # the empty leg of a splitter whose connector has one link here (_pair_split_legs)
             continue
         lid, network, _plane, _tier, a, a_port, a_cage, b, b_port, b_cage, _speed = links[j]
         tid = slot.trunk_id
+        if tid != tid_now:  # a trunk's first link (a leg's first slot is never an empty one)
+            tid_now = tid
+            trunk_cid, run = _next_trunk(runs, tid)
+            trunk_m, lids = run.length_m, []
+            cable_rows.append(
+                [
+                    trunk_cid,
+                    "trunk",
+                    run.sku,
+                    run.length_m,
+                    ("panel", ra, units_a[slot.panel_a], "T"),
+                    ("panel", rb, units_b[slot.panel_b], "T"),
+                    lids,
+                    tier,
+                    network,
+                ]
+            )
+            trunks_out.append((network, run))
         connector = (b, b_cage, _connector_of(b_port)) if split_at_b else (a, a_cage, _connector_of(a_port))
         shared = leg_rows.get((tid, slot.leg))
         if shared is None:
@@ -1267,9 +1298,6 @@ def _split_panel_links(
             cable_rows += (row_a, row_b)
             leg_rows[(tid, slot.leg)] = (row_a, row_b, connector)
             next_id += 2
-            if tid not in first_slot:
-                first_slot[tid] = slot
-                network_of_trunk[tid] = network
         else:
             row_a, row_b, leg_connector = shared
             row_a[6].append(lid)
@@ -1277,12 +1305,12 @@ def _split_panel_links(
             if connector != leg_connector:
                 issues.append((lid, f"shares trunk leg {tid} leg {slot.leg} with a link of another module connector"))
         cords[j] = (row_a[2], row_a[3])
-        cables[j] = (row_a[0], trunk_ids[tid], row_b[0])
-        fiber_m = len_a + len_b + trunk_length[tid]
+        cables[j] = (row_a[0], trunk_cid, row_b[0])
+        fiber_m = len_a + len_b + trunk_m
         budgets[j], statuses[j], problem = budget_of(choice, True, fiber_m, leg=slot.sub or 1, port=1)
         if problem is not None:
             issues.append((lid, problem))
-        carried[tid].append(lid)
+        lids.append(lid)
     p.next_id = next_id
 
 
