@@ -306,3 +306,21 @@ def test_integer_columns_take_the_narrowest_words_wherever_their_widest_value_si
     tables = [v for v in doc["root"][2] if v[0] == "D"]
     assert [t[2][1] for t in tables] == ["b", "h"]  # 128 names index in bytes, 129 need two-byte words
     _assert_same_kinds(codec.decode(codec.encode(value)), value)
+
+
+def test_rows_holding_a_container_past_their_head_are_not_stored_as_rows_of_scalars():
+    """The encoder reads the items' types from the columns it cuts the rows into: a row far down that holds a
+    container (a tuple, an unhashable list, a set) sends the whole sequence the general way, nothing half-written."""
+    n = 300
+    value = {
+        "one width": [(i, "p") for i in range(n)] + [(1, ("nested", 2))],
+        "few widths": [(i, "p") if i % 3 else ("panel", i, 1, "T") for i in range(n)] + [("panel", 1, [2], "T")],
+        "many widths": [[i] * (1 + i % 12) for i in range(n)] + [[{"a": 1}]],
+        "repeated rows": [(i % 4, "cord") for i in range(n)] + [(1, frozenset({2}))],
+        "repeated rows, unhashable": [(i % 4, "cord") for i in range(n)] + [(1, [2])],
+        "rows of scalars after": [(i, "q") for i in range(n)],
+    }
+    blob = codec.encode(value)
+
+    _assert_same_kinds(codec.decode(blob), value)
+    assert _packed_codes(value)["rows of scalars after"] == ("V", None)
