@@ -260,3 +260,67 @@ def test_binary_blocks_that_do_not_add_up_make_the_document_unreadable():
     raw = zlib.decompress(codec.encode(_every_column_kind()))
     with pytest.raises(codec.CodecError, match="blocks"):
         codec.decode(zlib.compress(raw[:-1]))
+
+
+def _packed_codes(value: dict) -> dict:
+    """Each key's encoded form as (tag, word code) from a document of a dict of long sequences."""
+    root = _doc(codec.encode(value))["root"]
+    assert root[0] == "m"
+    keys = [codec._Decoder([], []).value(k) for k in root[1]]
+    return {k: (v[0], v[1] if v[0] == "B" else None) for k, v in zip(keys, root[2])}
+
+
+def test_integer_columns_take_the_narrowest_words_wherever_their_widest_value_sits():
+    """The word size is the narrowest that holds every value, as a min and a max of the column would pick it,
+    even when the one value that needs wider words is the last (the encoder packs rather than scans first)."""
+    n = 200
+    value = {
+        "bytes": [i % 128 for i in range(n)] + [-128],
+        "short at the end": [1] * n + [128],
+        "negative short at the end": [1] * n + [-129],
+        "int at the end": [1] * n + [2**15],
+        "long at the end": [1] * n + [-(2**31) - 1],
+        "widest long": [2**63 - 1] + [0] * n + [-(2**63)],
+        "beyond every word": [1] * n + [2**63],
+        "bools": [True, False] * n,
+        "ints and a bool": [1] * n + [True],
+        "indexes of 128 names": [f"n{i % 128}" for i in range(4 * 128 + 1)],
+        "indexes of 129 names": [f"n{i % 129}" for i in range(4 * 129 + 1)],
+    }
+    codes = _packed_codes(value)
+
+    assert codes == {
+        "bytes": ("B", "b"),
+        "short at the end": ("B", "h"),
+        "negative short at the end": ("B", "h"),
+        "int at the end": ("B", "i"),
+        "long at the end": ("B", "q"),
+        "widest long": ("B", "q"),
+        "beyond every word": ("L", None),
+        "bools": ("L", None),
+        "ints and a bool": ("L", None),
+        "indexes of 128 names": ("D", None),
+        "indexes of 129 names": ("D", None),
+    }
+    doc = _doc(codec.encode(value))
+    tables = [v for v in doc["root"][2] if v[0] == "D"]
+    assert [t[2][1] for t in tables] == ["b", "h"]  # 128 names index in bytes, 129 need two-byte words
+    _assert_same_kinds(codec.decode(codec.encode(value)), value)
+
+
+def test_rows_holding_a_container_past_their_head_are_not_stored_as_rows_of_scalars():
+    """The encoder reads the items' types from the columns it cuts the rows into: a row far down that holds a
+    container (a tuple, an unhashable list, a set) sends the whole sequence the general way, nothing half-written."""
+    n = 300
+    value = {
+        "one width": [(i, "p") for i in range(n)] + [(1, ("nested", 2))],
+        "few widths": [(i, "p") if i % 3 else ("panel", i, 1, "T") for i in range(n)] + [("panel", 1, [2], "T")],
+        "many widths": [[i] * (1 + i % 12) for i in range(n)] + [[{"a": 1}]],
+        "repeated rows": [(i % 4, "cord") for i in range(n)] + [(1, frozenset({2}))],
+        "repeated rows, unhashable": [(i % 4, "cord") for i in range(n)] + [(1, [2])],
+        "rows of scalars after": [(i, "q") for i in range(n)],
+    }
+    blob = codec.encode(value)
+
+    _assert_same_kinds(codec.decode(blob), value)
+    assert _packed_codes(value)["rows of scalars after"] == ("V", None)
