@@ -8,6 +8,7 @@ independent fat tree (DGX B300 Spectrum-X, Alibaba HPN).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
 from itertools import chain, repeat
@@ -366,6 +367,18 @@ def build_compute(
 _new = tuple.__new__
 
 
+def _extend(links: list[Link], n: int, tier: str, plane: int, *columns: Iterable) -> None:
+    """Append `n` compute links of `tier` whose a-device, port, cage, b-device, port, cage and speed are `columns`."""
+    lid = len(links)
+    links.extend(
+        map(
+            _new,
+            repeat(Link),
+            zip(range(lid + 1, lid + n + 1), repeat("compute"), repeat(plane), repeat(tier), *columns),
+        )
+    )
+
+
 def _node_leaf(
     links: list[Link],
     plane: int,
@@ -392,25 +405,18 @@ def _node_leaf(
     for s, first in enumerate(range(0, len(server_idx), su)):
         devs = server_idx[first : first + su]
         n = len(devs) * per
-        lid = len(links)
-        links.extend(
-            map(
-                _new,
-                repeat(Link),
-                zip(
-                    range(lid + 1, lid + n + 1),
-                    repeat("compute"),
-                    repeat(plane),
-                    repeat("node-leaf"),
-                    chain.from_iterable(map(repeat, devs, repeat(per))),
-                    names * len(devs),
-                    cages * len(devs),
-                    tuple(map(leaves[s].__getitem__, rails)) * len(devs),
-                    su_ports[:n],
-                    su_cages[:n],
-                    repeat(speed),
-                ),
-            )
+        _extend(
+            links,
+            n,
+            "node-leaf",
+            plane,
+            chain.from_iterable(map(repeat, devs, repeat(per))),
+            names * len(devs),
+            cages * len(devs),
+            tuple(map(leaves[s].__getitem__, rails)) * len(devs),
+            su_ports[:n],
+            su_cages[:n],
+            repeat(speed),
         )
 
 
@@ -426,23 +432,16 @@ def _uplinks(links: list[Link], plane: int, tier: str, speed: int, lower: tuple,
     down = slice(first_down, first_down + m)
     if first_up + n > len(ports) or first_down + m > len(upper_ports):
         raise IndexError(f"{tier}: uplinks past the last port of a switch")
-    lid = len(links)
-    links.extend(
-        map(
-            _new,
-            repeat(Link),
-            zip(
-                range(lid + 1, lid + n + 1),
-                repeat("compute"),
-                repeat(plane),
-                repeat(tier),
-                repeat(dev),
-                ports[up],
-                cages[up],
-                chain.from_iterable(map(repeat, upper_devs, repeat(m))),
-                upper_ports[down] * n_up,
-                upper_cages[down] * n_up,
-                repeat(speed),
-            ),
-        )
+    _extend(
+        links,
+        n,
+        tier,
+        plane,
+        repeat(dev),
+        ports[up],
+        cages[up],
+        chain.from_iterable(map(repeat, upper_devs, repeat(m))),
+        upper_ports[down] * n_up,
+        upper_cages[down] * n_up,
+        repeat(speed),
     )
