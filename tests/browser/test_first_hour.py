@@ -11,7 +11,8 @@ THEN both halves count in the standing results;
 WHEN she shrinks the design, computes again and compares with the previous revision
 THEN compare shows the links removed, down to the link.
 
-The test writes its screenshots to docs/examples/ (the README links them).
+The test takes its screenshots as it goes; with FABRICDESIGN_WRITE_EXAMPLES=1 they replace docs/examples/first-hour-*
+(docs/using.md links them), elsewhere they go to a temporary folder (tests/examples.py).
 """
 
 from __future__ import annotations
@@ -25,17 +26,16 @@ from pathlib import Path
 
 import pytest
 
+from tests.examples import examples_dir
+
 from .conftest import ROOT, _test_database_url
 from .test_design_session import PASSWORD, wait_for_revision
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.slow]
 
-EXAMPLES = ROOT / "docs" / "examples"
-
 
 def shot(page, name: str) -> None:
-    EXAMPLES.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(EXAMPLES / f"{name}.png"))
+    page.screenshot(path=str(examples_dir() / f"{name}.png"))
 
 
 def in_first_viewport(page, selector: str) -> bool:

@@ -2,7 +2,8 @@
 overflowing, no near-empty page inside a section, the layout rules on every document, barcodes that scan.
 
 Renders the 4-SU DGX H100 preset (leaf-spine in panel mode) once, with the layout audit on, and writes example
-pages to docs/examples/ (PNG) as it goes.
+pages (PNG) as it goes: to docs/examples/ with FABRICDESIGN_WRITE_EXAMPLES=1, elsewhere to a temporary folder
+(tests/examples.py).
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.examples import examples_dir
+
 from .conftest import PdfText, font_sizes, read_csv
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
 DOCS = {"cabling-plan.pdf": "Cabling plan", "test-sheet.pdf": "Test sheet", "labels.pdf": "Labels"}
 OPTIONS = {"date": "2026-01-15"}
 
@@ -65,9 +67,10 @@ def decode(image) -> Counter:
     return Counter(r.text for r in zxingcpp.read_barcodes(image))
 
 
-def write_example(path: Path, page: int, name: str, dpi: int = 60) -> None:
-    EXAMPLES.mkdir(parents=True, exist_ok=True)
-    rasterise(path, page, dpi).convert("L").save(EXAMPLES / name, optimize=True)
+def write_example(path: Path, page: int, name: str, dpi: int = 60) -> Path:
+    out = examples_dir() / name
+    rasterise(path, page, dpi).convert("L").save(out, optimize=True)
+    return out
 
 
 # ----- nothing cut, nothing overflowing -------------------------------------------------------------
@@ -301,5 +304,4 @@ def test_example_pages_are_written_to_docs_examples(site_docs):
         "labels-002.png": ("labels.pdf", 1),
     }
     for png, (name, page) in wanted.items():
-        write_example(files[name][0], page, png, dpi=72)
-        assert (EXAMPLES / png).stat().st_size > 5000
+        assert write_example(files[name][0], page, png, dpi=72).stat().st_size > 5000
