@@ -273,6 +273,10 @@ def iter_labels_csv(
     sheet and its stock, for label-printer software (merge fields: barcode, heading, label_text, ...)."""
     opts = ExportOptions.from_any(options)
     v = _view(result)
+    # Over several halls each label also names the (1-based) hall of its rack, as cables.csv names each end's:
+    # a print run is split by hall before anyone walks to a rack; one hall's file keeps its columns.
+    halls = v.halls > 1
+    hall_of = {r.id: r.hall + 1 for r in v.racks} if halls else {}
 
     def rows() -> Iterator[tuple]:
         k = 0
@@ -301,10 +305,11 @@ def iter_labels_csv(
                     part,
                     length,
                     stock.key,
-                )
+                ) + ((hall_of.get(rk, ""),) if halls else ())
             first_page += ceil(n / per_page)
 
-    yield from csv_lines(LABEL_CSV_COLUMNS, rows(), raw=raw or opts.raw_csv)
+    columns = (*LABEL_CSV_COLUMNS, "hall") if halls else LABEL_CSV_COLUMNS
+    yield from csv_lines(columns, rows(), raw=raw or opts.raw_csv)
 
 
 def count_labels(result: DesignResult | DesignView, *, row: str | None = None, rack: str | None = None) -> int:

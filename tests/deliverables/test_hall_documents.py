@@ -1,5 +1,5 @@
 """Halls in the documents a cabling contractor works from (docs/site-model.md): cables.csv gives the hall of each
-end and the cabling plan names each rack's hall in a design over several halls; a one-hall design's files keep
+end, labels.csv the hall of each label, and the cabling plan names each rack's hall in a design over several halls; a one-hall design's files keep
 their columns and titles."""
 
 from __future__ import annotations
@@ -95,3 +95,21 @@ def test_the_cabling_plan_of_two_halls_renders(two_halls, tmp_path):
     with open(tmp_path / "plan.pdf", "wb") as fh:
         pages = render_cabling_plan_pdf(two_halls, fh, {"date": "2026-01-15"})
     assert pages > 1
+
+
+def test_labels_csv_names_each_label_s_hall_over_several_halls(two_halls):
+    """A print run is split by hall: every label's row names the hall of the rack it goes on."""
+    from deliverables import LABEL_CSV_COLUMNS, iter_labels_csv
+
+    header, *rows = _rows(iter_labels_csv(two_halls))
+    assert tuple(header) == (*LABEL_CSV_COLUMNS, "hall")
+    hall_of = {r.id: r.hall + 1 for r in two_halls.racks}
+    rack, hall = header.index("rack"), header.index("hall")
+    assert rows and all(r[hall] == str(hall_of[r[rack]]) for r in rows)
+    assert {r[hall] for r in rows} == {"1", "2"}
+
+
+def test_a_one_hall_design_keeps_its_labels_csv_columns(design):
+    from deliverables import LABEL_CSV_COLUMNS, iter_labels_csv
+
+    assert tuple(_rows(iter_labels_csv(design))[0]) == LABEL_CSV_COLUMNS
