@@ -43,6 +43,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -99,6 +100,46 @@ def _vm(key: str) -> float:
 # ----- children (run with DATABASE_URL pointing at the bench database) -------------------------------------------
 
 
+def _proc_cpu_s(pid: int, *, reaped_children: bool = False) -> float:
+    """CPU seconds (user + system) of process `pid` from /proc, or of the children it has reaped."""
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()  # fields[0] is the state, the third field of stat(5)
+    ticks = int(fields[13]) + int(fields[14]) if reaped_children else int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+class _CpuToCommit:
+    """The CPU seconds a compute job spends up to its commit, in this process (every thread) and on the server
+    (the job's backend, and the parallel index-build workers the postmaster has reaped by then). Their sum over
+    the machine's cores bounds the store's wall time from below: it says how much work must go, not just wait.
+    The server figure counts every backend that exits meanwhile, so it means something on a quiet server only."""
+
+    def __init__(self, connection: Any) -> None:
+        from apps.designs import services
+
+        with connection.cursor() as cur:
+            cur.execute("SELECT pg_backend_pid()")
+            self._backend = cur.fetchone()[0]
+        with open(f"/proc/{self._backend}/stat") as fh:
+            self._postmaster = int(fh.read().rsplit(")", 1)[1].split()[1])
+        self._services, self._after_store = services, services._after_store
+        self._start = self._now()
+        self.python_s = self.server_s = 0.0
+        services._after_store = self._at_commit
+
+    def _now(self) -> tuple[float, float]:
+        server = _proc_cpu_s(self._backend) + _proc_cpu_s(self._postmaster, reaped_children=True)
+        return time.process_time(), server
+
+    def _at_commit(self, *args: Any, **kwargs: Any) -> Any:
+        python, server = self._now()
+        self.python_s, self.server_s = python - self._start[0], server - self._start[1]
+        return self._after_store(*args, **kwargs)
+
+    def restore(self) -> None:
+        self._services._after_store = self._after_store
+
+
 def child_store(size: str, keep: bool, snapshot: bool = True) -> dict:
     import django
 
@@ -119,10 +160,12 @@ def child_store(size: str, keep: bool, snapshot: bool = True) -> dict:
     user, _ = get_user_model().objects.get_or_create(username="bench")
     design = design_create(user=user, spec=SIZES[size])
     job = Job.objects.create(kind="compute", created_by=user, design=design, params={"spec": design.spec})
+    cpu = _CpuToCommit(connection)
     rss_before = _vm("VmRSS")
     t = time.perf_counter()
     outcome = run_job(str(job.pk))
     seconds = time.perf_counter() - t
+    cpu.restore()
     peak = _vm("VmHWM")
     job.refresh_from_db()
     if outcome != "succeeded":
@@ -142,6 +185,8 @@ def child_store(size: str, keep: bool, snapshot: bool = True) -> dict:
         "snapshot_mb": job.result.get("snapshot_bytes", 0) / 1e6,
         "snapshot_encode_s": job.result.get("snapshot_encode_seconds", 0.0),
         "phase_peaks_mb": job.result.get("peak_mb", {}),
+        "cpu_python_s": cpu.python_s,
+        "cpu_server_s": cpu.server_s,
     }
     # Reading the snapshot back as a renderer does (apps.designs.snapshots.revision_snapshot: one query and the
     # decode), in a process that has not decoded it before.
@@ -311,6 +356,12 @@ def main() -> None:
             if peaks:
                 marks = ", ".join(f"{k} {v:.0f}" for k, v in sorted(peaks.items(), key=lambda kv: kv[1]))
                 print(f"{'':>6} peak RSS (VmHWM) at the end of each phase, MB, last run: {marks}")
+            py, server = (statistics.median(r[k] for r in runs) for k in ("cpu_python_s", "cpu_server_s"))
+            cores = os.cpu_count() or 1
+            print(
+                f"{'':>6} CPU to the commit, median s: python {py:.2f} (all threads), server {server:.2f} (backend "
+                f"and parallel workers); together over {cores} cores at least {(py + server) / cores:.2f} s of wall"
+            )
             print(
                 f"{'':>6} snapshot: {statistics.median(r['snapshot_mb'] for r in runs):.1f} MB, encoded in "
                 f"{statistics.median(r['snapshot_encode_s'] for r in runs):.2f} s (inside the store, while the cable "
