@@ -23,7 +23,7 @@ from math import ceil
 from operator import and_, attrgetter, contains, gt, is_, itemgetter, ne, not_, or_
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .cable_schedule import CABLE_COLUMNS, CableSchedule
+from .cable_schedule import CableSchedule
 from .catalog import Catalog
 from .columns import LINK_PHYSICAL_COLUMNS
 from .model import APPLIANCE_ROLES, Device, Link, Place, Rack
@@ -143,19 +143,6 @@ class PhysicalResult:
     def cable_db_rows(self, result: Any, revision_id: int) -> Iterator[tuple[Any, ...]]:
         """Every cable as the database stores it, led by `revision_id` (CableSchedule.db_rows)."""
         return CableSchedule(result).db_rows(revision_id)
-
-    def write_files(self, result: Any, out_dir: Any, *, raw: bool = False) -> list:
-        import csv
-
-        from .csvcells import neutralize_row
-
-        path = out_dir / "cables.csv"
-        with open(path, "w", encoding="utf-8", newline="") as fh:
-            w = csv.writer(fh, lineterminator="\n")
-            w.writerow(CABLE_COLUMNS)
-            rows = self.cable_rows_out(result)
-            w.writerows(rows if raw else map(neutralize_row, rows))
-        return [path]
 
     def summary_sections(self) -> dict:
         f = self.fibers

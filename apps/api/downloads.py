@@ -20,6 +20,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 
 from apps.common.http_cache import cache_headers
 from apps.designs.models import CableRecord, LinkRecord, Revision
+from apps.designs.selectors import revision_halls
 from apps.designs.table_csv import csv_lines, sql_select_list, stored_columns
 from apps.exports.artifacts import artifact_chunks, artifact_open, artifact_storage, artifact_touch
 from apps.exports.models import Artifact
@@ -97,13 +98,16 @@ def iter_table_csv(revision: Revision, kind: str, *, raw: bool = False) -> Itera
     cells beginning with a formula character get a leading ' unless `raw` (engine/csvcells.py)."""
     table = "links" if kind == "links.csv" else "cables"
     model, order = (LinkRecord, "link_id") if table == "links" else (CableRecord, "cable_id")
+    halls = revision_halls(revision) > 1
     if connection.vendor == "postgresql":
-        yield from _copy_csv(model, table, order, revision.pk, raw=raw)
+        yield from _copy_csv(model, table, order, revision.pk, raw=raw, halls=halls)
         return
-    rows = model.objects.filter(revision_id=revision.pk).order_by(order).values_list(*stored_columns(table))
+    rows = (
+        model.objects.filter(revision_id=revision.pk).order_by(order).values_list(*stored_columns(table, halls=halls))
+    )
     parts: list[str] = []
     size = 0
-    for line in csv_lines(table, rows.iterator(chunk_size=5000), raw=raw):
+    for line in csv_lines(table, rows.iterator(chunk_size=5000), raw=raw, halls=halls):
         parts.append(line)
         size += len(line)
         if size >= CHUNK:
@@ -112,11 +116,13 @@ def iter_table_csv(revision: Revision, kind: str, *, raw: bool = False) -> Itera
     yield "".join(parts).encode()
 
 
-def _copy_csv(model, table: str, order: str, revision_id: int, *, raw: bool = False) -> Iterator[bytes]:
+def _copy_csv(
+    model, table: str, order: str, revision_id: int, *, raw: bool = False, halls: bool = False
+) -> Iterator[bytes]:
     qn = connection.ops.quote_name
     text = {f.column for f in model._meta.fields if f.get_internal_type() == "CharField"}
     sql = (
-        f"COPY (SELECT {sql_select_list(table, qn, text, raw=raw)} FROM {qn(model._meta.db_table)} "
+        f"COPY (SELECT {sql_select_list(table, qn, text, raw=raw, halls=halls)} FROM {qn(model._meta.db_table)} "
         f"WHERE revision_id = {int(revision_id)} ORDER BY {qn(order)}) TO STDOUT WITH (FORMAT CSV, HEADER)"
     )
     parts: list[bytes] = []

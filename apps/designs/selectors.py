@@ -165,3 +165,14 @@ def revision_head(*, user: User, design_id: int, number: int, pricing: bool = Fa
     if pricing:
         rev.pricing_key = tuple(row[n + 5 : n + 8])
     return rev
+
+
+def revision_halls(revision: Revision) -> int:
+    """How many data halls the revision's racks stand in (its summary's `site` section; 1 without one). When the
+    summary was left out of the instance (revision_head), only that key is read, not the whole summary."""
+    if "summary" in revision.get_deferred_fields():
+        halls = Revision.objects.filter(pk=revision.pk).values_list("summary__site__halls", flat=True).first()
+    else:
+        site = (revision.summary or {}).get("site")
+        halls = site.get("halls", 1) if isinstance(site, dict) else 1
+    return halls if isinstance(halls, int) and not isinstance(halls, bool) else 1

@@ -26,9 +26,9 @@ from dataclasses import replace
 from django.db import IntegrityError, transaction
 
 from engine import snapshot_codec
+from engine.columns import CABLE_COLUMNS
 from engine.csvcells import line_writer
 from engine.errors import FieldError, SpecError
-from engine.physical_stage import CABLE_COLUMNS
 from engine.result import DesignResult
 
 from .models import CableRecord, LinkRecord, Revision, RevisionSnapshot, SnapshotState

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 
-from engine.columns import CABLE_COLUMNS, LINK_COLUMNS, LINK_PHYSICAL_COLUMNS
+from engine.columns import CABLE_COLUMNS, HALL_COLUMNS, LINK_COLUMNS, LINK_PHYSICAL_COLUMNS
 from engine.csvcells import line_writer, neutralize_row
 
 # csv header -> (stored column, how it is written): "id" an L/C-prefixed id, "float" Python's repr, else as stored
@@ -36,13 +36,19 @@ LINK_CSV = _spec(LINK_CSV_COLUMNS, _LINK_SOURCES)
 CABLE_CSV = _spec(CABLE_CSV_COLUMNS, _CABLE_SOURCES)
 
 
-def csv_spec(table: str) -> tuple[tuple[str, str, str], ...]:
-    return LINK_CSV if table == "links" else CABLE_CSV
+# Over several halls both files end with each end's 1-based hall, as the CLI's do (engine.outputs.write_links_csv,
+# deliverables' cables.csv); NULL (an unplaced end) is written as nothing.
+_HALLS = tuple((name, name, "") for name in HALL_COLUMNS)
 
 
-def stored_columns(table: str) -> tuple[str, ...]:
+def csv_spec(table: str, *, halls: bool = False) -> tuple[tuple[str, str, str], ...]:
+    """(CSV header, stored column, how it is written) of each column; `halls`: the revision spans several halls."""
+    return (LINK_CSV if table == "links" else CABLE_CSV) + (_HALLS if halls else ())
+
+
+def stored_columns(table: str, *, halls: bool = False) -> tuple[str, ...]:
     """The stored columns a CSV row is made of, in CSV order (for values_list)."""
-    return tuple(col for _name, col, _how in csv_spec(table))
+    return tuple(col for _name, col, _how in csv_spec(table, halls=halls))
 
 
 def csv_cells(table: str) -> Callable[[tuple], list]:
@@ -58,12 +64,12 @@ def csv_cells(table: str) -> Callable[[tuple], list]:
     return cells
 
 
-def csv_lines(table: str, rows: Iterable[tuple], *, raw: bool = False) -> Iterator[str]:
+def csv_lines(table: str, rows: Iterable[tuple], *, raw: bool = False, halls: bool = False) -> Iterator[str]:
     """Header and CSV lines ("\\n" ends) of values_list rows in stored_columns order; text cells beginning with a
     formula character get a leading ' unless `raw`, as the CLI writes them (engine/csvcells.py)."""
 
     write = line_writer()
-    yield write([name for name, _c, _h in csv_spec(table)])
+    yield write([name for name, _c, _h in csv_spec(table, halls=halls)])
     cells = csv_cells(table)
     for row in rows:
         yield write(cells(row) if raw else neutralize_row(cells(row)))
@@ -97,13 +103,13 @@ def _sql_neutralized(expr: str) -> str:
 
 
 def sql_select_list(
-    table: str, quote: Callable[[str], str], text_columns: Collection[str], *, raw: bool = False
+    table: str, quote: Callable[[str], str], text_columns: Collection[str], *, raw: bool = False, halls: bool = False
 ) -> str:
     """The SELECT list that writes the CSV's columns from the stored ones (`quote` quotes a name). COPY quotes an
     empty string ("") to tell it from NULL, where csv.writer writes nothing: `text_columns` go out as NULL when
     empty, and neutralized unless `raw` (engine/csvcells.py)."""
     parts = []
-    for name, column, how in csv_spec(table):
+    for name, column, how in csv_spec(table, halls=halls):
         col = quote(column)
         if how in ("L", "C"):
             expr = _sql_id(col, how)

@@ -49,7 +49,14 @@ from .orders import (
     revision_spares_beside,
 )
 from .pricing import PriceListMissing, revision_reprice
-from .selectors import design_can_write, design_get, design_list_owned, design_list_shared, revision_get
+from .selectors import (
+    design_can_write,
+    design_get,
+    design_list_owned,
+    design_list_shared,
+    revision_get,
+    revision_halls,
+)
 from .services import (
     design_check_spec,
     design_compute_request,
@@ -701,7 +708,7 @@ def _table(request: SignedInRequest, pk: int, number: int, table: str) -> HttpRe
             "form": form,
             "page": page,
             "columns": LINK_FIELDS if table == "links" else CABLE_FIELDS,
-            "halls": _halls(revision),
+            "halls": revision_halls(revision),
             "matched": min(matched, TABLE_MATCH_COUNT_LIMIT) if matched is not None else None,
             "matched_more": matched is not None and matched > TABLE_MATCH_COUNT_LIMIT,
             "total": revision.link_count if table == "links" else revision.cable_count,
@@ -711,17 +718,15 @@ def _table(request: SignedInRequest, pk: int, number: int, table: str) -> HttpRe
     )
 
 
-def _halls(revision: Revision) -> int:
-    """How many data halls the revision's racks stand in (the summary's `site` section; 1 without one)."""
-    site = (revision.summary or {}).get("site")
-    halls = site.get("halls", 1) if isinstance(site, dict) else 1
-    return halls if isinstance(halls, int) else 1
-
-
 def _csv_lines(revision: Revision, table: str, query: dict, *, raw: bool = False) -> Iterator[str]:
     """The filtered table as CSV, in the format of the whole file (links.csv / cables.csv, as the CLI writes); text
     cells beginning with a formula character get a leading ' unless `raw` (engine/csvcells.py)."""
+    halls = revision_halls(revision) > 1
     rows = table_rows(
-        revision=revision, table=table, filters=query["filters"], order=query["order"], columns=stored_columns(table)
+        revision=revision,
+        table=table,
+        filters=query["filters"],
+        order=query["order"],
+        columns=stored_columns(table, halls=halls),
     )
-    return csv_lines(table, rows, raw=raw)
+    return csv_lines(table, rows, raw=raw, halls=halls)

@@ -78,7 +78,7 @@ def test_write_deliverables_writes_every_file(out):
 
 
 def test_cables_csv_extends_the_engine_table_exactly(design, out):
-    from engine.physical_stage import CABLE_COLUMNS
+    from engine.columns import CABLE_COLUMNS
 
     path, _ = out
     with open(path / "cables.csv", newline="") as fh:

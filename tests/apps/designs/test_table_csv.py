@@ -55,3 +55,36 @@ def test_a_filtered_table_csv_has_the_same_columns_and_rows(client, users, tmp_p
     assert got[0] == whole[0]
     assert got[1:] == [line for line in whole[1:] if ",leaf-spine," in line]
     assert got[1].startswith("L0")
+
+
+TWO_HALLS = {  # tests/engine/test_site_halls.py's design: pod 2 opens hall 2, spine-core links cross
+    "name": "two halls",
+    "servers": {"model": "dgx-h100", "count": 256},
+    "compute_fabric": {"technology": "infiniband", "switch": "qm9700", "scalable_unit": 32, "tiers": 3},
+    "site": {"max_racks_per_hall": 50},
+}
+
+
+def test_over_several_halls_the_downloads_are_the_clis_files_with_each_end_s_hall(client, users, tmp_path):
+    """Over several halls the CLI's links.csv and cables.csv (engine.outputs) end with a_hall and b_hall; the stored
+    revision's downloads, whole or filtered, are the same files."""
+    design = design_create(user=users.alice, spec=TWO_HALLS)
+    revision = compute_now(design, users.alice)
+    client.force_login(users.alice)
+    expected = cli_files(revision.spec, tmp_path)
+    base = f"/api/v1/designs/{design.pk}/revisions/{revision.number}/downloads/"
+    for name in ("links.csv", "cables.csv"):
+        got = b"".join(client.get(base + name).streaming_content)
+        header = got.decode().splitlines()[0]
+        assert header.endswith(",a_hall,b_hall"), name
+        assert got == expected[name], name
+
+    spine_core = (
+        b"".join(client.get(url("links_csv", design.pk, revision.number, tier="spine-core")).streaming_content)
+        .decode()
+        .splitlines()
+    )
+    whole = expected["links.csv"].decode().splitlines()
+    assert spine_core[0] == whole[0]
+    assert spine_core[1:] == [line for line in whole[1:] if ",spine-core," in line]
+    assert any(line.endswith(",2,1") or line.endswith(",1,2") for line in spine_core[1:])  # the links that cross
