@@ -27,7 +27,9 @@ is still a dependency. No two apps import each other either (`test_no_import_cyc
 are resolved too).
 The revision workspace's sections come from a registry in common (apps/common/workspace.py) that each app fills from
 its AppConfig.ready(), so no template {% load %}s a tag library of a layer above its own (the templates are checked
-too: templates/<app>/ belongs to <app>).
+too: templates/<app>/ belongs to <app>). Nor does a page or module of a lower app name an upper app's URL: the design
+page's buttons and the spec form's notes come from that registry too, and the page a finished job moves on to from
+apps/jobs/registry.py.
 """
 
 from __future__ import annotations
@@ -54,9 +56,18 @@ LAYERS = (
 
 KNOWN_UPWARD: dict[str, set[str]] = {}
 
-# Templates live in templates/<owner>/...; a directory that is no app names the app whose views render it.
-TEMPLATE_OWNERS = {"accounts": "api", "registration": "common", "": "common"}
+# Templates live in templates/<owner>/...; a directory that is no app names the app whose views render it. The
+# templates at the top (base.html, home.html, the error pages) are the project's shell, which sits above every app
+# (fabricdesign/urls.py composes them): PROJECT.
+PROJECT = "project"
+TEMPLATE_OWNERS = {"accounts": "api", "registration": "common", "": PROJECT}
 LOAD = re.compile(r"{%\s*load\s+([^%]*?)\s*%}")
+# A URL named in a template ({% url 'qos:policy' ... %}) or in code ("qos:policy" for reverse/redirect) is a
+# dependency on the app that serves it as surely as an import: a page of a lower app linking an upper app's page
+# breaks when that app is left out. Upper apps contribute their links through registries instead
+# (apps/common/workspace.py: design actions, form notes; apps/jobs/registry.py: job result pages).
+URL_TAG = re.compile(r"{%\s*url\s+['\"]([A-Za-z0-9_-]+):")
+URL_NAME = re.compile(r"[\"']([a-z][a-z0-9_-]*):[a-z][a-z0-9_]*[\"']")
 
 
 def _package(path: Path, root: Path) -> list[str] | None:
@@ -124,15 +135,33 @@ def _loaded_libraries(text: str) -> set[str]:
     return found
 
 
+def _ranks() -> dict[str, int]:
+    """Each app's layer, the project's shell above them all."""
+    return {**{app: i for i, app in enumerate(LAYERS)}, PROJECT: len(LAYERS)}
+
+
+def _template_owner(rel: Path) -> str:
+    top = rel.parts[0] if len(rel.parts) > 1 else ""
+    return top if top in LAYERS else TEMPLATE_OWNERS.get(top, "common")
+
+
+def url_namespaces(root: Path = ROOT / "apps") -> dict[str, str]:
+    """{URL namespace: the app whose urls module declares it (app_name = "...")}."""
+    found: dict[str, str] = {}
+    for path in sorted(root.glob("*/*urls*.py")):
+        for name in re.findall(r"^app_name\s*=\s*[\"']([^\"']+)[\"']", path.read_text(), re.M):
+            found[name] = path.relative_to(root).parts[0]
+    return found
+
+
 def upward_template_loads(root: Path = ROOT / "templates") -> dict[str, set[str]]:
     """{template: apps above its owner whose tag library it loads}."""
-    rank = {app: i for i, app in enumerate(LAYERS)}
+    rank = _ranks()
     libraries = tag_libraries()
     out: dict[str, set[str]] = {}
     for path in sorted(root.rglob("*.html")):
         rel = path.relative_to(root)
-        top = rel.parts[0] if len(rel.parts) > 1 else ""
-        owner = top if top in rank else TEMPLATE_OWNERS.get(top, "common")
+        owner = _template_owner(rel)
         above = {
             libraries[lib]
             for lib in _loaded_libraries(path.read_text())
@@ -141,6 +170,50 @@ def upward_template_loads(root: Path = ROOT / "templates") -> dict[str, set[str]
         if above:
             out[str(rel)] = above
     return out
+
+
+def upward_template_urls(root: Path = ROOT / "templates", namespaces: dict[str, str] | None = None) -> dict:
+    """{template: apps above its owner whose URLs it names}."""
+    rank, spaces = _ranks(), url_namespaces() if namespaces is None else namespaces
+    out: dict[str, set[str]] = {}
+    for path in sorted(root.rglob("*.html")):
+        rel = path.relative_to(root)
+        owner = _template_owner(rel)
+        above = {spaces[n] for n in URL_TAG.findall(path.read_text()) if n in spaces and rank[spaces[n]] > rank[owner]}
+        if above:
+            out[str(rel)] = above
+    return out
+
+
+def upward_code_urls(namespaces: dict[str, str] | None = None) -> dict[str, set[str]]:
+    """{module: apps above its own whose URL names it spells ("qos:policy" for reverse or redirect)}."""
+    rank, spaces = _ranks(), url_namespaces() if namespaces is None else namespaces
+    out: dict[str, set[str]] = {}
+    for path in sorted((ROOT / "apps").rglob("*.py")):
+        app = path.relative_to(ROOT / "apps").parts[0]
+        if app not in rank or "migrations" in path.parts:
+            continue
+        above = {spaces[n] for n in URL_NAME.findall(path.read_text()) if n in spaces and rank[spaces[n]] > rank[app]}
+        if above:
+            out[str(path.relative_to(ROOT))] = above
+    return out
+
+
+def test_no_page_names_a_url_of_a_layer_above_it():
+    templates, code = upward_template_urls(), upward_code_urls()
+    assert not templates, f"templates naming an upper layer's URLs (register a design action or form note): {templates}"
+    assert not code, f"code naming an upper layer's URLs (register the page from that app): {code}"
+
+
+def test_the_checker_sees_an_upward_url(tmp_path):
+    (tmp_path / "designs").mkdir()
+    (tmp_path / "designs" / "page.html").write_text(
+        "<a href=\"{% url 'qos:policy' design.pk %}\">{% url 'designs:detail' 1 %}{% url \"admin:index\" %}</a>"
+    )
+    (tmp_path / "base.html").write_text("{% url 'qos:policy' 1 %}")
+    spaces = {"qos": "qos", "designs": "designs"}
+    assert upward_template_urls(tmp_path, spaces) == {"designs/page.html": {"qos"}}
+    assert url_namespaces()["qos"] == "qos" and url_namespaces()["workspace"] == "designs"
 
 
 def test_no_template_loads_a_tag_library_of_a_layer_above_it():

@@ -9,9 +9,10 @@ class CommissioningConfig(AppConfig):
     label = "commissioning"
 
     def ready(self) -> None:
-        from apps.jobs.registry import job_kind_register
+        from apps.jobs.registry import job_kind_register, job_result_page_register
 
         job_kind_register("asbuilt", "apps.commissioning.services.asbuilt_refresh_job")
+        job_result_page_register("asbuilt", "apps.commissioning.views.asbuilt_result_page")
 
         from .workspace import register
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
 from apps.common.requests import SignedInRequest
-from apps.designs.selectors import design_can_write, revision_get
+from apps.designs.selectors import design_can_write, revision_get, revision_number_of
 from apps.designs.views import signin_required
+from apps.jobs.models import Job
 from apps.jobs.services import JobQuotaExceeded, job_sent
 
 from .fixlist_pdf import fix_list_csv, fix_list_pdf
@@ -71,3 +73,11 @@ def fix_list_download(request: SignedInRequest, pk: int, number: int, fmt: str) 
         )
     resp["Content-Disposition"] = f'attachment; filename="{name}"'
     return resp
+
+
+def asbuilt_result_page(job: Job) -> str | None:
+    """Where a read as-built import counts: the commissioning section of its revision's workspace."""
+    number = revision_number_of(job)
+    if number is None:
+        return None
+    return reverse("workspace:section", args=[job.design_id, number, "commissioning"]) + "#commissioning"

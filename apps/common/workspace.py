@@ -7,6 +7,11 @@ feature app (in the spirit of NetBox's template extensions).
     register_card(fn, order=50)       fn(request, revision) -> [{"label", "value", "unit", "note", "section"}, ...]
     register_next_step(fn, order=50)  fn(request, revision) -> [{"text", "section"}, ...]
 
+A design's own pages take the same way what upper apps offer there:
+
+    register_design_action("QoS policy", url_name, order=10)     a button on the design's page
+    register_form_note("qos", "qos/_form_note.html")             under a section of the spec form
+
 A panel's `context(request, revision)` returns the dict its template renders with, or None when the panel has
 nothing to show for this revision; it is called only when its section is opened (each section loads only what it
 shows). Sections live in the common layer so that every app can register; this module imports no app.
@@ -17,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from django.urls import reverse
 
 PanelContext = Callable[[Any, Any], dict | None]
 ListProvider = Callable[[Any, Any], list[dict]]
@@ -109,3 +116,45 @@ def revision_states(pairs: list[tuple[int, int]]) -> dict[tuple[int, int], str]:
     for provider in _states:
         out.update(provider(pairs))
     return out
+
+
+# --- a design's page and its spec form --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DesignAction:
+    label: str
+    url_name: str
+    order: int
+    per_design: bool = True  # the URL takes the design's id; else it is a page of its own (a list)
+
+
+_design_actions: list[DesignAction] = []
+_form_notes: dict[str, str] = {}
+
+
+def register_design_action(label: str, url_name: str, *, order: int, per_design: bool = True) -> None:
+    """A button among the design page's actions, linking `url_name` (with the design's id when `per_design`)."""
+    action = DesignAction(label, url_name, order, per_design)
+    if action not in _design_actions:
+        _design_actions.append(action)
+
+
+def design_actions(design: Any) -> list[dict]:
+    """[{"label", "url"}] of the registered actions, in order, for `design`."""
+    return [
+        {"label": a.label, "url": reverse(a.url_name, args=[design.pk] if a.per_design else [])}
+        for a in sorted(_design_actions, key=lambda a: (a.order, a.label))
+    ]
+
+
+def register_form_note(section: str, template: str) -> None:
+    """A note rendered under the spec form's section `section` (its template gets the form's context)."""
+    old = _form_notes.setdefault(section, template)
+    if old != template:
+        raise ValueError(f"the form section {section!r} already has the note {old}")
+
+
+def form_notes() -> dict[str, str]:
+    """{spec form section key: the template of its note}."""
+    return dict(_form_notes)

@@ -9,9 +9,10 @@ class CountersConfig(AppConfig):
     label = "counters"
 
     def ready(self) -> None:
-        from apps.jobs.registry import job_kind_register
+        from apps.jobs.registry import job_kind_register, job_result_page_register
 
         job_kind_register("counters", "apps.counters.services.counters_read_job")
+        job_result_page_register("counters", "apps.counters.views.counters_result_page")
 
         from .workspace import register
 

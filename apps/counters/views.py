@@ -9,8 +9,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from apps.common.requests import SignedInRequest
-from apps.designs.selectors import design_can_write, revision_get
+from apps.designs.selectors import design_can_write, revision_get, revision_number_of
 from apps.designs.views import signin_required
+from apps.jobs.models import Job
 from apps.jobs.services import JobQuotaExceeded, job_sent
 
 from .forms import CounterUploadForm
@@ -63,3 +64,11 @@ def counter_upload(request: SignedInRequest, pk: int, number: int) -> HttpRespon
         report=counter_report(revision=revision), design=revision.design, revision=revision, can_write=True, form=form
     )
     return render(request, "counters/upload_errors.html", context, status=400)
+
+
+def counters_result_page(job: Job) -> str | None:
+    """Where read counters are judged: the counters panel of the revision's commissioning section."""
+    number = revision_number_of(job)
+    if number is None:
+        return None
+    return reverse("workspace:section", args=[job.design_id, number, "commissioning"]) + "#counters"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.db import connection
 from django.db.models import F, Q, QuerySet
@@ -176,3 +176,8 @@ def revision_halls(revision: Revision) -> int:
         site = (revision.summary or {}).get("site")
         halls = site.get("halls", 1) if isinstance(site, dict) else 1
     return halls if isinstance(halls, int) and not isinstance(halls, bool) else 1
+
+
+def revision_number_of(job: Any) -> int | None:
+    """The number of the revision a job names in its params (`revision_id`), or None when it is gone."""
+    return Revision.objects.filter(pk=job.params.get("revision_id")).values_list("number", flat=True).first()

@@ -23,6 +23,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from apps.common import workspace
 from apps.common.requests import SignedInRequest
 from apps.jobs.models import Job
+from apps.jobs.registry import job_result_page
 from apps.jobs.services import JobNotQueued, JobQuotaExceeded, job_request_cancel, job_sent
 from engine.errors import SpecError
 from engine.orders.rule_choice import SPARES_PARAMS
@@ -147,7 +148,12 @@ def design_new_blank(request: HttpRequest) -> HttpResponse:
         messages.success(request, f"Created “{design.name}”.")
         _warn(request, design)
         return _after_save(request, design)
-    return render(request, "designs/form.html", {"form": form, "design": None}, status=400 if form.errors else 200)
+    return render(
+        request,
+        "designs/form.html",
+        {"form": form, "design": None, "form_notes": workspace.form_notes()},
+        status=400 if form.errors else 200,
+    )
 
 
 @signin_required
@@ -168,6 +174,7 @@ def design_detail(request: SignedInRequest, pk: int) -> HttpResponse:
                 ).items()
             },
             "can_write": design_can_write(user=request.user, design=design),
+            "actions": workspace.design_actions(design),
             # Computations apart from file builds and imports, so builds never push the computes off the list.
             "jobs": design.jobs.select_related("created_by").filter(kind="compute")[:5],
             "other_jobs": design.jobs.select_related("created_by").exclude(kind="compute")[:5],
@@ -204,7 +211,7 @@ def design_edit(request: SignedInRequest, pk: int) -> HttpResponse:
     return render(
         request,
         "designs/form.html",
-        {"form": form, "yaml_form": yaml_form, "design": design},
+        {"form": form, "yaml_form": yaml_form, "design": design, "form_notes": workspace.form_notes()},
         status=400 if bound.errors else 200,
     )
 
@@ -317,7 +324,7 @@ def job_detail(request: SignedInRequest, pk: int, job_id) -> HttpResponse:
         return redirect(status["revision_url"])
     return render(
         request,
-        "jobs/detail.html",
+        "designs/job.html",
         {
             "design": design,
             "job": job,
@@ -642,26 +649,9 @@ def _job_status(job: Job) -> dict:
         "error": job.error,
         "revision_url": reverse("designs:revision", args=[job.design_id, revision])
         if revision
-        else _upload_result_url(job),
+        else job_result_page(job),
         "file_url": export["file_url"] if export and job.status == "succeeded" else None,
     }
-
-
-# Where a finished upload job's result is read (the page the job page moves on to): kind -> URL name, anchor.
-_UPLOAD_RESULTS = {"asbuilt": "#commissioning", "counters": "#counters", "measurements": ""}
-
-
-def _upload_result_url(job: Job) -> str | None:
-    """The page showing what a read upload (as-built, counters, measured results) counts for, once it succeeded."""
-    if job.kind not in _UPLOAD_RESULTS or job.status != "succeeded":
-        return None
-    number = Revision.objects.filter(pk=job.params.get("revision_id")).values_list("number", flat=True).first()
-    if number is None:
-        return None
-    if job.kind == "measurements":
-        return reverse("measurements:measurement", args=[job.design_id, number, job.params["upload_id"]])
-    # as-built and counters are read in the commissioning section of the revision workspace
-    return reverse("workspace:section", args=[job.design_id, number, "commissioning"]) + _UPLOAD_RESULTS[job.kind]
 
 
 def _export_of(job: Job) -> dict | None:

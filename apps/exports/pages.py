@@ -30,7 +30,7 @@ from .services import DELIVERABLES, deliverable_applies, deliverable_available, 
 def register() -> None:
     register_section("files", "Files", order=90, blurb="Every deliverable of this revision")
     register_panel("files", "exports/_downloads.html", context=downloads_panel, order=10)
-    register_panel("failure", "designs/_blast_radius.html", context=blast_panel, order=10)
+    register_panel("failure", "exports/_blast_radius.html", context=blast_panel, order=10)
     register_panel("traffic", "exports/_workloads.html", context=workloads_panel, order=10)
     register_card(files_card, order=90)
 
@@ -114,7 +114,7 @@ def revision_blast_radius_view(request: SignedInRequest, pk: int, number: int) -
     revision = revision_get(user=request.user, design_id=pk, number=number)
     return render(
         request,
-        "designs/revision_blast_radius.html",
+        "exports/revision_blast_radius.html",
         {"design": revision.design, "revision": revision, "blast": blast(revision, inline=True)},
     )
 

@@ -13,9 +13,10 @@ class MeasurementsConfig(AppConfig):
     label = "measurements"
 
     def ready(self) -> None:
-        from apps.jobs.registry import job_kind_register
+        from apps.jobs.registry import job_kind_register, job_result_page_register
 
         job_kind_register("measurements", "apps.measurements.services.measurements_read_job")
+        job_result_page_register("measurements", "apps.measurements.views.upload_result_page")
 
         from .workspace import register
 

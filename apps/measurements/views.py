@@ -17,8 +17,9 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from apps.common.forms import upload_within_limit
 from apps.common.requests import SignedInRequest
-from apps.designs.selectors import design_can_write, revision_get
+from apps.designs.selectors import design_can_write, revision_get, revision_number_of
 from apps.designs.views import signin_required
+from apps.jobs.models import Job
 from apps.jobs.services import JobQuotaExceeded, job_sent
 from engine.csvcells import neutralize_csv_text
 
@@ -107,7 +108,7 @@ def measurement_list_view(request: SignedInRequest, pk: int, number: int) -> Htt
             m.fibers_counted = supplied.get(m.pk, 0)
     return render(
         request,
-        "designs/measurements.html",
+        "measurements/measurements.html",
         {
             "design": revision.design,
             "revision": revision,
@@ -159,7 +160,7 @@ def measurement_fiber_view(request: SignedInRequest, pk: int, number: int) -> Ht
             problem = f"No fiber {fiber_id!r} on this revision's test sheet (fiber ids look like L000123:1)."
     return render(
         request,
-        "designs/measurement_fiber.html",
+        "measurements/measurement_fiber.html",
         {
             "design": revision.design,
             "revision": revision,
@@ -179,7 +180,7 @@ def measurement_detail(request: SignedInRequest, pk: int, number: int, upload_id
     upload = measurement_get(revision=revision, upload_id=upload_id)
     return render(
         request,
-        "designs/measurement.html",
+        "measurements/measurement.html",
         {
             "design": revision.design,
             "revision": revision,
@@ -217,3 +218,11 @@ def measurement_uploaded_csv(request: SignedInRequest, pk: int, number: int, upl
     response = HttpResponse(content, content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="design-{pk}-r{number}-measurements-{upload.pk}.csv"'
     return response
+
+
+def upload_result_page(job: Job) -> str | None:
+    """A read upload's own page, its verdicts (the page a finished measurements job moves on to)."""
+    number = revision_number_of(job)
+    if number is None:
+        return None
+    return reverse("measurements:measurement", args=[job.design_id, number, job.params["upload_id"]])

@@ -12,8 +12,8 @@ from .templatetags.measurements import measured_links, measured_results
 
 
 def register() -> None:
-    register_panel("cabling", "designs/_measured_links.html", context=links_panel, order=15)
-    register_panel("cabling", "designs/_measurements.html", context=results_panel, order=20)
+    register_panel("cabling", "measurements/_measured_links.html", context=links_panel, order=15)
+    register_panel("cabling", "measurements/_measurements.html", context=results_panel, order=20)
 
 
 def links_panel(request: HttpRequest, revision: Revision) -> dict:

@@ -23,7 +23,7 @@ register = template.Library()
 RECENT = 10
 
 
-@register.inclusion_tag("designs/_measurements.html", takes_context=True)
+@register.inclusion_tag("measurements/_measurements.html", takes_context=True)
 def measured_results(context: Context | dict[str, Any], revision: Revision) -> dict:
     user = context["request"].user
     design = revision.design
@@ -42,6 +42,6 @@ def measured_results(context: Context | dict[str, Any], revision: Revision) -> d
     }
 
 
-@register.inclusion_tag("designs/_measured_links.html")
+@register.inclusion_tag("measurements/_measured_links.html")
 def measured_links(revision: Revision) -> dict:
     return {"design": revision.design, "revision": revision, "standing": measurement_standing(revision=revision)}

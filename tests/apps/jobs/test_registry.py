@@ -29,3 +29,27 @@ def test_registering_the_same_handler_again_is_harmless_and_another_one_is_refus
     job_kind_register("compute", "apps.designs.services.design_compute_job")
     with pytest.raises(ValueError, match=r"already handled by apps.designs.services.design_compute_job"):
         job_kind_register("compute", "apps.exports.services.export_build_job")
+
+
+def test_the_upload_apps_register_where_their_finished_jobs_are_read():
+    """The job page moves on to a read upload's result page, which the app that reads the upload names."""
+    from apps.jobs import registry
+
+    assert registry._RESULT_PAGES == {
+        "measurements": "apps.measurements.views.upload_result_page",
+        "asbuilt": "apps.commissioning.views.asbuilt_result_page",
+        "counters": "apps.counters.views.counters_result_page",
+    }
+
+
+def test_a_result_page_is_given_only_for_a_succeeded_job_of_a_registered_kind():
+    from types import SimpleNamespace
+
+    from apps.jobs.registry import job_result_page
+
+    assert job_result_page(SimpleNamespace(kind="export", status="succeeded")) is None
+    assert job_result_page(SimpleNamespace(kind="counters", status="running")) is None
+    with pytest.raises(ValueError, match=r"already has its result page"):
+        from apps.jobs.registry import job_result_page_register
+
+        job_result_page_register("counters", "apps.designs.views.design_detail")
