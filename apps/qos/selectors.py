@@ -300,7 +300,7 @@ class QosState:
 
 def _report_key(artifact_key: str) -> str:
     # The archive's key covers the revision, its snapshot and the renderer version: so does the report's.
-    return f"designs:qos-report:v{_REPORT_VERSION}:{artifact_key}"
+    return f"qos:report:v{_REPORT_VERSION}:{artifact_key}"  # the qos app's own key space
 
 
 def _archive_key(revision: Revision) -> str:
