@@ -197,7 +197,8 @@ def plan_trunks(
         key = (rack_a, rack_b)
         count = pair_count.get(key, 0)
         t_meta = []
-        for size, legs, *_ in shape:
+        skus = m.skus
+        for size, legs, links_here, capacity, active, dark, spare_fibers in shape:
             count += 1
             tid = f"T-{tier}-{rack_a}-{rack_b}-{count}"
             pos_a = pos.get(rack_a, 0)
@@ -207,15 +208,6 @@ def plan_trunks(
             use_a[1] += legs
             use_b[1] += legs
             t_meta.append((tid, size, legs, pos_a, pos_b))
-        pair_count[key] = count
-        if m.one_a_leg and len(shape) == 1 and n <= legs:
-            all_slots.append(_leg_slots(n, tid, pos_a, pos_b, m.per_panel, m.base))
-        else:
-            all_slots.append(_link_slots(n, t_meta, m.lpl, m.base, m.per_panel, m.lc_ports))
-        skus = m.skus
-        for (tid, size, legs, _pa, _pb), (_s, _l, links_here, capacity, active, dark, spare_fibers) in zip(
-            t_meta, shape
-        ):
             sku = skus.get((length, size))
             if sku is None:
                 sku = skus[(length, size)] = sku_for_length(m.pattern, length, fibers=size, gender=m.gender)
@@ -240,6 +232,11 @@ def plan_trunks(
                     m.kind,
                 )
             )
+        pair_count[key] = count
+        if m.one_a_leg and len(shape) == 1 and n <= legs:
+            all_slots.append(_leg_slots(n, tid, pos_a, pos_b, m.per_panel, m.base))
+        else:
+            all_slots.append(_link_slots(n, t_meta, m.lpl, m.base, m.per_panel, m.lc_ports))
     rows = sorted(
         ((rack, kind, psku, insert), entry)
         for (kind, psku, insert), by_rack in usage.items()
