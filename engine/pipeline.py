@@ -275,7 +275,9 @@ def _start_design(
     _stage(progress, "placement")
     racks, places, budgets = _place(spec, catalog, w)
     devices, links = w.b.devices, w.b.links
-    measure = partial(measure_runs, links, device_geometry(devices, places, racks), spec.layout, spec.site, racks)
+    measure = partial(
+        measure_runs, links, device_geometry(devices, places, racks, spec.layout), spec.layout, spec.site, racks
+    )
     stage = _physical_stage() if catalog.media is not None else None
     # The patch panels are placed with the racks, before anything else is worked out for this placement: when a
     # rack's panels do not fit, PanelOverflow sends start_design back to place the design again, and only the

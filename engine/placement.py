@@ -105,7 +105,9 @@ class _Floor:
         self.hall = 0
         self.hall_first_row = 0  # y is measured from this row, the front of the hall
         self.hall_first_rack = 0
-        self.row_label = (-1, "")  # (row, its letters) of the last rack opened
+        # what a row's racks share, worked out once a row: (row, its hall's first row, letters, rack id prefix, y)
+        self.row_label: tuple[int, int, str, str, float] = (-1, 0, "", "", 0.0)
+        self.x_at: dict[int, float] = {}  # position in a row -> x
 
     def new_row(self) -> None:
         self.row += 1
@@ -132,23 +134,18 @@ class _Floor:
         if lay.racks_per_row is not None and self.pos >= lay.racks_per_row:
             self.new_row()
         self.pos += 1
-        idx = len(self.racks)
-        if self.row_label[0] != self.row:  # a row's racks share its letters: named once a row
-            self.row_label = (self.row, row_name(self.row, lay.row_letters == "skip-io"))
-        rn = self.row_label[1]
-        self.racks.append(
-            Rack(
-                idx,
-                f"{lay.site}.{rn}{self.pos:02d}",
-                self.row,
-                rn,
-                self.pos,
-                kind,
-                round((self.pos - 0.5) * self.width, 4),
-                round((self.row - self.hall_first_row) * self.pitch, 4),
-                self.hall,
-            )
-        )
+        idx, row, pos = len(self.racks), self.row, self.pos
+        # a row undone and opened again in the next hall (_place_in_halls) keeps its letters, not its y
+        label = self.row_label
+        if label[0] != row or label[1] != self.hall_first_row:
+            rn = row_name(row, lay.row_letters == "skip-io")
+            y = round((row - self.hall_first_row) * self.pitch, 4)
+            label = self.row_label = (row, self.hall_first_row, rn, f"{lay.site}.{rn}", y)
+        _, _, rn, prefix, y = label
+        x = self.x_at.get(pos)
+        if x is None:
+            x = self.x_at[pos] = round((pos - 0.5) * self.width, 4)
+        self.racks.append(Rack(idx, f"{prefix}{pos:02d}", row, rn, pos, kind, x, y, self.hall))
         return idx
 
     def stack(self, devices: list[Device], kind: str, row_racks: int | None = None) -> None:

@@ -29,10 +29,12 @@ from .spec import LayoutSpec, SiteSpec
 
 
 def device_geometry(
-    devices: list[Device], places: list[Place | None], racks: list[Rack]
-) -> list[tuple[int, float, float, float] | None]:
-    """Per device: (rack index, x, y, port height above the floor in metres); None when unplaced."""
-    out: list[tuple[int, float, float, float] | None] = []
+    devices: list[Device], places: list[Place | None], racks: list[Rack], layout: LayoutSpec
+) -> list[tuple[int, float, float, float, float, int] | None]:
+    """Per device: (rack index, x, y, port height above the floor, its depth below the rack top, in metres, and
+    the rack's hall); None when unplaced. The depth and hall are read per link end by measure_runs."""
+    top = layout.rack_units * U_M
+    out: list[tuple[int, float, float, float, float, int] | None] = []
     for d, p in zip(devices, places):
         if p is None:
             out.append(None)
@@ -40,7 +42,7 @@ def device_geometry(
         r = racks[p.rack]
         # Ports sit at the device's mid-height; a zero-U device (PDU) counts from the floor.
         h = 0.0 if d.rack_units == 0 else (p.u - 1 + d.rack_units / 2) * U_M
-        out.append((p.rack, r.x_m, r.y_m, h))
+        out.append((p.rack, r.x_m, r.y_m, h, top - h, r.hall))
     return out
 
 
@@ -77,10 +79,9 @@ def measure_runs(
     # (index, link) pairs, without an index look-up per link when every link is measured
     pairs = enumerate(links) if only is None else zip(only, map(links.__getitem__, only))
     if site is not None and racks and any(r.hall for r in racks):
-        _measure_halls(pairs, out, geometry, layout, site, [r.hall for r in racks])
+        _measure_halls(pairs, out, geometry, layout, site, max(r.hall for r in racks))
         return
-    top = layout.rack_units * U_M
-    drop = layout.tray_drop_m
+    drop2 = 2 * layout.tray_drop_m
     ends = 2 * layout.slack_per_end_m
     inner = layout.in_rack_allowance_m + ends
     memo: dict[float, float] = {}  # length -> round(length, 2) (see the note at the top)
@@ -91,7 +92,7 @@ def measure_runs(
         if ga[0] == gb[0]:
             length = abs(ga[3] - gb[3]) + inner
         else:
-            length = (top - ga[3]) + (top - gb[3]) + 2 * drop + abs(ga[1] - gb[1]) + abs(ga[2] - gb[2]) + ends
+            length = ga[4] + gb[4] + drop2 + abs(ga[1] - gb[1]) + abs(ga[2] - gb[2]) + ends
         r = get(length)
         if r is None:
             r = memo[length] = round(length, 2)
@@ -104,28 +105,25 @@ def _measure_halls(
     geometry: list[Any],
     layout: LayoutSpec,
     site: SiteSpec,
-    hall_of: list[int],
+    last_hall: int,
 ) -> None:
-    top = layout.rack_units * U_M
-    drop = layout.tray_drop_m
+    drop2 = 2 * layout.tray_drop_m
     ends = 2 * layout.slack_per_end_m
     inner = layout.in_rack_allowance_m + ends
-    pathway = [site.pathway_of(h) for h in range(max(hall_of) + 1)]
+    pathway = [site.pathway_of(h) for h in range(last_hall + 1)]
     memo: dict[float, float] = {}  # length -> round(length, 2) (see the note at the top)
     get = memo.get
     for i, link in pairs:
         ga = geometry[link.a]
         gb = geometry[link.b]
-        ra, rb = ga[0], gb[0]
-        if ra == rb:
+        if ga[0] == gb[0]:
             length = abs(ga[3] - gb[3]) + inner
         else:
-            length = (top - ga[3]) + (top - gb[3]) + 2 * drop + ends
-            ha, hb = hall_of[ra], hall_of[rb]
+            ha, hb = ga[5], gb[5]
             if ha == hb:
-                length += abs(ga[1] - gb[1]) + abs(ga[2] - gb[2])
+                length = ga[4] + gb[4] + drop2 + ends + (abs(ga[1] - gb[1]) + abs(ga[2] - gb[2]))
             else:
-                length += ga[1] + ga[2] + pathway[ha] + pathway[hb] + gb[1] + gb[2]
+                length = ga[4] + gb[4] + drop2 + ends + (ga[1] + ga[2] + pathway[ha] + pathway[hb] + gb[1] + gb[2])
         r = get(length)
         if r is None:
             r = memo[length] = round(length, 2)
