@@ -424,12 +424,12 @@ class _Pass:
         self.demand_id[id(choice)] = id(first)
         return id(first)
 
-    def a_end(self, a: int, cage: str, speed: int, ends: list) -> Any:
-        """The cage end of a link's A end, memoized per appliance cage (dev_end) or per switch (`ends`: its
-        speed's list; dev_end too, for quarter_rate_pair)."""
+    def a_end(self, a: int, cage: str, speed: int, ends: list, app_ends: list) -> Any:
+        """The cage end of a link's A end, memoized per appliance cage (dev_end, and `app_ends`: its speed's ends
+        by cage name per appliance) or per switch (`ends`: its speed's list; dev_end too, for quarter_rate_pair)."""
         end = self.cage_end(a, cage, speed)
         if self.appliance[a]:
-            self.dev_end[(cage, speed, self.devices[a].role)] = end
+            self.dev_end[(cage, speed, self.devices[a].role)] = app_ends[a][cage] = end
         else:
             ends[a] = self.dev_end[(a, speed)] = end
         return end
@@ -693,7 +693,7 @@ def _assign_panel_media(p: _Pass, flags: list[bool] | None) -> None:
             p.measure(panel, lengths)
             _cage_runs(map(links.__getitem__, panel), map(lengths.__getitem__, panel), t.cage_run)
             p.measured = _with_cage_sharers(p, t, flags)
-        _media_links(p, t, panel, _no_progress)
+        _media_links(p, t, panel, _no_progress, panel=True)
     # what the pass found missing waits for _assign_media, which merges it into link order
     p.early = (p.failures, p.missing, p.direct, p.fail_at, p.missing_at)
     p.failures, p.missing, p.direct, p.fail_at, p.missing_at = {}, Counter(), array("i"), {}, {}
@@ -728,16 +728,27 @@ def _with_cage_sharers(p: _Pass, t: _MediaTables, flags: list[bool]) -> list[boo
     fill their cages)."""
     links, lengths = p.links, p.lengths
     cages = [_NO_CAGES if d is None else d for d in t.cage_run]
-    on = list(
-        map(
-            or_,
-            map(contains, map(cages.__getitem__, map(_LINK_A, links)), map(_LINK_A_CAGE, links)),
-            map(contains, map(cages.__getitem__, map(_LINK_B, links)), map(_LINK_B_CAGE, links)),
+    # Only a link with an end on a device that has cage runs can share a cage: those are found first, by device
+    # (the probe of _first_rack_overflow has a few hundred such devices, and most links touch none of them).
+    has = bytes(map(bool, cages))
+    near = list(
+        compress(
+            range(len(links)),
+            map(or_, map(has.__getitem__, map(_LINK_A, links)), map(has.__getitem__, map(_LINK_B, links))),
         )
     )
-    if on == flags:
+    cand = list(map(links.__getitem__, near))
+    shares = map(
+        or_,
+        map(contains, map(cages.__getitem__, map(_LINK_A, cand)), map(_LINK_A_CAGE, cand)),
+        map(contains, map(cages.__getitem__, map(_LINK_B, cand)), map(_LINK_B_CAGE, cand)),
+    )
+    extra = array("i", compress(near, map(gt, shares, map(flags.__getitem__, near))))
+    if not extra:
         return flags
-    extra = array("i", compress(range(len(links)), map(gt, on, flags)))
+    on = flags.copy()
+    for i in extra:
+        on[i] = True
     p.measure(extra, lengths)
     _cage_runs(map(links.__getitem__, extra), map(lengths.__getitem__, extra), t.cage_run)
     return on
@@ -791,7 +802,7 @@ def _first_rack_overflow(p: _Pass, flags: list[bool]) -> None:
     probe.measure(mine, lengths)
     _cage_runs(map(links.__getitem__, mine), map(lengths.__getitem__, mine), pt.cage_run)
     _with_cage_sharers(probe, pt, only)
-    _media_links(probe, pt, mine, _no_progress)
+    _media_links(probe, pt, mine, _no_progress, panel=True)
     groups = [(key, idxs) for key, idxs in probe.demands.items() if key[0] == tier]
     if not groups:
         return
@@ -819,7 +830,7 @@ def _assign_media(p: _Pass, progress: Any) -> None:
     distinct choices) comes out as one pass in link order would have made it."""
     flags = p.panel_flags
     others = range(len(p.links)) if flags is None else compress(range(len(p.links)), map(not_, flags))
-    _media_links(p, p.media, others, progress)
+    _media_links(p, p.media, others, progress, panel=False)
     p.module_cages = None if p.module_clash else _media_pass_cages(p, p.media.cage_run)
     p.media = None  # its cage runs (a table per device) are not needed past here: free them before the cables
     failures, missing, early_direct, fail_at, missing_at = p.early
@@ -853,15 +864,17 @@ def _in_first_order(first: tuple[dict, dict], second: tuple[dict, dict], combine
     return out
 
 
-def _media_links(p: _Pass, t: _MediaTables, idx: Iterable[int], progress: Any) -> None:
-    """One pass in link order over the links at indexes `idx` (ascending): those through patch panels, or the
-    others (_panel_flags)."""
+def _media_links(p: _Pass, t: _MediaTables, idx: Iterable[int], progress: Any, *, panel: bool) -> None:
+    """One pass in link order over the links at indexes `idx` (ascending): those through patch panels (`panel`),
+    or the others (_panel_flags). A link runs through panels when its tier is cabled so or it crosses halls, which
+    is what _panel_flags sorted the links by: so the others cross no hall and none is structured, and the pass
+    over them (three links in four at 128K GPUs) reads no hall."""
     links = p.links
-    cage_run, structured_tiers, policies, technology = t.cage_run, t.structured_tiers, t.policies, t.technology
+    cage_run, policies, technology = t.cage_run, t.policies, t.technology
     spine_group, rack_of, hall_dev = t.spine_group, t.rack_of, t.hall_dev
     appliance, dev_end, choice_memo, choices, missing = p.appliance, p.dev_end, p.choice_memo, p.choices, p.missing
     fail_at, missing_at, demands, demand_id, direct = p.fail_at, p.missing_at, p.demands, p.demand_id, p.direct
-    inter_hall = 0
+    inter_hall, cross = 0, False
     n = len(links)
     module_groups: dict[str, dict[int, list]] = defaultdict(dict)
     p.module_groups.append(module_groups)
@@ -874,18 +887,17 @@ def _media_links(p: _Pass, t: _MediaTables, idx: Iterable[int], progress: Any) -
     for i in idx:
         link = links[i]
         _lid, network, _plane, tier, a, _a_port, a_cage, b, _b_port, b_cage, speed = link
-        ha, hb = hall_dev[a], hall_dev[b]
-        cross = ha != hb and ha >= 0 and hb >= 0
-        structured = structured_tiers[tier] or cross
+        if panel:
+            ha, hb = hall_dev[a], hall_dev[b]
+            cross = ha != hb and ha >= 0 and hb >= 0
+            inter_hall += cross
         if speed != speed_now:
             speed_now = speed
             ends, app_ends = _ends_at(p, t, speed)
         # an appliance's cage end depends on its cage, not the device
         ea = app_ends[a].get(a_cage) if appliance[a] else ends[a]
         if ea is None:
-            ea = p.a_end(a, a_cage, speed, ends)
-            if appliance[a]:
-                app_ends[a][a_cage] = ea
+            ea = p.a_end(a, a_cage, speed, ends, app_ends)
         eb = ends[b]
         if eb is None:
             eb = ends[b] = dev_end[(b, speed)] = p.cage_end(b, b_cage, speed)
@@ -898,7 +910,6 @@ def _media_links(p: _Pass, t: _MediaTables, idx: Iterable[int], progress: Any) -
         cage_a, cage_b = cage_run[a][a_cage], cage_run[b][b_cage]
         far_a, _far_cage, run_a, _dev, _mark = cage_a
         far_b, _far_cage, run_b, _dev, _mark = cage_b
-        inter_hall += cross
         # The run rounded UP to a whole metre: every reach limit in the catalog is a whole number of metres,
         # so rounding up never changes which media fit, and one decision serves many lengths.
         key = (
@@ -908,7 +919,7 @@ def _media_links(p: _Pass, t: _MediaTables, idx: Iterable[int], progress: Any) -
             id(eb),
             far_a != MULTI and far_b != MULTI,
             ceil((run_a if run_a > run_b else run_b) - 1e-9),
-            structured and a != b,
+            panel and a != b,
             cross,
         )
         memo = choice_memo.get(key) or p.choose(key, ea, eb, policies[cross], f"{network}/{tier}", i)
@@ -941,7 +952,7 @@ def _media_links(p: _Pass, t: _MediaTables, idx: Iterable[int], progress: Any) -
         was = cage_b[4]
         cage_b[4] = mark_b
         clash = clash or (was is not mark_b and was is not None)
-        if structured and optical:
+        if panel and optical:
             ra, rb = rack_of[a], rack_of[b]
             if ra >= 0 and rb >= 0 and ra != rb:
                 cid = demand_id.get(id(choice))
@@ -976,29 +987,30 @@ def _direct_cables(p: _Pass) -> None:
     one by _Pass.direct_cable."""
     links, lengths, choices, cords, cables = p.links, p.lengths, p.choices, p.cords, p.cables
     budgets, statuses, issues, cable_rows = p.budgets, p.statuses, p.issues, p.cable_rows
-    # id(choice) -> {run length: (cord, cable kind, budget_of's answer)} for a cable of its own per link; a dict per
-    # choice, so a link costs one look-up by choice and one by length (no key tuple built per link)
-    own: dict[int, dict[float, tuple]] = {}
-    shared: dict[int, bool] = {}  # id(choice) -> 1:2 splitter, for a cable shared by links
+    # id(choice) -> {run length: (cord, cable kind, budget_of's answer)} for a cable of its own per link, None for
+    # a cable shared by links; a dict per choice, looked up when the choice changes (links come in long runs of
+    # one), so a link costs one look-up by length (no key tuple built per link)
+    own: dict[int, dict[float, tuple] | None] = {}
+    choice_now, by_length, split = None, None, False
     next_id = p.next_id
     for k in p.direct:
         i = k if k >= 0 else ~k
         choice = choices[i]
-        by_length = own.get(id(choice))
+        if choice is not choice_now:
+            choice_now = choice
+            if id(choice) not in own:
+                own[id(choice)] = _own_lengths(choice)
+            by_length = own[id(choice)]
+            split = choice.breakout == "split-1:2"
         if by_length is None:
-            split = shared.get(id(choice))
-            if split is None and choice.cable_carries_links <= 1:
-                by_length = own[id(choice)] = {}
-            else:
-                if split is None:
-                    split = shared[id(choice)] = choice.breakout == "split-1:2"
-                p.next_id = next_id
-                p.direct_cable(i, links[i], lengths[i], choice, True, split, k < 0)
-                next_id = p.next_id
-                continue
-        made = by_length.get(lengths[i])
+            p.next_id = next_id
+            p.direct_cable(i, links[i], lengths[i], choice, True, split, k < 0)
+            next_id = p.next_id
+            continue
+        length = lengths[i]
+        made = by_length.get(length)
         if made is None:
-            made = by_length[lengths[i]] = _own_cable(p, choice, lengths[i])
+            made = by_length[length] = _own_cable(p, choice, length)
         cord, cable_kind, (budgets[i], statuses[i], problem) = made
         cords[i] = cord
         lid, network, _plane, tier, a, a_port, _a_cage, b, b_port, _b_cage, _speed = links[i]
@@ -1008,6 +1020,11 @@ def _direct_cables(p: _Pass) -> None:
         if problem is not None:
             issues.append((lid, problem))
     p.next_id = next_id
+
+
+def _own_lengths(choice: Any) -> dict | None:
+    """_direct_cables' memo by run length for a choice of a cable of its own per link; None for a shared cable."""
+    return {} if choice.cable_carries_links <= 1 else None
 
 
 def _own_cable(p: _Pass, choice: Any, length: float) -> tuple:
