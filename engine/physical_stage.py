@@ -709,10 +709,11 @@ def _panel_flags(p: _Pass, t: _MediaTables) -> list[bool] | None:
     if p.hall_of is None:
         flags = list(map(structured.__getitem__, map(_LINK_TIER, links)))
     else:
-        a_hall = list(map(hall_dev.__getitem__, map(_LINK_A, links)))
-        b_hall = list(map(hall_dev.__getitem__, map(_LINK_B, links)))
-        # a link to an unplaced device (hall -1) runs between no halls
-        cross = map(_between_halls if -1 in a_hall or -1 in b_hall else ne, a_hall, b_hall)
+        a_hall = map(hall_dev.__getitem__, map(_LINK_A, links))
+        b_hall = map(hall_dev.__getitem__, map(_LINK_B, links))
+        # a link to an unplaced device (hall -1) runs between no halls; with every device placed (the rule: the
+        # devices, not the link ends, are scanned for one) a plain comparison says it
+        cross = map(_between_halls if -1 in hall_dev else ne, a_hall, b_hall)
         flags = list(map(or_, map(structured.__getitem__, map(_LINK_TIER, links)), cross) if by_tier else cross)
     return flags if True in flags else None
 
