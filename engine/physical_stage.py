@@ -991,7 +991,7 @@ def _direct_cables(p: _Pass) -> None:
     one by _Pass.direct_cable."""
     links, lengths, choices, cords, cables = p.links, p.lengths, p.choices, p.cords, p.cables
     budgets, statuses, issues, cable_rows = p.budgets, p.statuses, p.issues, p.cable_rows
-    # id(choice) -> {run length: (cord, cable kind, budget_of's answer)} for a cable of its own per link, None for
+    # id(choice) -> {run length: _own_cable's answer} for a cable of its own per link, None for
     # a cable shared by links; a dict per choice, looked up when the choice changes (links come in long runs of
     # one), so a link costs one look-up by length (no key tuple built per link)
     own: dict[int, dict[float, tuple] | None] = {}
@@ -1015,10 +1015,9 @@ def _direct_cables(p: _Pass) -> None:
         made = by_length.get(length)
         if made is None:
             made = by_length[length] = _own_cable(p, choice, length)
-        cord, cable_kind, (budgets[i], statuses[i], problem) = made
-        cords[i] = cord
+        cords[i], cable_kind, sku, ordered, budgets[i], statuses[i], problem = made
         lid, network, _plane, tier, a, a_port, _a_cage, b, b_port, _b_cage, _speed = links[i]
-        cable_rows.append([next_id, cable_kind, cord[0], cord[1], (a, a_port), (b, b_port), [lid], tier, network])
+        cable_rows.append([next_id, cable_kind, sku, ordered, (a, a_port), (b, b_port), [lid], tier, network])
         cables[i] = (next_id,)
         next_id += 1
         if problem is not None:
@@ -1032,8 +1031,9 @@ def _own_lengths(choice: Any) -> dict | None:
 
 
 def _own_cable(p: _Pass, choice: Any, length: float) -> tuple:
-    """(cord, cable kind, budget_of's answer) of a link on a cable of its own, of `choice` over a `length` m run
-    (a 1:2 splitter's first link uses its leg 1); memoised in the pass's tables, as _Pass.direct_cable does."""
+    """(cord, cable kind, cord SKU, ordered length, budget_of's three answers) of a link on a cable of its own, of
+    `choice` over a `length` m run (a 1:2 splitter's first link uses its leg 1); memoised in the pass's tables, as
+    _Pass.direct_cable does."""
     rk = (id(choice), length)
     cord = p.run_memo.get(rk)
     if cord is None:
@@ -1042,7 +1042,7 @@ def _own_cable(p: _Pass, choice: Any, length: float) -> tuple:
     entry = p.direct_memo.get(bk)
     if entry is None:
         entry = p.direct_memo[bk] = p.budget_of(choice, False, cord[1], leg=1)
-    return cord, choice.cable_kind, entry
+    return (cord, choice.cable_kind, *cord, *entry)
 
 
 def _panel_mode(p: _Pass) -> list[tuple[str, list, Any, dict]]:
