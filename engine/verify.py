@@ -49,13 +49,41 @@ _NETWORK_TIER = itemgetter(1, 3)
 _A, _A_PORT, _B, _B_PORT, _SPEED = itemgetter(4), itemgetter(5), itemgetter(7), itemgetter(8), itemgetter(10)
 
 
-def _distinct_ends(links: Any, names: set[str], n_devices: int) -> int:
-    """How many distinct (device, port name) ends `links` have, `names` being every port name they use. Below
-    _MARKS_MAX a byte is marked per end in C, in a bytearray per port name indexed by device: no int is made per
-    end (an int per end, device x names + the name's number, marked in one bytearray took 0.14 s at 128K GPUs
-    against 0.08 s), and nothing is kept in a set. A device index past the last is a link naming a device that
-    does not exist. Past _MARKS_MAX, a set of those ints."""
-    if n_devices * len(names) > _MARKS_MAX:
+class _TooManyMarks(Exception):
+    pass
+
+
+class _Marks(dict):
+    """Port name -> a bytearray of marks indexed by device, made when the name is first met (no pass over the
+    links to gather the names first); _TooManyMarks once they would pass _MARKS_MAX bytes in all."""
+
+    def __init__(self, n_devices: int) -> None:
+        super().__init__()
+        self.n_devices = n_devices
+
+    def __missing__(self, name: str) -> bytearray:
+        if (len(self) + 1) * self.n_devices > _MARKS_MAX:
+            raise _TooManyMarks
+        marks = self[name] = bytearray(self.n_devices)
+        return marks
+
+
+def _distinct_ends(links: Any, n_devices: int) -> int:
+    """How many distinct (device, port name) ends `links` have. Below _MARKS_MAX a byte is marked per end in C, in
+    a bytearray per port name indexed by device: no int is made per end (an int per end, device x names + the
+    name's number, marked in one bytearray took 0.14 s at 128K GPUs against 0.06 s), and nothing is kept in a set.
+    A device index past the last is a link naming a device that does not exist. Past _MARKS_MAX, a set of those
+    ints."""
+    marks = _Marks(n_devices)
+    of_name = marks.__getitem__
+    try:
+        deque(map(setitem, map(of_name, map(_A_PORT, links)), map(_A, links), repeat(1)), 0)
+        deque(map(setitem, map(of_name, map(_B_PORT, links)), map(_B, links), repeat(1)), 0)
+    except IndexError:
+        _fail("a link names a device that does not exist")
+    except _TooManyMarks:
+        names = set(map(_A_PORT, links))
+        names.update(map(_B_PORT, links))
         number = {name: i for i, name in enumerate(names)}.__getitem__
         width = repeat(len(names))
         return len(
@@ -66,13 +94,6 @@ def _distinct_ends(links: Any, names: set[str], n_devices: int) -> int:
                 )
             )
         )
-    marks = {name: bytearray(n_devices) for name in names}
-    of_name = marks.__getitem__
-    try:
-        deque(map(setitem, map(of_name, map(_A_PORT, links)), map(_A, links), repeat(1)), 0)
-        deque(map(setitem, map(of_name, map(_B_PORT, links)), map(_B, links), repeat(1)), 0)
-    except IndexError:
-        _fail("a link names a device that does not exist")
     return sum(m.count(1) for m in marks.values())
 
 
@@ -117,9 +138,7 @@ def verify(  # noqa: C901
     checks = []
 
     # 1. No port used twice, on any device of any network.
-    names = set(map(_A_PORT, links))
-    names.update(map(_B_PORT, links))
-    if _distinct_ends(links, names, len(devices)) != 2 * len(links):
+    if _distinct_ends(links, len(devices)) != 2 * len(links):
         dup = Counter(x for link in links for x in ((link.a, link.a_port), (link.b, link.b_port)))
         (dev, port), n = dup.most_common(1)[0]
         _fail(f"port {devices[dev].name} {port} is used by {n} links")
