@@ -357,6 +357,8 @@ class _Pass:
         self.budgets: list = [None] * n
         self.statuses: list = ["no-medium"] * n
         self.cable_rows: list = []
+        # a tier's trunk rows, made as its links reach them and put before its cords (ids: trunks, then cords)
+        self.trunk_rows: list = []
         self.next_id = 1
         self.issues: list = []
         self.failures: dict[str, str] = {}
@@ -630,7 +632,6 @@ def run_physical(p: _Pass, progress: Any) -> tuple[PhysicalResult, list[str]]:
     _direct_cables(p)
     for tier, groups, plan, units in p.tiers:
         _tier_cables(p, tier, groups, plan, units)
-    p.cable_rows.sort(key=_FIRST)
     result = _physical_result(p)
     n = len(p.links)
     progress("physical", n, n)
@@ -1132,13 +1133,15 @@ def _devices_under(p: _Pass, exc: PanelOverflow) -> None:
 def _tier_cables(p: _Pass, tier: str, groups: list, plan: Any, units: dict) -> None:
     """The cable rows of one tier's panel-mode links: the trunk ids first (plan order), then per demand group two
     cords per link and each trunk's row as its first link reaches it (its panel units are those of that link's
-    slot; run_physical sorts the rows by id). `units`: the tier's panel units by (rack, kind)."""
+    slot), put before the tier's cords at the end, so the rows stay in id order without a sort (0.03 s at 128K
+    GPUs). `units`: the tier's panel units by (rack, kind)."""
     # plan_trunks makes a demand's trunks in the order its links fill them, demand after demand, so the links
     # meet the trunks in plan order: a group takes the next (cable id, run) when its slots change trunk. Past
     # 128K GPUs a spine-core demand is a trunk of 1-5 links (178,750 of them at 512K), so what a trunk or a
     # group costs to set up counts as much as what a link costs.
     runs = enumerate(plan.trunks, p.next_id)
     p.next_id += len(plan.trunks)
+    start = len(p.cable_rows)
     choice_of = p.demand_choice
     # What a choice's groups share (cords, panel kind, fiber metres -> budgets by leg or port), set up once per
     # choice (a few hundred) rather than once per group.
@@ -1152,6 +1155,9 @@ def _tier_cables(p: _Pass, tier: str, groups: list, plan: Any, units: dict) -> N
     left = next(runs, None)
     if left is not None:
         raise ValueError(f"tier {tier}: trunk {left[1].id} carries no link")
+    # the trunks' ids come before the cords' (and after every row made before): the rows stay in id order
+    p.cable_rows[start:start] = p.trunk_rows
+    p.trunk_rows.clear()
 
 
 def _next_trunk(runs: Iterator[tuple[int, Any]], tid: str) -> tuple[int, Any]:
@@ -1190,7 +1196,7 @@ def _panel_links(
     equipment cords (rows), its cables (cord, trunk, cord) and loss budget, and the row of each trunk they fill;
     `runs`: _tier_cables' (cable id, TrunkRun) of the plan; `ctx`: _choice_cabling's."""
     links, cable_rows, cords, cables, trunks_out = p.links, p.cable_rows, p.cords, p.cables, p.trunks_out
-    budgets, statuses, issues = p.budgets, p.statuses, p.issues
+    budgets, statuses, issues, trunk_rows = p.budgets, p.statuses, p.issues, p.trunk_rows
     _cabler, choice, kind, sku_a, len_a, sku_b, len_b, memo, budget_of = ctx
     cord = (sku_a, len_a)  # the link's own cable: its A-end cord, one tuple for the group
     # One demand group joins one rack pair and one network (_media_links' key: tier, network, rack A, rack B, ...):
@@ -1216,7 +1222,7 @@ def _panel_links(
                 by_sub = memo[fiber_m] = {}
             sub_now = None
             lids = []
-            cable_rows.append(
+            trunk_rows.append(
                 [
                     trunk_cid,
                     "trunk",
@@ -1277,7 +1283,7 @@ def _split_panel_links(
     cannot be cabled so, and its link is listed in the issues (the demand's links fill legs in link order, and a
     connector's links are consecutive ports)."""
     links, cable_rows, cords, cables, trunks_out = p.links, p.cable_rows, p.cords, p.cables, p.trunks_out
-    budgets, statuses, issues = p.budgets, p.statuses, p.issues
+    budgets, statuses, issues, trunk_rows = p.budgets, p.statuses, p.issues, p.trunk_rows
     _cabler, choice, kind, sku_a, len_a, sku_b, len_b, _memo, budget_of = ctx
     split_at_b = choice.split_end == "b"
     ra, rb = key[2], key[3]
@@ -1295,7 +1301,7 @@ def _split_panel_links(
             tid_now = tid
             trunk_cid, run = _next_trunk(runs, tid)
             trunk_m, lids = run.length_m, []
-            cable_rows.append(
+            trunk_rows.append(
                 [
                     trunk_cid,
                     "trunk",
