@@ -731,7 +731,7 @@ def _with_cage_sharers(p: _Pass, t: _MediaTables, flags: list[bool]) -> list[boo
     links, lengths = p.links, p.lengths
     cages = [_NO_CAGES if d is None else d for d in t.cage_run]
     # Only a link with an end on a device that has cage runs can share a cage: those are found first, by device
-    # (the probe of _first_rack_overflow has a few hundred such devices, and most links touch none of them).
+    # (at 128K GPUs the probe of _first_rack_overflow has 30 such devices, which 2,996 of 397,184 links touch).
     has = bytes(map(bool, cages))
     near = list(
         compress(
