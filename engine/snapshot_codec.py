@@ -256,8 +256,8 @@ class _Encoder:
                 memo = self.memo  # knows None as -1
                 ids = list(map(memo.get, map(id, seq), repeat(-2)))
                 if -2 in ids:  # objects not stored yet: each distinct one once, then every reference again
-                    new = list(compress(seq, map((-2).__eq__, ids)))  # picked in C: often every item
-                    for x in dict(zip(map(id, new), new)).values():
+                    # in first-seen order (ref passes over the ones stored already); often every item is new
+                    for x in dict(zip(map(id, seq), seq)).values():
                         self.ref(x)
                     ids = list(map(memo.__getitem__, map(id, seq)))
                 return ["R", self.scalars(ids, {int}, 1), shape]
