@@ -95,23 +95,25 @@ def fiber_totals(
     # Each key's links and trunks are counted per distinct four figures first, and a key's sums made once per
     # figures it holds: at 128K GPUs 42,697 link rows and 10,100 trunks share a few dozen figures, and a
     # FiberCount per trunk plus a (key, count, n) row per key and row, summed field by field, cost 0.05 s.
-    net: dict[tuple, int] = {}
-    tier: dict[tuple, int] = {}
+    net_tier: dict[tuple, int] = {}  # (network, tier, figures): a few dozen keys, split once the rows are in
     rack: dict[tuple, int] = {}
     figures: dict[int, tuple[int, int, int, int]] = {}
     for network, tier_name, ra, rb, fc, n in direct_links:
         f = figures.get(id(fc))
         if f is None:
             f = figures[id(fc)] = (fc.active, fc.installed, fc.dark, fc.spare)
-        key = (network, f)
-        net[key] = net.get(key, 0) + n
-        key = (tier_name, f)
-        tier[key] = tier.get(key, 0) + n
+        key = (network, tier_name, f)
+        net_tier[key] = net_tier.get(key, 0) + n
         key = (ra, f)
         rack[key] = rack.get(key, 0) + n
         if rb != ra:
             key = (rb, f)
             rack[key] = rack.get(key, 0) + n
+    net: dict[tuple, int] = {}
+    tier: dict[tuple, int] = {}
+    for (network, tier_name, f), n in net_tier.items():
+        net[(network, f)] = net.get((network, f), 0) + n
+        tier[(tier_name, f)] = tier.get((tier_name, f), 0) + n
     _count_trunks(net, tier, rack, list(trunks))
 
     def srt(d: dict) -> tuple:
