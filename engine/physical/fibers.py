@@ -102,8 +102,8 @@ def fiber_totals(
         f = figures.get(id(fc))
         if f is None:
             f = figures[id(fc)] = (fc.active, fc.installed, fc.dark, fc.spare)
-        key = (network, tier_name, f)
-        net_tier[key] = net_tier.get(key, 0) + n
+        both = (network, tier_name, f)
+        net_tier[both] = net_tier.get(both, 0) + n
         key = (ra, f)
         rack[key] = rack.get(key, 0) + n
         if rb != ra:
