@@ -13,8 +13,11 @@ BOM, not again as fibers.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
+from itertools import compress
+from operator import attrgetter, itemgetter, ne
 from typing import Any
 
 from engine.physical.structured import TrunkRun
@@ -89,27 +92,68 @@ def fiber_totals(
 ) -> FiberTotals:
     """Roll up fibers. ``direct_links``: (network, tier, rack_a, rack_b, per-link
     FiberCount, number of links); ``trunks``: (network, TrunkRun) for panel-mode tiers."""
-    net: list[tuple[Hashable, FiberCount, int]] = []
-    tier: list[tuple[Hashable, FiberCount, int]] = []
-    rack: list[tuple[Hashable, FiberCount, int]] = []
+    # Each key's links and trunks are counted per distinct four figures first, and a key's sums made once per
+    # figures it holds: at 128K GPUs 42,697 link rows and 10,100 trunks share a few dozen figures, and a
+    # FiberCount per trunk plus a (key, count, n) row per key and row, summed field by field, cost 0.05 s.
+    net_tier: dict[tuple, int] = {}  # (network, tier, figures): a few dozen keys, split once the rows are in
+    rack: dict[tuple, int] = {}
+    figures: dict[int, tuple[int, int, int, int]] = {}
     for network, tier_name, ra, rb, fc, n in direct_links:
-        net.append((network, fc, n))
-        tier.append((tier_name, fc, n))
-        rack.append((ra, fc, n))
+        f = figures.get(id(fc))
+        if f is None:
+            f = figures[id(fc)] = (fc.active, fc.installed, fc.dark, fc.spare)
+        both = (network, tier_name, f)
+        net_tier[both] = net_tier.get(both, 0) + n
+        key = (ra, f)
+        rack[key] = rack.get(key, 0) + n
         if rb != ra:
-            rack.append((rb, fc, n))
-    for network, t in trunks:
-        fc = trunk_fibers(t)
-        net.append((network, fc, 1))
-        tier.append((t.tier, fc, 1))
-        rack.append((t.rack_a, fc, 1))
-        if t.rack_b != t.rack_a:
-            rack.append((t.rack_b, fc, 1))
+            key = (rb, f)
+            rack[key] = rack.get(key, 0) + n
+    net: dict[tuple, int] = {}
+    tier: dict[tuple, int] = {}
+    for (network, tier_name, f), n in net_tier.items():
+        net[(network, f)] = net.get((network, f), 0) + n
+        tier[(tier_name, f)] = tier.get((tier_name, f), 0) + n
+    _count_trunks(net, tier, rack, list(trunks))
 
     def srt(d: dict) -> tuple:
         return tuple(sorted(d.items()))
 
-    per_network = rollup(net)
+    per_network = _summed(net)
     # every row is in `net` once, so the total is the sum over networks
     total = rollup(("total", fc, 1) for fc in per_network.values()).get("total", ZERO)
-    return FiberTotals(srt(per_network), srt(rollup(tier)), srt(rollup(rack)), total)
+    return FiberTotals(srt(per_network), srt(_summed(tier)), srt(_summed(rack)), total)
+
+
+_TRUNK_FIGURES = attrgetter("active_fibers", "fibers", "dark_fibers", "spare_fibers")  # trunk_fibers' order
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
+_TIER, _RACK_A, _RACK_B = attrgetter("tier"), attrgetter("rack_a"), attrgetter("rack_b")
+
+
+def _count_trunks(net: dict, tier: dict, rack: dict, trunks: list[tuple[str, TrunkRun]]) -> None:
+    """Add (network, TrunkRun) pairs to counts by (key, four figures), counted in C: trunks of a size repeat."""
+    runs = list(map(_SECOND, trunks))
+    figures = list(map(_TRUNK_FIGURES, runs))
+    rack_a, rack_b = list(map(_RACK_A, runs)), list(map(_RACK_B, runs))
+    for counted, more in (
+        (net, Counter(zip(map(_FIRST, trunks), figures))),
+        (tier, Counter(zip(map(_TIER, runs), figures))),
+        (rack, Counter(zip(rack_a, figures))),
+        (rack, Counter(compress(zip(rack_b, figures), map(ne, rack_b, rack_a)))),
+    ):
+        for key, n in more.items():
+            counted[key] = counted.get(key, 0) + n
+
+
+def _summed(counted: dict[tuple, int]) -> dict[Hashable, FiberCount]:
+    """{key: FiberCount} from counts by (key, four figures)."""
+    acc: dict[Hashable, list[int]] = {}
+    for (key, f), n in counted.items():
+        s = acc.get(key)
+        if s is None:
+            s = acc[key] = [0, 0, 0, 0]
+        s[0] += f[0] * n
+        s[1] += f[1] * n
+        s[2] += f[2] * n
+        s[3] += f[3] * n
+    return {key: FiberCount(*s) for key, s in acc.items()}

@@ -246,6 +246,22 @@ def test_every_column_kind_of_a_long_sequence_survives_a_store():
     assert {"B", "D", "V", "U", "C", "G", "W"} <= _tags(_doc(blob)["root"])
 
 
+def test_rows_of_a_few_widths_come_back_in_order_whichever_width_is_commonest():
+    """Rows of up to 8 widths are stored width by width ("G"): one width for most rows and the others rare (a
+    cable's link ids), widths of a row 256 items and more, and two widths as common as each other all come back
+    in their order."""
+    n = 600
+    value = {
+        "mostly one": [[i] if i % 50 else list(range(i, i + 2 + i % 7)) for i in range(n)],
+        "wide": [(i,) if i % 3 else tuple(range(i, i + 300)) for i in range(n)],
+        "halves": [(i, "a") if i % 2 else ("panel", i, 3, "T") for i in range(n)],
+    }
+    blob = codec.encode(value)
+
+    _assert_same_kinds(codec.decode(blob), value)
+    assert all(node[0] == "G" for node in _doc(blob)["root"][2])
+
+
 def test_every_column_kind_written_by_codec_version_1_still_reads():
     """The same value as main's codec wrote it before version 2 (numbers in base64, "I"; the link ids padded
     with None into columns, "V"): read by today's decoder, equal with the same container kinds."""
