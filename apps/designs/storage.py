@@ -99,9 +99,10 @@ def store_revision_rows(
     # With every later row made ahead, a COPY only sends them (the server parsing them is the slow side), and the
     # thread would idle from early()'s end to the last COPY's; meanwhile() follows early() in it instead, beside
     # that COPY. Otherwise it keeps to after the last COPY, not beside rows being made for the server.
-    together = meanwhile is not None and made_ahead
-    if meanwhile is not None and together:
+    together = False
+    if meanwhile is not None and made_ahead:
         ahead_steps.append(meanwhile)
+        together = True
     ahead = tail = None
     try:
         for i, load in enumerate(loads):
