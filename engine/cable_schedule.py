@@ -177,19 +177,9 @@ class CableSchedule:
     # ----- the engine's rows ---------------------------------------------------------------------------
     def rows(self) -> Iterator[tuple]:
         """cables.csv rows (CABLE_COLUMNS), labels rendered on the fly."""
-        return self._rows(None)
-
-    def db_rows(self, revision_id: int) -> Iterator[tuple]:
-        """Every cable as the database stores it, led by `revision_id`: integer id, labels cut to 128
-        characters and the link ids to 256, and each end's hall (None for an unplaced end)."""
-        return self._rows(revision_id)
-
-    def _rows(self, db_prefix: int | None) -> Iterator[tuple]:
-        # One loop for both shapes, each tuple built once: this runs for every cable of a 400,000-cable design.
         template = self.template
         end = self.ends
         cable_fmt, own_first = fast_format(template._cable, 4), template.own_end_first  # cable_labels_of, inlined
-        hall = {r.id: r.hall + 1 for r in self.result.racks}  # a stored row's end: its rack's 1-based hall
         for cid, kind, part, length, a, b, link_ids, tier, network in self.ph.cable_rows:
             if kind == "trunk":
                 la, lb = trunk_labels(template, f"C{cid:06d}", end.label_end(a), end.label_end(b))
@@ -201,33 +191,105 @@ class CableSchedule:
                 la = cable_fmt(near_a, near_b, cs, "")
                 lb = cable_fmt(near_b, near_a, cs, "") if own_first else la
             links = f"L{link_ids[0]:06d}" if len(link_ids) == 1 else " ".join([f"L{x:06d}" for x in link_ids])
-            if db_prefix is None:
-                yield (f"C{cid:06d}", network, tier, kind, part, length, *a_row, *b_row, la, lb, links)
+            yield (f"C{cid:06d}", network, tier, kind, part, length, *a_row, *b_row, la, lb, links)
+
+    def db_rows(self, revision_id: int) -> Iterator[tuple]:
+        """Every cable as the database stores it, led by `revision_id`: integer id, labels cut to 128
+        characters and the link ids to 256, and each end's hall (None for an unplaced end); an unplaced end has
+        no rack unit: "" in cables.csv, NULL here (a 0U PDU has 0)."""
+        # What an end puts in a row and its label is worked out once per device, panel and port (a 400,000-cable
+        # design has about 20,000 devices and a few hundred port names): only the cable's own ids vary per row.
+        # The reference for any row is _db_row, which takes trunks and unplaced ends.
+        devices, formats = self._device_lists()
+        hall = {r.id: r.hall + 1 for r in self.result.racks}
+        dev_cells = [(k[1], k[2], k[3], hall.get(k[2])) for k in devices]  # (name, rack, U, hall) if placed
+        panel_cells: dict = {}  # (rack index, U) -> (port template's format, (name, rack, U, hall))
+        ends = self.ends
+        port_text = _PortLabels()
+        cable_fmt, own_first = fast_format(self.template._cable, 4), self.template.own_end_first
+        generic = self._db_row
+        for row in self.ph.cable_rows:
+            cid, kind, part, length, a, b, link_ids, tier, network = row
+            a0, b0 = a[0], b[0]
+            if kind == "trunk" or (a0 != "panel" and formats[a0] is None) or (b0 != "panel" and formats[b0] is None):
+                yield generic(row, revision_id, hall)
+                continue
+            if a0 == "panel":
+                fmt, ca = panel_cells.get(a[1:3]) or _panel_cells(ends, a, hall, panel_cells)
+                pa, near_a = str(a[3]), fmt(a[3])
             else:
-                # an unplaced end has no rack unit: "" in cables.csv, NULL in the database (a 0U PDU has 0)
-                ua, ub = a_row[3], b_row[3]
-                yield (
-                    db_prefix,
-                    cid,
-                    network,
-                    tier,
-                    kind,
-                    part,
-                    length,
-                    a_row[0],
-                    a_row[1],
-                    a_row[2],
-                    None if ua == "" else ua,
-                    b_row[0],
-                    b_row[1],
-                    b_row[2],
-                    None if ub == "" else ub,
-                    la[:128],
-                    lb[:128],
-                    links[:256],
-                    hall.get(a_row[2]),
-                    hall.get(b_row[2]),
-                )
+                ca, pa = dev_cells[a0], a[1]
+                near_a = formats[a0](port_text[pa])
+            if b0 == "panel":
+                fmt, cb = panel_cells.get(b[1:3]) or _panel_cells(ends, b, hall, panel_cells)
+                pb, near_b = str(b[3]), fmt(b[3])
+            else:
+                cb, pb = dev_cells[b0], b[1]
+                near_b = formats[b0](port_text[pb])
+            cs = f"C{cid:06d}"
+            la = cable_fmt(near_a, near_b, cs, "")
+            lb = cable_fmt(near_b, near_a, cs, "") if own_first else la
+            links = f"L{link_ids[0]:06d}" if len(link_ids) == 1 else " ".join([f"L{x:06d}" for x in link_ids])
+            name_a, rack_a, u_a, hall_a = ca
+            name_b, rack_b, u_b, hall_b = cb
+            yield (
+                revision_id,
+                cid,
+                network,
+                tier,
+                kind,
+                part,
+                length,
+                name_a,
+                pa,
+                rack_a,
+                u_a,
+                name_b,
+                pb,
+                rack_b,
+                u_b,
+                la[:128],
+                lb[:128],
+                links[:256],
+                hall_a,
+                hall_b,
+            )
+
+    def _db_row(self, row: Any, revision_id: int, hall: dict) -> tuple:
+        """One stored cable row, any kind of cable and end (the reference for db_rows' loop)."""
+        cid, kind, part, length, a, b, link_ids, tier, network = row
+        ends = self.ends
+        if kind == "trunk":
+            la, lb = trunk_labels(self.template, f"C{cid:06d}", ends.label_end(a), ends.label_end(b))
+            a_row, b_row = self._trunk_ends(cid, ends(a)[1], ends(b)[1])
+        else:
+            near_a, a_row = ends(a)
+            near_b, b_row = ends(b)
+            la, lb = cable_labels_of(self.template, near_a, near_b, f"C{cid:06d}")
+        links = " ".join(f"L{x:06d}" for x in link_ids)
+        ua, ub = a_row[3], b_row[3]
+        return (
+            revision_id,
+            cid,
+            network,
+            tier,
+            kind,
+            part,
+            length,
+            a_row[0],
+            a_row[1],
+            a_row[2],
+            None if ua == "" else ua,
+            b_row[0],
+            b_row[1],
+            b_row[2],
+            None if ub == "" else ub,
+            la[:128],
+            lb[:128],
+            links[:256],
+            hall.get(a_row[2]),
+            hall.get(b_row[2]),
+        )
 
     # ----- the installer's rows ------------------------------------------------------------------------
     def media(self, kind: str, first_link_id: int, a_panel: bool, b_panel: bool) -> tuple:
@@ -329,17 +391,20 @@ class CableSchedule:
             rows = self.ph.cable_rows
             at_a: dict = {}  # link id -> the panel its A-side cord meets
             at_b: dict = {}
-            for _cid, kind, _p, _l, a, b, lids, *_ in rows:
-                if kind != "trunk":
-                    if b[0] == "panel":
-                        at_a[lids[0]] = b[1:3]
-                    if a[0] == "panel":
-                        at_b[lids[0]] = a[1:3]
+            trunks = []
+            # indexed, not unpacked: a starred unpack builds a list per row, and this reads every cable
+            for row in rows:
+                if row[1] == "trunk":
+                    trunks.append(row)
+                    continue
+                a, b = row[4], row[5]
+                if b[0] == "panel":
+                    at_a[row[6][0]] = b[1:3]
+                if a[0] == "panel":
+                    at_b[row[6][0]] = a[1:3]
             count: dict = {}
             out = {}
-            for cid, kind, _p, _l, a, b, lids, *_ in rows:
-                if kind != "trunk":
-                    continue
+            for cid, _kind, _p, _l, a, b, lids, *_ in trunks:
                 names: dict[tuple, str] = {}
                 legs = dict.fromkeys((at_a.get(lid), at_b.get(lid)) for lid in lids)
                 for pa, pb in legs:
@@ -603,3 +668,19 @@ def _label_may_start_unsafe(compiled: str, heads: list[Any]) -> bool:
     if m.group(1) in ("0", "1"):
         return any(h[:1] in TRIGGERS for h in heads if h)
     return m.group(1) != "2"  # the cable id (C000001) is safe; an empty tier leaves the rest to begin it
+
+
+class _PortLabels(dict):
+    """port -> how a label prints it (port_label), worked out once per port name."""
+
+    def __missing__(self, port: str) -> str:
+        text = self[port] = port_label(port)
+        return text
+
+
+def _panel_cells(ends: EndRenderer, end: tuple, hall: dict, memo: dict) -> tuple:
+    """(the panel's port template format, (name, rack id, U, hall)) of a panel end, remembered in `memo`."""
+    _, rack_i, u, _port = end
+    known = ends.by_panel.get((rack_i, u)) or ends.panel(rack_i, u)
+    cells = memo[(rack_i, u)] = (known[0].format, (known[1], known[2], u, hall.get(known[2])))
+    return cells

@@ -134,7 +134,8 @@ class PhysicalResult:
             parts = memo.get(key)
             if parts is None:
                 parts = memo[key] = _link_parts(c, b, cord, db)
-            yield parts[0] + ((cables[:128] if db else cables),) + parts[1] + (status,)
+            (medium, a_part, b_part), (fibers, polarity, loss, margin) = parts
+            yield medium, a_part, b_part, (cables[:128] if db else cables), fibers, polarity, loss, margin, status
 
     def cable_rows_out(self, result: Any) -> Iterator[tuple[Any, ...]]:
         """cables.csv rows (CABLE_COLUMNS), labels rendered on the fly (own end first, TIA-606 style)."""

@@ -28,32 +28,46 @@ def link_db_rows(result: DesignDraft | DesignResult, revision_id: int) -> Iterat
         raise ValueError(f"{len(result.links)} links but {len(result.lengths_m)} run lengths")
     physical = result.physical
     extra = physical.link_db_fields_all() if physical is not None else repeat(_NO_PHYSICAL)
-    names = [d.name for d in result.devices]
     racks = result.racks
-    # each device's (rack id, U, 1-based hall); an unplaced one has none
-    loc = [("", None, None) if p is None else (racks[p.rack].id, p.u, racks[p.rack].hall + 1) for p in result.places]
-    for link, length, fields in zip(result.links, result.lengths_m, extra):
-        ra, ua, ha = loc[link.a]
-        rb, ub, hb = loc[link.b]
+    # each device's (name, rack id, U, 1-based hall); an unplaced one has no rack, U or hall
+    ends = [
+        (d.name, "", None, None) if p is None else (d.name, racks[p.rack].id, p.u, racks[p.rack].hall + 1)
+        for d, p in zip(result.devices, result.places)
+    ]
+    # the link unpacked, not read field by field: a named field costs a lookup, and this row has eleven
+    for (lid, network, plane, tier, a, a_port, _, b, b_port, _, speed), length, fields in zip(
+        result.links, result.lengths_m, extra
+    ):
+        name_a, rack_a, u_a, hall_a = ends[a]
+        name_b, rack_b, u_b, hall_b = ends[b]
+        medium, a_part, b_part, cables, fibers, polarity, loss, margin, status = fields
         yield (
             revision_id,
-            link.id,
-            link.network,
-            link.plane,
-            link.tier,
-            link.speed_gbps,
-            names[link.a],
-            link.a_port,
-            ra,
-            ua,
-            names[link.b],
-            link.b_port,
-            rb,
-            ub,
+            lid,
+            network,
+            plane,
+            tier,
+            speed,
+            name_a,
+            a_port,
+            rack_a,
+            u_a,
+            name_b,
+            b_port,
+            rack_b,
+            u_b,
             length,
-            *fields,
-            ha,
-            hb,
+            medium,
+            a_part,
+            b_part,
+            cables,
+            fibers,
+            polarity,
+            loss,
+            margin,
+            status,
+            hall_a,
+            hall_b,
         )
 
 

@@ -142,6 +142,9 @@ def build_sort_indexes(revision_id: int) -> int:
         return 0
     built = 0
     with transaction.atomic(), connection.cursor() as cur:
+        # the attach's memory, not the 64 MB default: 11 builds at 128K GPUs took 5.1 s against 5.8 s (medians of
+        # 3 under load 5.5; docs/scale-benchmarks.md, Stop 50)
+        cur.execute(f"SET LOCAL maintenance_work_mem = '{ATTACH_INDEX_MEMORY}'")
         for table, keys in sort_index_keys().items():
             child = partition_name(table, revision_id)
             cur.execute("SELECT 1 FROM pg_class WHERE relname = %s AND relkind = 'r'", [child])

@@ -251,10 +251,11 @@ def _compute_and_store(job: Job, progress: DbProgress) -> dict:
     encode_s = 0.0
 
     def finish() -> DesignResult:
-        # Starts once the rows are sent, maybe before check() is done: the checks are check()'s to run
-        # (checks=() skips them here); their names go into the result once the store has waited for both.
-        # The snapshot is encoded here too, while the server builds the cable indexes; the checks' names,
-        # which may still be running, are stored beside it (RevisionSnapshot.checks).
+        # Runs after check() in its thread while the cable rows are sent (they are all made ahead up to
+        # AHEAD_ROWS cables), otherwise once they are sent, maybe before check() is done: the checks are
+        # check()'s to run (checks=() skips them here); their names go into the result once the store has
+        # waited for both. The snapshot is encoded here too, while the server loads the cables and builds their
+        # indexes; the checks' names are stored beside it (RevisionSnapshot.checks).
         nonlocal finish_s, document, encode_s
         t = time.perf_counter()
         result = finish_design(draft, checks=())

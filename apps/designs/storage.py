@@ -68,7 +68,9 @@ def store_revision_rows(
     started once the first table is loaded, makes each later table's rows (the first AHEAD_ROWS of them; the
     rest are made as the COPY sends them) and runs `early()`, first when the rows are more than that; a second
     runs `meanwhile()` once the last table is loaded. So the server rarely waits for Python, and Python's
-    work is not split between two threads while a COPY, which the server is waiting for, is being sent.
+    work is not split between two threads while a COPY makes the rows the server is waiting for. When every
+    later table's rows are known to be made ahead (RowLoad.expected), no COPY makes any: `meanwhile()` then
+    follows `early()` in the first thread, beside the last COPY, rather than waiting for it to end.
     Neither may use the database (the threads have no connection of their own to use) nor touch what the rows
     are made of; `early()` must be done with anything `meanwhile()` reads before it starts: the two may
     overlap. Elsewhere rows are bulk-inserted, then `early()` and `meanwhile()` run.
@@ -88,10 +90,19 @@ def store_revision_rows(
     # rows past AHEAD_ROWS itself. Otherwise (every design up to 128K GPUs) the rows come first, all made ahead,
     # and early() runs after them, partly while their COPY waits on the server.
     ahead_steps: list[Callable[[], Any]] = [partial(_ahead, load.rows, AHEAD_ROWS) for load in loads[1:]]
-    first = 0
+    made_ahead = all(load.expected is not None and load.expected <= AHEAD_ROWS for load in loads[1:])
+    first = early_step = 0
     if early is not None:
-        first = int(any(load.expected is None or load.expected > AHEAD_ROWS for load in loads[1:]))
-        ahead_steps.insert(0 if first else len(ahead_steps), early)
+        first = int(not made_ahead)
+        early_step = 0 if first else len(ahead_steps)
+        ahead_steps.insert(early_step, early)
+    # With every later row made ahead, a COPY only sends them (the server parsing them is the slow side), and the
+    # thread would idle from early()'s end to the last COPY's; meanwhile() follows early() in it instead, beside
+    # that COPY. Otherwise it keeps to after the last COPY, not beside rows being made for the server.
+    together = False
+    if meanwhile is not None and made_ahead:
+        ahead_steps.append(meanwhile)
+        together = True
     ahead = tail = None
     try:
         for i, load in enumerate(loads):
@@ -102,7 +113,7 @@ def store_revision_rows(
                 rows = ()  # what was made ahead is sent: nothing holds it past its COPY
             if ahead is None and ahead_steps:
                 ahead = _Steps(ahead_steps)
-            if last and meanwhile is not None:
+            if last and meanwhile is not None and not together:
                 tail = _Steps([meanwhile])
             with clock(load.table, "index"):
                 attach_partition(load.table, child, revision_id)
@@ -115,11 +126,14 @@ def store_revision_rows(
         if early is not None:
             assert ahead is not None  # early is one of ahead_steps, so ahead started
             with clock("early", "wait"):
-                ahead.result(0 if first else len(ahead_steps) - 1)
-        if tail is None:
+                ahead.result(early_step)
+        if meanwhile is None:
             return counts, None
         with clock("meanwhile", "wait"):
-            return counts, tail.result(0)
+            if tail is not None:
+                return counts, tail.result(0)
+            assert ahead is not None  # together: meanwhile is the last of ahead_steps
+            return counts, ahead.result(len(ahead_steps) - 1)
     finally:
         for thread in (ahead, tail):  # nothing of this store runs on after it, even when it failed
             if thread is not None:

@@ -4,6 +4,8 @@ the plain ones say."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from engine.cable_schedule import CABLE_COLUMNS, SCHEDULE_COLUMNS, CableSchedule
@@ -44,6 +46,33 @@ def test_the_stored_rows_carry_the_same_labels(panelled):
     stored = list(panelled.physical.cable_db_rows(panelled, 42))
     assert all(s[0] == 42 for s in stored)
     assert [(s[15], s[16]) for s in stored] == [(r[14][:128], r[15][:128]) for r in engine_rows]
+
+
+def _stored(row: tuple, revision_id: int, hall: dict) -> tuple:
+    """A cables.csv row as the database stores it: integer id, NULL for an unplaced end's U, each end's hall."""
+    cid, *cells, la, lb, links = row
+    ends = cells[5:9], cells[9:13]
+    typed = [(*e[:3], None if e[3] == "" else e[3]) for e in ends]
+    halls = [hall.get(e[2]) for e in ends]
+    return (revision_id, int(cid[1:]), *cells[:5], *typed[0], *typed[1], la[:128], lb[:128], links[:256], *halls)
+
+
+def _unplaced_first_server(result):
+    server = next(d.idx for d in result.devices if d.role == "server")
+    places = list(result.places)
+    places[server] = None
+    return replace(result, places=places)
+
+
+@pytest.mark.parametrize("unplaced", [False, True])
+def test_every_stored_row_is_the_cables_csv_row_typed_for_the_database(panelled, unplaced):
+    result = _unplaced_first_server(panelled) if unplaced else panelled
+    hall = {r.id: r.hall + 1 for r in result.racks}
+    stored = list(CableSchedule(result).db_rows(42))
+    expected = [_stored(r, 42, hall) for r in CableSchedule(result).rows()]
+    assert stored == expected
+    assert {r[4] for r in stored} >= {"trunk"} and any(None in (r[10], r[14]) for r in stored) == unplaced
+    assert [tuple(map(type, r)) for r in stored] == [tuple(map(type, r)) for r in expected]
 
 
 @pytest.mark.parametrize(

@@ -150,6 +150,18 @@ def test_the_attach_builds_its_indexes_with_room_to_sort_in_memory():
         assert cur.fetchone()[0] == partitions.ATTACH_INDEX_MEMORY
 
 
+def test_the_sort_indexes_after_the_commit_are_built_with_the_same_room():
+    from apps.designs import partitions
+
+    rev = stored_revision()
+    with connection.cursor() as cur:
+        cur.execute(f"DROP INDEX {partition_name(ROW_TABLES[0], rev.pk)}_by_length_m")
+        cur.execute("RESET maintenance_work_mem")
+        assert partitions.build_sort_indexes(rev.pk) == 1
+        cur.execute("SHOW maintenance_work_mem")
+        assert cur.fetchone()[0] == partitions.ATTACH_INDEX_MEMORY
+
+
 def test_a_device_name_prefix_search_can_use_the_device_index():
     """The table search's device prefix (tables.py: a_device__startswith) is LIKE 'x%', which a btree serves
     only under the "C" collation; with sequential scans priced out, the plan shows whether it can."""

@@ -167,6 +167,11 @@ class TestStoringARevisionsRows:
         main thread   COPY links ── attach links (index build) ── COPY cables ── attach cables ── return
         thread 1                  └ early(), then make cable rows ┘
         thread 2                                                  └ meanwhile() ──────────────────┘
+
+    or, when the cable rows are known to fit AHEAD_ROWS (every design up to 128K GPUs):
+
+        main thread   COPY links ── attach links (index build) ── COPY cables ── attach cables ── return
+        thread 1                  └ make cable rows, early(), then meanwhile() ───────────────────┘
     """
 
     @pytest.fixture
@@ -302,6 +307,38 @@ class TestStoringARevisionsRows:
         with pytest.raises(RuntimeError, match="label template broke"):
             storage.store_revision_rows(rev.pk, loads, early=lambda: time.sleep(0.1))
         assert not any(t.name == "store-background" for t in threading.enumerate())
+
+    def test_rows_known_to_fit_ahead_leave_meanwhile_to_follow_early_beside_the_last_copy(
+        self, revisions, events, monkeypatch
+    ):
+        if connection.vendor != "postgresql":
+            pytest.skip("threads and partitions are PostgreSQL's")
+        rev = revisions[0]
+        loads = self.loads(rev, events)
+        loads[1] = loads[1]._replace(expected=9)  # all made ahead: the last COPY only sends them
+        started = threading.Event()
+        ran_in: dict[str, int] = {}
+        copy = storage._copy
+
+        def cables_wait_for_meanwhile(table, *args, **kwargs):
+            if "cablerecord" in table:
+                started.wait(5)
+            return copy(table, *args, **kwargs)
+
+        def meanwhile():
+            ran_in["meanwhile"] = threading.get_ident()
+            events.append("meanwhile")
+            started.set()
+            return "summary"
+
+        monkeypatch.setattr(storage, "_copy", cables_wait_for_meanwhile)
+        counts, extra = storage.store_revision_rows(
+            rev.pk, loads, early=lambda: ran_in.setdefault("early", threading.get_ident()), meanwhile=meanwhile
+        )
+        assert counts == [23, 9] and extra == "summary"
+        assert stored(CableRecord, rev, CABLE_DB_COLUMNS) == cable_rows(rev.pk)
+        assert events.index("cable rows made") < events.index("meanwhile") < events.index("sent cablerecord")
+        assert ran_in["early"] == ran_in["meanwhile"] != threading.get_ident()
 
     def test_rows_known_to_fit_ahead_are_made_before_early(self, revisions, events):
         rev = revisions[0]
