@@ -25,12 +25,17 @@ def write_links_csv(result: DesignResult, fh: IO[str], *, raw: bool = False) -> 
     """One row per link; returns the row count. Rows are generated as they are written (flat memory). Text
     cells beginning with a formula character get a leading ' unless `raw` (engine/csvcells.py). Over several
     halls each row ends with the 1-based hall of each end (HALL_COLUMNS, as cables.csv's; "" for an unplaced end)."""
-    w = csv.writer(fh, lineterminator="\n")
     cols, rows = _link_table(result)
     halls = link_halls(result)
     if halls is not None:
         cols, rows = cols + HALL_COLUMNS, map(tuple.__add__, rows, halls)
-    w.writerow(cols)
+    return _write_rows(fh, cols, rows, raw)
+
+
+def _write_rows(fh: IO[str], columns: tuple[str, ...], rows: Iterable[tuple], raw: bool) -> int:
+    """A header and the rows, written in chunks as they are made (flat memory); returns the row count."""
+    w = csv.writer(fh, lineterminator="\n")
+    w.writerow(columns)
     n = 0
     for chunk in _chunks(rows, 5000):
         w.writerows(chunk if raw else map(neutralize_row, chunk))
@@ -48,18 +53,12 @@ def _link_table(result: DesignResult) -> tuple[Any, Any]:
 def write_cables_csv(result: DesignResult, fh: IO[str], *, raw: bool = False) -> int:
     """The engine's cable table (CABLE_COLUMNS, labels rendered as it goes), one row per cable; over several halls
     each row ends with the 1-based hall of each end, as links.csv's. Returns the row count."""
-    w = csv.writer(fh, lineterminator="\n")
     cols, rows = CABLE_COLUMNS, result.physical.cable_rows_out(result)
     if _several_halls(result):
         of = _end_hall(result)
         ends = ((of(row[4]), of(row[5])) for row in result.physical.cable_rows)
         cols, rows = cols + HALL_COLUMNS, map(tuple.__add__, rows, ends)
-    w.writerow(cols)
-    n = 0
-    for chunk in _chunks(rows, 5000):
-        w.writerows(chunk if raw else map(neutralize_row, chunk))
-        n += len(chunk)
-    return n
+    return _write_rows(fh, cols, rows, raw)
 
 
 def _several_halls(result: DesignResult) -> bool:
