@@ -26,8 +26,7 @@ WRITERS = {
     "engine/cable_schedule.py": (1, "the cable schedule's fast path: neutralizes flagged rows"),
     # The CLI's links.csv and cables.csv, files it writes (never served): neutralize_row unless raw, csv.writer's
     # quoting (a generated name holds no carriage return).
-    "engine/outputs.py": (1, "the CLI's links.csv"),
-    "engine/physical_stage.py": (1, "the CLI's cables.csv"),
+    "engine/outputs.py": (1, "the CLI's links.csv and cables.csv (one writer for both)"),
 }
 
 
