@@ -258,14 +258,7 @@ class CableSchedule:
     def _db_row(self, row: Any, revision_id: int, hall: dict) -> tuple:
         """One stored cable row, any kind of cable and end (the reference for db_rows' loop)."""
         cid, kind, part, length, a, b, link_ids, tier, network = row
-        ends = self.ends
-        if kind == "trunk":
-            la, lb = trunk_labels(self.template, f"C{cid:06d}", ends.label_end(a), ends.label_end(b))
-            a_row, b_row = self._trunk_ends(cid, ends(a)[1], ends(b)[1])
-        else:
-            near_a, a_row = ends(a)
-            near_b, b_row = ends(b)
-            la, lb = cable_labels_of(self.template, near_a, near_b, f"C{cid:06d}")
+        la, lb, a_row, b_row = self._labelled_ends(cid, kind, a, b)
         links = " ".join(f"L{x:06d}" for x in link_ids)
         ua, ub = a_row[3], b_row[3]
         return (
@@ -428,17 +421,24 @@ class CableSchedule:
             self._formats = [None if k[0] is None else k[0].format for k in self._devices]
         return self._devices, self._formats
 
-    def _row(self, row: Any) -> tuple:
-        """One SCHEDULE_COLUMNS row, any kind of cable and end (the reference for the loops above and below)."""
-        cid, kind, part, length, a, b, lids, tier, network = row
+    def _labelled_ends(self, cid: int, kind: str, a: Any, b: Any) -> tuple[str, str, tuple, tuple]:
+        """(label at a, label at b, a's cells, b's cells) of any cable: a trunk's from its panels' ports
+        (trunk_labels), any other's from its two ends (cable_labels_of). db_rows and the schedule's rows share it."""
         ends = self.ends
         if kind == "trunk":
             la, lb = trunk_labels(self.template, f"C{cid:06d}", ends.label_end(a), ends.label_end(b))
             ca, cb = self._trunk_ends(cid, ends(a)[1], ends(b)[1])
-        else:
-            na, ca = ends(a)
-            nb, cb = ends(b)
-            la, lb = cable_labels_of(self.template, na, nb, f"C{cid:06d}")
+            return la, lb, ca, cb
+        near_a, ca = ends(a)
+        near_b, cb = ends(b)
+        la, lb = cable_labels_of(self.template, near_a, near_b, f"C{cid:06d}")
+        return la, lb, ca, cb
+
+    def _row(self, row: Any) -> tuple:
+        """One SCHEDULE_COLUMNS row, any kind of cable and end (the reference for the loops above and below)."""
+        cid, kind, part, length, a, b, lids, tier, network = row
+        ends = self.ends
+        la, lb, ca, cb = self._labelled_ends(cid, kind, a, b)
         m = self.media(kind, lids[0], a[0] == "panel", b[0] == "panel")
         links = " ".join(f"L{x:06d}" for x in lids)
         head = (f"C{cid:06d}", network, tier, kind, part, length)
