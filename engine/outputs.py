@@ -107,9 +107,13 @@ def write_configs(result: DesignResult, catalog: Catalog, out_dir: Path) -> list
     return written
 
 
-def write_plan(result: DesignResult, out_dir: Path, catalog: Any = None, *, raw_csv: bool = False) -> list[Path]:
+def write_plan(
+    result: DesignResult, out_dir: Path, catalog: Any = None, *, raw_csv: bool = False, cables: bool = True
+) -> list[Path]:
     """Write every file the engine alone can produce into out_dir; returns the paths written. `raw_csv`: CSV
-    cells unchanged (by default formula-like text gets a leading ', engine/csvcells.py)."""
+    cells unchanged (by default formula-like text gets a leading ', engine/csvcells.py). `cables` False leaves
+    cables.csv out, for a caller that writes its own there (the deliverables' schedule: these columns and the
+    installer's), so that a large design's cable table is not written twice."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     with open(out_dir / "summary.json", "w", encoding="utf-8") as fh:
@@ -119,7 +123,7 @@ def write_plan(result: DesignResult, out_dir: Path, catalog: Any = None, *, raw_
         write_links_csv(result, fh, raw=raw_csv)
     written.append(out_dir / "links.csv")
     physical = result.physical
-    if physical is not None and hasattr(physical, "cable_rows_out"):
+    if cables and physical is not None and hasattr(physical, "cable_rows_out"):
         with open(out_dir / "cables.csv", "w", encoding="utf-8", newline="") as fh:
             write_cables_csv(result, fh, raw=raw_csv)
         written.append(out_dir / "cables.csv")

@@ -236,3 +236,31 @@ def test_the_bom_takes_the_failure_rate_spares_rule(tmp_path):
         "100",
     )
     assert bad.returncode != 0 and "--spares-service-level-percent:" in bad.stderr
+
+
+def test_cables_csv_is_the_schedule_with_deliverables_and_the_engine_table_without(tmp_path, monkeypatch):
+    """With the deliverables, cables.csv is their schedule (the engine's columns, then the installer's), written
+    once: the engine's own table is not written first and overwritten. Without them it is the engine's table."""
+    import engine.outputs
+    from engine.outputs import write_cables_csv
+
+    written: list[str] = []
+    real = engine.outputs.write_cables_csv
+
+    def counting(result, fh, **kw):
+        written.append("engine")
+        return real(result, fh, **kw)
+
+    monkeypatch.setattr(engine.outputs, "write_cables_csv", counting)
+    call_command("plan", "preset:dgx-h100-superpod-4su", "--out", str(tmp_path / "all"))
+    assert written == []
+    with open(tmp_path / "all" / "cables.csv", newline="") as fh:
+        schedule_header = next(csv.reader(fh))
+    call_command("plan", "preset:dgx-h100-superpod-4su", "--out", str(tmp_path / "none"), "--deliverables", "none")
+    assert written == ["engine"]
+    with open(tmp_path / "none" / "cables.csv", newline="") as fh:
+        engine_header = next(csv.reader(fh))
+    assert schedule_header[: len(engine_header)] == engine_header and len(schedule_header) > len(engine_header)
+    call_command("plan", "preset:dgx-h100-superpod-4su", "--out", str(tmp_path / "bom"), "--deliverables", "bom.csv")
+    assert written == ["engine", "engine"] and (tmp_path / "bom" / "cables.csv").exists()
+    assert write_cables_csv is real

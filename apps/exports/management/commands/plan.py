@@ -111,7 +111,9 @@ class Command(BaseCommand):
         except SpecError as exc:
             raise CommandError(_spec_message(exc)) from None
         raw = csv == "raw"
-        paths = write_plan(result, Path(out), catalog=cat, raw_csv=raw)
+        # The deliverables' cables.csv (the engine's columns, then the installer's) takes the engine's place.
+        schedule = only is None or "cables.csv" in only
+        paths = write_plan(result, Path(out), catalog=cat, raw_csv=raw, cables=not schedule)
         if only != []:
             from deliverables import write_deliverables
 
