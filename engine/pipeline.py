@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .catalog import Catalog, ServerModel, load_catalog
 from .counting import counting_section
@@ -242,6 +242,8 @@ class _Wiring:
     storage_plan: AccessPlan | None = None
     inband_plan: AccessPlan | None = None
     wired: tuple[int, int, int] = (0, 0, 0)  # devices, links and warnings when the topology stage ended
+    # physical_stage.LinkEnds of the wired links, made by the first pass that places panels and kept for the retries
+    link_ends: Any = None
 
 
 def _wire(spec: DesignSpec, catalog: Catalog, progress: ProgressFn) -> _Wiring:
@@ -284,6 +286,8 @@ def _start_design(
     # panel links (and those sharing their cages) have been measured and given media.
     panels = None
     if stage is not None:
+        if w.link_ends is None:
+            w.link_ends = stage.LinkEnds(w.wired[1])
         panels = stage.place_panels(
             spec=spec,
             catalog=catalog,
@@ -293,6 +297,7 @@ def _start_design(
             racks=racks,
             measure=measure,
             partial=first,
+            ends=w.link_ends,
         )
     warnings = w.warnings
     extra_summary: dict = {}
