@@ -100,3 +100,31 @@ def test_a_panels_tier_the_design_lacks_changes_nothing(catalog):
     )
     assert _rows(plain) == _rows(with_policy)
     assert not any(row[1] == "trunk" for row in with_policy.physical.cable_rows)
+
+
+def test_a_floor_plans_racks_are_made_from_its_records(catalog):
+    """plan_floor places RackRecords (tuples built in C) and makes Racks of the plan kept only (FloorPlan.racks):
+    the hall probe of _place reads the records. Over halls, with rows split, both read the same."""
+    from engine import pipeline, placement
+    from engine.model import Rack
+    from engine.result import no_progress
+
+    spec = parse_spec(deep_merge(HALLS, {"layout": {"racks_per_row": 7}, **OOB}))
+    plans: list[placement.FloorPlan] = []
+
+    def kept(**kw):
+        plans.append(placement.plan_floor(**kw))
+        return plans[-1]
+
+    with mock.patch.object(pipeline, "plan_floor", kept):
+        racks, _places, _budgets = pipeline._place(spec, catalog, pipeline._wire(spec, catalog, no_progress))
+    assert len(plans) == 2  # the hall probe, then the plan over halls
+    for plan in plans:  # (the plan's list of Racks is the one the OOB network's services rack is added to)
+        made = plan.racks[: len(plan.records)]
+        assert all(type(r) is Rack for r in made)
+        assert [tuple(getattr(r, f) for f in placement.RackRecord._fields) for r in made] == plan.records
+        assert pipeline._longest_row(plan.records, "server") == pipeline._longest_row(plan.racks, "server")
+    assert plans[-1].records[-1].hall > 0
+    assert racks is plans[-1].racks  # with the OOB network's services rack after the plan's, a Rack too
+    assert len(racks) > len(plans[-1].records)
+    assert all(type(r) is Rack for r in racks)
