@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .catalog import Catalog, ServerModel, load_catalog
 from .counting import counting_section
@@ -19,7 +19,7 @@ from .gcpause import cyclic_gc_paused
 from .guard import Limits, check_spec
 from .model import Place, Rack
 from .physical.panel_layout import PanelOverflow
-from .placement import _Floor, plan_floor
+from .placement import RackRecord, _Floor, plan_floor
 from .rack_power import RackBudgets, rack_budgets, rack_power_report
 from .result import ENGINE_VERSION, DesignDraft, DesignResult, ProgressFn, no_progress
 from .runlength import device_geometry, measure_runs
@@ -35,6 +35,7 @@ from .verify import verify
 from .verify_cabling import label_warning, verify_cabling
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from types import ModuleType
 
     from engine.catalog import ServerModel, SwitchModel
@@ -133,7 +134,7 @@ def _build_oob(
     return racks, places
 
 
-def _longest_row(racks: list[Rack], kind: str) -> int:
+def _longest_row(racks: Sequence[Rack | RackRecord], kind: str) -> int:
     """Most racks in one row holding racks of `kind`."""
     rows: dict[int, int] = {}
     for r in racks:
@@ -242,6 +243,8 @@ class _Wiring:
     storage_plan: AccessPlan | None = None
     inband_plan: AccessPlan | None = None
     wired: tuple[int, int, int] = (0, 0, 0)  # devices, links and warnings when the topology stage ended
+    # physical_stage.LinkEnds of the wired links, made by the first pass that places panels and kept for the retries
+    link_ends: Any = None
 
 
 def _wire(spec: DesignSpec, catalog: Catalog, progress: ProgressFn) -> _Wiring:
@@ -284,6 +287,8 @@ def _start_design(
     # panel links (and those sharing their cages) have been measured and given media.
     panels = None
     if stage is not None:
+        if w.link_ends is None:
+            w.link_ends = stage.LinkEnds(w.wired[1])
         panels = stage.place_panels(
             spec=spec,
             catalog=catalog,
@@ -293,6 +298,7 @@ def _start_design(
             racks=racks,
             measure=measure,
             partial=first,
+            ends=w.link_ends,
         )
     warnings = w.warnings
     extra_summary: dict = {}
@@ -492,11 +498,11 @@ def _place(spec: DesignSpec, catalog: Catalog, w: _Wiring) -> tuple[list[Rack], 
         site=spec.site,
     )
     floor = place(reserved_u=reserved_u)
-    if floor.racks and floor.racks[-1].hall:
+    if floor.records and floor.records[-1].hall:
         # Over several halls (docs/site-model.md): links between halls run through patch panels, so every rack
         # keeps their units free, and the MDA's core rows are as long as the longest SU row, not one long row.
         reserved_u += 0 if _uses_panels(spec) else spec.layout.panel_units
-        floor = place(reserved_u=reserved_u, mda_row_racks=_longest_row(floor.racks, "server"))
+        floor = place(reserved_u=reserved_u, mda_row_racks=_longest_row(floor.records, "server"))
     racks, places = floor.racks, floor.places
     if oob_model is not None:
         racks, places = _build_oob(

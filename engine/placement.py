@@ -21,7 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from math import ceil, floor
+from typing import Any, NamedTuple
 
 from .catalog import ServerModel
 from .errors import SpecError
@@ -80,19 +82,57 @@ def servers_per_rack(layout: LayoutSpec, server: ServerModel, reserved_u: int) -
     return n
 
 
+class RackRecord(NamedTuple):
+    """A Rack's fields as plan_floor places it: a tuple built in C (tuple.__new__), where a Rack (a frozen dataclass)
+    costs about 1.5 us. Only the racks of a floor plan that is kept become Racks (FloorPlan.racks): at 128K GPUs
+    start_design places about 21,600 racks in four plan_floor calls (the hall probe of engine.pipeline._place and
+    the plan, twice, as the first placement's panels overflow), with the pods moved to the next hall placed twice,
+    and keeps 9,248 of them."""
+
+    idx: int
+    id: str
+    row: int
+    row_name: str
+    position: int
+    kind: str
+    x_m: float
+    y_m: float
+    hall: int
+
+
 @dataclass
 class FloorPlan:
-    racks: list[Rack]
+    records: list[RackRecord]  # the racks placed, as records (enough to read their rows, positions and halls)
     places: list[Place | None]  # parallel to devices
     servers_per_rack: int
+    _racks: list[Rack] | None = None
+
+    @property
+    def racks(self) -> list[Rack]:
+        """The racks placed, made from their records when first asked for."""
+        if self._racks is None:
+            self._racks = [Rack(*r) for r in self.records]
+        return self._racks
+
+
+def _rack(fields: tuple) -> Rack:
+    return Rack(*fields)
 
 
 class _Floor:
     def __init__(
-        self, layout: LayoutSpec, n_devices: int, reserved_u: int, max_mgmt: int | None, max_kw: float | None = None
+        self,
+        layout: LayoutSpec,
+        n_devices: int,
+        reserved_u: int,
+        max_mgmt: int | None,
+        max_kw: float | None = None,
+        records: bool = False,
     ):
+        """`records`: new racks are RackRecords (plan_floor), not Racks."""
         self.layout = layout
-        self.racks: list[Rack] = []
+        self.racks: list[Any] = []  # Racks, or RackRecords when `records`
+        self.make_rack: Callable[[tuple], Any] = partial(_new, RackRecord) if records else _rack
         self.places: list[Place | None] = [None] * n_devices
         self.row = -1
         self.pos = 0
@@ -145,7 +185,7 @@ class _Floor:
         x = self.x_at.get(pos)
         if x is None:
             x = self.x_at[pos] = round((pos - 0.5) * self.width, 4)
-        self.racks.append(Rack(idx, f"{prefix}{pos:02d}", row, rn, pos, kind, x, y, self.hall))
+        self.racks.append(self.make_rack((idx, f"{prefix}{pos:02d}", row, rn, pos, kind, x, y, self.hall)))
         return idx
 
     def stack(self, devices: list[Device], kind: str, row_racks: int | None = None) -> None:
@@ -200,7 +240,7 @@ def plan_floor(
     `site.max_racks_per_hall` racks (None: one hall of any size); the MDA's rows hold at most `mda_row_racks`
     racks each (None: one row)."""
     spr = servers_per_rack(layout, server, reserved_u)
-    floor_ = _Floor(layout, len(devices), reserved_u, mgmt_ports_per_rack, network_rack_kw)
+    floor_ = _Floor(layout, len(devices), reserved_u, mgmt_ports_per_rack, network_rack_kw, records=True)
     dev = devices
 
     floor_.new_row()
