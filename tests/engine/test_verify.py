@@ -68,9 +68,9 @@ def test_a_speed_the_switch_has_no_ports_for_is_named(draft):
         check(draft, links)
 
 
-@pytest.mark.parametrize("marks", [True, False], ids=["marks", "set"])
+@pytest.mark.parametrize("marks", [True, False], ids=["marks", "dict"])
 def test_a_port_used_by_two_links_is_named(draft, monkeypatch, marks):
-    """Check 1 counts distinct link ends with a byte per (device, port name), or a set past verify._MARKS_MAX."""
+    """Check 1 counts distinct link ends with a byte per (device, port name), or a dict per name past verify._MARKS_MAX."""
     if not marks:
         monkeypatch.setattr("engine.verify._MARKS_MAX", 0)
     links = list(draft.links)
