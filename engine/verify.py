@@ -9,6 +9,7 @@ from typing import Any
 
 from .errors import EngineInvariantError
 from .model import APPLIANCE_ROLES
+from .summary import tier_runs
 from .topology.builder import switch_port_names
 
 
@@ -119,9 +120,18 @@ def _ports_within_radix(devices: Any, links: Any, switches: Any, by_tier: dict) 
 
 
 def verify(  # noqa: C901
-    *, devices: Any, links: Any, switches: Any, compute_plan: Any, server_model: Any, n_servers: int, gpus: int
+    *,
+    devices: Any,
+    links: Any,
+    switches: Any,
+    compute_plan: Any,
+    server_model: Any,
+    n_servers: int,
+    gpus: int,
+    runs: list | None = None,
 ) -> list[str]:
-    """Raise EngineInvariantError on the first broken invariant; return the names of the checks run."""
+    """Raise EngineInvariantError on the first broken invariant; return the names of the checks run. `runs`:
+    summary.tier_runs(links), when the caller has it."""
     checks = []
 
     # 1. No port used twice, on any device of any network.
@@ -133,8 +143,8 @@ def verify(  # noqa: C901
 
     # Links by (network, tier), in link order: the checks below read one tier at a time.
     by_tier: dict[tuple[str, str], list] = defaultdict(list)
-    for key, group in groupby(links, _NETWORK_TIER):
-        by_tier[key] += group
+    for key, start, stop in tier_runs(links) if runs is None else runs:
+        by_tier[key] += links[start:stop]
 
     _ports_within_radix(devices, links, switches, by_tier)
     checks.append("ports-within-radix")
