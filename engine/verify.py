@@ -9,7 +9,6 @@ from typing import Any
 
 from .errors import EngineInvariantError
 from .model import APPLIANCE_ROLES
-from .summary import tier_runs
 from .topology.builder import switch_port_names
 
 
@@ -119,6 +118,19 @@ def _ports_within_radix(devices: Any, links: Any, switches: Any, by_tier: dict) 
             _fail(f"a {model} port in use at {speed} Gb/s is not one of its ports")  # not reached
 
 
+def _links_by_tier(links: Any, runs: list | None) -> dict[tuple[str, str], list]:
+    """{(network, tier): its links, in link order}, from `runs` (summary.tier_runs) when given; else each run of
+    one (network, tier) joined as it comes (cheaper than working out the runs to slice by, for a check alone)."""
+    by_tier: dict[tuple[str, str], list] = defaultdict(list)
+    if runs is None:
+        for key, group in groupby(links, _NETWORK_TIER):
+            by_tier[key] += group
+    else:
+        for key, start, stop in runs:
+            by_tier[key] += links[start:stop]
+    return by_tier
+
+
 def verify(  # noqa: C901
     *,
     devices: Any,
@@ -142,9 +154,7 @@ def verify(  # noqa: C901
     checks.append("no-port-used-twice")
 
     # Links by (network, tier), in link order: the checks below read one tier at a time.
-    by_tier: dict[tuple[str, str], list] = defaultdict(list)
-    for key, start, stop in tier_runs(links) if runs is None else runs:
-        by_tier[key] += links[start:stop]
+    by_tier = _links_by_tier(links, runs)
 
     _ports_within_radix(devices, links, switches, by_tier)
     checks.append("ports-within-radix")
