@@ -1578,20 +1578,10 @@ def _roll_up(
     """Fill in `result`'s fiber totals, BOM and worst links, and return the physical layer's warnings."""
     choices, cables, trunks_out = result.choices, result.cables, result.trunks
     # Optical links on a cable of their own (one cable id) by (network, tier, rack A, rack B, choice id), counted
-    # over every link in one C-level pass and then kept for the few thousand keys that qualify (first-seen
-    # order, as a loop over the qualifying links would add them).
+    # over every link and then kept for the few thousand keys that qualify (first-seen order, as a loop over the
+    # qualifying links would add them).
     by_id = {id(c): c for c in result.distinct_choices if c.optical}
-    rack_of = [p.rack if p else -1 for p in places]
-    counted = Counter(
-        zip(
-            map(_LINK_NETWORK, links),
-            map(_LINK_TIER, links),
-            map(rack_of.__getitem__, map(_LINK_A, links)),
-            map(rack_of.__getitem__, map(_LINK_B, links)),
-            map(id, choices),
-            map(len, cables),
-        )
-    )
+    counted = _links_by_rack_pair(links, choices, cables, [p.rack if p else -1 for p in places])
     per_choice = {k: link_fibers(c, False) for k, c in by_id.items()}
     rack_ids = [r.id for r in racks] + [""]  # index -1 (no place): ""
     direct = [
@@ -1637,6 +1627,29 @@ def _roll_up(
         if mated:
             warnings.append(mated)
     return warnings
+
+
+def _links_by_rack_pair(links: Any, choices: list, cables: list, rack_of: list[int]) -> dict[tuple, int]:
+    """The links counted by (network, tier, rack A, rack B, id of the choice, cables on the link), in order of first
+    occurrence; `rack_of`: per device its rack index, -1 unplaced.
+
+    A Python step per link over runs of links sharing the key (a tier's links come in builder order, one lower
+    device after another): at 128K GPUs 0.09 s, where a Counter of six-field keys counted in C took 0.117 s."""
+    counted: dict[tuple, int] = {}
+    net = tier = choice = _NO_RUN
+    ra = rb = ncab = n = 0
+    for lk, c, cab in zip(links, choices, cables):
+        a, b = rack_of[lk[4]], rack_of[lk[7]]  # Link.a, Link.b
+        if c is not choice or a != ra or b != rb or len(cab) != ncab or lk[3] is not tier or lk[1] is not net:
+            if n:
+                key = (net, tier, ra, rb, id(choice), ncab)
+                counted[key] = counted.get(key, 0) + n
+            net, tier, ra, rb, choice, ncab, n = lk[1], lk[3], a, b, c, len(cab), 0
+        n += 1
+    if n:
+        key = (net, tier, ra, rb, id(choice), ncab)
+        counted[key] = counted.get(key, 0) + n
+    return counted
 
 
 def _mated_pair_warning(links: Any, budgets: list[Any], places: Any, racks: Any, named: int = 8) -> str | None:
@@ -1863,15 +1876,6 @@ BOM_CATEGORIES = (
     "cable",
 )
 CABLE_KINDS = tuple(_CABLE_CATEGORY)  # every kind a cable row can have (the cable table's filter offers them)
-# columns of cable_rows: id, kind, part, ordered length, a end, b end, link ids, tier, network
-_ROW_KIND, _ROW_PART, _ROW_LENGTH, _ROW_A, _ROW_NETWORK = (
-    itemgetter(1),
-    itemgetter(2),
-    itemgetter(3),
-    itemgetter(4),
-    itemgetter(8),
-)
-_ROW_TIER = itemgetter(7)
 _FIRST = itemgetter(0)
 _LINK_NETWORK, _LINK_TIER, _LINK_A, _LINK_B = itemgetter(1), itemgetter(3), itemgetter(4), itemgetter(7)
 _LINK_A_CAGE, _LINK_B_CAGE = itemgetter(6), itemgetter(9)
@@ -1954,29 +1958,20 @@ def _cable_lines(
 ) -> tuple[Counter, dict]:
     """_bom's cable lines (by part, through `add`), the cables split by (part, network, SU) and each part's
     ordered length (its first row's); `kinds` (when given) gets the rows by (network, tier, kind)."""
-    # Cables by part: counted per (kind, part, length, network, A-end device, tier) in one C-level pass; lines
-    # are added in first-row order, so each line's description is its first row's, as row by row. The tier is
-    # there for `kinds` (counting_section), which would otherwise take a pass over the rows of its own.
-    per_key = Counter(
-        zip(
-            map(_ROW_KIND, rows),
-            map(_ROW_PART, rows),
-            map(_ROW_LENGTH, rows),
-            map(_ROW_NETWORK, rows),
-            map(_FIRST, map(_ROW_A, rows)),
-            map(_ROW_TIER, rows),
-        )
-    )
+    # Lines are added in first-row order, so each line's description is its first row's, as row by row. The tier
+    # is counted for `kinds` (counting_section), which would otherwise take a pass over the rows of its own.
     cables_split: Counter = Counter()
     cable_lengths: dict = {}
     by_kind: Counter = Counter()
     # a line is added once per (kind, part, length), in first-row order: 248,798 keys at 1M GPUs for 2,000 lines
     by_line: dict[tuple, int] = {}
-    for (kind, part, length, net, a_dev, tier), n in per_key.items():
+    for kind, part, length, net, tier, by_a_end in _row_runs(rows):
+        n = sum(by_a_end.values())
         by_kind[(net, tier, kind)] += n
         line = (kind, part, length)
         by_line[line] = by_line.get(line, 0) + n
-        cables_split[(part, net, 0 if a_dev == "panel" else su_of[a_dev])] += n
+        for a_dev, k in by_a_end.items():
+            cables_split[(part, net, 0 if a_dev == "panel" else su_of[a_dev])] += k
     for (kind, part, length), n in by_line.items():
         desc, why = describe_cable(kind, part, length)
         add(_CABLE_CATEGORY.get(kind, "cable"), part, desc, n, unconfirmed=why)
@@ -1985,6 +1980,32 @@ def _cable_lines(
     if kinds is not None:
         kinds.update(by_kind)
     return cables_split, cable_lengths
+
+
+_NO_RUN = object()  # no row's field: the run before the first row
+
+
+def _row_runs(rows: Any) -> list[tuple[Any, Any, Any, Any, Any, dict]]:
+    """The cable rows as runs, in row order, of one (kind, part, length, network, tier), each with {its rows' first
+    A-end field (device index, or "panel"): rows}. A run ends where a row's field is not the object the run's
+    first row has (an equal value in another object starts a new run: a key may come back, to be summed).
+
+    A Python step per row: the physical stage makes its rows in long runs sharing these objects (a tier's direct
+    cables from one memo entry per choice and length, a demand group's cords), so a row costs a few identity
+    tests and a count. At 128K GPUs (511,000 rows, 36,921 runs) it takes 0.065 s, where a Counter of (kind, part,
+    length, network, A-end device, tier) keys counted in C took 0.12 s (a six-field tuple hashed per row)."""
+    # columns of cable_rows: id, kind, part, ordered length, a end, b end, link ids, tier, network
+    runs: list[tuple[Any, Any, Any, Any, Any, dict]] = []
+    kind = part = length = net = tier = _NO_RUN
+    by_a_end: dict = {}
+    for row in rows:
+        if row[2] is not part or row[3] is not length or row[1] is not kind or row[8] is not net or row[7] is not tier:
+            kind, part, length, net, tier = row[1], row[2], row[3], row[8], row[7]
+            by_a_end = {}
+            runs.append((kind, part, length, net, tier, by_a_end))
+        a = row[4][0]
+        by_a_end[a] = by_a_end.get(a, 0) + 1
+    return runs
 
 
 def _panel_lines(add: Callable[..., None], panels: Any, media: Any) -> None:

@@ -24,7 +24,7 @@ from .rack_power import RackBudgets, rack_budgets, rack_power_report
 from .result import ENGINE_VERSION, DesignDraft, DesignResult, ProgressFn, no_progress
 from .runlength import device_geometry, measure_runs
 from .spec import DesignSpec
-from .summary import summarize
+from .summary import summarize, tier_runs
 from .topology.access import AccessPlan, build_access, plan_access, storage_ufm_links
 from .topology.advice import reserved_slot_warning, spine_choices
 from .topology.builder import Builder
@@ -511,8 +511,9 @@ def _place(spec: DesignSpec, catalog: Catalog, w: _Wiring) -> tuple[list[Rack], 
     return racks, places, budgets
 
 
-def check_design(draft: DesignDraft) -> tuple[str, ...]:
-    """The draft's invariant checks (EngineInvariantError on a broken one): the names of the checks run."""
+def check_design(draft: DesignDraft, runs: list | None = None) -> tuple[str, ...]:
+    """The draft's invariant checks (EngineInvariantError on a broken one): the names of the checks run. `runs`:
+    summary.tier_runs(draft.links), when the caller has it."""
     catalog, plan, server = draft.catalog, draft.plan, draft.server
     checks = verify(
         devices=draft.devices,
@@ -522,6 +523,7 @@ def check_design(draft: DesignDraft) -> tuple[str, ...]:
         server_model=server,
         n_servers=draft.n_servers,
         gpus=draft.n_servers * server.gpus,
+        runs=runs,
     )
     physical = draft.physical
     if physical is not None:
@@ -545,8 +547,9 @@ def finish_design(
     its physical layer (BOM, fiber totals, worst links, warnings) and summarize it."""
     spec, plan, server = draft.spec, draft.plan, draft.server
     _stage(progress, "verification")
+    runs = tier_runs(draft.links)  # the links' (network, tier) runs: for the checks, the summary and diversity
     if checks is None:
-        checks = check_design(draft)
+        checks = check_design(draft, runs)
 
     _stage(progress, "summary")
     warnings = list(draft.warnings)
@@ -561,7 +564,7 @@ def finish_design(
             warnings.append(clash)
     from .physical.diversity import uplink_diversity_warnings
 
-    warnings += uplink_diversity_warnings(draft)
+    warnings += uplink_diversity_warnings(draft, runs)
     summary = summarize(
         spec=spec,
         plan=plan,
@@ -574,6 +577,7 @@ def finish_design(
         server=server,
         physical=draft.physical,
         warnings=warnings,
+        runs=runs,
     )
     summary.update(draft.extra_summary)
     summary["counting"], count_notes = counting_section(

@@ -21,18 +21,28 @@ def _bisection(gpus: int, injection_gbps: float, ratios: list[float]) -> float:
     return round(gpus * injection_gbps / 2 / worst, 3)
 
 
-def _per_tier(links: Any, lengths: Any) -> tuple[Counter, dict]:
-    """(links per (network, tier), run lengths per "network/tier": [total, min, max, links])."""
+def tier_runs(links: Any) -> list[tuple[tuple[str, str], int, int]]:
+    """The links' runs of one (network, tier) in link order, as ((network, tier), first index, index past the
+    last). The builder emits a tier's links together, so a design has a few runs (a tier may come back in another
+    run); engine.pipeline.finish_design works them out once for the summary and the uplink diversity check."""
+    runs = []
+    at = 0
+    for key, run in groupby(links, _NETWORK_TIER):
+        n = len(list(run))
+        runs.append((key, at, at + n))
+        at += n
+    return runs
+
+
+def _per_tier(links: Any, lengths: Any, runs: list | None = None) -> tuple[Counter, dict]:
+    """(links per (network, tier), run lengths per "network/tier": [total, min, max, links]). `runs`: tier_runs'
+    answer for `links`, when the caller has it."""
     tier_count: Counter = Counter()
     length_by_tier: dict = {}
-    # The builder emits a tier's links together, so grouping consecutive links by (network, tier) gives a few
-    # runs, each summed in C, rather than a Python step and a formatted key per link. The run's lengths are a
-    # slice of `lengths` (parallel to the links): no (key, length) pair made per link.
-    at = 0
-    for (network, tier), run in groupby(links, _NETWORK_TIER):
-        n = len(list(run))
-        run_lengths = lengths[at : at + n]
-        at += n
+    # Each run of one (network, tier) is summed in C, rather than a Python step and a formatted key per link. The
+    # run's lengths are a slice of `lengths` (parallel to the links): no (key, length) pair made per link.
+    for (network, tier), start, stop in tier_runs(links) if runs is None else runs:
+        run_lengths = lengths[start:stop]
         tier_count[(network, tier)] += len(run_lengths)
         key = f"{network}/{tier}"
         s = length_by_tier.get(key)
@@ -62,13 +72,15 @@ def summarize(
     server: Any,
     physical: Any,
     warnings: Any,
+    runs: list | None = None,
 ) -> dict:
+    """The summary of a design (docs/summary.md). `runs`: tier_runs(links), when the caller has it."""
     gpus = spec.servers.count * server.gpus
     role_count: Counter = Counter()
     for d in devices:
         if d.network:
             role_count[(d.network, d.role)] += 1
-    tier_count, length_by_tier = _per_tier(links, lengths)
+    tier_count, length_by_tier = _per_tier(links, lengths, runs)
 
     networks: dict = {}
     injection = len(server.compute_ports) * plan.speed_gbps * plan.planes / server.gpus

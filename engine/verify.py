@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict, deque
-from itertools import chain, groupby, repeat
-from operator import add, itemgetter, mul, setitem
+from itertools import groupby, repeat
+from operator import itemgetter, setitem
 from typing import Any
 
 from .errors import EngineInvariantError
@@ -40,7 +40,7 @@ def _first_port_beyond_radix(devices: Any, links: Any, switches: Any) -> None:
                 _fail(f"{d.name} port {port} does not exist on a {d.model} at {link.speed_gbps} Gb/s")
 
 
-_MARKS_MAX = 1 << 26  # bytes: a mark per (device, port name), up to 64 MiB (440,000 devices of 152 names); then a set
+_MARKS_MAX = 1 << 26  # bytes: a mark per (device, port name), up to 64 MiB (440,000 devices of 152 names); then a dict
 
 
 # Link fields by position (model.Link is a NamedTuple): itemgetter over them runs in C, so a check over
@@ -49,31 +49,31 @@ _NETWORK_TIER = itemgetter(1, 3)
 _A, _A_PORT, _B, _B_PORT, _SPEED = itemgetter(4), itemgetter(5), itemgetter(7), itemgetter(8), itemgetter(10)
 
 
-class _TooManyMarks(Exception):
-    pass
-
-
 class _Marks(dict):
-    """Port name -> a bytearray of marks indexed by device, made when the name is first met (no pass over the
-    links to gather the names first); _TooManyMarks once they would pass _MARKS_MAX bytes in all."""
+    """Port name -> the marks of its ends by device index, made when the name is first met (no pass to gather the
+    names first): a bytearray (a byte per device) while they fit in _MARKS_MAX bytes in all, then a dict (a key
+    per marked device). `marks[name][device] = 1` marks an end either way; distinct() counts the ends marked.
+    Also engine.verify_cabling's, for cable ends."""
 
     def __init__(self, n_devices: int) -> None:
         super().__init__()
         self.n_devices = n_devices
 
-    def __missing__(self, name: str) -> bytearray:
-        if (len(self) + 1) * self.n_devices > _MARKS_MAX:
-            raise _TooManyMarks
-        marks = self[name] = bytearray(self.n_devices)
+    def __missing__(self, name: Any) -> bytearray | dict:
+        fits = (len(self) + 1) * self.n_devices <= _MARKS_MAX
+        marks = self[name] = bytearray(self.n_devices) if fits else {}
         return marks
+
+    def distinct(self) -> int:
+        return sum(m.count(1) if isinstance(m, bytearray) else len(m) for m in self.values())
 
 
 def _distinct_ends(links: Any, n_devices: int) -> int:
-    """How many distinct (device, port name) ends `links` have. Below _MARKS_MAX a byte is marked per end in C, in
-    a bytearray per port name indexed by device: no int is made per end (an int per end, device x names + the
-    name's number, marked in one bytearray took 0.14 s at 128K GPUs against 0.06 s), and nothing is kept in a set.
-    A device index past the last is a link naming a device that does not exist. Past _MARKS_MAX, a set of those
-    ints."""
+    """How many distinct (device, port name) ends `links` have. A byte is marked per end in C, in a bytearray per
+    port name indexed by device (_Marks): no int is made per end (an int per end, device x names + the name's
+    number, marked in one bytearray took 0.14 s at 128K GPUs against 0.06 s), and nothing is kept in a set. A
+    device index past the last is a link naming a device that does not exist (caught while the marks are
+    bytearrays)."""
     marks = _Marks(n_devices)
     of_name = marks.__getitem__
     try:
@@ -81,20 +81,7 @@ def _distinct_ends(links: Any, n_devices: int) -> int:
         deque(map(setitem, map(of_name, map(_B_PORT, links)), map(_B, links), repeat(1)), 0)
     except IndexError:
         _fail("a link names a device that does not exist")
-    except _TooManyMarks:
-        names = set(map(_A_PORT, links))
-        names.update(map(_B_PORT, links))
-        number = {name: i for i, name in enumerate(names)}.__getitem__
-        width = repeat(len(names))
-        return len(
-            set(
-                chain(
-                    map(add, map(mul, map(_A, links), width), map(number, map(_A_PORT, links))),
-                    map(add, map(mul, map(_B, links), width), map(number, map(_B_PORT, links))),
-                )
-            )
-        )
-    return sum(m.count(1) for m in marks.values())
+    return marks.distinct()
 
 
 def _ports_within_radix(devices: Any, links: Any, switches: Any, by_tier: dict) -> None:
@@ -131,10 +118,32 @@ def _ports_within_radix(devices: Any, links: Any, switches: Any, by_tier: dict) 
             _fail(f"a {model} port in use at {speed} Gb/s is not one of its ports")  # not reached
 
 
+def _links_by_tier(links: Any, runs: list | None) -> dict[tuple[str, str], list]:
+    """{(network, tier): its links, in link order}, from `runs` (summary.tier_runs) when given; else each run of
+    one (network, tier) joined as it comes (cheaper than working out the runs to slice by, for a check alone)."""
+    by_tier: dict[tuple[str, str], list] = defaultdict(list)
+    if runs is None:
+        for key, group in groupby(links, _NETWORK_TIER):
+            by_tier[key] += group
+    else:
+        for key, start, stop in runs:
+            by_tier[key] += links[start:stop]
+    return by_tier
+
+
 def verify(  # noqa: C901
-    *, devices: Any, links: Any, switches: Any, compute_plan: Any, server_model: Any, n_servers: int, gpus: int
+    *,
+    devices: Any,
+    links: Any,
+    switches: Any,
+    compute_plan: Any,
+    server_model: Any,
+    n_servers: int,
+    gpus: int,
+    runs: list | None = None,
 ) -> list[str]:
-    """Raise EngineInvariantError on the first broken invariant; return the names of the checks run."""
+    """Raise EngineInvariantError on the first broken invariant; return the names of the checks run. `runs`:
+    summary.tier_runs(links), when the caller has it."""
     checks = []
 
     # 1. No port used twice, on any device of any network.
@@ -145,9 +154,7 @@ def verify(  # noqa: C901
     checks.append("no-port-used-twice")
 
     # Links by (network, tier), in link order: the checks below read one tier at a time.
-    by_tier: dict[tuple[str, str], list] = defaultdict(list)
-    for key, group in groupby(links, _NETWORK_TIER):
-        by_tier[key] += group
+    by_tier = _links_by_tier(links, runs)
 
     _ports_within_radix(devices, links, switches, by_tier)
     checks.append("ports-within-radix")

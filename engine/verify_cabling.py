@@ -22,15 +22,14 @@ from __future__ import annotations
 import string
 from collections import Counter, defaultdict
 from collections.abc import Iterator
-from operator import itemgetter
 from typing import Any
 
 from .errors import EngineInvariantError
 from .model import Place
 from .physical.labels import END_PLACEHOLDERS, LabelEnd, LabelTemplate, cable_labels_of, trunk_labels
+from .verify import _Marks
 
 _FORMATTER = string.Formatter()
-_A_END, _B_END = itemgetter(4), itemgetter(5)
 _PORT = END_PLACEHOLDERS.index("port")
 _RU = END_PLACEHOLDERS.index("ru")
 _RACK_NAMES = {END_PLACEHOLDERS.index("grid"), END_PLACEHOLDERS.index("rack")}  # either names the rack in a site
@@ -51,12 +50,14 @@ def verify_cabling(
     (cable_schedule.EndRenderer over the same devices, places and racks)."""
     rows = physical.cable_rows
     checks = []
+    placed = physical.panel_places
+    units_at: list[set[int]] = [set() for _ in racks]  # per rack, the units its placed panels start at
+    for pp in placed:
+        units_at[pp.rack].add(pp.u)
 
     # 1. One cable per end. Trunk ends ("panel", rack, u, "T") are the panels' rear adapters, not ports.
-    cords, trunk_ids = _split_trunks(rows) if physical.trunks else (rows, [])
-    ends = set(map(_A_END, cords))
-    ends.update(map(_B_END, cords))
-    if len(ends) != 2 * len(cords):
+    cords, trunk_ids, distinct, unplaced = _read_rows(rows, units_at, len(devices))
+    if distinct != 2 * len(cords):
         count = Counter(e for row in cords for e in (row[4], row[5]))
         end, k = count.most_common(1)[0]
         if end[0] == "panel":
@@ -65,35 +66,11 @@ def verify_cabling(
     checks.append("one-cable-per-port")
 
     # 2. Panels: own units, every named panel placed, placed == ordered.
-    placed = physical.panel_places
     if placed or physical.panels:
-        taken: dict[int, dict[int, str]] = defaultdict(dict)
-        panel_racks = {pp.rack for pp in placed}  # only these racks' units are read: not every server's (164,000)
-        for d, p in zip(devices, places):
-            # OOB switches sit above the panels' units; PDUs are zero-U; a rack-scale record spans its rack.
-            if p is None or p.rack not in panel_racks or d.role in ("oob", "pdu") or d.rack_units >= rack_units:
-                continue
-            for u in range(p.u, p.u + d.rack_units):
-                taken[p.rack][u] = d.name
-        units_at: list[set[int]] = [set() for _ in racks]  # per rack, the units its placed panels start at
-        for pp in placed:
-            for u in range(pp.u, pp.u + pp.rack_units):
-                other = taken[pp.rack].get(u)
-                if other is not None or u < 1:
-                    _fail(
-                        f"the {pp.tier} patch panel at {racks[pp.rack].id} U{pp.u} shares U{u} with "
-                        f"{other or 'nothing: below U1'}"
-                    )
-                taken[pp.rack][u] = f"a {pp.tier} patch panel"
-            units_at[pp.rack].add(pp.u)
-        _unplaced_panel(rows, units_at, racks)
-        ordered: Counter[tuple[str, str, str]] = Counter()
-        for rp in physical.panels:
-            ordered[(rp.rack, rp.tier, rp.panel_kind)] += rp.panels
-        stood = Counter((racks[pp.rack].id, pp.tier, pp.panel_kind) for pp in placed)
-        if ordered != stood:
-            key = next(k for k in dict.fromkeys([*ordered, *stood]) if ordered[k] != stood[k])  # the first, always
-            _fail(f"{key[0]} has {stood[key]} {key[1]} {key[2]} patch panel(s) placed and {ordered[key]} ordered")
+        _check_panels(devices, places, racks, physical, rack_units)
+        if unplaced:
+            _unplaced_panel(rows, units_at, racks)
+        _check_panel_orders(racks, physical)
         checks.append("panels-placed-as-ordered")
 
     # 3. Unique labels, with the engine's own templates (custom ones: a warning, label_clash below).
@@ -105,17 +82,78 @@ def verify_cabling(
     return checks
 
 
-def _split_trunks(rows: Any) -> tuple[list, list[int]]:
-    """(the rows that are not trunks, the trunks' cable ids), both in row order, from one pass over the rows."""
+def _check_panels(devices: Any, places: Any, racks: Any, physical: Any, rack_units: int) -> None:
+    """Fail on the first placed panel sharing a unit with a device or another panel, or below U1."""
+    taken: dict[int, dict[int, str]] = defaultdict(dict)
+    placed = physical.panel_places
+    panel_racks = {pp.rack for pp in placed}  # only these racks' units are read: not every server's (164,000)
+    for d, p in zip(devices, places):
+        # OOB switches sit above the panels' units; PDUs are zero-U; a rack-scale record spans its rack.
+        if p is None or p.rack not in panel_racks or d.role in ("oob", "pdu") or d.rack_units >= rack_units:
+            continue
+        for u in range(p.u, p.u + d.rack_units):
+            taken[p.rack][u] = d.name
+    for pp in placed:
+        for u in range(pp.u, pp.u + pp.rack_units):
+            other = taken[pp.rack].get(u)
+            if other is not None or u < 1:
+                _fail(
+                    f"the {pp.tier} patch panel at {racks[pp.rack].id} U{pp.u} shares U{u} with "
+                    f"{other or 'nothing: below U1'}"
+                )
+            taken[pp.rack][u] = f"a {pp.tier} patch panel"
+
+
+def _check_panel_orders(racks: Any, physical: Any) -> None:
+    """Fail on the first (rack, tier, panel kind) whose panels placed are not the panels the BOM orders."""
+    ordered: Counter[tuple[str, str, str]] = Counter()
+    for rp in physical.panels:
+        ordered[(rp.rack, rp.tier, rp.panel_kind)] += rp.panels
+    stood = Counter((racks[pp.rack].id, pp.tier, pp.panel_kind) for pp in physical.panel_places)
+    if ordered != stood:
+        key = next(k for k in dict.fromkeys([*ordered, *stood]) if ordered[k] != stood[k])  # the first, always
+        _fail(f"{key[0]} has {stood[key]} {key[1]} {key[2]} patch panel(s) placed and {ordered[key]} ordered")
+
+
+def _read_rows(rows: Any, units_at: list[set[int]], n_devices: int) -> tuple[list, list[int], int, bool]:
+    """What checks 1 and 2 read of the cable rows, in one pass: the cords (the rows that are not trunks) and the
+    trunks' cable ids, both in row order; how many distinct ends the cords have; whether some end (a cord's or a
+    trunk's) names a patch panel not placed (`units_at`: per rack index, the units of its placed panels).
+
+    A Python step per row, each end read once: a device end is marked in a bytearray per port name (verify's
+    _Marks), a panel end kept in a set. At 128K GPUs (511,000 rows, a million ends) it takes 0.12 s, where a set
+    of the end tuples (outgrowing the CPU caches), a pass to split off the trunks and one to find unplaced panels
+    took 0.30 s."""
+    marks = _Marks(n_devices)
+    panel_ends: set = set()
     cords: list = []
     trunk_ids: list[int] = []
-    cord, trunk = cords.append, trunk_ids.append
-    for row in rows:
-        if row[1] == "trunk":
-            trunk(row[0])
-        else:
+    cord, trunk, panel_end = cords.append, trunk_ids.append, panel_ends.add
+    unplaced = False
+    try:
+        for row in rows:
+            a, b = row[4], row[5]
+            if row[1] == "trunk":
+                trunk(row[0])
+                if (a[0] == "panel" and a[2] not in units_at[a[1]]) or (b[0] == "panel" and b[2] not in units_at[b[1]]):
+                    unplaced = True
+                continue
             cord(row)
-    return cords, trunk_ids
+            if a[0] == "panel":
+                panel_end(a)
+                if a[2] not in units_at[a[1]]:
+                    unplaced = True
+            else:
+                marks[a[1]][a[0]] = 1
+            if b[0] == "panel":
+                panel_end(b)
+                if b[2] not in units_at[b[1]]:
+                    unplaced = True
+            else:
+                marks[b[1]][b[0]] = 1
+    except IndexError:
+        _fail("a cable names a device or rack that does not exist")
+    return cords, trunk_ids, marks.distinct() + len(panel_ends), unplaced
 
 
 def _unplaced_panel(rows: Any, units_at: list[set[int]], racks: Any) -> None:

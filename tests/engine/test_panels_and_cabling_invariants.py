@@ -110,6 +110,39 @@ def test_a_panel_port_with_two_cords_is_an_invariant_error(draft):
         _verify(draft)
 
 
+@pytest.mark.parametrize("marks", [True, False], ids=["marks", "dict"])
+def test_a_device_port_with_two_cables_is_an_invariant_error(draft, monkeypatch, marks):
+    """Device ends are marked per port name in a bytearray by device, or a dict past verify._MARKS_MAX."""
+    if not marks:
+        monkeypatch.setattr("engine.verify._MARKS_MAX", 0)
+    rows = draft.physical.cable_rows
+    i, j = [k for k, row in enumerate(rows) if row[1] == "cord" and row[4][0] != "panel"][:2]
+    rows[j] = [*rows[j][:4], rows[i][4], *rows[j][5:]]
+    dev, port = rows[i][4]
+    with pytest.raises(EngineInvariantError, match=rf"^port {draft.devices[dev].name} {port} carries 2 cables$"):
+        _verify(draft)
+
+
+def test_a_cable_to_a_device_that_does_not_exist_is_an_invariant_error(draft):
+    rows = draft.physical.cable_rows
+    i = next(k for k, row in enumerate(rows) if row[1] == "cord" and row[4][0] != "panel")
+    rows[i] = [*rows[i][:4], (len(draft.devices), rows[i][4][1]), *rows[i][5:]]
+    with pytest.raises(EngineInvariantError, match=r"^a cable names a device or rack that does not exist$"):
+        _verify(draft)
+
+
+@pytest.mark.parametrize("kind", ["cord", "trunk"])
+def test_a_cable_on_a_panel_that_is_not_placed_is_named(draft, kind):
+    """The first cable in row order whose end names a unit no placed panel starts at: a cord's front port or a
+    trunk's rear adapter."""
+    rows = draft.physical.cable_rows
+    i = next(k for k, row in enumerate(rows) if row[1] == kind and row[5][0] == "panel")
+    _panel, rack, _u, port = rows[i][5]
+    rows[i] = [*rows[i][:5], ("panel", rack, 99, port), *rows[i][6:]]
+    with pytest.raises(EngineInvariantError, match=rf"^cable C{rows[i][0]:06d} ends on a patch panel at \S+ U99 "):
+        _verify(draft)
+
+
 def test_panels_on_the_same_units_are_an_invariant_error(draft):
     places = draft.physical.panel_places
     first = places[0]

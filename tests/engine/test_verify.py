@@ -13,6 +13,7 @@ from engine.catalog import load_catalog
 from engine.errors import EngineInvariantError
 from engine.pipeline import start_design
 from engine.spec import parse_spec
+from engine.summary import tier_runs
 from engine.verify import verify
 from tests.engine.conftest import MINIMAL
 
@@ -22,7 +23,13 @@ def draft():
     return start_design(parse_spec(MINIMAL), load_catalog())
 
 
-def check(draft, links):
+@pytest.fixture(params=[False, True], ids=["grouped-here", "given-runs"])
+def runs(request):
+    """verify groups the links by (network, tier) itself, or slices them by the runs finish_design works out."""
+    return request.param
+
+
+def check(draft, links, runs=False):
     return verify(
         devices=draft.devices,
         links=links,
@@ -31,6 +38,7 @@ def check(draft, links):
         server_model=draft.server,
         n_servers=draft.n_servers,
         gpus=draft.n_servers * draft.server.gpus,
+        runs=tier_runs(links) if runs else None,
     )
 
 
@@ -38,8 +46,9 @@ def first(draft, tier: str) -> int:
     return next(i for i, lk in enumerate(draft.links) if lk.tier == tier)
 
 
-def test_a_correct_design_passes_every_check(draft):
-    assert "ports-within-radix" in check(draft, draft.links)
+def test_a_correct_design_passes_every_check(draft, runs):
+    assert "ports-within-radix" in check(draft, draft.links, runs)
+    assert check(draft, draft.links, runs) == check(draft, draft.links)
 
 
 def test_a_switch_port_the_switch_does_not_have_is_named(draft):
@@ -68,9 +77,9 @@ def test_a_speed_the_switch_has_no_ports_for_is_named(draft):
         check(draft, links)
 
 
-@pytest.mark.parametrize("marks", [True, False], ids=["marks", "set"])
+@pytest.mark.parametrize("marks", [True, False], ids=["marks", "dict"])
 def test_a_port_used_by_two_links_is_named(draft, monkeypatch, marks):
-    """Check 1 counts distinct link ends with a byte per (device, port name), or a set past verify._MARKS_MAX."""
+    """Check 1 counts distinct link ends with a byte per (device, port name), or a dict per name past verify._MARKS_MAX."""
     if not marks:
         monkeypatch.setattr("engine.verify._MARKS_MAX", 0)
     links = list(draft.links)
@@ -89,11 +98,19 @@ def test_a_link_to_a_device_that_does_not_exist_is_refused(draft):
         check(draft, links)
 
 
-def test_a_leaf_missing_an_uplink_stripes_unevenly(draft):
+def test_a_leaf_missing_an_uplink_stripes_unevenly(draft, runs):
     """Check 4 counts each leaf's links per spine; the leaf that lost one is named, with its counts."""
     links = list(draft.links)
     i = first(draft, "leaf-spine")
     leaf = draft.devices[links[i].a]
     del links[i]
     with pytest.raises(EngineInvariantError, match=rf"^{leaf.name} stripes leaf-spine links unevenly: \["):
-        check(draft, links)
+        check(draft, links, runs)
+
+
+def test_a_tier_split_over_two_runs_is_checked_whole(draft, runs):
+    """A leaf-spine link moved behind the node-leaf links: its tier comes in two runs, joined before the checks."""
+    links = list(draft.links)
+    i = first(draft, "leaf-spine")
+    links.insert(first(draft, "node-leaf"), links.pop(i))
+    assert check(draft, links, runs) == check(draft, draft.links)

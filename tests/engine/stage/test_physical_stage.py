@@ -274,6 +274,79 @@ def test_bom_cable_lines_keep_the_first_rows_description():
     assert split.cable_lengths == {"P-3M": 3.0, "D-1M": 1.5}
 
 
+def test_cable_lines_from_runs_of_rows_count_as_row_by_row():
+    """_cable_lines counts the rows by runs of fields that are one object (the physical stage's rows share them).
+    Here each row changes one field of the row before, some to an equal value in another object, and a run's key
+    comes back after others: the counts are those of a count row by row, in first-row order."""
+    from engine.physical_stage import _cable_lines
+
+    p, p2 = "P-3M", "".join(["P-", "3M"])  # equal, two objects
+    m, m2 = 3.0, float("3")
+    rows = [
+        [1, "cord", p, m, (0, "1"), (1, "1"), [1], "node-leaf", "compute"],
+        [2, "cord", p, m, (2, "1"), (1, "2"), [2], "node-leaf", "compute"],  # A-end device
+        [3, "cord", p2, m, (0, "2"), (1, "3"), [3], "node-leaf", "compute"],  # part: an equal one
+        [4, "cord", p2, m2, ("panel", 1, 40, 1), (1, "4"), [4], "node-leaf", "compute"],  # length: an equal one
+        [5, "splitter", p2, m2, (0, "3"), (1, "5"), [5], "node-leaf", "compute"],  # kind
+        [6, "splitter", p2, m2, (0, "4"), (1, "6"), [6], "leaf-spine", "compute"],  # tier
+        [7, "splitter", p2, m2, (0, "5"), (1, "7"), [7], "leaf-spine", "storage"],  # network
+        [8, "trunk", "T-9M", 9.0, ("panel", 1, 40, "T"), ("panel", 2, 40, "T"), [4], "node-leaf", "compute"],
+        [9, "cord", p, m, (2, "2"), (1, "8"), [9], "node-leaf", "compute"],  # the first key again
+        [10, "cord", "P-2M", m, (2, "3"), (1, "9"), [10], "node-leaf", "compute"],  # part
+        [11, "cord", "P-2M", 2.0, (2, "4"), (1, "10"), [11], "node-leaf", "compute"],  # length
+    ]
+    su_of = [1, 0, 2]
+    added: list[tuple] = []
+    kinds: dict = {}
+    split, lengths = _cable_lines(
+        lambda category, sku, desc, n, unconfirmed: added.append((category, sku, desc, n)),
+        rows,
+        su_of,
+        lambda kind, part, length: (f"{kind} {part} {length:g} m", ""),
+        kinds,
+    )
+    per_line = Counter((r[1], r[2], r[3]) for r in rows)  # row by row, in first-row order
+    assert [(sku, n) for _c, sku, _d, n in added] == [(k[1], n) for k, n in per_line.items()]
+    assert added[0] == ("fiber", "P-3M", "cord P-3M 3 m", 5)
+    assert split == Counter((r[2], r[8], 0 if r[4][0] == "panel" else su_of[r[4][0]]) for r in rows)
+    assert split[("P-3M", "compute", 2)] == 2 and split[("P-3M", "compute", 0)] == 1
+    assert list(kinds.items()) == list(Counter((r[8], r[7], r[1]) for r in rows).items())
+    assert lengths == {"P-3M": 3.0, "T-9M": 9.0, "P-2M": 3.0}
+
+
+def test_links_by_rack_pair_count_as_link_by_link():
+    """_roll_up's count of links by (network, tier, rack A, rack B, choice, cables) goes by runs of links: a tier
+    named by another object, a key coming back after others and a run ending on any one field count as a Counter
+    of the keys would, in first-seen order."""
+    from engine.model import Link
+    from engine.physical_stage import _links_by_rack_pair
+
+    c1, c2 = object(), object()
+    tier = "".join(["leaf-", "spine"])  # equal to "leaf-spine", another object
+    rows = [  # (network, tier, a, b, choice, cables): each row changes one field of the row before
+        ("compute", "leaf-spine", 0, 2, c1, (1,)),
+        ("compute", "leaf-spine", 1, 2, c1, (2,)),  # devices 0 and 1 share rack 0: the same key
+        ("compute", tier, 0, 2, c1, (3,)),  # the same key
+        ("compute", "leaf-spine", 0, 2, c1, (3,)),  # the same key
+        ("compute", "leaf-spine", 0, 3, c1, (4,)),  # rack B
+        ("compute", "leaf-spine", 2, 3, c1, (5,)),  # rack A
+        ("compute", "leaf-spine", 2, 3, c2, (6,)),  # choice
+        ("compute", "leaf-spine", 2, 3, c2, (7, 8, 9)),  # cables
+        ("compute", "leaf-spine", 2, 3, c2, (10,)),  # cables
+        ("storage", "leaf-spine", 2, 3, c2, (11,)),  # network
+        ("storage", "node-leaf", 2, 3, c2, (12,)),  # tier
+        ("compute", "leaf-spine", 4, 2, None, ()),  # device 4 unplaced: rack -1
+        ("compute", "leaf-spine", 0, 2, c1, (13,)),  # the first key again
+    ]
+    links = [Link(i, net, 0, t, a, "p", "c", b, "q", "d", 800) for i, (net, t, a, b, _c, _x) in enumerate(rows)]
+    rack_of = [0, 0, 1, 2, -1]
+    counted = _links_by_rack_pair(links, [r[4] for r in rows], [r[5] for r in rows], rack_of)
+    expected = Counter((r[0], r[1], rack_of[r[2]], rack_of[r[3]], id(r[4]), len(r[5])) for r in rows)
+    assert list(counted.items()) == list(expected.items())
+    assert counted[("compute", "leaf-spine", 0, 1, id(c1), 1)] == 5
+    assert _links_by_rack_pair([], [], [], rack_of) == {}
+
+
 @pytest.mark.parametrize(
     "physical",
     [ALL_OPTICAL, {"tiers": {"leaf-spine": {"cabling": "panels"}}}, None],
