@@ -350,7 +350,9 @@ def _own_panel_gaps(m: _Medium, rack_a: str, rack_b: str, group: int) -> None:
             u[2] += gap
 
 
-def _one_a_leg_slots(n: int, t_meta: list[tuple[str, int, int, int, int]], per_panel: int, base: int) -> tuple:
+def _one_a_leg_slots(
+    n: int, t_meta: list[tuple[str, int, int, int, int]], per_panel: int, base: int
+) -> tuple[LinkSlot, ...]:
     """_link_slots for a demand of several trunks with one MPO link a leg (`_Medium.one_a_leg`): each trunk's legs
     in order (_leg_slots), trunk after trunk, until the demand's `n` links have one; not a `divmod` per leg and
     end and a LinkSlot made through its Python-level constructor (2,179 such demands at 128K GPUs)."""
