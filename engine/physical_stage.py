@@ -483,15 +483,21 @@ class _Pass:
         self.demand_id[id(choice)] = id(first)
         return id(first)
 
-    def a_end(self, a: int, cage: str, speed: int, ends: list, app_ends: list) -> Any:
-        """The cage end of a link's A end, memoized per appliance cage (dev_end, and `app_ends`: its speed's ends
-        by cage name per appliance) or per switch (`ends`: its speed's list; dev_end too, for quarter_rate_pair)."""
-        end = self.cage_end(a, cage, speed)
-        if self.appliance[a]:
-            self.dev_end[(cage, speed, self.devices[a].role)] = app_ends[a][cage] = end
-        else:
-            ends[a] = self.dev_end[(a, speed)] = end
-        return end
+    def link_ends(self, link: Link, ea: Any, eb: Any, ends: list, app_ends: list) -> tuple[Any, Any]:
+        """The cage ends of `link`, of which `ea` or `eb` (what the memos held) is None: memoized per appliance cage
+        (dev_end, and `app_ends`: its speed's ends by cage name per appliance) or per switch (`ends`: its speed's
+        list; dev_end too, for quarter_rate_pair). A link's B end is a switch's."""
+        _lid, _net, _plane, _tier, a, _a_port, a_cage, b, _b_port, b_cage, speed = link
+        if ea is None:
+            ea = self.cage_end(a, a_cage, speed)
+            if self.appliance[a]:
+                self.dev_end[(a_cage, speed, self.devices[a].role)] = app_ends[a][a_cage] = ea
+            else:
+                ends[a] = self.dev_end[(a, speed)] = ea
+        eb = ends[b]  # read again: a link from a switch to itself has just memoized its end as the A end
+        if eb is None:
+            eb = ends[b] = self.dev_end[(b, speed)] = self.cage_end(b, b_cage, speed)
+        return ea, eb
 
     def choose(self, key: tuple, ea: Any, eb: Any, policy: MediaPolicy, where: str, at: int) -> tuple:
         """_choose's answer for a choice_memo key first met at link index `at`, memoized."""
@@ -985,7 +991,7 @@ def _media_links(p: _Pass, t: _MediaTables, idx: Iterable[int], progress: Any, *
     links = p.links
     cage_run, policies, technology = t.cage_run, t.policies, t.technology
     spine_group, rack_of, hall_dev = t.spine_group, t.rack_of, t.hall_dev
-    appliance, dev_end, choice_memo, choices, missing = p.appliance, p.dev_end, p.choice_memo, p.choices, p.missing
+    appliance, choice_memo, choices = p.appliance, p.choice_memo, p.choices
     fail_at, missing_at, demands, demand_id, direct = p.fail_at, p.missing_at, p.demands, p.demand_id, p.direct
     inter_hall = 0
     n = len(links)
@@ -1004,21 +1010,30 @@ def _media_links(p: _Pass, t: _MediaTables, idx: Iterable[int], progress: Any, *
     by_ends: dict[tuple, dict[int, tuple]] = {}
     ea_now = eb_now = tier_now = net_memo = None
     quarter = both_quarter = False
+    # through panels between two devices, between halls, and the two as choice_memo's key takes them (2 x
+    # structured + between halls): set per link in the pass of the panel links only, so the pass of the others
+    # (three links in four at 128K GPUs) tests one flag per link, not four hall look-ups
+    structured = cross = False
+    sc, ra, rb = 0, -1, -1
+    report_at = 0  # the next link index at or after which to look for a multiple of 50,000 to report
     for i in idx:
         link = links[i]
         _lid, network, _plane, tier, a, _a_port, a_cage, b, _b_port, b_cage, speed = link
-        cross = panel and hall_dev[a] != hall_dev[b] and hall_dev[a] >= 0 and hall_dev[b] >= 0
-        inter_hall += cross
+        if panel:
+            ha, hb = hall_dev[a], hall_dev[b]
+            cross = ha != hb and ha >= 0 and hb >= 0
+            structured = a != b
+            inter_hall += cross
+            sc = 2 * structured + cross
+            ra, rb = rack_of[a], rack_of[b]
         if speed != speed_now:
             speed_now, ea_now = speed, None
             ends, app_ends = _ends_at(p, t, speed)
         # an appliance's cage end depends on its cage, not the device
         ea = app_ends[a].get(a_cage) if appliance[a] else ends[a]
-        if ea is None:
-            ea = p.a_end(a, a_cage, speed, ends, app_ends)
         eb = ends[b]
-        if eb is None:
-            eb = ends[b] = dev_end[(b, speed)] = p.cage_end(b, b_cage, speed)
+        if ea is None or eb is None:
+            ea, eb = p.link_ends(link, ea, eb, ends, app_ends)
         if not ea or not eb:
             p.no_cage_model(a if not ea else b, network, tier, speed)
             fail_at.setdefault(f"{network}/{tier}", i)
@@ -1037,23 +1052,17 @@ def _media_links(p: _Pass, t: _MediaTables, idx: Iterable[int], progress: Any, *
         # so rounding up never changes which media fit, and one decision serves many lengths.
         metres = ceil((run_a if run_a > run_b else run_b) - 1e-9)
         aligned = far_a != MULTI and far_b != MULTI
-        memo = near.get(8 * metres + 4 * aligned + 2 * (panel and a != b) + cross)
+        memo = near.get(8 * metres + 4 * aligned + sc)
         if memo is None:
-            key = (tier, technology[network], id(ea), id(eb), aligned, metres, panel and a != b, cross)
+            key = (tier, technology[network], id(ea), id(eb), aligned, metres, structured, cross)
             memo = choice_memo.get(key) or p.choose(key, ea, eb, policies[cross], f"{network}/{tier}", i)
-            near[8 * metres + 4 * aligned + 2 * (panel and a != b) + cross] = memo
+            near[8 * metres + 4 * aligned + sc] = memo
         choice, optical, _shared, split = memo
-        if i % 50000 == 0:
-            progress("physical", i, n)
-        if choice is None:
-            missing[(network, tier)] += 1
-            missing_at.setdefault((network, tier), i)
-            continue
-        if both_quarter and not split:
-            choice = p.quarter_rate_pair(link, choice, optical, i)
+        if i >= report_at:  # a test of two ints per link, not a modulo
+            report_at = _report_progress(progress, i, n)
+        if choice is None or (both_quarter and not split):
+            choice = _none_or_paired(p, link, choice, optical, i)
             if choice is None:
-                fail_at.setdefault(f"{network}/{tier}", i)
-                missing_at.setdefault((network, tier), i)
                 continue
         choices[i] = choice
         # One optical module per cage end: each cage is marked with its (network, module), and a cage marked
@@ -1064,21 +1073,44 @@ def _media_links(p: _Pass, t: _MediaTables, idx: Iterable[int], progress: Any, *
             mg = module_groups[network].get(id(choice)) or p.module_group(module_groups, network, choice, i)
             mark_a, mark_b = mg[0], mg[1]
         mg[3] = i
-        was = cage_a[3]
-        cage_a[3] = mark_a
-        clash = clash or (was is not mark_a and was is not None)
-        was = cage_b[3]
-        cage_b[3] = mark_b
-        clash = clash or (was is not mark_b and was is not None)
-        if panel and optical:
-            ra, rb = rack_of[a], rack_of[b]
-            if ra >= 0 and rb >= 0 and ra != rb:
-                cid = demand_id.get(id(choice)) or p.demand_key(choice)
-                demands[(tier, network, ra, rb, cid, spine_group.get((tier, a, b), 0) if spine_group else 0)].append(i)
-                continue
-        direct.append(~i if quarter else i)
+        # a twin-port cage's second link finds the mark its first left (331,648 of 462,720 cages at 128K GPUs)
+        if cage_a[3] is not mark_a:
+            clash = clash or cage_a[3] is not None
+            cage_a[3] = mark_a
+        if cage_b[3] is not mark_b:
+            clash = clash or cage_b[3] is not None
+            cage_b[3] = mark_b
+        if panel and optical and ra != rb and ra >= 0 and rb >= 0:
+            cid = demand_id.get(id(choice)) or p.demand_key(choice)
+            demands[(tier, network, ra, rb, cid, spine_group.get((tier, a, b), 0) if spine_group else 0)].append(i)
+        else:
+            direct.append(~i if quarter else i)
     p.inter_hall += inter_hall
     p.module_clash = clash
+
+
+def _report_progress(progress: Any, i: int, n: int) -> int:
+    """Report the media pass's progress at link index `i` when it is a multiple of 50,000 (of `n` links); the next
+    multiple, the first index at which there can be one to report."""
+    if i % 50000 == 0:
+        progress("physical", i, n)
+    return i - i % 50000 + 50000
+
+
+def _none_or_paired(p: _Pass, link: Link, choice: Any, optical: bool, i: int) -> Any:
+    """The medium of link `i` (`link`) whose memo gave no `choice` (None, counted missing) or one between two
+    quarter-rate cages (its paired choice, or None where no part joins them: quarter_rate_pair counts it); what is
+    missing is recorded at `i` in the pass's tables of first occurrence."""
+    network, tier = link[1], link[3]
+    if choice is None:
+        p.missing[(network, tier)] += 1
+    else:
+        choice = p.quarter_rate_pair(link, choice, optical, i)
+        if choice is not None:
+            return choice
+        p.fail_at.setdefault(f"{network}/{tier}", i)
+    p.missing_at.setdefault((network, tier), i)
+    return None
 
 
 def _ends_at(p: _Pass, t: _MediaTables, speed: int) -> tuple[list, list]:

@@ -250,6 +250,8 @@ def plan_trunks(
         pair_count[key] = count
         if m.one_a_leg and len(shape) == 1 and n <= legs:
             all_slots.append(_leg_slots(n, tid, pos_a, pos_b, m.per_panel, m.base))
+        elif m.one_a_leg:
+            all_slots.append(_one_a_leg_slots(n, t_meta, m.per_panel, m.base))
         else:
             all_slots.append(_link_slots(n, t_meta, m.lpl, m.base, m.per_panel, m.lc_ports))
     rows = sorted(
@@ -346,6 +348,22 @@ def _own_panel_gaps(m: _Medium, rack_a: str, rack_b: str, group: int) -> None:
             if u is None:
                 u = use[rack] = [m.panel, 0, 0]
             u[2] += gap
+
+
+def _one_a_leg_slots(
+    n: int, t_meta: list[tuple[str, int, int, int, int]], per_panel: int, base: int
+) -> tuple[LinkSlot, ...]:
+    """_link_slots for a demand of several trunks with one MPO link a leg (`_Medium.one_a_leg`): each trunk's legs
+    in order (_leg_slots), trunk after trunk, until the demand's `n` links have one; not a `divmod` per leg and
+    end and a LinkSlot made through its Python-level constructor (2,179 such demands at 128K GPUs)."""
+    slots: tuple[LinkSlot, ...] = ()
+    for tid, _size, legs, pos_a, pos_b in t_meta:
+        here = min(n, legs)
+        if here <= 0:
+            break
+        slots += _leg_slots(here, tid, pos_a, pos_b, per_panel, base)
+        n -= here
+    return slots
 
 
 def _leg_slots(n: int, tid: str, pos_a: int, pos_b: int, per_panel: int, base: int) -> tuple[LinkSlot, ...]:

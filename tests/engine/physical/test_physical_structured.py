@@ -1,5 +1,7 @@
 """Trunks, panels and ports for panel-mode tiers."""
 
+import pytest
+
 from engine.physical import TrunkDemand, plan_panels, plan_trunks, select_media
 from engine.physical.structured import trunk_sizes
 from tests.engine.physical.builders import CX7_OSFP_200, QM9700_CAGE, policy, req
@@ -106,3 +108,15 @@ def test_small_demands_run_on_through_a_racks_panels(catalog):
     assert [(t.fibers, t.links, t.length_m) for t in plan.trunks] == [(80, 10, 50), (80, 10, 51), (80, 10, 52)]
     (s1_use,) = [u for u in plan.usage if u.rack == "S1"]
     assert (s1_use.positions, s1_use.skipped) == (30, 0)
+
+
+@pytest.mark.parametrize("n", [1, 23, 24, 25, 40, 47])
+def test_the_slots_of_several_trunks_one_link_a_leg_are_those_the_general_walk_gives(n):
+    """plan_trunks gives a demand of several trunks with one MPO link a leg its slots trunk by trunk through
+    _leg_slots (_one_a_leg_slots), not through _link_slots' walk of every leg: the same slots, whether the links
+    end inside a trunk, fill it, run on to the next across a panel's last position, or leave a trunk empty."""
+    from engine.physical.structured import _link_slots, _one_a_leg_slots
+
+    t_meta = [("T-1", 96, 12, 20, 7), ("T-2", 96, 12, 32, 19), ("T-3", 192, 24, 44, 31)]
+    assert _one_a_leg_slots(n, t_meta, 24, 8) == _link_slots(n, t_meta, 1, 8, 24, 1)
+    assert len(_one_a_leg_slots(n, t_meta, 24, 8)) == n

@@ -392,3 +392,20 @@ def test_worst_links_from_the_pass_budgets_rank_ties_by_first_use():
     assert _worst_links(links, budgets, 2, [b4, b2, b1, b3]) == expected[:2]
     b2.margin_db = 0.25  # no tie among the budgets used: ranked by margin alone
     assert _worst_links(links, budgets, 3, [b1, b3, b4, b2]) == [(0.25, 4), (0.25, 7), (0.5, 2)]
+
+
+@pytest.mark.parametrize("step", [1, 7, 50000, 49999])
+def test_the_media_pass_reports_progress_at_the_multiples_of_50000_it_meets(step):
+    """_media_links tests an index against the next multiple of 50,000 (_report_progress) instead of taking a
+    modulo per link: it reports exactly the indexes a modulo finds, whatever indexes its pass skips (the other
+    pass's links; steps of 7 and 49,999 meet some multiples and pass over others)."""
+    from engine.physical_stage import _report_progress
+
+    idx = range(3 * step % 11, 400_000, step)
+    reported: list[int] = []
+    report_at = 0
+    for i in idx:
+        if i >= report_at:
+            report_at = _report_progress(lambda _name, at, _n: reported.append(at), i, 400_000)
+    assert reported == [i for i in idx if i % 50000 == 0]
+    assert reported or step == 50000  # a step of 50,000 from an offset of 4 meets none
