@@ -483,7 +483,7 @@ class _Pass:
         self.demand_id[id(choice)] = id(first)
         return id(first)
 
-    def link_ends(self, link: Link, ea: Any, eb: Any, ends: list, app_ends: list) -> tuple[Any, Any]:
+    def cage_ends(self, link: Link, ea: Any, eb: Any, ends: list, app_ends: list) -> tuple[Any, Any]:
         """The cage ends of `link`, of which `ea` or `eb` (what the memos held) is None: memoized per appliance cage
         (dev_end, and `app_ends`: its speed's ends by cage name per appliance) or per switch (`ends`: its speed's
         list; dev_end too, for quarter_rate_pair). A link's B end is a switch's."""
@@ -1033,7 +1033,7 @@ def _media_links(p: _Pass, t: _MediaTables, idx: Iterable[int], progress: Any, *
         ea = app_ends[a].get(a_cage) if appliance[a] else ends[a]
         eb = ends[b]
         if ea is None or eb is None:
-            ea, eb = p.link_ends(link, ea, eb, ends, app_ends)
+            ea, eb = p.cage_ends(link, ea, eb, ends, app_ends)
         if not ea or not eb:
             p.no_cage_model(a if not ea else b, network, tier, speed)
             fail_at.setdefault(f"{network}/{tier}", i)
