@@ -373,11 +373,14 @@ class _Encoder:
 _TRANSPOSE_ROWS = 256
 
 
-def columns_of(rows: Sequence[Any], width: int) -> list[list]:
-    """The `width` columns of rows of that width, each a list in row order."""
+def columns_of(rows: Iterable[Any], width: int) -> list[list]:
+    """The `width` columns of rows of that width, each a list in row order. `rows` may be an iterator (the rows of
+    one width picked by compress), so they are read once, a block at a time, rather than listed first: a list of
+    500,864 picked rows cost 0.015-0.02 s, each row's first touch out of the caches."""
     cols: list[list] = [[] for _ in range(width)]
-    for start in range(0, len(rows), _TRANSPOSE_ROWS):
-        for col, part in zip(cols, zip(*rows[start : start + _TRANSPOSE_ROWS])):
+    it = iter(rows)
+    while block := list(islice(it, _TRANSPOSE_ROWS)):
+        for col, part in zip(cols, zip(*block)):
             col.extend(part)
     return cols
 
@@ -391,23 +394,23 @@ def _scalar_kinds(cols: list[list]) -> list[set] | None:
 _SLOT_NAMES: dict[type, tuple[str, ...]] = {}
 
 
-def _rows_by_width(seq: Any, widths: bytes | list[int], kinds: list[int]) -> list[list]:
-    """The rows of each width in `kinds`, in row order. Widths below 256 are marked one byte a row and picked by
-    bytes.translate and compress in C: the commonest width's rows from `seq`, the others from the few rows left
-    (a cable's link ids at 128K GPUs: 500,864 rows of one id and 10,100 of seven other widths; a compress over
-    every row for each width cost 0.12 s of the encode)."""
+def _rows_by_width(seq: Any, widths: bytes | list[int], kinds: list[int]) -> list[Iterator[Any]]:
+    """The rows of each width in `kinds`, in row order, each width's an iterator to read once (columns_of). Widths
+    below 256 are marked one byte a row and picked by bytes.translate and compress in C: the commonest width's rows
+    from `seq`, the others from the few rows left (a cable's link ids at 128K GPUs: 500,864 rows of one id and
+    10,100 of seven other widths; a compress over every row for each width cost 0.12 s of the encode)."""
     if kinds[-1] >= 256:
-        return [list(compress(seq, map(w.__eq__, widths))) for w in kinds]
+        return [compress(seq, map(w.__eq__, widths)) for w in kinds]
     marks = widths if type(widths) is bytes else bytes(widths)
     if len(kinds) == 2:  # a cable's ends (device or panel): each width's rows picked in one pass, no rows left over
-        return [list(compress(seq, marks.translate(_only(w)))) for w in kinds]
+        return [compress(seq, marks.translate(_only(w))) for w in kinds]
     common = max(kinds, key=marks.count)
     rest_at = list(compress(range(len(seq)), marks.translate(_other_than(common))))
     rest, rest_marks = list(map(seq.__getitem__, rest_at)), bytes(map(marks.__getitem__, rest_at))
-    picked = []
+    picked: list[Iterator[Any]] = []
     for w in kinds:
         rows, at = (seq, marks) if w == common else (rest, rest_marks)
-        picked.append(list(compress(rows, at.translate(_only(w)))))
+        picked.append(compress(rows, at.translate(_only(w))))
     return picked
 
 
