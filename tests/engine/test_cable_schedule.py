@@ -75,6 +75,21 @@ def test_every_stored_row_is_the_cables_csv_row_typed_for_the_database(panelled,
     assert [tuple(map(type, r)) for r in stored] == [tuple(map(type, r)) for r in expected]
 
 
+@pytest.mark.parametrize("end", ["<device>", "<port>/<device>/<port:03>", "{<device>}:<port:03>.<ru>"])
+def test_stored_rows_carry_the_labels_of_any_end_template(panelled, end):
+    """The stored rows' loop joins a device's label from its template's head, the port and its tail when the
+    end template names the port once (the fixture's, and one here with braces and a tail), and
+    formats each device's template otherwise (no port, the port twice): both say what cables.csv says."""
+    ph = panelled.physical
+    labels = replace(ph.policy.labels, end=end)
+    result = replace(panelled, physical=replace(ph, policy=replace(ph.policy, labels=labels)))
+    hall = {r.id: r.hall + 1 for r in result.racks}
+
+    stored = list(CableSchedule(result).db_rows(42))
+    assert stored == [_stored(r, 42, hall) for r in CableSchedule(result).rows()]
+    assert (CableSchedule(result)._device_splits() is None) == (end.count("<port") != 1)
+
+
 @pytest.mark.parametrize(
     "template",
     ["<near>/<far>", "<cable> <near>/<far>", "<cable:08>|<tier><near>", "{<near>}/<far>", "'<near>\"<far>"],
@@ -89,3 +104,29 @@ def test_fast_format_pads_as_the_template_says():
     compiled = compile_template("<ru:02>-<port:03>", END_PLACEHOLDERS)
     args = ("", "", "", 7, "4", "", "", "", "", "", "", "")
     assert fast_format(compiled, len(args))(*args) == "07-004"
+
+
+class _OddId(int):
+    """An int that prints itself otherwise than its digits (str), as no plain int does."""
+
+    def __str__(self) -> str:
+        return "odd"
+
+
+@pytest.mark.parametrize("column", [0, 6])
+def test_ids_that_are_not_plain_ints_are_stored_as_a_plain_int_would_be(panelled, column):
+    """The stored rows' loop writes a cable's id and its one link's id with str.zfill, which only a plain int
+    writes as f"{n:06d}" does: an id of another kind (here a cable id, then a link id) sends every row the
+    general way, which writes the same cells for the same numbers."""
+    ph = panelled.physical
+    labels = replace(ph.policy.labels, cable="<cable> <near>/<far>")  # a label that prints the cable id
+    plain = replace(panelled, physical=replace(ph, policy=replace(ph.policy, labels=labels)))
+    rows = [list(r) for r in ph.cable_rows]
+    single = next(r for r in rows if len(r[6]) == 1 and r[1] != "trunk")
+    single[column] = _OddId(single[0]) if column == 0 else [_OddId(single[6][0])]
+    odd = replace(plain, physical=replace(plain.physical, cable_rows=rows))
+
+    expected = list(CableSchedule(plain).db_rows(42))
+    assert list(CableSchedule(odd).db_rows(42)) == expected
+    assert f"C{single[0]:06d} " in expected[rows.index(single)][15]
+    assert not CableSchedule(odd)._plain_ids() and CableSchedule(plain)._plain_ids()

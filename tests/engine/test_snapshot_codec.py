@@ -248,12 +248,13 @@ def test_every_column_kind_of_a_long_sequence_survives_a_store():
 
 def test_rows_of_a_few_widths_come_back_in_order_whichever_width_is_commonest():
     """Rows of up to 8 widths are stored width by width ("G"): one width for most rows and the others rare (a
-    cable's link ids), widths of a row 256 items and more, and two widths as common as each other all come back
-    in their order."""
+    cable's link ids), widths of a row 256 items and more, from 128 to 255 (marked a byte a row, but not "b"
+    words), and two widths as common as each other all come back in their order."""
     n = 600
     value = {
         "mostly one": [[i] if i % 50 else list(range(i, i + 2 + i % 7)) for i in range(n)],
         "wide": [(i,) if i % 3 else tuple(range(i, i + 300)) for i in range(n)],
+        "byte wide": [(i,) if i % 3 else tuple(range(i, i + 130 + i % 5 * 30)) for i in range(n)],
         "halves": [(i, "a") if i % 2 else ("panel", i, 3, "T") for i in range(n)],
     }
     blob = codec.encode(value)
@@ -340,3 +341,22 @@ def test_rows_holding_a_container_past_their_head_are_not_stored_as_rows_of_scal
 
     _assert_same_kinds(codec.decode(blob), value)
     assert _packed_codes(value)["rows of scalars after"] == ("V", None)
+
+
+def test_references_to_objects_stored_earlier_and_new_ones_are_numbered_in_first_seen_order():
+    """A long list of shared objects, some stored already by an earlier list and some new, refers to each by its
+    one number: the new ones take theirs in the order they are first seen, and all decode shared."""
+    from engine.physical.labels import LabelTemplate
+
+    first, second, third = LabelTemplate(), LabelTemplate(own_end_first=False), LabelTemplate(end="<device>:<port>")
+    value = {"earlier": [first, second] * 40, "later": [third, None, second, first] * 40}
+    blob = codec.encode(value)
+    doc = _doc(blob)
+
+    stored = [state[1] for _tid, state in doc["objects"]]  # each object's attributes ("M": str keys, scalars)
+    assert [(s["end"], s["own_end_first"]) for s in stored] == [
+        (t.end, t.own_end_first) for t in (first, second, third)
+    ]
+    back = codec.decode(blob)
+    assert back == value
+    assert back["later"][2] is back["earlier"][1] and back["later"][3] is back["earlier"][0]
