@@ -22,6 +22,7 @@ from __future__ import annotations
 import string
 from collections import Counter, defaultdict
 from collections.abc import Iterator
+from itertools import islice
 from typing import Any
 
 from .errors import EngineInvariantError
@@ -56,9 +57,9 @@ def verify_cabling(
         units_at[pp.rack].add(pp.u)
 
     # 1. One cable per end. Trunk ends ("panel", rack, u, "T") are the panels' rear adapters, not ports.
-    cords, trunk_ids, distinct, unplaced = _read_rows(rows, units_at, len(devices))
-    if distinct != 2 * len(cords):
-        count = Counter(e for row in cords for e in (row[4], row[5]))
+    trunk_ids, distinct, unplaced = _read_rows(rows, units_at, len(devices))
+    if distinct != 2 * (len(rows) - len(trunk_ids)):
+        count = Counter(e for row in _cords(rows) for e in (row[4], row[5]))
         end, k = count.most_common(1)[0]
         if end[0] == "panel":
             _fail(f"patch panel {racks[end[1]].id} U{end[2]} port {end[3]} carries {k} cords")
@@ -75,7 +76,7 @@ def verify_cabling(
 
     # 3. Unique labels, with the engine's own templates (custom ones: a warning, label_clash below).
     if _default_templates(physical.policy.labels):
-        clash = label_clash(physical, renderer, cords, len(devices), trunk_ids)
+        clash = label_clash(physical, renderer, len(devices), trunk_ids)
         if clash:
             _fail(clash)
         checks.append("unique-labels")
@@ -115,20 +116,21 @@ def _check_panel_orders(racks: Any, physical: Any) -> None:
         _fail(f"{key[0]} has {stood[key]} {key[1]} {key[2]} patch panel(s) placed and {ordered[key]} ordered")
 
 
-def _read_rows(rows: Any, units_at: list[set[int]], n_devices: int) -> tuple[list, list[int], int, bool]:
-    """What checks 1 and 2 read of the cable rows, in one pass: the cords (the rows that are not trunks) and the
-    trunks' cable ids, both in row order; how many distinct ends the cords have; whether some end (a cord's or a
-    trunk's) names a patch panel not placed (`units_at`: per rack index, the units of its placed panels).
+def _read_rows(rows: Any, units_at: list[set[int]], n_devices: int) -> tuple[list[int], int, bool]:
+    """What checks 1 and 2 read of the cable rows, in one pass: the trunks' cable ids, in row order; how many
+    distinct ends the cords (the rows that are not trunks) have; whether some end (a cord's or a trunk's) names a
+    patch panel not placed (`units_at`: per rack index, the units of its placed panels).
 
-    A Python step per row, each end read once: a device end is marked in a bytearray per port name (verify's
-    _Marks), a panel end kept in a set. At 128K GPUs (511,000 rows, a million ends) it takes 0.12 s, where a set
-    of the end tuples (outgrowing the CPU caches), a pass to split off the trunks and one to find unplaced panels
-    took 0.30 s."""
+    A Python step per row, each end read once and marked with a byte (verify's _Marks): a device end by port name
+    and device index, a cord's panel end by (unit, port) and rack index; whether the cords' panels are placed is
+    read off those marks once, per (unit, port). At 128K GPUs (511,000 rows, a million ends, 207,000 at panels) it
+    takes 0.10 s, where a set of the panel ends with a placement look-up per end, and a list of the cords took
+    0.134 s (and a set of every end tuple, a pass to split off the trunks and one to find unplaced panels 0.30 s).
+    """
     marks = _Marks(n_devices)
-    panel_ends: set = set()
-    cords: list = []
+    panel_marks = _Marks(len(units_at))
     trunk_ids: list[int] = []
-    cord, trunk, panel_end = cords.append, trunk_ids.append, panel_ends.add
+    trunk = trunk_ids.append
     unplaced = False
     try:
         for row in rows:
@@ -138,22 +140,37 @@ def _read_rows(rows: Any, units_at: list[set[int]], n_devices: int) -> tuple[lis
                 if (a[0] == "panel" and a[2] not in units_at[a[1]]) or (b[0] == "panel" and b[2] not in units_at[b[1]]):
                     unplaced = True
                 continue
-            cord(row)
             if a[0] == "panel":
-                panel_end(a)
-                if a[2] not in units_at[a[1]]:
-                    unplaced = True
+                panel_marks[a[2], a[3]][a[1]] = 1
             else:
                 marks[a[1]][a[0]] = 1
             if b[0] == "panel":
-                panel_end(b)
-                if b[2] not in units_at[b[1]]:
-                    unplaced = True
+                panel_marks[b[2], b[3]][b[1]] = 1
             else:
                 marks[b[1]][b[0]] = 1
+        unplaced = unplaced or _marked_unplaced(panel_marks, units_at)
     except IndexError:
         _fail("a cable names a device or rack that does not exist")
-    return cords, trunk_ids, marks.distinct() + len(panel_ends), unplaced
+    return trunk_ids, marks.distinct() + panel_marks.distinct(), unplaced
+
+
+def _marked_unplaced(panel_marks: _Marks, units_at: list[set[int]]) -> bool:
+    """Whether a panel end marked in `panel_marks` (by (unit, port), then rack index) is on a unit no panel of its
+    rack is placed at. A bytearray of marks is read as an int (bit 8 x rack set per marked rack) and masked with
+    the racks that have a panel at the unit: a few hundred (unit, port) pairs, not a look-up per end. A rack index
+    past the last raises IndexError, as a look-up in `units_at` would."""
+    placed_at: dict[Any, int] = {}  # unit -> the racks with a panel there, as an int read like the marks
+    for (u, _port), racks in panel_marks.items():
+        if not isinstance(racks, bytearray):
+            if any(u not in units_at[r] for r in racks):
+                return True
+            continue
+        placed = placed_at.get(u)
+        if placed is None:
+            placed = placed_at[u] = int.from_bytes(bytes(u in at for at in units_at), "little")
+        if int.from_bytes(racks, "little") & ~placed:
+            return True
+    return False
 
 
 def _unplaced_panel(rows: Any, units_at: list[set[int]], racks: Any) -> None:
@@ -182,8 +199,7 @@ def label_warning(*, devices: Any, physical: Any, renderer: Any) -> str | None:
     """The warning when the user's own label templates (physical.labels) give two cables the same label."""
     if _default_templates(physical.policy.labels):
         return None  # verify_cabling holds the engine's templates to it
-    cords = [row for row in physical.cable_rows if row[1] != "trunk"]
-    clash = label_clash(physical, renderer, cords, len(devices))
+    clash = label_clash(physical, renderer, len(devices))
     if clash is None:
         return None
     return (
@@ -192,13 +208,11 @@ def label_warning(*, devices: Any, physical: Any, renderer: Any) -> str | None:
     )
 
 
-def label_clash(
-    physical: Any, renderer: Any, cords: list[Any] | Any, n_devices: int, trunk_ids: list[int] | None = None
-) -> str | None:
+def label_clash(physical: Any, renderer: Any, n_devices: int, trunk_ids: list[int] | None = None) -> str | None:
     """Two cables (or two trunks) with the same label, said in words; None when every label is unique.
     `trunk_ids`: the trunk rows' cable ids, when the caller has them (else read from the rows)."""
     template: LabelTemplate = physical.policy.labels
-    clash = _cord_label_clash(cords, template, renderer, n_devices, physical.panel_places)
+    clash = _cord_label_clash(physical.cable_rows, template, renderer, n_devices, physical.panel_places)
     if clash:
         return clash
     if not physical.trunks:
@@ -234,14 +248,20 @@ def _trunk_labels(physical: Any, renderer: Any) -> Iterator[Any]:
             yield trunk_labels(template, f"C{row[0]:06d}", renderer.label_end(row[4]), renderer.label_end(row[5]))
 
 
+def _cords(rows: Any) -> Iterator[Any]:
+    """The cable rows that are not trunks (cords and direct cables), in row order."""
+    return (row for row in rows if row[1] != "trunk")
+
+
 def _cord_label_clash(
-    cords: Any, template: LabelTemplate, renderer: Any, n_devices: int, panel_places: Any
+    rows: Any, template: LabelTemplate, renderer: Any, n_devices: int, panel_places: Any
 ) -> str | None:
+    """Two cords (`rows`: the cable rows, trunks skipped) with the same label, said in words; None if none."""
     used = _fields(template._cable)
     if 2 in used:  # <cable>: every label carries its cable's own id
         return None
     if not used & {0, 1}:
-        if len(cords) > 1:
+        if len(list(islice(_cords(rows), 2))) > 1:
             return "the cable label template names neither end nor the cable, so every cable reads the same"
         return None
     # Owners (devices, panels) whose end labels could equal another owner's: O(devices), not O(cables). An owner's
@@ -260,7 +280,7 @@ def _cord_label_clash(
         # PDUs; a panel on a device's unit) can share labels.
         risky = _sharing_a_unit(renderer.places, panel_places)
         if risky:
-            return _clash_by_unit(cords, risky, template, renderer, used)
+            return _clash_by_unit(rows, risky, template, renderer, used)
         return None
     else:
         key_fields = sorted(fields - {_PORT})
@@ -285,7 +305,7 @@ def _cord_label_clash(
     # A first cut on the end's first field (device index, or "panel"), light enough for 400,000 cables.
     first = {o if isinstance(o, int) else "panel" for o in risky}
     labels: dict[str, int] = {}
-    for row in [row for row in cords if row[4][0] in first or row[5][0] in first]:
+    for row in [row for row in rows if (row[4][0] in first or row[5][0] in first) and row[1] != "trunk"]:
         a, b = row[4], row[5]
         if (a[:3] if a[0] == "panel" else a[0]) not in risky and (b[:3] if b[0] == "panel" else b[0]) not in risky:
             continue
@@ -309,9 +329,9 @@ def _sharing_a_unit(places: Any, panel_places: Any) -> set:
     return risky
 
 
-def _clash_by_unit(cords: Any, risky: set, template: LabelTemplate, renderer: Any, cable_fields: set) -> str | None:
-    """_cord_label_clash when rack and unit name an end label: compare (rack, unit, port) keys of the cables at
-    risky owners instead of rendering their labels; render only the two labels of a clash, to name it."""
+def _clash_by_unit(rows: Any, risky: set, template: LabelTemplate, renderer: Any, cable_fields: set) -> str | None:
+    """_cord_label_clash when rack and unit name an end label (`rows`: the cable rows, trunks skipped): compare
+    (rack, unit, port) keys of the cables at risky owners instead of rendering their labels; render only the two labels of a clash, to name it."""
     places = renderer.places
     first = {o if isinstance(o, int) else "panel" for o in risky}
     near, far = 0 in cable_fields, 1 in cable_fields
@@ -323,7 +343,7 @@ def _clash_by_unit(cords: Any, risky: set, template: LabelTemplate, renderer: An
         return (p.rack, p.u, end[1])
 
     seen: dict = {}
-    for row in [row for row in cords if row[4][0] in first or row[5][0] in first]:
+    for row in [row for row in rows if (row[4][0] in first or row[5][0] in first) and row[1] != "trunk"]:
         ka, kb = key(row[4]), key(row[5])
         # in a fixed order (a set of tuples holding None iterates by None's hash, which is its address in 3.11)
         ids = [(ka if near else None, kb if far else None)]

@@ -102,7 +102,11 @@ def _verify(draft):
     )
 
 
-def test_a_panel_port_with_two_cords_is_an_invariant_error(draft):
+@pytest.mark.parametrize("marks", [True, False], ids=["marks", "dict"])
+def test_a_panel_port_with_two_cords_is_an_invariant_error(draft, monkeypatch, marks):
+    """Panel ends are marked per (unit, port) in a bytearray by rack, or a dict past verify._MARKS_MAX."""
+    if not marks:
+        monkeypatch.setattr("engine.verify._MARKS_MAX", 0)
     rows = draft.physical.cable_rows
     i, j = [k for k, row in enumerate(rows) if row[1] == "cord" and row[5][0] == "panel"][:2]
     rows[j] = [*rows[j][:5], rows[i][5], *rows[j][6:]]
@@ -131,15 +135,53 @@ def test_a_cable_to_a_device_that_does_not_exist_is_an_invariant_error(draft):
         _verify(draft)
 
 
+@pytest.mark.parametrize("marks", [True, False], ids=["marks", "dict"])
 @pytest.mark.parametrize("kind", ["cord", "trunk"])
-def test_a_cable_on_a_panel_that_is_not_placed_is_named(draft, kind):
+def test_a_cable_on_a_panel_that_is_not_placed_is_named(draft, monkeypatch, kind, marks):
     """The first cable in row order whose end names a unit no placed panel starts at: a cord's front port or a
-    trunk's rear adapter."""
+    trunk's rear adapter. A cord's panel ends are marked in a bytearray by rack, or a dict past verify._MARKS_MAX."""
+    if not marks:
+        monkeypatch.setattr("engine.verify._MARKS_MAX", 0)
     rows = draft.physical.cable_rows
     i = next(k for k, row in enumerate(rows) if row[1] == kind and row[5][0] == "panel")
     _panel, rack, _u, port = rows[i][5]
     rows[i] = [*rows[i][:5], ("panel", rack, 99, port), *rows[i][6:]]
     with pytest.raises(EngineInvariantError, match=rf"^cable C{rows[i][0]:06d} ends on a patch panel at \S+ U99 "):
+        _verify(draft)
+
+
+@pytest.mark.parametrize("marks", [True, False], ids=["marks", "dict"])
+def test_a_cord_on_a_unit_with_panels_in_other_racks_only_is_named(draft, monkeypatch, marks):
+    """Placement is held per rack: a cord moved onto a unit where other racks have panels and its own rack has
+    none is found, with the same port on that unit of those racks in use (marks per (unit, port) span racks)."""
+    if not marks:
+        monkeypatch.setattr("engine.verify._MARKS_MAX", 0)
+    rows = draft.physical.cable_rows
+    units_of: dict[int, set] = {}
+    for pp in draft.physical.panel_places:
+        units_of.setdefault(pp.rack, set()).add(pp.u)
+    used = {(end[2], end[3]) for row, end in _panel_ends(draft) if row[1] == "cord"}
+    i, rack, u, port = next(
+        (k, row[5][1], u, port)
+        for k, row in enumerate(rows)
+        if row[1] == "cord" and row[5][0] == "panel"
+        for u, port in sorted(used)
+        if u not in units_of[row[5][1]]
+    )
+    rows[i] = [*rows[i][:5], ("panel", rack, u, port), *rows[i][6:]]
+    with pytest.raises(EngineInvariantError, match=rf"^cable C{rows[i][0]:06d} ends on a patch panel at \S+ U{u} "):
+        _verify(draft)
+
+
+@pytest.mark.parametrize("marks", [True, False], ids=["marks", "dict"])
+def test_a_cord_to_a_rack_that_does_not_exist_is_an_invariant_error(draft, monkeypatch, marks):
+    if not marks:
+        monkeypatch.setattr("engine.verify._MARKS_MAX", 0)
+    rows = draft.physical.cable_rows
+    i = next(k for k, row in enumerate(rows) if row[1] == "cord" and row[5][0] == "panel")
+    _panel, _rack, u, port = rows[i][5]
+    rows[i] = [*rows[i][:5], ("panel", len(draft.racks), u, port), *rows[i][6:]]
+    with pytest.raises(EngineInvariantError, match=r"^a cable names a device or rack that does not exist$"):
         _verify(draft)
 
 
