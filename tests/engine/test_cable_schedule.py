@@ -130,3 +130,46 @@ def test_ids_that_are_not_plain_ints_are_stored_as_a_plain_int_would_be(panelled
     assert list(CableSchedule(odd).db_rows(42)) == expected
     assert f"C{single[0]:06d} " in expected[rows.index(single)][15]
     assert not CableSchedule(odd)._plain_ids() and CableSchedule(plain)._plain_ids()
+
+
+def _relabelled(result, **labels):
+    ph = result.physical
+    new = replace(ph.policy.labels, **labels)
+    return replace(result, physical=replace(ph, policy=replace(ph.policy, labels=new)))
+
+
+@pytest.mark.parametrize("own_end_first", [True, False])
+@pytest.mark.parametrize(
+    ("panel", "trunk"),
+    [("<rack>-<ru:02>", "<cable> <near>/<far> <tier>"), ("{<grid>}:<port>/<ru>", "<near>|<far>|<cable:08>")],
+)
+def test_a_trunks_stored_row_is_the_general_rows(panelled, panel, trunk, own_end_first):
+    """db_rows writes a trunk from memos of its panels (_trunk_db_row): every row, trunks and the cords at
+    their panels included, is what the general _db_row writes, for panel labels with and without the port (the
+    engine's trunk-end port, then the rear port trunk_ports names) and either end first."""
+    result = _relabelled(panelled, panel=panel, trunk=trunk, own_end_first=own_end_first)
+    hall = {r.id: r.hall + 1 for r in result.racks}
+    general = CableSchedule(result)
+    expected = [general._db_row(row, 42, hall) for row in result.physical.cable_rows]
+    assert list(CableSchedule(result).db_rows(42)) == expected
+    assert sum(r[4] == "trunk" for r in expected) > 1 and any(r[8] != "T" for r in expected if r[4] == "trunk")
+
+
+@pytest.fixture(scope="module")
+def two_hall_panels():
+    data = {
+        "name": "two halls",
+        "servers": {"model": "dgx-h100", "count": 256},
+        "compute_fabric": {"technology": "infiniband", "switch": "qm9700", "scalable_unit": 32, "tiers": 3},
+        "site": {"max_racks_per_hall": 50},
+        "physical": {"tiers": {t: {"cabling": "panels"} for t in ("leaf-spine", "spine-core")}},
+    }
+    return compute_design(parse_spec(data))
+
+
+def test_trunks_between_two_halls_are_stored_as_the_general_rows_store_them(two_hall_panels):
+    result = two_hall_panels
+    hall = {r.id: r.hall + 1 for r in result.racks}
+    expected = [CableSchedule(result)._db_row(row, 7, hall) for row in result.physical.cable_rows]
+    assert list(CableSchedule(result).db_rows(7)) == expected
+    assert any(r[18] != r[19] for r in expected if r[4] == "trunk")  # a trunk crosses the pathway
