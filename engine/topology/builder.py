@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import fields
+from dataclasses import MISSING, fields
 from functools import lru_cache
 from itertools import repeat
 from typing import Any
@@ -14,10 +14,14 @@ from ..model import Device, Link
 
 _new = tuple.__new__
 
-# Device's fields and their defaults (idx, name, role and model have none), and the setter of each field's slot.
+# Device's fields and their defaults, the fields that have one, and the setter of each field's slot
+# (Builder.devices_by_column). That method sets idx, name, role and model itself, and bypasses __init__: a field
+# without a default besides those, or a __post_init__, would need it to change.
 _DEVICE_DEFAULTS = {f.name: f.default for f in fields(Device)}
+_OPTIONAL_FIELDS = tuple(name for name, default in _DEVICE_DEFAULTS.items() if default is not MISSING)
 _DEVICE_SLOT_SET = {name: getattr(Device, name).__set__ for name in _DEVICE_DEFAULTS}
-_OPTIONAL_FIELDS = ("network", "plane", "su", "pod", "rack_units", "power_kw")
+assert set(_DEVICE_DEFAULTS) - set(_OPTIONAL_FIELDS) == {"idx", "name", "role", "model"}
+assert not hasattr(Device, "__post_init__")
 
 
 class Builder:
