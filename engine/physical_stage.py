@@ -351,6 +351,8 @@ class LinkEnds:
         self.stable = stable
         self.head: tuple[list[int], list[int]] = ([], [])
         self.last: Link | None = None  # the link at stable - 1 when `head` was read
+        # gathers' answer, with the A column it was made from
+        self.gathered: tuple[list[int], Callable[[Sequence], tuple], Callable[[Sequence], tuple]] | None = None
 
     def columns(self, links: list[Link]) -> tuple[list[int], list[int]]:
         stable = min(self.stable, len(links))
@@ -361,6 +363,25 @@ class LinkEnds:
             return self.head
         tail = links[stable:]
         return self.head[0] + list(map(_LINK_A, tail)), self.head[1] + list(map(_LINK_B, tail))
+
+    def gathers(
+        self, columns: tuple[list[int], list[int]]
+    ) -> tuple[Callable[[Sequence], tuple], Callable[[Sequence], tuple]]:
+        """For the links' ends `columns` (as `columns` gave them), two functions of a per-device table: the tuple of
+        each link's A (B) device's entry. An itemgetter of the whole column gathers in one C call, about a quarter of
+        the CPU of map(table.__getitem__, column): 3 ms against 13 ms for 400,000 links. Kept while `columns` is
+        the same object: the same pass, or a pass over the wired links alone (`head`)."""
+        if self.gathered is None or self.gathered[0] is not columns[0]:
+            self.gathered = (columns[0], _gather(columns[0]), _gather(columns[1]))
+        return self.gathered[1], self.gathered[2]
+
+
+def _gather(indexes: list[int]) -> Callable[[Sequence], tuple]:
+    """A function of a table: the tuple of its entries at `indexes` (itemgetter returns an entry, not a tuple, for
+    one index, and cannot be made for none)."""
+    if len(indexes) > 1:
+        return itemgetter(*indexes)
+    return lambda table: tuple(map(table.__getitem__, indexes))
 
 
 def _per_link_state(p: _Pass, sparse: bool) -> None:
@@ -390,6 +411,11 @@ def _link_ends(p: _Pass) -> tuple[list[int], list[int]]:
     if p.end_columns is None:
         p.end_columns = p.link_ends.columns(p.links)
     return p.end_columns
+
+
+def _end_gathers(p: _Pass) -> tuple[Callable[[Sequence], tuple], Callable[[Sequence], tuple]]:
+    """Per-device tables gathered at the pass's links' A and B devices (LinkEnds.gathers)."""
+    return p.link_ends.gathers(_link_ends(p))
 
 
 class _Pass:
@@ -813,8 +839,8 @@ def _panel_flags(p: _Pass, t: _MediaTables) -> list[bool] | None:
     if p.hall_of is None:
         flags = list(map(structured.__getitem__, map(_LINK_TIER, links)))
     else:
-        a_dev, b_dev = _link_ends(p)
-        a_hall, b_hall = map(hall_dev.__getitem__, a_dev), map(hall_dev.__getitem__, b_dev)
+        gather_a, gather_b = _end_gathers(p)
+        a_hall, b_hall = gather_a(hall_dev), gather_b(hall_dev)
         # a link to an unplaced device (hall -1) runs between no halls; with every device placed (the rule: the
         # devices, not the link ends, are scanned for one) a plain comparison says it
         cross = map(_between_halls if -1 in hall_dev else ne, a_hall, b_hall)
@@ -853,8 +879,9 @@ def _cage_sharers(p: _Pass, t: _MediaTables, listed: Callable[[int], bool]) -> a
     # Only a link with an end on a device that has cage runs can share a cage: those are found first, by device
     # (at 128K GPUs the probe of _first_rack_overflow has 30 such devices, which 2,996 of 397,184 links touch).
     has = bytes(map(bool, cages))
-    a_dev, b_dev = _link_ends(p)
-    near = list(compress(range(len(links)), map(or_, map(has.__getitem__, a_dev), map(has.__getitem__, b_dev))))
+    gather_a, gather_b = _end_gathers(p)
+    # those few links found by C scans (tuple.index) of the gathered columns (32 ms to 7 ms at 128K GPUs)
+    near = sorted({*_positions(gather_a(has), 1), *_positions(gather_b(has), 1)})
     cand = list(map(links.__getitem__, near))
     shares = map(
         or_,
@@ -946,7 +973,7 @@ def _first_rack_overflow(p: _Pass, flags: list[bool]) -> None:
         raise
 
 
-def _positions(values: list[int], value: int) -> Iterator[int]:
+def _positions(values: Sequence[int], value: int) -> Iterator[int]:
     """The indexes at which `values` holds `value`, in order."""
     at = -1
     find = values.index

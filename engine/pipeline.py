@@ -351,20 +351,7 @@ def _wire_compute(spec: DesignSpec, catalog: Catalog) -> _Wiring:
     warnings += subnet_manager_warnings(spec, plan, catalog)
     server = catalog.server(spec.servers.model)
     b = Builder()
-    prefix = _server_prefix(server.key)
-    su = plan.su_size
-    servers = [
-        b.device(
-            f"{prefix}-SU{n // su + 1:02d}-N{n % su + 1:02d}",
-            "server",
-            server.key,
-            su=n // su + 1,
-            pod=(n // su) // plan.su_per_pod + 1 if plan.tiers == 3 else 0,
-            rack_units=server.rack_units,
-            power_kw=server.power_kw,
-        )
-        for n in range(spec.servers.count)
-    ]
+    servers = _servers(b, spec.servers.count, plan, server)
     ufm_model = catalog.appliances.get("ufm")
     ufms = [
         b.device(
@@ -379,6 +366,24 @@ def _wire_compute(spec: DesignSpec, catalog: Catalog) -> _Wiring:
     ]
     compute_devs = build_compute(plan, servers, server, b, ufms)
     return _Wiring(plan, server, b, servers, ufms, compute_devs, warnings)
+
+
+def _servers(b: Builder, count: int, plan: ComputePlan, server: ServerModel) -> list[int]:
+    """The servers, SU by SU (named <prefix>-SU<su>-N<slot>), added to `b` by column (Builder.devices_by_column):
+    their names are joined from each SU's prefix and each slot's suffix, made once (16,384 servers at 128K GPUs)."""
+    su = plan.su_size
+    sus = range(1, -(-count // su) + 1)
+    prefix = _server_prefix(server.key)
+    slots = [f"{slot:02d}" for slot in range(1, su + 1)]
+    names = [head + slot for head in [f"{prefix}-SU{s:02d}-N" for s in sus] for slot in slots][:count]
+    su_of = [s for s in sus for _ in slots][:count]
+    each: dict[str, Sequence] = {"su": su_of}
+    if plan.tiers == 3:
+        each["pod"] = [(s - 1) // plan.su_per_pod + 1 for s in su_of]
+    # 2 tiers: pod 0, Device's default
+    return b.devices_by_column(
+        names, "server", server.key, each, rack_units=server.rack_units, power_kw=server.power_kw
+    )
 
 
 def _wire_storage(spec: DesignSpec, catalog: Catalog, w: _Wiring) -> None:

@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import MISSING, fields
 from functools import lru_cache
+from itertools import repeat
 from typing import Any
 
 from ..catalog import SwitchModel
 from ..model import Device, Link
 
 _new = tuple.__new__
+
+# Device's fields and their defaults, the fields that have one, and the setter of each field's slot
+# (Builder.devices_by_column). That method sets idx, name, role and model itself, and bypasses __init__: a field
+# without a default besides those, or a __post_init__, would need it to change.
+_DEVICE_DEFAULTS = {f.name: f.default for f in fields(Device)}
+_OPTIONAL_FIELDS = tuple(name for name, default in _DEVICE_DEFAULTS.items() if default is not MISSING)
+_DEVICE_SLOT_SET = {name: getattr(Device, name).__set__ for name in _DEVICE_DEFAULTS}
+assert set(_DEVICE_DEFAULTS) - set(_OPTIONAL_FIELDS) == {"idx", "name", "role", "model"}
+assert not hasattr(Device, "__post_init__")
 
 
 class Builder:
@@ -22,6 +35,35 @@ class Builder:
         idx = len(self.devices)
         self.devices.append(Device(idx, name, role, model, **kw))
         return idx
+
+    def devices_by_column(
+        self, names: Sequence[str], role: str, model: str, each: dict[str, Sequence] | None = None, **same: Any
+    ) -> list[int]:
+        """Append one device per name, as `device` would one by one: `each` gives fields with a value per device
+        (sequences as long as `names`), `same` fields that all share. Returns their indexes.
+
+        Built a column at a time: each field is set on every device by its slot's setter called from C (map), not
+        by the frozen dataclass's __init__, which sets its ten fields through object.__setattr__ in Python, about
+        1.5 us a device (the 16,384 servers of a 128K-GPU design: 24 ms of CPU as Device(...), 10 ms by column)."""
+        n, first, each = len(names), len(self.devices), each or {}
+        given = [*each, *same]
+        if len(set(given)) < len(given) or not set(_OPTIONAL_FIELDS).issuperset(given):
+            raise TypeError(f"device fields given twice or not optional: {given}")
+        if any(len(values) != n for values in each.values()):
+            raise ValueError(f"a field of `each` has not one value for each of the {n} devices")
+        columns: dict[str, Any] = {
+            "idx": range(first, first + n),
+            "name": names,
+            "role": repeat(role),
+            "model": repeat(model),
+        }
+        for name in _OPTIONAL_FIELDS:
+            columns[name] = each[name] if name in each else repeat(same.get(name, _DEVICE_DEFAULTS[name]))
+        made = list(map(object.__new__, repeat(Device, n)))
+        for name, values in columns.items():
+            deque(map(_DEVICE_SLOT_SET[name], made, values), maxlen=0)
+        self.devices += made
+        return list(range(first, first + n))
 
     def link(
         self,

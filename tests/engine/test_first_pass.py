@@ -50,6 +50,21 @@ def test_link_ends_are_read_once_for_the_wired_links_and_each_time_for_those_aft
     assert ends.columns(links[:2]) == ([0, 1], [100, 101])  # fewer links than the wiring had
 
 
+@pytest.mark.parametrize("n", [0, 1, 2, 6])  # itemgetter makes no tuple of one index, and none of no index
+def test_gathered_link_ends_are_those_of_the_columns_and_kept_for_the_same_columns(n):
+    links = [_link(i, i % 3, 3 + i % 2) for i in range(n)]
+    ends = physical_stage.LinkEnds(stable=n)
+    table = ["d0", "d1", "d2", "d3", "d4"]
+    columns = ends.columns(links)
+    gather_a, gather_b = ends.gathers(columns)
+    assert gather_a(table) == tuple(table[a] for a in columns[0]) == tuple(table[lk.a] for lk in links)
+    assert gather_b(table) == tuple(table[lk.b] for lk in links)
+    if n:  # the wired links' columns, kept (with none, columns reads the list again)
+        assert ends.gathers(ends.columns(links)) == (gather_a, gather_b)
+    links.append(_link(n, 2, 0))  # an OOB link after the wiring: other columns, gathered again
+    assert ends.gathers(ends.columns(links))[1](table) == (*gather_b(table), "d0")
+
+
 _LinkEnds = physical_stage.LinkEnds
 
 
