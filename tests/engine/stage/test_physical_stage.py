@@ -314,96 +314,37 @@ def test_cable_lines_from_runs_of_rows_count_as_row_by_row():
     assert lengths == {"P-3M": 3.0, "T-9M": 9.0, "P-2M": 3.0}
 
 
-def _links_by_rack_pair(links, choices, cables, rack_of) -> dict:
-    """The roll-up's count before the physical stage counted its links as it cabled them (reference): every link
-    by (network, tier, rack A, rack B, id of the choice, cables on the link), in order of first occurrence."""
-    return dict(
-        Counter(
-            (lk.network, lk.tier, rack_of[lk.a], rack_of[lk.b], id(c), len(cab))
-            for lk, c, cab in zip(links, choices, cables)
-        )
-    )
+def test_links_by_rack_pair_count_as_link_by_link():
+    """_roll_up's count of links by (network, tier, rack A, rack B, choice, cables) goes by runs of links: a tier
+    named by another object, a key coming back after others and a run ending on any one field count as a Counter
+    of the keys would, in first-seen order."""
+    from engine.model import Link
+    from engine.physical_stage import _links_by_rack_pair
 
-
-def _row_tallies(runs, su_of) -> tuple:
-    """What _cable_lines makes of runs of rows (_row_runs' shape), in the orders it keeps: the (kind, part, length)
-    lines and the (network, tier, kind) counts in first-row order, the split by (part, network, SU), each part's
-    first length, and the rows counted."""
-    lines: dict = {}
-    kinds: dict = {}
-    split: Counter = Counter()
-    total = 0
-    for kind, part, length, net, tier, by_a_end in runs:
-        n = sum(by_a_end.values())
-        assert n > 0  # an empty run would add a BOM line of 0
-        total += n
-        lines[(kind, part, length)] = lines.get((kind, part, length), 0) + n
-        kinds[(net, tier, kind)] = kinds.get((net, tier, kind), 0) + n
-        for a, k in by_a_end.items():
-            split[(part, net, 0 if a == "panel" else su_of[a])] += k
-    return list(lines.items()), list(kinds.items()), split, total
-
-
-ALL_PANELS = {"default_tier": {"cabling": "panels"}}
-TWO_HALLS = {  # tests/engine/test_site_halls.py's design: spine-core links through panels between halls
-    "name": "two halls",
-    "servers": {"model": "dgx-h100", "count": 256},
-    "compute_fabric": {"technology": "infiniband", "switch": "qm9700", "scalable_unit": 32, "tiers": 3},
-    "site": {"max_racks_per_hall": 50},
-}
-
-
-@pytest.mark.parametrize("shape", ["two-halls", "storage-inband", "copper-direct", "no-part", "split-panels"])
-def test_the_counts_kept_as_rows_and_links_are_made_equal_a_recount(shape, monkeypatch):
-    """The physical stage counts its cable rows (for the BOM) and its directly cabled links (for the fiber totals)
-    as it makes them, per memo entry or demand group, falling back to counting rows made on the general path
-    (shared cables); the roll-up then takes those counts. They equal a recount of the finished rows and links
-    (the roll-up's former passes), in the same first-row order, on shapes the fixtures do not draw."""
-    from engine import physical_stage
-    from engine.physical_stage import _kept_runs, _row_runs
-    from engine.presets import load_preset
-
-    from .test_catalog_completeness import LAB_SPEC, LAB_SWITCH
-
-    catalog = load_catalog()
-    data = {
-        "two-halls": TWO_HALLS,
-        "storage-inband": {**load_preset("dgx-h100-superpod-4su"), "physical": ALL_PANELS},
-        "copper-direct": load_preset("hgx-roce-2su"),
-        "no-part": LAB_SPEC,
-        "split-panels": {**load_preset("dgx-b300-xdr-8su"), "physical": ALL_PANELS},
-    }[shape]
-    if shape == "no-part":
-        catalog = load_catalog({"switches": {"lab-osfp100": LAB_SWITCH}})
-    kept: dict = {}
-    real = physical_stage._roll_up
-
-    def keep(result, **kwargs):
-        kept.update(kwargs, result=result)
-        return real(result, **kwargs)
-
-    monkeypatch.setattr(physical_stage, "_roll_up", keep)
-    r = compute_design(parse_spec(data), catalog)
-    r.physical.roll_up()
-    ph, rows, su_of = r.physical, r.physical.cable_rows, [d.su for d in r.devices]
-    assert kept["result"] is ph and rows
-    assert _row_tallies(_kept_runs(rows, kept["row_counts"]), su_of) == _row_tallies(_row_runs(rows), su_of)
-    assert _row_tallies(_row_runs(rows), su_of)[3] == len(rows)
-    rack_of = [-1 if pl is None else pl.rack for pl in r.places]
-    recount = _links_by_rack_pair(r.links, ph.choices, ph.cables, rack_of)
-    assert kept["direct_links"] == {k[:5]: n for k, n in recount.items() if k[5] == 1}
-    # what each shape is for
-    networks = {lk.network for lk in r.links}
-    tiers_of = {len(c) for c in ph.cables}
-    general = any(len(e) == 2 and e[1] > e[0] for e in kept["row_counts"])
-    split = any(c is not None and c.breakout == "split-1:2" and len(cab) == 3 for c, cab in zip(ph.choices, ph.cables))
-    assert {
-        "two-halls": len({rk.hall for rk in r.racks}) == 2 and 3 in tiers_of and 1 in tiers_of,
-        "storage-inband": {"storage", "inband"} <= networks and 3 in tiers_of,
-        "copper-direct": ph.loss_counts["copper"] > 0 and 3 not in tiers_of,
-        "no-part": ph.completeness["links_without_part"] > 0,
-        "split-panels": split and general,
-    }[shape], (networks, tiers_of, general, split, ph.loss_counts)
+    c1, c2 = object(), object()
+    tier = "".join(["leaf-", "spine"])  # equal to "leaf-spine", another object
+    rows = [  # (network, tier, a, b, choice, cables): each row changes one field of the row before
+        ("compute", "leaf-spine", 0, 2, c1, (1,)),
+        ("compute", "leaf-spine", 1, 2, c1, (2,)),  # devices 0 and 1 share rack 0: the same key
+        ("compute", tier, 0, 2, c1, (3,)),  # the same key
+        ("compute", "leaf-spine", 0, 2, c1, (3,)),  # the same key
+        ("compute", "leaf-spine", 0, 3, c1, (4,)),  # rack B
+        ("compute", "leaf-spine", 2, 3, c1, (5,)),  # rack A
+        ("compute", "leaf-spine", 2, 3, c2, (6,)),  # choice
+        ("compute", "leaf-spine", 2, 3, c2, (7, 8, 9)),  # cables
+        ("compute", "leaf-spine", 2, 3, c2, (10,)),  # cables
+        ("storage", "leaf-spine", 2, 3, c2, (11,)),  # network
+        ("storage", "node-leaf", 2, 3, c2, (12,)),  # tier
+        ("compute", "leaf-spine", 4, 2, None, ()),  # device 4 unplaced: rack -1
+        ("compute", "leaf-spine", 0, 2, c1, (13,)),  # the first key again
+    ]
+    links = [Link(i, net, 0, t, a, "p", "c", b, "q", "d", 800) for i, (net, t, a, b, _c, _x) in enumerate(rows)]
+    rack_of = [0, 0, 1, 2, -1]
+    counted = _links_by_rack_pair(links, [r[4] for r in rows], [r[5] for r in rows], rack_of)
+    expected = Counter((r[0], r[1], rack_of[r[2]], rack_of[r[3]], id(r[4]), len(r[5])) for r in rows)
+    assert list(counted.items()) == list(expected.items())
+    assert counted[("compute", "leaf-spine", 0, 1, id(c1), 1)] == 5
+    assert _links_by_rack_pair([], [], [], rack_of) == {}
 
 
 @pytest.mark.parametrize(
