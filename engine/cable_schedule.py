@@ -297,22 +297,7 @@ class CableSchedule:
         name_a, rack_a, u_a, hall_a = ca
         name_b, rack_b, u_b, hall_b = cb
         head = (revision_id, cid, network, tier, kind, part, length)
-        return (
-            *head,
-            name_a,
-            pa,
-            rack_a,
-            u_a,
-            name_b,
-            pb,
-            rack_b,
-            u_b,
-            la[:128],
-            lb[:128],
-            links[:256],
-            hall_a,
-            hall_b,
-        )
+        return _stored_row(head, (name_a, pa, rack_a, u_a, hall_a), (name_b, pb, rack_b, u_b, hall_b), la, lb, links)
 
     def _trunk_end(self, end: tuple, memo: dict) -> tuple[str, str]:
         """(the panel label trunk_labels writes for a trunk's panel end, the end's tier), remembered in `memo`."""
@@ -326,27 +311,13 @@ class CableSchedule:
         la, lb, a_row, b_row = self._labelled_ends(cid, kind, a, b)
         links = " ".join([f"L{x:06d}" for x in link_ids])  # a list joins faster than a generator (a trunk has ~11)
         ua, ub = a_row[3], b_row[3]
-        return (
-            revision_id,
-            cid,
-            network,
-            tier,
-            kind,
-            part,
-            length,
-            a_row[0],
-            a_row[1],
-            a_row[2],
-            None if ua == "" else ua,
-            b_row[0],
-            b_row[1],
-            b_row[2],
-            None if ub == "" else ub,
-            la[:128],
-            lb[:128],
-            links[:256],
-            hall.get(a_row[2]),
-            hall.get(b_row[2]),
+        return _stored_row(
+            (revision_id, cid, network, tier, kind, part, length),
+            (a_row[0], a_row[1], a_row[2], None if ua == "" else ua, hall.get(a_row[2])),
+            (b_row[0], b_row[1], b_row[2], None if ub == "" else ub, hall.get(b_row[2])),
+            la,
+            lb,
+            links,
         )
 
     # ----- the installer's rows ------------------------------------------------------------------------
@@ -754,3 +725,28 @@ def _panel_cells(ends: EndRenderer, end: tuple, hall: dict, memo: dict) -> tuple
     known = ends.by_panel.get((rack_i, u)) or ends.panel(rack_i, u)
     cells = memo[(rack_i, u)] = (known[0].format, (known[1], known[2], u, hall.get(known[2])))
     return cells
+
+
+def _stored_row(head: tuple, end_a: tuple, end_b: tuple, label_a: str, label_b: str, links: str) -> tuple:
+    """A stored cable row (apps/designs/adapters.CABLE_DB_COLUMNS) from its head (revision, id, network, tier, kind,
+    part, length), each end's (device, port, rack, unit, hall), its labels and link ids, cut to the columns'
+    widths. db_rows' loop spells the same tuple inline, as it is the hot path (one more Python call per row, for
+    511,000 cables at 128K GPUs); a test holds every row of either path equal to cables.csv's."""
+    name_a, port_a, rack_a, u_a, hall_a = end_a
+    name_b, port_b, rack_b, u_b, hall_b = end_b
+    return (
+        *head,
+        name_a,
+        port_a,
+        rack_a,
+        u_a,
+        name_b,
+        port_b,
+        rack_b,
+        u_b,
+        label_a[:128],
+        label_b[:128],
+        links[:256],
+        hall_a,
+        hall_b,
+    )
