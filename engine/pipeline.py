@@ -29,7 +29,7 @@ from .topology.access import AccessPlan, build_access, plan_access, storage_ufm_
 from .topology.advice import reserved_slot_warning, spine_choices
 from .topology.builder import Builder
 from .topology.compute import ComputePlan, build_compute, plan_compute
-from .topology.oob import agg_pairs_needed, build_oob
+from .topology.oob import agg_pairs_needed, build_oob, endpoints_by_rack, oob_switches_per_rack
 from .topology.subnet import subnet_manager_warnings
 from .verify import verify
 from .verify_cabling import label_warning, verify_cabling
@@ -95,7 +95,7 @@ def _build_oob(
                 if not candidates:
                     raise SpecError.at("oob.enabled", "a rack-scale design needs a network rack for its OOB switches")
                 host_rack[r.idx] = min(candidates, key=lambda c: abs(racks[c].position - r.position))
-    pairs = agg_pairs_needed(len(racks) + 1 - len(host_rack), oob_model, agg_model)
+    pairs = _agg_pairs(spec, catalog, b, racks, places, oob_model, agg_model, server, host_rack)
     aggs = [
         b.device(
             f"OOB-AGG{i + 1:02d}",
@@ -132,6 +132,32 @@ def _build_oob(
     for dev, place in out["places"].items():
         places[dev] = place
     return racks, places
+
+
+def _agg_pairs(
+    spec: DesignSpec,
+    catalog: Catalog,
+    b: Builder,
+    racks: list[Rack],
+    places: list[Place | None],
+    oob_model: SwitchModel,
+    agg_model: SwitchModel,
+    server: ServerModel,
+    host_rack: dict[int, int],
+) -> int:
+    """Aggregation pairs for every OOB switch build_oob will place: those of the racks placed so far (a rack
+    hosting rack-scale systems' BMCs can need several) and of the services rack the pairs themselves go in."""
+    counts = endpoints_by_rack(
+        b.devices, places, catalog.switches, server.oob.ports, spec.oob.pdus_per_rack, racks, host_rack
+    )
+    placed = sum(oob_switches_per_rack(n, oob_model) for n in counts.values())
+    pairs = agg_pairs_needed(placed + 1, oob_model, agg_model)
+    while True:  # more pairs put more management ports in the services rack; this only ever grows, so it ends
+        services = 2 * pairs * agg_model.mgmt_ports + spec.oob.pdus_per_rack
+        needed = agg_pairs_needed(placed + oob_switches_per_rack(services, oob_model), oob_model, agg_model)
+        if needed <= pairs:
+            return pairs
+        pairs = needed
 
 
 def _longest_row(racks: Sequence[Rack | RackRecord], kind: str) -> int:

@@ -38,6 +38,39 @@ def agg_pairs_needed(n_oob_switches: int, oob: SwitchModel, agg: SwitchModel) ->
     return max(1, ceil(n_oob_switches / radix))
 
 
+def oob_switches_per_rack(endpoints: int, oob: SwitchModel) -> int:
+    """OOB switches a rack with `endpoints` management ports gets (one at least: its PDUs need one)."""
+    return max(1, ceil(endpoints / (oob.radix(1) or oob.cages)))
+
+
+def endpoints_by_rack(
+    devices: list[Device],
+    places: list[Place | None],
+    switches: Mapping[str, SwitchModel],
+    server_oob_ports: tuple[str, ...],
+    pdus_per_rack: int,
+    racks: list[Rack],
+    host_rack: Mapping[int, int],
+) -> dict[int, int]:
+    """Management ports each OOB-switch rack serves: its own devices' and PDUs' and those of the racks it hosts.
+
+    The aggregation pairs are sized from this before they exist, so it must count what build_oob wires: a network
+    rack that hosts the BMCs of several rack-scale systems needs more than one OOB switch."""
+    per_kind: dict[tuple[str, str], int] = {}
+    counts = {r.idx: 0 for r in racks if r.idx not in host_rack}
+    for r in racks:
+        counts[host_rack.get(r.idx, r.idx)] += pdus_per_rack  # a PDU has one network port ("net")
+    for idx, p in enumerate(places):
+        if p is None:
+            continue
+        d = devices[idx]
+        n = per_kind.get((d.role, d.model))
+        if n is None:
+            n = per_kind[(d.role, d.model)] = len(mgmt_ports(d, switches, server_oob_ports))
+        counts[host_rack.get(p.rack, p.rack)] += n
+    return counts
+
+
 def build_oob(
     *,
     b: Builder,
@@ -67,7 +100,7 @@ def build_oob(
     oob_switches: list[int] = []
     pdus: list[int] = []
     new_places: dict[int, Place] = {}
-    endpoints_by_rack: dict[int, list[tuple[int, str]]] = {}
+    by_target: dict[int, list[tuple[int, str]]] = {}
     for rack in racks:
         members = by_rack.get(rack.idx, [])
         rack_pdus = []
@@ -77,14 +110,14 @@ def build_oob(
             new_places[d] = Place(rack.idx, 0)  # zero-U, mounted at the rack's rear
         pdus += rack_pdus
         target = host_rack.get(rack.idx, rack.idx)
-        endpoints_by_rack.setdefault(target, []).extend(
+        by_target.setdefault(target, []).extend(
             (m, port) for m in members + rack_pdus for port in mgmt_ports(b.devices[m], switches, server_oob_ports)
         )
     for rack in racks:
         if rack.idx in host_rack:
             continue
-        endpoints = endpoints_by_rack.get(rack.idx, [])
-        n_switch = max(1, ceil(len(endpoints) / ports_per_oob))
+        endpoints = by_target.get(rack.idx, [])
+        n_switch = oob_switches_per_rack(len(endpoints), oob)
         for s in range(n_switch):
             sw = b.device(
                 f"OOB-{rack.id.split('.', 1)[-1]}" + (f"-{s + 1}" if n_switch > 1 else ""),

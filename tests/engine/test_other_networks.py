@@ -20,7 +20,7 @@ import pytest
 
 from engine.columns import LINK_COLUMNS
 from engine.model import TIERS
-from tests.engine.conftest import build
+from tests.engine.conftest import build, catalog_no_media
 
 NODES = 127
 
@@ -241,3 +241,42 @@ def test_every_rack_gets_its_pdus_and_an_oob_switch(pod):
     pdus = Counter(pod.places[d.idx].rack for d in pod.devices if d.role == "pdu")
     oobs = Counter(pod.places[d.idx].rack for d in pod.devices if d.role == "oob")
     assert [r.id for r in pod.racks if pdus[r.idx] != 2 or oobs[r.idx] < 1] == []
+
+
+@pytest.mark.parametrize(("count", "switch"), [(65, "qm9790"), (72, "qm9700"), (72, "sn5400")])
+def test_rack_scale_bmcs_hosted_by_one_network_rack_get_enough_aggregation_pairs(count, switch):
+    """GB200 NVL72 racks send their BMCs to the OOB switch of a network rack in their row (oob.build_oob's
+    host_rack). One network rack can host more BMCs and PDUs than an SN2201 has ports, so it gets several OOB
+    switches, and the aggregation pairs must be sized for all of them (this raised "too few OOB aggregation
+    switches" when they were sized as one OOB switch per rack):
+
+        NVL72 ... NVL72 --bmc/pdu--> OOB-<net rack>-1, -2, ... --up1/up2--> OOB-AGG01..04
+    """
+    technology = "ethernet" if switch.startswith("sn") else "infiniband"
+    result = build(
+        {
+            "name": "rack-scale oob",
+            "servers": {"model": "gb200-nvl72", "count": count},
+            "compute_fabric": {"technology": technology, "switch": switch},
+            "oob": {"enabled": True},
+        }
+    )
+    oob = [d.name for d in result.devices if d.role == "oob"]
+    aggs = {d.name for d in result.devices if d.role == "oob-agg"}
+    ups = defaultdict(list)
+    for link in result.links:
+        if link.tier == "oob-uplink":
+            ups[result.devices[link.a].name].append(result.devices[link.b].name)
+    per_rack = Counter(result.places[d.idx].rack for d in result.devices if d.role == "oob")
+    assert max(per_rack.values()) > 1  # the case drawn above: a rack with several OOB switches
+    assert sorted(ups) == sorted(oob)
+    assert all(len(set(up)) == 2 and set(up) <= aggs for up in ups.values())
+    per_agg_port = Counter(
+        (result.devices[link.b].name, link.b_port) for link in result.links if link.tier == "oob-uplink"
+    )
+    assert max(per_agg_port.values()) == 1
+    agg_model = next(d.model for d in result.devices if d.role == "oob-agg")
+    up_speed = next(lk.speed_gbps for lk in result.links if lk.tier == "oob-uplink")
+    radix = catalog_no_media().switches[agg_model].radix(up_speed)
+    assert radix
+    assert len(aggs) == 2 * -(-len(oob) // radix)  # no more pairs than the OOB switches need
