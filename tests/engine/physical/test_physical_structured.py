@@ -140,3 +140,16 @@ def test_a_demand_of_one_trunk_one_mpo_link_a_leg_keeps_its_slots_as_a_leg_run(c
     assert plan.slots[2] == _link_slots(10, t_meta, 1, 8, 24, 1)
     assert [s.port_b for s in plan.slots[2]] == [21, 22, 23, 24, 1, 2, 3, 4, 5, 6]
     assert plan.slots[3] == plan.slot_runs[3] and len({s.trunk_id for s in plan.slots[3]}) == 2
+
+
+def test_a_trunk_run_made_without_its_init_is_the_dataclass_of_the_same_fields():
+    """plan_trunks makes each TrunkRun by setting its slots one by one (_trunk_run), not through the frozen
+    dataclass __init__: every field lands in its own slot, in TrunkRun's field order."""
+    from dataclasses import astuple, fields
+
+    from engine.physical import TrunkRun
+    from engine.physical.structured import _trunk_run
+
+    values = [f"{f.name}-value" for f in fields(TrunkRun)]
+    made = _trunk_run(*values)
+    assert type(made) is TrunkRun and made == TrunkRun(*values) and astuple(made) == tuple(values)
