@@ -30,6 +30,7 @@ from .model import APPLIANCE_ROLES, Device, Link, Place, Rack
 from .orders.orderable import device_lines
 from .physical import (
     CageEnd,
+    LegRun,
     LinkSlot,
     MediaPolicy,
     MediaRequest,
@@ -55,6 +56,8 @@ if TYPE_CHECKING:
 
     from engine.physical.loss import LossBudget
     from engine.physical.policy import LossPolicy
+
+_new_tuple = tuple.__new__  # a NamedTuple made without its Python-level __new__
 
 # Appliance NICs are not in the reference; a single-port QSFP112 flat-top cage is the default (data gap).
 APPLIANCE_CAGE = ("qsfp112", "flat")
@@ -1239,8 +1242,12 @@ def _panel_mode(p: _Pass) -> list[tuple[str, list, Any, dict]]:
     and panels of each tier: (tier, its demand groups, its TrunkPlan, its panels' units by (rack, kind))."""
     spec, racks, devices, places = p.spec, p.racks, p.devices, p.places
     by_tier: dict[str, list] = defaultdict(list)
-    for key, idxs in p.demands.items():
-        by_tier[key[0]].append((key, idxs))
+    tier_set = set(map(itemgetter(0), p.demands))
+    if len(tier_set) == 1:  # one tier's demands (spine-core between halls: 178,750 at 512K GPUs) taken whole
+        by_tier[tier_set.pop()] = list(p.demands.items())
+    else:
+        for key, idxs in p.demands.items():
+            by_tier[key[0]].append((key, idxs))
     rack_index = {r.id: r.idx for r in racks}
     # Panels stack down from the top free unit, below the OOB switch, tier after tier (panel_layout.py).
     p.panel_units = PanelUnits(
@@ -1269,15 +1276,16 @@ def _tier_plan(p: _Pass, tier: str, groups: list) -> Any:
     racks, length, policy, choice_of = p.racks, p.lengths.__getitem__, p.policy, p.demand_choice
     if policy.trunk_diversity:  # one half of the spines' demands after the other: one panel change per rack
         groups.sort(key=lambda g: g[0][5])
+    dem: list[TrunkDemand] = []
     for k, idxs in groups:
-        if choice_of[k[4]].breakout == "split-1:2":
-            _pair_split_legs(p.links, choice_of[k[4]].split_end, idxs)
-    dem = [
-        TrunkDemand(
-            racks[k[2]].id, racks[k[3]].id, len(idxs), max(map(length, filter((0).__le__, idxs))), choice_of[k[4]], k[5]
-        )
-        for k, idxs in groups
-    ]
+        choice = choice_of[k[4]]
+        if choice.breakout == "split-1:2":  # its legs paired: -1 marks an empty splitter leg
+            _pair_split_legs(p.links, choice.split_end, idxs)
+            run = max(map(length, filter((0).__le__, idxs)))
+        else:
+            run = max(map(length, idxs))
+        # a TrunkDemand made from C, not through its Python-level __new__ (178,750 demands at 512K GPUs)
+        dem.append(_new_tuple(TrunkDemand, (racks[k[2]].id, racks[k[3]].id, len(idxs), run, choice, k[5])))
     return plan_trunks(tier, dem, policy, own_panels=policy.trunk_diversity)
 
 
@@ -1326,20 +1334,21 @@ def _tier_cables(p: _Pass, tier: str, groups: list, plan: Any, units: dict) -> N
     # plan_trunks makes a demand's trunks in the order its links fill them, demand after demand, so the links
     # meet the trunks in plan order: a group takes the next (cable id, run) when its slots change trunk. Past
     # 128K GPUs a spine-core demand is a trunk of 1-5 links (178,750 of them at 512K), so what a trunk or a
-    # group costs to set up counts as much as what a link costs.
+    # group costs to set up counts as much as what a link costs: _panel_links takes the groups in one call.
     runs = enumerate(plan.trunks, p.next_id)
     p.next_id += len(plan.trunks)
     start = len(p.cable_rows)
-    choice_of = p.demand_choice
     # What a choice's groups share (cords, panel kind, fiber metres -> budgets by leg or port), set up once per
     # choice (a few hundred) rather than once per group.
     shared: dict[int, tuple] = {}
-    for (key, idxs), slots in zip(groups, plan.slots):
-        cid = key[4]
-        ctx = shared.get(cid)
-        if ctx is None:
-            ctx = shared[cid] = _choice_cabling(p, choice_of[cid])
-        ctx[0](p, tier, key, idxs, slots, units, runs, ctx)
+    slot_runs = plan.slot_runs
+    at, end = 0, len(groups)
+    while at < end:
+        at = _panel_links(p, tier, groups, slot_runs, at, units, runs, shared)
+        if at < end:  # a group of a 1:2 splitter choice
+            key, idxs = groups[at]
+            _split_panel_links(p, tier, key, idxs, slot_runs[at], units, runs, shared[key[4]])
+            at += 1
     left = next(runs, None)
     if left is not None:
         raise ValueError(f"tier {tier}: trunk {left[1].id} carries no link")
@@ -1357,15 +1366,15 @@ def _next_trunk(runs: Iterator[tuple[int, Any]], tid: str) -> tuple[int, Any]:
 
 
 def _choice_cabling(p: _Pass, choice: Any) -> tuple:
-    """What every panel-mode demand group of `choice` shares: (its cabler, the choice, its panel kind, A cord SKU
-    and length, B cord SKU and length, a budget memo by fiber metres, budget_of)."""
+    """What every panel-mode demand group of `choice` shares: (whether it is a 1:2 splitter's, the choice, its
+    panel kind, A cord SKU and length, B cord SKU and length, a budget memo by fiber metres, budget_of)."""
     sp = choice.structured
     if choice.breakout == "split-1:2":
         straight, splitter = (sp.cord_a_sku, sp.cord_a_length_m), (sp.cord_b_sku, sp.cord_b_length_m)
         (sku_a, len_a), (sku_b, len_b) = (splitter, straight) if choice.split_end == "b" else (straight, splitter)
-        return (_split_panel_links, choice, sp.panel.kind, sku_a, len_a, sku_b, len_b, {}, p.budget_of)
+        return (True, choice, sp.panel.kind, sku_a, len_a, sku_b, len_b, {}, p.budget_of)
     return (
-        _panel_links,
+        False,
         choice,
         sp.panel.kind,
         sp.cord_a_sku,
@@ -1378,25 +1387,118 @@ def _choice_cabling(p: _Pass, choice: Any) -> tuple:
 
 
 def _panel_links(
-    p: _Pass, tier: str, key: tuple, idxs: list[int], slots: list[LinkSlot], units: dict, runs: Iterator, ctx: tuple
-) -> None:
-    """Links `idxs` (one demand group, demand key `key`) through panels, on their `slots`: each link's two
-    equipment cords (rows), its cables (cord, trunk, cord) and loss budget, and the row of each trunk they fill;
-    `runs`: _tier_cables' (cable id, TrunkRun) of the plan; `ctx`: _choice_cabling's."""
+    p: _Pass, tier: str, groups: list, slot_runs: Sequence, at: int, units: dict, runs: Iterator, shared: dict
+) -> int:
+    """The demand groups ((demand key, link indexes)) from `at` on through panels, on their slots (`slot_runs`,
+    TrunkPlan's), up to the first group of a 1:2 splitter choice, whose index it returns (or len(groups)): each
+    link's two equipment cords (rows), its cables (cord, trunk, cord) and loss budget, and the row of each trunk
+    they fill; `runs`: _tier_cables' (cable id, TrunkRun) of the plan; `shared`: _choice_cabling's by choice.
+
+    A group whose slots are a LegRun (one trunk, one MPO link a leg: nearly every group past 128K GPUs, 178,750
+    of ~3 links at 512K) has its trunk, its budget (one fiber length, leg 1) and its panel ports stepped here,
+    not read from a LinkSlot per link; the others go through _slot_links."""
     links, cable_rows, cords, cables, trunks_out = p.links, p.cable_rows, p.cords, p.cables, p.trunks_out
     budgets, statuses, issues, trunk_rows = p.budgets, p.statuses, p.issues, p.trunk_rows
-    _cabler, choice, kind, sku_a, len_a, sku_b, len_b, memo, budget_of = ctx
+    choice_of, next_id = p.demand_choice, p.next_id
+    for g in range(at, len(groups)):
+        key, idxs = groups[g]
+        ctx = shared.get(key[4])
+        if ctx is None:
+            ctx = shared[key[4]] = _choice_cabling(p, choice_of[key[4]])
+        split, choice, kind, sku_a, len_a, sku_b, len_b, memo, budget_of = ctx
+        if split:
+            p.next_id = next_id
+            return g
+        # One demand group joins one rack pair and one network (_media_links' key: tier, network, rack A, rack B,
+        # ...): their panels' units are looked up once per group.
+        network, ra, rb = key[1], key[2], key[3]
+        units_a, units_b = units[(ra, kind)], units[(rb, kind)]
+        slots = slot_runs[g]
+        if type(slots) is not LegRun:
+            next_id = _slot_links(p, tier, key, idxs, slots, units_a, units_b, runs, ctx, next_id)
+            continue
+        _n, tid, pos_a, pos_b, per_panel, _base = slots
+        trunk_cid, run = next(runs)
+        if run.id != tid:
+            raise ValueError(f"trunk {tid} reached out of plan order (expected {run.id})")
+        fiber_m = len_a + len_b + run.length_m
+        by_sub = memo.get(fiber_m)
+        if by_sub is None:
+            by_sub = memo[fiber_m] = {}
+        entry = by_sub.get(1)
+        if entry is None:
+            entry = by_sub[1] = budget_of(choice, True, fiber_m, leg=1, port=1)
+        budget, status, problem = entry
+        # _leg_slots' walk: link j takes the j-th position after the trunk's first at both ends
+        pa, sa = divmod(pos_a, per_panel)
+        pb, sb = divmod(pos_b, per_panel)
+        lids: list[int] = []
+        trunk_rows.append(
+            [
+                trunk_cid,
+                "trunk",
+                run.sku,
+                run.length_m,
+                ("panel", ra, units_a[pa], "T"),
+                ("panel", rb, units_b[pb], "T"),
+                lids,
+                tier,
+                network,
+            ]
+        )
+        trunks_out.append((network, run))
+        cord = (sku_a, len_a)  # the link's own cable: its A-end cord, one tuple for the group
+        for j in idxs:
+            if sa == per_panel:
+                pa, sa = pa + 1, 0
+            if sb == per_panel:
+                pb, sb = pb + 1, 0
+            sa += 1
+            sb += 1
+            lid, _network, _plane, _tier, a, a_port, _a_cage, b, b_port, _b_cage, _speed = links[j]
+            cable_rows.append(
+                [next_id, "cord", sku_a, len_a, (a, a_port), ("panel", ra, units_a[pa], sa), [lid], tier, network]
+            )
+            cable_rows.append(
+                [next_id + 1, "cord", sku_b, len_b, ("panel", rb, units_b[pb], sb), (b, b_port), [lid], tier, network]
+            )
+            cords[j] = cord
+            cables[j] = (next_id, trunk_cid, next_id + 1)
+            next_id += 2
+            budgets[j] = budget
+            statuses[j] = status
+            if problem is not None:
+                issues.append((lid, problem))
+            lids.append(lid)
+    p.next_id = next_id
+    return len(groups)
+
+
+def _slot_links(
+    p: _Pass,
+    tier: str,
+    key: tuple,
+    idxs: list[int],
+    slots: Sequence[LinkSlot],
+    units_a: tuple,
+    units_b: tuple,
+    runs: Iterator,
+    ctx: tuple,
+    next_id: int,
+) -> int:
+    """_panel_links for one group whose slots are LinkSlots (a demand of several trunks, or of several links a leg
+    or a cassette's LC ports); `units_a`, `units_b`: the panel units of its racks; `next_id`: the next cable id,
+    returned as it is after the group's cords."""
+    links, cable_rows, cords, cables, trunks_out = p.links, p.cable_rows, p.cords, p.cables, p.trunks_out
+    budgets, statuses, issues, trunk_rows = p.budgets, p.statuses, p.issues, p.trunk_rows
+    _split, choice, _kind, sku_a, len_a, sku_b, len_b, memo, budget_of = ctx
     cord = (sku_a, len_a)  # the link's own cable: its A-end cord, one tuple for the group
-    # One demand group joins one rack pair and one network (_media_links' key: tier, network, rack A, rack B, ...):
-    # their panels' units are looked up once per group.
     network, ra, rb = key[1], key[2], key[3]
-    units_a, units_b = units[(ra, kind)], units[(rb, kind)]
     # the trunk of the link before, its cable id, its budgets by leg, the links it carries; the leg of the link
     # before and its budget
     tid, trunk_cid, by_sub, sub_now = None, 0, memo, None
     lids: list[int] = []
     entry: tuple = ()
-    next_id = p.next_id
     for j, slot in zip(idxs, slots):
         lid, _network, _plane, _tier, a, a_port, _a_cage, b, b_port, _b_cage, _speed = links[j]
         # a LinkSlot read as the tuple it is (one unpack, not an attribute look-up per field)
@@ -1455,11 +1557,11 @@ def _panel_links(
         if problem is not None:
             issues.append((lid, problem))
         lids.append(lid)
-    p.next_id = next_id
+    return next_id
 
 
 def _split_panel_links(
-    p: _Pass, tier: str, key: tuple, idxs: list[int], slots: list[LinkSlot], units: dict, runs: Iterator, ctx: tuple
+    p: _Pass, tier: str, key: tuple, idxs: list[int], slots: Sequence[LinkSlot], units: dict, runs: Iterator, ctx: tuple
 ) -> None:
     """_panel_links for a 1:2 splitter channel. The two links of a trunk leg share its MPO port at both panels,
     so each end has one cord per leg, carrying both links: at the end whose module port the splitter divides
@@ -1472,7 +1574,7 @@ def _split_panel_links(
     connector's links are consecutive ports)."""
     links, cable_rows, cords, cables, trunks_out = p.links, p.cable_rows, p.cords, p.cables, p.trunks_out
     budgets, statuses, issues, trunk_rows = p.budgets, p.statuses, p.issues, p.trunk_rows
-    _cabler, choice, kind, sku_a, len_a, sku_b, len_b, _memo, budget_of = ctx
+    _split, choice, kind, sku_a, len_a, sku_b, len_b, _memo, budget_of = ctx
     split_at_b = choice.split_end == "b"
     ra, rb = key[2], key[3]
     units_a, units_b = units[(ra, kind)], units[(rb, kind)]

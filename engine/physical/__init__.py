@@ -30,7 +30,16 @@ from engine.physical.select import (
     default_top,
     select_media,
 )
-from engine.physical.structured import LinkSlot, RackPanels, TrunkDemand, TrunkPlan, TrunkRun, plan_panels, plan_trunks
+from engine.physical.structured import (
+    LegRun,
+    LinkSlot,
+    RackPanels,
+    TrunkDemand,
+    TrunkPlan,
+    TrunkRun,
+    plan_panels,
+    plan_trunks,
+)
 
 __all__ = [
     "CageEnd",
@@ -45,6 +54,7 @@ __all__ = [
     "LabelEnd",
     "LabelTemplate",
     "LanePath",
+    "LegRun",
     "LinkSlot",
     "LossBudget",
     "LossPolicy",

@@ -17,8 +17,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
-from itertools import repeat
-from operator import call
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from engine.physical.catalog import sku_for_length
@@ -84,14 +82,69 @@ class TrunkRun:
 
 # A TrunkRun made with its slots set from C, one member descriptor a field, as the snapshot codec decodes it: the
 # dataclass __init__ of a frozen class calls object.__setattr__ from Python per field (17 here), about 1.8 us a
-# trunk against 1.3 (178,750 trunks at 512K GPUs).
-_TRUNK_SETTERS = tuple(getattr(TrunkRun, f.name).__set__ for f in fields(TrunkRun))
+# trunk. The descriptors' __set__ are called one by one, by name: 0.8 us a trunk, against 1.3 us through
+# any(map(operator.call, setters, repeat(trunk), values)) (178,750 trunks at 512K GPUs). Unpacking them here
+# fails at import if TrunkRun gains or loses a field.
+(
+    _SET_ID,
+    _SET_TIER,
+    _SET_RACK_A,
+    _SET_RACK_B,
+    _SET_SKU,
+    _SET_FAMILY,
+    _SET_BASE,
+    _SET_FIBERS,
+    _SET_LEGS,
+    _SET_LINKS,
+    _SET_LINK_CAPACITY,
+    _SET_ACTIVE,
+    _SET_DARK,
+    _SET_SPARE,
+    _SET_LENGTH,
+    _SET_GENDER,
+    _SET_PANEL_KIND,
+) = (getattr(TrunkRun, f.name).__set__ for f in fields(TrunkRun))
+_new_object = object.__new__
 
 
-def _trunk_run(*values: Any) -> TrunkRun:
-    """TrunkRun(*values), without running its __init__."""
-    trunk = object.__new__(TrunkRun)
-    any(map(call, _TRUNK_SETTERS, repeat(trunk), values))  # every __set__ returns None: any() runs them all
+def _trunk_run(
+    tid: str,
+    tier: str,
+    rack_a: str,
+    rack_b: str,
+    sku: str,
+    family: str,
+    base: int,
+    fibers: int,
+    legs: int,
+    links: int,
+    link_capacity: int,
+    active: int,
+    dark: int,
+    spare: int,
+    length: float,
+    gender: str,
+    panel_kind: str,
+) -> TrunkRun:
+    """TrunkRun(...) of these fields, in their order, without running its __init__."""
+    trunk = _new_object(TrunkRun)
+    _SET_ID(trunk, tid)
+    _SET_TIER(trunk, tier)
+    _SET_RACK_A(trunk, rack_a)
+    _SET_RACK_B(trunk, rack_b)
+    _SET_SKU(trunk, sku)
+    _SET_FAMILY(trunk, family)
+    _SET_BASE(trunk, base)
+    _SET_FIBERS(trunk, fibers)
+    _SET_LEGS(trunk, legs)
+    _SET_LINKS(trunk, links)
+    _SET_LINK_CAPACITY(trunk, link_capacity)
+    _SET_ACTIVE(trunk, active)
+    _SET_DARK(trunk, dark)
+    _SET_SPARE(trunk, spare)
+    _SET_LENGTH(trunk, length)
+    _SET_GENDER(trunk, gender)
+    _SET_PANEL_KIND(trunk, panel_kind)
     return trunk
 
 
@@ -110,12 +163,31 @@ class PanelUse:
     skipped: int = 0  # positions left empty so a trunk group starts on a panel of its own (trunk diversity)
 
 
+class LegRun(NamedTuple):
+    """The slots of a demand of `links` links on one trunk, one MPO link a leg: link j takes leg j + 1 and the j-th
+    position after `pos_a` and `pos_b` (_leg_slots). plan_trunks keeps a demand's slots so (one tuple, not a
+    LinkSlot a link: 178,750 such demands at 512K GPUs) and its reader steps the positions itself."""
+
+    links: int
+    trunk_id: str
+    pos_a: int  # the trunk's first position in rack A (panel * positions a panel + port - 1)
+    pos_b: int
+    per_panel: int  # positions a panel
+    base: int  # fibers a leg
+
+
 @dataclass(frozen=True, slots=True)
 class TrunkPlan:
     tier: str
     trunks: tuple[TrunkRun, ...]
-    slots: tuple[tuple[LinkSlot, ...], ...]  # per demand, one per link, in order
+    # per demand, its links' slots in order: a tuple of LinkSlots, or a LegRun standing for those _leg_slots gives
+    slot_runs: tuple[tuple[LinkSlot, ...] | LegRun, ...]
     usage: tuple[PanelUse, ...]
+
+    @property
+    def slots(self) -> tuple[tuple[LinkSlot, ...], ...]:
+        """Per demand, one LinkSlot per link, in order."""
+        return tuple(_leg_slots(*s) if isinstance(s, LegRun) else s for s in self.slot_runs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +250,7 @@ def plan_trunks(
     media: dict[int, _Medium] = {}  # id(choice) -> its _Medium (the demands hold their choices through the call)
     length_of: dict[float, float] = {}  # run length -> ordered trunk length
     trunks: list[TrunkRun] = []
-    all_slots: list[tuple[LinkSlot, ...]] = []
+    all_slots: list[tuple[LinkSlot, ...] | LegRun] = []
     for d in demands:
         rack_a, rack_b, n, run_m, choice, group = d
         m = media.get(id(choice))
@@ -249,7 +321,7 @@ def plan_trunks(
             )
         pair_count[key] = count
         if m.one_a_leg and len(shape) == 1 and n <= legs:
-            all_slots.append(_leg_slots(n, tid, pos_a, pos_b, m.per_panel, m.base))
+            all_slots.append(_new_tuple(LegRun, (n, tid, pos_a, pos_b, m.per_panel, m.base)))
         elif m.one_a_leg:
             all_slots.append(_one_a_leg_slots(n, t_meta, m.per_panel, m.base))
         else:
@@ -263,7 +335,7 @@ def plan_trunks(
         PanelUse(rack, tier, kind, psku, panel.positions, panel.rack_units, insert, n, skipped)
         for (rack, kind, psku, insert), (panel, n, skipped) in rows
     )
-    return TrunkPlan(tier=tier, trunks=tuple(trunks), slots=tuple(all_slots), usage=use_out)
+    return TrunkPlan(tier=tier, trunks=tuple(trunks), slot_runs=tuple(all_slots), usage=use_out)
 
 
 class _Medium(NamedTuple):

@@ -120,3 +120,36 @@ def test_the_slots_of_several_trunks_one_link_a_leg_are_those_the_general_walk_g
     t_meta = [("T-1", 96, 12, 20, 7), ("T-2", 96, 12, 32, 19), ("T-3", 192, 24, 44, 31)]
     assert _one_a_leg_slots(n, t_meta, 24, 8) == _link_slots(n, t_meta, 1, 8, 24, 1)
     assert len(_one_a_leg_slots(n, t_meta, 24, 8)) == n
+
+
+def test_a_demand_of_one_trunk_one_mpo_link_a_leg_keeps_its_slots_as_a_leg_run(catalog):
+    """plan_trunks keeps the slots of a demand that fills one trunk, one MPO link a leg (nearly every spine-core
+    demand between halls at 512K GPUs), as a LegRun: its link count, trunk and first positions at both ends, not a
+    LinkSlot a link. TrunkPlan.slots gives the LinkSlots of the general walk (_link_slots) all the same, across a
+    panel's last position too; a demand of several trunks keeps its LinkSlots."""
+    from engine.physical import LegRun
+    from engine.physical.structured import _link_slots
+
+    pol = policy(leaf_spine={"cabling": "panels"})
+    ch = choice_for(catalog, pol)
+    demands = [TrunkDemand(f"L{i}", "S1", 10, 50, ch) for i in range(3)] + [TrunkDemand("L9", "S1", 20, 50, ch)]
+    plan = plan_trunks("leaf-spine", demands, pol)
+    assert [type(s) for s in plan.slot_runs] == [LegRun, LegRun, LegRun, tuple]
+    assert plan.slot_runs[2] == LegRun(10, "T-leaf-spine-L2-S1-1", 0, 20, 24, 8)
+    t_meta = [("T-leaf-spine-L2-S1-1", 80, 10, 0, 20)]
+    assert plan.slots[2] == _link_slots(10, t_meta, 1, 8, 24, 1)
+    assert [s.port_b for s in plan.slots[2]] == [21, 22, 23, 24, 1, 2, 3, 4, 5, 6]
+    assert plan.slots[3] == plan.slot_runs[3] and len({s.trunk_id for s in plan.slots[3]}) == 2
+
+
+def test_a_trunk_run_made_without_its_init_is_the_dataclass_of_the_same_fields():
+    """plan_trunks makes each TrunkRun by setting its slots one by one (_trunk_run), not through the frozen
+    dataclass __init__: every field lands in its own slot, in TrunkRun's field order."""
+    from dataclasses import astuple, fields
+
+    from engine.physical import TrunkRun
+    from engine.physical.structured import _trunk_run
+
+    values = [f"{f.name}-value" for f in fields(TrunkRun)]
+    made = _trunk_run(*values)
+    assert type(made) is TrunkRun and made == TrunkRun(*values) and astuple(made) == tuple(values)
