@@ -1045,9 +1045,9 @@ def _media_links(p: _Pass, t: _MediaTables, idx: Iterable[int], progress: Any, *
     n = len(links)
     module_groups: dict[str, dict[int, list]] = defaultdict(dict)
     p.module_groups.append(module_groups)
-    choice_now, net_now, mark_a, mark_b, clash = None, None, None, None, p.module_clash
-    mg: list = []
-    # per device the cage end at the link before's speed: a switch's, or an appliance role's by cage name (dev_end's)
+    choice_now, net_now, mg, mark_a, mark_b, clash = None, None, [], None, None, p.module_clash
+    # the cage ends at the speed of the link before (links come in long runs of one speed); per device, the
+    # switch's end, or an appliance's ends by cage name (dev_end's, shared by the appliances of one role)
     speed_now: int | None = None
     ends: list = []
     app_ends: list = []
@@ -1064,22 +1064,9 @@ def _media_links(p: _Pass, t: _MediaTables, idx: Iterable[int], progress: Any, *
     structured = cross = False
     sc, ra, rb = 0, -1, -1
     report_at = 0  # the next link index at or after which to look for a multiple of 50,000 to report
-    # the link before when it took the whole way with its memo's choice, and the list it was cabled to (sign: ~i): a
-    # link between the same two cages (a twin-port cage's second port) gets the same choice, marks and cabling
-    last: tuple = _NOT_A_LINK
-    cabled: Any = direct
-    sign, choice = 0, None
     for i in idx:
         link = links[i]
         _lid, network, _plane, tier, a, _a_port, a_cage, b, _b_port, b_cage, speed = link
-        if b == last[7] and a_cage == last[6] and _TWIN_REST(last) == (a, b_cage, tier, network, speed):
-            inter_hall += cross
-            report_at = _report_progress(progress, i, n) if i >= report_at else report_at
-            choices[i] = choice
-            mg[3] = i
-            cabled.append(i ^ sign)
-            continue
-        last = _NOT_A_LINK
         if panel:
             ha, hb = hall_dev[a], hall_dev[b]
             cross = ha != hb and ha >= 0 and hb >= 0
@@ -1125,36 +1112,29 @@ def _media_links(p: _Pass, t: _MediaTables, idx: Iterable[int], progress: Any, *
             choice = _none_or_paired(p, link, choice, optical, i)
             if choice is None:
                 continue
-        else:
-            last = link
         choices[i] = choice
-        # One optical module per cage end: each cage is marked with its (network, module), a cage marked two ways is
-        # a clash (_media_pass_cages). Links come in long runs of one choice: marks looked up when it changes.
+        # One optical module per cage end: each cage is marked with its (network, module), and a cage marked
+        # two ways (two modules, or a module and none) is a clash (_media_pass_cages). Links come in long runs of
+        # one choice, so the marks are looked up when it changes.
         if choice is not choice_now or network != net_now:
             choice_now, net_now = choice, network
             mg = module_groups[network].get(id(choice)) or p.module_group(module_groups, network, choice, i)
             mark_a, mark_b = mg[0], mg[1]
         mg[3] = i
-        # a cage marked another way before (not None, not this mark) is a clash; the mark is written either way
-        mark = cage_a[3]
-        clash = clash or (mark is not mark_a and mark is not None)
-        cage_a[3] = mark_a
-        mark = cage_b[3]
-        clash = clash or (mark is not mark_b and mark is not None)
-        cage_b[3] = mark_b
+        # a twin-port cage's second link finds the mark its first left (331,648 of 462,720 cages at 128K GPUs)
+        if cage_a[3] is not mark_a:
+            clash = clash or cage_a[3] is not None
+            cage_a[3] = mark_a
+        if cage_b[3] is not mark_b:
+            clash = clash or cage_b[3] is not None
+            cage_b[3] = mark_b
         if panel and optical and ra != rb and ra >= 0 and rb >= 0:
             cid = demand_id.get(id(choice)) or p.demand_key(choice)
-            group = spine_group.get((tier, a, b), 0) if spine_group else 0
-            cabled, sign = demands[(tier, network, ra, rb, cid, group)], 0
+            demands[(tier, network, ra, rb, cid, spine_group.get((tier, a, b), 0) if spine_group else 0)].append(i)
         else:
-            cabled, sign = direct, -quarter
-        cabled.append(i ^ sign)
+            direct.append(~i if quarter else i)
     p.inter_hall += inter_hall
     p.module_clash = clash
-
-
-_NOT_A_LINK = (None,) * 11  # _media_links' link before, when it cannot stand for the next: no link's ends are None
-_TWIN_REST = itemgetter(4, 9, 3, 1, 10)  # a Link's a, b_cage, tier, network, speed
 
 
 def _report_progress(progress: Any, i: int, n: int) -> int:
