@@ -585,7 +585,7 @@ def finish_design(
     _stage(progress, "summary")
     warnings = list(draft.warnings)
     if draft.physical is not None:
-        warnings += draft.physical.roll_up()
+        warnings += draft.physical.roll_up(runs)
         from .cable_schedule import EndRenderer
 
         clash = label_warning(

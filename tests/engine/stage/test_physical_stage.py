@@ -315,36 +315,47 @@ def test_cable_lines_from_runs_of_rows_count_as_row_by_row():
 
 
 def test_links_by_rack_pair_count_as_link_by_link():
-    """_roll_up's count of links by (network, tier, rack A, rack B, choice, cables) goes by runs of links: a tier
-    named by another object, a key coming back after others and a run ending on any one field count as a Counter
-    of the keys would, in first-seen order."""
+    """_roll_up's count of the links cabled directly by (network, tier, rack A, rack B, choice's number) by runs of
+    links within each tier run: a tier named by another object, a key coming back after others, a run ending on
+    any one field and a link between quarter-rate cages (~i in _Pass.direct) count as a Counter of the keys
+    would; links not cabled directly (three cables, or none) are not read."""
     from engine.model import Link
     from engine.physical_stage import _links_by_rack_pair
+    from engine.summary import tier_runs
 
-    c1, c2 = object(), object()
+    c1, c2, c3 = object(), object(), object()
     tier = "".join(["leaf-", "spine"])  # equal to "leaf-spine", another object
     rows = [  # (network, tier, a, b, choice, cables): each row changes one field of the row before
         ("compute", "leaf-spine", 0, 2, c1, (1,)),
         ("compute", "leaf-spine", 1, 2, c1, (2,)),  # devices 0 and 1 share rack 0: the same key
         ("compute", tier, 0, 2, c1, (3,)),  # the same key
-        ("compute", "leaf-spine", 0, 2, c1, (3,)),  # the same key
+        ("compute", "leaf-spine", 0, 2, c1, (3,)),  # the same key (a quarter-rate pair below)
         ("compute", "leaf-spine", 0, 3, c1, (4,)),  # rack B
         ("compute", "leaf-spine", 2, 3, c1, (5,)),  # rack A
         ("compute", "leaf-spine", 2, 3, c2, (6,)),  # choice
-        ("compute", "leaf-spine", 2, 3, c2, (7, 8, 9)),  # cables
-        ("compute", "leaf-spine", 2, 3, c2, (10,)),  # cables
+        ("compute", "leaf-spine", 2, 3, c2, (7, 8, 9)),  # through panels: not cabled directly
+        ("compute", "leaf-spine", 2, 3, c2, (10,)),
         ("storage", "leaf-spine", 2, 3, c2, (11,)),  # network
         ("storage", "node-leaf", 2, 3, c2, (12,)),  # tier
-        ("compute", "leaf-spine", 4, 2, None, ()),  # device 4 unplaced: rack -1
+        ("compute", "leaf-spine", 4, 2, None, ()),  # device 4 unplaced: rack -1, no medium
         ("compute", "leaf-spine", 0, 2, c1, (13,)),  # the first key again
+        ("compute", "leaf-spine", 0, 3, c3, (14,)),  # a choice without a number (not optical)
     ]
     links = [Link(i, net, 0, t, a, "p", "c", b, "q", "d", 800) for i, (net, t, a, b, _c, _x) in enumerate(rows)]
     rack_of = [0, 0, 1, 2, -1]
-    counted = _links_by_rack_pair(links, [r[4] for r in rows], [r[5] for r in rows], rack_of)
-    expected = Counter((r[0], r[1], rack_of[r[2]], rack_of[r[3]], id(r[4]), len(r[5])) for r in rows)
-    assert list(counted.items()) == list(expected.items())
-    assert counted[("compute", "leaf-spine", 0, 1, id(c1), 1)] == 5
-    assert _links_by_rack_pair([], [], [], rack_of) == {}
+    direct = [~i if i == 3 else i for i, r in enumerate(rows) if len(r[5]) == 1]
+    racks = ([rack_of[r[2]] for r in rows], [rack_of[r[3]] for r in rows])
+    numbers = {id(c1): 7, id(c2): 8}  # c3: not numbered (-1)
+    counted = _links_by_rack_pair([r[4] for r in rows], direct, racks, tier_runs(links), numbers)
+    expected = Counter(
+        (r[0], r[1], rack_of[r[2]], rack_of[r[3]], numbers.get(id(r[4]), -1)) for r in rows if len(r[5]) == 1
+    )
+    assert counted == expected
+    assert counted[("compute", "leaf-spine", 0, 1, 7)] == 5
+    assert counted[("compute", "leaf-spine", 0, 2, -1)] == 1
+    assert _links_by_rack_pair([r[4] for r in rows], [1], racks, tier_runs(links), numbers) == {
+        ("compute", "leaf-spine", 0, 1, 7): 1
+    }
 
 
 @pytest.mark.parametrize(
