@@ -155,6 +155,8 @@ class LinkRecord(models.Model):
         # Migration 0011 keys the network and tier indexes on hashtext(column) there (an int4 key builds in about
         # half the time of a low-cardinality text one; tables._HASHED_KEYS) and drops medium and status, whose
         # pages read each partition's (medium, link_id) and (status, link_id) (partitions.sort_index_keys).
+        # Migration 0012 keys the rack indexes on hashtext(column) too (tables._HASHED_MATCHES); the device ones stay
+        # on the text, which serves the search's device-name prefix.
         indexes = [
             models.Index(fields=["revision", "network", "tier", "link_id"], name="link_net_tier"),
             models.Index(fields=["revision", "tier", "link_id"], name="link_tier"),
@@ -199,7 +201,8 @@ class CableRecord(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["revision", "cable_id"], name="cable_per_revision")]
-        # As on LinkRecord.
+        # As on LinkRecord. On PostgreSQL migration 0012 moves the part index from the parent to each partition,
+        # built after the store commits as the other sort orders' are (partitions.sort_index_keys).
         indexes = [
             models.Index(fields=["revision", "network", "tier", "cable_id"], name="cable_net_tier"),
             models.Index(fields=["revision", "a_rack"], name="cable_a_rack"),

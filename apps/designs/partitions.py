@@ -12,8 +12,9 @@ column would only add eight equal bytes to every key) and the text columns colla
 byte by byte (a third faster to build) and a btree can serve the table search's device-name prefix.
 A partition made here copies both from its parent (CREATE TABLE ... LIKE copies column collations). Since
 migration 0011 the network and tier indexes are keyed on hashtext(column), which the attach builds in about
-half the time of the text keys (apps/designs/tables.py names the same expressions). The sort orders' indexes
-are the partition's own, built once the store has committed (build_sort_indexes).
+half the time of the text keys, and since 0012 the rack indexes too (apps/designs/tables.py names the same
+expressions). The sort orders' indexes, the cable part's among them since 0012, are the partition's own, built
+once the store has committed (build_sort_indexes).
 
 Locks, for whoever changes this: attaching takes SHARE UPDATE EXCLUSIVE on the parent (readers and writers
 go on; a second attach waits for the first commit) and ACCESS EXCLUSIVE on the DEFAULT partition, which
@@ -101,7 +102,7 @@ def analyze_partitions(revision_id: int) -> None:
 
 def sort_index_keys() -> dict[str, dict[str, str]]:
     """{row table: {index suffix: key}} for each sort order of the tables (apps/designs/tables.py) but the
-    id and the cable part, whose indexes are the parent's, each also within one tier (tier, key, id), and for the
+    id, whose index is the parent's, each but the cable part also within one tier (tier, key, id), and for the
     closed-set filters (kind, status, medium).
     A key is written as the page query's ORDER BY writes it, a nullable column as COALESCE(column, _NULL_SORTS_AS),
     or PostgreSQL would not match it."""
@@ -112,12 +113,17 @@ def sort_index_keys() -> dict[str, dict[str, str]]:
     for model, sorts, id_field in ((LinkRecord, LINK_SORTS, "link_id"), (CableRecord, CABLE_SORTS, "cable_id")):
         table_keys = keys[model._meta.db_table] = {}
         for name in sorts:
-            if name in (id_field, "part"):
+            if name == id_field:
                 continue
             field = column_field(model, name)
             column = _q(column_name(model, name))
             expr = f"(COALESCE({column}, {float(_NULL_SORTS_AS)!r}))" if field.null else column
             table_keys[f"by_{name}"] = f"{expr}, {_q(id_field)}"
+            if name == "part":
+                # The parent's (part, cable_id) until migration 0012: at 128K GPUs the attach's dearest build (0.46 s
+                # of the cables' 1.9 s of server CPU), for the part sort and filter only. A tier-filtered page by
+                # part reads this one too, as it did the parent's: there was never a (tier, part, cable_id).
+                continue
             # the same within one tier (tables._SORT_INDEX_PREFIXES: a tier filter with this sort)
             table_keys[f"by_tier_{name}"] = f"{_q(column_name(model, 'tier'))}, {expr}, {_q(id_field)}"
     # The closed-set filters' (cable kind, link status and medium), in id order: a value the revision has few or

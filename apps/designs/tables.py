@@ -168,12 +168,29 @@ def _search_terms(text: str, *, is_link: bool) -> list[Term]:
 
 
 def _filters(qs: QuerySet, filters: dict, *, is_link: bool) -> QuerySet:
+    hashed = connection.vendor == "postgresql"
+    aliases: dict[str, Func] = {}
+    conds = []
     for clause in _clauses(filters, is_link=is_link):
         cond = Q()
         for term in clause:
-            cond |= Q(**{(col if op == "=" else f"{col}__{op}"): v for col, op, v in term})
+            lookups = {}
+            for col, op, v in term:
+                if hashed and op == "=" and col in _HASHED_MATCHES:  # as _where writes it
+                    aliases[f"_hashed_{col}"] = _hashtext(F(col))
+                    lookups[f"_hashed_{col}"] = _hashtext(Value(v))
+                lookups[col if op == "=" else f"{col}__{op}"] = v
+            cond |= Q(**lookups)
+        conds.append(cond)
+    if aliases:
+        qs = qs.alias(**aliases)
+    for cond in conds:
         qs = qs.filter(cond)
     return qs
+
+
+def _hashtext(expr) -> Func:
+    return Func(expr, function="hashtext", output_field=IntegerField())
 
 
 # Nullable sort keys (a copper link has no loss) sort as this value: after every real figure. PostgreSQL's
@@ -185,6 +202,7 @@ def _where(model, revision_id: int, clauses: list[list[Term]]) -> tuple[list[str
     """The WHERE conditions of a page of `model`'s rows, as the ORM writes them for _filters (the same LIKE
     operator, cast and escaping on each database), with their parameters."""
     qn, ops = connection.ops.quote_name, connection.ops
+    hashed = connection.vendor == "postgresql"
     conds = [f"{qn(model._meta.get_field('revision').column)} = %s"]
     params: list[Any] = [revision_id]
     for clause in clauses:
@@ -194,6 +212,9 @@ def _where(model, revision_id: int, clauses: list[list[Term]]) -> tuple[list[str
             for col, op, value in term:
                 field = model._meta.get_field(col)
                 lhs = ops.lookup_cast(op if op != "=" else "exact", field.get_internal_type()) % qn(field.column)
+                if hashed and op == "=" and col in _HASHED_MATCHES:  # the index's key, then the recheck
+                    ands.append(f"hashtext({qn(field.column)}) = hashtext(%s)")
+                    params.append(value)
                 if op == "=":
                     ands.append(f"{lhs} = %s")
                     params.append(value)
@@ -230,6 +251,10 @@ _SORT_INDEX_PREFIXES = {
 # id order names those expressions beside the plain equality, which stays as the recheck: two names with one hash
 # cost extra index entries, never a wrong row. Sorted pages read the (tier, key, id) indexes on the text.
 _HASHED_KEYS = ("network", "tier")
+# Since migration 0012 the rack indexes too (hashtext(a_rack), hashtext(b_rack): 15-20 % less of the attach's CPU
+# than the text). A rack is only matched whole (the rack filter, the search's exact rack), and every such equality
+# names the index's expression beside the plain one, in pages (_where) and counts and files (_filters) alike.
+_HASHED_MATCHES = ("a_rack", "b_rack")
 
 
 def _hashed_terms(clauses: list[list[Term]]) -> list[tuple[str, Any]]:

@@ -18,6 +18,7 @@ import psycopg
 import pytest
 from django.conf import settings
 from django.db import DatabaseError, connection
+from django.db.models import Q
 from django.test.utils import CaptureQueriesContext
 
 from apps.designs.models import CableRecord, LinkRecord, Revision
@@ -83,7 +84,7 @@ def test_a_stored_revision_gets_one_partition_per_row_table_with_the_parents_ind
         assert in_child == model.objects.filter(revision=rev).count() > 0
         assert bound == f"FOR VALUES IN ('{rev.pk}')"
         parent_indexes = index_columns(table)
-        assert len(parent_indexes) >= 7 and parent_indexes <= index_columns(child)
+        assert len(parent_indexes) >= 6 and parent_indexes <= index_columns(child)
         assert len(index_columns(child) - parent_indexes) == len(sort_keys[table]) >= 1
         assert {f"{child}_{suffix}" for suffix in sort_keys[table]} <= index_names(child)
 
@@ -115,7 +116,7 @@ def test_partition_keys_leave_the_revision_out_and_text_compares_byte_by_byte():
     for table in ROW_TABLES:
         child = partition_name(table, rev.pk)
         keys = index_columns(child)
-        assert sum(k.startswith("btree (revision_id") for k in keys) == 1 and len(keys) >= 7
+        assert sum(k.startswith("btree (revision_id") for k in keys) == 1 and len(keys) >= 6
         with connection.cursor() as cur:
             cur.execute(
                 "SELECT DISTINCT coalesce(collation_name, 'default') FROM information_schema.columns "
@@ -135,6 +136,87 @@ def test_network_and_tier_keys_are_hashed_and_medium_and_status_are_read_from_th
     assert "btree (hashtext((network)::text), hashtext((tier)::text), cable_id)" in cables
     assert not {"btree (medium)", "btree (status)", "btree (network, tier, link_id)"} & links
     assert {"btree (medium, link_id)", "btree (status, link_id)"} <= links
+
+
+def test_rack_keys_are_hashed_and_the_cable_part_index_is_the_partitions_own():
+    """Migration 0012: the rack indexes on hashtext(column), the device ones on the text (the search's prefix); the
+    cable part index is no longer built at attach (the parent has none) but after the commit, as a sort index."""
+    rev = stored_revision()
+    for table in ROW_TABLES:
+        child = partition_name(table, rev.pk)
+        keys = index_columns(child)
+        assert {"btree (hashtext((a_rack)::text))", "btree (hashtext((b_rack)::text))"} <= keys
+        assert {"btree (a_device)", "btree (b_device)"} <= keys
+        assert not {"btree (a_rack)", "btree (b_rack)"} & keys
+    cables = ROW_TABLES[1]
+    assert not any("part" in k for k in index_columns(cables))
+    child = partition_name(cables, rev.pk)
+    assert f"{child}_by_part" in index_names(child) and "btree (part, cable_id)" in index_columns(child)
+    with connection.cursor() as cur:
+        for table in ROW_TABLES:
+            cur.execute(
+                "SELECT seqcache FROM pg_sequence WHERE seqrelid = pg_get_serial_sequence(%s, 'id')::regclass", [table]
+            )
+            assert cur.fetchone()[0] == 1000
+
+
+def test_migration_0012_rekeys_a_stored_revision_both_ways():
+    """GIVEN a revision stored with 0012's indexes, WHEN the migration is reversed THEN its partitions have the
+    text rack keys and the parent's (part, cable_id) index again; WHEN it is applied again THEN they are as a new
+    store leaves them, and the rack and part pages read the same rows throughout."""
+    migration = importlib.import_module("apps.designs.migrations.0012_hashed_rack_indexes_part_after_commit")
+    rev = stored_revision()
+    cable = CableRecord.objects.filter(revision=rev).order_by("cable_id").first()
+    children = [partition_name(t, rev.pk) for t in ROW_TABLES]
+
+    def pages():
+        return (
+            link_page(revision=rev, filters={"rack": cable.a_rack}, limit=1000).rows,
+            cable_page(revision=rev, filters={"q": cable.b_rack}, limit=1000).rows,
+            cable_page(revision=rev, filters={"part": cable.part}, order="-part", limit=1000).rows,
+        )
+
+    new = [index_columns(c) for c in children]
+    rows = pages()
+    assert all(rows)
+    with connection.cursor() as cur:
+        migration.rekey(cur, new=False)
+    old = [index_columns(c) for c in children]
+    assert "btree (a_rack)" in old[0] and "btree (part, cable_id)" in old[1]
+    assert not any("hashtext((a_rack)" in k for k in old[0] | old[1])
+    assert f"{children[1]}_by_part" not in index_names(children[1])
+    assert "btree (part, cable_id)" in index_columns(ROW_TABLES[1])
+    with connection.cursor() as cur:
+        migration.rekey(cur, new=True)
+    assert [index_columns(c) for c in children] == new
+    assert f"{children[1]}_by_part" in index_names(children[1])
+    assert pages() == rows
+
+
+def test_a_rack_page_names_the_hashed_rack_keys_which_the_rack_indexes_serve():
+    """The rack filter and the search's exact rack name hashtext(rack) beside the equality at each end
+    (tables._HASHED_MATCHES); with sequential scans priced out, the plan shows the hashed index serving such a
+    condition; and the rows are the rack's."""
+    rev = stored_revision()
+    rack = LinkRecord.objects.filter(revision=rev).values_list("b_rack", flat=True).first()
+    for filters in ({"rack": rack}, {"q": rack}):
+        with CaptureQueriesContext(connection) as queries:
+            link_page(revision=rev, filters=filters, limit=50)
+        sql = queries.captured_queries[-1]["sql"]
+        for end in ("a_rack", "b_rack"):
+            assert f"(hashtext(\"{end}\") = hashtext('{rack}') AND \"{end}\" = '{rack}')" in sql
+    with connection.cursor() as cur:
+        cur.execute("SET LOCAL enable_seqscan = off")
+        cur.execute(
+            "EXPLAIN SELECT id FROM designs_linkrecord WHERE revision_id = %s AND hashtext(b_rack) = hashtext(%s) "
+            "AND b_rack = %s",
+            [rev.pk, rack, rack],
+        )
+        plan = "\n".join(r[0] for r in cur.fetchall())
+    assert re.search(r"Index Cond: \(hashtext\(\(b_rack\)::text\) = ", plan), plan
+    rows = link_page(revision=rev, filters={"rack": rack}, limit=1000).rows
+    expected = LinkRecord.objects.filter(revision=rev).filter(Q(a_rack=rack) | Q(b_rack=rack)).count()
+    assert rows and len(rows) == expected and all(rack in (r["a_rack"], r["b_rack"]) for r in rows)
 
 
 def test_the_attach_builds_its_indexes_with_room_to_sort_in_memory():

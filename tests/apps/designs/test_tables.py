@@ -21,6 +21,7 @@ from apps.designs.tables import (
     link_facets,
     link_page,
     table_count,
+    table_rows,
 )
 from apps.jobs.progress import DbProgress
 from apps.jobs.services import job_claim
@@ -476,3 +477,24 @@ def test_a_network_s_bounded_count_reads_the_hashed_index(rev, filters):
         cur.execute("EXPLAIN " + q.captured_queries[-1]["sql"])
         plan = "\n".join(r[0] for r in cur.fetchall())
     assert "Index Cond: (hashtext" in plan or "Index Cond: ((hashtext" in plan, plan
+
+
+@pytest.mark.parametrize(("table", "filters"), [("links", {"rack": "DC1.B05"}), ("cables", {"q": "DC1.B05"})])
+def test_a_rack_s_count_and_rows_name_the_hashed_rack_keys(rev, table, filters):
+    """A rack's count and CSV rows (the ORM path, tables._filters) match the rack at either end, and on PostgreSQL
+    they name hashtext(rack) beside each equality, as the rack indexes are keyed there (migration 0012)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    every = all_links(rev) if table == "links" else all_cables(rev)
+    id_field = "link_id" if table == "links" else "cable_id"
+    want = sorted(r[id_field] for r in every if "DC1.B05" in (r["a_rack"], r["b_rack"]))
+    assert want
+    with CaptureQueriesContext(connection) as q:
+        assert table_count(revision=rev, table=table, filters=filters) == len(want)
+        rows = list(table_rows(revision=rev, table=table, filters=filters, order=id_field, columns=(id_field,)))
+    assert [r[0] for r in rows] == want
+    if connection.vendor == "postgresql":
+        for sql in (q.captured_queries[0]["sql"], q.captured_queries[-1]["sql"]):
+            for end in ("a_rack", "b_rack"):
+                assert f'hashtext("designs_{table[:-1]}record"."{end}") = (hashtext(\'DC1.B05\'))' in sql, sql
