@@ -82,63 +82,6 @@ def attach_partition(table: str, child: str, revision_id: int) -> None:
         cur.execute(f"ALTER TABLE {_q(table)} ATTACH PARTITION {_q(child)} FOR VALUES IN ({int(revision_id)})")
 
 
-# A parent's index as pg_get_indexdef writes it: "CREATE [UNIQUE ]INDEX name ON ONLY schema.table USING ...".
-_INDEXDEF = re.compile(r"^CREATE (UNIQUE )?INDEX \S+ ON ONLY \S+ USING ")
-
-
-def index_like_parent(table: str, child: str) -> int:
-    """Build on the unattached `child` each index of its parent `table`, as the parent defines it now (read from
-    the catalog: the parent stays the one place its indexes are written), so that attaching `child` adopts them
-    instead of building its own. A unique constraint's index becomes the same constraint on `child`, which is
-    what the attach matches it with. Returns how many were built."""
-    with connection.cursor() as cur:
-        cur.execute(f"SET LOCAL maintenance_work_mem = '{ATTACH_INDEX_MEMORY}'")
-        cur.execute(
-            "SELECT c.relname, pg_get_indexdef(i.indexrelid), k.contype FROM pg_index i "
-            "JOIN pg_class c ON c.oid = i.indexrelid "
-            "LEFT JOIN pg_constraint k ON k.conindid = i.indexrelid AND k.conrelid = i.indrelid "
-            "WHERE i.indrelid = %s::regclass ORDER BY c.relname",
-            [_q(table)],
-        )
-        parent = cur.fetchall()
-        for name, definition, contype in parent:
-            m = _INDEXDEF.match(definition)
-            if m is None:
-                raise DatabaseError(f"unexpected definition of index {name}: {definition}")
-            own = f"{child}_{name}"[:63]
-            cur.execute(f"CREATE {m.group(1) or ''}INDEX {_q(own)} ON {_q(child)} USING {definition[m.end() :]}")
-            if contype in ("u", "p"):
-                kind = "UNIQUE" if contype == "u" else "PRIMARY KEY"
-                cur.execute(f"ALTER TABLE {_q(child)} ADD CONSTRAINT {_q(own)} {kind} USING INDEX {_q(own)}")
-    return len(parent)
-
-
-# The advisory lock space (first key) held by a store while one of its partitions is loaded and indexed on a
-# connection of its own (apps/designs/storage.py): that table is committed, unattached, before the store's
-# transaction attaches it, and the sweep must not take it for an orphan. The second key is the revision id.
-STORE_LOCK = 0x7370  # "sp"
-
-
-def hold_store_lock(revision_id: int) -> None:
-    """Mark `revision_id`'s store as running until the current transaction ends (drop_orphan_partitions)."""
-    with connection.cursor() as cur:
-        cur.execute("SELECT pg_advisory_xact_lock(%s, %s)", [STORE_LOCK, int(revision_id) % 2**31])
-
-
-def drop_unattached(revision_id: int) -> int:
-    """Drop the row tables of `revision_id` that are not attached as partitions (a store that failed after a
-    table was loaded on a connection of its own); returns how many. Outside the failed store's transaction."""
-    if connection.vendor != "postgresql":
-        return 0
-    names = [partition_name(t, revision_id) for t in ROW_TABLES]
-    with connection.cursor() as cur:
-        cur.execute(
-            "SELECT relname FROM pg_class WHERE relname = ANY(%s) AND relkind = 'r' AND NOT relispartition", [names]
-        )
-        present = [r[0] for r in cur.fetchall()]
-    return sum(_drop(name) for name in present)
-
-
 # A page query filters one revision's partition on a few low-cardinality columns (network, tier, status,
 # medium) or on a rack or device, and sorts by an indexed key: row counts and the common values are all its
 # plan needs, and a 3,000-row sample (10 x 300) gives them in about a fifth of the default 30,000's time.
@@ -283,41 +226,6 @@ def drop_orphan_partitions() -> int:
         m = _CHILD.match(name)
         if m and int(m.group(2)) not in alive:
             dropped += _drop(name)
-    return dropped + _drop_unattached_orphans()
-
-
-def _drop_unattached_orphans() -> int:
-    """Drop row tables loaded for a store that never committed (its worker was killed between loading a table on
-    a connection of its own and the end of its transaction): unattached, no revision, and no store holding its
-    lock (STORE_LOCK). The checks are made again under that lock: a store that commits meanwhile has attached it."""
-    with connection.cursor() as cur:
-        cur.execute(
-            "SELECT relname FROM pg_class WHERE relkind = 'r' AND NOT relispartition AND relname ~ %s",
-            [_CHILD.pattern],
-        )
-        names = [r[0] for r in cur.fetchall()]
-    dropped = 0
-    for name in names:
-        m = _CHILD.match(name)
-        assert m is not None  # the query's pattern
-        revision_id = int(m.group(2))
-        try:
-            with transaction.atomic(), connection.cursor() as cur:
-                cur.execute("SELECT pg_try_advisory_xact_lock(%s, %s)", [STORE_LOCK, revision_id % 2**31])
-                if not cur.fetchone()[0]:
-                    continue  # its store is running
-                cur.execute(
-                    "SELECT 1 FROM pg_class WHERE relname = %s AND relkind = 'r' AND NOT relispartition "
-                    "AND NOT EXISTS (SELECT 1 FROM designs_revision WHERE id = %s)",
-                    [name, revision_id],
-                )
-                if cur.fetchone() is None:
-                    continue
-                cur.execute(f"SET LOCAL lock_timeout = '{DROP_LOCK_TIMEOUT}'")
-                cur.execute(f"DROP TABLE IF EXISTS {_q(name)}")
-            dropped += 1
-        except DatabaseError:
-            log.info("table %s is busy; it will be dropped by the next sweep", name)
     return dropped
 
 

@@ -27,7 +27,7 @@ from engine.spec import SCHEMA_VERSION, parse_spec
 
 from . import adapters
 from .models import Access, CableRecord, Design, DesignShare, LinkRecord, Revision
-from .partitions import analyze_partitions, build_sort_indexes, drop_unattached, partitioned
+from .partitions import analyze_partitions, build_sort_indexes, partitioned
 from .snapshots import encode_result, snapshot_save
 from .storage import RowLoad, peak_mb, store_revision_rows
 
@@ -214,12 +214,11 @@ def design_compute_job(*, job: Job, progress: DbProgress) -> dict:
 
     The revision, all its link and cable rows and the job's "succeeded" commit in one transaction, so a
     failure, a cancel or a killed worker leaves no revision behind. The engine's second half runs while
-    PostgreSQL builds the partitions' indexes (store_revision_rows): the invariant checks (`early`), then the BOM,
-    fiber totals, summary and snapshot (`meanwhile`), once both tables' rows are sent, so that neither takes turns
-    with a thread making rows for a COPY. At 128K GPUs that leaves about 3 s of engine before the store instead of
-    5 (bench_store.py). A broken invariant still fails the job, and the transaction with it. The cable rows are
-    committed in a table of their own before the revision is (the store's second connection); a failed store
-    drops it (here, once the transaction has rolled back, when the failure came after its attach). The cyclic garbage collector stays
+    PostgreSQL builds the partitions' indexes (store_revision_rows): the invariant checks during the link
+    indexes (`early`; before the cable rows made there when there are more than it makes ahead), the BOM, fiber totals and summary during the cable indexes
+    (`meanwhile`), so that neither takes turns with the thread sending a COPY. At 128K GPUs that leaves about
+    3 s of engine before the store instead of 5 (bench_store.py). A broken invariant still fails the job,
+    and the transaction with it. The cyclic garbage collector stays
     paused from the engine's run to the last stored row (engine/gcpause.py): the rows are millions of
     acyclic tuples, and collections over them cost more the bigger the design.
     """
@@ -252,7 +251,9 @@ def _compute_and_store(job: Job, progress: DbProgress) -> dict:
     encode_s = 0.0
 
     def finish() -> DesignResult:
-        # Runs after check() in its thread once the cable rows are sent: the checks are check()'s to run (checks=() skips them here); their names go into the result once the store has
+        # Runs after check() in its thread while the cable rows are sent (they are all made ahead up to
+        # AHEAD_ROWS cables), otherwise once they are sent, maybe before check() is done: the checks are
+        # check()'s to run (checks=() skips them here); their names go into the result once the store has
         # waited for both. The snapshot is encoded here too, while the server loads the cables and builds their
         # indexes; the checks' names are stored beside it (RevisionSnapshot.checks).
         nonlocal finish_s, document, encode_s
@@ -271,85 +272,68 @@ def _compute_and_store(job: Job, progress: DbProgress) -> dict:
     design_id = job.design_id
     if design_id is None:  # Job.design is nullable for other kinds of job; a compute job always names one
         raise RuntimeError(f"compute job {job.pk} names no design")
-    rev: Revision | None = None
-    try:
-        with transaction.atomic():
-            _lock_revision_numbers(design_id)
-            number = (Revision.objects.filter(design_id=design_id).aggregate(m=Max("number"))["m"] or 0) + 1
-            # Its summary and engine time are written below, once finish() has them, before anything commits.
-            rev = Revision.objects.create(
-                design_id=design_id,
-                number=number,
-                spec=spec.to_dict(),
-                spec_hash=adapters.spec_hash(spec.normalized),
-                engine_version=draft.engine_version,
-                catalog_version=draft.catalog_version,
-                summary={},
-                link_count=links,
-                cable_count=cables,
-                created_by=job.created_by,
-            )
-            t1 = time.perf_counter()
-            timings: dict[str, float] = {}
-            (stored_links, stored_cables), result = store_revision_rows(
-                rev.pk,
-                [
-                    RowLoad(LinkRecord._meta.db_table, adapters.LINK_DB_COLUMNS, adapters.link_db_rows(draft, rev.pk)),
-                    RowLoad(
-                        CableRecord._meta.db_table, adapters.CABLE_DB_COLUMNS, adapters.cable_db_rows(draft, rev.pk)
-                    ),
-                ],
-                between=(lambda: _test_stall("storing")) if settings.JOB_TEST_STALL else None,
-                early=check,
-                meanwhile=finish,
-                timings=timings,
-            )
-            if (stored_links, stored_cables) != (links, cables):
-                raise RuntimeError(
-                    f"stored {stored_links} links and {stored_cables} cables, expected {links} and {cables}"
-                )
-            compute_s = round(start_s + finish_s, 3)
-            # store_revision_rows waited for both threads: meanwhile=finish gave its result, early=check its names
-            assert result is not None and checks is not None
-            result = replace(result, checks=checks)  # check() has finished: store_revision_rows waited for it
-            Revision.objects.filter(pk=rev.pk).update(summary=result.summary, compute_seconds=compute_s)
-            snapshot_save(revision_id=rev.pk, document=document, encode_seconds=encode_s, checks=checks or ())
-            # compute_seconds is the engine's time, both halves; the second overlaps store_seconds.
-            outcome = {
-                "revision": number,
-                "revision_id": rev.pk,
-                "links": links,
-                "cables": cables,
-                "compute_seconds": compute_s,
-                "compute_before_store_seconds": round(start_s, 3),
-                "store_seconds": round(time.perf_counter() - t1, 3),
-                "seconds": round(time.perf_counter() - t0, 3),
-                "store_phases": {k: round(v, 3) for k, v in timings.items() if not k.endswith(" peak MB")},
-                "peak_mb": peaks | {k[: -len(" peak MB")]: v for k, v in timings.items() if k.endswith(" peak MB")},
-                "snapshot_bytes": len(document),
-                "snapshot_encode_seconds": round(encode_s, 3),
-            }
-            # The job flips to succeeded in the same transaction as the revision: both or neither.
-            if not job_succeed(job_id=job.pk, result=outcome, attempt=attempt):
-                raise JobCancelled(
-                    "the job was cancelled, or another worker took it over, before its result was stored"
-                )
-    except BaseException:
-        # A table loaded on the store's second connection is committed on its own; the attach that made it this
-        # revision's partition rolled back with the rest (storage.store_revision_rows). A killed worker's is the
-        # hourly sweep's (partitions.drop_orphan_partitions).
-        if rev is not None:
-            _drop_unattached_after(rev.pk)
-        raise
+    with transaction.atomic():
+        _lock_revision_numbers(design_id)
+        number = (Revision.objects.filter(design_id=design_id).aggregate(m=Max("number"))["m"] or 0) + 1
+        # Its summary and engine time are written below, once finish() has them, before anything commits.
+        rev = Revision.objects.create(
+            design_id=design_id,
+            number=number,
+            spec=spec.to_dict(),
+            spec_hash=adapters.spec_hash(spec.normalized),
+            engine_version=draft.engine_version,
+            catalog_version=draft.catalog_version,
+            summary={},
+            link_count=links,
+            cable_count=cables,
+            created_by=job.created_by,
+        )
+        t1 = time.perf_counter()
+        timings: dict[str, float] = {}
+        (stored_links, stored_cables), result = store_revision_rows(
+            rev.pk,
+            [
+                RowLoad(LinkRecord._meta.db_table, adapters.LINK_DB_COLUMNS, adapters.link_db_rows(draft, rev.pk)),
+                RowLoad(
+                    CableRecord._meta.db_table,
+                    adapters.CABLE_DB_COLUMNS,
+                    adapters.cable_db_rows(draft, rev.pk),
+                    expected=cables,
+                ),
+            ],
+            between=(lambda: _test_stall("storing")) if settings.JOB_TEST_STALL else None,
+            early=check,
+            meanwhile=finish,
+            timings=timings,
+        )
+        if (stored_links, stored_cables) != (links, cables):
+            raise RuntimeError(f"stored {stored_links} links and {stored_cables} cables, expected {links} and {cables}")
+        compute_s = round(start_s + finish_s, 3)
+        # store_revision_rows waited for both threads: meanwhile=finish gave its result, early=check its names
+        assert result is not None and checks is not None
+        result = replace(result, checks=checks)  # check() has finished: store_revision_rows waited for it
+        Revision.objects.filter(pk=rev.pk).update(summary=result.summary, compute_seconds=compute_s)
+        snapshot_save(revision_id=rev.pk, document=document, encode_seconds=encode_s, checks=checks or ())
+        # compute_seconds is the engine's time, both halves; the second overlaps store_seconds.
+        outcome = {
+            "revision": number,
+            "revision_id": rev.pk,
+            "links": links,
+            "cables": cables,
+            "compute_seconds": compute_s,
+            "compute_before_store_seconds": round(start_s, 3),
+            "store_seconds": round(time.perf_counter() - t1, 3),
+            "seconds": round(time.perf_counter() - t0, 3),
+            "store_phases": {k: round(v, 3) for k, v in timings.items() if not k.endswith(" peak MB")},
+            "peak_mb": peaks | {k[: -len(" peak MB")]: v for k, v in timings.items() if k.endswith(" peak MB")},
+            "snapshot_bytes": len(document),
+            "snapshot_encode_seconds": round(encode_s, 3),
+        }
+        # The job flips to succeeded in the same transaction as the revision: both or neither.
+        if not job_succeed(job_id=job.pk, result=outcome, attempt=attempt):
+            raise JobCancelled("the job was cancelled, or another worker took it over, before its result was stored")
     _after_store(rev.pk, links + cables)
     return outcome
-
-
-def _drop_unattached_after(revision_id: int) -> None:
-    try:
-        drop_unattached(revision_id)
-    except DatabaseError:  # the connection may be what failed; the sweep drops the table
-        log.warning("tables of failed revision %s left to the sweep", revision_id, exc_info=True)
 
 
 def _after_store(revision_id: int, rows: int) -> None:

@@ -10,22 +10,17 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from itertools import islice
+from functools import partial
+from itertools import chain, islice
 from typing import Any, NamedTuple, TypeVar
 
-from django.db import connection, transaction
+from django.db import connection
 from django.db.backends.utils import CursorWrapper
 
-from .partitions import (
-    attach_partition,
-    create_partition_table,
-    drop_unattached,
-    hold_store_lock,
-    index_like_parent,
-    partitioned,
-)
+from .partitions import attach_partition, create_partition_table, partitioned
 
 OnBatch = Callable[[int], None]
 T = TypeVar("T")
@@ -50,6 +45,8 @@ class RowLoad(NamedTuple):
     table: str
     columns: Sequence[str]
     rows: Iterable[tuple]
+    # How many rows, when known beforehand: more than AHEAD_ROWS (or unknown) runs early() before them.
+    expected: int | None = None
 
 
 def store_revision_rows(
@@ -61,146 +58,86 @@ def store_revision_rows(
     meanwhile: Callable[[], T] | None = None,
     timings: dict[str, float] | None = None,
 ) -> tuple[list[int], T | None]:
-    """Store one revision's rows in the current transaction; all or none of them become visible at its commit.
+    """Store one revision's rows, table after table, in the current transaction.
 
     Returns the row counts per table and what `meanwhile()` returned (None without it).
 
-    On partitioned PostgreSQL tables each table's rows go into a new partition of their own, loaded with no index
-    (apps/designs/partitions.py). The last table is loaded beside the others, on a connection of its own: in a
-    transaction of its own it makes the table, COPYs the rows (made as they are sent) and builds the parent's
-    indexes on it, and commits it unattached. This transaction loads and attaches the other tables meanwhile, and
-    attaches the last one last, which adopts its indexes (milliseconds). So the server builds the first table's
-    indexes while it takes in the last table's rows, instead of after. One Python thread at a time makes rows or
-    runs the engine (threads making rows side by side each wait for the interpreter's lock whenever their socket
-    is full, and the server then waits for them): the side's COPY starts once this transaction's last COPY is
-    sent, and a thread runs `early()` then `meanwhile()` once the side's is sent, while the server builds indexes.
-    Neither may use the database (the thread has no connection of its own to use) nor touch what the rows are
-    made of. A store that fails before the last attach drops the side's table on the side's connection; one that
-    fails after it (the rollback undoes the attach) must drop it itself (partitions.drop_unattached, as the job
-    does); a killed one leaves it to the sweep, which the store lock (partitions.hold_store_lock) keeps off the
-    tables of stores still running. Elsewhere rows are bulk-inserted, then `early()` and `meanwhile()` run.
-    `between()` runs after each table but the last (a test hook). `timings`, when given, receives the seconds
-    spent per table and phase ("<table>.load", "<table>.index"; for the last table "<table>.load beside" and
-    "<table>.index beside" on its own connection, which overlap the others, "<table>.side wait" for it to be
-    loaded and indexed once the others are, and "<table>.attach"; "early.wait" and "meanwhile.wait" for those
-    still running then), as the job's record of where a store's time went.
+    On partitioned PostgreSQL tables each table's rows go into a new partition of their own, loaded with no
+    index and attached afterwards (apps/designs/partitions.py). The Python work left runs in threads while
+    the server builds those indexes (seconds each; a wait on the server releases the GIL): one thread,
+    started once the first table is loaded, makes each later table's rows (the first AHEAD_ROWS of them; the
+    rest are made as the COPY sends them) and runs `early()`, first when the rows are more than that; a second
+    runs `meanwhile()` once the last table is loaded. So the server rarely waits for Python, and Python's
+    work is not split between two threads while a COPY makes the rows the server is waiting for. When every
+    later table's rows are known to be made ahead (RowLoad.expected), no COPY makes any: `meanwhile()` then
+    follows `early()` in the first thread, beside the last COPY, rather than waiting for it to end.
+    Neither may use the database (the threads have no connection of their own to use) nor touch what the rows
+    are made of; `early()` must be done with anything `meanwhile()` reads before it starts: the two may
+    overlap. Elsewhere rows are bulk-inserted, then `early()` and `meanwhile()` run.
+    `between()` runs after each table but the last (a test hook). `timings`, when given, receives the
+    seconds spent per table and phase ("<table>.load", "<table>.index", "<table>.rows wait" for rows still
+    being generated when the previous table's indexes were done, "early.wait" and "meanwhile.wait" for
+    those still running when the last table's were), as the job's record of where a store's time went.
     """
     clock = _clock(timings)
     if not partitioned(loads[0].table):
         return _insert_in_turn(loads, clock, between, early, meanwhile)
-    hold_store_lock(revision_id)
-    *mine, last = loads
-    side = _Side(last, revision_id, clock)
-    steps: list[Callable[[], Any]] = [side.sent.wait, *(s for s in (early, meanwhile) if s is not None)]
-    background = None
-    attached = False
-    counts: list[int] = []
+    counts = []
+    rows: Iterable[tuple] = loads[0].rows
+    # When a later table has more rows than are made ahead, early() runs first, then the rows: the checks' peak
+    # (about 195 bytes per link, ~600 MB at 1,048,576 GPUs) is over before the rows made ahead are, and they run
+    # while the server builds the first table's indexes instead of beside the next COPY, which then makes its
+    # rows past AHEAD_ROWS itself. Otherwise (every design up to 128K GPUs) the rows come first, all made ahead,
+    # and early() runs after them, partly while their COPY waits on the server.
+    ahead_steps: list[Callable[[], Any]] = [partial(_ahead, load.rows, AHEAD_ROWS) for load in loads[1:]]
+    made_ahead = all(load.expected is not None and load.expected <= AHEAD_ROWS for load in loads[1:])
+    first = early_step = 0
+    if early is not None:
+        first = int(not made_ahead)
+        early_step = 0 if first else len(ahead_steps)
+        ahead_steps.insert(early_step, early)
+    # With every later row made ahead, a COPY only sends them (the server parsing them is the slow side), and the
+    # thread would idle from early()'s end to the last COPY's; meanwhile() follows early() in it instead, beside
+    # that COPY. Otherwise it keeps to after the last COPY, not beside rows being made for the server.
+    together = False
+    if meanwhile is not None and made_ahead:
+        ahead_steps.append(meanwhile)
+        together = True
+    ahead = tail = None
     try:
-        for load in mine:
+        for i, load in enumerate(loads):
+            last = i == len(loads) - 1
             with clock(load.table, "load"):
                 child = create_partition_table(load.table, revision_id)
-                counts.append(_copy(child, load.columns, iter(load.rows), 0, None))
-            if load is mine[-1]:
-                side.go.set()
-                background = _Steps(steps)
+                counts.append(_copy(child, load.columns, iter(rows), 0, None))
+                rows = ()  # what was made ahead is sent: nothing holds it past its COPY
+            if ahead is None and ahead_steps:
+                ahead = _Steps(ahead_steps)
+            if last and meanwhile is not None and not together:
+                tail = _Steps([meanwhile])
             with clock(load.table, "index"):
                 attach_partition(load.table, child, revision_id)
-            if between is not None:
-                between()
-        if background is None:  # the one table is the side's
-            side.go.set()
-            background = _Steps(steps)
-        with clock(last.table, "side wait"):
-            last_count, last_child = side.result()
-        result = None
+            if not last:
+                assert ahead is not None  # a later table means ahead_steps has its rows, so ahead started
+                with clock(loads[i + 1].table, "rows wait"):
+                    rows = ahead.result(first + i)
+                if between is not None:
+                    between()
         if early is not None:
+            assert ahead is not None  # early is one of ahead_steps, so ahead started
             with clock("early", "wait"):
-                background.result(1)
-        if meanwhile is not None:
-            with clock("meanwhile", "wait"):
-                result = background.result(len(steps) - 1)
-        with clock(last.table, "attach"):
-            attach_partition(last.table, last_child, revision_id)
-        attached = True
-        counts.append(last_count)
-        return counts, result
+                ahead.result(early_step)
+        if meanwhile is None:
+            return counts, None
+        with clock("meanwhile", "wait"):
+            if tail is not None:
+                return counts, tail.result(0)
+            assert ahead is not None  # together: meanwhile is the last of ahead_steps
+            return counts, ahead.result(len(ahead_steps) - 1)
     finally:
-        # nothing of this store runs on after it, even when it failed
-        side.settle(drop=not attached)
-        if background is not None:
-            background.join()
-
-
-class _Side:
-    """One table loaded and indexed in a thread on a connection of its own (Django's connections are per thread),
-    committed unattached once `go` is set; settle() then closes that connection, first dropping the table unless
-    the store attached it."""
-
-    def __init__(
-        self, load: RowLoad, revision_id: int, clock: Callable[[str, str], AbstractContextManager[None]]
-    ) -> None:
-        self._load, self._revision_id, self._clock = load, revision_id, clock
-        self.go = threading.Event()  # set: start the COPY
-        self.sent = threading.Event()  # set: the COPY is over, sent or failed
-        self._stop = threading.Event()  # set: the store failed, stop sending rows
-        self._settled = threading.Event()
-        self._drop = False
-        self._done = threading.Event()
-        self._value: tuple[int, str] | None = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="store-side", daemon=True)
-        self._thread.start()
-
-    def _rows(self) -> Iterator[tuple]:
-        stop = self._stop.is_set
-        for n, row in enumerate(self._load.rows):
-            if not n & 4095 and stop():
-                raise _Stopped
-            yield row
-
-    def _run(self) -> None:
-        load = self._load
-        try:
-            try:
-                with transaction.atomic():
-                    child = create_partition_table(load.table, self._revision_id)
-                    self.go.wait()
-                    try:
-                        with self._clock(load.table, "load beside"):
-                            n = _copy(child, load.columns, self._rows(), 0, None)
-                    finally:
-                        self.sent.set()
-                    with self._clock(load.table, "index beside"):
-                        index_like_parent(load.table, child)
-                self._value = (n, child)
-            except BaseException as exc:  # noqa: BLE001 - handed to the store's thread by result()
-                self._error = exc
-            self.sent.set()
-            self._done.set()
-            self._settled.wait()
-            if self._drop and self._value is not None:
-                drop_unattached(self._revision_id)
-        finally:
-            connection.close()  # this thread's own
-
-    def result(self) -> tuple[int, str]:
-        """The side table's row count and name, once committed; or the exception that stopped it."""
-        self._done.wait()
-        if self._error is not None:
-            raise self._error
-        assert self._value is not None
-        return self._value
-
-    def settle(self, *, drop: bool) -> None:
-        self._drop = drop
-        self._stop.set()
-        self.go.set()
-        self._settled.set()
-        self._thread.join()
-
-
-class _Stopped(Exception):
-    """The store failed elsewhere: the side table's rows stop, and its transaction rolls back."""
+        for thread in (ahead, tail):  # nothing of this store runs on after it, even when it failed
+            if thread is not None:
+                thread.join()
 
 
 def _insert_in_turn(
@@ -241,11 +178,32 @@ def _clock(timings: dict[str, float] | None) -> Callable[[str, str], AbstractCon
     return clock
 
 
+# How many of a later table's rows are made ahead, while the server builds the previous table's indexes; the
+# rest are made as they are sent. A cable row for COPY is about 415 bytes (bench/bench_memory.py), so making all
+# of them ahead held 1.2 GB at 1,048,576 GPUs (2.95 million cables) on top of the engine's own peak, and the
+# invariant checks ran beside that list (docs/scale-benchmarks.md, Stop 47). 600,000 rows (~250 MB) are all the
+# cables of a 128K-GPU design (510,964), which keeps its store as fast as before.
+AHEAD_ROWS = 600_000
+
+
+def _ahead(rows: Iterable[tuple], n: int) -> Iterator[tuple]:
+    """The first `n` of `rows` made now, each released once sent, then the rest made as they are asked for."""
+    it = iter(rows)
+    made = deque(islice(it, n))
+    return _drain(made) if len(made) < n else chain(_drain(made), it)
+
+
+def _drain(made: deque) -> Iterator[tuple]:
+    pop = made.popleft
+    while made:
+        yield pop()
+
+
 class _Steps:
     """Run each of `steps` in turn in one thread; result(k) waits for step k and returns its value, or raises
     its exception (the steps after a failed one do not run).
 
-    early() and meanwhile() run here while the server builds indexes (store_revision_rows).
+    A later table's rows are partly made here while the server is busy (_ahead, AHEAD_ROWS).
     """
 
     def __init__(self, steps: Sequence[Callable[[], Any]]) -> None:

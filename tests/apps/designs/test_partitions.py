@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib
 import re
-import time
 
 import psycopg
 import pytest
@@ -282,88 +281,3 @@ def test_a_partition_busy_at_delete_time_loses_its_rows_and_the_sweep_drops_it_l
         reader.close()
     assert drop_orphan_partitions() >= 1
     assert not {partition_name(t, rev.pk) for t in ROW_TABLES} & tables_like("designs_%record_r%")
-
-
-def test_the_cable_partition_adopts_the_indexes_built_beside_the_store_and_builds_none_twice():
-    """The cable table is loaded and indexed on the store's second connection, each index as the parent defines it;
-    the attach adopts them (each parent index has one partition index, the unique constraint included)."""
-    rev = stored_revision()
-    for table in ROW_TABLES:
-        child = partition_name(table, rev.pk)
-        with connection.cursor() as cur:
-            cur.execute(
-                "SELECT p.indexrelid::regclass::text, count(c.inhrelid) FROM pg_index p "
-                "LEFT JOIN pg_inherits c ON c.inhparent = p.indexrelid "
-                "AND c.inhrelid IN (SELECT indexrelid FROM pg_index WHERE indrelid = %s::regclass) "
-                "WHERE p.indrelid = %s::regclass GROUP BY 1",
-                [child, table],
-            )
-            adopted = dict(cur.fetchall())
-            cur.execute("SELECT count(*) FROM pg_index WHERE indrelid = %s::regclass", [child])
-            on_child = cur.fetchone()[0]
-            cur.execute("SELECT count(*) FROM pg_constraint WHERE conrelid = %s::regclass AND contype = 'u'", [child])
-            unique = cur.fetchone()[0]
-        assert len(adopted) >= 7 and set(adopted.values()) == {1}
-        assert on_child == len(adopted) + len(sort_index_keys()[table])
-        assert unique == 1
-
-
-@pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("failure", ["second half", "job taken over"])
-def test_a_store_failing_after_its_side_table_was_committed_leaves_no_table(failure):
-    """GIVEN the cable rows loaded and indexed on the store's second connection (committed, not yet attached)
-    WHEN the store fails in the engine's second half (before the attach) or once the job is no longer its worker's
-    (after it: the rollback undoes the attach)
-    THEN no table is left behind, and the revision with it."""
-    from unittest import mock
-
-    from apps.designs import services
-    from apps.jobs.progress import JobCancelled
-
-    job = JobFactory()
-    assert job_claim(job_id=job.pk)
-    job.refresh_from_db()
-    before = tables_like("designs_%record_r%")
-    if failure == "second half":
-        patch = mock.patch.object(services, "finish_design", side_effect=RuntimeError("summary broke"))
-    else:
-        patch = mock.patch.object(services, "job_succeed", return_value=False)
-    with patch, pytest.raises((RuntimeError, JobCancelled)):
-        design_compute_job(job=job, progress=DbProgress(job.pk, attempt=job.attempts))
-    assert tables_like("designs_%record_r%") == before
-    assert not Revision.objects.filter(design=job.design).exists()
-
-
-@pytest.mark.django_db(transaction=True)
-def test_the_sweep_drops_a_killed_stores_unattached_table_but_not_a_running_stores():
-    """GIVEN two unattached row tables of revisions that do not exist: one left by a killed worker, one of a store
-    still running (it holds the store lock; its revision is not committed yet)
-    THEN the sweep drops the first only, and the second once that store is gone."""
-    from django.db import transaction
-
-    from apps.designs.partitions import STORE_LOCK, create_partition_table
-
-    killed, running = 2**31 - 5, 2**31 - 6
-    with transaction.atomic():
-        for revision_id in (killed, running):
-            create_partition_table(ROW_TABLES[1], revision_id)
-    dsn = connection.get_connection_params()
-    store = psycopg.connect(**{k: v for k, v in dsn.items() if k in ("dbname", "user", "host", "port", "password")})
-    try:
-        store.execute("SELECT pg_advisory_lock(%s, %s)", [STORE_LOCK, running % 2**31])
-        sweep_until_gone(killed)
-        assert partition_name(ROW_TABLES[1], running) in tables_like("designs_%record_r%")
-    finally:
-        store.close()
-    sweep_until_gone(running)
-
-
-def sweep_until_gone(revision_id: int) -> None:
-    # a table autovacuum is looking at makes the drop give up after its lock timeout: the next sweep drops it
-    name = partition_name(ROW_TABLES[1], revision_id)
-    for _ in range(10):
-        drop_orphan_partitions()
-        if name not in tables_like("designs_%record_r%"):
-            return
-        time.sleep(0.5)
-    raise AssertionError(f"{name} was not dropped")

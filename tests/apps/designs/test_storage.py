@@ -6,7 +6,7 @@ import threading
 import time
 
 import pytest
-from django.db import connection, transaction
+from django.db import connection
 
 from apps.designs import storage
 from apps.designs.adapters import CABLE_DB_COLUMNS, LINK_DB_COLUMNS
@@ -161,13 +161,17 @@ def test_it_takes_rows_from_a_generator_as_it_goes(revisions):
 
 
 class TestStoringARevisionsRows:
-    """store_revision_rows: links, then cables, into partitions of their own on PostgreSQL; the cables on a second
-    connection, committed unattached with their indexes and attached last; the engine's second half in a thread
-    once every row is sent, while the server builds indexes:
+    """store_revision_rows: links, then cables, into partitions of their own on PostgreSQL, with the Python
+    work left over done in threads while the server builds each partition's indexes:
 
-        main thread   COPY links ── attach links (index build) ─────── wait ───────── attach cables ── return
-        side thread   (own connection)      └ COPY cables ── build the parent's indexes ┘ commit
-        thread 2                                           └ early(), then meanwhile() ┘
+        main thread   COPY links ── attach links (index build) ── COPY cables ── attach cables ── return
+        thread 1                  └ early(), then make cable rows ┘
+        thread 2                                                  └ meanwhile() ──────────────────┘
+
+    or, when the cable rows are known to fit AHEAD_ROWS (every design up to 128K GPUs):
+
+        main thread   COPY links ── attach links (index build) ── COPY cables ── attach cables ── return
+        thread 1                  └ make cable rows, early(), then meanwhile() ───────────────────┘
     """
 
     @pytest.fixture
@@ -198,19 +202,7 @@ class TestStoringARevisionsRows:
             storage.RowLoad(CABLES, CABLE_DB_COLUMNS, cables()),
         ]
 
-    @staticmethod
-    def no_store_left(rev) -> None:
-        """No thread of the store runs on, and (PostgreSQL) no table of it is left unattached."""
-        assert not any(t.name in ("store-background", "store-side") for t in threading.enumerate())
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cur:
-                cur.execute(
-                    "SELECT relname FROM pg_class WHERE relname LIKE %s AND NOT relispartition",
-                    [f"designs_%_r{rev.pk}"],
-                )
-                assert cur.fetchall() == []
-
-    def test_it_stores_every_row_and_runs_early_then_meanwhile_once_every_row_is_sent(self, revisions, events):
+    def test_it_stores_every_row_and_runs_early_then_meanwhile_around_the_last_copy(self, revisions, events):
         rev = revisions[0]
 
         def early():
@@ -227,51 +219,16 @@ class TestStoringARevisionsRows:
         assert counts == [23, 9] and extra == "summary"
         assert stored(LinkRecord, rev, LINK_DB_COLUMNS) == link_rows(rev.pk)
         assert stored(CableRecord, rev, CABLE_DB_COLUMNS) == cable_rows(rev.pk)
-        if connection.vendor == "postgresql":  # one thread at a time makes rows or runs the engine
-            assert events == ["sent linkrecord", "cable rows made", "sent cablerecord", "early", "meanwhile"]
-            assert {
-                "designs_linkrecord.index",
-                "designs_cablerecord.load beside",
-                "designs_cablerecord.index beside",
-                "designs_cablerecord.side wait",
-                "designs_cablerecord.attach",
-                "early.wait",
-                "meanwhile.wait",
-            } <= set(timings)
+        if connection.vendor == "postgresql":  # early() and rows in one thread, meanwhile() after the last COPY
+            assert events.index("sent linkrecord") < events.index("early") < events.index("cable rows made")
+            assert events.index("sent cablerecord") < events.index("meanwhile")
+            assert {"designs_linkrecord.index", "designs_cablerecord.index", "early.wait", "meanwhile.wait"} <= set(
+                timings
+            )
         else:
             assert events[-2:] == ["early", "meanwhile"]
 
-    def test_the_last_table_is_loaded_on_a_connection_of_its_own_and_attached_with_its_indexes(
-        self, revisions, monkeypatch
-    ):
-        if connection.vendor != "postgresql":
-            pytest.skip("partitions are PostgreSQL's")
-        rev = revisions[0]
-        backends: dict[str, int] = {}
-        copy = storage._copy
-
-        def on_backend(table, *args, **kwargs):
-            with connection.cursor() as cur:
-                cur.execute("SELECT pg_backend_pid()")
-                backends[table] = cur.fetchone()[0]
-            return copy(table, *args, **kwargs)
-
-        monkeypatch.setattr(storage, "_copy", on_backend)
-        storage.store_revision_rows(rev.pk, self.loads(rev, []))
-        assert len(set(backends.values())) == 2
-        child = f"{CABLES}_r{rev.pk}"
-        with connection.cursor() as cur:
-            cur.execute("SELECT count(*) FROM pg_index WHERE indrelid = %s::regclass", [CABLES])
-            parent = cur.fetchone()[0]
-            cur.execute(
-                "SELECT count(*) FROM pg_index i JOIN pg_inherits h ON h.inhrelid = i.indexrelid "
-                "WHERE i.indrelid = %s::regclass",
-                [child],
-            )
-            assert cur.fetchone()[0] == parent >= 7  # each the parent's, adopted, none built twice
-        self.no_store_left(rev)
-
-    def test_an_error_in_early_fails_the_store_and_leaves_no_thread_or_table(self, revisions, events):
+    def test_an_error_in_early_fails_the_store_and_no_thread_outlives_it(self, revisions, events):
         rev = revisions[0]
         finished = []
 
@@ -284,10 +241,14 @@ class TestStoringARevisionsRows:
 
         with pytest.raises(RuntimeError, match="invariant broken"):
             storage.store_revision_rows(rev.pk, self.loads(rev, events), early=early, meanwhile=meanwhile)
-        assert finished == []  # the steps after a failed one do not run
-        self.no_store_left(rev)
+        # On PostgreSQL early() runs before the cable rows are made: the store fails before their COPY, and
+        # meanwhile(), which starts with the last COPY, never starts.
+        assert finished == []
+        if connection.vendor == "postgresql":
+            assert "cable rows made" not in events
+        assert not any(t.name == "store-background" for t in threading.enumerate())
 
-    def test_an_error_making_the_last_tables_rows_fails_the_store_and_leaves_no_thread_or_table(self, revisions):
+    def test_an_error_making_the_next_tables_rows_fails_the_store(self, revisions, events):
         rev = revisions[0]
 
         def broken():
@@ -298,38 +259,91 @@ class TestStoringARevisionsRows:
             storage.RowLoad(LINKS, LINK_DB_COLUMNS, iter(link_rows(rev.pk))),
             storage.RowLoad(CABLES, CABLE_DB_COLUMNS, broken()),
         ]
+        ran = []
         with pytest.raises(RuntimeError, match="label template broke"):
-            storage.store_revision_rows(rev.pk, loads, early=lambda: None)
-        self.no_store_left(rev)
+            storage.store_revision_rows(rev.pk, loads, early=lambda: ran.append("early"))
+        # on PostgreSQL early() ran first, while the link indexes built; elsewhere it runs after every insert
+        assert ran == (["early"] if connection.vendor == "postgresql" else [])
 
-    def test_an_error_in_the_first_table_stops_the_last_before_its_rows(self, revisions, events):
+    def test_rows_past_those_made_ahead_are_made_as_sent_and_early_runs_before_any(
+        self, revisions, events, monkeypatch
+    ):
+        monkeypatch.setattr(storage, "AHEAD_ROWS", 3)
+        rev = revisions[0]
+        made = []
+
+        def cables():
+            for row in cable_rows(rev.pk):
+                made.append(row)
+                yield row
+
+        loads = [
+            storage.RowLoad(LINKS, LINK_DB_COLUMNS, iter(link_rows(rev.pk))),
+            storage.RowLoad(CABLES, CABLE_DB_COLUMNS, cables()),
+        ]
+        made_by_early = []
+        counts, _ = storage.store_revision_rows(rev.pk, loads, early=lambda: made_by_early.append(len(made)))
+        assert counts == [23, 9]
+        assert stored(CableRecord, rev, CABLE_DB_COLUMNS) == cable_rows(rev.pk)
+        if connection.vendor == "postgresql":  # early() ran before the rows made ahead were made
+            assert made_by_early == [0]
+        else:
+            assert made_by_early == [9]
+
+    def test_an_error_in_rows_made_as_sent_fails_the_store_and_no_thread_outlives_it(
+        self, revisions, events, monkeypatch
+    ):
+        monkeypatch.setattr(storage, "AHEAD_ROWS", 2)
         rev = revisions[0]
 
         def broken():
-            yield from link_rows(rev.pk, 3)
-            raise RuntimeError("link rows broke")
+            yield from cable_rows(rev.pk, 5)
+            raise RuntimeError("label template broke")
 
-        loads = self.loads(rev, events)
-        loads[0] = storage.RowLoad(LINKS, LINK_DB_COLUMNS, broken())
-        ran = []
-        with pytest.raises(RuntimeError, match="link rows broke"), transaction.atomic():  # as the job's
-            storage.store_revision_rows(rev.pk, loads, early=lambda: ran.append("early"))
-        assert ran == [] and "cable rows made" not in events
-        self.no_store_left(rev)
+        loads = [
+            storage.RowLoad(LINKS, LINK_DB_COLUMNS, iter(link_rows(rev.pk))),
+            storage.RowLoad(CABLES, CABLE_DB_COLUMNS, broken()),
+        ]
+        with pytest.raises(RuntimeError, match="label template broke"):
+            storage.store_revision_rows(rev.pk, loads, early=lambda: time.sleep(0.1))
+        assert not any(t.name == "store-background" for t in threading.enumerate())
 
-    def test_a_failure_after_the_last_table_was_committed_drops_it(self, revisions, events, monkeypatch):
+    def test_rows_known_to_fit_ahead_leave_meanwhile_to_follow_early_beside_the_last_copy(
+        self, revisions, events, monkeypatch
+    ):
         if connection.vendor != "postgresql":
-            pytest.skip("partitions are PostgreSQL's")
+            pytest.skip("threads and partitions are PostgreSQL's")
         rev = revisions[0]
-        attach = storage.attach_partition
+        loads = self.loads(rev, events)
+        loads[1] = loads[1]._replace(expected=9)  # all made ahead: the last COPY only sends them
+        started = threading.Event()
+        ran_in: dict[str, int] = {}
+        copy = storage._copy
 
-        def last_attach_fails(table, child, revision_id):
-            if table == CABLES:
-                raise RuntimeError("attach failed")
-            attach(table, child, revision_id)
+        def cables_wait_for_meanwhile(table, *args, **kwargs):
+            if "cablerecord" in table:
+                started.wait(5)
+            return copy(table, *args, **kwargs)
 
-        monkeypatch.setattr(storage, "attach_partition", last_attach_fails)
-        with pytest.raises(RuntimeError, match="attach failed"):
-            storage.store_revision_rows(rev.pk, self.loads(rev, events))
-        assert "sent cablerecord" in events  # it was loaded, committed, then dropped
-        self.no_store_left(rev)
+        def meanwhile():
+            ran_in["meanwhile"] = threading.get_ident()
+            events.append("meanwhile")
+            started.set()
+            return "summary"
+
+        monkeypatch.setattr(storage, "_copy", cables_wait_for_meanwhile)
+        counts, extra = storage.store_revision_rows(
+            rev.pk, loads, early=lambda: ran_in.setdefault("early", threading.get_ident()), meanwhile=meanwhile
+        )
+        assert counts == [23, 9] and extra == "summary"
+        assert stored(CableRecord, rev, CABLE_DB_COLUMNS) == cable_rows(rev.pk)
+        assert events.index("cable rows made") < events.index("meanwhile") < events.index("sent cablerecord")
+        assert ran_in["early"] == ran_in["meanwhile"] != threading.get_ident()
+
+    def test_rows_known_to_fit_ahead_are_made_before_early(self, revisions, events):
+        rev = revisions[0]
+        loads = self.loads(rev, events)
+        loads[1] = loads[1]._replace(expected=9)  # under AHEAD_ROWS: all made ahead, then the checks
+        counts, _ = storage.store_revision_rows(rev.pk, loads, early=lambda: events.append("early"))
+        assert counts == [23, 9]
+        assert events.index("sent linkrecord") < events.index("cable rows made") < events.index("early")
