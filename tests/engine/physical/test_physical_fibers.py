@@ -35,3 +35,31 @@ def test_totals_roll_up_per_network_tier_rack_and_total(catalog):
     per_rack = dict(totals.per_rack)
     assert per_rack["L1"] == totals.total  # every path ends in the leaf rack
     assert dict(totals.per_tier)["leaf-spine"].installed == 72
+
+
+def test_trunks_of_equal_figures_sum_as_trunk_by_trunk(catalog):
+    """The trunks are counted per (key, four figures), the figures numbered by their first trunk: trunks of equal
+    figures (other objects), of other figures, in two networks and tiers, and one within a rack (counted once at
+    it) sum as a FiberCount per trunk would."""
+    from dataclasses import replace
+
+    from engine.physical import rollup, trunk_fibers
+
+    pol = policy(leaf_spine={"cabling": "panels", "trunk_base": 12})
+    ls = select_media(req(QM9700_CAGE, QM9700_CAGE, 100), pol, catalog)
+    t = plan_trunks("leaf-spine", [TrunkDemand("L1", "S1", 5, 100, ls)], pol).trunks[0]
+    dark = replace(t, active_fibers=t.active_fibers - 4, dark_fibers=t.dark_fibers + 4)
+    trunks = [
+        ("compute", t),
+        ("compute", replace(t, rack_a="L2")),  # equal figures, another object
+        ("storage", replace(dark, tier="spine-core")),
+        ("compute", replace(dark, rack_b="L1")),  # within one rack
+        ("storage", replace(t, rack_a="L2", rack_b="S2")),
+    ]
+    totals = fiber_totals([], trunks)
+    assert dict(totals.per_network) == rollup((net, trunk_fibers(r), 1) for net, r in trunks)
+    assert dict(totals.per_tier) == rollup((r.tier, trunk_fibers(r), 1) for _net, r in trunks)
+    ends = [(r.rack_a, trunk_fibers(r), 1) for _net, r in trunks]
+    ends += [(r.rack_b, trunk_fibers(r), 1) for _net, r in trunks if r.rack_b != r.rack_a]
+    assert dict(totals.per_rack) == rollup(ends)
+    assert dict(totals.per_rack)["L1"] == trunk_fibers(t) + trunk_fibers(dark) + trunk_fibers(dark)  # L1-L1 once
