@@ -42,6 +42,7 @@ _UNSAFE = re.compile(r'[,"\r\n]')  # what makes csv.writer quote a cell
 # columns of PhysicalResult.cable_rows: id, kind, part, ordered length, a end, b end, link ids, tier, network
 _ROW_ID, _ROW_LINKS, _ROW_SHARED = itemgetter(0), itemgetter(6), itemgetter(1, 2, 3, 7, 8)
 _FIRST = itemgetter(0)
+_NEAR_FAR = re.compile(r"\{0\}([^{}]*)\{1\}")  # a compiled cable template: the near end, a literal, the far end
 
 
 def port_label(port: str) -> str:
@@ -224,6 +225,10 @@ class CableSchedule:
         heads, tails, spec = split if split is not None else ([], [], "")
         port_text = _PortLabels(spec)
         cable_fmt, own_first = fast_format(self.template._cable, 4), self.template.own_end_first
+        # a cable template of the near end, a literal and the far end ("<near>/<far>", the default): the label
+        # joined here, without a call of cable_fmt per label (f"{near}{mid}{far}" of two str is the same text)
+        sep = _NEAR_FAR.fullmatch(self.template._cable)
+        mid = sep.group(1) if sep is not None else ""
         generic = self._db_row
         if not self._plain_ids():  # the loop below writes ids with zfill, which only a plain int formats as :06d
             yield from (generic(row, revision_id, hall) for row in self.ph.cable_rows)
@@ -250,9 +255,13 @@ class CableSchedule:
             else:
                 cb, pb = dev_cells[b0], b[1]
                 near_b = heads[b0] + port_text[pb] + tails[b0] if split else formats[b0](port_text[pb])
-            cs = f"C{str(cid).zfill(6)}"  # f"C{cid:06d}" of a plain int (_plain_ids)
-            la = cable_fmt(near_a, near_b, cs, "")
-            lb = cable_fmt(near_b, near_a, cs, "") if own_first else la
+            if sep is not None:
+                la = near_a + mid + near_b
+                lb = near_b + mid + near_a if own_first else la
+            else:
+                cs = f"C{str(cid).zfill(6)}"  # f"C{cid:06d}" of a plain int (_plain_ids)
+                la = cable_fmt(near_a, near_b, cs, "")
+                lb = cable_fmt(near_b, near_a, cs, "") if own_first else la
             one = len(link_ids) == 1
             links = f"L{str(link_ids[0]).zfill(6)}" if one else " ".join([f"L{x:06d}" for x in link_ids])
             name_a, rack_a, u_a, hall_a = ca

@@ -173,3 +173,17 @@ def test_trunks_between_two_halls_are_stored_as_the_general_rows_store_them(two_
     expected = [CableSchedule(result)._db_row(row, 7, hall) for row in result.physical.cable_rows]
     assert list(CableSchedule(result).db_rows(7)) == expected
     assert any(r[18] != r[19] for r in expected if r[4] == "trunk")  # a trunk crosses the pathway
+
+
+@pytest.mark.parametrize("own_end_first", [True, False])
+@pytest.mark.parametrize("cable", ["<near>/<far>", "<near> - <far>", "<near><far>", "<far>/<near>", "{<near>}/<far>"])
+def test_cable_labels_joined_without_the_format_are_the_general_rows(panelled, cable, own_end_first):
+    """db_rows joins a cable label of the near end, a literal and the far end itself (no format call); every
+    row is still the general _db_row's, for that shape, the far end first and a literal brace."""
+    result = _relabelled(panelled, cable=cable, own_end_first=own_end_first)
+    hall = {r.id: r.hall + 1 for r in result.racks}
+    expected = [CableSchedule(result)._db_row(row, 42, hall) for row in result.physical.cable_rows]
+    assert list(CableSchedule(result).db_rows(42)) == expected
+    if cable == "<near>/<far>":  # each end's label first at its own end, or the A end's in both
+        a_end, b_end = next(r for r in expected if r[4] != "trunk")[15].split("/")
+        assert (b_end + "/" + a_end in [r[16] for r in expected]) is own_end_first
