@@ -1389,6 +1389,23 @@ def _choice_cabling(p: _Pass, choice: Any) -> tuple:
     )
 
 
+def _trunk_row(
+    cid: int, run: Any, ra: int, unit_a: int, rb: int, unit_b: int, lids: list, tier: str, network: str
+) -> list:
+    """A trunk's cable row between the two panels' trunk sides ("T"); `lids` fills as its links are cabled."""
+    return [
+        cid,
+        "trunk",
+        run.sku,
+        run.length_m,
+        ("panel", ra, unit_a, "T"),
+        ("panel", rb, unit_b, "T"),
+        lids,
+        tier,
+        network,
+    ]
+
+
 def _panel_links(
     p: _Pass, tier: str, groups: list, slot_runs: Sequence, at: int, units: dict, runs: Iterator, shared: dict
 ) -> int:
@@ -1436,19 +1453,7 @@ def _panel_links(
         pa, sa = divmod(pos_a, per_panel)
         pb, sb = divmod(pos_b, per_panel)
         lids: list[int] = []
-        trunk_rows.append(
-            [
-                trunk_cid,
-                "trunk",
-                run.sku,
-                run.length_m,
-                ("panel", ra, units_a[pa], "T"),
-                ("panel", rb, units_b[pb], "T"),
-                lids,
-                tier,
-                network,
-            ]
-        )
+        trunk_rows.append(_trunk_row(trunk_cid, run, ra, units_a[pa], rb, units_b[pb], lids, tier, network))
         trunks_out.append((network, run))
         cord = (sku_a, len_a)  # the link's own cable: its A-end cord, one tuple for the group
         for j in idxs:
@@ -1516,17 +1521,7 @@ def _slot_links(
             sub_now = None
             lids = []
             trunk_rows.append(
-                [
-                    trunk_cid,
-                    "trunk",
-                    run.sku,
-                    run.length_m,
-                    ("panel", ra, units_a[panel_a], "T"),
-                    ("panel", rb, units_b[panel_b], "T"),
-                    lids,
-                    tier,
-                    network,
-                ]
+                _trunk_row(trunk_cid, run, ra, units_a[panel_a], rb, units_b[panel_b], lids, tier, network)
             )
             trunks_out.append((network, run))
         cable_rows.append(
@@ -1595,17 +1590,7 @@ def _split_panel_links(
             trunk_cid, run = _next_trunk(runs, tid)
             trunk_m, lids = run.length_m, []
             trunk_rows.append(
-                [
-                    trunk_cid,
-                    "trunk",
-                    run.sku,
-                    run.length_m,
-                    ("panel", ra, units_a[slot.panel_a], "T"),
-                    ("panel", rb, units_b[slot.panel_b], "T"),
-                    lids,
-                    tier,
-                    network,
-                ]
+                _trunk_row(trunk_cid, run, ra, units_a[slot.panel_a], rb, units_b[slot.panel_b], lids, tier, network)
             )
             trunks_out.append((network, run))
         connector = (b, b_cage, _connector_of(b_port)) if split_at_b else (a, a_cage, _connector_of(a_port))
