@@ -16,7 +16,7 @@ Every term is a layout or site setting; the defaults are listed in docs/data-gap
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from .model import Device, Link, Place, Rack
@@ -69,11 +69,23 @@ def measure_runs(
     racks: list[Rack] | None,
     only: Sequence[int] | None,
     out: list[float],
+    gathers: tuple[Callable[[Sequence], tuple], Callable[[Sequence], tuple]] | None = None,
 ) -> None:
     """run_lengths of the links at the indexes `only` (ascending), written into `out` (parallel to `links`) at
     those indexes; of every link when `only` is None (then `out` is filled whatever its length). The physical
     stage measures the links through patch panels first, and the others only once the panels fit
-    (engine/physical_stage.py place_panels)."""
+    (engine/physical_stage.py place_panels).
+
+    `gathers` (with `only` None): two functions of a per-device table giving the tuple of each link's A (B)
+    device's entry (engine/physical_stage.py LinkEnds.gathers), when the caller has them: every link is then
+    measured by one list comprehension over the two gathered geometry columns, not a loop that reads each link's
+    ends and stores into `out` by index (0.10 against 0.14 s at 128K GPUs)."""
+    if only is None and gathers is not None:
+        if site is not None and racks and any(r.hall for r in racks):
+            out[:] = _halls_all(gathers, geometry, layout, site, max(r.hall for r in racks))
+        else:
+            out[:] = _flat_all(gathers, geometry, layout)
+        return
     if only is None:
         out[:] = [0.0] * len(links)
     # (index, link) pairs, without an index look-up per link when every link is measured
@@ -128,3 +140,63 @@ def _measure_halls(
         if r is None:
             r = memo[length] = round(length, 2)
         out[i] = r
+
+
+# The same measures over every link at once (measure_runs with `gathers`): the expressions, and so the order of
+# the additions, are those of the loops above, so the lengths are the same floats.
+
+
+def _rounder(memo: dict[float, float]) -> Callable[[float], float]:
+    """What a miss of `memo` (length -> round(length, 2)) costs: the rounding, kept."""
+
+    def miss(length: float) -> float:
+        r = memo[length] = round(length, 2)
+        return r
+
+    return miss
+
+
+def _flat_all(
+    gathers: tuple[Callable[[Sequence], tuple], Callable[[Sequence], tuple]], geometry: list[Any], layout: LayoutSpec
+) -> list[float]:
+    drop2 = 2 * layout.tray_drop_m
+    ends = 2 * layout.slack_per_end_m
+    inner = layout.in_rack_allowance_m + ends
+    memo: dict[float, float] = {}
+    get, miss = memo.get, _rounder(memo)
+    # a length of 0.0 (falsy) goes to `miss`, which rounds it again: the same value
+    return [
+        get(
+            length := abs(ga[3] - gb[3]) + inner
+            if ga[0] == gb[0]
+            else ga[4] + gb[4] + drop2 + abs(ga[1] - gb[1]) + abs(ga[2] - gb[2]) + ends
+        )
+        or miss(length)
+        for ga, gb in zip(gathers[0](geometry), gathers[1](geometry))
+    ]
+
+
+def _halls_all(
+    gathers: tuple[Callable[[Sequence], tuple], Callable[[Sequence], tuple]],
+    geometry: list[Any],
+    layout: LayoutSpec,
+    site: SiteSpec,
+    last_hall: int,
+) -> list[float]:
+    drop2 = 2 * layout.tray_drop_m
+    ends = 2 * layout.slack_per_end_m
+    inner = layout.in_rack_allowance_m + ends
+    pathway = [site.pathway_of(h) for h in range(last_hall + 1)]
+    memo: dict[float, float] = {}
+    get, miss = memo.get, _rounder(memo)
+    return [
+        get(
+            length := abs(ga[3] - gb[3]) + inner
+            if ga[0] == gb[0]
+            else ga[4] + gb[4] + drop2 + ends + (abs(ga[1] - gb[1]) + abs(ga[2] - gb[2]))
+            if ga[5] == gb[5]
+            else ga[4] + gb[4] + drop2 + ends + (ga[1] + ga[2] + pathway[ga[5]] + pathway[gb[5]] + gb[1] + gb[2])
+        )
+        or miss(length)
+        for ga, gb in zip(gathers[0](geometry), gathers[1](geometry))
+    ]

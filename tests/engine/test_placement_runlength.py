@@ -15,6 +15,7 @@ import pytest
 
 from engine.errors import SpecError
 from engine.placement import row_name, servers_per_rack
+from engine.runlength import device_geometry, measure_runs
 from engine.spec import parse_spec
 from tests.engine.conftest import build, catalog_no_media, spec
 
@@ -301,3 +302,18 @@ def test_eight_pdus_and_five_servers_share_one_oob_switch_without_collisions():
         oob={"enabled": True, "pdus_per_rack": 8},
     )
     assert _collisions(result, 41) == []
+
+
+def test_every_link_measured_from_gathered_geometry_gets_the_same_lengths(tiny):
+    """measure_runs over every link through the A and B devices' gathered geometry (the physical stage's link
+    columns) gives the same floats as its loop over the links, in one rack and between racks."""
+    r, _ = tiny
+    links, layout = list(r.links), r.spec.layout
+    geometry = device_geometry(list(r.devices), list(r.places), list(r.racks), layout)
+    gathers = (lambda t: tuple(t[lk.a] for lk in links), lambda t: tuple(t[lk.b] for lk in links))
+    looped: list[float] = []
+    gathered: list[float] = [1.0]
+    measure_runs(links, geometry, layout, None, list(r.racks), None, looped)
+    measure_runs(links, geometry, layout, None, list(r.racks), None, gathered, gathers)
+    assert gathered == looped == list(r.lengths_m)
+    assert [x.hex() for x in gathered] == [x.hex() for x in looped]

@@ -24,6 +24,7 @@ import pytest
 from engine.errors import SpecError
 from engine.pipeline import compute_design
 from engine.placement import U_M
+from engine.runlength import device_geometry, measure_runs
 from engine.spec import parse_spec
 
 
@@ -208,3 +209,18 @@ def test_a_2_tier_xdr_design_over_three_halls_gives_every_link_a_part_and_a_pass
     assert {(ph.choices[i].a_module, ph.statuses[i]) for i in cross} == {("MMS4A00", "pass")}  # 2 x 800G DR4
     assert ph.completeness["links_without_part"] == 0
     assert ph.loss_counts["fail"] == 0
+
+
+def test_every_link_measured_from_gathered_geometry_gets_the_same_lengths(two_halls):
+    """measure_runs over every link through the A and B devices' gathered geometry (the physical stage's link
+    columns) gives the same floats as its loop over the links, within a hall and between halls."""
+    r, spec = two_halls, two_halls.spec
+    links = list(r.links)
+    geometry = device_geometry(list(r.devices), list(r.places), list(r.racks), spec.layout)
+    gathers = (lambda t: tuple(t[lk.a] for lk in links), lambda t: tuple(t[lk.b] for lk in links))
+    looped: list[float] = []
+    gathered: list[float] = [1.0]
+    measure_runs(links, geometry, spec.layout, spec.site, list(r.racks), None, looped)
+    measure_runs(links, geometry, spec.layout, spec.site, list(r.racks), None, gathered, gathers)
+    assert _cross(r) and gathered == looped == list(r.lengths_m)
+    assert [x.hex() for x in gathered] == [x.hex() for x in looped]
