@@ -113,6 +113,20 @@ class PhysicalResult:
         step, self._roll_up = self._roll_up, None
         return step(runs=runs) if step is not None else []
 
+    def wants_row_counts(self) -> bool:
+        """Whether the roll-up is yet to run: a caller walking the cable rows anyway (verify_cabling's first
+        check, which engine.pipeline.finish_design runs before the roll-up) may then count them as _row_counts
+        does and hand the counts over (hand_row_counts), so that the roll-up does not walk the rows again."""
+        return self._roll_up is not None
+
+    def hand_row_counts(self, counts: dict) -> None:
+        """Give the roll-up `counts`, _row_counts(self.cable_rows) as a caller worked it out in a whole pass over
+        the rows; ignored once the roll-up has started (the store runs the checks and the roll-up in threads:
+        the roll-up that finds no counts handed over counts the rows itself)."""
+        step = self._roll_up
+        if step is not None:
+            step.keywords["row_counts"].append(counts)
+
     # ----- rows for outputs -----------------------------------------------------------------
     def link_columns(self) -> tuple[str, ...]:
         return LINK_PHYSICAL_COLUMNS
@@ -1667,6 +1681,7 @@ def _physical_result(p: _Pass) -> PhysicalResult:
         known_budgets=list(p.budget_of.budgets.values()),
         direct=p.direct,
         gathers=None if p.end_columns is None else _end_gathers(p),
+        row_counts=[],  # filled by PhysicalResult.hand_row_counts
     )
     return result
 
@@ -1746,9 +1761,11 @@ def _roll_up(
     direct: Sequence[int] = (),
     gathers: tuple[Callable[[Sequence], tuple], Callable[[Sequence], tuple]] | None = None,
     runs: list | None = None,
+    row_counts: list | None = None,
 ) -> list[str]:
     """Fill in `result`'s fiber totals, BOM and worst links, and return the physical layer's warnings. `direct`:
-    the pass's links cabled directly (_Pass.direct), `gathers` its _end_gathers when made, `runs` tier_runs."""
+    the pass's links cabled directly (_Pass.direct), `gathers` its _end_gathers when made, `runs` tier_runs,
+    `row_counts` what PhysicalResult.hand_row_counts was given (the cable rows' _row_counts), if anything."""
     choices, trunks_out = result.choices, result.trunks
     # Optical links on a cable of their own (the links cabled directly: one cable id each) counted by (network,
     # tier, rack A, rack B, fiber figures): the choices' FiberCounts by their four figures, so that choices of
@@ -1790,6 +1807,7 @@ def _roll_up(
         result.policy.loss,
         cable_kinds=result.cable_kinds,
         module_cages=module_cages,
+        row_counts=row_counts[0] if row_counts else None,
     )
     result.completeness = _completeness(result.missing, failures, result.bom)
     worst = _worst_links(links, result.budgets, 20, known_budgets)
@@ -2090,11 +2108,13 @@ def _bom(
     loss: LossPolicy | None = None,
     cable_kinds: dict | None = None,
     module_cages: tuple | None = None,
+    row_counts: dict | None = None,
 ) -> tuple[list[dict], BomSplit]:
     """BOM lines: switches, appliances, transceivers (one per cage end), cables by part, trunks, panels;
     and the transceivers and cables split by network and SU (BomSplit), from the same counts. `cable_kinds`, when
     given, gets the cable rows by (network, tier, kind) from the same pass (the summary's counting section);
-    `module_cages`, when given, is _cage_counts' answer, from the media pass's marks (_media_pass_cages)."""
+    `module_cages`, when given, is _cage_counts' answer, from the media pass's marks (_media_pass_cages);
+    `row_counts`, when given, _row_counts(cable_rows)."""
     lines: dict[tuple, dict] = {}
 
     def add(
@@ -2138,7 +2158,7 @@ def _bom(
         add, devices, su_of, media, ufm_module, warnings, module_cages or _cage_counts(*_module_cages(links, choices))
     )
     describe_cable = _cable_describer(choices if distinct_choices is None else distinct_choices, trunks, media, loss)
-    cables_split, cable_lengths = _cable_lines(add, cable_rows, su_of, describe_cable, cable_kinds)
+    cables_split, cable_lengths = _cable_lines(add, cable_rows, su_of, describe_cable, cable_kinds, row_counts)
     _panel_lines(add, panels, media)
     order = {c: i for i, c in enumerate(BOM_CATEGORIES)}
     out = sorted(lines.values(), key=lambda x: (order[x["category"]], x["sku"]))
@@ -2148,10 +2168,16 @@ def _bom(
 
 
 def _cable_lines(
-    add: Callable[..., None], rows: Any, su_of: list, describe_cable: Any, kinds: dict | None = None
+    add: Callable[..., None],
+    rows: Any,
+    su_of: list,
+    describe_cable: Any,
+    kinds: dict | None = None,
+    counts: dict | None = None,
 ) -> tuple[Counter, dict]:
     """_bom's cable lines (by part, through `add`), the cables split by (part, network, SU) and each part's
-    ordered length (its first row's); `kinds` (when given) gets the rows by (network, tier, kind)."""
+    ordered length (its first row's); `kinds` (when given) gets the rows by (network, tier, kind); `counts`:
+    _row_counts(rows), when the caller has it (verify_cabling's pass over the rows counts them)."""
     # Lines are added in first-row order, so each line's description is its first row's, as row by row. The tier
     # is counted for `kinds` (counting_section), which would otherwise take a pass over the rows of its own.
     cables_split: Counter = Counter()
@@ -2159,7 +2185,7 @@ def _cable_lines(
     by_kind: dict = {}
     # a line is added once per (kind, part, length), in first-row order: 248,798 keys at 1M GPUs for 2,000 lines
     by_line: dict[tuple, int] = {}
-    for (kind, part, length, net, tier), by_a_end in _row_counts(rows).items():
+    for (kind, part, length, net, tier), by_a_end in (_row_counts(rows) if counts is None else counts).items():
         n = sum(by_a_end.values())
         key = (net, tier, kind)
         by_kind[key] = by_kind.get(key, 0) + n
