@@ -32,6 +32,7 @@ from .orders.orderable import device_lines
 from .physical import (
     CageEnd,
     LegRun,
+    LegRuns,
     LinkSlot,
     MediaPolicy,
     MediaRequest,
@@ -1448,50 +1449,66 @@ def _panel_links(
         network, ra, rb = key[1], key[2], key[3]
         units_a, units_b = units[(ra, kind)], units[(rb, kind)]
         slots = slot_runs[g]
-        if type(slots) is not LegRun:
+        if type(slots) is LegRun:
+            legs: Sequence = (slots,)
+        elif type(slots) is LegRuns:  # several trunks, a LegRun each: their links one after the other in idxs
+            legs = slots
+        else:
             next_id = _slot_links(p, tier, key, idxs, slots, units_a, units_b, runs, ctx, next_id)
             continue
-        _n, tid, pos_a, pos_b, per_panel, _base = slots
-        trunk_cid, run = next(runs)
-        if run.id != tid:
-            raise ValueError(f"trunk {tid} reached out of plan order (expected {run.id})")
-        fiber_m = len_a + len_b + run.length_m
-        by_sub = memo.get(fiber_m)
-        if by_sub is None:
-            by_sub = memo[fiber_m] = {}
-        entry = by_sub.get(1)
-        if entry is None:
-            entry = by_sub[1] = budget_of(choice, True, fiber_m, leg=1, port=1)
-        budget, status, problem = entry
-        # _leg_slots' walk: link j takes the j-th position after the trunk's first at both ends
-        pa, sa = divmod(pos_a, per_panel)
-        pb, sb = divmod(pos_b, per_panel)
-        lids: list[int] = []
-        trunk_rows.append(_trunk_row(trunk_cid, run, ra, units_a[pa], rb, units_b[pb], lids, tier, network))
-        trunks_out.append((network, run))
-        cord = (sku_a, len_a)  # the link's own cable: its A-end cord, one tuple for the group
-        for j in idxs:
-            if sa == per_panel:
-                pa, sa = pa + 1, 0
-            if sb == per_panel:
-                pb, sb = pb + 1, 0
-            sa += 1
-            sb += 1
-            lid, _network, _plane, _tier, a, a_port, _a_cage, b, b_port, _b_cage, _speed = links[j]
-            cable_rows.append(
-                [next_id, "cord", sku_a, len_a, (a, a_port), ("panel", ra, units_a[pa], sa), [lid], tier, network]
-            )
-            cable_rows.append(
-                [next_id + 1, "cord", sku_b, len_b, ("panel", rb, units_b[pb], sb), (b, b_port), [lid], tier, network]
-            )
-            cords[j] = cord
-            cables[j] = (next_id, trunk_cid, next_id + 1)
-            next_id += 2
-            budgets[j] = budget
-            statuses[j] = status
-            if problem is not None:
-                issues.append((lid, problem))
-            lids.append(lid)
+        first = 0
+        for n, tid, pos_a, pos_b, per_panel, _base in legs:
+            trunk_cid, run = next(runs)
+            if run.id != tid:
+                raise ValueError(f"trunk {tid} reached out of plan order (expected {run.id})")
+            fiber_m = len_a + len_b + run.length_m
+            by_sub = memo.get(fiber_m)
+            if by_sub is None:
+                by_sub = memo[fiber_m] = {}
+            entry = by_sub.get(1)
+            if entry is None:
+                entry = by_sub[1] = budget_of(choice, True, fiber_m, leg=1, port=1)
+            budget, status, problem = entry
+            # _leg_slots' walk: link j takes the j-th position after the trunk's first at both ends
+            pa, sa = divmod(pos_a, per_panel)
+            pb, sb = divmod(pos_b, per_panel)
+            lids: list[int] = []
+            trunk_rows.append(_trunk_row(trunk_cid, run, ra, units_a[pa], rb, units_b[pb], lids, tier, network))
+            trunks_out.append((network, run))
+            cord = (sku_a, len_a)  # the link's own cable: its A-end cord, one tuple for the group
+            for j in idxs if n == len(idxs) else idxs[first : first + n]:
+                if sa == per_panel:
+                    pa, sa = pa + 1, 0
+                if sb == per_panel:
+                    pb, sb = pb + 1, 0
+                sa += 1
+                sb += 1
+                lid, _network, _plane, _tier, a, a_port, _a_cage, b, b_port, _b_cage, _speed = links[j]
+                cable_rows.append(
+                    [next_id, "cord", sku_a, len_a, (a, a_port), ("panel", ra, units_a[pa], sa), [lid], tier, network]
+                )
+                cable_rows.append(
+                    [
+                        next_id + 1,
+                        "cord",
+                        sku_b,
+                        len_b,
+                        ("panel", rb, units_b[pb], sb),
+                        (b, b_port),
+                        [lid],
+                        tier,
+                        network,
+                    ]
+                )
+                cords[j] = cord
+                cables[j] = (next_id, trunk_cid, next_id + 1)
+                next_id += 2
+                budgets[j] = budget
+                statuses[j] = status
+                if problem is not None:
+                    issues.append((lid, problem))
+                lids.append(lid)
+            first += n
     p.next_id = next_id
     return len(groups)
 

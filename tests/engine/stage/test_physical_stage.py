@@ -324,6 +324,39 @@ def test_cable_lines_from_runs_of_rows_count_as_row_by_row():
     assert lengths == {"P-3M": 3.0, "T-9M": 9.0, "P-2M": 3.0}
 
 
+def test_panel_links_read_off_leg_runs_are_those_of_their_link_slots(catalog, monkeypatch):
+    """The panel pass steps the panel ports of a demand kept as a LegRun (one trunk) or LegRuns (several trunks,
+    one MPO link a leg) itself: the cable rows, cables, budgets and trunks are those it makes from the LinkSlots
+    they stand for (TrunkPlan.slots, read link by link)."""
+    from dataclasses import replace
+
+    import engine.physical_stage as stage
+    from engine.physical import LegRuns
+
+    spec = parse_spec(_spec(physical={"default_tier": {"medium": "single-mode", "cabling": "panels"}}))
+    kept: list = []
+    plan_trunks = stage.plan_trunks
+
+    def keeping(*args, **kwargs):
+        plan = plan_trunks(*args, **kwargs)
+        kept.extend(plan.slot_runs)
+        return plan
+
+    monkeypatch.setattr(stage, "plan_trunks", keeping)
+    runs = compute_design(spec, catalog).physical
+    assert any(type(s) is LegRuns for s in kept)
+
+    def as_link_slots(*args, **kwargs):
+        plan = plan_trunks(*args, **kwargs)
+        return replace(plan, slot_runs=plan.slots)
+
+    monkeypatch.setattr(stage, "plan_trunks", as_link_slots)
+    slots = compute_design(spec, catalog).physical
+    assert runs.cable_rows == slots.cable_rows and runs.cables == slots.cables and runs.cords == slots.cords
+    assert runs.budgets == slots.budgets and runs.statuses == slots.statuses and runs.trunks == slots.trunks
+    assert runs.bom == slots.bom
+
+
 def test_the_cabling_check_counts_the_rows_as_the_roll_up_does():
     """verify_cabling's pass over the cable rows counts them for the roll-up (_read_rows' `counts`) as _row_counts
     does, keys and A-end fields in first-row order, and reads them for its checks as it does without counting."""
