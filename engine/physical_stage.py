@@ -2234,7 +2234,9 @@ def _row_counts(rows: Any) -> dict[tuple, dict]:
     not: every trunk row is one (178,750 of 264,775 runs at 512K GPUs, 10,100 of 36,921 at 128K), so a run adds to
     its key's counts rather than making a record and a dict for _cable_lines to fold (_cable_lines 0.62 -> 0.38 s
     at 512K GPUs, 0.105 -> 0.077 s at 128K). At 128K GPUs a Counter of (kind, part, length, network, A-end device,
-    tier) keys counted in C took 0.12 s (a six-field tuple hashed per row)."""
+    tier) keys counted in C took 0.12 s (a six-field tuple hashed per row). When the checks run before the roll-up
+    (engine.pipeline.finish_design), verify_cabling's pass over the rows counts them the same way and hands the
+    counts over (PhysicalResult.hand_row_counts): this pass is then not made."""
     # columns of cable_rows: id, kind, part, ordered length, a end, b end, link ids, tier, network
     counts: dict[tuple, dict] = {}
     kind = part = length = net = tier = _NO_RUN
