@@ -32,6 +32,7 @@ from .orders.orderable import device_lines
 from .physical import (
     CageEnd,
     LegRun,
+    LegRuns,
     LinkSlot,
     MediaPolicy,
     MediaRequest,
@@ -112,6 +113,20 @@ class PhysicalResult:
         """
         step, self._roll_up = self._roll_up, None
         return step(runs=runs) if step is not None else []
+
+    def wants_row_counts(self) -> bool:
+        """Whether the roll-up is yet to run: a caller walking the cable rows anyway (verify_cabling's first
+        check, which engine.pipeline.finish_design runs before the roll-up) may then count them as _row_counts
+        does and hand the counts over (hand_row_counts), so that the roll-up does not walk the rows again."""
+        return self._roll_up is not None
+
+    def hand_row_counts(self, counts: dict) -> None:
+        """Give the roll-up `counts`, _row_counts(self.cable_rows) as a caller worked it out in a whole pass over
+        the rows; ignored once the roll-up has started (the store runs the checks and the roll-up in threads:
+        the roll-up that finds no counts handed over counts the rows itself)."""
+        step = self._roll_up
+        if step is not None:
+            step.keywords["row_counts"].append(counts)
 
     # ----- rows for outputs -----------------------------------------------------------------
     def link_columns(self) -> tuple[str, ...]:
@@ -1448,50 +1463,66 @@ def _panel_links(
         network, ra, rb = key[1], key[2], key[3]
         units_a, units_b = units[(ra, kind)], units[(rb, kind)]
         slots = slot_runs[g]
-        if type(slots) is not LegRun:
+        if type(slots) is LegRun:
+            legs: Sequence = (slots,)
+        elif type(slots) is LegRuns:  # several trunks, a LegRun each: their links one after the other in idxs
+            legs = slots
+        else:
             next_id = _slot_links(p, tier, key, idxs, slots, units_a, units_b, runs, ctx, next_id)
             continue
-        _n, tid, pos_a, pos_b, per_panel, _base = slots
-        trunk_cid, run = next(runs)
-        if run.id != tid:
-            raise ValueError(f"trunk {tid} reached out of plan order (expected {run.id})")
-        fiber_m = len_a + len_b + run.length_m
-        by_sub = memo.get(fiber_m)
-        if by_sub is None:
-            by_sub = memo[fiber_m] = {}
-        entry = by_sub.get(1)
-        if entry is None:
-            entry = by_sub[1] = budget_of(choice, True, fiber_m, leg=1, port=1)
-        budget, status, problem = entry
-        # _leg_slots' walk: link j takes the j-th position after the trunk's first at both ends
-        pa, sa = divmod(pos_a, per_panel)
-        pb, sb = divmod(pos_b, per_panel)
-        lids: list[int] = []
-        trunk_rows.append(_trunk_row(trunk_cid, run, ra, units_a[pa], rb, units_b[pb], lids, tier, network))
-        trunks_out.append((network, run))
-        cord = (sku_a, len_a)  # the link's own cable: its A-end cord, one tuple for the group
-        for j in idxs:
-            if sa == per_panel:
-                pa, sa = pa + 1, 0
-            if sb == per_panel:
-                pb, sb = pb + 1, 0
-            sa += 1
-            sb += 1
-            lid, _network, _plane, _tier, a, a_port, _a_cage, b, b_port, _b_cage, _speed = links[j]
-            cable_rows.append(
-                [next_id, "cord", sku_a, len_a, (a, a_port), ("panel", ra, units_a[pa], sa), [lid], tier, network]
-            )
-            cable_rows.append(
-                [next_id + 1, "cord", sku_b, len_b, ("panel", rb, units_b[pb], sb), (b, b_port), [lid], tier, network]
-            )
-            cords[j] = cord
-            cables[j] = (next_id, trunk_cid, next_id + 1)
-            next_id += 2
-            budgets[j] = budget
-            statuses[j] = status
-            if problem is not None:
-                issues.append((lid, problem))
-            lids.append(lid)
+        first = 0
+        for n, tid, pos_a, pos_b, per_panel, _base in legs:
+            trunk_cid, run = next(runs)
+            if run.id != tid:
+                raise ValueError(f"trunk {tid} reached out of plan order (expected {run.id})")
+            fiber_m = len_a + len_b + run.length_m
+            by_sub = memo.get(fiber_m)
+            if by_sub is None:
+                by_sub = memo[fiber_m] = {}
+            entry = by_sub.get(1)
+            if entry is None:
+                entry = by_sub[1] = budget_of(choice, True, fiber_m, leg=1, port=1)
+            budget, status, problem = entry
+            # _leg_slots' walk: link j takes the j-th position after the trunk's first at both ends
+            pa, sa = divmod(pos_a, per_panel)
+            pb, sb = divmod(pos_b, per_panel)
+            lids: list[int] = []
+            trunk_rows.append(_trunk_row(trunk_cid, run, ra, units_a[pa], rb, units_b[pb], lids, tier, network))
+            trunks_out.append((network, run))
+            cord = (sku_a, len_a)  # the link's own cable: its A-end cord, one tuple for the group
+            for j in idxs if n == len(idxs) else idxs[first : first + n]:
+                if sa == per_panel:
+                    pa, sa = pa + 1, 0
+                if sb == per_panel:
+                    pb, sb = pb + 1, 0
+                sa += 1
+                sb += 1
+                lid, _network, _plane, _tier, a, a_port, _a_cage, b, b_port, _b_cage, _speed = links[j]
+                cable_rows.append(
+                    [next_id, "cord", sku_a, len_a, (a, a_port), ("panel", ra, units_a[pa], sa), [lid], tier, network]
+                )
+                cable_rows.append(
+                    [
+                        next_id + 1,
+                        "cord",
+                        sku_b,
+                        len_b,
+                        ("panel", rb, units_b[pb], sb),
+                        (b, b_port),
+                        [lid],
+                        tier,
+                        network,
+                    ]
+                )
+                cords[j] = cord
+                cables[j] = (next_id, trunk_cid, next_id + 1)
+                next_id += 2
+                budgets[j] = budget
+                statuses[j] = status
+                if problem is not None:
+                    issues.append((lid, problem))
+                lids.append(lid)
+            first += n
     p.next_id = next_id
     return len(groups)
 
@@ -1681,6 +1712,7 @@ def _physical_result(p: _Pass) -> PhysicalResult:
         known_budgets=list(p.budget_of.budgets.values()),
         direct=p.direct,
         gathers=None if p.end_columns is None else _end_gathers(p),
+        row_counts=[],  # filled by PhysicalResult.hand_row_counts
     )
     return result
 
@@ -1767,9 +1799,11 @@ def _roll_up(
     direct: Sequence[int] = (),
     gathers: tuple[Callable[[Sequence], tuple], Callable[[Sequence], tuple]] | None = None,
     runs: list | None = None,
+    row_counts: list | None = None,
 ) -> list[str]:
     """Fill in `result`'s fiber totals, BOM and worst links, and return the physical layer's warnings. `direct`:
-    the pass's links cabled directly (_Pass.direct), `gathers` its _end_gathers when made, `runs` tier_runs."""
+    the pass's links cabled directly (_Pass.direct), `gathers` its _end_gathers when made, `runs` tier_runs,
+    `row_counts` what PhysicalResult.hand_row_counts was given (the cable rows' _row_counts), if anything."""
     choices, trunks_out = result.choices, result.trunks
     # Optical links on a cable of their own (the links cabled directly: one cable id each) counted by (network,
     # tier, rack A, rack B, fiber figures): the choices' FiberCounts by their four figures, so that choices of
@@ -1811,6 +1845,7 @@ def _roll_up(
         result.policy.loss,
         cable_kinds=result.cable_kinds,
         module_cages=module_cages,
+        row_counts=row_counts[0] if row_counts else None,
     )
     result.completeness = _completeness(result.missing, failures, result.bom)
     worst = _worst_links(links, result.budgets, 20, known_budgets)
@@ -2111,11 +2146,13 @@ def _bom(
     loss: LossPolicy | None = None,
     cable_kinds: dict | None = None,
     module_cages: tuple | None = None,
+    row_counts: dict | None = None,
 ) -> tuple[list[dict], BomSplit]:
     """BOM lines: switches, appliances, transceivers (one per cage end), cables by part, trunks, panels;
     and the transceivers and cables split by network and SU (BomSplit), from the same counts. `cable_kinds`, when
     given, gets the cable rows by (network, tier, kind) from the same pass (the summary's counting section);
-    `module_cages`, when given, is _cage_counts' answer, from the media pass's marks (_media_pass_cages)."""
+    `module_cages`, when given, is _cage_counts' answer, from the media pass's marks (_media_pass_cages);
+    `row_counts`, when given, _row_counts(cable_rows)."""
     lines: dict[tuple, dict] = {}
 
     def add(
@@ -2159,7 +2196,7 @@ def _bom(
         add, devices, su_of, media, ufm_module, warnings, module_cages or _cage_counts(*_module_cages(links, choices))
     )
     describe_cable = _cable_describer(choices if distinct_choices is None else distinct_choices, trunks, media, loss)
-    cables_split, cable_lengths = _cable_lines(add, cable_rows, su_of, describe_cable, cable_kinds)
+    cables_split, cable_lengths = _cable_lines(add, cable_rows, su_of, describe_cable, cable_kinds, row_counts)
     _panel_lines(add, panels, media)
     order = {c: i for i, c in enumerate(BOM_CATEGORIES)}
     out = sorted(lines.values(), key=lambda x: (order[x["category"]], x["sku"]))
@@ -2169,10 +2206,16 @@ def _bom(
 
 
 def _cable_lines(
-    add: Callable[..., None], rows: Any, su_of: list, describe_cable: Any, kinds: dict | None = None
+    add: Callable[..., None],
+    rows: Any,
+    su_of: list,
+    describe_cable: Any,
+    kinds: dict | None = None,
+    counts: dict | None = None,
 ) -> tuple[Counter, dict]:
     """_bom's cable lines (by part, through `add`), the cables split by (part, network, SU) and each part's
-    ordered length (its first row's); `kinds` (when given) gets the rows by (network, tier, kind)."""
+    ordered length (its first row's); `kinds` (when given) gets the rows by (network, tier, kind); `counts`:
+    _row_counts(rows), when the caller has it (verify_cabling's pass over the rows counts them)."""
     # Lines are added in first-row order, so each line's description is its first row's, as row by row. The tier
     # is counted for `kinds` (counting_section), which would otherwise take a pass over the rows of its own.
     cables_split: Counter = Counter()
@@ -2180,7 +2223,7 @@ def _cable_lines(
     by_kind: dict = {}
     # a line is added once per (kind, part, length), in first-row order: 248,798 keys at 1M GPUs for 2,000 lines
     by_line: dict[tuple, int] = {}
-    for (kind, part, length, net, tier), by_a_end in _row_counts(rows).items():
+    for (kind, part, length, net, tier), by_a_end in (_row_counts(rows) if counts is None else counts).items():
         n = sum(by_a_end.values())
         key = (net, tier, kind)
         by_kind[key] = by_kind.get(key, 0) + n
@@ -2212,7 +2255,9 @@ def _row_counts(rows: Any) -> dict[tuple, dict]:
     not: every trunk row is one (178,750 of 264,775 runs at 512K GPUs, 10,100 of 36,921 at 128K), so a run adds to
     its key's counts rather than making a record and a dict for _cable_lines to fold (_cable_lines 0.62 -> 0.38 s
     at 512K GPUs, 0.105 -> 0.077 s at 128K). At 128K GPUs a Counter of (kind, part, length, network, A-end device,
-    tier) keys counted in C took 0.12 s (a six-field tuple hashed per row)."""
+    tier) keys counted in C took 0.12 s (a six-field tuple hashed per row). When the checks run before the roll-up
+    (engine.pipeline.finish_design), verify_cabling's pass over the rows counts them the same way and hands the
+    counts over (PhysicalResult.hand_row_counts): this pass is then not made."""
     # columns of cable_rows: id, kind, part, ordered length, a end, b end, link ids, tier, network
     counts: dict[tuple, dict] = {}
     kind = part = length = net = tier = _NO_RUN

@@ -32,6 +32,7 @@ from engine.physical.select import (
 )
 from engine.physical.structured import (
     LegRun,
+    LegRuns,
     LinkSlot,
     RackPanels,
     TrunkDemand,
@@ -55,6 +56,7 @@ __all__ = [
     "LabelTemplate",
     "LanePath",
     "LegRun",
+    "LegRuns",
     "LinkSlot",
     "LossBudget",
     "LossPolicy",

@@ -176,18 +176,36 @@ class LegRun(NamedTuple):
     base: int  # fibers a leg
 
 
+class LegRuns(tuple):
+    """The slots of a demand of several trunks, one MPO link a leg: a LegRun per trunk that carries links, in
+    order (_one_a_leg_slots' walk). Its reader steps the positions itself, as for a LegRun, rather than reading a
+    LinkSlot a link (2,160 such demands of ~21 links at 128K GPUs)."""
+
+    __slots__ = ()
+
+
 @dataclass(frozen=True, slots=True)
 class TrunkPlan:
     tier: str
     trunks: tuple[TrunkRun, ...]
-    # per demand, its links' slots in order: a tuple of LinkSlots, or a LegRun standing for those _leg_slots gives
-    slot_runs: tuple[tuple[LinkSlot, ...] | LegRun, ...]
+    # per demand, its links' slots in order: a tuple of LinkSlots, a LegRun standing for those _leg_slots gives, or
+    # LegRuns (a LegRun per trunk) standing for those _one_a_leg_slots gives
+    slot_runs: tuple[tuple[LinkSlot, ...] | LegRun | LegRuns, ...]
     usage: tuple[PanelUse, ...]
 
     @property
     def slots(self) -> tuple[tuple[LinkSlot, ...], ...]:
         """Per demand, one LinkSlot per link, in order."""
-        return tuple(_leg_slots(*s) if isinstance(s, LegRun) else s for s in self.slot_runs)
+        return tuple(map(_link_slots_of, self.slot_runs))
+
+
+def _link_slots_of(slots: tuple) -> tuple[LinkSlot, ...]:
+    """One demand's LinkSlots, from what TrunkPlan.slot_runs keeps of them."""
+    if type(slots) is LegRun:
+        return _leg_slots(*slots)
+    if type(slots) is LegRuns:
+        return tuple(slot for run in slots for slot in _leg_slots(*run))
+    return slots
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,7 +268,7 @@ def plan_trunks(
     media: dict[int, _Medium] = {}  # id(choice) -> its _Medium (the demands hold their choices through the call)
     length_of: dict[float, float] = {}  # run length -> ordered trunk length
     trunks: list[TrunkRun] = []
-    all_slots: list[tuple[LinkSlot, ...] | LegRun] = []
+    all_slots: list[tuple[LinkSlot, ...] | LegRun | LegRuns] = []
     for d in demands:
         rack_a, rack_b, n, run_m, choice, group = d
         m = media.get(id(choice))
@@ -323,7 +341,7 @@ def plan_trunks(
         if m.one_a_leg and len(shape) == 1 and n <= legs:
             all_slots.append(_new_tuple(LegRun, (n, tid, pos_a, pos_b, m.per_panel, m.base)))
         elif m.one_a_leg:
-            all_slots.append(_one_a_leg_slots(n, t_meta, m.per_panel, m.base))
+            all_slots.append(_one_a_leg_runs(n, t_meta, m.per_panel, m.base))
         else:
             all_slots.append(_link_slots(n, t_meta, m.lpl, m.base, m.per_panel, m.lc_ports))
     rows = sorted(
@@ -422,20 +440,25 @@ def _own_panel_gaps(m: _Medium, rack_a: str, rack_b: str, group: int) -> None:
             u[2] += gap
 
 
-def _one_a_leg_slots(
-    n: int, t_meta: list[tuple[str, int, int, int, int]], per_panel: int, base: int
-) -> tuple[LinkSlot, ...]:
-    """_link_slots for a demand of several trunks with one MPO link a leg (`_Medium.one_a_leg`): each trunk's legs
-    in order (_leg_slots), trunk after trunk, until the demand's `n` links have one; not a `divmod` per leg and
-    end and a LinkSlot made through its Python-level constructor (2,179 such demands at 128K GPUs)."""
-    slots: tuple[LinkSlot, ...] = ()
+def _one_a_leg_runs(n: int, t_meta: list[tuple[str, int, int, int, int]], per_panel: int, base: int) -> LegRuns:
+    """The slots of a demand of several trunks with one MPO link a leg (`_Medium.one_a_leg`), as LegRuns: each
+    trunk's legs in order (_leg_slots), trunk after trunk, until the demand's `n` links have one. The LinkSlots
+    they stand for (_one_a_leg_slots) are those _link_slots' walk of every leg gives."""
+    runs = []
     for tid, _size, legs, pos_a, pos_b in t_meta:
         here = min(n, legs)
         if here <= 0:
             break
-        slots += _leg_slots(here, tid, pos_a, pos_b, per_panel, base)
+        runs.append(_new_tuple(LegRun, (here, tid, pos_a, pos_b, per_panel, base)))
         n -= here
-    return slots
+    return LegRuns(runs)
+
+
+def _one_a_leg_slots(
+    n: int, t_meta: list[tuple[str, int, int, int, int]], per_panel: int, base: int
+) -> tuple[LinkSlot, ...]:
+    """The LinkSlots of _one_a_leg_runs' demand (TrunkPlan.slots)."""
+    return _link_slots_of(_one_a_leg_runs(n, t_meta, per_panel, base))
 
 
 def _leg_slots(n: int, tid: str, pos_a: int, pos_b: int, per_panel: int, base: int) -> tuple[LinkSlot, ...]:

@@ -126,20 +126,26 @@ def test_a_demand_of_one_trunk_one_mpo_link_a_leg_keeps_its_slots_as_a_leg_run(c
     """plan_trunks keeps the slots of a demand that fills one trunk, one MPO link a leg (nearly every spine-core
     demand between halls at 512K GPUs), as a LegRun: its link count, trunk and first positions at both ends, not a
     LinkSlot a link. TrunkPlan.slots gives the LinkSlots of the general walk (_link_slots) all the same, across a
-    panel's last position too; a demand of several trunks keeps its LinkSlots."""
-    from engine.physical import LegRun
+    panel's last position too; a demand of several trunks keeps a LegRun per trunk (LegRuns), which stand for the
+    LinkSlots of the general walk as well."""
+    from engine.physical import LegRun, LegRuns
     from engine.physical.structured import _link_slots
 
     pol = policy(leaf_spine={"cabling": "panels"})
     ch = choice_for(catalog, pol)
     demands = [TrunkDemand(f"L{i}", "S1", 10, 50, ch) for i in range(3)] + [TrunkDemand("L9", "S1", 20, 50, ch)]
     plan = plan_trunks("leaf-spine", demands, pol)
-    assert [type(s) for s in plan.slot_runs] == [LegRun, LegRun, LegRun, tuple]
+    assert [type(s) for s in plan.slot_runs] == [LegRun, LegRun, LegRun, LegRuns]
     assert plan.slot_runs[2] == LegRun(10, "T-leaf-spine-L2-S1-1", 0, 20, 24, 8)
     t_meta = [("T-leaf-spine-L2-S1-1", 80, 10, 0, 20)]
     assert plan.slots[2] == _link_slots(10, t_meta, 1, 8, 24, 1)
     assert [s.port_b for s in plan.slots[2]] == [21, 22, 23, 24, 1, 2, 3, 4, 5, 6]
-    assert plan.slots[3] == plan.slot_runs[3] and len({s.trunk_id for s in plan.slots[3]}) == 2
+    runs = plan.slot_runs[3]
+    assert [run.trunk_id for run in runs] == ["T-leaf-spine-L9-S1-1", "T-leaf-spine-L9-S1-2"]
+    assert sum(run.links for run in runs) == 20 == len(plan.slots[3])
+    t_meta = [(t.id, t.fibers, t.legs, run.pos_a, run.pos_b) for t, run in zip(plan.trunks[3:], runs, strict=True)]
+    assert plan.slots[3] == _link_slots(20, t_meta, 1, 8, 24, 1)
+    assert len({s.trunk_id for s in plan.slots[3]}) == 2
 
 
 def test_a_trunk_run_made_without_its_init_is_the_dataclass_of_the_same_fields():

@@ -30,7 +30,11 @@ def catalog():
     return load_catalog()
 
 
-def _design(catalog, *, servers=127, physical=None, reserved=1, managers=4, **compute):
+def _design(catalog, **kw):
+    return compute_design(parse_spec(_spec(**kw)), catalog)
+
+
+def _spec(*, servers=127, physical=None, reserved=1, managers=4, **compute) -> dict:
     spec = {
         "name": "t",
         "servers": {"model": "dgx-h100", "count": servers},
@@ -45,7 +49,7 @@ def _design(catalog, *, servers=127, physical=None, reserved=1, managers=4, **co
     }
     if physical is not None:
         spec["physical"] = physical
-    return compute_design(parse_spec(spec), catalog)
+    return spec
 
 
 @pytest.fixture(scope="module")
@@ -274,15 +278,12 @@ def test_bom_cable_lines_keep_the_first_rows_description():
     assert split.cable_lengths == {"P-3M": 3.0, "D-1M": 1.5}
 
 
-def test_cable_lines_from_runs_of_rows_count_as_row_by_row():
-    """_cable_lines counts the rows by runs of fields that are one object (the physical stage's rows share them).
-    Here each row changes one field of the row before, some to an equal value in another object, and a run's key
-    comes back after others: the counts are those of a count row by row, in first-row order."""
-    from engine.physical_stage import _cable_lines
-
+def _rows_in_runs() -> list[list]:
+    """Cable rows (id, kind, part, length, a end, b end, link ids, tier, network), each changing one field of the
+    row before, some to an equal value in another object; a run's key comes back after others."""
     p, p2 = "P-3M", "".join(["P-", "3M"])  # equal, two objects
     m, m2 = 3.0, float("3")
-    rows = [
+    return [
         [1, "cord", p, m, (0, "1"), (1, "1"), [1], "node-leaf", "compute"],
         [2, "cord", p, m, (2, "1"), (1, "2"), [2], "node-leaf", "compute"],  # A-end device
         [3, "cord", p2, m, (0, "2"), (1, "3"), [3], "node-leaf", "compute"],  # part: an equal one
@@ -295,6 +296,15 @@ def test_cable_lines_from_runs_of_rows_count_as_row_by_row():
         [10, "cord", "P-2M", m, (2, "3"), (1, "9"), [10], "node-leaf", "compute"],  # part
         [11, "cord", "P-2M", 2.0, (2, "4"), (1, "10"), [11], "node-leaf", "compute"],  # length
     ]
+
+
+def test_cable_lines_from_runs_of_rows_count_as_row_by_row():
+    """_cable_lines counts the rows by runs of fields that are one object (the physical stage's rows share them).
+    Here each row changes one field of the row before, some to an equal value in another object, and a run's key
+    comes back after others: the counts are those of a count row by row, in first-row order."""
+    from engine.physical_stage import _cable_lines
+
+    rows = _rows_in_runs()
     su_of = [1, 0, 2]
     added: list[tuple] = []
     kinds: dict = {}
@@ -312,6 +322,80 @@ def test_cable_lines_from_runs_of_rows_count_as_row_by_row():
     assert split[("P-3M", "compute", 2)] == 2 and split[("P-3M", "compute", 0)] == 1
     assert list(kinds.items()) == list(Counter((r[8], r[7], r[1]) for r in rows).items())
     assert lengths == {"P-3M": 3.0, "T-9M": 9.0, "P-2M": 3.0}
+
+
+def test_panel_links_read_off_leg_runs_are_those_of_their_link_slots(catalog, monkeypatch):
+    """The panel pass steps the panel ports of a demand kept as a LegRun (one trunk) or LegRuns (several trunks,
+    one MPO link a leg) itself: the cable rows, cables, budgets and trunks are those it makes from the LinkSlots
+    they stand for (TrunkPlan.slots, read link by link)."""
+    from dataclasses import replace
+
+    import engine.physical_stage as stage
+    from engine.physical import LegRuns
+
+    spec = parse_spec(_spec(physical={"default_tier": {"medium": "single-mode", "cabling": "panels"}}))
+    kept: list = []
+    plan_trunks = stage.plan_trunks
+
+    def keeping(*args, **kwargs):
+        plan = plan_trunks(*args, **kwargs)
+        kept.extend(plan.slot_runs)
+        return plan
+
+    monkeypatch.setattr(stage, "plan_trunks", keeping)
+    runs = compute_design(spec, catalog).physical
+    assert any(type(s) is LegRuns for s in kept)
+
+    def as_link_slots(*args, **kwargs):
+        plan = plan_trunks(*args, **kwargs)
+        return replace(plan, slot_runs=plan.slots)
+
+    monkeypatch.setattr(stage, "plan_trunks", as_link_slots)
+    slots = compute_design(spec, catalog).physical
+    assert runs.cable_rows == slots.cable_rows and runs.cables == slots.cables and runs.cords == slots.cords
+    assert runs.budgets == slots.budgets and runs.statuses == slots.statuses and runs.trunks == slots.trunks
+    assert runs.bom == slots.bom
+
+
+def test_the_cabling_check_counts_the_rows_as_the_roll_up_does():
+    """verify_cabling's pass over the cable rows counts them for the roll-up (_read_rows' `counts`) as _row_counts
+    does, keys and A-end fields in first-row order, and reads them for its checks as it does without counting."""
+    from engine.physical_stage import _row_counts
+    from engine.verify_cabling import _read_rows
+
+    rows = _rows_in_runs()
+    units_at = [set(), {40}, {40}]
+    counts: dict = {}
+    read = _read_rows(rows, units_at, 3, counts)
+    assert read == _read_rows(rows, units_at, 3) == ([8], 20, False)
+    expected = _row_counts(rows)
+    assert list(counts) == list(expected) and counts == expected
+    assert [list(v.items()) for v in counts.values()] == [list(v.items()) for v in expected.values()]
+
+
+@pytest.mark.parametrize("checked_first", [True, False], ids=["checks-then-roll-up", "roll-up-first"])
+def test_the_roll_up_takes_the_checks_row_counts_only_before_it_starts(catalog, monkeypatch, checked_first):
+    """finish_design runs the checks first: their pass over the cable rows hands its counts to the roll-up, which
+    does not count the rows again. A roll-up that has started (the store runs both in threads) ignores counts
+    handed over after it and counts the rows itself: the BOM is the same either way."""
+    import engine.physical_stage as stage
+    from engine.pipeline import check_design, finish_design, start_design
+
+    spec = parse_spec(_spec(servers=31, physical={"default_tier": {"medium": "single-mode", "cabling": "panels"}}))
+    reference = compute_design(spec, catalog)
+    draft = start_design(spec, catalog)
+    own_counts: list = []
+    row_counts = stage._row_counts
+    monkeypatch.setattr(stage, "_row_counts", lambda rows: own_counts.append(1) or row_counts(rows))
+    if checked_first:
+        result = finish_design(draft)
+    else:
+        result = finish_design(draft, checks=())
+        assert not draft.physical.wants_row_counts()
+        check_design(draft)
+    assert own_counts == ([] if checked_first else [1])
+    assert result.physical.bom == reference.physical.bom and result.physical.bom_split == reference.physical.bom_split
+    assert result.physical.cable_kinds == reference.physical.cable_kinds
 
 
 def test_links_by_rack_pair_count_as_link_by_link():
