@@ -1071,8 +1071,7 @@ def _media_links(p: _Pass, t: _MediaTables, idx: Sequence[int], progress: Any, *
     left: _LeftDirect = ([], [])  # for _direct_in_bulk (see it)
     skipped, runs = left
     for i in idx:
-        link = links[i]
-        _lid, network, _plane, tier, a, _a_port, a_cage, b, _b_port, b_cage, speed = link
+        _lid, network, _plane, tier, a, _a_port, a_cage, b, _b_port, b_cage, speed = links[i]
         if panel:
             ha, hb = hall_dev[a], hall_dev[b]
             cross = ha != hb and ha >= 0 and hb >= 0
@@ -1086,14 +1085,14 @@ def _media_links(p: _Pass, t: _MediaTables, idx: Sequence[int], progress: Any, *
         # an appliance's cage end depends on its cage, not the device
         ea = app_ends[a].get(a_cage) if appliance[a] else ends[a]
         eb = ends[b]
-        if ea is None or eb is None:
-            ea, eb = p.cage_ends(link, ea, eb, ends, app_ends)
-        if not ea or not eb:
-            p.no_cage_model(a if not ea else b, network, tier, speed)
-            fail_at.setdefault(f"{network}/{tier}", i)
-            missing_at.setdefault((network, tier), i)
-            skipped.append(i)
-            continue
+        if not ea or not eb:  # an end not looked up yet (None: cage_ends), or without a cage model (False)
+            ea, eb = p.cage_ends(links[i], ea, eb, ends, app_ends)
+            if not ea or not eb:
+                p.no_cage_model(a if not ea else b, network, tier, speed)
+                fail_at.setdefault(f"{network}/{tier}", i)
+                missing_at.setdefault((network, tier), i)
+                skipped.append(i)
+                continue
         if ea is not ea_now or eb is not eb_now or tier != tier_now or network != net_memo:
             ea_now, eb_now, tier_now, net_memo = ea, eb, tier, network
             near = by_ends.setdefault((tier, network, id(ea), id(eb)), {})
@@ -1108,18 +1107,18 @@ def _media_links(p: _Pass, t: _MediaTables, idx: Sequence[int], progress: Any, *
         # The run rounded UP to a whole metre: every reach limit in the catalog is a whole number of metres,
         # so rounding up never changes which media fit, and one decision serves many lengths.
         metres = ceil((run_a if run_a > run_b else run_b) - 1e-9)
-        aligned = far_a != MULTI and far_b != MULTI
-        memo = near.get(8 * metres + 4 * aligned + sc)
+        aligned = 4 if far_a != MULTI and far_b != MULTI else 0  # near's term: an int, not a bool's arithmetic
+        memo = near.get(8 * metres + aligned + sc)
         if memo is None:
-            key = (tier, technology[network], id(ea), id(eb), aligned, metres, structured, cross)
+            key = (tier, technology[network], id(ea), id(eb), aligned > 0, metres, structured, cross)
             memo = choice_memo.get(key) or p.choose(key, ea, eb, policies[cross], f"{network}/{tier}", i)
-            near[8 * metres + 4 * aligned + sc] = memo
+            near[8 * metres + aligned + sc] = memo
         choice, optical, _shared, split = memo
         if i >= report_at:  # a test of two ints per link, not a modulo
             report_at = _report_progress(progress, i, n)
         # no choice, or between two quarter-rate cages: the paired choice (_none_or_paired), if there is one
         if (choice is None or (both_quarter and not split)) and (
-            choice := _none_or_paired(p, link, choice, optical, i)
+            choice := _none_or_paired(p, links[i], choice, optical, i)
         ) is None:
             skipped.append(i)
             continue
