@@ -14,7 +14,7 @@ Labels are rendered when rows are written (cables.csv, the database), not held i
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -1028,8 +1028,8 @@ def _assign_media(p: _Pass, progress: Any) -> None:
     Whatever is kept in order of first occurrence (the failures and missing counts per network and tier, the
     distinct choices) comes out as one pass in link order would have made it."""
     flags = p.panel_flags
-    others = range(len(p.links)) if flags is None else compress(range(len(p.links)), map(not_, flags))
-    _media_links(p, p.media, others, progress, panel=False)
+    others = range(len(p.links)) if flags is None else array("i", compress(range(len(p.links)), map(not_, flags)))
+    _direct_in_bulk(p.direct, others, *_media_links(p, p.media, others, progress, panel=False))
     p.module_cages = None if p.module_clash else _media_pass_cages(p, p.media.cage_run)
     p.media = None  # its cage runs (a table per device) are not needed past here: free them before the cables
     failures, missing, early_direct, fail_at, missing_at = p.early
@@ -1063,42 +1063,44 @@ def _in_first_order(first: tuple[dict, dict], second: tuple[dict, dict], combine
     return out
 
 
-def _media_links(p: _Pass, t: _MediaTables, idx: Iterable[int], progress: Any, *, panel: bool) -> None:
+def _media_links(p: _Pass, t: _MediaTables, idx: Sequence[int], progress: Any, *, panel: bool) -> _LeftDirect:
     """One pass in link order over the links at indexes `idx` (ascending): those through patch panels (`panel`),
     or the others (_panel_flags). A link runs through panels when its tier is cabled so or it crosses halls, which
     is what _panel_flags sorted the links by: so the others cross no hall and none is structured, and the pass
-    over them (three links in four at 128K GPUs) reads no hall."""
+    over them (three links in four at 128K GPUs) reads no hall and cables each link directly: it returns what
+    its caller adds them to p.direct from (_direct_in_bulk), rather than append each there."""
     links = p.links
     cage_run, policies, technology = t.cage_run, t.policies, t.technology
     spine_group, rack_of, hall_dev = t.spine_group, t.rack_of, t.hall_dev
     appliance, choice_memo, choices = p.appliance, p.choice_memo, p.choices
     fail_at, missing_at, demands, demand_id, direct = p.fail_at, p.missing_at, p.demands, p.demand_id, p.direct
-    inter_hall = 0
-    n = len(links)
+    inter_hall, n = 0, len(links)
     module_groups: dict[str, dict[int, list]] = defaultdict(dict)
     p.module_groups.append(module_groups)
     choice_now, net_now, mg, mark_a, mark_b, clash = None, None, [], None, None, p.module_clash
     # the cage ends at the speed of the link before (links come in long runs of one speed); per device, the
     # switch's end, or an appliance's ends by cage name (dev_end's, shared by the appliances of one role)
     speed_now: int | None = None
-    ends: list = []
-    app_ends: list = []
+    ends, app_ends = _NO_ENDS
     # choice_memo's answers per (tier, network, A end, B end), by an int of the rest of its key (whole metres,
     # aligned, structured, between halls): links come in long runs of one tier, network and pair of cage ends, so
     # a link costs a look-up by a small int, not the 8-tuple key built and hashed (0.07 s of 0.19 at 128K GPUs).
     near: dict[int, tuple] = {}
     by_ends: dict[tuple, dict[int, tuple]] = {}
     ea_now = eb_now = tier_now = net_memo = None
-    quarter = both_quarter = False
-    # through panels between two devices, between halls, and the two as choice_memo's key takes them (2 x
-    # structured + between halls): set per link in the pass of the panel links only, so the pass of the others
-    # (three links in four at 128K GPUs) tests one flag per link, not four hall look-ups
-    structured = cross = False
-    sc, ra, rb = 0, -1, -1
+    quarter = both_quarter = structured = cross = False
+    # `structured`, `cross` (between halls) and `sc` (2 x structured + cross): set per link in the pass of the panel
+    # links only, so the pass of the others (three links in four at 128K GPUs) tests a flag, not four hall look-ups
     report_at = 0  # the next link index at or after which to look for a multiple of 50,000 to report
+    # the panel links' demand (its list in p.demands) of the link before and its racks (`d_ra`, `d_rb`): links come
+    # in runs of one demand (103,680 in 7,940 at 128K GPUs), so a link costs two comparisons, not a 6-tuple key
+    # hashed; None when its choice, network or tier changed since (or demands split by spine group)
+    demand: list[int] | None = None
+    sc, ra, rb, d_ra, d_rb = 0, -1, -1, -1, -1
+    left: _LeftDirect = ([], [])  # for _direct_in_bulk (see it)
+    skipped, runs = left
     for i in idx:
-        link = links[i]
-        _lid, network, _plane, tier, a, _a_port, a_cage, b, _b_port, b_cage, speed = link
+        _lid, network, _plane, tier, a, _a_port, a_cage, b, _b_port, b_cage, speed = links[i]
         if panel:
             ha, hb = hall_dev[a], hall_dev[b]
             cross = ha != hb and ha >= 0 and hb >= 0
@@ -1112,18 +1114,21 @@ def _media_links(p: _Pass, t: _MediaTables, idx: Iterable[int], progress: Any, *
         # an appliance's cage end depends on its cage, not the device
         ea = app_ends[a].get(a_cage) if appliance[a] else ends[a]
         eb = ends[b]
-        if ea is None or eb is None:
-            ea, eb = p.cage_ends(link, ea, eb, ends, app_ends)
-        if not ea or not eb:
-            p.no_cage_model(a if not ea else b, network, tier, speed)
-            fail_at.setdefault(f"{network}/{tier}", i)
-            missing_at.setdefault((network, tier), i)
-            continue
+        if not ea or not eb:  # an end not looked up yet (None: cage_ends), or without a cage model (False)
+            ea, eb = p.cage_ends(links[i], ea, eb, ends, app_ends)
+            if not ea or not eb:
+                p.no_cage_model(a if not ea else b, network, tier, speed)
+                fail_at.setdefault(f"{network}/{tier}", i)
+                missing_at.setdefault((network, tier), i)
+                skipped.append(i)
+                continue
         if ea is not ea_now or eb is not eb_now or tier != tier_now or network != net_memo:
             ea_now, eb_now, tier_now, net_memo = ea, eb, tier, network
             near = by_ends.setdefault((tier, network, id(ea), id(eb)), {})
             quarter = ea.port_speed_gbps != speed
             both_quarter = quarter and eb.port_speed_gbps != speed
+            runs.append((i, quarter))
+            demand = None
         # every device a link ends on has its table (None only for devices without links)
         cage_a, cage_b = cage_run[a][a_cage], cage_run[b][b_cage]
         far_a, _far_cage, run_a, _mark = cage_a
@@ -1131,19 +1136,21 @@ def _media_links(p: _Pass, t: _MediaTables, idx: Iterable[int], progress: Any, *
         # The run rounded UP to a whole metre: every reach limit in the catalog is a whole number of metres,
         # so rounding up never changes which media fit, and one decision serves many lengths.
         metres = ceil((run_a if run_a > run_b else run_b) - 1e-9)
-        aligned = far_a != MULTI and far_b != MULTI
-        memo = near.get(8 * metres + 4 * aligned + sc)
+        aligned = 4 if far_a != MULTI and far_b != MULTI else 0  # near's term: an int, not a bool's arithmetic
+        memo = near.get(8 * metres + aligned + sc)
         if memo is None:
-            key = (tier, technology[network], id(ea), id(eb), aligned, metres, structured, cross)
+            key = (tier, technology[network], id(ea), id(eb), aligned > 0, metres, structured, cross)
             memo = choice_memo.get(key) or p.choose(key, ea, eb, policies[cross], f"{network}/{tier}", i)
-            near[8 * metres + 4 * aligned + sc] = memo
+            near[8 * metres + aligned + sc] = memo
         choice, optical, _shared, split = memo
         if i >= report_at:  # a test of two ints per link, not a modulo
             report_at = _report_progress(progress, i, n)
-        if choice is None or (both_quarter and not split):
-            choice = _none_or_paired(p, link, choice, optical, i)
-            if choice is None:
-                continue
+        # no choice, or between two quarter-rate cages: the paired choice (_none_or_paired), if there is one
+        if (choice is None or (both_quarter and not split)) and (
+            choice := _none_or_paired(p, links[i], choice, optical, i)
+        ) is None:
+            skipped.append(i)
+            continue
         choices[i] = choice
         # One optical module per cage end: each cage is marked with its (network, module), and a cage marked
         # two ways (two modules, or a module and none) is a clash (_media_pass_cages). Links come in long runs of
@@ -1152,21 +1159,48 @@ def _media_links(p: _Pass, t: _MediaTables, idx: Iterable[int], progress: Any, *
             choice_now, net_now = choice, network
             mg = module_groups[network].get(id(choice)) or p.module_group(module_groups, network, choice, i)
             mark_a, mark_b = mg[0], mg[1]
+            demand = None
         mg[3] = i
         # a twin-port cage's second link finds the mark its first left (331,648 of 462,720 cages at 128K GPUs)
-        if cage_a[3] is not mark_a:
-            clash = clash or cage_a[3] is not None
-            cage_a[3] = mark_a
-        if cage_b[3] is not mark_b:
-            clash = clash or cage_b[3] is not None
-            cage_b[3] = mark_b
-        if panel and optical and ra != rb and ra >= 0 and rb >= 0:
-            cid = demand_id.get(id(choice)) or p.demand_key(choice)
-            demands[(tier, network, ra, rb, cid, spine_group.get((tier, a, b), 0) if spine_group else 0)].append(i)
+        if cage_a[3] is not mark_a or cage_b[3] is not mark_b:
+            # marked before, another way (a mark is None or a (network, module) tuple, never empty)
+            clash = clash or (cage_a[3] or mark_a) is not mark_a or (cage_b[3] or mark_b) is not mark_b
+            cage_a[3], cage_b[3] = mark_a, mark_b
+        if not panel:  # cabled directly: p.direct gets the pass's links after it (_direct_in_bulk)
+            continue
+        if optical and ra != rb and ra >= 0 and rb >= 0:
+            if demand is None or ra != d_ra or rb != d_rb:
+                cid = demand_id.get(id(choice)) or p.demand_key(choice)
+                group = spine_group.get((tier, a, b), 0) if spine_group else 0
+                demand = None if spine_group else demands[(tier, network, ra, rb, cid, group)]
+                d_ra, d_rb = ra, rb
+                demands[(tier, network, ra, rb, cid, group)].append(i)
+            else:
+                demand.append(i)
         else:
             direct.append(~i if quarter else i)
     p.inter_hall += inter_hall
     p.module_clash = clash
+    return left
+
+
+_NO_ENDS: tuple[list, list] = ([], [])  # _media_links' cage ends before its first link's speed is known
+
+# _media_links' answer for _direct_in_bulk: the links skipped, and (link index, quarter-rate) where each run starts
+_LeftDirect = tuple[list[int], list[tuple[int, bool]]]
+
+
+def _direct_in_bulk(direct: array, idx: Sequence[int], skipped: list[int], runs: list[tuple[int, bool]]) -> None:
+    """Add to `direct` the links at `idx` (ascending; _media_links' pass of the links not through panels) but those
+    it `skipped`, each as its index or, between two quarter-rate cages, as ~index (`runs`: where each run of one
+    pair of cage ends starts, and whether its cages are quarter-rate): what the pass would have appended one by one
+    (23 ms of its 0.19 s at 128K GPUs, where every link is added as it is)."""
+    if not skipped and not any(q for _i, q in runs):
+        direct.extend(idx)
+        return
+    skip = set(skipped)
+    starts = [at for at, _q in runs]
+    direct.extend(~i if runs[bisect_right(starts, i) - 1][1] else i for i in idx if i not in skip)
 
 
 def _report_progress(progress: Any, i: int, n: int) -> int:

@@ -504,3 +504,53 @@ def test_the_media_pass_reports_progress_at_the_multiples_of_50000_it_meets(step
             report_at = _report_progress(lambda _name, at, _n: reported.append(at), i, 400_000)
     assert reported == [i for i in idx if i % 50000 == 0]
     assert reported or step == 50000  # a step of 50,000 from an offset of 4 meets none
+
+
+def test_the_direct_links_added_after_the_pass_are_those_it_would_append_one_by_one():
+    """The pass of the links not through panels hands back the links it skipped (no medium) and where each run of
+    one pair of cage ends starts (whether quarter-rate); _direct_in_bulk adds its links to _Pass.direct as the pass
+    appended them: in order, without the skipped, a link between quarter-rate cages as ~index."""
+    from array import array
+
+    from engine.physical_stage import _direct_in_bulk
+
+    idx = array("i", [0, 2, 3, 5, 8, 9, 12, 13])
+    plain = array("i")
+    _direct_in_bulk(plain, idx, [], [(0, False), (5, False)])
+    assert list(plain) == list(idx)
+    direct = array("i", [1])  # the entries before stay first
+    _direct_in_bulk(direct, idx, [3, 12], [(0, False), (5, True), (9, False), (13, True)])
+    assert list(direct) == [1, 0, 2, ~5, ~8, 9, ~13]
+    # a link skipped for want of a cage model comes before the first run (its cage ends are never compared)
+    over_range = array("i")
+    _direct_in_bulk(over_range, range(5), [0, 3], [(1, True), (4, False)])
+    assert list(over_range) == [~1, ~2, 4]
+
+
+@pytest.mark.parametrize("physical", [{"tiers": {"leaf-spine": {"cabling": "panels"}}, "trunk_diversity": True}, None])
+def test_the_panel_links_demands_are_those_of_a_key_per_link(physical, catalog, monkeypatch):
+    """_media_links looks a panel link's demand up when its racks, choice, network or tier change from the link
+    before's (links come in runs of one demand): each demand holds the links a key built per link gives it, in
+    link order (with trunk diversity a demand is looked up per link, as the spine group is per link pair)."""
+    import engine.physical_stage as ps
+
+    real = ps._tier_cables
+    seen = []
+
+    def spy(p, tier, groups, plan, units):
+        seen.append(p)
+        return real(p, tier, groups, plan, units)
+
+    monkeypatch.setattr(ps, "_tier_cables", spy)
+    _design(catalog, physical=physical or {"tiers": {"leaf-spine": {"cabling": "panels"}}})
+    p = seen[0]
+    rack_of = [-1 if pl is None else pl.rack for pl in p.places]
+    groups = ps._spine_groups(p.links) if p.policy.trunk_diversity else {}
+    expected: dict = {}
+    for i, (lk, choice) in enumerate(zip(p.links, p.choices)):
+        ra, rb = rack_of[lk.a], rack_of[lk.b]
+        if choice is None or not choice.optical or ra == rb or ra < 0 or rb < 0 or lk.tier != "leaf-spine":
+            continue
+        key = (lk.tier, lk.network, ra, rb, p.demand_id[id(choice)], groups.get((lk.tier, lk.a, lk.b), 0))
+        expected.setdefault(key, []).append(i)
+    assert expected and {k: list(v) for k, v in p.demands.items()} == expected
