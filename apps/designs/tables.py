@@ -104,8 +104,20 @@ def _text_filter(key: str, value: Any, max_length: int = 128) -> str:
 
 
 # A filter as data: every clause must hold; a clause holds when any of its terms does; a term is (column, op, value)
-# conditions that all hold, op "=" or "startswith". The ORM (counts, CSV) and the page's hand-written query read it.
+# conditions that all hold, op "=" or "startswith", or "isnull" (value True), or "=col" / "<>col" (value: another
+# column; SQL's comparison, so a NULL on either side never holds). The ORM (counts, CSV) and the page's hand-written
+# query read it.
 Term = tuple[tuple[str, str, Any], ...]
+
+# The crossing filter (docs/site-model.md, "Filtering the tables by hall"): true, the rows whose two ends stand in
+# two different halls (both known); false, every other row, so the two answers always add up to the whole table: an
+# end not placed (a NULL hall, or every end of a revision stored before rows recorded halls) is never a crossing.
+_CROSSING: list[Term] = [(("a_hall", "<>col", "b_hall"),)]
+_NOT_CROSSING: list[Term] = [
+    (("a_hall", "isnull", True),),
+    (("b_hall", "isnull", True),),
+    (("a_hall", "=col", "b_hall"),),
+]
 
 
 def _clauses(filters: dict, *, is_link: bool) -> list[list[Term]]:
@@ -125,6 +137,10 @@ def _clauses(filters: dict, *, is_link: bool) -> list[list[Term]]:
             clauses.append(_either("a_part", "b_part", value) if is_link else [(("part", "=", value),)])
         elif key == "plane" and is_link:
             clauses.append([(("plane", "=", _plane(value)),)])
+        elif key == "hall":
+            clauses.append(_either("a_hall", "b_hall", _hall(value)))
+        elif key == "crossing":
+            clauses.append(_CROSSING if _crossing(value) else _NOT_CROSSING)
         elif key == "q":
             terms = _search_terms(str(value).strip(), is_link=is_link)
             if terms:
@@ -146,6 +162,33 @@ def _plane(value: Any) -> int:
     if not 0 <= plane <= 32767:
         raise TableError("plane", "must be between 0 and 32767")
     return plane
+
+
+# the stored halls' column (PositiveSmallIntegerField) holds no larger number
+MAX_HALL = 32767
+
+
+def _hall(value: Any) -> int:
+    if isinstance(value, bool):
+        raise TableError("hall", "must be a whole number")
+    try:
+        hall = int(value)
+    except (TypeError, ValueError):
+        raise TableError("hall", "must be a whole number") from None
+    if not 1 <= hall <= MAX_HALL:
+        raise TableError("hall", f"must be between 1 and {MAX_HALL} (halls are numbered from 1)")
+    return hall
+
+
+def _crossing(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "1", "yes"):
+        return True
+    if text in ("false", "0", "no"):
+        return False
+    raise TableError("crossing", "must be true or false")
 
 
 def _search_terms(text: str, *, is_link: bool) -> list[Term]:
@@ -175,12 +218,18 @@ def _filters(qs: QuerySet, filters: dict, *, is_link: bool) -> QuerySet:
         cond = Q()
         for term in clause:
             lookups = {}
+            both = Q()
             for col, op, v in term:
                 if hashed and op == "=" and col in _HASHED_MATCHES:  # as _where writes it
                     aliases[f"_hashed_{col}"] = _hashtext(F(col))
                     lookups[f"_hashed_{col}"] = _hashtext(Value(v))
-                lookups[col if op == "=" else f"{col}__{op}"] = v
-            cond |= Q(**lookups)
+                if op == "=col":
+                    both &= Q(**{col: F(v)})
+                elif op == "<>col":  # neither holds when either side is NULL, as SQL's <>
+                    both &= Q(**{f"{col}__lt": F(v)}) | Q(**{f"{col}__gt": F(v)})
+                else:
+                    lookups[col if op == "=" else f"{col}__{op}"] = v
+            cond |= Q(**lookups) & both
         conds.append(cond)
     if aliases:
         qs = qs.alias(**aliases)
@@ -211,6 +260,10 @@ def _where(model, revision_id: int, clauses: list[list[Term]]) -> tuple[list[str
             ands = []
             for col, op, value in term:
                 field = model._meta.get_field(col)
+                if op in ("=col", "<>col", "isnull"):  # two columns, or a NULL test: no parameter
+                    other = "IS NULL" if op == "isnull" else f"{op[:-3]} {qn(model._meta.get_field(value).column)}"
+                    ands.append(f"{qn(field.column)} {other}")
+                    continue
                 lhs = ops.lookup_cast(op if op != "=" else "exact", field.get_internal_type()) % qn(field.column)
                 if hashed and op == "=" and col in _HASHED_MATCHES:  # the index's key, then the recheck
                     ands.append(f"hashtext({qn(field.column)}) = hashtext(%s)")
