@@ -13,7 +13,8 @@ time, each page kind `--calls` times and prints p50 and p99 in ms:
 
 Page kinds: the first and the last page (a cursor 100 rows before the end, as a client walking the table would
 hold it) of the default order, of each sort order and of the filters the table offers (network and tier, a
-rack, a device, the search box, a loss status or a cable kind, a filter with a sort). --explain prints
+rack, a device, the search box, a loss status or a cable kind, a filter with a sort, a hall, a hall with a sort,
+the rows between halls). --explain prints
 PostgreSQL's EXPLAIN ANALYZE of each page query (API path). Target (issue 41): every page < 100 ms.
 Needs PostgreSQL (the row tables are partitioned there); only 127.0.0.1 is contacted.
 """
@@ -109,7 +110,7 @@ def _kinds(rev, table: str) -> list[tuple[str, dict]]:
     mid = model.objects.filter(
         revision=rev, **{id_field: (rev.link_count if table == "links" else rev.cable_count) // 2}
     )
-    sample = mid.values("a_rack", "a_device").first()
+    sample = mid.values("a_rack", "a_device", "a_hall").first()
     prefix = sample["a_device"][: max(3, len(sample["a_device"]) - 2)]
     base: list[tuple[str, dict]] = [
         ("default order", {}),
@@ -120,6 +121,10 @@ def _kinds(rev, table: str) -> list[tuple[str, dict]]:
         ("device", {"device": sample["a_device"]}),
         ("search prefix", {"q": prefix}),
         ("network, sort length", {"network": "compute", "order": "length_m"}),
+        # Stop 53: the hall of the middle row (either end), and the rows between halls
+        ("hall", {"hall": sample["a_hall"] or 1}),
+        ("hall, sort length", {"hall": sample["a_hall"] or 1, "order": "length_m"}),
+        ("crossing", {"crossing": "true"}),
     ]
     if table == "links":
         base += [("sort margin", {"order": "margin_db"}), ("status pass", {"status": "pass"})]

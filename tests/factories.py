@@ -61,3 +61,53 @@ class JobFactory(factory.django.DjangoModelFactory):
     design = factory.SubFactory(DesignFactory)
     created_by = factory.LazyAttribute(lambda j: j.design.owner if j.design else None)
     params = factory.LazyAttribute(lambda j: {"spec": j.design.spec} if j.design else {})
+
+
+# Ends of the rows hall_revision stores, by row id: (a_hall, b_hall); None is an end not placed (no rack), or a row
+# stored before rows recorded halls.
+HALL_ROWS = {
+    1: (1, 1),  # within hall 1
+    2: (2, 2),  # within hall 2
+    3: (1, 2),  # between halls 1 and 2 (an inter-hall trunk, for a cable)
+    4: (2, None),  # one end in hall 2, the other not placed
+    5: (None, None),  # stored before halls were recorded
+}
+
+
+def hall_revision(design: Design | None = None, *, halls: int = 2, number: int = 1):
+    """A stored revision of `design` (a new one by default) whose link and cable tables hold one row per HALL_ROWS
+    entry (link 3 is cable 3), without running the engine; its summary says how many halls it spans."""
+    from apps.designs.models import CableRecord, LinkRecord, Revision
+
+    design = design or DesignFactory()
+    rev = Revision.objects.create(
+        design=design,
+        number=number,
+        spec=design.spec,
+        spec_hash=f"{number:064d}",
+        engine_version="e1",
+        catalog_version="c1",
+        summary={"site": {"halls": halls}, "networks": {"compute": {"links": {"leaf-spine": len(HALL_ROWS)}}}},
+        link_count=len(HALL_ROWS),
+        cable_count=len(HALL_ROWS),
+        created_by=design.owner,
+    )
+    for i, (a_hall, b_hall) in HALL_ROWS.items():
+        ends = {
+            "a_device": f"LEAF-{i:02d}",
+            "a_port": "1/1",
+            "a_rack": f"A0{i}",
+            "b_device": f"SPINE-{i:02d}",
+            "b_port": "1/1",
+            "b_rack": "" if i == 4 else f"B0{i}",  # row 5's racks are placed, their halls not recorded
+            "a_hall": a_hall,
+            "b_hall": b_hall,
+            "network": "compute",
+            "tier": "leaf-spine",
+            "length_m": 100.0 - i,  # longest first: a sort by length reverses the id order
+        }
+        LinkRecord.objects.create(revision=rev, link_id=i, speed_gbps=400, cables=f"C{i:06d}", **ends)
+        CableRecord.objects.create(
+            revision=rev, cable_id=i, kind="cord", part="CORD-1", label_a="a", label_b="b", links=f"L{i:06d}", **ends
+        )
+    return rev

@@ -571,9 +571,25 @@ class TableFilterForm(forms.Form):
     LINK_ONLY = ("plane", "status", "medium")
     CABLE_ONLY = ("kind",)
 
-    def __init__(self, *args, table: str, facets: Mapping[str, list], **kwargs):
+    def __init__(self, *args, table: str, facets: Mapping[str, list], halls: int = 1, **kwargs):
         super().__init__(*args, **kwargs)
         self.table = table
+        if halls > 1:  # a one-hall revision's rows are all in hall 1 and none crosses: no choice to offer
+            self.fields["hall"] = forms.IntegerField(
+                label="Hall", required=False, min_value=1, max_value=halls, help_text="Either end in this hall."
+            )
+            self.fields["crossing"] = forms.TypedChoiceField(
+                label="Between halls",
+                required=False,
+                choices=[("", "any"), ("true", "between two halls"), ("false", "not between halls")],
+                coerce=lambda v: v == "true",
+                empty_value=None,
+            )
+            names = list(self.fields)
+            names.remove("hall")
+            names.remove("crossing")
+            at = names.index("rack") + 1
+            self.order_fields([*names[:at], "hall", "crossing", *names[at:]])
         if table == "links":
             self.fields["plane"] = forms.IntegerField(label="Plane", required=False, min_value=0, max_value=7)
             self.fields["status"] = forms.ChoiceField(label="Loss budget", required=False)

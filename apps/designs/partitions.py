@@ -133,6 +133,19 @@ def sort_index_keys() -> dict[str, dict[str, str]]:
     keys[CableRecord._meta.db_table]["by_kind"] = f"{_q('kind')}, {_q('cable_id')}"
     for name in ("status", "medium"):
         keys[LinkRecord._meta.db_table][f"by_{name}"] = f"{_q(name)}, {_q('link_id')}"
+    # The hall filter's (either end in a hall): a page reads each end's (hall, id) or (hall, length, id) range and
+    # merges the two (tables._page); the crossing filter's (ends in two halls): partial, only those rows. Without
+    # them a page of one hall at 1M GPUs walked the other halls' rows (up to 0.5 s; crossing 0.7-1.6 s by length).
+    # Other sorts of a hall (loss, margin, part) sort the hall's rows (docs/scale-benchmarks.md, Stop 53).
+    crossing = f" WHERE {_q('a_hall')} <> {_q('b_hall')}"
+    for model, id_field in ((LinkRecord, "link_id"), (CableRecord, "cable_id")):
+        table_keys = keys[model._meta.db_table]
+        length = _q(column_name(model, "length_m"))
+        for end in ("a_hall", "b_hall"):
+            table_keys[f"by_{end}"] = f"{_q(end)}, {_q(id_field)}"
+            table_keys[f"by_{end}_length_m"] = f"{_q(end)}, {length}, {_q(id_field)}"
+        table_keys["by_crossing"] = _q(id_field) + crossing
+        table_keys["by_crossing_length_m"] = f"{length}, {_q(id_field)}" + crossing
     return keys
 
 
@@ -161,7 +174,10 @@ def build_sort_indexes(revision_id: int) -> int:
             for suffix, key in keys.items():
                 name = f"{child}_{suffix}"
                 if name not in present:
-                    cur.execute(f"CREATE INDEX {_q(name)} ON {_q(child)} ({key})")
+                    columns, _, where = key.partition(" WHERE ")  # a partial index: its rows' condition
+                    cur.execute(
+                        f"CREATE INDEX {_q(name)} ON {_q(child)} ({columns})" + (f" WHERE {where}" if where else "")
+                    )
                     built += 1
     return built
 

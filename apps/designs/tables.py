@@ -104,8 +104,20 @@ def _text_filter(key: str, value: Any, max_length: int = 128) -> str:
 
 
 # A filter as data: every clause must hold; a clause holds when any of its terms does; a term is (column, op, value)
-# conditions that all hold, op "=" or "startswith". The ORM (counts, CSV) and the page's hand-written query read it.
+# conditions that all hold, op "=" or "startswith", or "isnull" (value True), or "=col" / "<>col" (value: another
+# column; SQL's comparison, so a NULL on either side never holds). The ORM (counts, CSV) and the page's hand-written
+# query read it.
 Term = tuple[tuple[str, str, Any], ...]
+
+# The crossing filter (docs/site-model.md, "Filtering the tables by hall"): true, the rows whose two ends stand in
+# two different halls (both known); false, every other row, so the two answers always add up to the whole table: an
+# end not placed (a NULL hall, or every end of a revision stored before rows recorded halls) is never a crossing.
+_CROSSING: list[Term] = [(("a_hall", "<>col", "b_hall"),)]
+_NOT_CROSSING: list[Term] = [
+    (("a_hall", "isnull", True),),
+    (("b_hall", "isnull", True),),
+    (("a_hall", "=col", "b_hall"),),
+]
 
 
 def _clauses(filters: dict, *, is_link: bool) -> list[list[Term]]:
@@ -125,6 +137,10 @@ def _clauses(filters: dict, *, is_link: bool) -> list[list[Term]]:
             clauses.append(_either("a_part", "b_part", value) if is_link else [(("part", "=", value),)])
         elif key == "plane" and is_link:
             clauses.append([(("plane", "=", _plane(value)),)])
+        elif key == "hall":
+            clauses.append(_either("a_hall", "b_hall", _hall(value)))
+        elif key == "crossing":
+            clauses.append(_CROSSING if _crossing(value) else _NOT_CROSSING)
         elif key == "q":
             terms = _search_terms(str(value).strip(), is_link=is_link)
             if terms:
@@ -146,6 +162,33 @@ def _plane(value: Any) -> int:
     if not 0 <= plane <= 32767:
         raise TableError("plane", "must be between 0 and 32767")
     return plane
+
+
+# the stored halls' column (PositiveSmallIntegerField) holds no larger number
+MAX_HALL = 32767
+
+
+def _hall(value: Any) -> int:
+    if isinstance(value, bool):
+        raise TableError("hall", "must be a whole number")
+    try:
+        hall = int(value)
+    except (TypeError, ValueError):
+        raise TableError("hall", "must be a whole number") from None
+    if not 1 <= hall <= MAX_HALL:
+        raise TableError("hall", f"must be between 1 and {MAX_HALL} (halls are numbered from 1)")
+    return hall
+
+
+def _crossing(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "1", "yes"):
+        return True
+    if text in ("false", "0", "no"):
+        return False
+    raise TableError("crossing", "must be true or false")
 
 
 def _search_terms(text: str, *, is_link: bool) -> list[Term]:
@@ -175,12 +218,18 @@ def _filters(qs: QuerySet, filters: dict, *, is_link: bool) -> QuerySet:
         cond = Q()
         for term in clause:
             lookups = {}
+            both = Q()
             for col, op, v in term:
                 if hashed and op == "=" and col in _HASHED_MATCHES:  # as _where writes it
                     aliases[f"_hashed_{col}"] = _hashtext(F(col))
                     lookups[f"_hashed_{col}"] = _hashtext(Value(v))
-                lookups[col if op == "=" else f"{col}__{op}"] = v
-            cond |= Q(**lookups)
+                if op == "=col":
+                    both &= Q(**{col: F(v)})
+                elif op == "<>col":  # neither holds when either side is NULL, as SQL's <>
+                    both &= Q(**{f"{col}__lt": F(v)}) | Q(**{f"{col}__gt": F(v)})
+                else:
+                    lookups[col if op == "=" else f"{col}__{op}"] = v
+            cond |= Q(**lookups) & both
         conds.append(cond)
     if aliases:
         qs = qs.alias(**aliases)
@@ -211,6 +260,10 @@ def _where(model, revision_id: int, clauses: list[list[Term]]) -> tuple[list[str
             ands = []
             for col, op, value in term:
                 field = model._meta.get_field(col)
+                if op in ("=col", "<>col", "isnull"):  # two columns, or a NULL test: no parameter
+                    other = "IS NULL" if op == "isnull" else f"{op[:-3]} {qn(model._meta.get_field(value).column)}"
+                    ands.append(f"{qn(field.column)} {other}")
+                    continue
                 lhs = ops.lookup_cast(op if op != "=" else "exact", field.get_internal_type()) % qn(field.column)
                 if hashed and op == "=" and col in _HASHED_MATCHES:  # the index's key, then the recheck
                     ands.append(f"hashtext({qn(field.column)}) = hashtext(%s)")
@@ -290,6 +343,98 @@ def _equal_prefix(model, clauses: list[list[Term]], prefixes: dict) -> list[tupl
     return []
 
 
+def _page_query(
+    model,
+    revision_id: int,
+    clauses: list[list[Term]],
+    prefix: list[tuple[str, Any]],
+    *,
+    id_field: str,
+    fields: tuple,
+    key: str,
+    order: str,
+    cursor: str | None,
+    limit: int,
+) -> tuple[str, list]:
+    """The SQL of one keyset page of `model`'s rows and its parameters; `prefix`: (column, value) of the filters'
+    equalities that lead the index the page reads (_equal_prefix), written as a range of it."""
+    qn = connection.ops.quote_name
+    desc = order.startswith("-")
+    by_id = key == id_field
+    field = model._meta.get_field(key)
+    id_col = qn(model._meta.get_field(id_field).column)
+    c = _decode(cursor) if cursor else None
+    backwards = bool(c and c.get("back"))
+    # An equality filter that leads an index whose next column is the id (status, medium, kind) is written
+    # as a range on that index's key, ordered by it: `status >= 'pass' AND status <= 'pass'`, then the keyset
+    # `(status, link_id) > ('pass', 1469848)`, ORDER BY status, link_id. Given `status = 'pass' AND link_id >
+    # 1469848` ORDER BY link_id, PostgreSQL walked the id index and filtered, trusting the matches to be spread
+    # evenly: the last page of status=pass at 524,288 GPUs, whose last 107,844 links have no medium, read them
+    # all (52 ms); with the equality kept beside the row comparison, the btree started at the first 'pass' (263 ms).
+    # PostgreSQL's network and tier indexes for pages in id order are keyed on hashtext(column) (_HASHED_KEYS).
+    hashed = by_id and connection.vendor == "postgresql"
+    in_prefix = {col for col, _ in prefix}
+    extra, extra_params = _hashed_conds(model, clauses, skip=in_prefix) if hashed else ([], [])
+    # A prefix's equality goes (its range says the same) unless its key is hashed: then it is the recheck.
+    fixed = in_prefix - set(_HASHED_KEYS) if hashed else in_prefix
+    clauses = [
+        cl for cl in clauses if not (len(cl) == 1 and len(cl[0]) == 1 and cl[0][0][0] in fixed and cl[0][0][1] == "=")
+    ]
+    prefix_cols: list[str] = []
+    prefix_marks: list[str] = []
+    for col, _ in prefix:
+        column = qn(model._meta.get_field(col).column)
+        key_hashed = hashed and col in _HASHED_KEYS
+        prefix_cols.append(f"hashtext({column})" if key_hashed else column)
+        prefix_marks.append("hashtext(%s)" if key_hashed else "%s")
+    prefix_values = [value for _, value in prefix]
+    conds, params = _where(model, revision_id, clauses)
+    conds += extra
+    params += extra_params
+    # Both bounds on the first page; after a cursor only the far one, beside the keyset: given both, the btree
+    # started from the near bound (the first compute leaf-spine link) and read up to the cursor (362 ms at 524,288).
+    bounds = [] if not prefix else [">=", "<="] if not cursor else ["<="] if _walks_up(order, cursor) else [">="]
+    for op in bounds:
+        conds.append(f"({', '.join(prefix_cols)}) {op} ({', '.join(prefix_marks)})")
+        params += prefix_values
+    select = [qn(model._meta.get_field(f).column) for f in fields]
+    key_sql, key_params = "", list[Any]()
+    if not by_id:
+        key_sql, key_params = (
+            (f"COALESCE({qn(field.column)}, %s)", [_NULL_SORTS_AS]) if field.null else (qn(field.column), [])
+        )
+        select.append(f"{key_sql} AS {qn('_k')}")
+    if c is not None:
+        after = "<" if desc != backwards else ">"
+        if by_id:
+            conds.append(f"({', '.join([*prefix_cols, id_col])}) {after} ({', '.join([*prefix_marks, '%s'])})")
+            params += [*prefix_values, c["id"]]
+        else:
+            # `(key, id) > (v, id)`: a btree on (key, id) seeks straight to it; the equivalent `key > v OR (key = v
+            # AND id > id)` made PostgreSQL read the index from its start (75-155 ms for the last page of a
+            # 400,000-link revision sorted by length, bench/bench_store.py).
+            keyset = ", ".join([*prefix_cols, key_sql, id_col])
+            conds.append(f"({keyset}) {after} ({', '.join([*prefix_marks, '%s', '%s'])})")
+            params += [*key_params, *prefix_values, _cursor_value(c.get("v"), field), c["id"]]
+    direction = " DESC" if desc != backwards else ""
+    sort = [col + direction for col in prefix_cols] + ([] if by_id else [key_sql + direction]) + [id_col + direction]
+    sql = (
+        f"SELECT {', '.join(select)} FROM {qn(model._meta.db_table)} WHERE {' AND '.join(conds)} "
+        f"ORDER BY {', '.join(sort)} LIMIT {limit + 1}"
+    )
+    # The sort key's parameter (the NULL stand-in) is written in the SELECT and in the ORDER BY too.
+    return sql, [*key_params, *params, *key_params]
+
+
+def _hall_clause(clauses: list[list[Term]]) -> tuple[int, int] | None:
+    """(index, hall) of the hall filter's clause (either end in the hall: _clauses), or None."""
+    for i, clause in enumerate(clauses):
+        ends = [t[0] for t in clause if len(t) == 1 and t[0][1] == "="]
+        if len(clause) == 2 and [e[0] for e in ends] == ["a_hall", "b_hall"] and ends[0][2] == ends[1][2]:
+            return i, ends[0][2]
+    return None
+
+
 def _walks_up(order: str, cursor: str) -> bool:
     """True when a page from this cursor reads its index upwards (ascending order forwards, descending backwards)."""
     return order.startswith("-") == bool(_decode(cursor).get("back"))
@@ -323,74 +468,39 @@ def _page(
         raise TableError("order", f"must be one of {', '.join(sorts)} (prefix - for descending)")
     qn = connection.ops.quote_name
     by_id = key == id_field
-    field = model._meta.get_field(key)
     id_col = qn(model._meta.get_field(id_field).column)
-    # An equality filter that leads an index whose next column is the id (status, medium, kind) is written
-    # as a range on that index's key, ordered by it: `status >= 'pass' AND status <= 'pass'`, then the keyset
-    # `(status, link_id) > ('pass', 1469848)`, ORDER BY status, link_id. Given `status = 'pass' AND link_id >
-    # 1469848` ORDER BY link_id, PostgreSQL walked the id index and filtered, trusting the matches to be spread
-    # evenly: the last page of status=pass at 524,288 GPUs, whose last 107,844 links have no medium, read them
-    # all (52 ms); with the equality kept beside the row comparison, the btree started at the first 'pass' (263 ms).
-    prefix = _equal_prefix(model, clauses, _ID_INDEX_PREFIXES if by_id else _SORT_INDEX_PREFIXES)
-    # PostgreSQL's network and tier indexes for pages in id order are keyed on hashtext(column) (_HASHED_KEYS).
-    hashed = by_id and connection.vendor == "postgresql"
-    in_prefix = {col for col, _ in prefix}
-    extra, extra_params = _hashed_conds(model, clauses, skip=in_prefix) if hashed else ([], [])
-    # A prefix's equality goes (its range says the same) unless its key is hashed: then it is the recheck.
-    fixed = in_prefix - set(_HASHED_KEYS) if hashed else in_prefix
-    clauses = [
-        cl for cl in clauses if not (len(cl) == 1 and len(cl[0]) == 1 and cl[0][0][0] in fixed and cl[0][0][1] == "=")
-    ]
-    prefix_cols: list[str] = []
-    prefix_marks: list[str] = []
-    for col, _ in prefix:
-        column = qn(model._meta.get_field(col).column)
-        key_hashed = hashed and col in _HASHED_KEYS
-        prefix_cols.append(f"hashtext({column})" if key_hashed else column)
-        prefix_marks.append("hashtext(%s)" if key_hashed else "%s")
-    prefix_values = [value for _, value in prefix]
-    conds, params = _where(model, revision_id, clauses)
-    conds += extra
-    params += extra_params
-    # Both bounds on the first page; after a cursor only the far one, beside the keyset: given both, the btree
-    # started from the near bound (the first compute leaf-spine link) and read up to the cursor (362 ms at 524,288).
-    bounds = [] if not prefix else [">=", "<="] if not cursor else ["<="] if _walks_up(order, cursor) else [">="]
-    for op in bounds:
-        conds.append(f"({', '.join(prefix_cols)}) {op} ({', '.join(prefix_marks)})")
-        params += prefix_values
-    select = [qn(model._meta.get_field(f).column) for f in fields]
-    key_sql, key_params = "", list[Any]()
-    if not by_id:
-        key_sql, key_params = (
-            (f"COALESCE({qn(field.column)}, %s)", [_NULL_SORTS_AS]) if field.null else (qn(field.column), [])
-        )
-        select.append(key_sql)
     backwards = False
     if cursor:
         c = _decode(cursor)
         if c.get("o", order) != order:
             raise TableError("cursor", "belongs to another sort order; start again from the first page")
         backwards = bool(c.get("back"))
-        after = "<" if desc != backwards else ">"
-        if by_id:
-            conds.append(f"({', '.join([*prefix_cols, id_col])}) {after} ({', '.join([*prefix_marks, '%s'])})")
-            params += [*prefix_values, c["id"]]
-        else:
-            # `(key, id) > (v, id)`: a btree on (key, id) seeks straight to it; the equivalent `key > v OR (key = v
-            # AND id > id)` made PostgreSQL read the index from its start (75-155 ms for the last page of a
-            # 400,000-link revision sorted by length, bench/bench_store.py).
-            keyset = ", ".join([*prefix_cols, key_sql, id_col])
-            conds.append(f"({keyset}) {after} ({', '.join([*prefix_marks, '%s', '%s'])})")
-            params += [*key_params, *prefix_values, _cursor_value(c.get("v"), field), c["id"]]
-    direction = " DESC" if desc != backwards else ""
-    sort = [col + direction for col in prefix_cols] + ([] if by_id else [key_sql + direction]) + [id_col + direction]
-    sql = (
-        f"SELECT {', '.join(select)} FROM {qn(model._meta.db_table)} WHERE {' AND '.join(conds)} "
-        f"ORDER BY {', '.join(sort)} LIMIT {limit + 1}"
-    )
+    kw: dict[str, Any] = {"id_field": id_field, "fields": fields, "key": key, "order": order, "cursor": cursor}
+    hall = _hall_clause(clauses)
+    if hall is None:
+        prefix = _equal_prefix(model, clauses, _ID_INDEX_PREFIXES if by_id else _SORT_INDEX_PREFIXES)
+        sql, params = _page_query(model, revision_id, clauses, prefix, limit=limit, **kw)
+    else:
+        # Either end in the hall: one page from each end's (hall, [key,] id) index (partitions.sort_index_keys), each
+        # read as the hall's range of it, then the two merged (UNION drops a row with both ends in the hall).
+        # One query with `a_hall = 15 OR b_hall = 15` walked the id or sort index past the other halls' rows,
+        # whose pods fill the ids in bands: 136 ms for the first page of hall 15 of the 1M revision's cables, 265
+        # ms for hall 29 by id; now 0.3 ms (docs/scale-benchmarks.md, Stop 53). The crossing filter needs no
+        # rewrite: its partial indexes hold only the rows between halls.
+        index, value = hall
+        rest = clauses[:index] + clauses[index + 1 :]
+        (sql_a, params_a), (sql_b, params_b) = (
+            _page_query(model, revision_id, rest, [(end, value)], limit=limit, **kw) for end in ("a_hall", "b_hall")
+        )
+        direction = " DESC" if desc != backwards else ""
+        outer = ([] if by_id else [qn("_k") + direction]) + [id_col + direction]
+        sql = (
+            f"SELECT * FROM ({sql_a}) AS {qn('_a')} UNION SELECT * FROM ({sql_b}) AS {qn('_b')} "
+            f"ORDER BY {', '.join(outer)} LIMIT {limit + 1}"
+        )
+        params = [*params_a, *params_b]
     with connection.cursor() as cur:
-        # The sort key's parameter (the NULL stand-in) is written in the SELECT and in the ORDER BY too.
-        cur.execute(sql, [*key_params, *params, *key_params])
+        cur.execute(sql, params)
         found = cur.fetchall()
     names = fields if by_id else (*fields, "_k")
     rows = [dict(zip(names, r, strict=True)) for r in found]

@@ -417,7 +417,7 @@ def revision_cables(request: SignedInRequest, pk: int, number: int) -> HttpRespo
 @require_safe
 def revision_table_csv(request: SignedInRequest, pk: int, number: int, table: str) -> HttpResponseBase:
     revision = revision_get(user=request.user, design_id=pk, number=number)
-    form = TableFilterForm(request.GET, table=table, facets=link_facets(revision))
+    form = TableFilterForm(request.GET, table=table, facets=link_facets(revision), halls=revision_halls(revision))
     if not form.is_valid():
         return HttpResponse("Bad filter: " + form.errors.as_text(), status=400, content_type="text/plain")
     mode = request.GET.get("csv", "safe")
@@ -675,7 +675,10 @@ TABLE_MATCH_COUNT_LIMIT = 10_000
 def _table(request: SignedInRequest, pk: int, number: int, table: str) -> HttpResponse:
     # Without its summary (tens of KB of JSON, more at scale): the form's choices read only its networks.
     revision = revision_get(user=request.user, design_id=pk, number=number, defer=("summary",))
-    form = TableFilterForm(TableFilterForm.table_query(request.GET), table=table, facets=link_facets(revision))
+    halls = revision_halls(revision)
+    form = TableFilterForm(
+        TableFilterForm.table_query(request.GET), table=table, facets=link_facets(revision), halls=halls
+    )
     page = matched = None
     if form.is_valid():
         fetch = link_page if table == "links" else cable_page
@@ -698,7 +701,7 @@ def _table(request: SignedInRequest, pk: int, number: int, table: str) -> HttpRe
             "form": form,
             "page": page,
             "columns": LINK_FIELDS if table == "links" else CABLE_FIELDS,
-            "halls": revision_halls(revision),
+            "halls": halls,
             "matched": min(matched, TABLE_MATCH_COUNT_LIMIT) if matched is not None else None,
             "matched_more": matched is not None and matched > TABLE_MATCH_COUNT_LIMIT,
             "total": revision.link_count if table == "links" else revision.cable_count,

@@ -13,8 +13,17 @@ from apps.common.hot_cache import immutable_body
 from apps.common.http_cache import conditional, query_key, revision_etag
 from apps.designs.models import Revision
 from apps.designs.pricing import PriceListMissing, revision_reprice
-from apps.designs.selectors import design_get, revision_head
-from apps.designs.tables import CABLE_SORTS, LINK_SORTS, MAX_CURSOR_CHARS, MAX_LIMIT, cable_page, link_facets, link_page
+from apps.designs.selectors import design_get, revision_halls, revision_head
+from apps.designs.tables import (
+    CABLE_SORTS,
+    LINK_SORTS,
+    MAX_CURSOR_CHARS,
+    MAX_HALL,
+    MAX_LIMIT,
+    cable_page,
+    link_facets,
+    link_page,
+)
 from engine.model import ALL_TIERS, NETWORKS
 from engine.physical_stage import BOM_CATEGORIES, CABLE_KINDS
 
@@ -401,6 +410,18 @@ class TableQuery(StrictSerializer):
         required=False, max_length=24, help_text="Only this tier's rows (one the revision has, e.g. leaf-spine)."
     )
     rack = serializers.CharField(required=False, max_length=32, help_text="Either end in this rack.")
+    hall = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_HALL,
+        help_text="Either end in this data hall (1-based, docs/site-model.md; one the revision has). An end not "
+        "placed is in no hall.",
+    )
+    crossing = serializers.BooleanField(
+        required=False,
+        help_text="true: only rows whose two ends stand in two different halls (the links and trunks between "
+        "halls); false: every other row, those with an end not placed included.",
+    )
     device = serializers.CharField(required=False, max_length=64, help_text="Either end on this device.")
     part = serializers.CharField(
         required=False, max_length=64, help_text="Only rows with this part number (either end's part for links)."
@@ -441,7 +462,15 @@ class CableQuery(TableQuery):
 
 
 def _refuse_values_not_in_the_revision(rev, q: dict) -> None:
-    """A network or tier the revision does not have is a 400 listing those it has (not an empty page)."""
+    """A network, tier or hall the revision does not have is a 400 listing those it has (not an empty page)."""
+    if q.get("hall") is not None and q["hall"] > (halls := revision_halls(rev)):
+        has = "hall 1" if halls == 1 else f"halls 1-{halls}"
+        raise ApiError(
+            400,
+            "invalid_query",
+            f"hall: {q['hall']} is not a hall of this revision (it has {has}).",
+            [{"path": "hall", "message": f"between 1 and {halls}"}],
+        )
     if "network" not in q and "tier" not in q:
         return  # nothing to check: no query for the revision's facets
     facets = link_facets(rev)
