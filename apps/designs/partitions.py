@@ -100,10 +100,11 @@ def analyze_partitions(revision_id: int) -> None:
             cur.execute("ANALYZE " + ", ".join(_q(n) for n in present))
 
 
-def sort_index_keys() -> dict[str, dict[str, str]]:
+def sort_index_keys(*, halls: bool = True) -> dict[str, dict[str, str]]:
     """{row table: {index suffix: key}} for each sort order of the tables (apps/designs/tables.py) but the
     id, whose index is the parent's, each but the cable part also within one tier (tier, key, id), and for the
-    closed-set filters (kind, status, medium).
+    closed-set filters (kind, status, medium); with `halls` (a revision over several halls) the hall and crossing
+    filters' too.
     A key is written as the page query's ORDER BY writes it, a nullable column as COALESCE(column, _NULL_SORTS_AS),
     or PostgreSQL would not match it."""
     from .models import CableRecord, LinkRecord
@@ -137,6 +138,9 @@ def sort_index_keys() -> dict[str, dict[str, str]]:
     # merges the two (tables._page); the crossing filter's (ends in two halls): partial, only those rows. Without
     # them a page of one hall at 1M GPUs walked the other halls' rows (up to 0.5 s; crossing 0.7-1.6 s by length).
     # Other sorts of a hall (loss, margin, part) sort the hall's rows (docs/scale-benchmarks.md, Stop 53).
+    # A revision in one hall has no use for them (every placed end is in hall 1, no row crosses): twelve builds saved.
+    if not halls:
+        return keys
     crossing = f" WHERE {_q('a_hall')} <> {_q('b_hall')}"
     for model, id_field in ((LinkRecord, "link_id"), (CableRecord, "cable_id")):
         table_keys = keys[model._meta.db_table]
@@ -160,11 +164,12 @@ def build_sort_indexes(revision_id: int) -> int:
     if connection.vendor != "postgresql":
         return 0
     built = 0
+    wanted = sort_index_keys(halls=_spans_halls([revision_id]).get(revision_id, False))
     with transaction.atomic(), connection.cursor() as cur:
         # the attach's memory, not the 64 MB default: 11 builds at 128K GPUs took 5.1 s against 5.8 s (medians of
         # 3 under load 5.5; docs/scale-benchmarks.md, Stop 50)
         cur.execute(f"SET LOCAL maintenance_work_mem = '{ATTACH_INDEX_MEMORY}'")
-        for table, keys in sort_index_keys().items():
+        for table, keys in wanted.items():
             child = partition_name(table, revision_id)
             cur.execute("SELECT 1 FROM pg_class WHERE relname = %s AND relkind = 'r'", [child])
             if cur.fetchone() is None:
@@ -182,12 +187,21 @@ def build_sort_indexes(revision_id: int) -> int:
     return built
 
 
+def _spans_halls(revision_ids: list[int]) -> dict[int, bool]:
+    """{revision id: whether its racks stand in more than one hall} (its summary's site section, as
+    selectors.revision_halls reads it); a revision not found is left out."""
+    from .models import Revision
+
+    found = Revision.objects.filter(pk__in=revision_ids).values_list("pk", "summary__site__halls")
+    return {pk: isinstance(n, int) and not isinstance(n, bool) and n > 1 for pk, n in found}
+
+
 def build_missing_sort_indexes() -> int:
     """build_sort_indexes for every stored revision whose partitions lack some (a worker stopped between
     the commit and the build, or the revision was stored before these indexes existed); returns the count."""
     if connection.vendor != "postgresql":
         return 0
-    wanted = sort_index_keys()
+    wanted = {halls: sort_index_keys(halls=halls) for halls in (False, True)}
     with connection.cursor() as cur:
         cur.execute(
             "SELECT c.relname, p.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
@@ -197,11 +211,15 @@ def build_missing_sort_indexes() -> int:
         children = cur.fetchall()
         cur.execute("SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()")
         indexes = {r[0] for r in cur.fetchall()}
+    of = {child: int(m.group(2)) for child, _table in children if (m := _CHILD.match(child))}
+    halls = _spans_halls(sorted(set(of.values())))
     revisions = set()
     for child, table in children:
-        m = _CHILD.match(child)
-        if m and any(f"{child}_{suffix}" not in indexes for suffix in wanted.get(table, {})):
-            revisions.add(int(m.group(2)))
+        rid = of.get(child)
+        if rid is not None and any(
+            f"{child}_{suffix}" not in indexes for suffix in wanted[halls.get(rid, False)].get(table, {})
+        ):
+            revisions.add(rid)
     built = 0
     for revision_id in sorted(revisions):
         try:

@@ -29,6 +29,7 @@ from apps.designs.partitions import (
     partition_name,
     sort_index_keys,
 )
+from apps.designs.selectors import revision_halls
 from apps.designs.services import design_compute_job, design_delete
 from apps.designs.tables import cable_page, link_page
 from apps.jobs.progress import DbProgress
@@ -44,8 +45,18 @@ pytestmark = [
 ]
 
 
-def stored_revision() -> Revision:
-    job = JobFactory()
+# tests/engine/test_site_halls.py's design: pod 2 opens hall 2, spine-core links cross
+TWO_HALLS = {
+    "name": "two halls",
+    "servers": {"model": "dgx-h100", "count": 256},
+    "compute_fabric": {"technology": "infiniband", "switch": "qm9700", "scalable_unit": 32, "tiers": 3},
+    "site": {"max_racks_per_hall": 50},
+}
+HALL_SUFFIXES = ("by_a_hall", "by_b_hall", "by_a_hall_length_m", "by_b_hall_length_m", "by_crossing")
+
+
+def stored_revision(spec: dict | None = None) -> Revision:
+    job = JobFactory() if spec is None else JobFactory(design__spec=spec, design__name=spec["name"])
     assert job_claim(job_id=job.pk)
     job.refresh_from_db()
     outcome = design_compute_job(job=job, progress=DbProgress(job.pk, attempt=job.attempts))
@@ -73,7 +84,8 @@ def index_names(table: str) -> set[str]:
 
 def test_a_stored_revision_gets_one_partition_per_row_table_with_the_parents_indexes_and_its_sort_indexes():
     rev = stored_revision()
-    sort_keys = sort_index_keys()
+    assert revision_halls(rev) == 1
+    sort_keys = sort_index_keys(halls=False)  # one hall: no hall or crossing indexes
     for table, model in zip(ROW_TABLES, (LinkRecord, CableRecord)):
         child = partition_name(table, rev.pk)
         with connection.cursor() as cur:
@@ -102,10 +114,25 @@ def test_a_failed_sort_index_build_keeps_the_revision_and_the_hourly_sweep_build
         rev = stored_revision()
     assert LinkRecord.objects.filter(revision=rev).count() == rev.link_count > 0
     link_child = partition_name(ROW_TABLES[0], rev.pk)
-    wanted = {f"{link_child}_{suffix}" for suffix in sort_index_keys()[ROW_TABLES[0]]}
+    wanted = {f"{link_child}_{suffix}" for suffix in sort_index_keys(halls=False)[ROW_TABLES[0]]}
     assert not wanted & index_names(link_child)
     hourly_sweep()
     assert wanted <= index_names(link_child)
+    assert build_missing_sort_indexes() == 0
+
+
+def test_the_hall_and_crossing_indexes_are_built_only_for_a_revision_over_several_halls():
+    """The hall filter's (hall, id) and (hall, length, id) indexes per end and the crossing filter's partial ones
+    serve a revision whose racks stand in two or more halls; a one-hall revision's pages never need them, so the
+    twelve builds after its commit are not made, and the hourly sweep does not count them as missing."""
+    one, two = stored_revision(), stored_revision(TWO_HALLS)
+    assert (revision_halls(one), revision_halls(two)) == (1, 2)
+    for table in ROW_TABLES:
+        for rev, present in ((one, False), (two, True)):
+            child = partition_name(table, rev.pk)
+            names = index_names(child)
+            assert all((f"{child}_{suffix}" in names) is present for suffix in HALL_SUFFIXES), (rev, table)
+            assert {f"{child}_{s}" for s in sort_index_keys(halls=present)[table]} <= names
     assert build_missing_sort_indexes() == 0
 
 
