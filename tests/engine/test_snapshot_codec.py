@@ -360,3 +360,87 @@ def test_references_to_objects_stored_earlier_and_new_ones_are_numbered_in_first
     back = codec.decode(blob)
     assert back == value
     assert back["later"][2] is back["earlier"][1] and back["later"][3] is back["earlier"][0]
+
+
+def _devices(n: int) -> tuple:
+    from engine.model import Device
+
+    return tuple(Device(i, f"D{i:05d}", "leaf", "q3400", "compute", i % 2, 1 + i // 8, 1, 2, 1.5 * i) for i in range(n))
+
+
+def test_slotted_records_are_filled_column_by_column_and_keep_their_defaults():
+    """Many distinct slotted records (devices) are stored attribute by attribute ("O") and decoded by setting each
+    column through its slot: equal, of their own class; a column stored before its attribute existed reads as the
+    default, and columns of different lengths make the document unreadable rather than records half-filled."""
+    value = {"devices": _devices(100)}
+    blob = codec.encode(value)
+    node = _doc(blob)["root"][2][0]
+    assert node[0] == "O" and node[3][node[2].index("role")][0] == "D"  # a table of names, gathered
+
+    back = codec.decode(blob)
+    assert back == value and all(type(d) is type(value["devices"][0]) for d in back["devices"])
+
+    doc, blocks = codec._read(blob)
+    names, cols = doc["root"][2][0][2], doc["root"][2][0][3]
+    at = names.index("power_kw")
+    del names[at], cols[at]
+    older = codec.decode(_written(doc, blocks))
+    assert [d.power_kw for d in older["devices"]] == [None] * 100  # Device.power_kw's default
+    assert [d.name for d in older["devices"]] == [d.name for d in value["devices"]]
+
+    cols[names.index("name")] = ["L", ["D1"] * 99]
+    with pytest.raises(codec.CodecError, match="differ in length"):
+        codec.decode(_written(doc, blocks))
+
+
+def test_rows_of_a_few_widths_each_together_come_back_in_order():
+    """Rows of a few widths where each width's rows are all together (a link's cable ids: one for every link
+    directly cabled, then several for the trunked ones) are taken a width at a time: in order, either way round,
+    with an empty width among them; interleaved widths next to them still go row by row."""
+    n = 300
+    value = {
+        "ones then threes": [(i,) for i in range(n)] + [(i, i + 1, i + 2) for i in range(40)],
+        "threes then ones": [[i, i + 1, i + 2] for i in range(40)] + [[i] for i in range(n)],
+        "three runs": [(i,) for i in range(n)] + [()] * 20 + [(i, "x") for i in range(70)],
+        "interleaved": [(i,) if i % 2 else (i, i) for i in range(n)],
+        "width back again": [(i,) for i in range(n)] + [(1, 2)] * 10 + [(3,)],
+    }
+    blob = codec.encode(value)
+
+    assert all(node[0] == "G" for node in _doc(blob)["root"][2])
+    _assert_same_kinds(codec.decode(blob), value)
+    assert codec._runs(memoryview(bytes([1, 1, 3, 3, 0])).cast("b"), [0, 1, 3]) == [(1, 2), (3, 2), (0, 1)]
+    assert codec._runs(memoryview(bytes([1, 3, 1])).cast("b"), [1, 3]) is None
+    assert codec._runs(memoryview(bytes([1, 1, 2])).cast("b"), [1]) is None  # a width with no group
+
+
+def _written(doc: dict, blocks: list) -> bytes:
+    """A version 2 document from its JSON part and its blocks, as encode writes one."""
+    text = json.dumps(doc).encode()
+    return zlib.compress(codec._MAGIC + len(text).to_bytes(8, "little") + text + b"".join(blocks))
+
+
+def test_a_document_is_decompressed_to_the_length_it_states_or_refused():
+    """A version 2 document states its JSON part's length and its blocks': it is decompressed into that many bytes
+    at once. A length no deflate stream of that size can hold, or a JSON part cut short, is refused (no buffer is
+    made for it); so is a block that is not whole words of its type."""
+    value = _every_column_kind()
+    doc, blocks = codec._read(codec.encode(value))
+    blocks = [bytes(b) for b in blocks]
+    assert doc == _doc(codec.encode(value))
+    _assert_same_kinds(codec.decode(_written(doc, blocks)), value)
+
+    doc["blocks"][0] += 10**12
+    with pytest.raises(codec.CodecError, match="blocks"):
+        codec.decode(_written(doc, blocks))
+    doc["blocks"][0] -= 10**12
+
+    raw = zlib.decompress(_written(doc, blocks))
+    with pytest.raises(codec.CodecError, match="JSON part"):
+        codec.decode(zlib.compress(raw[: len(codec._MAGIC) + 8 + 100]))
+
+    at = next(node[2] for node in doc["root"][2] if node[0] == "B" and node[1] in "hiqd")
+    blocks[at] = blocks[at][:-1]
+    doc["blocks"][at] -= 1
+    with pytest.raises(codec.CodecError, match="whole"):
+        codec.decode(_written(doc, blocks))
