@@ -2034,14 +2034,17 @@ def _device_tops(
 class _Budgets:
     """budget_of(choice, structured, fiber metres, leg, port) -> (LossBudget, status, first channel problem or None).
 
-    One channel (and its polarity and component checks) per (choice, structured, leg, port) and one budget per
-    channel and fiber length to the centimetre: the same objects for every link that shares them.
+    One channel per (choice, structured, leg, port) and one budget per channel and fiber length to the centimetre:
+    the same objects for every link that shares them. The polarity and component checks (check_channel, a pure
+    function of the channel's value) run once per distinct channel value: choices that differ only in their run
+    length or cord build equal channels (411 channels, 126 distinct, at 128K GPUs).
     """
 
     def __init__(self, policy: MediaPolicy) -> None:
         self.policy = policy
         self.channels: dict = {}
         self.budgets: dict = {}
+        self.checked: dict = {}  # channel (by value) -> tuple(check_channel(channel))
 
     def __call__(
         self, choice: Any, structured: bool, fiber_m: float, *, leg: int = 1, port: int = 1
@@ -2050,7 +2053,10 @@ class _Budgets:
         entry = self.channels.get(ck)
         if entry is None:
             channel = build_channel(choice, structured, self.policy, leg=leg, port=port)
-            entry = self.channels[ck] = (channel, tuple(check_channel(channel)))
+            problems = self.checked.get(channel)
+            if problems is None:
+                problems = self.checked[channel] = tuple(check_channel(channel))
+            entry = self.channels[ck] = (channel, problems)
         channel, problems = entry
         bk = (id(channel), round(fiber_m, 2))
         b = self.budgets.get(bk)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import EngineInvariantError
@@ -493,13 +494,14 @@ def _module_fits(
     t: Transceiver,
     cage: Any,
     technology: str,
-    policy: MediaPolicy,
+    allow_discontinued: bool,
     *,
     port_gbps: int,
     need_split: bool,
     lane_mode: int | None,
 ) -> bool:
-    if t.discontinued and not policy.allow_discontinued:
+    """Whether module `t` fits `cage`; `allow_discontinued`: the policy's (the one policy setting it reads)."""
+    if t.discontinued and not allow_discontinued:
         return False
     if cage.module is not None and t.sku != cage.module:
         return False
@@ -613,31 +615,7 @@ def _select_optics(
 ) -> MediaChoice | None:
     a, b = req.a, req.b
     tier = policy.tier(req.tier)
-    mods = sorted(catalog.transceivers.values(), key=lambda t: t.sku)
-    if split:
-        mods_a = [
-            t
-            for t in mods
-            if _module_fits(t, a, req.technology, policy, port_gbps=a.port_speed_gbps, need_split=True, lane_mode=None)
-        ]
-        mods_b = [
-            t
-            for t in mods
-            if _module_fits(
-                t, b, req.technology, policy, port_gbps=a.port_speed_gbps, need_split=False, lane_mode=b.port_speed_gbps
-            )
-        ]
-    else:
-        mods_a = [
-            t
-            for t in mods
-            if _module_fits(t, a, req.technology, policy, port_gbps=a.port_speed_gbps, need_split=False, lane_mode=None)
-        ]
-        mods_b = [
-            t
-            for t in mods
-            if _module_fits(t, b, req.technology, policy, port_gbps=b.port_speed_gbps, need_split=False, lane_mode=None)
-        ]
+    mods_a, mods_b = _fitting_modules(catalog, a, b, req.technology, split, policy.allow_discontinued)
     if not mods_a:
         reasons.append(
             f"no transceiver in the catalog fits the A cage ({a.describe()}{', splittable' if split else ''})"
@@ -685,6 +663,54 @@ def _select_optics(
                 if best is None or key < best[0]:
                     best = (key, cand)
     return None if best is None else best[1]
+
+
+@lru_cache(maxsize=1024)
+def _fitting_modules(
+    catalog: MediaCatalog, a: CageEnd, b: CageEnd, technology: str, split: bool, allow_discontinued: bool
+) -> tuple[tuple[Transceiver, ...], tuple[Transceiver, ...]]:
+    """The transceivers (in SKU order) that fit the A and the B cage of an optical request (_select_optics): what
+    it filters is the same for every run length of one cage pair, and a design asks for a few cage pairs at
+    hundreds of run lengths (435 requests at 128K GPUs). The catalog is keyed by identity (MediaCatalog has
+    eq=False; the cache holds it, so its id is not reused), the cage ends by value."""
+    mods = sorted(catalog.transceivers.values(), key=lambda t: t.sku)
+    if split:
+        mods_a = [
+            t
+            for t in mods
+            if _module_fits(
+                t, a, technology, allow_discontinued, port_gbps=a.port_speed_gbps, need_split=True, lane_mode=None
+            )
+        ]
+        mods_b = [
+            t
+            for t in mods
+            if _module_fits(
+                t,
+                b,
+                technology,
+                allow_discontinued,
+                port_gbps=a.port_speed_gbps,
+                need_split=False,
+                lane_mode=b.port_speed_gbps,
+            )
+        ]
+    else:
+        mods_a = [
+            t
+            for t in mods
+            if _module_fits(
+                t, a, technology, allow_discontinued, port_gbps=a.port_speed_gbps, need_split=False, lane_mode=None
+            )
+        ]
+        mods_b = [
+            t
+            for t in mods
+            if _module_fits(
+                t, b, technology, allow_discontinued, port_gbps=b.port_speed_gbps, need_split=False, lane_mode=None
+            )
+        ]
+    return tuple(mods_a), tuple(mods_b)
 
 
 def _optic_candidate(

@@ -229,3 +229,28 @@ def test_bad_cages_get_a_clear_message(kwargs, message):
 def test_a_negative_run_is_rejected():
     with pytest.raises(ValueError, match="run_length_m"):
         req(QM9700_CAGE, QM9700_CAGE, -1)
+
+
+def test_the_modules_of_a_cage_pair_are_filtered_once_whatever_the_run_length(catalog):
+    """An optical request's transceivers are those that fit its two cages, whatever its run length: a design asks
+    for one cage pair at hundreds of lengths, so the filter runs once per (catalog, cages, technology, split,
+    allow_discontinued) and its answer gives every length the choice a fresh filter gives."""
+    from engine.physical import select
+
+    runs = [5.5, 20.0, 33.0, 90.0, 107.0, 480.0]
+    fresh = []
+    for run in runs:
+        select._fitting_modules.cache_clear()
+        fresh.append(select_media(req(Q3400_CAGE, Q3400_CAGE, run, aligned=True), P, catalog))
+    select._fitting_modules.cache_clear()
+    kept = [select_media(req(Q3400_CAGE, Q3400_CAGE, run, aligned=True), P, catalog) for run in runs]
+    assert kept == fresh
+    assert {c.medium for c in kept} >= {"fiber-sm"}
+    info = select._fitting_modules.cache_info()
+    assert (info.misses, info.hits) == (1, len(runs) - 1)
+    # a policy that allows discontinued parts has a filter of its own for the same cage pair
+    allowed = MediaPolicy.from_dict({"allow_discontinued": True})
+    again = select_media(req(Q3400_CAGE, Q3400_CAGE, 107.0, aligned=True), allowed, catalog)
+    assert select._fitting_modules.cache_info().misses == 2
+    select._fitting_modules.cache_clear()
+    assert again == select_media(req(Q3400_CAGE, Q3400_CAGE, 107.0, aligned=True), allowed, catalog)
