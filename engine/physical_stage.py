@@ -502,6 +502,9 @@ class _Pass:
         # of the memoized objects: hashing a frozen dataclass walks all its fields.
         self.dev_end: dict = {}
         self.intern: dict = {}  # equal CageEnds -> one object, so id() keys hit
+        # a switch's cage end (interned, or False) by (model, role, speed): _cage_end reads nothing else of a
+        # device that is not an appliance, so the 5,000 switches of a 128K-GPU design make a handful of CageEnds
+        self.model_end: dict = {}
         self.choice_memo: dict = {}
         self.shared: dict[tuple, int] = {}  # cage pair or module connector -> cable id, for shared cables
         self.split_far: dict | None = None  # built on the first link between two quarter-rate cages
@@ -548,8 +551,17 @@ class _Pass:
         self.end_columns: tuple[list[int], list[int]] | None = None if like is None else like.end_columns
 
     def cage_end(self, dev: int, cage: str, speed: int) -> Any:
-        end = _cage_end(self.devices[dev], cage, speed, self.catalog, self.server_cages, self.ufm_module) or False
-        return self.intern.setdefault(end, end) if end else False
+        d = self.devices[dev]
+        if d.role not in APPLIANCE_ROLES:
+            key = (d.model, d.role, speed)
+            known = self.model_end.get(key)
+            if known is not None:
+                return known
+        end = _cage_end(d, cage, speed, self.catalog, self.server_cages, self.ufm_module) or False
+        end = self.intern.setdefault(end, end) if end else False
+        if d.role not in APPLIANCE_ROLES:
+            self.model_end[key] = end
+        return end
 
     def demand_key(self, choice: Any) -> int:
         """The id that stands for `choice` in demand keys: that of the first choice equal to it (hashed once per

@@ -402,6 +402,28 @@ def _plug_fits(end: PlugEnd, cage: Any) -> bool:
     )
 
 
+@lru_cache(maxsize=1024)
+def _fitting_cables(
+    catalog: MediaCatalog, a: CageEnd, b: CageEnd, technology: str, allowed: frozenset[str], allow_discontinued: bool
+) -> tuple[tuple[Any, bool], ...]:
+    """The copper cables (in catalog order) whose plugs fit the two cages, each with whether it fits the other way
+    round (end A in cage B): _select_copper's filter, the same for every run length of one cage pair (keyed as
+    _fitting_modules is)."""
+    out = []
+    for cable in catalog.cables.values():
+        if cable.kind not in allowed:
+            continue
+        if cable.discontinued and not allow_discontinued:
+            continue
+        if technology not in cable.technologies:
+            continue
+        if _plug_fits(cable.end_a, a) and _plug_fits(cable.end_b, b):
+            out.append((cable, False))
+        elif _plug_fits(cable.end_a, b) and _plug_fits(cable.end_b, a):
+            out.append((cable, True))
+    return tuple(out)
+
+
 def _select_copper(
     req: MediaRequest,
     policy: MediaPolicy,
@@ -414,19 +436,7 @@ def _select_copper(
     if split:
         return None  # copper 1:4 splitters (MCP7Y50/40) to 200G are not modelled as 1:2 splits
     best = None
-    for cable in catalog.cables.values():
-        if cable.kind not in allowed:
-            continue
-        if cable.discontinued and not policy.allow_discontinued:
-            continue
-        if req.technology not in cable.technologies:
-            continue
-        if _plug_fits(cable.end_a, a) and _plug_fits(cable.end_b, b):
-            flipped = False
-        elif _plug_fits(cable.end_a, b) and _plug_fits(cable.end_b, a):
-            flipped = True
-        else:
-            continue
+    for cable, flipped in _fitting_cables(catalog, a, b, req.technology, allowed, policy.allow_discontinued):
         if (cable.end_a.ports == 2 or cable.end_b.ports == 2) and not req.cage_aligned:
             reasons.append(
                 f"{cable.family} ({cable.kind}) would tie both ports of a twin-port cage to one far-end cable, "

@@ -254,3 +254,29 @@ def test_the_modules_of_a_cage_pair_are_filtered_once_whatever_the_run_length(ca
     assert select._fitting_modules.cache_info().misses == 2
     select._fitting_modules.cache_clear()
     assert again == select_media(req(Q3400_CAGE, Q3400_CAGE, 107.0, aligned=True), allowed, catalog)
+
+
+def test_the_copper_cables_of_a_cage_pair_are_filtered_once_whatever_the_run_length(catalog):
+    """_select_copper's cables are those whose plugs fit the two cages (either way round), whatever the run length:
+    filtered once per cage pair, technology, medium pin and allow_discontinued; every length gets the choice, and a
+    refused request the message, that a fresh filter gives."""
+    from engine.physical import select
+
+    def both(run, aligned=True, pol=P):
+        select._fitting_cables.cache_clear()
+        fresh = select_media(req(QM9700_CAGE, QM9700_CAGE, run, aligned=aligned), pol, catalog)
+        return fresh, select_media(req(QM9700_CAGE, QM9700_CAGE, run, aligned=aligned), pol, catalog)
+
+    for run in (1.2, 2.2, 5.5, 30.0):
+        fresh, kept = both(run)
+        assert kept == fresh
+    assert select._fitting_cables.cache_info().hits == 1
+    select._fitting_cables.cache_clear()
+    copper = policy(leaf_spine={"medium": "copper"})
+    messages = []
+    for _ in range(2):  # the second request reads the kept filter
+        with pytest.raises(MediaSelectionError) as exc:
+            select_media(req(QM9700_CAGE, QM9700_CAGE, 1.0, aligned=False), copper, catalog)
+        messages.append(str(exc.value))
+    assert messages[0] == messages[1] and "different far-end cages" in messages[0]
+    assert select._fitting_cables.cache_info().misses == 1

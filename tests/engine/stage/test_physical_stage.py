@@ -583,3 +583,24 @@ def test_equal_channels_are_checked_once_and_get_the_same_problems(monkeypatch):
         assert problem == (str(fresh[0]) if fresh else None)
         assert status == "fail" or not fresh
         assert budget_of.channels[(id(c1 if ch is ch1 else c2), True, 1, 1)][1] == tuple(fresh)
+
+
+def test_a_switch_cage_end_is_worked_out_once_per_model_role_and_speed(catalog, monkeypatch):
+    """The cage end of a switch depends on its model, role and the link speed alone: the physical stage works it
+    out once for each such triple and hands every switch of it the same CageEnd, not once per switch. Appliances
+    (servers, UFMs) keep theirs per cage."""
+    import engine.physical_stage as ps
+    from engine.model import APPLIANCE_ROLES
+
+    asked = []
+    real = ps._cage_end
+
+    def counted(d, cage, speed, *rest):
+        asked.append((d.model, d.role, speed) if d.role not in APPLIANCE_ROLES else None)
+        return real(d, cage, speed, *rest)
+
+    monkeypatch.setattr(ps, "_cage_end", counted)
+    r = _design(catalog, physical=ALL_OPTICAL)
+    switch_asks = [k for k in asked if k is not None]
+    switches = sum(d.role not in APPLIANCE_ROLES for d in r.devices)
+    assert switch_asks and len(switch_asks) == len(set(switch_asks)) < switches
