@@ -18,8 +18,8 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
 
 from engine.errors import EngineInvariantError
 from engine.physical.catalog import (
@@ -402,12 +402,11 @@ def _plug_fits(end: PlugEnd, cage: Any) -> bool:
     )
 
 
-@lru_cache(maxsize=1024)
-def _fitting_cables(
+def _cables_fitting(
     catalog: MediaCatalog, a: CageEnd, b: CageEnd, technology: str, allowed: frozenset[str], allow_discontinued: bool
 ) -> tuple[tuple[Any, bool], ...]:
     """The copper cables (in catalog order) whose plugs fit the two cages, each with whether it fits the other way
-    round (end A in cage B): _select_copper's filter, the same for every run length of one cage pair (keyed as
+    round (end A in cage B): _select_copper's filter, the same for every run length of one cage pair (memoized as
     _fitting_modules is)."""
     out = []
     for cable in catalog.cables.values():
@@ -675,14 +674,13 @@ def _select_optics(
     return None if best is None else best[1]
 
 
-@lru_cache(maxsize=1024)
-def _fitting_modules(
+def _modules_fitting(
     catalog: MediaCatalog, a: CageEnd, b: CageEnd, technology: str, split: bool, allow_discontinued: bool
 ) -> tuple[tuple[Transceiver, ...], tuple[Transceiver, ...]]:
     """The transceivers (in SKU order) that fit the A and the B cage of an optical request (_select_optics): what
     it filters is the same for every run length of one cage pair, and a design asks for a few cage pairs at
-    hundreds of run lengths (435 requests at 128K GPUs). The catalog is keyed by identity (MediaCatalog has
-    eq=False; the cache holds it, so its id is not reused), the cage ends by value."""
+    hundreds of run lengths (435 requests at 128K GPUs). Memoized per catalog (_PerCatalog), the cage ends by
+    value."""
     mods = sorted(catalog.transceivers.values(), key=lambda t: t.sku)
     if split:
         mods_a = [
@@ -721,6 +719,34 @@ def _fitting_modules(
             )
         ]
     return tuple(mods_a), tuple(mods_b)
+
+
+class _PerCatalog:
+    """`fn(catalog, *key)` memoized per catalog: a dict by key, held weakly by the catalog (MediaCatalog hashes by
+    identity), so the answers go with their catalog. A user's custom parts make a catalog per design: an lru_cache
+    keyed by the catalog would keep hundreds of catalogs alive in a worker."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+        self.memos: WeakKeyDictionary = WeakKeyDictionary()
+        self.misses = 0  # answers worked out (read by tests)
+
+    def __call__(self, catalog: Any, *key: Any) -> Any:
+        memo = self.memos.get(catalog)
+        if memo is None:
+            memo = self.memos[catalog] = {}
+        got = memo.get(key)
+        if got is None:
+            self.misses += 1
+            got = memo[key] = self.fn(catalog, *key)
+        return got
+
+    def cache_clear(self) -> None:
+        self.memos = WeakKeyDictionary()
+
+
+_fitting_cables = _PerCatalog(_cables_fitting)
+_fitting_modules = _PerCatalog(_modules_fitting)
 
 
 def _optic_candidate(
