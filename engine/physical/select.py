@@ -19,6 +19,7 @@ import math
 from bisect import bisect_left
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
 
 from engine.errors import EngineInvariantError
 from engine.physical.catalog import (
@@ -401,6 +402,27 @@ def _plug_fits(end: PlugEnd, cage: Any) -> bool:
     )
 
 
+def _cables_fitting(
+    catalog: MediaCatalog, a: CageEnd, b: CageEnd, technology: str, allowed: frozenset[str], allow_discontinued: bool
+) -> tuple[tuple[Any, bool], ...]:
+    """The copper cables (in catalog order) whose plugs fit the two cages, each with whether it fits the other way
+    round (end A in cage B): _select_copper's filter, the same for every run length of one cage pair (memoized as
+    _fitting_modules is)."""
+    out = []
+    for cable in catalog.cables.values():
+        if cable.kind not in allowed:
+            continue
+        if cable.discontinued and not allow_discontinued:
+            continue
+        if technology not in cable.technologies:
+            continue
+        if _plug_fits(cable.end_a, a) and _plug_fits(cable.end_b, b):
+            out.append((cable, False))
+        elif _plug_fits(cable.end_a, b) and _plug_fits(cable.end_b, a):
+            out.append((cable, True))
+    return tuple(out)
+
+
 def _select_copper(
     req: MediaRequest,
     policy: MediaPolicy,
@@ -413,19 +435,7 @@ def _select_copper(
     if split:
         return None  # copper 1:4 splitters (MCP7Y50/40) to 200G are not modelled as 1:2 splits
     best = None
-    for cable in catalog.cables.values():
-        if cable.kind not in allowed:
-            continue
-        if cable.discontinued and not policy.allow_discontinued:
-            continue
-        if req.technology not in cable.technologies:
-            continue
-        if _plug_fits(cable.end_a, a) and _plug_fits(cable.end_b, b):
-            flipped = False
-        elif _plug_fits(cable.end_a, b) and _plug_fits(cable.end_b, a):
-            flipped = True
-        else:
-            continue
+    for cable, flipped in _fitting_cables(catalog, a, b, req.technology, allowed, policy.allow_discontinued):
         if (cable.end_a.ports == 2 or cable.end_b.ports == 2) and not req.cage_aligned:
             reasons.append(
                 f"{cable.family} ({cable.kind}) would tie both ports of a twin-port cage to one far-end cable, "
@@ -493,13 +503,14 @@ def _module_fits(
     t: Transceiver,
     cage: Any,
     technology: str,
-    policy: MediaPolicy,
+    allow_discontinued: bool,
     *,
     port_gbps: int,
     need_split: bool,
     lane_mode: int | None,
 ) -> bool:
-    if t.discontinued and not policy.allow_discontinued:
+    """Whether module `t` fits `cage`; `allow_discontinued`: the policy's (the one policy setting it reads)."""
+    if t.discontinued and not allow_discontinued:
         return False
     if cage.module is not None and t.sku != cage.module:
         return False
@@ -613,31 +624,7 @@ def _select_optics(
 ) -> MediaChoice | None:
     a, b = req.a, req.b
     tier = policy.tier(req.tier)
-    mods = sorted(catalog.transceivers.values(), key=lambda t: t.sku)
-    if split:
-        mods_a = [
-            t
-            for t in mods
-            if _module_fits(t, a, req.technology, policy, port_gbps=a.port_speed_gbps, need_split=True, lane_mode=None)
-        ]
-        mods_b = [
-            t
-            for t in mods
-            if _module_fits(
-                t, b, req.technology, policy, port_gbps=a.port_speed_gbps, need_split=False, lane_mode=b.port_speed_gbps
-            )
-        ]
-    else:
-        mods_a = [
-            t
-            for t in mods
-            if _module_fits(t, a, req.technology, policy, port_gbps=a.port_speed_gbps, need_split=False, lane_mode=None)
-        ]
-        mods_b = [
-            t
-            for t in mods
-            if _module_fits(t, b, req.technology, policy, port_gbps=b.port_speed_gbps, need_split=False, lane_mode=None)
-        ]
+    mods_a, mods_b = _fitting_modules(catalog, a, b, req.technology, split, policy.allow_discontinued)
     if not mods_a:
         reasons.append(
             f"no transceiver in the catalog fits the A cage ({a.describe()}{', splittable' if split else ''})"
@@ -685,6 +672,81 @@ def _select_optics(
                 if best is None or key < best[0]:
                     best = (key, cand)
     return None if best is None else best[1]
+
+
+def _modules_fitting(
+    catalog: MediaCatalog, a: CageEnd, b: CageEnd, technology: str, split: bool, allow_discontinued: bool
+) -> tuple[tuple[Transceiver, ...], tuple[Transceiver, ...]]:
+    """The transceivers (in SKU order) that fit the A and the B cage of an optical request (_select_optics): what
+    it filters is the same for every run length of one cage pair, and a design asks for a few cage pairs at
+    hundreds of run lengths (435 requests at 128K GPUs). Memoized per catalog (_PerCatalog), the cage ends by
+    value."""
+    mods = sorted(catalog.transceivers.values(), key=lambda t: t.sku)
+    if split:
+        mods_a = [
+            t
+            for t in mods
+            if _module_fits(
+                t, a, technology, allow_discontinued, port_gbps=a.port_speed_gbps, need_split=True, lane_mode=None
+            )
+        ]
+        mods_b = [
+            t
+            for t in mods
+            if _module_fits(
+                t,
+                b,
+                technology,
+                allow_discontinued,
+                port_gbps=a.port_speed_gbps,
+                need_split=False,
+                lane_mode=b.port_speed_gbps,
+            )
+        ]
+    else:
+        mods_a = [
+            t
+            for t in mods
+            if _module_fits(
+                t, a, technology, allow_discontinued, port_gbps=a.port_speed_gbps, need_split=False, lane_mode=None
+            )
+        ]
+        mods_b = [
+            t
+            for t in mods
+            if _module_fits(
+                t, b, technology, allow_discontinued, port_gbps=b.port_speed_gbps, need_split=False, lane_mode=None
+            )
+        ]
+    return tuple(mods_a), tuple(mods_b)
+
+
+class _PerCatalog:
+    """`fn(catalog, *key)` memoized per catalog: a dict by key, held weakly by the catalog (MediaCatalog hashes by
+    identity), so the answers go with their catalog. A user's custom parts make a catalog per design: an lru_cache
+    keyed by the catalog would keep hundreds of catalogs alive in a worker."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+        self.memos: WeakKeyDictionary = WeakKeyDictionary()
+        self.misses = 0  # answers worked out (read by tests)
+
+    def __call__(self, catalog: Any, *key: Any) -> Any:
+        memo = self.memos.get(catalog)
+        if memo is None:
+            memo = self.memos[catalog] = {}
+        got = memo.get(key)
+        if got is None:
+            self.misses += 1
+            got = memo[key] = self.fn(catalog, *key)
+        return got
+
+    def cache_clear(self) -> None:
+        self.memos = WeakKeyDictionary()
+
+
+_fitting_cables = _PerCatalog(_cables_fitting)
+_fitting_modules = _PerCatalog(_modules_fitting)
 
 
 def _optic_candidate(

@@ -229,3 +229,73 @@ def test_bad_cages_get_a_clear_message(kwargs, message):
 def test_a_negative_run_is_rejected():
     with pytest.raises(ValueError, match="run_length_m"):
         req(QM9700_CAGE, QM9700_CAGE, -1)
+
+
+def test_the_modules_of_a_cage_pair_are_filtered_once_whatever_the_run_length(catalog):
+    """An optical request's transceivers are those that fit its two cages, whatever its run length: a design asks
+    for one cage pair at hundreds of lengths, so the filter runs once per (catalog, cages, technology, split,
+    allow_discontinued) and its answer gives every length the choice a fresh filter gives."""
+    from engine.physical import select
+
+    runs = [5.5, 20.0, 33.0, 90.0, 107.0, 480.0]
+    fresh = []
+    for run in runs:
+        select._fitting_modules.cache_clear()
+        fresh.append(select_media(req(Q3400_CAGE, Q3400_CAGE, run, aligned=True), P, catalog))
+    select._fitting_modules.cache_clear()
+    before = select._fitting_modules.misses
+    kept = [select_media(req(Q3400_CAGE, Q3400_CAGE, run, aligned=True), P, catalog) for run in runs]
+    assert kept == fresh
+    assert {c.medium for c in kept} >= {"fiber-sm"}
+    assert select._fitting_modules.misses == before + 1
+    # a policy that allows discontinued parts has a filter of its own for the same cage pair
+    allowed = MediaPolicy.from_dict({"allow_discontinued": True})
+    again = select_media(req(Q3400_CAGE, Q3400_CAGE, 107.0, aligned=True), allowed, catalog)
+    assert select._fitting_modules.misses == before + 2
+    select._fitting_modules.cache_clear()
+    assert again == select_media(req(Q3400_CAGE, Q3400_CAGE, 107.0, aligned=True), allowed, catalog)
+
+
+def test_the_filters_go_with_their_catalog():
+    """The filters are memoized per catalog and held weakly: a catalog built for one design (a user's custom
+    parts) is not kept alive by them."""
+    import gc
+    import weakref
+
+    from engine.catalog import load_catalog
+    from engine.physical import select
+
+    media = load_catalog({"servers": {}}).media
+    select_media(req(Q3400_CAGE, Q3400_CAGE, 90.0, aligned=True), P, media)
+    select_media(req(QM9700_CAGE, QM9700_CAGE, 1.2, aligned=True), P, media)
+    assert media in select._fitting_modules.memos and media in select._fitting_cables.memos
+    gone = weakref.ref(media)
+    del media
+    gc.collect()
+    assert gone() is None
+
+
+def test_the_copper_cables_of_a_cage_pair_are_filtered_once_whatever_the_run_length(catalog):
+    """_select_copper's cables are those whose plugs fit the two cages (either way round), whatever the run length:
+    filtered once per cage pair, technology, medium pin and allow_discontinued; every length gets the choice, and a
+    refused request the message, that a fresh filter gives."""
+    from engine.physical import select
+
+    def both(run, aligned=True, pol=P):
+        select._fitting_cables.cache_clear()
+        fresh = select_media(req(QM9700_CAGE, QM9700_CAGE, run, aligned=aligned), pol, catalog)
+        return fresh, select_media(req(QM9700_CAGE, QM9700_CAGE, run, aligned=aligned), pol, catalog)
+
+    for run in (1.2, 2.2, 5.5, 30.0):
+        fresh, kept = both(run)
+        assert kept == fresh
+    select._fitting_cables.cache_clear()
+    before = select._fitting_cables.misses
+    copper = policy(leaf_spine={"medium": "copper"})
+    messages = []
+    for _ in range(2):  # the second request reads the kept filter
+        with pytest.raises(MediaSelectionError) as exc:
+            select_media(req(QM9700_CAGE, QM9700_CAGE, 1.0, aligned=False), copper, catalog)
+        messages.append(str(exc.value))
+    assert messages[0] == messages[1] and "different far-end cages" in messages[0]
+    assert select._fitting_cables.misses == before + 1

@@ -554,3 +554,53 @@ def test_the_panel_links_demands_are_those_of_a_key_per_link(physical, catalog, 
         key = (lk.tier, lk.network, ra, rb, p.demand_id[id(choice)], groups.get((lk.tier, lk.a, lk.b), 0))
         expected.setdefault(key, []).append(i)
     assert expected and {k: list(v) for k, v in p.demands.items()} == expected
+
+
+def test_equal_channels_are_checked_once_and_get_the_same_problems(monkeypatch):
+    """_Budgets builds a channel per choice, but its polarity and component checks (check_channel, a pure function
+    of the channel's value) run once per distinct channel: two panel choices for one cage pair at two run lengths
+    build equal channels (the cords at the panels do not depend on the run), which share one check's answer. Each
+    choice keeps a channel object and loss budget of its own."""
+    import engine.physical_stage as ps
+    from engine.physical import select_media
+    from engine.physical.channel import check_channel
+    from tests.engine.physical.builders import Q3400_CAGE, policy, req
+
+    media = load_catalog(with_media=True).media
+    pol = policy(leaf_spine={"cabling": "panels", "medium": "single-mode"})
+    c1, c2 = (select_media(req(Q3400_CAGE, Q3400_CAGE, run, aligned=True), pol, media) for run in (120.0, 180.0))
+    assert c1 is not c2 and c1 != c2
+    calls = []
+    monkeypatch.setattr(ps, "check_channel", lambda ch: calls.append(ch) or check_channel(ch))
+    budget_of = ps._Budgets(pol)
+    b1, s1, p1 = budget_of(c1, True, 120.0)
+    b2, s2, p2 = budget_of(c2, True, 180.0)
+    ch1, ch2 = (budget_of.channels[(id(c), True, 1, 1)][0] for c in (c1, c2))
+    assert ch1 == ch2 and ch1 is not ch2 and b1 is not b2
+    assert len(calls) == 1
+    for ch, status, problem in ((ch1, s1, p1), (ch2, s2, p2)):
+        fresh = check_channel(ch)
+        assert problem == (str(fresh[0]) if fresh else None)
+        assert status == "fail" or not fresh
+        assert budget_of.channels[(id(c1 if ch is ch1 else c2), True, 1, 1)][1] == tuple(fresh)
+
+
+def test_a_switch_cage_end_is_worked_out_once_per_model_role_and_speed(catalog, monkeypatch):
+    """The cage end of a switch depends on its model, role and the link speed alone: the physical stage works it
+    out once for each such triple and hands every switch of it the same CageEnd, not once per switch. Appliances
+    (servers, UFMs) keep theirs per cage."""
+    import engine.physical_stage as ps
+    from engine.model import APPLIANCE_ROLES
+
+    asked = []
+    real = ps._cage_end
+
+    def counted(d, cage, speed, *rest):
+        asked.append((d.model, d.role, speed) if d.role not in APPLIANCE_ROLES else None)
+        return real(d, cage, speed, *rest)
+
+    monkeypatch.setattr(ps, "_cage_end", counted)
+    r = _design(catalog, physical=ALL_OPTICAL)
+    switch_asks = [k for k in asked if k is not None]
+    switches = sum(d.role not in APPLIANCE_ROLES for d in r.devices)
+    assert switch_asks and len(switch_asks) == len(set(switch_asks)) < switches
