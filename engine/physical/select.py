@@ -682,42 +682,21 @@ def _modules_fitting(
     hundreds of run lengths (435 requests at 128K GPUs). Memoized per catalog (_PerCatalog), the cage ends by
     value."""
     mods = sorted(catalog.transceivers.values(), key=lambda t: t.sku)
-    if split:
-        mods_a = [
-            t
-            for t in mods
-            if _module_fits(
-                t, a, technology, allow_discontinued, port_gbps=a.port_speed_gbps, need_split=True, lane_mode=None
-            )
-        ]
-        mods_b = [
-            t
-            for t in mods
-            if _module_fits(
-                t,
-                b,
-                technology,
-                allow_discontinued,
-                port_gbps=a.port_speed_gbps,
-                need_split=False,
-                lane_mode=b.port_speed_gbps,
-            )
-        ]
-    else:
-        mods_a = [
-            t
-            for t in mods
-            if _module_fits(
-                t, a, technology, allow_discontinued, port_gbps=a.port_speed_gbps, need_split=False, lane_mode=None
-            )
-        ]
-        mods_b = [
-            t
-            for t in mods
-            if _module_fits(
-                t, b, technology, allow_discontinued, port_gbps=b.port_speed_gbps, need_split=False, lane_mode=None
-            )
-        ]
+    # a breakout (split): the A modules split their port; the B modules are matched at the A port's speed, in the
+    # B port's lane mode
+    b_gbps, b_lane = (a.port_speed_gbps, b.port_speed_gbps) if split else (b.port_speed_gbps, None)
+    mods_a = [
+        t
+        for t in mods
+        if _module_fits(
+            t, a, technology, allow_discontinued, port_gbps=a.port_speed_gbps, need_split=split, lane_mode=None
+        )
+    ]
+    mods_b = [
+        t
+        for t in mods
+        if _module_fits(t, b, technology, allow_discontinued, port_gbps=b_gbps, need_split=False, lane_mode=b_lane)
+    ]
     return tuple(mods_a), tuple(mods_b)
 
 
